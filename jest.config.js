@@ -1,0 +1,9 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
+  moduleNameMapper: { '^toolnexus-ts$': '<rootDir>/src/index.ts', '^toolnexus-ts/(.*)$': '<rootDir>/src/$1' },
+  testTimeout: 60000,
+};

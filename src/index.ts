@@ -1,0 +1,7 @@
+import 'reflect-metadata';
+
+export * from './results';
+export * from './errors';
+export * from './decorators';
+export * from './schema';
+export * from './toolkit';

@@ -1,0 +1,2 @@
+export * from './wire';
+export * from './helpers';

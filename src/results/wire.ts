@@ -1,0 +1,42 @@
+/**
+ * The wire shapes every implementation of the tool contract exchanges. Their keys are
+ * fixed: they cross processes and languages byte-for-byte.
+ */
+
+/** What a tool call produced. A suspension is a result whose `metadata.pending` is set. */
+export interface ToolResult {
+  output: string;
+  isError: boolean;
+  metadata?: Record<string, unknown>;
+}
+
+/** A question a suspended tool call asks a human (approve, log in, type a value). */
+export interface PendingRequest {
+  /** Unique per suspension: the correlation key an {@link Answer} echoes. */
+  id: string;
+  /** `"authorization" | "approval" | "input" | "question"` or any other kind (open). */
+  kind: string;
+  /** What is asked, in human words. */
+  prompt: string;
+  /** Where the action happens, when it happens at a link. */
+  url?: string;
+  /** Kind-specific payload; `data.schema` may describe the expected `Answer.data`. */
+  data?: Record<string, unknown>;
+  /** RFC 3339 instant after which the request is stale. */
+  expiresAt?: string;
+}
+
+/** Why an answer did not satisfy its request; advisory. */
+export type AnswerReason = 'declined' | 'cancelled' | 'expired';
+
+/** A human's reply to a {@link PendingRequest}. */
+export interface Answer {
+  /** Echoes `PendingRequest.id`. */
+  id: string;
+  /** Satisfied, versus declined / cancelled / expired. */
+  ok: boolean;
+  /** The payload: the value typed, the choice made, claims. */
+  data?: Record<string, unknown>;
+  /** Only when `ok` is false. */
+  reason?: AnswerReason;
+}

@@ -1,0 +1,204 @@
+import 'reflect-metadata';
+import { getMetadataStorage } from 'class-validator';
+import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
+// class-transformer keeps @Type metadata in this storage; its typings live under types/.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as typeof import('class-transformer/types/storage');
+import { describedPropertiesOf, descriptionOf } from '../decorators/describe.decorator';
+import type { AnyClass } from '../decorators/types';
+import type { JsonSchema } from './json-schema';
+
+/**
+ * How one class-validator constraint shows in JSON Schema. `each: true` constraints
+ * apply to `items`, the others to the property itself. Table-driven so that adding a
+ * decorator is one line.
+ */
+type Rule = (schema: JsonSchema, constraints: readonly unknown[]) => void;
+
+const setType =
+  (type: JsonSchema['type']): Rule =>
+  (s) => {
+    s.type = type;
+  };
+const setFormat =
+  (format: string, type: JsonSchema['type'] = 'string'): Rule =>
+  (s) => {
+    s.type = type;
+    s.format = format;
+  };
+const setNumber =
+  (key: 'minimum' | 'maximum' | 'minLength' | 'maxLength' | 'minItems' | 'maxItems' | 'exclusiveMinimum' | 'exclusiveMaximum', index = 0): Rule =>
+  (s, c) => {
+    if (typeof c[index] === 'number') s[key] = c[index] as number;
+  };
+
+const RULES: Record<string, Rule> = {
+  isString: setType('string'),
+  isNumber: (s) => {
+    if (s.type !== 'integer') s.type = 'number';
+  },
+  isInt: setType('integer'),
+  isBoolean: setType('boolean'),
+  isObject: setType('object'),
+  isArray: setType('array'),
+  isDate: setFormat('date-time'),
+  isDateString: setFormat('date-time'),
+  isIso8601: setFormat('date-time'),
+  isEmail: setFormat('email'),
+  isUrl: setFormat('uri'),
+  isUuid: setFormat('uuid'),
+  isEnum: (s, c) => {
+    const values = enumValues(c[0]);
+    s.enum = values;
+    s.type = values.every((v) => typeof v === 'number') ? 'number' : values.every((v) => typeof v === 'string') ? 'string' : s.type;
+  },
+  isIn: (s, c) => {
+    const values = Array.isArray(c[0]) ? (c[0] as Array<string | number | boolean | null>) : [];
+    s.enum = values;
+    if (values.every((v) => typeof v === 'string')) s.type = 'string';
+  },
+  equals: (s, c) => {
+    s.const = c[0];
+  },
+  min: setNumber('minimum'),
+  max: setNumber('maximum'),
+  isPositive: (s) => {
+    s.exclusiveMinimum = 0;
+  },
+  isNegative: (s) => {
+    s.exclusiveMaximum = 0;
+  },
+  minLength: setNumber('minLength'),
+  maxLength: setNumber('maxLength'),
+  isLength: (s, c) => {
+    setNumber('minLength', 0)(s, c);
+    setNumber('maxLength', 1)(s, c);
+  },
+  isNotEmpty: (s) => {
+    if (s.type === 'string' || s.type === undefined) s.minLength = Math.max(1, s.minLength ?? 0);
+  },
+  matches: (s, c) => {
+    const pattern = c[0];
+    s.type = 'string';
+    s.pattern = pattern instanceof RegExp ? pattern.source : String(pattern);
+  },
+  arrayMinSize: setNumber('minItems'),
+  arrayMaxSize: setNumber('maxItems'),
+  arrayNotEmpty: (s) => {
+    s.minItems = Math.max(1, s.minItems ?? 0);
+  },
+  arrayUnique: (s) => {
+    s.uniqueItems = true;
+  },
+};
+
+/** Runtime types TypeScript records as `design:type`, used when no constraint names a type. */
+const DESIGN_TYPES = new Map<unknown, JsonSchema['type']>([
+  [String, 'string'],
+  [Number, 'number'],
+  [Boolean, 'boolean'],
+  [Array, 'array'],
+  [Date, 'string'],
+]);
+
+/**
+ * Builds `{ type: "object", properties, required, additionalProperties: false }` for a
+ * DTO class from its class-validator, class-transformer and `@Describe` metadata.
+ * Nested DTOs are inlined (no `$ref`). Callers cache the result per class.
+ */
+export function schemaForClass(dto: AnyClass): JsonSchema {
+  return objectSchema(dto, new Set());
+}
+
+function objectSchema(dto: AnyClass, seen: Set<AnyClass>): JsonSchema {
+  if (seen.has(dto)) {
+    // A DTO that contains itself cannot be inlined; say "an object" and stop.
+    return { type: 'object' };
+  }
+  seen.add(dto);
+  const metadatas = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
+  const byProperty = new Map<string, ValidationMetadata[]>();
+  for (const key of describedPropertiesOf(dto.prototype)) byProperty.set(key, []);
+  for (const m of metadatas) {
+    const list = byProperty.get(m.propertyName);
+    if (list) list.push(m);
+    else byProperty.set(m.propertyName, [m]);
+  }
+
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const [key, list] of byProperty) {
+    properties[key] = propertySchema(dto, key, list, seen);
+    const optional = list.some((m) => m.type === 'conditionalValidation' && m.name === 'isOptional');
+    if (!optional) required.push(key);
+  }
+  seen.delete(dto);
+  return { type: 'object', properties, required, additionalProperties: false };
+}
+
+function propertySchema(dto: AnyClass, key: string, list: ValidationMetadata[], seen: Set<AnyClass>): JsonSchema {
+  const schema: JsonSchema = {};
+  let items: JsonSchema | undefined;
+  let nested = false;
+  let nestedEach = false;
+  for (const m of list) {
+    if (m.type === 'nestedValidation') {
+      nested = true;
+      nestedEach = nestedEach || m.each;
+      continue;
+    }
+    const rule = m.name ? RULES[m.name] : undefined;
+    if (!rule) continue;
+    if (m.each) {
+      items ??= {};
+      rule(items, m.constraints ?? []);
+    } else {
+      rule(schema, m.constraints ?? []);
+    }
+  }
+
+  const designType: unknown = Reflect.getMetadata('design:type', dto.prototype, key);
+  if (nested) {
+    const child = nestedClass(dto, key, designType);
+    if (child) {
+      const childSchema = objectSchema(child, seen);
+      if (nestedEach || schema.type === 'array' || designType === Array) {
+        schema.type = 'array';
+        items = { ...childSchema, ...(items ?? {}) };
+      } else {
+        Object.assign(schema, childSchema);
+      }
+    } else if (schema.type === undefined) {
+      schema.type = nestedEach ? 'array' : 'object';
+    }
+  }
+  if (items && schema.type === undefined) schema.type = 'array';
+  if (schema.type === undefined) {
+    const fromDesign = DESIGN_TYPES.get(designType);
+    if (fromDesign) schema.type = fromDesign;
+  }
+  if (schema.type === 'array') schema.items = items ?? {};
+
+  const description = descriptionOf(dto.prototype, key);
+  return description === undefined ? schema : { description, ...schema };
+}
+
+function nestedClass(dto: AnyClass, key: string, designType: unknown): AnyClass | undefined {
+  const typeMeta = defaultMetadataStorage.findTypeMetadata(dto, key);
+  const fromTransformer = typeMeta?.typeFunction?.() as AnyClass | undefined;
+  if (fromTransformer) return fromTransformer;
+  if (typeof designType === 'function' && !DESIGN_TYPES.has(designType) && designType !== Object) {
+    return designType as AnyClass;
+  }
+  return undefined;
+}
+
+function enumValues(entity: unknown): Array<string | number> {
+  if (typeof entity !== 'object' || entity === null) return [];
+  // A numeric TypeScript enum maps names to numbers and numbers back to names: keep the values.
+  const record = entity as Record<string, unknown>;
+  return Object.keys(record)
+    .filter((k) => Number.isNaN(Number(k)))
+    .map((k) => record[k])
+    .filter((v): v is string | number => typeof v === 'string' || typeof v === 'number');
+}

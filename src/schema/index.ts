@@ -1,0 +1,2 @@
+export type { JsonSchema } from './json-schema';
+export { schemaForClass } from './generate';

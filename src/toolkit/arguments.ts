@@ -1,0 +1,171 @@
+import 'reflect-metadata';
+import { plainToInstance } from 'class-transformer';
+import { validate, type ValidationError, type ValidatorOptions } from 'class-validator';
+import { ARGUMENTS_PLAN } from '../metadata/keys';
+import type { ClassType } from '../decorators/types';
+import { schemaForClass } from '../schema/generate';
+import type { JsonSchema } from '../schema/json-schema';
+
+/** The outcome of turning a model's raw arguments into what `run` receives. */
+export type ParsedArguments = { ok: true; value: object } | { ok: false; problem: string };
+
+/** Parses, cleans and validates one tool's arguments; built once per DTO class or schema. */
+export interface ArgumentsPlan {
+  readonly schema: JsonSchema;
+  parse(raw: unknown): Promise<ParsedArguments>;
+}
+
+/** Keys that could reach a prototype: never copied out of untrusted input. */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+const MAX_DEPTH = 64;
+const VALIDATOR_OPTIONS: ValidatorOptions = {
+  whitelist: true,
+  forbidUnknownValues: true,
+  validationError: { target: false, value: false },
+};
+
+class TooDeepError extends Error {}
+
+/** The plan for a DTO class, computed on first use and cached on the class itself. */
+export function planForClass(dto: ClassType): ArgumentsPlan {
+  const cached = Reflect.getOwnMetadata(ARGUMENTS_PLAN, dto) as ArgumentsPlan | undefined;
+  if (cached) return cached;
+  const plan = new DtoArgumentsPlan(dto);
+  Reflect.defineMetadata(ARGUMENTS_PLAN, plan, dto);
+  return plan;
+}
+
+/** The plan for a raw JSON Schema tool (no DTO): shallow type and `required` checks. */
+export function planForSchema(schema: JsonSchema | undefined): ArgumentsPlan {
+  return new SchemaArgumentsPlan(schema ?? { type: 'object', properties: {}, required: [] });
+}
+
+class DtoArgumentsPlan implements ArgumentsPlan {
+  readonly schema: JsonSchema;
+  constructor(private readonly dto: ClassType) {
+    this.schema = schemaForClass(dto);
+  }
+
+  async parse(raw: unknown): Promise<ParsedArguments> {
+    const plain = toPlainObject(raw);
+    if (!plain.ok) return plain;
+    const instance = plainToInstance(this.dto, plain.value) as object;
+    const errors = await validate(instance, VALIDATOR_OPTIONS);
+    if (errors.length > 0) return { ok: false, problem: describeErrors(errors).join('; ') };
+    return { ok: true, value: instance };
+  }
+}
+
+class SchemaArgumentsPlan implements ArgumentsPlan {
+  private readonly properties: Record<string, JsonSchema>;
+  private readonly required: readonly string[];
+  private readonly closed: boolean;
+
+  constructor(readonly schema: JsonSchema) {
+    this.properties = schema.properties ?? {};
+    this.required = schema.required ?? [];
+    this.closed = schema.additionalProperties === false;
+  }
+
+  async parse(raw: unknown): Promise<ParsedArguments> {
+    const plain = toPlainObject(raw);
+    if (!plain.ok) return plain;
+    const value = plain.value;
+    const problems: string[] = [];
+    for (const key of this.required) {
+      if (value[key] === undefined) problems.push(`${key}: ${key} is required`);
+    }
+    for (const key of Object.keys(value)) {
+      const declared = this.properties[key];
+      if (!declared) {
+        if (this.closed) delete value[key];
+        continue;
+      }
+      const expected = declared.type;
+      if (typeof expected === 'string' && !matchesType(value[key], expected)) {
+        problems.push(`${key}: ${key} must be ${expected === 'integer' ? 'an' : 'a'} ${expected}`);
+      }
+    }
+    return problems.length > 0 ? { ok: false, problem: problems.join('; ') } : { ok: true, value };
+  }
+}
+
+/**
+ * Accepts an object, or a string holding a JSON object (what models send). `undefined`
+ * and the empty string mean "no arguments". The copy drops prototype-reaching keys.
+ */
+function toPlainObject(raw: unknown): { ok: true; value: Record<string, unknown> } | { ok: false; problem: string } {
+  let value = raw;
+  if (value === undefined || value === '') return { ok: true, value: {} };
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return { ok: false, problem: 'arguments are not valid JSON' };
+    }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, problem: `arguments must be a JSON object, got ${kindOf(value)}` };
+  }
+  try {
+    return { ok: true, value: cleanCopy(value, 0) as Record<string, unknown> };
+  } catch (error) {
+    if (error instanceof TooDeepError) return { ok: false, problem: `arguments are nested deeper than ${MAX_DEPTH} levels` };
+    throw error;
+  }
+}
+
+function cleanCopy(value: unknown, depth: number): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth >= MAX_DEPTH) throw new TooDeepError();
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = cleanCopy(value[i], depth + 1);
+    return out;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value; // a Date or class instance from code
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    if (FORBIDDEN_KEYS.has(key)) continue;
+    out[key] = cleanCopy((value as Record<string, unknown>)[key], depth + 1);
+  }
+  return out;
+}
+
+function describeErrors(errors: ValidationError[], parent = ''): string[] {
+  const lines: string[] = [];
+  for (const error of errors) {
+    const path = parent ? `${parent}.${error.property}` : error.property;
+    if (error.constraints) lines.push(`${path}: ${Object.values(error.constraints).join(', ')}`);
+    if (error.children?.length) lines.push(...describeErrors(error.children, path));
+  }
+  return lines;
+}
+
+function matchesType(value: unknown, type: string): boolean {
+  switch (type) {
+    case 'string':
+      return typeof value === 'string';
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'integer':
+      return Number.isInteger(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'array':
+      return Array.isArray(value);
+    case 'object':
+      return typeof value === 'object' && value !== null && !Array.isArray(value);
+    case 'null':
+      return value === null;
+    default:
+      return true;
+  }
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}

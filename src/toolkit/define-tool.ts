@@ -1,0 +1,49 @@
+import type { ClassType } from '../decorators/types';
+import type { JsonSchema } from '../schema/json-schema';
+import type { ToolContext } from './context';
+
+/** Marks objects made by {@link defineTool}, so the Toolkit registers them as they are. */
+export const FUNCTION_TOOL = Symbol.for('toolnexus:function-tool');
+
+interface FunctionToolBase {
+  name: string;
+  description: string;
+  timeoutMs?: number;
+}
+
+/** A tool whose arguments are a DTO class. */
+export interface DtoFunctionToolSpec<TArgs extends object> extends FunctionToolBase {
+  args: ClassType<TArgs>;
+  inputSchema?: undefined;
+  run(args: TArgs, ctx?: ToolContext): unknown;
+}
+
+/** A tool described by a raw JSON Schema (or taking no arguments). */
+export interface SchemaFunctionToolSpec extends FunctionToolBase {
+  args?: undefined;
+  inputSchema?: JsonSchema;
+  run(args: Record<string, unknown>, ctx?: ToolContext): unknown;
+}
+
+/** What {@link defineTool} returns: register it on a Toolkit as it is. */
+export type FunctionTool = (DtoFunctionToolSpec<object> | SchemaFunctionToolSpec) & { readonly [FUNCTION_TOOL]: true };
+
+/**
+ * Makes a tool from a plain function, for quick cases.
+ *
+ * @example
+ * ```ts
+ * const add = defineTool({ name: 'add', description: 'Add two numbers', args: AddArgs,
+ *   run: ({ a, b }) => a + b })
+ * ```
+ */
+export function defineTool<TArgs extends object>(spec: DtoFunctionToolSpec<TArgs>): FunctionTool;
+export function defineTool(spec: SchemaFunctionToolSpec): FunctionTool;
+export function defineTool(spec: DtoFunctionToolSpec<object> | SchemaFunctionToolSpec): FunctionTool {
+  return { ...spec, [FUNCTION_TOOL]: true } as FunctionTool;
+}
+
+/** True for objects made by {@link defineTool}. */
+export function isFunctionTool(value: unknown): value is FunctionTool {
+  return typeof value === 'object' && value !== null && (value as FunctionTool)[FUNCTION_TOOL] === true;
+}

@@ -1,0 +1,254 @@
+import { toolOptionsOf } from '../decorators/tool.decorator';
+import type { ClassType, ToolOptions } from '../decorators/types';
+import { ToolRegistrationError } from '../errors';
+import { failure, isToolResult, pendingOf, sanitizeName, success } from '../results/helpers';
+import type { ToolResult } from '../results/wire';
+import type { JsonSchema } from '../schema/json-schema';
+import { toAnthropicTools, toGeminiTools, toOpenAITools, type AnthropicTool, type GeminiTools, type OpenAITool } from './adapters';
+import { planForClass, planForSchema, type ArgumentsPlan } from './arguments';
+import type { ToolContext } from './context';
+import { isFunctionTool, type FunctionTool } from './define-tool';
+import type { ToolkitHooks } from './hooks';
+
+/** Builds a tool class's instance; plug a DI container in here. Default: `new cls()`. */
+export type ToolResolver = (cls: ClassType) => object;
+
+/** Options of a {@link Toolkit}. */
+export interface ToolkitOptions {
+  resolver?: ToolResolver;
+  /** Deadline for calls whose context and tool set none. */
+  defaultTimeoutMs?: number;
+  hooks?: ToolkitHooks;
+}
+
+/** Anything `register` accepts: a `@Tool` class, an instance of one, or a `defineTool` object. */
+export type Registrable = ClassType | object | FunctionTool;
+
+/** A tool as the Toolkit holds it. */
+export interface RegisteredTool {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema;
+  readonly timeoutMs?: number;
+  /** The tool instance (or the `defineTool` object) whose `run` is called. */
+  readonly instance: object;
+}
+
+interface Runnable {
+  run(args: unknown, ctx?: ToolContext): unknown;
+}
+
+interface Entry extends RegisteredTool {
+  readonly instance: Runnable;
+  readonly plan: ArgumentsPlan;
+}
+
+/**
+ * Registers tools and dispatches calls by name. `execute` never rejects for anything the
+ * model or the tool did: every such case becomes an error {@link ToolResult}.
+ */
+export class Toolkit {
+  private readonly entries = new Map<string, Entry>();
+  private readonly resolver: ToolResolver;
+  private readonly defaultTimeoutMs?: number;
+  private readonly hooks?: ToolkitHooks;
+
+  constructor(options: ToolkitOptions = {}) {
+    this.resolver = options.resolver ?? ((cls) => new cls());
+    this.defaultTimeoutMs = options.defaultTimeoutMs;
+    this.hooks = options.hooks;
+  }
+
+  /** Registers tools; throws {@link ToolRegistrationError} on a programmer error. Chainable. */
+  register(...tools: Registrable[]): this {
+    for (const tool of tools) this.add(this.toEntry(tool));
+    return this;
+  }
+
+  /** Removes a tool; true if it was there. */
+  unregister(name: string): boolean {
+    return this.entries.delete(name);
+  }
+
+  has(name: string): boolean {
+    return this.entries.has(name);
+  }
+
+  get(name: string): RegisteredTool | undefined {
+    return this.entries.get(name);
+  }
+
+  tools(): RegisteredTool[] {
+    return [...this.entries.values()];
+  }
+
+  toOpenAI(): OpenAITool[] {
+    return toOpenAITools(this.tools());
+  }
+
+  toAnthropic(): AnthropicTool[] {
+    return toAnthropicTools(this.tools());
+  }
+
+  toGemini(): [GeminiTools] {
+    return toGeminiTools(this.tools());
+  }
+
+  /**
+   * Runs tool `name`. Without `ctx`, `run` is called with one argument; with it, with the
+   * very object passed (a shallow copy with a deadline signal when a deadline applies).
+   */
+  async execute(name: string, args?: unknown, ctx?: ToolContext): Promise<ToolResult> {
+    const started = performance.now();
+    const entry = this.entries.get(name);
+    let seenArgs = args;
+    let result: ToolResult;
+    if (!entry) {
+      result = failure(`unknown tool: ${name}`);
+    } else {
+      try {
+        const parsed = await entry.plan.parse(args);
+        if (!parsed.ok) {
+          result = failure(`invalid arguments for ${name}: ${parsed.problem}`);
+        } else {
+          seenArgs = parsed.value;
+          result = await this.dispatch(entry, parsed.value, ctx);
+        }
+      } catch (error) {
+        result = failure(messageOf(error));
+      }
+    }
+    return this.hooks ? this.finish(name, seenArgs, result, started) : result;
+  }
+
+  private async dispatch(entry: Entry, args: object, ctx: ToolContext | undefined): Promise<ToolResult> {
+    if (ctx?.signal?.aborted) return failure(`${entry.name} cancelled`);
+    const guard = await this.hooks?.beforeTool?.({ name: entry.name, args, ctx });
+    if (guard) return guard.result;
+    const timeoutMs = ctx?.timeout ?? entry.timeoutMs ?? this.defaultTimeoutMs;
+    if (timeoutMs === undefined && ctx?.signal === undefined) return invoke(entry, args, ctx);
+    return this.guarded(entry, args, ctx, timeoutMs);
+  }
+
+  /** Races `run` against its deadline and the caller's signal. */
+  private async guarded(entry: Entry, args: object, ctx: ToolContext | undefined, timeoutMs: number | undefined): Promise<ToolResult> {
+    const callerSignal = ctx?.signal;
+    let callCtx = ctx;
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const stops: Array<Promise<ToolResult>> = [];
+    if (timeoutMs !== undefined) {
+      const deadline = new AbortController();
+      const signal = callerSignal ? AbortSignal.any([callerSignal, deadline.signal]) : deadline.signal;
+      callCtx = { ...ctx, signal, timeout: timeoutMs };
+      stops.push(
+        new Promise((resolve) => {
+          timer = setTimeout(() => {
+            deadline.abort(new Error(`${entry.name} timed out after ${timeoutMs} ms`));
+            resolve(failure(`${entry.name} timed out after ${timeoutMs} ms`));
+          }, timeoutMs);
+        }),
+      );
+    }
+    if (callerSignal) {
+      stops.push(
+        new Promise((resolve) => {
+          onAbort = () => resolve(failure(`${entry.name} cancelled`));
+          callerSignal.addEventListener('abort', onAbort, { once: true });
+        }),
+      );
+    }
+    try {
+      return await Promise.race([invoke(entry, args, callCtx), ...stops]);
+    } finally {
+      if (timer) clearTimeout(timer);
+      if (onAbort) callerSignal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private async finish(name: string, args: unknown, result: ToolResult, started: number): Promise<ToolResult> {
+    const hooks = this.hooks as ToolkitHooks;
+    let final = result;
+    if (hooks.afterTool) {
+      try {
+        final = (await hooks.afterTool({ name, args, result, ms: performance.now() - started })) ?? result;
+      } catch (error) {
+        final = failure(messageOf(error));
+      }
+    }
+    if (hooks.onMetric) {
+      const isPending = pendingOf(final) !== undefined;
+      hooks.onMetric({ event: 'tool', tool: name, isError: final.isError && !isPending, pending: isPending, ms: performance.now() - started });
+    }
+    return final;
+  }
+
+  private add(entry: Entry): void {
+    if (this.entries.has(entry.name)) throw new ToolRegistrationError(`a tool named "${entry.name}" is already registered`);
+    this.entries.set(entry.name, entry);
+  }
+
+  private toEntry(tool: Registrable): Entry {
+    if (isFunctionTool(tool)) {
+      return makeEntry(tool, tool.name, tool);
+    }
+    if (typeof tool === 'function') {
+      const options = toolOptionsOf(tool as ClassType);
+      if (!options) throw new ToolRegistrationError(`class ${tool.name || '(anonymous)'} has no @Tool decorator`);
+      const instance = this.resolver(tool as ClassType);
+      return makeEntry(options, defaultToolName(tool.name), instance);
+    }
+    if (typeof tool === 'object' && tool !== null) {
+      const options = toolOptionsOf(tool.constructor as ClassType);
+      if (!options) {
+        throw new ToolRegistrationError(`cannot register ${tool.constructor?.name ?? 'value'}: not a @Tool class, an instance of one, or a defineTool object`);
+      }
+      return makeEntry(options, defaultToolName(tool.constructor.name), tool);
+    }
+    throw new ToolRegistrationError(`cannot register ${String(tool)}: not a @Tool class, an instance of one, or a defineTool object`);
+  }
+}
+
+function makeEntry(options: ToolOptions | FunctionTool, fallbackName: string, instance: object): Entry {
+  const name = sanitizeName(options.name ?? fallbackName);
+  if (!name) throw new ToolRegistrationError('a tool needs a name');
+  if (typeof options.description !== 'string' || options.description === '') {
+    throw new ToolRegistrationError(`tool "${name}" needs a description`);
+  }
+  if (typeof (instance as Partial<Runnable>).run !== 'function') throw new ToolRegistrationError(`tool "${name}" has no run method`);
+  if (options.args && options.inputSchema) throw new ToolRegistrationError(`tool "${name}" declares both args and inputSchema`);
+  const plan = options.args ? planForClass(options.args) : planForSchema(options.inputSchema);
+  return {
+    name,
+    description: options.description,
+    inputSchema: plan.schema,
+    timeoutMs: options.timeoutMs,
+    instance: instance as Runnable,
+    plan,
+  };
+}
+
+async function invoke(entry: Entry, args: object, ctx: ToolContext | undefined): Promise<ToolResult> {
+  const value: unknown = await (ctx === undefined ? entry.instance.run(args) : entry.instance.run(args, ctx));
+  return toResult(value);
+}
+
+/** What `run` returned, as a ToolResult. */
+export function toResult(value: unknown): ToolResult {
+  if (isToolResult(value)) return value;
+  if (value === undefined) return success('');
+  return success(value);
+}
+
+/** `GetWeatherTool` → `get_weather`. */
+export function defaultToolName(className: string): string {
+  return className
+    .replace(/Tool$/, '')
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
+    .toLowerCase();
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
