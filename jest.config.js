@@ -3,7 +3,7 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }] },
   moduleNameMapper: { '^toolnexus-ts$': '<rootDir>/src/index.ts', '^toolnexus-ts/(.*)$': '<rootDir>/src/$1' },
   testTimeout: 60000,
 };
