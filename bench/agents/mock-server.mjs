@@ -1,0 +1,149 @@
+// A scripted OpenAI-compatible chat-completions server on 127.0.0.1, run as its own
+// process so its CPU is not charged to the client frameworks being measured.
+//
+// Script, decided from the request alone (stateless, so any number of agents can share it):
+//   - no `tool` message yet  -> one assistant turn with two parallel tool calls
+//                               get_weather {"city":"Paris"} and add {"a":2,"b":3}
+//   - tool results present   -> the final answer FINAL_TEXT
+// Every response (and every tool call) gets an id never used before: LangChain merges
+// messages that share an id. Both the JSON and the `stream: true` (SSE) shapes are
+// served, because some frameworks (Mastra) always stream from the model.
+import http from 'node:http';
+
+export const FINAL_TEXT = 'It is 21°C and sunny in Paris, and 2 + 3 = 5.';
+const MODEL = 'mock-gpt';
+
+let sequence = 0;
+const nextId = () => `${process.pid.toString(36)}${(++sequence).toString(36)}`;
+const stats = { requests: 0, toolTurns: 0, finalTurns: 0, badFinal: 0, streamed: 0 };
+
+function plan(body) {
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  const toolMessages = messages.filter((m) => m && m.role === 'tool');
+  if (toolMessages.length === 0) {
+    const id = nextId();
+    return {
+      kind: 'tools',
+      id: `chatcmpl-${id}`,
+      calls: [
+        { id: `call_${id}_w`, name: 'get_weather', arguments: JSON.stringify({ city: 'Paris' }) },
+        { id: `call_${id}_a`, name: 'add', arguments: JSON.stringify({ a: 2, b: 3 }) },
+      ],
+    };
+  }
+  // The agent must have fed back both results, in the provider's shape, with our call ids.
+  const contents = toolMessages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
+  const ok = toolMessages.length === 2 && contents.some((c) => c.includes('Paris')) && contents.some((c) => /(^|[^0-9])5([^0-9]|$)/.test(c));
+  if (!ok) stats.badFinal++;
+  return { kind: 'final', id: `chatcmpl-${nextId()}`, text: ok ? FINAL_TEXT : `BAD TOOL RESULTS: ${contents.join(' | ')}` };
+}
+
+const usage = { prompt_tokens: 42, completion_tokens: 17, total_tokens: 59 };
+
+function jsonResponse(p, created) {
+  const message =
+    p.kind === 'tools'
+      ? {
+          role: 'assistant',
+          content: null,
+          tool_calls: p.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+        }
+      : { role: 'assistant', content: p.text };
+  return {
+    id: p.id,
+    object: 'chat.completion',
+    created,
+    model: MODEL,
+    choices: [{ index: 0, message, finish_reason: p.kind === 'tools' ? 'tool_calls' : 'stop', logprobs: null }],
+    usage,
+  };
+}
+
+function streamChunks(p, created, includeUsage) {
+  const base = { id: p.id, object: 'chat.completion.chunk', created, model: MODEL };
+  const chunks = [];
+  if (p.kind === 'tools') {
+    chunks.push({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: null }, finish_reason: null }] });
+    p.calls.forEach((c, index) => {
+      chunks.push({
+        ...base,
+        choices: [{ index: 0, delta: { tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }, finish_reason: null }],
+      });
+      chunks.push({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: c.arguments } }] }, finish_reason: null }] });
+    });
+    chunks.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] });
+  } else {
+    chunks.push({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: p.text }, finish_reason: null }] });
+    chunks.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+  }
+  if (includeUsage) chunks.push({ ...base, choices: [], usage });
+  return chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('') + 'data: [DONE]\n\n';
+}
+
+const server = http.createServer((req, res) => {
+  if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) {
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: { message: `mock serves POST /v1/chat/completions only, got ${req.method} ${req.url}` } }));
+    return;
+  }
+  const parts = [];
+  req.on('data', (d) => parts.push(d));
+  req.on('end', () => {
+    let body;
+    try {
+      body = JSON.parse(Buffer.concat(parts).toString('utf8'));
+    } catch {
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: 'body is not JSON' } }));
+      return;
+    }
+    stats.requests++;
+    const p = plan(body);
+    if (p.kind === 'tools') stats.toolTurns++;
+    else stats.finalTurns++;
+    const created = Math.floor(Date.now() / 1000);
+    if (body.stream) {
+      stats.streamed++;
+      const payload = streamChunks(p, created, Boolean(body.stream_options && body.stream_options.include_usage));
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': p.id });
+      res.end(payload);
+    } else {
+      const payload = JSON.stringify(jsonResponse(p, created));
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), 'x-request-id': p.id });
+      res.end(payload);
+    }
+  });
+});
+server.keepAliveTimeout = 60_000;
+
+/** Starts listening; resolves to the base URL (…/v1). */
+export function start(port = 0) {
+  return new Promise((resolve) => {
+    server.listen(port, '127.0.0.1', () => resolve(`http://127.0.0.1:${server.address().port}/v1`));
+  });
+}
+
+export function close() {
+  server.closeAllConnections?.();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+// As a child process: print the URL, answer "stats" on stdin, stop on "close" or when
+// the parent goes away (stdin ends), so it never outlives the benchmark.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const url = await start(Number(process.env.MOCK_PORT ?? 0));
+  process.stdout.write(JSON.stringify({ url }) + '\n');
+  process.stdin.setEncoding('utf8');
+  let buffered = '';
+  process.stdin.on('data', (chunk) => {
+    buffered += chunk;
+    let nl;
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, nl).trim();
+      buffered = buffered.slice(nl + 1);
+      if (line === 'stats') process.stdout.write(JSON.stringify({ stats }) + '\n');
+      if (line === 'close') void close().then(() => process.exit(0));
+    }
+  });
+  process.stdin.on('end', () => void close().then(() => process.exit(0)));
+}
