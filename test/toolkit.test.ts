@@ -168,6 +168,9 @@ describe('Toolkit dispatch never rejects (§4)', () => {
       'invalid arguments for move: homes.1.street.name: name must be a string',
     );
     expect(await toolkit.execute('move', { homes: [{ street: { name: 'ok' } }] })).toEqual({ output: 'moved', isError: false });
+    // @ValidateNested alone would accept an array (it validates each element); the schema says object.
+    expect((await toolkit.execute('move', { homes: [{ street: [] }] })).output).toBe('invalid arguments for move: homes.0.street: street must be an object');
+    expect((await toolkit.execute('move', { homes: { street: { name: 'x' } } })).output).toBe('invalid arguments for move: homes: homes must be an array');
   });
 
   it('does not convert types implicitly', async () => {

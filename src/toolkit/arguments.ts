@@ -49,6 +49,8 @@ class DtoArgumentsPlan implements ArgumentsPlan {
   async parse(raw: unknown): Promise<ParsedArguments> {
     const plain = toPlainObject(raw);
     if (!plain.ok) return plain;
+    const shape = shapeProblems(this.schema, plain.value, '');
+    if (shape.length > 0) return { ok: false, problem: shape.join('; ') };
     const instance = plainToInstance(this.dto, plain.value) as object;
     const errors = await validate(instance, VALIDATOR_OPTIONS);
     if (errors.length > 0) return { ok: false, problem: describeErrors(errors).join('; ') };
@@ -131,6 +133,37 @@ function cleanCopy(value: unknown, depth: number): unknown {
     out[key] = cleanCopy((value as Record<string, unknown>)[key], depth + 1);
   }
   return out;
+}
+
+/**
+ * class-validator's `@ValidateNested()` accepts an array where one object is declared (it
+ * validates each element), so an empty array would pass as a nested DTO. The schema knows
+ * better: check object-versus-array along it before class-transformer builds instances.
+ */
+function shapeProblems(schema: JsonSchema, value: Record<string, unknown>, parent: string): string[] {
+  const problems: string[] = [];
+  const properties = schema.properties;
+  if (!properties) return problems;
+  for (const key of Object.keys(properties)) {
+    const child = value[key];
+    if (child === undefined || child === null) continue;
+    const path = parent ? `${parent}.${key}` : key;
+    problems.push(...shapeOf(properties[key], child, path, key));
+  }
+  return problems;
+}
+
+function shapeOf(schema: JsonSchema, value: unknown, path: string, label: string): string[] {
+  if (schema.type === 'object' && schema.properties) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return [`${path}: ${label} must be an object`];
+    return shapeProblems(schema, value as Record<string, unknown>, path);
+  }
+  if (schema.type === 'array' && schema.items?.type === 'object' && schema.items.properties) {
+    if (!Array.isArray(value)) return [`${path}: ${label} must be an array`];
+    const items = schema.items;
+    return value.flatMap((item, i) => (item === undefined || item === null ? [] : shapeOf(items, item, `${path}.${i}`, String(i))));
+  }
+  return [];
 }
 
 function describeErrors(errors: ValidationError[], parent = ''): string[] {
