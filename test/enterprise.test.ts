@@ -37,9 +37,7 @@ class CloseTicketArgs extends AuditedArgs {
   @IsInt() @Min(1) ticket!: number;
 }
 
-/** Checks the session once for every tool that extends it. `@injectable()` makes TypeScript emit
- * the constructor types that subclasses without their own constructor inherit. */
-@injectable()
+/** Checks the session once for every tool that extends it. */
 abstract class AuthenticatedTool<TArgs extends AuditedArgs> {
   constructor(protected readonly sessions: SessionService) {}
 
@@ -66,6 +64,10 @@ class CreateTicketTool extends AuthenticatedTool<CreateTicketArgs> {
 @injectable()
 @Tool({ description: 'Close a ticket', args: CloseTicketArgs })
 class CloseTicketTool extends AuthenticatedTool<CloseTicketArgs> {
+  // tsyringe reads constructor types from the decorated class itself, so it declares them.
+  constructor(sessions: SessionService) {
+    super(sessions);
+  }
   protected runAs(user: string, args: CloseTicketArgs) {
     return args.ticket > 100 ? failure(`ticket ${args.ticket} not found`) : success(`closed ${args.ticket} by ${user}`);
   }

@@ -98,7 +98,8 @@ export class Toolkit {
    * Runs tool `name`. Without `ctx`, `run` is called with one argument; with it, with the
    * very object passed (a shallow copy with a deadline signal when a deadline applies).
    */
-  async execute(name: string, args?: unknown, ctx?: ToolContext): Promise<ToolResult> {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  async execute<TState extends object = {}>(name: string, args?: unknown, ctx?: ToolContext<TState>): Promise<ToolResult> {
     const started = performance.now();
     const entry = this.entries.get(name);
     let seenArgs = args;
