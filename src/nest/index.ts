@@ -1,0 +1,14 @@
+/**
+ * The NestJS integration: `import { ToolnexusModule } from 'toolnexus-ts/nest'`.
+ * A separate entry point, so that users of the core never need `@nestjs/*` installed.
+ */
+export { ToolnexusModule, TOOLNEXUS_OPTIONS } from './toolnexus.module';
+export { ToolDiscovery } from './tool-discovery';
+export { ToolnexusModuleError } from './errors';
+export type {
+  ToolnexusModuleOptions,
+  ToolnexusModuleRootOptions,
+  ToolnexusModuleAsyncOptions,
+  ToolnexusOptionsFactory,
+  NestToolContext,
+} from './options';

@@ -1,0 +1,47 @@
+import type { ModuleMetadata, Type, InjectionToken, OptionalFactoryDependency } from '@nestjs/common';
+import type { ToolContext } from '../toolkit/context';
+import type { ToolkitHooks } from '../toolkit/hooks';
+
+/**
+ * What `ToolnexusModule` builds its providers from. `model` drives the injected
+ * `AgentRunner`; `store` keeps suspended calls for the injected `ResumeCoordinator`.
+ */
+export interface ToolnexusModuleOptions {
+  /** Deadline for tool calls whose context and tool set none. */
+  defaultTimeoutMs?: number;
+  /** Toolkit hooks: guards, result rewriting, metrics. */
+  hooks?: ToolkitHooks;
+}
+
+/** Options of `ToolnexusModule.forRoot`. */
+export interface ToolnexusModuleRootOptions extends ToolnexusModuleOptions {
+  /**
+   * Registers the module globally, so `Toolkit`, `ResumeCoordinator` and `AgentRunner`
+   * inject anywhere and tools are discovered before any other module initialises.
+   * Default: true.
+   */
+  isGlobal?: boolean;
+}
+
+/** A class that produces the options, for `forRootAsync({ useClass | useExisting })`. */
+export interface ToolnexusOptionsFactory {
+  createToolnexusOptions(): ToolnexusModuleOptions | Promise<ToolnexusModuleOptions>;
+}
+
+/** Options of `ToolnexusModule.forRootAsync`: exactly one of `useFactory`, `useClass`, `useExisting`. */
+export interface ToolnexusModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
+  /** See {@link ToolnexusModuleRootOptions.isGlobal}. Default: true. */
+  isGlobal?: boolean;
+  useFactory?: (...deps: never[]) => ToolnexusModuleOptions | Promise<ToolnexusModuleOptions>;
+  inject?: Array<InjectionToken | OptionalFactoryDependency>;
+  useClass?: Type<ToolnexusOptionsFactory>;
+  useExisting?: Type<ToolnexusOptionsFactory>;
+}
+
+/**
+ * The context a host passes to tool calls in a Nest app. `request` is the HTTP request
+ * (or any object that identifies a Nest request context): request-scoped `@Tool`
+ * providers are resolved in its DI sub-tree, so they share instances with the
+ * controller that handled it and `@Inject(REQUEST)` receives it.
+ */
+export type NestToolContext<TState extends object = object> = ToolContext<{ request?: object } & TState>;

@@ -1,0 +1,116 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { ContextIdFactory, DiscoveryService, ModuleRef } from '@nestjs/core';
+import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
+import { toolOptionsOf } from '../decorators/tool.decorator';
+import type { ClassType, ToolOptions } from '../decorators/types';
+import { ToolnexusError } from '../errors';
+import type { ToolContext } from '../toolkit/context';
+import { defineTool, type FunctionTool } from '../toolkit/define-tool';
+import { defaultToolName, Toolkit } from '../toolkit/toolkit';
+import { ToolnexusModuleError } from './errors';
+import type { NestToolContext } from './options';
+
+interface Runnable {
+  run(args: object, ctx?: ToolContext): unknown;
+}
+
+/** How one discovered provider becomes a tool. */
+type Discovered =
+  | { kind: 'instance'; instance: object; cls: ClassType; where: string }
+  | { kind: 'per-call'; cls: ClassType; options: ToolOptions; where: string };
+
+/**
+ * Finds every provider whose class carries `@Tool` and registers it in the module's
+ * {@link Toolkit}. Runs in `onModuleInit`: by then Nest has built every singleton, and
+ * because `ToolnexusModule` is global by default its hook runs before any other
+ * module's, so the Toolkit is complete when application code first sees it.
+ */
+@Injectable()
+export class ToolDiscovery implements OnModuleInit {
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly moduleRef: ModuleRef,
+    private readonly toolkit: Toolkit,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    const seen = new Set<object>();
+    for (const wrapper of this.discovery.getProviders()) {
+      const found = await this.inspect(wrapper);
+      if (!found) continue;
+      const identity = found.kind === 'instance' ? found.instance : found.cls;
+      // The same instance is listed again when a provider is aliased (`useExisting`).
+      if (seen.has(identity)) continue;
+      seen.add(identity);
+      this.register(found);
+    }
+  }
+
+  private async inspect(wrapper: InstanceWrapper): Promise<Discovered | undefined> {
+    const where = `${describeToken(wrapper)} in ${wrapper.host?.name ?? 'an unknown module'}`;
+    const metatype = wrapper.metatype;
+    const isClassProvider = typeof metatype === 'function' && !wrapper.inject;
+    const toolClass = isClassProvider && toolOptionsOf(metatype as ClassType) ? (metatype as ClassType) : undefined;
+
+    if (!wrapper.isDependencyTreeStatic()) {
+      // Request-scoped (or depending on something that is): there is no instance to
+      // register, so the tool is resolved per call, in the call's request context.
+      if (!toolClass) return undefined;
+      const options = toolOptionsOf(toolClass) as ToolOptions;
+      return { kind: 'per-call', cls: toolClass, options, where };
+    }
+    if (wrapper.isTransient) {
+      if (!toolClass) return undefined;
+      // A transient provider has one instance per consumer; the Toolkit is one more consumer.
+      const instance = await this.moduleRef.resolve<object>(toolClass, undefined, { strict: false });
+      return { kind: 'instance', instance, cls: toolClass, where };
+    }
+    const instance: unknown = wrapper.instance;
+    if (typeof instance !== 'object' || instance === null) return undefined;
+    const cls = instance.constructor as ClassType | undefined;
+    if (!cls || !toolOptionsOf(cls)) return undefined;
+    return { kind: 'instance', instance, cls, where };
+  }
+
+  private register(found: Discovered): void {
+    try {
+      this.toolkit.register(found.kind === 'instance' ? found.instance : this.perCallTool(found.cls, found.options));
+    } catch (error) {
+      if (error instanceof ToolnexusError) throw new ToolnexusModuleError(`cannot register @Tool provider ${found.where}: ${error.message}`);
+      throw error;
+    }
+  }
+
+  /**
+   * A stand-in with the tool's own name, description and arguments whose `run` asks Nest
+   * for the instance of the call's request context, then runs it. Calls that carry the
+   * same `ctx.request` share one instance, as Nest's request scope promises.
+   */
+  private perCallTool(cls: ClassType, options: ToolOptions): FunctionTool {
+    if (typeof (cls.prototype as Partial<Runnable>).run !== 'function') {
+      throw new ToolnexusModuleError(`@Tool provider ${cls.name} has no run method`);
+    }
+    const run = async (args: object, ctx?: ToolContext): Promise<unknown> => {
+      const instance = await this.instanceFor(cls, ctx);
+      return ctx === undefined ? instance.run(args) : instance.run(args, ctx);
+    };
+    const common = { name: options.name ?? defaultToolName(cls.name), description: options.description, timeoutMs: options.timeoutMs };
+    return options.args ? defineTool({ ...common, args: options.args, run }) : defineTool({ ...common, inputSchema: options.inputSchema, run });
+  }
+
+  private async instanceFor(cls: ClassType, ctx: ToolContext | undefined): Promise<Runnable> {
+    const request = (ctx as NestToolContext | undefined)?.request;
+    let contextId = ContextIdFactory.create();
+    if (typeof request === 'object' && request !== null) {
+      contextId = ContextIdFactory.getByRequest(request);
+      this.moduleRef.registerRequestByContextId(request, contextId);
+    }
+    return this.moduleRef.resolve<Runnable>(cls, contextId, { strict: false });
+  }
+}
+
+function describeToken(wrapper: InstanceWrapper): string {
+  const token: unknown = wrapper.token;
+  if (typeof token === 'function') return token.name;
+  return String(token);
+}

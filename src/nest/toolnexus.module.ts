@@ -1,0 +1,82 @@
+import { Module, type DynamicModule, type Provider } from '@nestjs/common';
+import { DiscoveryModule, ModuleRef } from '@nestjs/core';
+import type { ClassType } from '../decorators/types';
+import { Toolkit } from '../toolkit/toolkit';
+import { ToolnexusModuleError } from './errors';
+import type { ToolnexusModuleAsyncOptions, ToolnexusModuleOptions, ToolnexusModuleRootOptions, ToolnexusOptionsFactory } from './options';
+import { ToolDiscovery } from './tool-discovery';
+
+/** Injection token of the resolved {@link ToolnexusModuleOptions}. */
+export const TOOLNEXUS_OPTIONS = Symbol.for('toolnexus:nest-options');
+
+/**
+ * Brings toolnexus into a Nest application: every provider whose class carries `@Tool`
+ * is discovered and registered in an injectable {@link Toolkit}.
+ *
+ * Tools are ordinary providers, so they get constructor injection and Nest's scopes:
+ * - default (singleton): the instance Nest built is registered as it is;
+ * - transient: the Toolkit gets its own instance, built once at boot;
+ * - request-scoped (or depending on a request-scoped provider): resolved per call, in
+ *   the DI sub-tree of `ctx.request` when the call's context carries one (see
+ *   {@link NestToolContext}), else in a fresh context of its own.
+ *
+ * @example
+ * ```ts
+ * @Module({
+ *   imports: [ToolnexusModule.forRoot({ defaultTimeoutMs: 10_000 })],
+ *   providers: [BankService, TransferTool],
+ * })
+ * class AppModule {}
+ * ```
+ */
+@Module({})
+export class ToolnexusModule {
+  /** Configures the module with options known up front. */
+  static forRoot(options: ToolnexusModuleRootOptions = {}): DynamicModule {
+    const { isGlobal = true, ...moduleOptions } = options;
+    return ToolnexusModule.build(isGlobal, [], [{ provide: TOOLNEXUS_OPTIONS, useValue: moduleOptions }]);
+  }
+
+  /** Configures the module from other providers (a config service, a database pool, ...). */
+  static forRootAsync(options: ToolnexusModuleAsyncOptions): DynamicModule {
+    return ToolnexusModule.build(options.isGlobal ?? true, options.imports ?? [], optionsProviders(options));
+  }
+
+  private static build(isGlobal: boolean, imports: NonNullable<ToolnexusModuleAsyncOptions['imports']>, optionProviders: Provider[]): DynamicModule {
+    const toolkit: Provider = {
+      provide: Toolkit,
+      inject: [TOOLNEXUS_OPTIONS, ModuleRef],
+      useFactory: (options: ToolnexusModuleOptions, moduleRef: ModuleRef) =>
+        new Toolkit({
+          defaultTimeoutMs: options.defaultTimeoutMs,
+          hooks: options.hooks,
+          // `toolkit.register(SomeTool)` at run time takes the provider Nest already built.
+          resolver: (cls: ClassType) => moduleRef.get(cls, { strict: false }),
+        }),
+    };
+    return {
+      module: ToolnexusModule,
+      global: isGlobal,
+      imports: [DiscoveryModule, ...imports],
+      providers: [...optionProviders, toolkit, ToolDiscovery],
+      exports: [TOOLNEXUS_OPTIONS, Toolkit],
+    };
+  }
+}
+
+function optionsProviders(options: ToolnexusModuleAsyncOptions): Provider[] {
+  const ways = [options.useFactory, options.useClass, options.useExisting].filter((way) => way !== undefined).length;
+  if (ways !== 1) {
+    throw new ToolnexusModuleError(`ToolnexusModule.forRootAsync needs exactly one of useFactory, useClass or useExisting (got ${ways})`);
+  }
+  if (options.useFactory) {
+    return [{ provide: TOOLNEXUS_OPTIONS, useFactory: options.useFactory, inject: options.inject ?? [] }];
+  }
+  const factoryClass = (options.useClass ?? options.useExisting) as ClassType<ToolnexusOptionsFactory>;
+  const fromFactory: Provider = {
+    provide: TOOLNEXUS_OPTIONS,
+    inject: [factoryClass],
+    useFactory: (factory: ToolnexusOptionsFactory) => factory.createToolnexusOptions(),
+  };
+  return options.useClass ? [fromFactory, { provide: factoryClass, useClass: factoryClass }] : [fromFactory];
+}
