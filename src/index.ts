@@ -5,3 +5,4 @@ export * from './errors';
 export * from './decorators';
 export * from './schema';
 export * from './toolkit';
+export * from './suspension';

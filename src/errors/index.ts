@@ -25,3 +25,138 @@ export class AlreadyResolvedError extends ToolnexusError {
     super(`suspension ${id} is already ${status}`);
   }
 }
+
+/** A programmer passed an option or argument the API cannot accept (a negative lease, an unknown status). */
+export class InvalidArgumentError extends ToolnexusError {}
+
+/** An answer that is not `Answer`-shaped (no string `id`, no boolean `ok`, `data` not an object). */
+export class InvalidAnswerError extends ToolnexusError {}
+
+/** A store was given a suspension whose id it already holds: suspension ids must be unique. */
+export class DuplicateSuspensionError extends ToolnexusError {
+  constructor(readonly id: string) {
+    super(`a suspension with id ${id} is already recorded`);
+  }
+}
+
+/** A recorded suspension names a tool this process has not registered, so it cannot be replayed here. */
+export class UnregisteredToolError extends ToolnexusError {
+  constructor(
+    readonly id: string,
+    readonly tool: string,
+  ) {
+    super(`cannot resolve ${id}: tool "${tool}" is not registered in this process`);
+  }
+}
+
+/** A pending store failed to read or write, is closed, or holds data it cannot understand. */
+export class PendingStoreError extends ToolnexusError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message);
+    if (options && 'cause' in options) this.cause = options.cause;
+  }
+}
+
+/** Base of every failure talking to a chat model provider; `provider` names it (`openai`, `anthropic`, ...). */
+export class ModelError extends ToolnexusError {
+  constructor(
+    readonly provider: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message);
+    if (options && 'cause' in options) this.cause = options.cause;
+  }
+}
+
+/**
+ * The provider answered with an HTTP error. 400 / 401 / 402 / 403 (and any other 4xx but
+ * 408 / 429) fail at once; 408 / 429 / 5xx are retried first, and `attempts` says how often.
+ */
+export class ModelHttpError extends ModelError {
+  constructor(
+    provider: string,
+    readonly status: number,
+    /** The provider's own explanation, taken from its error body. */
+    readonly providerMessage: string,
+    readonly attempts: number,
+  ) {
+    super(provider, `${provider} returned HTTP ${status}: ${providerMessage}${afterAttempts(attempts)}`);
+  }
+}
+
+/** The provider did not answer (or stopped sending) within the call's timeout. */
+export class ModelTimeoutError extends ModelError {
+  constructor(
+    provider: string,
+    readonly timeoutMs: number,
+    readonly attempts: number,
+  ) {
+    super(provider, `${provider} did not answer within ${timeoutMs} ms${afterAttempts(attempts)}`);
+  }
+}
+
+/** The provider could not be reached (connection refused or reset, DNS, TLS). */
+export class ModelConnectionError extends ModelError {
+  constructor(
+    provider: string,
+    readonly detail: string,
+    readonly attempts: number,
+    options?: { cause?: unknown },
+  ) {
+    super(provider, `${provider} could not be reached: ${detail}${afterAttempts(attempts)}`, options);
+  }
+}
+
+/** The provider answered 2xx with a body that is not the response it promised (not JSON, wrong shape). */
+export class ModelResponseError extends ModelError {
+  constructor(
+    provider: string,
+    readonly detail: string,
+    /** The start of the body as received, to see what came instead. */
+    readonly bodySnippet?: string,
+  ) {
+    super(provider, `${provider} sent an unreadable response: ${detail}${bodySnippet === undefined ? '' : ` (body starts: ${JSON.stringify(bodySnippet)})`}`);
+  }
+}
+
+/** `resume` names a run that has no checkpoint in the store. */
+export class RunNotFoundError extends ToolnexusError {
+  constructor(readonly runId: string) {
+    super(`no checkpoint for run ${runId}`);
+  }
+}
+
+/** A run checkpoint could not be saved because another writer holds a conflicting version. */
+export class RunConflictError extends ToolnexusError {
+  constructor(
+    readonly runId: string,
+    detail: string,
+  ) {
+    super(`run ${runId}: ${detail}`);
+  }
+}
+
+/** A stored run checkpoint is not a state this runner can continue (corrupt or foreign). */
+export class RunCheckpointError extends ToolnexusError {
+  constructor(
+    readonly runId: string,
+    detail: string,
+  ) {
+    super(`checkpoint of run ${runId} cannot be used: ${detail}`);
+  }
+}
+
+/** `resume` was called with a set of answers it cannot apply (empty, duplicated ids, several runs). */
+export class InvalidResumeError extends ToolnexusError {}
+
+function afterAttempts(attempts: number): string {
+  return attempts > 1 ? ` (after ${attempts} attempts)` : '';
+}
+
+/**
+ * A store's database could not be reached or dropped the connection mid-operation (a
+ * restart, a failover, a network cut). What was already stored stays stored: retry the
+ * operation once the database is back.
+ */
+export class StoreUnavailableError extends PendingStoreError {}

@@ -55,16 +55,25 @@ export interface RunCheckpoint {
 
 /**
  * The durable side of suspend/resume. Implement it to keep suspended calls anywhere;
- * every implementation must pass the shared conformance suite in `test/stores/`.
+ * every implementation must pass the shared conformance suite
+ * (`runStoreConformance` in `test/stores/conformance.ts`).
  *
- * Atomicity is the store's job: `claim` must let exactly one caller win for an id, even
- * across processes, and `complete` must only succeed for the holder of the claim.
+ * Rules every store follows:
+ * - What it is given round-trips as JSON: `get` returns copies, never the objects passed in,
+ *   and mutating a returned value changes nothing stored.
+ * - Atomicity is the store's job: `claim` must let exactly one caller win for an id, even
+ *   across processes, and `complete` must only succeed for the holder of the claim.
+ * - Time comes from the caller (`now`), so every process judges leases by the same rule.
+ * - After `close`, every method rejects with `PendingStoreError`.
  */
 export interface PendingStore {
-  /** Durably records a new call with status `pending`. Resolves only once it is stored. */
+  /**
+   * Durably records a new call (normally with status `pending`). Resolves only once it is
+   * stored. Rejects with `DuplicateSuspensionError` when the id is already recorded.
+   */
   insert(call: SuspendedCall): Promise<void>;
   get(id: string): Promise<SuspendedCall | undefined>;
-  /** Oldest first. */
+  /** Oldest first (by `createdAt`, then insertion order). */
   list(filter?: SuspensionFilter): Promise<SuspendedCall[]>;
   /**
    * Atomically moves a call from `pending` (or from `resolving` whose lease ran out before
@@ -75,6 +84,7 @@ export interface PendingStore {
   /**
    * Settles a claimed call with its outcome. Returns false (and changes nothing) when the
    * claim is no longer held by `token` (its lease ran out and another process took it).
+   * A holder whose lease ran out but whom nobody displaced still completes.
    */
   complete(claim: Claim, status: SettledStatus, outcome: ToolResult, now: Date): Promise<boolean>;
   /**
@@ -83,6 +93,6 @@ export interface PendingStore {
    */
   saveRun(checkpoint: RunCheckpoint): Promise<boolean>;
   loadRun(runId: string): Promise<RunCheckpoint | undefined>;
-  /** Releases connections and file handles. */
+  /** Releases connections and file handles. Idempotent. */
   close(): Promise<void>;
 }

@@ -1,0 +1,9 @@
+export { ResumeCoordinator, DEFAULT_LEASE_MS } from './coordinator';
+export type { ResumeCoordinatorOptions, ExecuteOptions, WaitFor } from './coordinator';
+export type { PendingStore, SuspendedCall, SuspensionStatus, SettledStatus, SuspensionFilter, Claim, RunCheckpoint } from './store';
+export { SUSPENSION_STATUSES, isSettled, isSuspensionStatus } from './status';
+export { MemoryPendingStore } from './stores/memory';
+export { SqlitePendingStore, SQLITE_SCHEMA_VERSION } from './stores/sqlite';
+export type { SqlitePendingStoreOptions } from './stores/sqlite';
+export { PostgresPendingStore, POSTGRES_STORE_SCHEMA_VERSION } from './stores/postgres';
+export type { PostgresPendingStoreOptions, PostgresStoreConnectionOptions, PostgresStoreSharedPoolOptions, PostgresStoreTableOptions } from './stores/postgres';

@@ -1,0 +1,459 @@
+/**
+ * The conformance suite every PendingStore runs. It checks the store contract directly
+ * (JSON round-trip, atomic claim with a lease, token-guarded complete, versioned run
+ * checkpoints, close) and then every ResumeCoordinator rule of CONTRACT §5 on top of the
+ * store, so a store that passes behaves like every other one behind a coordinator.
+ *
+ * Use it from a `*.test.ts` file:
+ *
+ * ```ts
+ * import { runStoreConformance } from './conformance';
+ * runStoreConformance('PostgresPendingStore', async () => new PostgresPendingStore({ pool }), async () => { await truncate() });
+ * ```
+ *
+ * `makeStore` is called before every test and must return an EMPTY, open store (a fresh
+ * file, schema or truncated tables). The suite closes each store itself after its test;
+ * `cleanup`, when given, runs after that close (drop tables, delete files).
+ */
+import {
+  AlreadyResolvedError,
+  DuplicateSuspensionError,
+  InvalidAnswerError,
+  InvalidArgumentError,
+  PendingStoreError,
+  ResumeCoordinator,
+  Toolkit,
+  UnknownSuspensionError,
+  UnregisteredToolError,
+  defineTool,
+  failure,
+  pending,
+  pendingOf,
+  success,
+  type Answer,
+  type PendingStore,
+  type RunCheckpoint,
+  type SuspendedCall,
+  type ToolContext,
+} from 'toolnexus-ts';
+
+/** Registers the conformance tests for one store implementation under `describe(name)`. */
+export function runStoreConformance(name: string, makeStore: () => Promise<PendingStore>, cleanup?: () => Promise<void>): void {
+  describe(`${name} conformance`, () => {
+    let store: PendingStore;
+    beforeEach(async () => {
+      store = await makeStore();
+    });
+    afterEach(async () => {
+      await store.close();
+      if (cleanup) await cleanup();
+    });
+
+    describe('store contract', () => {
+      it('round-trips a call as JSON and hands out copies', async () => {
+        const call = sampleCall('pnd-rt', { args: { account: 'a', nested: { list: [1, 'two', null], flag: true } }, callId: 'call_1', runId: 'run_1' });
+        await store.insert(call);
+        call.args = 'mutated after insert';
+        const read = await store.get('pnd-rt');
+        expect(read).toEqual(sampleCall('pnd-rt', { args: { account: 'a', nested: { list: [1, 'two', null], flag: true } }, callId: 'call_1', runId: 'run_1' }));
+        (read as SuspendedCall).status = 'resolved';
+        expect((await store.get('pnd-rt'))?.status).toBe('pending');
+      });
+
+      it('keeps optional fields absent when they were not given', async () => {
+        await store.insert(sampleCall('pnd-min'));
+        const read = (await store.get('pnd-min')) as SuspendedCall;
+        expect(Object.keys(read).sort()).toEqual(['args', 'createdAt', 'request', 'status', 'tool']);
+      });
+
+      it('returns undefined for an unknown id', async () => {
+        expect(await store.get('pnd-nope')).toBeUndefined();
+      });
+
+      it('refuses a duplicate id with DuplicateSuspensionError and keeps the first', async () => {
+        await store.insert(sampleCall('pnd-dup', { args: { first: true } }));
+        await expect(store.insert(sampleCall('pnd-dup', { args: { first: false } }))).rejects.toBeInstanceOf(DuplicateSuspensionError);
+        expect((await store.get('pnd-dup'))?.args).toEqual({ first: true });
+      });
+
+      it('refuses arguments JSON cannot carry with PendingStoreError and stores nothing', async () => {
+        await expect(store.insert(sampleCall('pnd-bigint', { args: { amount: 10n } }))).rejects.toBeInstanceOf(PendingStoreError);
+        expect(await store.get('pnd-bigint')).toBeUndefined();
+      });
+
+      it('lists oldest first and filters by status, runId and kind (combined with AND)', async () => {
+        await store.insert(sampleCall('pnd-c', { createdAt: '2026-01-03T00:00:00.000Z', runId: 'r1', kind: 'input' }));
+        await store.insert(sampleCall('pnd-a', { createdAt: '2026-01-01T00:00:00.000Z', runId: 'r1', kind: 'approval' }));
+        await store.insert(sampleCall('pnd-b', { createdAt: '2026-01-02T00:00:00.000Z', runId: 'r2', kind: 'approval' }));
+        await store.insert(sampleCall('pnd-b2', { createdAt: '2026-01-02T00:00:00.000Z', kind: 'approval' }));
+        const claimed = await store.claim('pnd-b', { id: 'pnd-b', ok: true }, 60_000, new Date());
+        await store.complete(claimed!, 'resolved', success('done'), new Date());
+        const ids = (calls: SuspendedCall[]) => calls.map((c) => c.request.id);
+        expect(ids(await store.list())).toEqual(['pnd-a', 'pnd-b', 'pnd-b2', 'pnd-c']);
+        expect(ids(await store.list({}))).toEqual(['pnd-a', 'pnd-b', 'pnd-b2', 'pnd-c']);
+        expect(ids(await store.list({ status: 'pending' }))).toEqual(['pnd-a', 'pnd-b2', 'pnd-c']);
+        expect(ids(await store.list({ status: 'resolved' }))).toEqual(['pnd-b']);
+        expect(ids(await store.list({ runId: 'r1' }))).toEqual(['pnd-a', 'pnd-c']);
+        expect(ids(await store.list({ kind: 'approval' }))).toEqual(['pnd-a', 'pnd-b', 'pnd-b2']);
+        expect(ids(await store.list({ kind: 'approval', status: 'pending', runId: 'r1' }))).toEqual(['pnd-a']);
+        expect(ids(await store.list({ runId: 'nobody' }))).toEqual([]);
+      });
+
+      it('claims a pending call once: status resolving, the answer and a lease recorded', async () => {
+        await store.insert(sampleCall('pnd-claim'));
+        const now = new Date('2030-01-01T00:00:00.000Z');
+        const answer: Answer = { id: 'pnd-claim', ok: true, data: { note: 'yes' } };
+        const claim = await store.claim('pnd-claim', answer, 5_000, now);
+        expect(claim).toBeDefined();
+        expect(claim!.id).toBe('pnd-claim');
+        expect(typeof claim!.token).toBe('string');
+        expect(claim!.call).toMatchObject({ status: 'resolving', answer, leaseUntil: '2030-01-01T00:00:05.000Z' });
+        expect(await store.claim('pnd-claim', answer, 5_000, new Date('2030-01-01T00:00:04.999Z'))).toBeUndefined();
+        expect(await store.claim('pnd-unknown', { id: 'pnd-unknown', ok: true }, 5_000, now)).toBeUndefined();
+        expect((await store.get('pnd-claim'))?.status).toBe('resolving');
+      });
+
+      it('lets exactly one of many concurrent claims win', async () => {
+        await store.insert(sampleCall('pnd-race'));
+        const now = new Date();
+        const claims = await Promise.all(Array.from({ length: 25 }, () => store.claim('pnd-race', { id: 'pnd-race', ok: true }, 60_000, now)));
+        expect(claims.filter((c) => c !== undefined)).toHaveLength(1);
+      });
+
+      it('completes only for the holder of the claim, and only once', async () => {
+        await store.insert(sampleCall('pnd-done'));
+        const claim = (await store.claim('pnd-done', { id: 'pnd-done', ok: true }, 60_000, new Date()))!;
+        expect(await store.complete({ ...claim, token: 'forged' }, 'resolved', success('forged'), new Date())).toBe(false);
+        expect(await store.complete(claim, 'resolved', success('real', { n: 1 }), new Date('2030-02-02T00:00:00.000Z'))).toBe(true);
+        const settled = (await store.get('pnd-done'))!;
+        expect(settled).toMatchObject({ status: 'resolved', outcome: { output: 'real', isError: false, metadata: { n: 1 } }, updatedAt: '2030-02-02T00:00:00.000Z' });
+        expect(settled.leaseUntil).toBeUndefined();
+        expect(await store.complete(claim, 'declined', failure('again'), new Date())).toBe(false);
+        expect(await store.claim('pnd-done', { id: 'pnd-done', ok: true }, 60_000, new Date('2099-01-01T00:00:00.000Z'))).toBeUndefined();
+        expect((await store.get('pnd-done'))?.outcome?.output).toBe('real');
+      });
+
+      it('lets a call be claimed again once its lease ran out, and the displaced holder cannot complete', async () => {
+        await store.insert(sampleCall('pnd-lease'));
+        const t0 = new Date('2030-01-01T00:00:00.000Z');
+        const first = (await store.claim('pnd-lease', { id: 'pnd-lease', ok: true }, 1_000, t0))!;
+        expect(await store.claim('pnd-lease', { id: 'pnd-lease', ok: true }, 1_000, new Date('2030-01-01T00:00:01.000Z'))).toBeUndefined();
+        const second = await store.claim('pnd-lease', { id: 'pnd-lease', ok: true, data: { v: 2 } }, 1_000, new Date('2030-01-01T00:00:01.001Z'));
+        expect(second).toBeDefined();
+        expect(second!.token).not.toBe(first.token);
+        expect(second!.call.answer).toEqual({ id: 'pnd-lease', ok: true, data: { v: 2 } });
+        expect(await store.complete(first, 'resolved', success('stale'), new Date())).toBe(false);
+        expect(await store.complete(second!, 'resolved', success('fresh'), new Date())).toBe(true);
+        expect((await store.get('pnd-lease'))?.outcome?.output).toBe('fresh');
+      });
+
+      it('lets a holder whose lease ran out but whom nobody displaced still complete', async () => {
+        await store.insert(sampleCall('pnd-late'));
+        const claim = (await store.claim('pnd-late', { id: 'pnd-late', ok: true }, 1, new Date('2030-01-01T00:00:00.000Z')))!;
+        expect(await store.complete(claim, 'resolved', success('late but fine'), new Date('2030-01-01T01:00:00.000Z'))).toBe(true);
+      });
+
+      it('saves run checkpoints with optimistic versions and round-trips their state', async () => {
+        const v1: RunCheckpoint = { runId: 'run-a', version: 1, state: { transcript: [{ role: 'user', content: 'pay' }], turns: 1 }, updatedAt: '2030-01-01T00:00:00.000Z' };
+        expect(await store.loadRun('run-a')).toBeUndefined();
+        expect(await store.saveRun({ ...v1, version: 2 })).toBe(false);
+        expect(await store.saveRun(v1)).toBe(true);
+        expect(await store.saveRun(v1)).toBe(false);
+        expect(await store.loadRun('run-a')).toEqual(v1);
+        const v2: RunCheckpoint = { ...v1, version: 2, state: { turns: 2 }, updatedAt: '2030-01-01T00:00:01.000Z' };
+        expect(await store.saveRun({ ...v2, version: 3 })).toBe(false);
+        expect(await store.saveRun(v2)).toBe(true);
+        expect(await store.saveRun(v2)).toBe(false);
+        expect(await store.loadRun('run-a')).toEqual(v2);
+        expect(await store.saveRun({ ...v1, runId: 'run-b', version: 0 })).toBe(false);
+        expect(await store.loadRun('run-b')).toBeUndefined();
+      });
+
+      it('lets exactly one of two concurrent saves of the same version win', async () => {
+        const base: RunCheckpoint = { runId: 'run-c', version: 1, state: {}, updatedAt: '2030-01-01T00:00:00.000Z' };
+        await store.saveRun(base);
+        const results = await Promise.all([store.saveRun({ ...base, version: 2, state: { by: 'a' } }), store.saveRun({ ...base, version: 2, state: { by: 'b' } })]);
+        expect(results.filter(Boolean)).toHaveLength(1);
+        expect((await store.loadRun('run-c'))?.version).toBe(2);
+      });
+
+      it('rejects every call with PendingStoreError once closed, and closes twice without error', async () => {
+        await store.close();
+        await store.close();
+        await expect(store.get('x')).rejects.toBeInstanceOf(PendingStoreError);
+        await expect(store.insert(sampleCall('pnd-closed'))).rejects.toBeInstanceOf(PendingStoreError);
+        await expect(store.list()).rejects.toBeInstanceOf(PendingStoreError);
+        await expect(store.claim('x', { id: 'x', ok: true }, 1, new Date())).rejects.toBeInstanceOf(PendingStoreError);
+        await expect(store.loadRun('x')).rejects.toBeInstanceOf(PendingStoreError);
+      });
+    });
+
+    describe('ResumeCoordinator on this store (§5, durable posture)', () => {
+      let runs: Array<{ args: unknown; ctx: ToolContext<{ tenant?: string }> | undefined }>;
+      let toolkit: Toolkit;
+      let coordinator: ResumeCoordinator;
+
+      beforeEach(() => {
+        runs = [];
+        toolkit = new Toolkit().register(...approvalTools((args, ctx) => runs.push({ args, ctx })));
+        coordinator = new ResumeCoordinator({ toolkit, store });
+      });
+
+      it('records a suspension and returns the pending result unchanged', async () => {
+        const before = Date.now();
+        const result = await coordinator.execute('transfer', { amount: 5 }, undefined, { callId: 'call_7', runId: 'run_7' });
+        const request = pendingOf(result)!;
+        expect(result).toEqual({ output: 'Transfer 5?', isError: true, metadata: { pending: request } });
+        const call = (await coordinator.get(request.id))!;
+        expect(call).toMatchObject({ request, tool: 'transfer', args: { amount: 5 }, callId: 'call_7', runId: 'run_7', status: 'pending' });
+        expect(Date.parse(call.createdAt)).toBeGreaterThanOrEqual(before - 1);
+        expect(runs).toHaveLength(1);
+      });
+
+      it('passes a result that is not a suspension through and records nothing', async () => {
+        expect(await coordinator.execute('echo', { text: 'hi' })).toEqual({ output: 'hi', isError: false });
+        expect(await coordinator.execute('nope', {})).toEqual({ output: 'unknown tool: nope', isError: true });
+        expect(await coordinator.list()).toEqual([]);
+      });
+
+      it('records missing arguments as an empty object', async () => {
+        const request = pendingOf(await coordinator.execute('confirm'))!;
+        expect((await coordinator.get(request.id))?.args).toEqual({});
+      });
+
+      it('resolves: replays once with { ...ctx, answer }, stores and returns the outcome', async () => {
+        const request = pendingOf(await coordinator.execute('transfer', { amount: 5 }, { tenant: 'acme' }))!;
+        const answer: Answer = { id: request.id, ok: true, data: { approver: 'ada' } };
+        const result = await coordinator.resolve(answer, { tenant: 'acme' });
+        expect(result).toEqual({ output: 'transferred 5 for acme, approved by ada', isError: false });
+        expect(runs).toHaveLength(2);
+        expect(runs[1].ctx).toEqual({ tenant: 'acme', answer });
+        expect(await coordinator.get(request.id)).toMatchObject({ status: 'resolved', answer, outcome: result });
+      });
+
+      it('returns the stored outcome to a repeated identical answer without running the tool again', async () => {
+        const request = pendingOf(await coordinator.execute('transfer', { amount: 5 }))!;
+        const first = await coordinator.resolve({ id: request.id, ok: true, data: { approver: 'ada', level: 2 } });
+        const again = await coordinator.resolve({ id: request.id, ok: true, data: { level: 2, approver: 'ada' } });
+        expect(again).toEqual(first);
+        expect(runs).toHaveLength(2);
+      });
+
+      it('throws AlreadyResolvedError for an answer that conflicts with the recorded outcome', async () => {
+        const request = pendingOf(await coordinator.execute('transfer', { amount: 5 }))!;
+        await coordinator.resolve({ id: request.id, ok: true, data: { approver: 'ada' } });
+        await expect(coordinator.resolve({ id: request.id, ok: false })).rejects.toThrow(new AlreadyResolvedError(request.id, 'resolved'));
+        await expect(coordinator.resolve({ id: request.id, ok: true, data: { approver: 'eve' } })).rejects.toBeInstanceOf(AlreadyResolvedError);
+        await expect(coordinator.resolve({ id: request.id, ok: true })).rejects.toBeInstanceOf(AlreadyResolvedError);
+        expect(runs).toHaveLength(2);
+        expect((await coordinator.get(request.id))?.outcome?.output).toBe('transferred 5 for nobody, approved by ada');
+      });
+
+      it('declines on ok:false: records it, returns "declined/expired: …", never runs the tool', async () => {
+        const request = pendingOf(await coordinator.execute('transfer', { amount: 5 }))!;
+        const result = await coordinator.resolve({ id: request.id, ok: false, reason: 'declined' });
+        expect(result).toEqual({ output: 'declined/expired: Transfer 5?', isError: true });
+        expect(runs).toHaveLength(1);
+        expect(await coordinator.get(request.id)).toMatchObject({ status: 'declined', outcome: result, answer: { ok: false } });
+        expect(await coordinator.resolve({ id: request.id, ok: false })).toEqual(result);
+        await expect(coordinator.resolve({ id: request.id, ok: true })).rejects.toThrow(new AlreadyResolvedError(request.id, 'declined'));
+        expect(runs).toHaveLength(1);
+      });
+
+      it('treats an answer after expiresAt as expired: records it, never runs the tool', async () => {
+        const request = pendingOf(await coordinator.execute('expiring', { expiresAt: new Date(Date.now() - 1).toISOString() }))!;
+        const result = await coordinator.resolve({ id: request.id, ok: true });
+        expect(result).toEqual({ output: 'declined/expired: Approve before the deadline?', isError: true });
+        expect(await coordinator.get(request.id)).toMatchObject({ status: 'expired', outcome: result });
+        expect(await coordinator.resolve({ id: request.id, ok: false })).toEqual(result);
+        expect(runs).toHaveLength(1);
+      });
+
+      it('replays a call whose expiresAt is still ahead', async () => {
+        const request = pendingOf(await coordinator.execute('expiring', { expiresAt: new Date(Date.now() + 60_000).toISOString() }))!;
+        expect(await coordinator.resolve({ id: request.id, ok: true })).toEqual({ output: 'in time', isError: false });
+      });
+
+      it('refuses a suspension whose expiresAt is not an instant: an error result, nothing recorded', async () => {
+        const result = await coordinator.execute('expiring', { expiresAt: 'tomorrow-ish' });
+        expect(result.isError).toBe(true);
+        expect(result.output).toMatch(/invalid expiresAt "tomorrow-ish"/);
+        expect(pendingOf(result)).toBeUndefined();
+        expect(await coordinator.list()).toEqual([]);
+      });
+
+      it('throws UnknownSuspensionError for an id no store holds', async () => {
+        await expect(coordinator.resolve({ id: 'pnd-never', ok: true })).rejects.toThrow(new UnknownSuspensionError('pnd-never'));
+        await expect(coordinator.cancel('pnd-never')).rejects.toBeInstanceOf(UnknownSuspensionError);
+      });
+
+      it('throws InvalidAnswerError for a malformed answer and leaves the call pending', async () => {
+        const request = pendingOf(await coordinator.execute('transfer', { amount: 5 }))!;
+        const bad: unknown[] = [
+          null,
+          'yes',
+          [request.id, true],
+          { ok: true },
+          { id: '', ok: true },
+          { id: request.id },
+          { id: request.id, ok: 'true' },
+          { id: request.id, ok: true, data: 'approved' },
+          { id: request.id, ok: true, data: [1] },
+          { id: request.id, ok: false, reason: 'bored' },
+        ];
+        for (const answer of bad) await expect(coordinator.resolve(answer as Answer)).rejects.toBeInstanceOf(InvalidAnswerError);
+        expect((await coordinator.get(request.id))?.status).toBe('pending');
+        expect(runs).toHaveLength(1);
+      });
+
+      it('throws UnregisteredToolError when this process lacks the tool, and leaves the call pending', async () => {
+        const request = pendingOf(await coordinator.execute('transfer', { amount: 5 }))!;
+        const elsewhere = new ResumeCoordinator({ toolkit: new Toolkit(), store });
+        await expect(elsewhere.resolve({ id: request.id, ok: true })).rejects.toThrow(new UnregisteredToolError(request.id, 'transfer'));
+        expect((await coordinator.get(request.id))?.status).toBe('pending');
+        expect((await coordinator.resolve({ id: request.id, ok: true })).output).toBe('transferred 5 for nobody, approved by nobody');
+      });
+
+      it('a replay that suspends again stores "unresolved: " + prompt, never loops', async () => {
+        const request = pendingOf(await coordinator.execute('stubborn', {}))!;
+        const result = await coordinator.resolve({ id: request.id, ok: true });
+        expect(result).toEqual({ output: 'unresolved: Still need a second signature', isError: true });
+        expect(await coordinator.get(request.id)).toMatchObject({ status: 'resolved', outcome: result });
+        expect(await coordinator.list()).toHaveLength(1);
+      });
+
+      it('replays once for many concurrent resolves of one id; all get the same outcome', async () => {
+        const request = pendingOf(await coordinator.execute('transfer', { amount: 9 }))!;
+        const others = Array.from({ length: 5 }, () => new ResumeCoordinator({ toolkit, store }));
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? coordinator : others[i % 5]).resolve({ id: request.id, ok: true, data: { approver: 'ada' } })),
+        );
+        expect(new Set(results.map((r) => JSON.stringify(r)))).toEqual(new Set([JSON.stringify({ output: 'transferred 9 for nobody, approved by ada', isError: false })]));
+        expect(runs).toHaveLength(2);
+      });
+
+      it('waits for the holder of a live claim and returns its outcome', async () => {
+        const request = pendingOf(await coordinator.execute('transfer', { amount: 5 }))!;
+        const held = (await store.claim(request.id, { id: request.id, ok: true }, 60_000, new Date()))!;
+        let settled = false;
+        const waiting = coordinator.resolve({ id: request.id, ok: true }).then((r) => {
+          settled = true;
+          return r;
+        });
+        await new Promise((r) => setTimeout(r, 60));
+        expect(settled).toBe(false);
+        await store.complete(held, 'resolved', success('done by the other process'), new Date());
+        expect(await waiting).toEqual({ output: 'done by the other process', isError: false });
+        expect(runs).toHaveLength(1);
+      });
+
+      it('takes over a claim whose lease ran out (its holder died) and completes it', async () => {
+        const request = pendingOf(await coordinator.execute('transfer', { amount: 5 }))!;
+        const dead = (await store.claim(request.id, { id: request.id, ok: true }, 40, new Date()))!;
+        const result = await coordinator.resolve({ id: request.id, ok: true });
+        expect(result.output).toBe('transferred 5 for nobody, approved by nobody');
+        expect(runs).toHaveLength(2);
+        expect(await store.complete(dead, 'resolved', success('zombie'), new Date())).toBe(false);
+        expect((await coordinator.get(request.id))?.outcome).toEqual(result);
+      });
+
+      it('cancels a pending call: stored as cancelled, never runs, repeatable; a later approval conflicts', async () => {
+        const request = pendingOf(await coordinator.execute('transfer', { amount: 5 }))!;
+        const result = await coordinator.cancel(request.id, 'user closed the chat');
+        expect(result).toEqual({ output: 'declined/expired: Transfer 5?', isError: true });
+        expect(await coordinator.get(request.id)).toMatchObject({
+          status: 'cancelled',
+          answer: { id: request.id, ok: false, reason: 'cancelled', data: { reason: 'user closed the chat' } },
+          outcome: result,
+        });
+        expect(await coordinator.cancel(request.id)).toEqual(result);
+        await expect(coordinator.resolve({ id: request.id, ok: true })).rejects.toThrow(new AlreadyResolvedError(request.id, 'cancelled'));
+        expect(runs).toHaveLength(1);
+      });
+
+      it('refuses to cancel a call that already ran', async () => {
+        const request = pendingOf(await coordinator.execute('transfer', { amount: 5 }))!;
+        await coordinator.resolve({ id: request.id, ok: true });
+        await expect(coordinator.cancel(request.id)).rejects.toThrow(new AlreadyResolvedError(request.id, 'resolved'));
+      });
+
+      it('lists through the coordinator with filters, and refuses an unknown status', async () => {
+        const a = pendingOf(await coordinator.execute('transfer', { amount: 1 }, undefined, { runId: 'r1' }))!;
+        const b = pendingOf(await coordinator.execute('confirm', {}, undefined, { runId: 'r2' }))!;
+        await coordinator.resolve({ id: a.id, ok: true });
+        expect((await coordinator.list({ status: 'pending' })).map((c) => c.request.id)).toEqual([b.id]);
+        expect((await coordinator.list({ runId: 'r1' })).map((c) => c.request.id)).toEqual([a.id]);
+        expect((await coordinator.list({ kind: 'input' })).map((c) => c.request.id)).toEqual([b.id]);
+        await expect(coordinator.list({ status: 'done' as never })).rejects.toBeInstanceOf(InvalidArgumentError);
+      });
+
+      it('rejects with PendingStoreError, instead of claiming a suspension, when the store cannot record it', async () => {
+        await store.close();
+        await expect(coordinator.execute('transfer', { amount: 5 })).rejects.toBeInstanceOf(PendingStoreError);
+        await expect(coordinator.execute('echo', { text: 'still works' })).resolves.toEqual({ output: 'still works', isError: false });
+      });
+    });
+  });
+}
+
+function sampleCall(id: string, over: Partial<SuspendedCall> & { kind?: string } = {}): SuspendedCall {
+  const { kind = 'approval', ...rest } = over;
+  return {
+    request: { id, kind, prompt: `Approve ${id}?` },
+    tool: 'transfer',
+    args: { amount: 5 },
+    status: 'pending',
+    createdAt: '2030-01-01T00:00:00.000Z',
+    ...rest,
+  };
+}
+
+type RunLog = (args: unknown, ctx: ToolContext<{ tenant?: string }> | undefined) => void;
+
+/** Tools whose first run suspends and whose replay finishes with the answer. */
+function approvalTools(log: RunLog) {
+  return [
+    defineTool({
+      name: 'transfer',
+      description: 'Moves money after approval',
+      inputSchema: { type: 'object', properties: { amount: { type: 'integer' } }, required: ['amount'] },
+      run(args, ctx?: ToolContext<{ tenant?: string }>) {
+        log(args, ctx);
+        if (!ctx?.answer) return pending({ kind: 'approval', prompt: `Transfer ${String(args.amount)}?` });
+        const approver = typeof ctx.answer.data?.approver === 'string' ? ctx.answer.data.approver : 'nobody';
+        return success(`transferred ${String(args.amount)} for ${ctx.tenant ?? 'nobody'}, approved by ${approver}`);
+      },
+    }),
+    defineTool({
+      name: 'confirm',
+      description: 'Asks for a value',
+      run(args, ctx) {
+        log(args, ctx);
+        return ctx?.answer ? success('confirmed') : pending({ kind: 'input', prompt: 'Type a value', data: { schema: { type: 'string' } } });
+      },
+    }),
+    defineTool({
+      name: 'expiring',
+      description: 'Suspends with a deadline',
+      inputSchema: { type: 'object', properties: { expiresAt: { type: 'string' } }, required: ['expiresAt'] },
+      run(args, ctx) {
+        log(args, ctx);
+        return ctx?.answer ? success('in time') : pending({ kind: 'approval', prompt: 'Approve before the deadline?', expiresAt: String(args.expiresAt) });
+      },
+    }),
+    defineTool({
+      name: 'stubborn',
+      description: 'Suspends every time',
+      run(args, ctx) {
+        log(args, ctx);
+        return pending({ kind: 'approval', prompt: ctx?.answer ? 'Still need a second signature' : 'Need a signature' });
+      },
+    }),
+    defineTool({
+      name: 'echo',
+      description: 'Echoes text',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      run: (args) => String(args.text),
+    }),
+  ];
+}

@@ -1,0 +1,4 @@
+import { MemoryPendingStore } from 'toolnexus-ts';
+import { runStoreConformance } from './conformance';
+
+runStoreConformance('MemoryPendingStore', async () => new MemoryPendingStore());
