@@ -10,7 +10,9 @@
 // served, because some frameworks (Mastra) always stream from the model.
 import http from 'node:http';
 
-export const FINAL_TEXT = 'It is 21°C and sunny in Paris, and 2 + 3 = 5.';
+import scenario from './scenario.cjs';
+
+const { FINAL_TEXT } = scenario;
 const MODEL = 'mock-gpt';
 
 let sequence = 0;

@@ -1,5 +1,5 @@
 // The floor: bare fetch + direct calls, no framework, no argument validation.
-import { API_KEY, MODEL, PROMPT, SYSTEM_PROMPT, WEATHER, ADD, add, getWeather } from '../scenario.mjs';
+import { API_KEY, MODEL, PROMPT, SYSTEM_PROMPT, WEATHER, ADD, add, getWeather } from '../scenario.cjs';
 
 const tools = [
   {

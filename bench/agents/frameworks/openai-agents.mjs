@@ -2,7 +2,7 @@
 // (its exporter would otherwise try to reach the real API).
 import { Agent, OpenAIProvider, Runner, tool } from '@openai/agents';
 import { z } from 'zod';
-import { API_KEY, MODEL, PROMPT, SYSTEM_PROMPT, WEATHER, ADD, add, getWeather } from '../scenario.mjs';
+import { API_KEY, MODEL, PROMPT, SYSTEM_PROMPT, WEATHER, ADD, add, getWeather } from '../scenario.cjs';
 
 const tools = [
   tool({

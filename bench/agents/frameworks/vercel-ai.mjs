@@ -2,7 +2,7 @@
 import { generateText, stepCountIs, tool } from 'ai';
 import { createOpenAI } from 'ai-sdk-openai-v3';
 import { z } from 'zod';
-import { API_KEY, MODEL, PROMPT, SYSTEM_PROMPT, WEATHER, ADD, add, getWeather } from '../scenario.mjs';
+import { API_KEY, MODEL, PROMPT, SYSTEM_PROMPT, WEATHER, ADD, add, getWeather } from '../scenario.cjs';
 
 const tools = {
   [WEATHER.name]: tool({

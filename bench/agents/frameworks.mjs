@@ -1,0 +1,21 @@
+// Every row of the benchmark: its adapter file (each exports `create(baseUrl)` → `ask()`),
+// its role in the ratios, and the package versions it measures.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const here = (file) => fileURLToPath(new URL(`./frameworks/${file}`, import.meta.url));
+
+export const FRAMEWORKS = [
+  { key: 'floor', label: 'floor (bare fetch)', role: 'floor', file: here('floor.mjs') },
+  { key: 'toolnexus', label: 'toolnexus-ts AgentRunner', role: 'self', file: here('toolnexus.js') },
+  { key: 'toolnexus-toolkit', label: 'toolnexus-ts Toolkit, hand loop', role: 'diagnostic', file: here('toolnexus-toolkit.js') },
+  { key: 'vercel-ai', label: 'Vercel AI SDK', role: 'peer', file: here('vercel-ai.mjs') },
+  { key: 'openai-agents', label: 'OpenAI Agents SDK', role: 'peer', file: here('openai-agents.mjs') },
+  { key: 'mastra', label: 'Mastra', role: 'peer', file: here('mastra.mjs') },
+  { key: 'langchain', label: 'LangChain.js', role: 'peer', file: here('langchain.mjs') },
+];
+
+/** The rows whose adapter exists (the TypeScript ones exist once compiled). */
+export function available(keys) {
+  return FRAMEWORKS.filter((f) => (!keys || keys.includes(f.key)) && existsSync(f.file));
+}

@@ -1,0 +1,225 @@
+// Cross-framework per-request overhead, all frameworks in ONE run against ONE mock.
+//
+// 1. A scripted OpenAI-compatible mock runs as a child process on 127.0.0.1 (its CPU is
+//    not charged to the frameworks; on 2 cores client and mock each get one).
+// 2. Cold: for each framework, BENCH_COLD fresh `node` processes (order rotated) measure
+//    import time, setup + first request, and peak RSS after BENCH_COLD_REQUESTS more.
+// 3. Warm: this process loads every framework, warms each up, then runs BENCH_ROUNDS
+//    rounds of BENCH_BATCH requests per framework, the order rotated every round, and
+//    takes p50/p95 of the per-request wall times.
+// Each request is the same scenario: one model turn with two parallel tool calls
+// (get_weather, add), the tools run, then the final answer: 2 HTTP round trips.
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import path from 'node:path';
+import scenario from './scenario.cjs';
+import { FRAMEWORKS, available } from './frameworks.mjs';
+import { median, percentile, rotation } from './stats.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const run = promisify(execFile);
+const intEnv = (name, fallback) => {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return value;
+};
+
+// No peer may phone home: tracing exporters stay off.
+process.env.OPENAI_AGENTS_DISABLE_TRACING = '1';
+for (const name of ['LANGCHAIN_TRACING_V2', 'LANGCHAIN_TRACING', 'LANGSMITH_TRACING', 'LANGSMITH_TRACING_V2']) delete process.env[name];
+
+const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((s) => s.trim()) : undefined;
+const rows = available(only);
+const missing = FRAMEWORKS.filter((f) => (!only || only.includes(f.key)) && !rows.includes(f));
+if (!rows.some((f) => f.role === 'floor')) throw new Error('the floor row is required: every ratio is against it');
+
+const BATCH = intEnv('BENCH_BATCH', 25);
+const ROUNDS = intEnv('BENCH_ROUNDS', 3 * rows.length);
+const WARMUP = intEnv('BENCH_WARMUP', 100);
+const COLD = intEnv('BENCH_COLD', 3);
+const COLD_REQUESTS = intEnv('BENCH_COLD_REQUESTS', 50);
+const ASK_TIMEOUT_MS = 10_000;
+const CHILD_TIMEOUT_MS = 60_000;
+
+async function startMock() {
+  const child = spawn(process.execPath, [path.join(here, 'mock-server.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout });
+  const [first] = await once(lines, 'line');
+  const { url } = JSON.parse(first);
+  return {
+    url,
+    async stats() {
+      child.stdin.write('stats\n');
+      const [line] = await once(lines, 'line');
+      return JSON.parse(line).stats;
+    },
+    stop() {
+      child.stdin.end();
+    },
+  };
+}
+
+function withTimeout(promise, what) {
+  let timer;
+  const deadline = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ASK_TIMEOUT_MS} ms`)), ASK_TIMEOUT_MS);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+async function coldPhase(url) {
+  const results = new Map(rows.map((f) => [f.key, []]));
+  for (let rep = 0; rep < COLD; rep++) {
+    for (const f of rotation(rows, rep)) {
+      const { stdout } = await run(process.execPath, [path.join(here, 'cold.mjs'), f.file, url, String(COLD_REQUESTS)], {
+        timeout: CHILD_TIMEOUT_MS,
+        env: process.env,
+      });
+      const sample = JSON.parse(stdout.trim().split('\n').pop());
+      if (sample.firstText !== scenario.FINAL_TEXT || sample.lastText !== scenario.FINAL_TEXT) {
+        throw new Error(`${f.key} (cold) answered ${JSON.stringify(sample.lastText)}`);
+      }
+      results.get(f.key).push(sample);
+    }
+  }
+  const summary = new Map();
+  for (const [key, samples] of results) {
+    summary.set(key, {
+      importMs: median(samples.map((s) => s.importMs)),
+      firstRequestMs: median(samples.map((s) => s.firstRequestMs)),
+      importPlusFirstMs: median(samples.map((s) => s.importMs + s.firstRequestMs)),
+      peakRssMB: median(samples.map((s) => s.peakRssMB)),
+    });
+  }
+  return summary;
+}
+
+async function warmPhase(url) {
+  const fetchBefore = globalThis.fetch;
+  const asks = new Map();
+  for (const f of rows) {
+    const { create } = await import(pathToFileURL(f.file).href);
+    asks.set(f.key, await create(url));
+  }
+  const fetchPatched = globalThis.fetch !== fetchBefore;
+  const check = (key, text) => {
+    if (text !== scenario.FINAL_TEXT) throw new Error(`${key} answered ${JSON.stringify(text)}`);
+  };
+  for (const f of rows) {
+    const ask = asks.get(f.key);
+    for (let i = 0; i < WARMUP; i++) check(f.key, await withTimeout(ask(), `${f.key} warm-up`));
+  }
+  const times = new Map(rows.map((f) => [f.key, []]));
+  const runsBefore = { ...scenario.toolRuns };
+  let measured = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const f of rotation(rows, round)) {
+      const ask = asks.get(f.key);
+      const bucket = times.get(f.key);
+      for (let i = 0; i < BATCH; i++) {
+        const t = performance.now();
+        const text = await withTimeout(ask(), f.key);
+        bucket.push(performance.now() - t);
+        check(f.key, text);
+        measured++;
+      }
+    }
+  }
+  for (const tool of ['get_weather', 'add']) {
+    const ran = scenario.toolRuns[tool] - runsBefore[tool];
+    if (ran !== measured) throw new Error(`${tool} ran ${ran} times in ${measured} measured requests`);
+  }
+  const summary = new Map();
+  for (const [key, list] of times) {
+    const sorted = [...list].sort((a, b) => a - b);
+    summary.set(key, { n: sorted.length, p50: percentile(sorted, 0.5), p95: percentile(sorted, 0.95), mean: list.reduce((a, b) => a + b, 0) / list.length });
+  }
+  return { summary, fetchPatched, measured };
+}
+
+const fmt = (v, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : '—');
+const ratio = (v) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : '—');
+
+async function main() {
+  const began = performance.now();
+  const mock = await startMock();
+  try {
+    const cold = await coldPhase(mock.url);
+    const coldRequests = rows.length * COLD * (1 + COLD_REQUESTS);
+    const statsAfterCold = await mock.stats();
+    const warm = await warmPhase(mock.url);
+    const mockStats = await mock.stats();
+    const warmRequests = rows.length * WARMUP + warm.measured;
+    const expectedRequests = 2 * (coldRequests + warmRequests);
+    if (mockStats.requests !== expectedRequests || mockStats.badFinal !== 0) {
+      throw new Error(`mock saw ${mockStats.requests} requests (expected ${expectedRequests}), ${mockStats.badFinal} with wrong tool results`);
+    }
+    report({ cold, warm, mockStats, statsAfterCold, seconds: (performance.now() - began) / 1000 });
+  } finally {
+    mock.stop();
+  }
+}
+
+function report({ cold, warm, mockStats, seconds }) {
+  const floor = warm.summary.get('floor');
+  const vercel = warm.summary.get('vercel-ai');
+  const peers = rows.filter((f) => f.role === 'peer');
+  const bestPeer = peers.reduce((best, f) => (!best || cold.get(f.key).importPlusFirstMs < cold.get(best.key).importPlusFirstMs ? f : best), undefined);
+  const bestPeerCold = bestPeer ? cold.get(bestPeer.key).importPlusFirstMs : NaN;
+  const floorRss = cold.get('floor').peakRssMB;
+
+  const header = [
+    '| framework | p50 ms | p95 ms | p50 × floor | p95 × floor | p50 × Vercel AI SDK | import ms | first request ms | import + first ms | import + first × best peer | peak RSS MB (+ over floor) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  const lines = rows.map((f) => {
+    const w = warm.summary.get(f.key);
+    const c = cold.get(f.key);
+    return `| ${f.label} | ${fmt(w.p50, 3)} | ${fmt(w.p95, 3)} | ${ratio(w.p50 / floor.p50)} | ${ratio(w.p95 / floor.p95)} | ${vercel ? ratio(w.p50 / vercel.p50) : '—'} | ${fmt(c.importMs, 1)} | ${fmt(c.firstRequestMs, 1)} | ${fmt(c.importPlusFirstMs, 1)} | ${f.role === 'floor' ? '—' : ratio(c.importPlusFirstMs / bestPeerCold)} | ${fmt(c.peakRssMB, 1)} (+${fmt(c.peakRssMB - floorRss, 1)}) |`;
+  });
+  const out = [];
+  out.push(`node ${process.version}, ${cpus().length} cores, load average at end ${loadavg().map((l) => l.toFixed(2)).join(' ')}; mock in a child process on 127.0.0.1`);
+  out.push(
+    `warm: ${ROUNDS} rounds × ${BATCH} requests per framework (${warm.summary.get('floor').n} each), order rotated every round, after ${WARMUP} warm-up requests each; cold: median of ${COLD} fresh processes per framework, peak RSS after 1 + ${COLD_REQUESTS} requests`,
+  );
+  out.push('');
+  out.push(...header, ...lines);
+  out.push('');
+  if (bestPeer) out.push(`best peer at import + first request: ${bestPeer.label} (${fmt(bestPeerCold, 1)} ms)`);
+  if (missing.length) out.push(`rows left out (adapter not built): ${missing.map((f) => f.label).join(', ')}`);
+  if (warm.fetchPatched) out.push('WARNING: a framework replaced globalThis.fetch in the warm process; every row shares that fetch');
+  const self = warm.summary.get('toolnexus');
+  if (self) {
+    const selfCold = cold.get('toolnexus').importPlusFirstMs;
+    const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
+    out.push('');
+    out.push('targets for toolnexus-ts (argument validation ON):');
+    out.push(`  p50 ≤ 1.15× floor:             ${ratio(self.p50 / floor.p50)}  ${verdict(self.p50 / floor.p50 <= 1.15)}`);
+    if (vercel) out.push(`  p50 ≤ 0.6× Vercel AI SDK:      ${ratio(self.p50 / vercel.p50)}  ${verdict(self.p50 / vercel.p50 <= 0.6)}`);
+    if (bestPeer) out.push(`  import + first ≤ 0.75× best peer: ${ratio(selfCold / bestPeerCold)}  ${verdict(selfCold / bestPeerCold <= 0.75)}`);
+  }
+  out.push('');
+  out.push(`mock served ${mockStats.requests} requests (${mockStats.streamed} streamed), all tool results checked; total ${fmt(seconds, 1)} s`);
+  console.log(out.join('\n'));
+
+  mkdirSync(path.join(here, 'build'), { recursive: true });
+  const record = {
+    node: process.version,
+    cores: cpus().length,
+    settings: { ROUNDS, BATCH, WARMUP, COLD, COLD_REQUESTS },
+    warm: Object.fromEntries(warm.summary),
+    cold: Object.fromEntries(cold),
+    mock: mockStats,
+    seconds,
+  };
+  writeFileSync(path.join(here, 'build/last-run.json'), JSON.stringify(record, null, 2));
+}
+
+await main();
