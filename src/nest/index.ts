@@ -5,6 +5,8 @@
 export { ToolnexusModule, TOOLNEXUS_OPTIONS } from './toolnexus.module';
 export { ToolDiscovery } from './tool-discovery';
 export { ToolnexusModuleError } from './errors';
+export { ToolnexusExceptionFilter, httpStatusOf } from './exception-filter';
+export type { ToolnexusErrorBody } from './exception-filter';
 export type {
   ToolnexusModuleOptions,
   ToolnexusModuleRootOptions,

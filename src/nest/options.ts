@@ -1,4 +1,6 @@
 import type { ModuleMetadata, Type, InjectionToken, OptionalFactoryDependency } from '@nestjs/common';
+import type { PendingStore } from '../suspension/store';
+import type { WaitFor } from '../suspension/coordinator';
 import type { ToolContext } from '../toolkit/context';
 import type { ToolkitHooks } from '../toolkit/hooks';
 
@@ -11,6 +13,20 @@ export interface ToolnexusModuleOptions {
   defaultTimeoutMs?: number;
   /** Toolkit hooks: guards, result rewriting, metrics. */
   hooks?: ToolkitHooks;
+  /**
+   * Where the `ResumeCoordinator` keeps suspended calls. Default: in memory (lost on
+   * restart). Give a `SqlitePendingStore` or `PostgresPendingStore` for durable approvals.
+   */
+  store?: PendingStore;
+  /** Closes `store` when the application shuts down (`app.close()`). Default: true. */
+  closeStoreOnShutdown?: boolean;
+  /**
+   * In-process posture: answer each suspension inline instead of recording it. Leave
+   * unset in an HTTP service, where the answer arrives in a later request.
+   */
+  waitFor?: WaitFor;
+  /** How long a resolving process holds a claim; see `ResumeCoordinator`. */
+  leaseMs?: number;
 }
 
 /** Options of `ToolnexusModule.forRoot`. */

@@ -1,6 +1,7 @@
-import { Module, type DynamicModule, type Provider } from '@nestjs/common';
+import { Inject, Module, type DynamicModule, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { DiscoveryModule, ModuleRef } from '@nestjs/core';
 import type { ClassType } from '../decorators/types';
+import { ResumeCoordinator } from '../suspension/coordinator';
 import { Toolkit } from '../toolkit/toolkit';
 import { ToolnexusModuleError } from './errors';
 import type { ToolnexusModuleAsyncOptions, ToolnexusModuleOptions, ToolnexusModuleRootOptions, ToolnexusOptionsFactory } from './options';
@@ -30,11 +31,11 @@ export const TOOLNEXUS_OPTIONS = Symbol.for('toolnexus:nest-options');
  * ```
  */
 @Module({})
-export class ToolnexusModule {
+export class ToolnexusModule implements OnApplicationShutdown {
   /** Configures the module with options known up front. */
   static forRoot(options: ToolnexusModuleRootOptions = {}): DynamicModule {
     const { isGlobal = true, ...moduleOptions } = options;
-    return ToolnexusModule.build(isGlobal, [], [{ provide: TOOLNEXUS_OPTIONS, useValue: moduleOptions }]);
+    return ToolnexusModule.build(isGlobal, [], [{ provide: TOOLNEXUS_OPTIONS, useValue: checkedOptions(moduleOptions) }]);
   }
 
   /** Configures the module from other providers (a config service, a database pool, ...). */
@@ -54,13 +55,29 @@ export class ToolnexusModule {
           resolver: (cls: ClassType) => moduleRef.get(cls, { strict: false }),
         }),
     };
+    const coordinator: Provider = {
+      provide: ResumeCoordinator,
+      inject: [TOOLNEXUS_OPTIONS, Toolkit],
+      useFactory: (options: ToolnexusModuleOptions, tools: Toolkit) =>
+        new ResumeCoordinator({ toolkit: tools, store: options.store, waitFor: options.waitFor, leaseMs: options.leaseMs }),
+    };
     return {
       module: ToolnexusModule,
       global: isGlobal,
       imports: [DiscoveryModule, ...imports],
-      providers: [...optionProviders, toolkit, ToolDiscovery],
-      exports: [TOOLNEXUS_OPTIONS, Toolkit],
+      providers: [...optionProviders, toolkit, coordinator, ToolDiscovery],
+      exports: [TOOLNEXUS_OPTIONS, Toolkit, ResumeCoordinator],
     };
+  }
+
+  constructor(
+    @Inject(TOOLNEXUS_OPTIONS) private readonly options: ToolnexusModuleOptions,
+    private readonly coordinator: ResumeCoordinator,
+  ) {}
+
+  /** Releases the store's connections or file handles with the application. */
+  async onApplicationShutdown(): Promise<void> {
+    if (this.options.closeStoreOnShutdown !== false) await this.coordinator.store.close();
   }
 }
 
@@ -69,14 +86,23 @@ function optionsProviders(options: ToolnexusModuleAsyncOptions): Provider[] {
   if (ways !== 1) {
     throw new ToolnexusModuleError(`ToolnexusModule.forRootAsync needs exactly one of useFactory, useClass or useExisting (got ${ways})`);
   }
-  if (options.useFactory) {
-    return [{ provide: TOOLNEXUS_OPTIONS, useFactory: options.useFactory, inject: options.inject ?? [] }];
+  const { useFactory } = options;
+  if (useFactory) {
+    return [{ provide: TOOLNEXUS_OPTIONS, useFactory: async (...deps: never[]) => checkedOptions(await useFactory(...deps)), inject: options.inject ?? [] }];
   }
   const factoryClass = (options.useClass ?? options.useExisting) as ClassType<ToolnexusOptionsFactory>;
   const fromFactory: Provider = {
     provide: TOOLNEXUS_OPTIONS,
     inject: [factoryClass],
-    useFactory: (factory: ToolnexusOptionsFactory) => factory.createToolnexusOptions(),
+    useFactory: async (factory: ToolnexusOptionsFactory) => checkedOptions(await factory.createToolnexusOptions()),
   };
   return options.useClass ? [fromFactory, { provide: factoryClass, useClass: factoryClass }] : [fromFactory];
+}
+
+/** A factory that forgot its `return` must fail the boot here, not as a TypeError later. */
+function checkedOptions(options: unknown): ToolnexusModuleOptions {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new ToolnexusModuleError(`ToolnexusModule options must be an object, got ${options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options}`);
+  }
+  return options as ToolnexusModuleOptions;
 }

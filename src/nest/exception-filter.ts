@@ -1,0 +1,72 @@
+import { Catch, HttpStatus, Injectable, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import {
+  AlreadyResolvedError,
+  InvalidAnswerError,
+  InvalidArgumentError,
+  InvalidResumeError,
+  ModelError,
+  RunConflictError,
+  RunNotFoundError,
+  StoreUnavailableError,
+  ToolnexusError,
+  UnknownSuspensionError,
+} from '../errors';
+
+/** The JSON body {@link ToolnexusExceptionFilter} answers with; Nest's own error shape plus `code`. */
+export interface ToolnexusErrorBody {
+  statusCode: number;
+  /** The HTTP reason phrase (`Not Found`, `Conflict`, ...). */
+  error: string;
+  /** What went wrong, in words a client can show. */
+  message: string;
+  /** The error class name (`UnknownSuspensionError`, `AlreadyResolvedError`, ...), for programs. */
+  code: string;
+}
+
+const REASONS: Partial<Record<number, string>> = {
+  400: 'Bad Request',
+  404: 'Not Found',
+  409: 'Conflict',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+};
+
+/** The HTTP status a toolnexus error deserves: the client's mistakes are 4xx, ours and upstream's 5xx. */
+export function httpStatusOf(error: ToolnexusError): number {
+  if (error instanceof UnknownSuspensionError || error instanceof RunNotFoundError) return HttpStatus.NOT_FOUND;
+  if (error instanceof AlreadyResolvedError || error instanceof RunConflictError) return HttpStatus.CONFLICT;
+  if (error instanceof InvalidAnswerError || error instanceof InvalidResumeError || error instanceof InvalidArgumentError) return HttpStatus.BAD_REQUEST;
+  if (error instanceof StoreUnavailableError) return HttpStatus.SERVICE_UNAVAILABLE;
+  if (error instanceof ModelError) return HttpStatus.BAD_GATEWAY;
+  return HttpStatus.INTERNAL_SERVER_ERROR;
+}
+
+/**
+ * Answers toolnexus errors over HTTP with a status that says whose fault it was: a stale
+ * or forged answer id is 404, an answer to a settled suspension is 409, a malformed answer
+ * is 400, a model provider failure 502. Server-side faults (a corrupt checkpoint, an
+ * unregistered tool) are 500 without their details, as Nest does for unknown errors.
+ *
+ * @example
+ * ```ts
+ * providers: [{ provide: APP_FILTER, useClass: ToolnexusExceptionFilter }]
+ * ```
+ */
+@Injectable()
+@Catch(ToolnexusError)
+export class ToolnexusExceptionFilter implements ExceptionFilter<ToolnexusError> {
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
+  catch(error: ToolnexusError, host: ArgumentsHost): void {
+    const statusCode = httpStatusOf(error);
+    const body: ToolnexusErrorBody = {
+      statusCode,
+      error: REASONS[statusCode] ?? 'Error',
+      message: statusCode === HttpStatus.INTERNAL_SERVER_ERROR ? 'Internal server error' : error.message,
+      code: error.name,
+    };
+    this.adapterHost.httpAdapter.reply(host.switchToHttp().getResponse(), body, statusCode);
+  }
+}
