@@ -6,8 +6,8 @@
 //                               get_weather {"city":"Paris"} and add {"a":2,"b":3}
 //   - tool results present   -> the final answer FINAL_TEXT
 // Every response (and every tool call) gets an id never used before: LangChain merges
-// messages that share an id. Both the JSON and the `stream: true` (SSE) shapes are
-// served, because some frameworks (Mastra) always stream from the model.
+// messages that share an id. Every adapter here asks without streaming; a `stream: true`
+// request is refused with a 400 so an adapter that streams fails loudly, not unfairly.
 import http from 'node:http';
 
 import scenario from './scenario.cjs';
@@ -17,7 +17,7 @@ const MODEL = 'mock-gpt';
 
 let sequence = 0;
 const nextId = () => `${process.pid.toString(36)}${(++sequence).toString(36)}`;
-const stats = { requests: 0, toolTurns: 0, finalTurns: 0, badFinal: 0, streamed: 0 };
+const stats = { requests: 0, toolTurns: 0, finalTurns: 0, badFinal: 0 };
 
 function plan(body) {
   const messages = Array.isArray(body.messages) ? body.messages : [];
@@ -61,27 +61,6 @@ function jsonResponse(p, created) {
   };
 }
 
-function streamChunks(p, created, includeUsage) {
-  const base = { id: p.id, object: 'chat.completion.chunk', created, model: MODEL };
-  const chunks = [];
-  if (p.kind === 'tools') {
-    chunks.push({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: null }, finish_reason: null }] });
-    p.calls.forEach((c, index) => {
-      chunks.push({
-        ...base,
-        choices: [{ index: 0, delta: { tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }, finish_reason: null }],
-      });
-      chunks.push({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: c.arguments } }] }, finish_reason: null }] });
-    });
-    chunks.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] });
-  } else {
-    chunks.push({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: p.text }, finish_reason: null }] });
-    chunks.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
-  }
-  if (includeUsage) chunks.push({ ...base, choices: [], usage });
-  return chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('') + 'data: [DONE]\n\n';
-}
-
 const server = http.createServer((req, res) => {
   if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) {
     res.writeHead(404, { 'content-type': 'application/json' });
@@ -99,21 +78,18 @@ const server = http.createServer((req, res) => {
       res.end(JSON.stringify({ error: { message: 'body is not JSON' } }));
       return;
     }
+    if (body.stream) {
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: 'this mock does not stream: ask with stream unset' } }));
+      return;
+    }
     stats.requests++;
     const p = plan(body);
     if (p.kind === 'tools') stats.toolTurns++;
     else stats.finalTurns++;
-    const created = Math.floor(Date.now() / 1000);
-    if (body.stream) {
-      stats.streamed++;
-      const payload = streamChunks(p, created, Boolean(body.stream_options && body.stream_options.include_usage));
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': p.id });
-      res.end(payload);
-    } else {
-      const payload = JSON.stringify(jsonResponse(p, created));
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), 'x-request-id': p.id });
-      res.end(payload);
-    }
+    const payload = JSON.stringify(jsonResponse(p, Math.floor(Date.now() / 1000)));
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), 'x-request-id': p.id });
+    res.end(payload);
   });
 });
 server.keepAliveTimeout = 60_000;

@@ -206,7 +206,7 @@ function report({ cold, warm, mockStats, seconds }) {
     if (bestPeer) out.push(`  import + first ≤ 0.75× best peer: ${ratio(selfCold / bestPeerCold)}  ${verdict(selfCold / bestPeerCold <= 0.75)}`);
   }
   out.push('');
-  out.push(`mock served ${mockStats.requests} requests (${mockStats.streamed} streamed), all tool results checked; total ${fmt(seconds, 1)} s`);
+  out.push(`mock served ${mockStats.requests} requests, every tool result checked; total ${fmt(seconds, 1)} s`);
   console.log(out.join('\n'));
 
   mkdirSync(path.join(here, 'build'), { recursive: true });

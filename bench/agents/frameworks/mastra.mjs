@@ -1,5 +1,5 @@
 // Mastra (@mastra/core@0.24.9) with @ai-sdk/openai@2.0.131 (its AI SDK 5 provider line),
-// chat-completions endpoint. Mastra's agent loop streams from the model.
+// chat-completions endpoint.
 import { Agent } from '@mastra/core/agent';
 import { createTool } from '@mastra/core/tools';
 import { createOpenAI } from 'ai-sdk-openai-v2';
