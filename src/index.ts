@@ -6,3 +6,4 @@ export * from './decorators';
 export * from './schema';
 export * from './toolkit';
 export * from './suspension';
+export * from './runner';

@@ -1,0 +1,30 @@
+export { AgentRunner } from './agent-runner';
+export type { AgentRunnerOptions, RunOptions, ResumeOptions, AgentToolContext } from './agent-runner';
+export { OpenAIChatModel } from './models/openai';
+export type { OpenAIChatModelOptions } from './models/openai';
+export { AnthropicModel } from './models/anthropic';
+export type { AnthropicModelOptions } from './models/anthropic';
+export { FunctionModel } from './models/function';
+export type { FunctionModelReply, FunctionToolCall, ModelFunction } from './models/function';
+export type { HttpModelOptions, RetryOptions } from './http';
+export { readSse } from './sse';
+export type { SseEvent } from './sse';
+export { RUN_STATE_FORMAT } from './state';
+export type { RunState, RunPhase, HaltedCall } from './state';
+export type {
+  ChatModel,
+  ChatMessage,
+  UserMessage,
+  AssistantMessage,
+  ToolMessage,
+  ToolCall,
+  ToolCallRecord,
+  ModelRequest,
+  ModelResponse,
+  ModelStreamEvent,
+  ModelTool,
+  Usage,
+  RunEvent,
+  RunResult,
+  RunStatus,
+} from './types';

@@ -1,0 +1,197 @@
+import { ModelResponseError } from '../../errors';
+import { toOpenAITools } from '../../toolkit/adapters';
+import { httpSettings, postWithRetry, type HttpModelOptions, type HttpSettings } from '../http';
+import { readSse } from '../sse';
+import type { ChatMessage, ChatModel, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ToolCall, Usage } from '../types';
+import { argumentsText, asCount, asRecord, asString, fallbackCallId, joinUrl, parseChunk, readJson, streamFailure, ToolsCache } from './shared';
+
+/** Options of {@link OpenAIChatModel}. */
+export interface OpenAIChatModelOptions extends HttpModelOptions {
+  /** The API root that holds `/chat/completions`: `https://api.openai.com/v1`, `https://openrouter.ai/api/v1`, `http://127.0.0.1:11434/v1`... */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer ...`; omit for local servers that need none. */
+  apiKey?: string;
+  model: string;
+  /** Extra body fields for every request: `temperature`, `max_tokens`, `parallel_tool_calls`... */
+  params?: Record<string, unknown>;
+  /** Ask for token usage at the end of a stream (`stream_options.include_usage`). Default true; turn off for servers that reject it. */
+  streamUsage?: boolean;
+  /** The name errors use. Default `openai`. */
+  provider?: string;
+}
+
+type WireMessage =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+/**
+ * A chat-completions model: OpenAI itself and every server that speaks its dialect
+ * (OpenRouter, vLLM, Ollama, LM Studio, llama.cpp...). Plain `fetch`, retries per
+ * {@link HttpModelOptions}, non-streaming and streaming (server-sent events).
+ */
+export class OpenAIChatModel implements ChatModel {
+  readonly provider: string;
+  private readonly url: string;
+  private readonly headers: Record<string, string>;
+  private readonly settings: HttpSettings;
+  /** `{"model":...,<params>` without its closing brace: the constant prefix of every body. */
+  private readonly bodyHead: string;
+  private readonly streamTail: string;
+  private readonly toolsJson = new ToolsCache((tools: readonly ModelTool[]) => JSON.stringify(toOpenAITools(tools)));
+
+  constructor(options: OpenAIChatModelOptions) {
+    if (typeof options?.baseUrl !== 'string' || options.baseUrl === '') throw new TypeError('OpenAIChatModel needs a baseUrl');
+    if (typeof options.model !== 'string' || options.model === '') throw new TypeError('OpenAIChatModel needs a model');
+    this.provider = options.provider ?? 'openai';
+    this.settings = httpSettings(options);
+    this.url = joinUrl(options.baseUrl, 'chat/completions');
+    this.headers = {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+      ...this.settings.headers,
+    };
+    const head = JSON.stringify({ ...options.params, model: options.model });
+    this.bodyHead = head.slice(0, -1);
+    this.streamTail = options.streamUsage === false ? ',"stream":true' : ',"stream":true,"stream_options":{"include_usage":true}';
+  }
+
+  async complete(request: ModelRequest): Promise<ModelResponse> {
+    const { response, attempt } = await postWithRetry(
+      { provider: this.provider, url: this.url, headers: this.headers, body: this.body(request, false), signal: request.signal },
+      this.settings,
+    );
+    const json = await readJson(this.provider, response, attempt);
+    return this.parseCompletion(json);
+  }
+
+  async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
+    const { response, attempt } = await postWithRetry(
+      { provider: this.provider, url: this.url, headers: { ...this.headers, accept: 'text/event-stream' }, body: this.body(request, true), signal: request.signal },
+      this.settings,
+    );
+    if (!response.body) {
+      attempt.dispose();
+      throw new ModelResponseError(this.provider, 'the stream has no body');
+    }
+    let text = '';
+    const calls: Array<{ id: string; name: string; arguments: string }> = [];
+    let usage: Usage = { inputTokens: 0, outputTokens: 0 };
+    let stopReason: string | undefined;
+    let finished = false;
+    try {
+      for await (const event of readSse(response.body, () => attempt.touch())) {
+        if (event.data === '[DONE]') {
+          finished = true;
+          break;
+        }
+        const chunk = parseChunk(this.provider, event.data);
+        this.throwIfError(chunk);
+        const reported = asRecord(chunk.usage);
+        if (reported) usage = { inputTokens: asCount(reported.prompt_tokens), outputTokens: asCount(reported.completion_tokens) };
+        const choice = Array.isArray(chunk.choices) ? asRecord(chunk.choices[0]) : undefined;
+        if (!choice) continue;
+        stopReason = asString(choice.finish_reason) ?? stopReason;
+        const delta = asRecord(choice.delta);
+        if (!delta) continue;
+        const content = asString(delta.content);
+        if (content) {
+          text += content;
+          yield { type: 'text', delta: content };
+        }
+        if (Array.isArray(delta.tool_calls)) {
+          for (const raw of delta.tool_calls) {
+            const part = asRecord(raw);
+            if (!part) continue;
+            const index = typeof part.index === 'number' ? part.index : calls.length;
+            const call = (calls[index] ??= { id: '', name: '', arguments: '' });
+            const id = asString(part.id);
+            if (id) call.id = id;
+            const fn = asRecord(part.function);
+            const name = asString(fn?.name);
+            if (name) call.name = call.name === '' ? name : call.name;
+            call.arguments += argumentsText(fn?.arguments);
+          }
+        }
+      }
+    } catch (error) {
+      throw streamFailure(this.provider, attempt, error);
+    } finally {
+      attempt.dispose();
+    }
+    if (!finished && stopReason === undefined) throw new ModelResponseError(this.provider, 'the stream ended before the response was complete');
+    const toolCalls: ToolCall[] = [];
+    for (const call of calls) {
+      if (!call) continue;
+      if (call.name === '') throw new ModelResponseError(this.provider, 'a streamed tool call has no function name');
+      toolCalls.push({ id: call.id || fallbackCallId(), name: call.name, arguments: call.arguments });
+    }
+    yield { type: 'response', response: { text, toolCalls, usage, stopReason } };
+  }
+
+  private body(request: ModelRequest, stream: boolean): string {
+    let body = `${this.bodyHead},"messages":${JSON.stringify(toWire(request.system, request.messages))}`;
+    if (request.tools.length > 0) body += `,"tools":${this.toolsJson.get(request.tools)}`;
+    if (stream) body += this.streamTail;
+    return `${body}}`;
+  }
+
+  private parseCompletion(json: Record<string, unknown>): ModelResponse {
+    this.throwIfError(json);
+    const choice = Array.isArray(json.choices) ? asRecord(json.choices[0]) : undefined;
+    const message = asRecord(choice?.message);
+    if (!choice || !message) throw new ModelResponseError(this.provider, 'the body has no choices[0].message', JSON.stringify(json).slice(0, 200));
+    const toolCalls: ToolCall[] = [];
+    if (Array.isArray(message.tool_calls)) {
+      for (const raw of message.tool_calls) {
+        const fn = asRecord(asRecord(raw)?.function);
+        const name = asString(fn?.name);
+        if (!fn || !name) throw new ModelResponseError(this.provider, 'a tool call has no function name', JSON.stringify(raw).slice(0, 200));
+        toolCalls.push({ id: asString(asRecord(raw)?.id) || fallbackCallId(), name, arguments: argumentsText(fn.arguments) });
+      }
+    }
+    const usage = asRecord(json.usage);
+    return {
+      text: asString(message.content) ?? '',
+      toolCalls,
+      usage: { inputTokens: asCount(usage?.prompt_tokens), outputTokens: asCount(usage?.completion_tokens) },
+      stopReason: asString(choice.finish_reason),
+    };
+  }
+
+  /** OpenRouter and some gateways report failures as `{ error }` in a 200 body or mid-stream. */
+  private throwIfError(json: Record<string, unknown>): void {
+    if (json.error === undefined || json.error === null) return;
+    const error = json.error;
+    const message = asString(error) ?? asString(asRecord(error)?.message) ?? JSON.stringify(error);
+    throw new ModelResponseError(this.provider, `the provider reported an error: ${message}`);
+  }
+}
+
+function toWire(system: string | undefined, messages: readonly ChatMessage[]): WireMessage[] {
+  const wire: WireMessage[] = [];
+  if (system) wire.push({ role: 'system', content: system });
+  for (const message of messages) {
+    switch (message.role) {
+      case 'user':
+        wire.push({ role: 'user', content: message.content });
+        break;
+      case 'assistant':
+        if (message.toolCalls && message.toolCalls.length > 0) {
+          wire.push({
+            role: 'assistant',
+            content: message.content === '' ? null : message.content,
+            tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
+          });
+        } else {
+          wire.push({ role: 'assistant', content: message.content });
+        }
+        break;
+      case 'tool':
+        wire.push({ role: 'tool', tool_call_id: message.callId, content: message.content });
+        break;
+    }
+  }
+  return wire;
+}

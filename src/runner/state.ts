@@ -1,0 +1,91 @@
+import { RunCheckpointError } from '../errors';
+import { isToolResult } from '../results/helpers';
+import type { ToolResult } from '../results/wire';
+import type { ChatMessage, ToolCall, ToolCallRecord, Usage } from './types';
+
+/** Tags every checkpoint this runner writes, so a foreign or future state is refused, not misread. */
+export const RUN_STATE_FORMAT = 'toolnexus.run/1';
+
+/**
+ * `halted`: some calls of the last turn are suspended. `running`: the last answer came in
+ * and one process (the one that merged it) is continuing the loop. `done` / `incomplete`: over.
+ */
+export type RunPhase = 'halted' | 'running' | 'done' | 'incomplete';
+
+/** One call of the halted turn. `pendingId` is set while it is suspended; `result` is its pending result until then. */
+export interface HaltedCall {
+  call: ToolCall;
+  result: ToolResult;
+  pendingId?: string;
+}
+
+/** What a run checkpoint's `state` holds (JSON all the way down). */
+export interface RunState {
+  format: typeof RUN_STATE_FORMAT;
+  phase: RunPhase;
+  /** The transcript; while halted it ends with the assistant turn whose calls are listed in `halted`. */
+  messages: ChatMessage[];
+  /** Calls of earlier turns, with their results. */
+  toolCalls: ToolCallRecord[];
+  turns: number;
+  usage: Usage;
+  text: string;
+  halted?: { turn: number; calls: HaltedCall[] };
+}
+
+const PHASES: readonly string[] = ['halted', 'running', 'done', 'incomplete'];
+
+/** Checks a stored state before anything trusts it. */
+export function readRunState(runId: string, raw: unknown): RunState {
+  const fail = (detail: string): never => {
+    throw new RunCheckpointError(runId, detail);
+  };
+  if (typeof raw !== 'object' || raw === null) fail('the state is not an object');
+  const state = raw as Partial<RunState>;
+  if (state.format !== RUN_STATE_FORMAT) fail(`unknown state format ${JSON.stringify(state.format)} (expected ${RUN_STATE_FORMAT})`);
+  if (typeof state.phase !== 'string' || !PHASES.includes(state.phase)) fail(`unknown phase ${JSON.stringify(state.phase)}`);
+  if (!Array.isArray(state.messages) || !state.messages.every(isMessage)) fail('messages is not a transcript');
+  if (!Array.isArray(state.toolCalls) || !state.toolCalls.every(isRecord)) fail('toolCalls is not a list of tool calls');
+  if (!Number.isInteger(state.turns) || (state.turns as number) < 0) fail('turns is not a count');
+  const usage = state.usage;
+  if (typeof usage !== 'object' || usage === null || typeof usage.inputTokens !== 'number' || typeof usage.outputTokens !== 'number') fail('usage is malformed');
+  if (typeof state.text !== 'string') fail('text is not a string');
+  if (state.halted !== undefined) {
+    const halted = state.halted;
+    if (typeof halted !== 'object' || halted === null || !Number.isInteger(halted.turn) || !Array.isArray(halted.calls) || !halted.calls.every(isHaltedCall)) {
+      fail('the halted turn is malformed');
+    }
+  }
+  if (state.phase === 'halted' && state.halted === undefined) fail('a halted run has no halted turn');
+  return state as RunState;
+}
+
+function isToolCall(value: unknown): value is ToolCall {
+  const call = value as ToolCall;
+  return typeof value === 'object' && value !== null && typeof call.id === 'string' && typeof call.name === 'string' && typeof call.arguments === 'string';
+}
+
+function isMessage(value: unknown): value is ChatMessage {
+  if (typeof value !== 'object' || value === null) return false;
+  const message = value as ChatMessage;
+  switch (message.role) {
+    case 'user':
+      return typeof message.content === 'string';
+    case 'assistant':
+      return typeof message.content === 'string' && (message.toolCalls === undefined || (Array.isArray(message.toolCalls) && message.toolCalls.every(isToolCall)));
+    case 'tool':
+      return typeof message.callId === 'string' && typeof message.name === 'string' && typeof message.content === 'string' && typeof message.isError === 'boolean';
+    default:
+      return false;
+  }
+}
+
+function isRecord(value: unknown): value is ToolCallRecord {
+  return isToolCall(value) && isToolResult((value as ToolCallRecord).result) && Number.isInteger((value as ToolCallRecord).turn);
+}
+
+function isHaltedCall(value: unknown): value is HaltedCall {
+  if (typeof value !== 'object' || value === null) return false;
+  const halted = value as HaltedCall;
+  return isToolCall(halted.call) && isToolResult(halted.result) && (halted.pendingId === undefined || typeof halted.pendingId === 'string');
+}

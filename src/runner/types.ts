@@ -1,0 +1,136 @@
+import type { PendingRequest, ToolResult } from '../results/wire';
+import type { JsonSchema } from '../schema/json-schema';
+
+/**
+ * One tool call a model asked for. `arguments` is the JSON text exactly as the model sent
+ * it, so a malformed payload is kept (and answered with an error result) rather than lost.
+ */
+export interface ToolCall {
+  /** The provider's tool-call id (`call_...`, `toolu_...`): stable across suspend and resume. */
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** The user's turn. */
+export interface UserMessage {
+  role: 'user';
+  content: string;
+}
+
+/** The model's turn: its text and the tool calls it asked for, in the order it asked. */
+export interface AssistantMessage {
+  role: 'assistant';
+  content: string;
+  toolCalls?: ToolCall[];
+}
+
+/** The result of one tool call, fed back to the model in the provider's tool-result shape. */
+export interface ToolMessage {
+  role: 'tool';
+  callId: string;
+  name: string;
+  content: string;
+  isError: boolean;
+}
+
+/**
+ * A provider-neutral transcript entry. Each model translates the transcript into its own
+ * wire shape (OpenAI `tool` messages, Anthropic `tool_result` blocks), so a checkpoint is
+ * plain JSON that any process can continue.
+ */
+export type ChatMessage = UserMessage | AssistantMessage | ToolMessage;
+
+/** Token counts as the provider reported them (0 when it reported none). */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** What a model needs to know about one tool. A `RegisteredTool` is one. */
+export interface ModelTool {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema;
+}
+
+/** One model call. */
+export interface ModelRequest {
+  system?: string;
+  messages: readonly ChatMessage[];
+  /**
+   * The tools on offer. The runner passes the same array instance for as long as the
+   * toolkit is unchanged, so a model may cache its provider-shaped copy by identity.
+   */
+  tools: readonly ModelTool[];
+  signal?: AbortSignal;
+}
+
+/** What one model call produced. */
+export interface ModelResponse {
+  text: string;
+  /** In the order the model asked for them; empty when the model answered. */
+  toolCalls: ToolCall[];
+  usage: Usage;
+  /** The provider's own reason (`stop`, `tool_calls`, `end_turn`, `tool_use`, ...), when it gave one. */
+  stopReason?: string;
+}
+
+/** What a streaming model call yields: text as it arrives, then exactly one `response`. */
+export type ModelStreamEvent = { type: 'text'; delta: string } | { type: 'response'; response: ModelResponse };
+
+/**
+ * A chat model the runner can drive. Implement `complete`; add `stream` when the back end
+ * can send text as it is produced (the runner falls back to `complete` otherwise).
+ */
+export interface ChatModel {
+  /** Names the provider in errors and logs. */
+  readonly provider: string;
+  complete(request: ModelRequest): Promise<ModelResponse>;
+  stream?(request: ModelRequest): AsyncIterable<ModelStreamEvent>;
+}
+
+/** One tool call of a run with the result that was fed back for it. */
+export interface ToolCallRecord {
+  id: string;
+  name: string;
+  arguments: string;
+  result: ToolResult;
+  /** The turn (1-based model call) that asked for it. */
+  turn: number;
+}
+
+/** How a run ended. */
+export type RunStatus = 'done' | 'pending' | 'incomplete';
+
+/** The outcome of `run` and `resume`. */
+export interface RunResult {
+  /**
+   * `done`: the model answered without tool calls. `pending`: a tool suspended and the run
+   * is checkpointed until `resume`. `incomplete`: a limit stopped it (`limit`).
+   */
+  status: RunStatus;
+  /** The model's last text (its answer when `done`). */
+  text: string;
+  /** The whole transcript, without the system prompt. */
+  messages: ChatMessage[];
+  /** Every tool call so far, in the order asked; a call still suspended carries its pending result. */
+  toolCalls: ToolCallRecord[];
+  /** Model calls made so far. */
+  turns: number;
+  usage: Usage;
+  runId: string;
+  /** The first open suspension in call order (when `pending`). */
+  pending?: PendingRequest;
+  /** Every open suspension in call order (when `pending`). */
+  pendings?: PendingRequest[];
+  limit?: 'maxTurns';
+}
+
+/** What `stream` yields. */
+export type RunEvent =
+  | { type: 'text'; delta: string }
+  | { type: 'tool_call'; call: ToolCall }
+  | { type: 'tool_result'; callId: string; name: string; result: ToolResult }
+  | { type: 'pending'; callId: string; request: PendingRequest }
+  | { type: 'done'; result: RunResult };
