@@ -215,13 +215,17 @@ function messageIn(value: unknown): string | undefined {
 }
 
 function describeNetworkError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause;
-  if (cause instanceof Error) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    return code ? `${code} (${cause.message})` : cause.message;
-  }
-  return error.message;
+  // Duck-typed: fetch's errors may come from another realm (a VM context), where instanceof fails.
+  const outer = asErrorLike(error);
+  if (!outer) return String(error);
+  const cause = asErrorLike(outer.cause);
+  if (cause) return cause.code ? `${cause.code} (${cause.message})` : cause.message;
+  return outer.message;
+}
+
+function asErrorLike(value: unknown): { message: string; code?: string; cause?: unknown } | undefined {
+  if (typeof value !== 'object' || value === null || typeof (value as { message?: unknown }).message !== 'string') return undefined;
+  return value as { message: string; code?: string; cause?: unknown };
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {

@@ -1,0 +1,220 @@
+/**
+ * Retries, timeouts and clear failures of the HTTP models, over real HTTP on 127.0.0.1.
+ */
+import { createServer } from 'node:net';
+import {
+  AgentRunner,
+  AnthropicModel,
+  ModelConnectionError,
+  ModelHttpError,
+  ModelResponseError,
+  ModelTimeoutError,
+  OpenAIChatModel,
+  type OpenAIChatModelOptions,
+} from 'toolnexus-ts';
+import { anthropicText, dropConnection, hang, json, openaiStream, openaiText, startMockServer, type MockServer, type Reply } from './mock-servers';
+import { weatherToolkit } from './tools';
+
+const servers: MockServer[] = [];
+async function serve(replies: Reply | Reply[]): Promise<MockServer> {
+  const server = await startMockServer(replies);
+  servers.push(server);
+  return server;
+}
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+function openai(server: MockServer | string, options: Partial<OpenAIChatModelOptions> = {}): OpenAIChatModel {
+  const url = typeof server === 'string' ? server : server.url;
+  return new OpenAIChatModel({ baseUrl: url, model: 'm', retry: { maxAttempts: 3, baseDelayMs: 5 }, ...options });
+}
+
+function run(model: OpenAIChatModel | AnthropicModel, signal?: AbortSignal) {
+  return new AgentRunner({ model, toolkit: weatherToolkit() }).run('hi', { signal });
+}
+
+async function timed<T>(work: () => Promise<T>): Promise<{ value?: T; error?: unknown; ms: number }> {
+  const started = Date.now();
+  try {
+    const value = await work();
+    return { value, ms: Date.now() - started };
+  } catch (error) {
+    return { error, ms: Date.now() - started };
+  }
+}
+
+describe('retries', () => {
+  it('waits out a 429 for its retry-after, then succeeds', async () => {
+    const server = await serve([json(429, { error: { message: 'Rate limit reached' } }, { 'retry-after': '1' }), openaiText('ok')]);
+    const { value, ms } = await timed(() => run(openai(server)));
+    expect(value?.text).toBe('ok');
+    expect(server.requests).toHaveLength(2);
+    // The backoff alone would be ~5 ms: the wait is the server's second.
+    expect(ms).toBeGreaterThanOrEqual(950);
+  });
+
+  it('honours retry-after-ms too', async () => {
+    const server = await serve([json(429, { error: { message: 'slow down' } }, { 'retry-after-ms': '300', 'retry-after': '30' }), openaiText('ok')]);
+    const { value, ms } = await timed(() => run(openai(server)));
+    expect(value?.text).toBe('ok');
+    expect(ms).toBeGreaterThanOrEqual(280);
+    expect(ms).toBeLessThan(5000);
+  });
+
+  it('gives up at once when retry-after would pass the deadline', async () => {
+    const server = await serve([json(429, { error: { message: 'quota' } }, { 'retry-after': '60' }), openaiText('never')]);
+    const { error, ms } = await timed(() => run(openai(server, { deadlineMs: 2000 })));
+    expect(error).toBeInstanceOf(ModelHttpError);
+    expect((error as Error).message).toBe('openai returned HTTP 429: quota');
+    expect(server.requests).toHaveLength(1);
+    expect(ms).toBeLessThan(1000);
+  });
+
+  it('ends a persistent 500 after maxAttempts, saying how many', async () => {
+    const server = await serve(json(500, { error: { message: 'upstream exploded' } }));
+    const { error } = await timed(() => run(openai(server, { retry: { maxAttempts: 4, baseDelayMs: 5 } })));
+    expect(error).toBeInstanceOf(ModelHttpError);
+    expect(error).toMatchObject({ status: 500, attempts: 4, providerMessage: 'upstream exploded' });
+    expect((error as Error).message).toBe('openai returned HTTP 500: upstream exploded (after 4 attempts)');
+    expect(server.requests).toHaveLength(4);
+  });
+
+  it('retries an Anthropic 529 (overloaded), then succeeds', async () => {
+    const server = await serve([json(529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }), anthropicText('fine')]);
+    const model = new AnthropicModel({ baseUrl: server.url, apiKey: 'k', model: 'c', retry: { baseDelayMs: 5 } });
+    const result = await run(model);
+    expect(result.text).toBe('fine');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('retries a dropped connection (network error), then succeeds', async () => {
+    const server = await serve([dropConnection, openaiText('back')]);
+    const result = await run(openai(server));
+    expect(result.text).toBe('back');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('ends with ModelConnectionError when nothing listens', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as { port: number };
+        probe.close(() => resolve(free));
+      });
+    });
+    const error = await run(openai(`http://127.0.0.1:${port}`, { retry: { maxAttempts: 2, baseDelayMs: 5 } })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ModelConnectionError);
+    expect((error as Error).message).toMatch(/^openai could not be reached: ECONNREFUSED .* \(after 2 attempts\)$/);
+  });
+
+  it('retries a 429 before a stream starts, then streams', async () => {
+    const server = await serve([json(429, { error: { message: 'busy' } }, { 'retry-after-ms': '10' }), openaiStream(['str', 'eamed'])]);
+    const runner = new AgentRunner({ model: openai(server), toolkit: weatherToolkit() });
+    const deltas: string[] = [];
+    for await (const event of runner.stream('x')) if (event.type === 'text') deltas.push(event.delta);
+    expect(deltas).toEqual(['str', 'eamed']);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('stops waiting between attempts as soon as the caller aborts', async () => {
+    const server = await serve(json(503, { error: { message: 'down' } }, { 'retry-after': '30' }));
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('user gave up')), 150);
+    const { error, ms } = await timed(() => run(openai(server, { deadlineMs: 60_000 }), controller.signal));
+    expect((error as Error).message).toBe('user gave up');
+    expect(ms).toBeLessThan(2000);
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('failing at once', () => {
+  it.each([
+    [400, 'Invalid value for messages'],
+    [401, 'Incorrect API key provided'],
+    [402, 'Insufficient credits'],
+    [403, 'Model not allowed for this key'],
+  ])('fails at once on %i with the status and the provider message', async (status, message) => {
+    const server = await serve(json(status, { error: { message, type: 'invalid_request_error' } }));
+    const { error, ms } = await timed(() => run(openai(server, { retry: { maxAttempts: 5, baseDelayMs: 1000 } })));
+    expect(error).toBeInstanceOf(ModelHttpError);
+    expect(error).toMatchObject({ status, providerMessage: message, attempts: 1 });
+    expect((error as Error).message).toBe(`openai returned HTTP ${status}: ${message}`);
+    expect(server.requests).toHaveLength(1);
+    expect(ms).toBeLessThan(900);
+  });
+
+  it('uses a plain-text error body as the message', async () => {
+    const server = await serve((res) => {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('no such route: /chat/completions');
+    });
+    await expect(run(openai(server))).rejects.toThrow('openai returned HTTP 404: no such route: /chat/completions');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('gives a clear error for a garbage 200 body, without retrying', async () => {
+    const server = await serve((res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html>Gateway says hello</html>');
+    });
+    const error = await run(openai(server)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ModelResponseError);
+    expect((error as Error).message).toBe('openai sent an unreadable response: the body is not JSON (body starts: "<html>Gateway says hello</html>")');
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('timeouts', () => {
+  it('ends a call to a hanging server at its timeout', async () => {
+    const server = await serve(hang);
+    const { error, ms } = await timed(() => run(openai(server, { timeoutMs: 300, retry: { maxAttempts: 1 } })));
+    expect(error).toBeInstanceOf(ModelTimeoutError);
+    expect((error as Error).message).toBe('openai did not answer within 300 ms');
+    expect(ms).toBeGreaterThanOrEqual(290);
+    expect(ms).toBeLessThan(2000);
+  });
+
+  it('bounds retries of a hanging server by the deadline', async () => {
+    const server = await serve(hang);
+    const { error, ms } = await timed(() => run(openai(server, { timeoutMs: 250, deadlineMs: 600, retry: { maxAttempts: 10, baseDelayMs: 5 } })));
+    expect(error).toBeInstanceOf(ModelTimeoutError);
+    expect(ms).toBeLessThan(1500);
+    expect(server.requests.length).toBeGreaterThanOrEqual(2);
+    expect(server.requests.length).toBeLessThanOrEqual(4);
+  });
+
+  it('ends a response whose body never finishes at the timeout', async () => {
+    const server = await serve((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"choices": [');
+    });
+    const { error, ms } = await timed(() => run(openai(server, { timeoutMs: 300, retry: { maxAttempts: 1 } })));
+    expect(error).toBeInstanceOf(ModelTimeoutError);
+    expect(ms).toBeLessThan(2000);
+  });
+
+  it('ends a stream that goes quiet at the idle timeout, after what it already sent', async () => {
+    const server = await serve((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'partial' } }] })}\n\n`);
+    });
+    const runner = new AgentRunner({ model: openai(server, { timeoutMs: 300, retry: { maxAttempts: 1 } }), toolkit: weatherToolkit() });
+    const deltas: string[] = [];
+    const consume = async () => {
+      for await (const event of runner.stream('x')) if (event.type === 'text') deltas.push(event.delta);
+    };
+    const { error, ms } = await timed(consume);
+    expect(error).toBeInstanceOf(ModelTimeoutError);
+    expect(deltas).toEqual(['partial']);
+    expect(ms).toBeLessThan(2000);
+  });
+});
+
+describe('configuration', () => {
+  it('rejects nonsense settings at construction', () => {
+    expect(() => new OpenAIChatModel({ baseUrl: 'http://127.0.0.1:1', model: 'm', retry: { maxAttempts: 0 } })).toThrow('retry.maxAttempts must be an integer >= 1, got 0');
+    expect(() => new OpenAIChatModel({ baseUrl: 'http://127.0.0.1:1', model: 'm', timeoutMs: -1 })).toThrow('timeoutMs must be a finite number >= 0, got -1');
+    expect(() => new OpenAIChatModel({ baseUrl: '', model: 'm' })).toThrow('OpenAIChatModel needs a baseUrl');
+    expect(() => new AnthropicModel({ apiKey: 'k', model: '' })).toThrow('AnthropicModel needs a model');
+  });
+});
