@@ -1,4 +1,5 @@
 import type { ModuleMetadata, Type, InjectionToken, OptionalFactoryDependency } from '@nestjs/common';
+import type { ChatModel } from '../runner/types';
 import type { PendingStore } from '../suspension/store';
 import type { WaitFor } from '../suspension/coordinator';
 import type { ToolContext } from '../toolkit/context';
@@ -9,6 +10,17 @@ import type { ToolkitHooks } from '../toolkit/hooks';
  * `AgentRunner`; `store` keeps suspended calls for the injected `ResumeCoordinator`.
  */
 export interface ToolnexusModuleOptions {
+  /**
+   * The chat model the injected `AgentRunner` drives (`OpenAIChatModel`, `AnthropicModel`,
+   * `FunctionModel`, or your own `ChatModel`). Without one, `Toolkit` and
+   * `ResumeCoordinator` work as usual and every `AgentRunner` call rejects with a
+   * `ToolnexusModuleError` that says the model is missing.
+   */
+  model?: ChatModel;
+  /** The runner's system prompt. */
+  systemPrompt?: string;
+  /** Model calls one run may make before it ends `incomplete`. Default 10. */
+  maxTurns?: number;
   /** Deadline for tool calls whose context and tool set none. */
   defaultTimeoutMs?: number;
   /** Toolkit hooks: guards, result rewriting, metrics. */
@@ -21,8 +33,9 @@ export interface ToolnexusModuleOptions {
   /** Closes `store` when the application shuts down (`app.close()`). Default: true. */
   closeStoreOnShutdown?: boolean;
   /**
-   * In-process posture: answer each suspension inline instead of recording it. Leave
-   * unset in an HTTP service, where the answer arrives in a later request.
+   * In-process posture, for the coordinator and the runner: answer each suspension inline
+   * instead of recording it. Leave unset in an HTTP service, where the answer arrives in a
+   * later request.
    */
   waitFor?: WaitFor;
   /** How long a resolving process holds a claim; see `ResumeCoordinator`. */

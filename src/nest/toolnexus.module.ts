@@ -1,6 +1,8 @@
 import { Inject, Module, type DynamicModule, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { DiscoveryModule, ModuleRef } from '@nestjs/core';
 import type { ClassType } from '../decorators/types';
+import { AgentRunner } from '../runner/agent-runner';
+import type { ChatModel, ModelResponse } from '../runner/types';
 import { ResumeCoordinator } from '../suspension/coordinator';
 import { Toolkit } from '../toolkit/toolkit';
 import { ToolnexusModuleError } from './errors';
@@ -12,7 +14,8 @@ export const TOOLNEXUS_OPTIONS = Symbol.for('toolnexus:nest-options');
 
 /**
  * Brings toolnexus into a Nest application: every provider whose class carries `@Tool`
- * is discovered and registered in an injectable {@link Toolkit}.
+ * is discovered and registered in an injectable {@link Toolkit}, served by an injectable
+ * {@link ResumeCoordinator} (over `options.store`) and {@link AgentRunner} (over `options.model`).
  *
  * Tools are ordinary providers, so they get constructor injection and Nest's scopes:
  * - default (singleton): the instance Nest built is registered as it is;
@@ -24,7 +27,7 @@ export const TOOLNEXUS_OPTIONS = Symbol.for('toolnexus:nest-options');
  * @example
  * ```ts
  * @Module({
- *   imports: [ToolnexusModule.forRoot({ defaultTimeoutMs: 10_000 })],
+ *   imports: [ToolnexusModule.forRoot({ model: new OpenAIChatModel({ baseUrl, apiKey, model: 'gpt-4o-mini' }), store })],
  *   providers: [BankService, TransferTool],
  * })
  * class AppModule {}
@@ -61,12 +64,25 @@ export class ToolnexusModule implements OnApplicationShutdown {
       useFactory: (options: ToolnexusModuleOptions, tools: Toolkit) =>
         new ResumeCoordinator({ toolkit: tools, store: options.store, waitFor: options.waitFor, leaseMs: options.leaseMs }),
     };
+    const runner: Provider = {
+      provide: AgentRunner,
+      inject: [TOOLNEXUS_OPTIONS, Toolkit, ResumeCoordinator],
+      useFactory: (options: ToolnexusModuleOptions, tools: Toolkit, resume: ResumeCoordinator) =>
+        new AgentRunner({
+          model: options.model ?? new MissingModel(),
+          toolkit: tools,
+          coordinator: resume,
+          systemPrompt: options.systemPrompt,
+          maxTurns: options.maxTurns,
+          waitFor: options.waitFor,
+        }),
+    };
     return {
       module: ToolnexusModule,
       global: isGlobal,
       imports: [DiscoveryModule, ...imports],
-      providers: [...optionProviders, toolkit, coordinator, ToolDiscovery],
-      exports: [TOOLNEXUS_OPTIONS, Toolkit, ResumeCoordinator],
+      providers: [...optionProviders, toolkit, coordinator, runner, ToolDiscovery],
+      exports: [TOOLNEXUS_OPTIONS, Toolkit, ResumeCoordinator, AgentRunner],
     };
   }
 
@@ -105,4 +121,17 @@ function checkedOptions(options: unknown): ToolnexusModuleOptions {
     throw new ToolnexusModuleError(`ToolnexusModule options must be an object, got ${options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options}`);
   }
   return options as ToolnexusModuleOptions;
+}
+
+/**
+ * Stands in for the model when the options give none, so an app that only hosts tools
+ * boots; the first `AgentRunner` call says what is missing instead of failing obscurely.
+ */
+class MissingModel implements ChatModel {
+  readonly provider = 'none';
+  complete(): Promise<ModelResponse> {
+    return Promise.reject(
+      new ToolnexusModuleError('AgentRunner has no chat model: pass `model` to ToolnexusModule.forRoot or return it from the forRootAsync factory'),
+    );
+  }
 }
