@@ -1,0 +1,68 @@
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { IsBoolean, IsIn, IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
+import { AgentRunner, ResumeCoordinator, type AnswerReason, type PendingRequest, type RunResult } from 'toolnexus-ts';
+
+export class ChatDto {
+  @IsString() @IsNotEmpty() message!: string;
+}
+
+export class AnswerDto {
+  @IsBoolean() ok!: boolean;
+  @IsOptional() @IsObject() data?: Record<string, unknown>;
+  @IsOptional() @IsIn(['declined', 'cancelled', 'expired']) reason?: AnswerReason;
+}
+
+/** What the API returns for a run: its state, and the open requests when it waits on a human. */
+export interface RunView {
+  runId: string;
+  status: RunResult['status'];
+  text: string;
+  pending?: PendingRequest;
+  pendings?: PendingRequest[];
+}
+
+export interface PendingView {
+  request: PendingRequest;
+  tool: string;
+  args: unknown;
+  runId?: string;
+  createdAt: string;
+}
+
+@Controller()
+export class ChatController {
+  constructor(
+    private readonly runner: AgentRunner,
+    private readonly coordinator: ResumeCoordinator,
+  ) {}
+
+  /** Runs the agent; when a tool needs approval the run halts and the response carries the request. */
+  @Post('chat')
+  @HttpCode(200)
+  async chat(@Body() body: ChatDto): Promise<RunView> {
+    return view(await this.runner.run(body.message));
+  }
+
+  /** Every open suspension, oldest first. */
+  @Get('pending')
+  async pending(): Promise<PendingView[]> {
+    const calls = await this.coordinator.list({ status: 'pending' });
+    return calls.map(({ request, tool, args, runId, createdAt }) => ({ request, tool, args, runId, createdAt }));
+  }
+
+  /**
+   * Answers a suspension and continues its run. A stale or forged id is 404, an id already
+   * answered 409 (ToolnexusExceptionFilter); a malformed body 400 (ValidationPipe). None of
+   * them touches the run.
+   */
+  @Post('answers/:id')
+  @HttpCode(200)
+  async answer(@Param('id') id: string, @Body() body: AnswerDto): Promise<RunView> {
+    return view(await this.runner.resume({ id, ok: body.ok, data: body.data, reason: body.reason }));
+  }
+}
+
+function view(result: RunResult): RunView {
+  const { runId, status, text, pending, pendings } = result;
+  return { runId, status, text, ...(pending ? { pending, pendings } : {}) };
+}

@@ -1,0 +1,43 @@
+import { Injectable } from '@nestjs/common';
+import { IsInt, IsString, Min } from 'class-validator';
+import { Describe, Tool, failure, pending, success, type ToolContext } from 'toolnexus-ts';
+
+/** The bank: an ordinary Nest provider the tool depends on. */
+@Injectable()
+export class LedgerService {
+  private readonly balances = new Map<string, number>([
+    ['acc-1', 10_000],
+    ['acc-2', 0],
+  ]);
+  readonly transfers: Array<{ from: string; to: string; amount: number }> = [];
+
+  transfer(from: string, to: string, amount: number): string {
+    const available = this.balances.get(from) ?? 0;
+    if (available < amount) throw new Error(`insufficient funds in ${from}: ${available} < ${amount}`);
+    this.balances.set(from, available - amount);
+    this.balances.set(to, (this.balances.get(to) ?? 0) + amount);
+    this.transfers.push({ from, to, amount });
+    return `moved ${amount} from ${from} to ${to}; ${from} now holds ${available - amount}`;
+  }
+}
+
+export class TransferArgs {
+  @IsString() @Describe('Account to debit') from!: string;
+  @IsString() @Describe('Account to credit') to!: string;
+  @IsInt() @Min(1) @Describe('Amount in cents') amount!: number;
+}
+
+/** Moving money needs a human's approval: the first call suspends, the replay transfers. */
+@Injectable()
+@Tool({ name: 'transfer', description: 'Move money between two accounts', args: TransferArgs })
+export class TransferTool {
+  constructor(private readonly ledger: LedgerService) {}
+
+  run(args: TransferArgs, ctx?: ToolContext) {
+    if (!ctx?.answer) {
+      return pending({ kind: 'approval', prompt: `Transfer ${args.amount} from ${args.from} to ${args.to}?`, data: { ...args } });
+    }
+    if (!ctx.answer.ok) return failure('transfer declined');
+    return success(this.ledger.transfer(args.from, args.to, args.amount));
+  }
+}
