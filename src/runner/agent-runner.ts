@@ -277,7 +277,13 @@ export class AgentRunner {
       return request ? { call, result, pendingId: request.id } : { call, result };
     });
     const state = snapshot(live, 'halted', { turn: live.turns, calls: halted });
-    await this.save(live, state);
+    try {
+      await this.save(live, state);
+    } catch (error) {
+      // No checkpoint means no run could ever continue these: settle them rather than leave orphans.
+      await Promise.allSettled(halted.filter((entry) => entry.pendingId).map((entry) => this.coordinator.cancel(entry.pendingId as string, messageOf(error))));
+      throw error;
+    }
     const result = pendingResult(live.runId, state);
     live.emit?.({ type: 'done', result });
     return result;
