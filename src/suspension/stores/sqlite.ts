@@ -66,6 +66,7 @@ export class SqlitePendingStore implements PendingStore {
   private readonly db: Database.Database;
   private readonly statements: ReturnType<typeof prepare>;
   private readonly claimTransaction: (params: ClaimParams) => SuspensionRow | undefined;
+  private readonly listStatements = new Map<string, Database.Statement>();
   private closed = false;
 
   constructor(options: SqlitePendingStoreOptions | string) {
@@ -82,19 +83,27 @@ export class SqlitePendingStore implements PendingStore {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
       migrate(this.db, filename);
-      this.statements = prepare(this.db);
+      this.statements = prepare(this.db, synchronous);
     } catch (error) {
       this.db.close();
       if (error instanceof ToolnexusError) throw error;
       throw new PendingStoreError(`cannot use SQLite file ${filename} as a pending store: ${messageOf(error)}`, { cause: error });
     }
-    const { claim, read } = this.statements;
-    this.claimTransaction = this.db
-      .transaction((params: ClaimParams) => {
-        const changed = claim.run(params).changes;
-        return changed === 1 ? (read.get(params.id) as SuspensionRow) : undefined;
-      })
-      .immediate.bind(undefined) as (params: ClaimParams) => SuspensionRow | undefined;
+    const { claim, relaxSync, restoreSync } = this.statements;
+    const claimOnce = this.db.transaction((params: ClaimParams) => claim.get(params) as SuspensionRow | undefined);
+    // A claim need not survive power loss: losing it only lets the call be claimed again at
+    // once instead of after the lease, and a machine that lost power lost every holder too.
+    // The outcome's commit syncs the log, claim included. So the claim skips its own sync.
+    this.claimTransaction = synchronous === 'full' && relaxSync && restoreSync
+      ? (params) => {
+          relaxSync.run();
+          try {
+            return claimOnce.immediate(params);
+          } finally {
+            restoreSync.run();
+          }
+        }
+      : (params) => claimOnce.immediate(params);
   }
 
   async insert(call: SuspendedCall): Promise<void> {
@@ -128,8 +137,8 @@ export class SqlitePendingStore implements PendingStore {
 
   async list(filter: SuspensionFilter = {}): Promise<SuspendedCall[]> {
     this.assertOpen();
-    const params = { status: filter.status ?? null, run_id: filter.runId ?? null, kind: filter.kind ?? null };
-    const rows = this.run(() => this.statements.list.all(params) as SuspensionRow[], 'list suspensions');
+    const params = { status: filter.status, run_id: filter.runId, kind: filter.kind };
+    const rows = this.run(() => this.listStatement(params).all(definedOnly(params)) as SuspensionRow[], 'list suspensions');
     return rows.map(toCall);
   }
 
@@ -178,6 +187,19 @@ export class SqlitePendingStore implements PendingStore {
     if (this.closed) return;
     this.closed = true;
     this.db.close();
+  }
+
+  /** One statement per combination of filters, so each can use its index (an `IS NULL OR` test would defeat them). */
+  private listStatement(params: Record<'status' | 'run_id' | 'kind', string | undefined>): Database.Statement {
+    const columns = (Object.keys(params) as Array<keyof typeof params>).filter((column) => params[column] !== undefined);
+    const key = columns.join(',');
+    let statement = this.listStatements.get(key);
+    if (!statement) {
+      const where = columns.length === 0 ? '' : `WHERE ${columns.map((column) => `${column} = @${column}`).join(' AND ')}`;
+      statement = this.db.prepare(`SELECT * FROM suspensions ${where} ORDER BY created_at, seq`);
+      this.listStatements.set(key, statement);
+    }
+    return statement;
   }
 
   private assertOpen(): void {
@@ -231,9 +253,9 @@ function migrate(db: Database.Database, filename: string): void {
           lease_until INTEGER,
           lease_token TEXT
         );
-        CREATE INDEX suspensions_status ON suspensions (status, created_at, seq);
-        CREATE INDEX suspensions_run ON suspensions (run_id, created_at, seq);
-        CREATE INDEX suspensions_kind ON suspensions (kind, created_at, seq);
+        CREATE INDEX suspensions_status ON suspensions (status, created_at);
+        CREATE INDEX suspensions_run ON suspensions (run_id, created_at) WHERE run_id IS NOT NULL;
+        CREATE INDEX suspensions_kind ON suspensions (kind, created_at);
         CREATE TABLE runs (
           run_id     TEXT PRIMARY KEY,
           version    INTEGER NOT NULL,
@@ -246,21 +268,20 @@ function migrate(db: Database.Database, filename: string): void {
   }).immediate();
 }
 
-function prepare(db: Database.Database) {
+function prepare(db: Database.Database, synchronous: 'full' | 'normal') {
   return {
+    relaxSync: synchronous === 'full' ? db.prepare('PRAGMA synchronous = NORMAL') : undefined,
+    restoreSync: synchronous === 'full' ? db.prepare('PRAGMA synchronous = FULL') : undefined,
     insert: db.prepare(`
       INSERT INTO suspensions (id, kind, tool, args, request, call_id, run_id, status, created_at, updated_at, answer, outcome, lease_until)
       VALUES (@id, @kind, @tool, @args, @request, @call_id, @run_id, @status, @created_at, @updated_at, @answer, @outcome, @lease_until)
       ON CONFLICT (id) DO NOTHING`),
     read: db.prepare('SELECT * FROM suspensions WHERE id = ?'),
-    list: db.prepare(`
-      SELECT * FROM suspensions
-      WHERE (@status IS NULL OR status = @status) AND (@run_id IS NULL OR run_id = @run_id) AND (@kind IS NULL OR kind = @kind)
-      ORDER BY created_at, seq`),
     claim: db.prepare(`
       UPDATE suspensions
       SET status = 'resolving', answer = @answer, lease_until = @lease_until, lease_token = @token, updated_at = @updated_at
-      WHERE id = @id AND (status = 'pending' OR (status = 'resolving' AND lease_until < @now))`),
+      WHERE id = @id AND (status = 'pending' OR (status = 'resolving' AND lease_until < @now))
+      RETURNING *`),
     complete: db.prepare(`
       UPDATE suspensions
       SET status = @status, outcome = @outcome, lease_until = NULL, lease_token = NULL, updated_at = @updated_at
@@ -290,6 +311,10 @@ function toCall(row: SuspensionRow): SuspendedCall {
   if (row.outcome !== null) call.outcome = parseJson<ToolResult>(row.outcome, `the outcome of ${row.id}`);
   if (row.lease_until !== null && row.status === 'resolving') call.leaseUntil = new Date(row.lease_until).toISOString();
   return call;
+}
+
+function definedOnly(params: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(params).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
 function parseJson<T>(text: string, what: string): T {
