@@ -60,6 +60,8 @@ export class ToolnexusExceptionFilter implements ExceptionFilter<ToolnexusError>
   constructor(private readonly adapterHost: HttpAdapterHost) {}
 
   catch(error: ToolnexusError, host: ArgumentsHost): void {
+    // HTTP only: other transports (RPC, WebSockets) keep their own error handling.
+    if (host.getType() !== 'http') throw error;
     const statusCode = httpStatusOf(error);
     const body: ToolnexusErrorBody = {
       statusCode,

@@ -3,7 +3,6 @@
  * A separate entry point, so that users of the core never need `@nestjs/*` installed.
  */
 export { ToolnexusModule, TOOLNEXUS_OPTIONS } from './toolnexus.module';
-export { ToolDiscovery } from './tool-discovery';
 export { ToolnexusModuleError } from './errors';
 export { ToolnexusExceptionFilter, httpStatusOf } from './exception-filter';
 export type { ToolnexusErrorBody } from './exception-filter';
