@@ -431,7 +431,7 @@ export class AgentRunner {
         yield* queue;
       } finally {
         // A consumer that stops early ends the run: the model call aborts, tools see the signal.
-        if (!stop.signal.aborted) stop.abort(new InvalidArgumentError('the stream consumer stopped reading'));
+        if (!stop.signal.aborted) stop.abort(new DOMException('the stream consumer stopped reading', 'AbortError'));
       }
     }
     return events();
