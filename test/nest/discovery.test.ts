@@ -130,6 +130,22 @@ describe('ToolnexusModule discovery', () => {
     await app.close();
   });
 
+  it('has every tool registered before application modules run their onModuleInit', async () => {
+    const seen: string[][] = [];
+    @Injectable()
+    class StartupCheck {
+      constructor(private readonly toolkit: Toolkit) {}
+      onModuleInit() {
+        seen.push(this.toolkit.tools().map((t) => t.name));
+      }
+    }
+    @Module({ providers: [StartupCheck, LedgerService, TransferTool] })
+    class FeatureModule {}
+    const app = await boot({ imports: [FeatureModule, ToolnexusModule.forRoot()], providers: [StartupCheck] });
+    expect(seen).toEqual([['transfer'], ['transfer']]);
+    await app.close();
+  });
+
   it('gives a transient tool its own instance, built once', async () => {
     let built = 0;
     @Injectable({ scope: Scope.TRANSIENT })
@@ -209,6 +225,33 @@ describe('ToolnexusModule.forRootAsync', () => {
     }
     const app = await boot({ imports: [ToolnexusModule.forRootAsync({ imports: [SettingsModule], useClass: ToolnexusConfig })], providers: [SlowTool] });
     expect((await app.get(Toolkit).execute('slow', {})).output).toBe('slow timed out after 30 ms');
+    await app.close();
+  });
+
+  it('takes options from an existing options factory provider', async () => {
+    @Injectable()
+    class SharedConfig implements ToolnexusOptionsFactory {
+      createToolnexusOptions() {
+        return Promise.resolve({ defaultTimeoutMs: 20 });
+      }
+    }
+    @Module({ providers: [SharedConfig], exports: [SharedConfig] })
+    class ConfigModule {}
+    const app = await boot({ imports: [ToolnexusModule.forRootAsync({ imports: [ConfigModule], useExisting: SharedConfig })], providers: [SlowTool] });
+    expect((await app.get(Toolkit).execute('slow', {})).output).toBe('slow timed out after 20 ms');
+    await app.close();
+  });
+
+  it('works as a non-global module in the module that imports it', async () => {
+    @Injectable()
+    class Caller {
+      constructor(readonly toolkit: Toolkit) {}
+    }
+    @Module({ imports: [ToolnexusModule.forRoot({ isGlobal: false })], providers: [LedgerService, TransferTool, Caller], exports: [Caller] })
+    class PaymentsModule {}
+    const app = await boot({ imports: [PaymentsModule] });
+    const result = await app.get(Caller).toolkit.execute('transfer', { from: 'a', to: 'b', amount: 2 });
+    expect(result).toEqual({ output: 'moved 2 from a to b', isError: false });
     await app.close();
   });
 
