@@ -51,11 +51,12 @@ ensure_binaries() {
 }
 
 # Runs a PostgreSQL binary as the cluster's owner.
+# The lock descriptor (9) is closed for it, or the server would inherit and hold the lock.
 as_owner() {
   if [ "$(id -u)" = 0 ]; then
-    runuser -u postgres -- "$@"
+    runuser -u postgres -- "$@" 9>&-
   else
-    "$@"
+    "$@" 9>&-
   fi
 }
 
@@ -116,6 +117,13 @@ ensure_database() {
     "${psql[@]}" -c "CREATE DATABASE \"$db\"" >&2
   fi
 }
+
+# Parallel test files may all ask for the server at once: one of them creates it, the others wait.
+if [ "$cmd" != url ] && command -v flock >/dev/null 2>&1; then
+  mkdir -p "$(dirname "$root_dir")"
+  exec 9>"$root_dir.lock"
+  flock -w 120 9 || die "timed out waiting for another pg-test-server.sh on $root_dir"
+fi
 
 case "$cmd" in
   start)
