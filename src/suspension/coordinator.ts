@@ -293,6 +293,8 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** The message of anything thrown; duck-typed, since errors from another realm (a native addon, a vm) fail `instanceof Error`. */
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  const message = typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined;
+  return typeof message === 'string' ? message : String(error);
 }

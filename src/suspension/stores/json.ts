@@ -9,7 +9,7 @@ export function toJson(value: unknown, what: string): string {
   try {
     text = JSON.stringify(value);
   } catch (error) {
-    throw new PendingStoreError(`cannot store ${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new PendingStoreError(`cannot store ${what}: ${(error as Error).message}`, { cause: error });
   }
   if (text === undefined) throw new PendingStoreError(`cannot store ${what}: it has no JSON form`);
   return text;

@@ -325,6 +325,8 @@ function parseJson<T>(text: string, what: string): T {
   }
 }
 
+/** The message of anything thrown; duck-typed, since errors from another realm (a native addon, a vm) fail `instanceof Error`. */
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  const message = typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined;
+  return typeof message === 'string' ? message : String(error);
 }
