@@ -576,18 +576,28 @@ function describeId(call: SuspendedCall): string {
   return typeof id === 'string' ? id : '(no id)';
 }
 
+/** Error-like, whatever realm made it (Node's own socket errors fail `instanceof Error` inside a vm or jest). */
+function errorLike(value: unknown): value is { message: string; code?: unknown; errors?: unknown } {
+  return typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string';
+}
+
+function nestedErrors(error: { errors?: unknown }): unknown[] {
+  return Array.isArray(error.errors) ? error.errors : [];
+}
+
 function isUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
+  if (!errorLike(error)) return false;
+  const { code } = error;
   if (typeof code === 'string') {
     if (NETWORK_ERROR_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08')) return true;
   }
-  if (error instanceof AggregateError && error.errors.some(isUnavailable)) return true;
+  if (nestedErrors(error).some(isUnavailable)) return true;
   return DISCONNECT_MESSAGE.test(error.message);
 }
 
 function messageOf(error: unknown): string {
-  if (error instanceof AggregateError && error.errors.length > 0) return error.errors.map(messageOf).join('; ');
-  if (error instanceof Error) return error.message || error.constructor.name;
-  return String(error);
+  if (!errorLike(error)) return String(error);
+  const nested = nestedErrors(error);
+  if (error.message === '' && nested.length > 0) return nested.map(messageOf).join('; ');
+  return error.message || 'unknown error';
 }

@@ -1,0 +1,253 @@
+/**
+ * PostgresPendingStore on a real PostgreSQL server (see fixtures-pg/server.ts for which one:
+ * TOOLNEXUS_PG_URL, else the throwaway cluster of scripts/pg-test-server.sh; never skipped).
+ */
+import { Pool } from 'pg';
+import {
+  InvalidArgumentError,
+  PendingStoreError,
+  POSTGRES_STORE_SCHEMA_VERSION,
+  PostgresPendingStore,
+  ResumeCoordinator,
+  StoreUnavailableError,
+  Toolkit,
+  defineTool,
+  pending,
+  pendingOf,
+  success,
+  type SuspendedCall,
+} from 'toolnexus-ts';
+import { runStoreConformance } from './conformance';
+import { dropSchema, postgresUrl, sql, uniqueSchema } from './fixtures-pg/server';
+
+const schema = uniqueSchema('store');
+let url: string;
+
+beforeAll(async () => {
+  url = await postgresUrl();
+});
+afterAll(async () => {
+  await dropSchema(url, schema);
+});
+
+// Every conformance test gets its own table prefix, so it starts from empty tables (and
+// exercises table creation on first use).
+let tables = 0;
+runStoreConformance('PostgresPendingStore', async () => new PostgresPendingStore({ connectionString: await postgresUrl(), schema, tablePrefix: `c${++tables}_` }));
+
+function call(id: string, over: Partial<SuspendedCall> = {}): SuspendedCall {
+  return { request: { id, kind: 'approval', prompt: `Approve ${id}?` }, tool: 'transfer', args: { amount: 5 }, status: 'pending', createdAt: '2030-01-01T00:00:00.000Z', ...over };
+}
+
+describe('PostgresPendingStore specifics', () => {
+  const stores: PostgresPendingStore[] = [];
+  const open = (over: { tablePrefix: string; autoMigrate?: boolean; schema?: string }) => {
+    const store = new PostgresPendingStore({ connectionString: url, schema, ...over });
+    stores.push(store);
+    return store;
+  };
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((s) => s.close()));
+  });
+
+  const tableNames = async (prefix: string, inSchema = schema) =>
+    (await sql<{ table_name: string }>(url, 'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_name LIKE $2 ORDER BY 1', [inSchema, `${prefix}%`])).map(
+      (r) => r.table_name,
+    );
+
+  it('creates and versions its tables on first use, not in the constructor', async () => {
+    const store = open({ tablePrefix: 'lazy_' });
+    expect(await tableNames('lazy_')).toEqual([]);
+    expect(await store.get('pnd-x')).toBeUndefined();
+    expect(await tableNames('lazy_')).toEqual(['lazy_runs', 'lazy_schema_version', 'lazy_suspensions']);
+    expect(await sql(url, `SELECT version FROM "${schema}".lazy_schema_version`)).toEqual([{ version: POSTGRES_STORE_SCHEMA_VERSION }]);
+  });
+
+  it('creates a schema that does not exist yet', async () => {
+    const ownSchema = uniqueSchema('fresh');
+    try {
+      const store = open({ tablePrefix: 'app_', schema: ownSchema });
+      await store.insert(call('pnd-s'));
+      expect(await tableNames('app_', ownSchema)).toEqual(['app_runs', 'app_schema_version', 'app_suspensions']);
+    } finally {
+      await dropSchema(url, ownSchema);
+    }
+  });
+
+  it('migrates once when eight stores (eight pools) start on fresh tables at the same moment', async () => {
+    const many = Array.from({ length: 8 }, () => open({ tablePrefix: 'herd_' }));
+    await Promise.all(many.map((s, i) => s.insert(call(`pnd-herd-${i}`))));
+    expect(await sql(url, `SELECT version FROM "${schema}".herd_schema_version`)).toEqual([{ version: POSTGRES_STORE_SCHEMA_VERSION }]);
+    expect(await many[0].list()).toHaveLength(8);
+  });
+
+  it('refuses tables written by a newer layout version, and leaves them untouched', async () => {
+    await sql(url, `CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    await sql(url, `CREATE TABLE "${schema}".future_schema_version (singleton boolean PRIMARY KEY, version integer NOT NULL)`);
+    await sql(url, `INSERT INTO "${schema}".future_schema_version VALUES (true, 99)`);
+    const store = open({ tablePrefix: 'future_' });
+    await expect(store.get('pnd-x')).rejects.toThrow(PendingStoreError);
+    await expect(store.insert(call('pnd-x'))).rejects.toThrow(/layout version 99, written by a newer toolnexus-ts; this one knows up to 1 and will not touch them/);
+    expect(await tableNames('future_')).toEqual(['future_schema_version']);
+  });
+
+  it('with autoMigrate off, refuses missing tables with a clear error until ensureSchema() creates them', async () => {
+    const store = open({ tablePrefix: 'manual_', autoMigrate: false });
+    await expect(store.list()).rejects.toThrow(/no tables under .*manual_schema_version.* autoMigrate is off; create them with ensureSchema\(\)/);
+    expect(await tableNames('manual_')).toEqual([]);
+    await store.ensureSchema();
+    await store.insert(call('pnd-m'));
+    const verifying = open({ tablePrefix: 'manual_', autoMigrate: false });
+    expect((await verifying.get('pnd-m'))?.status).toBe('pending');
+  });
+
+  it('keeps stores with different table prefixes apart in one schema', async () => {
+    const billing = open({ tablePrefix: 'billing_' });
+    const support = open({ tablePrefix: 'support_' });
+    await billing.insert(call('pnd-same-id', { tool: 'refund' }));
+    await support.insert(call('pnd-same-id', { tool: 'reply' }));
+    expect((await billing.get('pnd-same-id'))?.tool).toBe('refund');
+    expect((await support.get('pnd-same-id'))?.tool).toBe('reply');
+    expect(await billing.claim('pnd-same-id', { id: 'pnd-same-id', ok: true }, 60_000, new Date())).toBeDefined();
+    expect((await support.get('pnd-same-id'))?.status).toBe('pending');
+  });
+
+  it('gives JSON back exactly as written: key order, duplicate-free text, \\u0000, astral characters, big numbers', async () => {
+    const store = open({ tablePrefix: 'json_' });
+    const args = { zebra: 1, apple: { y: [3, 2, 1], x: null }, nul: 'a\u0000b', emoji: '🦄 ünï', big: 12345678901234567890, tiny: 1e-7 };
+    await store.insert(call('pnd-json', { args }));
+    const read = (await store.get('pnd-json'))!;
+    expect(JSON.stringify(read.args)).toBe(JSON.stringify(args));
+    const [row] = await sql<{ type: string }>(url, `SELECT pg_typeof(args)::text AS type FROM "${schema}".json_suspensions WHERE id = 'pnd-json'`);
+    expect(row.type).toBe('json');
+  });
+
+  it('lets exactly one of eight stores (separate pools, separate connections) win a claim', async () => {
+    const racers = Array.from({ length: 8 }, () => open({ tablePrefix: 'race_' }));
+    await racers[0].insert(call('pnd-race'));
+    const now = new Date();
+    const claims = await Promise.all(racers.flatMap((s) => [s.claim('pnd-race', { id: 'pnd-race', ok: true }, 60_000, now), s.claim('pnd-race', { id: 'pnd-race', ok: true }, 60_000, now)]));
+    const winners = claims.filter((c) => c !== undefined);
+    expect(winners).toHaveLength(1);
+    expect(await racers[3].complete(winners[0]!, 'resolved', success('once'), new Date())).toBe(true);
+  });
+
+  it('refuses bad options with InvalidArgumentError before touching the database', () => {
+    const bad: Array<[unknown, RegExp]> = [
+      [undefined, /needs options/],
+      [{}, /needs options: \{ connectionString \} or \{ poolConfig \} or \{ pool \}/],
+      [{ connectionString: '  ' }, /connectionString must be a non-empty postgres:\/\/ URL/],
+      [{ connectionString: url, schema: 'app; DROP TABLE users' }, /schema must be letters, digits and underscores/],
+      [{ connectionString: url, schema: '1st' }, /schema must be letters/],
+      [{ connectionString: url, tablePrefix: 'my-prefix' }, /tablePrefix must be letters/],
+      [{ connectionString: url, tablePrefix: 'p'.repeat(60) }, /tablePrefix "p+" is too long \(names are limited to 63 bytes\)/],
+      [{ pool: { query: () => undefined } }, /options.pool must be a pg.Pool/],
+    ];
+    for (const [options, message] of bad) {
+      expect(() => new PostgresPendingStore(options as never)).toThrow(InvalidArgumentError);
+      expect(() => new PostgresPendingStore(options as never)).toThrow(message);
+    }
+    const pool = new Pool({ connectionString: url });
+    expect(() => new PostgresPendingStore({ pool, connectionString: url } as never)).toThrow(/either an existing pool or connection settings, not both/);
+    return pool.end();
+  });
+
+  it('refuses bad method arguments with InvalidArgumentError and changes nothing', async () => {
+    const store = open({ tablePrefix: 'args_' });
+    await store.insert(call('pnd-a'));
+    await expect(store.claim('pnd-a', { id: 'pnd-a', ok: true }, -5, new Date())).rejects.toThrow(/leaseMs must be a non-negative number of milliseconds, got -5/);
+    await expect(store.claim('pnd-a', { id: 'pnd-a', ok: true }, 1000, new Date('not a date'))).rejects.toThrow(/now must be a valid Date/);
+    await expect(store.insert({ ...call('pnd-b'), status: 'done' as never })).rejects.toThrow(/unknown status "done"/);
+    await expect(store.insert({ ...call('pnd-b'), tool: '' })).rejects.toThrow(/has no tool name/);
+    await expect(store.insert({ ...call('pnd-b'), createdAt: 5 as never })).rejects.toThrow(InvalidArgumentError);
+    await expect(store.list({ status: 'done' as never })).rejects.toThrow(/unknown status filter "done"/);
+    const claim = (await store.claim('pnd-a', { id: 'pnd-a', ok: true }, 60_000, new Date()))!;
+    await expect(store.complete(claim, 'pending' as never, success('x'), new Date())).rejects.toThrow(/"pending" is not a settled status/);
+    await expect(store.complete(claim, 'resolved', { output: 'x', isError: false, metadata: { n: 1n } }, new Date())).rejects.toThrow(PendingStoreError);
+    expect(await store.get('pnd-b')).toBeUndefined();
+    expect(await store.get('pnd-a')).toMatchObject({ status: 'resolving' });
+    expect(await store.complete(claim, 'resolved', success('fine'), new Date())).toBe(true);
+  });
+
+  it('shares an existing pool and leaves it open on close()', async () => {
+    const pool = new Pool({ connectionString: url, max: 2 });
+    try {
+      const store = new PostgresPendingStore({ pool, schema, tablePrefix: 'shared_' });
+      await store.insert(call('pnd-shared'));
+      await store.close();
+      await expect(store.get('pnd-shared')).rejects.toThrow(new PendingStoreError('PostgresPendingStore is closed'));
+      const { rows } = await pool.query(`SELECT status FROM "${schema}".shared_suspensions WHERE id = 'pnd-shared'`);
+      expect(rows).toEqual([{ status: 'pending' }]);
+      const again = new PostgresPendingStore({ pool, schema, tablePrefix: 'shared_' });
+      expect((await again.get('pnd-shared'))?.status).toBe('pending');
+      await again.close();
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('ends the pool it created on close(): its connections leave the server', async () => {
+    const store = new PostgresPendingStore({ connectionString: url, schema, tablePrefix: 'own_', poolConfig: { application_name: 'tnx-own-pool' } });
+    await store.insert(call('pnd-own'));
+    const connections = async () => (await sql<{ n: string }>(url, "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'tnx-own-pool'"))[0].n;
+    expect(Number(await connections())).toBeGreaterThan(0);
+    await store.close();
+    for (let i = 0; i < 50 && Number(await connections()) > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(Number(await connections())).toBe(0);
+  });
+
+  it('reports an unreachable server as StoreUnavailableError; the coordinator does not pretend a call is pending', async () => {
+    const store = new PostgresPendingStore({ connectionString: 'postgres://postgres@127.0.0.1:1/nowhere', poolConfig: { connectionTimeoutMillis: 2000 } });
+    stores.push(store);
+    await expect(store.get('pnd-x')).rejects.toThrow(StoreUnavailableError);
+    await expect(store.get('pnd-x')).rejects.toThrow(
+      /^PostgreSQL was unavailable during the schema check \(connect ECONNREFUSED 127\.0\.0\.1:1\)\. Suspensions already stored are kept; retry once the database is reachable\.$/,
+    );
+    const toolkit = new Toolkit().register(defineTool({ name: 'approve', description: 'Needs approval', run: (_a, ctx) => (ctx?.answer ? 'ok' : pending({ kind: 'approval', prompt: 'Approve?' })) }));
+    const coordinator = new ResumeCoordinator({ toolkit, store });
+    const rejected = await coordinator.execute('approve', {}).catch((e: unknown) => e);
+    expect(rejected).toBeInstanceOf(StoreUnavailableError);
+    expect(rejected).toBeInstanceOf(PendingStoreError);
+  });
+
+  it('turns a connection killed mid-claim into StoreUnavailableError; the call is still pending and a retry claims it', async () => {
+    const store = new PostgresPendingStore({ connectionString: url, schema, tablePrefix: 'kill_', poolConfig: { application_name: 'tnx-killed' } });
+    stores.push(store);
+    await store.insert(call('pnd-kill'));
+    // Another session holds the row, so the store's claim waits inside its UPDATE...
+    const blocker = new Pool({ connectionString: url, max: 1 });
+    const held = await blocker.connect();
+    try {
+      await held.query('BEGIN');
+      await held.query(`SELECT id FROM "${schema}".kill_suspensions WHERE id = 'pnd-kill' FOR UPDATE`);
+      const claiming = store.claim('pnd-kill', { id: 'pnd-kill', ok: true }, 60_000, new Date()).catch((e: unknown) => e);
+      let waiting: Array<{ pid: number }> = [];
+      for (let i = 0; i < 100 && waiting.length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        waiting = await sql<{ pid: number }>(url, "SELECT pid FROM pg_stat_activity WHERE application_name = 'tnx-killed' AND wait_event_type = 'Lock'");
+      }
+      expect(waiting).toHaveLength(1);
+      // ...and its connection is cut under it, as a failover or an admin would.
+      await sql(url, 'SELECT pg_terminate_backend($1)', [waiting[0].pid]);
+      const error = await claiming;
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect((error as Error).message).toMatch(/^PostgreSQL was unavailable during the claim of suspension pnd-kill \(terminating connection due to administrator command\)/);
+    } finally {
+      await held.query('ROLLBACK');
+      held.release();
+      await blocker.end();
+    }
+    expect(await store.get('pnd-kill')).toMatchObject({ status: 'pending' });
+    expect(await store.claim('pnd-kill', { id: 'pnd-kill', ok: true }, 60_000, new Date())).toBeDefined();
+  });
+
+  it('survives the server dropping its idle connections: no crash, the next call reconnects', async () => {
+    const store = new PostgresPendingStore({ connectionString: url, schema, tablePrefix: 'idle_', poolConfig: { application_name: 'tnx-idle' } });
+    stores.push(store);
+    await Promise.all([store.insert(call('pnd-i1')), store.insert(call('pnd-i2'))]);
+    const [{ n }] = await sql<{ n: string }>(url, "SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE application_name = 'tnx-idle'");
+    expect(Number(n)).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await store.list()).map((c) => c.request.id)).toEqual(['pnd-i1', 'pnd-i2']);
+  });
+});
