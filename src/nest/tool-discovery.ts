@@ -22,11 +22,14 @@ type Discovered =
 /**
  * Finds every provider whose class carries `@Tool` and registers it in the module's
  * {@link Toolkit}. Runs in `onModuleInit`: by then Nest has built every singleton, and
- * because `ToolnexusModule` is global by default its hook runs before any other
+ * because `ToolnexusModule` is global by default Nest 11 runs its hook before any other
  * module's, so the Toolkit is complete when application code first sees it.
  */
 @Injectable()
 export class ToolDiscovery implements OnModuleInit {
+  /** Request-scoped tool instances by request, so one request's calls share one instance. */
+  private readonly byRequest = new WeakMap<object, Map<ClassType, Promise<Runnable>>>();
+
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly moduleRef: ModuleRef,
@@ -100,12 +103,23 @@ export class ToolDiscovery implements OnModuleInit {
 
   private async instanceFor(cls: ClassType, ctx: ToolContext | undefined): Promise<Runnable> {
     const request = (ctx as NestToolContext | undefined)?.request;
-    let contextId = ContextIdFactory.create();
-    if (typeof request === 'object' && request !== null) {
-      contextId = ContextIdFactory.getByRequest(request);
-      this.moduleRef.registerRequestByContextId(request, contextId);
+    if (typeof request !== 'object' || request === null) {
+      return this.moduleRef.resolve<Runnable>(cls, ContextIdFactory.create(), { strict: false });
     }
-    return this.moduleRef.resolve<Runnable>(cls, contextId, { strict: false });
+    // Nest would hand back the same instance for this request anyway; remembering it skips
+    // the container walk on the request's later calls, and goes away with the request.
+    let perClass = this.byRequest.get(request);
+    if (!perClass) this.byRequest.set(request, (perClass = new Map()));
+    let instance = perClass.get(cls);
+    if (!instance) {
+      const contextId = ContextIdFactory.getByRequest(request);
+      this.moduleRef.registerRequestByContextId(request, contextId);
+      instance = this.moduleRef.resolve<Runnable>(cls, contextId, { strict: false });
+      perClass.set(cls, instance);
+      // A failed resolution is not remembered: the next call of the request tries again.
+      instance.catch(() => perClass?.delete(cls));
+    }
+    return instance;
   }
 }
 

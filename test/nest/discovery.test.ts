@@ -335,6 +335,26 @@ describe('request-scoped tools', () => {
     expect(WhoAmITool.built - builtBefore).toBe(2);
   });
 
+  it('tries again on the next call when building the tool failed', async () => {
+    let failures = 1;
+    @Injectable({ scope: Scope.REQUEST })
+    @Tool({ name: 'flaky', description: 'Fails to build once' })
+    class FlakyTool {
+      constructor(@Inject(REQUEST) readonly request: object) {
+        if (failures-- > 0) throw new Error('connection pool not ready');
+      }
+      run() {
+        return 'built';
+      }
+    }
+    const moduleRef = await Test.createTestingModule({ imports: [ToolnexusModule.forRoot()], providers: [FlakyTool] }).compile();
+    await moduleRef.init();
+    const ctx: NestToolContext = { request: {} };
+    expect(await moduleRef.get(Toolkit).execute('flaky', {}, ctx)).toEqual({ output: 'connection pool not ready', isError: true });
+    expect(await moduleRef.get(Toolkit).execute('flaky', {}, ctx)).toEqual({ output: 'built', isError: false });
+    await moduleRef.close();
+  });
+
   it('publishes the tool’s schema at boot, before any request', () => {
     const [tool] = app.get(Toolkit).toOpenAI();
     expect(tool).toEqual({ type: 'function', function: { name: 'whoami', description: 'Who is asking', parameters: expect.objectContaining({ type: 'object' }) } });
