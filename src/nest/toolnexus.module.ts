@@ -37,12 +37,13 @@ export const TOOLNEXUS_OPTIONS = Symbol.for('toolnexus:nest-options');
 export class ToolnexusModule implements OnApplicationShutdown {
   /** Configures the module with options known up front. */
   static forRoot(options: ToolnexusModuleRootOptions = {}): DynamicModule {
-    const { isGlobal = true, ...moduleOptions } = options;
-    return ToolnexusModule.build(isGlobal, [], [{ provide: TOOLNEXUS_OPTIONS, useValue: checkedOptions(moduleOptions) }]);
+    const { isGlobal = true, ...moduleOptions } = checkedOptions(options) as ToolnexusModuleRootOptions;
+    return ToolnexusModule.build(isGlobal, [], [{ provide: TOOLNEXUS_OPTIONS, useValue: moduleOptions }]);
   }
 
   /** Configures the module from other providers (a config service, a database pool, ...). */
   static forRootAsync(options: ToolnexusModuleAsyncOptions): DynamicModule {
+    if (typeof options !== 'object' || options === null) throw new ToolnexusModuleError('ToolnexusModule.forRootAsync needs options: { useFactory, inject?, imports? } or { useClass } or { useExisting }');
     return ToolnexusModule.build(options.isGlobal ?? true, options.imports ?? [], optionsProviders(options));
   }
 

@@ -255,6 +255,12 @@ describe('ToolnexusModule.forRootAsync', () => {
     await app.close();
   });
 
+  it('rejects options that are not an object', () => {
+    expect(() => ToolnexusModule.forRoot(null as never)).toThrow('ToolnexusModule options must be an object, got null');
+    expect(() => ToolnexusModule.forRoot([] as never)).toThrow('ToolnexusModule options must be an object, got an array');
+    expect(() => ToolnexusModule.forRootAsync(undefined as never)).toThrow(/forRootAsync needs options/);
+  });
+
   it('rejects async options with no way, or two ways, to build them', () => {
     expect(() => ToolnexusModule.forRootAsync({})).toThrow(/exactly one of useFactory, useClass or useExisting \(got 0\)/);
     expect(() => ToolnexusModule.forRootAsync({ useFactory: () => ({}), useClass: Settings as never })).toThrow(/\(got 2\)/);
