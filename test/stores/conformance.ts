@@ -387,6 +387,16 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Pendi
         await expect(coordinator.list({ status: 'done' as never })).rejects.toBeInstanceOf(InvalidArgumentError);
       });
 
+      it('rejects with DuplicateSuspensionError when a tool reuses a recorded request id, and keeps the first call', async () => {
+        const reuse = new Toolkit().register(
+          defineTool({ name: 'fixed', description: 'Always the same id', run: (args) => pending({ id: 'pnd-fixed', kind: 'approval', prompt: `Again ${JSON.stringify(args)}?` }) }),
+        );
+        const fixed = new ResumeCoordinator({ toolkit: reuse, store });
+        await fixed.execute('fixed', { n: 1 });
+        await expect(fixed.execute('fixed', { n: 2 })).rejects.toThrow(new DuplicateSuspensionError('pnd-fixed'));
+        expect((await fixed.get('pnd-fixed'))?.args).toEqual({ n: 1 });
+      });
+
       it('rejects with PendingStoreError, instead of claiming a suspension, when the store cannot record it', async () => {
         await store.close();
         await expect(coordinator.execute('transfer', { amount: 5 })).rejects.toBeInstanceOf(PendingStoreError);
