@@ -112,6 +112,14 @@ describe('AnthropicModel streaming', () => {
     });
   });
 
+  it('accepts a gateway that answers a stream request with a whole message', async () => {
+    const server = await serve(anthropicText('No streaming here.'));
+    const events: RunEvent[] = [];
+    for await (const event of new AgentRunner({ model: model(server), toolkit: weatherToolkit() }).stream('x')) events.push(event);
+    expect(events.map((e) => e.type)).toEqual(['text', 'done']);
+    expect((events[1] as Extract<RunEvent, { type: 'done' }>).result).toMatchObject({ text: 'No streaming here.', usage: { inputTokens: 12, outputTokens: 4 } });
+  });
+
   it('surfaces an error event in the stream with the provider message', async () => {
     const server = await serve(
       sse([

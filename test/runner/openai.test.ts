@@ -116,6 +116,12 @@ describe('OpenAIChatModel in the loop', () => {
     expect(server.requests[0]?.headers.authorization).toBeUndefined();
   });
 
+  it('reads content given as an array of text parts', async () => {
+    const server = await serve(json(200, { choices: [{ index: 0, message: { role: 'assistant', content: [{ type: 'text', text: 'Hello, ' }, { type: 'text', text: 'world.' }] }, finish_reason: 'stop' }] }));
+    const result = await new AgentRunner({ model: model(server), toolkit: weatherToolkit() }).run('hi');
+    expect(result).toMatchObject({ status: 'done', text: 'Hello, world.', usage: { inputTokens: 0, outputTokens: 0 } });
+  });
+
   it('reports an error object in a 200 body with the provider message', async () => {
     const server = await serve(json(200, { error: { message: 'Provider returned error', code: 502 } }));
     const runner = new AgentRunner({ model: model(server), toolkit: weatherToolkit() });
@@ -177,6 +183,15 @@ describe('OpenAIChatModel streaming', () => {
       for await (const _event of runner.stream('x'));
     };
     await expect(consume()).rejects.toThrow('openai sent an unreadable response: the stream ended before the response was complete');
+  });
+
+  it('accepts a server that answers a stream request with a whole JSON completion', async () => {
+    const server = await serve([openaiCalls([threeCities[1] as (typeof threeCities)[0]]), openaiText('Lima is sunny.')]);
+    const runner = new AgentRunner({ model: model(server), toolkit: weatherToolkit() });
+    const events = [];
+    for await (const event of runner.stream('Lima?')) events.push(event);
+    expect(events.map((e) => e.type)).toEqual(['tool_call', 'tool_result', 'text', 'done']);
+    expect(events[2]).toEqual({ type: 'text', delta: 'Lima is sunny.' });
   });
 
   it('omits stream_options when streamUsage is off', async () => {

@@ -3,7 +3,7 @@ import { toAnthropicTools } from '../../toolkit/adapters';
 import { httpSettings, postWithRetry, type HttpModelOptions, type HttpSettings } from '../http';
 import { readSse } from '../sse';
 import type { ChatMessage, ChatModel, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ToolCall } from '../types';
-import { argumentsText, asCount, asRecord, asString, joinUrl, parseChunk, readJson, streamFailure, ToolsCache } from './shared';
+import { argumentsText, asCount, asRecord, asString, isJson, joinUrl, parseChunk, readJson, streamFailure, ToolsCache } from './shared';
 
 /** Options of {@link AnthropicModel}. */
 export interface AnthropicModelOptions extends HttpModelOptions {
@@ -60,23 +60,7 @@ export class AnthropicModel implements ChatModel {
       { provider: this.provider, url: this.url, headers: this.headers, body: this.body(request, false), signal: request.signal },
       this.settings,
     );
-    const json = await readJson(this.provider, response, attempt);
-    this.throwIfError(json);
-    if (!Array.isArray(json.content)) throw new ModelResponseError(this.provider, 'the body has no content array', JSON.stringify(json).slice(0, 200));
-    let text = '';
-    const toolCalls: ToolCall[] = [];
-    for (const raw of json.content) {
-      const block = asRecord(raw);
-      if (block?.type === 'text') text += asString(block.text) ?? '';
-      else if (block?.type === 'tool_use') toolCalls.push(this.toolCall(block));
-    }
-    const usage = asRecord(json.usage);
-    return {
-      text,
-      toolCalls,
-      usage: { inputTokens: asCount(usage?.input_tokens), outputTokens: asCount(usage?.output_tokens) },
-      stopReason: asString(json.stop_reason),
-    };
+    return this.parseMessage(await readJson(this.provider, response, attempt));
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
@@ -84,6 +68,13 @@ export class AnthropicModel implements ChatModel {
       { provider: this.provider, url: this.url, headers: { ...this.headers, accept: 'text/event-stream' }, body: this.body(request, true), signal: request.signal },
       this.settings,
     );
+    if (isJson(response)) {
+      // A gateway that cannot stream may answer a stream request with a whole message.
+      const whole = this.parseMessage(await readJson(this.provider, response, attempt));
+      if (whole.text !== '') yield { type: 'text', delta: whole.text };
+      yield { type: 'response', response: whole };
+      return;
+    }
     if (!response.body) {
       attempt.dispose();
       throw new ModelResponseError(this.provider, 'the stream has no body');
@@ -160,6 +151,25 @@ export class AnthropicModel implements ChatModel {
       toolCalls.push({ id: block.id, name: block.name, arguments: block.json === '' ? '{}' : block.json });
     }
     yield { type: 'response', response: { text, toolCalls, usage: { inputTokens, outputTokens }, stopReason } };
+  }
+
+  private parseMessage(json: Record<string, unknown>): ModelResponse {
+    this.throwIfError(json);
+    if (!Array.isArray(json.content)) throw new ModelResponseError(this.provider, 'the body has no content array', JSON.stringify(json).slice(0, 200));
+    let text = '';
+    const toolCalls: ToolCall[] = [];
+    for (const raw of json.content) {
+      const block = asRecord(raw);
+      if (block?.type === 'text') text += asString(block.text) ?? '';
+      else if (block?.type === 'tool_use') toolCalls.push(this.toolCall(block));
+    }
+    const usage = asRecord(json.usage);
+    return {
+      text,
+      toolCalls,
+      usage: { inputTokens: asCount(usage?.input_tokens), outputTokens: asCount(usage?.output_tokens) },
+      stopReason: asString(json.stop_reason),
+    };
   }
 
   private toolCall(block: Record<string, unknown>): ToolCall {

@@ -3,7 +3,7 @@ import { toOpenAITools } from '../../toolkit/adapters';
 import { httpSettings, postWithRetry, type HttpModelOptions, type HttpSettings } from '../http';
 import { readSse } from '../sse';
 import type { ChatMessage, ChatModel, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ToolCall, Usage } from '../types';
-import { argumentsText, asCount, asRecord, asString, fallbackCallId, joinUrl, parseChunk, readJson, streamFailure, ToolsCache } from './shared';
+import { argumentsText, asCount, asRecord, asString, fallbackCallId, isJson, joinUrl, parseChunk, readJson, streamFailure, ToolsCache } from './shared';
 
 /** Options of {@link OpenAIChatModel}. */
 export interface OpenAIChatModelOptions extends HttpModelOptions {
@@ -71,6 +71,13 @@ export class OpenAIChatModel implements ChatModel {
       { provider: this.provider, url: this.url, headers: { ...this.headers, accept: 'text/event-stream' }, body: this.body(request, true), signal: request.signal },
       this.settings,
     );
+    if (isJson(response)) {
+      // A server that cannot stream may answer a stream request with a plain completion.
+      const whole = this.parseCompletion(await readJson(this.provider, response, attempt));
+      if (whole.text !== '') yield { type: 'text', delta: whole.text };
+      yield { type: 'response', response: whole };
+      return;
+    }
     if (!response.body) {
       attempt.dispose();
       throw new ModelResponseError(this.provider, 'the stream has no body');
@@ -153,7 +160,7 @@ export class OpenAIChatModel implements ChatModel {
     }
     const usage = asRecord(json.usage);
     return {
-      text: asString(message.content) ?? '',
+      text: contentText(message.content),
       toolCalls,
       usage: { inputTokens: asCount(usage?.prompt_tokens), outputTokens: asCount(usage?.completion_tokens) },
       stopReason: asString(choice.finish_reason),
@@ -167,6 +174,13 @@ export class OpenAIChatModel implements ChatModel {
     const message = asString(error) ?? asString(asRecord(error)?.message) ?? JSON.stringify(error);
     throw new ModelResponseError(this.provider, `the provider reported an error: ${message}`);
   }
+}
+
+/** `content` is a string, null with tool calls, or (on some servers) an array of text parts. */
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((part) => (typeof part === 'string' ? part : (asString(asRecord(part)?.text) ?? ''))).join('');
 }
 
 function toWire(system: string | undefined, messages: readonly ChatMessage[]): WireMessage[] {

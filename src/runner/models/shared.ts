@@ -43,6 +43,11 @@ export async function readJson(provider: string, response: Response, attempt: At
   return parsed as Record<string, unknown>;
 }
 
+/** True when a response to a stream request came back as one JSON document instead of events. */
+export function isJson(response: Response): boolean {
+  return (response.headers.get('content-type') ?? '').includes('application/json');
+}
+
 /** Parses one streamed JSON payload. */
 export function parseChunk(provider: string, data: string): Record<string, unknown> {
   let parsed: unknown;
