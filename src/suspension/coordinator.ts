@@ -212,8 +212,9 @@ export class ResumeCoordinator {
       status = 'resolved';
       outcome = await this.replay(call.tool, call.args, ctx, answer);
     }
-    const kept = await this.store.complete(claim, status, outcome, new Date());
-    return kept ? outcome : undefined;
+    const stored = storable(outcome);
+    const kept = await this.store.complete(claim, status, stored, new Date());
+    return kept ? stored : undefined;
   }
 
   /** Replays once with the answer; a second suspension is reported, never looped on. */
@@ -233,6 +234,19 @@ function storedOutcome(call: SuspendedCall, answer: Answer): ToolResult {
   if (answer.ok !== ranTool) throw new AlreadyResolvedError(call.request.id, call.status);
   if (ranTool && !sameJson(answer.data, call.answer?.data)) throw new AlreadyResolvedError(call.request.id, call.status);
   return outcome;
+}
+
+/**
+ * The outcome as every store can keep it. Metadata JSON cannot carry (a BigInt, a cycle)
+ * is dropped rather than fail the settle: a failed settle would leave the call claimed and
+ * replay it again after every lease, forever.
+ */
+function storable(outcome: ToolResult): ToolResult {
+  try {
+    return JSON.parse(JSON.stringify(outcome)) as ToolResult;
+  } catch (error) {
+    return { output: outcome.output, isError: outcome.isError, metadata: { metadataDropped: `the result metadata cannot be stored as JSON: ${messageOf(error)}` } };
+  }
 }
 
 function declined(request: PendingRequest): ToolResult {

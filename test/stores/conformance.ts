@@ -322,6 +322,18 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Pendi
         expect(await coordinator.list()).toHaveLength(1);
       });
 
+      it('stores a replay result whose metadata JSON cannot carry without it, and says so', async () => {
+        const odd = new Toolkit().register(
+          defineTool({ name: 'odd', description: 'Odd metadata', run: (_a, ctx) => (ctx?.answer ? success('sent', { bytes: 10n }) : pending({ kind: 'approval', prompt: 'Send?' })) }),
+        );
+        const oddCoordinator = new ResumeCoordinator({ toolkit: odd, store });
+        const request = pendingOf(await oddCoordinator.execute('odd', {}))!;
+        const result = await oddCoordinator.resolve({ id: request.id, ok: true });
+        expect(result).toEqual({ output: 'sent', isError: false, metadata: { metadataDropped: expect.stringMatching(/cannot be stored as JSON: .*BigInt/) } });
+        expect(await oddCoordinator.get(request.id)).toMatchObject({ status: 'resolved', outcome: result });
+        expect(await oddCoordinator.resolve({ id: request.id, ok: true })).toEqual(result);
+      });
+
       it('replays once for many concurrent resolves of one id; all get the same outcome', async () => {
         const request = pendingOf(await coordinator.execute('transfer', { amount: 9 }))!;
         const others = Array.from({ length: 5 }, () => new ResumeCoordinator({ toolkit, store }));
