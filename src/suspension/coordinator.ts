@@ -124,8 +124,12 @@ export class ResumeCoordinator {
 
   /** Recorded calls, oldest first, filtered by status, run and request kind. */
   async list(filter: SuspensionFilter = {}): Promise<SuspendedCall[]> {
+    if (typeof filter !== 'object' || filter === null) throw new InvalidArgumentError('list takes a filter object { status?, runId?, kind? }');
     if (filter.status !== undefined && !isSuspensionStatus(filter.status)) {
       throw new InvalidArgumentError(`unknown suspension status: ${String(filter.status)}`);
+    }
+    for (const key of ['runId', 'kind'] as const) {
+      if (filter[key] !== undefined && typeof filter[key] !== 'string') throw new InvalidArgumentError(`list filter ${key} must be a string`);
     }
     return this.store.list(filter);
   }

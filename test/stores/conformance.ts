@@ -396,7 +396,10 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Pendi
         expect((await coordinator.list({ status: 'pending' })).map((c) => c.request.id)).toEqual([b.id]);
         expect((await coordinator.list({ runId: 'r1' })).map((c) => c.request.id)).toEqual([a.id]);
         expect((await coordinator.list({ kind: 'input' })).map((c) => c.request.id)).toEqual([b.id]);
-        await expect(coordinator.list({ status: 'done' as never })).rejects.toBeInstanceOf(InvalidArgumentError);
+        await expect(coordinator.list({ status: 'done' as never })).rejects.toThrow(new InvalidArgumentError('unknown suspension status: done'));
+        await expect(coordinator.list({ runId: 7 as never })).rejects.toThrow(new InvalidArgumentError('list filter runId must be a string'));
+        await expect(coordinator.list({ kind: null as never })).rejects.toThrow(new InvalidArgumentError('list filter kind must be a string'));
+        await expect(coordinator.list(null as never)).rejects.toBeInstanceOf(InvalidArgumentError);
       });
 
       it('rejects with DuplicateSuspensionError when a tool reuses a recorded request id, and keeps the first call', async () => {
