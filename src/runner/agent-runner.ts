@@ -167,6 +167,25 @@ export class AgentRunner {
     return this.streamed(options.signal, (emit, signal) => this.continueRun(answers, { ...options, signal }, emit));
   }
 
+  /**
+   * Continues a run whose loop stopped after a resume: a model call failed (the checkpoint
+   * is `failed`), or, with `force`, the process driving it died (it is still `running`;
+   * pass `force` only when you know that process is gone). The model is asked again from
+   * the saved transcript; no tool call that has a result runs again.
+   *
+   * @throws {@link RunNotFoundError} no checkpoint for `runId`.
+   * @throws {@link InvalidResumeError} the run is waiting for answers, or already over.
+   * @throws {@link RunConflictError} another process is continuing it (or took it first).
+   */
+  async recover(runId: string, options: ResumeOptions & { force?: boolean } = {}): Promise<RunResult> {
+    return this.recoverRun(runId, options, undefined);
+  }
+
+  /** {@link recover} as a stream of events, ending with `done`. */
+  recoverStream(runId: string, options: ResumeOptions & { force?: boolean } = {}): AsyncGenerator<RunEvent> {
+    return this.streamed(options.signal, (emit, signal) => this.recoverRun(runId, { ...options, signal }, emit));
+  }
+
   private begin(input: string | readonly ChatMessage[], options: RunOptions, emit: Emit | undefined): LiveRun {
     let messages: ChatMessage[];
     if (typeof input === 'string') messages = [{ role: 'user', content: input }];
@@ -193,7 +212,13 @@ export class AgentRunner {
     for (;;) {
       if (live.turns >= this.maxTurns) return this.end(live, 'incomplete');
       if (live.signal?.aborted) throw live.signal.reason;
-      const response = await this.ask(live);
+      let response: ModelResponse;
+      try {
+        response = await this.ask(live);
+      } catch (error) {
+        if (live.version > 0) await this.saveFailure(live, error);
+        throw error;
+      }
       live.turns++;
       live.usage.inputTokens += response.usage.inputTokens;
       live.usage.outputTokens += response.usage.outputTokens;
@@ -318,6 +343,20 @@ export class AgentRunner {
     live.version = version;
   }
 
+  /**
+   * A checkpointed run whose model call failed is saved as `failed` with its (balanced)
+   * transcript, so `recover` can continue it: the answers that led here are spent.
+   */
+  private async saveFailure(live: LiveRun, error: unknown): Promise<void> {
+    const state = snapshot(live, 'failed', undefined);
+    state.error = messageOf(error);
+    try {
+      await this.save(live, state);
+    } catch {
+      // The model error is what the caller must see; the checkpoint stays `running` (see recover's `force`).
+    }
+  }
+
   private async continueRun(answersIn: Answer | readonly Answer[], options: ResumeOptions, emit: Emit | undefined): Promise<RunResult> {
     const answers = checkAnswers(answersIn);
     const calls = await Promise.all(answers.map((answer) => this.coordinator.get(answer.id)));
@@ -363,27 +402,55 @@ export class AgentRunner {
       return result;
     }
 
-    const halted = merged.state.halted as NonNullable<RunState['halted']>;
+    return this.loop(this.liveFrom(runId, merged.state, merged.version, options, emit));
+  }
+
+  private async recoverRun(runId: string, options: ResumeOptions & { force?: boolean }, emit: Emit | undefined): Promise<RunResult> {
+    if (typeof runId !== 'string' || runId === '') throw new InvalidArgumentError('recover needs a runId');
+    const checkpoint = await this.coordinator.store.loadRun(runId);
+    if (!checkpoint) throw new RunNotFoundError(runId);
+    const state = readRunState(runId, checkpoint.state);
+    if (state.phase === 'halted') {
+      const open = (state.halted?.calls ?? []).filter((entry) => entry.pendingId).map((entry) => entry.pendingId);
+      throw new InvalidResumeError(`run ${runId} is waiting for answers to ${open.join(', ')}: resume it with them`);
+    }
+    if (state.phase === 'done' || state.phase === 'incomplete') throw new InvalidResumeError(`run ${runId} is already ${state.phase}`);
+    if (state.phase === 'running' && !options.force) {
+      throw new RunConflictError(runId, 'another process is continuing it; pass { force: true } only if that process is gone');
+    }
+    state.phase = 'running';
+    delete state.error;
+    const version = checkpoint.version + 1;
+    const saved = await this.coordinator.store.saveRun({ runId, version, state: state as unknown as Record<string, unknown>, updatedAt: new Date().toISOString() });
+    if (!saved) throw new RunConflictError(runId, 'another process took it over first');
+    return this.loop(this.liveFrom(runId, state, version, options, emit));
+  }
+
+  /** The working state of a checkpointed run, with the halted turn's results (if any) fed in call order. */
+  private liveFrom(runId: string, state: RunState, version: number, options: ResumeOptions, emit: Emit | undefined): LiveRun {
     const live: LiveRun = {
       runId,
-      messages: merged.state.messages,
-      toolCalls: merged.state.toolCalls,
-      turns: merged.state.turns,
-      usage: merged.state.usage,
-      text: merged.state.text,
-      version: merged.version,
+      messages: state.messages,
+      toolCalls: state.toolCalls,
+      turns: state.turns,
+      usage: state.usage,
+      text: state.text,
+      version,
       tools: this.currentTools(),
       signal: options.signal,
       context: options.context,
       emit,
     };
-    feed(
-      live,
-      halted.calls.map((entry) => entry.call),
-      halted.calls.map((entry) => entry.result),
-      halted.turn,
-    );
-    return this.loop(live);
+    const halted = state.halted;
+    if (halted) {
+      feed(
+        live,
+        halted.calls.map((entry) => entry.call),
+        halted.calls.map((entry) => entry.result),
+        halted.turn,
+      );
+    }
+    return live;
   }
 
   /**

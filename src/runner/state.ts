@@ -8,9 +8,10 @@ export const RUN_STATE_FORMAT = 'toolnexus.run/1';
 
 /**
  * `halted`: some calls of the last turn are suspended. `running`: the last answer came in
- * and one process (the one that merged it) is continuing the loop. `done` / `incomplete`: over.
+ * and one process (the one that merged it) is continuing the loop. `failed`: that loop
+ * stopped on a model error; `recover` continues it. `done` / `incomplete`: over.
  */
-export type RunPhase = 'halted' | 'running' | 'done' | 'incomplete';
+export type RunPhase = 'halted' | 'running' | 'failed' | 'done' | 'incomplete';
 
 /** One call of the halted turn. `pendingId` is set while it is suspended; `result` is its pending result until then. */
 export interface HaltedCall {
@@ -31,9 +32,11 @@ export interface RunState {
   usage: Usage;
   text: string;
   halted?: { turn: number; calls: HaltedCall[] };
+  /** Why the loop stopped, when `failed`. */
+  error?: string;
 }
 
-const PHASES: readonly string[] = ['halted', 'running', 'done', 'incomplete'];
+const PHASES: readonly string[] = ['halted', 'running', 'failed', 'done', 'incomplete'];
 
 /** Checks a stored state before anything trusts it. */
 export function readRunState(runId: string, raw: unknown): RunState {

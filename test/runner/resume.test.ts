@@ -8,6 +8,8 @@ import {
   InvalidAnswerError,
   InvalidResumeError,
   MemoryPendingStore,
+  ModelHttpError,
+  AlreadyResolvedError,
   ResumeCoordinator,
   RunCheckpointError,
   RunConflictError,
@@ -157,5 +159,68 @@ describe('resume refuses what it cannot apply, changing nothing', () => {
     const second = await coordinator.list({ runId: 'run-1', status: 'cancelled' });
     expect(second).toHaveLength(2);
     expect(await coordinator.list({ runId: 'run-1', status: 'pending' })).toHaveLength(2); // the first run's, untouched
+  });
+});
+
+describe('recover: a resumed loop that stopped on a model error', () => {
+  /** A model that fails on its `failOn`-th call (1-based), and otherwise plays the `agent()` script. */
+  function flaky(failOn: number) {
+    let calls = 0;
+    const store = new MemoryPendingStore();
+    const payTool = new PayTool();
+    const toolkit = new Toolkit().register(WeatherTool, payTool);
+    const model = new FunctionModel(({ messages }) => {
+      calls++;
+      if (calls === failOn) throw new ModelHttpError('function', 503, 'overloaded', 3);
+      const results = messages.filter((m) => m.role === 'tool');
+      if (results.length > 0) return `results: ${results.map((m) => m.content).join(' / ')}`;
+      return { toolCalls: [{ id: 'p1', name: 'pay', arguments: { invoice: 'A', cents: 100 } }] };
+    });
+    const runner = new AgentRunner({ model, toolkit, coordinator: new ResumeCoordinator({ toolkit, store }) });
+    return { runner, store, payTool, calls: () => calls };
+  }
+
+  it('keeps the spent answers: the checkpoint says failed, and recover asks the model again without re-running tools', async () => {
+    const { runner, store, payTool, calls } = flaky(2);
+    const halted = await runner.run('pay', { runId: 'run-flaky' });
+    const answer = { id: halted.pending?.id as string, ok: true };
+
+    await expect(runner.resume(answer)).rejects.toThrow('function returned HTTP 503: overloaded (after 3 attempts)');
+    const failed = await store.loadRun('run-flaky');
+    expect(failed?.state).toMatchObject({ phase: 'failed', error: 'function returned HTTP 503: overloaded (after 3 attempts)' });
+    expect((failed?.state.messages as Array<{ role: string }>).map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(payTool.paid).toEqual(['A']);
+
+    // The answer is spent: giving it again is refused, and changes nothing.
+    await expect(runner.resume(answer)).rejects.toThrow(AlreadyResolvedError);
+    expect(await store.loadRun('run-flaky')).toEqual(failed);
+
+    const final = await runner.recover('run-flaky');
+    expect(final).toMatchObject({ status: 'done', text: 'results: {"paid":"A","cents":100}', turns: 2 });
+    expect(calls()).toBe(3);
+    expect(payTool.paid).toEqual(['A']);
+    expect((await store.loadRun('run-flaky'))?.state).toMatchObject({ phase: 'done' });
+    await expect(runner.recover('run-flaky')).rejects.toThrow('run run-flaky is already done');
+  });
+
+  it('refuses to recover a run that waits for answers, an unknown run, and (without force) a running one', async () => {
+    const { runner, store } = flaky(99);
+    const halted = await runner.run('pay', { runId: 'run-wait' });
+    await expect(runner.recover('run-wait')).rejects.toThrow(`run run-wait is waiting for answers to ${halted.pending?.id}: resume it with them`);
+    await expect(runner.recover('run-none')).rejects.toThrow(RunNotFoundError);
+
+    // A checkpoint left `running` by a process that died after taking the last answer.
+    const checkpoint = await store.loadRun('run-wait');
+    const state = structuredClone(checkpoint?.state) as { phase: string; halted: { calls: Array<{ pendingId?: string; result: unknown }> } };
+    state.phase = 'running';
+    for (const call of state.halted.calls) {
+      delete call.pendingId;
+      call.result = { output: 'paid elsewhere', isError: false };
+    }
+    await store.saveRun({ runId: 'run-wait', version: 2, state, updatedAt: new Date().toISOString() });
+    await expect(runner.recover('run-wait')).rejects.toThrow('run run-wait: another process is continuing it; pass { force: true } only if that process is gone');
+    const forced = await runner.recover('run-wait', { force: true });
+    expect(forced).toMatchObject({ status: 'done', text: 'results: paid elsewhere' });
+    expect(forced.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
   });
 });
