@@ -150,7 +150,7 @@ case "$cmd" in
     ;;
   destroy)
     if is_running; then as_owner "$bin_dir/pg_ctl" -D "$data_dir" -m immediate -w stop >&2; fi
-    rm -rf "$root_dir"
+    rm -rf "$root_dir" "$root_dir.lock"
     ;;
   *)
     die "unknown subcommand '$cmd' (start | stop | restart | status | url | destroy)"

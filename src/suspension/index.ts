@@ -6,4 +6,4 @@ export { MemoryPendingStore } from './stores/memory';
 export { SqlitePendingStore, SQLITE_SCHEMA_VERSION } from './stores/sqlite';
 export type { SqlitePendingStoreOptions } from './stores/sqlite';
 export { PostgresPendingStore, POSTGRES_STORE_SCHEMA_VERSION } from './stores/postgres';
-export type { PostgresPendingStoreOptions, PostgresStoreConnectionOptions, PostgresStoreSharedPoolOptions, PostgresStoreTableOptions } from './stores/postgres';
+export type { PostgresPendingStoreOptions, PostgresStoreConnectionOptions, PostgresStoreSharedPoolOptions, PostgresStoreCommonOptions } from './stores/postgres';

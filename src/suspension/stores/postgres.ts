@@ -13,8 +13,8 @@ import type {
 } from '../store';
 import { toJson } from './json';
 
-/** Where the store's tables live and how they are managed; shared by every connection variant. */
-export interface PostgresStoreTableOptions {
+/** Where the store's tables live and how it rides out a database hiccup; shared by every connection variant. */
+export interface PostgresStoreCommonOptions {
   /** Schema that holds the tables; created on first use when missing. Default `public`. */
   schema?: string;
   /**
@@ -30,10 +30,18 @@ export interface PostgresStoreTableOptions {
    * checks that their version is the one this library expects.
    */
   autoMigrate?: boolean;
+  /**
+   * How long `complete` keeps retrying when the database is unreachable (default 5000 ms;
+   * 0 disables). A replay that ran while the database restarted then still stores its
+   * outcome once the database is back, instead of failing and leaving the call to be
+   * replayed again after its lease. Safe because completing is guarded by the claim token:
+   * a retry after a lost reply, or after another process took the call over, changes nothing.
+   */
+  completeRetryMs?: number;
 }
 
 /** Let the store create and own its pool, from a connection string and/or `pg` pool settings. */
-export interface PostgresStoreConnectionOptions extends PostgresStoreTableOptions {
+export interface PostgresStoreConnectionOptions extends PostgresStoreCommonOptions {
   /** `postgres://user:password@host:port/database`. Either this or `poolConfig` (or both). */
   connectionString?: string;
   /**
@@ -46,7 +54,7 @@ export interface PostgresStoreConnectionOptions extends PostgresStoreTableOption
 }
 
 /** Share a pool the service already has (a NestJS provider, say). `close()` leaves it open. */
-export interface PostgresStoreSharedPoolOptions extends PostgresStoreTableOptions {
+export interface PostgresStoreSharedPoolOptions extends PostgresStoreCommonOptions {
   pool: Pool;
   connectionString?: undefined;
   poolConfig?: undefined;
@@ -59,6 +67,9 @@ export type PostgresPendingStoreOptions = PostgresStoreConnectionOptions | Postg
 export const POSTGRES_STORE_SCHEMA_VERSION = 1;
 
 const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
+const DEFAULT_COMPLETE_RETRY_MS = 5_000;
+const FIRST_RETRY_PAUSE_MS = 50;
+const MAX_RETRY_PAUSE_MS = 1_000;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** PostgreSQL truncates longer identifiers silently; refusing them keeps table names predictable. */
 const MAX_IDENTIFIER_BYTES = 63;
@@ -122,6 +133,7 @@ export class PostgresPendingStore implements PendingStore {
   private readonly pool: Pool;
   private readonly ownsPool: boolean;
   private readonly autoMigrate: boolean;
+  private readonly completeRetryMs: number;
   private readonly schemaName: string;
   private readonly prefix: string;
   private readonly suspensions: string;
@@ -137,6 +149,10 @@ export class PostgresPendingStore implements PendingStore {
     this.schemaName = checkIdentifier(options.schema ?? 'public', 'schema', '');
     this.prefix = checkIdentifier(options.tablePrefix ?? 'toolnexus_', 'tablePrefix', LONGEST_TABLE_SUFFIX);
     this.autoMigrate = options.autoMigrate ?? true;
+    this.completeRetryMs = options.completeRetryMs ?? DEFAULT_COMPLETE_RETRY_MS;
+    if (typeof this.completeRetryMs !== 'number' || !Number.isFinite(this.completeRetryMs) || this.completeRetryMs < 0) {
+      throw new InvalidArgumentError(`PostgresPendingStore: completeRetryMs must be a non-negative number of milliseconds, got ${String(options.completeRetryMs)}`);
+    }
     this.suspensions = this.table('suspensions');
     this.runs = this.table('runs');
     this.versions = this.table('schema_version');
@@ -265,14 +281,22 @@ export class PostgresPendingStore implements PendingStore {
     }
     checkNow(now, 'complete');
     const outcomeJson = toJson(outcome, `the outcome of ${claim.id}`);
-    const result = await this.query(
-      `completion of suspension ${claim.id}`,
-      `UPDATE ${this.suspensions}
-          SET status = $3, outcome = $4::json, updated_at = $5, claim_token = NULL, lease_until_ms = NULL
-        WHERE id = $1 AND status = 'resolving' AND claim_token = $2`,
-      [claim.id, claim.token, status, outcomeJson, now.toISOString()],
-    );
-    return result.rowCount === 1;
+    const giveUpAt = Date.now() + this.completeRetryMs;
+    for (let pause = FIRST_RETRY_PAUSE_MS; ; pause = Math.min(pause * 2, MAX_RETRY_PAUSE_MS)) {
+      try {
+        const result = await this.query(
+          `completion of suspension ${claim.id}`,
+          `UPDATE ${this.suspensions}
+              SET status = $3, outcome = $4::json, updated_at = $5, claim_token = NULL, lease_until_ms = NULL
+            WHERE id = $1 AND status = 'resolving' AND claim_token = $2`,
+          [claim.id, claim.token, status, outcomeJson, now.toISOString()],
+        );
+        return result.rowCount === 1;
+      } catch (error) {
+        if (!(error instanceof StoreUnavailableError) || this.closed || Date.now() + pause > giveUpAt) throw error;
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
   }
 
   async saveRun(checkpoint: RunCheckpoint): Promise<boolean> {

@@ -1,0 +1,189 @@
+/**
+ * The database going away under a running service: stopped, restarted mid-replay, restarted
+ * in the middle of a stream of resolves. These tests stop and restart PostgreSQL, so they
+ * run on a private throwaway cluster of their own (scripts/pg-test-server.sh with its own
+ * directory and port), never on the shared test server other test files are using.
+ */
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  PostgresPendingStore,
+  ResumeCoordinator,
+  StoreUnavailableError,
+  Toolkit,
+  defineTool,
+  pending,
+  pendingOf,
+  success,
+  type ToolResult,
+} from 'toolnexus-ts';
+import { runScript } from './fixtures-pg/server';
+
+let env: Record<string, string>;
+let url: string;
+const stores: PostgresPendingStore[] = [];
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+beforeAll(async () => {
+  env = { TOOLNEXUS_PG_DIR: join(tmpdir(), `toolnexus-pg-faults-${process.pid}`), TOOLNEXUS_PG_PORT: String(await freePort()) };
+  url = await runScript('start', env);
+}, 120_000);
+afterEach(async () => {
+  await runScript('start', env); // whatever a test did, the next one starts with a running server
+  await Promise.all(stores.splice(0).map((s) => s.close()));
+});
+afterAll(async () => {
+  await runScript('destroy', env);
+});
+
+/** A coordinator whose `ship` tool counts its replays and can be held mid-replay by a gate. */
+function setup(tablePrefix: string, options: { completeRetryMs?: number; leaseMs?: number } = {}) {
+  const store = new PostgresPendingStore({ connectionString: url, tablePrefix, completeRetryMs: options.completeRetryMs, poolConfig: { connectionTimeoutMillis: 2000 } });
+  stores.push(store);
+  const replays = new Map<string, number>();
+  let inReplay = 0;
+  let gate: Promise<void> = Promise.resolve();
+  let open: () => void = () => undefined;
+  const toolkit = new Toolkit().register(
+    defineTool({
+      name: 'ship',
+      description: 'Ships an order once approved',
+      inputSchema: { type: 'object', properties: { order: { type: 'string' } }, required: ['order'] },
+      async run(args, ctx) {
+        if (!ctx?.answer) return pending({ kind: 'approval', prompt: `Ship ${String(args.order)}?` });
+        replays.set(ctx.answer.id, (replays.get(ctx.answer.id) ?? 0) + 1);
+        inReplay++;
+        await gate;
+        return success(`shipped ${String(args.order)}`);
+      },
+    }),
+  );
+  const coordinator = new ResumeCoordinator({ toolkit, store, leaseMs: options.leaseMs });
+  return {
+    store,
+    coordinator,
+    replays,
+    inReplay: () => inReplay,
+    holdReplays() {
+      gate = new Promise<void>((resolve) => (open = resolve));
+    },
+    releaseReplays: () => open(),
+    async suspend(count: number): Promise<string[]> {
+      const ids: string[] = [];
+      for (let i = 0; i < count; i++) ids.push(pendingOf(await coordinator.execute('ship', { order: `o-${i}` }))!.id);
+      return ids;
+    },
+    approve: (id: string): Promise<ToolResult> => coordinator.resolve({ id, ok: true }),
+  };
+}
+
+async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const UNAVAILABLE = (operation: string) =>
+  new RegExp(`^PostgreSQL was unavailable during the ${operation} \\(.+\\)\\. Suspensions already stored are kept; retry once the database is reachable\\.$`);
+
+describe('PostgresPendingStore when the database goes away', () => {
+  it('database stopped: resolve and execute fail with a clear StoreUnavailableError; nothing is lost and the retry succeeds', async () => {
+    const t = setup('down_');
+    const ids = await t.suspend(5);
+    await runScript('stop', env);
+
+    const failed = await t.approve(ids[0]).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(StoreUnavailableError);
+    expect((failed as Error).message).toMatch(UNAVAILABLE(`get of suspension ${ids[0]}`));
+    const notRecorded = await t.coordinator.execute('ship', { order: 'late' }).catch((e: unknown) => e);
+    expect(notRecorded).toBeInstanceOf(StoreUnavailableError);
+    expect((notRecorded as Error).message).toMatch(/^PostgreSQL was unavailable during the insert of suspension pnd-/);
+
+    await runScript('start', env);
+    expect(await t.approve(ids[0])).toEqual({ output: 'shipped o-0', isError: false });
+    const calls = await t.store.list();
+    expect(calls.map((c) => c.request.id)).toEqual(ids);
+    expect(calls.map((c) => c.status)).toEqual(['resolved', 'pending', 'pending', 'pending', 'pending']);
+    expect(t.replays.get(ids[0])).toBe(1);
+  });
+
+  it('database restarted while replays run: each outcome is stored once it is back, and each tool ran once', async () => {
+    const t = setup('brief_');
+    const ids = await t.suspend(6);
+    t.holdReplays();
+    const resolving = ids.map((id) => t.approve(id));
+    await until(() => t.inReplay() === ids.length);
+    await runScript('stop', env);
+    t.releaseReplays(); // the replays finish while the database is down: complete() keeps retrying
+    await new Promise((r) => setTimeout(r, 300));
+    await runScript('start', env);
+
+    const results = await Promise.all(resolving);
+    expect(results.map((r) => r.output)).toEqual(ids.map((_, i) => `shipped o-${i}`));
+    expect([...t.replays.values()]).toEqual(ids.map(() => 1));
+    expect((await t.store.list({ status: 'resolved' })).map((c) => c.request.id)).toEqual(ids);
+  });
+
+  it('an outage longer than completeRetryMs: the caller gets a clear error, the calls stay claimed, and resolving again after the lease succeeds', async () => {
+    const t = setup('long_', { completeRetryMs: 200, leaseMs: 1000 });
+    const ids = await t.suspend(4);
+    t.holdReplays();
+    const resolving = ids.map((id) => t.approve(id).catch((e: unknown) => e));
+    await until(() => t.inReplay() === ids.length);
+    await runScript('stop', env);
+    t.releaseReplays();
+
+    const errors = await Promise.all(resolving);
+    errors.forEach((error, i) => {
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect((error as Error).message).toMatch(UNAVAILABLE(`completion of suspension ${ids[i]}`));
+    });
+
+    await runScript('start', env);
+    expect((await t.store.list()).map((c) => c.status)).toEqual(ids.map(() => 'resolving'));
+    const retried = await Promise.all(ids.map((id) => t.approve(id)));
+    expect(retried.map((r) => r.output)).toEqual(ids.map((_, i) => `shipped o-${i}`));
+    expect((await t.store.list({ status: 'resolved' })).map((c) => c.request.id)).toEqual(ids);
+    // The first replay's outcome never reached the database, so the tool ran again after
+    // the lease: why side effects should be keyed on the suspension id (docs/deploying.md).
+    expect([...t.replays.values()]).toEqual(ids.map(() => 2));
+  });
+
+  it('pg_ctl restart in the middle of a stream of resolves: every failure is a StoreUnavailableError, and retrying them resolves every suspension', async () => {
+    const t = setup('stream_', { leaseMs: 1000 });
+    const ids = await t.suspend(120);
+    const queue = [...ids];
+    const failures: Array<{ id: string; error: unknown }> = [];
+    let done = 0;
+    const lanes = Array.from({ length: 4 }, async () => {
+      for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+        try {
+          await t.approve(id);
+          done++;
+        } catch (error) {
+          failures.push({ id, error });
+        }
+      }
+    });
+    await until(() => done >= 30);
+    await runScript('restart', env);
+    await Promise.all(lanes);
+
+    expect(failures.length).toBeGreaterThan(0); // the restart really hit requests in flight
+    for (const { error } of failures) expect(error).toBeInstanceOf(StoreUnavailableError);
+    for (const { id } of failures) expect((await t.approve(id)).output).toMatch(/^shipped o-\d+$/);
+    const calls = await t.store.list();
+    expect(calls).toHaveLength(ids.length);
+    expect(calls.filter((c) => c.status !== 'resolved')).toEqual([]);
+  });
+});
