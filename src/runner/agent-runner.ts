@@ -211,9 +211,9 @@ export class AgentRunner {
   private async loop(live: LiveRun): Promise<RunResult> {
     for (;;) {
       if (live.turns >= this.maxTurns) return this.end(live, 'incomplete');
-      if (live.signal?.aborted) throw live.signal.reason;
       let response: ModelResponse;
       try {
+        if (live.signal?.aborted) throw live.signal.reason;
         response = await this.ask(live);
       } catch (error) {
         if (live.version > 0) await this.saveFailure(live, error);
