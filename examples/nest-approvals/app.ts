@@ -4,7 +4,7 @@ import { APP_FILTER, APP_PIPE, NestFactory } from '@nestjs/core';
 import type { PendingStore } from 'toolnexus-ts';
 import { ToolnexusExceptionFilter, ToolnexusModule } from 'toolnexus-ts/nest';
 import { ChatController } from './chat.controller';
-import { LedgerService, TransferTool } from './payments';
+import { CurrentUser, LedgerService, TransferTool } from './payments';
 import { scriptedModel } from './scripted-model';
 
 export interface ApprovalsAppOptions {
@@ -27,6 +27,7 @@ export class ApprovalsModule {
       controllers: [ChatController],
       providers: [
         LedgerService,
+        CurrentUser,
         TransferTool,
         { provide: APP_PIPE, useValue: new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true }) },
         { provide: APP_FILTER, useClass: ToolnexusExceptionFilter },

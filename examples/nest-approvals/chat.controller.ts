@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { IsBoolean, IsIn, IsNotEmpty, IsObject, IsOptional, IsString } from 'class-validator';
 import { AgentRunner, ResumeCoordinator, type AnswerReason, type PendingRequest, type RunResult } from 'toolnexus-ts';
 
@@ -39,8 +39,9 @@ export class ChatController {
   /** Runs the agent; when a tool needs approval the run halts and the response carries the request. */
   @Post('chat')
   @HttpCode(200)
-  async chat(@Body() body: ChatDto): Promise<RunView> {
-    return view(await this.runner.run(body.message));
+  async chat(@Req() request: object, @Body() body: ChatDto): Promise<RunView> {
+    // `context.request` lets request-scoped tools resolve in this request (docs/dependency-injection.md).
+    return view(await this.runner.run(body.message, { context: { request } }));
   }
 
   /** Every open suspension, oldest first. */
@@ -57,8 +58,9 @@ export class ChatController {
    */
   @Post('answers/:id')
   @HttpCode(200)
-  async answer(@Param('id') id: string, @Body() body: AnswerDto): Promise<RunView> {
-    return view(await this.runner.resume({ id, ok: body.ok, data: body.data, reason: body.reason }));
+  async answer(@Req() request: object, @Param('id') id: string, @Body() body: AnswerDto): Promise<RunView> {
+    // The replay runs in the answering request: the approver's, not the asker's.
+    return view(await this.runner.resume({ id, ok: body.ok, data: body.data, reason: body.reason }, { context: { request } }));
   }
 }
 

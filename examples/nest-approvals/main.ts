@@ -9,10 +9,10 @@ import type { AddressInfo } from 'node:net';
 import { createApprovalsApp } from './app';
 import type { PendingView, RunView } from './chat.controller';
 
-async function call<T>(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+async function call<T>(base: string, method: string, path: string, body?: unknown, user = 'bob'): Promise<{ status: number; body: T }> {
   const response = await fetch(`${base}${path}`, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: { 'x-user': user, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as T };
@@ -26,17 +26,17 @@ export async function main(): Promise<void> {
     console.log(`nest-approvals listening on ${base}`);
 
     const chat = await call<RunView>(base, 'POST', '/chat', { message: 'pay 2500 from acc-1 to acc-2' });
-    console.log(`POST /chat -> ${chat.status} ${chat.body.status}: ${chat.body.pending?.prompt}`);
+    console.log(`POST /chat as bob -> ${chat.status} ${chat.body.status}: ${chat.body.pending?.prompt}`);
     if (chat.body.status !== 'pending' || !chat.body.pending) throw new Error(`expected a pending run, got ${JSON.stringify(chat.body)}`);
 
     const open = await call<PendingView[]>(base, 'GET', '/pending');
-    console.log(`GET /pending -> ${open.status} ${open.body.map((p) => `${p.request.id} (${p.tool})`).join(', ')}`);
+    console.log(`GET /pending -> ${open.status} ${open.body.map((p) => `${p.request.id} (${p.tool}, requested by ${String(p.request.data?.requestedBy)})`).join(', ')}`);
 
     const wrong = await call<{ message: string }>(base, 'POST', '/answers/pnd-does-not-exist', { ok: true });
     console.log(`POST /answers/pnd-does-not-exist -> ${wrong.status} ${wrong.body.message}`);
 
-    const answered = await call<RunView>(base, 'POST', `/answers/${chat.body.pending.id}`, { ok: true });
-    console.log(`POST /answers/${chat.body.pending.id} -> ${answered.status} ${answered.body.status}: ${answered.body.text}`);
+    const answered = await call<RunView>(base, 'POST', `/answers/${chat.body.pending.id}`, { ok: true }, 'alice');
+    console.log(`POST /answers/${chat.body.pending.id} as alice -> ${answered.status} ${answered.body.status}: ${answered.body.text}`);
     if (answered.body.status !== 'done') throw new Error(`expected the run to finish, got ${JSON.stringify(answered.body)}`);
 
     const again = await call<{ message: string }>(base, 'POST', `/answers/${chat.body.pending.id}`, { ok: true });

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Scope } from '@nestjs/common';
+import { REQUEST } from '@nestjs/core';
 import { IsInt, IsString, Min } from 'class-validator';
 import { Describe, Tool, failure, pending, success, type ToolContext } from 'toolnexus-ts';
 
@@ -21,6 +22,20 @@ export class LedgerService {
   }
 }
 
+/**
+ * Who is calling, from the `x-user` header of the current HTTP request. Request-scoped, so
+ * the tool that depends on it is too: it is built for the request named in the call's
+ * `context.request` (the chat request when asking, the answering request on the replay).
+ */
+@Injectable({ scope: Scope.REQUEST })
+export class CurrentUser {
+  readonly name: string;
+  constructor(@Inject(REQUEST) request: { headers?: Record<string, string | string[] | undefined> } | undefined) {
+    const header = request?.headers?.['x-user'];
+    this.name = typeof header === 'string' && header !== '' ? header : 'anonymous';
+  }
+}
+
 export class TransferArgs {
   @IsString() @Describe('Account to debit') from!: string;
   @IsString() @Describe('Account to credit') to!: string;
@@ -31,13 +46,16 @@ export class TransferArgs {
 @Injectable()
 @Tool({ name: 'transfer', description: 'Move money between two accounts', args: TransferArgs })
 export class TransferTool {
-  constructor(private readonly ledger: LedgerService) {}
+  constructor(
+    private readonly ledger: LedgerService,
+    private readonly user: CurrentUser,
+  ) {}
 
   run(args: TransferArgs, ctx?: ToolContext) {
     if (!ctx?.answer) {
-      return pending({ kind: 'approval', prompt: `Transfer ${args.amount} from ${args.from} to ${args.to}?`, data: { ...args } });
+      return pending({ kind: 'approval', prompt: `Transfer ${args.amount} from ${args.from} to ${args.to}?`, data: { ...args, requestedBy: this.user.name } });
     }
-    if (!ctx.answer.ok) return failure('transfer declined');
-    return success(this.ledger.transfer(args.from, args.to, args.amount));
+    if (!ctx.answer.ok) return failure(`transfer declined by ${this.user.name}`);
+    return success(`${this.ledger.transfer(args.from, args.to, args.amount)} (approved by ${this.user.name})`);
   }
 }

@@ -21,10 +21,10 @@ interface ErrorBody {
 async function listen(app: INestApplication) {
   await app.listen(0, '127.0.0.1');
   const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
-  return async function http<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  return async function http<T>(method: string, path: string, body?: unknown, user?: string): Promise<{ status: number; body: T }> {
     const response = await fetch(`${base}${path}`, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: { ...(user ? { 'x-user': user } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     return { status: response.status, body: (await response.json()) as T };
@@ -41,9 +41,12 @@ describe('examples/nest-approvals over HTTP', () => {
   afterEach(() => app.close());
 
   it('chat → pending → answer → done, moving the money once', async () => {
-    const chat = await http<RunView>('POST', '/chat', { message: 'pay 2500 from acc-1 to acc-2' });
+    const chat = await http<RunView>('POST', '/chat', { message: 'pay 2500 from acc-1 to acc-2' }, 'bob');
     expect(chat.status).toBe(200);
-    expect(chat.body).toMatchObject({ status: 'pending', pending: { kind: 'approval', prompt: 'Transfer 2500 from acc-1 to acc-2?' } });
+    expect(chat.body).toMatchObject({
+      status: 'pending',
+      pending: { kind: 'approval', prompt: 'Transfer 2500 from acc-1 to acc-2?', data: { from: 'acc-1', to: 'acc-2', amount: 2500, requestedBy: 'bob' } },
+    });
     const id = chat.body.pending?.id as string;
     expect(chat.body.pendings?.map((p) => p.id)).toEqual([id]);
 
@@ -54,9 +57,10 @@ describe('examples/nest-approvals over HTTP', () => {
     ]);
     expect(app.get(LedgerService).transfers).toEqual([]);
 
-    const done = await http<RunView>('POST', `/answers/${id}`, { ok: true });
+    // The request-scoped tool replays in the answering request: alice approved.
+    const done = await http<RunView>('POST', `/answers/${id}`, { ok: true }, 'alice');
     expect(done.status).toBe(200);
-    expect(done.body).toEqual({ runId: chat.body.runId, status: 'done', text: 'Done: moved 2500 from acc-1 to acc-2; acc-1 now holds 7500.' });
+    expect(done.body).toEqual({ runId: chat.body.runId, status: 'done', text: 'Done: moved 2500 from acc-1 to acc-2; acc-1 now holds 7500 (approved by alice).' });
     expect(app.get(LedgerService).transfers).toEqual([{ from: 'acc-1', to: 'acc-2', amount: 2500 }]);
     expect((await http<PendingView[]>('GET', '/pending')).body).toEqual([]);
   });
@@ -98,7 +102,7 @@ describe('examples/nest-approvals over HTTP', () => {
 
   it('a declined answer finishes the run without moving money', async () => {
     const chat = await http<RunView>('POST', '/chat', { message: 'pay 100 from acc-1 to acc-2' });
-    const declined = await http<RunView>('POST', `/answers/${chat.body.pending?.id}`, { ok: false, reason: 'declined' });
+    const declined = await http<RunView>('POST', `/answers/${chat.body.pending?.id}`, { ok: false, reason: 'declined' }, 'carol');
     expect(declined.status).toBe(200);
     expect(declined.body).toMatchObject({ status: 'done', text: 'The transfer did not happen: declined/expired: Transfer 100 from acc-1 to acc-2?' });
     expect(app.get(LedgerService).transfers).toEqual([]);
@@ -150,10 +154,10 @@ describe('examples/nest-approvals main()', () => {
     }
     expect(lines[0]).toMatch(/^nest-approvals listening on http:\/\/127\.0\.0\.1:\d+$/);
     expect(lines.slice(1).map((l) => l.replace(/pnd-[\w-]+/g, 'ID'))).toEqual([
-      'POST /chat -> 200 pending: Transfer 2500 from acc-1 to acc-2?',
-      'GET /pending -> 200 ID (transfer)',
+      'POST /chat as bob -> 200 pending: Transfer 2500 from acc-1 to acc-2?',
+      'GET /pending -> 200 ID (transfer, requested by bob)',
       'POST /answers/ID -> 404 unknown suspension: ID',
-      'POST /answers/ID -> 200 done: Done: moved 2500 from acc-1 to acc-2; acc-1 now holds 7500.',
+      'POST /answers/ID as alice -> 200 done: Done: moved 2500 from acc-1 to acc-2; acc-1 now holds 7500 (approved by alice).',
       'POST /answers/ID again -> 409 suspension ID is already resolved',
       'GET /pending -> 200 0 open',
     ]);
