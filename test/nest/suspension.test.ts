@@ -124,6 +124,30 @@ describe('ResumeCoordinator injected by ToolnexusModule', () => {
     await app.close();
   });
 
+  it('answers inline with waitFor, and reports every call to the toolkit hooks', async () => {
+    const asked: string[] = [];
+    const metrics: Array<{ tool: string; pending: boolean }> = [];
+    const app = await Test.createTestingModule({
+      imports: [
+        ToolnexusModule.forRoot({
+          waitFor: (request) => {
+            asked.push(request.prompt);
+            return { id: request.id, ok: true };
+          },
+          hooks: { onMetric: (event) => metrics.push({ tool: event.tool, pending: event.pending }) },
+        }),
+      ],
+      providers: [LedgerService, TransferTool],
+    }).compile();
+    await app.init();
+    const result = await app.get(ResumeCoordinator).execute('transfer', { from: 'a', to: 'b', amount: 4 });
+    expect(result).toEqual({ output: 'moved 4 from a to b', isError: false });
+    expect(asked).toEqual(['Transfer 4 from a to b?']);
+    expect(metrics).toEqual([{ tool: 'transfer', pending: true }, { tool: 'transfer', pending: false }]);
+    expect(await app.get(ResumeCoordinator).list()).toEqual([]);
+    await app.close();
+  });
+
   it('fails the boot when the async options factory returns nothing', async () => {
     const building = Test.createTestingModule({
       imports: [ToolnexusModule.forRootAsync({ useFactory: () => undefined as never })],
