@@ -3,58 +3,13 @@
  * in SQLite, resume in any order from FRESH child processes, completed siblings never
  * re-run, a balanced transcript with no new user turn, and typed errors that change nothing.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  AlreadyResolvedError,
-  RUN_STATE_FORMAT,
-  UnknownSuspensionError,
-  type Answer,
-  type RunCheckpoint,
-  type RunResult,
-  type SuspendedCall,
-} from 'toolnexus-ts';
-import { openaiCalls, openaiText, startMockServer, type MockServer, type Reply } from './mock-servers';
+import { AlreadyResolvedError, RUN_STATE_FORMAT, UnknownSuspensionError, type RunCheckpoint, type RunResult, type SuspendedCall } from 'toolnexus-ts';
+import { startMockServer, type MockServer } from './mock-servers';
 import { buildPayAgent, readLedger } from './fixtures/pay-agent';
-
-const REGISTER = join(__dirname, 'fixtures', 'register-ts.js');
-const CHILD = join(__dirname, 'fixtures', 'resume-child.ts');
-
-type ChildOutput = { ok: true; pid: number; result: RunResult } | { ok: false; pid: number; error: { name: string; message: string } };
-
-function resumeInChild(db: string, ledger: string, modelUrl: string, answers: Answer | Answer[]): Promise<ChildOutput> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', REGISTER, CHILD, db, ledger, modelUrl, JSON.stringify(answers)], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) reject(new Error(`child exited with ${String(code)}: ${stderr}`));
-      else resolve(JSON.parse(stdout) as ChildOutput);
-    });
-  });
-}
-
-/** The model: first asks for one lookup and two payments at once; once it has the results, sums them up. */
-const payModel: Reply = (res, req, index) => {
-  const messages = req.body.messages as Array<{ role: string; content: string | null }>;
-  if (!messages.some((m) => m.role === 'tool')) {
-    return openaiCalls(
-      [
-        { id: 'call_lookup', name: 'lookup_invoice', args: { invoice: 'inv-7' } },
-        { id: 'call_pay_7', name: 'pay_invoice', args: { invoice: 'inv-7' } },
-        { id: 'call_pay_8', name: 'pay_invoice', args: { invoice: 'inv-8' } },
-      ],
-      'Looking up and paying.',
-    )(res, req, index);
-  }
-  const results = messages.filter((m) => m.role === 'tool').map((m) => m.content);
-  return openaiText(`Done: ${results.join(' | ')}`)(res, req, index);
-};
+import { payModel, resumeInChild } from './pay-harness';
 
 let dir: string;
 let server: MockServer;
