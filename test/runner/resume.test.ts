@@ -16,6 +16,9 @@ import {
   RunNotFoundError,
   Toolkit,
   UnknownSuspensionError,
+  defineTool,
+  pending,
+  type AgentToolContext,
   type Answer,
   type RunEvent,
 } from 'toolnexus-ts';
@@ -222,5 +225,44 @@ describe('recover: a resumed loop that stopped on a model error', () => {
     const forced = await runner.recover('run-wait', { force: true });
     expect(forced).toMatchObject({ status: 'done', text: 'results: paid elsewhere' });
     expect(forced.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+  });
+});
+
+describe('resume details', () => {
+  it('hands the replay the context given to resume (never stored) with the original callId', async () => {
+    const seen: Array<{ tenant?: unknown; callId?: string; answered: boolean }> = [];
+    const toolkit = new Toolkit().register(
+      defineTool({
+        name: 'approve',
+        description: 'Needs approval',
+        run: (_args, ctx?: AgentToolContext<{ tenant?: string }>) => {
+          seen.push({ tenant: ctx?.tenant, callId: ctx?.callId, answered: ctx?.answer !== undefined });
+          return ctx?.answer ? 'approved' : pending({ kind: 'approval', prompt: 'OK?' });
+        },
+      }),
+    );
+    const store = new MemoryPendingStore();
+    const model = new FunctionModel(({ messages }) => messages.find((m) => m.role === 'tool')?.content ?? { toolCalls: [{ id: 'call_x', name: 'approve', arguments: {} }] });
+    const runner = new AgentRunner({ model, toolkit, coordinator: new ResumeCoordinator({ toolkit, store }) });
+    const halted = await runner.run('go', { context: { tenant: 'acme' } });
+    expect(JSON.stringify((await store.loadRun(halted.runId))?.state)).not.toContain('acme');
+    const final = await runner.resume({ id: halted.pending?.id as string, ok: true }, { context: { tenant: 'globex' } });
+    expect(final.text).toBe('approved');
+    expect(seen).toEqual([
+      { tenant: 'acme', callId: 'call_x', answered: false },
+      { tenant: 'globex', callId: 'call_x', answered: true },
+    ]);
+  });
+
+  it('ends incomplete after the resume when the halted turn was the last one allowed', async () => {
+    const store = new MemoryPendingStore();
+    const toolkit = new Toolkit().register(WeatherTool, new PayTool());
+    const { runner: base } = agent({ coordinator: new ResumeCoordinator({ toolkit, store }), toolkit });
+    const runner = new AgentRunner({ model: base.model, toolkit, coordinator: base.coordinator, maxTurns: 1 });
+    const halted = await runner.run('pay', { runId: 'run-limit' });
+    const final = await runner.resume((halted.pendings ?? []).map((p) => ({ id: p.id, ok: true })));
+    expect(final).toMatchObject({ status: 'incomplete', limit: 'maxTurns', turns: 1 });
+    expect(final.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'tool']);
+    expect((await store.loadRun('run-limit'))?.state).toMatchObject({ phase: 'incomplete' });
   });
 });
