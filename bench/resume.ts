@@ -17,8 +17,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ResumeCoordinator, SqlitePendingStore, Toolkit, defineTool, pending, pendingOf, success, type SqlitePendingStoreOptions } from 'toolnexus-ts';
 
-const ROUNDS = 5;
-const CYCLES = 400;
+const ROUNDS = 15;
+const CYCLES = 200;
 const LATENCY_SAMPLES = 600;
 
 const approve = defineTool({
@@ -78,10 +78,22 @@ async function rawStoreSql(filename: string, synchronous: SqlitePendingStoreOpti
   db.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
   const insert = db.prepare(`INSERT INTO suspensions (id, kind, tool, args, request, status, created_at)
     VALUES (@id, 'approval', 'approve_payment', @args, @request, 'pending', @now) ON CONFLICT (id) DO NOTHING`);
-  const claim = db.transaction((id: string, answer: string) =>
-    db.prepare(`UPDATE suspensions SET status = 'resolving', answer = ?, lease_until = ?, lease_token = 't', updated_at = ?
-      WHERE id = ? AND (status = 'pending' OR (status = 'resolving' AND lease_until < ?)) RETURNING *`).get(answer, Date.now() + 60_000, new Date().toISOString(), id, Date.now()),
-  );
+  const claimStatement = db.prepare(`UPDATE suspensions SET status = 'resolving', answer = ?, lease_until = ?, lease_token = 't', updated_at = ?
+    WHERE id = ? AND (status = 'pending' OR (status = 'resolving' AND lease_until < ?)) RETURNING *`);
+  const claimTransaction = db.transaction((id: string, answer: string) => claimStatement.get(answer, Date.now() + 60_000, new Date().toISOString(), id, Date.now()));
+  // As the store does: the claim skips its own sync (the outcome's commit syncs it).
+  const relax = db.prepare('PRAGMA synchronous = NORMAL');
+  const restore = db.prepare(`PRAGMA synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+  const claim = {
+    immediate(id: string, answer: string) {
+      relax.run();
+      try {
+        return claimTransaction.immediate(id, answer);
+      } finally {
+        restore.run();
+      }
+    },
+  };
   const complete = db.prepare(`UPDATE suspensions SET status = 'resolved', outcome = ?, lease_until = NULL, lease_token = NULL, updated_at = ?
     WHERE id = ? AND status = 'resolving' AND lease_token = 't'`);
   return {
