@@ -62,6 +62,15 @@ describe('retries', () => {
     expect(ms).toBeLessThan(5000);
   });
 
+  it('honours retry-after given as an HTTP date', async () => {
+    const at = new Date(Date.now() + 2000).toUTCString(); // second resolution: between 1 and 2 s from now
+    const server = await serve([json(503, { error: { message: 'maintenance' } }, { 'retry-after': at }), openaiText('ok')]);
+    const { value, ms } = await timed(() => run(openai(server)));
+    expect(value?.text).toBe('ok');
+    expect(ms).toBeGreaterThanOrEqual(900);
+    expect(ms).toBeLessThan(5000);
+  });
+
   it('gives up at once when retry-after would pass the deadline', async () => {
     const server = await serve([json(429, { error: { message: 'quota' } }, { 'retry-after': '60' }), openaiText('never')]);
     const { error, ms } = await timed(() => run(openai(server, { deadlineMs: 2000 })));
@@ -160,6 +169,18 @@ describe('failing at once', () => {
     const error = await run(openai(server)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelResponseError);
     expect((error as Error).message).toBe('openai sent an unreadable response: the body is not JSON (body starts: "<html>Gateway says hello</html>")');
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('cancellation', () => {
+  it("aborts a model call in flight with the run's signal, rejecting with its reason", async () => {
+    const server = await serve(hang);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('user pressed stop')), 100);
+    const { error, ms } = await timed(() => run(openai(server, { timeoutMs: 30_000 }), controller.signal));
+    expect((error as Error).message).toBe('user pressed stop');
+    expect(ms).toBeLessThan(2000);
     expect(server.requests).toHaveLength(1);
   });
 });
