@@ -1,4 +1,4 @@
-import { ModelConnectionError, ModelHttpError, ModelTimeoutError } from '../errors';
+import { InvalidArgumentError, ModelConnectionError, ModelHttpError, ModelTimeoutError } from '../errors';
 
 /** How a model call retries what may pass: 408, 429, 5xx, timeouts and network errors. */
 export interface RetryOptions {
@@ -46,12 +46,12 @@ export function httpSettings(options: HttpModelOptions): HttpSettings {
     fetch: options.fetch ?? globalThis.fetch,
   };
   for (const key of ['timeoutMs', 'deadlineMs', 'baseDelayMs', 'maxDelayMs'] as const) {
-    if (!(settings[key] >= 0) || !Number.isFinite(settings[key])) throw new RangeError(`${key} must be a finite number >= 0, got ${settings[key]}`);
+    if (!(settings[key] >= 0) || !Number.isFinite(settings[key])) throw new InvalidArgumentError(`${key} must be a finite number >= 0, got ${settings[key]}`);
   }
   if (!Number.isInteger(settings.maxAttempts) || settings.maxAttempts < 1) {
-    throw new RangeError(`retry.maxAttempts must be an integer >= 1, got ${settings.maxAttempts}`);
+    throw new InvalidArgumentError(`retry.maxAttempts must be an integer >= 1, got ${settings.maxAttempts}`);
   }
-  if (typeof settings.fetch !== 'function') throw new TypeError('no fetch available: pass options.fetch');
+  if (typeof settings.fetch !== 'function') throw new InvalidArgumentError('no fetch available: pass options.fetch');
   return settings;
 }
 

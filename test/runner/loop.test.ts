@@ -13,6 +13,7 @@ import {
   pending,
   type AgentToolContext,
   type Answer,
+  type ChatMessage,
   type ModelRequest,
   type PendingRequest,
   type RunEvent,
@@ -148,8 +149,18 @@ describe('the loop', () => {
     expect(() => new AgentRunner({ model: {} as FunctionModel, toolkit })).toThrow('AgentRunner needs a model with a complete() method');
     expect(() => new AgentRunner({ model, toolkit, maxTurns: 0 })).toThrow('maxTurns must be a positive integer, got 0');
     expect(() => new AgentRunner({ model, toolkit, coordinator: new ResumeCoordinator({ toolkit: new Toolkit() }) })).toThrow(InvalidArgumentError);
-    const runner = new AgentRunner({ model, toolkit });
-    return expect(runner.run(42 as unknown as string)).rejects.toThrow('run needs a user message (a string) or a transcript (an array of messages)');
+    expect(() => new AgentRunner({ model, toolkit, waitFor: 'yes' as unknown as () => never })).toThrow('waitFor must be a function');
+    expect(() => new FunctionModel('reply' as unknown as () => string)).toThrow('FunctionModel needs a function');
+  });
+
+  it('rejects bad run input clearly', async () => {
+    const runner = new AgentRunner({ model: new FunctionModel(() => 'x'), toolkit: weatherToolkit() });
+    await expect(runner.run(42 as unknown as string)).rejects.toThrow('run needs a user message (a string) or a transcript (an array of messages)');
+    await expect(runner.run('x', { runId: '' })).rejects.toThrow('runId must be a non-empty string');
+    await expect(runner.run([{ role: 'system', content: 'x' } as unknown as ChatMessage])).rejects.toThrow(
+      'every transcript entry needs a role of "user", "assistant" or "tool"',
+    );
+    await expect(runner.recover('')).rejects.toThrow(InvalidArgumentError);
   });
 });
 

@@ -5,11 +5,13 @@ import { createServer } from 'node:net';
 import {
   AgentRunner,
   AnthropicModel,
+  InvalidArgumentError,
   ModelConnectionError,
   ModelHttpError,
   ModelResponseError,
   ModelTimeoutError,
   OpenAIChatModel,
+  type AnthropicModelOptions,
   type OpenAIChatModelOptions,
 } from 'toolnexus-ts';
 import { anthropicText, dropConnection, hang, json, openaiStream, openaiText, startMockServer, type MockServer, type Reply } from './mock-servers';
@@ -237,5 +239,7 @@ describe('configuration', () => {
     expect(() => new OpenAIChatModel({ baseUrl: 'http://127.0.0.1:1', model: 'm', timeoutMs: -1 })).toThrow('timeoutMs must be a finite number >= 0, got -1');
     expect(() => new OpenAIChatModel({ baseUrl: '', model: 'm' })).toThrow('OpenAIChatModel needs a baseUrl');
     expect(() => new AnthropicModel({ apiKey: 'k', model: '' })).toThrow('AnthropicModel needs a model');
+    expect(() => new AnthropicModel({ model: 'c' } as unknown as AnthropicModelOptions)).toThrow(InvalidArgumentError);
+    expect(() => new OpenAIChatModel({ baseUrl: 'http://127.0.0.1:1', model: 'm', deadlineMs: Number.NaN })).toThrow('deadlineMs must be a finite number >= 0, got NaN');
   });
 });

@@ -1,4 +1,4 @@
-import { ModelResponseError } from '../../errors';
+import { InvalidArgumentError, ModelResponseError } from '../../errors';
 import { toAnthropicTools } from '../../toolkit/adapters';
 import { httpSettings, postWithRetry, type HttpModelOptions, type HttpSettings } from '../http';
 import { readSse } from '../sse';
@@ -41,8 +41,8 @@ export class AnthropicModel implements ChatModel {
   private readonly toolsJson = new ToolsCache((tools: readonly ModelTool[]) => JSON.stringify(toAnthropicTools(tools)));
 
   constructor(options: AnthropicModelOptions) {
-    if (typeof options?.apiKey !== 'string') throw new TypeError('AnthropicModel needs an apiKey');
-    if (typeof options.model !== 'string' || options.model === '') throw new TypeError('AnthropicModel needs a model');
+    if (typeof options?.apiKey !== 'string') throw new InvalidArgumentError('AnthropicModel needs an apiKey');
+    if (typeof options.model !== 'string' || options.model === '') throw new InvalidArgumentError('AnthropicModel needs a model');
     this.settings = httpSettings(options);
     this.url = joinUrl(options.baseUrl ?? 'https://api.anthropic.com', 'v1/messages');
     this.headers = {

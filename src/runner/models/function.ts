@@ -1,4 +1,4 @@
-import { ModelResponseError } from '../../errors';
+import { InvalidArgumentError, ModelResponseError } from '../../errors';
 import type { ChatModel, ModelRequest, ModelResponse, ToolCall } from '../types';
 import { argumentsText, fallbackCallId } from './shared';
 
@@ -38,7 +38,7 @@ export class FunctionModel implements ChatModel {
     private readonly fn: ModelFunction,
     options: { provider?: string } = {},
   ) {
-    if (typeof fn !== 'function') throw new TypeError('FunctionModel needs a function');
+    if (typeof fn !== 'function') throw new InvalidArgumentError('FunctionModel needs a function');
     this.provider = options.provider ?? 'function';
   }
 

@@ -1,4 +1,4 @@
-import { ModelResponseError } from '../../errors';
+import { InvalidArgumentError, ModelResponseError } from '../../errors';
 import { toOpenAITools } from '../../toolkit/adapters';
 import { httpSettings, postWithRetry, type HttpModelOptions, type HttpSettings } from '../http';
 import { readSse } from '../sse';
@@ -41,8 +41,8 @@ export class OpenAIChatModel implements ChatModel {
   private readonly toolsJson = new ToolsCache((tools: readonly ModelTool[]) => JSON.stringify(toOpenAITools(tools)));
 
   constructor(options: OpenAIChatModelOptions) {
-    if (typeof options?.baseUrl !== 'string' || options.baseUrl === '') throw new TypeError('OpenAIChatModel needs a baseUrl');
-    if (typeof options.model !== 'string' || options.model === '') throw new TypeError('OpenAIChatModel needs a model');
+    if (typeof options?.baseUrl !== 'string' || options.baseUrl === '') throw new InvalidArgumentError('OpenAIChatModel needs a baseUrl');
+    if (typeof options.model !== 'string' || options.model === '') throw new InvalidArgumentError('OpenAIChatModel needs a model');
     this.provider = options.provider ?? 'openai';
     this.settings = httpSettings(options);
     this.url = joinUrl(options.baseUrl, 'chat/completions');
