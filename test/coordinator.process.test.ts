@@ -154,7 +154,7 @@ describe('ResumeCoordinator across processes on one SQLite file', () => {
 
     const rescuer = await run<{ outcomes: Record<string, ToolResult> }>(['resolve', db, log, String(leaseMs), JSON.stringify([shortLease]), '{"approver":"first"}']);
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(held.leaseUntil as string));
-    expect(Date.now() - killedAt).toBeLessThan(15_000);
+    expect(Date.now() - killedAt).toBeLessThan(30_000);
     expect(rescuer.outcomes[shortLease]).toEqual({ output: `shipped order-0, approved by first, in process ${rescuer.pid}`, isError: false });
     expect(logLines(log).filter((l) => l.id === shortLease)).toEqual([
       { id: shortLease, event: 'begin', pid: crashed.pid },
