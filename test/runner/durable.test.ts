@@ -218,3 +218,27 @@ describe('checkpoint merging', () => {
     await fast.store.close();
   });
 });
+
+describe('the same answer twice at once', () => {
+  it('replays once: one resume continues, the other gets AlreadyResolvedError', async () => {
+    const { db, ledger } = files();
+    const first = buildPayAgent(db, ledger, server.url);
+    const halted = await first.runner.run('Pay', { runId: 'run-twice' });
+    const [pay7, pay8] = halted.pendings ?? [];
+    await first.runner.resume({ id: pay8?.id as string, ok: true });
+    const second = buildPayAgent(db, ledger, server.url);
+
+    const answer = { id: pay7?.id as string, ok: true, data: { approver: 'same' } };
+    const outcomes = await Promise.allSettled([first.runner.resume(answer), second.runner.resume(answer)]);
+    const fulfilled = outcomes.filter((o): o is PromiseFulfilledResult<RunResult> => o.status === 'fulfilled');
+    const rejected = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+    expect(fulfilled).toHaveLength(1);
+    expect(fulfilled[0]?.value.status).toBe('done');
+    expect(rejected).toHaveLength(1);
+    expect(rejected[0]?.reason).toBeInstanceOf(AlreadyResolvedError);
+    expect(readLedger(ledger).filter((l) => l.startsWith('pay inv-7'))).toHaveLength(1);
+    expect(server.requests).toHaveLength(2);
+    await first.store.close();
+    await second.store.close();
+  });
+});
