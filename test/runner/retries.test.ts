@@ -79,7 +79,7 @@ describe('retries', () => {
     expect(error).toBeInstanceOf(ModelHttpError);
     expect((error as Error).message).toBe('openai returned HTTP 429: quota');
     expect(server.requests).toHaveLength(1);
-    expect(ms).toBeLessThan(1000);
+    expect(ms).toBeLessThan(5000);
   });
 
   it('ends a persistent 500 after maxAttempts, saying how many', async () => {
@@ -133,7 +133,7 @@ describe('retries', () => {
     setTimeout(() => controller.abort(new Error('user gave up')), 150);
     const { error, ms } = await timed(() => run(openai(server, { deadlineMs: 60_000 }), controller.signal));
     expect((error as Error).message).toBe('user gave up');
-    expect(ms).toBeLessThan(2000);
+    expect(ms).toBeLessThan(5000);
     expect(server.requests).toHaveLength(1);
   });
 });
@@ -151,7 +151,7 @@ describe('failing at once', () => {
     expect(error).toMatchObject({ status, providerMessage: message, attempts: 1 });
     expect((error as Error).message).toBe(`openai returned HTTP ${status}: ${message}`);
     expect(server.requests).toHaveLength(1);
-    expect(ms).toBeLessThan(900);
+    expect(ms).toBeLessThan(3000);
   });
 
   it('uses a plain-text error body as the message', async () => {
@@ -182,7 +182,7 @@ describe('cancellation', () => {
     setTimeout(() => controller.abort(new Error('user pressed stop')), 100);
     const { error, ms } = await timed(() => run(openai(server, { timeoutMs: 30_000 }), controller.signal));
     expect((error as Error).message).toBe('user pressed stop');
-    expect(ms).toBeLessThan(2000);
+    expect(ms).toBeLessThan(5000);
     expect(server.requests).toHaveLength(1);
   });
 });
@@ -194,14 +194,14 @@ describe('timeouts', () => {
     expect(error).toBeInstanceOf(ModelTimeoutError);
     expect((error as Error).message).toBe('openai did not answer within 300 ms');
     expect(ms).toBeGreaterThanOrEqual(290);
-    expect(ms).toBeLessThan(2000);
+    expect(ms).toBeLessThan(5000);
   });
 
   it('bounds retries of a hanging server by the deadline', async () => {
     const server = await serve(hang);
     const { error, ms } = await timed(() => run(openai(server, { timeoutMs: 250, deadlineMs: 600, retry: { maxAttempts: 10, baseDelayMs: 5 } })));
     expect(error).toBeInstanceOf(ModelTimeoutError);
-    expect(ms).toBeLessThan(1500);
+    expect(ms).toBeLessThan(2400);
     expect(server.requests.length).toBeGreaterThanOrEqual(2);
     expect(server.requests.length).toBeLessThanOrEqual(4);
   });
@@ -213,7 +213,7 @@ describe('timeouts', () => {
     });
     const { error, ms } = await timed(() => run(openai(server, { timeoutMs: 300, retry: { maxAttempts: 1 } })));
     expect(error).toBeInstanceOf(ModelTimeoutError);
-    expect(ms).toBeLessThan(2000);
+    expect(ms).toBeLessThan(5000);
   });
 
   it('ends a stream that goes quiet at the idle timeout, after what it already sent', async () => {
@@ -229,7 +229,7 @@ describe('timeouts', () => {
     const { error, ms } = await timed(consume);
     expect(error).toBeInstanceOf(ModelTimeoutError);
     expect(deltas).toEqual(['partial']);
-    expect(ms).toBeLessThan(2000);
+    expect(ms).toBeLessThan(5000);
   });
 });
 
