@@ -96,10 +96,6 @@ export class Attempt {
     this.timer = undefined;
   }
 
-  get timedOut(): boolean {
-    return this.fired;
-  }
-
   /** Turns whatever reading the body threw into the error the caller should see. */
   failure(error: unknown): unknown {
     if (this.callerSignal?.aborted) return this.callerSignal.reason;
