@@ -22,13 +22,13 @@ import { Client, Pool } from 'pg';
 import { PostgresPendingStore, ResumeCoordinator, Toolkit, defineTool, pending, success } from 'toolnexus-ts';
 
 const WORKER_COUNTS = [1, 2, 4, 8] as const;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SUSPENSIONS = Number(process.env.BENCH_SUSPENSIONS ?? 1600);
 const CONCURRENCY = 4;
 
 type Variant = 'store' | 'floor';
 type ToWorker = { type: 'go'; variant: Variant; tablePrefix: string; ids: string[] } | { type: 'exit' };
-type FromWorker = { type: 'ready' } | { type: 'done'; resolved: number };
+type FromWorker = { type: 'ready' } | { type: 'done'; resolved: number; cpuMicros: number };
 
 const approve = defineTool({
   name: 'approve_payment',
@@ -59,6 +59,7 @@ async function worker(url: string, schema: string): Promise<void> {
       return;
     }
     void (async () => {
+      const cpuBefore = process.cpuUsage();
       if (message.variant === 'store') {
         let entry = stores.get(message.tablePrefix);
         if (!entry) {
@@ -88,12 +89,15 @@ async function worker(url: string, schema: string): Promise<void> {
           ]);
         });
       }
-      send({ type: 'done', resolved: message.ids.length });
+      const cpu = process.cpuUsage(cpuBefore);
+      send({ type: 'done', resolved: message.ids.length, cpuMicros: cpu.user + cpu.system });
     })().catch((error: unknown) => {
       console.error(error);
       process.exit(1);
     });
   });
+  // A parent that dies (Ctrl-C) must not leave workers holding connections.
+  process.on('disconnect', () => process.exit(0));
   send({ type: 'ready' });
 }
 
@@ -144,7 +148,13 @@ async function suspend(url: string, schema: string, tablePrefix: string, count: 
   return ids;
 }
 
-async function measure(url: string, schema: string, workers: Handle[], variant: Variant, n: number, label: string): Promise<number> {
+interface Sample {
+  perSecond: number;
+  /** CPU the worker processes spent per resolve (user + system), in µs; PostgreSQL's own CPU is not in it. */
+  workerCpuMicros: number;
+}
+
+async function measure(url: string, schema: string, workers: Handle[], variant: Variant, n: number, label: string): Promise<Sample> {
   const tablePrefix = `b${label}_`;
   const ids = await suspend(url, schema, tablePrefix, SUSPENSIONS);
   const share = Math.ceil(ids.length / n);
@@ -154,13 +164,14 @@ async function measure(url: string, schema: string, workers: Handle[], variant: 
   const reports = await Promise.all(active.map((w) => w.next()));
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const resolved = reports.reduce((sum, r) => sum + (r.type === 'done' ? r.resolved : 0), 0);
+  const cpuMicros = reports.reduce((sum, r) => sum + (r.type === 'done' ? r.cpuMicros : 0), 0);
   if (resolved !== ids.length) throw new Error(`only ${resolved} of ${ids.length} resolved`);
   const client = new Client({ connectionString: url });
   await client.connect();
   const { rows } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM "${schema}"."${tablePrefix}suspensions" WHERE status = 'resolved'`);
   await client.end();
   if (Number(rows[0].n) !== ids.length) throw new Error(`${rows[0].n} of ${ids.length} rows resolved in ${tablePrefix}`);
-  return ids.length / seconds;
+  return { perSecond: ids.length / seconds, workerCpuMicros: cpuMicros / ids.length };
 }
 
 function median(xs: number[]): number {
@@ -178,7 +189,7 @@ export async function main(): Promise<void> {
   const workers = Array.from({ length: Math.max(...WORKER_COUNTS) }, () => startWorker(url, schema));
   try {
     await Promise.all(workers.map((w) => w.next()));
-    const variants = WORKER_COUNTS.flatMap((n) => (['store', 'floor'] as const).map((variant) => ({ n, variant, samples: [] as number[] })));
+    const variants = WORKER_COUNTS.flatMap((n) => (['store', 'floor'] as const).map((variant) => ({ n, variant, samples: [] as Sample[] })));
     for (const v of variants) await measure(url, schema, workers, v.variant, v.n, `w${v.variant[0]}${v.n}`); // warm-up
     for (let round = 0; round < ROUNDS; round++) {
       for (let k = 0; k < variants.length; k++) {
@@ -186,15 +197,25 @@ export async function main(): Promise<void> {
         v.samples.push(await measure(url, schema, workers, v.variant, v.n, `r${round}${v.variant[0]}${v.n}`));
       }
     }
-    const rate = (variant: Variant, n: number) => median(variants.find((v) => v.variant === variant && v.n === n)!.samples);
-    console.log(`\nresolves per second (${ROUNDS} interleaved rounds, median)`);
-    console.log('workers   store resolves/s   ÷ 1 worker   floor resolves/s   floor ÷ 1 worker   store ÷ floor');
+    const samples = (variant: Variant, n: number) => variants.find((v) => v.variant === variant && v.n === n)!.samples;
+    const rate = (variant: Variant, n: number) => median(samples(variant, n).map((x) => x.perSecond));
+    // Ratios are taken within each round (N workers against 1 worker measured minutes apart at
+    // most), then the median over rounds: other load on the machine drifts, and this cancels most of it.
+    const ratio = (a: Variant, n: number, b: Variant, m: number) => median(samples(a, n).map((x, round) => x.perSecond / samples(b, m)[round].perSecond));
+    const cpu = (variant: Variant, n: number) => median(samples(variant, n).map((x) => x.workerCpuMicros));
+    console.log(`\nresolves per second (${ROUNDS} interleaved rounds; medians; ratios per round, then median)`);
+    console.log('workers   store/s   store ÷ 1 worker   floor/s   floor ÷ 1 worker   store ÷ floor   worker CPU µs/resolve (store, floor)');
     for (const n of WORKER_COUNTS) {
-      const ours = rate('store', n);
-      const floor = rate('floor', n);
       console.log(
-        `${String(n).padStart(7)} ${ours.toFixed(0).padStart(18)} ${(ours / rate('store', 1)).toFixed(2).padStart(11)}× ${floor.toFixed(0).padStart(18)} ${(floor / rate('floor', 1)).toFixed(2).padStart(17)}× ${(ours / floor).toFixed(2).padStart(14)}×`,
+        `${String(n).padStart(7)} ${rate('store', n).toFixed(0).padStart(9)} ${ratio('store', n, 'store', 1).toFixed(2).padStart(17)}× ${rate('floor', n).toFixed(0).padStart(9)} ` +
+          `${ratio('floor', n, 'floor', 1).toFixed(2).padStart(17)}× ${ratio('store', n, 'floor', n).toFixed(2).padStart(14)}×   ${cpu('store', n).toFixed(0).padStart(6)}, ${cpu('floor', n).toFixed(0)}`,
       );
+    }
+    // The spread says how much the machine's other load moved the figures.
+    console.log('\nevery sample, resolves/s (store | floor)');
+    for (const n of WORKER_COUNTS) {
+      const list = (variant: Variant) => samples(variant, n).map((x) => x.perSecond.toFixed(0)).join(' ');
+      console.log(`${String(n).padStart(7)}   ${list('store')} | ${list('floor')}`);
     }
   } finally {
     for (const w of workers) w.child.send({ type: 'exit' } satisfies ToWorker);

@@ -142,6 +142,7 @@ describe('PostgresPendingStore specifics', () => {
       [{ connectionString: url, tablePrefix: 'my-prefix' }, /tablePrefix must be letters/],
       [{ connectionString: url, tablePrefix: 'p'.repeat(60) }, /tablePrefix "p+" is too long \(names are limited to 63 bytes\)/],
       [{ pool: { query: () => undefined } }, /options.pool must be a pg.Pool/],
+      [{ connectionString: url, completeRetryMs: -1 }, /completeRetryMs must be a non-negative number of milliseconds, got -1/],
     ];
     for (const [options, message] of bad) {
       expect(() => new PostgresPendingStore(options as never)).toThrow(InvalidArgumentError);

@@ -161,8 +161,10 @@ export class PostgresPendingStore implements PendingStore {
       if (options.connectionString !== undefined || options.poolConfig !== undefined) {
         throw new InvalidArgumentError('PostgresPendingStore: give either an existing pool or connection settings, not both');
       }
-      if (!(options.pool instanceof Pool)) {
-        throw new InvalidArgumentError('PostgresPendingStore: options.pool must be a pg.Pool');
+      // Duck-typed: a service may load its own copy of `pg`, whose Pool is another class.
+      const { pool } = options as { pool: Partial<Pool> };
+      if (typeof pool !== 'object' || pool === null || typeof pool.query !== 'function' || typeof pool.connect !== 'function') {
+        throw new InvalidArgumentError('PostgresPendingStore: options.pool must be a pg.Pool (with query() and connect())');
       }
       this.pool = options.pool;
       this.ownsPool = false;
