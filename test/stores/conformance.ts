@@ -81,6 +81,21 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Pendi
         expect(await store.get('pnd-bigint')).toBeUndefined();
       });
 
+      it('refuses a malformed call with InvalidArgumentError and stores nothing', async () => {
+        const good = sampleCall('pnd-shape');
+        const malformed: unknown[] = [
+          null,
+          { ...good, request: { kind: 'approval', prompt: 'no id' } },
+          { ...good, request: { ...good.request, id: '' } },
+          { ...good, tool: '' },
+          { ...good, status: 'waiting' },
+          { ...good, createdAt: undefined },
+          { ...good, runId: 42 },
+        ];
+        for (const call of malformed) await expect(store.insert(call as SuspendedCall)).rejects.toBeInstanceOf(InvalidArgumentError);
+        expect(await store.list()).toEqual([]);
+      });
+
       it('lists oldest first and filters by status, runId and kind (combined with AND)', async () => {
         await store.insert(sampleCall('pnd-c', { createdAt: '2026-01-03T00:00:00.000Z', runId: 'r1', kind: 'input' }));
         await store.insert(sampleCall('pnd-a', { createdAt: '2026-01-01T00:00:00.000Z', runId: 'r1', kind: 'approval' }));

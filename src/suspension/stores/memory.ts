@@ -3,6 +3,7 @@ import { DuplicateSuspensionError, PendingStoreError } from '../../errors';
 import type { Answer, ToolResult } from '../../results/wire';
 import type { Claim, PendingStore, RunCheckpoint, SettledStatus, SuspendedCall, SuspensionFilter } from '../store';
 import { jsonCopy } from './json';
+import { checkInsertable } from './validate';
 
 /**
  * Keeps suspended calls in this process's memory: the default store, for hosts that
@@ -20,7 +21,7 @@ export class MemoryPendingStore implements PendingStore {
 
   async insert(call: SuspendedCall): Promise<void> {
     this.assertOpen();
-    if (typeof call?.request?.id !== 'string') throw new PendingStoreError('cannot store a suspension without a string request.id');
+    checkInsertable(call);
     const copy = jsonCopy(call, `suspension ${call.request.id}`);
     const id = copy.request.id;
     if (this.calls.has(id)) throw new DuplicateSuspensionError(id);

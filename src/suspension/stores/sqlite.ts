@@ -4,6 +4,7 @@ import { DuplicateSuspensionError, PendingStoreError, ToolnexusError } from '../
 import type { Answer, PendingRequest, ToolResult } from '../../results/wire';
 import type { Claim, PendingStore, RunCheckpoint, SettledStatus, SuspendedCall, SuspensionFilter, SuspensionStatus } from '../store';
 import { toJson } from './json';
+import { checkInsertable } from './validate';
 
 /** The schema this code reads and writes. Bump it with a migration in {@link migrate}. */
 export const SQLITE_SCHEMA_VERSION = 1;
@@ -108,7 +109,7 @@ export class SqlitePendingStore implements PendingStore {
 
   async insert(call: SuspendedCall): Promise<void> {
     this.assertOpen();
-    if (typeof call?.request?.id !== 'string') throw new PendingStoreError('cannot store a suspension without a string request.id');
+    checkInsertable(call);
     const id = call.request.id;
     const row = {
       id,
