@@ -69,7 +69,9 @@ export interface RunCheckpoint {
 export interface PendingStore {
   /**
    * Durably records a new call (normally with status `pending`). Resolves only once it is
-   * stored. Rejects with `DuplicateSuspensionError` when the id is already recorded.
+   * stored. Rejects with `DuplicateSuspensionError` when the id is already recorded, with
+   * `InvalidArgumentError` for a malformed call, and with `PendingStoreError` for a value JSON
+   * cannot carry; a refused insert stores nothing.
    */
   insert(call: SuspendedCall): Promise<void>;
   get(id: string): Promise<SuspendedCall | undefined>;
