@@ -111,6 +111,8 @@ export class ResumeCoordinator {
    * @throws {@link UnknownSuspensionError} no store holds the id.
    * @throws {@link AlreadyResolvedError} the call is settled with an outcome this answer contradicts.
    * @throws {@link UnregisteredToolError} the call's tool is not registered here (nothing changes).
+   * @throws `ctx.signal.reason` when the signal aborts before this resolver claims the call
+   *   (nothing changes; a wait for another resolver's outcome ends early).
    */
   async resolve<TState extends object>(answer: Answer, ctx?: ToolContext<TState>): Promise<ToolResult> {
     assertAnswer(answer);
@@ -173,6 +175,9 @@ export class ResumeCoordinator {
 
   /** The shared path of `resolve` and `cancel`: claim, settle, or wait for whoever holds the claim. */
   private async settle<TState extends object>(answer: Answer, ctx: ToolContext<TState> | undefined): Promise<ToolResult> {
+    // An aborted caller must not spend the answer: the call stays as it is for a later resolve.
+    const signal = ctx?.signal;
+    signal?.throwIfAborted();
     let call = await this.store.get(answer.id);
     if (!call) throw new UnknownSuspensionError(answer.id);
     let pause = FIRST_POLL_MS;
@@ -181,20 +186,22 @@ export class ResumeCoordinator {
       const now = new Date();
       if (call.status === 'pending' || leaseLapsed(call, now)) {
         if (answer.ok && !isExpired(call.request, now) && !this.toolkit.has(call.tool)) throw new UnregisteredToolError(answer.id, call.tool);
+        signal?.throwIfAborted();
         const claim = await this.store.claim(answer.id, answer, this.leaseMs, now);
         if (claim) {
           const settled = await this.finish(claim, answer, ctx);
           if (settled) return settled;
         } else {
           // Someone else won the claim (or judges the lease live): give them time to settle.
-          await sleep(pause);
+          await sleep(pause, signal);
           pause = Math.min(pause * 2, MAX_POLL_MS);
         }
       } else {
         // Another resolver holds a live claim: wait for its outcome, but never past its lease.
-        await sleep(Math.min(pause, Math.max(1, leaseRemaining(call, now) + 1)));
+        await sleep(Math.min(pause, Math.max(1, leaseRemaining(call, now) + 1)), signal);
         pause = Math.min(pause * 2, MAX_POLL_MS);
       }
+      signal?.throwIfAborted();
       const next = await this.store.get(answer.id);
       if (!next) throw new UnknownSuspensionError(answer.id);
       call = next;
@@ -307,8 +314,17 @@ function canonical(value: unknown): string {
   );
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or less if `signal` aborts first. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** The message of anything thrown; duck-typed, since errors from another realm (a native addon, a vm) fail `instanceof Error`. */

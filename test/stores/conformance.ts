@@ -374,6 +374,29 @@ export function runStoreConformance(name: string, makeStore: () => Promise<Pendi
         expect(runs).toHaveLength(1);
       });
 
+      it("leaves the call untouched when the caller's signal is already aborted", async () => {
+        const request = pendingOf(await coordinator.execute('transfer', { amount: 5 }))!;
+        const controller = new AbortController();
+        controller.abort(new Error('the user left'));
+        await expect(coordinator.resolve({ id: request.id, ok: true }, { signal: controller.signal })).rejects.toThrow('the user left');
+        expect(await coordinator.get(request.id)).toMatchObject({ status: 'pending' });
+        expect(runs).toHaveLength(1);
+        expect((await coordinator.resolve({ id: request.id, ok: true })).isError).toBe(false);
+      });
+
+      it("stops waiting for another holder when the caller's signal aborts, and leaves the claim to its holder", async () => {
+        const request = pendingOf(await coordinator.execute('transfer', { amount: 5 }))!;
+        const held = (await store.claim(request.id, { id: request.id, ok: true }, 60_000, new Date()))!;
+        const controller = new AbortController();
+        const started = Date.now();
+        const waiting = coordinator.resolve({ id: request.id, ok: true }, { signal: controller.signal });
+        setTimeout(() => controller.abort(new Error('run cancelled')), 50);
+        await expect(waiting).rejects.toThrow('run cancelled');
+        expect(Date.now() - started).toBeLessThan(5_000);
+        expect((await coordinator.get(request.id))?.status).toBe('resolving');
+        expect(await store.complete(held, 'resolved', success('the holder finished'), new Date())).toBe(true);
+      });
+
       it('takes over a claim whose lease ran out (its holder died) and completes it', async () => {
         const request = pendingOf(await coordinator.execute('transfer', { amount: 5 }))!;
         const dead = (await store.claim(request.id, { id: request.id, ok: true }, 40, new Date()))!;
