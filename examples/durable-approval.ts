@@ -56,8 +56,8 @@ export async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'toolnexus-durable-approval-'));
   const file = join(dir, 'suspensions.db');
   try {
-    console.log('── durable approval ──────────────────────────────────────────');
-    console.log(`store: ${file}\n`);
+    console.log('── Durable approval: suspend in one process, resolve in another ─────────');
+    console.log(`  store: ${file}\n`);
 
     // Process 1: the agent calls the tool; it suspends and the call is recorded.
     const ledger1 = new Ledger();
@@ -65,26 +65,26 @@ export async function main(): Promise<void> {
     const suspended = await first.execute('transfer', { from: 'ACME-OPS', to: 'SUPPLIER-17', amount: 125_000 }, undefined, { runId: 'run-42', callId: 'call_1' });
     const request = pendingOf(suspended);
     check(request !== undefined, 'the first call should suspend');
-    console.log('[process 1] tool suspended, waiting for a human:');
-    console.log(`            ${suspended.output}`);
-    console.log(`            request id ${request!.id} (kind: ${request!.kind})`);
+    console.log('  [process 1] the tool suspends, waiting for a human:');
+    console.log(`              ${suspended.output}`);
+    console.log(`              request id ${request!.id} (kind: ${request!.kind})`);
     await first.store.close();
-    console.log('[process 1] exits; nothing but the SQLite file remains\n');
+    console.log('  [process 1] exits; nothing but the SQLite file remains\n');
 
     // Process 2: started later, knows only the file and the answer that arrived by webhook.
     const ledger2 = new Ledger();
     const second = startProcess(file, ledger2);
     const open = await second.list({ status: 'pending' });
-    console.log(`[process 2] finds ${open.length} pending call(s): ${open.map((c) => `${c.tool} ${JSON.stringify(c.args)}`).join(', ')}`);
+    console.log(`  [process 2] finds ${open.length} pending call(s): ${open.map((c) => `${c.tool} ${JSON.stringify(c.args)}`).join(', ')}`);
     const answer = { id: request!.id, ok: true, data: { approver: 'dana@finance' } };
     const result = await second.resolve(answer);
-    console.log('[process 2] approved; the tool replays with the answer:');
-    console.log(`            → ${result.output}`);
+    console.log('  [process 2] an approval arrives; the tool replays with the answer:');
+    console.log(`              → ${result.isError ? '✗' : '✓'} ${result.output}`);
 
     const again = await second.resolve(answer);
     const stored = await second.get(request!.id);
-    console.log(`[process 2] the same answer again returns the stored outcome (tool ran ${ledger2.transfers} time)`);
-    console.log(`            status: ${stored?.status}, isError: ${String(again.isError)}\n`);
+    console.log(`  [process 2] the same answer again returns the stored outcome; the tool ran ${ledger1.transfers + ledger2.transfers} time in all`);
+    console.log(`              status: ${String(stored?.status)}, same outcome: ${String(JSON.stringify(again) === JSON.stringify(result))}\n`);
     check(!result.isError && result.output.includes('approved by dana@finance'), 'the replay should succeed with the answer');
     check(JSON.stringify(again) === JSON.stringify(result) && ledger1.transfers + ledger2.transfers === 1, 'the transfer should happen exactly once');
     await second.store.close();
