@@ -101,6 +101,25 @@ describe('PostgresPendingStore specifics', () => {
     expect((await verifying.get('pnd-m'))?.status).toBe('pending');
   });
 
+  it('accepts the longest prefix it allows, and no table or index name is truncated', async () => {
+    const prefix = `l${'x'.repeat(39)}_`;
+    const store = open({ tablePrefix: prefix });
+    await store.insert(call('pnd-long'));
+    const names = await sql<{ relname: string }>(url, "SELECT relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND relname LIKE $2 || '%' ORDER BY 1", [schema, prefix]);
+    expect(names.map((n) => n.relname.slice(prefix.length))).toEqual([
+      'runs',
+      'runs_pkey',
+      'schema_version',
+      'schema_version_pkey',
+      'suspensions',
+      'suspensions_kind_idx',
+      'suspensions_pkey',
+      'suspensions_run_idx',
+      'suspensions_seq_seq',
+      'suspensions_status_idx',
+    ]);
+  });
+
   it('keeps stores with different table prefixes apart in one schema', async () => {
     const billing = open({ tablePrefix: 'billing_' });
     const support = open({ tablePrefix: 'support_' });
@@ -140,7 +159,7 @@ describe('PostgresPendingStore specifics', () => {
       [{ connectionString: url, schema: 'app; DROP TABLE users' }, /schema must be letters, digits and underscores/],
       [{ connectionString: url, schema: '1st' }, /schema must be letters/],
       [{ connectionString: url, tablePrefix: 'my-prefix' }, /tablePrefix must be letters/],
-      [{ connectionString: url, tablePrefix: 'p'.repeat(60) }, /tablePrefix "p+" is too long \(names are limited to 63 bytes\)/],
+      [{ connectionString: url, tablePrefix: 'p'.repeat(42) }, /tablePrefix "p{42}" is too long: at most 41 characters \(PostgreSQL names are limited to 63 bytes\)/],
       [{ pool: { query: () => undefined } }, /options.pool must be a pg.Pool/],
       [{ connectionString: url, completeRetryMs: -1 }, /completeRetryMs must be a non-negative number of milliseconds, got -1/],
     ];
@@ -148,6 +167,7 @@ describe('PostgresPendingStore specifics', () => {
       expect(() => new PostgresPendingStore(options as never)).toThrow(InvalidArgumentError);
       expect(() => new PostgresPendingStore(options as never)).toThrow(message);
     }
+    expect(() => new PostgresPendingStore({ connectionString: url, tablePrefix: 'p'.repeat(41) })).not.toThrow();
     const pool = new Pool({ connectionString: url });
     expect(() => new PostgresPendingStore({ pool, connectionString: url } as never)).toThrow(/either an existing pool or connection settings, not both/);
     return pool.end();

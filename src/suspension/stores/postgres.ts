@@ -73,7 +73,8 @@ const MAX_RETRY_PAUSE_MS = 1_000;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** PostgreSQL truncates longer identifiers silently; refusing them keeps table names predictable. */
 const MAX_IDENTIFIER_BYTES = 63;
-const LONGEST_TABLE_SUFFIX = 'schema_version';
+/** The longest name built from the prefix (an index), so no name the store creates is ever truncated. */
+const LONGEST_NAME_SUFFIX = 'suspensions_status_idx';
 
 /** Errors that mean "the database could not be reached or dropped the connection", not "the request was wrong". */
 const NETWORK_ERROR_CODES = new Set([
@@ -147,7 +148,7 @@ export class PostgresPendingStore implements PendingStore {
       throw new InvalidArgumentError('PostgresPendingStore needs options: { connectionString } or { poolConfig } or { pool }');
     }
     this.schemaName = checkIdentifier(options.schema ?? 'public', 'schema', '');
-    this.prefix = checkIdentifier(options.tablePrefix ?? 'toolnexus_', 'tablePrefix', LONGEST_TABLE_SUFFIX);
+    this.prefix = checkIdentifier(options.tablePrefix ?? 'toolnexus_', 'tablePrefix', LONGEST_NAME_SUFFIX);
     this.autoMigrate = options.autoMigrate ?? true;
     this.completeRetryMs = options.completeRetryMs ?? DEFAULT_COMPLETE_RETRY_MS;
     if (typeof this.completeRetryMs !== 'number' || !Number.isFinite(this.completeRetryMs) || this.completeRetryMs < 0) {
@@ -578,7 +579,9 @@ function checkIdentifier(value: unknown, option: string, longestSuffix: string):
     throw new InvalidArgumentError(`PostgresPendingStore: ${option} must be letters, digits and underscores, not starting with a digit; got ${JSON.stringify(value)}`);
   }
   if (value.length + longestSuffix.length > MAX_IDENTIFIER_BYTES) {
-    throw new InvalidArgumentError(`PostgresPendingStore: ${option} ${JSON.stringify(value)} is too long (names are limited to ${MAX_IDENTIFIER_BYTES} bytes)`);
+    throw new InvalidArgumentError(
+      `PostgresPendingStore: ${option} ${JSON.stringify(value)} is too long: at most ${MAX_IDENTIFIER_BYTES - longestSuffix.length} characters (PostgreSQL names are limited to ${MAX_IDENTIFIER_BYTES} bytes)`,
+    );
   }
   return value;
 }
