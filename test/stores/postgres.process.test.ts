@@ -84,6 +84,44 @@ describe('PostgresPendingStore across worker processes', () => {
     for (const w of racers) expect((await w.exited).code).toBe(0);
   });
 
+  it('4 approving and 4 declining processes race for the same 200 suspensions: one answer wins each, the others are told it conflicts', async () => {
+    const ids = await suspend('clash_', 200);
+    const racers = Array.from({ length: 8 }, (_, i) => spawn({ tablePrefix: 'clash_', concurrency: 2, answer: i % 2 === 0 ? 'approve' : 'decline' }));
+    await Promise.all(racers.map((w) => w.next('ready')));
+    for (const w of racers) w.go(ids);
+    const reports = await Promise.all(racers.map((w) => w.next('done', 60_000)));
+    const approvers = reports.filter((_, i) => i % 2 === 0);
+    const decliners = reports.filter((_, i) => i % 2 === 1);
+
+    const rows = await sql<{ id: string; status: string; outcome: string }>(url, `SELECT id, status, outcome::text AS outcome FROM "${schema}".clash_suspensions`);
+    const shipped = await sql<{ suspension_id: string; n: string }>(url, `SELECT suspension_id, count(*) AS n FROM "${schema}".effects WHERE suspension_id = ANY($1) GROUP BY 1`, [ids]);
+    const shipments = new Map(shipped.map((r) => [r.suspension_id, Number(r.n)]));
+    expect(rows).toHaveLength(200);
+    const byStatus = { resolved: 0, declined: 0 } as Record<string, number>;
+    for (const row of rows) {
+      byStatus[row.status] = (byStatus[row.status] ?? 0) + 1;
+      const { output } = JSON.parse(row.outcome) as { output: string };
+      const i = ids.indexOf(row.id);
+      if (row.status === 'resolved') {
+        // The approval won: shipped once; every approver got the outcome, every decliner was told.
+        expect(shipments.get(row.id)).toBe(1);
+        for (const r of approvers) expect(r.outcomes[row.id]).toBe(output);
+        for (const r of decliners) expect(r.outcomes[row.id]).toBe('AlreadyResolvedError:resolved');
+      } else {
+        // The decline won: never shipped; every decliner got "declined/expired", every approver was told.
+        expect(row.status).toBe('declined');
+        expect(output).toBe(`declined/expired: Ship order o-${i}?`);
+        expect(shipments.get(row.id)).toBeUndefined();
+        for (const r of decliners) expect(r.outcomes[row.id]).toBe(output);
+        for (const r of approvers) expect(r.outcomes[row.id]).toBe('AlreadyResolvedError:declined');
+      }
+    }
+    expect(byStatus.resolved + byStatus.declined).toBe(200);
+    expect(byStatus.resolved).toBeGreaterThan(0); // both sides won some: a real race
+    expect(byStatus.declined).toBeGreaterThan(0);
+    expect(reports.reduce((sum, r) => sum + r.replays, 0)).toBe(byStatus.resolved);
+  });
+
   it('a worker SIGKILLed mid-replay is recovered by another process once its lease lapses; the replay completes once', async () => {
     const [id] = await suspend('kill_', 1);
     const leaseMs = 1500;

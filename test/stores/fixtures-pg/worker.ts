@@ -12,7 +12,7 @@
  */
 import 'reflect-metadata';
 import { Pool } from 'pg';
-import { PostgresPendingStore, ResumeCoordinator, StoreUnavailableError, Toolkit, defineTool, pending, success } from '../../../src';
+import { AlreadyResolvedError, PostgresPendingStore, ResumeCoordinator, StoreUnavailableError, Toolkit, defineTool, pending, success } from '../../../src';
 
 export interface WorkerConfig {
   url: string;
@@ -21,6 +21,8 @@ export interface WorkerConfig {
   leaseMs?: number;
   concurrency?: number;
   hangOnReplay?: boolean;
+  /** `decline` answers `{ ok: false }`; an answer that conflicts with the stored outcome is reported as `AlreadyResolvedError:<status>`. */
+  answer?: 'approve' | 'decline';
 }
 
 export type ParentMessage = { type: 'go'; ids: string[] };
@@ -87,8 +89,13 @@ async function main(): Promise<void> {
   const outcomes: Record<string, string> = {};
   const lanes = Array.from({ length: config.concurrency ?? 4 }, async () => {
     for (let id = queue.pop(); id !== undefined; id = queue.pop()) {
-      const result = await coordinator.resolve({ id, ok: true, data: { approver: 'ops' } });
-      outcomes[id] = result.output;
+      try {
+        const result = await coordinator.resolve(config.answer === 'decline' ? { id, ok: false, reason: 'declined' } : { id, ok: true, data: { approver: 'ops' } });
+        outcomes[id] = result.output;
+      } catch (error) {
+        if (!(error instanceof AlreadyResolvedError)) throw error;
+        outcomes[id] = `AlreadyResolvedError:${error.status}`;
+      }
     }
   });
   try {
