@@ -8,7 +8,7 @@ import type { Answer, RunResult } from 'toolnexus-ts';
 import type { StoreSpec } from './fixtures/pay-agent';
 import { openaiCalls, openaiText, type Reply } from './mock-servers';
 
-const REGISTER = join(__dirname, 'fixtures', 'register-ts.js');
+const REGISTER = join(__dirname, '..', 'fixtures', 'register-ts.js');
 const CHILD = join(__dirname, 'fixtures', 'resume-child.ts');
 
 export type ChildOutput = { ok: true; pid: number; result: RunResult } | { ok: false; pid: number; error: { name: string; message: string } };

@@ -4,7 +4,7 @@
  * a row to a side-effect table (`<schema>.effects`), so the parent can count how many
  * times each suspension really ran.
  *
- * Started with `node -r register-ts.js worker.ts '<json WorkerConfig>'` and an IPC channel:
+ * Started with `node -r test/fixtures/register-ts.js worker.ts '<json WorkerConfig>'` and an IPC channel:
  * it sends `ready`, waits for `{ type: 'go', ids }`, resolves every id (in its own shuffled
  * order, `concurrency` at a time), sends `done` with what it saw, and exits. With
  * `hangOnReplay`, the replay records a `started` effect, sends `replaying`, and never ends

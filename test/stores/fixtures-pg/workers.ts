@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { join } from 'node:path';
 import type { ParentMessage, WorkerConfig, WorkerMessage } from './worker';
 
-const REGISTER = join(__dirname, 'register-ts.js');
+const REGISTER = join(__dirname, '..', '..', 'fixtures', 'register-ts.js');
 const WORKER = join(__dirname, 'worker.ts');
 
 export interface WorkerHandle {
