@@ -65,7 +65,13 @@ function summarize(profile, elapsed) {
   }
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   console.log(`${framework.label}: ${requests} requests in ${elapsed.toFixed(0)} ms (${(elapsed / requests).toFixed(3)} ms each); self time by place:`);
-  for (const [key, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
-    console.log(`  ${(ms / requests * 1000).toFixed(1).padStart(8)} µs/request  ${((ms / total) * 100).toFixed(1).padStart(5)} %  ${key}`);
-  }
+  const line = (key, ms) => console.log(`  ${((ms / requests) * 1000).toFixed(1).padStart(8)} µs/request  ${((ms / total) * 100).toFixed(1).padStart(5)} %  ${key}`);
+  for (const [key, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) line(key, ms);
+  const groups = {
+    'toolnexus-ts dist/* (all files)': (k) => k.startsWith('toolnexus-ts dist/'),
+    'class-validator + class-transformer + reflect-metadata': (k) => ['class-validator', 'class-transformer', 'reflect-metadata'].includes(k),
+    'node: undici (fetch) + node: internal + (writev)': (k) => ['node: undici (fetch)', 'node: internal', '(writev)'].includes(k),
+  };
+  console.log('  totals:');
+  for (const [name, test] of Object.entries(groups)) line(name, [...self].filter(([k]) => test(k)).reduce((a, [, ms]) => a + ms, 0));
 }
