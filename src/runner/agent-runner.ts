@@ -12,7 +12,8 @@ import {
 } from '../errors';
 import { failure, pendingOf } from '../results/helpers';
 import type { Answer, PendingRequest, ToolResult } from '../results/wire';
-import { ResumeCoordinator, type WaitFor } from '../suspension/coordinator';
+import { answerInline, answerProblem, type WaitFor } from '../suspension/answers';
+import { ResumeCoordinator } from '../suspension/coordinator';
 import { isSettled } from '../suspension/status';
 import type { SuspendedCall } from '../suspension/store';
 import type { ToolContext } from '../toolkit/context';
@@ -272,26 +273,13 @@ export class AgentRunner {
     return result;
   }
 
-  /** The §5 rule with `waitFor`, done here so the stream can announce the request before waiting. */
+  /** The §5 rule with `waitFor`; the stream announces the request before waiting. */
   private async answerInline(live: LiveRun, call: ToolCall, args: unknown, ctx: AgentToolContext): Promise<ToolResult> {
     const first = await this.toolkit.execute(call.name, args, ctx);
     const request = pendingOf(first);
     if (!request) return first;
     live.emit?.({ type: 'pending', callId: call.id, request });
-    let answer: Answer;
-    try {
-      answer = await (this.waitFor as WaitFor)(request);
-    } catch (error) {
-      return failure(`no answer to ${request.id}: ${messageOf(error)}`);
-    }
-    const problem = answerProblem(answer);
-    if (problem) return failure(`invalid answer to ${request.id}: ${problem}`);
-    if (answer.id !== request.id) return failure(`answer id ${answer.id} does not match pending request ${request.id}`);
-    const expired = request.expiresAt !== undefined && Date.parse(request.expiresAt) <= Date.now();
-    if (!answer.ok || expired) return failure(`declined/expired: ${request.prompt}`);
-    const replay = await this.toolkit.execute(call.name, args, { ...ctx, answer });
-    const again = pendingOf(replay);
-    return again ? failure(`unresolved: ${again.prompt}`) : replay;
+    return answerInline(this.toolkit, this.waitFor as WaitFor, call.name, args, ctx, request);
   }
 
   /** Every call of the turn has finished; the suspended ones are recorded. Checkpoint and stop. */
@@ -604,16 +592,6 @@ function alreadySettled(runId: string, id: string, call: SuspendedCall): Error {
   // The store still calls it open, yet the run has moved on: a concurrent resume is finishing it.
   if (call.status === 'resolving') return new AlreadyResolvedError(id, call.status);
   return new RunCheckpointError(runId, `suspension ${id} is ${call.status} in the store but not open in the checkpoint`);
-}
-
-function answerProblem(answer: unknown): string | undefined {
-  if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) return 'expected an object { id, ok, data?, reason? }';
-  const { id, ok, data, reason } = answer as Record<string, unknown>;
-  if (typeof id !== 'string' || id === '') return 'id must be a non-empty string';
-  if (typeof ok !== 'boolean') return 'ok must be a boolean';
-  if (data !== undefined && (typeof data !== 'object' || data === null || Array.isArray(data))) return 'data must be an object when present';
-  if (reason !== undefined && reason !== 'declined' && reason !== 'cancelled' && reason !== 'expired') return 'reason must be "declined", "cancelled" or "expired" when present';
-  return undefined;
 }
 
 function copyMessage(message: ChatMessage): ChatMessage {

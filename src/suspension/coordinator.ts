@@ -11,12 +11,12 @@ import { failure, pendingOf } from '../results/helpers';
 import type { Answer, PendingRequest, ToolResult } from '../results/wire';
 import type { ToolContext } from '../toolkit/context';
 import type { Toolkit } from '../toolkit/toolkit';
+import { answerInline, answerProblem, declined, isExpired, replayOnce, type WaitFor } from './answers';
 import { isSettled, isSuspensionStatus } from './status';
 import type { Claim, PendingStore, SettledStatus, SuspendedCall, SuspensionFilter } from './store';
 import { MemoryPendingStore } from './stores/memory';
 
-/** How an in-process host answers a suspension: ask a human, wait, return the answer. */
-export type WaitFor = (request: PendingRequest) => Answer | Promise<Answer>;
+export type { WaitFor } from './answers';
 
 /** Options of a {@link ResumeCoordinator}. */
 export interface ResumeCoordinatorOptions {
@@ -97,7 +97,7 @@ export class ResumeCoordinator {
     if (!request) return result;
     const badExpiry = expiryProblem(request);
     if (badExpiry) return failure(badExpiry);
-    if (this.waitFor) return this.answerInline(name, args, ctx, request);
+    if (this.waitFor) return answerInline(this.toolkit, this.waitFor, name, args, ctx, request);
     await this.record({ request, tool: name, args: args ?? {}, callId: options.callId, runId: options.runId, status: 'pending', createdAt: new Date().toISOString() });
     return result;
   }
@@ -159,20 +159,6 @@ export class ResumeCoordinator {
     }
   }
 
-  private async answerInline<TState extends object>(name: string, args: unknown, ctx: ToolContext<TState> | undefined, request: PendingRequest): Promise<ToolResult> {
-    let answer: Answer;
-    try {
-      answer = await (this.waitFor as WaitFor)(request);
-    } catch (error) {
-      return failure(`no answer to ${request.id}: ${messageOf(error)}`);
-    }
-    const problem = answerProblem(answer);
-    if (problem) return failure(`invalid answer to ${request.id}: ${problem}`);
-    if (answer.id !== request.id) return failure(`answer id ${answer.id} does not match pending request ${request.id}`);
-    if (!answer.ok || isExpired(request, new Date())) return declined(request);
-    return this.replay(name, args, ctx, answer);
-  }
-
   /** The shared path of `resolve` and `cancel`: claim, settle, or wait for whoever holds the claim. */
   private async settle<TState extends object>(answer: Answer, ctx: ToolContext<TState> | undefined): Promise<ToolResult> {
     // An aborted caller must not spend the answer: the call stays as it is for a later resolve.
@@ -221,18 +207,11 @@ export class ResumeCoordinator {
       outcome = declined(call.request);
     } else {
       status = 'resolved';
-      outcome = await this.replay(call.tool, call.args, ctx, answer);
+      outcome = await replayOnce(this.toolkit, call.tool, call.args, ctx, answer);
     }
     const stored = storable(outcome);
     const kept = await this.store.complete(claim, status, stored, new Date());
     return kept ? stored : undefined;
-  }
-
-  /** Replays once with the answer; a second suspension is reported, never looped on. */
-  private async replay<TState extends object>(name: string, args: unknown, ctx: ToolContext<TState> | undefined, answer: Answer): Promise<ToolResult> {
-    const result = await this.toolkit.execute(name, args, { ...ctx, answer });
-    const again = pendingOf(result);
-    return again ? failure(`unresolved: ${again.prompt}`) : result;
   }
 }
 
@@ -260,14 +239,6 @@ function storable(outcome: ToolResult): ToolResult {
   }
 }
 
-function declined(request: PendingRequest): ToolResult {
-  return failure(`declined/expired: ${request.prompt}`);
-}
-
-function isExpired(request: PendingRequest, now: Date): boolean {
-  return request.expiresAt !== undefined && Date.parse(request.expiresAt) <= now.getTime();
-}
-
 function expiryProblem(request: PendingRequest): string | undefined {
   if (request.expiresAt === undefined) return undefined;
   if (typeof request.expiresAt === 'string' && !Number.isNaN(Date.parse(request.expiresAt))) return undefined;
@@ -286,18 +257,6 @@ function leaseLapsed(call: SuspendedCall, now: Date): boolean {
 function assertAnswer(answer: unknown): asserts answer is Answer {
   const problem = answerProblem(answer);
   if (problem) throw new InvalidAnswerError(`invalid answer: ${problem}`);
-}
-
-function answerProblem(answer: unknown): string | undefined {
-  if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) return 'expected an object { id, ok, data?, reason? }';
-  const { id, ok, data, reason } = answer as Record<string, unknown>;
-  if (typeof id !== 'string' || id === '') return 'id must be a non-empty string';
-  if (typeof ok !== 'boolean') return 'ok must be a boolean';
-  if (data !== undefined && (typeof data !== 'object' || data === null || Array.isArray(data))) return 'data must be an object when present';
-  if (reason !== undefined && reason !== 'declined' && reason !== 'cancelled' && reason !== 'expired') {
-    return 'reason must be "declined", "cancelled" or "expired" when present';
-  }
-  return undefined;
 }
 
 /** Equality of two JSON values, whatever their key order. */
