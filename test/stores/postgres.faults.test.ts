@@ -161,12 +161,16 @@ describe('PostgresPendingStore when the database goes away', () => {
 
   it('pg_ctl restart in the middle of a stream of resolves: every failure is a StoreUnavailableError, and retrying them resolves every suspension', async () => {
     const t = setup('stream_', { leaseMs: 1000 });
-    const ids = await t.suspend(120);
+    const ids = await t.suspend(600);
     const queue = [...ids];
     const failures: Array<{ id: string; error: unknown }> = [];
     let done = 0;
+    let restarted = false;
+    // The lanes keep resolving until the restart is over, however long the script takes on a
+    // loaded machine, so some requests are always in flight while the server is down.
     const lanes = Array.from({ length: 4 }, async () => {
-      for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+      while (!restarted && queue.length > 0) {
+        const id = queue.shift() as string;
         try {
           await t.approve(id);
           done++;
@@ -177,7 +181,9 @@ describe('PostgresPendingStore when the database goes away', () => {
     });
     await until(() => done >= 30);
     await runScript('restart', env);
+    restarted = true;
     await Promise.all(lanes);
+    for (const id of queue) expect((await t.approve(id)).output).toMatch(/^shipped o-\d+$/);
 
     expect(failures.length).toBeGreaterThan(0); // the restart really hit requests in flight
     for (const { error } of failures) expect(error).toBeInstanceOf(StoreUnavailableError);
