@@ -1,7 +1,12 @@
 import type { JsonSchema } from '../schema/json-schema';
 
-/** A class that can be constructed with `new` (the DTO or tool class itself). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- constructor parameters are the resolver's business
+/**
+ * A class that can be constructed with `new` (the DTO or tool class itself). Its parameter
+ * list is `any[]` because that is the constructor type tsyringe, InversifyJS and
+ * class-transformer accept: with `unknown[]` or `never[]`, a resolver could not hand the
+ * class to a container. The parameters are the resolver's business, never the Toolkit's.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ClassType<T = object> = new (...args: any[]) => T;
 
 /** An abstract or concrete class; used where the class is only inspected, never built. */
