@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Pool, type PoolClient, type PoolConfig, type QueryResultRow } from 'pg';
+import type { Pool, PoolClient, PoolConfig, QueryResultRow } from 'pg';
 import { DuplicateSuspensionError, InvalidArgumentError, PendingStoreError, StoreUnavailableError } from '../../errors';
 import type { Answer, ToolResult } from '../../results/wire';
 import { isSettled, isSuspensionStatus } from '../status';
@@ -12,6 +12,15 @@ import type {
   SuspensionFilter,
 } from '../store';
 import { toJson } from './json';
+
+/**
+ * `pg` is loaded when a store first builds its own pool, not when the package is imported:
+ * it costs ~40 ms of CPU at startup (with `net`, `tls` and `crypto`), which an application
+ * that never uses PostgreSQL, or hands in its own pool, should not pay.
+ */
+function loadPg(): typeof import('pg') {
+  return require('pg') as typeof import('pg');
+}
 
 /** Where the store's tables live and how it rides out a database hiccup; shared by every connection variant. */
 export interface PostgresStoreCommonOptions {
@@ -177,7 +186,7 @@ export class PostgresPendingStore implements PendingStore {
       if (connectionString !== undefined && (typeof connectionString !== 'string' || connectionString.trim() === '')) {
         throw new InvalidArgumentError('PostgresPendingStore: connectionString must be a non-empty postgres:// URL');
       }
-      this.pool = new Pool({
+      this.pool = new (loadPg().Pool)({
         connectionTimeoutMillis: DEFAULT_CONNECTION_TIMEOUT_MS,
         ...poolConfig,
         ...(connectionString !== undefined ? { connectionString } : {}),

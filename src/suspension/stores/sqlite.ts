@@ -1,10 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { DuplicateSuspensionError, PendingStoreError, ToolnexusError } from '../../errors';
 import type { Answer, PendingRequest, ToolResult } from '../../results/wire';
 import type { Claim, PendingStore, RunCheckpoint, SettledStatus, SuspendedCall, SuspensionFilter, SuspensionStatus } from '../store';
 import { toJson } from './json';
 import { checkInsertable } from './validate';
+
+/**
+ * The native driver is loaded when a store is first built, not when the package is
+ * imported: an application that never uses SQLite should not load an addon at startup.
+ */
+function loadBetterSqlite3(): typeof Database {
+  return require('better-sqlite3') as typeof Database;
+}
 
 /** The schema this code reads and writes. Bump it with a migration in {@link migrate}. */
 export const SQLITE_SCHEMA_VERSION = 1;
@@ -75,7 +83,7 @@ export class SqlitePendingStore implements PendingStore {
     if (typeof filename !== 'string' || filename === '') throw new PendingStoreError('SqlitePendingStore needs a filename');
     this.filename = filename;
     try {
-      this.db = new Database(filename, { timeout: busyTimeoutMs });
+      this.db = new (loadBetterSqlite3())(filename, { timeout: busyTimeoutMs });
     } catch (error) {
       throw new PendingStoreError(`cannot open SQLite file ${filename}: ${messageOf(error)}`, { cause: error });
     }
