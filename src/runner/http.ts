@@ -65,35 +65,42 @@ export interface HttpCall {
 }
 
 /**
- * The live attempt behind a successful response. Its timer keeps running while the body
+ * The live attempt behind a successful response. Its timeout keeps running while the body
  * is read, so a server that sends headers and then hangs still ends at the timeout.
  * Call `dispose` once the body is consumed.
  */
 export class Attempt {
   private readonly controller = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
   private fired = false;
   readonly signal: AbortSignal;
+  /** When the attempt times out, on the `performance.now()` clock (monotonic, unlike `Date.now()`). */
+  deadline: number;
 
   constructor(
     private readonly provider: string,
     readonly timeoutMs: number,
     readonly number: number,
     private readonly callerSignal: AbortSignal | undefined,
+    private readonly watchdog: Watchdog,
   ) {
     this.signal = callerSignal ? AbortSignal.any([callerSignal, this.controller.signal]) : this.controller.signal;
-    this.arm();
+    this.deadline = performance.now() + timeoutMs;
+    watchdog.watch(this);
   }
 
-  /** Restarts the timer: a stream calls it on every chunk, making the timeout an idle timeout. */
+  /** Restarts the timeout: a stream calls it on every chunk, making the timeout an idle timeout. */
   touch(): void {
-    if (this.timer === undefined || this.fired) return;
-    this.timer.refresh();
+    if (!this.fired) this.deadline = performance.now() + this.timeoutMs;
   }
 
   dispose(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.watchdog.release(this);
+  }
+
+  /** Called by the watchdog once the deadline has passed. */
+  expire(): void {
+    this.fired = true;
+    this.controller.abort(new ModelTimeoutError(this.provider, this.timeoutMs, this.number));
   }
 
   /** Turns whatever reading the body threw into the error the caller should see. */
@@ -102,12 +109,52 @@ export class Attempt {
     if (this.fired) return new ModelTimeoutError(this.provider, this.timeoutMs, this.number);
     return new ModelConnectionError(this.provider, describeNetworkError(error), this.number, { cause: error });
   }
+}
 
-  private arm(): void {
-    this.timer = setTimeout(() => {
-      this.fired = true;
-      this.controller.abort(new ModelTimeoutError(this.provider, this.timeoutMs, this.number));
-    }, this.timeoutMs);
+/**
+ * Times out the attempts of one model with ONE timer, armed for the earliest deadline.
+ * A timer per attempt, armed and then cleared a millisecond later by the response, cost
+ * about 15 µs of every 1 ms request on Node 20 (measured by bench/agents); here an attempt
+ * only joins and leaves a set. The timer is re-armed when it fires (a response that came
+ * in meanwhile just left the set) or when an attempt with an earlier deadline joins.
+ */
+export class Watchdog {
+  private readonly attempts = new Set<Attempt>();
+  private timer: NodeJS.Timeout | undefined;
+  private armedFor = Number.POSITIVE_INFINITY;
+
+  watch(attempt: Attempt): void {
+    this.attempts.add(attempt);
+    if (attempt.deadline < this.armedFor) this.arm(attempt.deadline);
+    // Pending work keeps the process alive, as a timer per attempt did...
+    else if (this.attempts.size === 1) this.timer?.ref();
+  }
+
+  release(attempt: Attempt): void {
+    // ...and idle, the timer left armed must not hold the process open.
+    if (this.attempts.delete(attempt) && this.attempts.size === 0) this.timer?.unref();
+  }
+
+  private arm(at: number): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.armedFor = at;
+    this.timer = setTimeout(() => this.fire(), Math.max(1, Math.ceil(at - performance.now())));
+  }
+
+  private fire(): void {
+    this.timer = undefined;
+    this.armedFor = Number.POSITIVE_INFINITY;
+    const now = performance.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const attempt of this.attempts) {
+      if (attempt.deadline <= now) {
+        this.attempts.delete(attempt);
+        attempt.expire();
+      } else {
+        next = Math.min(next, attempt.deadline);
+      }
+    }
+    if (next !== Number.POSITIVE_INFINITY) this.arm(next);
   }
 }
 
@@ -124,12 +171,12 @@ export interface HttpSuccess {
  * {@link ModelHttpError} carrying the provider's message. The caller's signal aborts
  * everything, waits included, and rejects with the signal's reason.
  */
-export async function postWithRetry(call: HttpCall, settings: HttpSettings): Promise<HttpSuccess> {
+export async function postWithRetry(call: HttpCall, settings: HttpSettings, watchdog: Watchdog): Promise<HttpSuccess> {
   const deadline = Date.now() + settings.deadlineMs;
   for (let number = 1; ; number++) {
     throwIfAborted(call.signal);
     const attemptTimeout = Math.max(1, Math.min(settings.timeoutMs, deadline - Date.now()));
-    const attempt = new Attempt(call.provider, attemptTimeout, number, call.signal);
+    const attempt = new Attempt(call.provider, attemptTimeout, number, call.signal, watchdog);
     let failure: Error;
     let retryAfterMs: number | undefined;
     try {

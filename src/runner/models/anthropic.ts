@@ -1,6 +1,6 @@
 import { InvalidArgumentError, ModelResponseError } from '../../errors';
 import { toAnthropicTools } from '../../toolkit/adapters';
-import { httpSettings, postWithRetry, type HttpModelOptions, type HttpSettings } from '../http';
+import { httpSettings, postWithRetry, Watchdog, type HttpModelOptions, type HttpSettings } from '../http';
 import { readSse } from '../sse';
 import type { ChatMessage, ChatModel, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ToolCall } from '../types';
 import { argumentsText, asCount, asRecord, asString, isJson, joinUrl, parseChunk, readJson, streamFailure, ToolsCache } from './shared';
@@ -37,6 +37,7 @@ export class AnthropicModel implements ChatModel {
   private readonly url: string;
   private readonly headers: Record<string, string>;
   private readonly settings: HttpSettings;
+  private readonly watchdog = new Watchdog();
   private readonly bodyHead: string;
   private readonly toolsJson = new ToolsCache((tools: readonly ModelTool[]) => JSON.stringify(toAnthropicTools(tools)));
 
@@ -59,6 +60,7 @@ export class AnthropicModel implements ChatModel {
     const { response, attempt } = await postWithRetry(
       { provider: this.provider, url: this.url, headers: this.headers, body: this.body(request, false), signal: request.signal },
       this.settings,
+      this.watchdog,
     );
     return this.parseMessage(await readJson(this.provider, response, attempt));
   }
@@ -67,6 +69,7 @@ export class AnthropicModel implements ChatModel {
     const { response, attempt } = await postWithRetry(
       { provider: this.provider, url: this.url, headers: { ...this.headers, accept: 'text/event-stream' }, body: this.body(request, true), signal: request.signal },
       this.settings,
+      this.watchdog,
     );
     if (isJson(response)) {
       // A gateway that cannot stream may answer a stream request with a whole message.

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, ModelResponseError } from '../../errors';
 import { toOpenAITools } from '../../toolkit/adapters';
-import { httpSettings, postWithRetry, type HttpModelOptions, type HttpSettings } from '../http';
+import { httpSettings, postWithRetry, Watchdog, type HttpModelOptions, type HttpSettings } from '../http';
 import { readSse } from '../sse';
 import type { ChatMessage, ChatModel, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ToolCall, Usage } from '../types';
 import { argumentsText, asCount, asRecord, asString, fallbackCallId, isJson, joinUrl, parseChunk, readJson, streamFailure, ToolsCache } from './shared';
@@ -35,6 +35,7 @@ export class OpenAIChatModel implements ChatModel {
   private readonly url: string;
   private readonly headers: Record<string, string>;
   private readonly settings: HttpSettings;
+  private readonly watchdog = new Watchdog();
   /** `{"model":...,<params>` without its closing brace: the constant prefix of every body. */
   private readonly bodyHead: string;
   private readonly streamTail: string;
@@ -61,6 +62,7 @@ export class OpenAIChatModel implements ChatModel {
     const { response, attempt } = await postWithRetry(
       { provider: this.provider, url: this.url, headers: this.headers, body: this.body(request, false), signal: request.signal },
       this.settings,
+      this.watchdog,
     );
     const json = await readJson(this.provider, response, attempt);
     return this.parseCompletion(json);
@@ -70,6 +72,7 @@ export class OpenAIChatModel implements ChatModel {
     const { response, attempt } = await postWithRetry(
       { provider: this.provider, url: this.url, headers: { ...this.headers, accept: 'text/event-stream' }, body: this.body(request, true), signal: request.signal },
       this.settings,
+      this.watchdog,
     );
     if (isJson(response)) {
       // A server that cannot stream may answer a stream request with a plain completion.
