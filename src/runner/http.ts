@@ -113,8 +113,8 @@ export class Attempt {
 
 /**
  * Times out the attempts of one model with ONE timer, armed for the earliest deadline.
- * A timer per attempt, armed and then cleared a millisecond later by the response, cost
- * about 15 µs of every 1 ms request on Node 20 (measured by bench/agents); here an attempt
+ * A timer per attempt, armed and then cleared a millisecond later by the response, is
+ * measurable overhead on a 1 ms request (docs/performance.md, "Agents"); here an attempt
  * only joins and leaves a set. The timer is re-armed when it fires (a response that came
  * in meanwhile just left the set) or when an attempt with an earlier deadline joins.
  */
