@@ -6,4 +6,5 @@ module.exports = {
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }] },
   moduleNameMapper: { '^toolnexus-ts$': '<rootDir>/src/index.ts', '^toolnexus-ts/(.*)$': '<rootDir>/src/$1' },
   testTimeout: 60000,
+  reporters: ['default', '<rootDir>/scripts/jest-summary-line.js'],
 };

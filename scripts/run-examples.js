@@ -30,5 +30,6 @@ for (const entry of entries) {
     if (run.error) console.error(run.error.message);
   }
 }
-console.log(`${entries.length - failed} passed, ${failed} failed`);
+// Worded unlike a test summary: CI reads the tests' closing line as the count.
+console.log(failed === 0 ? `all ${entries.length} examples ran` : `${failed} of ${entries.length} examples failed`);
 process.exit(failed === 0 ? 0 : 1);

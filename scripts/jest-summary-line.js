@@ -1,0 +1,14 @@
+// Ends a jest run with one plain line, "N passed, N failed, N skipped", which CI reads as
+// the test count (jest's own summary is not a format it knows). Written to stderr, after
+// jest's summary there; with TOOLNEXUS_TEST_SUMMARY set, also to that file, so .ci/run can
+// repeat it as its very last line.
+const fs = require('node:fs');
+
+class SummaryLineReporter {
+  onRunComplete(_contexts, results) {
+    const line = `${results.numPassedTests} passed, ${results.numFailedTests} failed, ${results.numPendingTests} skipped`;
+    process.stderr.write(`\n${line}\n`);
+    if (process.env.TOOLNEXUS_TEST_SUMMARY) fs.writeFileSync(process.env.TOOLNEXUS_TEST_SUMMARY, `${line}\n`);
+  }
+}
+module.exports = SummaryLineReporter;
