@@ -12,6 +12,7 @@ import type {
   SuspensionFilter,
 } from '../store';
 import { toJson } from './json';
+import { checkInsertable } from './validate';
 
 /**
  * `pg` is loaded when a store first builds its own pool, not when the package is imported:
@@ -515,24 +516,10 @@ export class PostgresPendingStore implements PendingStore {
   }
 
   private rowOf(call: SuspendedCall): unknown[] {
-    if (call === null || typeof call !== 'object') throw new InvalidArgumentError('insert: the call must be an object');
+    checkInsertable(call);
     const { request } = call;
-    if (request === null || typeof request !== 'object' || typeof request.id !== 'string' || request.id === '') {
-      throw new InvalidArgumentError('insert: call.request.id must be a non-empty string');
-    }
     const what = `suspension ${request.id}`;
-    if (typeof request.kind !== 'string') throw new InvalidArgumentError(`insert: ${what} has no string request.kind`);
-    if (typeof call.tool !== 'string' || call.tool === '') throw new InvalidArgumentError(`insert: ${what} has no tool name`);
-    if (!isSuspensionStatus(call.status)) throw new InvalidArgumentError(`insert: ${what} has unknown status ${JSON.stringify(call.status)}`);
-    if (typeof call.createdAt !== 'string') throw new InvalidArgumentError(`insert: ${what} has no RFC 3339 createdAt`);
-    for (const key of ['callId', 'runId', 'updatedAt'] as const) {
-      if (call[key] !== undefined && typeof call[key] !== 'string') throw new InvalidArgumentError(`insert: ${what} has a non-string ${key}`);
-    }
-    let leaseUntilMs: number | null = null;
-    if (call.leaseUntil !== undefined) {
-      leaseUntilMs = typeof call.leaseUntil === 'string' ? Date.parse(call.leaseUntil) : Number.NaN;
-      if (Number.isNaN(leaseUntilMs)) throw new InvalidArgumentError(`insert: ${what} has a leaseUntil that is not RFC 3339`);
-    }
+    const leaseUntilMs = call.leaseUntil === undefined ? null : Date.parse(call.leaseUntil);
     return [
       request.id,
       call.tool,
