@@ -2,25 +2,11 @@ import 'reflect-metadata';
 import { Controller, Inject, Injectable, Module, Post, Req, Scope, type INestApplication } from '@nestjs/common';
 import { REQUEST } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
-import { IsInt, IsString, Min } from 'class-validator';
+import { IsString } from 'class-validator';
 import type { AddressInfo } from 'node:net';
-import { Describe, Tool, Toolkit, defineTool, type ToolContext } from 'toolnexus-ts';
+import { Tool, Toolkit, defineTool, type ToolContext } from 'toolnexus-ts';
 import { ToolnexusModule, ToolnexusModuleError, type NestToolContext, type ToolnexusOptionsFactory } from 'toolnexus-ts/nest';
-
-@Injectable()
-class LedgerService {
-  readonly moves: string[] = [];
-  move(from: string, to: string, amount: number): string {
-    this.moves.push(`${from}->${to}:${amount}`);
-    return `moved ${amount} from ${from} to ${to}`;
-  }
-}
-
-class TransferArgs {
-  @IsString() @Describe('Account to debit') from!: string;
-  @IsString() @Describe('Account to credit') to!: string;
-  @IsInt() @Min(1) @Describe('Amount in cents') amount!: number;
-}
+import { LedgerService, TransferArgs } from './ledger';
 
 @Injectable()
 @Tool({ description: 'Move money between two accounts', args: TransferArgs })

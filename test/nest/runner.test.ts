@@ -2,42 +2,16 @@ import 'reflect-metadata';
 import { Inject, Injectable, Module, Scope } from '@nestjs/common';
 import { REQUEST } from '@nestjs/core';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { IsInt, IsString, Min } from 'class-validator';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  AgentRunner, AlreadyResolvedError, Describe, OpenAIChatModel, ResumeCoordinator, SqlitePendingStore, Tool, UnknownSuspensionError,
-  failure, pending, success, type AgentToolContext, type ToolContext,
+  AgentRunner, AlreadyResolvedError, OpenAIChatModel, ResumeCoordinator, SqlitePendingStore, Tool, UnknownSuspensionError,
+  pending, type AgentToolContext,
 } from 'toolnexus-ts';
 import { ToolnexusModule, ToolnexusModuleError } from 'toolnexus-ts/nest';
 import { startScriptedOpenAI, type ScriptedOpenAI } from './scripted-openai';
-
-@Injectable()
-class LedgerService {
-  readonly moves: string[] = [];
-  move(from: string, to: string, amount: number): string {
-    this.moves.push(`${from}->${to}:${amount}`);
-    return `moved ${amount} from ${from} to ${to}`;
-  }
-}
-
-class TransferArgs {
-  @IsString() @Describe('Account to debit') from!: string;
-  @IsString() @Describe('Account to credit') to!: string;
-  @IsInt() @Min(1) @Describe('Amount in cents') amount!: number;
-}
-
-@Injectable()
-@Tool({ name: 'transfer', description: 'Move money between two accounts', args: TransferArgs })
-class TransferTool {
-  constructor(private readonly ledger: LedgerService) {}
-  run(args: TransferArgs, ctx?: ToolContext) {
-    if (!ctx?.answer) return pending({ kind: 'approval', prompt: `Transfer ${args.amount} from ${args.from} to ${args.to}?` });
-    if (!ctx.answer.ok) return failure('transfer declined');
-    return success(this.ledger.move(args.from, args.to, args.amount));
-  }
-}
+import { LedgerService, TransferTool } from './ledger';
 
 /** Where the model lives: a provider the async options factory injects. */
 @Injectable()

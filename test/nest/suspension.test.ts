@@ -2,41 +2,15 @@ import 'reflect-metadata';
 import { Inject, Injectable, Scope } from '@nestjs/common';
 import { REQUEST } from '@nestjs/core';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { IsInt, IsString, Min } from 'class-validator';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  AlreadyResolvedError, Describe, ResumeCoordinator, SqlitePendingStore, Tool, Toolkit, UnknownSuspensionError,
-  failure, pending, pendingOf, success, type PendingStore, type ToolContext,
+  AlreadyResolvedError, ResumeCoordinator, SqlitePendingStore, Tool, Toolkit, UnknownSuspensionError,
+  pending, pendingOf, type PendingStore, type ToolContext,
 } from 'toolnexus-ts';
 import { ToolnexusModule, ToolnexusModuleError, type NestToolContext } from 'toolnexus-ts/nest';
-
-@Injectable()
-class LedgerService {
-  readonly moves: string[] = [];
-  move(from: string, to: string, amount: number): string {
-    this.moves.push(`${from}->${to}:${amount}`);
-    return `moved ${amount} from ${from} to ${to}`;
-  }
-}
-
-class TransferArgs {
-  @IsString() @Describe('Account to debit') from!: string;
-  @IsString() @Describe('Account to credit') to!: string;
-  @IsInt() @Min(1) @Describe('Amount in cents') amount!: number;
-}
-
-@Injectable()
-@Tool({ name: 'transfer', description: 'Move money between two accounts', args: TransferArgs })
-class TransferTool {
-  constructor(private readonly ledger: LedgerService) {}
-  run(args: TransferArgs, ctx?: ToolContext) {
-    if (!ctx?.answer) return pending({ kind: 'approval', prompt: `Transfer ${args.amount} from ${args.from} to ${args.to}?` });
-    if (!ctx.answer.ok) return failure('transfer declined');
-    return success(this.ledger.move(args.from, args.to, args.amount));
-  }
-}
+import { LedgerService, TransferTool } from './ledger';
 
 async function boot(store: PendingStore): Promise<TestingModule> {
   const app = await Test.createTestingModule({
