@@ -1,9 +1,8 @@
 import { InvalidArgumentError, ModelResponseError } from '../../errors';
 import { toAnthropicTools } from '../../toolkit/adapters';
 import { httpSettings, postWithRetry, Watchdog, type HttpModelOptions, type HttpSettings } from '../http';
-import { readSse } from '../sse';
 import type { ChatMessage, ChatModel, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ToolCall } from '../types';
-import { argumentsText, asCount, asRecord, asString, isJson, joinUrl, parseChunk, readJson, streamFailure, ToolsCache } from './shared';
+import { argumentsText, asCount, asRecord, asString, joinUrl, openStream, parseChunk, readJson, streamFailure, wholeAsStream, ToolsCache } from './shared';
 
 /** Options of {@link AnthropicModel}. */
 export interface AnthropicModelOptions extends HttpModelOptions {
@@ -71,16 +70,10 @@ export class AnthropicModel implements ChatModel {
       this.settings,
       this.watchdog,
     );
-    if (isJson(response)) {
-      // A gateway that cannot stream may answer a stream request with a whole message.
-      const whole = this.parseMessage(await readJson(this.provider, response, attempt));
-      if (whole.text !== '') yield { type: 'text', delta: whole.text };
-      yield { type: 'response', response: whole };
+    const opened = await openStream(this.provider, response, attempt);
+    if ('whole' in opened) {
+      yield* wholeAsStream(this.parseMessage(opened.whole));
       return;
-    }
-    if (!response.body) {
-      attempt.dispose();
-      throw new ModelResponseError(this.provider, 'the stream has no body');
     }
     let text = '';
     const blocks = new Map<number, { id: string; name: string; json: string }>();
@@ -89,7 +82,7 @@ export class AnthropicModel implements ChatModel {
     let stopReason: string | undefined;
     let stopped = false;
     try {
-      for await (const event of readSse(response.body, () => attempt.touch())) {
+      for await (const event of opened.events) {
         const data = parseChunk(this.provider, event.data);
         this.throwIfError(data);
         switch (data.type) {

@@ -1,9 +1,8 @@
 import { InvalidArgumentError, ModelResponseError } from '../../errors';
 import { toOpenAITools } from '../../toolkit/adapters';
 import { httpSettings, postWithRetry, Watchdog, type HttpModelOptions, type HttpSettings } from '../http';
-import { readSse } from '../sse';
 import type { ChatMessage, ChatModel, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ToolCall, Usage } from '../types';
-import { argumentsText, asCount, asRecord, asString, fallbackCallId, isJson, joinUrl, parseChunk, readJson, streamFailure, ToolsCache } from './shared';
+import { argumentsText, asCount, asRecord, asString, fallbackCallId, joinUrl, openStream, parseChunk, readJson, streamFailure, wholeAsStream, ToolsCache } from './shared';
 
 /** Options of {@link OpenAIChatModel}. */
 export interface OpenAIChatModelOptions extends HttpModelOptions {
@@ -74,16 +73,10 @@ export class OpenAIChatModel implements ChatModel {
       this.settings,
       this.watchdog,
     );
-    if (isJson(response)) {
-      // A server that cannot stream may answer a stream request with a plain completion.
-      const whole = this.parseCompletion(await readJson(this.provider, response, attempt));
-      if (whole.text !== '') yield { type: 'text', delta: whole.text };
-      yield { type: 'response', response: whole };
+    const opened = await openStream(this.provider, response, attempt);
+    if ('whole' in opened) {
+      yield* wholeAsStream(this.parseCompletion(opened.whole));
       return;
-    }
-    if (!response.body) {
-      attempt.dispose();
-      throw new ModelResponseError(this.provider, 'the stream has no body');
     }
     let text = '';
     const calls: Array<{ id: string; name: string; arguments: string }> = [];
@@ -91,7 +84,7 @@ export class OpenAIChatModel implements ChatModel {
     let stopReason: string | undefined;
     let finished = false;
     try {
-      for await (const event of readSse(response.body, () => attempt.touch())) {
+      for await (const event of opened.events) {
         if (event.data === '[DONE]') {
           finished = true;
           break;

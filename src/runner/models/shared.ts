@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ModelError, ModelResponseError } from '../../errors';
 import type { Attempt } from '../http';
-import type { ModelTool } from '../types';
+import { readSse, type SseEvent } from '../sse';
+import type { ModelResponse, ModelStreamEvent, ModelTool } from '../types';
 
 /**
  * Caches one derived value per tools array. The runner hands the same array for as long
@@ -43,9 +44,25 @@ export async function readJson(provider: string, response: Response, attempt: At
   return parsed as Record<string, unknown>;
 }
 
-/** True when a response to a stream request came back as one JSON document instead of events. */
-export function isJson(response: Response): boolean {
-  return (response.headers.get('content-type') ?? '').includes('application/json');
+/**
+ * What a stream request got back: server-sent events, or (from a server or gateway that
+ * cannot stream) one whole JSON document, which the model then replays as a stream.
+ */
+export type OpenedStream = { events: AsyncGenerator<SseEvent> } | { whole: Record<string, unknown> };
+
+export async function openStream(provider: string, response: Response, attempt: Attempt): Promise<OpenedStream> {
+  if ((response.headers.get('content-type') ?? '').includes('application/json')) return { whole: await readJson(provider, response, attempt) };
+  if (!response.body) {
+    attempt.dispose();
+    throw new ModelResponseError(provider, 'the stream has no body');
+  }
+  return { events: readSse(response.body, () => attempt.touch()) };
+}
+
+/** A whole response, as the events a stream of it would have given. */
+export function* wholeAsStream(response: ModelResponse): Generator<ModelStreamEvent> {
+  if (response.text !== '') yield { type: 'text', delta: response.text };
+  yield { type: 'response', response };
 }
 
 /** Parses one streamed JSON payload. */
