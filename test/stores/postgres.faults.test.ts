@@ -118,7 +118,8 @@ describe('PostgresPendingStore when the database goes away', () => {
   });
 
   it('database restarted while replays run: each outcome is stored once it is back, and each tool ran once', async () => {
-    const t = setup('brief_');
+    // Generous, so a slow server start on a loaded CI machine cannot outlast the retries.
+    const t = setup('brief_', { completeRetryMs: 30_000 });
     const ids = await t.suspend(6);
     t.holdReplays();
     const resolving = ids.map((id) => t.approve(id));
