@@ -1,8 +1,8 @@
 import { InvalidArgumentError, ModelResponseError } from '../../errors';
 import { toAnthropicTools } from '../../toolkit/adapters';
-import { httpSettings, postWithRetry, Watchdog, type HttpModelOptions, type HttpSettings } from '../http';
+import { httpSettings, type HttpModelOptions } from '../http';
 import type { ChatMessage, ChatModel, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ToolCall } from '../types';
-import { argumentsText, asCount, asRecord, asString, joinUrl, openStream, parseChunk, readJson, streamFailure, wholeAsStream, ToolsCache } from './shared';
+import { argumentsText, asCount, asRecord, asString, joinUrl, ModelEndpoint, parseChunk, streamFailure, wholeAsStream, ToolsCache } from './shared';
 
 /** Options of {@link AnthropicModel}. */
 export interface AnthropicModelOptions extends HttpModelOptions {
@@ -33,48 +33,36 @@ type WireMessage = { role: 'user'; content: string | Block[] } | { role: 'assist
  */
 export class AnthropicModel implements ChatModel {
   readonly provider = 'anthropic';
-  private readonly url: string;
-  private readonly headers: Record<string, string>;
-  private readonly settings: HttpSettings;
-  private readonly watchdog = new Watchdog();
+  private readonly endpoint: ModelEndpoint;
   private readonly bodyHead: string;
   private readonly toolsJson = new ToolsCache((tools: readonly ModelTool[]) => JSON.stringify(toAnthropicTools(tools)));
 
   constructor(options: AnthropicModelOptions) {
     if (typeof options?.apiKey !== 'string') throw new InvalidArgumentError('AnthropicModel needs an apiKey');
     if (typeof options.model !== 'string' || options.model === '') throw new InvalidArgumentError('AnthropicModel needs a model');
-    this.settings = httpSettings(options);
-    this.url = joinUrl(options.baseUrl ?? 'https://api.anthropic.com', 'v1/messages');
-    this.headers = {
+    const settings = httpSettings(options);
+    const headers = {
       'content-type': 'application/json',
       accept: 'application/json',
       'x-api-key': options.apiKey,
       'anthropic-version': options.version ?? '2023-06-01',
-      ...this.settings.headers,
+      ...settings.headers,
     };
+    this.endpoint = new ModelEndpoint(this.provider, joinUrl(options.baseUrl ?? 'https://api.anthropic.com', 'v1/messages'), headers, settings);
     this.bodyHead = JSON.stringify({ max_tokens: options.maxTokens ?? 4096, ...options.params, model: options.model }).slice(0, -1);
   }
 
   async complete(request: ModelRequest): Promise<ModelResponse> {
-    const { response, attempt } = await postWithRetry(
-      { provider: this.provider, url: this.url, headers: this.headers, body: this.body(request, false), signal: request.signal },
-      this.settings,
-      this.watchdog,
-    );
-    return this.parseMessage(await readJson(this.provider, response, attempt));
+    return this.parseMessage(await this.endpoint.json(this.body(request, false), request.signal));
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
-    const { response, attempt } = await postWithRetry(
-      { provider: this.provider, url: this.url, headers: { ...this.headers, accept: 'text/event-stream' }, body: this.body(request, true), signal: request.signal },
-      this.settings,
-      this.watchdog,
-    );
-    const opened = await openStream(this.provider, response, attempt);
+    const opened = await this.endpoint.stream(this.body(request, true), request.signal);
     if ('whole' in opened) {
       yield* wholeAsStream(this.parseMessage(opened.whole));
       return;
     }
+    const { events, attempt } = opened;
     let text = '';
     const blocks = new Map<number, { id: string; name: string; json: string }>();
     let inputTokens = 0;
@@ -82,7 +70,7 @@ export class AnthropicModel implements ChatModel {
     let stopReason: string | undefined;
     let stopped = false;
     try {
-      for await (const event of opened.events) {
+      for await (const event of events) {
         const data = parseChunk(this.provider, event.data);
         this.throwIfError(data);
         switch (data.type) {

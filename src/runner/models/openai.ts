@@ -1,8 +1,8 @@
 import { InvalidArgumentError, ModelResponseError } from '../../errors';
 import { toOpenAITools } from '../../toolkit/adapters';
-import { httpSettings, postWithRetry, Watchdog, type HttpModelOptions, type HttpSettings } from '../http';
+import { httpSettings, type HttpModelOptions } from '../http';
 import type { ChatMessage, ChatModel, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ToolCall, Usage } from '../types';
-import { argumentsText, asCount, asRecord, asString, fallbackCallId, joinUrl, openStream, parseChunk, readJson, streamFailure, wholeAsStream, ToolsCache } from './shared';
+import { argumentsText, asCount, asRecord, asString, fallbackCallId, joinUrl, ModelEndpoint, parseChunk, streamFailure, wholeAsStream, ToolsCache } from './shared';
 
 /** Options of {@link OpenAIChatModel}. */
 export interface OpenAIChatModelOptions extends HttpModelOptions {
@@ -31,10 +31,7 @@ type WireMessage =
  */
 export class OpenAIChatModel implements ChatModel {
   readonly provider: string;
-  private readonly url: string;
-  private readonly headers: Record<string, string>;
-  private readonly settings: HttpSettings;
-  private readonly watchdog = new Watchdog();
+  private readonly endpoint: ModelEndpoint;
   /** `{"model":...,<params>` without its closing brace: the constant prefix of every body. */
   private readonly bodyHead: string;
   private readonly streamTail: string;
@@ -44,47 +41,37 @@ export class OpenAIChatModel implements ChatModel {
     if (typeof options?.baseUrl !== 'string' || options.baseUrl === '') throw new InvalidArgumentError('OpenAIChatModel needs a baseUrl');
     if (typeof options.model !== 'string' || options.model === '') throw new InvalidArgumentError('OpenAIChatModel needs a model');
     this.provider = options.provider ?? 'openai';
-    this.settings = httpSettings(options);
-    this.url = joinUrl(options.baseUrl, 'chat/completions');
-    this.headers = {
+    const settings = httpSettings(options);
+    const headers = {
       'content-type': 'application/json',
       accept: 'application/json',
       ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
-      ...this.settings.headers,
+      ...settings.headers,
     };
+    this.endpoint = new ModelEndpoint(this.provider, joinUrl(options.baseUrl, 'chat/completions'), headers, settings);
     const head = JSON.stringify({ ...options.params, model: options.model });
     this.bodyHead = head.slice(0, -1);
     this.streamTail = options.streamUsage === false ? ',"stream":true' : ',"stream":true,"stream_options":{"include_usage":true}';
   }
 
   async complete(request: ModelRequest): Promise<ModelResponse> {
-    const { response, attempt } = await postWithRetry(
-      { provider: this.provider, url: this.url, headers: this.headers, body: this.body(request, false), signal: request.signal },
-      this.settings,
-      this.watchdog,
-    );
-    const json = await readJson(this.provider, response, attempt);
-    return this.parseCompletion(json);
+    return this.parseCompletion(await this.endpoint.json(this.body(request, false), request.signal));
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
-    const { response, attempt } = await postWithRetry(
-      { provider: this.provider, url: this.url, headers: { ...this.headers, accept: 'text/event-stream' }, body: this.body(request, true), signal: request.signal },
-      this.settings,
-      this.watchdog,
-    );
-    const opened = await openStream(this.provider, response, attempt);
+    const opened = await this.endpoint.stream(this.body(request, true), request.signal);
     if ('whole' in opened) {
       yield* wholeAsStream(this.parseCompletion(opened.whole));
       return;
     }
+    const { events, attempt } = opened;
     let text = '';
     const calls: Array<{ id: string; name: string; arguments: string }> = [];
     let usage: Usage = { inputTokens: 0, outputTokens: 0 };
     let stopReason: string | undefined;
     let finished = false;
     try {
-      for await (const event of opened.events) {
+      for await (const event of events) {
         if (event.data === '[DONE]') {
           finished = true;
           break;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ModelError, ModelResponseError } from '../../errors';
-import type { Attempt } from '../http';
+import { postWithRetry, Watchdog, type Attempt, type HttpSettings } from '../http';
 import { readSse, type SseEvent } from '../sse';
 import type { ModelResponse, ModelStreamEvent, ModelTool } from '../types';
 
@@ -45,18 +45,46 @@ export async function readJson(provider: string, response: Response, attempt: At
 }
 
 /**
- * What a stream request got back: server-sent events, or (from a server or gateway that
- * cannot stream) one whole JSON document, which the model then replays as a stream.
+ * What a stream request got back: server-sent events read under their attempt's timer, or
+ * (from a server or gateway that cannot stream) one whole JSON document, which the model
+ * then replays as a stream.
  */
-export type OpenedStream = { events: AsyncGenerator<SseEvent> } | { whole: Record<string, unknown> };
+export type OpenedStream = { events: AsyncGenerator<SseEvent>; attempt: Attempt } | { whole: Record<string, unknown> };
 
-export async function openStream(provider: string, response: Response, attempt: Attempt): Promise<OpenedStream> {
-  if ((response.headers.get('content-type') ?? '').includes('application/json')) return { whole: await readJson(provider, response, attempt) };
-  if (!response.body) {
-    attempt.dispose();
-    throw new ModelResponseError(provider, 'the stream has no body');
+/**
+ * Where an HTTP model's requests go and how they are sent: one POST with retries and
+ * timers, answered by a whole JSON body or opened as a stream. Both HTTP models hold one,
+ * so they differ only in their wire formats.
+ */
+export class ModelEndpoint {
+  private readonly streamHeaders: Record<string, string>;
+  private readonly watchdog = new Watchdog();
+
+  constructor(
+    readonly provider: string,
+    private readonly url: string,
+    private readonly headers: Record<string, string>,
+    private readonly settings: HttpSettings,
+  ) {
+    this.streamHeaders = { ...headers, accept: 'text/event-stream' };
   }
-  return { events: readSse(response.body, () => attempt.touch()) };
+
+  /** POSTs `body` and reads the whole answer as a JSON object. */
+  async json(body: string, signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
+    const { response, attempt } = await postWithRetry({ provider: this.provider, url: this.url, headers: this.headers, body, signal }, this.settings, this.watchdog);
+    return readJson(this.provider, response, attempt);
+  }
+
+  /** POSTs `body` asking for server-sent events. The caller disposes the attempt once the events end. */
+  async stream(body: string, signal: AbortSignal | undefined): Promise<OpenedStream> {
+    const { response, attempt } = await postWithRetry({ provider: this.provider, url: this.url, headers: this.streamHeaders, body, signal }, this.settings, this.watchdog);
+    if ((response.headers.get('content-type') ?? '').includes('application/json')) return { whole: await readJson(this.provider, response, attempt) };
+    if (!response.body) {
+      attempt.dispose();
+      throw new ModelResponseError(this.provider, 'the stream has no body');
+    }
+    return { events: readSse(response.body, () => attempt.touch()), attempt };
+  }
 }
 
 /** A whole response, as the events a stream of it would have given. */
