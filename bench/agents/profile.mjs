@@ -2,24 +2,20 @@
 // BENCH_PROFILE_REQUESTS requests under the V8 CPU profiler and prints self time grouped
 // by where the code lives (the library's own files one by one, packages by name).
 // Usage: node profile.mjs <framework-key>   (writes build/<key>.cpuprofile too)
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { FRAMEWORKS } from './frameworks.mjs';
+import { startMock } from './mock-process.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const framework = FRAMEWORKS.find((f) => f.key === process.argv[2]);
 if (!framework) throw new Error(`usage: node profile.mjs <${FRAMEWORKS.map((f) => f.key).join('|')}>`);
 const requests = Number(process.env.BENCH_PROFILE_REQUESTS ?? 2000);
 
-const mock = spawn(process.execPath, [path.join(here, 'mock-server.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
-const lines = createInterface({ input: mock.stdout });
-const [first] = await once(lines, 'line');
-const { url } = JSON.parse(first);
+const mock = await startMock();
+const { url } = mock;
 try {
   const { create } = await import(pathToFileURL(framework.file).href);
   const ask = await create(url);
@@ -37,7 +33,7 @@ try {
   writeFileSync(path.join(here, `build/${framework.key}.cpuprofile`), JSON.stringify(profile));
   summarize(profile, elapsed);
 } finally {
-  mock.stdin.end();
+  mock.stop();
 }
 
 function where(frame) {

@@ -9,16 +9,15 @@
 //    takes p50/p95 of the per-request wall times.
 // Each request is the same scenario: one model turn with two parallel tool calls
 // (get_weather, add), the tools run, then the final answer: 2 HTTP round trips.
-import { execFile, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import scenario from './scenario.cjs';
 import { FRAMEWORKS, available } from './frameworks.mjs';
+import { startMock } from './mock-process.mjs';
 import { median, percentile, rotation } from './stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -47,24 +46,6 @@ const COLD = intEnv('BENCH_COLD', 5);
 const COLD_REQUESTS = intEnv('BENCH_COLD_REQUESTS', 50);
 const ASK_TIMEOUT_MS = 10_000;
 const CHILD_TIMEOUT_MS = 60_000;
-
-async function startMock() {
-  const child = spawn(process.execPath, [path.join(here, 'mock-server.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: child.stdout });
-  const [first] = await once(lines, 'line');
-  const { url } = JSON.parse(first);
-  return {
-    url,
-    async stats() {
-      child.stdin.write('stats\n');
-      const [line] = await once(lines, 'line');
-      return JSON.parse(line).stats;
-    },
-    stop() {
-      child.stdin.end();
-    },
-  };
-}
 
 function withTimeout(promise, what) {
   let timer;

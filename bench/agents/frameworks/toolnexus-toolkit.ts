@@ -1,32 +1,9 @@
 // Diagnostic row, not a peer: the floor's hand-written loop, but with the tools as
 // toolnexus-ts classes dispatched by a Toolkit (argument validation ON). Its distance to
 // the floor is the Toolkit's own cost; the AgentRunner row adds the runner's loop on top.
-import { IsNumber, IsString } from 'class-validator';
-import { Describe, Tool, Toolkit } from '../../../dist';
-import { ADD, API_KEY, MODEL, PROMPT, SYSTEM_PROMPT, WEATHER, add, getWeather } from '../scenario.cjs';
-
-class WeatherArgs {
-  @IsString() @Describe(WEATHER.city) city!: string;
-}
-
-@Tool({ name: WEATHER.name, description: WEATHER.description, args: WeatherArgs })
-class GetWeatherTool {
-  run(args: WeatherArgs) {
-    return getWeather(args);
-  }
-}
-
-class AddArgs {
-  @IsNumber() @Describe(ADD.a) a!: number;
-  @IsNumber() @Describe(ADD.b) b!: number;
-}
-
-@Tool({ name: ADD.name, description: ADD.description, args: AddArgs })
-class AddTool {
-  run(args: AddArgs) {
-    return add(args);
-  }
-}
+import { Toolkit } from '../../../dist';
+import { API_KEY, MODEL, PROMPT, SYSTEM_PROMPT } from '../scenario.cjs';
+import { AddTool, GetWeatherTool } from './tools';
 
 interface ChatMessage {
   role: string;
