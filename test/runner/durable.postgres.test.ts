@@ -11,7 +11,7 @@ import type { RunResult } from 'toolnexus-ts';
 import { dropSchema, postgresUrl, uniqueSchema } from '../stores/fixtures-pg/server';
 import { buildPayAgent, readLedger, type StoreSpec } from './fixtures/pay-agent';
 import { startMockServer, type MockServer } from './mock-servers';
-import { payModel, resumeInChild } from './pay-harness';
+import { payModel, resumeInChild, succeeded } from './pay-harness';
 
 let dir: string;
 let server: MockServer;
@@ -43,10 +43,7 @@ it('halts on PostgreSQL, and two processes resuming different pauses at once los
     resumeInChild(where, ledger, server.url, { id: pay8?.id as string, ok: true, data: { approver: 'second' } }),
     resumeInChild(where, ledger, server.url, { id: pay7?.id as string, ok: true, data: { approver: 'first' } }),
   ]);
-  const results = outputs.map((o) => {
-    if (!o.ok) throw new Error(`resume failed: ${o.error.message}`);
-    return o.result;
-  });
+  const results = outputs.map((o) => succeeded(o).result);
   expect(results.map((r) => r.status).sort()).toEqual(['done', 'pending']);
   expect(server.requests).toHaveLength(2);
   const final = results.find((r) => r.status === 'done') as RunResult;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { AlreadyResolvedError, RUN_STATE_FORMAT, UnknownSuspensionError, type RunCheckpoint, type RunResult, type SuspendedCall } from 'toolnexus-ts';
 import { startMockServer, type MockServer } from './mock-servers';
 import { buildPayAgent, readLedger } from './fixtures/pay-agent';
-import { payModel, resumeInChild } from './pay-harness';
+import { payModel, resumeInChild, succeeded } from './pay-harness';
 
 let dir: string;
 let server: MockServer;
@@ -61,16 +61,14 @@ describe('durable halt and resume across processes', () => {
     expect(readLedger(ledger).map((l) => l.split(' ').slice(0, 3).join(' '))).toEqual(['lookup inv-7 call_lookup']);
 
     // A fresh process answers the SECOND pause first: still pending on the first, and the model is not called.
-    const first = await resumeInChild(db, ledger, server.url, { id: pay8?.id as string, ok: true, data: { approver: 'bob' } });
-    if (!first.ok) throw new Error(`first resume failed: ${first.error.message}`);
+    const first = succeeded(await resumeInChild(db, ledger, server.url, { id: pay8?.id as string, ok: true, data: { approver: 'bob' } }));
     expect(first.pid).not.toBe(process.pid);
     expect(first.result.status).toBe('pending');
     expect(first.result.pendings?.map((p) => p.id)).toEqual([pay7?.id]);
     expect(server.requests).toHaveLength(1);
 
     // Another fresh process answers the first pause: the loop continues to the end.
-    const second = await resumeInChild(db, ledger, server.url, { id: pay7?.id as string, ok: true, data: { approver: 'alice' } });
-    if (!second.ok) throw new Error(`second resume failed: ${second.error.message}`);
+    const second = succeeded(await resumeInChild(db, ledger, server.url, { id: pay7?.id as string, ok: true, data: { approver: 'alice' } }));
     expect(second.pid).not.toBe(first.pid);
     const final = second.result;
     expect(final.status).toBe('done');
@@ -138,10 +136,7 @@ describe('durable halt and resume across processes', () => {
       resumeInChild(db, ledger, server.url, { id: pay7?.id as string, ok: true, data: { approver: 'p1' } }),
       resumeInChild(db, ledger, server.url, { id: pay8?.id as string, ok: true, data: { approver: 'p2' } }),
     ]);
-    const results = outputs.map((o) => {
-      if (!o.ok) throw new Error(`resume failed: ${o.error.message}`);
-      return o.result;
-    });
+    const results = outputs.map((o) => succeeded(o).result);
     expect(results.map((r) => r.status).sort()).toEqual(['done', 'pending']);
     expect(server.requests).toHaveLength(2); // exactly one process asked the model to continue
     const final = results.find((r) => r.status === 'done') as RunResult;

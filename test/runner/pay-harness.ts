@@ -30,6 +30,12 @@ export function resumeInChild(where: StoreSpec, ledger: string, modelUrl: string
   });
 }
 
+/** The child's output when its resume succeeded; a clear failure naming the error otherwise. */
+export function succeeded(output: ChildOutput): Extract<ChildOutput, { ok: true }> {
+  if (!output.ok) throw new Error(`resume in process ${output.pid} failed: ${output.error.name}: ${output.error.message}`);
+  return output;
+}
+
 /** The model: first asks for one lookup and two payments at once; once it has the results, sums them up. */
 export const payModel: Reply = (res, req, index) => {
   const messages = req.body.messages as Array<{ role: string; content: string | null }>;
