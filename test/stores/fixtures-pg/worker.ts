@@ -1,5 +1,5 @@
 /**
- * A worker process of the PostgreSQL cross-process tests and of bench/resume-pg: a
+ * A worker process of the PostgreSQL cross-process tests: a
  * ResumeCoordinator over a PostgresPendingStore, with one tool, `ship`, whose replay writes
  * a row to a side-effect table (`<schema>.effects`), so the parent can count how many
  * times each suspension really ran.
@@ -13,6 +13,7 @@
 import 'reflect-metadata';
 import { Pool } from 'pg';
 import { AlreadyResolvedError, PostgresPendingStore, ResumeCoordinator, StoreUnavailableError, Toolkit, defineTool, pending, success } from '../../../src';
+import { shuffled } from '../../fixtures/shuffled';
 
 export interface WorkerConfig {
   url: string;
@@ -49,15 +50,6 @@ export function shipTool(effects: Pool, schema: string, onReplay: (id: string) =
       return success(`shipped ${String(args.order)} by ${process.pid}`);
     },
   });
-}
-
-function shuffled<T>(items: readonly T[]): T[] {
-  const copy = [...items];
-  for (let i = copy.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [copy[i], copy[j]] = [copy[j], copy[i]];
-  }
-  return copy;
 }
 
 async function main(): Promise<void> {
