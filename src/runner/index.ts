@@ -7,8 +7,6 @@ export type { AnthropicModelOptions } from './models/anthropic';
 export { FunctionModel } from './models/function';
 export type { FunctionModelReply, FunctionToolCall, ModelFunction } from './models/function';
 export type { HttpModelOptions, RetryOptions } from './http';
-export { readSse } from './sse';
-export type { SseEvent } from './sse';
 export { RUN_STATE_FORMAT } from './state';
 export type { RunState, RunPhase, HaltedCall } from './state';
 export type {

@@ -1,7 +1,7 @@
 /**
  * The server-sent-events parser, fed byte chunks split at awkward places.
  */
-import { readSse, type SseEvent } from 'toolnexus-ts';
+import { readSse, type SseEvent } from '../../src/runner/sse';
 
 function streamOf(chunks: Array<string | Uint8Array>): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
