@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { runInNewContext } from 'node:vm';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Min, ValidateNested } from 'class-validator';
 import {
@@ -195,6 +196,13 @@ describe('Toolkit dispatch never rejects (§4)', () => {
     toolkit.register(Explode, Reject);
     expect(await toolkit.execute('explode', {})).toEqual({ output: 'kaboom', isError: true });
     expect(await toolkit.execute('reject', {})).toEqual({ output: 'plain string', isError: true });
+  });
+
+  it("gives the message alone for an error from another realm, which fails instanceof Error", async () => {
+    const foreign = runInNewContext("new Error('from a vm')") as unknown;
+    expect(foreign instanceof Error).toBe(false);
+    toolkit.register(defineTool({ name: 'foreign', description: 'throws a vm error', run: () => { throw foreign; } }));
+    expect(await toolkit.execute('foreign', {})).toEqual({ output: 'from a vm', isError: true });
   });
 
   it('normalizes what run returns', async () => {

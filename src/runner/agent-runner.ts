@@ -21,6 +21,7 @@ import type { Toolkit } from '../toolkit/toolkit';
 import { EventQueue } from './event-queue';
 import { readRunState, RUN_STATE_FORMAT, type HaltedCall, type RunState } from './state';
 import type { ChatMessage, ChatModel, ModelResponse, ModelTool, RunEvent, RunResult, RunStatus, ToolCall, ToolCallRecord, Usage } from './types';
+import { messageOf } from '../errors/message';
 
 /** Options of an {@link AgentRunner}. */
 export interface AgentRunnerOptions {
@@ -599,8 +600,4 @@ function copyMessage(message: ChatMessage): ChatMessage {
     throw new InvalidArgumentError('every transcript entry needs a role of "user", "assistant" or "tool"');
   }
   return message.role === 'assistant' && message.toolCalls ? { ...message, toolCalls: message.toolCalls.map((call) => ({ ...call })) } : { ...message };
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -15,6 +15,7 @@ import { answerInline, answerProblem, declined, isExpired, replayOnce, type Wait
 import { isSettled, isSuspensionStatus } from './status';
 import type { Claim, PendingStore, SettledStatus, SuspendedCall, SuspensionFilter } from './store';
 import { MemoryPendingStore } from './stores/memory';
+import { messageOf } from '../errors/message';
 
 export type { WaitFor } from './answers';
 
@@ -284,10 +285,4 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     const timer = setTimeout(done, ms);
     signal?.addEventListener('abort', done, { once: true });
   });
-}
-
-/** The message of anything thrown; duck-typed, since errors from another realm (a native addon, a vm) fail `instanceof Error`. */
-function messageOf(error: unknown): string {
-  const message = typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined;
-  return typeof message === 'string' ? message : String(error);
 }

@@ -9,6 +9,7 @@ import { planForClass, planForSchema, type ArgumentsPlan } from './arguments';
 import type { ToolContext } from './context';
 import { isFunctionTool, type FunctionTool } from './define-tool';
 import type { ToolkitHooks } from './hooks';
+import { messageOf } from '../errors/message';
 
 /** Builds a tool class's instance; plug a DI container in here. Default: `new cls()`. */
 export type ToolResolver = (cls: ClassType) => object;
@@ -248,8 +249,4 @@ export function defaultToolName(className: string): string {
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
     .toLowerCase();
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

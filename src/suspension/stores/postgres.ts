@@ -13,6 +13,7 @@ import type {
 } from '../store';
 import { toJson } from './json';
 import { checkInsertable } from './validate';
+import { messageOf } from '../../errors/message';
 
 /**
  * `pg` is loaded when a store first builds its own pool, not when the package is imported:
@@ -618,11 +619,4 @@ function isUnavailable(error: unknown): boolean {
   }
   if (nestedErrors(error).some(isUnavailable)) return true;
   return DISCONNECT_MESSAGE.test(error.message);
-}
-
-function messageOf(error: unknown): string {
-  if (!errorLike(error)) return String(error);
-  const nested = nestedErrors(error);
-  if (error.message === '' && nested.length > 0) return nested.map(messageOf).join('; ');
-  return error.message || 'unknown error';
 }

@@ -5,6 +5,7 @@ import type { Answer, PendingRequest, ToolResult } from '../../results/wire';
 import type { Claim, PendingStore, RunCheckpoint, SettledStatus, SuspendedCall, SuspensionFilter, SuspensionStatus } from '../store';
 import { toJson } from './json';
 import { checkInsertable } from './validate';
+import { messageOf } from '../../errors/message';
 
 /**
  * The native driver is loaded when a store is first built, not when the package is
@@ -332,10 +333,4 @@ function parseJson<T>(text: string, what: string): T {
   } catch (error) {
     throw new PendingStoreError(`the stored JSON of ${what} is corrupt: ${messageOf(error)}`, { cause: error });
   }
-}
-
-/** The message of anything thrown; duck-typed, since errors from another realm (a native addon, a vm) fail `instanceof Error`. */
-function messageOf(error: unknown): string {
-  const message = typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined;
-  return typeof message === 'string' ? message : String(error);
 }
