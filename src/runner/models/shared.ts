@@ -23,7 +23,7 @@ export class ToolsCache<T> {
 }
 
 /** Reads a whole body under the attempt's timer and parses it as JSON, or says clearly why not. */
-export async function readJson(provider: string, response: Response, attempt: Attempt): Promise<Record<string, unknown>> {
+async function readJson(provider: string, response: Response, attempt: Attempt): Promise<Record<string, unknown>> {
   let text: string;
   try {
     text = await response.text();
