@@ -1,6 +1,6 @@
 export { ResumeCoordinator, DEFAULT_LEASE_MS } from './coordinator';
 export type { ResumeCoordinatorOptions, ExecuteOptions, WaitFor } from './coordinator';
-export type { PendingStore, SuspendedCall, SuspensionStatus, SettledStatus, SuspensionFilter, Claim, RunCheckpoint } from './store';
+export type { PendingStore, RunStore, SuspendedCall, SuspensionStatus, SettledStatus, SuspensionFilter, Claim, Settlement, AnsweredRequest, RunCheckpoint } from './store';
 export { SUSPENSION_STATUSES, isSettled, isSuspensionStatus } from './status';
 export { MemoryPendingStore } from './stores/memory';
 export { SqlitePendingStore, SQLITE_SCHEMA_VERSION } from './stores/sqlite';

@@ -1,5 +1,11 @@
 import type { Answer, PendingRequest, ToolResult } from '../results/wire';
 
+/** One link of a call's chain that is behind it: a request and the answer that replayed it. */
+export interface AnsweredRequest {
+  request: PendingRequest;
+  answer: Answer;
+}
+
 /**
  * Where a suspended call is in its life:
  * `pending` → (`resolving` while a process holds the claim) → `resolved` | `declined` | `expired` | `cancelled`.
@@ -25,8 +31,25 @@ export interface SuspendedCall {
   answer?: Answer;
   /** The stored outcome: what every later `resolve` of this id returns. */
   outcome?: ToolResult;
-  /** RFC 3339; while `resolving`, the claim is held until this instant. */
+  /** RFC 3339, by the store's clock; while `resolving`, the claim is held until this instant. */
   leaseUntil?: string;
+  /**
+   * The fencing number of the latest claim: 1 for the first, one more for every claim
+   * after it (a takeover). Absent before the first claim.
+   */
+  fence?: number;
+  /**
+   * The links of this call's chain before this one, oldest first: every earlier request of
+   * the same call with the answer that replayed it. Absent on the first link.
+   */
+  chain?: AnsweredRequest[];
+  /** Set when this link's replay asked something new: the id of the next link. */
+  next?: string;
+  /**
+   * Digest of what the call was (tool, args, callId, runId, request, chain), written by the
+   * coordinator when it records the call and checked before anything replays it.
+   */
+  binding?: string;
 }
 
 /** Filter of {@link PendingStore.list}; all fields optional and combined with AND. */
@@ -36,11 +59,23 @@ export interface SuspensionFilter {
   kind?: string;
 }
 
-/** Proof that this process holds a call's claim; needed to settle it. */
+/** Proof that this process holds a call's claim; needed to renew and to settle it. */
 export interface Claim {
   id: string;
-  token: string;
+  /** The claim's fencing number (the call's `fence` after this claim). Only the current one may renew or settle. */
+  fence: number;
+  /** The call as this claim left it (`resolving`, with the answer and the lease). */
   call: SuspendedCall;
+  /** RFC 3339: the store's clock when it granted the claim. Expiry is judged by it. */
+  at: string;
+}
+
+/** How a claimed call ends: its status and outcome, and, when its replay asked something new, the next link. */
+export interface Settlement {
+  status: SettledStatus;
+  outcome: ToolResult;
+  /** A new `pending` call (the next link of the chain), inserted in the same atomic step. */
+  next?: SuspendedCall;
 }
 
 /** A versioned snapshot of a halted agent run (the runner owns the `state` shape). */
@@ -53,6 +88,16 @@ export interface RunCheckpoint {
   updatedAt: string;
 }
 
+/** Where an agent runner keeps versioned checkpoints of its runs. Every pending store is one. */
+export interface RunStore {
+  /**
+   * Saves a run checkpoint with optimistic concurrency: `checkpoint.version` must be one
+   * more than the stored version (1 for a new run). Returns false on a version conflict.
+   */
+  saveRun(checkpoint: RunCheckpoint): Promise<boolean>;
+  loadRun(runId: string): Promise<RunCheckpoint | undefined>;
+}
+
 /**
  * The durable side of suspend/resume. Implement it to keep suspended calls anywhere;
  * every implementation must pass the shared conformance suite
@@ -63,10 +108,13 @@ export interface RunCheckpoint {
  *   and mutating a returned value changes nothing stored.
  * - Atomicity is the store's job: `claim` must let exactly one caller win for an id, even
  *   across processes, and `complete` must only succeed for the holder of the claim.
- * - Time comes from the caller (`now`), so every process judges leases by the same rule.
+ * - Time is the store's own: leases are granted and judged by one clock (the database
+ *   server's for PostgreSQL; the process clock for stores on one host), never by each
+ *   caller's, so a caller whose clock is off cannot take a live claim.
+ * - Arguments are checked the same way by every store (`InvalidArgumentError`).
  * - After `close`, every method rejects with `PendingStoreError`.
  */
-export interface PendingStore {
+export interface PendingStore extends RunStore {
   /**
    * Durably records a new call (normally with status `pending`). Resolves only once it is
    * stored. Rejects with `DuplicateSuspensionError` when the id is already recorded, with
@@ -78,23 +126,25 @@ export interface PendingStore {
   /** Oldest first (by `createdAt`, then insertion order). */
   list(filter?: SuspensionFilter): Promise<SuspendedCall[]>;
   /**
-   * Atomically moves a call from `pending` (or from `resolving` whose lease ran out before
-   * `now`) to `resolving`, recording `answer` and a lease until `now + leaseMs`.
-   * Returns the claim, or `undefined` when the call is unknown, settled, or held by a live lease.
+   * Atomically moves a call from `pending` (or from `resolving` whose lease has run out by
+   * the store's clock) to `resolving`, recording `answer`, a lease of `leaseMs` from the
+   * store's now, and the next fencing number. Returns the claim, or `undefined` when the
+   * call is unknown, settled, or held by a live lease.
    */
-  claim(id: string, answer: Answer, leaseMs: number, now: Date): Promise<Claim | undefined>;
+  claim(id: string, answer: Answer, leaseMs: number): Promise<Claim | undefined>;
   /**
-   * Settles a claimed call with its outcome. Returns false (and changes nothing) when the
-   * claim is no longer held by `token` (its lease ran out and another process took it).
-   * A holder whose lease ran out but whom nobody displaced still completes.
+   * Extends the claim's lease to `leaseMs` from the store's now. Returns false (and changes
+   * nothing) when the claim's fencing number is no longer the call's, or the call is no
+   * longer `resolving`. A holder whose lease ran out but whom nobody displaced still renews.
    */
-  complete(claim: Claim, status: SettledStatus, outcome: ToolResult, now: Date): Promise<boolean>;
+  renew(claim: Claim, leaseMs: number): Promise<boolean>;
   /**
-   * Saves a run checkpoint with optimistic concurrency: `checkpoint.version` must be one
-   * more than the stored version (1 for a new run). Returns false on a version conflict.
+   * Settles a claimed call with its outcome, and inserts `settlement.next` (the next link of
+   * its chain) in the same atomic step. Returns false (and changes nothing) when the claim's
+   * fencing number is no longer the call's (another process took it over). A holder whose
+   * lease ran out but whom nobody displaced still completes.
    */
-  saveRun(checkpoint: RunCheckpoint): Promise<boolean>;
-  loadRun(runId: string): Promise<RunCheckpoint | undefined>;
+  complete(claim: Claim, settlement: Settlement): Promise<boolean>;
   /** Releases connections and file handles. Idempotent. */
   close(): Promise<void>;
 }
