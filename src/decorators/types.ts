@@ -25,4 +25,31 @@ export interface ToolOptions {
   inputSchema?: JsonSchema;
   /** Per-tool deadline in milliseconds. */
   timeoutMs?: number;
+  /**
+   * Calls need a human's approval before `run`: `true` for every call, or a policy that
+   * decides per call and words the question. The Toolkit asks (kind `approval`) and calls
+   * `run` only after an ok answer to that very request; no other answer (a login, say)
+   * can stand in for it. The approval is on `ctx.approval`.
+   */
+  approval?: boolean | ApprovalPolicy;
+}
+
+/**
+ * When and how a tool's calls are approved. Everything is optional: `{}` asks for every call.
+ *
+ * @example
+ * ```ts
+ * @Tool({ description: 'Refund a payment', args: RefundArgs,
+ *   approval: { when: (args: RefundArgs) => args.cents > 10_000, prompt: (args: RefundArgs) => `Refund ${args.cents} cents to ${args.customer}?` } })
+ * ```
+ */
+export interface ApprovalPolicy {
+  /** Whether this call needs approval (default: always). Return false to let it run at once. */
+  // Method syntax on purpose: its parameters are bivariant, so a policy typed with the tool's
+  // own DTO (`(args: RefundArgs) => ...`) fits, while this layer stays below the Toolkit's types.
+  when?(args: object, ctx: object | undefined): boolean | Promise<boolean>;
+  /** The question put to the approver. Default: `Approve <tool> <arguments as JSON>?`. */
+  prompt?: string | { bivarianceHack(args: object): string }['bivarianceHack'];
+  /** The approval goes stale this long after it is asked. */
+  expiresInMs?: number;
 }

@@ -21,8 +21,10 @@ export class AlreadyResolvedError extends ToolnexusError {
   constructor(
     readonly id: string,
     readonly status: string,
+    /** The agent run the suspension belongs to, when it belongs to one. */
+    readonly runId?: string,
   ) {
-    super(`suspension ${id} is already ${status}`);
+    super(`suspension ${id}${runId === undefined ? '' : ` of run ${runId}`} is already ${status}`);
   }
 }
 
@@ -160,3 +162,30 @@ function afterAttempts(attempts: number): string {
  * operation once the database is back.
  */
 export class StoreUnavailableError extends PendingStoreError {}
+
+/**
+ * A replay lost its claim (another process took the call over after its lease ran out):
+ * its outcome is not stored, and the resolver waits for the new holder's. Thrown by
+ * `resolve` only when the call has no outcome yet and nobody holds it: resolve again later.
+ */
+export class ClaimLostError extends ToolnexusError {
+  constructor(
+    readonly id: string,
+    readonly fence: number,
+  ) {
+    super(`the claim on suspension ${id} (fence ${fence}) was lost before its replay finished; its outcome is not stored yet: resolve again`);
+  }
+}
+
+/**
+ * A stored suspension is not the call that made it: its tool, arguments, run or request
+ * were changed in the store (or differ from the run's transcript). Nothing runs.
+ */
+export class SuspensionMismatchError extends ToolnexusError {
+  constructor(
+    readonly id: string,
+    readonly detail: string,
+  ) {
+    super(`suspension ${id} does not match the call that made it: ${detail}`);
+  }
+}

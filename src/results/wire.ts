@@ -40,3 +40,9 @@ export interface Answer {
   /** Only when `ok` is false. */
   reason?: AnswerReason;
 }
+
+/** A request of a call's chain together with the answer that replayed it. */
+export interface AnsweredRequest {
+  request: PendingRequest;
+  answer: Answer;
+}

@@ -8,7 +8,7 @@ export { FunctionModel } from './models/function';
 export type { FunctionModelReply, FunctionToolCall, ModelFunction } from './models/function';
 export type { HttpModelOptions, RetryOptions } from './http';
 export { RUN_STATE_FORMAT } from './state';
-export type { RunState, RunPhase, HaltedCall } from './state';
+export type { RunState, RunPhase, HaltedCall, RunDriver } from './state';
 export type {
   ChatModel,
   ChatMessage,
@@ -24,5 +24,9 @@ export type {
   Usage,
   RunEvent,
   RunResult,
+  RunResultBase,
+  DoneRunResult,
+  PendingRunResult,
+  IncompleteRunResult,
   RunStatus,
 } from './types';

@@ -34,6 +34,18 @@ export interface RunState {
   halted?: { turn: number; calls: HaltedCall[] };
   /** Why the loop stopped, when `failed`. */
   error?: string;
+  /**
+   * While `running`: the process driving the loop, and when it last said so. It renews this
+   * every third of the runner's `runLeaseMs`; a run not renewed for a whole lease has lost
+   * its driver, and `recover` or a repeated `resume` takes it over.
+   */
+  driver?: RunDriver;
+}
+
+/** Who drives a `running` run, and when it last renewed its lease (RFC 3339, the driver's clock). */
+export interface RunDriver {
+  id: string;
+  renewedAt: string;
 }
 
 const PHASES: readonly string[] = ['halted', 'running', 'failed', 'done', 'incomplete'];
@@ -60,6 +72,10 @@ export function readRunState(runId: string, raw: unknown): RunState {
     }
   }
   if (state.phase === 'halted' && state.halted === undefined) fail('a halted run has no halted turn');
+  const driver = state.driver;
+  if (driver !== undefined && (typeof driver !== 'object' || driver === null || typeof driver.id !== 'string' || Number.isNaN(Date.parse(driver.renewedAt)))) {
+    fail('the driver is malformed');
+  }
   return state as RunState;
 }
 

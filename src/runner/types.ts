@@ -103,13 +103,8 @@ export interface ToolCallRecord {
 /** How a run ended. */
 export type RunStatus = 'done' | 'pending' | 'incomplete';
 
-/** The outcome of `run` and `resume`. */
-export interface RunResult {
-  /**
-   * `done`: the model answered without tool calls. `pending`: a tool suspended and the run
-   * is checkpointed until `resume`. `incomplete`: a limit stopped it (`limit`).
-   */
-  status: RunStatus;
+/** What every outcome of `run` and `resume` carries. */
+export interface RunResultBase {
   /** The model's last text (its answer when `done`). */
   text: string;
   /** The whole transcript, without the system prompt. */
@@ -120,12 +115,36 @@ export interface RunResult {
   turns: number;
   usage: Usage;
   runId: string;
-  /** The first open suspension in call order (when `pending`). */
-  pending?: PendingRequest;
-  /** Every open suspension in call order (when `pending`). */
-  pendings?: PendingRequest[];
-  limit?: 'maxTurns';
 }
+
+/** The model answered without tool calls. */
+export interface DoneRunResult extends RunResultBase {
+  status: 'done';
+  pending?: undefined;
+  pendings?: undefined;
+  limit?: undefined;
+}
+
+/** A tool suspended and the run is checkpointed until `resume`. */
+export interface PendingRunResult extends RunResultBase {
+  status: 'pending';
+  /** The first open suspension in call order. */
+  pending: PendingRequest;
+  /** Every open suspension in call order. */
+  pendings: PendingRequest[];
+  limit?: undefined;
+}
+
+/** A limit stopped the run. */
+export interface IncompleteRunResult extends RunResultBase {
+  status: 'incomplete';
+  limit: 'maxTurns';
+  pending?: undefined;
+  pendings?: undefined;
+}
+
+/** The outcome of `run` and `resume`, told apart by `status`. */
+export type RunResult = DoneRunResult | PendingRunResult | IncompleteRunResult;
 
 /** What `stream` yields. */
 export type RunEvent =

@@ -1,10 +1,29 @@
-import { failure, pendingOf } from '../results/helpers';
+import { failure } from '../results/helpers';
 import type { Answer, PendingRequest, ToolResult } from '../results/wire';
-import type { ToolContext } from '../toolkit/context';
-import type { Toolkit } from '../toolkit/toolkit';
 
 /** How an in-process host answers a suspension: ask a human, wait, return the answer. */
 export type WaitFor = (request: PendingRequest) => Answer | Promise<Answer>;
+
+/** Why a suspension ended without its tool running again. */
+export type RefusalStatus = 'declined' | 'expired' | 'cancelled';
+
+/** What the model is told when a suspension is refused: formatted by {@link FormatRefusal}. */
+export interface Refusal {
+  request: PendingRequest;
+  status: RefusalStatus;
+  /** The human's own words, when the answer carried them (`data.reason`), cut to 500 characters. */
+  reason?: string;
+}
+
+/**
+ * Words the text fed back for a refused suspension. It should start with
+ * `declined/expired: <prompt>`, which other implementations of the contract match on.
+ */
+export type FormatRefusal = (refusal: Refusal) => string;
+
+/** Longest chain of requests one call may make, by default. */
+export const DEFAULT_MAX_CHAIN = 4;
+const MAX_REASON = 500;
 
 /** Why `answer` is not Answer-shaped, or `undefined` when it is. */
 export function answerProblem(answer: unknown): string | undefined {
@@ -19,50 +38,48 @@ export function answerProblem(answer: unknown): string | undefined {
   return undefined;
 }
 
-/** True once the request's `expiresAt` has passed. */
+/** True once the request's `expiresAt` has passed at `now`. */
 export function isExpired(request: PendingRequest, now: Date): boolean {
   return request.expiresAt !== undefined && Date.parse(request.expiresAt) <= now.getTime();
 }
 
-/** The result of a declined, cancelled or expired suspension. */
-export function declined(request: PendingRequest): ToolResult {
-  return failure(`declined/expired: ${request.prompt}`);
+/** Why a request's `expiresAt` cannot be judged, or `undefined` when it can (or is absent). */
+export function expiryProblem(request: PendingRequest): string | undefined {
+  if (request.expiresAt === undefined) return undefined;
+  if (typeof request.expiresAt === 'string' && !Number.isNaN(Date.parse(request.expiresAt))) return undefined;
+  return `suspension ${request.id} has an invalid expiresAt ${JSON.stringify(request.expiresAt)}: expected an RFC 3339 instant`;
 }
 
-/** Replays once with the answer; a second suspension is reported, never looped on. */
-export async function replayOnce<TState extends object>(
-  toolkit: Toolkit,
-  name: string,
-  args: unknown,
-  ctx: ToolContext<TState> | undefined,
-  answer: Answer,
-): Promise<ToolResult> {
-  const result = await toolkit.execute(name, args, { ...ctx, answer });
-  const again = pendingOf(result);
-  return again ? failure(`unresolved: ${again.prompt}`) : result;
+/** What refused a request: its expiry (judged at `now`), else the answer's own reason. */
+export function refusalOf(request: PendingRequest, answer: Answer, now: Date): Refusal {
+  const status: RefusalStatus = isExpired(request, now) ? 'expired' : answer.reason === 'cancelled' ? 'cancelled' : answer.reason === 'expired' ? 'expired' : 'declined';
+  const words = answer.data?.reason;
+  const refusal: Refusal = { request, status };
+  if (typeof words === 'string' && words.trim() !== '') refusal.reason = words.length > MAX_REASON ? `${words.slice(0, MAX_REASON)}…` : words;
+  return refusal;
+}
+
+/** The default {@link FormatRefusal}: `declined/expired: <prompt> (declined: "<reason>")`. */
+export const formatRefusal: FormatRefusal = ({ request, status, reason }) =>
+  `declined/expired: ${request.prompt} (${status}${reason === undefined ? '' : `: ${JSON.stringify(reason)}`})`;
+
+/** The result of a refused suspension, worded by `format` (falling back to the default if it throws or returns no text). */
+export function refused(refusal: Refusal, format: FormatRefusal): ToolResult {
+  let text: unknown;
+  try {
+    text = format(refusal);
+  } catch {
+    text = undefined;
+  }
+  return failure(typeof text === 'string' && text !== '' ? text : formatRefusal(refusal));
 }
 
 /**
- * CONTRACT §5 with `waitFor`: ask, check the answer, and replay the same call once with it.
- * Shared by the coordinator and the agent runner, which announces the request first.
+ * Why a replay's new request must not become the next link, or `undefined` when it may:
+ * re-asking the kind just answered would loop on one question, and a chain has a limit.
+ * `links` counts the requests so far, the answered one included.
  */
-export async function answerInline<TState extends object>(
-  toolkit: Toolkit,
-  waitFor: WaitFor,
-  name: string,
-  args: unknown,
-  ctx: ToolContext<TState> | undefined,
-  request: PendingRequest,
-): Promise<ToolResult> {
-  let answer: Answer;
-  try {
-    answer = await waitFor(request);
-  } catch (error) {
-    return failure(`no answer to ${request.id}: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  const problem = answerProblem(answer);
-  if (problem) return failure(`invalid answer to ${request.id}: ${problem}`);
-  if (answer.id !== request.id) return failure(`answer id ${answer.id} does not match pending request ${request.id}`);
-  if (!answer.ok || isExpired(request, new Date())) return declined(request);
-  return replayOnce(toolkit, name, args, ctx, answer);
+export function chainStop(answered: PendingRequest, next: PendingRequest, links: number, maxChain: number): ToolResult | undefined {
+  if (next.kind === answered.kind || links >= maxChain) return failure(`unresolved: ${next.prompt}`);
+  return undefined;
 }

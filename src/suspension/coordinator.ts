@@ -1,21 +1,16 @@
-import {
-  AlreadyResolvedError,
-  InvalidAnswerError,
-  InvalidArgumentError,
-  PendingStoreError,
-  ToolnexusError,
-  UnknownSuspensionError,
-  UnregisteredToolError,
-} from '../errors';
+import { InvalidAnswerError, InvalidArgumentError, PendingStoreError, ToolnexusError } from '../errors';
+import { messageOf } from '../errors/message';
 import { failure, pendingOf } from '../results/helpers';
 import type { Answer, PendingRequest, ToolResult } from '../results/wire';
 import type { ToolContext } from '../toolkit/context';
 import type { Toolkit } from '../toolkit/toolkit';
-import { answerInline, answerProblem, declined, isExpired, replayOnce, type WaitFor } from './answers';
-import { isSettled, isSuspensionStatus } from './status';
-import type { Claim, PendingStore, SettledStatus, SuspendedCall, SuspensionFilter } from './store';
+import { answerProblem, DEFAULT_MAX_CHAIN, expiryProblem, formatRefusal, type FormatRefusal, type WaitFor } from './answers';
+import { Binding } from './binding';
+import { answerInline } from './inline';
+import { Resolution } from './resolution';
+import { isSuspensionStatus } from './status';
+import type { PendingStore, SuspendedCall, SuspensionFilter } from './store';
 import { MemoryPendingStore } from './stores/memory';
-import { messageOf } from '../errors/message';
 
 export type { WaitFor } from './answers';
 
@@ -32,31 +27,41 @@ export interface ResumeCoordinatorOptions {
    */
   waitFor?: WaitFor;
   /**
-   * How long a claim is held while its replay runs; another process may take the call
-   * over once it lapses (its holder presumably died). Longer than your slowest replay.
-   * Default 60 000 ms.
+   * How long a claim holds without renewal. The holder renews it every third of this while
+   * its replay runs, so it bounds how long a call stays stuck after its holder died, not how
+   * long a replay may take. Default 60 000 ms.
    */
   leaseMs?: number;
+  /** How many requests one call may chain (login, then approval, ...) before it ends `unresolved`. Default 4. */
+  maxChain?: number;
+  /** Words the text fed back for a declined, expired or cancelled suspension. */
+  formatRefusal?: FormatRefusal;
+  /**
+   * A secret that makes every stored call's binding digest an HMAC, so a call edited in the
+   * store cannot be made to pass. Keep it out of the database; every process needs the same.
+   */
+  bindingKey?: string | Uint8Array;
 }
 
-/** Where a call sits in a run; recorded with its suspension. */
+/** Where a call sits in a run, and how this one call is answered inline. */
 export interface ExecuteOptions {
   /** The provider's tool-call id, stable across resume. */
   callId?: string;
   /** The agent run the call belongs to. */
   runId?: string;
+  /** Answer this call's suspensions inline with this function instead of the coordinator's posture. */
+  waitFor?: WaitFor;
+  /** Told of every request before `waitFor` is asked for it. */
+  onPending?: (request: PendingRequest) => void;
 }
 
 /** Default claim lease. */
 export const DEFAULT_LEASE_MS = 60_000;
 
-const FIRST_POLL_MS = 2;
-const MAX_POLL_MS = 50;
-
 /**
  * Tracks suspended tool calls and replays each exactly once when its answer arrives
- * (CONTRACT §5): seconds later in the same process with `waitFor`, or days later in any
- * process that shares the store and registers the same tools.
+ * (docs/design.md, "the path of an answer"): seconds later in the same process with
+ * `waitFor`, or days later in any process that shares the store and registers the same tools.
  *
  * @example
  * ```ts
@@ -72,22 +77,32 @@ export class ResumeCoordinator {
   /** The tools calls run through. */
   readonly toolkit: Toolkit;
   private readonly waitFor?: WaitFor;
-  private readonly leaseMs: number;
+  private readonly maxChain: number;
+  private readonly formatRefusal: FormatRefusal;
+  private readonly binding: Binding;
+  private readonly resolution: Resolution;
 
   constructor(options: ResumeCoordinatorOptions) {
     if (!options || typeof options.toolkit?.execute !== 'function') throw new InvalidArgumentError('ResumeCoordinator needs a toolkit');
     const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     if (!Number.isFinite(leaseMs) || leaseMs <= 0) throw new InvalidArgumentError(`leaseMs must be a positive number of milliseconds, got ${String(options.leaseMs)}`);
+    const maxChain = options.maxChain ?? DEFAULT_MAX_CHAIN;
+    if (!Number.isInteger(maxChain) || maxChain < 1) throw new InvalidArgumentError(`maxChain must be a positive integer, got ${String(options.maxChain)}`);
     if (options.waitFor !== undefined && typeof options.waitFor !== 'function') throw new InvalidArgumentError('waitFor must be a function');
+    if (options.formatRefusal !== undefined && typeof options.formatRefusal !== 'function') throw new InvalidArgumentError('formatRefusal must be a function');
     this.toolkit = options.toolkit;
     this.store = options.store ?? new MemoryPendingStore();
     this.waitFor = options.waitFor;
-    this.leaseMs = leaseMs;
+    this.maxChain = maxChain;
+    this.formatRefusal = options.formatRefusal ?? formatRefusal;
+    this.binding = new Binding(options.bindingKey);
+    this.resolution = new Resolution({ toolkit: this.toolkit, store: this.store, leaseMs, maxChain, formatRefusal: this.formatRefusal, binding: this.binding });
   }
 
   /**
    * Runs a call through the toolkit. A suspension is answered inline (with `waitFor`) or
    * recorded durably before this returns it (without). Any other result passes through.
+   * `args` may be the model's raw JSON text: the toolkit parses it (and says so when it is not an object).
    *
    * Rejects only when a suspension cannot be recorded ({@link PendingStoreError}): the
    * caller must not believe a call is pending that no store holds.
@@ -98,26 +113,44 @@ export class ResumeCoordinator {
     if (!request) return result;
     const badExpiry = expiryProblem(request);
     if (badExpiry) return failure(badExpiry);
-    if (this.waitFor) return answerInline(this.toolkit, this.waitFor, name, args, ctx, request);
-    await this.record({ request, tool: name, args: args ?? {}, callId: options.callId, runId: options.runId, status: 'pending', createdAt: new Date().toISOString() });
+    const value = typeof args === 'string' ? parsedArguments(args) : (args ?? {});
+    const waitFor = options.waitFor ?? this.waitFor;
+    if (waitFor) {
+      return answerInline(request, ctx, {
+        replay: (replayCtx) => this.toolkit.execute(name, value, replayCtx),
+        waitFor,
+        onPending: options.onPending,
+        maxChain: this.maxChain,
+        formatRefusal: this.formatRefusal,
+      });
+    }
+    const call: SuspendedCall = { request, tool: name, args: value, status: 'pending', createdAt: new Date().toISOString() };
+    if (options.callId !== undefined) call.callId = options.callId;
+    if (options.runId !== undefined) call.runId = options.runId;
+    call.binding = this.binding.of(call);
+    await this.record(call);
     return result;
   }
 
   /**
-   * Finishes a recorded suspension and returns its outcome. The first valid answer
-   * replays the tool once with `{ ...ctx, answer }`; every later or concurrent `resolve`
-   * of the id, in any process, gets that stored outcome.
+   * Finishes a recorded suspension and returns its outcome. The first valid answer claims
+   * the call and replays the tool once with `{ ...ctx, answer, replay }`; every later or
+   * concurrent `resolve` of the id, in any process, gets that stored outcome. When the
+   * replay asks something new, the outcome is the pending result of the chain's next link.
    *
    * @throws {@link InvalidAnswerError} the answer is not Answer-shaped (nothing changes).
    * @throws {@link UnknownSuspensionError} no store holds the id.
    * @throws {@link AlreadyResolvedError} the call is settled with an outcome this answer contradicts.
    * @throws {@link UnregisteredToolError} the call's tool is not registered here (nothing changes).
+   * @throws {@link SuspensionMismatchError} the stored call was changed since it was recorded (nothing runs).
+   * @throws {@link ClaimLostError} this resolver's replay lost its claim and nobody holds the call now.
    * @throws `ctx.signal.reason` when the signal aborts before this resolver claims the call
    *   (nothing changes; a wait for another resolver's outcome ends early).
    */
   async resolve<TState extends object>(answer: Answer, ctx?: ToolContext<TState>): Promise<ToolResult> {
-    assertAnswer(answer);
-    return this.settle(answer, ctx);
+    const problem = answerProblem(answer);
+    if (problem) throw new InvalidAnswerError(`invalid answer: ${problem}`);
+    return this.resolution.settle(answer, ctx);
   }
 
   /** The recorded call, or `undefined`. */
@@ -148,7 +181,15 @@ export class ResumeCoordinator {
   async cancel(id: string, reason?: string): Promise<ToolResult> {
     if (typeof id !== 'string') throw new InvalidArgumentError('cancel needs a suspension id');
     const answer: Answer = reason === undefined ? { id, ok: false, reason: 'cancelled' } : { id, ok: false, reason: 'cancelled', data: { reason } };
-    return this.settle(answer, undefined);
+    return this.resolution.settle(answer, undefined);
+  }
+
+  /**
+   * Checks a recorded call against the call that made it, as a run's transcript knows it.
+   * @throws {@link SuspensionMismatchError} on any difference.
+   */
+  verify(call: SuspendedCall): void {
+    this.resolution.verify(call);
   }
 
   private async record(call: SuspendedCall): Promise<void> {
@@ -159,130 +200,14 @@ export class ResumeCoordinator {
       throw new PendingStoreError(`could not record suspension ${call.request.id}: ${messageOf(error)}`, { cause: error });
     }
   }
-
-  /** The shared path of `resolve` and `cancel`: claim, settle, or wait for whoever holds the claim. */
-  private async settle<TState extends object>(answer: Answer, ctx: ToolContext<TState> | undefined): Promise<ToolResult> {
-    // An aborted caller must not spend the answer: the call stays as it is for a later resolve.
-    const signal = ctx?.signal;
-    signal?.throwIfAborted();
-    let call = await this.store.get(answer.id);
-    if (!call) throw new UnknownSuspensionError(answer.id);
-    let pause = FIRST_POLL_MS;
-    for (;;) {
-      if (isSettled(call.status)) return storedOutcome(call, answer);
-      const now = new Date();
-      if (call.status === 'pending' || leaseLapsed(call, now)) {
-        if (answer.ok && !isExpired(call.request, now) && !this.toolkit.has(call.tool)) throw new UnregisteredToolError(answer.id, call.tool);
-        signal?.throwIfAborted();
-        const claim = await this.store.claim(answer.id, answer, this.leaseMs, now);
-        if (claim) {
-          const settled = await this.finish(claim, answer, ctx);
-          if (settled) return settled;
-        } else {
-          // Someone else won the claim (or judges the lease live): give them time to settle.
-          await sleep(pause, signal);
-          pause = Math.min(pause * 2, MAX_POLL_MS);
-        }
-      } else {
-        // Another resolver holds a live claim: wait for its outcome, but never past its lease.
-        await sleep(Math.min(pause, Math.max(1, leaseRemaining(call, now) + 1)), signal);
-        pause = Math.min(pause * 2, MAX_POLL_MS);
-      }
-      signal?.throwIfAborted();
-      const next = await this.store.get(answer.id);
-      if (!next) throw new UnknownSuspensionError(answer.id);
-      call = next;
-    }
-  }
-
-  /** Runs what a won claim decides; `undefined` when the claim was lost meanwhile. */
-  private async finish<TState extends object>(claim: Claim, answer: Answer, ctx: ToolContext<TState> | undefined): Promise<ToolResult | undefined> {
-    const { call } = claim;
-    let status: SettledStatus;
-    let outcome: ToolResult;
-    if (isExpired(call.request, new Date())) {
-      status = 'expired';
-      outcome = declined(call.request);
-    } else if (!answer.ok) {
-      status = answer.reason === 'cancelled' ? 'cancelled' : answer.reason === 'expired' ? 'expired' : 'declined';
-      outcome = declined(call.request);
-    } else {
-      status = 'resolved';
-      outcome = await replayOnce(this.toolkit, call.tool, call.args, ctx, answer);
-    }
-    const stored = storable(outcome);
-    const kept = await this.store.complete(claim, status, stored, new Date());
-    return kept ? stored : undefined;
-  }
 }
 
-/** The outcome a settled call gives `answer`, or an AlreadyResolvedError when the answer would have produced another. */
-function storedOutcome(call: SuspendedCall, answer: Answer): ToolResult {
-  const outcome = call.outcome;
-  if (!outcome) throw new PendingStoreError(`suspension ${call.request.id} is ${call.status} but has no stored outcome`);
-  if (call.status === 'expired') return outcome; // any answer meets the same expiry
-  const ranTool = call.status === 'resolved';
-  if (answer.ok !== ranTool) throw new AlreadyResolvedError(call.request.id, call.status);
-  if (ranTool && !sameJson(answer.data, call.answer?.data)) throw new AlreadyResolvedError(call.request.id, call.status);
-  return outcome;
-}
-
-/**
- * The outcome as every store can keep it. Metadata JSON cannot carry (a BigInt, a cycle)
- * is dropped rather than fail the settle: a failed settle would leave the call claimed and
- * replay it again after every lease, forever.
- */
-function storable(outcome: ToolResult): ToolResult {
+/** The model's JSON text as a value (the toolkit accepted it, so it parses). */
+function parsedArguments(text: string): unknown {
+  if (text.trim() === '') return {};
   try {
-    return JSON.parse(JSON.stringify(outcome)) as ToolResult;
-  } catch (error) {
-    return { output: outcome.output, isError: outcome.isError, metadata: { metadataDropped: `the result metadata cannot be stored as JSON: ${messageOf(error)}` } };
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
   }
-}
-
-function expiryProblem(request: PendingRequest): string | undefined {
-  if (request.expiresAt === undefined) return undefined;
-  if (typeof request.expiresAt === 'string' && !Number.isNaN(Date.parse(request.expiresAt))) return undefined;
-  return `suspension ${request.id} has an invalid expiresAt ${JSON.stringify(request.expiresAt)}: expected an RFC 3339 instant`;
-}
-
-function leaseRemaining(call: SuspendedCall, now: Date): number {
-  // A store that reports no lease leaves the judgement to its own claim.
-  return call.leaseUntil === undefined ? -1 : Date.parse(call.leaseUntil) - now.getTime();
-}
-
-function leaseLapsed(call: SuspendedCall, now: Date): boolean {
-  return call.status === 'resolving' && leaseRemaining(call, now) < 0;
-}
-
-function assertAnswer(answer: unknown): asserts answer is Answer {
-  const problem = answerProblem(answer);
-  if (problem) throw new InvalidAnswerError(`invalid answer: ${problem}`);
-}
-
-/** Equality of two JSON values, whatever their key order. */
-function sameJson(a: unknown, b: unknown): boolean {
-  return canonical(a) === canonical(b);
-}
-
-function canonical(value: unknown): string {
-  if (value === undefined) return 'undefined';
-  return JSON.stringify(value, (_key, v: unknown) =>
-    typeof v === 'object' && v !== null && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
-      : v,
-  );
-}
-
-/** Waits `ms`, or less if `signal` aborts first. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

@@ -1,10 +1,6 @@
-import type { Answer, PendingRequest, ToolResult } from '../results/wire';
+import type { Answer, AnsweredRequest, PendingRequest, ToolResult } from '../results/wire';
 
-/** One link of a call's chain that is behind it: a request and the answer that replayed it. */
-export interface AnsweredRequest {
-  request: PendingRequest;
-  answer: Answer;
-}
+export type { AnsweredRequest } from '../results/wire';
 
 /**
  * Where a suspended call is in its life:

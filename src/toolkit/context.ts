@@ -1,9 +1,27 @@
-import type { Answer } from '../results/wire';
+import type { Answer, AnsweredRequest, PendingRequest } from '../results/wire';
+
+/**
+ * What a replay knows about the answer it carries: which request it answers (and so what
+ * kind of thing was asked), the earlier links of the same call's chain, and, on a durable
+ * replay, the claim's fencing number.
+ */
+export interface ReplayInfo {
+  /** The request `ctx.answer` answers. `request.id` is the suspension id. */
+  request: PendingRequest;
+  /** Earlier requests of this call with the answers that replayed them, oldest first. */
+  chain: AnsweredRequest[];
+  /**
+   * The fencing number of the claim this replay runs under (durable replays only). It grows
+   * with every takeover, so a side effect keyed on `(request.id, fence)` can refuse a
+   * holder that was paused past its lease and woke up after another took over.
+   */
+  fence?: number;
+}
 
 /**
  * The optional, opaque context a tool's `run` receives as its second argument.
- * The Toolkit and the ResumeCoordinator add exactly one thing to it: `answer`, on the
- * replay that follows a resolved suspension. Everything else is the host's.
+ * The Toolkit and the ResumeCoordinator add only what a replay needs (`answer`, `replay`)
+ * and, for a tool that requires approval, the approval (`approval`). Everything else is the host's.
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{}` is the neutral element of `&`
 export type ToolContext<TState extends object = {}> = {
@@ -13,4 +31,28 @@ export type ToolContext<TState extends object = {}> = {
   timeout?: number;
   /** Present only on the replay after a suspension resolved. */
   answer?: Answer;
+  /** Present with `answer`: what it answers and the chain so far. */
+  replay?: ReplayInfo;
+  /** For a tool declared with `approval`: the answer that approved this call. */
+  approval?: Answer;
 } & TState;
+
+/**
+ * The ok answer this call got to a request of `kind`, on this replay or an earlier link of
+ * its chain; `undefined` if none. Use it instead of testing `ctx.answer` alone, which would
+ * take a login answer for an approval:
+ *
+ * ```ts
+ * if (!answerFor(ctx, 'approval')) return pending({ kind: 'approval', prompt: 'Refund 999 €?' })
+ * ```
+ */
+export function answerFor(ctx: ToolContext | undefined, kind: string): Answer | undefined {
+  const replay = ctx?.replay;
+  if (!replay || !ctx.answer) return undefined;
+  if (replay.request.kind === kind && ctx.answer.ok && ctx.answer.id === replay.request.id) return ctx.answer;
+  for (let i = replay.chain.length - 1; i >= 0; i--) {
+    const link = replay.chain[i] as AnsweredRequest;
+    if (link.request.kind === kind && link.answer.ok && link.answer.id === link.request.id) return link.answer;
+  }
+  return undefined;
+}

@@ -1,4 +1,4 @@
-import type { ClassType } from '../decorators/types';
+import type { ApprovalPolicy, ClassType } from '../decorators/types';
 import type { JsonSchema } from '../schema/json-schema';
 import type { ToolContext } from './context';
 
@@ -9,6 +9,8 @@ interface FunctionToolBase {
   name: string;
   description: string;
   timeoutMs?: number;
+  /** As `@Tool({ approval })`: calls need an approval before `run`. */
+  approval?: boolean | ApprovalPolicy;
 }
 
 /** A tool whose arguments are a DTO class. */

@@ -1,10 +1,11 @@
 import { toolOptionsOf } from '../decorators/tool.decorator';
-import type { ClassType, ToolOptions } from '../decorators/types';
+import type { ApprovalPolicy, ClassType, ToolOptions } from '../decorators/types';
 import { ToolRegistrationError } from '../errors';
 import { failure, isToolResult, pendingOf, sanitizeName, success } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
 import type { JsonSchema } from '../schema/json-schema';
 import { toAnthropicTools, toGeminiTools, toOpenAITools, type AnthropicTool, type GeminiTools, type OpenAITool } from './adapters';
+import { approvalPolicyOf, approvalStep } from './approval';
 import { planForClass, planForSchema, type ArgumentsPlan } from './arguments';
 import type { ToolContext } from './context';
 import { isFunctionTool, type FunctionTool } from './define-tool';
@@ -31,6 +32,8 @@ export interface RegisteredTool {
   readonly description: string;
   readonly inputSchema: JsonSchema;
   readonly timeoutMs?: number;
+  /** The approval calls need before `run`, when the tool declares one. */
+  readonly approval?: ApprovalPolicy;
   /** The tool instance (or the `defineTool` object) whose `run` is called. */
   readonly instance: object;
 }
@@ -123,8 +126,14 @@ export class Toolkit {
     return this.hooks ? this.finish(name, seenArgs, result, started) : result;
   }
 
-  private async dispatch(entry: Entry, args: object, ctx: ToolContext | undefined): Promise<ToolResult> {
-    if (ctx?.signal?.aborted) return failure(`${entry.name} cancelled`);
+  private async dispatch(entry: Entry, args: object, given: ToolContext | undefined): Promise<ToolResult> {
+    if (given?.signal?.aborted) return failure(`${entry.name} cancelled`);
+    let ctx = given;
+    if (entry.approval) {
+      const step = await approvalStep(entry.name, entry.approval, args, ctx);
+      if ('result' in step) return step.result;
+      ctx = step.run;
+    }
     const guard = await this.hooks?.beforeTool?.({ name: entry.name, args, ctx });
     if (guard) return guard.result;
     const timeoutMs = ctx?.timeout ?? entry.timeoutMs ?? this.defaultTimeoutMs;
@@ -225,6 +234,7 @@ function makeEntry(options: ToolOptions | FunctionTool, fallbackName: string, in
     description: options.description,
     inputSchema: plan.schema,
     timeoutMs: options.timeoutMs,
+    approval: approvalPolicyOf(options.approval),
     instance: instance as Runnable,
     plan,
   };

@@ -1,0 +1,169 @@
+import { ModelResponseError } from '../errors';
+import { messageOf } from '../errors/message';
+import { pendingOf } from '../results/helpers';
+import type { PendingRequest, ToolResult } from '../results/wire';
+import type { WaitFor } from '../suspension/answers';
+import type { ResumeCoordinator } from '../suspension/coordinator';
+import type { ToolContext } from '../toolkit/context';
+import { pendingResult, snapshot, type Checkpoints } from './checkpoints';
+import type { HaltedCall, RunState } from './state';
+import type { ChatMessage, ChatModel, ModelResponse, ModelTool, RunEvent, RunResult, RunStatus, ToolCall, ToolCallRecord, Usage } from './types';
+
+/** The context a tool receives from the runner: the run's `context`, plus `signal` and the provider's `callId`. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{}` is the neutral element of `&`
+export type AgentToolContext<TState extends object = {}> = ToolContext<TState & { callId: string }>;
+
+/** Where a run's events go (the stream), when someone listens. */
+export type Emit = (event: RunEvent) => void;
+
+/** What the loop needs from its runner. */
+export interface LoopParts {
+  model: ChatModel;
+  coordinator: ResumeCoordinator;
+  checkpoints: Checkpoints;
+  systemPrompt?: string;
+  maxTurns: number;
+  waitFor?: WaitFor;
+}
+
+/** The working state of one run while this process drives it. */
+export interface LiveRun {
+  runId: string;
+  messages: ChatMessage[];
+  toolCalls: ToolCallRecord[];
+  turns: number;
+  usage: Usage;
+  text: string;
+  /** The checkpoint version this process last read or wrote; 0 when the run was never checkpointed. */
+  version: number;
+  tools: readonly ModelTool[];
+  signal?: AbortSignal;
+  context?: object;
+  emit?: Emit;
+  /** Stops renewing the driver lease (waiting for a renewal in flight); set while a resumed run is driven. */
+  stopDriving?: () => Promise<void>;
+}
+
+/**
+ * The turn loop: ask the model, run every tool call of the turn in parallel, feed the
+ * results back in call order, and repeat until the model answers, a limit is reached, or a
+ * call suspends with no one to answer it inline (the run halts, checkpointed).
+ */
+export async function runLoop(parts: LoopParts, live: LiveRun): Promise<RunResult> {
+  for (;;) {
+    if (live.turns >= parts.maxTurns) return end(parts, live, 'incomplete');
+    let response: ModelResponse;
+    try {
+      live.signal?.throwIfAborted();
+      response = await ask(parts, live);
+    } catch (error) {
+      await live.stopDriving?.();
+      if (live.version > 0) await parts.checkpoints.saveFailure(live, error);
+      throw error;
+    }
+    live.turns++;
+    live.usage.inputTokens += response.usage.inputTokens;
+    live.usage.outputTokens += response.usage.outputTokens;
+    live.text = response.text;
+    const calls = response.toolCalls;
+    if (calls.length === 0) {
+      live.messages.push({ role: 'assistant', content: response.text });
+      return end(parts, live, 'done');
+    }
+    live.messages.push({ role: 'assistant', content: response.text, toolCalls: calls });
+    if (live.emit) for (const call of calls) live.emit({ type: 'tool_call', call });
+    const results = await Promise.all(calls.map((call) => callTool(parts, live, call)));
+    if (results.some((result) => pendingOf(result) !== undefined)) return halt(parts, live, calls, results);
+    feed(live, calls, results, live.turns);
+  }
+}
+
+/** Appends one tool result per call, in call order, and records the calls. */
+export function feed(live: LiveRun, calls: readonly ToolCall[], results: readonly ToolResult[], turn: number): void {
+  for (let i = 0; i < calls.length; i++) {
+    const call = calls[i] as ToolCall;
+    const result = results[i] as ToolResult;
+    live.messages.push({ role: 'tool', callId: call.id, name: call.name, content: result.output, isError: result.isError });
+    live.toolCalls.push({ id: call.id, name: call.name, arguments: call.arguments, result, turn });
+  }
+}
+
+/** The context each call gets: a shallow copy of the run's, plus the run's signal and the call's id. */
+export function callContext(context: object | undefined, signal: AbortSignal | undefined, callId: string): AgentToolContext {
+  const ctx: AgentToolContext = { ...context, callId };
+  if (signal) ctx.signal = signal;
+  return ctx;
+}
+
+async function ask(parts: LoopParts, live: LiveRun): Promise<ModelResponse> {
+  const request = { system: parts.systemPrompt, messages: live.messages.slice(), tools: live.tools, signal: live.signal };
+  const { model } = parts;
+  const emit = live.emit;
+  if (!emit || typeof model.stream !== 'function') {
+    const response = await model.complete(request);
+    if (emit && response.text !== '') emit({ type: 'text', delta: response.text });
+    return response;
+  }
+  let response: ModelResponse | undefined;
+  for await (const event of model.stream(request)) {
+    if (event.type === 'text') emit({ type: 'text', delta: event.delta });
+    else if (event.type === 'response') response = event.response;
+  }
+  if (!response) throw new ModelResponseError(model.provider, 'the stream ended without a response');
+  return response;
+}
+
+/**
+ * One call, on the one path every call takes: the model's raw arguments go to the
+ * coordinator, which runs them through the toolkit (parsing, validation, hooks, metrics)
+ * and answers inline or records the suspension. Never rejects for the model's or the
+ * tool's doing (only for a store that cannot record).
+ */
+async function callTool(parts: LoopParts, live: LiveRun, call: ToolCall): Promise<ToolResult> {
+  const ctx = callContext(live.context, live.signal, call.id);
+  const emit = live.emit;
+  const result = await parts.coordinator.execute(call.name, call.arguments, ctx, {
+    callId: call.id,
+    runId: live.runId,
+    waitFor: parts.waitFor,
+    // Inline answers are announced before `waitFor` runs, so a channel can push the link at once.
+    onPending: emit ? (request: PendingRequest) => emit({ type: 'pending', callId: call.id, request }) : undefined,
+  });
+  if (live.emit) {
+    const request = pendingOf(result);
+    live.emit(request ? { type: 'pending', callId: call.id, request } : { type: 'tool_result', callId: call.id, name: call.name, result });
+  }
+  return result;
+}
+
+/** Every call of the turn has finished; the suspended ones are recorded. Checkpoint and stop. */
+async function halt(parts: LoopParts, live: LiveRun, calls: ToolCall[], results: ToolResult[]): Promise<RunResult> {
+  const halted: HaltedCall[] = calls.map((call, i) => {
+    const result = results[i] as ToolResult;
+    const request = pendingOf(result);
+    return request ? { call, result, pendingId: request.id } : { call, result };
+  });
+  const state = snapshot(live, 'halted', { turn: live.turns, calls: halted });
+  await live.stopDriving?.();
+  try {
+    await parts.checkpoints.save(live, state);
+  } catch (error) {
+    // No checkpoint means no run could ever continue these: settle them rather than leave orphans.
+    await Promise.allSettled(halted.filter((entry) => entry.pendingId).map((entry) => parts.coordinator.cancel(entry.pendingId as string, messageOf(error))));
+    throw error;
+  }
+  const result = pendingResult(live.runId, state);
+  live.emit?.({ type: 'done', result });
+  return result;
+}
+
+async function end(parts: LoopParts, live: LiveRun, status: Exclude<RunStatus, 'pending'>): Promise<RunResult> {
+  // A run that was never checkpointed stays out of the store: the common case costs no I/O.
+  const state: RunState = snapshot(live, status, undefined);
+  await live.stopDriving?.();
+  if (live.version > 0) await parts.checkpoints.save(live, state);
+  const base = { text: live.text, messages: live.messages, toolCalls: live.toolCalls, turns: live.turns, usage: live.usage, runId: live.runId };
+  const result: RunResult = status === 'incomplete' ? { ...base, status, limit: 'maxTurns' } : { ...base, status };
+  live.emit?.({ type: 'done', result });
+  return result;
+}

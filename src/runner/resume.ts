@@ -1,0 +1,270 @@
+import {
+  AlreadyResolvedError,
+  InvalidAnswerError,
+  InvalidResumeError,
+  RunCheckpointError,
+  RunConflictError,
+  SuspensionMismatchError,
+  UnknownSuspensionError,
+} from '../errors';
+import { pendingOf } from '../results/helpers';
+import type { Answer, ToolResult } from '../results/wire';
+import { answerProblem } from '../suspension/answers';
+import { sameJson } from '../suspension/binding';
+import type { SuspendedCall } from '../suspension/store';
+import { sleep } from '../timing/sleep';
+import { pendingResult, resultOf } from './checkpoints';
+import { callContext, feed, runLoop, type Emit, type LiveRun, type LoopParts } from './loop';
+import type { HaltedCall, RunState } from './state';
+import type { ModelTool, RunResult } from './types';
+
+/** What resuming needs besides the loop's parts. */
+export interface ResumeParts extends LoopParts {
+  tools(): readonly ModelTool[];
+}
+
+/** Options of a resume or recover (the host's context again: it is never stored). */
+export interface ContinueOptions {
+  signal?: AbortSignal;
+  context?: object;
+}
+
+const MAX_MERGE_ATTEMPTS = 100;
+const FIRST_WAIT_MS = 20;
+const MAX_WAIT_MS = 500;
+
+/**
+ * The path of an answer through a run: check each answer against the halted turn, resolve
+ * each through the coordinator (exactly once), merge the outcomes into the checkpoint, and
+ * continue the loop when the last open call is settled. An answer given again identically
+ * gets the run's result again.
+ */
+export async function continueRun(parts: ResumeParts, answersIn: Answer | readonly Answer[], options: ContinueOptions, emit: Emit | undefined): Promise<RunResult> {
+  const answers = checkAnswers(answersIn);
+  const calls = await Promise.all(answers.map((answer) => parts.coordinator.get(answer.id)));
+  const runId = runOf(answers, calls);
+  const { state } = await parts.checkpoints.load(runId);
+  const open = new Map<string, HaltedCall>();
+  const repeated: Answer[] = [];
+  for (const [i, answer] of answers.entries()) {
+    const call = calls[i] as SuspendedCall;
+    const halted = state.phase === 'halted' ? state.halted?.calls.find((entry) => entry.pendingId === answer.id) : undefined;
+    if (halted) {
+      checkBound(parts, runId, call, halted);
+      open.set(answer.id, halted);
+    } else if (call.status === 'pending') {
+      throw new RunCheckpointError(runId, `suspension ${answer.id} is pending in the store but not open in the checkpoint`);
+    } else {
+      repeated.push(answer);
+    }
+  }
+  // An answer already applied: the coordinator returns its stored outcome if it is the same
+  // answer, or says it conflicts. Nothing replays.
+  for (const answer of repeated) await resolveAgain(parts, runId, answer, options);
+  if (open.size === 0) return currentResult(parts, runId, options, emit);
+
+  const openAnswers = answers.filter((answer) => open.has(answer.id));
+  // Each replay is exactly-once in the coordinator; settle them all before merging, so one
+  // failed answer never loses the outcome of another.
+  const settled = await Promise.allSettled(
+    openAnswers.map((answer) => parts.coordinator.resolve(answer, callContext(options.context, options.signal, (open.get(answer.id) as HaltedCall).call.id))),
+  );
+  const outcomes = new Map<string, ToolResult>();
+  let firstError: unknown;
+  settled.forEach((entry, i) => {
+    if (entry.status === 'fulfilled') outcomes.set((openAnswers[i] as Answer).id, entry.value);
+    else firstError ??= withRun(entry.reason, runId);
+  });
+  if (outcomes.size === 0) throw firstError;
+
+  const merged = await merge(parts, runId, outcomes);
+  if (emit) {
+    for (const [id, result] of outcomes) {
+      if (merged.rejected.includes(id)) continue;
+      const { call } = open.get(id) as HaltedCall;
+      const next = pendingOf(result);
+      emit(next ? { type: 'pending', callId: call.id, request: next } : { type: 'tool_result', callId: call.id, name: call.name, result });
+    }
+  }
+  if (!merged.continues) {
+    if (firstError !== undefined) throw firstError;
+    if (merged.applied === 0) return currentResult(parts, runId, options, emit);
+    const result = pendingResult(runId, merged.state);
+    emit?.({ type: 'done', result });
+    return result;
+  }
+  return drive(parts, runId, merged.state, merged.version, options, emit);
+}
+
+/**
+ * Continues a run whose loop stopped after a resume: its model call failed (`failed`), or
+ * its driver stopped renewing its lease (a lapsed `running`), or, with `force`, at once.
+ */
+export async function recoverRun(parts: ResumeParts, runId: string, options: ContinueOptions & { force?: boolean }, emit: Emit | undefined): Promise<RunResult> {
+  const { state, version } = await parts.checkpoints.load(runId);
+  if (state.phase === 'halted') {
+    const open = (state.halted?.calls ?? []).filter((entry) => entry.pendingId).map((entry) => entry.pendingId);
+    throw new InvalidResumeError(`run ${runId} is waiting for answers to ${open.join(', ')}: resume it with them`);
+  }
+  if (state.phase === 'done' || state.phase === 'incomplete') throw new InvalidResumeError(`run ${runId} is already ${state.phase}`);
+  if (state.phase === 'running' && !options.force && !parts.checkpoints.lapsed(state)) {
+    throw new RunConflictError(runId, 'another process is continuing it and renewing its lease; pass { force: true } only if that process is gone');
+  }
+  return takeOver(parts, runId, state, version, options, emit);
+}
+
+/** The run's result as the checkpoint has it, once nobody is driving it: waits for a live driver, takes over a dead one. */
+async function currentResult(parts: ResumeParts, runId: string, options: ContinueOptions, emit: Emit | undefined): Promise<RunResult> {
+  for (let pause = FIRST_WAIT_MS; ; pause = Math.min(pause * 2, MAX_WAIT_MS)) {
+    const { state, version } = await parts.checkpoints.load(runId);
+    const result = resultOf(runId, state);
+    if (result) {
+      emit?.({ type: 'done', result });
+      return result;
+    }
+    if (state.phase === 'failed' || parts.checkpoints.lapsed(state)) {
+      try {
+        return await takeOver(parts, runId, state, version, options, emit);
+      } catch (error) {
+        if (!(error instanceof RunConflictError)) throw error; // someone else took it first: wait for them
+      }
+    }
+    await sleep(pause, options.signal);
+  }
+}
+
+/** Becomes the run's driver (compare-and-set on the version) and continues the loop from the checkpoint. */
+async function takeOver(parts: ResumeParts, runId: string, state: RunState, version: number, options: ContinueOptions, emit: Emit | undefined): Promise<RunResult> {
+  const running: RunState = { ...state, phase: 'running', driver: parts.checkpoints.driver() };
+  delete running.error;
+  if (!(await parts.checkpoints.write(runId, version + 1, running))) throw new RunConflictError(runId, 'another process took it over first');
+  return drive(parts, runId, running, version + 1, options, emit);
+}
+
+/** Drives a `running` checkpoint: renews its driver lease while the loop runs. */
+async function drive(parts: ResumeParts, runId: string, running: RunState, version: number, options: ContinueOptions, emit: Emit | undefined): Promise<RunResult> {
+  const taken = new AbortController();
+  const onAbort = () => taken.abort(options.signal?.reason);
+  if (options.signal?.aborted) onAbort();
+  else options.signal?.addEventListener('abort', onAbort, { once: true });
+  const live: LiveRun = {
+    runId,
+    messages: running.messages,
+    toolCalls: running.toolCalls,
+    turns: running.turns,
+    usage: running.usage,
+    text: running.text,
+    version,
+    tools: parts.tools(),
+    signal: taken.signal,
+    context: options.context,
+    emit,
+  };
+  live.stopDriving = parts.checkpoints.renew(live, running, (error) => taken.abort(error));
+  const halted = running.halted;
+  if (halted) {
+    feed(
+      live,
+      halted.calls.map((entry) => entry.call),
+      halted.calls.map((entry) => entry.result),
+      halted.turn,
+    );
+  }
+  try {
+    return await runLoop(parts, live);
+  } finally {
+    await live.stopDriving();
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * Writes outcomes into the checkpoint with compare-and-set: on a version conflict (another
+ * process resumed a sibling meanwhile) reload and merge again, so nobody's result is lost.
+ * An outcome that is the chain's next link keeps its call open under the new id. The
+ * writer whose merge closes the last open call takes the run (`continues`).
+ */
+async function merge(parts: ResumeParts, runId: string, outcomes: Map<string, ToolResult>): Promise<{ state: RunState; version: number; applied: number; rejected: string[]; continues: boolean }> {
+  for (let attempt = 0; attempt < MAX_MERGE_ATTEMPTS; attempt++) {
+    const { state, version } = await parts.checkpoints.load(runId);
+    let applied = 0;
+    const rejected: string[] = [];
+    for (const [id, outcome] of outcomes) {
+      const entry = state.phase === 'halted' ? state.halted?.calls.find((call) => call.pendingId === id) : undefined;
+      if (!entry) {
+        rejected.push(id);
+        continue;
+      }
+      entry.result = outcome;
+      const next = pendingOf(outcome);
+      if (next) entry.pendingId = next.id;
+      else delete entry.pendingId;
+      applied++;
+    }
+    if (applied === 0) return { state, version, applied, rejected, continues: false };
+    const continues = (state.halted as NonNullable<RunState['halted']>).calls.every((call) => call.pendingId === undefined);
+    const written: RunState = continues ? { ...state, phase: 'running', driver: parts.checkpoints.driver() } : state;
+    if (await parts.checkpoints.write(runId, version + 1, written)) return { state: written, version: version + 1, applied, rejected, continues };
+  }
+  throw new RunConflictError(runId, `could not save the checkpoint after ${MAX_MERGE_ATTEMPTS} conflicting writes`);
+}
+
+/** The stored call is the call the run's transcript made: same tool, arguments, call id and run. */
+function checkBound(parts: ResumeParts, runId: string, call: SuspendedCall, halted: HaltedCall): void {
+  parts.coordinator.verify(call);
+  const differs: string[] = [];
+  if (call.tool !== halted.call.name) differs.push(`tool ${JSON.stringify(call.tool)} ≠ ${JSON.stringify(halted.call.name)}`);
+  if (call.callId !== halted.call.id) differs.push(`callId ${JSON.stringify(call.callId)} ≠ ${JSON.stringify(halted.call.id)}`);
+  if (call.runId !== runId) differs.push(`runId ${JSON.stringify(call.runId)} ≠ ${JSON.stringify(runId)}`);
+  if (!sameJson(call.args, transcriptArguments(halted.call.arguments))) differs.push('arguments differ from the transcript');
+  if (differs.length > 0) throw new SuspensionMismatchError(call.request.id, `the run's transcript has another call (${differs.join('; ')})`);
+}
+
+function transcriptArguments(text: string): unknown {
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+async function resolveAgain(parts: ResumeParts, runId: string, answer: Answer, options: ContinueOptions): Promise<void> {
+  try {
+    await parts.coordinator.resolve(answer, { signal: options.signal });
+  } catch (error) {
+    throw withRun(error, runId);
+  }
+}
+
+/** An AlreadyResolvedError that names the run it happened in. */
+function withRun(error: unknown, runId: string): unknown {
+  if (error instanceof AlreadyResolvedError && error.runId === undefined) return new AlreadyResolvedError(error.id, error.status, runId);
+  return error;
+}
+
+function checkAnswers(input: Answer | readonly Answer[]): Answer[] {
+  const answers = Array.isArray(input) ? [...(input as readonly Answer[])] : [input as Answer];
+  if (answers.length === 0) throw new InvalidResumeError('resume needs at least one answer');
+  const seen = new Set<string>();
+  for (const answer of answers) {
+    const problem = answerProblem(answer);
+    if (problem) throw new InvalidAnswerError(`invalid answer: ${problem}`);
+    if (seen.has(answer.id)) throw new InvalidResumeError(`answer ${answer.id} is given twice`);
+    seen.add(answer.id);
+  }
+  return answers;
+}
+
+/** The one run every answer belongs to. */
+function runOf(answers: readonly Answer[], calls: ReadonlyArray<SuspendedCall | undefined>): string {
+  const runs = new Set<string>();
+  for (const [i, answer] of answers.entries()) {
+    const call = calls[i];
+    if (!call) throw new UnknownSuspensionError(answer.id);
+    if (call.runId === undefined) throw new InvalidResumeError(`suspension ${answer.id} belongs to no agent run: resolve it with ResumeCoordinator.resolve`);
+    runs.add(call.runId);
+  }
+  if (runs.size > 1) throw new InvalidResumeError(`the answers belong to different runs (${[...runs].join(', ')}): resume one run at a time`);
+  return [...runs][0] as string;
+}

@@ -1,0 +1,48 @@
+import { messageOf } from '../errors/message';
+import { failure, pendingOf } from '../results/helpers';
+import type { Answer, AnsweredRequest, PendingRequest, ToolResult } from '../results/wire';
+import type { ToolContext } from '../toolkit/context';
+import { answerProblem, chainStop, expiryProblem, isExpired, refusalOf, refused, type FormatRefusal, type WaitFor } from './answers';
+
+/** What the in-process posture needs besides the first request. */
+export interface InlineChain {
+  /** Runs the call again with a replay context. */
+  replay(ctx: ToolContext): Promise<ToolResult>;
+  waitFor: WaitFor;
+  /** Told of every request before `waitFor` is asked (a stream announces it). */
+  onPending?: (request: PendingRequest) => void;
+  maxChain: number;
+  formatRefusal: FormatRefusal;
+}
+
+/**
+ * The in-process posture: ask `waitFor`, replay with the answer, and follow the chain
+ * while each replay asks something new; nothing is stored.
+ */
+export async function answerInline(first: PendingRequest, ctx: ToolContext | undefined, chain: InlineChain): Promise<ToolResult> {
+  const answered: AnsweredRequest[] = [];
+  let request = first;
+  for (;;) {
+    chain.onPending?.(request);
+    let answer: Answer;
+    try {
+      answer = await chain.waitFor(request);
+    } catch (error) {
+      return failure(`no answer to ${request.id}: ${messageOf(error)}`);
+    }
+    const problem = answerProblem(answer);
+    if (problem) return failure(`invalid answer to ${request.id}: ${problem}`);
+    if (answer.id !== request.id) return failure(`answer id ${answer.id} does not match pending request ${request.id}`);
+    const now = new Date();
+    if (!answer.ok || isExpired(request, now)) return refused(refusalOf(request, answer, now), chain.formatRefusal);
+    const result = await chain.replay({ ...ctx, answer, replay: { request, chain: answered.slice() } });
+    const next = pendingOf(result);
+    if (!next) return result;
+    const stop = chainStop(request, next, answered.length + 1, chain.maxChain);
+    if (stop) return stop;
+    const badExpiry = expiryProblem(next);
+    if (badExpiry) return failure(badExpiry);
+    answered.push({ request, answer });
+    request = next;
+  }
+}

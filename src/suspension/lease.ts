@@ -1,0 +1,80 @@
+import { ClaimLostError } from '../errors';
+import type { Claim, PendingStore } from './store';
+
+/**
+ * Holds a claim while its replay runs: renews the lease every third of it, and aborts
+ * `signal` the moment the claim is known lost (another process took it over) or can no
+ * longer be vouched for (no renewal got through for a whole lease). A holder that lost its
+ * claim must not store an outcome: the new holder's stands.
+ *
+ * Renewal is judged by the store's clock; this process only measures elapsed time (with a
+ * monotonic clock), so a wrong wall clock here cannot make it believe it still holds a claim.
+ */
+export class LeaseKeeper {
+  private readonly controller = new AbortController();
+  private readonly every: number;
+  private readonly onCallerAbort?: () => void;
+  private timer: NodeJS.Timeout | undefined;
+  private renewedAt = performance.now();
+  private stopped = false;
+  private lostClaim = false;
+
+  constructor(
+    private readonly store: PendingStore,
+    private readonly claim: Claim,
+    private readonly leaseMs: number,
+    private readonly caller?: AbortSignal,
+  ) {
+    this.every = Math.max(1, Math.floor(leaseMs / 3));
+    if (caller) {
+      this.onCallerAbort = () => this.controller.abort(caller.reason);
+      if (caller.aborted) this.onCallerAbort();
+      else caller.addEventListener('abort', this.onCallerAbort, { once: true });
+    }
+    this.schedule();
+  }
+
+  /** Aborts when the caller's signal does, or when the claim is lost. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** True once the claim is known lost: the replay's outcome must not be stored. */
+  get lost(): boolean {
+    return this.lostClaim;
+  }
+
+  /** Stops renewing (the replay is over). */
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.onCallerAbort) this.caller?.removeEventListener('abort', this.onCallerAbort);
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.renew(), this.every);
+    // A replay keeps its process alive by its own work; the heartbeat alone should not.
+    this.timer.unref();
+  }
+
+  private async renew(): Promise<void> {
+    const asked = performance.now();
+    let held: boolean | undefined;
+    try {
+      held = await this.store.renew(this.claim, this.leaseMs);
+    } catch {
+      held = undefined; // the store is unreachable: keep trying while the lease may still hold
+    }
+    if (this.stopped) return;
+    if (held === true) this.renewedAt = asked;
+    else if (held === false || performance.now() - this.renewedAt >= this.leaseMs) return this.lose();
+    this.schedule();
+  }
+
+  private lose(): void {
+    this.lostClaim = true;
+    this.stop();
+    this.controller.abort(new ClaimLostError(this.claim.id, this.claim.fence));
+  }
+}

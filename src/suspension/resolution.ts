@@ -1,0 +1,159 @@
+import { AlreadyResolvedError, ClaimLostError, PendingStoreError, SuspensionMismatchError, UnknownSuspensionError, UnregisteredToolError } from '../errors';
+import { messageOf } from '../errors/message';
+import { pendingOf } from '../results/helpers';
+import type { Answer, ToolResult } from '../results/wire';
+import { sleep } from '../timing/sleep';
+import type { ToolContext } from '../toolkit/context';
+import type { Toolkit } from '../toolkit/toolkit';
+import { chainStop, expiryProblem, isExpired, refusalOf, refused, type FormatRefusal } from './answers';
+import { sameJson, type Binding } from './binding';
+import { LeaseKeeper } from './lease';
+import { isSettled } from './status';
+import type { Claim, PendingStore, Settlement, SuspendedCall } from './store';
+
+/** What {@link Resolution} works with; the coordinator's settings. */
+export interface ResolutionSettings {
+  toolkit: Toolkit;
+  store: PendingStore;
+  leaseMs: number;
+  maxChain: number;
+  formatRefusal: FormatRefusal;
+  binding: Binding;
+}
+
+const FIRST_POLL_MS = 2;
+const MAX_POLL_MS = 50;
+
+/**
+ * The durable path of an answer: check it against the stored call, claim the call, replay
+ * it under a renewed lease, store the outcome (or the chain's next link); or wait for
+ * whoever holds the claim and return their outcome.
+ */
+export class Resolution {
+  constructor(private readonly settings: ResolutionSettings) {}
+
+  /** The shared path of `resolve` and `cancel`. */
+  async settle(answer: Answer, ctx: ToolContext | undefined): Promise<ToolResult> {
+    const { store, leaseMs, toolkit } = this.settings;
+    // An aborted caller must not spend the answer: the call stays as it is for a later resolve.
+    const signal = ctx?.signal;
+    signal?.throwIfAborted();
+    let call = await store.get(answer.id);
+    if (!call) throw new UnknownSuspensionError(answer.id);
+    this.verify(call);
+    let lost: ClaimLostError | undefined;
+    let pause = FIRST_POLL_MS;
+    let lastTry = Number.NEGATIVE_INFINITY;
+    for (;;) {
+      if (isSettled(call.status)) return storedOutcome(call, answer);
+      // The local clock only hints that a lease lapsed; the store's claim decides. A process
+      // whose clock runs behind still tries twice a lease, so it never waits forever on a dead holder.
+      const mayClaim = call.status === 'pending' || leaseLooksLapsed(call) || performance.now() - lastTry >= leaseMs / 2;
+      if (mayClaim && lost) {
+        // This resolver's replay lost the claim; it never claims again, and nobody holds it now.
+        if (call.status === 'pending' || leaseLooksLapsed(call)) throw lost;
+      } else if (mayClaim) {
+        if (answer.ok && !isExpired(call.request, new Date()) && !toolkit.has(call.tool)) throw new UnregisteredToolError(answer.id, call.tool);
+        signal?.throwIfAborted();
+        lastTry = performance.now();
+        const claim = await store.claim(answer.id, answer, leaseMs);
+        if (claim) {
+          const settled = await this.finish(claim, answer, ctx);
+          if (settled) return settled;
+          lost = new ClaimLostError(claim.id, claim.fence);
+        }
+      }
+      await sleep(pause, signal).catch(() => undefined);
+      pause = Math.min(pause * 2, MAX_POLL_MS);
+      signal?.throwIfAborted();
+      const next = await store.get(answer.id);
+      if (!next) throw new UnknownSuspensionError(answer.id);
+      call = next;
+    }
+  }
+
+  /** @throws {@link SuspensionMismatchError} when `call` is not what was recorded. */
+  verify(call: SuspendedCall): void {
+    const problem = this.settings.binding.problem(call);
+    if (problem) throw new SuspensionMismatchError(call.request.id, problem);
+  }
+
+  /** Runs what a won claim decides and stores it; `undefined` when the claim was lost meanwhile. */
+  private async finish(claim: Claim, answer: Answer, ctx: ToolContext | undefined): Promise<ToolResult | undefined> {
+    const { call } = claim;
+    // The row as claimed is what replays: check it again, it may have changed since it was read.
+    this.verify(call);
+    const at = new Date(claim.at);
+    if (isExpired(call.request, at) || !answer.ok) {
+      const refusal = refusalOf(call.request, answer, at);
+      return this.complete(claim, { status: refusal.status, outcome: refused(refusal, this.settings.formatRefusal) });
+    }
+    const keeper = new LeaseKeeper(this.settings.store, claim, this.settings.leaseMs, ctx?.signal);
+    let outcome: ToolResult;
+    try {
+      const chain = call.chain ?? [];
+      outcome = await this.settings.toolkit.execute(call.tool, call.args, { ...ctx, signal: keeper.signal, answer, replay: { request: call.request, chain, fence: claim.fence } });
+    } finally {
+      keeper.stop();
+    }
+    if (keeper.lost) return undefined;
+    return this.complete(claim, this.settlementOf(call, answer, outcome));
+  }
+
+  /** A replay's outcome as the store keeps it: a final result, or the next link of the chain. */
+  private settlementOf(call: SuspendedCall, answer: Answer, outcome: ToolResult): Settlement {
+    const request = pendingOf(outcome);
+    if (!request) return { status: 'resolved', outcome };
+    const chain = call.chain ?? [];
+    const stop = chainStop(call.request, request, chain.length + 1, this.settings.maxChain);
+    if (stop) return { status: 'resolved', outcome: stop };
+    const badExpiry = expiryProblem(request);
+    if (badExpiry) return { status: 'resolved', outcome: { output: badExpiry, isError: true } };
+    const next: SuspendedCall = {
+      request,
+      tool: call.tool,
+      args: call.args,
+      status: 'pending',
+      createdAt: new Date().toISOString(),
+      chain: [...chain, { request: call.request, answer }],
+    };
+    if (call.callId !== undefined) next.callId = call.callId;
+    if (call.runId !== undefined) next.runId = call.runId;
+    next.binding = this.settings.binding.of(next);
+    return { status: 'resolved', outcome, next };
+  }
+
+  private async complete(claim: Claim, settlement: Settlement): Promise<ToolResult | undefined> {
+    const stored = { ...settlement, outcome: storable(settlement.outcome) };
+    return (await this.settings.store.complete(claim, stored)) ? stored.outcome : undefined;
+  }
+}
+
+/** The outcome a settled call gives `answer`, or an AlreadyResolvedError when the answer would have produced another. */
+function storedOutcome(call: SuspendedCall, answer: Answer): ToolResult {
+  const outcome = call.outcome;
+  if (!outcome) throw new PendingStoreError(`suspension ${call.request.id} is ${call.status} but has no stored outcome`);
+  if (call.status === 'expired') return outcome; // any answer meets the same expiry
+  const ranTool = call.status === 'resolved';
+  if (answer.ok !== ranTool || (ranTool && !sameJson(answer.data, call.answer?.data))) {
+    throw new AlreadyResolvedError(call.request.id, call.status, call.runId);
+  }
+  return outcome;
+}
+
+/**
+ * The outcome as every store can keep it. Metadata JSON cannot carry (a BigInt, a cycle)
+ * is dropped rather than fail the settle: a failed settle would leave the call claimed and
+ * replay it again after its lease.
+ */
+function storable(outcome: ToolResult): ToolResult {
+  try {
+    return JSON.parse(JSON.stringify(outcome)) as ToolResult;
+  } catch (error) {
+    return { output: outcome.output, isError: outcome.isError, metadata: { metadataDropped: `the result metadata cannot be stored as JSON: ${messageOf(error)}` } };
+  }
+}
+
+function leaseLooksLapsed(call: SuspendedCall): boolean {
+  return call.status === 'resolving' && (call.leaseUntil === undefined || Date.parse(call.leaseUntil) < Date.now());
+}
