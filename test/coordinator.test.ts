@@ -62,16 +62,16 @@ describe('ResumeCoordinator with waitFor (§5.1, in-process)', () => {
     expect(seen).toEqual([{ id: expect.stringMatching(/^pnd-/), kind: 'approval', prompt: 'Delete web?' }]);
     expect(runs).toHaveLength(2);
     expect(runs[0].ctx).toBe(ctx);
-    expect(runs[1].ctx).toEqual({ user: 'ada', answer: { id: seen[0].id, ok: true, data: { note: 'ok by ops' } } });
+    expect(runs[1].ctx).toEqual({ user: 'ada', answer: { id: seen[0].id, ok: true, data: { note: 'ok by ops' } }, replay: { request: seen[0], chain: [] } });
     expect(ctx).toEqual({ user: 'ada' });
     expect(await store.list()).toEqual([]);
   });
 
-  it('replays with a context holding only the answer when the caller gave none', async () => {
+  it('replays with a context holding only the answer and what it answers when the caller gave none', async () => {
     const { coordinator, runs } = setup((request) => ({ id: request.id, ok: true }));
     await coordinator.execute('delete_repo', { repo: 'web' });
     expect(runs[0].ctx).toBeUndefined();
-    expect(Object.keys(runs[1].ctx ?? {})).toEqual(['answer']);
+    expect(Object.keys(runs[1].ctx ?? {})).toEqual(['answer', 'replay']);
   });
 
   it('returns an error naming both ids when the answer is for another request; nothing replays', async () => {
@@ -87,13 +87,13 @@ describe('ResumeCoordinator with waitFor (§5.1, in-process)', () => {
 
   it('returns "declined/expired: " + prompt on ok:false; nothing replays', async () => {
     const { coordinator, runs } = setup((request) => ({ id: request.id, ok: false, reason: 'declined' }));
-    expect(await coordinator.execute('delete_repo', { repo: 'web' })).toEqual({ output: 'declined/expired: Delete web?', isError: true });
+    expect(await coordinator.execute('delete_repo', { repo: 'web' })).toEqual({ output: 'declined/expired: Delete web? (declined)', isError: true });
     expect(runs).toHaveLength(1);
   });
 
   it('treats an approval that arrives after expiresAt as expired', async () => {
     const { coordinator, runs } = setup((request) => ({ id: request.id, ok: true }));
-    expect(await coordinator.execute('late', {})).toEqual({ output: 'declined/expired: Too late?', isError: true });
+    expect(await coordinator.execute('late', {})).toEqual({ output: 'declined/expired: Too late? (expired)', isError: true });
     expect(runs).toHaveLength(1);
   });
 

@@ -68,7 +68,7 @@ export function describeCoordinatorRules(current: () => PendingStore): void {
       const result = await coordinator.resolve(answer, { tenant: 'acme' });
       expect(result).toEqual({ output: 'transferred 5 for acme, approved by ada', isError: false });
       expect(runs).toHaveLength(2);
-      expect(runs[1].ctx).toEqual({ tenant: 'acme', answer });
+      expect(runs[1].ctx).toEqual({ tenant: 'acme', answer, signal: expect.any(AbortSignal), replay: { request, chain: [], fence: 1 } });
       expect(await coordinator.get(request.id)).toMatchObject({ status: 'resolved', answer, outcome: result });
     });
 
@@ -93,7 +93,7 @@ export function describeCoordinatorRules(current: () => PendingStore): void {
     it('declines on ok:false: records it, returns "declined/expired: …", never runs the tool', async () => {
       const request = pendingOf(await coordinator.execute('transfer', { amount: 5 }))!;
       const result = await coordinator.resolve({ id: request.id, ok: false, reason: 'declined' });
-      expect(result).toEqual({ output: 'declined/expired: Transfer 5?', isError: true });
+      expect(result).toEqual({ output: 'declined/expired: Transfer 5? (declined)', isError: true });
       expect(runs).toHaveLength(1);
       expect(await coordinator.get(request.id)).toMatchObject({ status: 'declined', outcome: result, answer: { ok: false } });
       expect(await coordinator.resolve({ id: request.id, ok: false })).toEqual(result);
@@ -104,7 +104,7 @@ export function describeCoordinatorRules(current: () => PendingStore): void {
     it('treats an answer after expiresAt as expired: records it, never runs the tool', async () => {
       const request = pendingOf(await coordinator.execute('expiring', { expiresAt: new Date(Date.now() - 1).toISOString() }))!;
       const result = await coordinator.resolve({ id: request.id, ok: true });
-      expect(result).toEqual({ output: 'declined/expired: Approve before the deadline?', isError: true });
+      expect(result).toEqual({ output: 'declined/expired: Approve before the deadline? (expired)', isError: true });
       expect(await coordinator.get(request.id)).toMatchObject({ status: 'expired', outcome: result });
       expect(await coordinator.resolve({ id: request.id, ok: false })).toEqual(result);
       expect(runs).toHaveLength(1);
@@ -187,7 +187,7 @@ export function describeCoordinatorRules(current: () => PendingStore): void {
 
     it('waits for the holder of a live claim and returns its outcome', async () => {
       const request = pendingOf(await coordinator.execute('transfer', { amount: 5 }))!;
-      const held = (await store.claim(request.id, { id: request.id, ok: true }, 60_000, new Date()))!;
+      const held = (await store.claim(request.id, { id: request.id, ok: true }, 60_000))!;
       let settled = false;
       const waiting = coordinator.resolve({ id: request.id, ok: true }).then((r) => {
         settled = true;
@@ -195,7 +195,7 @@ export function describeCoordinatorRules(current: () => PendingStore): void {
       });
       await new Promise((r) => setTimeout(r, 60));
       expect(settled).toBe(false);
-      await store.complete(held, 'resolved', success('done by the other process'), new Date());
+      await store.complete(held, { status: 'resolved', outcome: success('done by the other process') });
       expect(await waiting).toEqual({ output: 'done by the other process', isError: false });
       expect(runs).toHaveLength(1);
     });
@@ -212,7 +212,7 @@ export function describeCoordinatorRules(current: () => PendingStore): void {
 
     it("stops waiting for another holder when the caller's signal aborts, and leaves the claim to its holder", async () => {
       const request = pendingOf(await coordinator.execute('transfer', { amount: 5 }))!;
-      const held = (await store.claim(request.id, { id: request.id, ok: true }, 60_000, new Date()))!;
+      const held = (await store.claim(request.id, { id: request.id, ok: true }, 60_000))!;
       const controller = new AbortController();
       const started = Date.now();
       const waiting = coordinator.resolve({ id: request.id, ok: true }, { signal: controller.signal });
@@ -220,23 +220,23 @@ export function describeCoordinatorRules(current: () => PendingStore): void {
       await expect(waiting).rejects.toThrow('run cancelled');
       expect(Date.now() - started).toBeLessThan(5_000);
       expect((await coordinator.get(request.id))?.status).toBe('resolving');
-      expect(await store.complete(held, 'resolved', success('the holder finished'), new Date())).toBe(true);
+      expect(await store.complete(held, { status: 'resolved', outcome: success('the holder finished') })).toBe(true);
     });
 
     it('takes over a claim whose lease ran out (its holder died) and completes it', async () => {
       const request = pendingOf(await coordinator.execute('transfer', { amount: 5 }))!;
-      const dead = (await store.claim(request.id, { id: request.id, ok: true }, 40, new Date()))!;
+      const dead = (await store.claim(request.id, { id: request.id, ok: true }, 40))!;
       const result = await coordinator.resolve({ id: request.id, ok: true });
       expect(result.output).toBe('transferred 5 for nobody, approved by nobody');
       expect(runs).toHaveLength(2);
-      expect(await store.complete(dead, 'resolved', success('zombie'), new Date())).toBe(false);
+      expect(await store.complete(dead, { status: 'resolved', outcome: success('zombie') })).toBe(false);
       expect((await coordinator.get(request.id))?.outcome).toEqual(result);
     });
 
     it('cancels a pending call: stored as cancelled, never runs, repeatable; a later approval conflicts', async () => {
       const request = pendingOf(await coordinator.execute('transfer', { amount: 5 }))!;
       const result = await coordinator.cancel(request.id, 'user closed the chat');
-      expect(result).toEqual({ output: 'declined/expired: Transfer 5?', isError: true });
+      expect(result).toEqual({ output: 'declined/expired: Transfer 5? (cancelled: "user closed the chat")', isError: true });
       expect(await coordinator.get(request.id)).toMatchObject({
         status: 'cancelled',
         answer: { id: request.id, ok: false, reason: 'cancelled', data: { reason: 'user closed the chat' } },
