@@ -189,7 +189,7 @@ describe('suspension with waitFor (in process)', () => {
     const tools = seen[1]?.messages.filter((m) => m.role === 'tool').map((m) => (m.role === 'tool' ? [m.callId, m.content] : []));
     expect(tools).toEqual([
       ['p1', '{"paid":"inv-1","cents":100}'],
-      ['p2', 'declined/expired: Pay 200 cents for invoice inv-2?'],
+      ['p2', 'declined/expired: Pay 200 cents for invoice inv-2? (declined)'],
     ]);
   });
 
@@ -197,7 +197,7 @@ describe('suspension with waitFor (in process)', () => {
     ['a mismatched id', () => ({ id: 'pnd-other', ok: true }), /^answer id pnd-other does not match pending request pnd-/],
     ['a waitFor that throws', () => Promise.reject(new Error('channel closed')), /^no answer to pnd-.+: channel closed$/],
     ['a malformed answer', (r) => ({ id: r.id }) as Answer, /^invalid answer to pnd-.+: ok must be a boolean$/],
-    ['a declined answer', (r) => ({ id: r.id, ok: false, reason: 'declined' }), /^declined\/expired: Pay 100 cents for invoice inv-1\?$/],
+    ['a declined answer', (r) => ({ id: r.id, ok: false, reason: 'declined' }), /^declined\/expired: Pay 100 cents for invoice inv-1\? \(declined\)$/],
   ])('feeds %s back as an error result, never replaying the tool', async (_name, waitFor, expected) => {
     const payTool = new PayTool();
     const { model, seen } = payModel(['p1']);

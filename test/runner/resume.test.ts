@@ -194,8 +194,10 @@ describe('recover: a resumed loop that stopped on a model error', () => {
     expect((failed?.state.messages as Array<{ role: string }>).map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
     expect(payTool.paid).toEqual(['A']);
 
-    // The answer is spent: giving it again is refused, and changes nothing.
-    await expect(runner.resume(answer)).rejects.toThrow(AlreadyResolvedError);
+    // A conflicting answer is refused, names the run, and changes nothing.
+    const conflict = await runner.resume({ ...answer, ok: false }).catch((e: unknown) => e);
+    expect(conflict).toBeInstanceOf(AlreadyResolvedError);
+    expect((conflict as AlreadyResolvedError).runId).toBe('run-flaky');
     expect(await store.loadRun('run-flaky')).toEqual(failed);
 
     const final = await runner.recover('run-flaky');
@@ -204,6 +206,20 @@ describe('recover: a resumed loop that stopped on a model error', () => {
     expect(payTool.paid).toEqual(['A']);
     expect((await store.loadRun('run-flaky'))?.state).toMatchObject({ phase: 'done' });
     await expect(runner.recover('run-flaky')).rejects.toThrow('run run-flaky is already done');
+    // The same answer again (a retried POST) returns the run's result again; nothing runs.
+    expect(await runner.resume(answer)).toEqual(final);
+    expect(calls()).toBe(3);
+  });
+
+  it('the same answer again after the model failed continues the run (a retried POST): the tool does not run again', async () => {
+    const { runner, payTool, calls } = flaky(2);
+    const halted = await runner.run('pay', { runId: 'run-retry' });
+    const answer = { id: halted.pending?.id as string, ok: true };
+    await expect(runner.resume(answer)).rejects.toThrow('overloaded');
+    const final = await runner.resume(answer);
+    expect(final).toMatchObject({ status: 'done', text: 'results: {"paid":"A","cents":100}' });
+    expect(calls()).toBe(3);
+    expect(payTool.paid).toEqual(['A']);
   });
 
   it('refuses to recover a run that waits for answers, an unknown run, and (without force) a running one', async () => {
@@ -216,12 +232,15 @@ describe('recover: a resumed loop that stopped on a model error', () => {
     const checkpoint = await store.loadRun('run-wait');
     const state = structuredClone(checkpoint?.state) as { phase: string; halted: { calls: Array<{ pendingId?: string; result: unknown }> } };
     state.phase = 'running';
+    (state as { driver?: object }).driver = { id: 'driver-elsewhere', renewedAt: new Date().toISOString() };
     for (const call of state.halted.calls) {
       delete call.pendingId;
       call.result = { output: 'paid elsewhere', isError: false };
     }
     await store.saveRun({ runId: 'run-wait', version: 2, state, updatedAt: new Date().toISOString() });
-    await expect(runner.recover('run-wait')).rejects.toThrow('run run-wait: another process is continuing it; pass { force: true } only if that process is gone');
+    await expect(runner.recover('run-wait')).rejects.toThrow(
+      'run run-wait: another process is continuing it and renewing its lease; pass { force: true } only if that process is gone',
+    );
     const forced = await runner.recover('run-wait', { force: true });
     expect(forced).toMatchObject({ status: 'done', text: 'results: paid elsewhere' });
     expect(forced.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
