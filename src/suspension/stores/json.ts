@@ -1,4 +1,5 @@
 import { PendingStoreError } from '../../errors';
+import { messageOf } from '../../errors/message';
 
 /**
  * Serialises a value a store keeps. Stores keep JSON, so a value JSON cannot carry
@@ -9,7 +10,7 @@ export function toJson(value: unknown, what: string): string {
   try {
     text = JSON.stringify(value);
   } catch (error) {
-    throw new PendingStoreError(`cannot store ${what}: ${(error as Error).message}`, { cause: error });
+    throw new PendingStoreError(`cannot store ${what}: ${messageOf(error)}`, { cause: error });
   }
   if (text === undefined) throw new PendingStoreError(`cannot store ${what}: it has no JSON form`);
   return text;
