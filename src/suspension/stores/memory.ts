@@ -1,9 +1,26 @@
-import { randomUUID } from 'node:crypto';
 import { DuplicateSuspensionError, PendingStoreError } from '../../errors';
-import type { Answer, ToolResult } from '../../results/wire';
-import type { Claim, PendingStore, RunCheckpoint, SettledStatus, SuspendedCall, SuspensionFilter } from '../store';
+import type { Answer } from '../../results/wire';
+import type { Claim, PendingStore, RunCheckpoint, Settlement, SuspendedCall, SuspensionFilter } from '../store';
 import { jsonCopy } from './json';
-import { checkInsertable } from './validate';
+import {
+  checkAnswer,
+  checkCheckpoint,
+  checkClaim,
+  checkFilter,
+  checkId,
+  checkInsertable,
+  checkLeaseMs,
+  checkRunId,
+  checkSettlement,
+  versionCanFollow,
+} from './validate';
+
+interface Entry {
+  call: SuspendedCall;
+  seq: number;
+  /** The lease as a number, so judging it needs no parsing. */
+  leaseUntilMs?: number;
+}
 
 /**
  * Keeps suspended calls in this process's memory: the default store, for hosts that
@@ -11,10 +28,11 @@ import { checkInsertable } from './validate';
  * {@link SqlitePendingStore} (or a Postgres store) for that.
  *
  * Values are stored as JSON copies, so it behaves exactly like a durable store: what
- * comes back is what JSON can carry, and callers cannot mutate what is stored.
+ * comes back is what JSON can carry, and callers cannot mutate what is stored. Leases are
+ * judged by this process's clock (`Date.now()`), the only clock its callers share.
  */
 export class MemoryPendingStore implements PendingStore {
-  private readonly calls = new Map<string, { call: SuspendedCall; seq: number; token?: string; leaseUntilMs?: number }>();
+  private readonly calls = new Map<string, Entry>();
   private readonly runs = new Map<string, RunCheckpoint>();
   private nextSeq = 0;
   private closed = false;
@@ -22,20 +40,19 @@ export class MemoryPendingStore implements PendingStore {
   async insert(call: SuspendedCall): Promise<void> {
     this.assertOpen();
     checkInsertable(call);
-    const copy = jsonCopy(call, `suspension ${call.request.id}`);
-    const id = copy.request.id;
-    if (this.calls.has(id)) throw new DuplicateSuspensionError(id);
-    this.calls.set(id, { call: copy, seq: this.nextSeq++ });
+    this.add(jsonCopy(call, `suspension ${call.request.id}`));
   }
 
   async get(id: string): Promise<SuspendedCall | undefined> {
     this.assertOpen();
+    checkId(id, 'get');
     const entry = this.calls.get(id);
     return entry ? structuredClone(entry.call) : undefined;
   }
 
   async list(filter: SuspensionFilter = {}): Promise<SuspendedCall[]> {
     this.assertOpen();
+    checkFilter(filter);
     const matches = [...this.calls.values()].filter(
       ({ call }) =>
         (filter.status === undefined || call.status === filter.status) &&
@@ -46,56 +63,85 @@ export class MemoryPendingStore implements PendingStore {
     return matches.map(({ call }) => structuredClone(call));
   }
 
-  async claim(id: string, answer: Answer, leaseMs: number, now: Date): Promise<Claim | undefined> {
+  async claim(id: string, answer: Answer, leaseMs: number): Promise<Claim | undefined> {
     this.assertOpen();
+    checkId(id, 'claim');
+    checkAnswer(answer, 'claim');
+    checkLeaseMs(leaseMs, 'claim');
+    const storedAnswer = jsonCopy(answer, `the answer to ${id}`);
     const entry = this.calls.get(id);
     if (!entry) return undefined;
-    const claimable = entry.call.status === 'pending' || (entry.call.status === 'resolving' && (entry.leaseUntilMs ?? 0) < now.getTime());
+    const now = Date.now();
+    const claimable = entry.call.status === 'pending' || (entry.call.status === 'resolving' && (entry.leaseUntilMs ?? 0) < now);
     if (!claimable) return undefined;
-    const storedAnswer = jsonCopy(answer, `the answer to ${id}`);
-    const leaseUntilMs = now.getTime() + leaseMs;
-    const token = randomUUID();
-    entry.token = token;
-    entry.leaseUntilMs = leaseUntilMs;
-    entry.call = {
-      ...entry.call,
-      status: 'resolving',
-      answer: storedAnswer,
-      leaseUntil: new Date(leaseUntilMs).toISOString(),
-      updatedAt: now.toISOString(),
-    };
-    return { id, token, call: structuredClone(entry.call) };
+    const at = new Date(now).toISOString();
+    const fence = (entry.call.fence ?? 0) + 1;
+    entry.leaseUntilMs = now + leaseMs;
+    entry.call = { ...entry.call, status: 'resolving', answer: storedAnswer, leaseUntil: new Date(entry.leaseUntilMs).toISOString(), fence, updatedAt: at };
+    return { id, fence, call: structuredClone(entry.call), at };
   }
 
-  async complete(claim: Claim, status: SettledStatus, outcome: ToolResult, now: Date): Promise<boolean> {
+  async renew(claim: Claim, leaseMs: number): Promise<boolean> {
     this.assertOpen();
-    const entry = this.calls.get(claim.id);
-    if (!entry || entry.call.status !== 'resolving' || entry.token !== claim.token) return false;
-    const storedOutcome = jsonCopy(outcome, `the outcome of ${claim.id}`);
+    checkClaim(claim, 'renew');
+    checkLeaseMs(leaseMs, 'renew');
+    const entry = this.held(claim);
+    if (!entry) return false;
+    entry.leaseUntilMs = Date.now() + leaseMs;
+    entry.call = { ...entry.call, leaseUntil: new Date(entry.leaseUntilMs).toISOString() };
+    return true;
+  }
+
+  async complete(claim: Claim, settlement: Settlement): Promise<boolean> {
+    this.assertOpen();
+    checkClaim(claim, 'complete');
+    checkSettlement(settlement);
+    const outcome = jsonCopy(settlement.outcome, `the outcome of ${claim.id}`);
+    const next = settlement.next === undefined ? undefined : jsonCopy(settlement.next, `suspension ${settlement.next.request.id}`);
+    const entry = this.held(claim);
+    if (!entry) return false;
+    // Refused before anything changes, as a SQL store's rolled-back transaction would be.
+    if (next && this.calls.has(next.request.id)) throw new DuplicateSuspensionError(next.request.id);
     const { leaseUntil: _released, ...rest } = entry.call;
-    entry.call = { ...rest, status, outcome: storedOutcome, updatedAt: now.toISOString() };
-    entry.token = undefined;
+    entry.call = { ...rest, status: settlement.status, outcome, updatedAt: new Date().toISOString(), ...(next ? { next: next.request.id } : {}) };
     entry.leaseUntilMs = undefined;
+    if (next) this.add(next);
     return true;
   }
 
   async saveRun(checkpoint: RunCheckpoint): Promise<boolean> {
     this.assertOpen();
+    checkCheckpoint(checkpoint);
+    const copy = jsonCopy(checkpoint, `the checkpoint of run ${checkpoint.runId}`);
+    if (!versionCanFollow(checkpoint.version)) return false;
     const stored = this.runs.get(checkpoint.runId);
-    const expected = stored ? stored.version + 1 : 1;
-    if (checkpoint.version !== expected) return false;
-    this.runs.set(checkpoint.runId, jsonCopy(checkpoint, `the checkpoint of run ${checkpoint.runId}`));
+    if (checkpoint.version !== (stored ? stored.version + 1 : 1)) return false;
+    this.runs.set(checkpoint.runId, copy);
     return true;
   }
 
   async loadRun(runId: string): Promise<RunCheckpoint | undefined> {
     this.assertOpen();
+    checkRunId(runId, 'loadRun');
     const stored = this.runs.get(runId);
     return stored ? structuredClone(stored) : undefined;
   }
 
   async close(): Promise<void> {
     this.closed = true;
+  }
+
+  /** The entry while `claim` still holds it: resolving, with the claim's fence. */
+  private held(claim: Claim): Entry | undefined {
+    const entry = this.calls.get(claim.id);
+    return entry && entry.call.status === 'resolving' && entry.call.fence === claim.fence ? entry : undefined;
+  }
+
+  private add(call: SuspendedCall): void {
+    const id = call.request.id;
+    if (this.calls.has(id)) throw new DuplicateSuspensionError(id);
+    const leaseUntilMs = call.leaseUntil === undefined ? undefined : Date.parse(call.leaseUntil);
+    this.calls.set(id, { call, seq: this.nextSeq++, leaseUntilMs });
   }
 
   private assertOpen(): void {
