@@ -1,0 +1,259 @@
+import type Database from 'better-sqlite3';
+import { DuplicateSuspensionError, PendingStoreError, ToolnexusError } from '../../../errors';
+import { messageOf } from '../../../errors/message';
+import type { Answer } from '../../../results/wire';
+import type { Claim, PendingStore, RunCheckpoint, Settlement, SuspendedCall, SuspensionFilter } from '../../store';
+import { toJson } from '../json';
+import { callOf, parseStored, rowOf, type SuspensionRow } from '../rows';
+import {
+  checkAnswer,
+  checkCheckpoint,
+  checkClaim,
+  checkFilter,
+  checkId,
+  checkInsertable,
+  checkLeaseMs,
+  checkRunId,
+  checkSettlement,
+  versionCanFollow,
+} from '../validate';
+import { migrate, prepare, SUSPENSION_COLUMNS } from './schema';
+
+/**
+ * The native driver is loaded when a store is first built, not when the package is
+ * imported: an application that never uses SQLite should not load an addon at startup.
+ */
+function loadBetterSqlite3(): typeof Database {
+  return require('better-sqlite3') as typeof Database;
+}
+
+/** Options of a {@link SqlitePendingStore}. */
+export interface SqlitePendingStoreOptions {
+  /** The database file; created with its schema on first open. `:memory:` works for one process. */
+  filename: string;
+  /** How long a write waits for another process's lock before failing. Default 5000 ms. */
+  busyTimeoutMs?: number;
+  /**
+   * `full` (default) syncs every commit to disk, so a suspension survives power loss;
+   * `normal` survives any process crash but may lose the last commits on power loss, and is faster.
+   */
+  synchronous?: 'full' | 'normal';
+}
+
+interface RunRow {
+  run_id: string;
+  version: number;
+  state: string;
+  updated_at: string;
+}
+
+/**
+ * Keeps suspended calls in a SQLite file through better-sqlite3: the embedded store for
+ * anything that must survive a restart, shared safely by every process on one machine.
+ *
+ * The file runs in WAL mode with a busy timeout; its schema is created on first open,
+ * versioned in a `schema_version` table and upgraded in place. `status`, `run_id` and
+ * `kind` are indexed columns, so listing and claiming stay flat as the table grows. A claim
+ * is one conditional UPDATE inside an IMMEDIATE transaction: the database, not this process,
+ * decides the single winner. Leases are judged by the process clock, which every process on
+ * the one host shares.
+ *
+ * @example
+ * ```ts
+ * const store = new SqlitePendingStore({ filename: './suspensions.db' })
+ * const coordinator = new ResumeCoordinator({ toolkit, store })
+ * ```
+ */
+export class SqlitePendingStore implements PendingStore {
+  /** The database file this store opened. */
+  readonly filename: string;
+  private readonly db: Database.Database;
+  private readonly statements: ReturnType<typeof prepare>;
+  private readonly claimTransaction: Database.Transaction<(params: ClaimParams) => { row: SuspensionRow; at: string } | undefined>;
+  private readonly completeTransaction: Database.Transaction<(params: CompleteParams, next: SuspensionRow | undefined) => boolean>;
+  private readonly listStatements = new Map<string, Database.Statement>();
+  private closed = false;
+
+  constructor(options: SqlitePendingStoreOptions | string) {
+    const { filename, busyTimeoutMs = 5000, synchronous = 'full' } = typeof options === 'string' ? { filename: options } : options;
+    if (typeof filename !== 'string' || filename === '') throw new PendingStoreError('SqlitePendingStore needs a filename');
+    this.filename = filename;
+    try {
+      this.db = new (loadBetterSqlite3())(filename, { timeout: busyTimeoutMs });
+    } catch (error) {
+      throw new PendingStoreError(`cannot open SQLite file ${filename}: ${messageOf(error)}`, { cause: error });
+    }
+    try {
+      this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+      migrate(this.db, filename);
+      this.statements = prepare(this.db, synchronous);
+    } catch (error) {
+      this.db.close();
+      if (error instanceof ToolnexusError) throw error;
+      throw new PendingStoreError(`cannot use SQLite file ${filename} as a pending store: ${messageOf(error)}`, { cause: error });
+    }
+    // The clock is read once the write lock is held, so a wait for another writer neither
+    // shortens the lease granted nor judges the old one by a stale now.
+    this.claimTransaction = this.db.transaction((params: ClaimParams) => {
+      const now = Date.now();
+      const at = new Date(now).toISOString();
+      const row = this.statements.claim.get({ ...params, now, at }) as SuspensionRow | undefined;
+      return row === undefined ? undefined : { row, at };
+    });
+    this.completeTransaction = this.db.transaction((params: CompleteParams, next: SuspensionRow | undefined) => {
+      if (this.statements.complete.run({ ...params, at: new Date().toISOString() }).changes !== 1) return false;
+      // Throwing rolls the settlement back with it: the call stays claimed, nothing is inserted.
+      if (next && !this.insertRow(next)) throw new DuplicateSuspensionError(next.id);
+      return true;
+    });
+  }
+
+  async insert(call: SuspendedCall): Promise<void> {
+    this.assertOpen();
+    checkInsertable(call);
+    const row = rowOf(call);
+    if (!this.run(() => this.insertRow(row), `insert ${row.id}`)) throw new DuplicateSuspensionError(row.id);
+  }
+
+  async get(id: string): Promise<SuspendedCall | undefined> {
+    this.assertOpen();
+    checkId(id, 'get');
+    const row = this.run(() => this.statements.read.get(id) as SuspensionRow | undefined, `read ${id}`);
+    return row ? callOf(row) : undefined;
+  }
+
+  async list(filter: SuspensionFilter = {}): Promise<SuspendedCall[]> {
+    this.assertOpen();
+    checkFilter(filter);
+    const params = { status: filter.status, run_id: filter.runId, kind: filter.kind };
+    const rows = this.run(() => this.listStatement(params).all(definedOnly(params)) as SuspensionRow[], 'list suspensions');
+    return rows.map(callOf);
+  }
+
+  async claim(id: string, answer: Answer, leaseMs: number): Promise<Claim | undefined> {
+    this.assertOpen();
+    checkId(id, 'claim');
+    checkAnswer(answer, 'claim');
+    checkLeaseMs(leaseMs, 'claim');
+    const answerJson = toJson(answer, `the answer to ${id}`);
+    // A claim need not survive power loss: losing it only lets the call be claimed again at
+    // once instead of after the lease, and a machine that lost power lost every holder too.
+    // The outcome's commit syncs the log, claim included. So the claim skips its own sync.
+    const params: ClaimParams = { id, answer: answerJson, lease_ms: Math.ceil(leaseMs) };
+    const claimed = this.run(() => this.relaxedSync(() => this.claimTransaction.immediate(params)), `claim ${id}`);
+    if (!claimed) return undefined;
+    const call = callOf(claimed.row);
+    return { id, fence: call.fence as number, call, at: claimed.at };
+  }
+
+  async renew(claim: Claim, leaseMs: number): Promise<boolean> {
+    this.assertOpen();
+    checkClaim(claim, 'renew');
+    checkLeaseMs(leaseMs, 'renew');
+    const params = { id: claim.id, fence: claim.fence, lease_ms: Math.ceil(leaseMs) };
+    // Like a claim, a renewal lost to power loss loses nothing a live holder needs.
+    return this.run(() => this.relaxedSync(() => this.statements.renew.run({ ...params, now: Date.now() }).changes === 1), `renew ${claim.id}`);
+  }
+
+  async complete(claim: Claim, settlement: Settlement): Promise<boolean> {
+    this.assertOpen();
+    checkClaim(claim, 'complete');
+    checkSettlement(settlement);
+    const { status, next } = settlement;
+    const outcome = toJson(settlement.outcome, `the outcome of ${claim.id}`);
+    const nextRow = next === undefined ? undefined : rowOf(next);
+    const params = { id: claim.id, fence: claim.fence, status, outcome, next_id: nextRow?.id ?? null };
+    return this.run(() => this.completeTransaction.immediate(params, nextRow), `complete ${claim.id}`);
+  }
+
+  async saveRun(checkpoint: RunCheckpoint): Promise<boolean> {
+    this.assertOpen();
+    checkCheckpoint(checkpoint);
+    const params = {
+      run_id: checkpoint.runId,
+      version: checkpoint.version,
+      state: toJson(checkpoint.state, `the checkpoint of run ${checkpoint.runId}`),
+      updated_at: checkpoint.updatedAt,
+    };
+    if (!versionCanFollow(checkpoint.version)) return false;
+    const statement = checkpoint.version === 1 ? this.statements.insertRun : this.statements.updateRun;
+    return this.run(() => statement.run(params).changes === 1, `save run ${checkpoint.runId}`);
+  }
+
+  async loadRun(runId: string): Promise<RunCheckpoint | undefined> {
+    this.assertOpen();
+    checkRunId(runId, 'loadRun');
+    const row = this.run(() => this.statements.readRun.get(runId) as RunRow | undefined, `load run ${runId}`);
+    if (!row) return undefined;
+    return { runId: row.run_id, version: row.version, state: parseStored(row.state, `run ${runId}`), updatedAt: row.updated_at };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+
+  /** Inserts a row unless its id is taken; false when it is. The `args` column predates optional args: it holds `null` for none. */
+  private insertRow(row: SuspensionRow): boolean {
+    return this.statements.insert.run({ ...row, args: row.args ?? 'null' }).changes === 1;
+  }
+
+  /** Runs `work` (one autocommit statement or transaction) without syncing its commit to disk. */
+  private relaxedSync<T>(work: () => T): T {
+    const { relaxSync, restoreSync } = this.statements;
+    if (!relaxSync || !restoreSync) return work();
+    relaxSync.run();
+    try {
+      return work();
+    } finally {
+      restoreSync.run();
+    }
+  }
+
+  /** One statement per combination of filters, so each can use its index (an `IS NULL OR` test would defeat them). */
+  private listStatement(params: Record<'status' | 'run_id' | 'kind', string | undefined>): Database.Statement {
+    const columns = (Object.keys(params) as Array<keyof typeof params>).filter((column) => params[column] !== undefined);
+    const key = columns.join(',');
+    let statement = this.listStatements.get(key);
+    if (!statement) {
+      const where = columns.length === 0 ? '' : `WHERE ${columns.map((column) => `${column} = @${column}`).join(' AND ')}`;
+      statement = this.db.prepare(`SELECT ${SUSPENSION_COLUMNS} FROM suspensions ${where} ORDER BY created_at, seq`);
+      this.listStatements.set(key, statement);
+    }
+    return statement;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new PendingStoreError(`the SQLite pending store ${this.filename} is closed`);
+  }
+
+  private run<T>(work: () => T, what: string): T {
+    try {
+      return work();
+    } catch (error) {
+      if (error instanceof ToolnexusError) throw error;
+      throw new PendingStoreError(`SQLite pending store ${this.filename} could not ${what}: ${messageOf(error)}`, { cause: error });
+    }
+  }
+}
+
+interface ClaimParams {
+  id: string;
+  answer: string;
+  lease_ms: number;
+}
+
+interface CompleteParams {
+  id: string;
+  fence: number;
+  status: string;
+  outcome: string;
+  next_id: string | null;
+}
+
+function definedOnly(params: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(params).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
