@@ -35,6 +35,18 @@ afterAll(async () => {
 let tables = 0;
 runStoreConformance('PostgresPendingStore', async () => new PostgresPendingStore({ connectionString: await postgresUrl(), schema, tablePrefix: `c${++tables}_` }));
 
+/** The tables of layout version 1, as released: databases in the field look like this. */
+const V1_DDL = (t: (name: string) => string) => [
+  `CREATE TABLE ${t('schema_version')} (singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton), version integer NOT NULL, migrated_at timestamptz NOT NULL DEFAULT now())`,
+  `CREATE TABLE ${t('suspensions')} (
+     id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY, tool text NOT NULL, kind text NOT NULL,
+     status text NOT NULL CHECK (status IN ('pending', 'resolving', 'resolved', 'declined', 'expired', 'cancelled')),
+     request json NOT NULL, args json, answer json, outcome json, call_id text, run_id text, created_at text NOT NULL,
+     updated_at text, lease_until_ms bigint, claim_token text)`,
+  `CREATE TABLE ${t('runs')} (run_id text PRIMARY KEY, version integer NOT NULL CHECK (version >= 1), state json NOT NULL, updated_at text NOT NULL)`,
+  `INSERT INTO ${t('schema_version')} (singleton, version) VALUES (true, 1)`,
+];
+
 function call(id: string, over: Partial<SuspendedCall> = {}): SuspendedCall {
   return { request: { id, kind: 'approval', prompt: `Approve ${id}?` }, tool: 'transfer', args: { amount: 5 }, status: 'pending', createdAt: '2030-01-01T00:00:00.000Z', ...over };
 }
@@ -87,7 +99,7 @@ describe('PostgresPendingStore specifics', () => {
     await sql(url, `INSERT INTO "${schema}".future_schema_version VALUES (true, 99)`);
     const store = open({ tablePrefix: 'future_' });
     await expect(store.get('pnd-x')).rejects.toThrow(PendingStoreError);
-    await expect(store.insert(call('pnd-x'))).rejects.toThrow(/layout version 99, written by a newer toolnexus-ts; this one knows up to 1 and will not touch them/);
+    await expect(store.insert(call('pnd-x'))).rejects.toThrow(/layout version 99, written by a newer toolnexus-ts; this one knows up to 2 and will not touch them/);
     expect(await tableNames('future_')).toEqual(['future_schema_version']);
   });
 
@@ -127,7 +139,7 @@ describe('PostgresPendingStore specifics', () => {
     await support.insert(call('pnd-same-id', { tool: 'reply' }));
     expect((await billing.get('pnd-same-id'))?.tool).toBe('refund');
     expect((await support.get('pnd-same-id'))?.tool).toBe('reply');
-    expect(await billing.claim('pnd-same-id', { id: 'pnd-same-id', ok: true }, 60_000, new Date())).toBeDefined();
+    expect(await billing.claim('pnd-same-id', { id: 'pnd-same-id', ok: true }, 60_000)).toBeDefined();
     expect((await support.get('pnd-same-id'))?.status).toBe('pending');
   });
 
@@ -144,11 +156,10 @@ describe('PostgresPendingStore specifics', () => {
   it('lets exactly one of eight stores (separate pools, separate connections) win a claim', async () => {
     const racers = Array.from({ length: 8 }, () => open({ tablePrefix: 'race_' }));
     await racers[0].insert(call('pnd-race'));
-    const now = new Date();
-    const claims = await Promise.all(racers.flatMap((s) => [s.claim('pnd-race', { id: 'pnd-race', ok: true }, 60_000, now), s.claim('pnd-race', { id: 'pnd-race', ok: true }, 60_000, now)]));
+    const claims = await Promise.all(racers.flatMap((s) => [s.claim('pnd-race', { id: 'pnd-race', ok: true }, 60_000), s.claim('pnd-race', { id: 'pnd-race', ok: true }, 60_000)]));
     const winners = claims.filter((c) => c !== undefined);
     expect(winners).toHaveLength(1);
-    expect(await racers[3].complete(winners[0]!, 'resolved', success('once'), new Date())).toBe(true);
+    expect(await racers[3].complete(winners[0]!, { status: 'resolved', outcome: success('once') })).toBe(true);
   });
 
   it('refuses bad options with InvalidArgumentError before touching the database', () => {
@@ -173,21 +184,83 @@ describe('PostgresPendingStore specifics', () => {
     return pool.end();
   });
 
-  it('refuses bad method arguments with InvalidArgumentError and changes nothing', async () => {
+  it('refuses an outcome JSON cannot carry with PendingStoreError and keeps the claim', async () => {
     const store = open({ tablePrefix: 'args_' });
     await store.insert(call('pnd-a'));
-    await expect(store.claim('pnd-a', { id: 'pnd-a', ok: true }, -5, new Date())).rejects.toThrow(/leaseMs must be a non-negative number of milliseconds, got -5/);
-    await expect(store.claim('pnd-a', { id: 'pnd-a', ok: true }, 1000, new Date('not a date'))).rejects.toThrow(/now must be a valid Date/);
-    await expect(store.insert({ ...call('pnd-b'), status: 'done' as never })).rejects.toThrow(/unknown status "done"/);
-    await expect(store.insert({ ...call('pnd-b'), tool: '' })).rejects.toThrow(/has no tool name/);
-    await expect(store.insert({ ...call('pnd-b'), createdAt: 5 as never })).rejects.toThrow(InvalidArgumentError);
-    await expect(store.list({ status: 'done' as never })).rejects.toThrow(/unknown status filter "done"/);
-    const claim = (await store.claim('pnd-a', { id: 'pnd-a', ok: true }, 60_000, new Date()))!;
-    await expect(store.complete(claim, 'pending' as never, success('x'), new Date())).rejects.toThrow(/"pending" is not a settled status/);
-    await expect(store.complete(claim, 'resolved', { output: 'x', isError: false, metadata: { n: 1n } }, new Date())).rejects.toThrow(PendingStoreError);
-    expect(await store.get('pnd-b')).toBeUndefined();
-    expect(await store.get('pnd-a')).toMatchObject({ status: 'resolving' });
-    expect(await store.complete(claim, 'resolved', success('fine'), new Date())).toBe(true);
+    const claim = (await store.claim('pnd-a', { id: 'pnd-a', ok: true }, 60_000))!;
+    await expect(store.complete(claim, { status: 'resolved', outcome: { output: 'x', isError: false, metadata: { n: 1n } } })).rejects.toThrow(PendingStoreError);
+    expect(await store.get('pnd-a')).toMatchObject({ status: 'resolving', fence: 1 });
+    expect(await store.complete(claim, { status: 'resolved', outcome: success('fine') })).toBe(true);
+  });
+
+  it('judges leases by the database clock: a process whose clock runs 90 s ahead cannot take a live claim', async () => {
+    const holder = open({ tablePrefix: 'clock_' });
+    const skewed = open({ tablePrefix: 'clock_' });
+    await holder.insert(call('pnd-clock'));
+    const claim = (await holder.claim('pnd-clock', { id: 'pnd-clock', ok: true }, 60_000))!;
+    const [{ db_ms }] = await sql<{ db_ms: string }>(url, 'SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS db_ms');
+    // The lease was granted from the server's now, not this process's.
+    expect(Math.abs(Date.parse(claim.call.leaseUntil!) - 60_000 - Number(db_ms))).toBeLessThan(2_000);
+    const realNow = Date.now.bind(Date);
+    const ahead = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + 90_000);
+    try {
+      expect(await skewed.claim('pnd-clock', { id: 'pnd-clock', ok: true }, 60_000)).toBeUndefined();
+      expect(await skewed.get('pnd-clock')).toMatchObject({ status: 'resolving', fence: 1 });
+    } finally {
+      ahead.mockRestore();
+    }
+    expect(await holder.complete(claim, { status: 'resolved', outcome: success('mine') })).toBe(true);
+  });
+
+  it('lets a lapsed lease be taken over whatever the taker\'s own clock says (90 s behind here)', async () => {
+    const holder = open({ tablePrefix: 'lapse_' });
+    const skewed = open({ tablePrefix: 'lapse_' });
+    await holder.insert(call('pnd-lapse'));
+    const first = (await holder.claim('pnd-lapse', { id: 'pnd-lapse', ok: true }, 40))!;
+    await new Promise((r) => setTimeout(r, 100));
+    const realNow = Date.now.bind(Date);
+    const behind = jest.spyOn(Date, 'now').mockImplementation(() => realNow() - 90_000);
+    let second;
+    try {
+      second = await skewed.claim('pnd-lapse', { id: 'pnd-lapse', ok: true }, 60_000);
+    } finally {
+      behind.mockRestore();
+    }
+    expect(second?.fence).toBe(2);
+    expect(await holder.complete(first, { status: 'resolved', outcome: success('stale') })).toBe(false);
+    expect(await skewed.complete(second!, { status: 'resolved', outcome: success('taken over') })).toBe(true);
+  });
+
+  it('upgrades layout version 1 tables in place: rows kept, a call caught mid-claim counted as claimed once', async () => {
+    const t = (name: string) => `"${schema}".v1_${name}`;
+    await sql(url, `CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    for (const statement of V1_DDL(t)) await sql(url, statement);
+    const insert = `INSERT INTO ${t('suspensions')} (id, tool, kind, status, request, args, answer, outcome, call_id, run_id, created_at, updated_at, lease_until_ms, claim_token)
+      VALUES ($1, 'transfer', 'approval', $2, $3::json, '{"amount":5}', $4::json, $5::json, 'call_1', NULL, '2030-01-01T00:00:00.000Z', $6, $7, $8)`;
+    const request = (id: string) => JSON.stringify({ id, kind: 'approval', prompt: `Approve ${id}?` });
+    await sql(url, insert, ['pnd-waiting', 'pending', request('pnd-waiting'), null, null, null, null, null]);
+    await sql(url, insert, ['pnd-held', 'resolving', request('pnd-held'), '{"id":"pnd-held","ok":true}', null, '2030-01-01T00:00:01.000Z', Date.parse('2020-01-01T00:00:00.000Z'), '1b4e28ba-2fa1']);
+    await sql(url, insert, ['pnd-done', 'resolved', request('pnd-done'), '{"id":"pnd-done","ok":true}', '{"output":"ok","isError":false}', '2030-01-01T00:00:02.000Z', null, null]);
+    await sql(url, `INSERT INTO ${t('runs')} VALUES ('run-1', 2, '{"turns":2}', '2030-01-01T00:00:03.000Z')`);
+
+    const strict = open({ tablePrefix: 'v1_', autoMigrate: false });
+    await expect(strict.list()).rejects.toThrow(/at layout version 1, this library needs 2/);
+
+    const store = open({ tablePrefix: 'v1_' });
+    const base = { tool: 'transfer', args: { amount: 5 }, callId: 'call_1', createdAt: '2030-01-01T00:00:00.000Z' };
+    expect(await store.list()).toEqual([
+      { ...base, request: JSON.parse(request('pnd-waiting')), status: 'pending' },
+      { ...base, request: JSON.parse(request('pnd-held')), status: 'resolving', updatedAt: '2030-01-01T00:00:01.000Z', answer: { id: 'pnd-held', ok: true }, leaseUntil: '2020-01-01T00:00:00.000Z', fence: 1 },
+      { ...base, request: JSON.parse(request('pnd-done')), status: 'resolved', updatedAt: '2030-01-01T00:00:02.000Z', answer: { id: 'pnd-done', ok: true }, outcome: { output: 'ok', isError: false } },
+    ]);
+    expect(await store.loadRun('run-1')).toEqual({ runId: 'run-1', version: 2, state: { turns: 2 }, updatedAt: '2030-01-01T00:00:03.000Z' });
+    expect(await sql(url, `SELECT version FROM ${t('schema_version')}`)).toEqual([{ version: POSTGRES_STORE_SCHEMA_VERSION }]);
+    const columns = (await sql<{ column_name: string }>(url, 'SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2', [schema, 'v1_suspensions'])).map((c) => c.column_name);
+    expect(columns).toEqual(expect.arrayContaining(['fence', 'chain', 'next_id', 'binding']));
+    expect(columns).not.toContain('claim_token');
+    expect((await store.claim('pnd-held', { id: 'pnd-held', ok: true }, 60_000))?.fence).toBe(2);
+    expect((await store.claim('pnd-waiting', { id: 'pnd-waiting', ok: true }, 60_000))?.fence).toBe(1);
+    expect((await open({ tablePrefix: 'v1_', autoMigrate: false }).get('pnd-done'))?.status).toBe('resolved');
   });
 
   it('shares an existing pool and leaves it open on close()', async () => {
@@ -241,7 +314,7 @@ describe('PostgresPendingStore specifics', () => {
     try {
       await held.query('BEGIN');
       await held.query(`SELECT id FROM "${schema}".kill_suspensions WHERE id = 'pnd-kill' FOR UPDATE`);
-      const claiming = store.claim('pnd-kill', { id: 'pnd-kill', ok: true }, 60_000, new Date()).catch((e: unknown) => e);
+      const claiming = store.claim('pnd-kill', { id: 'pnd-kill', ok: true }, 60_000).catch((e: unknown) => e);
       let waiting: Array<{ pid: number }> = [];
       for (let i = 0; i < 100 && waiting.length === 0; i++) {
         await new Promise((r) => setTimeout(r, 20));
@@ -259,7 +332,7 @@ describe('PostgresPendingStore specifics', () => {
       await blocker.end();
     }
     expect(await store.get('pnd-kill')).toMatchObject({ status: 'pending' });
-    expect(await store.claim('pnd-kill', { id: 'pnd-kill', ok: true }, 60_000, new Date())).toBeDefined();
+    expect(await store.claim('pnd-kill', { id: 'pnd-kill', ok: true }, 60_000)).toBeDefined();
   });
 
   it('survives the server dropping its idle connections: no crash, the next call reconnects', async () => {

@@ -11,6 +11,21 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** The schema of SQLITE_SCHEMA_VERSION 1, as released: files in the field look like this. */
+const V1_DDL = `
+  CREATE TABLE schema_version (version INTEGER NOT NULL);
+  CREATE TABLE suspensions (
+    seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, tool TEXT NOT NULL, args TEXT NOT NULL,
+    request TEXT NOT NULL, call_id TEXT, run_id TEXT, status TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT,
+    answer TEXT, outcome TEXT, lease_until INTEGER, lease_token TEXT
+  );
+  CREATE INDEX suspensions_status ON suspensions (status, created_at);
+  CREATE INDEX suspensions_run ON suspensions (run_id, created_at) WHERE run_id IS NOT NULL;
+  CREATE INDEX suspensions_kind ON suspensions (kind, created_at);
+  CREATE TABLE runs (run_id TEXT PRIMARY KEY, version INTEGER NOT NULL, state TEXT NOT NULL, updated_at TEXT NOT NULL);
+  INSERT INTO schema_version (version) VALUES (1);
+`;
+
 let n = 0;
 runStoreConformance('SqlitePendingStore', async () => new SqlitePendingStore({ filename: join(dir, `store-${++n}.db`) }));
 
@@ -23,7 +38,8 @@ describe('SqlitePendingStore specifics', () => {
     const db = new Database(file('schema.db'), { readonly: true });
     try {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(db.prepare('SELECT version FROM schema_version').all()).toEqual([{ version: SQLITE_SCHEMA_VERSION }]);
+      // One row per step run: a new file runs them all.
+      expect(db.prepare('SELECT MAX(version) AS version FROM schema_version').all()).toEqual([{ version: SQLITE_SCHEMA_VERSION }]);
       const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as Array<{ detail: string }>).map((r) => r.detail).join(' | ');
       expect(plan("SELECT * FROM suspensions WHERE status = 'pending' ORDER BY created_at, seq")).toMatch(/USING INDEX suspensions_status/);
       expect(plan("SELECT * FROM suspensions WHERE run_id = 'r' ORDER BY created_at, seq")).toMatch(/USING INDEX suspensions_run/);
@@ -39,13 +55,53 @@ describe('SqlitePendingStore specifics', () => {
     const b = new SqlitePendingStore(file('shared.db'));
     await a.insert({ request: { id: 'pnd-1', kind: 'approval', prompt: 'ok?' }, tool: 't', args: { x: 1 }, status: 'pending', createdAt: '2030-01-01T00:00:00.000Z' });
     expect((await b.get('pnd-1'))?.args).toEqual({ x: 1 });
-    const claim = await b.claim('pnd-1', { id: 'pnd-1', ok: true }, 60_000, new Date());
-    expect(await a.claim('pnd-1', { id: 'pnd-1', ok: true }, 60_000, new Date())).toBeUndefined();
-    await b.complete(claim!, 'resolved', { output: 'done', isError: false }, new Date());
+    const claim = await b.claim('pnd-1', { id: 'pnd-1', ok: true }, 60_000);
+    expect(await a.claim('pnd-1', { id: 'pnd-1', ok: true }, 60_000)).toBeUndefined();
+    expect(await a.renew(claim!, 60_000)).toBe(true);
+    expect(await a.complete(claim!, { status: 'resolved', outcome: { output: 'done', isError: false } })).toBe(true);
     await a.close();
     await b.close();
     const reopened = new SqlitePendingStore(file('shared.db'));
     expect(await reopened.get('pnd-1')).toMatchObject({ status: 'resolved', outcome: { output: 'done', isError: false } });
+    await reopened.close();
+  });
+
+  it('upgrades a version 1 file in place: its rows kept, a call caught mid-claim counted as claimed once', async () => {
+    const db = new Database(file('v1.db'));
+    db.exec(V1_DDL);
+    const insert = db.prepare(`INSERT INTO suspensions (id, kind, tool, args, request, call_id, run_id, status, created_at, updated_at, answer, outcome, lease_until, lease_token)
+      VALUES (@id, 'approval', 'transfer', '{"amount":5}', @request, NULL, 'run-1', @status, '2030-01-01T00:00:00.000Z', @updated_at, @answer, @outcome, @lease_until, @lease_token)`);
+    const request = (id: string) => JSON.stringify({ id, kind: 'approval', prompt: `Approve ${id}?` });
+    insert.run({ id: 'pnd-waiting', request: request('pnd-waiting'), status: 'pending', updated_at: null, answer: null, outcome: null, lease_until: null, lease_token: null });
+    insert.run({ id: 'pnd-held', request: request('pnd-held'), status: 'resolving', updated_at: '2030-01-01T00:00:01.000Z', answer: '{"id":"pnd-held","ok":true}', outcome: null, lease_until: Date.parse('2020-01-01T00:00:00.000Z'), lease_token: 'b5d6c0de' });
+    insert.run({ id: 'pnd-done', request: request('pnd-done'), status: 'resolved', updated_at: '2030-01-01T00:00:02.000Z', answer: '{"id":"pnd-done","ok":true}', outcome: '{"output":"ok","isError":false}', lease_until: null, lease_token: null });
+    db.prepare("INSERT INTO runs VALUES ('run-1', 3, '{\"turns\":3}', '2030-01-01T00:00:03.000Z')").run();
+    db.close();
+
+    const store = new SqlitePendingStore(file('v1.db'));
+    const base = { tool: 'transfer', args: { amount: 5 }, runId: 'run-1', createdAt: '2030-01-01T00:00:00.000Z' };
+    expect(await store.list()).toEqual([
+      { ...base, request: JSON.parse(request('pnd-waiting')), status: 'pending' },
+      { ...base, request: JSON.parse(request('pnd-held')), status: 'resolving', updatedAt: '2030-01-01T00:00:01.000Z', answer: { id: 'pnd-held', ok: true }, leaseUntil: '2020-01-01T00:00:00.000Z', fence: 1 },
+      { ...base, request: JSON.parse(request('pnd-done')), status: 'resolved', updatedAt: '2030-01-01T00:00:02.000Z', answer: { id: 'pnd-done', ok: true }, outcome: { output: 'ok', isError: false } },
+    ]);
+    expect(await store.loadRun('run-1')).toEqual({ runId: 'run-1', version: 3, state: { turns: 3 }, updatedAt: '2030-01-01T00:00:03.000Z' });
+    // The v1 holder's lease lapsed: the call is taken over with the next fence.
+    expect((await store.claim('pnd-held', { id: 'pnd-held', ok: true }, 60_000))?.fence).toBe(2);
+    expect((await store.claim('pnd-waiting', { id: 'pnd-waiting', ok: true }, 60_000))?.fence).toBe(1);
+    await store.close();
+
+    const check = new Database(file('v1.db'), { readonly: true });
+    try {
+      expect(check.prepare('SELECT version FROM schema_version ORDER BY version').all()).toEqual([{ version: 1 }, { version: 2 }]);
+      const columns = (check.prepare('PRAGMA table_info(suspensions)').all() as Array<{ name: string }>).map((c) => c.name);
+      expect(columns).toEqual(expect.arrayContaining(['fence', 'chain', 'next_id', 'binding']));
+      expect(columns).not.toContain('lease_token');
+    } finally {
+      check.close();
+    }
+    const reopened = new SqlitePendingStore(file('v1.db'));
+    expect((await reopened.get('pnd-done'))?.outcome).toEqual({ output: 'ok', isError: false });
     await reopened.close();
   });
 

@@ -1,11 +1,23 @@
-import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { DuplicateSuspensionError, PendingStoreError, ToolnexusError } from '../../errors';
-import type { Answer, PendingRequest, ToolResult } from '../../results/wire';
-import type { Claim, PendingStore, RunCheckpoint, SettledStatus, SuspendedCall, SuspensionFilter, SuspensionStatus } from '../store';
-import { toJson } from './json';
-import { checkInsertable } from './validate';
-import { messageOf } from '../../errors/message';
+import { DuplicateSuspensionError, PendingStoreError, ToolnexusError } from '../../../errors';
+import { messageOf } from '../../../errors/message';
+import type { Answer } from '../../../results/wire';
+import type { Claim, PendingStore, RunCheckpoint, Settlement, SuspendedCall, SuspensionFilter } from '../../store';
+import { toJson } from '../json';
+import { callOf, parseStored, rowOf, type SuspensionRow } from '../rows';
+import {
+  checkAnswer,
+  checkCheckpoint,
+  checkClaim,
+  checkFilter,
+  checkId,
+  checkInsertable,
+  checkLeaseMs,
+  checkRunId,
+  checkSettlement,
+  versionCanFollow,
+} from '../validate';
+import { migrate, prepare, SUSPENSION_COLUMNS } from './schema';
 
 /**
  * The native driver is loaded when a store is first built, not when the package is
@@ -14,9 +26,6 @@ import { messageOf } from '../../errors/message';
 function loadBetterSqlite3(): typeof Database {
   return require('better-sqlite3') as typeof Database;
 }
-
-/** The schema this code reads and writes. Bump it with a migration in {@link migrate}. */
-export const SQLITE_SCHEMA_VERSION = 1;
 
 /** Options of a {@link SqlitePendingStore}. */
 export interface SqlitePendingStoreOptions {
@@ -31,22 +40,6 @@ export interface SqlitePendingStoreOptions {
   synchronous?: 'full' | 'normal';
 }
 
-interface SuspensionRow {
-  id: string;
-  tool: string;
-  args: string;
-  request: string;
-  call_id: string | null;
-  run_id: string | null;
-  status: SuspensionStatus;
-  created_at: string;
-  updated_at: string | null;
-  answer: string | null;
-  outcome: string | null;
-  lease_until: number | null;
-  lease_token: string | null;
-}
-
 interface RunRow {
   run_id: string;
   version: number;
@@ -58,11 +51,12 @@ interface RunRow {
  * Keeps suspended calls in a SQLite file through better-sqlite3: the embedded store for
  * anything that must survive a restart, shared safely by every process on one machine.
  *
- * The file runs in WAL mode with a busy timeout; its schema is created on first open and
- * versioned in a `schema_version` table. `status`, `run_id` and `kind` are indexed
- * columns, so listing and claiming stay flat as the table grows. A claim is one
- * conditional UPDATE inside an IMMEDIATE transaction: the database, not this process,
- * decides the single winner.
+ * The file runs in WAL mode with a busy timeout; its schema is created on first open,
+ * versioned in a `schema_version` table and upgraded in place. `status`, `run_id` and
+ * `kind` are indexed columns, so listing and claiming stay flat as the table grows. A claim
+ * is one conditional UPDATE inside an IMMEDIATE transaction: the database, not this process,
+ * decides the single winner. Leases are judged by the process clock, which every process on
+ * the one host shares.
  *
  * @example
  * ```ts
@@ -75,7 +69,8 @@ export class SqlitePendingStore implements PendingStore {
   readonly filename: string;
   private readonly db: Database.Database;
   private readonly statements: ReturnType<typeof prepare>;
-  private readonly claimTransaction: (params: ClaimParams) => SuspensionRow | undefined;
+  private readonly claimTransaction: Database.Transaction<(params: ClaimParams) => { row: SuspensionRow; at: string } | undefined>;
+  private readonly completeTransaction: Database.Transaction<(params: CompleteParams, next: SuspensionRow | undefined) => boolean>;
   private readonly listStatements = new Map<string, Database.Statement>();
   private closed = false;
 
@@ -99,104 +94,123 @@ export class SqlitePendingStore implements PendingStore {
       if (error instanceof ToolnexusError) throw error;
       throw new PendingStoreError(`cannot use SQLite file ${filename} as a pending store: ${messageOf(error)}`, { cause: error });
     }
-    const { claim, relaxSync, restoreSync } = this.statements;
-    const claimOnce = this.db.transaction((params: ClaimParams) => claim.get(params) as SuspensionRow | undefined);
-    // A claim need not survive power loss: losing it only lets the call be claimed again at
-    // once instead of after the lease, and a machine that lost power lost every holder too.
-    // The outcome's commit syncs the log, claim included. So the claim skips its own sync.
-    this.claimTransaction = synchronous === 'full' && relaxSync && restoreSync
-      ? (params) => {
-          relaxSync.run();
-          try {
-            return claimOnce.immediate(params);
-          } finally {
-            restoreSync.run();
-          }
-        }
-      : (params) => claimOnce.immediate(params);
+    // The clock is read once the write lock is held, so a wait for another writer neither
+    // shortens the lease granted nor judges the old one by a stale now.
+    this.claimTransaction = this.db.transaction((params: ClaimParams) => {
+      const now = Date.now();
+      const at = new Date(now).toISOString();
+      const row = this.statements.claim.get({ ...params, now, at }) as SuspensionRow | undefined;
+      return row === undefined ? undefined : { row, at };
+    });
+    this.completeTransaction = this.db.transaction((params: CompleteParams, next: SuspensionRow | undefined) => {
+      if (this.statements.complete.run({ ...params, at: new Date().toISOString() }).changes !== 1) return false;
+      // Throwing rolls the settlement back with it: the call stays claimed, nothing is inserted.
+      if (next && !this.insertRow(next)) throw new DuplicateSuspensionError(next.id);
+      return true;
+    });
   }
 
   async insert(call: SuspendedCall): Promise<void> {
     this.assertOpen();
     checkInsertable(call);
-    const id = call.request.id;
-    const row = {
-      id,
-      kind: String(call.request.kind),
-      tool: call.tool,
-      args: toJson(call.args ?? null, `the arguments of ${id}`),
-      request: toJson(call.request, `the request ${id}`),
-      call_id: call.callId ?? null,
-      run_id: call.runId ?? null,
-      status: call.status,
-      created_at: call.createdAt,
-      updated_at: call.updatedAt ?? null,
-      answer: call.answer === undefined ? null : toJson(call.answer, `the answer to ${id}`),
-      outcome: call.outcome === undefined ? null : toJson(call.outcome, `the outcome of ${id}`),
-      lease_until: call.leaseUntil === undefined ? null : Date.parse(call.leaseUntil),
-    };
-    const changes = this.run(() => this.statements.insert.run(row).changes, `insert ${id}`);
-    if (changes === 0) throw new DuplicateSuspensionError(id);
+    const row = rowOf(call);
+    if (!this.run(() => this.insertRow(row), `insert ${row.id}`)) throw new DuplicateSuspensionError(row.id);
   }
 
   async get(id: string): Promise<SuspendedCall | undefined> {
     this.assertOpen();
+    checkId(id, 'get');
     const row = this.run(() => this.statements.read.get(id) as SuspensionRow | undefined, `read ${id}`);
-    return row ? toCall(row) : undefined;
+    return row ? callOf(row) : undefined;
   }
 
   async list(filter: SuspensionFilter = {}): Promise<SuspendedCall[]> {
     this.assertOpen();
+    checkFilter(filter);
     const params = { status: filter.status, run_id: filter.runId, kind: filter.kind };
     const rows = this.run(() => this.listStatement(params).all(definedOnly(params)) as SuspensionRow[], 'list suspensions');
-    return rows.map(toCall);
+    return rows.map(callOf);
   }
 
-  async claim(id: string, answer: Answer, leaseMs: number, now: Date): Promise<Claim | undefined> {
+  async claim(id: string, answer: Answer, leaseMs: number): Promise<Claim | undefined> {
     this.assertOpen();
-    const token = randomUUID();
-    const params: ClaimParams = {
-      id,
-      answer: toJson(answer, `the answer to ${id}`),
-      now: now.getTime(),
-      lease_until: now.getTime() + leaseMs,
-      token,
-      updated_at: now.toISOString(),
-    };
-    const row = this.run(() => this.claimTransaction(params), `claim ${id}`);
-    return row ? { id, token, call: toCall(row) } : undefined;
+    checkId(id, 'claim');
+    checkAnswer(answer, 'claim');
+    checkLeaseMs(leaseMs, 'claim');
+    const answerJson = toJson(answer, `the answer to ${id}`);
+    // A claim need not survive power loss: losing it only lets the call be claimed again at
+    // once instead of after the lease, and a machine that lost power lost every holder too.
+    // The outcome's commit syncs the log, claim included. So the claim skips its own sync.
+    const params: ClaimParams = { id, answer: answerJson, lease_ms: Math.ceil(leaseMs) };
+    const claimed = this.run(() => this.relaxedSync(() => this.claimTransaction.immediate(params)), `claim ${id}`);
+    if (!claimed) return undefined;
+    const call = callOf(claimed.row);
+    return { id, fence: call.fence as number, call, at: claimed.at };
   }
 
-  async complete(claim: Claim, status: SettledStatus, outcome: ToolResult, now: Date): Promise<boolean> {
+  async renew(claim: Claim, leaseMs: number): Promise<boolean> {
     this.assertOpen();
-    const params = { id: claim.id, token: claim.token, status, outcome: toJson(outcome, `the outcome of ${claim.id}`), updated_at: now.toISOString() };
-    return this.run(() => this.statements.complete.run(params).changes === 1, `complete ${claim.id}`);
+    checkClaim(claim, 'renew');
+    checkLeaseMs(leaseMs, 'renew');
+    const params = { id: claim.id, fence: claim.fence, lease_ms: Math.ceil(leaseMs) };
+    // Like a claim, a renewal lost to power loss loses nothing a live holder needs.
+    return this.run(() => this.relaxedSync(() => this.statements.renew.run({ ...params, now: Date.now() }).changes === 1), `renew ${claim.id}`);
+  }
+
+  async complete(claim: Claim, settlement: Settlement): Promise<boolean> {
+    this.assertOpen();
+    checkClaim(claim, 'complete');
+    checkSettlement(settlement);
+    const { status, next } = settlement;
+    const outcome = toJson(settlement.outcome, `the outcome of ${claim.id}`);
+    const nextRow = next === undefined ? undefined : rowOf(next);
+    const params = { id: claim.id, fence: claim.fence, status, outcome, next_id: nextRow?.id ?? null };
+    return this.run(() => this.completeTransaction.immediate(params, nextRow), `complete ${claim.id}`);
   }
 
   async saveRun(checkpoint: RunCheckpoint): Promise<boolean> {
     this.assertOpen();
+    checkCheckpoint(checkpoint);
     const params = {
       run_id: checkpoint.runId,
       version: checkpoint.version,
       state: toJson(checkpoint.state, `the checkpoint of run ${checkpoint.runId}`),
       updated_at: checkpoint.updatedAt,
     };
-    if (!Number.isInteger(checkpoint.version) || checkpoint.version < 1) return false;
+    if (!versionCanFollow(checkpoint.version)) return false;
     const statement = checkpoint.version === 1 ? this.statements.insertRun : this.statements.updateRun;
     return this.run(() => statement.run(params).changes === 1, `save run ${checkpoint.runId}`);
   }
 
   async loadRun(runId: string): Promise<RunCheckpoint | undefined> {
     this.assertOpen();
+    checkRunId(runId, 'loadRun');
     const row = this.run(() => this.statements.readRun.get(runId) as RunRow | undefined, `load run ${runId}`);
     if (!row) return undefined;
-    return { runId: row.run_id, version: row.version, state: parseJson(row.state, `run ${runId}`), updatedAt: row.updated_at };
+    return { runId: row.run_id, version: row.version, state: parseStored(row.state, `run ${runId}`), updatedAt: row.updated_at };
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.db.close();
+  }
+
+  /** Inserts a row unless its id is taken; false when it is. The `args` column predates optional args: it holds `null` for none. */
+  private insertRow(row: SuspensionRow): boolean {
+    return this.statements.insert.run({ ...row, args: row.args ?? 'null' }).changes === 1;
+  }
+
+  /** Runs `work` (one autocommit statement or transaction) without syncing its commit to disk. */
+  private relaxedSync<T>(work: () => T): T {
+    const { relaxSync, restoreSync } = this.statements;
+    if (!relaxSync || !restoreSync) return work();
+    relaxSync.run();
+    try {
+      return work();
+    } finally {
+      restoreSync.run();
+    }
   }
 
   /** One statement per combination of filters, so each can use its index (an `IS NULL OR` test would defeat them). */
@@ -206,7 +220,7 @@ export class SqlitePendingStore implements PendingStore {
     let statement = this.listStatements.get(key);
     if (!statement) {
       const where = columns.length === 0 ? '' : `WHERE ${columns.map((column) => `${column} = @${column}`).join(' AND ')}`;
-      statement = this.db.prepare(`SELECT * FROM suspensions ${where} ORDER BY created_at, seq`);
+      statement = this.db.prepare(`SELECT ${SUSPENSION_COLUMNS} FROM suspensions ${where} ORDER BY created_at, seq`);
       this.listStatements.set(key, statement);
     }
     return statement;
@@ -229,108 +243,17 @@ export class SqlitePendingStore implements PendingStore {
 interface ClaimParams {
   id: string;
   answer: string;
-  now: number;
-  lease_until: number;
-  token: string;
-  updated_at: string;
+  lease_ms: number;
 }
 
-/** Creates the schema on a new file, or checks that an existing one is a version this code reads. */
-function migrate(db: Database.Database, filename: string): void {
-  db.transaction(() => {
-    db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
-    const row = db.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: number | null };
-    const current = row.version ?? 0;
-    if (current > SQLITE_SCHEMA_VERSION) {
-      throw new PendingStoreError(`SQLite file ${filename} has pending-store schema version ${current}; this library reads up to ${SQLITE_SCHEMA_VERSION}`);
-    }
-    if (current < 1) {
-      db.exec(`
-        CREATE TABLE suspensions (
-          seq         INTEGER PRIMARY KEY,
-          id          TEXT NOT NULL UNIQUE,
-          kind        TEXT NOT NULL,
-          tool        TEXT NOT NULL,
-          args        TEXT NOT NULL,
-          request     TEXT NOT NULL,
-          call_id     TEXT,
-          run_id      TEXT,
-          status      TEXT NOT NULL,
-          created_at  TEXT NOT NULL,
-          updated_at  TEXT,
-          answer      TEXT,
-          outcome     TEXT,
-          lease_until INTEGER,
-          lease_token TEXT
-        );
-        CREATE INDEX suspensions_status ON suspensions (status, created_at);
-        CREATE INDEX suspensions_run ON suspensions (run_id, created_at) WHERE run_id IS NOT NULL;
-        CREATE INDEX suspensions_kind ON suspensions (kind, created_at);
-        CREATE TABLE runs (
-          run_id     TEXT PRIMARY KEY,
-          version    INTEGER NOT NULL,
-          state      TEXT NOT NULL,
-          updated_at TEXT NOT NULL
-        );
-        INSERT INTO schema_version (version) VALUES (1);
-      `);
-    }
-  }).immediate();
-}
-
-function prepare(db: Database.Database, synchronous: 'full' | 'normal') {
-  return {
-    relaxSync: synchronous === 'full' ? db.prepare('PRAGMA synchronous = NORMAL') : undefined,
-    restoreSync: synchronous === 'full' ? db.prepare('PRAGMA synchronous = FULL') : undefined,
-    insert: db.prepare(`
-      INSERT INTO suspensions (id, kind, tool, args, request, call_id, run_id, status, created_at, updated_at, answer, outcome, lease_until)
-      VALUES (@id, @kind, @tool, @args, @request, @call_id, @run_id, @status, @created_at, @updated_at, @answer, @outcome, @lease_until)
-      ON CONFLICT (id) DO NOTHING`),
-    read: db.prepare('SELECT * FROM suspensions WHERE id = ?'),
-    claim: db.prepare(`
-      UPDATE suspensions
-      SET status = 'resolving', answer = @answer, lease_until = @lease_until, lease_token = @token, updated_at = @updated_at
-      WHERE id = @id AND (status = 'pending' OR (status = 'resolving' AND lease_until < @now))
-      RETURNING *`),
-    complete: db.prepare(`
-      UPDATE suspensions
-      SET status = @status, outcome = @outcome, lease_until = NULL, lease_token = NULL, updated_at = @updated_at
-      WHERE id = @id AND status = 'resolving' AND lease_token = @token`),
-    insertRun: db.prepare(`
-      INSERT INTO runs (run_id, version, state, updated_at) VALUES (@run_id, @version, @state, @updated_at)
-      ON CONFLICT (run_id) DO NOTHING`),
-    updateRun: db.prepare(`
-      UPDATE runs SET version = @version, state = @state, updated_at = @updated_at
-      WHERE run_id = @run_id AND version = @version - 1`),
-    readRun: db.prepare('SELECT * FROM runs WHERE run_id = ?'),
-  };
-}
-
-function toCall(row: SuspensionRow): SuspendedCall {
-  const call: SuspendedCall = {
-    request: parseJson<PendingRequest>(row.request, `the request ${row.id}`),
-    tool: row.tool,
-    args: parseJson<unknown>(row.args, `the arguments of ${row.id}`),
-    status: row.status,
-    createdAt: row.created_at,
-  };
-  if (row.call_id !== null) call.callId = row.call_id;
-  if (row.run_id !== null) call.runId = row.run_id;
-  if (row.updated_at !== null) call.updatedAt = row.updated_at;
-  if (row.answer !== null) call.answer = parseJson<Answer>(row.answer, `the answer to ${row.id}`);
-  if (row.outcome !== null) call.outcome = parseJson<ToolResult>(row.outcome, `the outcome of ${row.id}`);
-  if (row.lease_until !== null && row.status === 'resolving') call.leaseUntil = new Date(row.lease_until).toISOString();
-  return call;
+interface CompleteParams {
+  id: string;
+  fence: number;
+  status: string;
+  outcome: string;
+  next_id: string | null;
 }
 
 function definedOnly(params: Record<string, string | undefined>): Record<string, string> {
   return Object.fromEntries(Object.entries(params).filter((entry): entry is [string, string] => entry[1] !== undefined));
-}
-
-function parseJson<T>(text: string, what: string): T {
-  try {
-    return JSON.parse(text) as T;
-  } catch (error) {
-    throw new PendingStoreError(`the stored JSON of ${what} is corrupt: ${messageOf(error)}`, { cause: error });
-  }
 }

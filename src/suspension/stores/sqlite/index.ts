@@ -1,0 +1,3 @@
+export { SqlitePendingStore } from './store';
+export type { SqlitePendingStoreOptions } from './store';
+export { SQLITE_SCHEMA_VERSION } from './schema';

@@ -1,0 +1,108 @@
+import type Database from 'better-sqlite3';
+import { PendingStoreError } from '../../../errors';
+
+/** The schema this code reads and writes. Bump it with a step in {@link migrate}. */
+export const SQLITE_SCHEMA_VERSION = 2;
+
+/**
+ * The DDL that brings a file from `version - 1` to `version`. Released steps are never
+ * edited (files in the field ran them); a change is a new step.
+ */
+const STEPS: Record<number, string> = {
+  1: `
+    CREATE TABLE suspensions (
+      seq         INTEGER PRIMARY KEY,
+      id          TEXT NOT NULL UNIQUE,
+      kind        TEXT NOT NULL,
+      tool        TEXT NOT NULL,
+      args        TEXT NOT NULL,
+      request     TEXT NOT NULL,
+      call_id     TEXT,
+      run_id      TEXT,
+      status      TEXT NOT NULL,
+      created_at  TEXT NOT NULL,
+      updated_at  TEXT,
+      answer      TEXT,
+      outcome     TEXT,
+      lease_until INTEGER,
+      lease_token TEXT
+    );
+    CREATE INDEX suspensions_status ON suspensions (status, created_at);
+    CREATE INDEX suspensions_run ON suspensions (run_id, created_at) WHERE run_id IS NOT NULL;
+    CREATE INDEX suspensions_kind ON suspensions (kind, created_at);
+    CREATE TABLE runs (
+      run_id     TEXT PRIMARY KEY,
+      version    INTEGER NOT NULL,
+      state      TEXT NOT NULL,
+      updated_at TEXT NOT NULL
+    );
+  `,
+  // Claims are fenced by a counter instead of a random token: a v1 call caught mid-claim
+  // counts as claimed once, so whoever takes it over after its lease holds fence 2.
+  2: `
+    ALTER TABLE suspensions ADD COLUMN fence INTEGER;
+    ALTER TABLE suspensions ADD COLUMN chain TEXT;
+    ALTER TABLE suspensions ADD COLUMN next_id TEXT;
+    ALTER TABLE suspensions ADD COLUMN binding TEXT;
+    UPDATE suspensions SET fence = 1 WHERE status = 'resolving';
+    ALTER TABLE suspensions DROP COLUMN lease_token;
+  `,
+};
+
+/**
+ * Creates the schema on a new file, or upgrades an older one in place (its rows kept), or
+ * refuses one newer than this code reads. One IMMEDIATE transaction: two processes opening
+ * a file at once upgrade it once, and a failed step leaves the file as it was.
+ */
+export function migrate(db: Database.Database, filename: string): void {
+  db.transaction(() => {
+    db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
+    const row = db.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: number | null };
+    const current = row.version ?? 0;
+    if (current > SQLITE_SCHEMA_VERSION) {
+      throw new PendingStoreError(`SQLite file ${filename} has pending-store schema version ${current}; this library reads up to ${SQLITE_SCHEMA_VERSION}`);
+    }
+    for (let version = current + 1; version <= SQLITE_SCHEMA_VERSION; version++) {
+      db.exec(STEPS[version]);
+      db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(version);
+    }
+  }).immediate();
+}
+
+/** The columns of a suspension, named as `SuspensionRow` (../rows) names them. */
+export const SUSPENSION_COLUMNS = `id, kind, tool, status, request, args, answer, outcome, call_id, run_id, created_at, updated_at,
+  lease_until AS lease_until_ms, fence, chain, next_id, binding`;
+
+/** Every statement the store runs but `list`'s, which depend on the filter. */
+export function prepare(db: Database.Database, synchronous: 'full' | 'normal') {
+  return {
+    relaxSync: synchronous === 'full' ? db.prepare('PRAGMA synchronous = NORMAL') : undefined,
+    restoreSync: synchronous === 'full' ? db.prepare('PRAGMA synchronous = FULL') : undefined,
+    insert: db.prepare(`
+      INSERT INTO suspensions (id, kind, tool, args, request, call_id, run_id, status, created_at, updated_at, answer, outcome,
+                               lease_until, fence, chain, next_id, binding)
+      VALUES (@id, @kind, @tool, @args, @request, @call_id, @run_id, @status, @created_at, @updated_at, @answer, @outcome,
+              @lease_until_ms, @fence, @chain, @next_id, @binding)
+      ON CONFLICT (id) DO NOTHING`),
+    read: db.prepare(`SELECT ${SUSPENSION_COLUMNS} FROM suspensions WHERE id = ?`),
+    claim: db.prepare(`
+      UPDATE suspensions
+      SET status = 'resolving', answer = @answer, lease_until = @now + @lease_ms, fence = COALESCE(fence, 0) + 1, updated_at = @at
+      WHERE id = @id AND (status = 'pending' OR (status = 'resolving' AND lease_until < @now))
+      RETURNING ${SUSPENSION_COLUMNS}`),
+    renew: db.prepare(`
+      UPDATE suspensions SET lease_until = @now + @lease_ms
+      WHERE id = @id AND status = 'resolving' AND fence = @fence`),
+    complete: db.prepare(`
+      UPDATE suspensions
+      SET status = @status, outcome = @outcome, lease_until = NULL, updated_at = @at, next_id = COALESCE(@next_id, next_id)
+      WHERE id = @id AND status = 'resolving' AND fence = @fence`),
+    insertRun: db.prepare(`
+      INSERT INTO runs (run_id, version, state, updated_at) VALUES (@run_id, @version, @state, @updated_at)
+      ON CONFLICT (run_id) DO NOTHING`),
+    updateRun: db.prepare(`
+      UPDATE runs SET version = @version, state = @state, updated_at = @updated_at
+      WHERE run_id = @run_id AND version = @version - 1`),
+    readRun: db.prepare('SELECT * FROM runs WHERE run_id = ?'),
+  };
+}
