@@ -150,7 +150,7 @@ describe('ResumeCoordinator across processes on one SQLite file', () => {
     const store = new SqlitePendingStore(db);
     const held = (await store.get(shortLease))!;
     expect(held.status).toBe('resolving');
-    expect(await store.claim(shortLease, { id: shortLease, ok: true }, 60_000, new Date())).toBeUndefined();
+    expect(await store.claim(shortLease, { id: shortLease, ok: true }, 60_000)).toBeUndefined();
 
     const rescuer = await run<{ outcomes: Record<string, ToolResult> }>(['resolve', db, log, String(leaseMs), JSON.stringify([shortLease]), '{"approver":"first"}']);
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(held.leaseUntil as string));
