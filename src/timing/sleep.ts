@@ -1,0 +1,21 @@
+/**
+ * Waits `ms` milliseconds, or less if `signal` aborts first: then it rejects with the
+ * signal's `reason`, at once when the signal is already aborted. Either way it leaves no
+ * timer and no listener behind, so a long wait that is cancelled holds neither the process
+ * open nor the signal's listeners (a run's signal lives as long as the run).
+ * Internal: not re-exported from the package entry.
+ */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
