@@ -1,4 +1,5 @@
 import { ModelConnectionError, ModelTimeoutError } from '../../errors';
+import { messageOf } from '../../errors/message';
 import type { Watched, Watchdog } from './watchdog';
 
 /**
@@ -48,16 +49,18 @@ export class Attempt implements Watched {
   }
 }
 
+/**
+ * fetch says only "fetch failed"; what went wrong (`ECONNREFUSED`, a TLS failure) is its
+ * cause, so the cause is what the message reports, with its code when it has one.
+ */
 function describeNetworkError(error: unknown): string {
   // Duck-typed: fetch's errors may come from another realm (a VM context), where instanceof fails.
-  const outer = asErrorLike(error);
-  if (!outer) return String(error);
-  const cause = asErrorLike(outer.cause);
-  if (cause) return cause.code ? `${cause.code} (${cause.message})` : cause.message;
-  return outer.message;
+  if (!hasMessage(error)) return messageOf(error);
+  const { cause } = error;
+  if (!hasMessage(cause)) return messageOf(error);
+  return cause.code ? `${String(cause.code)} (${messageOf(cause)})` : messageOf(cause);
 }
 
-function asErrorLike(value: unknown): { message: string; code?: string; cause?: unknown } | undefined {
-  if (typeof value !== 'object' || value === null || typeof (value as { message?: unknown }).message !== 'string') return undefined;
-  return value as { message: string; code?: string; cause?: unknown };
+function hasMessage(value: unknown): value is { message: string; code?: unknown; cause?: unknown } {
+  return typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string';
 }
