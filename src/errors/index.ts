@@ -1,16 +1,37 @@
+/**
+ * Every error this library throws, each with a stable `code`.
+ *
+ * Codes: every class declares `readonly code`, an own property set by a field initializer,
+ * `TOOLNEXUS_` plus the class's meaning in SCREAMING_SNAKE_CASE. Match on `code`, not on
+ * `name` or the class: a minifier renames classes, and two copies of the package (a
+ * dependency bundling its own) fail each other's `instanceof`. A code is never changed
+ * or reused once released; a new class gets a new code. Subclasses inherit their parent's
+ * code unless they declare their own. Leaf classes type `code` as its literal; the two
+ * classes with subclasses here (`PendingStoreError`, `ModelError`) type it as `string`,
+ * since an instance may carry a subclass's code.
+ */
+
 /** Base class of every error this library throws. */
 export class ToolnexusError extends Error {
-  constructor(message: string) {
-    super(message);
+  /** What went wrong, for programs: stable across releases and minification (see the file header). */
+  readonly code: string = 'TOOLNEXUS_ERROR';
+
+  /** `options.cause` is kept as the standard `cause`, the error this one explains. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = new.target.name;
   }
 }
 
 /** A programmer error found while registering a tool: no `@Tool`, no `run`, a duplicate name. */
-export class ToolRegistrationError extends ToolnexusError {}
+export class ToolRegistrationError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_TOOL_REGISTRATION';
+}
 
 /** An answer names a suspension that no store knows (stale, forged or misrouted). */
 export class UnknownSuspensionError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_UNKNOWN_SUSPENSION';
+
   constructor(readonly id: string) {
     super(`unknown suspension: ${id}`);
   }
@@ -18,6 +39,8 @@ export class UnknownSuspensionError extends ToolnexusError {
 
 /** An answer arrives for a suspension whose outcome is already settled differently. */
 export class AlreadyResolvedError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_ALREADY_RESOLVED';
+
   constructor(
     readonly id: string,
     readonly status: string,
@@ -29,13 +52,19 @@ export class AlreadyResolvedError extends ToolnexusError {
 }
 
 /** A programmer passed an option or argument the API cannot accept (a negative lease, an unknown status). */
-export class InvalidArgumentError extends ToolnexusError {}
+export class InvalidArgumentError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_INVALID_ARGUMENT';
+}
 
 /** An answer that is not `Answer`-shaped (no string `id`, no boolean `ok`, `data` not an object). */
-export class InvalidAnswerError extends ToolnexusError {}
+export class InvalidAnswerError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_INVALID_ANSWER';
+}
 
 /** A store was given a suspension whose id it already holds: suspension ids must be unique. */
 export class DuplicateSuspensionError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_DUPLICATE_SUSPENSION';
+
   constructor(readonly id: string) {
     super(`a suspension with id ${id} is already recorded`);
   }
@@ -43,6 +72,8 @@ export class DuplicateSuspensionError extends ToolnexusError {
 
 /** A recorded suspension names a tool this process has not registered, so it cannot be replayed here. */
 export class UnregisteredToolError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_UNREGISTERED_TOOL';
+
   constructor(
     readonly id: string,
     readonly tool: string,
@@ -53,21 +84,19 @@ export class UnregisteredToolError extends ToolnexusError {
 
 /** A pending store failed to read or write, is closed, or holds data it cannot understand. */
 export class PendingStoreError extends ToolnexusError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message);
-    if (options && 'cause' in options) this.cause = options.cause;
-  }
+  override readonly code: string = 'TOOLNEXUS_PENDING_STORE';
 }
 
 /** Base of every failure talking to a chat model provider; `provider` names it (`openai`, `anthropic`, ...). */
 export class ModelError extends ToolnexusError {
+  override readonly code: string = 'TOOLNEXUS_MODEL';
+
   constructor(
     readonly provider: string,
     message: string,
-    options?: { cause?: unknown },
+    options?: ErrorOptions,
   ) {
-    super(message);
-    if (options && 'cause' in options) this.cause = options.cause;
+    super(message, options);
   }
 }
 
@@ -76,6 +105,8 @@ export class ModelError extends ToolnexusError {
  * 408 / 429) fail at once; 408 / 429 / 5xx are retried first, and `attempts` says how often.
  */
 export class ModelHttpError extends ModelError {
+  override readonly code = 'TOOLNEXUS_MODEL_HTTP';
+
   constructor(
     provider: string,
     readonly status: number,
@@ -89,6 +120,8 @@ export class ModelHttpError extends ModelError {
 
 /** The provider did not answer (or stopped sending) within the call's timeout. */
 export class ModelTimeoutError extends ModelError {
+  override readonly code = 'TOOLNEXUS_MODEL_TIMEOUT';
+
   constructor(
     provider: string,
     readonly timeoutMs: number,
@@ -100,11 +133,13 @@ export class ModelTimeoutError extends ModelError {
 
 /** The provider could not be reached (connection refused or reset, DNS, TLS). */
 export class ModelConnectionError extends ModelError {
+  override readonly code = 'TOOLNEXUS_MODEL_CONNECTION';
+
   constructor(
     provider: string,
     readonly detail: string,
     readonly attempts: number,
-    options?: { cause?: unknown },
+    options?: ErrorOptions,
   ) {
     super(provider, `${provider} could not be reached: ${detail}${afterAttempts(attempts)}`, options);
   }
@@ -112,6 +147,8 @@ export class ModelConnectionError extends ModelError {
 
 /** The provider answered 2xx with a body that is not the response it promised (not JSON, wrong shape). */
 export class ModelResponseError extends ModelError {
+  override readonly code = 'TOOLNEXUS_MODEL_RESPONSE';
+
   constructor(
     provider: string,
     readonly detail: string,
@@ -124,6 +161,8 @@ export class ModelResponseError extends ModelError {
 
 /** `resume` names a run that has no checkpoint in the store. */
 export class RunNotFoundError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_RUN_NOT_FOUND';
+
   constructor(readonly runId: string) {
     super(`no checkpoint for run ${runId}`);
   }
@@ -131,6 +170,8 @@ export class RunNotFoundError extends ToolnexusError {
 
 /** A run checkpoint could not be saved because another writer holds a conflicting version. */
 export class RunConflictError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_RUN_CONFLICT';
+
   constructor(
     readonly runId: string,
     detail: string,
@@ -141,6 +182,8 @@ export class RunConflictError extends ToolnexusError {
 
 /** A stored run checkpoint is not a state this runner can continue (corrupt or foreign). */
 export class RunCheckpointError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_RUN_CHECKPOINT';
+
   constructor(
     readonly runId: string,
     detail: string,
@@ -150,7 +193,9 @@ export class RunCheckpointError extends ToolnexusError {
 }
 
 /** `resume` was called with a set of answers it cannot apply (empty, duplicated ids, several runs). */
-export class InvalidResumeError extends ToolnexusError {}
+export class InvalidResumeError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_INVALID_RESUME';
+}
 
 function afterAttempts(attempts: number): string {
   return attempts > 1 ? ` (after ${attempts} attempts)` : '';
@@ -161,7 +206,9 @@ function afterAttempts(attempts: number): string {
  * restart, a failover, a network cut). What was already stored stays stored: retry the
  * operation once the database is back.
  */
-export class StoreUnavailableError extends PendingStoreError {}
+export class StoreUnavailableError extends PendingStoreError {
+  override readonly code = 'TOOLNEXUS_STORE_UNAVAILABLE';
+}
 
 /**
  * A replay lost its claim (another process took the call over after its lease ran out):
@@ -169,6 +216,7 @@ export class StoreUnavailableError extends PendingStoreError {}
  * `resolve` only when the call has no outcome yet and nobody holds it: resolve again later.
  */
 export class ClaimLostError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_CLAIM_LOST';
   constructor(
     readonly id: string,
     readonly fence: number,
@@ -182,6 +230,7 @@ export class ClaimLostError extends ToolnexusError {
  * were changed in the store (or differ from the run's transcript). Nothing runs.
  */
 export class SuspensionMismatchError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_SUSPENSION_MISMATCH';
   constructor(
     readonly id: string,
     readonly detail: string,

@@ -5,4 +5,6 @@ import { ToolnexusError } from '../errors';
  * missing or malformed, or two `@Tool` providers that would answer to one name.
  * Like a registration error, it fails fast so a misconfigured app never starts serving.
  */
-export class ToolnexusModuleError extends ToolnexusError {}
+export class ToolnexusModuleError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_NEST_MODULE';
+}

@@ -12,6 +12,7 @@ import {
   ToolnexusError,
   UnknownSuspensionError,
 } from '../errors';
+import { messageOf } from '../errors/message';
 
 /** The JSON body {@link ToolnexusExceptionFilter} answers with; Nest's own error shape plus `code`. */
 export interface ToolnexusErrorBody {
@@ -20,7 +21,10 @@ export interface ToolnexusErrorBody {
   error: string;
   /** What went wrong, in words a client can show. */
   message: string;
-  /** The error class name (`UnknownSuspensionError`, `AlreadyResolvedError`, ...), for programs. */
+  /**
+   * The error's stable code (`TOOLNEXUS_UNKNOWN_SUSPENSION`, `TOOLNEXUS_ALREADY_RESOLVED`, ...),
+   * for programs. Unlike the class name, a minified build sends the same.
+   */
   code: string;
 }
 
@@ -33,8 +37,32 @@ const REASONS: Partial<Record<number, string>> = {
   503: 'Service Unavailable',
 };
 
-/** The HTTP status a toolnexus error deserves: the client's mistakes are 4xx, ours and upstream's 5xx. */
+/** The status of each released code that is not a server-side fault (those are 500). */
+const STATUS_BY_CODE: ReadonlyMap<string, number> = new Map([
+  ['TOOLNEXUS_UNKNOWN_SUSPENSION', HttpStatus.NOT_FOUND],
+  ['TOOLNEXUS_RUN_NOT_FOUND', HttpStatus.NOT_FOUND],
+  ['TOOLNEXUS_ALREADY_RESOLVED', HttpStatus.CONFLICT],
+  ['TOOLNEXUS_RUN_CONFLICT', HttpStatus.CONFLICT],
+  ['TOOLNEXUS_INVALID_ANSWER', HttpStatus.BAD_REQUEST],
+  ['TOOLNEXUS_INVALID_RESUME', HttpStatus.BAD_REQUEST],
+  ['TOOLNEXUS_INVALID_ARGUMENT', HttpStatus.BAD_REQUEST],
+  ['TOOLNEXUS_STORE_UNAVAILABLE', HttpStatus.SERVICE_UNAVAILABLE],
+  ['TOOLNEXUS_MODEL', HttpStatus.BAD_GATEWAY],
+  ['TOOLNEXUS_MODEL_HTTP', HttpStatus.BAD_GATEWAY],
+  ['TOOLNEXUS_MODEL_TIMEOUT', HttpStatus.BAD_GATEWAY],
+  ['TOOLNEXUS_MODEL_CONNECTION', HttpStatus.BAD_GATEWAY],
+  ['TOOLNEXUS_MODEL_RESPONSE', HttpStatus.BAD_GATEWAY],
+]);
+
+/**
+ * The HTTP status a toolnexus error deserves: the client's mistakes are 4xx, ours and
+ * upstream's 5xx. Matched by the error's stable `code` first, which survives a minifier
+ * and a second copy of the package; a code of a subclass's own falls back to the class
+ * it extends.
+ */
 export function httpStatusOf(error: ToolnexusError): number {
+  const byCode = typeof error.code === 'string' ? STATUS_BY_CODE.get(error.code) : undefined;
+  if (byCode !== undefined) return byCode;
   if (error instanceof UnknownSuspensionError || error instanceof RunNotFoundError) return HttpStatus.NOT_FOUND;
   if (error instanceof AlreadyResolvedError || error instanceof RunConflictError) return HttpStatus.CONFLICT;
   if (error instanceof InvalidAnswerError || error instanceof InvalidResumeError || error instanceof InvalidArgumentError) return HttpStatus.BAD_REQUEST;
@@ -66,8 +94,8 @@ export class ToolnexusExceptionFilter implements ExceptionFilter<ToolnexusError>
     const body: ToolnexusErrorBody = {
       statusCode,
       error: REASONS[statusCode] ?? 'Error',
-      message: statusCode === HttpStatus.INTERNAL_SERVER_ERROR ? 'Internal server error' : error.message,
-      code: error.name,
+      message: statusCode === HttpStatus.INTERNAL_SERVER_ERROR ? 'Internal server error' : messageOf(error),
+      code: error.code,
     };
     this.adapterHost.httpAdapter.reply(host.switchToHttp().getResponse(), body, statusCode);
   }

@@ -4,6 +4,7 @@ import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 import { toolOptionsOf } from '../decorators/tool.decorator';
 import type { ClassType, ToolOptions } from '../decorators/types';
 import { ToolnexusError } from '../errors';
+import { messageOf } from '../errors/message';
 import type { ToolContext } from '../toolkit/context';
 import { defineTool, type FunctionTool } from '../toolkit/define-tool';
 import { defaultToolName, Toolkit } from '../toolkit/toolkit';
@@ -79,7 +80,7 @@ export class ToolDiscovery implements OnModuleInit {
     try {
       this.toolkit.register(found.kind === 'instance' ? found.instance : this.perCallTool(found.cls, found.options));
     } catch (error) {
-      if (error instanceof ToolnexusError) throw new ToolnexusModuleError(`cannot register @Tool provider ${found.where}: ${error.message}`);
+      if (error instanceof ToolnexusError) throw new ToolnexusModuleError(`cannot register @Tool provider ${found.where}: ${messageOf(error)}`);
       throw error;
     }
   }

@@ -1,11 +1,14 @@
 /**
- * Waits `ms`, or rejects with `signal.reason` as soon as the signal aborts (at once if it
- * already has). Its timer and listener never outlive it.
+ * Waits `ms` milliseconds, or less if `signal` aborts first: then it rejects with the
+ * signal's `reason`, at once when the signal is already aborted. Either way it leaves no
+ * timer and no listener behind, so a long wait that is cancelled holds neither the process
+ * open nor the signal's listeners (a run's signal lives as long as the run).
+ * Internal: not re-exported from the package entry.
  */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
+    const onAbort = (): void => {
       clearTimeout(timer);
       reject(signal?.reason);
     };

@@ -70,7 +70,7 @@ describe('examples/nest-approvals over HTTP', () => {
     const id = chat.body.pending?.id as string;
 
     const unknown = await http<ErrorBody>('POST', '/answers/pnd-forged', { ok: true });
-    expect(unknown).toEqual({ status: 404, body: { statusCode: 404, error: 'Not Found', message: 'unknown suspension: pnd-forged', code: 'UnknownSuspensionError' } });
+    expect(unknown).toEqual({ status: 404, body: { statusCode: 404, error: 'Not Found', message: 'unknown suspension: pnd-forged', code: 'TOOLNEXUS_UNKNOWN_SUSPENSION' } });
 
     const notBoolean = await http<ErrorBody>('POST', `/answers/${id}`, { ok: 'yes' });
     expect(notBoolean.status).toBe(400);
@@ -94,7 +94,7 @@ describe('examples/nest-approvals over HTTP', () => {
     expect(done.body.status).toBe('done');
 
     const repeated = await http<ErrorBody>('POST', `/answers/${id}`, { ok: true });
-    expect(repeated).toEqual({ status: 409, body: { statusCode: 409, error: 'Conflict', message: `suspension ${id} is already resolved`, code: 'AlreadyResolvedError' } });
+    expect(repeated).toEqual({ status: 409, body: { statusCode: 409, error: 'Conflict', message: `suspension ${id} is already resolved`, code: 'TOOLNEXUS_ALREADY_RESOLVED' } });
     const contradicting = await http<ErrorBody>('POST', `/answers/${id}`, { ok: false, reason: 'declined' });
     expect(contradicting.status).toBe(409);
     expect(app.get(LedgerService).transfers).toEqual([{ from: 'acc-1', to: 'acc-2', amount: 100 }]);

@@ -4,10 +4,10 @@ import { APP_FILTER } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import type { AddressInfo } from 'node:net';
 import {
-  AlreadyResolvedError, InvalidAnswerError, InvalidResumeError, ModelHttpError, RunCheckpointError, RunConflictError, RunNotFoundError,
+  AlreadyResolvedError, InvalidAnswerError, InvalidResumeError, ModelError, ModelHttpError, RunCheckpointError, RunConflictError, RunNotFoundError,
   StoreUnavailableError, UnknownSuspensionError, UnregisteredToolError, type ToolnexusError,
 } from 'toolnexus-ts';
-import { ToolnexusExceptionFilter, httpStatusOf, type ToolnexusErrorBody } from 'toolnexus-ts/nest';
+import { ToolnexusExceptionFilter, ToolnexusModuleError, httpStatusOf, type ToolnexusErrorBody } from 'toolnexus-ts/nest';
 
 const errors: Record<string, () => Error> = {
   unknown: () => new UnknownSuspensionError('pnd-1'),
@@ -21,6 +21,9 @@ const errors: Record<string, () => Error> = {
   corrupt: () => new RunCheckpointError('run-1', 'secret internals'),
   unregistered: () => new UnregisteredToolError('pnd-1', 'transfer'),
   plain: () => new Error('not ours'),
+  // What a minifier leaves of a class name, both ways it can happen.
+  minified: () => Object.defineProperty(new AlreadyResolvedError('pnd-1', 'declined'), 'name', { value: 'e' }),
+  subclass: () => new (class t extends UnknownSuspensionError {})('pnd-2'),
 };
 
 @Controller()
@@ -51,21 +54,32 @@ describe('ToolnexusExceptionFilter', () => {
   }
 
   it.each([
-    ['unknown', 404, 'Not Found', 'unknown suspension: pnd-1', 'UnknownSuspensionError'],
-    ['no-run', 404, 'Not Found', 'no checkpoint for run run-1', 'RunNotFoundError'],
-    ['settled', 409, 'Conflict', 'suspension pnd-1 is already resolved', 'AlreadyResolvedError'],
-    ['conflict', 409, 'Conflict', 'run run-1: checkpoint version 2 was changed by another process', 'RunConflictError'],
-    ['malformed', 400, 'Bad Request', 'invalid answer: ok must be a boolean', 'InvalidAnswerError'],
-    ['bad-resume', 400, 'Bad Request', 'resume needs at least one answer', 'InvalidResumeError'],
-    ['store-down', 503, 'Service Unavailable', 'connection refused', 'StoreUnavailableError'],
-    ['model-down', 502, 'Bad Gateway', 'openai returned HTTP 500: overloaded (after 3 attempts)', 'ModelHttpError'],
+    ['unknown', 404, 'Not Found', 'unknown suspension: pnd-1', 'TOOLNEXUS_UNKNOWN_SUSPENSION'],
+    ['no-run', 404, 'Not Found', 'no checkpoint for run run-1', 'TOOLNEXUS_RUN_NOT_FOUND'],
+    ['settled', 409, 'Conflict', 'suspension pnd-1 is already resolved', 'TOOLNEXUS_ALREADY_RESOLVED'],
+    ['conflict', 409, 'Conflict', 'run run-1: checkpoint version 2 was changed by another process', 'TOOLNEXUS_RUN_CONFLICT'],
+    ['malformed', 400, 'Bad Request', 'invalid answer: ok must be a boolean', 'TOOLNEXUS_INVALID_ANSWER'],
+    ['bad-resume', 400, 'Bad Request', 'resume needs at least one answer', 'TOOLNEXUS_INVALID_RESUME'],
+    ['store-down', 503, 'Service Unavailable', 'connection refused', 'TOOLNEXUS_STORE_UNAVAILABLE'],
+    ['model-down', 502, 'Bad Gateway', 'openai returned HTTP 500: overloaded (after 3 attempts)', 'TOOLNEXUS_MODEL_HTTP'],
   ])('%s → %i with a body that says what happened', async (kind, statusCode, error, message, code) => {
     expect(await get(kind)).toEqual({ status: statusCode, body: { statusCode, error, message, code } });
   });
 
   it('answers server-side faults with 500 and no internals', async () => {
-    expect(await get('corrupt')).toEqual({ status: 500, body: { statusCode: 500, error: 'Internal Server Error', message: 'Internal server error', code: 'RunCheckpointError' } });
+    expect(await get('corrupt')).toEqual({ status: 500, body: { statusCode: 500, error: 'Internal Server Error', message: 'Internal server error', code: 'TOOLNEXUS_RUN_CHECKPOINT' } });
     expect((await get('unregistered')).status).toBe(500);
+  });
+
+  it('maps a renamed class by its code, and sends the code, not the name', async () => {
+    expect(await get('minified')).toEqual({
+      status: 409,
+      body: { statusCode: 409, error: 'Conflict', message: 'suspension pnd-1 is already declined', code: 'TOOLNEXUS_ALREADY_RESOLVED' },
+    });
+    expect(await get('subclass')).toEqual({
+      status: 404,
+      body: { statusCode: 404, error: 'Not Found', message: 'unknown suspension: pnd-2', code: 'TOOLNEXUS_UNKNOWN_SUSPENSION' },
+    });
   });
 
   it('leaves errors that are not toolnexus errors to Nest', async () => {
@@ -75,5 +89,21 @@ describe('ToolnexusExceptionFilter', () => {
   it('maps statuses without a request, for hosts with their own error handling', () => {
     expect(httpStatusOf(new UnknownSuspensionError('x') as ToolnexusError)).toBe(404);
     expect(httpStatusOf(new AlreadyResolvedError('x', 'declined'))).toBe(409);
+  });
+
+  it('maps by code an error that fails instanceof (thrown by a second copy of the package)', () => {
+    const foreign = Object.assign(new Error('unknown suspension: x'), { code: 'TOOLNEXUS_UNKNOWN_SUSPENSION' });
+    expect(foreign).not.toBeInstanceOf(UnknownSuspensionError);
+    expect(httpStatusOf(foreign as unknown as ToolnexusError)).toBe(404);
+    expect(httpStatusOf(Object.assign(new Error('down'), { code: 'TOOLNEXUS_STORE_UNAVAILABLE' }) as unknown as ToolnexusError)).toBe(503);
+  });
+
+  it('falls back to the class for a subclass with a code of its own', () => {
+    class PaymentProviderError extends ModelError {
+      override readonly code = 'ACME_PAYMENT_PROVIDER';
+    }
+    expect(httpStatusOf(new PaymentProviderError('acme', 'the payment provider is down'))).toBe(502);
+    expect(httpStatusOf(new ToolnexusModuleError('bad options'))).toBe(500);
+    expect(new ToolnexusModuleError('bad options').code).toBe('TOOLNEXUS_NEST_MODULE');
   });
 });

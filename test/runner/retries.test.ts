@@ -118,6 +118,16 @@ describe('retries', () => {
     expect((error as Error).message).toMatch(/^openai could not be reached: ECONNREFUSED .* \(after 2 attempts\)$/);
   });
 
+  it('names every address an unreachable host was tried at (an AggregateError cause has no message of its own)', async () => {
+    // What undici throws when "localhost" resolves to ::1 and 127.0.0.1 and both refuse.
+    const refused = Object.assign(new AggregateError([new Error('connect ECONNREFUSED ::1:9'), new Error('connect ECONNREFUSED 127.0.0.1:9')], ''), { code: 'ECONNREFUSED' });
+    const fetch = (() => Promise.reject(new TypeError('fetch failed', { cause: refused }))) as typeof globalThis.fetch;
+    const error = await run(openai('http://localhost:9', { fetch, retry: { maxAttempts: 1 } })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ModelConnectionError);
+    expect((error as Error).message).toBe('openai could not be reached: ECONNREFUSED (connect ECONNREFUSED ::1:9; connect ECONNREFUSED 127.0.0.1:9)');
+    expect((error as Error).cause).toBeInstanceOf(TypeError);
+  });
+
   it('retries a 429 before a stream starts, then streams', async () => {
     const server = await serve([json(429, { error: { message: 'busy' } }, { 'retry-after-ms': '10' }), openaiStream(['str', 'eamed'])]);
     const runner = new AgentRunner({ model: openai(server), toolkit: weatherToolkit() });

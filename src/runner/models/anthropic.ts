@@ -1,6 +1,6 @@
 import { InvalidArgumentError, ModelResponseError } from '../../errors';
 import { toAnthropicTools } from '../../toolkit/adapters';
-import { httpSettings, type HttpModelOptions } from '../http';
+import { httpSettings, type HttpModelOptions } from '../http/settings';
 import type { ChatMessage, ChatModel, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ToolCall } from '../types';
 import { argumentsText, asCount, asRecord, asString, joinUrl, ModelEndpoint, parseChunk, streamFailure, wholeAsStream, ToolsCache } from './shared';
 

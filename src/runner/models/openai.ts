@@ -1,6 +1,6 @@
 import { InvalidArgumentError, ModelResponseError } from '../../errors';
 import { toOpenAITools } from '../../toolkit/adapters';
-import { httpSettings, type HttpModelOptions } from '../http';
+import { httpSettings, type HttpModelOptions } from '../http/settings';
 import type { ChatMessage, ChatModel, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ToolCall, Usage } from '../types';
 import { argumentsText, asCount, asRecord, asString, fallbackCallId, joinUrl, ModelEndpoint, parseChunk, streamFailure, wholeAsStream, ToolsCache } from './shared';
 

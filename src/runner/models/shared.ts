@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { ModelError, ModelResponseError } from '../../errors';
-import { postWithRetry, Watchdog, type Attempt, type HttpSettings } from '../http';
+import type { Attempt } from '../http/attempt';
+import { postWithRetry } from '../http/post';
+import type { HttpSettings } from '../http/settings';
+import { Watchdog } from '../http/watchdog';
 import { readSse, type SseEvent } from '../sse';
 import type { ModelResponse, ModelStreamEvent, ModelTool } from '../types';
 

@@ -1,0 +1,90 @@
+import * as errors from '../src/errors';
+import {
+  ModelConnectionError,
+  ModelError,
+  PendingStoreError,
+  StoreUnavailableError,
+  ToolnexusError,
+  UnknownSuspensionError,
+} from '../src/errors';
+
+/**
+ * The released codes. A code is a promise to programs that match on it: this list only
+ * ever grows, and an entry never changes.
+ */
+const CODES: Record<string, string> = {
+  ToolnexusError: 'TOOLNEXUS_ERROR',
+  ToolRegistrationError: 'TOOLNEXUS_TOOL_REGISTRATION',
+  UnknownSuspensionError: 'TOOLNEXUS_UNKNOWN_SUSPENSION',
+  AlreadyResolvedError: 'TOOLNEXUS_ALREADY_RESOLVED',
+  InvalidArgumentError: 'TOOLNEXUS_INVALID_ARGUMENT',
+  InvalidAnswerError: 'TOOLNEXUS_INVALID_ANSWER',
+  DuplicateSuspensionError: 'TOOLNEXUS_DUPLICATE_SUSPENSION',
+  UnregisteredToolError: 'TOOLNEXUS_UNREGISTERED_TOOL',
+  PendingStoreError: 'TOOLNEXUS_PENDING_STORE',
+  ModelError: 'TOOLNEXUS_MODEL',
+  ModelHttpError: 'TOOLNEXUS_MODEL_HTTP',
+  ModelTimeoutError: 'TOOLNEXUS_MODEL_TIMEOUT',
+  ModelConnectionError: 'TOOLNEXUS_MODEL_CONNECTION',
+  ModelResponseError: 'TOOLNEXUS_MODEL_RESPONSE',
+  RunNotFoundError: 'TOOLNEXUS_RUN_NOT_FOUND',
+  RunConflictError: 'TOOLNEXUS_RUN_CONFLICT',
+  RunCheckpointError: 'TOOLNEXUS_RUN_CHECKPOINT',
+  InvalidResumeError: 'TOOLNEXUS_INVALID_RESUME',
+  StoreUnavailableError: 'TOOLNEXUS_STORE_UNAVAILABLE',
+  ClaimLostError: 'TOOLNEXUS_CLAIM_LOST',
+  SuspensionMismatchError: 'TOOLNEXUS_SUSPENSION_MISMATCH',
+};
+
+type AnyErrorClass = new (...args: never[]) => ToolnexusError;
+
+/** Builds any of the classes; the arguments only need to be of the right kinds. */
+function instanceOf(cls: AnyErrorClass): ToolnexusError {
+  const args: unknown[] = cls.prototype instanceof ModelError ? ['openai', 'detail', 1, 1] : ['a', 'b'];
+  return new (cls as unknown as new (...a: unknown[]) => ToolnexusError)(...args);
+}
+
+describe('error codes', () => {
+  const classes = Object.entries(errors as Record<string, unknown>).filter(
+    ([, value]) => typeof value === 'function' && (value === ToolnexusError || (value as AnyErrorClass).prototype instanceof ToolnexusError),
+  );
+
+  it('every exported error class has a released code, each its own', () => {
+    expect(classes.map(([name]) => name).sort()).toEqual(Object.keys(CODES).sort());
+    expect(new Set(Object.values(CODES)).size).toBe(Object.keys(CODES).length);
+  });
+
+  it.each(Object.entries(CODES))('%s has code %s, an own property, and keeps its class name as name', (name, code) => {
+    const error = instanceOf((errors as unknown as Record<string, AnyErrorClass>)[name] as AnyErrorClass);
+    expect(error.code).toBe(code);
+    expect(Object.prototype.hasOwnProperty.call(error, 'code')).toBe(true);
+    expect(error.name).toBe(name);
+  });
+
+  it('a subclass without a code of its own keeps its parent’s, whatever the subclass is called', () => {
+    class Renamed extends UnknownSuspensionError {}
+    const error = new Renamed('pnd-1');
+    expect(error.name).toBe('Renamed');
+    expect(error.code).toBe('TOOLNEXUS_UNKNOWN_SUSPENSION');
+  });
+});
+
+describe('error causes', () => {
+  it('are the standard ES2022 cause, set only when given', () => {
+    const root = new Error('socket hang up');
+    const withCause = new PendingStoreError('read failed', { cause: root });
+    expect(withCause.cause).toBe(root);
+    expect(Object.getOwnPropertyDescriptor(withCause, 'cause')).toMatchObject({ enumerable: false });
+    expect('cause' in new PendingStoreError('read failed')).toBe(false);
+    // An explicit undefined cause is still a cause, as with Error itself.
+    expect('cause' in new PendingStoreError('read failed', { cause: undefined })).toBe(true);
+  });
+
+  it('pass through every constructor that takes options', () => {
+    const root = new Error('ECONNREFUSED');
+    expect(new StoreUnavailableError('down', { cause: root }).cause).toBe(root);
+    expect(new ModelError('openai', 'failed', { cause: root }).cause).toBe(root);
+    expect(new ModelConnectionError('openai', 'ECONNREFUSED', 2, { cause: root }).cause).toBe(root);
+    expect(new ToolnexusError('failed', { cause: root }).cause).toBe(root);
+  });
+});
