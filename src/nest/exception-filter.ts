@@ -43,6 +43,8 @@ const STATUS_BY_CODE: ReadonlyMap<string, number> = new Map([
   ['TOOLNEXUS_RUN_NOT_FOUND', HttpStatus.NOT_FOUND],
   ['TOOLNEXUS_ALREADY_RESOLVED', HttpStatus.CONFLICT],
   ['TOOLNEXUS_RUN_CONFLICT', HttpStatus.CONFLICT],
+  // The replay lost its claim to another process and no outcome is stored yet: the client retries.
+  ['TOOLNEXUS_CLAIM_LOST', HttpStatus.CONFLICT],
   ['TOOLNEXUS_INVALID_ANSWER', HttpStatus.BAD_REQUEST],
   ['TOOLNEXUS_INVALID_RESUME', HttpStatus.BAD_REQUEST],
   ['TOOLNEXUS_INVALID_ARGUMENT', HttpStatus.BAD_REQUEST],
