@@ -141,7 +141,7 @@ describe('Toolkit dispatch never rejects (§4)', () => {
     [null, 'arguments must be a JSON object, got null'],
     [7, 'arguments must be a JSON object, got a number'],
     [true, 'arguments must be a JSON object, got a boolean'],
-    ['{not json', 'arguments are not valid JSON'],
+    ['{not json', "arguments are not valid JSON (Expected property name or '}' in JSON at position 1): {not json"],
     ['[1]', 'arguments must be a JSON object, got an array'],
     ['"text"', 'arguments must be a JSON object, got a string'],
   ])('says what is wrong with args %p', async (args, problem) => {

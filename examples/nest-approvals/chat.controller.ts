@@ -52,9 +52,9 @@ export class ChatController {
   }
 
   /**
-   * Answers a suspension and continues its run. A stale or forged id is 404, an id already
-   * answered 409 (ToolnexusExceptionFilter); a malformed body 400 (ValidationPipe). None of
-   * them touches the run.
+   * Answers a suspension and continues its run. The same answer again (a retried POST)
+   * gets the run's result again; a stale or forged id is 404, a contradicting answer 409
+   * (ToolnexusExceptionFilter); a malformed body 400 (ValidationPipe). None of them touches the run.
    */
   @Post('answers/:id')
   @HttpCode(200)

@@ -39,8 +39,11 @@ export async function main(): Promise<void> {
     console.log(`POST /answers/${chat.body.pending.id} as alice -> ${answered.status} ${answered.body.status}: ${answered.body.text}`);
     if (answered.body.status !== 'done') throw new Error(`expected the run to finish, got ${JSON.stringify(answered.body)}`);
 
-    const again = await call<{ message: string }>(base, 'POST', `/answers/${chat.body.pending.id}`, { ok: true });
-    console.log(`POST /answers/${chat.body.pending.id} again -> ${again.status} ${again.body.message}`);
+    const again = await call<RunView>(base, 'POST', `/answers/${chat.body.pending.id}`, { ok: true }, 'alice');
+    console.log(`POST /answers/${chat.body.pending.id} again (a retry) -> ${again.status} ${again.body.status}`);
+
+    const contradicting = await call<{ message: string }>(base, 'POST', `/answers/${chat.body.pending.id}`, { ok: false, reason: 'declined' });
+    console.log(`POST /answers/${chat.body.pending.id} declined afterwards -> ${contradicting.status} ${contradicting.body.message}`);
 
     const after = await call<PendingView[]>(base, 'GET', '/pending');
     console.log(`GET /pending -> ${after.status} ${after.body.length} open`);

@@ -3,6 +3,7 @@ import { plainToInstance } from 'class-transformer';
 import { validate, type ValidationError, type ValidatorOptions } from 'class-validator';
 import { ARGUMENTS_PLAN } from '../metadata/keys';
 import type { ClassType } from '../decorators/types';
+import { messageOf } from '../errors/message';
 import { schemaForClass } from '../schema/generate';
 import type { JsonSchema } from '../schema/json-schema';
 
@@ -18,6 +19,8 @@ export interface ArgumentsPlan {
 /** Keys that could reach a prototype: never copied out of untrusted input. */
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 const MAX_DEPTH = 64;
+/** How much of a malformed argument text an error quotes back. */
+const MAX_SHOWN_TEXT = 200;
 const VALIDATOR_OPTIONS: ValidatorOptions = {
   whitelist: true,
   forbidUnknownValues: true,
@@ -100,10 +103,13 @@ function toPlainObject(raw: unknown): { ok: true; value: Record<string, unknown>
   let value = raw;
   if (value === undefined || value === '') return { ok: true, value: {} };
   if (typeof value === 'string') {
+    const text = value;
     try {
-      value = JSON.parse(value);
-    } catch {
-      return { ok: false, problem: 'arguments are not valid JSON' };
+      value = JSON.parse(text);
+    } catch (error) {
+      // The parser's words and the start of the text tell the model what to fix.
+      const shown = text.length > MAX_SHOWN_TEXT ? `${text.slice(0, MAX_SHOWN_TEXT)}...` : text;
+      return { ok: false, problem: `arguments are not valid JSON (${messageOf(error)}): ${shown}` };
     }
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

@@ -93,10 +93,13 @@ describe('examples/nest-approvals over HTTP', () => {
     const done = await http<RunView>('POST', `/answers/${id}`, { ok: true });
     expect(done.body.status).toBe('done');
 
-    const repeated = await http<ErrorBody>('POST', `/answers/${id}`, { ok: true });
-    expect(repeated).toEqual({ status: 409, body: { statusCode: 409, error: 'Conflict', message: `suspension ${id} is already resolved`, code: 'TOOLNEXUS_ALREADY_RESOLVED' } });
+    const repeated = await http<RunView>('POST', `/answers/${id}`, { ok: true });
+    expect(repeated).toEqual(done);
     const contradicting = await http<ErrorBody>('POST', `/answers/${id}`, { ok: false, reason: 'declined' });
-    expect(contradicting.status).toBe(409);
+    expect(contradicting).toEqual({
+      status: 409,
+      body: { statusCode: 409, error: 'Conflict', message: `suspension ${id} of run ${done.body.runId} is already resolved`, code: 'TOOLNEXUS_ALREADY_RESOLVED' },
+    });
     expect(app.get(LedgerService).transfers).toEqual([{ from: 'acc-1', to: 'acc-2', amount: 100 }]);
   });
 
@@ -104,7 +107,7 @@ describe('examples/nest-approvals over HTTP', () => {
     const chat = await http<RunView>('POST', '/chat', { message: 'pay 100 from acc-1 to acc-2' });
     const declined = await http<RunView>('POST', `/answers/${chat.body.pending?.id}`, { ok: false, reason: 'declined' }, 'carol');
     expect(declined.status).toBe(200);
-    expect(declined.body).toMatchObject({ status: 'done', text: 'The transfer did not happen: declined/expired: Transfer 100 from acc-1 to acc-2?' });
+    expect(declined.body).toMatchObject({ status: 'done', text: 'The transfer did not happen: declined/expired: Transfer 100 from acc-1 to acc-2? (declined)' });
     expect(app.get(LedgerService).transfers).toEqual([]);
   });
 
@@ -153,12 +156,13 @@ describe('examples/nest-approvals main()', () => {
       log.mockRestore();
     }
     expect(lines[0]).toMatch(/^nest-approvals listening on http:\/\/127\.0\.0\.1:\d+$/);
-    expect(lines.slice(1).map((l) => l.replace(/pnd-[\w-]+/g, 'ID'))).toEqual([
+    expect(lines.slice(1).map((l) => l.replace(/pnd-[\w-]+/g, 'ID').replace(/run-[\w-]+/g, 'RUN'))).toEqual([
       'POST /chat as bob -> 200 pending: Transfer 2500 from acc-1 to acc-2?',
       'GET /pending -> 200 ID (transfer, requested by bob)',
       'POST /answers/ID -> 404 unknown suspension: ID',
       'POST /answers/ID as alice -> 200 done: Done: moved 2500 from acc-1 to acc-2; acc-1 now holds 7500 (approved by alice).',
-      'POST /answers/ID again -> 409 suspension ID is already resolved',
+      'POST /answers/ID again (a retry) -> 200 done',
+      'POST /answers/ID declined afterwards -> 409 suspension ID of run RUN is already resolved',
       'GET /pending -> 200 0 open',
     ]);
   });

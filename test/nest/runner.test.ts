@@ -85,7 +85,8 @@ describe('AgentRunner injected by ToolnexusModule (OpenAI-compatible model over 
     expect(done).toMatchObject({ status: 'done', text: 'Done: moved 500 from acc-1 to acc-2', runId: first.runId });
     expect(app.get(LedgerService).moves).toEqual(['acc-1->acc-2:500']);
 
-    await expect(app.get(AgentRunner).resume(answer)).rejects.toThrow(AlreadyResolvedError);
+    expect(await app.get(AgentRunner).resume(answer)).toMatchObject({ status: 'done', text: 'Done: moved 500 from acc-1 to acc-2' });
+    await expect(app.get(AgentRunner).resume({ ...answer, ok: false })).rejects.toThrow(AlreadyResolvedError);
     await expect(app.get(AgentRunner).resume({ id: 'pnd-nobody', ok: true })).rejects.toThrow(UnknownSuspensionError);
     expect(app.get(LedgerService).moves).toEqual(['acc-1->acc-2:500']);
     await app.close();

@@ -58,6 +58,8 @@ it('halts on PostgreSQL, and two processes resuming different pauses at once los
   const checkpoint = await first.store.loadRun(halted.runId);
   expect(checkpoint).toMatchObject({ version: 4, state: { phase: 'done', turns: 2 } });
   expect((await first.store.list({ runId: halted.runId })).map((c) => c.status)).toEqual(['resolved', 'resolved']);
-  await expect(first.runner.resume({ id: pay7?.id as string, ok: true, data: { approver: 'first' } })).rejects.toThrow(`suspension ${pay7?.id} is already resolved`);
+  // The same answer again returns the run's result; a conflicting one is refused and names the run.
+  expect(await first.runner.resume({ id: pay7?.id as string, ok: true, data: { approver: 'first' } })).toMatchObject({ status: 'done', runId: halted.runId });
+  await expect(first.runner.resume({ id: pay7?.id as string, ok: true, data: { approver: 'eve' } })).rejects.toThrow(`suspension ${pay7?.id} of run ${halted.runId} is already resolved`);
   await first.store.close();
 });

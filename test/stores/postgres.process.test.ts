@@ -110,7 +110,7 @@ describe('PostgresPendingStore across worker processes', () => {
       } else {
         // The decline won: never shipped; every decliner got "declined/expired", every approver was told.
         expect(row.status).toBe('declined');
-        expect(output).toBe(`declined/expired: Ship order o-${i}?`);
+        expect(output).toBe(`declined/expired: Ship order o-${i}? (declined)`);
         expect(shipments.get(row.id)).toBeUndefined();
         for (const r of decliners) expect(r.outcomes[row.id]).toBe(output);
         for (const r of approvers) expect(r.outcomes[row.id]).toBe('AlreadyResolvedError:declined');
