@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validate, type ValidationError, type ValidatorOptions } from 'class-validator';
-import { ARGUMENTS_PLAN } from '../metadata/keys';
 import type { ClassType } from '../decorators/types';
 import { schemaForClass } from '../schema/generate';
 import type { JsonSchema } from '../schema/json-schema';
@@ -26,12 +25,19 @@ const VALIDATOR_OPTIONS: ValidatorOptions = {
 
 class TooDeepError extends Error {}
 
-/** The plan for a DTO class, computed on first use and cached on the class itself. */
+/**
+ * Plans are this module's cache, not something a decorator declared, so they live here
+ * rather than in the class's reflect-metadata; weak keys let a discarded class go.
+ */
+const plans = new WeakMap<ClassType, ArgumentsPlan>();
+
+/** The plan for a DTO class, computed on first use and then reused. */
 export function planForClass(dto: ClassType): ArgumentsPlan {
-  const cached = Reflect.getOwnMetadata(ARGUMENTS_PLAN, dto) as ArgumentsPlan | undefined;
-  if (cached) return cached;
-  const plan = new DtoArgumentsPlan(dto);
-  Reflect.defineMetadata(ARGUMENTS_PLAN, plan, dto);
+  let plan = plans.get(dto);
+  if (!plan) {
+    plan = new DtoArgumentsPlan(dto);
+    plans.set(dto, plan);
+  }
   return plan;
 }
 
