@@ -181,7 +181,7 @@ describe('Toolkit dispatch never rejects (§4)', () => {
   });
 
   it('strips unknown properties and keeps __proto__ away from prototypes', async () => {
-    const hostile = JSON.parse('{"from":"a","to":"b","amount":5,"admin":true,"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":2}}}');
+    const hostile: unknown = JSON.parse('{"from":"a","to":"b","amount":5,"admin":true,"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":2}}}');
     expect((await toolkit.execute('transfer', hostile)).isError).toBe(false);
     const args = calls.seen[0].args as Record<string, unknown>;
     expect(Object.keys(args).filter((k) => args[k] !== undefined).sort()).toEqual(['amount', 'from', 'to']);
@@ -192,6 +192,7 @@ describe('Toolkit dispatch never rejects (§4)', () => {
 
   it('turns a throw in run into an error result', async () => {
     @Tool({ name: 'explode', description: 'throws' }) class Explode { run(): never { throw new Error('kaboom'); } }
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- a tool that throws a non-Error is what this test is about
     @Tool({ name: 'reject', description: 'rejects' }) class Reject { async run() { throw 'plain string'; } }
     toolkit.register(Explode, Reject);
     expect(await toolkit.execute('explode', {})).toEqual({ output: 'kaboom', isError: true });

@@ -5,6 +5,7 @@
  *   POST /answers/:id     answers one and continues the run
  * `main()` boots it on 127.0.0.1 (any free port) and walks through the whole exchange.
  */
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApprovalsApp } from './app';
 import type { PendingView, RunView } from './chat.controller';
@@ -21,7 +22,7 @@ async function call<T>(base: string, method: string, path: string, body?: unknow
 export async function main(): Promise<void> {
   const app = await createApprovalsApp();
   await app.listen(0, '127.0.0.1');
-  const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  const base = `http://127.0.0.1:${((app.getHttpServer() as Server).address() as AddressInfo).port}`;
   try {
     console.log(`nest-approvals listening on ${base}`);
 

@@ -64,7 +64,8 @@ const setFormat =
 const setNumber =
   (key: 'minimum' | 'maximum' | 'minLength' | 'maxLength' | 'minItems' | 'maxItems' | 'exclusiveMinimum' | 'exclusiveMaximum', index = 0): Rule =>
   (s, c) => {
-    if (typeof c[index] === 'number') s[key] = c[index] as number;
+    const value = c[index];
+    if (typeof value === 'number') s[key] = value;
   };
 
 const RULES: Record<string, Rule> = {
@@ -153,7 +154,7 @@ function objectSchema(dto: AnyClass, seen: Set<AnyClass>): JsonSchema {
   seen.add(dto);
   const metadatas = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
   const byProperty = new Map<string, ValidationMetadata[]>();
-  for (const key of describedPropertiesOf(dto.prototype)) byProperty.set(key, []);
+  for (const key of describedPropertiesOf(prototypeOf(dto))) byProperty.set(key, []);
   for (const m of metadatas) {
     const list = byProperty.get(m.propertyName);
     if (list) list.push(m);
@@ -192,7 +193,7 @@ function propertySchema(dto: AnyClass, key: string, list: ValidationMetadata[], 
     }
   }
 
-  const designType: unknown = Reflect.getMetadata('design:type', dto.prototype, key);
+  const designType: unknown = Reflect.getMetadata('design:type', prototypeOf(dto), key);
   if (nested) {
     const child = nestedClass(dto, key, designType);
     if (child) {
@@ -214,8 +215,13 @@ function propertySchema(dto: AnyClass, key: string, list: ValidationMetadata[], 
   }
   if (schema.type === 'array') schema.items = items ?? {};
 
-  const description = descriptionOf(dto.prototype, key);
+  const description = descriptionOf(prototypeOf(dto), key);
   return description === undefined ? schema : { description, ...schema };
+}
+
+// TypeScript types a constructor type's `prototype` as `any`; every class's is an object.
+function prototypeOf(dto: AnyClass): object {
+  return dto.prototype as object;
 }
 
 function nestedClass(dto: AnyClass, key: string, designType: unknown): AnyClass | undefined {

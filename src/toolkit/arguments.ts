@@ -57,7 +57,7 @@ class DtoArgumentsPlan implements ArgumentsPlan {
     if (!plain.ok) return plain;
     const shape = shapeProblems(this.schema, plain.value, '');
     if (shape.length > 0) return { ok: false, problem: shape.join('; ') };
-    const instance = plainToInstance(this.dto, plain.value) as object;
+    const instance = plainToInstance<object, Record<string, unknown>>(this.dto, plain.value);
     const errors = await validate(instance, VALIDATOR_OPTIONS);
     if (errors.length > 0) return { ok: false, problem: describeErrors(errors).join('; ') };
     return { ok: true, value: instance };
