@@ -25,4 +25,4 @@ async function main() {
   const asked = await toolkit.execute('transfer', { from: 'a', to: 'b', amount: 5 });
   console.log(asked.output);                                        // → Transfer 5 from a?
 }
-void main();
+main();
