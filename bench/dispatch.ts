@@ -73,7 +73,9 @@ export async function main(): Promise<void> {
   console.log(`dispatch: ${ROUNDS} rounds x ${CALLS} calls, median per call (node ${process.version})`);
   console.log('variant                          µs/call   vs raw   vs direct');
   for (const [name, value] of ns) {
-    console.log(`${name.padEnd(32)} ${(value / 1000).toFixed(2).padStart(7)}   ${(value / raw).toFixed(2).padStart(5)}×   ${(value / direct).toFixed(1).padStart(6)}×`);
+    console.log(
+      `${name.padEnd(32)} ${(value / 1000).toFixed(2).padStart(7)}   ${(value / raw).toFixed(2).padStart(5)}×   ${(value / direct).toFixed(1).padStart(6)}×`,
+    );
   }
   const ratio = ns.get('toolkit.execute (validated)')! / raw;
   console.log(`validated dispatch / raw class-validator = ${ratio.toFixed(2)}× (target ≤ 1.20×) ${ratio <= 1.2 ? 'OK' : 'OVER TARGET'}`);

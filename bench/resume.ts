@@ -15,7 +15,16 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ResumeCoordinator, SqlitePendingStore, Toolkit, defineTool, pending, pendingOf, success, type SqlitePendingStoreOptions } from 'toolnexus-ts';
+import {
+  ResumeCoordinator,
+  SqlitePendingStore,
+  Toolkit,
+  defineTool,
+  pending,
+  pendingOf,
+  success,
+  type SqlitePendingStoreOptions,
+} from 'toolnexus-ts';
 
 const ROUNDS = 15;
 const CYCLES = 200;
@@ -24,8 +33,13 @@ const LATENCY_SAMPLES = 600;
 const approve = defineTool({
   name: 'approve_payment',
   description: 'Pays an invoice once a human approved it',
-  inputSchema: { type: 'object', properties: { invoice: { type: 'string' }, amount: { type: 'integer' } }, required: ['invoice', 'amount'] },
-  run: (args, ctx) => (ctx?.answer ? success(`paid ${String(args.invoice)}`) : pending({ kind: 'approval', prompt: `Pay ${String(args.invoice)}?` })),
+  inputSchema: {
+    type: 'object',
+    properties: { invoice: { type: 'string' }, amount: { type: 'integer' } },
+    required: ['invoice', 'amount'],
+  },
+  run: (args, ctx) =>
+    ctx?.answer ? success(`paid ${String(args.invoice)}`) : pending({ kind: 'approval', prompt: `Pay ${String(args.invoice)}?` }),
 });
 
 function median(xs: number[]): number {
@@ -60,7 +74,8 @@ function rawFloor(filename: string, synchronous: SqlitePendingStoreOptions['sync
       for (let i = 0; i < CYCLES; i++) {
         const id = `raw-${round}-${i}`;
         insert.run(id, JSON.stringify({ id, kind: 'approval', prompt: `Pay inv-${round}-${i}?` }));
-        if (settle.run(JSON.stringify({ output: `paid inv-${round}-${i}`, isError: false }), id).changes !== 1) throw new Error('floor lost a row');
+        if (settle.run(JSON.stringify({ output: `paid inv-${round}-${i}`, isError: false }), id).changes !== 1)
+          throw new Error('floor lost a row');
       }
       return CYCLES / (Number(process.hrtime.bigint() - started) / 1e9);
     },
@@ -78,9 +93,12 @@ async function rawStoreSql(filename: string, synchronous: SqlitePendingStoreOpti
   db.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
   const insert = db.prepare(`INSERT INTO suspensions (id, kind, tool, args, request, status, created_at)
     VALUES (@id, 'approval', 'approve_payment', @args, @request, 'pending', @now) ON CONFLICT (id) DO NOTHING`);
-  const claimStatement = db.prepare(`UPDATE suspensions SET status = 'resolving', answer = ?, lease_until = ?, lease_token = 't', updated_at = ?
+  const claimStatement =
+    db.prepare(`UPDATE suspensions SET status = 'resolving', answer = ?, lease_until = ?, lease_token = 't', updated_at = ?
     WHERE id = ? AND (status = 'pending' OR (status = 'resolving' AND lease_until < ?)) RETURNING *`);
-  const claimTransaction = db.transaction((id: string, answer: string) => claimStatement.get(answer, Date.now() + 60_000, new Date().toISOString(), id, Date.now()));
+  const claimTransaction = db.transaction((id: string, answer: string) =>
+    claimStatement.get(answer, Date.now() + 60_000, new Date().toISOString(), id, Date.now()),
+  );
   // As the store does: the claim skips its own sync (the outcome's commit syncs it).
   const relax = db.prepare('PRAGMA synchronous = NORMAL');
   const restore = db.prepare(`PRAGMA synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
@@ -94,14 +112,20 @@ async function rawStoreSql(filename: string, synchronous: SqlitePendingStoreOpti
       }
     },
   };
-  const complete = db.prepare(`UPDATE suspensions SET status = 'resolved', outcome = ?, lease_until = NULL, lease_token = NULL, updated_at = ?
+  const complete =
+    db.prepare(`UPDATE suspensions SET status = 'resolved', outcome = ?, lease_until = NULL, lease_token = NULL, updated_at = ?
     WHERE id = ? AND status = 'resolving' AND lease_token = 't'`);
   return {
     cycles(round: number): number {
       const started = process.hrtime.bigint();
       for (let i = 0; i < CYCLES; i++) {
         const id = `sql-${round}-${i}`;
-        insert.run({ id, args: JSON.stringify({ invoice: `inv-${round}-${i}`, amount: 1250 }), request: JSON.stringify({ id, kind: 'approval', prompt: `Pay inv-${round}-${i}?` }), now: new Date().toISOString() });
+        insert.run({
+          id,
+          args: JSON.stringify({ invoice: `inv-${round}-${i}`, amount: 1250 }),
+          request: JSON.stringify({ id, kind: 'approval', prompt: `Pay inv-${round}-${i}?` }),
+          now: new Date().toISOString(),
+        });
         claim.immediate(id, JSON.stringify({ id, ok: true, data: { approver: 'ops' } }));
         complete.run(JSON.stringify({ output: `paid inv-${round}-${i}`, isError: false }), new Date().toISOString(), id);
       }
@@ -111,7 +135,10 @@ async function rawStoreSql(filename: string, synchronous: SqlitePendingStoreOpti
   };
 }
 
-async function throughput(dir: string, synchronous: SqlitePendingStoreOptions['synchronous']): Promise<{ ours: number; floor: number; storeSql: number }> {
+async function throughput(
+  dir: string,
+  synchronous: SqlitePendingStoreOptions['synchronous'],
+): Promise<{ ours: number; floor: number; storeSql: number }> {
   const coordinator = coordinatorOn(join(dir, `cycles-${synchronous}.db`), synchronous);
   const floor = rawFloor(join(dir, `floor-${synchronous}.db`), synchronous);
   const storeSql = await rawStoreSql(join(dir, `store-sql-${synchronous}.db`), synchronous);
@@ -162,7 +189,9 @@ async function resolveMs(coordinator: ResumeCoordinator, i: number): Promise<num
 export async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'toolnexus-bench-resume-'));
   try {
-    console.log(`resume: SQLite ${new Database(':memory:').prepare('SELECT sqlite_version() AS v').pluck().get() as string}, node ${process.version}`);
+    console.log(
+      `resume: SQLite ${new Database(':memory:').prepare('SELECT sqlite_version() AS v').pluck().get() as string}, node ${process.version}`,
+    );
     console.log(`\nsuspend + resolve cycles per second (${ROUNDS} interleaved rounds x ${CYCLES} cycles, median)`);
     console.log('synchronous   coordinator/s   raw floor/s   floor ÷ coordinator   store SQL alone/s   store SQL ÷ coordinator');
     for (const synchronous of ['full', 'normal'] as const) {
@@ -196,7 +225,9 @@ export async function main(): Promise<void> {
       const started = process.hrtime.bigint();
       const listed = await coordinator.list({ status: 'pending', runId: 'run-7', kind: 'input' });
       const listMs = Number(process.hrtime.bigint() - started) / 1e6;
-      console.log(`${rows.padStart(12)} ${p(xs, 0.5).toFixed(3).padStart(8)} ${p(xs, 0.9).toFixed(3).padStart(8)}   ${listMs.toFixed(3)} (${listed.length} rows)`);
+      console.log(
+        `${rows.padStart(12)} ${p(xs, 0.5).toFixed(3).padStart(8)} ${p(xs, 0.9).toFixed(3).padStart(8)}   ${listMs.toFixed(3)} (${listed.length} rows)`,
+      );
     }
     const flatness = p(largeMs, 0.5) / p(smallMs, 0.5);
     console.log(`resolve p50 100,000 ÷ 1,000 rows = ${flatness.toFixed(2)}× (target ≤ 1.20×) ${flatness <= 1.2 ? 'OK' : 'OVER TARGET'}`);

@@ -31,7 +31,9 @@ export async function main(): Promise<void> {
     if (chat.body.status !== 'pending' || !chat.body.pending) throw new Error(`expected a pending run, got ${JSON.stringify(chat.body)}`);
 
     const open = await call<PendingView[]>(base, 'GET', '/pending');
-    console.log(`GET /pending -> ${open.status} ${open.body.map((p) => `${p.request.id} (${p.tool}, requested by ${String(p.request.data?.requestedBy)})`).join(', ')}`);
+    console.log(
+      `GET /pending -> ${open.status} ${open.body.map((p) => `${p.request.id} (${p.tool}, requested by ${String(p.request.data?.requestedBy)})`).join(', ')}`,
+    );
 
     const wrong = await call<{ message: string }>(base, 'POST', '/answers/pnd-does-not-exist', { ok: true });
     console.log(`POST /answers/pnd-does-not-exist -> ${wrong.status} ${wrong.body.message}`);

@@ -62,7 +62,10 @@ const setFormat =
     s.format = format;
   };
 const setNumber =
-  (key: 'minimum' | 'maximum' | 'minLength' | 'maxLength' | 'minItems' | 'maxItems' | 'exclusiveMinimum' | 'exclusiveMaximum', index = 0): Rule =>
+  (
+    key: 'minimum' | 'maximum' | 'minLength' | 'maxLength' | 'minItems' | 'maxItems' | 'exclusiveMinimum' | 'exclusiveMaximum',
+    index = 0,
+  ): Rule =>
   (s, c) => {
     const value = c[index];
     if (typeof value === 'number') s[key] = value;
