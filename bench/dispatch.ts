@@ -38,7 +38,9 @@ async function timeIt(variant: Variant): Promise<number> {
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
+  const middle = s[Math.floor(s.length / 2)];
+  if (middle === undefined) throw new Error('median of no samples');
+  return middle;
 }
 
 export async function main(): Promise<void> {
@@ -63,7 +65,7 @@ export async function main(): Promise<void> {
   for (let round = 0; round < ROUNDS; round++) {
     // Rotate the order so no variant always runs on a hotter or colder heap.
     for (let k = 0; k < variants.length; k++) {
-      const v = variants[(round + k) % variants.length];
+      const v = variants[(round + k) % variants.length]!;
       samples.get(v.name)!.push(await timeIt(v));
     }
   }

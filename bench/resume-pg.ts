@@ -148,7 +148,7 @@ async function suspend(url: string, schema: string, tablePrefix: string, count: 
     Array.from({ length: 8 }, async () => {
       for (let i = next++; i < count; i = next++) {
         await store.insert({
-          request: { id: ids[i], kind: 'approval', prompt: `Pay inv-${i}?` },
+          request: { id: ids[i]!, kind: 'approval', prompt: `Pay inv-${i}?` },
           tool: 'approve_payment',
           args: { invoice: `inv-${i}` },
           status: 'pending',
@@ -187,13 +187,16 @@ async function measure(url: string, schema: string, workers: Handle[], variant: 
     `SELECT count(*) AS n FROM "${schema}"."${tablePrefix}suspensions" WHERE status = 'resolved'`,
   );
   await client.end();
-  if (Number(rows[0].n) !== ids.length) throw new Error(`${rows[0].n} of ${ids.length} rows resolved in ${tablePrefix}`);
+  const resolvedRows = rows[0]!.n; // count(*) always returns one row
+  if (Number(resolvedRows) !== ids.length) throw new Error(`${resolvedRows} of ${ids.length} rows resolved in ${tablePrefix}`);
   return { perSecond: ids.length / seconds, workerCpuMicros: cpuMicros / ids.length };
 }
 
 function median(xs: number[]): number {
   const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
+  const middle = sorted[Math.floor(sorted.length / 2)];
+  if (middle === undefined) throw new Error('median of no samples');
+  return middle;
 }
 
 export async function main(): Promise<void> {
@@ -205,7 +208,7 @@ export async function main(): Promise<void> {
     "SELECT current_setting('server_version') AS v, current_setting('fsync') AS fsync",
   );
   console.log(
-    `resume on PostgreSQL ${rows[0].v} (fsync=${rows[0].fsync}), node ${process.version}; ${SUSPENSIONS} resolves per measurement, ${CONCURRENCY} in flight per worker`,
+    `resume on PostgreSQL ${rows[0]!.v} (fsync=${rows[0]!.fsync}), node ${process.version}; ${SUSPENSIONS} resolves per measurement, ${CONCURRENCY} in flight per worker`,
   );
   const workers = Array.from({ length: Math.max(...WORKER_COUNTS) }, () => startWorker(url, schema));
   try {
@@ -216,7 +219,7 @@ export async function main(): Promise<void> {
     for (const v of variants) await measure(url, schema, workers, v.variant, v.n, `w${v.variant[0]}${v.n}`); // warm-up
     for (let round = 0; round < ROUNDS; round++) {
       for (let k = 0; k < variants.length; k++) {
-        const v = variants[(round + k) % variants.length];
+        const v = variants[(round + k) % variants.length]!;
         v.samples.push(await measure(url, schema, workers, v.variant, v.n, `r${round}${v.variant[0]}${v.n}`));
       }
     }
@@ -225,7 +228,7 @@ export async function main(): Promise<void> {
     // Ratios are taken within each round (N workers against 1 worker measured minutes apart at
     // most), then the median over rounds: other load on the machine drifts, and this cancels most of it.
     const ratio = (a: Variant, n: number, b: Variant, m: number) =>
-      median(samples(a, n).map((x, round) => x.perSecond / samples(b, m)[round].perSecond));
+      median(samples(a, n).map((x, round) => x.perSecond / samples(b, m)[round]!.perSecond));
     const cpu = (variant: Variant, n: number) => median(samples(variant, n).map((x) => x.workerCpuMicros));
     console.log(`\nresolves per second (${ROUNDS} interleaved rounds; medians; ratios per round, then median)`);
     console.log('workers   store/s   store ÷ 1 worker   floor/s   floor ÷ 1 worker   store ÷ floor   worker CPU µs/resolve (store, floor)');
@@ -252,6 +255,7 @@ export async function main(): Promise<void> {
 }
 
 if (require.main === module) {
-  if (process.argv[2] === '--worker') void worker(process.argv[3], process.argv[4]);
+  // startWorker() always passes the URL and the schema after --worker.
+  if (process.argv[2] === '--worker') void worker(process.argv[3]!, process.argv[4]!);
   else void main();
 }

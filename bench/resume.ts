@@ -44,7 +44,9 @@ const approve = defineTool({
 
 function median(xs: number[]): number {
   const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
+  const middle = sorted[Math.floor(sorted.length / 2)];
+  if (middle === undefined) throw new Error('median of no samples');
+  return middle;
 }
 
 function coordinatorOn(filename: string, synchronous: SqlitePendingStoreOptions['synchronous']): ResumeCoordinator {
@@ -151,14 +153,15 @@ async function throughput(
   for (let round = 0; round < ROUNDS; round++) {
     // Rotate the order so no variant always runs first (or on a fuller WAL).
     for (let k = 0; k < variants.length; k++) {
-      const variant = variants[(round + k) % variants.length];
+      const variant = variants[(round + k) % variants.length]!;
       variant.samples.push(await variant.once(round));
     }
   }
   await coordinator.store.close();
   floor.close();
   storeSql.close();
-  return { ours: median(variants[0].samples), floor: median(variants[1].samples), storeSql: median(variants[2].samples) };
+  const [ours, floorSql, storeSqlRun] = variants.map((v) => median(v.samples));
+  return { ours: ours!, floor: floorSql!, storeSql: storeSqlRun! };
 }
 
 async function prefill(filename: string, rows: number): Promise<ResumeCoordinator> {
@@ -216,7 +219,7 @@ export async function main(): Promise<void> {
       smallMs.push(await resolveMs(small, i));
       largeMs.push(await resolveMs(large, i));
     }
-    const p = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * q)];
+    const p = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * q)] ?? NaN;
     console.log('pending rows   p50 ms   p90 ms   list(status=pending, kind=input) ms');
     for (const [rows, coordinator, xs] of [
       ['1,000', small, smallMs],

@@ -172,6 +172,6 @@ describe('JSON Schema from DTO metadata (§2)', () => {
     }
     const toolkit = new Toolkit().register(OrderTool, OrderTool2);
     expect(toolkit.get('order')!.inputSchema).toBe(toolkit.get('order2')!.inputSchema);
-    expect(toolkit.toOpenAI()[0].function.parameters).toBe(toolkit.toOpenAI()[0].function.parameters);
+    expect(toolkit.toOpenAI()[0]!.function.parameters).toBe(toolkit.toOpenAI()[0]!.function.parameters);
   });
 });

@@ -174,9 +174,9 @@ describe('Toolkit registration (§4)', () => {
     const gemini = toolkit.toGemini();
     expect(gemini).toHaveLength(1);
     expect(gemini[0].functionDeclarations).toHaveLength(1);
-    expect(gemini[0].functionDeclarations[0].name).toBe('transfer');
-    expect(gemini[0].functionDeclarations[0].parameters.properties).toEqual(parameters.properties);
-    expect(gemini[0].functionDeclarations[0].parameters).not.toHaveProperty('additionalProperties');
+    expect(gemini[0].functionDeclarations[0]!.name).toBe('transfer');
+    expect(gemini[0].functionDeclarations[0]!.parameters.properties).toEqual(parameters.properties);
+    expect(gemini[0].functionDeclarations[0]!.parameters).not.toHaveProperty('additionalProperties');
   });
 });
 
@@ -191,8 +191,8 @@ describe('Toolkit dispatch never rejects (§4)', () => {
 
   it('runs a valid call with a DTO instance', async () => {
     expect(await toolkit.execute('transfer', good)).toEqual({ output: '{"moved":5}', isError: false });
-    expect(calls.seen[0].args).toBeInstanceOf(TransferArgs);
-    expect(calls.seen[0].args).toEqual({ from: 'a', to: 'b', amount: 5 });
+    expect(calls.seen[0]!.args).toBeInstanceOf(TransferArgs);
+    expect(calls.seen[0]!.args).toEqual({ from: 'a', to: 'b', amount: 5 });
   });
 
   it('accepts a JSON string holding an object', async () => {
@@ -267,7 +267,7 @@ describe('Toolkit dispatch never rejects (§4)', () => {
       '{"from":"a","to":"b","amount":5,"admin":true,"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":2}}}',
     );
     expect((await toolkit.execute('transfer', hostile)).isError).toBe(false);
-    const args = calls.seen[0].args as Record<string, unknown>;
+    const args = calls.seen[0]!.args as Record<string, unknown>;
     expect(
       Object.keys(args)
         .filter((k) => args[k] !== undefined)
@@ -340,20 +340,20 @@ describe('ToolContext (§3)', () => {
 
   it('calls run with ONE argument when no context is given', async () => {
     await toolkit.execute('transfer', good);
-    expect(calls.seen[0].argc).toBe(1);
+    expect(calls.seen[0]!.argc).toBe(1);
   });
 
   it('passes the very context object the caller gave', async () => {
     const ctx: ToolContext<{ tenant: string }> = { tenant: 'acme' };
     await toolkit.execute('transfer', good, ctx);
-    expect(calls.seen[0].argc).toBe(2);
-    expect(calls.seen[0].ctx).toBe(ctx);
+    expect(calls.seen[0]!.argc).toBe(2);
+    expect(calls.seen[0]!.ctx).toBe(ctx);
   });
 
   it('passes the same reference with a caller signal too', async () => {
     const ctx = { signal: new AbortController().signal, user: 'u1' };
     await toolkit.execute('transfer', good, ctx);
-    expect(calls.seen[0].ctx).toBe(ctx);
+    expect(calls.seen[0]!.ctx).toBe(ctx);
   });
 
   it('returns "NAME cancelled" for a signal already aborted, without running', async () => {

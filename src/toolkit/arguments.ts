@@ -150,11 +150,11 @@ function shapeProblems(schema: JsonSchema, value: Record<string, unknown>, paren
   const problems: string[] = [];
   const properties = schema.properties;
   if (!properties) return problems;
-  for (const key of Object.keys(properties)) {
+  for (const [key, childSchema] of Object.entries(properties)) {
     const child = value[key];
     if (child === undefined || child === null) continue;
     const path = parent ? `${parent}.${key}` : key;
-    problems.push(...shapeOf(properties[key], child, path, key));
+    problems.push(...shapeOf(childSchema, child, path, key));
   }
   return problems;
 }
