@@ -10,10 +10,10 @@
  * from the `go` message to the last worker's `done`; process start-up is not counted.
  * Variants run interleaved for ROUNDS rounds, order rotated; the median is shown.
  *
- *   TOOLNEXUS_PG_URL=postgres://... node dist-bench/bench/resume-pg.js
+ *   TOOLNEXUS_PG_URL=postgres://... npm run bench:resume-pg
  *   (without TOOLNEXUS_PG_URL it starts scripts/pg-test-server.sh, which needs root or PostgreSQL 15 binaries)
  *
- *   npm run build --silent && npx tsc -p tsconfig.bench.json && node dist-bench/bench/resume-pg.js
+ *   npm run bench:resume-pg
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -9,7 +9,7 @@
  * 2. Resolve latency as the table grows: p50 of `resolve` with 1,000 versus 100,000
  *    pending rows already in the file (sampled alternately from both files).
  *
- *   npm run build --silent && npx tsc -p tsconfig.bench.json && node dist-bench/bench/resume.js
+ *   npm run bench:resume
  */
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
