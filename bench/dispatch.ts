@@ -38,7 +38,9 @@ async function timeIt(variant: Variant): Promise<number> {
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
+  const middle = s[Math.floor(s.length / 2)];
+  if (middle === undefined) throw new Error('median of no samples');
+  return middle;
 }
 
 export async function main(): Promise<void> {
@@ -63,7 +65,7 @@ export async function main(): Promise<void> {
   for (let round = 0; round < ROUNDS; round++) {
     // Rotate the order so no variant always runs on a hotter or colder heap.
     for (let k = 0; k < variants.length; k++) {
-      const v = variants[(round + k) % variants.length];
+      const v = variants[(round + k) % variants.length]!;
       samples.get(v.name)!.push(await timeIt(v));
     }
   }
@@ -73,7 +75,9 @@ export async function main(): Promise<void> {
   console.log(`dispatch: ${ROUNDS} rounds x ${CALLS} calls, median per call (node ${process.version})`);
   console.log('variant                          µs/call   vs raw   vs direct');
   for (const [name, value] of ns) {
-    console.log(`${name.padEnd(32)} ${(value / 1000).toFixed(2).padStart(7)}   ${(value / raw).toFixed(2).padStart(5)}×   ${(value / direct).toFixed(1).padStart(6)}×`);
+    console.log(
+      `${name.padEnd(32)} ${(value / 1000).toFixed(2).padStart(7)}   ${(value / raw).toFixed(2).padStart(5)}×   ${(value / direct).toFixed(1).padStart(6)}×`,
+    );
   }
   const ratio = ns.get('toolkit.execute (validated)')! / raw;
   console.log(`validated dispatch / raw class-validator = ${ratio.toFixed(2)}× (target ≤ 1.20×) ${ratio <= 1.2 ? 'OK' : 'OVER TARGET'}`);

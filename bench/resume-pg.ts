@@ -10,10 +10,10 @@
  * from the `go` message to the last worker's `done`; process start-up is not counted.
  * Variants run interleaved for ROUNDS rounds, order rotated; the median is shown.
  *
- *   TOOLNEXUS_PG_URL=postgres://... node dist-bench/bench/resume-pg.js
+ *   TOOLNEXUS_PG_URL=postgres://... npm run bench:resume-pg
  *   (without TOOLNEXUS_PG_URL it starts scripts/pg-test-server.sh, which needs root or PostgreSQL 15 binaries)
  *
- *   npm run build --silent && npx tsc -p tsconfig.bench.json && node dist-bench/bench/resume-pg.js
+ *   npm run bench:resume-pg
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -34,7 +34,8 @@ const approve = defineTool({
   name: 'approve_payment',
   description: 'Pays an invoice once a human approved it',
   inputSchema: { type: 'object', properties: { invoice: { type: 'string' } }, required: ['invoice'] },
-  run: (args, ctx) => (ctx?.answer ? success(`paid ${String(args.invoice)}`) : pending({ kind: 'approval', prompt: `Pay ${String(args.invoice)}?` })),
+  run: (args, ctx) =>
+    ctx?.answer ? success(`paid ${String(args.invoice)}`) : pending({ kind: 'approval', prompt: `Pay ${String(args.invoice)}?` }),
 });
 
 // ---------------------------------------------------------------- worker process
@@ -55,7 +56,9 @@ async function worker(url: string, schema: string): Promise<void> {
 
   process.on('message', (message: ToWorker) => {
     if (message.type === 'exit') {
-      void Promise.all([...stores.values()].map((s) => s.store.close())).then(() => floorPool.end()).then(() => process.exit(0));
+      void Promise.all([...stores.values()].map((s) => s.store.close()))
+        .then(() => floorPool.end())
+        .then(() => process.exit(0));
       return;
     }
     void (async () => {
@@ -64,7 +67,12 @@ async function worker(url: string, schema: string): Promise<void> {
         let entry = stores.get(message.tablePrefix);
         if (!entry) {
           // One pool per worker, sized like the floor's, so both sides get the same connections.
-          const store = new PostgresPendingStore({ connectionString: url, schema, tablePrefix: message.tablePrefix, poolConfig: { max: CONCURRENCY } });
+          const store = new PostgresPendingStore({
+            connectionString: url,
+            schema,
+            tablePrefix: message.tablePrefix,
+            poolConfig: { max: CONCURRENCY },
+          });
           await store.ensureSchema();
           entry = { store, coordinator: new ResumeCoordinator({ toolkit: new Toolkit().register(approve), store }) };
           stores.set(message.tablePrefix, entry);
@@ -82,11 +90,10 @@ async function worker(url: string, schema: string): Promise<void> {
             [id, 't', Date.now() + 60_000],
           );
           if (claimed.rowCount !== 1) throw new Error(`floor lost ${id}`);
-          await floorPool.query(`UPDATE ${table} SET status = 'resolved', outcome = $2::json, claim_token = NULL WHERE id = $1 AND claim_token = $3`, [
-            id,
-            JSON.stringify({ output: 'paid', isError: false }),
-            't',
-          ]);
+          await floorPool.query(
+            `UPDATE ${table} SET status = 'resolved', outcome = $2::json, claim_token = NULL WHERE id = $1 AND claim_token = $3`,
+            [id, JSON.stringify({ output: 'paid', isError: false }), 't'],
+          );
         });
       }
       const cpu = process.cpuUsage(cpuBefore);
@@ -140,7 +147,13 @@ async function suspend(url: string, schema: string, tablePrefix: string, count: 
   await Promise.all(
     Array.from({ length: 8 }, async () => {
       for (let i = next++; i < count; i = next++) {
-        await store.insert({ request: { id: ids[i], kind: 'approval', prompt: `Pay inv-${i}?` }, tool: 'approve_payment', args: { invoice: `inv-${i}` }, status: 'pending', createdAt });
+        await store.insert({
+          request: { id: ids[i]!, kind: 'approval', prompt: `Pay inv-${i}?` },
+          tool: 'approve_payment',
+          args: { invoice: `inv-${i}` },
+          status: 'pending',
+          createdAt,
+        });
       }
     }),
   );
@@ -160,7 +173,9 @@ async function measure(url: string, schema: string, workers: Handle[], variant: 
   const share = Math.ceil(ids.length / n);
   const active = workers.slice(0, n);
   const started = process.hrtime.bigint();
-  active.forEach((w, i) => w.child.send({ type: 'go', variant, tablePrefix, ids: ids.slice(i * share, (i + 1) * share) } satisfies ToWorker));
+  active.forEach((w, i) =>
+    w.child.send({ type: 'go', variant, tablePrefix, ids: ids.slice(i * share, (i + 1) * share) } satisfies ToWorker),
+  );
   const reports = await Promise.all(active.map((w) => w.next()));
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const resolved = reports.reduce((sum, r) => sum + (r.type === 'done' ? r.resolved : 0), 0);
@@ -168,15 +183,20 @@ async function measure(url: string, schema: string, workers: Handle[], variant: 
   if (resolved !== ids.length) throw new Error(`only ${resolved} of ${ids.length} resolved`);
   const client = new Client({ connectionString: url });
   await client.connect();
-  const { rows } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM "${schema}"."${tablePrefix}suspensions" WHERE status = 'resolved'`);
+  const { rows } = await client.query<{ n: string }>(
+    `SELECT count(*) AS n FROM "${schema}"."${tablePrefix}suspensions" WHERE status = 'resolved'`,
+  );
   await client.end();
-  if (Number(rows[0].n) !== ids.length) throw new Error(`${rows[0].n} of ${ids.length} rows resolved in ${tablePrefix}`);
+  const resolvedRows = rows[0]!.n; // count(*) always returns one row
+  if (Number(resolvedRows) !== ids.length) throw new Error(`${resolvedRows} of ${ids.length} rows resolved in ${tablePrefix}`);
   return { perSecond: ids.length / seconds, workerCpuMicros: cpuMicros / ids.length };
 }
 
 function median(xs: number[]): number {
   const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
+  const middle = sorted[Math.floor(sorted.length / 2)];
+  if (middle === undefined) throw new Error('median of no samples');
+  return middle;
 }
 
 export async function main(): Promise<void> {
@@ -184,16 +204,22 @@ export async function main(): Promise<void> {
   const schema = `bench_${randomBytes(3).toString('hex')}`;
   const admin = new Client({ connectionString: url });
   await admin.connect();
-  const { rows } = await admin.query<{ v: string; fsync: string }>("SELECT current_setting('server_version') AS v, current_setting('fsync') AS fsync");
-  console.log(`resume on PostgreSQL ${rows[0].v} (fsync=${rows[0].fsync}), node ${process.version}; ${SUSPENSIONS} resolves per measurement, ${CONCURRENCY} in flight per worker`);
+  const { rows } = await admin.query<{ v: string; fsync: string }>(
+    "SELECT current_setting('server_version') AS v, current_setting('fsync') AS fsync",
+  );
+  console.log(
+    `resume on PostgreSQL ${rows[0]!.v} (fsync=${rows[0]!.fsync}), node ${process.version}; ${SUSPENSIONS} resolves per measurement, ${CONCURRENCY} in flight per worker`,
+  );
   const workers = Array.from({ length: Math.max(...WORKER_COUNTS) }, () => startWorker(url, schema));
   try {
     await Promise.all(workers.map((w) => w.next()));
-    const variants = WORKER_COUNTS.flatMap((n) => (['store', 'floor'] as const).map((variant) => ({ n, variant, samples: [] as Sample[] })));
+    const variants = WORKER_COUNTS.flatMap((n) =>
+      (['store', 'floor'] as const).map((variant) => ({ n, variant, samples: [] as Sample[] })),
+    );
     for (const v of variants) await measure(url, schema, workers, v.variant, v.n, `w${v.variant[0]}${v.n}`); // warm-up
     for (let round = 0; round < ROUNDS; round++) {
       for (let k = 0; k < variants.length; k++) {
-        const v = variants[(round + k) % variants.length];
+        const v = variants[(round + k) % variants.length]!;
         v.samples.push(await measure(url, schema, workers, v.variant, v.n, `r${round}${v.variant[0]}${v.n}`));
       }
     }
@@ -201,7 +227,8 @@ export async function main(): Promise<void> {
     const rate = (variant: Variant, n: number) => median(samples(variant, n).map((x) => x.perSecond));
     // Ratios are taken within each round (N workers against 1 worker measured minutes apart at
     // most), then the median over rounds: other load on the machine drifts, and this cancels most of it.
-    const ratio = (a: Variant, n: number, b: Variant, m: number) => median(samples(a, n).map((x, round) => x.perSecond / samples(b, m)[round].perSecond));
+    const ratio = (a: Variant, n: number, b: Variant, m: number) =>
+      median(samples(a, n).map((x, round) => x.perSecond / samples(b, m)[round]!.perSecond));
     const cpu = (variant: Variant, n: number) => median(samples(variant, n).map((x) => x.workerCpuMicros));
     console.log(`\nresolves per second (${ROUNDS} interleaved rounds; medians; ratios per round, then median)`);
     console.log('workers   store/s   store ÷ 1 worker   floor/s   floor ÷ 1 worker   store ÷ floor   worker CPU µs/resolve (store, floor)');
@@ -214,7 +241,10 @@ export async function main(): Promise<void> {
     // The spread says how much the machine's other load moved the figures.
     console.log('\nevery sample, resolves/s (store | floor)');
     for (const n of WORKER_COUNTS) {
-      const list = (variant: Variant) => samples(variant, n).map((x) => x.perSecond.toFixed(0)).join(' ');
+      const list = (variant: Variant) =>
+        samples(variant, n)
+          .map((x) => x.perSecond.toFixed(0))
+          .join(' ');
       console.log(`${String(n).padStart(7)}   ${list('store')} | ${list('floor')}`);
     }
   } finally {
@@ -225,6 +255,7 @@ export async function main(): Promise<void> {
 }
 
 if (require.main === module) {
-  if (process.argv[2] === '--worker') void worker(process.argv[3], process.argv[4]);
+  // startWorker() always passes the URL and the schema after --worker.
+  if (process.argv[2] === '--worker') void worker(process.argv[3]!, process.argv[4]!);
   else void main();
 }

@@ -9,13 +9,22 @@
  * 2. Resolve latency as the table grows: p50 of `resolve` with 1,000 versus 100,000
  *    pending rows already in the file (sampled alternately from both files).
  *
- *   npm run build --silent && npx tsc -p tsconfig.bench.json && node dist-bench/bench/resume.js
+ *   npm run bench:resume
  */
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ResumeCoordinator, SqlitePendingStore, Toolkit, defineTool, pending, pendingOf, success, type SqlitePendingStoreOptions } from 'toolnexus-ts';
+import {
+  ResumeCoordinator,
+  SqlitePendingStore,
+  Toolkit,
+  defineTool,
+  pending,
+  pendingOf,
+  success,
+  type SqlitePendingStoreOptions,
+} from 'toolnexus-ts';
 
 const ROUNDS = 15;
 const CYCLES = 200;
@@ -24,13 +33,20 @@ const LATENCY_SAMPLES = 600;
 const approve = defineTool({
   name: 'approve_payment',
   description: 'Pays an invoice once a human approved it',
-  inputSchema: { type: 'object', properties: { invoice: { type: 'string' }, amount: { type: 'integer' } }, required: ['invoice', 'amount'] },
-  run: (args, ctx) => (ctx?.answer ? success(`paid ${String(args.invoice)}`) : pending({ kind: 'approval', prompt: `Pay ${String(args.invoice)}?` })),
+  inputSchema: {
+    type: 'object',
+    properties: { invoice: { type: 'string' }, amount: { type: 'integer' } },
+    required: ['invoice', 'amount'],
+  },
+  run: (args, ctx) =>
+    ctx?.answer ? success(`paid ${String(args.invoice)}`) : pending({ kind: 'approval', prompt: `Pay ${String(args.invoice)}?` }),
 });
 
 function median(xs: number[]): number {
   const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
+  const middle = sorted[Math.floor(sorted.length / 2)];
+  if (middle === undefined) throw new Error('median of no samples');
+  return middle;
 }
 
 function coordinatorOn(filename: string, synchronous: SqlitePendingStoreOptions['synchronous']): ResumeCoordinator {
@@ -60,7 +76,8 @@ function rawFloor(filename: string, synchronous: SqlitePendingStoreOptions['sync
       for (let i = 0; i < CYCLES; i++) {
         const id = `raw-${round}-${i}`;
         insert.run(id, JSON.stringify({ id, kind: 'approval', prompt: `Pay inv-${round}-${i}?` }));
-        if (settle.run(JSON.stringify({ output: `paid inv-${round}-${i}`, isError: false }), id).changes !== 1) throw new Error('floor lost a row');
+        if (settle.run(JSON.stringify({ output: `paid inv-${round}-${i}`, isError: false }), id).changes !== 1)
+          throw new Error('floor lost a row');
       }
       return CYCLES / (Number(process.hrtime.bigint() - started) / 1e9);
     },
@@ -78,9 +95,12 @@ async function rawStoreSql(filename: string, synchronous: SqlitePendingStoreOpti
   db.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
   const insert = db.prepare(`INSERT INTO suspensions (id, kind, tool, args, request, status, created_at)
     VALUES (@id, 'approval', 'approve_payment', @args, @request, 'pending', @now) ON CONFLICT (id) DO NOTHING`);
-  const claimStatement = db.prepare(`UPDATE suspensions SET status = 'resolving', answer = ?, lease_until = ?, lease_token = 't', updated_at = ?
+  const claimStatement =
+    db.prepare(`UPDATE suspensions SET status = 'resolving', answer = ?, lease_until = ?, lease_token = 't', updated_at = ?
     WHERE id = ? AND (status = 'pending' OR (status = 'resolving' AND lease_until < ?)) RETURNING *`);
-  const claimTransaction = db.transaction((id: string, answer: string) => claimStatement.get(answer, Date.now() + 60_000, new Date().toISOString(), id, Date.now()));
+  const claimTransaction = db.transaction((id: string, answer: string) =>
+    claimStatement.get(answer, Date.now() + 60_000, new Date().toISOString(), id, Date.now()),
+  );
   // As the store does: the claim skips its own sync (the outcome's commit syncs it).
   const relax = db.prepare('PRAGMA synchronous = NORMAL');
   const restore = db.prepare(`PRAGMA synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
@@ -94,14 +114,20 @@ async function rawStoreSql(filename: string, synchronous: SqlitePendingStoreOpti
       }
     },
   };
-  const complete = db.prepare(`UPDATE suspensions SET status = 'resolved', outcome = ?, lease_until = NULL, lease_token = NULL, updated_at = ?
+  const complete =
+    db.prepare(`UPDATE suspensions SET status = 'resolved', outcome = ?, lease_until = NULL, lease_token = NULL, updated_at = ?
     WHERE id = ? AND status = 'resolving' AND lease_token = 't'`);
   return {
     cycles(round: number): number {
       const started = process.hrtime.bigint();
       for (let i = 0; i < CYCLES; i++) {
         const id = `sql-${round}-${i}`;
-        insert.run({ id, args: JSON.stringify({ invoice: `inv-${round}-${i}`, amount: 1250 }), request: JSON.stringify({ id, kind: 'approval', prompt: `Pay inv-${round}-${i}?` }), now: new Date().toISOString() });
+        insert.run({
+          id,
+          args: JSON.stringify({ invoice: `inv-${round}-${i}`, amount: 1250 }),
+          request: JSON.stringify({ id, kind: 'approval', prompt: `Pay inv-${round}-${i}?` }),
+          now: new Date().toISOString(),
+        });
         claim.immediate(id, JSON.stringify({ id, ok: true, data: { approver: 'ops' } }));
         complete.run(JSON.stringify({ output: `paid inv-${round}-${i}`, isError: false }), new Date().toISOString(), id);
       }
@@ -111,7 +137,10 @@ async function rawStoreSql(filename: string, synchronous: SqlitePendingStoreOpti
   };
 }
 
-async function throughput(dir: string, synchronous: SqlitePendingStoreOptions['synchronous']): Promise<{ ours: number; floor: number; storeSql: number }> {
+async function throughput(
+  dir: string,
+  synchronous: SqlitePendingStoreOptions['synchronous'],
+): Promise<{ ours: number; floor: number; storeSql: number }> {
   const coordinator = coordinatorOn(join(dir, `cycles-${synchronous}.db`), synchronous);
   const floor = rawFloor(join(dir, `floor-${synchronous}.db`), synchronous);
   const storeSql = await rawStoreSql(join(dir, `store-sql-${synchronous}.db`), synchronous);
@@ -124,14 +153,15 @@ async function throughput(dir: string, synchronous: SqlitePendingStoreOptions['s
   for (let round = 0; round < ROUNDS; round++) {
     // Rotate the order so no variant always runs first (or on a fuller WAL).
     for (let k = 0; k < variants.length; k++) {
-      const variant = variants[(round + k) % variants.length];
+      const variant = variants[(round + k) % variants.length]!;
       variant.samples.push(await variant.once(round));
     }
   }
   await coordinator.store.close();
   floor.close();
   storeSql.close();
-  return { ours: median(variants[0].samples), floor: median(variants[1].samples), storeSql: median(variants[2].samples) };
+  const [ours, floorSql, storeSqlRun] = variants.map((v) => median(v.samples));
+  return { ours: ours!, floor: floorSql!, storeSql: storeSqlRun! };
 }
 
 async function prefill(filename: string, rows: number): Promise<ResumeCoordinator> {
@@ -162,7 +192,9 @@ async function resolveMs(coordinator: ResumeCoordinator, i: number): Promise<num
 export async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'toolnexus-bench-resume-'));
   try {
-    console.log(`resume: SQLite ${new Database(':memory:').prepare('SELECT sqlite_version() AS v').pluck().get() as string}, node ${process.version}`);
+    console.log(
+      `resume: SQLite ${new Database(':memory:').prepare('SELECT sqlite_version() AS v').pluck().get() as string}, node ${process.version}`,
+    );
     console.log(`\nsuspend + resolve cycles per second (${ROUNDS} interleaved rounds x ${CYCLES} cycles, median)`);
     console.log('synchronous   coordinator/s   raw floor/s   floor ÷ coordinator   store SQL alone/s   store SQL ÷ coordinator');
     for (const synchronous of ['full', 'normal'] as const) {
@@ -187,7 +219,7 @@ export async function main(): Promise<void> {
       smallMs.push(await resolveMs(small, i));
       largeMs.push(await resolveMs(large, i));
     }
-    const p = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * q)];
+    const p = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * q)] ?? NaN;
     console.log('pending rows   p50 ms   p90 ms   list(status=pending, kind=input) ms');
     for (const [rows, coordinator, xs] of [
       ['1,000', small, smallMs],
@@ -196,7 +228,9 @@ export async function main(): Promise<void> {
       const started = process.hrtime.bigint();
       const listed = await coordinator.list({ status: 'pending', runId: 'run-7', kind: 'input' });
       const listMs = Number(process.hrtime.bigint() - started) / 1e6;
-      console.log(`${rows.padStart(12)} ${p(xs, 0.5).toFixed(3).padStart(8)} ${p(xs, 0.9).toFixed(3).padStart(8)}   ${listMs.toFixed(3)} (${listed.length} rows)`);
+      console.log(
+        `${rows.padStart(12)} ${p(xs, 0.5).toFixed(3).padStart(8)} ${p(xs, 0.9).toFixed(3).padStart(8)}   ${listMs.toFixed(3)} (${listed.length} rows)`,
+      );
     }
     const flatness = p(largeMs, 0.5) / p(smallMs, 0.5);
     console.log(`resolve p50 100,000 ÷ 1,000 rows = ${flatness.toFixed(2)}× (target ≤ 1.20×) ${flatness <= 1.2 ? 'OK' : 'OVER TARGET'}`);

@@ -11,7 +11,18 @@ import { IsInt, IsString, Min } from 'class-validator';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Describe, ResumeCoordinator, SqlitePendingStore, Tool, Toolkit, failure, pending, pendingOf, success, type ToolContext } from 'toolnexus-ts';
+import {
+  Describe,
+  ResumeCoordinator,
+  SqlitePendingStore,
+  Tool,
+  Toolkit,
+  failure,
+  pending,
+  pendingOf,
+  success,
+  type ToolContext,
+} from 'toolnexus-ts';
 
 class TransferArgs {
   @IsString() @Describe('Account to debit') from!: string;
@@ -62,7 +73,10 @@ export async function main(): Promise<void> {
     // Process 1: the agent calls the tool; it suspends and the call is recorded.
     const ledger1 = new Ledger();
     const first = startProcess(file, ledger1);
-    const suspended = await first.execute('transfer', { from: 'ACME-OPS', to: 'SUPPLIER-17', amount: 125_000 }, undefined, { runId: 'run-42', callId: 'call_1' });
+    const suspended = await first.execute('transfer', { from: 'ACME-OPS', to: 'SUPPLIER-17', amount: 125_000 }, undefined, {
+      runId: 'run-42',
+      callId: 'call_1',
+    });
     const request = pendingOf(suspended);
     check(request !== undefined, 'the first call should suspend');
     console.log('  [process 1] the tool suspends, waiting for a human:');
@@ -83,10 +97,17 @@ export async function main(): Promise<void> {
 
     const again = await second.resolve(answer);
     const stored = await second.get(request!.id);
-    console.log(`  [process 2] the same answer again returns the stored outcome; the tool ran ${ledger1.transfers + ledger2.transfers} time in all`);
-    console.log(`              status: ${String(stored?.status)}, same outcome: ${String(JSON.stringify(again) === JSON.stringify(result))}\n`);
+    console.log(
+      `  [process 2] the same answer again returns the stored outcome; the tool ran ${ledger1.transfers + ledger2.transfers} time in all`,
+    );
+    console.log(
+      `              status: ${String(stored?.status)}, same outcome: ${String(JSON.stringify(again) === JSON.stringify(result))}\n`,
+    );
     check(!result.isError && result.output.includes('approved by dana@finance'), 'the replay should succeed with the answer');
-    check(JSON.stringify(again) === JSON.stringify(result) && ledger1.transfers + ledger2.transfers === 1, 'the transfer should happen exactly once');
+    check(
+      JSON.stringify(again) === JSON.stringify(result) && ledger1.transfers + ledger2.transfers === 1,
+      'the transfer should happen exactly once',
+    );
     await second.store.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });

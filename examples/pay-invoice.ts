@@ -65,7 +65,11 @@ class PayInvoiceTool {
   constructor(private readonly payables: AccountsPayable) {}
   run(args: PaymentArgs, ctx?: AgentToolContext) {
     if (!ctx?.answer) {
-      return pending({ kind: 'approval', prompt: `Approve paying ${euros(args.cents)} for ${args.invoice}?`, data: { invoice: args.invoice, cents: args.cents } });
+      return pending({
+        kind: 'approval',
+        prompt: `Approve paying ${euros(args.cents)} for ${args.invoice}?`,
+        data: { invoice: args.invoice, cents: args.cents },
+      });
     }
     if (!ctx.answer.ok) return failure(`payment of ${args.invoice} was declined`);
     const reference = this.payables.pay(args.invoice, args.cents, ctx.callId);
@@ -79,7 +83,10 @@ function scriptedModel(): FunctionModel {
   return new FunctionModel(({ messages }) => {
     const results = messages.filter((m) => m.role === 'tool');
     if (results.length === 0) {
-      return { text: 'Let me look that invoice up.', toolCalls: [{ id: 'call_lookup_1', name: 'lookup_invoice', arguments: { invoice: 'INV-7' } }] };
+      return {
+        text: 'Let me look that invoice up.',
+        toolCalls: [{ id: 'call_lookup_1', name: 'lookup_invoice', arguments: { invoice: 'INV-7' } }],
+      };
     }
     if (results.length === 1) {
       const invoice = JSON.parse(results[0]?.content ?? '{}') as { payee: string; cents: number };
@@ -125,7 +132,9 @@ export async function main(): Promise<void> {
 
     const checkpoint = await first.store.loadRun(halted.runId);
     const suspended = await first.store.list({ runId: halted.runId });
-    console.log(`   SQLite   run checkpoint v${checkpoint?.version} (${String(checkpoint?.state.phase)}); ${suspended.map((s) => `${s.tool} ${s.status}`).join(', ')}`);
+    console.log(
+      `   SQLite   run checkpoint v${checkpoint?.version} (${String(checkpoint?.state.phase)}); ${suspended.map((s) => `${s.tool} ${s.status}`).join(', ')}`,
+    );
     await first.store.close();
     console.log('   The process lets go of everything; only the file remembers the run.');
 
@@ -152,7 +161,10 @@ async function resumeHere(job: { dbFile: string; answer: Answer }): Promise<void
 
 function resumeInFreshProcess(dbFile: string, answer: Answer): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = fork(__filename, [], { env: { ...process.env, PAY_INVOICE_RESUME: JSON.stringify({ dbFile, answer }) }, stdio: 'inherit' });
+    const child = fork(__filename, [], {
+      env: { ...process.env, PAY_INVOICE_RESUME: JSON.stringify({ dbFile, answer }) },
+      stdio: 'inherit',
+    });
     child.on('error', reject);
     child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the resuming process exited with ${String(code)}`))));
   });

@@ -47,11 +47,21 @@ const scalar = fc.oneof(
   fc.constantFrom('5', '', 'NaN', 'Infinity', '1e309', '-0'),
 );
 const { value: nested } = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, scalar, fc.array(tie('value'), { maxLength: 4 }), fc.dictionary(key, tie('value'), { maxKeys: 5 })),
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    scalar,
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(key, tie('value'), { maxKeys: 5 }),
+  ),
 }));
 /** Arguments with the right keys and wrong (or right) values. */
 const nearMiss = fc.record(
-  { from: fc.oneof(fc.string(), scalar, nested), to: fc.oneof(fc.string(), scalar), amount: fc.oneof(fc.integer(), scalar, nested), note: fc.oneof(nested, fc.record({ text: scalar })) },
+  {
+    from: fc.oneof(fc.string(), scalar, nested),
+    to: fc.oneof(fc.string(), scalar),
+    amount: fc.oneof(fc.integer(), scalar, nested),
+    note: fc.oneof(nested, fc.record({ text: scalar })),
+  },
   { requiredKeys: [] },
 );
 /** JSON text with own `__proto__` / `constructor` keys, as a model could send it. */

@@ -32,7 +32,13 @@ describe('wire helpers (§1)', () => {
   });
 
   it('pending keeps a given id and every optional field', () => {
-    const r = pending({ id: 'mine', kind: 'input', prompt: 'Your city?', data: { schema: { type: 'string' } }, expiresAt: '2030-01-01T00:00:00Z' });
+    const r = pending({
+      id: 'mine',
+      kind: 'input',
+      prompt: 'Your city?',
+      data: { schema: { type: 'string' } },
+      expiresAt: '2030-01-01T00:00:00Z',
+    });
     expect(r.metadata).toEqual({
       pending: { id: 'mine', kind: 'input', prompt: 'Your city?', data: { schema: { type: 'string' } }, expiresAt: '2030-01-01T00:00:00Z' },
     });
@@ -46,7 +52,11 @@ describe('wire helpers (§1)', () => {
   it('authRequired is an authorization pending with a default prompt', () => {
     const r = authRequired('https://login.example');
     expect(r.output).toBe('Authorization required to continue\nhttps://login.example');
-    expect(pendingOf(r)).toMatchObject({ kind: 'authorization', url: 'https://login.example', prompt: 'Authorization required to continue' });
+    expect(pendingOf(r)).toMatchObject({
+      kind: 'authorization',
+      url: 'https://login.example',
+      prompt: 'Authorization required to continue',
+    });
     expect(pendingOf(authRequired('u', 'Sign in to Jira'))!.prompt).toBe('Sign in to Jira');
   });
 

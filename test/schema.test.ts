@@ -1,13 +1,38 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import {
-  ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDateString, IsEmail, IsEnum, IsIn, IsInt, IsNumber, IsOptional,
-  IsString, IsUrl, IsUUID, Length, Matches, Max, MaxLength, Min, MinLength, ValidateNested,
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsDateString,
+  IsEmail,
+  IsEnum,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  IsUrl,
+  IsUUID,
+  Length,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateNested,
 } from 'class-validator';
 import { Describe, Tool, Toolkit, schemaForClass } from '../src';
 
-enum Priority { Low = 'low', High = 'high' }
-enum Level { One = 1, Two = 2 }
+enum Priority {
+  Low = 'low',
+  High = 'high',
+}
+enum Level {
+  One = 1,
+  Two = 2,
+}
 
 class Address {
   @IsString() @Describe('Street and number') street!: string;
@@ -45,7 +70,19 @@ describe('JSON Schema from DTO metadata (§2)', () => {
   it('is a closed object with required and optional properties', () => {
     expect(schema.type).toBe('object');
     expect(schema.additionalProperties).toBe(false);
-    expect(schema.required).toEqual(['name', 'quantity', 'price', 'gift', 'priority', 'level', 'colour', 'tags', 'scores', 'address', 'items']);
+    expect(schema.required).toEqual([
+      'name',
+      'quantity',
+      'price',
+      'gift',
+      'priority',
+      'level',
+      'colour',
+      'tags',
+      'scores',
+      'address',
+      'items',
+    ]);
   });
 
   it('maps primitive types, bounds and descriptions', () => {
@@ -122,11 +159,19 @@ describe('JSON Schema from DTO metadata (§2)', () => {
 
   it('is computed once per class, not per call', async () => {
     @Tool({ description: 'orders', args: OrderArgs })
-    class OrderTool { run() { return 'ok'; } }
+    class OrderTool {
+      run() {
+        return 'ok';
+      }
+    }
     @Tool({ name: 'order2', description: 'orders again', args: OrderArgs })
-    class OrderTool2 { run() { return 'ok'; } }
+    class OrderTool2 {
+      run() {
+        return 'ok';
+      }
+    }
     const toolkit = new Toolkit().register(OrderTool, OrderTool2);
     expect(toolkit.get('order')!.inputSchema).toBe(toolkit.get('order2')!.inputSchema);
-    expect(toolkit.toOpenAI()[0].function.parameters).toBe(toolkit.toOpenAI()[0].function.parameters);
+    expect(toolkit.toOpenAI()[0]!.function.parameters).toBe(toolkit.toOpenAI()[0]!.function.parameters);
   });
 });

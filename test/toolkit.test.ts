@@ -3,8 +3,17 @@ import { runInNewContext } from 'node:vm';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Min, ValidateNested } from 'class-validator';
 import {
-  Describe, Tool, ToolRegistrationError, Toolkit, defineTool, failure, pending, pendingOf, success,
-  type ToolContext, type ToolMetricEvent,
+  Describe,
+  Tool,
+  ToolRegistrationError,
+  Toolkit,
+  defineTool,
+  failure,
+  pending,
+  pendingOf,
+  success,
+  type ToolContext,
+  type ToolMetricEvent,
 } from '../src';
 
 class TransferArgs {
@@ -33,12 +42,30 @@ function transferTool(calls: Calls) {
 describe('Toolkit registration (§4)', () => {
   it('registers a class through the resolver, an instance, and a defineTool object; chainable', () => {
     @Tool({ description: 'Current weather' })
-    class GetWeatherTool { run() { return 'sunny'; } }
+    class GetWeatherTool {
+      run() {
+        return 'sunny';
+      }
+    }
     @Tool({ description: 'Echo' })
-    class EchoTool { run(args: Record<string, unknown>) { return args; } }
-    const add = defineTool({ name: 'add', description: 'Add', inputSchema: { type: 'object', properties: { a: { type: 'number' } } }, run: (a) => a });
+    class EchoTool {
+      run(args: Record<string, unknown>) {
+        return args;
+      }
+    }
+    const add = defineTool({
+      name: 'add',
+      description: 'Add',
+      inputSchema: { type: 'object', properties: { a: { type: 'number' } } },
+      run: (a) => a,
+    });
     const resolved: unknown[] = [];
-    const toolkit = new Toolkit({ resolver: (cls) => { resolved.push(cls); return new cls(); } });
+    const toolkit = new Toolkit({
+      resolver: (cls) => {
+        resolved.push(cls);
+        return new cls();
+      },
+    });
     expect(toolkit.register(GetWeatherTool, new EchoTool(), add)).toBe(toolkit);
     expect(resolved).toEqual([GetWeatherTool]);
     expect(toolkit.tools().map((t) => t.name)).toEqual(['get_weather', 'echo', 'add']);
@@ -51,18 +78,36 @@ describe('Toolkit registration (§4)', () => {
   });
 
   it('defaults names from the class name and sanitizes given names', () => {
-    @Tool({ description: 'x' }) class HTTPFetchTool { run() {} }
-    @Tool({ description: 'x' }) class Lookup { run() {} }
-    @Tool({ name: 'send mail!', description: 'x' }) class MailTool { run() {} }
+    @Tool({ description: 'x' })
+    class HTTPFetchTool {
+      run() {}
+    }
+    @Tool({ description: 'x' })
+    class Lookup {
+      run() {}
+    }
+    @Tool({ name: 'send mail!', description: 'x' })
+    class MailTool {
+      run() {}
+    }
     const toolkit = new Toolkit().register(HTTPFetchTool, Lookup, MailTool);
     expect(toolkit.tools().map((t) => t.name)).toEqual(['http_fetch', 'lookup', 'send_mail_']);
   });
 
   it('fails fast on programmer errors', () => {
-    class Plain { run() {} }
-    @Tool({ description: 'no run' }) class NoRunTool {}
-    @Tool({ name: 'dup', description: 'a' }) class A { run() {} }
-    @Tool({ name: 'dup', description: 'b' }) class B { run() {} }
+    class Plain {
+      run() {}
+    }
+    @Tool({ description: 'no run' })
+    class NoRunTool {}
+    @Tool({ name: 'dup', description: 'a' })
+    class A {
+      run() {}
+    }
+    @Tool({ name: 'dup', description: 'b' })
+    class B {
+      run() {}
+    }
     const toolkit = new Toolkit();
     expect(() => toolkit.register(Plain)).toThrow(new ToolRegistrationError('class Plain has no @Tool decorator'));
     expect(() => toolkit.register(new Plain())).toThrow(ToolRegistrationError);
@@ -75,11 +120,26 @@ describe('Toolkit registration (§4)', () => {
 
   it('lets a subclass inherit run, override it, and demands its own @Tool', async () => {
     @Tool({ name: 'base', description: 'base' })
-    class BaseTool { run() { return `base:${this.tag()}`; } tag() { return 'b'; } }
+    class BaseTool {
+      run() {
+        return `base:${this.tag()}`;
+      }
+      tag() {
+        return 'b';
+      }
+    }
     @Tool({ name: 'inherits', description: 'inherits run' })
-    class InheritsTool extends BaseTool { override tag() { return 'i'; } }
+    class InheritsTool extends BaseTool {
+      override tag() {
+        return 'i';
+      }
+    }
     @Tool({ name: 'overrides', description: 'overrides run' })
-    class OverridesTool extends BaseTool { override run() { return 'own'; } }
+    class OverridesTool extends BaseTool {
+      override run() {
+        return 'own';
+      }
+    }
     class Undecorated extends BaseTool {}
     const toolkit = new Toolkit().register(BaseTool, InheritsTool, OverridesTool);
     expect((await toolkit.execute('inherits', {})).output).toBe('base:i');
@@ -88,7 +148,12 @@ describe('Toolkit registration (§4)', () => {
   });
 
   it('accepts a raw inputSchema tool and checks required keys and top-level types', async () => {
-    const schema = { type: 'object' as const, properties: { q: { type: 'string' as const }, n: { type: 'integer' as const } }, required: ['q'], additionalProperties: false };
+    const schema = {
+      type: 'object' as const,
+      properties: { q: { type: 'string' as const }, n: { type: 'integer' as const } },
+      required: ['q'],
+      additionalProperties: false,
+    };
     const search = defineTool({ name: 'search', description: 'Search', inputSchema: schema, run: (args) => args });
     const toolkit = new Toolkit().register(search);
     expect(toolkit.get('search')!.inputSchema).toBe(schema);
@@ -102,14 +167,16 @@ describe('Toolkit registration (§4)', () => {
   it('exposes OpenAI, Anthropic and Gemini schemas', () => {
     const toolkit = new Toolkit().register(transferTool(new Calls()));
     const parameters = toolkit.get('transfer')!.inputSchema;
-    expect(toolkit.toOpenAI()).toEqual([{ type: 'function', function: { name: 'transfer', description: 'Move money between two accounts', parameters } }]);
+    expect(toolkit.toOpenAI()).toEqual([
+      { type: 'function', function: { name: 'transfer', description: 'Move money between two accounts', parameters } },
+    ]);
     expect(toolkit.toAnthropic()).toEqual([{ name: 'transfer', description: 'Move money between two accounts', input_schema: parameters }]);
     const gemini = toolkit.toGemini();
     expect(gemini).toHaveLength(1);
     expect(gemini[0].functionDeclarations).toHaveLength(1);
-    expect(gemini[0].functionDeclarations[0].name).toBe('transfer');
-    expect(gemini[0].functionDeclarations[0].parameters.properties).toEqual(parameters.properties);
-    expect(gemini[0].functionDeclarations[0].parameters).not.toHaveProperty('additionalProperties');
+    expect(gemini[0].functionDeclarations[0]!.name).toBe('transfer');
+    expect(gemini[0].functionDeclarations[0]!.parameters.properties).toEqual(parameters.properties);
+    expect(gemini[0].functionDeclarations[0]!.parameters).not.toHaveProperty('additionalProperties');
   });
 });
 
@@ -124,8 +191,8 @@ describe('Toolkit dispatch never rejects (§4)', () => {
 
   it('runs a valid call with a DTO instance', async () => {
     expect(await toolkit.execute('transfer', good)).toEqual({ output: '{"moved":5}', isError: false });
-    expect(calls.seen[0].args).toBeInstanceOf(TransferArgs);
-    expect(calls.seen[0].args).toEqual({ from: 'a', to: 'b', amount: 5 });
+    expect(calls.seen[0]!.args).toBeInstanceOf(TransferArgs);
+    expect(calls.seen[0]!.args).toEqual({ from: 'a', to: 'b', amount: 5 });
   });
 
   it('accepts a JSON string holding an object', async () => {
@@ -160,18 +227,33 @@ describe('Toolkit dispatch never rejects (§4)', () => {
   });
 
   it('names nested property paths', async () => {
-    class Street { @IsString() name!: string; }
-    class Home { @ValidateNested() @Type(() => Street) street!: Street; }
-    class MoveArgs { @ValidateNested({ each: true }) @Type(() => Home) homes!: Home[]; }
-    @Tool({ name: 'move', description: 'move', args: MoveArgs }) class MoveTool { run() { return 'moved'; } }
+    class Street {
+      @IsString() name!: string;
+    }
+    class Home {
+      @ValidateNested() @Type(() => Street) street!: Street;
+    }
+    class MoveArgs {
+      @ValidateNested({ each: true }) @Type(() => Home) homes!: Home[];
+    }
+    @Tool({ name: 'move', description: 'move', args: MoveArgs })
+    class MoveTool {
+      run() {
+        return 'moved';
+      }
+    }
     toolkit.register(MoveTool);
     expect((await toolkit.execute('move', { homes: [{ street: { name: 'ok' } }, { street: { name: 3 } }] })).output).toBe(
       'invalid arguments for move: homes.1.street.name: name must be a string',
     );
     expect(await toolkit.execute('move', { homes: [{ street: { name: 'ok' } }] })).toEqual({ output: 'moved', isError: false });
     // @ValidateNested alone would accept an array (it validates each element); the schema says object.
-    expect((await toolkit.execute('move', { homes: [{ street: [] }] })).output).toBe('invalid arguments for move: homes.0.street: street must be an object');
-    expect((await toolkit.execute('move', { homes: { street: { name: 'x' } } })).output).toBe('invalid arguments for move: homes: homes must be an array');
+    expect((await toolkit.execute('move', { homes: [{ street: [] }] })).output).toBe(
+      'invalid arguments for move: homes.0.street: street must be an object',
+    );
+    expect((await toolkit.execute('move', { homes: { street: { name: 'x' } } })).output).toBe(
+      'invalid arguments for move: homes: homes must be an array',
+    );
   });
 
   it('does not convert types implicitly', async () => {
@@ -181,27 +263,52 @@ describe('Toolkit dispatch never rejects (§4)', () => {
   });
 
   it('strips unknown properties and keeps __proto__ away from prototypes', async () => {
-    const hostile = JSON.parse('{"from":"a","to":"b","amount":5,"admin":true,"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":2}}}');
+    const hostile: unknown = JSON.parse(
+      '{"from":"a","to":"b","amount":5,"admin":true,"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":2}}}',
+    );
     expect((await toolkit.execute('transfer', hostile)).isError).toBe(false);
-    const args = calls.seen[0].args as Record<string, unknown>;
-    expect(Object.keys(args).filter((k) => args[k] !== undefined).sort()).toEqual(['amount', 'from', 'to']);
+    const args = calls.seen[0]!.args as Record<string, unknown>;
+    expect(
+      Object.keys(args)
+        .filter((k) => args[k] !== undefined)
+        .sort(),
+    ).toEqual(['amount', 'from', 'to']);
     expect(args).not.toHaveProperty('admin');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.getPrototypeOf(args)).toBe(TransferArgs.prototype);
   });
 
   it('turns a throw in run into an error result', async () => {
-    @Tool({ name: 'explode', description: 'throws' }) class Explode { run(): never { throw new Error('kaboom'); } }
-    @Tool({ name: 'reject', description: 'rejects' }) class Reject { async run() { throw 'plain string'; } }
+    @Tool({ name: 'explode', description: 'throws' })
+    class Explode {
+      run(): never {
+        throw new Error('kaboom');
+      }
+    }
+    @Tool({ name: 'reject', description: 'rejects' })
+    class Reject {
+      async run() {
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- a tool that throws a non-Error is what this test is about
+        throw 'plain string';
+      }
+    }
     toolkit.register(Explode, Reject);
     expect(await toolkit.execute('explode', {})).toEqual({ output: 'kaboom', isError: true });
     expect(await toolkit.execute('reject', {})).toEqual({ output: 'plain string', isError: true });
   });
 
-  it("gives the message alone for an error from another realm, which fails instanceof Error", async () => {
+  it('gives the message alone for an error from another realm, which fails instanceof Error', async () => {
     const foreign = runInNewContext("new Error('from a vm')") as unknown;
     expect(foreign instanceof Error).toBe(false);
-    toolkit.register(defineTool({ name: 'foreign', description: 'throws a vm error', run: () => { throw foreign; } }));
+    toolkit.register(
+      defineTool({
+        name: 'foreign',
+        description: 'throws a vm error',
+        run: () => {
+          throw foreign;
+        },
+      }),
+    );
     expect(await toolkit.execute('foreign', {})).toEqual({ output: 'from a vm', isError: true });
   });
 
@@ -233,20 +340,20 @@ describe('ToolContext (§3)', () => {
 
   it('calls run with ONE argument when no context is given', async () => {
     await toolkit.execute('transfer', good);
-    expect(calls.seen[0].argc).toBe(1);
+    expect(calls.seen[0]!.argc).toBe(1);
   });
 
   it('passes the very context object the caller gave', async () => {
     const ctx: ToolContext<{ tenant: string }> = { tenant: 'acme' };
     await toolkit.execute('transfer', good, ctx);
-    expect(calls.seen[0].argc).toBe(2);
-    expect(calls.seen[0].ctx).toBe(ctx);
+    expect(calls.seen[0]!.argc).toBe(2);
+    expect(calls.seen[0]!.ctx).toBe(ctx);
   });
 
   it('passes the same reference with a caller signal too', async () => {
     const ctx = { signal: new AbortController().signal, user: 'u1' };
     await toolkit.execute('transfer', good, ctx);
-    expect(calls.seen[0].ctx).toBe(ctx);
+    expect(calls.seen[0]!.ctx).toBe(ctx);
   });
 
   it('returns "NAME cancelled" for a signal already aborted, without running', async () => {
@@ -257,7 +364,13 @@ describe('ToolContext (§3)', () => {
   });
 
   it('returns "NAME cancelled" when the caller aborts mid-run', async () => {
-    toolkit.register(defineTool({ name: 'slow', description: 'slow', run: (_a, ctx) => new Promise((r) => ctx?.signal?.addEventListener('abort', () => r('late'))) }));
+    toolkit.register(
+      defineTool({
+        name: 'slow',
+        description: 'slow',
+        run: (_a, ctx) => new Promise((r) => ctx?.signal?.addEventListener('abort', () => r('late'))),
+      }),
+    );
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 20);
     expect(await toolkit.execute('slow', {}, { signal: controller.signal })).toEqual({ output: 'slow cancelled', isError: true });
@@ -359,7 +472,13 @@ describe('hooks and metrics (§4)', () => {
   });
 
   it('a throwing hook becomes an error result, not a rejection', async () => {
-    const toolkit = new Toolkit({ hooks: { beforeTool: () => { throw new Error('guard down'); } } }).register(transferTool(new Calls()));
+    const toolkit = new Toolkit({
+      hooks: {
+        beforeTool: () => {
+          throw new Error('guard down');
+        },
+      },
+    }).register(transferTool(new Calls()));
     expect(await toolkit.execute('transfer', { from: 'a', to: 'b', amount: 5 })).toEqual({ output: 'guard down', isError: true });
   });
 });

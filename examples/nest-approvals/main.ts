@@ -5,6 +5,7 @@
  *   POST /answers/:id     answers one and continues the run
  * `main()` boots it on 127.0.0.1 (any free port) and walks through the whole exchange.
  */
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApprovalsApp } from './app';
 import type { PendingView, RunView } from './chat.controller';
@@ -21,7 +22,7 @@ async function call<T>(base: string, method: string, path: string, body?: unknow
 export async function main(): Promise<void> {
   const app = await createApprovalsApp();
   await app.listen(0, '127.0.0.1');
-  const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  const base = `http://127.0.0.1:${((app.getHttpServer() as Server).address() as AddressInfo).port}`;
   try {
     console.log(`nest-approvals listening on ${base}`);
 
@@ -30,7 +31,9 @@ export async function main(): Promise<void> {
     if (chat.body.status !== 'pending' || !chat.body.pending) throw new Error(`expected a pending run, got ${JSON.stringify(chat.body)}`);
 
     const open = await call<PendingView[]>(base, 'GET', '/pending');
-    console.log(`GET /pending -> ${open.status} ${open.body.map((p) => `${p.request.id} (${p.tool}, requested by ${String(p.request.data?.requestedBy)})`).join(', ')}`);
+    console.log(
+      `GET /pending -> ${open.status} ${open.body.map((p) => `${p.request.id} (${p.tool}, requested by ${String(p.request.data?.requestedBy)})`).join(', ')}`,
+    );
 
     const wrong = await call<{ message: string }>(base, 'POST', '/answers/pnd-does-not-exist', { ok: true });
     console.log(`POST /answers/pnd-does-not-exist -> ${wrong.status} ${wrong.body.message}`);

@@ -1,12 +1,47 @@
 import 'reflect-metadata';
-import { getMetadataStorage } from 'class-validator';
-import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
+import {
+  ARRAY_MAX_SIZE,
+  ARRAY_MIN_SIZE,
+  ARRAY_NOT_EMPTY,
+  ARRAY_UNIQUE,
+  EQUALS,
+  getMetadataStorage,
+  IS_ARRAY,
+  IS_BOOLEAN,
+  IS_DATE,
+  IS_DATE_STRING,
+  IS_EMAIL,
+  IS_ENUM,
+  IS_IN,
+  IS_INT,
+  IS_ISO8601,
+  IS_LENGTH,
+  IS_NEGATIVE,
+  IS_NOT_EMPTY,
+  IS_NUMBER,
+  IS_OBJECT,
+  IS_OPTIONAL,
+  IS_POSITIVE,
+  IS_STRING,
+  IS_URL,
+  IS_UUID,
+  MATCHES,
+  MAX,
+  MAX_LENGTH,
+  MIN,
+  MIN_LENGTH,
+  ValidationTypes,
+} from 'class-validator';
 // class-transformer keeps @Type metadata in this storage; its typings live under types/.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the cjs path has no .d.ts beside it, so an import would be untyped
 const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as typeof import('class-transformer/types/storage');
 import { describedPropertiesOf, descriptionOf } from '../decorators/describe.decorator';
 import type { AnyClass } from '../decorators/types';
 import type { JsonSchema } from './json-schema';
+
+// class-validator's root does not export this type; derived from the root API so nothing
+// depends on the package's internal file layout.
+type ValidationMetadata = ReturnType<ReturnType<typeof getMetadataStorage>['getTargetValidationMetadatas']>[number];
 
 /**
  * How one class-validator constraint shows in JSON Schema. `each: true` constraints
@@ -27,67 +62,71 @@ const setFormat =
     s.format = format;
   };
 const setNumber =
-  (key: 'minimum' | 'maximum' | 'minLength' | 'maxLength' | 'minItems' | 'maxItems' | 'exclusiveMinimum' | 'exclusiveMaximum', index = 0): Rule =>
+  (
+    key: 'minimum' | 'maximum' | 'minLength' | 'maxLength' | 'minItems' | 'maxItems' | 'exclusiveMinimum' | 'exclusiveMaximum',
+    index = 0,
+  ): Rule =>
   (s, c) => {
-    if (typeof c[index] === 'number') s[key] = c[index] as number;
+    const value = c[index];
+    if (typeof value === 'number') s[key] = value;
   };
 
 const RULES: Record<string, Rule> = {
-  isString: setType('string'),
-  isNumber: (s) => {
+  [IS_STRING]: setType('string'),
+  [IS_NUMBER]: (s) => {
     if (s.type !== 'integer') s.type = 'number';
   },
-  isInt: setType('integer'),
-  isBoolean: setType('boolean'),
-  isObject: setType('object'),
-  isArray: setType('array'),
-  isDate: setFormat('date-time'),
-  isDateString: setFormat('date-time'),
-  isIso8601: setFormat('date-time'),
-  isEmail: setFormat('email'),
-  isUrl: setFormat('uri'),
-  isUuid: setFormat('uuid'),
-  isEnum: (s, c) => {
+  [IS_INT]: setType('integer'),
+  [IS_BOOLEAN]: setType('boolean'),
+  [IS_OBJECT]: setType('object'),
+  [IS_ARRAY]: setType('array'),
+  [IS_DATE]: setFormat('date-time'),
+  [IS_DATE_STRING]: setFormat('date-time'),
+  [IS_ISO8601]: setFormat('date-time'),
+  [IS_EMAIL]: setFormat('email'),
+  [IS_URL]: setFormat('uri'),
+  [IS_UUID]: setFormat('uuid'),
+  [IS_ENUM]: (s, c) => {
     const values = enumValues(c[0]);
     s.enum = values;
     s.type = values.every((v) => typeof v === 'number') ? 'number' : values.every((v) => typeof v === 'string') ? 'string' : s.type;
   },
-  isIn: (s, c) => {
+  [IS_IN]: (s, c) => {
     const values = Array.isArray(c[0]) ? (c[0] as Array<string | number | boolean | null>) : [];
     s.enum = values;
     if (values.every((v) => typeof v === 'string')) s.type = 'string';
   },
-  equals: (s, c) => {
+  [EQUALS]: (s, c) => {
     s.const = c[0];
   },
-  min: setNumber('minimum'),
-  max: setNumber('maximum'),
-  isPositive: (s) => {
+  [MIN]: setNumber('minimum'),
+  [MAX]: setNumber('maximum'),
+  [IS_POSITIVE]: (s) => {
     s.exclusiveMinimum = 0;
   },
-  isNegative: (s) => {
+  [IS_NEGATIVE]: (s) => {
     s.exclusiveMaximum = 0;
   },
-  minLength: setNumber('minLength'),
-  maxLength: setNumber('maxLength'),
-  isLength: (s, c) => {
+  [MIN_LENGTH]: setNumber('minLength'),
+  [MAX_LENGTH]: setNumber('maxLength'),
+  [IS_LENGTH]: (s, c) => {
     setNumber('minLength', 0)(s, c);
     setNumber('maxLength', 1)(s, c);
   },
-  isNotEmpty: (s) => {
+  [IS_NOT_EMPTY]: (s) => {
     if (s.type === 'string' || s.type === undefined) s.minLength = Math.max(1, s.minLength ?? 0);
   },
-  matches: (s, c) => {
+  [MATCHES]: (s, c) => {
     const pattern = c[0];
     s.type = 'string';
     s.pattern = pattern instanceof RegExp ? pattern.source : String(pattern);
   },
-  arrayMinSize: setNumber('minItems'),
-  arrayMaxSize: setNumber('maxItems'),
-  arrayNotEmpty: (s) => {
+  [ARRAY_MIN_SIZE]: setNumber('minItems'),
+  [ARRAY_MAX_SIZE]: setNumber('maxItems'),
+  [ARRAY_NOT_EMPTY]: (s) => {
     s.minItems = Math.max(1, s.minItems ?? 0);
   },
-  arrayUnique: (s) => {
+  [ARRAY_UNIQUE]: (s) => {
     s.uniqueItems = true;
   },
 };
@@ -118,7 +157,7 @@ function objectSchema(dto: AnyClass, seen: Set<AnyClass>): JsonSchema {
   seen.add(dto);
   const metadatas = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
   const byProperty = new Map<string, ValidationMetadata[]>();
-  for (const key of describedPropertiesOf(dto.prototype)) byProperty.set(key, []);
+  for (const key of describedPropertiesOf(prototypeOf(dto))) byProperty.set(key, []);
   for (const m of metadatas) {
     const list = byProperty.get(m.propertyName);
     if (list) list.push(m);
@@ -129,7 +168,7 @@ function objectSchema(dto: AnyClass, seen: Set<AnyClass>): JsonSchema {
   const required: string[] = [];
   for (const [key, list] of byProperty) {
     properties[key] = propertySchema(dto, key, list, seen);
-    const optional = list.some((m) => m.type === 'conditionalValidation' && m.name === 'isOptional');
+    const optional = list.some((m) => m.type === ValidationTypes.CONDITIONAL_VALIDATION && m.name === IS_OPTIONAL);
     if (!optional) required.push(key);
   }
   seen.delete(dto);
@@ -142,7 +181,7 @@ function propertySchema(dto: AnyClass, key: string, list: ValidationMetadata[], 
   let nested = false;
   let nestedEach = false;
   for (const m of list) {
-    if (m.type === 'nestedValidation') {
+    if (m.type === ValidationTypes.NESTED_VALIDATION) {
       nested = true;
       nestedEach = nestedEach || m.each;
       continue;
@@ -157,7 +196,7 @@ function propertySchema(dto: AnyClass, key: string, list: ValidationMetadata[], 
     }
   }
 
-  const designType: unknown = Reflect.getMetadata('design:type', dto.prototype, key);
+  const designType: unknown = Reflect.getMetadata('design:type', prototypeOf(dto), key);
   if (nested) {
     const child = nestedClass(dto, key, designType);
     if (child) {
@@ -179,8 +218,13 @@ function propertySchema(dto: AnyClass, key: string, list: ValidationMetadata[], 
   }
   if (schema.type === 'array') schema.items = items ?? {};
 
-  const description = descriptionOf(dto.prototype, key);
+  const description = descriptionOf(prototypeOf(dto), key);
   return description === undefined ? schema : { description, ...schema };
+}
+
+// TypeScript types a constructor type's `prototype` as `any`; every class's is an object.
+function prototypeOf(dto: AnyClass): object {
+  return dto.prototype as object;
 }
 
 function nestedClass(dto: AnyClass, key: string, designType: unknown): AnyClass | undefined {

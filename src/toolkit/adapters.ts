@@ -34,9 +34,7 @@ export function toAnthropicTools(tools: readonly ToolSchemaSource[]): AnthropicT
 }
 
 export function toGeminiTools(tools: readonly ToolSchemaSource[]): [GeminiTools] {
-  return [
-    { functionDeclarations: tools.map((t) => ({ name: t.name, description: t.description, parameters: forGemini(t.inputSchema) })) },
-  ];
+  return [{ functionDeclarations: tools.map((t) => ({ name: t.name, description: t.description, parameters: forGemini(t.inputSchema) })) }];
 }
 
 /** Gemini's `parameters` is an OpenAPI subset that rejects `additionalProperties`: drop it, deeply. */

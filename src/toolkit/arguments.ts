@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validate, type ValidationError, type ValidatorOptions } from 'class-validator';
-import { ARGUMENTS_PLAN } from '../metadata/keys';
 import type { ClassType } from '../decorators/types';
 import { messageOf } from '../errors/message';
 import { schemaForClass } from '../schema/generate';
@@ -29,12 +28,19 @@ const VALIDATOR_OPTIONS: ValidatorOptions = {
 
 class TooDeepError extends Error {}
 
-/** The plan for a DTO class, computed on first use and cached on the class itself. */
+/**
+ * Plans are this module's cache, not something a decorator declared, so they live here
+ * rather than in the class's reflect-metadata; weak keys let a discarded class go.
+ */
+const plans = new WeakMap<ClassType, ArgumentsPlan>();
+
+/** The plan for a DTO class, computed on first use and then reused. */
 export function planForClass(dto: ClassType): ArgumentsPlan {
-  const cached = Reflect.getOwnMetadata(ARGUMENTS_PLAN, dto) as ArgumentsPlan | undefined;
-  if (cached) return cached;
-  const plan = new DtoArgumentsPlan(dto);
-  Reflect.defineMetadata(ARGUMENTS_PLAN, plan, dto);
+  let plan = plans.get(dto);
+  if (!plan) {
+    plan = new DtoArgumentsPlan(dto);
+    plans.set(dto, plan);
+  }
   return plan;
 }
 
@@ -54,7 +60,7 @@ class DtoArgumentsPlan implements ArgumentsPlan {
     if (!plain.ok) return plain;
     const shape = shapeProblems(this.schema, plain.value, '');
     if (shape.length > 0) return { ok: false, problem: shape.join('; ') };
-    const instance = plainToInstance(this.dto, plain.value) as object;
+    const instance = plainToInstance<object, Record<string, unknown>>(this.dto, plain.value);
     const errors = await validate(instance, VALIDATOR_OPTIONS);
     if (errors.length > 0) return { ok: false, problem: describeErrors(errors).join('; ') };
     return { ok: true, value: instance };
@@ -150,11 +156,11 @@ function shapeProblems(schema: JsonSchema, value: Record<string, unknown>, paren
   const problems: string[] = [];
   const properties = schema.properties;
   if (!properties) return problems;
-  for (const key of Object.keys(properties)) {
+  for (const [key, childSchema] of Object.entries(properties)) {
     const child = value[key];
     if (child === undefined || child === null) continue;
     const path = parent ? `${parent}.${key}` : key;
-    problems.push(...shapeOf(properties[key], child, path, key));
+    problems.push(...shapeOf(childSchema, child, path, key));
   }
   return problems;
 }

@@ -42,7 +42,7 @@ export type FunctionTool = (DtoFunctionToolSpec<object> | SchemaFunctionToolSpec
 export function defineTool<TArgs extends object>(spec: DtoFunctionToolSpec<TArgs>): FunctionTool;
 export function defineTool(spec: SchemaFunctionToolSpec): FunctionTool;
 export function defineTool(spec: DtoFunctionToolSpec<object> | SchemaFunctionToolSpec): FunctionTool {
-  return { ...spec, [FUNCTION_TOOL]: true } as FunctionTool;
+  return { ...spec, [FUNCTION_TOOL]: true };
 }
 
 /** True for objects made by {@link defineTool}. */
