@@ -6,11 +6,11 @@ import type { JsonSchema } from '../schema/json-schema';
  * class-transformer accept: with `unknown[]` or `never[]`, a resolver could not hand the
  * class to a container. The parameters are the resolver's business, never the Toolkit's.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the constructor type tsyringe, InversifyJS and class-transformer accept (see above)
 export type ClassType<T = object> = new (...args: any[]) => T;
 
 /** An abstract or concrete class; used where the class is only inspected, never built. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- as ClassType: what containers accept
 export type AnyClass<T = object> = abstract new (...args: any[]) => T;
 
 /** Options of {@link Tool}. */

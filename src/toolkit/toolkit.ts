@@ -102,7 +102,7 @@ export class Toolkit {
    * Runs tool `name`. Without `ctx`, `run` is called with one argument; with it, with the
    * very object passed (a shallow copy with a deadline signal when a deadline applies).
    */
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{}` is the neutral element of `&`
   async execute<TState extends object = {}>(name: string, args?: unknown, ctx?: ToolContext<TState>): Promise<ToolResult> {
     const started = performance.now();
     const entry = this.entries.get(name);

@@ -19,6 +19,7 @@ import {
 import { isUniqueViolation, translate } from './errors';
 import { resolveOptions, type PostgresPendingStoreOptions } from './options';
 import { prepareTables, tablesOf, type Tables } from './schema';
+import { sleep } from '../../../timing/sleep';
 
 const FIRST_RETRY_PAUSE_MS = 50;
 const MAX_RETRY_PAUSE_MS = 1_000;
@@ -201,7 +202,7 @@ export class PostgresPendingStore implements PendingStore {
       } catch (error) {
         if (nextRow && isUniqueViolation(error instanceof PendingStoreError ? error.cause : error)) throw new DuplicateSuspensionError(nextRow.id);
         if (!(error instanceof StoreUnavailableError) || this.closed || Date.now() + pause > giveUpAt) throw error;
-        await new Promise((resolve) => setTimeout(resolve, pause));
+        await sleep(pause);
       }
     }
   }

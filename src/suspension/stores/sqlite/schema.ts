@@ -63,7 +63,9 @@ export function migrate(db: Database.Database, filename: string): void {
       throw new PendingStoreError(`SQLite file ${filename} has pending-store schema version ${current}; this library reads up to ${SQLITE_SCHEMA_VERSION}`);
     }
     for (let version = current + 1; version <= SQLITE_SCHEMA_VERSION; version++) {
-      db.exec(STEPS[version]);
+      const step = STEPS[version];
+      if (step === undefined) throw new PendingStoreError(`SQLite pending store: no migration to schema version ${version}`);
+      db.exec(step);
       db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(version);
     }
   }).immediate();
