@@ -76,7 +76,21 @@ export const SUSPENSION_COLUMNS = `id, kind, tool, status, request, args, answer
   lease_until AS lease_until_ms, fence, chain, next_id, binding`;
 
 /** Every statement the store runs but `list`'s, which depend on the filter. */
-export function prepare(db: Database.Database, synchronous: 'full' | 'normal') {
+export interface Statements {
+  /** Set only under `synchronous: 'full'`: a claim and a renewal skip their own sync. */
+  relaxSync: Database.Statement | undefined;
+  restoreSync: Database.Statement | undefined;
+  insert: Database.Statement;
+  read: Database.Statement;
+  claim: Database.Statement;
+  renew: Database.Statement;
+  complete: Database.Statement;
+  insertRun: Database.Statement;
+  updateRun: Database.Statement;
+  readRun: Database.Statement;
+}
+
+export function prepare(db: Database.Database, synchronous: 'full' | 'normal'): Statements {
   return {
     relaxSync: synchronous === 'full' ? db.prepare('PRAGMA synchronous = NORMAL') : undefined,
     restoreSync: synchronous === 'full' ? db.prepare('PRAGMA synchronous = FULL') : undefined,
