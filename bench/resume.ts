@@ -96,7 +96,7 @@ async function rawStoreSql(filename: string, synchronous: SqlitePendingStoreOpti
   const insert = db.prepare(`INSERT INTO suspensions (id, kind, tool, args, request, status, created_at)
     VALUES (@id, 'approval', 'approve_payment', @args, @request, 'pending', @now) ON CONFLICT (id) DO NOTHING`);
   const claimStatement =
-    db.prepare(`UPDATE suspensions SET status = 'resolving', answer = ?, lease_until = ?, lease_token = 't', updated_at = ?
+    db.prepare(`UPDATE suspensions SET status = 'resolving', answer = ?, lease_until = ?, fence = COALESCE(fence, 0) + 1, updated_at = ?
     WHERE id = ? AND (status = 'pending' OR (status = 'resolving' AND lease_until < ?)) RETURNING *`);
   const claimTransaction = db.transaction((id: string, answer: string) =>
     claimStatement.get(answer, Date.now() + 60_000, new Date().toISOString(), id, Date.now()),
@@ -115,8 +115,8 @@ async function rawStoreSql(filename: string, synchronous: SqlitePendingStoreOpti
     },
   };
   const complete =
-    db.prepare(`UPDATE suspensions SET status = 'resolved', outcome = ?, lease_until = NULL, lease_token = NULL, updated_at = ?
-    WHERE id = ? AND status = 'resolving' AND lease_token = 't'`);
+    db.prepare(`UPDATE suspensions SET status = 'resolved', outcome = ?, lease_until = NULL, updated_at = ?
+    WHERE id = ? AND status = 'resolving' AND fence = 1`);
   return {
     cycles(round: number): number {
       const started = process.hrtime.bigint();
