@@ -165,6 +165,8 @@ export class SqlitePendingStore implements PendingStore {
     const outcome = toJson(settlement.outcome, `the outcome of ${claim.id}`);
     const nextRow = next === undefined ? undefined : rowOf(next);
     const params = { id: claim.id, fence: claim.fence, status, outcome, next_id: nextRow?.id ?? null };
+    // One UPDATE commits atomically on its own; only a next link needs the surrounding transaction.
+    if (!nextRow) return this.run(() => this.statements.complete.run({ ...params, at: new Date().toISOString() }).changes === 1, `complete ${claim.id}`);
     return this.run(() => this.completeTransaction.immediate(params, nextRow), `complete ${claim.id}`);
   }
 
