@@ -6,7 +6,7 @@ import { IsString } from 'class-validator';
 import type { AddressInfo } from 'node:net';
 import { Tool, Toolkit, defineTool, type ToolContext } from 'toolnexus-ts';
 import { ToolnexusModule, ToolnexusModuleError, type NestToolContext, type ToolnexusOptionsFactory } from 'toolnexus-ts/nest';
-import { LedgerService, TransferArgs } from './ledger';
+import { LedgerService, TransferArgs } from '../fixtures/nest/ledger';
 
 @Injectable()
 @Tool({ description: 'Move money between two accounts', args: TransferArgs })

@@ -10,8 +10,8 @@ import {
   pending, type AgentToolContext,
 } from 'toolnexus-ts';
 import { ToolnexusModule, ToolnexusModuleError } from 'toolnexus-ts/nest';
-import { startScriptedOpenAI, type ScriptedOpenAI } from './scripted-openai';
-import { LedgerService, TransferTool } from './ledger';
+import { startScriptedOpenAI, type ScriptedOpenAI } from '../fixtures/nest/scripted-openai';
+import { LedgerService, TransferTool } from '../fixtures/nest/ledger';
 
 /** Where the model lives: a provider the async options factory injects. */
 @Injectable()

@@ -10,7 +10,7 @@ import {
   pending, pendingOf, type PendingStore, type ToolContext,
 } from 'toolnexus-ts';
 import { ToolnexusModule, ToolnexusModuleError, type NestToolContext } from 'toolnexus-ts/nest';
-import { LedgerService, TransferTool } from './ledger';
+import { LedgerService, TransferTool } from '../fixtures/nest/ledger';
 
 async function boot(store: PendingStore): Promise<TestingModule> {
   const app = await Test.createTestingModule({

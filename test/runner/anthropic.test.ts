@@ -2,8 +2,8 @@
  * AnthropicModel + AgentRunner against a real messages-API server on 127.0.0.1.
  */
 import { AgentRunner, AnthropicModel, ModelHttpError, ModelResponseError, type RunEvent } from 'toolnexus-ts';
-import { anthropicCalls, anthropicStream, anthropicText, json, sse, startMockServer, type MockServer } from './mock-servers';
-import { weatherToolkit } from './tools';
+import { anthropicCalls, anthropicStream, anthropicText, json, sse, startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
+import { weatherToolkit } from '../fixtures/runner/tools';
 
 const servers: MockServer[] = [];
 async function serve(...args: Parameters<typeof startMockServer>): Promise<MockServer> {

@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunResult } from 'toolnexus-ts';
-import { dropSchema, postgresUrl, uniqueSchema } from '../stores/fixtures-pg/server';
-import { buildPayAgent, readLedger, type StoreSpec } from './fixtures/pay-agent';
-import { startMockServer, type MockServer } from './mock-servers';
-import { payModel, resumeInChild, succeeded } from './pay-harness';
+import { dropSchema, postgresUrl, uniqueSchema } from '../fixtures/pg/server';
+import { buildPayAgent, readLedger, type StoreSpec } from '../fixtures/runner/pay-agent';
+import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
+import { payModel, resumeInChild, succeeded } from '../fixtures/runner/pay-harness';
 
 let dir: string;
 let server: MockServer;

@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AlreadyResolvedError, RUN_STATE_FORMAT, UnknownSuspensionError, type RunCheckpoint, type RunResult, type SuspendedCall } from 'toolnexus-ts';
-import { startMockServer, type MockServer } from './mock-servers';
-import { buildPayAgent, readLedger } from './fixtures/pay-agent';
-import { payModel, resumeInChild, succeeded } from './pay-harness';
+import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
+import { buildPayAgent, readLedger } from '../fixtures/runner/pay-agent';
+import { payModel, resumeInChild, succeeded } from '../fixtures/runner/pay-harness';
 
 let dir: string;
 let server: MockServer;

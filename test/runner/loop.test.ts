@@ -19,7 +19,7 @@ import {
   type RunEvent,
   type ToolContext,
 } from 'toolnexus-ts';
-import { PayTool, weatherToolkit } from './tools';
+import { PayTool, weatherToolkit } from '../fixtures/runner/tools';
 
 /** A model that asks for `calls` on its first turn and answers `final` once it has seen tool results. */
 function scripted(calls: Array<{ id: string; name: string; arguments: Record<string, unknown> | string }>, final = 'done') {

@@ -2,8 +2,8 @@
  * OpenAIChatModel + AgentRunner against a real chat-completions server on 127.0.0.1.
  */
 import { AgentRunner, ModelResponseError, OpenAIChatModel, Toolkit, defineTool, type RunEvent } from 'toolnexus-ts';
-import { json, openaiCalls, openaiStream, openaiText, sse, startMockServer, type MockServer } from './mock-servers';
-import { weatherToolkit } from './tools';
+import { json, openaiCalls, openaiStream, openaiText, sse, startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
+import { weatherToolkit } from '../fixtures/runner/tools';
 
 const servers: MockServer[] = [];
 async function serve(...args: Parameters<typeof startMockServer>): Promise<MockServer> {

@@ -22,7 +22,7 @@ import {
   type Answer,
   type RunEvent,
 } from 'toolnexus-ts';
-import { PayTool, WeatherTool } from './tools';
+import { PayTool, WeatherTool } from '../fixtures/runner/tools';
 
 /** Turn 1: a weather lookup and two payments; then an answer that lists what came back. */
 function agent(options: { coordinator?: ResumeCoordinator; toolkit?: Toolkit } = {}) {

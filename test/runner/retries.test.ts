@@ -14,8 +14,8 @@ import {
   type AnthropicModelOptions,
   type OpenAIChatModelOptions,
 } from 'toolnexus-ts';
-import { anthropicText, dropConnection, hang, json, openaiStream, openaiText, startMockServer, type MockServer, type Reply } from './mock-servers';
-import { weatherToolkit } from './tools';
+import { anthropicText, dropConnection, hang, json, openaiStream, openaiText, startMockServer, type MockServer, type Reply } from '../fixtures/runner/mock-servers';
+import { weatherToolkit } from '../fixtures/runner/tools';
 
 const servers: MockServer[] = [];
 async function serve(replies: Reply | Reply[]): Promise<MockServer> {

@@ -1,6 +1,7 @@
 /**
  * The server-sent-events parser, fed byte chunks split at awkward places.
  */
+// Internal module: the package does not export the SSE parser.
 import { readSse, type SseEvent } from '../../src/runner/sse';
 
 function streamOf(chunks: Array<string | Uint8Array>): ReadableStream<Uint8Array> {

@@ -1,4 +1,5 @@
 import { getEventListeners } from 'node:events';
+// Internal module: the package does not export sleep.
 import { sleep } from '../../src/timing/sleep';
 
 /**

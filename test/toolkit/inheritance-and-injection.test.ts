@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { IsInt, IsOptional, IsString, Min } from 'class-validator';
 import { container, injectable, singleton } from 'tsyringe';
-import { Describe, Tool, Toolkit, authRequired, failure, pendingOf, success, type ToolContext, type ToolResult } from '../src';
+import { Describe, Tool, Toolkit, authRequired, failure, pendingOf, success, type ToolContext, type ToolResult } from 'toolnexus-ts';
 
 /** A service that knows who is logged in; injected into tools by the container. */
 @singleton()

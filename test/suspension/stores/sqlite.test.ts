@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PendingStoreError, SQLITE_SCHEMA_VERSION, SqlitePendingStore } from 'toolnexus-ts';
-import { runStoreConformance } from './conformance';
+import { runStoreConformance } from '../../fixtures/stores/conformance';
 
 let dir: string;
 beforeAll(() => {

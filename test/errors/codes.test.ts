@@ -1,4 +1,4 @@
-import * as errors from '../src/errors';
+import * as errors from 'toolnexus-ts';
 import {
   ModelConnectionError,
   ModelError,
@@ -6,7 +6,7 @@ import {
   StoreUnavailableError,
   ToolnexusError,
   UnknownSuspensionError,
-} from '../src/errors';
+} from 'toolnexus-ts';
 
 /**
  * The released codes. A code is a promise to programs that match on it: this list only

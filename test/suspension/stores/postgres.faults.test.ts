@@ -18,7 +18,7 @@ import {
   success,
   type ToolResult,
 } from 'toolnexus-ts';
-import { runScript } from './fixtures-pg/server';
+import { runScript } from '../../fixtures/pg/server';
 
 let env: Record<string, string>;
 let url: string;

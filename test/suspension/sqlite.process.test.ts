@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqlitePendingStore, type ToolResult } from 'toolnexus-ts';
 
-const REGISTER = join(__dirname, 'fixtures', 'register-ts.js');
-const CHILD = join(__dirname, 'fixtures', 'resume-child.ts');
+const REGISTER = join(__dirname, '..', 'fixtures', 'register-ts.js');
+const CHILD = join(__dirname, '..', 'fixtures', 'resume-child.ts');
 
 interface Exit {
   code: number | null;

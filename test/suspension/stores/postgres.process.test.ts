@@ -1,14 +1,14 @@
 /**
  * Exactly-once resume across real worker processes sharing one PostgreSQL database, and
- * recovery from a worker SIGKILLed mid-replay. Each worker is fixtures-pg/worker.ts; the
+ * recovery from a worker SIGKILLed mid-replay. Each worker is test/fixtures/pg/worker.ts; the
  * tool's replay writes a row to a side-effect table, which is the ground truth of how many
  * times each suspension really ran.
  */
 import { Pool } from 'pg';
 import { PostgresPendingStore, ResumeCoordinator, Toolkit, pendingOf } from 'toolnexus-ts';
-import { dropSchema, postgresUrl, sql, uniqueSchema } from './fixtures-pg/server';
-import { EFFECTS_DDL, shipTool } from './fixtures-pg/worker';
-import { startWorker, warmUpWorkers, type WorkerHandle } from './fixtures-pg/workers';
+import { dropSchema, postgresUrl, sql, uniqueSchema } from '../../fixtures/pg/server';
+import { EFFECTS_DDL, shipTool } from '../../fixtures/pg/worker';
+import { startWorker, warmUpWorkers, type WorkerHandle } from '../../fixtures/pg/workers';
 
 const schema = uniqueSchema('proc');
 let url: string;

@@ -1,5 +1,5 @@
 /**
- * PostgresPendingStore on a real PostgreSQL server (see fixtures-pg/server.ts for which one:
+ * PostgresPendingStore on a real PostgreSQL server (see test/fixtures/pg/server.ts for which one:
  * TOOLNEXUS_PG_URL, else the throwaway cluster of scripts/pg-test-server.sh; never skipped).
  */
 import { Pool } from 'pg';
@@ -17,8 +17,8 @@ import {
   success,
   type SuspendedCall,
 } from 'toolnexus-ts';
-import { runStoreConformance } from './conformance';
-import { dropSchema, postgresUrl, sql, uniqueSchema } from './fixtures-pg/server';
+import { runStoreConformance } from '../../fixtures/stores/conformance';
+import { dropSchema, postgresUrl, sql, uniqueSchema } from '../../fixtures/pg/server';
 
 const schema = uniqueSchema('store');
 let url: string;
