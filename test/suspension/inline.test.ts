@@ -61,8 +61,8 @@ describe('ResumeCoordinator with waitFor (§5.1, in-process)', () => {
     expect(result).toEqual({ output: 'deleted web for ada (ok by ops)', isError: false });
     expect(seen).toEqual([{ id: expect.stringMatching(/^pnd-/), kind: 'approval', prompt: 'Delete web?' }]);
     expect(runs).toHaveLength(2);
-    expect(runs[0].ctx).toBe(ctx);
-    expect(runs[1].ctx).toEqual({ user: 'ada', answer: { id: seen[0].id, ok: true, data: { note: 'ok by ops' } }, replay: { request: seen[0], chain: [] } });
+    expect(runs[0]!.ctx).toBe(ctx);
+    expect(runs[1]!.ctx).toEqual({ user: 'ada', answer: { id: seen[0]!.id, ok: true, data: { note: 'ok by ops' } }, replay: { request: seen[0], chain: [] } });
     expect(ctx).toEqual({ user: 'ada' });
     expect(await store.list()).toEqual([]);
   });
@@ -70,8 +70,9 @@ describe('ResumeCoordinator with waitFor (§5.1, in-process)', () => {
   it('replays with a context holding only the answer and what it answers when the caller gave none', async () => {
     const { coordinator, runs } = setup((request) => ({ id: request.id, ok: true }));
     await coordinator.execute('delete_repo', { repo: 'web' });
-    expect(runs[0].ctx).toBeUndefined();
-    expect(Object.keys(runs[1].ctx ?? {})).toEqual(['answer', 'replay']);
+    expect(runs).toHaveLength(2);
+    expect(runs[0]!.ctx).toBeUndefined();
+    expect(Object.keys(runs[1]!.ctx ?? {})).toEqual(['answer', 'replay']);
   });
 
   it('returns an error naming both ids when the answer is for another request; nothing replays', async () => {

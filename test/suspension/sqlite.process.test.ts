@@ -40,7 +40,7 @@ async function outputOf<T>(started: Started, what: string): Promise<T & { pid: n
   return JSON.parse(exit.stdout) as T & { pid: number };
 }
 
-function run<T>(args: string[], env: Record<string, string> = {}): Promise<T & { pid: number }> {
+function run<T>(args: [command: string, ...rest: string[]], env: Record<string, string> = {}): Promise<T & { pid: number }> {
   return outputOf<T>(start(args, env), args[0]);
 }
 
@@ -51,6 +51,7 @@ function logLines(log: string): Array<{ id: string; event: string; pid: number }
     .filter(Boolean)
     .map((line) => {
       const [id, event, pid] = line.split('\t');
+      if (id === undefined || event === undefined || pid === undefined) throw new Error(`malformed line in ${log}: ${JSON.stringify(line)}`);
       return { id, event, pid: Number(pid) };
     });
 }
@@ -78,18 +79,19 @@ describe('ResumeCoordinator across processes on one SQLite file', () => {
     expect(exit.signal).toBe('SIGKILL');
     const { ids } = JSON.parse(exit.stdout) as { ids: string[] };
     expect(ids).toHaveLength(1);
+    const id = ids[0]!;
 
     const store = new SqlitePendingStore(db);
-    expect(await store.get(ids[0])).toMatchObject({ tool: 'ship', args: { order: 'order-0' }, status: 'pending', runId: 'run-cross-process', callId: 'call_0' });
+    expect(await store.get(id)).toMatchObject({ tool: 'ship', args: { order: 'order-0' }, status: 'pending', runId: 'run-cross-process', callId: 'call_0' });
     await store.close();
 
     const second = await run<{ outcomes: Record<string, ToolResult> }>(['resolve', db, log, '60000', JSON.stringify(ids), JSON.stringify({ approver: 'ops-lead' })]);
     expect(second.pid).not.toBe(first.pid);
-    expect(second.outcomes[ids[0]]).toEqual({ output: `shipped order-0, approved by ops-lead, in process ${second.pid}`, isError: false });
-    expect(logLines(log)).toEqual([{ id: ids[0], event: 'shipped', pid: second.pid }]);
+    expect(second.outcomes[id]).toEqual({ output: `shipped order-0, approved by ops-lead, in process ${second.pid}`, isError: false });
+    expect(logLines(log)).toEqual([{ id, event: 'shipped', pid: second.pid }]);
 
     const reread = new SqlitePendingStore(db);
-    expect(await reread.get(ids[0])).toMatchObject({ status: 'resolved', outcome: second.outcomes[ids[0]], answer: { ok: true, data: { approver: 'ops-lead' } } });
+    expect(await reread.get(id)).toMatchObject({ status: 'resolved', outcome: second.outcomes[id], answer: { ok: true, data: { approver: 'ops-lead' } } });
     await reread.close();
   });
 
@@ -129,7 +131,8 @@ describe('ResumeCoordinator across processes on one SQLite file', () => {
     const db = join(dir, 'crash.db');
     const log = join(dir, 'crash.log');
     const { ids } = await run<{ ids: string[] }>(['suspend', db, log, '2']);
-    const [shortLease, longLease] = ids;
+    expect(ids).toHaveLength(2);
+    const [shortLease, longLease] = ids as [string, string];
 
     // A long lease: the killed holder keeps it, and no fresh process can claim the call.
     const stuck = start(['resolve', db, log, '600000', JSON.stringify([longLease]), '{"approver":"first"}'], { HANG_ON_REPLAY: '1' });

@@ -6,7 +6,7 @@
  */
 import { Pool } from 'pg';
 import { PostgresPendingStore, ResumeCoordinator, Toolkit, pendingOf } from 'toolnexus-ts';
-import { dropSchema, postgresUrl, sql, uniqueSchema } from '../../fixtures/pg/server';
+import { dropSchema, postgresUrl, sql, sqlRow, uniqueSchema } from '../../fixtures/pg/server';
 import { EFFECTS_DDL, shipTool } from '../../fixtures/pg/worker';
 import { startWorker, warmUpWorkers, type WorkerHandle } from '../../fixtures/pg/workers';
 
@@ -97,7 +97,7 @@ describe('PostgresPendingStore across worker processes', () => {
     const shipped = await sql<{ suspension_id: string; n: string }>(url, `SELECT suspension_id, count(*) AS n FROM "${schema}".effects WHERE suspension_id = ANY($1) GROUP BY 1`, [ids]);
     const shipments = new Map(shipped.map((r) => [r.suspension_id, Number(r.n)]));
     expect(rows).toHaveLength(200);
-    const byStatus = { resolved: 0, declined: 0 } as Record<string, number>;
+    const byStatus: Record<string, number> & { resolved: number; declined: number } = { resolved: 0, declined: 0 };
     for (const row of rows) {
       byStatus[row.status] = (byStatus[row.status] ?? 0) + 1;
       const { output } = JSON.parse(row.outcome) as { output: string };
@@ -123,7 +123,9 @@ describe('PostgresPendingStore across worker processes', () => {
   });
 
   it('a worker SIGKILLed mid-replay is recovered by another process once its lease lapses; the replay completes once', async () => {
-    const [id] = await suspend('kill_', 1);
+    const ids = await suspend('kill_', 1);
+    expect(ids).toHaveLength(1);
+    const id = ids[0]!;
     const leaseMs = 1500;
     const doomed = spawn({ tablePrefix: 'kill_', leaseMs, hangOnReplay: true });
     await doomed.next('ready');
@@ -133,7 +135,7 @@ describe('PostgresPendingStore across worker processes', () => {
     expect((await doomed.exited).signal).toBe('SIGKILL');
 
     // The dead worker's claim is still there, holding the call.
-    const [held] = await sql<{ status: string; lease_until_ms: string }>(url, `SELECT status, lease_until_ms FROM "${schema}".kill_suspensions WHERE id = $1`, [id]);
+    const held = await sqlRow<{ status: string; lease_until_ms: string }>(url, `SELECT status, lease_until_ms FROM "${schema}".kill_suspensions WHERE id = $1`, [id]);
     expect(held.status).toBe('resolving');
 
     const rescuer = spawn({ tablePrefix: 'kill_', leaseMs });
@@ -153,8 +155,8 @@ describe('PostgresPendingStore across worker processes', () => {
       [rescuer.pid, 'shipped'],
     ]);
     // The rescuer waited for the dead worker's lease instead of stealing a live claim.
-    expect(Number(trail[1].at_ms)).toBeGreaterThanOrEqual(Number(held.lease_until_ms) - 5);
-    const [settled] = await sql<{ status: string; outcome: string }>(url, `SELECT status, outcome::text AS outcome FROM "${schema}".kill_suspensions WHERE id = $1`, [id]);
+    expect(Number(trail[1]!.at_ms)).toBeGreaterThanOrEqual(Number(held.lease_until_ms) - 5);
+    const settled = await sqlRow<{ status: string; outcome: string }>(url, `SELECT status, outcome::text AS outcome FROM "${schema}".kill_suspensions WHERE id = $1`, [id]);
     expect(settled.status).toBe('resolved');
     expect(JSON.parse(settled.outcome)).toEqual({ output: `shipped o-0 by ${rescuer.pid}`, isError: false });
   });

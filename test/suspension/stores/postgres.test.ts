@@ -18,7 +18,7 @@ import {
   type SuspendedCall,
 } from 'toolnexus-ts';
 import { runStoreConformance } from '../../fixtures/stores/conformance';
-import { dropSchema, postgresUrl, sql, uniqueSchema } from '../../fixtures/pg/server';
+import { dropSchema, postgresUrl, sql, sqlRow, uniqueSchema } from '../../fixtures/pg/server';
 
 const schema = uniqueSchema('store');
 let url: string;
@@ -90,7 +90,7 @@ describe('PostgresPendingStore specifics', () => {
     const many = Array.from({ length: 8 }, () => open({ tablePrefix: 'herd_' }));
     await Promise.all(many.map((s, i) => s.insert(call(`pnd-herd-${i}`))));
     expect(await sql(url, `SELECT version FROM "${schema}".herd_schema_version`)).toEqual([{ version: POSTGRES_STORE_SCHEMA_VERSION }]);
-    expect(await many[0].list()).toHaveLength(8);
+    expect(await many[0]!.list()).toHaveLength(8);
   });
 
   it('refuses tables written by a newer layout version, and leaves them untouched', async () => {
@@ -149,17 +149,17 @@ describe('PostgresPendingStore specifics', () => {
     await store.insert(call('pnd-json', { args }));
     const read = (await store.get('pnd-json'))!;
     expect(JSON.stringify(read.args)).toBe(JSON.stringify(args));
-    const [row] = await sql<{ type: string }>(url, `SELECT pg_typeof(args)::text AS type FROM "${schema}".json_suspensions WHERE id = 'pnd-json'`);
+    const row = await sqlRow<{ type: string }>(url, `SELECT pg_typeof(args)::text AS type FROM "${schema}".json_suspensions WHERE id = 'pnd-json'`);
     expect(row.type).toBe('json');
   });
 
   it('lets exactly one of eight stores (separate pools, separate connections) win a claim', async () => {
     const racers = Array.from({ length: 8 }, () => open({ tablePrefix: 'race_' }));
-    await racers[0].insert(call('pnd-race'));
+    await racers[0]!.insert(call('pnd-race'));
     const claims = await Promise.all(racers.flatMap((s) => [s.claim('pnd-race', { id: 'pnd-race', ok: true }, 60_000), s.claim('pnd-race', { id: 'pnd-race', ok: true }, 60_000)]));
     const winners = claims.filter((c) => c !== undefined);
     expect(winners).toHaveLength(1);
-    expect(await racers[3].complete(winners[0]!, { status: 'resolved', outcome: success('once') })).toBe(true);
+    expect(await racers[3]!.complete(winners[0]!, { status: 'resolved', outcome: success('once') })).toBe(true);
   });
 
   it('refuses bad options with InvalidArgumentError before touching the database', () => {
@@ -198,7 +198,7 @@ describe('PostgresPendingStore specifics', () => {
     const skewed = open({ tablePrefix: 'clock_' });
     await holder.insert(call('pnd-clock'));
     const claim = (await holder.claim('pnd-clock', { id: 'pnd-clock', ok: true }, 60_000))!;
-    const [{ db_ms }] = await sql<{ db_ms: string }>(url, 'SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS db_ms');
+    const { db_ms } = await sqlRow<{ db_ms: string }>(url, 'SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS db_ms');
     // The lease was granted from the server's now, not this process's.
     expect(Math.abs(Date.parse(claim.call.leaseUntil!) - 60_000 - Number(db_ms))).toBeLessThan(2_000);
     const realNow = Date.now.bind(Date);
@@ -283,7 +283,7 @@ describe('PostgresPendingStore specifics', () => {
   it('ends the pool it created on close(): its connections leave the server', async () => {
     const store = new PostgresPendingStore({ connectionString: url, schema, tablePrefix: 'own_', poolConfig: { application_name: 'tnx-own-pool' } });
     await store.insert(call('pnd-own'));
-    const connections = async () => (await sql<{ n: string }>(url, "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'tnx-own-pool'"))[0].n;
+    const connections = async () => (await sqlRow<{ n: string }>(url, "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'tnx-own-pool'")).n;
     expect(Number(await connections())).toBeGreaterThan(0);
     await store.close();
     for (let i = 0; i < 50 && Number(await connections()) > 0; i++) await new Promise((r) => setTimeout(r, 20));
@@ -322,7 +322,7 @@ describe('PostgresPendingStore specifics', () => {
       }
       expect(waiting).toHaveLength(1);
       // ...and its connection is cut under it, as a failover or an admin would.
-      await sql(url, 'SELECT pg_terminate_backend($1)', [waiting[0].pid]);
+      await sql(url, 'SELECT pg_terminate_backend($1)', [waiting[0]!.pid]);
       const error = await claiming;
       expect(error).toBeInstanceOf(StoreUnavailableError);
       expect((error as Error).message).toMatch(/^PostgreSQL was unavailable during the claim of suspension pnd-kill \(terminating connection due to administrator command\)/);
@@ -339,7 +339,7 @@ describe('PostgresPendingStore specifics', () => {
     const store = new PostgresPendingStore({ connectionString: url, schema, tablePrefix: 'idle_', poolConfig: { application_name: 'tnx-idle' } });
     stores.push(store);
     await Promise.all([store.insert(call('pnd-i1')), store.insert(call('pnd-i2'))]);
-    const [{ n }] = await sql<{ n: string }>(url, "SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE application_name = 'tnx-idle'");
+    const { n } = await sqlRow<{ n: string }>(url, "SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE application_name = 'tnx-idle'");
     expect(Number(n)).toBeGreaterThan(0);
     await new Promise((r) => setTimeout(r, 100));
     expect((await store.list()).map((c) => c.request.id)).toEqual(['pnd-i1', 'pnd-i2']);
