@@ -80,7 +80,8 @@ export class ToolDiscovery implements OnModuleInit {
     try {
       this.toolkit.register(found.kind === 'instance' ? found.instance : this.perCallTool(found.cls, found.options));
     } catch (error) {
-      if (error instanceof ToolnexusError) throw new ToolnexusModuleError(`cannot register @Tool provider ${found.where}: ${messageOf(error)}`);
+      if (error instanceof ToolnexusError)
+        throw new ToolnexusModuleError(`cannot register @Tool provider ${found.where}: ${messageOf(error)}`);
       throw error;
     }
   }
@@ -99,7 +100,9 @@ export class ToolDiscovery implements OnModuleInit {
       return ctx === undefined ? instance.run(args) : instance.run(args, ctx);
     };
     const common = { name: options.name ?? defaultToolName(cls.name), description: options.description, timeoutMs: options.timeoutMs };
-    return options.args ? defineTool({ ...common, args: options.args, run }) : defineTool({ ...common, inputSchema: options.inputSchema, run });
+    return options.args
+      ? defineTool({ ...common, args: options.args, run })
+      : defineTool({ ...common, inputSchema: options.inputSchema, run });
   }
 
   private async instanceFor(cls: ClassType, ctx: ToolContext | undefined): Promise<Runnable> {

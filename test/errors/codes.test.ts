@@ -46,7 +46,8 @@ function instanceOf(cls: AnyErrorClass): ToolnexusError {
 
 describe('error codes', () => {
   const classes = Object.entries(errors as Record<string, unknown>).filter(
-    ([, value]) => typeof value === 'function' && (value === ToolnexusError || (value as AnyErrorClass).prototype instanceof ToolnexusError),
+    ([, value]) =>
+      typeof value === 'function' && (value === ToolnexusError || (value as AnyErrorClass).prototype instanceof ToolnexusError),
   );
 
   it('every exported error class has a released code, each its own', () => {

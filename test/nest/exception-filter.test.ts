@@ -4,8 +4,18 @@ import { APP_FILTER } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import type { AddressInfo } from 'node:net';
 import {
-  AlreadyResolvedError, InvalidAnswerError, InvalidResumeError, ModelError, ModelHttpError, RunCheckpointError, RunConflictError, RunNotFoundError,
-  StoreUnavailableError, UnknownSuspensionError, UnregisteredToolError, type ToolnexusError,
+  AlreadyResolvedError,
+  InvalidAnswerError,
+  InvalidResumeError,
+  ModelError,
+  ModelHttpError,
+  RunCheckpointError,
+  RunConflictError,
+  RunNotFoundError,
+  StoreUnavailableError,
+  UnknownSuspensionError,
+  UnregisteredToolError,
+  type ToolnexusError,
 } from 'toolnexus-ts';
 import { ToolnexusExceptionFilter, ToolnexusModuleError, httpStatusOf, type ToolnexusErrorBody } from 'toolnexus-ts/nest';
 
@@ -67,7 +77,10 @@ describe('ToolnexusExceptionFilter', () => {
   });
 
   it('answers server-side faults with 500 and no internals', async () => {
-    expect(await get('corrupt')).toEqual({ status: 500, body: { statusCode: 500, error: 'Internal Server Error', message: 'Internal server error', code: 'TOOLNEXUS_RUN_CHECKPOINT' } });
+    expect(await get('corrupt')).toEqual({
+      status: 500,
+      body: { statusCode: 500, error: 'Internal Server Error', message: 'Internal server error', code: 'TOOLNEXUS_RUN_CHECKPOINT' },
+    });
     expect((await get('unregistered')).status).toBe(500);
   });
 

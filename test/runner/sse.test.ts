@@ -43,7 +43,9 @@ describe('readSse', () => {
   it('reassembles a line and a multi-byte character split across chunks', async () => {
     const bytes = new TextEncoder().encode('data: {"t":"héllo ✓"}\n\n');
     const cut = bytes.indexOf(0xc3) + 1; // inside the "é"
-    expect(await parse([bytes.slice(0, cut), bytes.slice(cut, cut + 9), bytes.slice(cut + 9)])).toEqual([{ event: 'message', data: '{"t":"héllo ✓"}' }]);
+    expect(await parse([bytes.slice(0, cut), bytes.slice(cut, cut + 9), bytes.slice(cut + 9)])).toEqual([
+      { event: 'message', data: '{"t":"héllo ✓"}' },
+    ]);
   });
 
   it('delivers a last event that the server closed without a blank line', async () => {

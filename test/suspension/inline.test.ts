@@ -62,7 +62,11 @@ describe('ResumeCoordinator with waitFor (§5.1, in-process)', () => {
     expect(seen).toEqual([{ id: expect.stringMatching(/^pnd-/), kind: 'approval', prompt: 'Delete web?' }]);
     expect(runs).toHaveLength(2);
     expect(runs[0]!.ctx).toBe(ctx);
-    expect(runs[1]!.ctx).toEqual({ user: 'ada', answer: { id: seen[0]!.id, ok: true, data: { note: 'ok by ops' } }, replay: { request: seen[0], chain: [] } });
+    expect(runs[1]!.ctx).toEqual({
+      user: 'ada',
+      answer: { id: seen[0]!.id, ok: true, data: { note: 'ok by ops' } },
+      replay: { request: seen[0], chain: [] },
+    });
     expect(ctx).toEqual({ user: 'ada' });
     expect(await store.list()).toEqual([]);
   });
@@ -88,7 +92,10 @@ describe('ResumeCoordinator with waitFor (§5.1, in-process)', () => {
 
   it('returns "declined/expired: " + prompt on ok:false; nothing replays', async () => {
     const { coordinator, runs } = setup((request) => ({ id: request.id, ok: false, reason: 'declined' }));
-    expect(await coordinator.execute('delete_repo', { repo: 'web' })).toEqual({ output: 'declined/expired: Delete web? (declined)', isError: true });
+    expect(await coordinator.execute('delete_repo', { repo: 'web' })).toEqual({
+      output: 'declined/expired: Delete web? (declined)',
+      isError: true,
+    });
     expect(runs).toHaveLength(1);
   });
 
@@ -130,7 +137,10 @@ describe('ResumeCoordinator with waitFor (§5.1, in-process)', () => {
   it('passes results that are not suspensions through without asking', async () => {
     const waitFor = jest.fn();
     const { coordinator } = setup(waitFor);
-    expect(await coordinator.execute('delete_repo', {})).toMatchObject({ isError: true, output: expect.stringMatching(/^invalid arguments for delete_repo/) });
+    expect(await coordinator.execute('delete_repo', {})).toMatchObject({
+      isError: true,
+      output: expect.stringMatching(/^invalid arguments for delete_repo/),
+    });
     expect(waitFor).not.toHaveBeenCalled();
   });
 });

@@ -46,7 +46,12 @@ afterAll(async () => {
 
 /** A coordinator whose `ship` tool counts its replays and can be held mid-replay by a gate. */
 function setup(tablePrefix: string, options: { completeRetryMs?: number; leaseMs?: number } = {}) {
-  const store = new PostgresPendingStore({ connectionString: url, tablePrefix, completeRetryMs: options.completeRetryMs, poolConfig: { connectionTimeoutMillis: 2000 } });
+  const store = new PostgresPendingStore({
+    connectionString: url,
+    tablePrefix,
+    completeRetryMs: options.completeRetryMs,
+    poolConfig: { connectionTimeoutMillis: 2000 },
+  });
   stores.push(store);
   const replays = new Map<string, number>();
   let inReplay = 0;
@@ -94,7 +99,9 @@ async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void
 }
 
 const UNAVAILABLE = (operation: string) =>
-  new RegExp(`^PostgreSQL was unavailable during the ${operation} \\(.+\\)\\. Suspensions already stored are kept; retry once the database is reachable\\.$`);
+  new RegExp(
+    `^PostgreSQL was unavailable during the ${operation} \\(.+\\)\\. Suspensions already stored are kept; retry once the database is reachable\\.$`,
+  );
 
 describe('PostgresPendingStore when the database goes away', () => {
   it('database stopped: resolve and execute fail with a clear StoreUnavailableError; nothing is lost and the retry succeeds', async () => {

@@ -92,7 +92,9 @@ export function resolveOptions(options: PostgresPendingStoreOptions): ResolvedOp
   const autoMigrate = options.autoMigrate ?? true;
   const completeRetryMs = options.completeRetryMs ?? DEFAULT_COMPLETE_RETRY_MS;
   if (typeof completeRetryMs !== 'number' || !Number.isFinite(completeRetryMs) || completeRetryMs < 0) {
-    throw new InvalidArgumentError(`PostgresPendingStore: completeRetryMs must be a non-negative number of milliseconds, got ${String(options.completeRetryMs)}`);
+    throw new InvalidArgumentError(
+      `PostgresPendingStore: completeRetryMs must be a non-negative number of milliseconds, got ${String(options.completeRetryMs)}`,
+    );
   }
   const common = { schema, tablePrefix, autoMigrate, completeRetryMs };
 
@@ -128,7 +130,9 @@ export function resolveOptions(options: PostgresPendingStoreOptions): ResolvedOp
 
 function checkIdentifier(value: unknown, option: string, longestSuffix: string): string {
   if (typeof value !== 'string' || !IDENTIFIER.test(value)) {
-    throw new InvalidArgumentError(`PostgresPendingStore: ${option} must be letters, digits and underscores, not starting with a digit; got ${JSON.stringify(value)}`);
+    throw new InvalidArgumentError(
+      `PostgresPendingStore: ${option} must be letters, digits and underscores, not starting with a digit; got ${JSON.stringify(value)}`,
+    );
   }
   if (value.length + longestSuffix.length > MAX_IDENTIFIER_BYTES) {
     throw new InvalidArgumentError(

@@ -154,7 +154,10 @@ export class SqlitePendingStore implements PendingStore {
     checkLeaseMs(leaseMs, 'renew');
     const params = { id: claim.id, fence: claim.fence, lease_ms: Math.ceil(leaseMs) };
     // Like a claim, a renewal lost to power loss loses nothing a live holder needs.
-    return this.run(() => this.relaxedSync(() => this.statements.renew.run({ ...params, now: Date.now() }).changes === 1), `renew ${claim.id}`);
+    return this.run(
+      () => this.relaxedSync(() => this.statements.renew.run({ ...params, now: Date.now() }).changes === 1),
+      `renew ${claim.id}`,
+    );
   }
 
   async complete(claim: Claim, settlement: Settlement): Promise<boolean> {
