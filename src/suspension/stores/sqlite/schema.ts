@@ -77,8 +77,22 @@ export function migrate(db: Database.Database, filename: string): void {
 export const SUSPENSION_COLUMNS = `id, kind, tool, status, request, args, answer, outcome, call_id, run_id, created_at, updated_at,
   lease_until AS lease_until_ms, fence, chain, next_id, binding`;
 
+/** The statements {@link prepare} returns; named, so the declaration emit can name them too. */
+export interface SqliteStatements {
+  relaxSync: Database.Statement | undefined;
+  restoreSync: Database.Statement | undefined;
+  insert: Database.Statement;
+  read: Database.Statement;
+  claim: Database.Statement;
+  renew: Database.Statement;
+  complete: Database.Statement;
+  insertRun: Database.Statement;
+  updateRun: Database.Statement;
+  readRun: Database.Statement;
+}
+
 /** Every statement the store runs but `list`'s, which depend on the filter. */
-export function prepare(db: Database.Database, synchronous: 'full' | 'normal') {
+export function prepare(db: Database.Database, synchronous: 'full' | 'normal'): SqliteStatements {
   return {
     relaxSync: synchronous === 'full' ? db.prepare('PRAGMA synchronous = NORMAL') : undefined,
     restoreSync: synchronous === 'full' ? db.prepare('PRAGMA synchronous = FULL') : undefined,
