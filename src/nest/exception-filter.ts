@@ -97,7 +97,7 @@ export class ToolnexusExceptionFilter implements ExceptionFilter<ToolnexusError>
     const body: ToolnexusErrorBody = {
       statusCode,
       error: REASONS[statusCode] ?? 'Error',
-      message: statusCode === HttpStatus.INTERNAL_SERVER_ERROR ? 'Internal server error' : messageOf(error),
+      message: statusCode === (HttpStatus.INTERNAL_SERVER_ERROR as number) ? 'Internal server error' : messageOf(error),
       code: error.code,
     };
     this.adapterHost.httpAdapter.reply(host.switchToHttp().getResponse(), body, statusCode);

@@ -105,15 +105,15 @@ export class ToolDiscovery implements OnModuleInit {
       : defineTool({ ...common, inputSchema: options.inputSchema, run });
   }
 
-  private async instanceFor(cls: ClassType, ctx: ToolContext | undefined): Promise<Runnable> {
-    const request = (ctx as NestToolContext | undefined)?.request;
+  private async instanceFor(cls: ClassType, ctx: NestToolContext | undefined): Promise<Runnable> {
+    const request = ctx?.request;
     if (typeof request !== 'object' || request === null) {
       return this.moduleRef.resolve<Runnable>(cls, ContextIdFactory.create(), { strict: false });
     }
     // Nest would hand back the same instance for this request anyway; remembering it skips
     // the container walk on the request's later calls, and goes away with the request.
     let perClass = this.byRequest.get(request);
-    if (!perClass) this.byRequest.set(request, (perClass = new Map()));
+    if (!perClass) this.byRequest.set(request, (perClass = new Map<ClassType, Promise<Runnable>>()));
     let instance = perClass.get(cls);
     if (!instance) {
       const contextId = ContextIdFactory.getByRequest(request);

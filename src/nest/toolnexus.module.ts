@@ -136,7 +136,7 @@ function checkedOptions(options: unknown): ToolnexusModuleOptions {
       `ToolnexusModule options must be an object, got ${options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options}`,
     );
   }
-  return options as ToolnexusModuleOptions;
+  return options;
 }
 
 /**

@@ -215,7 +215,7 @@ export class AgentRunner {
 }
 
 function copyMessage(message: ChatMessage): ChatMessage {
-  if (typeof message !== 'object' || message === null || !['user', 'assistant', 'tool'].includes((message as ChatMessage).role)) {
+  if (typeof message !== 'object' || message === null || !['user', 'assistant', 'tool'].includes(message.role)) {
     throw new InvalidArgumentError('every transcript entry needs a role of "user", "assistant" or "tool"');
   }
   return message.role === 'assistant' && message.toolCalls

@@ -94,6 +94,7 @@ export async function continueRun(
     }
   }
   if (!merged.continues) {
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows the first failure as it was thrown (a tool or store may throw anything)
     if (firstError !== undefined) throw firstError;
     if (merged.applied === 0) return currentResult(parts, runId, options, emit);
     const result = pendingResult(runId, merged.state);

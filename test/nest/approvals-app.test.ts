@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqlitePendingStore } from 'toolnexus-ts';
@@ -20,7 +20,7 @@ interface ErrorBody {
 /** The example app over real HTTP on 127.0.0.1. */
 async function listen(app: INestApplication) {
   await app.listen(0, '127.0.0.1');
-  const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  const base = `http://127.0.0.1:${((app.getHttpServer() as Server).address() as AddressInfo).port}`;
   return async function http<T>(method: string, path: string, body?: unknown, user?: string): Promise<{ status: number; body: T }> {
     const response = await fetch(`${base}${path}`, {
       method,
@@ -62,7 +62,7 @@ describe('examples/nest-approvals over HTTP', () => {
         tool: 'transfer',
         args: { from: 'acc-1', to: 'acc-2', amount: 2500 },
         runId: chat.body.runId,
-        createdAt: expect.any(String),
+        createdAt: expect.any(String) as unknown,
       },
     ]);
     expect(app.get(LedgerService).transfers).toEqual([]);

@@ -3,7 +3,7 @@ import { Controller, Inject, Injectable, Module, Post, Req, Scope, type INestApp
 import { REQUEST } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { IsString } from 'class-validator';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
 import { Tool, Toolkit, defineTool, type ToolContext } from 'toolnexus-ts';
 import { ToolnexusModule, ToolnexusModuleError, type NestToolContext, type ToolnexusOptionsFactory } from 'toolnexus-ts/nest';
 import { LedgerService, TransferArgs } from '../fixtures/nest/ledger';
@@ -322,7 +322,7 @@ describe('request-scoped tools', () => {
     }).compile();
     app = moduleRef.createNestApplication({ logger: false });
     await app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+    base = `http://127.0.0.1:${((app.getHttpServer() as Server).address() as AddressInfo).port}`;
   });
   afterAll(() => app.close());
 
@@ -343,7 +343,7 @@ describe('request-scoped tools', () => {
     const result = await toolkit.execute('whoami', {});
     expect(result.isError).toBe(true);
     expect(WhoAmITool.built - builtBefore).toBe(1);
-    const other = await toolkit.execute('whoami', {}, { request: { headers: { 'x-user': 'cy' } } } as NestToolContext);
+    const other = await toolkit.execute('whoami', {}, { request: { headers: { 'x-user': 'cy' } } });
     expect(other).toEqual({ output: '(unset) (header cy)', isError: false });
     expect(WhoAmITool.built - builtBefore).toBe(2);
   });
@@ -372,7 +372,7 @@ describe('request-scoped tools', () => {
     const [tool] = app.get(Toolkit).toOpenAI();
     expect(tool).toEqual({
       type: 'function',
-      function: { name: 'whoami', description: 'Who is asking', parameters: expect.objectContaining({ type: 'object' }) },
+      function: { name: 'whoami', description: 'Who is asking', parameters: expect.objectContaining({ type: 'object' }) as unknown },
     });
   });
 });

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Controller, Get, Param, type INestApplication } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
 import {
   AlreadyResolvedError,
   InvalidAnswerError,
@@ -54,7 +54,7 @@ describe('ToolnexusExceptionFilter', () => {
     }).compile();
     app = moduleRef.createNestApplication({ logger: false });
     await app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+    base = `http://127.0.0.1:${((app.getHttpServer() as Server).address() as AddressInfo).port}`;
   });
   afterAll(() => app.close());
 

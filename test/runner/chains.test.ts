@@ -17,6 +17,7 @@ import {
   Toolkit,
   pendingOf,
   type RunEvent,
+  type RunResult,
 } from 'toolnexus-ts';
 import { RefundByHandTool, RefundTool, Sessions, type Payments } from '../fixtures/refund';
 
@@ -68,7 +69,7 @@ describe('AgentRunner with chained suspensions', () => {
 
     const second = refundAgent(filename, ledger, tool);
     const events: RunEvent['type'][] = [];
-    let final;
+    let final: RunResult | undefined;
     for await (const event of second.runner.resumeStream(answerTo(again.pending!))) {
       events.push(event.type);
       if (event.type === 'done') final = event.result;

@@ -176,7 +176,7 @@ describe('OpenAIChatModel streaming', () => {
       'Sunny ',
       'in both.',
     ]);
-    expect(events.filter((e) => e.type === 'tool_call').map((e) => (e as Extract<RunEvent, { type: 'tool_call' }>).call)).toEqual([
+    expect(events.filter((e) => e.type === 'tool_call').map((e) => e.call)).toEqual([
       { id: 'call_oslo', name: 'weather', arguments: '{"city":"Oslo"}' },
       { id: 'call_lima', name: 'weather', arguments: '{"city":"Lima"}' },
     ]);

@@ -5,7 +5,6 @@ import {
   Toolkit,
   defineTool,
   pending,
-  pendingOf,
   success,
   type Answer,
   type PendingRequest,
@@ -25,7 +24,9 @@ function setup(waitFor: (request: PendingRequest) => Answer | Promise<Answer>) {
       run(args, ctx?: Ctx) {
         runs.push({ args, ctx });
         if (!ctx?.answer) return pending({ kind: 'approval', prompt: `Delete ${String(args.repo)}?` });
-        return success(`deleted ${String(args.repo)} for ${ctx.user ?? 'anyone'} (${String(ctx.answer.data?.note ?? '')})`);
+        return success(
+          `deleted ${String(args.repo)} for ${ctx.user ?? 'anyone'} (${String((ctx.answer.data?.note as string | undefined) ?? '')})`,
+        );
       },
     }),
     defineTool({
@@ -59,7 +60,7 @@ describe('ResumeCoordinator with waitFor (§5.1, in-process)', () => {
     const ctx: Ctx = { user: 'ada' };
     const result = await coordinator.execute('delete_repo', { repo: 'web' }, ctx);
     expect(result).toEqual({ output: 'deleted web for ada (ok by ops)', isError: false });
-    expect(seen).toEqual([{ id: expect.stringMatching(/^pnd-/), kind: 'approval', prompt: 'Delete web?' }]);
+    expect(seen).toEqual([{ id: expect.stringMatching(/^pnd-/) as unknown, kind: 'approval', prompt: 'Delete web?' }]);
     expect(runs).toHaveLength(2);
     expect(runs[0]!.ctx).toBe(ctx);
     expect(runs[1]!.ctx).toEqual({
@@ -139,7 +140,7 @@ describe('ResumeCoordinator with waitFor (§5.1, in-process)', () => {
     const { coordinator } = setup(waitFor);
     expect(await coordinator.execute('delete_repo', {})).toMatchObject({
       isError: true,
-      output: expect.stringMatching(/^invalid arguments for delete_repo/),
+      output: expect.stringMatching(/^invalid arguments for delete_repo/) as unknown,
     });
     expect(waitFor).not.toHaveBeenCalled();
   });

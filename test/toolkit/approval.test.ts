@@ -39,7 +39,7 @@ describe('declared approval (@Tool({ approval }))', () => {
     const toolkit = new Toolkit({ hooks: { onMetric: (event) => metrics.push(event) } }).register(WireTool);
     const asked = await toolkit.execute('wire', { cents: 500 });
     expect(pendingOf(asked)).toEqual({
-      id: expect.stringMatching(/^pnd-/),
+      id: expect.stringMatching(/^pnd-/) as unknown,
       kind: 'approval',
       prompt: 'Approve wire {"cents":500}?',
       data: { approvalFor: 'wire' },

@@ -34,7 +34,7 @@ afterAll(async () => {
 async function suspend(tablePrefix: string, count: number): Promise<string[]> {
   const store = new PostgresPendingStore({ connectionString: url, schema, tablePrefix });
   const coordinator = new ResumeCoordinator({ toolkit: new Toolkit().register(shipTool(effects, schema)), store });
-  const ids: string[] = new Array(count);
+  const ids = new Array<string>(count);
   let next = 0;
   await Promise.all(
     Array.from({ length: 8 }, async () => {

@@ -13,8 +13,8 @@ import {
   Toolkit,
   defineTool,
   pending,
-  pendingOf,
   success,
+  type Claim,
   type SuspendedCall,
 } from 'toolnexus-ts';
 import { runStoreConformance } from '../../fixtures/stores/conformance';
@@ -167,6 +167,7 @@ describe('PostgresPendingStore specifics', () => {
 
   it('gives JSON back exactly as written: key order, duplicate-free text, \\u0000, astral characters, big numbers', async () => {
     const store = open({ tablePrefix: 'json_' });
+    // eslint-disable-next-line no-loss-of-precision -- deliberately more digits than a double keeps: the store must round-trip the number JavaScript made of it
     const args = { zebra: 1, apple: { y: [3, 2, 1], x: null }, nul: 'a\u0000b', emoji: '🦄 ünï', big: 12345678901234567890, tiny: 1e-7 };
     await store.insert(call('pnd-json', { args }));
     const read = (await store.get('pnd-json'))!;
@@ -257,7 +258,7 @@ describe('PostgresPendingStore specifics', () => {
     await new Promise((r) => setTimeout(r, 100));
     const realNow = Date.now.bind(Date);
     const behind = jest.spyOn(Date, 'now').mockImplementation(() => realNow() - 90_000);
-    let second;
+    let second: Claim | undefined;
     try {
       second = await skewed.claim('pnd-lapse', { id: 'pnd-lapse', ok: true }, 60_000);
     } finally {
@@ -304,10 +305,10 @@ describe('PostgresPendingStore specifics', () => {
     const store = open({ tablePrefix: 'v1_' });
     const base = { tool: 'transfer', args: { amount: 5 }, callId: 'call_1', createdAt: '2030-01-01T00:00:00.000Z' };
     expect(await store.list()).toEqual([
-      { ...base, request: JSON.parse(request('pnd-waiting')), status: 'pending' },
+      { ...base, request: JSON.parse(request('pnd-waiting')) as unknown, status: 'pending' },
       {
         ...base,
-        request: JSON.parse(request('pnd-held')),
+        request: JSON.parse(request('pnd-held')) as unknown,
         status: 'resolving',
         updatedAt: '2030-01-01T00:00:01.000Z',
         answer: { id: 'pnd-held', ok: true },
@@ -316,7 +317,7 @@ describe('PostgresPendingStore specifics', () => {
       },
       {
         ...base,
-        request: JSON.parse(request('pnd-done')),
+        request: JSON.parse(request('pnd-done')) as unknown,
         status: 'resolved',
         updatedAt: '2030-01-01T00:00:02.000Z',
         answer: { id: 'pnd-done', ok: true },

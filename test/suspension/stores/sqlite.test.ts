@@ -118,10 +118,10 @@ describe('SqlitePendingStore specifics', () => {
     const store = new SqlitePendingStore(file('v1.db'));
     const base = { tool: 'transfer', args: { amount: 5 }, runId: 'run-1', createdAt: '2030-01-01T00:00:00.000Z' };
     expect(await store.list()).toEqual([
-      { ...base, request: JSON.parse(request('pnd-waiting')), status: 'pending' },
+      { ...base, request: JSON.parse(request('pnd-waiting')) as unknown, status: 'pending' },
       {
         ...base,
-        request: JSON.parse(request('pnd-held')),
+        request: JSON.parse(request('pnd-held')) as unknown,
         status: 'resolving',
         updatedAt: '2030-01-01T00:00:01.000Z',
         answer: { id: 'pnd-held', ok: true },
@@ -130,7 +130,7 @@ describe('SqlitePendingStore specifics', () => {
       },
       {
         ...base,
-        request: JSON.parse(request('pnd-done')),
+        request: JSON.parse(request('pnd-done')) as unknown,
         status: 'resolved',
         updatedAt: '2030-01-01T00:00:02.000Z',
         answer: { id: 'pnd-done', ok: true },

@@ -7,6 +7,7 @@ import { InvalidArgumentError } from '../../../errors';
  * that never uses PostgreSQL, or hands in its own pool, should not pay.
  */
 function loadPg(): typeof import('pg') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily on first use (see above); an import would load it with the package
   return require('pg') as typeof import('pg');
 }
 

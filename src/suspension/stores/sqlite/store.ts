@@ -24,6 +24,7 @@ import { migrate, prepare, SUSPENSION_COLUMNS } from './schema';
  * imported: an application that never uses SQLite should not load an addon at startup.
  */
 function loadBetterSqlite3(): typeof Database {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily on first use (see above); an import would load the addon with the package
   return require('better-sqlite3') as typeof Database;
 }
 
