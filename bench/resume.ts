@@ -114,8 +114,7 @@ async function rawStoreSql(filename: string, synchronous: SqlitePendingStoreOpti
       }
     },
   };
-  const complete =
-    db.prepare(`UPDATE suspensions SET status = 'resolved', outcome = ?, lease_until = NULL, updated_at = ?
+  const complete = db.prepare(`UPDATE suspensions SET status = 'resolved', outcome = ?, lease_until = NULL, updated_at = ?
     WHERE id = ? AND status = 'resolving' AND fence = 1`);
   return {
     cycles(round: number): number {

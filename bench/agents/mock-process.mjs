@@ -6,7 +6,9 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 export async function startMock() {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./mock-server.mjs', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./mock-server.mjs', import.meta.url))], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const lines = createInterface({ input: child.stdout });
   const [first] = await once(lines, 'line');
   const { url } = JSON.parse(first);

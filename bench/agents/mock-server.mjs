@@ -35,7 +35,8 @@ function plan(body) {
   }
   // The agent must have fed back both results, in the provider's shape, with our call ids.
   const contents = toolMessages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
-  const ok = toolMessages.length === 2 && contents.some((c) => c.includes('Paris')) && contents.some((c) => /(^|[^0-9])5([^0-9]|$)/.test(c));
+  const ok =
+    toolMessages.length === 2 && contents.some((c) => c.includes('Paris')) && contents.some((c) => /(^|[^0-9])5([^0-9]|$)/.test(c));
   if (!ok) stats.badFinal++;
   return { kind: 'final', id: `chatcmpl-${nextId()}`, text: ok ? FINAL_TEXT : `BAD TOOL RESULTS: ${contents.join(' | ')}` };
 }

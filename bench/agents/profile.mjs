@@ -38,7 +38,12 @@ try {
 
 function where(frame) {
   const url = frame.url || '';
-  if (!url) return frame.functionName === '(garbage collector)' ? '(gc)' : frame.functionName === '(idle)' ? '(idle: waiting on the mock)' : `(${frame.functionName || 'native'})`;
+  if (!url)
+    return frame.functionName === '(garbage collector)'
+      ? '(gc)'
+      : frame.functionName === '(idle)'
+        ? '(idle: waiting on the mock)'
+        : `(${frame.functionName || 'native'})`;
   const dist = url.indexOf('/main/dist/');
   if (dist >= 0) return `toolnexus-ts dist/${url.slice(dist + '/main/dist/'.length)}`;
   const nm = url.lastIndexOf('/node_modules/');
@@ -46,7 +51,8 @@ function where(frame) {
     const rest = url.slice(nm + '/node_modules/'.length).split('/');
     return rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0];
   }
-  if (url.startsWith('node:')) return url.includes('undici') || url.includes('fetch') ? 'node: undici (fetch)' : `node: ${url.slice(5).split('/')[0]}`;
+  if (url.startsWith('node:'))
+    return url.includes('undici') || url.includes('fetch') ? 'node: undici (fetch)' : `node: ${url.slice(5).split('/')[0]}`;
   return path.relative(here, fileURLToPath(url.startsWith('file:') ? url : pathToFileURL(url)));
 }
 
@@ -60,14 +66,24 @@ function summarize(profile, elapsed) {
     self.set(key, (self.get(key) ?? 0) + (deltas[i] ?? 0) / 1000);
   }
   const total = [...self.values()].reduce((a, b) => a + b, 0);
-  console.log(`${framework.label}: ${requests} requests in ${elapsed.toFixed(0)} ms (${(elapsed / requests).toFixed(3)} ms each); self time by place:`);
-  const line = (key, ms) => console.log(`  ${((ms / requests) * 1000).toFixed(1).padStart(8)} µs/request  ${((ms / total) * 100).toFixed(1).padStart(5)} %  ${key}`);
+  console.log(
+    `${framework.label}: ${requests} requests in ${elapsed.toFixed(0)} ms (${(elapsed / requests).toFixed(3)} ms each); self time by place:`,
+  );
+  const line = (key, ms) =>
+    console.log(
+      `  ${((ms / requests) * 1000).toFixed(1).padStart(8)} µs/request  ${((ms / total) * 100).toFixed(1).padStart(5)} %  ${key}`,
+    );
   for (const [key, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) line(key, ms);
   const groups = {
     'toolnexus-ts dist/* (all files)': (k) => k.startsWith('toolnexus-ts dist/'),
-    'class-validator + class-transformer + reflect-metadata': (k) => ['class-validator', 'class-transformer', 'reflect-metadata'].includes(k),
+    'class-validator + class-transformer + reflect-metadata': (k) =>
+      ['class-validator', 'class-transformer', 'reflect-metadata'].includes(k),
     'node: undici (fetch) + node: internal + (writev)': (k) => ['node: undici (fetch)', 'node: internal', '(writev)'].includes(k),
   };
   console.log('  totals:');
-  for (const [name, test] of Object.entries(groups)) line(name, [...self].filter(([k]) => test(k)).reduce((a, [, ms]) => a + ms, 0));
+  for (const [name, test] of Object.entries(groups))
+    line(
+      name,
+      [...self].filter(([k]) => test(k)).reduce((a, [, ms]) => a + ms, 0),
+    );
 }

@@ -157,7 +157,9 @@ async function main() {
     const warmRequests = rows.length * WARMUP + warm.measured;
     const expectedRequests = 2 * (coldRequests + warmRequests);
     if (mockStats.requests !== expectedRequests || mockStats.badFinal !== 0) {
-      throw new Error(`mock saw ${mockStats.requests} requests (expected ${expectedRequests}), ${mockStats.badFinal} with wrong tool results`);
+      throw new Error(
+        `mock saw ${mockStats.requests} requests (expected ${expectedRequests}), ${mockStats.badFinal} with wrong tool results`,
+      );
     }
     report({ cold, warm, mockStats, seconds: (performance.now() - began) / 1000 });
   } finally {
@@ -177,9 +179,15 @@ function report({ cold, warm, mockStats, seconds }) {
   const floorRss = cold.get('floor').peakRssMB;
 
   const out = [];
-  out.push(`node ${process.version}, ${cpus().length} cores, load average at end ${loadavg().map((l) => l.toFixed(2)).join(' ')}; mock in a child process on 127.0.0.1`);
+  out.push(
+    `node ${process.version}, ${cpus().length} cores, load average at end ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}; mock in a child process on 127.0.0.1`,
+  );
   out.push('');
-  out.push(`Per request, warm (one process, ${ROUNDS} rounds × ${BATCH} requests per framework = ${floor.n} each, order rotated every round, after ${WARMUP} warm-up requests each)`);
+  out.push(
+    `Per request, warm (one process, ${ROUNDS} rounds × ${BATCH} requests per framework = ${floor.n} each, order rotated every round, after ${WARMUP} warm-up requests each)`,
+  );
   out.push('');
   out.push(
     '| framework | p50 ms | p95 ms | p50 × floor | p95 × floor | p50 × Vercel AI SDK | p50 × floor, paired by round | client CPU µs / request | CPU × floor |',
@@ -191,9 +199,13 @@ function report({ cold, warm, mockStats, seconds }) {
       `| ${f.label} | ${fmt(w.p50, 3)} | ${fmt(w.p95, 3)} | ${ratio(w.p50 / floor.p50)} | ${ratio(w.p95 / floor.p95)} | ${vercel ? ratio(w.p50 / vercel.p50) : '—'} | ${ratio(w.pairedP50VsFloor)} | ${fmt(w.cpuUsPerRequest, 0)} | ${ratio(w.cpuUsPerRequest / floor.cpuUsPerRequest)} |`,
     );
   }
-  out.push('("paired by round": the median over rounds of the framework\'s batch median divided by the floor\'s batch median in the same round)');
+  out.push(
+    '("paired by round": the median over rounds of the framework\'s batch median divided by the floor\'s batch median in the same round)',
+  );
   out.push('');
-  out.push(`Cold (median of ${COLD} fresh processes per framework; "first request" includes building the agent; peak RSS after 1 + ${COLD_REQUESTS} requests)`);
+  out.push(
+    `Cold (median of ${COLD} fresh processes per framework; "first request" includes building the agent; peak RSS after 1 + ${COLD_REQUESTS} requests)`,
+  );
   out.push('');
   out.push(
     '| framework | import ms | first request ms | import + first ms | × best peer | import + first, CPU ms | × best peer (CPU) | peak RSS MB | RSS over floor MB |',
@@ -207,7 +219,10 @@ function report({ cold, warm, mockStats, seconds }) {
     );
   }
   out.push('');
-  if (bestPeer) out.push(`best peer at import + first request: ${bestPeer.label} (${fmt(bestWall, 1)} ms wall); by CPU time: ${bestPeerCpu.label} (${fmt(bestCpu, 1)} ms)`);
+  if (bestPeer)
+    out.push(
+      `best peer at import + first request: ${bestPeer.label} (${fmt(bestWall, 1)} ms wall); by CPU time: ${bestPeerCpu.label} (${fmt(bestCpu, 1)} ms)`,
+    );
   if (missing.length) out.push(`rows left out (adapter not built): ${missing.map((f) => f.label).join(', ')}`);
   if (warm.fetchPatched) out.push('WARNING: a framework replaced globalThis.fetch in the warm process; every row shares that fetch');
   const self = warm.summary.get('toolnexus');
@@ -216,11 +231,18 @@ function report({ cold, warm, mockStats, seconds }) {
     const verdict = (ok) => (ok ? 'met' : 'NOT met');
     out.push('');
     out.push('targets for toolnexus-ts AgentRunner (argument validation ON):');
-    out.push(`  p50 ≤ 1.15× floor:                    ${ratio(self.p50 / floor.p50)}  ${verdict(self.p50 / floor.p50 <= 1.15)} (paired by round: ${ratio(self.pairedP50VsFloor)}  ${verdict(self.pairedP50VsFloor <= 1.15)})`);
-    if (vercel) out.push(`  p50 ≤ 0.6× Vercel AI SDK:             ${ratio(self.p50 / vercel.p50)}  ${verdict(self.p50 / vercel.p50 <= 0.6)}`);
+    out.push(
+      `  p50 ≤ 1.15× floor:                    ${ratio(self.p50 / floor.p50)}  ${verdict(self.p50 / floor.p50 <= 1.15)} (paired by round: ${ratio(self.pairedP50VsFloor)}  ${verdict(self.pairedP50VsFloor <= 1.15)})`,
+    );
+    if (vercel)
+      out.push(`  p50 ≤ 0.6× Vercel AI SDK:             ${ratio(self.p50 / vercel.p50)}  ${verdict(self.p50 / vercel.p50 <= 0.6)}`);
     if (bestPeer) {
-      out.push(`  import + first ≤ 0.75× best peer:     ${ratio(selfCold.importPlusFirstMs / bestWall)}  ${verdict(selfCold.importPlusFirstMs / bestWall <= 0.75)} (wall)`);
-      out.push(`                                        ${ratio(selfCold.importPlusFirstCpuMs / bestCpu)}  ${verdict(selfCold.importPlusFirstCpuMs / bestCpu <= 0.75)} (CPU)`);
+      out.push(
+        `  import + first ≤ 0.75× best peer:     ${ratio(selfCold.importPlusFirstMs / bestWall)}  ${verdict(selfCold.importPlusFirstMs / bestWall <= 0.75)} (wall)`,
+      );
+      out.push(
+        `                                        ${ratio(selfCold.importPlusFirstCpuMs / bestCpu)}  ${verdict(selfCold.importPlusFirstCpuMs / bestCpu <= 0.75)} (CPU)`,
+      );
     }
   }
   out.push('');

@@ -6,7 +6,10 @@ export function percentile(sorted, q) {
 }
 
 export function median(values) {
-  return percentile([...values].sort((a, b) => a - b), 0.5);
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 }
 
 /** The order of round `round`: the list rotated by one place per round. */

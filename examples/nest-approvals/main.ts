@@ -45,7 +45,10 @@ export async function main(): Promise<void> {
     const again = await call<RunView>(base, 'POST', `/answers/${chat.body.pending.id}`, { ok: true }, 'alice');
     console.log(`POST /answers/${chat.body.pending.id} again (a retry) -> ${again.status} ${again.body.status}`);
 
-    const contradicting = await call<{ message: string }>(base, 'POST', `/answers/${chat.body.pending.id}`, { ok: false, reason: 'declined' });
+    const contradicting = await call<{ message: string }>(base, 'POST', `/answers/${chat.body.pending.id}`, {
+      ok: false,
+      reason: 'declined',
+    });
     console.log(`POST /answers/${chat.body.pending.id} declined afterwards -> ${contradicting.status} ${contradicting.body.message}`);
 
     const after = await call<PendingView[]>(base, 'GET', '/pending');

@@ -8,7 +8,7 @@ import { DESCRIBED_PROPERTIES, PROPERTY_DESCRIPTION } from '../metadata/keys';
 export function Describe(text: string): PropertyDecorator {
   return (target, propertyKey) => {
     Reflect.defineMetadata(PROPERTY_DESCRIPTION, text, target, propertyKey);
-    const own: string[] = Reflect.getOwnMetadata(DESCRIBED_PROPERTIES, target) ?? [];
+    const own = (Reflect.getOwnMetadata(DESCRIBED_PROPERTIES, target) as string[] | undefined) ?? [];
     Reflect.defineMetadata(DESCRIBED_PROPERTIES, [...own, String(propertyKey)], target);
   };
 }
@@ -21,8 +21,8 @@ export function descriptionOf(prototype: object, propertyKey: string): string | 
 /** Every property with a `@Describe`, parents first. */
 export function describedPropertiesOf(prototype: object): string[] {
   const keys: string[] = [];
-  for (let p: object | null = prototype; p && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
-    const own: string[] | undefined = Reflect.getOwnMetadata(DESCRIBED_PROPERTIES, p);
+  for (let p: object | null = prototype; p && p !== Object.prototype; p = Object.getPrototypeOf(p) as object | null) {
+    const own = Reflect.getOwnMetadata(DESCRIBED_PROPERTIES, p) as string[] | undefined;
     if (own) keys.unshift(...own);
   }
   return [...new Set(keys)];

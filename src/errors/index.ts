@@ -155,7 +155,10 @@ export class ModelResponseError extends ModelError {
     /** The start of the body as received, to see what came instead. */
     readonly bodySnippet?: string,
   ) {
-    super(provider, `${provider} sent an unreadable response: ${detail}${bodySnippet === undefined ? '' : ` (body starts: ${JSON.stringify(bodySnippet)})`}`);
+    super(
+      provider,
+      `${provider} sent an unreadable response: ${detail}${bodySnippet === undefined ? '' : ` (body starts: ${JSON.stringify(bodySnippet)})`}`,
+    );
   }
 }
 
@@ -221,7 +224,9 @@ export class ClaimLostError extends ToolnexusError {
     readonly id: string,
     readonly fence: number,
   ) {
-    super(`the claim on suspension ${id} (fence ${fence}) was lost before its replay finished; its outcome is not stored yet: resolve again`);
+    super(
+      `the claim on suspension ${id} (fence ${fence}) was lost before its replay finished; its outcome is not stored yet: resolve again`,
+    );
   }
 }
 

@@ -67,7 +67,8 @@ export function httpStatusOf(error: ToolnexusError): number {
   if (byCode !== undefined) return byCode;
   if (error instanceof UnknownSuspensionError || error instanceof RunNotFoundError) return HttpStatus.NOT_FOUND;
   if (error instanceof AlreadyResolvedError || error instanceof RunConflictError) return HttpStatus.CONFLICT;
-  if (error instanceof InvalidAnswerError || error instanceof InvalidResumeError || error instanceof InvalidArgumentError) return HttpStatus.BAD_REQUEST;
+  if (error instanceof InvalidAnswerError || error instanceof InvalidResumeError || error instanceof InvalidArgumentError)
+    return HttpStatus.BAD_REQUEST;
   if (error instanceof StoreUnavailableError) return HttpStatus.SERVICE_UNAVAILABLE;
   if (error instanceof ModelError) return HttpStatus.BAD_GATEWAY;
   return HttpStatus.INTERNAL_SERVER_ERROR;
@@ -96,7 +97,7 @@ export class ToolnexusExceptionFilter implements ExceptionFilter<ToolnexusError>
     const body: ToolnexusErrorBody = {
       statusCode,
       error: REASONS[statusCode] ?? 'Error',
-      message: statusCode === HttpStatus.INTERNAL_SERVER_ERROR ? 'Internal server error' : messageOf(error),
+      message: statusCode === (HttpStatus.INTERNAL_SERVER_ERROR as number) ? 'Internal server error' : messageOf(error),
       code: error.code,
     };
     this.adapterHost.httpAdapter.reply(host.switchToHttp().getResponse(), body, statusCode);

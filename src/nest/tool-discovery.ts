@@ -80,7 +80,8 @@ export class ToolDiscovery implements OnModuleInit {
     try {
       this.toolkit.register(found.kind === 'instance' ? found.instance : this.perCallTool(found.cls, found.options));
     } catch (error) {
-      if (error instanceof ToolnexusError) throw new ToolnexusModuleError(`cannot register @Tool provider ${found.where}: ${messageOf(error)}`);
+      if (error instanceof ToolnexusError)
+        throw new ToolnexusModuleError(`cannot register @Tool provider ${found.where}: ${messageOf(error)}`);
       throw error;
     }
   }
@@ -99,18 +100,20 @@ export class ToolDiscovery implements OnModuleInit {
       return ctx === undefined ? instance.run(args) : instance.run(args, ctx);
     };
     const common = { name: options.name ?? defaultToolName(cls.name), description: options.description, timeoutMs: options.timeoutMs };
-    return options.args ? defineTool({ ...common, args: options.args, run }) : defineTool({ ...common, inputSchema: options.inputSchema, run });
+    return options.args
+      ? defineTool({ ...common, args: options.args, run })
+      : defineTool({ ...common, inputSchema: options.inputSchema, run });
   }
 
-  private async instanceFor(cls: ClassType, ctx: ToolContext | undefined): Promise<Runnable> {
-    const request = (ctx as NestToolContext | undefined)?.request;
+  private async instanceFor(cls: ClassType, ctx: NestToolContext | undefined): Promise<Runnable> {
+    const request = ctx?.request;
     if (typeof request !== 'object' || request === null) {
       return this.moduleRef.resolve<Runnable>(cls, ContextIdFactory.create(), { strict: false });
     }
     // Nest would hand back the same instance for this request anyway; remembering it skips
     // the container walk on the request's later calls, and goes away with the request.
     let perClass = this.byRequest.get(request);
-    if (!perClass) this.byRequest.set(request, (perClass = new Map()));
+    if (!perClass) this.byRequest.set(request, (perClass = new Map<ClassType, Promise<Runnable>>()));
     let instance = perClass.get(cls);
     if (!instance) {
       const contextId = ContextIdFactory.getByRequest(request);

@@ -43,11 +43,18 @@ export class ToolnexusModule implements OnApplicationShutdown {
 
   /** Configures the module from other providers (a config service, a database pool, ...). */
   static forRootAsync(options: ToolnexusModuleAsyncOptions): DynamicModule {
-    if (typeof options !== 'object' || options === null) throw new ToolnexusModuleError('ToolnexusModule.forRootAsync needs options: { useFactory, inject?, imports? } or { useClass } or { useExisting }');
+    if (typeof options !== 'object' || options === null)
+      throw new ToolnexusModuleError(
+        'ToolnexusModule.forRootAsync needs options: { useFactory, inject?, imports? } or { useClass } or { useExisting }',
+      );
     return ToolnexusModule.build(options.isGlobal ?? true, options.imports ?? [], optionsProviders(options));
   }
 
-  private static build(isGlobal: boolean, imports: NonNullable<ToolnexusModuleAsyncOptions['imports']>, optionProviders: Provider[]): DynamicModule {
+  private static build(
+    isGlobal: boolean,
+    imports: NonNullable<ToolnexusModuleAsyncOptions['imports']>,
+    optionProviders: Provider[],
+  ): DynamicModule {
     const toolkit: Provider = {
       provide: Toolkit,
       inject: [TOOLNEXUS_OPTIONS, ModuleRef],
@@ -105,7 +112,13 @@ function optionsProviders(options: ToolnexusModuleAsyncOptions): Provider[] {
   }
   const { useFactory } = options;
   if (useFactory) {
-    return [{ provide: TOOLNEXUS_OPTIONS, useFactory: async (...deps: never[]) => checkedOptions(await useFactory(...deps)), inject: options.inject ?? [] }];
+    return [
+      {
+        provide: TOOLNEXUS_OPTIONS,
+        useFactory: async (...deps: never[]) => checkedOptions(await useFactory(...deps)),
+        inject: options.inject ?? [],
+      },
+    ];
   }
   const factoryClass = (options.useClass ?? options.useExisting) as ClassType<ToolnexusOptionsFactory>;
   const fromFactory: Provider = {
@@ -119,9 +132,11 @@ function optionsProviders(options: ToolnexusModuleAsyncOptions): Provider[] {
 /** A factory that forgot its `return` must fail the boot here, not as a TypeError later. */
 function checkedOptions(options: unknown): ToolnexusModuleOptions {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new ToolnexusModuleError(`ToolnexusModule options must be an object, got ${options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options}`);
+    throw new ToolnexusModuleError(
+      `ToolnexusModule options must be an object, got ${options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options}`,
+    );
   }
-  return options as ToolnexusModuleOptions;
+  return options;
 }
 
 /**
@@ -132,7 +147,9 @@ class MissingModel implements ChatModel {
   readonly provider = 'none';
   complete(): Promise<ModelResponse> {
     return Promise.reject(
-      new ToolnexusModuleError('AgentRunner has no chat model: pass `model` to ToolnexusModule.forRoot or return it from the forRootAsync factory'),
+      new ToolnexusModuleError(
+        'AgentRunner has no chat model: pass `model` to ToolnexusModule.forRoot or return it from the forRootAsync factory',
+      ),
     );
   }
 }

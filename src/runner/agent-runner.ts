@@ -83,21 +83,28 @@ export class AgentRunner {
   private offeredTools: readonly ModelTool[] = [];
 
   constructor(options: AgentRunnerOptions) {
-    if (!options || typeof options.model?.complete !== 'function') throw new InvalidArgumentError('AgentRunner needs a model with a complete() method');
+    if (!options || typeof options.model?.complete !== 'function')
+      throw new InvalidArgumentError('AgentRunner needs a model with a complete() method');
     if (typeof options.toolkit?.execute !== 'function') throw new InvalidArgumentError('AgentRunner needs a toolkit');
     const maxTurns = options.maxTurns ?? 10;
-    if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new InvalidArgumentError(`maxTurns must be a positive integer, got ${String(options.maxTurns)}`);
+    if (!Number.isInteger(maxTurns) || maxTurns < 1)
+      throw new InvalidArgumentError(`maxTurns must be a positive integer, got ${String(options.maxTurns)}`);
     const runLeaseMs = options.runLeaseMs ?? DEFAULT_LEASE_MS;
-    if (!Number.isFinite(runLeaseMs) || runLeaseMs <= 0) throw new InvalidArgumentError(`runLeaseMs must be a positive number of milliseconds, got ${String(options.runLeaseMs)}`);
-    if (options.waitFor !== undefined && typeof options.waitFor !== 'function') throw new InvalidArgumentError('waitFor must be a function');
+    if (!Number.isFinite(runLeaseMs) || runLeaseMs <= 0)
+      throw new InvalidArgumentError(`runLeaseMs must be a positive number of milliseconds, got ${String(options.runLeaseMs)}`);
+    if (options.waitFor !== undefined && typeof options.waitFor !== 'function')
+      throw new InvalidArgumentError('waitFor must be a function');
     if (options.coordinator && options.coordinator.toolkit !== options.toolkit) {
-      throw new InvalidArgumentError("the coordinator must use the runner's toolkit: the model is offered one set of tools and must be served by the same");
+      throw new InvalidArgumentError(
+        "the coordinator must use the runner's toolkit: the model is offered one set of tools and must be served by the same",
+      );
     }
     this.model = options.model;
     this.toolkit = options.toolkit;
     this.coordinator = options.coordinator ?? new ResumeCoordinator({ toolkit: options.toolkit });
     const runs = options.runs ?? this.coordinator.store;
-    if (typeof runs?.saveRun !== 'function' || typeof runs.loadRun !== 'function') throw new InvalidArgumentError('runs must be a RunStore (saveRun and loadRun)');
+    if (typeof runs?.saveRun !== 'function' || typeof runs.loadRun !== 'function')
+      throw new InvalidArgumentError('runs must be a RunStore (saveRun and loadRun)');
     this.parts = {
       model: this.model,
       coordinator: this.coordinator,
@@ -208,8 +215,10 @@ export class AgentRunner {
 }
 
 function copyMessage(message: ChatMessage): ChatMessage {
-  if (typeof message !== 'object' || message === null || !['user', 'assistant', 'tool'].includes((message as ChatMessage).role)) {
+  if (typeof message !== 'object' || message === null || !['user', 'assistant', 'tool'].includes(message.role)) {
     throw new InvalidArgumentError('every transcript entry needs a role of "user", "assistant" or "tool"');
   }
-  return message.role === 'assistant' && message.toolCalls ? { ...message, toolCalls: message.toolCalls.map((call) => ({ ...call })) } : { ...message };
+  return message.role === 'assistant' && message.toolCalls
+    ? { ...message, toolCalls: message.toolCalls.map((call) => ({ ...call })) }
+    : { ...message };
 }

@@ -43,7 +43,9 @@ export class Checkpoints {
     if (!(await this.write(live.runId, version, state))) {
       throw new RunConflictError(
         live.runId,
-        version === 1 ? 'a checkpoint with this runId already exists; give each run its own runId' : `checkpoint version ${live.version} was changed by another process`,
+        version === 1
+          ? 'a checkpoint with this runId already exists; give each run its own runId'
+          : `checkpoint version ${live.version} was changed by another process`,
       );
     }
     live.version = version;
@@ -104,9 +106,12 @@ export class Checkpoints {
     };
     const schedule = (): void => {
       if (stopped) return;
-      timer = setTimeout(() => {
-        saving = beat();
-      }, Math.max(1, Math.floor(this.runLeaseMs / 3)));
+      timer = setTimeout(
+        () => {
+          saving = beat();
+        },
+        Math.max(1, Math.floor(this.runLeaseMs / 3)),
+      );
       timer.unref();
     };
     schedule();
@@ -147,7 +152,13 @@ export function pendingResult(runId: string, state: RunState): PendingRunResult 
     messages: state.messages,
     toolCalls: [
       ...state.toolCalls,
-      ...halted.map((entry) => ({ id: entry.call.id, name: entry.call.name, arguments: entry.call.arguments, result: entry.result, turn: state.halted?.turn ?? state.turns })),
+      ...halted.map((entry) => ({
+        id: entry.call.id,
+        name: entry.call.name,
+        arguments: entry.call.arguments,
+        result: entry.result,
+        turn: state.halted?.turn ?? state.turns,
+      })),
     ],
     turns: state.turns,
     usage: state.usage,

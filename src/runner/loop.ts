@@ -7,7 +7,18 @@ import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { ToolContext } from '../toolkit/context';
 import { pendingResult, snapshot, type Checkpoints } from './checkpoints';
 import type { HaltedCall, RunState } from './state';
-import type { ChatMessage, ChatModel, ModelResponse, ModelTool, RunEvent, RunResult, RunStatus, ToolCall, ToolCallRecord, Usage } from './types';
+import type {
+  ChatMessage,
+  ChatModel,
+  ModelResponse,
+  ModelTool,
+  RunEvent,
+  RunResult,
+  RunStatus,
+  ToolCall,
+  ToolCallRecord,
+  Usage,
+} from './types';
 
 /** The context a tool receives from the runner: the run's `context`, plus `signal` and the provider's `callId`. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{}` is the neutral element of `&`
@@ -149,7 +160,9 @@ async function halt(parts: LoopParts, live: LiveRun, calls: ToolCall[], results:
     await parts.checkpoints.save(live, state);
   } catch (error) {
     // No checkpoint means no run could ever continue these: settle them rather than leave orphans.
-    await Promise.allSettled(halted.filter((entry) => entry.pendingId).map((entry) => parts.coordinator.cancel(entry.pendingId as string, messageOf(error))));
+    await Promise.allSettled(
+      halted.filter((entry) => entry.pendingId).map((entry) => parts.coordinator.cancel(entry.pendingId as string, messageOf(error))),
+    );
     throw error;
   }
   const result = pendingResult(live.runId, state);
@@ -162,7 +175,14 @@ async function end(parts: LoopParts, live: LiveRun, status: Exclude<RunStatus, '
   const state: RunState = snapshot(live, status, undefined);
   await live.stopDriving?.();
   if (live.version > 0) await parts.checkpoints.save(live, state);
-  const base = { text: live.text, messages: live.messages, toolCalls: live.toolCalls, turns: live.turns, usage: live.usage, runId: live.runId };
+  const base = {
+    text: live.text,
+    messages: live.messages,
+    toolCalls: live.toolCalls,
+    turns: live.turns,
+    usage: live.usage,
+    runId: live.runId,
+  };
   const result: RunResult = status === 'incomplete' ? { ...base, status, limit: 'maxTurns' } : { ...base, status };
   live.emit?.({ type: 'done', result });
   return result;

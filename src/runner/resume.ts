@@ -39,7 +39,12 @@ const MAX_WAIT_MS = 500;
  * continue the loop when the last open call is settled. An answer given again identically
  * gets the run's result again.
  */
-export async function continueRun(parts: ResumeParts, answersIn: Answer | readonly Answer[], options: ContinueOptions, emit: Emit | undefined): Promise<RunResult> {
+export async function continueRun(
+  parts: ResumeParts,
+  answersIn: Answer | readonly Answer[],
+  options: ContinueOptions,
+  emit: Emit | undefined,
+): Promise<RunResult> {
   const answers = checkAnswers(answersIn);
   const calls = await Promise.all(answers.map((answer) => parts.coordinator.get(answer.id)));
   const runId = runOf(answers, calls);
@@ -67,7 +72,9 @@ export async function continueRun(parts: ResumeParts, answersIn: Answer | readon
   // Each replay is exactly-once in the coordinator; settle them all before merging, so one
   // failed answer never loses the outcome of another.
   const settled = await Promise.allSettled(
-    openAnswers.map((answer) => parts.coordinator.resolve(answer, callContext(options.context, options.signal, (open.get(answer.id) as HaltedCall).call.id))),
+    openAnswers.map((answer) =>
+      parts.coordinator.resolve(answer, callContext(options.context, options.signal, (open.get(answer.id) as HaltedCall).call.id)),
+    ),
   );
   const outcomes = new Map<string, ToolResult>();
   let firstError: unknown;
@@ -87,6 +94,7 @@ export async function continueRun(parts: ResumeParts, answersIn: Answer | readon
     }
   }
   if (!merged.continues) {
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows the first failure as it was thrown (a tool or store may throw anything)
     if (firstError !== undefined) throw firstError;
     if (merged.applied === 0) return currentResult(parts, runId, options, emit);
     const result = pendingResult(runId, merged.state);
@@ -100,7 +108,12 @@ export async function continueRun(parts: ResumeParts, answersIn: Answer | readon
  * Continues a run whose loop stopped after a resume: its model call failed (`failed`), or
  * its driver stopped renewing its lease (a lapsed `running`), or, with `force`, at once.
  */
-export async function recoverRun(parts: ResumeParts, runId: string, options: ContinueOptions & { force?: boolean }, emit: Emit | undefined): Promise<RunResult> {
+export async function recoverRun(
+  parts: ResumeParts,
+  runId: string,
+  options: ContinueOptions & { force?: boolean },
+  emit: Emit | undefined,
+): Promise<RunResult> {
   const { state, version } = await parts.checkpoints.load(runId);
   if (state.phase === 'halted') {
     const open = (state.halted?.calls ?? []).filter((entry) => entry.pendingId).map((entry) => entry.pendingId);
@@ -108,7 +121,10 @@ export async function recoverRun(parts: ResumeParts, runId: string, options: Con
   }
   if (state.phase === 'done' || state.phase === 'incomplete') throw new InvalidResumeError(`run ${runId} is already ${state.phase}`);
   if (state.phase === 'running' && !options.force && !parts.checkpoints.lapsed(state)) {
-    throw new RunConflictError(runId, 'another process is continuing it and renewing its lease; pass { force: true } only if that process is gone');
+    throw new RunConflictError(
+      runId,
+      'another process is continuing it and renewing its lease; pass { force: true } only if that process is gone',
+    );
   }
   return takeOver(parts, runId, state, version, options, emit);
 }
@@ -134,15 +150,30 @@ async function currentResult(parts: ResumeParts, runId: string, options: Continu
 }
 
 /** Becomes the run's driver (compare-and-set on the version) and continues the loop from the checkpoint. */
-async function takeOver(parts: ResumeParts, runId: string, state: RunState, version: number, options: ContinueOptions, emit: Emit | undefined): Promise<RunResult> {
+async function takeOver(
+  parts: ResumeParts,
+  runId: string,
+  state: RunState,
+  version: number,
+  options: ContinueOptions,
+  emit: Emit | undefined,
+): Promise<RunResult> {
   const running: RunState = { ...state, phase: 'running', driver: parts.checkpoints.driver() };
   delete running.error;
-  if (!(await parts.checkpoints.write(runId, version + 1, running))) throw new RunConflictError(runId, 'another process took it over first');
+  if (!(await parts.checkpoints.write(runId, version + 1, running)))
+    throw new RunConflictError(runId, 'another process took it over first');
   return drive(parts, runId, running, version + 1, options, emit);
 }
 
 /** Drives a `running` checkpoint: renews its driver lease while the loop runs. */
-async function drive(parts: ResumeParts, runId: string, running: RunState, version: number, options: ContinueOptions, emit: Emit | undefined): Promise<RunResult> {
+async function drive(
+  parts: ResumeParts,
+  runId: string,
+  running: RunState,
+  version: number,
+  options: ContinueOptions,
+  emit: Emit | undefined,
+): Promise<RunResult> {
   const taken = new AbortController();
   const onAbort = () => taken.abort(options.signal?.reason);
   if (options.signal?.aborted) onAbort();
@@ -184,7 +215,11 @@ async function drive(parts: ResumeParts, runId: string, running: RunState, versi
  * An outcome that is the chain's next link keeps its call open under the new id. The
  * writer whose merge closes the last open call takes the run (`continues`).
  */
-async function merge(parts: ResumeParts, runId: string, outcomes: Map<string, ToolResult>): Promise<{ state: RunState; version: number; applied: number; rejected: string[]; continues: boolean }> {
+async function merge(
+  parts: ResumeParts,
+  runId: string,
+  outcomes: Map<string, ToolResult>,
+): Promise<{ state: RunState; version: number; applied: number; rejected: string[]; continues: boolean }> {
   for (let attempt = 0; attempt < MAX_MERGE_ATTEMPTS; attempt++) {
     const { state, version } = await parts.checkpoints.load(runId);
     let applied = 0;
@@ -204,7 +239,8 @@ async function merge(parts: ResumeParts, runId: string, outcomes: Map<string, To
     if (applied === 0) return { state, version, applied, rejected, continues: false };
     const continues = (state.halted as NonNullable<RunState['halted']>).calls.every((call) => call.pendingId === undefined);
     const written: RunState = continues ? { ...state, phase: 'running', driver: parts.checkpoints.driver() } : state;
-    if (await parts.checkpoints.write(runId, version + 1, written)) return { state: written, version: version + 1, applied, rejected, continues };
+    if (await parts.checkpoints.write(runId, version + 1, written))
+      return { state: written, version: version + 1, applied, rejected, continues };
   }
   throw new RunConflictError(runId, `could not save the checkpoint after ${MAX_MERGE_ATTEMPTS} conflicting writes`);
 }
@@ -217,7 +253,8 @@ function checkBound(parts: ResumeParts, runId: string, call: SuspendedCall, halt
   if (call.callId !== halted.call.id) differs.push(`callId ${JSON.stringify(call.callId)} ≠ ${JSON.stringify(halted.call.id)}`);
   if (call.runId !== runId) differs.push(`runId ${JSON.stringify(call.runId)} ≠ ${JSON.stringify(runId)}`);
   if (!sameJson(call.args, transcriptArguments(halted.call.arguments))) differs.push('arguments differ from the transcript');
-  if (differs.length > 0) throw new SuspensionMismatchError(call.request.id, `the run's transcript has another call (${differs.join('; ')})`);
+  if (differs.length > 0)
+    throw new SuspensionMismatchError(call.request.id, `the run's transcript has another call (${differs.join('; ')})`);
 }
 
 function transcriptArguments(text: string): unknown {
@@ -262,9 +299,11 @@ function runOf(answers: readonly Answer[], calls: ReadonlyArray<SuspendedCall | 
   for (const [i, answer] of answers.entries()) {
     const call = calls[i];
     if (!call) throw new UnknownSuspensionError(answer.id);
-    if (call.runId === undefined) throw new InvalidResumeError(`suspension ${answer.id} belongs to no agent run: resolve it with ResumeCoordinator.resolve`);
+    if (call.runId === undefined)
+      throw new InvalidResumeError(`suspension ${answer.id} belongs to no agent run: resolve it with ResumeCoordinator.resolve`);
     runs.add(call.runId);
   }
-  if (runs.size > 1) throw new InvalidResumeError(`the answers belong to different runs (${[...runs].join(', ')}): resume one run at a time`);
+  if (runs.size > 1)
+    throw new InvalidResumeError(`the answers belong to different runs (${[...runs].join(', ')}): resume one run at a time`);
   return [...runs][0] as string;
 }

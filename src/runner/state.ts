@@ -63,17 +63,27 @@ export function readRunState(runId: string, raw: unknown): RunState {
   if (!Array.isArray(state.toolCalls) || !state.toolCalls.every(isRecord)) fail('toolCalls is not a list of tool calls');
   if (!Number.isInteger(state.turns) || (state.turns as number) < 0) fail('turns is not a count');
   const usage = state.usage;
-  if (typeof usage !== 'object' || usage === null || typeof usage.inputTokens !== 'number' || typeof usage.outputTokens !== 'number') fail('usage is malformed');
+  if (typeof usage !== 'object' || usage === null || typeof usage.inputTokens !== 'number' || typeof usage.outputTokens !== 'number')
+    fail('usage is malformed');
   if (typeof state.text !== 'string') fail('text is not a string');
   if (state.halted !== undefined) {
     const halted = state.halted;
-    if (typeof halted !== 'object' || halted === null || !Number.isInteger(halted.turn) || !Array.isArray(halted.calls) || !halted.calls.every(isHaltedCall)) {
+    if (
+      typeof halted !== 'object' ||
+      halted === null ||
+      !Number.isInteger(halted.turn) ||
+      !Array.isArray(halted.calls) ||
+      !halted.calls.every(isHaltedCall)
+    ) {
       fail('the halted turn is malformed');
     }
   }
   if (state.phase === 'halted' && state.halted === undefined) fail('a halted run has no halted turn');
   const driver = state.driver;
-  if (driver !== undefined && (typeof driver !== 'object' || driver === null || typeof driver.id !== 'string' || Number.isNaN(Date.parse(driver.renewedAt)))) {
+  if (
+    driver !== undefined &&
+    (typeof driver !== 'object' || driver === null || typeof driver.id !== 'string' || Number.isNaN(Date.parse(driver.renewedAt)))
+  ) {
     fail('the driver is malformed');
   }
   return state as RunState;
@@ -81,7 +91,13 @@ export function readRunState(runId: string, raw: unknown): RunState {
 
 function isToolCall(value: unknown): value is ToolCall {
   const call = value as ToolCall;
-  return typeof value === 'object' && value !== null && typeof call.id === 'string' && typeof call.name === 'string' && typeof call.arguments === 'string';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof call.id === 'string' &&
+    typeof call.name === 'string' &&
+    typeof call.arguments === 'string'
+  );
 }
 
 function isMessage(value: unknown): value is ChatMessage {
@@ -91,9 +107,17 @@ function isMessage(value: unknown): value is ChatMessage {
     case 'user':
       return typeof message.content === 'string';
     case 'assistant':
-      return typeof message.content === 'string' && (message.toolCalls === undefined || (Array.isArray(message.toolCalls) && message.toolCalls.every(isToolCall)));
+      return (
+        typeof message.content === 'string' &&
+        (message.toolCalls === undefined || (Array.isArray(message.toolCalls) && message.toolCalls.every(isToolCall)))
+      );
     case 'tool':
-      return typeof message.callId === 'string' && typeof message.name === 'string' && typeof message.content === 'string' && typeof message.isError === 'boolean';
+      return (
+        typeof message.callId === 'string' &&
+        typeof message.name === 'string' &&
+        typeof message.content === 'string' &&
+        typeof message.isError === 'boolean'
+      );
     default:
       return false;
   }

@@ -5,7 +5,10 @@ import type { RunEvent, RunResult } from './types';
  * Runs `body` and yields its events as they happen, ending after `done`. A consumer that
  * stops reading early ends the run: the model call aborts, tools see the signal.
  */
-export function streamRun(callerSignal: AbortSignal | undefined, body: (emit: (event: RunEvent) => void, signal: AbortSignal) => Promise<RunResult>): AsyncGenerator<RunEvent> {
+export function streamRun(
+  callerSignal: AbortSignal | undefined,
+  body: (emit: (event: RunEvent) => void, signal: AbortSignal) => Promise<RunResult>,
+): AsyncGenerator<RunEvent> {
   const queue = new EventQueue<RunEvent>();
   const stop = new AbortController();
   const signal = callerSignal ? AbortSignal.any([callerSignal, stop.signal]) : stop.signal;

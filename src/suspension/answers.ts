@@ -31,7 +31,8 @@ export function answerProblem(answer: unknown): string | undefined {
   const { id, ok, data, reason } = answer as Record<string, unknown>;
   if (typeof id !== 'string' || id === '') return 'id must be a non-empty string';
   if (typeof ok !== 'boolean') return 'ok must be a boolean';
-  if (data !== undefined && (typeof data !== 'object' || data === null || Array.isArray(data))) return 'data must be an object when present';
+  if (data !== undefined && (typeof data !== 'object' || data === null || Array.isArray(data)))
+    return 'data must be an object when present';
   if (reason !== undefined && reason !== 'declined' && reason !== 'cancelled' && reason !== 'expired') {
     return 'reason must be "declined", "cancelled" or "expired" when present';
   }
@@ -52,10 +53,17 @@ export function expiryProblem(request: PendingRequest): string | undefined {
 
 /** What refused a request: its expiry (judged at `now`), else the answer's own reason. */
 export function refusalOf(request: PendingRequest, answer: Answer, now: Date): Refusal {
-  const status: RefusalStatus = isExpired(request, now) ? 'expired' : answer.reason === 'cancelled' ? 'cancelled' : answer.reason === 'expired' ? 'expired' : 'declined';
+  const status: RefusalStatus = isExpired(request, now)
+    ? 'expired'
+    : answer.reason === 'cancelled'
+      ? 'cancelled'
+      : answer.reason === 'expired'
+        ? 'expired'
+        : 'declined';
   const words = answer.data?.reason;
   const refusal: Refusal = { request, status };
-  if (typeof words === 'string' && words.trim() !== '') refusal.reason = words.length > MAX_REASON ? `${words.slice(0, MAX_REASON)}…` : words;
+  if (typeof words === 'string' && words.trim() !== '')
+    refusal.reason = words.length > MAX_REASON ? `${words.slice(0, MAX_REASON)}…` : words;
   return refusal;
 }
 

@@ -15,7 +15,14 @@ export class Binding {
 
   /** The digest of `call`, prefixed with its algorithm. */
   of(call: Pick<SuspendedCall, 'tool' | 'args' | 'callId' | 'runId' | 'request' | 'chain'>): string {
-    const text = canonicalJson({ tool: call.tool, args: call.args ?? null, callId: call.callId ?? null, runId: call.runId ?? null, request: call.request, chain: call.chain ?? [] });
+    const text = canonicalJson({
+      tool: call.tool,
+      args: call.args ?? null,
+      callId: call.callId ?? null,
+      runId: call.runId ?? null,
+      request: call.request,
+      chain: call.chain ?? [],
+    });
     if (this.key === undefined) return `sha256:${createHash('sha256').update(text).digest('base64url')}`;
     return `hmac-sha256:${createHmac('sha256', this.key).update(text).digest('base64url')}`;
   }

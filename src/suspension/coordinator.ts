@@ -85,18 +85,29 @@ export class ResumeCoordinator {
   constructor(options: ResumeCoordinatorOptions) {
     if (!options || typeof options.toolkit?.execute !== 'function') throw new InvalidArgumentError('ResumeCoordinator needs a toolkit');
     const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-    if (!Number.isFinite(leaseMs) || leaseMs <= 0) throw new InvalidArgumentError(`leaseMs must be a positive number of milliseconds, got ${String(options.leaseMs)}`);
+    if (!Number.isFinite(leaseMs) || leaseMs <= 0)
+      throw new InvalidArgumentError(`leaseMs must be a positive number of milliseconds, got ${String(options.leaseMs)}`);
     const maxChain = options.maxChain ?? DEFAULT_MAX_CHAIN;
-    if (!Number.isInteger(maxChain) || maxChain < 1) throw new InvalidArgumentError(`maxChain must be a positive integer, got ${String(options.maxChain)}`);
-    if (options.waitFor !== undefined && typeof options.waitFor !== 'function') throw new InvalidArgumentError('waitFor must be a function');
-    if (options.formatRefusal !== undefined && typeof options.formatRefusal !== 'function') throw new InvalidArgumentError('formatRefusal must be a function');
+    if (!Number.isInteger(maxChain) || maxChain < 1)
+      throw new InvalidArgumentError(`maxChain must be a positive integer, got ${String(options.maxChain)}`);
+    if (options.waitFor !== undefined && typeof options.waitFor !== 'function')
+      throw new InvalidArgumentError('waitFor must be a function');
+    if (options.formatRefusal !== undefined && typeof options.formatRefusal !== 'function')
+      throw new InvalidArgumentError('formatRefusal must be a function');
     this.toolkit = options.toolkit;
     this.store = options.store ?? new MemoryPendingStore();
     this.waitFor = options.waitFor;
     this.maxChain = maxChain;
     this.formatRefusal = options.formatRefusal ?? formatRefusal;
     this.binding = new Binding(options.bindingKey);
-    this.resolution = new Resolution({ toolkit: this.toolkit, store: this.store, leaseMs, maxChain, formatRefusal: this.formatRefusal, binding: this.binding });
+    this.resolution = new Resolution({
+      toolkit: this.toolkit,
+      store: this.store,
+      leaseMs,
+      maxChain,
+      formatRefusal: this.formatRefusal,
+      binding: this.binding,
+    });
   }
 
   /**
@@ -107,7 +118,12 @@ export class ResumeCoordinator {
    * Rejects only when a suspension cannot be recorded ({@link PendingStoreError}): the
    * caller must not believe a call is pending that no store holds.
    */
-  async execute<TState extends object>(name: string, args?: unknown, ctx?: ToolContext<TState>, options: ExecuteOptions = {}): Promise<ToolResult> {
+  async execute<TState extends object>(
+    name: string,
+    args?: unknown,
+    ctx?: ToolContext<TState>,
+    options: ExecuteOptions = {},
+  ): Promise<ToolResult> {
     const result = await (ctx === undefined ? this.toolkit.execute(name, args) : this.toolkit.execute(name, args, ctx));
     const request = pendingOf(result);
     if (!request) return result;
@@ -160,12 +176,14 @@ export class ResumeCoordinator {
 
   /** Recorded calls, oldest first, filtered by status, run and request kind. */
   async list(filter: SuspensionFilter = {}): Promise<SuspendedCall[]> {
-    if (typeof filter !== 'object' || filter === null) throw new InvalidArgumentError('list takes a filter object { status?, runId?, kind? }');
+    if (typeof filter !== 'object' || filter === null)
+      throw new InvalidArgumentError('list takes a filter object { status?, runId?, kind? }');
     if (filter.status !== undefined && !isSuspensionStatus(filter.status)) {
       throw new InvalidArgumentError(`unknown suspension status: ${String(filter.status)}`);
     }
     for (const key of ['runId', 'kind'] as const) {
-      if (filter[key] !== undefined && typeof filter[key] !== 'string') throw new InvalidArgumentError(`list filter ${key} must be a string`);
+      if (filter[key] !== undefined && typeof filter[key] !== 'string')
+        throw new InvalidArgumentError(`list filter ${key} must be a string`);
     }
     return this.store.list(filter);
   }
@@ -180,7 +198,8 @@ export class ResumeCoordinator {
    */
   async cancel(id: string, reason?: string): Promise<ToolResult> {
     if (typeof id !== 'string') throw new InvalidArgumentError('cancel needs a suspension id');
-    const answer: Answer = reason === undefined ? { id, ok: false, reason: 'cancelled' } : { id, ok: false, reason: 'cancelled', data: { reason } };
+    const answer: Answer =
+      reason === undefined ? { id, ok: false, reason: 'cancelled' } : { id, ok: false, reason: 'cancelled', data: { reason } };
     return this.resolution.settle(answer, undefined);
   }
 

@@ -2,10 +2,25 @@ export { ResumeCoordinator, DEFAULT_LEASE_MS } from './coordinator';
 export type { ResumeCoordinatorOptions, ExecuteOptions, WaitFor } from './coordinator';
 export { formatRefusal, DEFAULT_MAX_CHAIN } from './answers';
 export type { FormatRefusal, Refusal, RefusalStatus } from './answers';
-export type { PendingStore, RunStore, SuspendedCall, SuspensionStatus, SettledStatus, SuspensionFilter, Claim, Settlement, RunCheckpoint } from './store';
+export type {
+  PendingStore,
+  RunStore,
+  SuspendedCall,
+  SuspensionStatus,
+  SettledStatus,
+  SuspensionFilter,
+  Claim,
+  Settlement,
+  RunCheckpoint,
+} from './store';
 export { SUSPENSION_STATUSES, isSettled, isSuspensionStatus } from './status';
 export { MemoryPendingStore } from './stores/memory';
 export { SqlitePendingStore, SQLITE_SCHEMA_VERSION } from './stores/sqlite';
 export type { SqlitePendingStoreOptions } from './stores/sqlite';
 export { PostgresPendingStore, POSTGRES_STORE_SCHEMA_VERSION } from './stores/postgres';
-export type { PostgresPendingStoreOptions, PostgresStoreConnectionOptions, PostgresStoreSharedPoolOptions, PostgresStoreCommonOptions } from './stores/postgres';
+export type {
+  PostgresPendingStoreOptions,
+  PostgresStoreConnectionOptions,
+  PostgresStoreSharedPoolOptions,
+  PostgresStoreCommonOptions,
+} from './stores/postgres';

@@ -1,4 +1,11 @@
-import { AlreadyResolvedError, ClaimLostError, PendingStoreError, SuspensionMismatchError, UnknownSuspensionError, UnregisteredToolError } from '../errors';
+import {
+  AlreadyResolvedError,
+  ClaimLostError,
+  PendingStoreError,
+  SuspensionMismatchError,
+  UnknownSuspensionError,
+  UnregisteredToolError,
+} from '../errors';
 import { messageOf } from '../errors/message';
 import { pendingOf } from '../results/helpers';
 import type { Answer, ToolResult } from '../results/wire';
@@ -53,7 +60,8 @@ export class Resolution {
         // This resolver's replay lost the claim; it never claims again, and nobody holds it now.
         if (call.status === 'pending' || leaseLooksLapsed(call)) throw lost;
       } else if (mayClaim) {
-        if (answer.ok && !isExpired(call.request, new Date()) && !toolkit.has(call.tool)) throw new UnregisteredToolError(answer.id, call.tool);
+        if (answer.ok && !isExpired(call.request, new Date()) && !toolkit.has(call.tool))
+          throw new UnregisteredToolError(answer.id, call.tool);
         signal?.throwIfAborted();
         lastTry = performance.now();
         const claim = await store.claim(answer.id, answer, leaseMs);
@@ -92,7 +100,12 @@ export class Resolution {
     let outcome: ToolResult;
     try {
       const chain = call.chain ?? [];
-      outcome = await this.settings.toolkit.execute(call.tool, call.args, { ...ctx, signal: keeper.signal, answer, replay: { request: call.request, chain, fence: claim.fence } });
+      outcome = await this.settings.toolkit.execute(call.tool, call.args, {
+        ...ctx,
+        signal: keeper.signal,
+        answer,
+        replay: { request: call.request, chain, fence: claim.fence },
+      });
     } finally {
       keeper.stop();
     }
@@ -150,7 +163,11 @@ function storable(outcome: ToolResult): ToolResult {
   try {
     return JSON.parse(JSON.stringify(outcome)) as ToolResult;
   } catch (error) {
-    return { output: outcome.output, isError: outcome.isError, metadata: { metadataDropped: `the result metadata cannot be stored as JSON: ${messageOf(error)}` } };
+    return {
+      output: outcome.output,
+      isError: outcome.isError,
+      metadata: { metadataDropped: `the result metadata cannot be stored as JSON: ${messageOf(error)}` },
+    };
   }
 }
 

@@ -6,10 +6,12 @@
  * Internal: not re-exported from the package entry.
  */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- rejects with the signal's own reason, whatever it is, as AbortSignal-aware APIs do
   if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     const onAbort = (): void => {
       clearTimeout(timer);
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the signal's own reason, as above
       reject(signal?.reason);
     };
     const timer = setTimeout(() => {

@@ -21,7 +21,12 @@ export function approvalPolicyOf(option: boolean | ApprovalPolicy | undefined): 
  * Only an ok answer to a request the Toolkit asked for this tool counts: a login answered
  * on the same call carries another kind and another marker.
  */
-export async function approvalStep(tool: string, policy: ApprovalPolicy, args: object, ctx: ToolContext | undefined): Promise<ApprovalStep> {
+export async function approvalStep(
+  tool: string,
+  policy: ApprovalPolicy,
+  args: object,
+  ctx: ToolContext | undefined,
+): Promise<ApprovalStep> {
   if (policy.when && !(await policy.when(args, ctx))) return { run: ctx };
   const answered = approvalAnswered(tool, ctx);
   if (answered?.ok) return { run: { ...ctx, approval: answered } };

@@ -189,7 +189,13 @@ export class Toolkit {
     }
     if (hooks.onMetric) {
       const isPending = pendingOf(final) !== undefined;
-      hooks.onMetric({ event: 'tool', tool: name, isError: final.isError && !isPending, pending: isPending, ms: performance.now() - started });
+      hooks.onMetric({
+        event: 'tool',
+        tool: name,
+        isError: final.isError && !isPending,
+        pending: isPending,
+        ms: performance.now() - started,
+      });
     }
     return final;
   }
@@ -212,7 +218,9 @@ export class Toolkit {
     if (typeof tool === 'object' && tool !== null) {
       const options = toolOptionsOf(tool.constructor as ClassType);
       if (!options) {
-        throw new ToolRegistrationError(`cannot register ${tool.constructor?.name ?? 'value'}: not a @Tool class, an instance of one, or a defineTool object`);
+        throw new ToolRegistrationError(
+          `cannot register ${tool.constructor?.name ?? 'value'}: not a @Tool class, an instance of one, or a defineTool object`,
+        );
       }
       return makeEntry(options, defaultToolName(tool.constructor.name), tool);
     }

@@ -2,7 +2,16 @@ import 'reflect-metadata';
 import { IsInt, IsString, Min } from 'class-validator';
 import { Container, inject, injectable } from 'inversify';
 import {
-  Describe, ResumeCoordinator, SqlitePendingStore, Tool, Toolkit, failure, pending, pendingOf, success, type ToolContext,
+  Describe,
+  ResumeCoordinator,
+  SqlitePendingStore,
+  Tool,
+  Toolkit,
+  failure,
+  pending,
+  pendingOf,
+  success,
+  type ToolContext,
 } from 'toolnexus-ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -84,7 +93,11 @@ describe('InversifyJS as the Toolkit resolver', () => {
     const before = appContainer();
     const toolkitBefore = new Toolkit({ resolver: (cls) => before.get(cls) }).register(TransferTool);
     const storeBefore = new SqlitePendingStore({ filename });
-    const first = await new ResumeCoordinator({ toolkit: toolkitBefore, store: storeBefore }).execute('transfer', { from: 'acc-1', to: 'acc-2', amount: 700 });
+    const first = await new ResumeCoordinator({ toolkit: toolkitBefore, store: storeBefore }).execute('transfer', {
+      from: 'acc-1',
+      to: 'acc-2',
+      amount: 700,
+    });
     const request = pendingOf(first);
     await storeBefore.close();
 

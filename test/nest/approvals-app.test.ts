@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqlitePendingStore } from 'toolnexus-ts';
@@ -20,7 +20,7 @@ interface ErrorBody {
 /** The example app over real HTTP on 127.0.0.1. */
 async function listen(app: INestApplication) {
   await app.listen(0, '127.0.0.1');
-  const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  const base = `http://127.0.0.1:${((app.getHttpServer() as Server).address() as AddressInfo).port}`;
   return async function http<T>(method: string, path: string, body?: unknown, user?: string): Promise<{ status: number; body: T }> {
     const response = await fetch(`${base}${path}`, {
       method,
@@ -45,7 +45,11 @@ describe('examples/nest-approvals over HTTP', () => {
     expect(chat.status).toBe(200);
     expect(chat.body).toMatchObject({
       status: 'pending',
-      pending: { kind: 'approval', prompt: 'Transfer 2500 from acc-1 to acc-2?', data: { from: 'acc-1', to: 'acc-2', amount: 2500, requestedBy: 'bob' } },
+      pending: {
+        kind: 'approval',
+        prompt: 'Transfer 2500 from acc-1 to acc-2?',
+        data: { from: 'acc-1', to: 'acc-2', amount: 2500, requestedBy: 'bob' },
+      },
     });
     const id = chat.body.pending?.id as string;
     expect(chat.body.pendings?.map((p) => p.id)).toEqual([id]);
@@ -53,14 +57,24 @@ describe('examples/nest-approvals over HTTP', () => {
     const open = await http<PendingView[]>('GET', '/pending');
     expect(open.status).toBe(200);
     expect(open.body).toEqual([
-      { request: chat.body.pending, tool: 'transfer', args: { from: 'acc-1', to: 'acc-2', amount: 2500 }, runId: chat.body.runId, createdAt: expect.any(String) },
+      {
+        request: chat.body.pending,
+        tool: 'transfer',
+        args: { from: 'acc-1', to: 'acc-2', amount: 2500 },
+        runId: chat.body.runId,
+        createdAt: expect.any(String) as unknown,
+      },
     ]);
     expect(app.get(LedgerService).transfers).toEqual([]);
 
     // The request-scoped tool replays in the answering request: alice approved.
     const done = await http<RunView>('POST', `/answers/${id}`, { ok: true }, 'alice');
     expect(done.status).toBe(200);
-    expect(done.body).toEqual({ runId: chat.body.runId, status: 'done', text: 'Done: moved 2500 from acc-1 to acc-2; acc-1 now holds 7500 (approved by alice).' });
+    expect(done.body).toEqual({
+      runId: chat.body.runId,
+      status: 'done',
+      text: 'Done: moved 2500 from acc-1 to acc-2; acc-1 now holds 7500 (approved by alice).',
+    });
     expect(app.get(LedgerService).transfers).toEqual([{ from: 'acc-1', to: 'acc-2', amount: 2500 }]);
     expect((await http<PendingView[]>('GET', '/pending')).body).toEqual([]);
   });
@@ -70,7 +84,10 @@ describe('examples/nest-approvals over HTTP', () => {
     const id = chat.body.pending?.id as string;
 
     const unknown = await http<ErrorBody>('POST', '/answers/pnd-forged', { ok: true });
-    expect(unknown).toEqual({ status: 404, body: { statusCode: 404, error: 'Not Found', message: 'unknown suspension: pnd-forged', code: 'TOOLNEXUS_UNKNOWN_SUSPENSION' } });
+    expect(unknown).toEqual({
+      status: 404,
+      body: { statusCode: 404, error: 'Not Found', message: 'unknown suspension: pnd-forged', code: 'TOOLNEXUS_UNKNOWN_SUSPENSION' },
+    });
 
     const notBoolean = await http<ErrorBody>('POST', `/answers/${id}`, { ok: 'yes' });
     expect(notBoolean.status).toBe(400);
@@ -98,7 +115,12 @@ describe('examples/nest-approvals over HTTP', () => {
     const contradicting = await http<ErrorBody>('POST', `/answers/${id}`, { ok: false, reason: 'declined' });
     expect(contradicting).toEqual({
       status: 409,
-      body: { statusCode: 409, error: 'Conflict', message: `suspension ${id} of run ${done.body.runId} is already resolved`, code: 'TOOLNEXUS_ALREADY_RESOLVED' },
+      body: {
+        statusCode: 409,
+        error: 'Conflict',
+        message: `suspension ${id} of run ${done.body.runId} is already resolved`,
+        code: 'TOOLNEXUS_ALREADY_RESOLVED',
+      },
     });
     expect(app.get(LedgerService).transfers).toEqual([{ from: 'acc-1', to: 'acc-2', amount: 100 }]);
   });
@@ -107,7 +129,10 @@ describe('examples/nest-approvals over HTTP', () => {
     const chat = await http<RunView>('POST', '/chat', { message: 'pay 100 from acc-1 to acc-2' });
     const declined = await http<RunView>('POST', `/answers/${chat.body.pending?.id}`, { ok: false, reason: 'declined' }, 'carol');
     expect(declined.status).toBe(200);
-    expect(declined.body).toMatchObject({ status: 'done', text: 'The transfer did not happen: declined/expired: Transfer 100 from acc-1 to acc-2? (declined)' });
+    expect(declined.body).toMatchObject({
+      status: 'done',
+      text: 'The transfer did not happen: declined/expired: Transfer 100 from acc-1 to acc-2? (declined)',
+    });
     expect(app.get(LedgerService).transfers).toEqual([]);
   });
 

@@ -3,10 +3,10 @@ import { Controller, Inject, Injectable, Module, Post, Req, Scope, type INestApp
 import { REQUEST } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { IsString } from 'class-validator';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
 import { Tool, Toolkit, defineTool, type ToolContext } from 'toolnexus-ts';
 import { ToolnexusModule, ToolnexusModuleError, type NestToolContext, type ToolnexusOptionsFactory } from 'toolnexus-ts/nest';
-import { LedgerService, TransferArgs } from './ledger';
+import { LedgerService, TransferArgs } from '../fixtures/nest/ledger';
 
 @Injectable()
 @Tool({ description: 'Move money between two accounts', args: TransferArgs })
@@ -74,7 +74,12 @@ describe('ToolnexusModule discovery', () => {
       ],
     });
     const toolkit = app.get(Toolkit);
-    expect(toolkit.tools().map((t) => t.name).sort()).toEqual(['clock', 'ping', 'transfer']);
+    expect(
+      toolkit
+        .tools()
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(['clock', 'ping', 'transfer']);
     expect((await toolkit.execute('clock', {})).output).toBe('12:00');
     await app.close();
   });
@@ -165,9 +170,9 @@ describe('ToolnexusModule discovery', () => {
     }
     const booting = boot({ imports: [ToolnexusModule.forRoot()], providers: [LedgerService, TransferTool, OtherTransferTool] });
     await expect(booting).rejects.toThrow(ToolnexusModuleError);
-    await expect(boot({ imports: [ToolnexusModule.forRoot()], providers: [LedgerService, TransferTool, OtherTransferTool] })).rejects.toThrow(
-      /cannot register @Tool provider OtherTransferTool in .*: a tool named "transfer" is already registered/,
-    );
+    await expect(
+      boot({ imports: [ToolnexusModule.forRoot()], providers: [LedgerService, TransferTool, OtherTransferTool] }),
+    ).rejects.toThrow(/cannot register @Tool provider OtherTransferTool in .*: a tool named "transfer" is already registered/);
   });
 
   it('fails the boot when a @Tool provider has no run method', async () => {
@@ -194,7 +199,13 @@ describe('ToolnexusModule.forRootAsync', () => {
 
   it('takes options from a factory with injected dependencies', async () => {
     const app = await boot({
-      imports: [ToolnexusModule.forRootAsync({ imports: [SettingsModule], inject: [Settings], useFactory: (s: Settings) => ({ defaultTimeoutMs: s.timeoutMs }) })],
+      imports: [
+        ToolnexusModule.forRootAsync({
+          imports: [SettingsModule],
+          inject: [Settings],
+          useFactory: (s: Settings) => ({ defaultTimeoutMs: s.timeoutMs }),
+        }),
+      ],
       providers: [SlowTool],
     });
     expect(await app.get(Toolkit).execute('slow', {})).toEqual({ output: 'slow timed out after 30 ms', isError: true });
@@ -209,7 +220,10 @@ describe('ToolnexusModule.forRootAsync', () => {
         return { defaultTimeoutMs: this.settings.timeoutMs };
       }
     }
-    const app = await boot({ imports: [ToolnexusModule.forRootAsync({ imports: [SettingsModule], useClass: ToolnexusConfig })], providers: [SlowTool] });
+    const app = await boot({
+      imports: [ToolnexusModule.forRootAsync({ imports: [SettingsModule], useClass: ToolnexusConfig })],
+      providers: [SlowTool],
+    });
     expect((await app.get(Toolkit).execute('slow', {})).output).toBe('slow timed out after 30 ms');
     await app.close();
   });
@@ -223,7 +237,10 @@ describe('ToolnexusModule.forRootAsync', () => {
     }
     @Module({ providers: [SharedConfig], exports: [SharedConfig] })
     class ConfigModule {}
-    const app = await boot({ imports: [ToolnexusModule.forRootAsync({ imports: [ConfigModule], useExisting: SharedConfig })], providers: [SlowTool] });
+    const app = await boot({
+      imports: [ToolnexusModule.forRootAsync({ imports: [ConfigModule], useExisting: SharedConfig })],
+      providers: [SlowTool],
+    });
     expect((await app.get(Toolkit).execute('slow', {})).output).toBe('slow timed out after 20 ms');
     await app.close();
   });
@@ -233,7 +250,11 @@ describe('ToolnexusModule.forRootAsync', () => {
     class Caller {
       constructor(readonly toolkit: Toolkit) {}
     }
-    @Module({ imports: [ToolnexusModule.forRoot({ isGlobal: false })], providers: [LedgerService, TransferTool, Caller], exports: [Caller] })
+    @Module({
+      imports: [ToolnexusModule.forRoot({ isGlobal: false })],
+      providers: [LedgerService, TransferTool, Caller],
+      exports: [Caller],
+    })
     class PaymentsModule {}
     const app = await boot({ imports: [PaymentsModule] });
     const result = await app.get(Caller).toolkit.execute('transfer', { from: 'a', to: 'b', amount: 2 });
@@ -301,7 +322,7 @@ describe('request-scoped tools', () => {
     }).compile();
     app = moduleRef.createNestApplication({ logger: false });
     await app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+    base = `http://127.0.0.1:${((app.getHttpServer() as Server).address() as AddressInfo).port}`;
   });
   afterAll(() => app.close());
 
@@ -322,7 +343,7 @@ describe('request-scoped tools', () => {
     const result = await toolkit.execute('whoami', {});
     expect(result.isError).toBe(true);
     expect(WhoAmITool.built - builtBefore).toBe(1);
-    const other = await toolkit.execute('whoami', {}, { request: { headers: { 'x-user': 'cy' } } } as NestToolContext);
+    const other = await toolkit.execute('whoami', {}, { request: { headers: { 'x-user': 'cy' } } });
     expect(other).toEqual({ output: '(unset) (header cy)', isError: false });
     expect(WhoAmITool.built - builtBefore).toBe(2);
   });
@@ -349,6 +370,9 @@ describe('request-scoped tools', () => {
 
   it('publishes the tool’s schema at boot, before any request', () => {
     const [tool] = app.get(Toolkit).toOpenAI();
-    expect(tool).toEqual({ type: 'function', function: { name: 'whoami', description: 'Who is asking', parameters: expect.objectContaining({ type: 'object' }) } });
+    expect(tool).toEqual({
+      type: 'function',
+      function: { name: 'whoami', description: 'Who is asking', parameters: expect.objectContaining({ type: 'object' }) as unknown },
+    });
   });
 });

@@ -2,10 +2,20 @@ import 'reflect-metadata';
 import { Controller, Get, Param, type INestApplication } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
 import {
-  AlreadyResolvedError, InvalidAnswerError, InvalidResumeError, ModelError, ModelHttpError, RunCheckpointError, RunConflictError, RunNotFoundError,
-  StoreUnavailableError, UnknownSuspensionError, UnregisteredToolError, type ToolnexusError,
+  AlreadyResolvedError,
+  InvalidAnswerError,
+  InvalidResumeError,
+  ModelError,
+  ModelHttpError,
+  RunCheckpointError,
+  RunConflictError,
+  RunNotFoundError,
+  StoreUnavailableError,
+  UnknownSuspensionError,
+  UnregisteredToolError,
+  type ToolnexusError,
 } from 'toolnexus-ts';
 import { ToolnexusExceptionFilter, ToolnexusModuleError, httpStatusOf, type ToolnexusErrorBody } from 'toolnexus-ts/nest';
 
@@ -44,7 +54,7 @@ describe('ToolnexusExceptionFilter', () => {
     }).compile();
     app = moduleRef.createNestApplication({ logger: false });
     await app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+    base = `http://127.0.0.1:${((app.getHttpServer() as Server).address() as AddressInfo).port}`;
   });
   afterAll(() => app.close());
 
@@ -67,7 +77,10 @@ describe('ToolnexusExceptionFilter', () => {
   });
 
   it('answers server-side faults with 500 and no internals', async () => {
-    expect(await get('corrupt')).toEqual({ status: 500, body: { statusCode: 500, error: 'Internal Server Error', message: 'Internal server error', code: 'TOOLNEXUS_RUN_CHECKPOINT' } });
+    expect(await get('corrupt')).toEqual({
+      status: 500,
+      body: { statusCode: 500, error: 'Internal Server Error', message: 'Internal server error', code: 'TOOLNEXUS_RUN_CHECKPOINT' },
+    });
     expect((await get('unregistered')).status).toBe(500);
   });
 

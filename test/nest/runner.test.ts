@@ -6,12 +6,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  AgentRunner, AlreadyResolvedError, OpenAIChatModel, ResumeCoordinator, SqlitePendingStore, Tool, UnknownSuspensionError,
-  pending, type AgentToolContext,
+  AgentRunner,
+  AlreadyResolvedError,
+  OpenAIChatModel,
+  ResumeCoordinator,
+  SqlitePendingStore,
+  Tool,
+  UnknownSuspensionError,
+  pending,
+  type AgentToolContext,
 } from 'toolnexus-ts';
 import { ToolnexusModule, ToolnexusModuleError } from 'toolnexus-ts/nest';
-import { startScriptedOpenAI, type ScriptedOpenAI } from './scripted-openai';
-import { LedgerService, TransferTool } from './ledger';
+import { startScriptedOpenAI, type ScriptedOpenAI } from '../fixtures/nest/scripted-openai';
+import { LedgerService, TransferTool } from '../fixtures/nest/ledger';
 
 /** Where the model lives: a provider the async options factory injects. */
 @Injectable()
@@ -137,10 +144,15 @@ describe('AgentRunner injected by ToolnexusModule (OpenAI-compatible model over 
   });
 
   it('without a model, boots for tools and says what is missing when the runner is used', async () => {
-    const app = await Test.createTestingModule({ imports: [ToolnexusModule.forRoot()], providers: [LedgerService, TransferTool] }).compile();
+    const app = await Test.createTestingModule({
+      imports: [ToolnexusModule.forRoot()],
+      providers: [LedgerService, TransferTool],
+    }).compile();
     await app.init();
     await expect(app.get(AgentRunner).run('pay 1 from a to b')).rejects.toThrow(ToolnexusModuleError);
-    await expect(app.get(AgentRunner).run('pay 1 from a to b')).rejects.toThrow(/AgentRunner has no chat model: pass `model` to ToolnexusModule.forRoot/);
+    await expect(app.get(AgentRunner).run('pay 1 from a to b')).rejects.toThrow(
+      /AgentRunner has no chat model: pass `model` to ToolnexusModule.forRoot/,
+    );
     expect((await app.get(ResumeCoordinator).execute('transfer', { from: 'a', to: 'b', amount: 1 })).isError).toBe(true);
     await app.close();
   });

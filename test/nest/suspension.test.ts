@@ -6,11 +6,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  AlreadyResolvedError, ResumeCoordinator, SqlitePendingStore, Tool, Toolkit, UnknownSuspensionError,
-  pending, pendingOf, type PendingStore, type ToolContext,
+  AlreadyResolvedError,
+  ResumeCoordinator,
+  SqlitePendingStore,
+  Tool,
+  Toolkit,
+  UnknownSuspensionError,
+  pending,
+  pendingOf,
+  type PendingStore,
+  type ToolContext,
 } from 'toolnexus-ts';
 import { ToolnexusModule, ToolnexusModuleError, type NestToolContext } from 'toolnexus-ts/nest';
-import { LedgerService, TransferTool } from './ledger';
+import { LedgerService, TransferTool } from '../fixtures/nest/ledger';
 
 async function boot(store: PendingStore): Promise<TestingModule> {
   const app = await Test.createTestingModule({
@@ -117,7 +125,10 @@ describe('ResumeCoordinator injected by ToolnexusModule', () => {
     const result = await app.get(ResumeCoordinator).execute('transfer', { from: 'a', to: 'b', amount: 4 });
     expect(result).toEqual({ output: 'moved 4 from a to b', isError: false });
     expect(asked).toEqual(['Transfer 4 from a to b?']);
-    expect(metrics).toEqual([{ tool: 'transfer', pending: true }, { tool: 'transfer', pending: false }]);
+    expect(metrics).toEqual([
+      { tool: 'transfer', pending: true },
+      { tool: 'transfer', pending: false },
+    ]);
     expect(await app.get(ResumeCoordinator).list()).toEqual([]);
     await app.close();
   });

@@ -2,8 +2,16 @@
  * AnthropicModel + AgentRunner against a real messages-API server on 127.0.0.1.
  */
 import { AgentRunner, AnthropicModel, ModelHttpError, ModelResponseError, type RunEvent } from 'toolnexus-ts';
-import { anthropicCalls, anthropicStream, anthropicText, json, sse, startMockServer, type MockServer } from './mock-servers';
-import { weatherToolkit } from './tools';
+import {
+  anthropicCalls,
+  anthropicStream,
+  anthropicText,
+  json,
+  sse,
+  startMockServer,
+  type MockServer,
+} from '../fixtures/runner/mock-servers';
+import { weatherToolkit } from '../fixtures/runner/tools';
 
 const servers: MockServer[] = [];
 async function serve(...args: Parameters<typeof startMockServer>): Promise<MockServer> {
@@ -37,7 +45,12 @@ describe('AnthropicModel in the loop', () => {
 
     const result = await runner.run('Weather?');
 
-    expect(result).toMatchObject({ status: 'done', text: 'Sunny, except for the broken one.', turns: 2, usage: { inputTokens: 42, outputTokens: 13 } });
+    expect(result).toMatchObject({
+      status: 'done',
+      text: 'Sunny, except for the broken one.',
+      turns: 2,
+      usage: { inputTokens: 42, outputTokens: 13 },
+    });
     const [first, second] = server.requests;
     expect(first?.path).toBe('/v1/messages');
     expect(first?.headers['x-api-key']).toBe('ak-test');
@@ -74,7 +87,9 @@ describe('AnthropicModel in the loop', () => {
   });
 
   it('names the status and the provider message of an error body', async () => {
-    const server = await serve(json(400, { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: field required' } }));
+    const server = await serve(
+      json(400, { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: field required' } }),
+    );
     const error = await new AgentRunner({ model: model(server), toolkit: weatherToolkit() }).run('x').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelHttpError);
     expect(error).toMatchObject({ status: 400, providerMessage: 'max_tokens: field required', provider: 'anthropic' });
@@ -102,7 +117,12 @@ describe('AnthropicModel streaming', () => {
 
     expect(events.map((e) => e.type)).toEqual(['text', 'text', 'tool_call', 'tool_result', 'text', 'text', 'done']);
     expect(events[2]).toEqual({ type: 'tool_call', call: { id: 'toolu_1', name: 'weather', arguments: '{"city":"Rome"}' } });
-    expect(events[3]).toEqual({ type: 'tool_result', callId: 'toolu_1', name: 'weather', result: { output: 'Rome: sunny', isError: false } });
+    expect(events[3]).toEqual({
+      type: 'tool_result',
+      callId: 'toolu_1',
+      name: 'weather',
+      result: { output: 'Rome: sunny', isError: false },
+    });
     const done = events.at(-1) as Extract<RunEvent, { type: 'done' }>;
     expect(done.result).toMatchObject({ status: 'done', text: 'Rome is sunny.', usage: { inputTokens: 30, outputTokens: 12 } });
     expect(server.requests[0]?.body.stream).toBe(true);
@@ -117,7 +137,10 @@ describe('AnthropicModel streaming', () => {
     const events: RunEvent[] = [];
     for await (const event of new AgentRunner({ model: model(server), toolkit: weatherToolkit() }).stream('x')) events.push(event);
     expect(events.map((e) => e.type)).toEqual(['text', 'done']);
-    expect((events[1] as Extract<RunEvent, { type: 'done' }>).result).toMatchObject({ text: 'No streaming here.', usage: { inputTokens: 12, outputTokens: 4 } });
+    expect((events[1] as Extract<RunEvent, { type: 'done' }>).result).toMatchObject({
+      text: 'No streaming here.',
+      usage: { inputTokens: 12, outputTokens: 4 },
+    });
   });
 
   it('surfaces an error event in the stream with the provider message', async () => {
@@ -133,7 +156,9 @@ describe('AnthropicModel streaming', () => {
     };
     const error = await consume().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelResponseError);
-    expect((error as Error).message).toBe('anthropic sent an unreadable response: the provider reported an error: overloaded_error: Overloaded');
+    expect((error as Error).message).toBe(
+      'anthropic sent an unreadable response: the provider reported an error: overloaded_error: Overloaded',
+    );
   });
 
   it('fails clearly when the stream ends before message_stop', async () => {

@@ -17,6 +17,7 @@ import {
   Toolkit,
   pendingOf,
   type RunEvent,
+  type RunResult,
 } from 'toolnexus-ts';
 import { RefundByHandTool, RefundTool, Sessions, type Payments } from '../fixtures/refund';
 
@@ -27,7 +28,9 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function refundAgent(filename: string, ledger: string[], tool = 'refund') {
-  const payments: Payments = { refund: (key, customer, cents, approvedBy) => void ledger.push(`${key} ${customer} ${cents} ${approvedBy}`) };
+  const payments: Payments = {
+    refund: (key, customer, cents, approvedBy) => void ledger.push(`${key} ${customer} ${cents} ${approvedBy}`),
+  };
   const toolkit = new Toolkit({ resolver: (cls) => new cls(new Sessions(), payments) }).register(RefundTool, RefundByHandTool);
   const store = new SqlitePendingStore({ filename });
   const model = new FunctionModel(({ messages }) => {
@@ -52,7 +55,9 @@ describe('AgentRunner with chained suspensions', () => {
     expect(halted.pending?.kind).toBe(kinds[0]);
 
     const answerTo = (request: { id: string; kind: string }) =>
-      request.kind === 'authorization' ? { id: request.id, ok: true, data: { account: 'bob@example.com' } } : { id: request.id, ok: true, data: { approver: 'dana' } };
+      request.kind === 'authorization'
+        ? { id: request.id, ok: true, data: { account: 'bob@example.com' } }
+        : { id: request.id, ok: true, data: { approver: 'dana' } };
     const again = await first.runner.resume(answerTo(halted.pending!));
     expect(again.status).toBe('pending');
     expect(again.pendings?.map((p) => p.kind)).toEqual([kinds[1]]);
@@ -64,7 +69,7 @@ describe('AgentRunner with chained suspensions', () => {
 
     const second = refundAgent(filename, ledger, tool);
     const events: RunEvent['type'][] = [];
-    let final;
+    let final: RunResult | undefined;
     for await (const event of second.runner.resumeStream(answerTo(again.pending!))) {
       events.push(event.type);
       if (event.type === 'done') final = event.result;
@@ -83,9 +88,14 @@ describe('AgentRunner with chained suspensions', () => {
     const agent = refundAgent(filename, ledger, 'refund_by_hand');
     const halted = await agent.runner.run('refund c-9', { runId: 'run-tampered' });
     const db = new Database(filename);
-    db.prepare('UPDATE suspensions SET args = ? WHERE id = ?').run(JSON.stringify({ customer: 'mallory', cents: 999_999 }), halted.pending!.id);
+    db.prepare('UPDATE suspensions SET args = ? WHERE id = ?').run(
+      JSON.stringify({ customer: 'mallory', cents: 999_999 }),
+      halted.pending!.id,
+    );
     db.close();
-    const error = await agent.runner.resume({ id: halted.pending!.id, ok: true, data: { account: 'bob@example.com' } }).catch((e: unknown) => e);
+    const error = await agent.runner
+      .resume({ id: halted.pending!.id, ok: true, data: { account: 'bob@example.com' } })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SuspensionMismatchError);
     expect((await agent.store.get(halted.pending!.id))?.status).toBe('pending');
     expect((await agent.store.loadRun('run-tampered'))?.state).toMatchObject({ phase: 'halted' });
@@ -99,16 +109,22 @@ describe('AgentRunner with chained suspensions', () => {
     const payments: Payments = { refund: (key) => void ledger.push(key) };
     const toolkit = new Toolkit({ resolver: (cls) => new cls(new Sessions(), payments) }).register(RefundTool, RefundByHandTool);
     const coordinator = new ResumeCoordinator({ toolkit, store });
-    const model = new FunctionModel(() => ({ toolCalls: [{ id: 'call_1', name: 'refund_by_hand', arguments: { customer: 'alice', cents: 5 } }] }));
+    const model = new FunctionModel(() => ({
+      toolCalls: [{ id: 'call_1', name: 'refund_by_hand', arguments: { customer: 'alice', cents: 5 } }],
+    }));
     const runner = new AgentRunner({ model, toolkit, coordinator });
     const halted = await runner.run('refund alice', { runId: 'run-swap' });
     // A suspension recorded properly, for other arguments, then named in this run's checkpoint.
-    const other = pendingOf(await coordinator.execute('refund_by_hand', { customer: 'mallory', cents: 999_999 }, {}, { callId: 'call_1', runId: 'run-swap' }))!;
+    const other = pendingOf(
+      await coordinator.execute('refund_by_hand', { customer: 'mallory', cents: 999_999 }, {}, { callId: 'call_1', runId: 'run-swap' }),
+    )!;
     const checkpoint = (await store.loadRun('run-swap'))!;
     const state = structuredClone(checkpoint.state) as { halted: { calls: Array<{ pendingId?: string }> } };
     (state.halted.calls[0] as { pendingId?: string }).pendingId = other.id;
     await store.saveRun({ ...checkpoint, version: checkpoint.version + 1, state });
-    await expect(runner.resume({ id: other.id, ok: true, data: { account: 'x' } })).rejects.toThrow(/the run's transcript has another call \(arguments differ from the transcript\)/);
+    await expect(runner.resume({ id: other.id, ok: true, data: { account: 'x' } })).rejects.toThrow(
+      /the run's transcript has another call \(arguments differ from the transcript\)/,
+    );
     expect(ledger).toEqual([]);
     expect(halted.status).toBe('pending');
   });
@@ -139,7 +155,7 @@ describe('a run whose driver died', () => {
     // A driver that stops renewing (its process froze) is taken over by a repeated resume.
     const frozen = new AgentRunner({ model, toolkit, coordinator, runLeaseMs: 150 });
     // Make it look frozen: its last renewal long ago (the live driver's next renewal then finds the run changed).
-    for (let saved = false; !saved; ) {
+    for (let saved = false; !saved;) {
       const checkpoint = (await store.loadRun('run-driver'))!;
       expect(checkpoint.state).toMatchObject({ phase: 'running' });
       const stale = { ...checkpoint.state, driver: { id: 'gone', renewedAt: new Date(Date.now() - 10_000).toISOString() } };

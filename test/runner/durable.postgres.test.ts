@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunResult } from 'toolnexus-ts';
-import { dropSchema, postgresUrl, uniqueSchema } from '../stores/fixtures-pg/server';
-import { buildPayAgent, readLedger, type StoreSpec } from './fixtures/pay-agent';
-import { startMockServer, type MockServer } from './mock-servers';
-import { payModel, resumeInChild, succeeded } from './pay-harness';
+import { dropSchema, postgresUrl, uniqueSchema } from '../fixtures/pg/server';
+import { buildPayAgent, readLedger, type StoreSpec } from '../fixtures/runner/pay-agent';
+import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
+import { payModel, resumeInChild, succeeded } from '../fixtures/runner/pay-harness';
 
 let dir: string;
 let server: MockServer;
@@ -48,18 +48,25 @@ it('halts on PostgreSQL, and two processes resuming different pauses at once los
   expect(server.requests).toHaveLength(2);
   const final = results.find((r) => r.status === 'done') as RunResult;
   expect(final.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'tool', 'assistant']);
-  expect(final.text).toBe('Done: {"invoice":"inv-7","cents":1250} | {"paid":"inv-7","approver":"first"} | {"paid":"inv-8","approver":"second"}');
-  expect(readLedger(ledger).map((l) => l.split(' ').slice(0, 3).join(' ')).sort()).toEqual([
-    'lookup inv-7 call_lookup',
-    'pay inv-7 call_pay_7',
-    'pay inv-8 call_pay_8',
-  ]);
+  expect(final.text).toBe(
+    'Done: {"invoice":"inv-7","cents":1250} | {"paid":"inv-7","approver":"first"} | {"paid":"inv-8","approver":"second"}',
+  );
+  expect(
+    readLedger(ledger)
+      .map((l) => l.split(' ').slice(0, 3).join(' '))
+      .sort(),
+  ).toEqual(['lookup inv-7 call_lookup', 'pay inv-7 call_pay_7', 'pay inv-8 call_pay_8']);
 
   const checkpoint = await first.store.loadRun(halted.runId);
   expect(checkpoint).toMatchObject({ version: 4, state: { phase: 'done', turns: 2 } });
   expect((await first.store.list({ runId: halted.runId })).map((c) => c.status)).toEqual(['resolved', 'resolved']);
   // The same answer again returns the run's result; a conflicting one is refused and names the run.
-  expect(await first.runner.resume({ id: pay7?.id as string, ok: true, data: { approver: 'first' } })).toMatchObject({ status: 'done', runId: halted.runId });
-  await expect(first.runner.resume({ id: pay7?.id as string, ok: true, data: { approver: 'eve' } })).rejects.toThrow(`suspension ${pay7?.id} of run ${halted.runId} is already resolved`);
+  expect(await first.runner.resume({ id: pay7?.id as string, ok: true, data: { approver: 'first' } })).toMatchObject({
+    status: 'done',
+    runId: halted.runId,
+  });
+  await expect(first.runner.resume({ id: pay7?.id as string, ok: true, data: { approver: 'eve' } })).rejects.toThrow(
+    `suspension ${pay7?.id} of run ${halted.runId} is already resolved`,
+  );
   await first.store.close();
 });

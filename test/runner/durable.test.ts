@@ -6,10 +6,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AlreadyResolvedError, RUN_STATE_FORMAT, UnknownSuspensionError, type RunCheckpoint, type RunResult, type SuspendedCall } from 'toolnexus-ts';
-import { startMockServer, type MockServer } from './mock-servers';
-import { buildPayAgent, readLedger } from './fixtures/pay-agent';
-import { payModel, resumeInChild, succeeded } from './pay-harness';
+import {
+  AlreadyResolvedError,
+  RUN_STATE_FORMAT,
+  UnknownSuspensionError,
+  type RunCheckpoint,
+  type RunResult,
+  type SuspendedCall,
+} from 'toolnexus-ts';
+import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
+import { buildPayAgent, readLedger } from '../fixtures/runner/pay-agent';
+import { payModel, resumeInChild, succeeded } from '../fixtures/runner/pay-harness';
 
 let dir: string;
 let server: MockServer;
@@ -68,21 +75,33 @@ describe('durable halt and resume across processes', () => {
     expect(server.requests).toHaveLength(1);
 
     // Another fresh process answers the first pause: the loop continues to the end.
-    const second = succeeded(await resumeInChild(db, ledger, server.url, { id: pay7?.id as string, ok: true, data: { approver: 'alice' } }));
+    const second = succeeded(
+      await resumeInChild(db, ledger, server.url, { id: pay7?.id as string, ok: true, data: { approver: 'alice' } }),
+    );
     expect(second.pid).not.toBe(first.pid);
     const final = second.result;
     expect(final.status).toBe('done');
-    expect(final.text).toBe('Done: {"invoice":"inv-7","cents":1250} | {"paid":"inv-7","approver":"alice"} | {"paid":"inv-8","approver":"bob"}');
+    expect(final.text).toBe(
+      'Done: {"invoice":"inv-7","cents":1250} | {"paid":"inv-7","approver":"alice"} | {"paid":"inv-8","approver":"bob"}',
+    );
     expect(final.turns).toBe(2);
 
     // Every side effect happened exactly once, each in the process that was meant to run it.
     const ledgerLines = readLedger(ledger).map((l) => l.split(' '));
-    expect(ledgerLines.map((l) => l.slice(0, 3).join(' '))).toEqual(['lookup inv-7 call_lookup', 'pay inv-8 call_pay_8', 'pay inv-7 call_pay_7']);
+    expect(ledgerLines.map((l) => l.slice(0, 3).join(' '))).toEqual([
+      'lookup inv-7 call_lookup',
+      'pay inv-8 call_pay_8',
+      'pay inv-7 call_pay_7',
+    ]);
     expect(ledgerLines.map((l) => Number(l[3]))).toEqual([process.pid, first.pid, second.pid]);
 
     // The transcript: one tool result per call id, in call order, and no new user turn.
     expect(final.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'tool', 'assistant']);
-    expect(final.messages.filter((m) => m.role === 'tool').map((m) => (m.role === 'tool' ? m.callId : ''))).toEqual(['call_lookup', 'call_pay_7', 'call_pay_8']);
+    expect(final.messages.filter((m) => m.role === 'tool').map((m) => (m.role === 'tool' ? m.callId : ''))).toEqual([
+      'call_lookup',
+      'call_pay_7',
+      'call_pay_8',
+    ]);
     const wire = server.requests[1]?.body.messages as Array<{ role: string; tool_call_id?: string }>;
     expect(wire.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'tool', 'tool']);
     expect(wire.filter((m) => m.role === 'tool').map((m) => m.tool_call_id)).toEqual(['call_lookup', 'call_pay_7', 'call_pay_8']);
@@ -92,11 +111,16 @@ describe('durable halt and resume across processes', () => {
     expect(done.calls.map((c) => c.status)).toEqual(['resolved', 'resolved']);
 
     // The same answer again, from another process (a retried POST): the run's result again, nothing runs.
-    const replayed = succeeded(await resumeInChild(db, ledger, server.url, { id: pay8?.id as string, ok: true, data: { approver: 'bob' } }));
+    const replayed = succeeded(
+      await resumeInChild(db, ledger, server.url, { id: pay8?.id as string, ok: true, data: { approver: 'bob' } }),
+    );
     expect(replayed.result).toEqual(final);
     // Conflicting and forged answers: typed errors that name the run, and nothing changes.
     const conflicting = await resumeInChild(db, ledger, server.url, { id: pay8?.id as string, ok: true, data: { approver: 'mallory' } });
-    expect(conflicting).toMatchObject({ ok: false, error: { name: 'AlreadyResolvedError', message: `suspension ${pay8?.id} of run run-pay is already resolved` } });
+    expect(conflicting).toMatchObject({
+      ok: false,
+      error: { name: 'AlreadyResolvedError', message: `suspension ${pay8?.id} of run run-pay is already resolved` },
+    });
     const { runner: again, store: againStore } = buildPayAgent(db, ledger, server.url);
     await expect(again.resume({ id: pay7?.id as string, ok: false })).rejects.toThrow(AlreadyResolvedError);
     await expect(again.resume({ id: 'pnd-forged', ok: true })).rejects.toThrow(UnknownSuspensionError);
@@ -123,7 +147,12 @@ describe('durable halt and resume across processes', () => {
     expect(error).toBeInstanceOf(AlreadyResolvedError);
     expect((error as Error).message).toBe(`suspension ${pay8?.id} of run run-half is already resolved`);
     // A batch with one bad id is refused as a whole, before anything runs.
-    await expect(runner.resume([{ id: pay7?.id as string, ok: true }, { id: 'pnd-nope', ok: true }])).rejects.toThrow(UnknownSuspensionError);
+    await expect(
+      runner.resume([
+        { id: pay7?.id as string, ok: true },
+        { id: 'pnd-nope', ok: true },
+      ]),
+    ).rejects.toThrow(UnknownSuspensionError);
 
     expect({ run: await store.loadRun('run-half'), calls: await store.list({ runId: 'run-half' }) }).toEqual(before);
     expect(readLedger(ledger).filter((l) => l.startsWith('pay'))).toHaveLength(1);
@@ -150,7 +179,11 @@ describe('durable halt and resume across processes', () => {
       '{"paid":"inv-7","approver":"p1"}',
       '{"paid":"inv-8","approver":"p2"}',
     ]);
-    expect(readLedger(ledger).map((l) => l.split(' ').slice(0, 2).join(' ')).sort()).toEqual(['lookup inv-7', 'pay inv-7', 'pay inv-8']);
+    expect(
+      readLedger(ledger)
+        .map((l) => l.split(' ').slice(0, 2).join(' '))
+        .sort(),
+    ).toEqual(['lookup inv-7', 'pay inv-7', 'pay inv-8']);
     const done = await snapshotOf(db, ledger, 'run-race');
     expect(done.run?.state).toMatchObject({ phase: 'done' });
   });
@@ -171,7 +204,11 @@ describe('durable halt and resume across processes', () => {
       ['call_pay_7', '{"paid":"inv-7","approver":"carol"}'],
       ['call_pay_8', 'declined/expired: Pay invoice inv-8? (declined)'],
     ]);
-    expect(readLedger(ledger).filter((l) => l.startsWith('pay')).map((l) => l.split(' ')[1])).toEqual(['inv-7']);
+    expect(
+      readLedger(ledger)
+        .filter((l) => l.startsWith('pay'))
+        .map((l) => l.split(' ')[1]),
+    ).toEqual(['inv-7']);
   });
 });
 

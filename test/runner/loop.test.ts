@@ -19,7 +19,7 @@ import {
   type RunEvent,
   type ToolContext,
 } from 'toolnexus-ts';
-import { PayTool, weatherToolkit } from './tools';
+import { PayTool, weatherToolkit } from '../fixtures/runner/tools';
 
 /** A model that asks for `calls` on its first turn and answers `final` once it has seen tool results. */
 function scripted(calls: Array<{ id: string; name: string; arguments: Record<string, unknown> | string }>, final = 'done') {
@@ -107,7 +107,10 @@ describe('the loop', () => {
 
   it('ends incomplete at maxTurns with the last turn results in a balanced transcript', async () => {
     let calls = 0;
-    const model = new FunctionModel(() => ({ text: `turn ${++calls}`, toolCalls: [{ id: `c${calls}`, name: 'weather', arguments: { city: 'Lima' } }] }));
+    const model = new FunctionModel(() => ({
+      text: `turn ${++calls}`,
+      toolCalls: [{ id: `c${calls}`, name: 'weather', arguments: { city: 'Lima' } }],
+    }));
     const result = await new AgentRunner({ model, toolkit: weatherToolkit(), maxTurns: 3 }).run('loop forever');
 
     expect(result).toMatchObject({ status: 'incomplete', limit: 'maxTurns', turns: 3, text: 'turn 3' });
@@ -138,7 +141,9 @@ describe('the loop', () => {
   it('rejects a function model reply that is neither text nor a turn', async () => {
     const runner = new AgentRunner({ model: new FunctionModel(() => 42 as unknown as string), toolkit: weatherToolkit() });
     await expect(runner.run('x')).rejects.toThrow(ModelResponseError);
-    await expect(runner.run('x')).rejects.toThrow('function sent an unreadable response: the function returned number, not a string or { text, toolCalls }');
+    await expect(runner.run('x')).rejects.toThrow(
+      'function sent an unreadable response: the function returned number, not a string or { text, toolCalls }',
+    );
     const nameless = new AgentRunner({ model: new FunctionModel(() => ({ toolCalls: [{ name: '' }] })), toolkit: weatherToolkit() });
     await expect(nameless.run('x')).rejects.toThrow('tool call #0 has no name');
   });
@@ -148,14 +153,18 @@ describe('the loop', () => {
     const model = new FunctionModel(() => 'x');
     expect(() => new AgentRunner({ model: {} as FunctionModel, toolkit })).toThrow('AgentRunner needs a model with a complete() method');
     expect(() => new AgentRunner({ model, toolkit, maxTurns: 0 })).toThrow('maxTurns must be a positive integer, got 0');
-    expect(() => new AgentRunner({ model, toolkit, coordinator: new ResumeCoordinator({ toolkit: new Toolkit() }) })).toThrow(InvalidArgumentError);
+    expect(() => new AgentRunner({ model, toolkit, coordinator: new ResumeCoordinator({ toolkit: new Toolkit() }) })).toThrow(
+      InvalidArgumentError,
+    );
     expect(() => new AgentRunner({ model, toolkit, waitFor: 'yes' as unknown as () => never })).toThrow('waitFor must be a function');
     expect(() => new FunctionModel('reply' as unknown as () => string)).toThrow('FunctionModel needs a function');
   });
 
   it('rejects bad run input clearly', async () => {
     const runner = new AgentRunner({ model: new FunctionModel(() => 'x'), toolkit: weatherToolkit() });
-    await expect(runner.run(42 as unknown as string)).rejects.toThrow('run needs a user message (a string) or a transcript (an array of messages)');
+    await expect(runner.run(42 as unknown as string)).rejects.toThrow(
+      'run needs a user message (a string) or a transcript (an array of messages)',
+    );
     await expect(runner.run('x', { runId: '' })).rejects.toThrow('runId must be a non-empty string');
     await expect(runner.run([{ role: 'system', content: 'x' } as unknown as ChatMessage])).rejects.toThrow(
       'every transcript entry needs a role of "user", "assistant" or "tool"',
@@ -166,7 +175,10 @@ describe('the loop', () => {
 
 describe('suspension with waitFor (in process)', () => {
   function payModel(ids: string[]) {
-    return scripted(ids.map((id, i) => ({ id, name: 'pay', arguments: { invoice: `inv-${i + 1}`, cents: 100 * (i + 1) } })), 'payments handled');
+    return scripted(
+      ids.map((id, i) => ({ id, name: 'pay', arguments: { invoice: `inv-${i + 1}`, cents: 100 * (i + 1) } })),
+      'payments handled',
+    );
   }
 
   it('answers each suspended call inline and replays it with the answer; the run continues', async () => {
@@ -197,7 +209,11 @@ describe('suspension with waitFor (in process)', () => {
     ['a mismatched id', () => ({ id: 'pnd-other', ok: true }), /^answer id pnd-other does not match pending request pnd-/],
     ['a waitFor that throws', () => Promise.reject(new Error('channel closed')), /^no answer to pnd-.+: channel closed$/],
     ['a malformed answer', (r) => ({ id: r.id }) as Answer, /^invalid answer to pnd-.+: ok must be a boolean$/],
-    ['a declined answer', (r) => ({ id: r.id, ok: false, reason: 'declined' }), /^declined\/expired: Pay 100 cents for invoice inv-1\? \(declined\)$/],
+    [
+      'a declined answer',
+      (r) => ({ id: r.id, ok: false, reason: 'declined' }),
+      /^declined\/expired: Pay 100 cents for invoice inv-1\? \(declined\)$/,
+    ],
   ])('feeds %s back as an error result, never replaying the tool', async (_name, waitFor, expected) => {
     const payTool = new PayTool();
     const { model, seen } = payModel(['p1']);
@@ -239,7 +255,9 @@ describe('suspension with waitFor (in process)', () => {
       // after waitFor, this would time out.
       waitFor: async (request) => {
         let timer: NodeJS.Timeout | undefined;
-        const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('pending was not streamed first')), 2000)));
+        const late = new Promise<never>(
+          (_, reject) => (timer = setTimeout(() => reject(new Error('pending was not streamed first')), 2000)),
+        );
         const seenRequest = await Promise.race([announced, late]).finally(() => clearTimeout(timer));
         return { id: seenRequest.id, ok: seenRequest.id === request.id };
       },
@@ -251,7 +269,11 @@ describe('suspension with waitFor (in process)', () => {
     }
     expect(events.map((e) => e.type)).toEqual(['tool_call', 'pending', 'tool_result', 'text', 'done']);
     expect(events[1]).toMatchObject({ type: 'pending', callId: 'p1', request: { kind: 'approval' } });
-    expect(events[2]).toMatchObject({ type: 'tool_result', callId: 'p1', result: { output: '{"paid":"inv-1","cents":100}', isError: false } });
+    expect(events[2]).toMatchObject({
+      type: 'tool_result',
+      callId: 'p1',
+      result: { output: '{"paid":"inv-1","cents":100}', isError: false },
+    });
     expect(payTool.paid).toEqual(['inv-1']);
   });
 });

@@ -7,12 +7,17 @@ import { AgentRunner, FunctionModel, ResumeCoordinator, Toolkit, defineTool, pen
 function agent(waitFor?: ConstructorParameters<typeof AgentRunner>[0]['waitFor']) {
   const metrics: ToolMetricEvent[] = [];
   const after: string[] = [];
-  const toolkit = new Toolkit({ hooks: { onMetric: (event) => metrics.push(event), afterTool: ({ name, result }) => void after.push(`${name}: ${result.output}`) } }).register(
+  const toolkit = new Toolkit({
+    hooks: { onMetric: (event) => metrics.push(event), afterTool: ({ name, result }) => void after.push(`${name}: ${result.output}`) },
+  }).register(
     defineTool({
       name: 'deploy',
       description: 'Deploys after approval',
       inputSchema: { type: 'object', properties: { env: { type: 'string' } }, required: ['env'] },
-      run: (args, ctx) => (ctx?.answer ? `deployed ${String(args.env)}` : pending({ kind: 'approval', prompt: `Deploy ${String(args.env)}?`, expiresAt: 'soon' })),
+      run: (args, ctx) =>
+        ctx?.answer
+          ? `deployed ${String(args.env)}`
+          : pending({ kind: 'approval', prompt: `Deploy ${String(args.env)}?`, expiresAt: 'soon' }),
     }),
   );
   const model = new FunctionModel(({ messages }) => {
@@ -30,7 +35,7 @@ function agent(waitFor?: ConstructorParameters<typeof AgentRunner>[0]['waitFor']
 }
 
 describe('one path per call', () => {
-  it('malformed JSON from the model reaches the toolkit: afterTool and onMetric fire, with the toolkit\'s words', async () => {
+  it("malformed JSON from the model reaches the toolkit: afterTool and onMetric fire, with the toolkit's words", async () => {
     const { runner, metrics, after } = agent((request) => ({ id: request.id, ok: true }));
     const result = await runner.run('deploy');
     expect(result.text).toMatch(/^invalid arguments for deploy: arguments are not valid JSON \(.+\): \{"env": prod \| /);
@@ -43,7 +48,9 @@ describe('one path per call', () => {
 
   it('an invalid expiresAt is refused the same way inline and durably: an error result, the tool never replays', async () => {
     const inline = agent((request) => ({ id: request.id, ok: true }));
-    expect((await inline.runner.run('deploy')).text).toMatch(/\| suspension pnd-[\w-]+ has an invalid expiresAt "soon": expected an RFC 3339 instant$/);
+    expect((await inline.runner.run('deploy')).text).toMatch(
+      /\| suspension pnd-[\w-]+ has an invalid expiresAt "soon": expected an RFC 3339 instant$/,
+    );
     const durable = agent();
     const result = await durable.runner.run('deploy');
     expect(result.status).toBe('done');

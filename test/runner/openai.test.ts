@@ -2,8 +2,8 @@
  * OpenAIChatModel + AgentRunner against a real chat-completions server on 127.0.0.1.
  */
 import { AgentRunner, ModelResponseError, OpenAIChatModel, Toolkit, defineTool, type RunEvent } from 'toolnexus-ts';
-import { json, openaiCalls, openaiStream, openaiText, sse, startMockServer, type MockServer } from './mock-servers';
-import { weatherToolkit } from './tools';
+import { json, openaiCalls, openaiStream, openaiText, sse, startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
+import { weatherToolkit } from '../fixtures/runner/tools';
 
 const servers: MockServer[] = [];
 async function serve(...args: Parameters<typeof startMockServer>): Promise<MockServer> {
@@ -53,7 +53,11 @@ describe('OpenAIChatModel in the loop', () => {
       {
         role: 'assistant',
         content: null,
-        tool_calls: threeCities.map((c) => ({ id: c.id, type: 'function', function: { name: 'weather', arguments: JSON.stringify(c.args) } })),
+        tool_calls: threeCities.map((c) => ({
+          id: c.id,
+          type: 'function',
+          function: { name: 'weather', arguments: JSON.stringify(c.args) },
+        })),
       },
       { role: 'tool', tool_call_id: 'call_oslo', content: 'Oslo: sunny' },
       { role: 'tool', tool_call_id: 'call_lima', content: 'Lima: sunny' },
@@ -82,7 +86,9 @@ describe('OpenAIChatModel in the loop', () => {
     const result = await runner.run('Weather?');
 
     expect(result.status).toBe('done');
-    const toolMessages = (server.requests[1]?.body.messages as Array<{ role: string; content: string; tool_call_id?: string }>).filter((m) => m.role === 'tool');
+    const toolMessages = (server.requests[1]?.body.messages as Array<{ role: string; content: string; tool_call_id?: string }>).filter(
+      (m) => m.role === 'tool',
+    );
     expect(toolMessages.map((m) => m.tool_call_id)).toEqual(['c1', 'c2', 'c3', 'c4']);
     expect(toolMessages[0]?.content).toMatch(/^invalid arguments for weather: arguments are not valid JSON \(.+\): \{"city": Oslo$/);
     expect(toolMessages[1]?.content).toBe('unknown tool: nope');
@@ -117,7 +123,23 @@ describe('OpenAIChatModel in the loop', () => {
   });
 
   it('reads content given as an array of text parts', async () => {
-    const server = await serve(json(200, { choices: [{ index: 0, message: { role: 'assistant', content: [{ type: 'text', text: 'Hello, ' }, { type: 'text', text: 'world.' }] }, finish_reason: 'stop' }] }));
+    const server = await serve(
+      json(200, {
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: [
+                { type: 'text', text: 'Hello, ' },
+                { type: 'text', text: 'world.' },
+              ],
+            },
+            finish_reason: 'stop',
+          },
+        ],
+      }),
+    );
     const result = await new AgentRunner({ model: model(server), toolkit: weatherToolkit() }).run('hi');
     expect(result).toMatchObject({ status: 'done', text: 'Hello, world.', usage: { inputTokens: 0, outputTokens: 0 } });
   });
@@ -139,14 +161,22 @@ describe('OpenAIChatModel in the loop', () => {
 
 describe('OpenAIChatModel streaming', () => {
   it('streams text deltas, assembles split tool-call arguments, and ends with done', async () => {
-    const server = await serve([openaiStream(['Let me ', 'check.'], [threeCities[0] as (typeof threeCities)[0], threeCities[1] as (typeof threeCities)[0]]), openaiStream(['Sunny ', 'in both.'])]);
+    const server = await serve([
+      openaiStream(['Let me ', 'check.'], [threeCities[0] as (typeof threeCities)[0], threeCities[1] as (typeof threeCities)[0]]),
+      openaiStream(['Sunny ', 'in both.']),
+    ]);
     const runner = new AgentRunner({ model: model(server), toolkit: weatherToolkit() });
 
     const events: RunEvent[] = [];
     for await (const event of runner.stream('Oslo and Lima?')) events.push(event);
 
-    expect(events.filter((e) => e.type === 'text').map((e) => (e as { delta: string }).delta)).toEqual(['Let me ', 'check.', 'Sunny ', 'in both.']);
-    expect(events.filter((e) => e.type === 'tool_call').map((e) => (e as Extract<RunEvent, { type: 'tool_call' }>).call)).toEqual([
+    expect(events.filter((e) => e.type === 'text').map((e) => (e as { delta: string }).delta)).toEqual([
+      'Let me ',
+      'check.',
+      'Sunny ',
+      'in both.',
+    ]);
+    expect(events.filter((e) => e.type === 'tool_call').map((e) => e.call)).toEqual([
       { id: 'call_oslo', name: 'weather', arguments: '{"city":"Oslo"}' },
       { id: 'call_lima', name: 'weather', arguments: '{"city":"Lima"}' },
     ]);

@@ -22,7 +22,7 @@ import {
   type Answer,
   type RunEvent,
 } from 'toolnexus-ts';
-import { PayTool, WeatherTool } from './tools';
+import { PayTool, WeatherTool } from '../fixtures/runner/tools';
 
 /** Turn 1: a weather lookup and two payments; then an answer that lists what came back. */
 function agent(options: { coordinator?: ResumeCoordinator; toolkit?: Toolkit } = {}) {
@@ -103,11 +103,32 @@ describe('resume refuses what it cannot apply, changing nothing', () => {
 
   it.each<[string, (ids: string[]) => Answer | Answer[], new (...args: never[]) => Error, string | RegExp]>([
     ['no answers', () => [], InvalidResumeError, 'resume needs at least one answer'],
-    ['the same id twice', ([a]) => [{ id: a as string, ok: true }, { id: a as string, ok: false }], InvalidResumeError, /^answer pnd-.+ is given twice$/],
+    [
+      'the same id twice',
+      ([a]) => [
+        { id: a as string, ok: true },
+        { id: a as string, ok: false },
+      ],
+      InvalidResumeError,
+      /^answer pnd-.+ is given twice$/,
+    ],
     ['an answer without ok', ([a]) => ({ id: a }) as Answer, InvalidAnswerError, 'invalid answer: ok must be a boolean'],
-    ['an answer that is not an object', () => 'yes' as unknown as Answer, InvalidAnswerError, 'invalid answer: expected an object { id, ok, data?, reason? }'],
+    [
+      'an answer that is not an object',
+      () => 'yes' as unknown as Answer,
+      InvalidAnswerError,
+      'invalid answer: expected an object { id, ok, data?, reason? }',
+    ],
     ['an unknown id', () => ({ id: 'pnd-stale', ok: true }), UnknownSuspensionError, 'unknown suspension: pnd-stale'],
-    ['a batch with one unknown id', ([a]) => [{ id: a as string, ok: true }, { id: 'pnd-stale', ok: true }], UnknownSuspensionError, 'unknown suspension: pnd-stale'],
+    [
+      'a batch with one unknown id',
+      ([a]) => [
+        { id: a as string, ok: true },
+        { id: 'pnd-stale', ok: true },
+      ],
+      UnknownSuspensionError,
+      'unknown suspension: pnd-stale',
+    ],
   ])('refuses %s', async (_name, answers, type, message) => {
     const { runner, result, before, snapshot, payTool } = await halted();
     const ids = result.pendings?.map((p) => p.id) ?? [];
@@ -138,7 +159,9 @@ describe('resume refuses what it cannot apply, changing nothing', () => {
     const orphan = await coordinator.execute('pay', { invoice: 'Y', cents: 1 }, undefined, { runId: 'run-gone', callId: 'c' });
     const looseId = (loose.metadata?.pending as { id: string }).id;
     const orphanId = (orphan.metadata?.pending as { id: string }).id;
-    await expect(runner.resume({ id: looseId, ok: true })).rejects.toThrow(`suspension ${looseId} belongs to no agent run: resolve it with ResumeCoordinator.resolve`);
+    await expect(runner.resume({ id: looseId, ok: true })).rejects.toThrow(
+      `suspension ${looseId} belongs to no agent run: resolve it with ResumeCoordinator.resolve`,
+    );
     await expect(runner.resume({ id: orphanId, ok: true })).rejects.toThrow(RunNotFoundError);
     await expect(runner.resume({ id: orphanId, ok: true })).rejects.toThrow('no checkpoint for run run-gone');
     expect((await store.list({ status: 'pending' })).length).toBe(2);
@@ -149,7 +172,9 @@ describe('resume refuses what it cannot apply, changing nothing', () => {
     await store.saveRun({ runId: 'run-1', version: 2, state: { format: 'someone-else/9' }, updatedAt: new Date().toISOString() });
     const error = await runner.resume({ id: result.pending?.id as string, ok: true }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RunCheckpointError);
-    expect((error as Error).message).toBe('checkpoint of run run-1 cannot be used: unknown state format "someone-else/9" (expected toolnexus.run/1)');
+    expect((error as Error).message).toBe(
+      'checkpoint of run run-1 cannot be used: unknown state format "someone-else/9" (expected toolnexus.run/1)',
+    );
     expect((await coordinator.get(result.pending?.id as string))?.status).toBe('pending');
   });
 
@@ -225,12 +250,17 @@ describe('recover: a resumed loop that stopped on a model error', () => {
   it('refuses to recover a run that waits for answers, an unknown run, and (without force) a running one', async () => {
     const { runner, store } = flaky(99);
     const halted = await runner.run('pay', { runId: 'run-wait' });
-    await expect(runner.recover('run-wait')).rejects.toThrow(`run run-wait is waiting for answers to ${halted.pending?.id}: resume it with them`);
+    await expect(runner.recover('run-wait')).rejects.toThrow(
+      `run run-wait is waiting for answers to ${halted.pending?.id}: resume it with them`,
+    );
     await expect(runner.recover('run-none')).rejects.toThrow(RunNotFoundError);
 
     // A checkpoint left `running` by a process that died after taking the last answer.
     const checkpoint = await store.loadRun('run-wait');
-    const state = structuredClone(checkpoint?.state) as { phase: string; halted: { calls: Array<{ pendingId?: string; result: unknown }> } };
+    const state = structuredClone(checkpoint?.state) as {
+      phase: string;
+      halted: { calls: Array<{ pendingId?: string; result: unknown }> };
+    };
     state.phase = 'running';
     (state as { driver?: object }).driver = { id: 'driver-elsewhere', renewedAt: new Date().toISOString() };
     for (const call of state.halted.calls) {
@@ -261,7 +291,10 @@ describe('resume details', () => {
       }),
     );
     const store = new MemoryPendingStore();
-    const model = new FunctionModel(({ messages }) => messages.find((m) => m.role === 'tool')?.content ?? { toolCalls: [{ id: 'call_x', name: 'approve', arguments: {} }] });
+    const model = new FunctionModel(
+      ({ messages }) =>
+        messages.find((m) => m.role === 'tool')?.content ?? { toolCalls: [{ id: 'call_x', name: 'approve', arguments: {} }] },
+    );
     const runner = new AgentRunner({ model, toolkit, coordinator: new ResumeCoordinator({ toolkit, store }) });
     const halted = await runner.run('go', { context: { tenant: 'acme' } });
     expect(JSON.stringify((await store.loadRun(halted.runId))?.state)).not.toContain('acme');

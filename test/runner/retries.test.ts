@@ -14,8 +14,18 @@ import {
   type AnthropicModelOptions,
   type OpenAIChatModelOptions,
 } from 'toolnexus-ts';
-import { anthropicText, dropConnection, hang, json, openaiStream, openaiText, startMockServer, type MockServer, type Reply } from './mock-servers';
-import { weatherToolkit } from './tools';
+import {
+  anthropicText,
+  dropConnection,
+  hang,
+  json,
+  openaiStream,
+  openaiText,
+  startMockServer,
+  type MockServer,
+  type Reply,
+} from '../fixtures/runner/mock-servers';
+import { weatherToolkit } from '../fixtures/runner/tools';
 
 const servers: MockServer[] = [];
 async function serve(replies: Reply | Reply[]): Promise<MockServer> {
@@ -57,7 +67,10 @@ describe('retries', () => {
   });
 
   it('honours retry-after-ms too', async () => {
-    const server = await serve([json(429, { error: { message: 'slow down' } }, { 'retry-after-ms': '300', 'retry-after': '30' }), openaiText('ok')]);
+    const server = await serve([
+      json(429, { error: { message: 'slow down' } }, { 'retry-after-ms': '300', 'retry-after': '30' }),
+      openaiText('ok'),
+    ]);
     const { value, ms } = await timed(() => run(openai(server)));
     expect(value?.text).toBe('ok');
     expect(ms).toBeGreaterThanOrEqual(280);
@@ -92,7 +105,10 @@ describe('retries', () => {
   });
 
   it('retries an Anthropic 529 (overloaded), then succeeds', async () => {
-    const server = await serve([json(529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }), anthropicText('fine')]);
+    const server = await serve([
+      json(529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }),
+      anthropicText('fine'),
+    ]);
     const model = new AnthropicModel({ baseUrl: server.url, apiKey: 'k', model: 'c', retry: { baseDelayMs: 5 } });
     const result = await run(model);
     expect(result.text).toBe('fine');
@@ -120,11 +136,16 @@ describe('retries', () => {
 
   it('names every address an unreachable host was tried at (an AggregateError cause has no message of its own)', async () => {
     // What undici throws when "localhost" resolves to ::1 and 127.0.0.1 and both refuse.
-    const refused = Object.assign(new AggregateError([new Error('connect ECONNREFUSED ::1:9'), new Error('connect ECONNREFUSED 127.0.0.1:9')], ''), { code: 'ECONNREFUSED' });
+    const refused = Object.assign(
+      new AggregateError([new Error('connect ECONNREFUSED ::1:9'), new Error('connect ECONNREFUSED 127.0.0.1:9')], ''),
+      { code: 'ECONNREFUSED' },
+    );
     const fetch = (() => Promise.reject(new TypeError('fetch failed', { cause: refused }))) as typeof globalThis.fetch;
     const error = await run(openai('http://localhost:9', { fetch, retry: { maxAttempts: 1 } })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelConnectionError);
-    expect((error as Error).message).toBe('openai could not be reached: ECONNREFUSED (connect ECONNREFUSED ::1:9; connect ECONNREFUSED 127.0.0.1:9)');
+    expect((error as Error).message).toBe(
+      'openai could not be reached: ECONNREFUSED (connect ECONNREFUSED ::1:9; connect ECONNREFUSED 127.0.0.1:9)',
+    );
     expect((error as Error).cause).toBeInstanceOf(TypeError);
   });
 
@@ -180,7 +201,9 @@ describe('failing at once', () => {
     });
     const error = await run(openai(server)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelResponseError);
-    expect((error as Error).message).toBe('openai sent an unreadable response: the body is not JSON (body starts: "<html>Gateway says hello</html>")');
+    expect((error as Error).message).toBe(
+      'openai sent an unreadable response: the body is not JSON (body starts: "<html>Gateway says hello</html>")',
+    );
     expect(server.requests).toHaveLength(1);
   });
 });
@@ -209,7 +232,9 @@ describe('timeouts', () => {
 
   it('bounds retries of a hanging server by the deadline', async () => {
     const server = await serve(hang);
-    const { error, ms } = await timed(() => run(openai(server, { timeoutMs: 250, deadlineMs: 600, retry: { maxAttempts: 10, baseDelayMs: 5 } })));
+    const { error, ms } = await timed(() =>
+      run(openai(server, { timeoutMs: 250, deadlineMs: 600, retry: { maxAttempts: 10, baseDelayMs: 5 } })),
+    );
     expect(error).toBeInstanceOf(ModelTimeoutError);
     expect(ms).toBeLessThan(2400);
     expect(server.requests.length).toBeGreaterThanOrEqual(2);
@@ -245,11 +270,17 @@ describe('timeouts', () => {
 
 describe('configuration', () => {
   it('rejects nonsense settings at construction', () => {
-    expect(() => new OpenAIChatModel({ baseUrl: 'http://127.0.0.1:1', model: 'm', retry: { maxAttempts: 0 } })).toThrow('retry.maxAttempts must be an integer >= 1, got 0');
-    expect(() => new OpenAIChatModel({ baseUrl: 'http://127.0.0.1:1', model: 'm', timeoutMs: -1 })).toThrow('timeoutMs must be a finite number >= 0, got -1');
+    expect(() => new OpenAIChatModel({ baseUrl: 'http://127.0.0.1:1', model: 'm', retry: { maxAttempts: 0 } })).toThrow(
+      'retry.maxAttempts must be an integer >= 1, got 0',
+    );
+    expect(() => new OpenAIChatModel({ baseUrl: 'http://127.0.0.1:1', model: 'm', timeoutMs: -1 })).toThrow(
+      'timeoutMs must be a finite number >= 0, got -1',
+    );
     expect(() => new OpenAIChatModel({ baseUrl: '', model: 'm' })).toThrow('OpenAIChatModel needs a baseUrl');
     expect(() => new AnthropicModel({ apiKey: 'k', model: '' })).toThrow('AnthropicModel needs a model');
     expect(() => new AnthropicModel({ model: 'c' } as unknown as AnthropicModelOptions)).toThrow(InvalidArgumentError);
-    expect(() => new OpenAIChatModel({ baseUrl: 'http://127.0.0.1:1', model: 'm', deadlineMs: Number.NaN })).toThrow('deadlineMs must be a finite number >= 0, got NaN');
+    expect(() => new OpenAIChatModel({ baseUrl: 'http://127.0.0.1:1', model: 'm', deadlineMs: Number.NaN })).toThrow(
+      'deadlineMs must be a finite number >= 0, got NaN',
+    );
   });
 });

@@ -1,6 +1,7 @@
 /**
  * The server-sent-events parser, fed byte chunks split at awkward places.
  */
+// Internal module: the package does not export the SSE parser.
 import { readSse, type SseEvent } from '../../src/runner/sse';
 
 function streamOf(chunks: Array<string | Uint8Array>): ReadableStream<Uint8Array> {
@@ -42,7 +43,9 @@ describe('readSse', () => {
   it('reassembles a line and a multi-byte character split across chunks', async () => {
     const bytes = new TextEncoder().encode('data: {"t":"héllo ✓"}\n\n');
     const cut = bytes.indexOf(0xc3) + 1; // inside the "é"
-    expect(await parse([bytes.slice(0, cut), bytes.slice(cut, cut + 9), bytes.slice(cut + 9)])).toEqual([{ event: 'message', data: '{"t":"héllo ✓"}' }]);
+    expect(await parse([bytes.slice(0, cut), bytes.slice(cut, cut + 9), bytes.slice(cut + 9)])).toEqual([
+      { event: 'message', data: '{"t":"héllo ✓"}' },
+    ]);
   });
 
   it('delivers a last event that the server closed without a blank line', async () => {

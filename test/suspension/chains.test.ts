@@ -28,7 +28,10 @@ function refunds() {
       ledger.push({ key, customer, cents, approvedBy });
     },
   };
-  const toolkit = new Toolkit({ resolver: (cls) => new cls(new Sessions({ 'sess-ada': 'ada' }), payments) }).register(RefundTool, RefundByHandTool);
+  const toolkit = new Toolkit({ resolver: (cls) => new cls(new Sessions({ 'sess-ada': 'ada' }), payments) }).register(
+    RefundTool,
+    RefundByHandTool,
+  );
   return { ledger, toolkit };
 }
 
@@ -76,7 +79,10 @@ describe('chained suspensions, durable: login and approval on one call', () => {
     const approval = pendingOf(afterLogin)!;
     expect(approval).toMatchObject({ kind: 'approval', prompt: 'Refund 99900 cents to c-2?' });
     expect(ledger).toEqual([]);
-    expect(await coordinator.resolve(approve(approval))).toEqual({ output: 'refunded 99900 cents to c-2 for bob@example.com', isError: false });
+    expect(await coordinator.resolve(approve(approval))).toEqual({
+      output: 'refunded 99900 cents to c-2 for bob@example.com',
+      isError: false,
+    });
     expect(ledger).toEqual([{ key: signIn.id, customer: 'c-2', cents: 99_900, approvedBy: 'dana' }]);
   });
 
@@ -112,8 +118,13 @@ describe('chained suspensions, in process (waitFor follows the chain)', () => {
   it('answers login then approval inline, each request announced before it is asked', async () => {
     const { ledger, toolkit } = refunds();
     const asked: PendingRequest[] = [];
-    const coordinator = new ResumeCoordinator({ toolkit, waitFor: (request) => (request.kind === 'authorization' ? login(request) : approve(request)) });
-    const result = await coordinator.execute('refund_by_hand', { customer: 'c-6', cents: 99_900 }, undefined, { onPending: (request) => asked.push(request) });
+    const coordinator = new ResumeCoordinator({
+      toolkit,
+      waitFor: (request) => (request.kind === 'authorization' ? login(request) : approve(request)),
+    });
+    const result = await coordinator.execute('refund_by_hand', { customer: 'c-6', cents: 99_900 }, undefined, {
+      onPending: (request) => asked.push(request),
+    });
     expect(result.output).toBe('refunded 99900 cents to c-6 for bob@example.com');
     expect(asked.map((request) => request.kind)).toEqual(['authorization', 'approval']);
     expect(ledger).toHaveLength(1);
@@ -123,7 +134,10 @@ describe('chained suspensions, in process (waitFor follows the chain)', () => {
   it('a login answered and an approval declined moves no money, whichever shape the tool has', async () => {
     for (const tool of ['refund', 'refund_by_hand']) {
       const { ledger, toolkit } = refunds();
-      const coordinator = new ResumeCoordinator({ toolkit, waitFor: (request) => (request.kind === 'authorization' ? login(request) : { id: request.id, ok: false }) });
+      const coordinator = new ResumeCoordinator({
+        toolkit,
+        waitFor: (request) => (request.kind === 'authorization' ? login(request) : { id: request.id, ok: false }),
+      });
       const result = await coordinator.execute(tool, { customer: 'c-7', cents: 99_900 });
       expect(result).toEqual({ output: 'declined/expired: Refund 99900 cents to c-7? (declined)', isError: true });
       expect(ledger).toEqual([]);
@@ -174,7 +188,11 @@ describe('chain limits', () => {
     expect(seen).toEqual(['a', 'b', 'c', 'd']);
     expect(result).toEqual({ output: 'unresolved: question 5', isError: true });
 
-    const short = new ResumeCoordinator({ toolkit: asker(['a', 'b', 'c']).toolkit, waitFor: (request) => ({ id: request.id, ok: true }), maxChain: 2 });
+    const short = new ResumeCoordinator({
+      toolkit: asker(['a', 'b', 'c']).toolkit,
+      waitFor: (request) => ({ id: request.id, ok: true }),
+      maxChain: 2,
+    });
     expect(await short.execute('asker')).toEqual({ output: 'unresolved: question 3', isError: true });
   });
 });
@@ -182,18 +200,29 @@ describe('chain limits', () => {
 describe('what the model is told when a suspension is refused', () => {
   it('says which (declined, expired, cancelled) and the reason given; formatRefusal words it', async () => {
     const toolkit = new Toolkit().register(
-      defineTool({ name: 'ask', description: 'Asks', run: (_a, ctx) => (ctx?.answer ? success('ran') : pending({ kind: 'approval', prompt: 'May I?' })) }),
+      defineTool({
+        name: 'ask',
+        description: 'Asks',
+        run: (_a, ctx) => (ctx?.answer ? success('ran') : pending({ kind: 'approval', prompt: 'May I?' })),
+      }),
     );
     const coordinator = new ResumeCoordinator({ toolkit });
     const declined = pendingOf(await coordinator.execute('ask'))!;
-    expect((await coordinator.resolve({ id: declined.id, ok: false, data: { reason: 'no budget' } })).output).toBe('declined/expired: May I? (declined: "no budget")');
+    expect((await coordinator.resolve({ id: declined.id, ok: false, data: { reason: 'no budget' } })).output).toBe(
+      'declined/expired: May I? (declined: "no budget")',
+    );
     const expired = pendingOf(await coordinator.execute('ask'))!;
     expect((await coordinator.resolve({ id: expired.id, ok: false, reason: 'expired' })).output).toBe('declined/expired: May I? (expired)');
     const cancelled = pendingOf(await coordinator.execute('ask'))!;
     expect((await coordinator.cancel(cancelled.id)).output).toBe('declined/expired: May I? (cancelled)');
 
-    const worded = new ResumeCoordinator({ toolkit, formatRefusal: ({ request, status, reason }) => `declined/expired: ${request.prompt} | ${status} | ${reason ?? '-'}` });
+    const worded = new ResumeCoordinator({
+      toolkit,
+      formatRefusal: ({ request, status, reason }) => `declined/expired: ${request.prompt} | ${status} | ${reason ?? '-'}`,
+    });
     const asked = pendingOf(await worded.execute('ask'))!;
-    expect((await worded.resolve({ id: asked.id, ok: false, data: { reason: 'x'.repeat(600) } })).output).toBe(`declined/expired: May I? | declined | ${'x'.repeat(500)}…`);
+    expect((await worded.resolve({ id: asked.id, ok: false, data: { reason: 'x'.repeat(600) } })).output).toBe(
+      `declined/expired: May I? | declined | ${'x'.repeat(500)}…`,
+    );
   });
 });

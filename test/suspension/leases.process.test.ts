@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { outputOf, startChild, until, type Started } from '../fixtures/children';
-import { dropSchema, postgresUrl, uniqueSchema } from '../stores/fixtures-pg/server';
+import { dropSchema, postgresUrl, uniqueSchema } from '../fixtures/pg/server';
 
 interface Replay {
   id: string;

@@ -25,7 +25,11 @@ const child = (args: string[]) => outputOf<Printed>(startChild('refund-child.ts'
 const ledgerOf = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
 
 function answerTo(request: PendingRequest) {
-  return JSON.stringify(request.kind === 'authorization' ? { id: request.id, ok: true, data: { account: 'bob@example.com' } } : { id: request.id, ok: true, data: { approver: 'dana' } });
+  return JSON.stringify(
+    request.kind === 'authorization'
+      ? { id: request.id, ok: true, data: { account: 'bob@example.com' } }
+      : { id: request.id, ok: true, data: { approver: 'dana' } },
+  );
 }
 
 describe.each([

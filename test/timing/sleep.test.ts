@@ -1,4 +1,5 @@
 import { getEventListeners } from 'node:events';
+// Internal module: the package does not export sleep.
 import { sleep } from '../../src/timing/sleep';
 
 /**
@@ -10,11 +11,11 @@ function watchTimers(): { armed: NodeJS.Timeout[]; cleared: unknown[]; restore()
   const cleared: unknown[] = [];
   const originalSet = globalThis.setTimeout;
   const originalClear = globalThis.clearTimeout;
-  const setSpy = jest.spyOn(globalThis, 'setTimeout').mockImplementation(((callback: () => void, ms?: number) => {
+  const setSpy = jest.spyOn(globalThis, 'setTimeout').mockImplementation((callback: () => void, ms?: number) => {
     const timer = originalSet(callback, ms);
     armed.push(timer);
     return timer;
-  }) as typeof setTimeout);
+  });
   const clearSpy = jest.spyOn(globalThis, 'clearTimeout').mockImplementation((timer) => {
     cleared.push(timer);
     originalClear(timer);

@@ -1,5 +1,15 @@
 import { IsInt, Min } from 'class-validator';
-import { Tool, Toolkit, answerFor, defineTool, pendingOf, type Answer, type PendingRequest, type ToolContext, type ToolMetricEvent } from 'toolnexus-ts';
+import {
+  Tool,
+  Toolkit,
+  answerFor,
+  defineTool,
+  pendingOf,
+  type Answer,
+  type PendingRequest,
+  type ToolContext,
+  type ToolMetricEvent,
+} from 'toolnexus-ts';
 
 class WireArgs {
   @IsInt() @Min(1) cents!: number;
@@ -24,11 +34,16 @@ describe('declared approval (@Tool({ approval }))', () => {
     seen.length = 0;
   });
 
-  it('asks before run, marked as this tool\'s own request, and counts it as pending', async () => {
+  it("asks before run, marked as this tool's own request, and counts it as pending", async () => {
     const metrics: ToolMetricEvent[] = [];
     const toolkit = new Toolkit({ hooks: { onMetric: (event) => metrics.push(event) } }).register(WireTool);
     const asked = await toolkit.execute('wire', { cents: 500 });
-    expect(pendingOf(asked)).toEqual({ id: expect.stringMatching(/^pnd-/), kind: 'approval', prompt: 'Approve wire {"cents":500}?', data: { approvalFor: 'wire' } });
+    expect(pendingOf(asked)).toEqual({
+      id: expect.stringMatching(/^pnd-/) as unknown,
+      kind: 'approval',
+      prompt: 'Approve wire {"cents":500}?',
+      data: { approvalFor: 'wire' },
+    });
     expect(seen).toEqual([]);
     expect(metrics).toEqual([expect.objectContaining({ tool: 'wire', pending: true, isError: false })]);
   });
@@ -41,10 +56,15 @@ describe('declared approval (@Tool({ approval }))', () => {
     expect(seen[0]?.approval).toEqual(answer);
   });
 
-  it('is not satisfied by a bare answer, a login, another tool\'s approval or an answer to another id', async () => {
+  it("is not satisfied by a bare answer, a login, another tool's approval or an answer to another id", async () => {
     const toolkit = new Toolkit().register(WireTool);
     const login: PendingRequest = { id: 'pnd-login', kind: 'authorization', prompt: 'Sign in', url: 'https://sso.example.com' };
-    const othersApproval: PendingRequest = { id: 'pnd-other', kind: 'approval', prompt: 'Approve delete?', data: { approvalFor: 'delete' } };
+    const othersApproval: PendingRequest = {
+      id: 'pnd-other',
+      kind: 'approval',
+      prompt: 'Approve delete?',
+      data: { approvalFor: 'delete' },
+    };
     const ownApproval: PendingRequest = { id: 'pnd-own', kind: 'approval', prompt: 'Approve wire?', data: { approvalFor: 'wire' } };
     const contexts: ToolContext[] = [
       { answer: { id: 'pnd-x', ok: true } },
@@ -60,7 +80,9 @@ describe('declared approval (@Tool({ approval }))', () => {
     const toolkit = new Toolkit().register(WireTool);
     const approval: PendingRequest = { id: 'pnd-a', kind: 'approval', prompt: 'Approve?', data: { approvalFor: 'wire' } };
     const login: PendingRequest = { id: 'pnd-l', kind: 'authorization', prompt: 'Sign in' };
-    const ctx = replayOf(login, { id: login.id, ok: true }, [{ request: approval, answer: { id: approval.id, ok: true, data: { approver: 'dana' } } }]);
+    const ctx = replayOf(login, { id: login.id, ok: true }, [
+      { request: approval, answer: { id: approval.id, ok: true, data: { approver: 'dana' } } },
+    ]);
     expect((await toolkit.execute('wire', { cents: 1 }, ctx)).output).toBe('wired 1');
     expect(seen[0]?.approval?.data).toEqual({ approver: 'dana' });
     expect(answerFor(ctx, 'approval')?.id).toBe('pnd-a');
@@ -72,7 +94,10 @@ describe('declared approval (@Tool({ approval }))', () => {
   it('a declined approval handed in directly is a refusal, and run does not run', async () => {
     const toolkit = new Toolkit().register(WireTool);
     const request: PendingRequest = { id: 'pnd-d', kind: 'approval', prompt: 'Approve?', data: { approvalFor: 'wire' } };
-    expect(await toolkit.execute('wire', { cents: 7 }, replayOf(request, { id: request.id, ok: false }))).toEqual({ output: 'declined/expired: Approve wire {"cents":7}?', isError: true });
+    expect(await toolkit.execute('wire', { cents: 7 }, replayOf(request, { id: request.id, ok: false }))).toEqual({
+      output: 'declined/expired: Approve wire {"cents":7}?',
+      isError: true,
+    });
     expect(seen).toEqual([]);
   });
 

@@ -7,7 +7,12 @@ const tools = [
     function: {
       name: WEATHER.name,
       description: WEATHER.description,
-      parameters: { type: 'object', properties: { city: { type: 'string', description: WEATHER.city } }, required: ['city'], additionalProperties: false },
+      parameters: {
+        type: 'object',
+        properties: { city: { type: 'string', description: WEATHER.city } },
+        required: ['city'],
+        additionalProperties: false,
+      },
     },
   },
   {

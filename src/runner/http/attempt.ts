@@ -58,6 +58,7 @@ function describeNetworkError(error: unknown): string {
   if (!hasMessage(error)) return messageOf(error);
   const { cause } = error;
   if (!hasMessage(cause)) return messageOf(error);
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- code is whatever the runtime set (a string like ECONNREFUSED, sometimes a number); String() prints either
   return cause.code ? `${String(cause.code)} (${messageOf(cause)})` : messageOf(cause);
 }
 

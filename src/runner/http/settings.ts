@@ -46,7 +46,8 @@ export function httpSettings(options: HttpModelOptions): HttpSettings {
     fetch: options.fetch ?? globalThis.fetch,
   };
   for (const key of ['timeoutMs', 'deadlineMs', 'baseDelayMs', 'maxDelayMs'] as const) {
-    if (!(settings[key] >= 0) || !Number.isFinite(settings[key])) throw new InvalidArgumentError(`${key} must be a finite number >= 0, got ${settings[key]}`);
+    if (!(settings[key] >= 0) || !Number.isFinite(settings[key]))
+      throw new InvalidArgumentError(`${key} must be a finite number >= 0, got ${settings[key]}`);
   }
   if (!Number.isInteger(settings.maxAttempts) || settings.maxAttempts < 1) {
     throw new InvalidArgumentError(`retry.maxAttempts must be an integer >= 1, got ${settings.maxAttempts}`);

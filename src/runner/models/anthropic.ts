@@ -2,7 +2,18 @@ import { InvalidArgumentError, ModelResponseError } from '../../errors';
 import { toAnthropicTools } from '../../toolkit/adapters';
 import { httpSettings, type HttpModelOptions } from '../http/settings';
 import type { ChatMessage, ChatModel, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ToolCall } from '../types';
-import { argumentsText, asCount, asRecord, asString, joinUrl, ModelEndpoint, parseChunk, streamFailure, wholeAsStream, ToolsCache } from './shared';
+import {
+  argumentsText,
+  asCount,
+  asRecord,
+  asString,
+  joinUrl,
+  ModelEndpoint,
+  parseChunk,
+  streamFailure,
+  wholeAsStream,
+  ToolsCache,
+} from './shared';
 
 /** Options of {@link AnthropicModel}. */
 export interface AnthropicModelOptions extends HttpModelOptions {
@@ -48,7 +59,12 @@ export class AnthropicModel implements ChatModel {
       'anthropic-version': options.version ?? '2023-06-01',
       ...settings.headers,
     };
-    this.endpoint = new ModelEndpoint(this.provider, joinUrl(options.baseUrl ?? 'https://api.anthropic.com', 'v1/messages'), headers, settings);
+    this.endpoint = new ModelEndpoint(
+      this.provider,
+      joinUrl(options.baseUrl ?? 'https://api.anthropic.com', 'v1/messages'),
+      headers,
+      settings,
+    );
     this.bodyHead = JSON.stringify({ max_tokens: options.maxTokens ?? 4096, ...options.params, model: options.model }).slice(0, -1);
   }
 
@@ -139,7 +155,8 @@ export class AnthropicModel implements ChatModel {
 
   private parseMessage(json: Record<string, unknown>): ModelResponse {
     this.throwIfError(json);
-    if (!Array.isArray(json.content)) throw new ModelResponseError(this.provider, 'the body has no content array', JSON.stringify(json).slice(0, 200));
+    if (!Array.isArray(json.content))
+      throw new ModelResponseError(this.provider, 'the body has no content array', JSON.stringify(json).slice(0, 200));
     let text = '';
     const toolCalls: ToolCall[] = [];
     for (const raw of json.content) {
@@ -159,7 +176,8 @@ export class AnthropicModel implements ChatModel {
   private toolCall(block: Record<string, unknown>): ToolCall {
     const id = asString(block.id);
     const name = asString(block.name);
-    if (!id || !name) throw new ModelResponseError(this.provider, 'a tool_use block has no id or name', JSON.stringify(block).slice(0, 200));
+    if (!id || !name)
+      throw new ModelResponseError(this.provider, 'a tool_use block has no id or name', JSON.stringify(block).slice(0, 200));
     return { id, name, arguments: block.input === undefined ? '{}' : argumentsText(block.input) };
   }
 
@@ -204,7 +222,8 @@ function toWire(messages: readonly ChatMessage[]): WireMessage[] {
     } else {
       const content: Block[] = [];
       if (message.content !== '') content.push({ type: 'text', text: message.content });
-      for (const call of message.toolCalls ?? []) content.push({ type: 'tool_use', id: call.id, name: call.name, input: inputOf(call.arguments) });
+      for (const call of message.toolCalls ?? [])
+        content.push({ type: 'tool_use', id: call.id, name: call.name, input: inputOf(call.arguments) });
       wire.push({ role: 'assistant', content });
     }
   }

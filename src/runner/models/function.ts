@@ -46,10 +46,14 @@ export class FunctionModel implements ChatModel {
     const reply = await this.fn(request);
     if (typeof reply === 'string') return { text: reply, toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 } };
     if (typeof reply !== 'object' || reply === null) {
-      throw new ModelResponseError(this.provider, `the function returned ${reply === null ? 'null' : typeof reply}, not a string or { text, toolCalls }`);
+      throw new ModelResponseError(
+        this.provider,
+        `the function returned ${reply === null ? 'null' : typeof reply}, not a string or { text, toolCalls }`,
+      );
     }
     const toolCalls: ToolCall[] = (reply.toolCalls ?? []).map((call, index) => {
-      if (typeof call?.name !== 'string' || call.name === '') throw new ModelResponseError(this.provider, `tool call #${index} has no name`);
+      if (typeof call?.name !== 'string' || call.name === '')
+        throw new ModelResponseError(this.provider, `tool call #${index} has no name`);
       return { id: call.id ?? fallbackCallId(), name: call.name, arguments: argumentsText(call.arguments) };
     });
     return {

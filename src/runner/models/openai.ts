@@ -2,7 +2,19 @@ import { InvalidArgumentError, ModelResponseError } from '../../errors';
 import { toOpenAITools } from '../../toolkit/adapters';
 import { httpSettings, type HttpModelOptions } from '../http/settings';
 import type { ChatMessage, ChatModel, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ToolCall, Usage } from '../types';
-import { argumentsText, asCount, asRecord, asString, fallbackCallId, joinUrl, ModelEndpoint, parseChunk, streamFailure, wholeAsStream, ToolsCache } from './shared';
+import {
+  argumentsText,
+  asCount,
+  asRecord,
+  asString,
+  fallbackCallId,
+  joinUrl,
+  ModelEndpoint,
+  parseChunk,
+  streamFailure,
+  wholeAsStream,
+  ToolsCache,
+} from './shared';
 
 /** Options of {@link OpenAIChatModel}. */
 export interface OpenAIChatModelOptions extends HttpModelOptions {
@@ -21,7 +33,11 @@ export interface OpenAIChatModelOptions extends HttpModelOptions {
 
 type WireMessage =
   | { role: 'system' | 'user'; content: string }
-  | { role: 'assistant'; content: string | null; tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> }
+  | {
+      role: 'assistant';
+      content: string | null;
+      tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
+    }
   | { role: 'tool'; tool_call_id: string; content: string };
 
 /**
@@ -110,7 +126,8 @@ export class OpenAIChatModel implements ChatModel {
     } finally {
       attempt.dispose();
     }
-    if (!finished && stopReason === undefined) throw new ModelResponseError(this.provider, 'the stream ended before the response was complete');
+    if (!finished && stopReason === undefined)
+      throw new ModelResponseError(this.provider, 'the stream ended before the response was complete');
     const toolCalls: ToolCall[] = [];
     for (const call of calls) {
       if (!call) continue;
@@ -131,13 +148,15 @@ export class OpenAIChatModel implements ChatModel {
     this.throwIfError(json);
     const choice = Array.isArray(json.choices) ? asRecord(json.choices[0]) : undefined;
     const message = asRecord(choice?.message);
-    if (!choice || !message) throw new ModelResponseError(this.provider, 'the body has no choices[0].message', JSON.stringify(json).slice(0, 200));
+    if (!choice || !message)
+      throw new ModelResponseError(this.provider, 'the body has no choices[0].message', JSON.stringify(json).slice(0, 200));
     const toolCalls: ToolCall[] = [];
     if (Array.isArray(message.tool_calls)) {
       for (const raw of message.tool_calls) {
         const fn = asRecord(asRecord(raw)?.function);
         const name = asString(fn?.name);
-        if (!fn || !name) throw new ModelResponseError(this.provider, 'a tool call has no function name', JSON.stringify(raw).slice(0, 200));
+        if (!fn || !name)
+          throw new ModelResponseError(this.provider, 'a tool call has no function name', JSON.stringify(raw).slice(0, 200));
         toolCalls.push({ id: asString(asRecord(raw)?.id) || fallbackCallId(), name, arguments: argumentsText(fn.arguments) });
       }
     }
@@ -179,7 +198,11 @@ function toWire(system: string | undefined, messages: readonly ChatMessage[]): W
           wire.push({
             role: 'assistant',
             content: message.content === '' ? null : message.content,
-            tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
+            tool_calls: message.toolCalls.map((call) => ({
+              id: call.id,
+              type: 'function',
+              function: { name: call.name, arguments: call.arguments },
+            })),
           });
         } else {
           wire.push({ role: 'assistant', content: message.content });

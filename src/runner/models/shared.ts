@@ -74,14 +74,23 @@ export class ModelEndpoint {
 
   /** POSTs `body` and reads the whole answer as a JSON object. */
   async json(body: string, signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
-    const { response, attempt } = await postWithRetry({ provider: this.provider, url: this.url, headers: this.headers, body, signal }, this.settings, this.watchdog);
+    const { response, attempt } = await postWithRetry(
+      { provider: this.provider, url: this.url, headers: this.headers, body, signal },
+      this.settings,
+      this.watchdog,
+    );
     return readJson(this.provider, response, attempt);
   }
 
   /** POSTs `body` asking for server-sent events. The caller disposes the attempt once the events end. */
   async stream(body: string, signal: AbortSignal | undefined): Promise<OpenedStream> {
-    const { response, attempt } = await postWithRetry({ provider: this.provider, url: this.url, headers: this.streamHeaders, body, signal }, this.settings, this.watchdog);
-    if ((response.headers.get('content-type') ?? '').includes('application/json')) return { whole: await readJson(this.provider, response, attempt) };
+    const { response, attempt } = await postWithRetry(
+      { provider: this.provider, url: this.url, headers: this.streamHeaders, body, signal },
+      this.settings,
+      this.watchdog,
+    );
+    if ((response.headers.get('content-type') ?? '').includes('application/json'))
+      return { whole: await readJson(this.provider, response, attempt) };
     if (!response.body) {
       attempt.dispose();
       throw new ModelResponseError(this.provider, 'the stream has no body');

@@ -77,7 +77,14 @@ export class MemoryPendingStore implements PendingStore {
     const at = new Date(now).toISOString();
     const fence = (entry.call.fence ?? 0) + 1;
     entry.leaseUntilMs = now + leaseMs;
-    entry.call = { ...entry.call, status: 'resolving', answer: storedAnswer, leaseUntil: new Date(entry.leaseUntilMs).toISOString(), fence, updatedAt: at };
+    entry.call = {
+      ...entry.call,
+      status: 'resolving',
+      answer: storedAnswer,
+      leaseUntil: new Date(entry.leaseUntilMs).toISOString(),
+      fence,
+      updatedAt: at,
+    };
     return { id, fence, call: structuredClone(entry.call), at };
   }
 
@@ -103,7 +110,13 @@ export class MemoryPendingStore implements PendingStore {
     // Refused before anything changes, as a SQL store's rolled-back transaction would be.
     if (next && this.calls.has(next.request.id)) throw new DuplicateSuspensionError(next.request.id);
     const { leaseUntil: _released, ...rest } = entry.call;
-    entry.call = { ...rest, status: settlement.status, outcome, updatedAt: new Date().toISOString(), ...(next ? { next: next.request.id } : {}) };
+    entry.call = {
+      ...rest,
+      status: settlement.status,
+      outcome,
+      updatedAt: new Date().toISOString(),
+      ...(next ? { next: next.request.id } : {}),
+    };
     entry.leaseUntilMs = undefined;
     if (next) this.add(next);
     return true;

@@ -30,8 +30,10 @@ export function checkInsertable(call: SuspendedCall, operation = 'insert'): void
   for (const key of ['callId', 'runId', 'updatedAt', 'next', 'binding'] as const) {
     if (call[key] !== undefined && typeof call[key] !== 'string') throw new InvalidArgumentError(`${what} has a non-string ${key}`);
   }
-  if (call.leaseUntil !== undefined && !isTimestamp(call.leaseUntil)) throw new InvalidArgumentError(`${what} has a leaseUntil that is not RFC 3339`);
-  if (call.fence !== undefined && !isFence(call.fence)) throw new InvalidArgumentError(`${what} has a fence that is not a positive integer`);
+  if (call.leaseUntil !== undefined && !isTimestamp(call.leaseUntil))
+    throw new InvalidArgumentError(`${what} has a leaseUntil that is not RFC 3339`);
+  if (call.fence !== undefined && !isFence(call.fence))
+    throw new InvalidArgumentError(`${what} has a fence that is not a positive integer`);
   if (call.chain !== undefined && !isChain(call.chain)) {
     throw new InvalidArgumentError(`${what} has a chain that is not an array of { request, answer } objects`);
   }
@@ -66,7 +68,9 @@ export function checkSettlement(settlement: unknown): asserts settlement is Sett
   if (!isObject(settlement)) throw new InvalidArgumentError('complete: the settlement must be an object { status, outcome, next? }');
   const { status, outcome, next } = settlement;
   if (!isSuspensionStatus(status) || !isSettled(status)) {
-    throw new InvalidArgumentError(`complete: ${JSON.stringify(status)} is not a settled status (resolved, declined, expired or cancelled)`);
+    throw new InvalidArgumentError(
+      `complete: ${JSON.stringify(status)} is not a settled status (resolved, declined, expired or cancelled)`,
+    );
   }
   if (!isObject(outcome)) throw new InvalidArgumentError('complete: the outcome must be a ToolResult object');
   if (next !== undefined) checkInsertable(next as SuspendedCall, 'complete (next link)');
@@ -94,7 +98,8 @@ export function checkRunId(runId: unknown, operation: string): asserts runId is 
  */
 export function checkCheckpoint(checkpoint: unknown): asserts checkpoint is RunCheckpoint {
   if (!isObject(checkpoint)) throw new InvalidArgumentError('saveRun: the checkpoint must be an object');
-  if (typeof checkpoint.runId !== 'string' || checkpoint.runId === '') throw new InvalidArgumentError('saveRun: runId must be a non-empty string');
+  if (typeof checkpoint.runId !== 'string' || checkpoint.runId === '')
+    throw new InvalidArgumentError('saveRun: runId must be a non-empty string');
   if (typeof checkpoint.updatedAt !== 'string') throw new InvalidArgumentError('saveRun: updatedAt must be an RFC 3339 string');
   if (!isObject(checkpoint.state)) throw new InvalidArgumentError('saveRun: state must be an object');
 }

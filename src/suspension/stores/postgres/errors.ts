@@ -15,7 +15,8 @@ const NETWORK_ERROR_CODES = new Set([
 ]);
 /** SQLSTATEs of a server that is shutting down, starting up, or out of connections. */
 const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '57P05']);
-const DISCONNECT_MESSAGE = /connection terminated|timeout exceeded when trying to connect|connection error|not queryable|client was closed|server closed the connection/i;
+const DISCONNECT_MESSAGE =
+  /connection terminated|timeout exceeded when trying to connect|connection error|not queryable|client was closed|server closed the connection/i;
 
 /**
  * What a failed query means to the caller: {@link StoreUnavailableError} when the database

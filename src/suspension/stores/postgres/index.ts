@@ -1,3 +1,8 @@
 export { PostgresPendingStore } from './store';
 export { POSTGRES_STORE_SCHEMA_VERSION } from './schema';
-export type { PostgresPendingStoreOptions, PostgresStoreConnectionOptions, PostgresStoreSharedPoolOptions, PostgresStoreCommonOptions } from './options';
+export type {
+  PostgresPendingStoreOptions,
+  PostgresStoreConnectionOptions,
+  PostgresStoreSharedPoolOptions,
+  PostgresStoreCommonOptions,
+} from './options';

@@ -7,6 +7,7 @@ import { InvalidArgumentError } from '../../../errors';
  * that never uses PostgreSQL, or hands in its own pool, should not pay.
  */
 function loadPg(): typeof import('pg') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily on first use (see above); an import would load it with the package
   return require('pg') as typeof import('pg');
 }
 
@@ -92,7 +93,9 @@ export function resolveOptions(options: PostgresPendingStoreOptions): ResolvedOp
   const autoMigrate = options.autoMigrate ?? true;
   const completeRetryMs = options.completeRetryMs ?? DEFAULT_COMPLETE_RETRY_MS;
   if (typeof completeRetryMs !== 'number' || !Number.isFinite(completeRetryMs) || completeRetryMs < 0) {
-    throw new InvalidArgumentError(`PostgresPendingStore: completeRetryMs must be a non-negative number of milliseconds, got ${String(options.completeRetryMs)}`);
+    throw new InvalidArgumentError(
+      `PostgresPendingStore: completeRetryMs must be a non-negative number of milliseconds, got ${String(options.completeRetryMs)}`,
+    );
   }
   const common = { schema, tablePrefix, autoMigrate, completeRetryMs };
 
@@ -128,7 +131,9 @@ export function resolveOptions(options: PostgresPendingStoreOptions): ResolvedOp
 
 function checkIdentifier(value: unknown, option: string, longestSuffix: string): string {
   if (typeof value !== 'string' || !IDENTIFIER.test(value)) {
-    throw new InvalidArgumentError(`PostgresPendingStore: ${option} must be letters, digits and underscores, not starting with a digit; got ${JSON.stringify(value)}`);
+    throw new InvalidArgumentError(
+      `PostgresPendingStore: ${option} must be letters, digits and underscores, not starting with a digit; got ${JSON.stringify(value)}`,
+    );
   }
   if (value.length + longestSuffix.length > MAX_IDENTIFIER_BYTES) {
     throw new InvalidArgumentError(

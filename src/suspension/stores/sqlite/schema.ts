@@ -60,7 +60,9 @@ export function migrate(db: Database.Database, filename: string): void {
     const row = db.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: number | null };
     const current = row.version ?? 0;
     if (current > SQLITE_SCHEMA_VERSION) {
-      throw new PendingStoreError(`SQLite file ${filename} has pending-store schema version ${current}; this library reads up to ${SQLITE_SCHEMA_VERSION}`);
+      throw new PendingStoreError(
+        `SQLite file ${filename} has pending-store schema version ${current}; this library reads up to ${SQLITE_SCHEMA_VERSION}`,
+      );
     }
     for (let version = current + 1; version <= SQLITE_SCHEMA_VERSION; version++) {
       const step = STEPS[version];
@@ -75,9 +77,8 @@ export function migrate(db: Database.Database, filename: string): void {
 export const SUSPENSION_COLUMNS = `id, kind, tool, status, request, args, answer, outcome, call_id, run_id, created_at, updated_at,
   lease_until AS lease_until_ms, fence, chain, next_id, binding`;
 
-/** Every statement the store runs but `list`'s, which depend on the filter. */
-export interface Statements {
-  /** Set only under `synchronous: 'full'`: a claim and a renewal skip their own sync. */
+/** The statements {@link prepare} returns; named, so the declaration emit can name them too. */
+export interface SqliteStatements {
   relaxSync: Database.Statement | undefined;
   restoreSync: Database.Statement | undefined;
   insert: Database.Statement;
@@ -90,7 +91,8 @@ export interface Statements {
   readRun: Database.Statement;
 }
 
-export function prepare(db: Database.Database, synchronous: 'full' | 'normal'): Statements {
+/** Every statement the store runs but `list`'s, which depend on the filter. */
+export function prepare(db: Database.Database, synchronous: 'full' | 'normal'): SqliteStatements {
   return {
     relaxSync: synchronous === 'full' ? db.prepare('PRAGMA synchronous = NORMAL') : undefined,
     restoreSync: synchronous === 'full' ? db.prepare('PRAGMA synchronous = FULL') : undefined,

@@ -24,6 +24,7 @@ import { migrate, prepare, SUSPENSION_COLUMNS } from './schema';
  * imported: an application that never uses SQLite should not load an addon at startup.
  */
 function loadBetterSqlite3(): typeof Database {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily on first use (see above); an import would load the addon with the package
   return require('better-sqlite3') as typeof Database;
 }
 
@@ -154,7 +155,10 @@ export class SqlitePendingStore implements PendingStore {
     checkLeaseMs(leaseMs, 'renew');
     const params = { id: claim.id, fence: claim.fence, lease_ms: Math.ceil(leaseMs) };
     // Like a claim, a renewal lost to power loss loses nothing a live holder needs.
-    return this.run(() => this.relaxedSync(() => this.statements.renew.run({ ...params, now: Date.now() }).changes === 1), `renew ${claim.id}`);
+    return this.run(
+      () => this.relaxedSync(() => this.statements.renew.run({ ...params, now: Date.now() }).changes === 1),
+      `renew ${claim.id}`,
+    );
   }
 
   async complete(claim: Claim, settlement: Settlement): Promise<boolean> {
@@ -166,7 +170,11 @@ export class SqlitePendingStore implements PendingStore {
     const nextRow = next === undefined ? undefined : rowOf(next);
     const params = { id: claim.id, fence: claim.fence, status, outcome, next_id: nextRow?.id ?? null };
     // One UPDATE commits atomically on its own; only a next link needs the surrounding transaction.
-    if (!nextRow) return this.run(() => this.statements.complete.run({ ...params, at: new Date().toISOString() }).changes === 1, `complete ${claim.id}`);
+    if (!nextRow)
+      return this.run(
+        () => this.statements.complete.run({ ...params, at: new Date().toISOString() }).changes === 1,
+        `complete ${claim.id}`,
+      );
     return this.run(() => this.completeTransaction.immediate(params, nextRow), `complete ${claim.id}`);
   }
 

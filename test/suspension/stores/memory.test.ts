@@ -1,4 +1,4 @@
 import { MemoryPendingStore } from 'toolnexus-ts';
-import { runStoreConformance } from './conformance';
+import { runStoreConformance } from '../../fixtures/stores/conformance';
 
 runStoreConformance('MemoryPendingStore', async () => new MemoryPendingStore());

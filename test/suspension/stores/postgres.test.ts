@@ -1,5 +1,5 @@
 /**
- * PostgresPendingStore on a real PostgreSQL server (see fixtures-pg/server.ts for which one:
+ * PostgresPendingStore on a real PostgreSQL server (see test/fixtures/pg/server.ts for which one:
  * TOOLNEXUS_PG_URL, else the throwaway cluster of scripts/pg-test-server.sh; never skipped).
  */
 import { Pool } from 'pg';
@@ -13,12 +13,12 @@ import {
   Toolkit,
   defineTool,
   pending,
-  pendingOf,
   success,
+  type Claim,
   type SuspendedCall,
 } from 'toolnexus-ts';
-import { runStoreConformance } from './conformance';
-import { dropSchema, postgresUrl, sql, uniqueSchema } from './fixtures-pg/server';
+import { runStoreConformance } from '../../fixtures/stores/conformance';
+import { dropSchema, postgresUrl, sql, sqlRow, uniqueSchema } from '../../fixtures/pg/server';
 
 const schema = uniqueSchema('store');
 let url: string;
@@ -33,7 +33,10 @@ afterAll(async () => {
 // Every conformance test gets its own table prefix, so it starts from empty tables (and
 // exercises table creation on first use).
 let tables = 0;
-runStoreConformance('PostgresPendingStore', async () => new PostgresPendingStore({ connectionString: await postgresUrl(), schema, tablePrefix: `c${++tables}_` }));
+runStoreConformance(
+  'PostgresPendingStore',
+  async () => new PostgresPendingStore({ connectionString: await postgresUrl(), schema, tablePrefix: `c${++tables}_` }),
+);
 
 /** The tables of layout version 1, as released: databases in the field look like this. */
 const V1_DDL = (t: (name: string) => string) => [
@@ -48,7 +51,14 @@ const V1_DDL = (t: (name: string) => string) => [
 ];
 
 function call(id: string, over: Partial<SuspendedCall> = {}): SuspendedCall {
-  return { request: { id, kind: 'approval', prompt: `Approve ${id}?` }, tool: 'transfer', args: { amount: 5 }, status: 'pending', createdAt: '2030-01-01T00:00:00.000Z', ...over };
+  return {
+    request: { id, kind: 'approval', prompt: `Approve ${id}?` },
+    tool: 'transfer',
+    args: { amount: 5 },
+    status: 'pending',
+    createdAt: '2030-01-01T00:00:00.000Z',
+    ...over,
+  };
 }
 
 describe('PostgresPendingStore specifics', () => {
@@ -63,9 +73,13 @@ describe('PostgresPendingStore specifics', () => {
   });
 
   const tableNames = async (prefix: string, inSchema = schema) =>
-    (await sql<{ table_name: string }>(url, 'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_name LIKE $2 ORDER BY 1', [inSchema, `${prefix}%`])).map(
-      (r) => r.table_name,
-    );
+    (
+      await sql<{ table_name: string }>(
+        url,
+        'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_name LIKE $2 ORDER BY 1',
+        [inSchema, `${prefix}%`],
+      )
+    ).map((r) => r.table_name);
 
   it('creates and versions its tables on first use, not in the constructor', async () => {
     const store = open({ tablePrefix: 'lazy_' });
@@ -90,7 +104,7 @@ describe('PostgresPendingStore specifics', () => {
     const many = Array.from({ length: 8 }, () => open({ tablePrefix: 'herd_' }));
     await Promise.all(many.map((s, i) => s.insert(call(`pnd-herd-${i}`))));
     expect(await sql(url, `SELECT version FROM "${schema}".herd_schema_version`)).toEqual([{ version: POSTGRES_STORE_SCHEMA_VERSION }]);
-    expect(await many[0].list()).toHaveLength(8);
+    expect(await many[0]!.list()).toHaveLength(8);
   });
 
   it('refuses tables written by a newer layout version, and leaves them untouched', async () => {
@@ -99,13 +113,17 @@ describe('PostgresPendingStore specifics', () => {
     await sql(url, `INSERT INTO "${schema}".future_schema_version VALUES (true, 99)`);
     const store = open({ tablePrefix: 'future_' });
     await expect(store.get('pnd-x')).rejects.toThrow(PendingStoreError);
-    await expect(store.insert(call('pnd-x'))).rejects.toThrow(/layout version 99, written by a newer toolnexus-ts; this one knows up to 2 and will not touch them/);
+    await expect(store.insert(call('pnd-x'))).rejects.toThrow(
+      /layout version 99, written by a newer toolnexus-ts; this one knows up to 2 and will not touch them/,
+    );
     expect(await tableNames('future_')).toEqual(['future_schema_version']);
   });
 
   it('with autoMigrate off, refuses missing tables with a clear error until ensureSchema() creates them', async () => {
     const store = open({ tablePrefix: 'manual_', autoMigrate: false });
-    await expect(store.list()).rejects.toThrow(/no tables under .*manual_schema_version.* autoMigrate is off; create them with ensureSchema\(\)/);
+    await expect(store.list()).rejects.toThrow(
+      /no tables under .*manual_schema_version.* autoMigrate is off; create them with ensureSchema\(\)/,
+    );
     expect(await tableNames('manual_')).toEqual([]);
     await store.ensureSchema();
     await store.insert(call('pnd-m'));
@@ -117,7 +135,11 @@ describe('PostgresPendingStore specifics', () => {
     const prefix = `l${'x'.repeat(39)}_`;
     const store = open({ tablePrefix: prefix });
     await store.insert(call('pnd-long'));
-    const names = await sql<{ relname: string }>(url, "SELECT relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND relname LIKE $2 || '%' ORDER BY 1", [schema, prefix]);
+    const names = await sql<{ relname: string }>(
+      url,
+      "SELECT relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND relname LIKE $2 || '%' ORDER BY 1",
+      [schema, prefix],
+    );
     expect(names.map((n) => n.relname.slice(prefix.length))).toEqual([
       'runs',
       'runs_pkey',
@@ -145,21 +167,30 @@ describe('PostgresPendingStore specifics', () => {
 
   it('gives JSON back exactly as written: key order, duplicate-free text, \\u0000, astral characters, big numbers', async () => {
     const store = open({ tablePrefix: 'json_' });
+    // eslint-disable-next-line no-loss-of-precision -- deliberately more digits than a double keeps: the store must round-trip the number JavaScript made of it
     const args = { zebra: 1, apple: { y: [3, 2, 1], x: null }, nul: 'a\u0000b', emoji: '🦄 ünï', big: 12345678901234567890, tiny: 1e-7 };
     await store.insert(call('pnd-json', { args }));
     const read = (await store.get('pnd-json'))!;
     expect(JSON.stringify(read.args)).toBe(JSON.stringify(args));
-    const [row] = await sql<{ type: string }>(url, `SELECT pg_typeof(args)::text AS type FROM "${schema}".json_suspensions WHERE id = 'pnd-json'`);
+    const row = await sqlRow<{ type: string }>(
+      url,
+      `SELECT pg_typeof(args)::text AS type FROM "${schema}".json_suspensions WHERE id = 'pnd-json'`,
+    );
     expect(row.type).toBe('json');
   });
 
   it('lets exactly one of eight stores (separate pools, separate connections) win a claim', async () => {
     const racers = Array.from({ length: 8 }, () => open({ tablePrefix: 'race_' }));
-    await racers[0].insert(call('pnd-race'));
-    const claims = await Promise.all(racers.flatMap((s) => [s.claim('pnd-race', { id: 'pnd-race', ok: true }, 60_000), s.claim('pnd-race', { id: 'pnd-race', ok: true }, 60_000)]));
+    await racers[0]!.insert(call('pnd-race'));
+    const claims = await Promise.all(
+      racers.flatMap((s) => [
+        s.claim('pnd-race', { id: 'pnd-race', ok: true }, 60_000),
+        s.claim('pnd-race', { id: 'pnd-race', ok: true }, 60_000),
+      ]),
+    );
     const winners = claims.filter((c) => c !== undefined);
     expect(winners).toHaveLength(1);
-    expect(await racers[3].complete(winners[0]!, { status: 'resolved', outcome: success('once') })).toBe(true);
+    expect(await racers[3]!.complete(winners[0]!, { status: 'resolved', outcome: success('once') })).toBe(true);
   });
 
   it('refuses bad options with InvalidArgumentError before touching the database', () => {
@@ -170,7 +201,10 @@ describe('PostgresPendingStore specifics', () => {
       [{ connectionString: url, schema: 'app; DROP TABLE users' }, /schema must be letters, digits and underscores/],
       [{ connectionString: url, schema: '1st' }, /schema must be letters/],
       [{ connectionString: url, tablePrefix: 'my-prefix' }, /tablePrefix must be letters/],
-      [{ connectionString: url, tablePrefix: 'p'.repeat(42) }, /tablePrefix "p{42}" is too long: at most 41 characters \(PostgreSQL names are limited to 63 bytes\)/],
+      [
+        { connectionString: url, tablePrefix: 'p'.repeat(42) },
+        /tablePrefix "p{42}" is too long: at most 41 characters \(PostgreSQL names are limited to 63 bytes\)/,
+      ],
       [{ pool: { query: () => undefined } }, /options.pool must be a pg.Pool/],
       [{ connectionString: url, completeRetryMs: -1 }, /completeRetryMs must be a non-negative number of milliseconds, got -1/],
     ];
@@ -180,7 +214,9 @@ describe('PostgresPendingStore specifics', () => {
     }
     expect(() => new PostgresPendingStore({ connectionString: url, tablePrefix: 'p'.repeat(41) })).not.toThrow();
     const pool = new Pool({ connectionString: url });
-    expect(() => new PostgresPendingStore({ pool, connectionString: url } as never)).toThrow(/either an existing pool or connection settings, not both/);
+    expect(() => new PostgresPendingStore({ pool, connectionString: url } as never)).toThrow(
+      /either an existing pool or connection settings, not both/,
+    );
     return pool.end();
   });
 
@@ -188,7 +224,9 @@ describe('PostgresPendingStore specifics', () => {
     const store = open({ tablePrefix: 'args_' });
     await store.insert(call('pnd-a'));
     const claim = (await store.claim('pnd-a', { id: 'pnd-a', ok: true }, 60_000))!;
-    await expect(store.complete(claim, { status: 'resolved', outcome: { output: 'x', isError: false, metadata: { n: 1n } } })).rejects.toThrow(PendingStoreError);
+    await expect(
+      store.complete(claim, { status: 'resolved', outcome: { output: 'x', isError: false, metadata: { n: 1n } } }),
+    ).rejects.toThrow(PendingStoreError);
     expect(await store.get('pnd-a')).toMatchObject({ status: 'resolving', fence: 1 });
     expect(await store.complete(claim, { status: 'resolved', outcome: success('fine') })).toBe(true);
   });
@@ -198,7 +236,7 @@ describe('PostgresPendingStore specifics', () => {
     const skewed = open({ tablePrefix: 'clock_' });
     await holder.insert(call('pnd-clock'));
     const claim = (await holder.claim('pnd-clock', { id: 'pnd-clock', ok: true }, 60_000))!;
-    const [{ db_ms }] = await sql<{ db_ms: string }>(url, 'SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS db_ms');
+    const { db_ms } = await sqlRow<{ db_ms: string }>(url, 'SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS db_ms');
     // The lease was granted from the server's now, not this process's.
     expect(Math.abs(Date.parse(claim.call.leaseUntil!) - 60_000 - Number(db_ms))).toBeLessThan(2_000);
     const realNow = Date.now.bind(Date);
@@ -212,7 +250,7 @@ describe('PostgresPendingStore specifics', () => {
     expect(await holder.complete(claim, { status: 'resolved', outcome: success('mine') })).toBe(true);
   });
 
-  it('lets a lapsed lease be taken over whatever the taker\'s own clock says (90 s behind here)', async () => {
+  it("lets a lapsed lease be taken over whatever the taker's own clock says (90 s behind here)", async () => {
     const holder = open({ tablePrefix: 'lapse_' });
     const skewed = open({ tablePrefix: 'lapse_' });
     await holder.insert(call('pnd-lapse'));
@@ -220,7 +258,7 @@ describe('PostgresPendingStore specifics', () => {
     await new Promise((r) => setTimeout(r, 100));
     const realNow = Date.now.bind(Date);
     const behind = jest.spyOn(Date, 'now').mockImplementation(() => realNow() - 90_000);
-    let second;
+    let second: Claim | undefined;
     try {
       second = await skewed.claim('pnd-lapse', { id: 'pnd-lapse', ok: true }, 60_000);
     } finally {
@@ -239,8 +277,26 @@ describe('PostgresPendingStore specifics', () => {
       VALUES ($1, 'transfer', 'approval', $2, $3::json, '{"amount":5}', $4::json, $5::json, 'call_1', NULL, '2030-01-01T00:00:00.000Z', $6, $7, $8)`;
     const request = (id: string) => JSON.stringify({ id, kind: 'approval', prompt: `Approve ${id}?` });
     await sql(url, insert, ['pnd-waiting', 'pending', request('pnd-waiting'), null, null, null, null, null]);
-    await sql(url, insert, ['pnd-held', 'resolving', request('pnd-held'), '{"id":"pnd-held","ok":true}', null, '2030-01-01T00:00:01.000Z', Date.parse('2020-01-01T00:00:00.000Z'), '1b4e28ba-2fa1']);
-    await sql(url, insert, ['pnd-done', 'resolved', request('pnd-done'), '{"id":"pnd-done","ok":true}', '{"output":"ok","isError":false}', '2030-01-01T00:00:02.000Z', null, null]);
+    await sql(url, insert, [
+      'pnd-held',
+      'resolving',
+      request('pnd-held'),
+      '{"id":"pnd-held","ok":true}',
+      null,
+      '2030-01-01T00:00:01.000Z',
+      Date.parse('2020-01-01T00:00:00.000Z'),
+      '1b4e28ba-2fa1',
+    ]);
+    await sql(url, insert, [
+      'pnd-done',
+      'resolved',
+      request('pnd-done'),
+      '{"id":"pnd-done","ok":true}',
+      '{"output":"ok","isError":false}',
+      '2030-01-01T00:00:02.000Z',
+      null,
+      null,
+    ]);
     await sql(url, `INSERT INTO ${t('runs')} VALUES ('run-1', 2, '{"turns":2}', '2030-01-01T00:00:03.000Z')`);
 
     const strict = open({ tablePrefix: 'v1_', autoMigrate: false });
@@ -249,13 +305,39 @@ describe('PostgresPendingStore specifics', () => {
     const store = open({ tablePrefix: 'v1_' });
     const base = { tool: 'transfer', args: { amount: 5 }, callId: 'call_1', createdAt: '2030-01-01T00:00:00.000Z' };
     expect(await store.list()).toEqual([
-      { ...base, request: JSON.parse(request('pnd-waiting')), status: 'pending' },
-      { ...base, request: JSON.parse(request('pnd-held')), status: 'resolving', updatedAt: '2030-01-01T00:00:01.000Z', answer: { id: 'pnd-held', ok: true }, leaseUntil: '2020-01-01T00:00:00.000Z', fence: 1 },
-      { ...base, request: JSON.parse(request('pnd-done')), status: 'resolved', updatedAt: '2030-01-01T00:00:02.000Z', answer: { id: 'pnd-done', ok: true }, outcome: { output: 'ok', isError: false } },
+      { ...base, request: JSON.parse(request('pnd-waiting')) as unknown, status: 'pending' },
+      {
+        ...base,
+        request: JSON.parse(request('pnd-held')) as unknown,
+        status: 'resolving',
+        updatedAt: '2030-01-01T00:00:01.000Z',
+        answer: { id: 'pnd-held', ok: true },
+        leaseUntil: '2020-01-01T00:00:00.000Z',
+        fence: 1,
+      },
+      {
+        ...base,
+        request: JSON.parse(request('pnd-done')) as unknown,
+        status: 'resolved',
+        updatedAt: '2030-01-01T00:00:02.000Z',
+        answer: { id: 'pnd-done', ok: true },
+        outcome: { output: 'ok', isError: false },
+      },
     ]);
-    expect(await store.loadRun('run-1')).toEqual({ runId: 'run-1', version: 2, state: { turns: 2 }, updatedAt: '2030-01-01T00:00:03.000Z' });
+    expect(await store.loadRun('run-1')).toEqual({
+      runId: 'run-1',
+      version: 2,
+      state: { turns: 2 },
+      updatedAt: '2030-01-01T00:00:03.000Z',
+    });
     expect(await sql(url, `SELECT version FROM ${t('schema_version')}`)).toEqual([{ version: POSTGRES_STORE_SCHEMA_VERSION }]);
-    const columns = (await sql<{ column_name: string }>(url, 'SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2', [schema, 'v1_suspensions'])).map((c) => c.column_name);
+    const columns = (
+      await sql<{ column_name: string }>(
+        url,
+        'SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2',
+        [schema, 'v1_suspensions'],
+      )
+    ).map((c) => c.column_name);
     expect(columns).toEqual(expect.arrayContaining(['fence', 'chain', 'next_id', 'binding']));
     expect(columns).not.toContain('claim_token');
     expect((await store.claim('pnd-held', { id: 'pnd-held', ok: true }, 60_000))?.fence).toBe(2);
@@ -281,9 +363,15 @@ describe('PostgresPendingStore specifics', () => {
   });
 
   it('ends the pool it created on close(): its connections leave the server', async () => {
-    const store = new PostgresPendingStore({ connectionString: url, schema, tablePrefix: 'own_', poolConfig: { application_name: 'tnx-own-pool' } });
+    const store = new PostgresPendingStore({
+      connectionString: url,
+      schema,
+      tablePrefix: 'own_',
+      poolConfig: { application_name: 'tnx-own-pool' },
+    });
     await store.insert(call('pnd-own'));
-    const connections = async () => (await sql<{ n: string }>(url, "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'tnx-own-pool'"))[0].n;
+    const connections = async () =>
+      (await sqlRow<{ n: string }>(url, "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'tnx-own-pool'")).n;
     expect(Number(await connections())).toBeGreaterThan(0);
     await store.close();
     for (let i = 0; i < 50 && Number(await connections()) > 0; i++) await new Promise((r) => setTimeout(r, 20));
@@ -291,13 +379,22 @@ describe('PostgresPendingStore specifics', () => {
   });
 
   it('reports an unreachable server as StoreUnavailableError; the coordinator does not pretend a call is pending', async () => {
-    const store = new PostgresPendingStore({ connectionString: 'postgres://postgres@127.0.0.1:1/nowhere', poolConfig: { connectionTimeoutMillis: 2000 } });
+    const store = new PostgresPendingStore({
+      connectionString: 'postgres://postgres@127.0.0.1:1/nowhere',
+      poolConfig: { connectionTimeoutMillis: 2000 },
+    });
     stores.push(store);
     await expect(store.get('pnd-x')).rejects.toThrow(StoreUnavailableError);
     await expect(store.get('pnd-x')).rejects.toThrow(
       /^PostgreSQL was unavailable during the schema check \(connect ECONNREFUSED 127\.0\.0\.1:1\)\. Suspensions already stored are kept; retry once the database is reachable\.$/,
     );
-    const toolkit = new Toolkit().register(defineTool({ name: 'approve', description: 'Needs approval', run: (_a, ctx) => (ctx?.answer ? 'ok' : pending({ kind: 'approval', prompt: 'Approve?' })) }));
+    const toolkit = new Toolkit().register(
+      defineTool({
+        name: 'approve',
+        description: 'Needs approval',
+        run: (_a, ctx) => (ctx?.answer ? 'ok' : pending({ kind: 'approval', prompt: 'Approve?' })),
+      }),
+    );
     const coordinator = new ResumeCoordinator({ toolkit, store });
     const rejected = await coordinator.execute('approve', {}).catch((e: unknown) => e);
     expect(rejected).toBeInstanceOf(StoreUnavailableError);
@@ -305,7 +402,12 @@ describe('PostgresPendingStore specifics', () => {
   });
 
   it('turns a connection killed mid-claim into StoreUnavailableError; the call is still pending and a retry claims it', async () => {
-    const store = new PostgresPendingStore({ connectionString: url, schema, tablePrefix: 'kill_', poolConfig: { application_name: 'tnx-killed' } });
+    const store = new PostgresPendingStore({
+      connectionString: url,
+      schema,
+      tablePrefix: 'kill_',
+      poolConfig: { application_name: 'tnx-killed' },
+    });
     stores.push(store);
     await store.insert(call('pnd-kill'));
     // Another session holds the row, so the store's claim waits inside its UPDATE...
@@ -318,14 +420,19 @@ describe('PostgresPendingStore specifics', () => {
       let waiting: Array<{ pid: number }> = [];
       for (let i = 0; i < 100 && waiting.length === 0; i++) {
         await new Promise((r) => setTimeout(r, 20));
-        waiting = await sql<{ pid: number }>(url, "SELECT pid FROM pg_stat_activity WHERE application_name = 'tnx-killed' AND wait_event_type = 'Lock'");
+        waiting = await sql<{ pid: number }>(
+          url,
+          "SELECT pid FROM pg_stat_activity WHERE application_name = 'tnx-killed' AND wait_event_type = 'Lock'",
+        );
       }
       expect(waiting).toHaveLength(1);
       // ...and its connection is cut under it, as a failover or an admin would.
-      await sql(url, 'SELECT pg_terminate_backend($1)', [waiting[0].pid]);
+      await sql(url, 'SELECT pg_terminate_backend($1)', [waiting[0]!.pid]);
       const error = await claiming;
       expect(error).toBeInstanceOf(StoreUnavailableError);
-      expect((error as Error).message).toMatch(/^PostgreSQL was unavailable during the claim of suspension pnd-kill \(terminating connection due to administrator command\)/);
+      expect((error as Error).message).toMatch(
+        /^PostgreSQL was unavailable during the claim of suspension pnd-kill \(terminating connection due to administrator command\)/,
+      );
     } finally {
       await held.query('ROLLBACK');
       held.release();
@@ -336,10 +443,18 @@ describe('PostgresPendingStore specifics', () => {
   });
 
   it('survives the server dropping its idle connections: no crash, the next call reconnects', async () => {
-    const store = new PostgresPendingStore({ connectionString: url, schema, tablePrefix: 'idle_', poolConfig: { application_name: 'tnx-idle' } });
+    const store = new PostgresPendingStore({
+      connectionString: url,
+      schema,
+      tablePrefix: 'idle_',
+      poolConfig: { application_name: 'tnx-idle' },
+    });
     stores.push(store);
     await Promise.all([store.insert(call('pnd-i1')), store.insert(call('pnd-i2'))]);
-    const [{ n }] = await sql<{ n: string }>(url, "SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE application_name = 'tnx-idle'");
+    const { n } = await sqlRow<{ n: string }>(
+      url,
+      "SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE application_name = 'tnx-idle'",
+    );
     expect(Number(n)).toBeGreaterThan(0);
     await new Promise((r) => setTimeout(r, 100));
     expect((await store.list()).map((c) => c.request.id)).toEqual(['pnd-i1', 'pnd-i2']);

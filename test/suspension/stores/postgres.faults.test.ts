@@ -18,7 +18,7 @@ import {
   success,
   type ToolResult,
 } from 'toolnexus-ts';
-import { runScript } from './fixtures-pg/server';
+import { runScript } from '../../fixtures/pg/server';
 
 let env: Record<string, string>;
 let url: string;
@@ -46,7 +46,12 @@ afterAll(async () => {
 
 /** A coordinator whose `ship` tool counts its replays and can be held mid-replay by a gate. */
 function setup(tablePrefix: string, options: { completeRetryMs?: number; leaseMs?: number } = {}) {
-  const store = new PostgresPendingStore({ connectionString: url, tablePrefix, completeRetryMs: options.completeRetryMs, poolConfig: { connectionTimeoutMillis: 2000 } });
+  const store = new PostgresPendingStore({
+    connectionString: url,
+    tablePrefix,
+    completeRetryMs: options.completeRetryMs,
+    poolConfig: { connectionTimeoutMillis: 2000 },
+  });
   stores.push(store);
   const replays = new Map<string, number>();
   let inReplay = 0;
@@ -94,27 +99,31 @@ async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void
 }
 
 const UNAVAILABLE = (operation: string) =>
-  new RegExp(`^PostgreSQL was unavailable during the ${operation} \\(.+\\)\\. Suspensions already stored are kept; retry once the database is reachable\\.$`);
+  new RegExp(
+    `^PostgreSQL was unavailable during the ${operation} \\(.+\\)\\. Suspensions already stored are kept; retry once the database is reachable\\.$`,
+  );
 
 describe('PostgresPendingStore when the database goes away', () => {
   it('database stopped: resolve and execute fail with a clear StoreUnavailableError; nothing is lost and the retry succeeds', async () => {
     const t = setup('down_');
     const ids = await t.suspend(5);
+    expect(ids).toHaveLength(5);
+    const first = ids[0]!;
     await runScript('stop', env);
 
-    const failed = await t.approve(ids[0]).catch((e: unknown) => e);
+    const failed = await t.approve(first).catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(StoreUnavailableError);
-    expect((failed as Error).message).toMatch(UNAVAILABLE(`get of suspension ${ids[0]}`));
+    expect((failed as Error).message).toMatch(UNAVAILABLE(`get of suspension ${first}`));
     const notRecorded = await t.coordinator.execute('ship', { order: 'late' }).catch((e: unknown) => e);
     expect(notRecorded).toBeInstanceOf(StoreUnavailableError);
     expect((notRecorded as Error).message).toMatch(/^PostgreSQL was unavailable during the insert of suspension pnd-/);
 
     await runScript('start', env);
-    expect(await t.approve(ids[0])).toEqual({ output: 'shipped o-0', isError: false });
+    expect(await t.approve(first)).toEqual({ output: 'shipped o-0', isError: false });
     const calls = await t.store.list();
     expect(calls.map((c) => c.request.id)).toEqual(ids);
     expect(calls.map((c) => c.status)).toEqual(['resolved', 'pending', 'pending', 'pending', 'pending']);
-    expect(t.replays.get(ids[0])).toBe(1);
+    expect(t.replays.get(first)).toBe(1);
   });
 
   it('database restarted while replays run: each outcome is stored once it is back, and each tool ran once', async () => {
@@ -186,7 +195,7 @@ describe('PostgresPendingStore when the database goes away', () => {
     // answer already given, which only reads, so it is sure to meet the outage.
     const probeFailures: unknown[] = [];
     const probe = (async () => {
-      const id = resolved[0];
+      const id = resolved[0]!; // until() above waited for 30 of them
       while (!restarted) {
         try {
           expect((await t.approve(id)).output).toMatch(/^shipped o-\d+$/);

@@ -1,14 +1,14 @@
 /**
  * Exactly-once resume across real worker processes sharing one PostgreSQL database, and
- * recovery from a worker SIGKILLed mid-replay. Each worker is fixtures-pg/worker.ts; the
+ * recovery from a worker SIGKILLed mid-replay. Each worker is test/fixtures/pg/worker.ts; the
  * tool's replay writes a row to a side-effect table, which is the ground truth of how many
  * times each suspension really ran.
  */
 import { Pool } from 'pg';
 import { PostgresPendingStore, ResumeCoordinator, Toolkit, pendingOf } from 'toolnexus-ts';
-import { dropSchema, postgresUrl, sql, uniqueSchema } from './fixtures-pg/server';
-import { EFFECTS_DDL, shipTool } from './fixtures-pg/worker';
-import { startWorker, warmUpWorkers, type WorkerHandle } from './fixtures-pg/workers';
+import { dropSchema, postgresUrl, sql, sqlRow, uniqueSchema } from '../../fixtures/pg/server';
+import { EFFECTS_DDL, shipTool } from '../../fixtures/pg/worker';
+import { startWorker, warmUpWorkers, type WorkerHandle } from '../../fixtures/pg/workers';
 
 const schema = uniqueSchema('proc');
 let url: string;
@@ -34,7 +34,7 @@ afterAll(async () => {
 async function suspend(tablePrefix: string, count: number): Promise<string[]> {
   const store = new PostgresPendingStore({ connectionString: url, schema, tablePrefix });
   const coordinator = new ResumeCoordinator({ toolkit: new Toolkit().register(shipTool(effects, schema)), store });
-  const ids: string[] = new Array(count);
+  const ids = new Array<string>(count);
   let next = 0;
   await Promise.all(
     Array.from({ length: 8 }, async () => {
@@ -79,25 +79,37 @@ describe('PostgresPendingStore across worker processes', () => {
     // A real race: the replays are spread over several processes.
     expect(new Set(rows.map((r) => r.worker)).size).toBeGreaterThan(1);
 
-    const statuses = await sql<{ status: string; n: string }>(url, `SELECT status, count(*) AS n FROM "${schema}".race_suspensions GROUP BY status`);
+    const statuses = await sql<{ status: string; n: string }>(
+      url,
+      `SELECT status, count(*) AS n FROM "${schema}".race_suspensions GROUP BY status`,
+    );
     expect(statuses).toEqual([{ status: 'resolved', n: '1000' }]);
     for (const w of racers) expect((await w.exited).code).toBe(0);
   });
 
   it('4 approving and 4 declining processes race for the same 200 suspensions: one answer wins each, the others are told it conflicts', async () => {
     const ids = await suspend('clash_', 200);
-    const racers = Array.from({ length: 8 }, (_, i) => spawn({ tablePrefix: 'clash_', concurrency: 2, answer: i % 2 === 0 ? 'approve' : 'decline' }));
+    const racers = Array.from({ length: 8 }, (_, i) =>
+      spawn({ tablePrefix: 'clash_', concurrency: 2, answer: i % 2 === 0 ? 'approve' : 'decline' }),
+    );
     await Promise.all(racers.map((w) => w.next('ready')));
     for (const w of racers) w.go(ids);
     const reports = await Promise.all(racers.map((w) => w.next('done', 60_000)));
     const approvers = reports.filter((_, i) => i % 2 === 0);
     const decliners = reports.filter((_, i) => i % 2 === 1);
 
-    const rows = await sql<{ id: string; status: string; outcome: string }>(url, `SELECT id, status, outcome::text AS outcome FROM "${schema}".clash_suspensions`);
-    const shipped = await sql<{ suspension_id: string; n: string }>(url, `SELECT suspension_id, count(*) AS n FROM "${schema}".effects WHERE suspension_id = ANY($1) GROUP BY 1`, [ids]);
+    const rows = await sql<{ id: string; status: string; outcome: string }>(
+      url,
+      `SELECT id, status, outcome::text AS outcome FROM "${schema}".clash_suspensions`,
+    );
+    const shipped = await sql<{ suspension_id: string; n: string }>(
+      url,
+      `SELECT suspension_id, count(*) AS n FROM "${schema}".effects WHERE suspension_id = ANY($1) GROUP BY 1`,
+      [ids],
+    );
     const shipments = new Map(shipped.map((r) => [r.suspension_id, Number(r.n)]));
     expect(rows).toHaveLength(200);
-    const byStatus = { resolved: 0, declined: 0 } as Record<string, number>;
+    const byStatus: Record<string, number> & { resolved: number; declined: number } = { resolved: 0, declined: 0 };
     for (const row of rows) {
       byStatus[row.status] = (byStatus[row.status] ?? 0) + 1;
       const { output } = JSON.parse(row.outcome) as { output: string };
@@ -123,7 +135,9 @@ describe('PostgresPendingStore across worker processes', () => {
   });
 
   it('a worker SIGKILLed mid-replay is recovered by another process once its lease lapses; the replay completes once', async () => {
-    const [id] = await suspend('kill_', 1);
+    const ids = await suspend('kill_', 1);
+    expect(ids).toHaveLength(1);
+    const id = ids[0]!;
     const leaseMs = 1500;
     const doomed = spawn({ tablePrefix: 'kill_', leaseMs, hangOnReplay: true });
     await doomed.next('ready');
@@ -133,7 +147,11 @@ describe('PostgresPendingStore across worker processes', () => {
     expect((await doomed.exited).signal).toBe('SIGKILL');
 
     // The dead worker's claim is still there, holding the call.
-    const [held] = await sql<{ status: string; lease_until_ms: string }>(url, `SELECT status, lease_until_ms FROM "${schema}".kill_suspensions WHERE id = $1`, [id]);
+    const held = await sqlRow<{ status: string; lease_until_ms: string }>(
+      url,
+      `SELECT status, lease_until_ms FROM "${schema}".kill_suspensions WHERE id = $1`,
+      [id],
+    );
     expect(held.status).toBe('resolving');
 
     const rescuer = spawn({ tablePrefix: 'kill_', leaseMs });
@@ -153,8 +171,12 @@ describe('PostgresPendingStore across worker processes', () => {
       [rescuer.pid, 'shipped'],
     ]);
     // The rescuer waited for the dead worker's lease instead of stealing a live claim.
-    expect(Number(trail[1].at_ms)).toBeGreaterThanOrEqual(Number(held.lease_until_ms) - 5);
-    const [settled] = await sql<{ status: string; outcome: string }>(url, `SELECT status, outcome::text AS outcome FROM "${schema}".kill_suspensions WHERE id = $1`, [id]);
+    expect(Number(trail[1]!.at_ms)).toBeGreaterThanOrEqual(Number(held.lease_until_ms) - 5);
+    const settled = await sqlRow<{ status: string; outcome: string }>(
+      url,
+      `SELECT status, outcome::text AS outcome FROM "${schema}".kill_suspensions WHERE id = $1`,
+      [id],
+    );
     expect(settled.status).toBe('resolved');
     expect(JSON.parse(settled.outcome)).toEqual({ output: `shipped o-0 by ${rescuer.pid}`, isError: false });
   });

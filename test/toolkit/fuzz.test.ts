@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import fc from 'fast-check';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Min, ValidateNested } from 'class-validator';
-import { Tool, Toolkit } from '../src';
+import { Tool, Toolkit } from 'toolnexus-ts';
 
 class Note {
   @IsString() text!: string;

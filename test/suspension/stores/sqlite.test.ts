@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PendingStoreError, SQLITE_SCHEMA_VERSION, SqlitePendingStore } from 'toolnexus-ts';
-import { runStoreConformance } from './conformance';
+import { runStoreConformance } from '../../fixtures/stores/conformance';
 
 let dir: string;
 beforeAll(() => {
@@ -40,11 +40,14 @@ describe('SqlitePendingStore specifics', () => {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
       // One row per step run: a new file runs them all.
       expect(db.prepare('SELECT MAX(version) AS version FROM schema_version').all()).toEqual([{ version: SQLITE_SCHEMA_VERSION }]);
-      const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as Array<{ detail: string }>).map((r) => r.detail).join(' | ');
+      const plan = (sql: string) =>
+        (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as Array<{ detail: string }>).map((r) => r.detail).join(' | ');
       expect(plan("SELECT * FROM suspensions WHERE status = 'pending' ORDER BY created_at, seq")).toMatch(/USING INDEX suspensions_status/);
       expect(plan("SELECT * FROM suspensions WHERE run_id = 'r' ORDER BY created_at, seq")).toMatch(/USING INDEX suspensions_run/);
       expect(plan("SELECT * FROM suspensions WHERE kind = 'input' ORDER BY created_at, seq")).toMatch(/USING INDEX suspensions_kind/);
-      expect(plan("UPDATE suspensions SET status = 'resolving' WHERE id = 'x' AND status = 'pending'")).toMatch(/USING INDEX sqlite_autoindex_suspensions_1 \(id=\?\)/);
+      expect(plan("UPDATE suspensions SET status = 'resolving' WHERE id = 'x' AND status = 'pending'")).toMatch(
+        /USING INDEX sqlite_autoindex_suspensions_1 \(id=\?\)/,
+      );
     } finally {
       db.close();
     }
@@ -53,7 +56,13 @@ describe('SqlitePendingStore specifics', () => {
   it('keeps what it stored across a reopen, and two handles on one file see each other', async () => {
     const a = new SqlitePendingStore(file('shared.db'));
     const b = new SqlitePendingStore(file('shared.db'));
-    await a.insert({ request: { id: 'pnd-1', kind: 'approval', prompt: 'ok?' }, tool: 't', args: { x: 1 }, status: 'pending', createdAt: '2030-01-01T00:00:00.000Z' });
+    await a.insert({
+      request: { id: 'pnd-1', kind: 'approval', prompt: 'ok?' },
+      tool: 't',
+      args: { x: 1 },
+      status: 'pending',
+      createdAt: '2030-01-01T00:00:00.000Z',
+    });
     expect((await b.get('pnd-1'))?.args).toEqual({ x: 1 });
     const claim = await b.claim('pnd-1', { id: 'pnd-1', ok: true }, 60_000);
     expect(await a.claim('pnd-1', { id: 'pnd-1', ok: true }, 60_000)).toBeUndefined();
@@ -69,23 +78,71 @@ describe('SqlitePendingStore specifics', () => {
   it('upgrades a version 1 file in place: its rows kept, a call caught mid-claim counted as claimed once', async () => {
     const db = new Database(file('v1.db'));
     db.exec(V1_DDL);
-    const insert = db.prepare(`INSERT INTO suspensions (id, kind, tool, args, request, call_id, run_id, status, created_at, updated_at, answer, outcome, lease_until, lease_token)
+    const insert =
+      db.prepare(`INSERT INTO suspensions (id, kind, tool, args, request, call_id, run_id, status, created_at, updated_at, answer, outcome, lease_until, lease_token)
       VALUES (@id, 'approval', 'transfer', '{"amount":5}', @request, NULL, 'run-1', @status, '2030-01-01T00:00:00.000Z', @updated_at, @answer, @outcome, @lease_until, @lease_token)`);
     const request = (id: string) => JSON.stringify({ id, kind: 'approval', prompt: `Approve ${id}?` });
-    insert.run({ id: 'pnd-waiting', request: request('pnd-waiting'), status: 'pending', updated_at: null, answer: null, outcome: null, lease_until: null, lease_token: null });
-    insert.run({ id: 'pnd-held', request: request('pnd-held'), status: 'resolving', updated_at: '2030-01-01T00:00:01.000Z', answer: '{"id":"pnd-held","ok":true}', outcome: null, lease_until: Date.parse('2020-01-01T00:00:00.000Z'), lease_token: 'b5d6c0de' });
-    insert.run({ id: 'pnd-done', request: request('pnd-done'), status: 'resolved', updated_at: '2030-01-01T00:00:02.000Z', answer: '{"id":"pnd-done","ok":true}', outcome: '{"output":"ok","isError":false}', lease_until: null, lease_token: null });
+    insert.run({
+      id: 'pnd-waiting',
+      request: request('pnd-waiting'),
+      status: 'pending',
+      updated_at: null,
+      answer: null,
+      outcome: null,
+      lease_until: null,
+      lease_token: null,
+    });
+    insert.run({
+      id: 'pnd-held',
+      request: request('pnd-held'),
+      status: 'resolving',
+      updated_at: '2030-01-01T00:00:01.000Z',
+      answer: '{"id":"pnd-held","ok":true}',
+      outcome: null,
+      lease_until: Date.parse('2020-01-01T00:00:00.000Z'),
+      lease_token: 'b5d6c0de',
+    });
+    insert.run({
+      id: 'pnd-done',
+      request: request('pnd-done'),
+      status: 'resolved',
+      updated_at: '2030-01-01T00:00:02.000Z',
+      answer: '{"id":"pnd-done","ok":true}',
+      outcome: '{"output":"ok","isError":false}',
+      lease_until: null,
+      lease_token: null,
+    });
     db.prepare("INSERT INTO runs VALUES ('run-1', 3, '{\"turns\":3}', '2030-01-01T00:00:03.000Z')").run();
     db.close();
 
     const store = new SqlitePendingStore(file('v1.db'));
     const base = { tool: 'transfer', args: { amount: 5 }, runId: 'run-1', createdAt: '2030-01-01T00:00:00.000Z' };
     expect(await store.list()).toEqual([
-      { ...base, request: JSON.parse(request('pnd-waiting')), status: 'pending' },
-      { ...base, request: JSON.parse(request('pnd-held')), status: 'resolving', updatedAt: '2030-01-01T00:00:01.000Z', answer: { id: 'pnd-held', ok: true }, leaseUntil: '2020-01-01T00:00:00.000Z', fence: 1 },
-      { ...base, request: JSON.parse(request('pnd-done')), status: 'resolved', updatedAt: '2030-01-01T00:00:02.000Z', answer: { id: 'pnd-done', ok: true }, outcome: { output: 'ok', isError: false } },
+      { ...base, request: JSON.parse(request('pnd-waiting')) as unknown, status: 'pending' },
+      {
+        ...base,
+        request: JSON.parse(request('pnd-held')) as unknown,
+        status: 'resolving',
+        updatedAt: '2030-01-01T00:00:01.000Z',
+        answer: { id: 'pnd-held', ok: true },
+        leaseUntil: '2020-01-01T00:00:00.000Z',
+        fence: 1,
+      },
+      {
+        ...base,
+        request: JSON.parse(request('pnd-done')) as unknown,
+        status: 'resolved',
+        updatedAt: '2030-01-01T00:00:02.000Z',
+        answer: { id: 'pnd-done', ok: true },
+        outcome: { output: 'ok', isError: false },
+      },
     ]);
-    expect(await store.loadRun('run-1')).toEqual({ runId: 'run-1', version: 3, state: { turns: 3 }, updatedAt: '2030-01-01T00:00:03.000Z' });
+    expect(await store.loadRun('run-1')).toEqual({
+      runId: 'run-1',
+      version: 3,
+      state: { turns: 3 },
+      updatedAt: '2030-01-01T00:00:03.000Z',
+    });
     // The v1 holder's lease lapsed: the call is taken over with the next fence.
     expect((await store.claim('pnd-held', { id: 'pnd-held', ok: true }, 60_000))?.fence).toBe(2);
     expect((await store.claim('pnd-waiting', { id: 'pnd-waiting', ok: true }, 60_000))?.fence).toBe(1);
@@ -110,7 +167,9 @@ describe('SqlitePendingStore specifics', () => {
     db.exec('CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (99);');
     db.close();
     expect(() => new SqlitePendingStore(file('future.db'))).toThrow(
-      new PendingStoreError(`SQLite file ${file('future.db')} has pending-store schema version 99; this library reads up to ${SQLITE_SCHEMA_VERSION}`),
+      new PendingStoreError(
+        `SQLite file ${file('future.db')} has pending-store schema version 99; this library reads up to ${SQLITE_SCHEMA_VERSION}`,
+      ),
     );
     const check = new Database(file('future.db'), { readonly: true });
     expect(check.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all()).toEqual([{ name: 'schema_version' }]);
@@ -120,7 +179,9 @@ describe('SqlitePendingStore specifics', () => {
   it('refuses a file that is not a SQLite database with a clear PendingStoreError, and leaves it untouched', () => {
     writeFileSync(file('notes.txt'), 'these are my notes, not a database\n'.repeat(20));
     expect(() => new SqlitePendingStore(file('notes.txt'))).toThrow(PendingStoreError);
-    expect(() => new SqlitePendingStore(file('notes.txt'))).toThrow(/cannot use SQLite file .*notes\.txt as a pending store: file is not a database/);
+    expect(() => new SqlitePendingStore(file('notes.txt'))).toThrow(
+      /cannot use SQLite file .*notes\.txt as a pending store: file is not a database/,
+    );
     expect(readFileSync(file('notes.txt'), 'utf8')).toBe('these are my notes, not a database\n'.repeat(20));
   });
 
@@ -131,7 +192,13 @@ describe('SqlitePendingStore specifics', () => {
 
   it('reports stored JSON that was corrupted outside the library as a PendingStoreError', async () => {
     const store = new SqlitePendingStore(file('corrupt.db'));
-    await store.insert({ request: { id: 'pnd-c', kind: 'approval', prompt: 'ok?' }, tool: 't', args: {}, status: 'pending', createdAt: '2030-01-01T00:00:00.000Z' });
+    await store.insert({
+      request: { id: 'pnd-c', kind: 'approval', prompt: 'ok?' },
+      tool: 't',
+      args: {},
+      status: 'pending',
+      createdAt: '2030-01-01T00:00:00.000Z',
+    });
     const db = new Database(file('corrupt.db'));
     db.prepare("UPDATE suspensions SET args = '{broken' WHERE id = 'pnd-c'").run();
     db.close();

@@ -14,7 +14,7 @@ import {
   success,
   type ToolContext,
   type ToolMetricEvent,
-} from '../src';
+} from 'toolnexus-ts';
 
 class TransferArgs {
   @IsString() @Describe('Account to debit') from!: string;

@@ -1,4 +1,4 @@
-import * as errors from '../src/errors';
+import * as errors from 'toolnexus-ts';
 import {
   ModelConnectionError,
   ModelError,
@@ -6,7 +6,7 @@ import {
   StoreUnavailableError,
   ToolnexusError,
   UnknownSuspensionError,
-} from '../src/errors';
+} from 'toolnexus-ts';
 
 /**
  * The released codes. A code is a promise to programs that match on it: this list only
@@ -46,7 +46,8 @@ function instanceOf(cls: AnyErrorClass): ToolnexusError {
 
 describe('error codes', () => {
   const classes = Object.entries(errors as Record<string, unknown>).filter(
-    ([, value]) => typeof value === 'function' && (value === ToolnexusError || (value as AnyErrorClass).prototype instanceof ToolnexusError),
+    ([, value]) =>
+      typeof value === 'function' && (value === ToolnexusError || (value as AnyErrorClass).prototype instanceof ToolnexusError),
   );
 
   it('every exported error class has a released code, each its own', () => {

@@ -5,7 +5,6 @@ import {
   Toolkit,
   defineTool,
   pending,
-  pendingOf,
   success,
   type Answer,
   type PendingRequest,
@@ -25,7 +24,9 @@ function setup(waitFor: (request: PendingRequest) => Answer | Promise<Answer>) {
       run(args, ctx?: Ctx) {
         runs.push({ args, ctx });
         if (!ctx?.answer) return pending({ kind: 'approval', prompt: `Delete ${String(args.repo)}?` });
-        return success(`deleted ${String(args.repo)} for ${ctx.user ?? 'anyone'} (${String(ctx.answer.data?.note ?? '')})`);
+        return success(
+          `deleted ${String(args.repo)} for ${ctx.user ?? 'anyone'} (${String((ctx.answer.data?.note as string | undefined) ?? '')})`,
+        );
       },
     }),
     defineTool({
@@ -59,10 +60,14 @@ describe('ResumeCoordinator with waitFor (§5.1, in-process)', () => {
     const ctx: Ctx = { user: 'ada' };
     const result = await coordinator.execute('delete_repo', { repo: 'web' }, ctx);
     expect(result).toEqual({ output: 'deleted web for ada (ok by ops)', isError: false });
-    expect(seen).toEqual([{ id: expect.stringMatching(/^pnd-/), kind: 'approval', prompt: 'Delete web?' }]);
+    expect(seen).toEqual([{ id: expect.stringMatching(/^pnd-/) as unknown, kind: 'approval', prompt: 'Delete web?' }]);
     expect(runs).toHaveLength(2);
-    expect(runs[0].ctx).toBe(ctx);
-    expect(runs[1].ctx).toEqual({ user: 'ada', answer: { id: seen[0].id, ok: true, data: { note: 'ok by ops' } }, replay: { request: seen[0], chain: [] } });
+    expect(runs[0]!.ctx).toBe(ctx);
+    expect(runs[1]!.ctx).toEqual({
+      user: 'ada',
+      answer: { id: seen[0]!.id, ok: true, data: { note: 'ok by ops' } },
+      replay: { request: seen[0], chain: [] },
+    });
     expect(ctx).toEqual({ user: 'ada' });
     expect(await store.list()).toEqual([]);
   });
@@ -70,8 +75,9 @@ describe('ResumeCoordinator with waitFor (§5.1, in-process)', () => {
   it('replays with a context holding only the answer and what it answers when the caller gave none', async () => {
     const { coordinator, runs } = setup((request) => ({ id: request.id, ok: true }));
     await coordinator.execute('delete_repo', { repo: 'web' });
-    expect(runs[0].ctx).toBeUndefined();
-    expect(Object.keys(runs[1].ctx ?? {})).toEqual(['answer', 'replay']);
+    expect(runs).toHaveLength(2);
+    expect(runs[0]!.ctx).toBeUndefined();
+    expect(Object.keys(runs[1]!.ctx ?? {})).toEqual(['answer', 'replay']);
   });
 
   it('returns an error naming both ids when the answer is for another request; nothing replays', async () => {
@@ -87,7 +93,10 @@ describe('ResumeCoordinator with waitFor (§5.1, in-process)', () => {
 
   it('returns "declined/expired: " + prompt on ok:false; nothing replays', async () => {
     const { coordinator, runs } = setup((request) => ({ id: request.id, ok: false, reason: 'declined' }));
-    expect(await coordinator.execute('delete_repo', { repo: 'web' })).toEqual({ output: 'declined/expired: Delete web? (declined)', isError: true });
+    expect(await coordinator.execute('delete_repo', { repo: 'web' })).toEqual({
+      output: 'declined/expired: Delete web? (declined)',
+      isError: true,
+    });
     expect(runs).toHaveLength(1);
   });
 
@@ -129,7 +138,10 @@ describe('ResumeCoordinator with waitFor (§5.1, in-process)', () => {
   it('passes results that are not suspensions through without asking', async () => {
     const waitFor = jest.fn();
     const { coordinator } = setup(waitFor);
-    expect(await coordinator.execute('delete_repo', {})).toMatchObject({ isError: true, output: expect.stringMatching(/^invalid arguments for delete_repo/) });
+    expect(await coordinator.execute('delete_repo', {})).toMatchObject({
+      isError: true,
+      output: expect.stringMatching(/^invalid arguments for delete_repo/) as unknown,
+    });
     expect(waitFor).not.toHaveBeenCalled();
   });
 });

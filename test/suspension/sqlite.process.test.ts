@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqlitePendingStore, type ToolResult } from 'toolnexus-ts';
 
-const REGISTER = join(__dirname, 'fixtures', 'register-ts.js');
-const CHILD = join(__dirname, 'fixtures', 'resume-child.ts');
+const REGISTER = join(__dirname, '..', 'fixtures', 'register-ts.js');
+const CHILD = join(__dirname, '..', 'fixtures', 'resume-child.ts');
 
 interface Exit {
   code: number | null;
@@ -25,7 +25,10 @@ interface Started {
 }
 
 function start(args: string[], env: Record<string, string> = {}): Started {
-  const child = spawn(process.execPath, ['-r', REGISTER, CHILD, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['-r', REGISTER, CHILD, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -40,7 +43,7 @@ async function outputOf<T>(started: Started, what: string): Promise<T & { pid: n
   return JSON.parse(exit.stdout) as T & { pid: number };
 }
 
-function run<T>(args: string[], env: Record<string, string> = {}): Promise<T & { pid: number }> {
+function run<T>(args: [command: string, ...rest: string[]], env: Record<string, string> = {}): Promise<T & { pid: number }> {
   return outputOf<T>(start(args, env), args[0]);
 }
 
@@ -51,6 +54,8 @@ function logLines(log: string): Array<{ id: string; event: string; pid: number }
     .filter(Boolean)
     .map((line) => {
       const [id, event, pid] = line.split('\t');
+      if (id === undefined || event === undefined || pid === undefined)
+        throw new Error(`malformed line in ${log}: ${JSON.stringify(line)}`);
       return { id, event, pid: Number(pid) };
     });
 }
@@ -78,18 +83,36 @@ describe('ResumeCoordinator across processes on one SQLite file', () => {
     expect(exit.signal).toBe('SIGKILL');
     const { ids } = JSON.parse(exit.stdout) as { ids: string[] };
     expect(ids).toHaveLength(1);
+    const id = ids[0]!;
 
     const store = new SqlitePendingStore(db);
-    expect(await store.get(ids[0])).toMatchObject({ tool: 'ship', args: { order: 'order-0' }, status: 'pending', runId: 'run-cross-process', callId: 'call_0' });
+    expect(await store.get(id)).toMatchObject({
+      tool: 'ship',
+      args: { order: 'order-0' },
+      status: 'pending',
+      runId: 'run-cross-process',
+      callId: 'call_0',
+    });
     await store.close();
 
-    const second = await run<{ outcomes: Record<string, ToolResult> }>(['resolve', db, log, '60000', JSON.stringify(ids), JSON.stringify({ approver: 'ops-lead' })]);
+    const second = await run<{ outcomes: Record<string, ToolResult> }>([
+      'resolve',
+      db,
+      log,
+      '60000',
+      JSON.stringify(ids),
+      JSON.stringify({ approver: 'ops-lead' }),
+    ]);
     expect(second.pid).not.toBe(first.pid);
-    expect(second.outcomes[ids[0]]).toEqual({ output: `shipped order-0, approved by ops-lead, in process ${second.pid}`, isError: false });
-    expect(logLines(log)).toEqual([{ id: ids[0], event: 'shipped', pid: second.pid }]);
+    expect(second.outcomes[id]).toEqual({ output: `shipped order-0, approved by ops-lead, in process ${second.pid}`, isError: false });
+    expect(logLines(log)).toEqual([{ id, event: 'shipped', pid: second.pid }]);
 
     const reread = new SqlitePendingStore(db);
-    expect(await reread.get(ids[0])).toMatchObject({ status: 'resolved', outcome: second.outcomes[ids[0]], answer: { ok: true, data: { approver: 'ops-lead' } } });
+    expect(await reread.get(id)).toMatchObject({
+      status: 'resolved',
+      outcome: second.outcomes[id],
+      answer: { ok: true, data: { approver: 'ops-lead' } },
+    });
     await reread.close();
   });
 
@@ -117,7 +140,10 @@ describe('ResumeCoordinator across processes on one SQLite file', () => {
     for (const id of ids) {
       const outcomes = racers.map((r) => r.outcomes[id]);
       expect(new Set(outcomes.map((o) => JSON.stringify(o))).size).toBe(1);
-      expect(outcomes[0]).toEqual({ output: `shipped order-${ids.indexOf(id)}, approved by race, in process ${replayedBy.get(id)}`, isError: false });
+      expect(outcomes[0]).toEqual({
+        output: `shipped order-${ids.indexOf(id)}, approved by race, in process ${replayedBy.get(id)}`,
+        isError: false,
+      });
       expect(racerPids.has(replayedBy.get(id) as number)).toBe(true);
     }
     const store = new SqlitePendingStore(db);
@@ -129,7 +155,8 @@ describe('ResumeCoordinator across processes on one SQLite file', () => {
     const db = join(dir, 'crash.db');
     const log = join(dir, 'crash.log');
     const { ids } = await run<{ ids: string[] }>(['suspend', db, log, '2']);
-    const [shortLease, longLease] = ids;
+    expect(ids).toHaveLength(2);
+    const [shortLease, longLease] = ids as [string, string];
 
     // A long lease: the killed holder keeps it, and no fresh process can claim the call.
     const stuck = start(['resolve', db, log, '600000', JSON.stringify([longLease]), '{"approver":"first"}'], { HANG_ON_REPLAY: '1' });
@@ -141,7 +168,9 @@ describe('ResumeCoordinator across processes on one SQLite file', () => {
 
     // A short lease: once it runs out, a fresh process claims the call and completes it.
     const leaseMs = 1_500;
-    const crashed = start(['resolve', db, log, String(leaseMs), JSON.stringify([shortLease]), '{"approver":"first"}'], { HANG_ON_REPLAY: '1' });
+    const crashed = start(['resolve', db, log, String(leaseMs), JSON.stringify([shortLease]), '{"approver":"first"}'], {
+      HANG_ON_REPLAY: '1',
+    });
     await until(() => logLines(log).some((l) => l.id === shortLease && l.event === 'begin'), 20_000);
     crashed.kill('SIGKILL');
     await crashed.exited;
@@ -152,10 +181,20 @@ describe('ResumeCoordinator across processes on one SQLite file', () => {
     expect(held.status).toBe('resolving');
     expect(await store.claim(shortLease, { id: shortLease, ok: true }, 60_000)).toBeUndefined();
 
-    const rescuer = await run<{ outcomes: Record<string, ToolResult> }>(['resolve', db, log, String(leaseMs), JSON.stringify([shortLease]), '{"approver":"first"}']);
+    const rescuer = await run<{ outcomes: Record<string, ToolResult> }>([
+      'resolve',
+      db,
+      log,
+      String(leaseMs),
+      JSON.stringify([shortLease]),
+      '{"approver":"first"}',
+    ]);
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(held.leaseUntil as string));
     expect(Date.now() - killedAt).toBeLessThan(30_000);
-    expect(rescuer.outcomes[shortLease]).toEqual({ output: `shipped order-0, approved by first, in process ${rescuer.pid}`, isError: false });
+    expect(rescuer.outcomes[shortLease]).toEqual({
+      output: `shipped order-0, approved by first, in process ${rescuer.pid}`,
+      isError: false,
+    });
     expect(logLines(log).filter((l) => l.id === shortLease)).toEqual([
       { id: shortLease, event: 'begin', pid: crashed.pid },
       { id: shortLease, event: 'shipped', pid: rescuer.pid },

@@ -1,4 +1,4 @@
-import { authRequired, failure, pending, pendingOf, sanitizeName, success } from '../src';
+import { authRequired, failure, pending, pendingOf, sanitizeName, success } from 'toolnexus-ts';
 
 describe('wire helpers (§1)', () => {
   it('success keeps a string as is and stringifies anything else', () => {

@@ -23,7 +23,7 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
-import { Describe, Tool, Toolkit, schemaForClass } from '../src';
+import { Describe, Tool, Toolkit, schemaForClass } from 'toolnexus-ts';
 
 enum Priority {
   Low = 'low',

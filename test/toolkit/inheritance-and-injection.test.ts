@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { IsInt, IsOptional, IsString, Min } from 'class-validator';
 import { container, injectable, singleton } from 'tsyringe';
-import { Describe, Tool, Toolkit, authRequired, failure, pendingOf, success, type ToolContext, type ToolResult } from '../src';
+import { Describe, Tool, Toolkit, authRequired, failure, pendingOf, success, type ToolContext, type ToolResult } from 'toolnexus-ts';
 
 /** A service that knows who is logged in; injected into tools by the container. */
 @singleton()
@@ -53,7 +53,10 @@ abstract class AuthenticatedTool<TArgs extends AuditedArgs> {
 @injectable()
 @Tool({ description: 'Create a ticket', args: CreateTicketArgs })
 class CreateTicketTool extends AuthenticatedTool<CreateTicketArgs> {
-  constructor(sessions: SessionService, private readonly tickets: TicketRepository) {
+  constructor(
+    sessions: SessionService,
+    private readonly tickets: TicketRepository,
+  ) {
     super(sessions);
   }
   protected runAs(user: string, args: CreateTicketArgs) {
@@ -87,7 +90,11 @@ describe('enterprise tools: shared base classes, DTO inheritance, tsyringe injec
     for (const name of ['create_ticket', 'close_ticket']) {
       const args = name === 'create_ticket' ? { reason: 'r', title: 't' } : { reason: 'r', ticket: 1 };
       const r = await toolkit.execute(name, args, { sessionId: 'unknown' });
-      expect(pendingOf(r)).toMatchObject({ kind: 'authorization', url: 'https://sso.example.com/login', prompt: 'Please sign in to the ticket system' });
+      expect(pendingOf(r)).toMatchObject({
+        kind: 'authorization',
+        url: 'https://sso.example.com/login',
+        prompt: 'Please sign in to the ticket system',
+      });
       expect(r.output).toBe('Please sign in to the ticket system\nhttps://sso.example.com/login');
     }
   });
@@ -100,6 +107,9 @@ describe('enterprise tools: shared base classes, DTO inheritance, tsyringe injec
       output: 'invalid arguments for close_ticket: reason: reason must be a string',
       isError: true,
     });
-    expect(await toolkit.execute('close_ticket', { reason: 'done', ticket: 3 }, { sessionId: 's-1' })).toEqual({ output: 'closed 3 by ada', isError: false });
+    expect(await toolkit.execute('close_ticket', { reason: 'done', ticket: 3 }, { sessionId: 's-1' })).toEqual({
+      output: 'closed 3 by ada',
+      isError: false,
+    });
   });
 });
