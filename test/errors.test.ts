@@ -34,6 +34,9 @@ const CODES: Record<string, string> = {
   StoreUnavailableError: 'TOOLNEXUS_STORE_UNAVAILABLE',
   ClaimLostError: 'TOOLNEXUS_CLAIM_LOST',
   SuspensionMismatchError: 'TOOLNEXUS_SUSPENSION_MISMATCH',
+  ModelResponseTooLargeError: 'TOOLNEXUS_MODEL_RESPONSE_TOO_LARGE',
+  ModelRedirectError: 'TOOLNEXUS_MODEL_REDIRECT',
+  ModelRequestError: 'TOOLNEXUS_MODEL_REQUEST',
 };
 
 type AnyErrorClass = new (...args: never[]) => ToolnexusError;
@@ -46,7 +49,8 @@ function instanceOf(cls: AnyErrorClass): ToolnexusError {
 
 describe('error codes', () => {
   const classes = Object.entries(errors as Record<string, unknown>).filter(
-    ([, value]) => typeof value === 'function' && (value === ToolnexusError || (value as AnyErrorClass).prototype instanceof ToolnexusError),
+    ([, value]) =>
+      typeof value === 'function' && (value === ToolnexusError || (value as AnyErrorClass).prototype instanceof ToolnexusError),
   );
 
   it('every exported error class has a released code, each its own', () => {

@@ -1,8 +1,19 @@
 import { InvalidArgumentError, ModelResponseError } from '../../errors';
 import { toAnthropicTools } from '../../toolkit/adapters';
-import { httpSettings, type HttpModelOptions } from '../http/settings';
+import { checkHeader, httpSettings, type HttpModelOptions } from '../http/settings';
 import type { ChatMessage, ChatModel, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ToolCall } from '../types';
-import { argumentsText, asCount, asRecord, asString, joinUrl, ModelEndpoint, parseChunk, streamFailure, wholeAsStream, ToolsCache } from './shared';
+import {
+  argumentsText,
+  asCount,
+  asRecord,
+  asString,
+  joinUrl,
+  ModelEndpoint,
+  parseChunk,
+  streamFailure,
+  wholeAsStream,
+  ToolsCache,
+} from './shared';
 
 /** Options of {@link AnthropicModel}. */
 export interface AnthropicModelOptions extends HttpModelOptions {
@@ -40,6 +51,8 @@ export class AnthropicModel implements ChatModel {
   constructor(options: AnthropicModelOptions) {
     if (typeof options?.apiKey !== 'string') throw new InvalidArgumentError('AnthropicModel needs an apiKey');
     if (typeof options.model !== 'string' || options.model === '') throw new InvalidArgumentError('AnthropicModel needs a model');
+    // A key that cannot be a header value is refused here, clearly and without quoting it.
+    checkHeader('AnthropicModel', 'x-api-key', options.apiKey, 'apiKey');
     const settings = httpSettings(options);
     const headers = {
       'content-type': 'application/json',
@@ -48,15 +61,32 @@ export class AnthropicModel implements ChatModel {
       'anthropic-version': options.version ?? '2023-06-01',
       ...settings.headers,
     };
-    this.endpoint = new ModelEndpoint(this.provider, joinUrl(options.baseUrl ?? 'https://api.anthropic.com', 'v1/messages'), headers, settings);
+    this.endpoint = new ModelEndpoint(
+      this.provider,
+      joinUrl(options.baseUrl ?? 'https://api.anthropic.com', 'v1/messages'),
+      headers,
+      settings,
+    );
     this.bodyHead = JSON.stringify({ max_tokens: options.maxTokens ?? 4096, ...options.params, model: options.model }).slice(0, -1);
   }
 
   async complete(request: ModelRequest): Promise<ModelResponse> {
-    return this.parseMessage(await this.endpoint.json(this.body(request, false), request.signal));
+    try {
+      return this.parseMessage(await this.endpoint.json(this.body(request, false), request.signal));
+    } catch (error) {
+      throw this.endpoint.scrub(error);
+    }
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
+    try {
+      yield* this.streamEvents(request);
+    } catch (error) {
+      throw this.endpoint.scrub(error);
+    }
+  }
+
+  private async *streamEvents(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
     const opened = await this.endpoint.stream(this.body(request, true), request.signal);
     if ('whole' in opened) {
       yield* wholeAsStream(this.parseMessage(opened.whole));
@@ -139,7 +169,8 @@ export class AnthropicModel implements ChatModel {
 
   private parseMessage(json: Record<string, unknown>): ModelResponse {
     this.throwIfError(json);
-    if (!Array.isArray(json.content)) throw new ModelResponseError(this.provider, 'the body has no content array', JSON.stringify(json).slice(0, 200));
+    if (!Array.isArray(json.content))
+      throw new ModelResponseError(this.provider, 'the body has no content array', JSON.stringify(json).slice(0, 200));
     let text = '';
     const toolCalls: ToolCall[] = [];
     for (const raw of json.content) {
@@ -159,7 +190,8 @@ export class AnthropicModel implements ChatModel {
   private toolCall(block: Record<string, unknown>): ToolCall {
     const id = asString(block.id);
     const name = asString(block.name);
-    if (!id || !name) throw new ModelResponseError(this.provider, 'a tool_use block has no id or name', JSON.stringify(block).slice(0, 200));
+    if (!id || !name)
+      throw new ModelResponseError(this.provider, 'a tool_use block has no id or name', JSON.stringify(block).slice(0, 200));
     return { id, name, arguments: block.input === undefined ? '{}' : argumentsText(block.input) };
   }
 
@@ -204,7 +236,8 @@ function toWire(messages: readonly ChatMessage[]): WireMessage[] {
     } else {
       const content: Block[] = [];
       if (message.content !== '') content.push({ type: 'text', text: message.content });
-      for (const call of message.toolCalls ?? []) content.push({ type: 'tool_use', id: call.id, name: call.name, input: inputOf(call.arguments) });
+      for (const call of message.toolCalls ?? [])
+        content.push({ type: 'tool_use', id: call.id, name: call.name, input: inputOf(call.arguments) });
       wire.push({ role: 'assistant', content });
     }
   }
