@@ -7,7 +7,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  AgentRunner,
   AnthropicModel,
+  MemoryPendingStore,
+  ResumeCoordinator,
+  Toolkit,
+  defineTool,
+  pending,
   InvalidArgumentError,
   ModelHttpError,
   ModelRedirectError,
@@ -178,6 +184,38 @@ describe('API keys', () => {
     expect(allText(error)).not.toContain('CANARY');
     const streamed = await failure(drain(new AnthropicModel({ baseUrl: echo.url, apiKey: CANARY, model: 'm', retry: { maxAttempts: 1 } })));
     expect(allText(streamed)).not.toContain('CANARY');
+  });
+});
+
+describe('a key echoed back never reaches a checkpoint', () => {
+  it('a failed resume stores state.error with the key redacted, and throws it redacted', async () => {
+    const server = await host((req, res, index) => {
+      if (index === 0) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const call = { id: 'call_1', type: 'function', function: { name: 'approve', arguments: '{}' } };
+        return void res.end(JSON.stringify({ choices: [{ message: { content: null, tool_calls: [call] }, finish_reason: 'tool_calls' }] }));
+      }
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `invalid key: ${String(req.headers.authorization)}` } }));
+    });
+    const toolkit = new Toolkit().register(
+      defineTool({
+        name: 'approve',
+        description: 'Asks a human',
+        inputSchema: { type: 'object' },
+        run: (_, ctx) => (ctx?.answer ? 'approved' : pending({ kind: 'approval', prompt: 'ok?' })),
+      }),
+    );
+    const store = new MemoryPendingStore();
+    const runner = new AgentRunner({ model: openai(server.url), toolkit, coordinator: new ResumeCoordinator({ toolkit, store }) });
+    const halted = await runner.run('go', { runId: 'run-canary' });
+    expect(halted.status).toBe('pending');
+    const error = await failure(runner.resume({ id: halted.pending?.id as string, ok: true }));
+    expect(error.message).toContain('[redacted]');
+    expect(allText(error)).not.toContain('CANARY');
+    const saved = await store.loadRun('run-canary');
+    expect(saved?.state).toMatchObject({ phase: 'failed', error: expect.stringContaining('invalid key: [redacted]') as unknown });
+    expect(JSON.stringify(saved)).not.toContain('CANARY');
   });
 });
 
