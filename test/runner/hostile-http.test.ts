@@ -5,6 +5,7 @@
  * Each server lives in this file; nothing leaves loopback.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { getEventListeners } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import {
   AgentRunner,
@@ -426,6 +427,21 @@ describe('streamed OpenAI tool-call indices', () => {
       { id: 'call_a', name: 'a', arguments: '{}' },
       { id: 'call_b', name: 'b', arguments: '{"x":1}' },
     ]);
+  });
+});
+
+describe('a long-lived caller signal', () => {
+  it('holds nothing per call once the call is over (AbortSignal.any kept a dependent signal per call on Node 20)', async () => {
+    const body = JSON.stringify({ choices: [{ message: { content: 'ok' }, finish_reason: 'stop' }] });
+    const fetch = (async () => new Response(body, { headers: { 'content-type': 'application/json' } })) as typeof globalThis.fetch;
+    const model = openai('http://127.0.0.1:9', { fetch });
+    const controller = new AbortController();
+    for (let i = 0; i < 2000; i++) await model.complete({ ...request, signal: controller.signal });
+    const dependants = Object.getOwnPropertySymbols(controller.signal).find((symbol) => /dependant|dependent/i.test(String(symbol)));
+    const held =
+      dependants === undefined ? 0 : ((controller.signal as unknown as Record<symbol, Set<unknown> | undefined>)[dependants]?.size ?? 0);
+    expect(held).toBe(0);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 });
 
