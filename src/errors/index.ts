@@ -243,3 +243,58 @@ export class SuspensionMismatchError extends ToolnexusError {
     super(`suspension ${id} does not match the call that made it: ${detail}`);
   }
 }
+
+/**
+ * The provider sent more than the model accepts to read: a body over `maxResponseBytes`, or
+ * a stream line or event over `maxEventBytes`. Reading stops there; it is not retried.
+ */
+export class ModelResponseTooLargeError extends ModelError {
+  override readonly code = 'TOOLNEXUS_MODEL_RESPONSE_TOO_LARGE';
+
+  constructor(
+    provider: string,
+    /** What was too large: `the response body`, `a stream event`... */
+    readonly what: string,
+    readonly limitBytes: number,
+    /** The option that sets the limit. */
+    readonly option: string,
+  ) {
+    super(provider, `${provider} sent ${what} larger than ${limitBytes} bytes (the ${option} limit); reading stopped`);
+  }
+}
+
+/**
+ * The provider answered with a redirect (3xx). Redirects are never followed: the request
+ * carries the API key and the conversation. The error names the status and the target's
+ * origin only, never its path or query. Not retried.
+ */
+export class ModelRedirectError extends ModelError {
+  override readonly code = 'TOOLNEXUS_MODEL_REDIRECT';
+
+  constructor(
+    provider: string,
+    readonly status: number,
+    /** `https://host:port` of the `location` header, or `unknown` when it has none or cannot be parsed. */
+    readonly targetOrigin: string,
+  ) {
+    super(
+      provider,
+      `${provider} answered HTTP ${status}, a redirect to ${targetOrigin}, which is not followed: point baseUrl at the final URL`,
+    );
+  }
+}
+
+/**
+ * The request could not even be sent: `fetch` refused it locally (an invalid header value or
+ * URL). Not a network failure, so not retried; the refused value is not quoted.
+ */
+export class ModelRequestError extends ModelError {
+  override readonly code = 'TOOLNEXUS_MODEL_REQUEST';
+
+  constructor(
+    provider: string,
+    readonly detail: string,
+  ) {
+    super(provider, `${provider} request could not be sent: ${detail}`);
+  }
+}

@@ -1,4 +1,5 @@
-import { Catch, HttpStatus, Injectable, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { Catch, HttpStatus, Injectable, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import {
   AlreadyResolvedError,
@@ -19,14 +20,26 @@ export interface ToolnexusErrorBody {
   statusCode: number;
   /** The HTTP reason phrase (`Not Found`, `Conflict`, ...). */
   error: string;
-  /** What went wrong, in words a client can show. */
+  /**
+   * What went wrong, in words a client can show. For a 4xx, the error's own message; for a
+   * 5xx, a generic sentence with the correlation id (the details are in the server log).
+   */
   message: string;
   /**
    * The error's stable code (`TOOLNEXUS_UNKNOWN_SUSPENSION`, `TOOLNEXUS_ALREADY_RESOLVED`, ...),
    * for programs. Unlike the class name, a minified build sends the same.
    */
   code: string;
+  /** 5xx only: the id of the server log line with the real error (also sent as the `x-correlation-id` header). */
+  correlationId?: string;
 }
+
+/** What a 5xx body says instead of the error's message, which may hold internals (addresses, a provider's reply). */
+const GENERIC: Partial<Record<number, string>> = {
+  500: 'Internal server error',
+  502: 'The model provider failed to answer',
+  503: 'A backing service is unavailable; retry later',
+};
 
 const REASONS: Partial<Record<number, string>> = {
   400: 'Bad Request',
@@ -77,8 +90,9 @@ export function httpStatusOf(error: ToolnexusError): number {
 /**
  * Answers toolnexus errors over HTTP with a status that says whose fault it was: a stale
  * or forged answer id is 404, an answer to a settled suspension is 409, a malformed answer
- * is 400, a model provider failure 502. Server-side faults (a corrupt checkpoint, an
- * unregistered tool) are 500 without their details, as Nest does for unknown errors.
+ * is 400, a model provider failure 502. Every 5xx (a corrupt checkpoint, an unregistered
+ * tool, a provider or store failure) answers a generic message with a correlation id and
+ * logs the real error with that id through Nest's `Logger`; 4xx keep their message.
  *
  * @example
  * ```ts
@@ -88,18 +102,33 @@ export function httpStatusOf(error: ToolnexusError): number {
 @Injectable()
 @Catch(ToolnexusError)
 export class ToolnexusExceptionFilter implements ExceptionFilter<ToolnexusError> {
+  private readonly logger = new Logger('ToolnexusExceptionFilter');
+
   constructor(private readonly adapterHost: HttpAdapterHost) {}
 
   catch(error: ToolnexusError, host: ArgumentsHost): void {
     // HTTP only: other transports (RPC, WebSockets) keep their own error handling.
     if (host.getType() !== 'http') throw error;
     const statusCode = httpStatusOf(error);
-    const body: ToolnexusErrorBody = {
-      statusCode,
-      error: REASONS[statusCode] ?? 'Error',
-      message: statusCode === (HttpStatus.INTERNAL_SERVER_ERROR as number) ? 'Internal server error' : messageOf(error),
-      code: error.code,
-    };
-    this.adapterHost.httpAdapter.reply(host.switchToHttp().getResponse(), body, statusCode);
+    const response: unknown = host.switchToHttp().getResponse();
+    const { httpAdapter } = this.adapterHost;
+    const body: ToolnexusErrorBody = { statusCode, error: REASONS[statusCode] ?? 'Error', message: '', code: error.code };
+    if (statusCode < 500) {
+      // The client's own mistake: the message tells it what to fix.
+      body.message = messageOf(error);
+    } else {
+      // Ours or upstream's: the body says only that, with an id to find the log line
+      // holding the real error (an address that refused, a provider's 401 text...).
+      const correlationId = randomUUID();
+      body.message = `${GENERIC[statusCode] ?? 'Internal server error'} (correlation id ${correlationId})`;
+      body.correlationId = correlationId;
+      this.logger.error(`${statusCode} ${error.code} [correlation id ${correlationId}]: ${messageOf(error)}`, error.stack);
+      try {
+        httpAdapter.setHeader(response, 'x-correlation-id', correlationId);
+      } catch {
+        // an adapter without headers still gets the id in the body
+      }
+    }
+    httpAdapter.reply(response, body, statusCode);
   }
 }

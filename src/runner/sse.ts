@@ -1,49 +1,76 @@
+import { ModelResponseTooLargeError } from '../errors';
+import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES } from './http/settings';
+
 /** One server-sent event. `event` is `message` when the server named none. */
 export interface SseEvent {
   event: string;
   data: string;
 }
 
+/** What {@link readSse} accepts to hold, and whom to blame when it is more. */
+export interface SseLimits {
+  /** The longest line, and the longest event (its `data` lines together). Default 4 MiB. */
+  maxEventBytes?: number;
+  /** The most bytes of the whole stream. Default 32 MiB. */
+  maxBytes?: number;
+  /** The provider named by the errors. Default `server`. */
+  provider?: string;
+}
+
+const LINE_END = /[\r\n]/g;
+
 /**
  * Parses a `text/event-stream` body (WHATWG rules: LF, CRLF or CR line ends, `data:`
  * lines joined with "\n", comments and unknown fields ignored). `onChunk` runs for every
  * chunk received, which is how the caller's idle timeout is kept alive. A trailing event
  * without its blank line is still delivered: some servers close right after the last one.
+ *
+ * Bounded: each chunk is scanned once (a line split over many chunks is not rescanned),
+ * and a line or event over `maxEventBytes` or a stream over `maxBytes` ends the stream with
+ * a {@link ModelResponseTooLargeError}. Lengths of lines and events are counted in
+ * characters of the decoded text (bytes, for the ASCII JSON providers send).
  */
-export async function* readSse(body: ReadableStream<Uint8Array>, onChunk?: () => void): AsyncGenerator<SseEvent> {
+export async function* readSse(body: ReadableStream<Uint8Array>, onChunk?: () => void, limits: SseLimits = {}): AsyncGenerator<SseEvent> {
+  const maxEvent = limits.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+  const maxBytes = limits.maxBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const provider = limits.provider ?? 'server';
   const decoder = new TextDecoder();
-  let buffer = '';
+  /** The start of the current line, from earlier chunks (it holds no line end). */
+  let partial = '';
+  /** The last chunk ended with CR: an LF opening the next one completes that CRLF. */
+  let skipLf = false;
   let eventName = '';
   let data: string[] = [];
+  let dataLength = 0;
+  let received = 0;
   const reader = body.getReader();
 
-  function* drain(final: boolean): Generator<SseEvent> {
-    let start = 0;
+  function* drain(text: string): Generator<SseEvent> {
+    if (text === '') return;
+    let at = 0;
+    if (skipLf && text.charCodeAt(0) === 10) at = 1;
+    skipLf = false;
     for (;;) {
-      let end = -1;
-      for (let i = start; i < buffer.length; i++) {
-        const c = buffer.charCodeAt(i);
-        if (c === 10 || c === 13) {
-          end = i;
-          break;
+      LINE_END.lastIndex = at;
+      const found = LINE_END.exec(text);
+      if (found === null) {
+        if (at < text.length) {
+          if (partial.length + (text.length - at) > maxEvent)
+            throw new ModelResponseTooLargeError(provider, 'a stream line', maxEvent, 'maxEventBytes');
+          partial += text.slice(at);
         }
+        return;
       }
-      if (end === -1) break;
-      // A CR at the very end may be the first half of a CRLF split across chunks.
-      if (buffer.charCodeAt(end) === 13 && end === buffer.length - 1 && !final) break;
-      const line = buffer.slice(start, end);
-      start = end + (buffer.charCodeAt(end) === 13 && buffer.charCodeAt(end + 1) === 10 ? 2 : 1);
+      const end = found.index;
+      const line = partial === '' ? text.slice(at, end) : partial + text.slice(at, end);
+      partial = '';
+      if (line.length > maxEvent) throw new ModelResponseTooLargeError(provider, 'a stream line', maxEvent, 'maxEventBytes');
+      at = end + 1;
+      if (text.charCodeAt(end) === 13) {
+        if (at === text.length) skipLf = true;
+        else if (text.charCodeAt(at) === 10) at++;
+      }
       const event = takeLine(line);
-      if (event) yield event;
-    }
-    buffer = buffer.slice(start);
-    if (final) {
-      if (buffer !== '') {
-        const event = takeLine(buffer);
-        buffer = '';
-        if (event) yield event;
-      }
-      const event = takeLine('');
       if (event) yield event;
     }
   }
@@ -57,6 +84,7 @@ export async function* readSse(body: ReadableStream<Uint8Array>, onChunk?: () =>
       const event = { event: eventName || 'message', data: data.join('\n') };
       eventName = '';
       data = [];
+      dataLength = 0;
       return event;
     }
     if (line.charCodeAt(0) === 58) return undefined; // ":" starts a comment (keep-alive)
@@ -64,8 +92,11 @@ export async function* readSse(body: ReadableStream<Uint8Array>, onChunk?: () =>
     const field = colon === -1 ? line : line.slice(0, colon);
     let value = colon === -1 ? '' : line.slice(colon + 1);
     if (value.charCodeAt(0) === 32) value = value.slice(1);
-    if (field === 'data') data.push(value);
-    else if (field === 'event') eventName = value;
+    if (field === 'data') {
+      dataLength += value.length + 1;
+      if (dataLength > maxEvent) throw new ModelResponseTooLargeError(provider, 'a stream event', maxEvent, 'maxEventBytes');
+      data.push(value);
+    } else if (field === 'event') eventName = value;
     return undefined;
   }
 
@@ -74,11 +105,18 @@ export async function* readSse(body: ReadableStream<Uint8Array>, onChunk?: () =>
       const { done, value } = await reader.read();
       if (done) break;
       onChunk?.();
-      buffer += decoder.decode(value, { stream: true });
-      yield* drain(false);
+      received += value.byteLength;
+      if (received > maxBytes) throw new ModelResponseTooLargeError(provider, 'a stream', maxBytes, 'maxResponseBytes');
+      yield* drain(decoder.decode(value, { stream: true }));
     }
-    buffer += decoder.decode();
-    yield* drain(true);
+    yield* drain(decoder.decode());
+    if (partial !== '') {
+      const event = takeLine(partial);
+      partial = '';
+      if (event) yield event;
+    }
+    const event = takeLine('');
+    if (event) yield event;
   } finally {
     // Ending early (a consumer that stops, an error) must release the connection.
     await reader.cancel().catch(() => undefined);

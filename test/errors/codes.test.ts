@@ -34,6 +34,9 @@ const CODES: Record<string, string> = {
   StoreUnavailableError: 'TOOLNEXUS_STORE_UNAVAILABLE',
   ClaimLostError: 'TOOLNEXUS_CLAIM_LOST',
   SuspensionMismatchError: 'TOOLNEXUS_SUSPENSION_MISMATCH',
+  ModelResponseTooLargeError: 'TOOLNEXUS_MODEL_RESPONSE_TOO_LARGE',
+  ModelRedirectError: 'TOOLNEXUS_MODEL_REDIRECT',
+  ModelRequestError: 'TOOLNEXUS_MODEL_REQUEST',
 };
 
 type AnyErrorClass = new (...args: never[]) => ToolnexusError;

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Controller, Get, Param, type INestApplication } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
-import type { AddressInfo, Server } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import {
   AlreadyResolvedError,
   InvalidAnswerError,
@@ -54,7 +54,7 @@ describe('ToolnexusExceptionFilter', () => {
     }).compile();
     app = moduleRef.createNestApplication({ logger: false });
     await app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${((app.getHttpServer() as Server).address() as AddressInfo).port}`;
+    base = `http://127.0.0.1:${((app.getHttpServer() as import('node:http').Server).address() as AddressInfo).port}`;
   });
   afterAll(() => app.close());
 
@@ -70,16 +70,36 @@ describe('ToolnexusExceptionFilter', () => {
     ['conflict', 409, 'Conflict', 'run run-1: checkpoint version 2 was changed by another process', 'TOOLNEXUS_RUN_CONFLICT'],
     ['malformed', 400, 'Bad Request', 'invalid answer: ok must be a boolean', 'TOOLNEXUS_INVALID_ANSWER'],
     ['bad-resume', 400, 'Bad Request', 'resume needs at least one answer', 'TOOLNEXUS_INVALID_RESUME'],
-    ['store-down', 503, 'Service Unavailable', 'connection refused', 'TOOLNEXUS_STORE_UNAVAILABLE'],
-    ['model-down', 502, 'Bad Gateway', 'openai returned HTTP 500: overloaded (after 3 attempts)', 'TOOLNEXUS_MODEL_HTTP'],
   ])('%s → %i with a body that says what happened', async (kind, statusCode, error, message, code) => {
     expect(await get(kind)).toEqual({ status: statusCode, body: { statusCode, error, message, code } });
   });
 
+  it.each([
+    ['store-down', 503, 'Service Unavailable', 'A backing service is unavailable; retry later', 'TOOLNEXUS_STORE_UNAVAILABLE'],
+    ['model-down', 502, 'Bad Gateway', 'The model provider failed to answer', 'TOOLNEXUS_MODEL_HTTP'],
+  ])('%s → %i with a generic body and a correlation id (details only in the log)', async (kind, statusCode, error, message, code) => {
+    const { status, body } = await get(kind);
+    expect({ status, body }).toEqual({
+      status: statusCode,
+      body: {
+        statusCode,
+        error,
+        message: `${message} (correlation id ${body.correlationId})`,
+        code,
+        correlationId: expect.any(String) as unknown,
+      },
+    });
+  });
+
   it('answers server-side faults with 500 and no internals', async () => {
-    expect(await get('corrupt')).toEqual({
-      status: 500,
-      body: { statusCode: 500, error: 'Internal Server Error', message: 'Internal server error', code: 'TOOLNEXUS_RUN_CHECKPOINT' },
+    const { status, body } = await get('corrupt');
+    expect(status).toBe(500);
+    expect(body).toEqual({
+      statusCode: 500,
+      error: 'Internal Server Error',
+      message: `Internal server error (correlation id ${body.correlationId})`,
+      code: 'TOOLNEXUS_RUN_CHECKPOINT',
+      correlationId: expect.stringMatching(/^[0-9a-f-]{36}$/) as unknown,
     });
     expect((await get('unregistered')).status).toBe(500);
   });

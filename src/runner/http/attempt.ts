@@ -4,7 +4,8 @@ import type { Watched, Watchdog } from './watchdog';
 
 /**
  * The live attempt behind a successful response. Its timeout keeps running while the body
- * is read, so a server that sends headers and then hangs still ends at the timeout.
+ * is read, so a server that sends headers and then hangs still ends at the timeout; and
+ * however often a stream restarts it, it never runs past the call's deadline.
  * Call `dispose` once the body is consumed.
  */
 export class Attempt implements Watched {
@@ -13,6 +14,7 @@ export class Attempt implements Watched {
   readonly signal: AbortSignal;
   /** When the attempt times out, on the `performance.now()` clock (monotonic, unlike `Date.now()`). */
   deadline: number;
+  private readonly onCallerAbort = (): void => this.controller.abort(this.callerSignal?.reason);
 
   constructor(
     private readonly provider: string,
@@ -20,32 +22,46 @@ export class Attempt implements Watched {
     readonly number: number,
     private readonly callerSignal: AbortSignal | undefined,
     private readonly watchdog: Watchdog,
+    /** The call's deadline on the same clock: no `touch` moves the timeout past it. */
+    private readonly end = Number.POSITIVE_INFINITY,
+    /** The call's whole budget, for the error once `end` is reached. */
+    private readonly deadlineMs = Number.POSITIVE_INFINITY,
   ) {
-    this.signal = callerSignal ? AbortSignal.any([callerSignal, this.controller.signal]) : this.controller.signal;
-    this.deadline = performance.now() + timeoutMs;
+    this.signal = this.controller.signal;
+    // One listener, removed in dispose: AbortSignal.any would keep a dependent signal per
+    // call alive on a long-lived caller signal (Node 20).
+    if (callerSignal?.aborted) this.controller.abort(callerSignal.reason);
+    else callerSignal?.addEventListener('abort', this.onCallerAbort, { once: true });
+    this.deadline = Math.min(performance.now() + timeoutMs, end);
     watchdog.watch(this);
   }
 
-  /** Restarts the timeout: a stream calls it on every chunk, making the timeout an idle timeout. */
+  /** Restarts the timeout: a stream calls it on every chunk, making the timeout an idle timeout, within the call's deadline. */
   touch(): void {
-    if (!this.fired) this.deadline = performance.now() + this.timeoutMs;
+    if (!this.fired) this.deadline = Math.min(performance.now() + this.timeoutMs, this.end);
   }
 
   dispose(): void {
     this.watchdog.release(this);
+    this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
   }
 
   /** Called by the watchdog once the deadline has passed. */
   expire(): void {
     this.fired = true;
-    this.controller.abort(new ModelTimeoutError(this.provider, this.timeoutMs, this.number));
+    this.controller.abort(this.timeoutError());
   }
 
   /** Turns whatever reading the body threw into the error the caller should see. */
   failure(error: unknown): unknown {
     if (this.callerSignal?.aborted) return this.callerSignal.reason;
-    if (this.fired) return new ModelTimeoutError(this.provider, this.timeoutMs, this.number);
+    if (this.fired) return this.timeoutError();
     return new ModelConnectionError(this.provider, describeNetworkError(error), this.number, { cause: error });
+  }
+
+  private timeoutError(): ModelTimeoutError {
+    const atEnd = Number.isFinite(this.end) && this.deadline >= this.end;
+    return new ModelTimeoutError(this.provider, atEnd ? Math.round(this.deadlineMs) : this.timeoutMs, this.number);
   }
 }
 
@@ -58,8 +74,9 @@ function describeNetworkError(error: unknown): string {
   if (!hasMessage(error)) return messageOf(error);
   const { cause } = error;
   if (!hasMessage(cause)) return messageOf(error);
-  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- code is whatever the runtime set (a string like ECONNREFUSED, sometimes a number); String() prints either
-  return cause.code ? `${String(cause.code)} (${messageOf(cause)})` : messageOf(cause);
+  return cause.code
+    ? `${typeof cause.code === 'string' || typeof cause.code === 'number' ? cause.code : 'error'} (${messageOf(cause)})`
+    : messageOf(cause);
 }
 
 function hasMessage(value: unknown): value is { message: string; code?: unknown; cause?: unknown } {

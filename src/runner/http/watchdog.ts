@@ -6,6 +6,9 @@ export interface Watched {
   expire(): void;
 }
 
+/** The longest delay setTimeout honours. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
  * Times out the attempts of one model with ONE timer, armed for the earliest deadline.
  * A timer per attempt, armed and then cleared a millisecond later by the response, is
@@ -33,7 +36,9 @@ export class Watchdog {
   private arm(at: number): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.armedFor = at;
-    this.timer = setTimeout(() => this.fire(), Math.max(1, Math.ceil(at - performance.now())));
+    // setTimeout fires at once (after a warning) for a delay over 2^31-1 ms: arm for at most
+    // that long; fire() re-arms for what is left.
+    this.timer = setTimeout(() => this.fire(), Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(at - performance.now()))));
   }
 
   private fire(): void {

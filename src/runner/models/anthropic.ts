@@ -1,6 +1,6 @@
 import { InvalidArgumentError, ModelResponseError } from '../../errors';
 import { toAnthropicTools } from '../../toolkit/adapters';
-import { httpSettings, type HttpModelOptions } from '../http/settings';
+import { checkHeader, httpSettings, type HttpModelOptions } from '../http/settings';
 import type { ChatMessage, ChatModel, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ToolCall } from '../types';
 import {
   argumentsText,
@@ -51,6 +51,8 @@ export class AnthropicModel implements ChatModel {
   constructor(options: AnthropicModelOptions) {
     if (typeof options?.apiKey !== 'string') throw new InvalidArgumentError('AnthropicModel needs an apiKey');
     if (typeof options.model !== 'string' || options.model === '') throw new InvalidArgumentError('AnthropicModel needs a model');
+    // A key that cannot be a header value is refused here, clearly and without quoting it.
+    checkHeader('AnthropicModel', 'x-api-key', options.apiKey, 'apiKey');
     const settings = httpSettings(options);
     const headers = {
       'content-type': 'application/json',
@@ -69,10 +71,22 @@ export class AnthropicModel implements ChatModel {
   }
 
   async complete(request: ModelRequest): Promise<ModelResponse> {
-    return this.parseMessage(await this.endpoint.json(this.body(request, false), request.signal));
+    try {
+      return this.parseMessage(await this.endpoint.json(this.body(request, false), request.signal));
+    } catch (error) {
+      throw this.endpoint.scrub(error);
+    }
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
+    try {
+      yield* this.streamEvents(request);
+    } catch (error) {
+      throw this.endpoint.scrub(error);
+    }
+  }
+
+  private async *streamEvents(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
     const opened = await this.endpoint.stream(this.body(request, true), request.signal);
     if ('whole' in opened) {
       yield* wholeAsStream(this.parseMessage(opened.whole));

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, ModelResponseError } from '../../errors';
 import { toOpenAITools } from '../../toolkit/adapters';
-import { httpSettings, type HttpModelOptions } from '../http/settings';
+import { checkHeader, httpSettings, type HttpModelOptions } from '../http/settings';
 import type { ChatMessage, ChatModel, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ToolCall, Usage } from '../types';
 import {
   argumentsText,
@@ -11,10 +11,14 @@ import {
   joinUrl,
   ModelEndpoint,
   parseChunk,
+  snippet,
   streamFailure,
   wholeAsStream,
   ToolsCache,
 } from './shared';
+
+/** The most distinct tool calls one streamed response may carry. */
+const MAX_STREAMED_CALLS = 1024;
 
 /** Options of {@link OpenAIChatModel}. */
 export interface OpenAIChatModelOptions extends HttpModelOptions {
@@ -57,6 +61,8 @@ export class OpenAIChatModel implements ChatModel {
     if (typeof options?.baseUrl !== 'string' || options.baseUrl === '') throw new InvalidArgumentError('OpenAIChatModel needs a baseUrl');
     if (typeof options.model !== 'string' || options.model === '') throw new InvalidArgumentError('OpenAIChatModel needs a model');
     this.provider = options.provider ?? 'openai';
+    // A key that cannot be a header value is refused here, clearly and without quoting it.
+    if (options.apiKey !== undefined) checkHeader('OpenAIChatModel', 'authorization', options.apiKey, 'apiKey');
     const settings = httpSettings(options);
     const headers = {
       'content-type': 'application/json',
@@ -71,10 +77,22 @@ export class OpenAIChatModel implements ChatModel {
   }
 
   async complete(request: ModelRequest): Promise<ModelResponse> {
-    return this.parseCompletion(await this.endpoint.json(this.body(request, false), request.signal));
+    try {
+      return this.parseCompletion(await this.endpoint.json(this.body(request, false), request.signal));
+    } catch (error) {
+      throw this.endpoint.scrub(error);
+    }
   }
 
   async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
+    try {
+      yield* this.streamEvents(request);
+    } catch (error) {
+      throw this.endpoint.scrub(error);
+    }
+  }
+
+  private async *streamEvents(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
     const opened = await this.endpoint.stream(this.body(request, true), request.signal);
     if ('whole' in opened) {
       yield* wholeAsStream(this.parseCompletion(opened.whole));
@@ -82,7 +100,8 @@ export class OpenAIChatModel implements ChatModel {
     }
     const { events, attempt } = opened;
     let text = '';
-    const calls: Array<{ id: string; name: string; arguments: string }> = [];
+    // Keyed by the server's index, which is only trusted to be a small integer once checked.
+    const calls = new Map<number, { id: string; name: string; arguments: string }>();
     let usage: Usage = { inputTokens: 0, outputTokens: 0 };
     let stopReason: string | undefined;
     let finished = false;
@@ -110,8 +129,21 @@ export class OpenAIChatModel implements ChatModel {
           for (const raw of delta.tool_calls) {
             const part = asRecord(raw);
             if (!part) continue;
-            const index = typeof part.index === 'number' ? part.index : calls.length;
-            const call = (calls[index] ??= { id: '', name: '', arguments: '' });
+            const index = part.index === undefined || part.index === null ? calls.size : part.index;
+            if (!Number.isSafeInteger(index) || (index as number) < 0) {
+              throw new ModelResponseError(
+                this.provider,
+                'a streamed tool call has an index that is not an integer >= 0',
+                snippet(JSON.stringify(part.index) ?? ''),
+              );
+            }
+            let call = calls.get(index as number);
+            if (call === undefined) {
+              if (calls.size >= MAX_STREAMED_CALLS)
+                throw new ModelResponseError(this.provider, `a stream has more than ${MAX_STREAMED_CALLS} tool calls`);
+              call = { id: '', name: '', arguments: '' };
+              calls.set(index as number, call);
+            }
             const id = asString(part.id);
             if (id) call.id = id;
             const fn = asRecord(part.function);
@@ -129,8 +161,8 @@ export class OpenAIChatModel implements ChatModel {
     if (!finished && stopReason === undefined)
       throw new ModelResponseError(this.provider, 'the stream ended before the response was complete');
     const toolCalls: ToolCall[] = [];
-    for (const call of calls) {
-      if (!call) continue;
+    for (const index of [...calls.keys()].sort((a, b) => a - b)) {
+      const call = calls.get(index) as { id: string; name: string; arguments: string };
       if (call.name === '') throw new ModelResponseError(this.provider, 'a streamed tool call has no function name');
       toolCalls.push({ id: call.id || fallbackCallId(), name: call.name, arguments: call.arguments });
     }

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { ModelError, ModelResponseError } from '../../errors';
 import type { Attempt } from '../http/attempt';
+import { readCapped } from '../http/body';
 import { postWithRetry } from '../http/post';
-import type { HttpSettings } from '../http/settings';
+import { checkHeader, checkUrl, type HttpSettings } from '../http/settings';
 import { Watchdog } from '../http/watchdog';
 import { readSse, type SseEvent } from '../sse';
 import type { ModelResponse, ModelStreamEvent, ModelTool } from '../types';
@@ -25,13 +26,13 @@ export class ToolsCache<T> {
   }
 }
 
-/** Reads a whole body under the attempt's timer and parses it as JSON, or says clearly why not. */
-async function readJson(provider: string, response: Response, attempt: Attempt): Promise<Record<string, unknown>> {
+/** Reads a whole body (up to `maxResponseBytes`) under the attempt's timer and parses it as JSON, or says clearly why not. */
+async function readJson(provider: string, response: Response, attempt: Attempt, maxBytes: number): Promise<Record<string, unknown>> {
   let text: string;
   try {
-    text = await response.text();
+    text = await readCapped(provider, response, maxBytes, 'maxResponseBytes');
   } catch (error) {
-    throw attempt.failure(error);
+    throw streamFailure(provider, attempt, error);
   } finally {
     attempt.dispose();
   }
@@ -62,14 +63,44 @@ export type OpenedStream = { events: AsyncGenerator<SseEvent>; attempt: Attempt 
 export class ModelEndpoint {
   private readonly streamHeaders: Record<string, string>;
   private readonly watchdog = new Watchdog();
+  /** Header values that must never appear in an error: keys, tokens (anything but the protocol headers). */
+  private readonly secrets: string[];
 
+  /** Checks the URL and every header now, naming what is wrong but never quoting a value. */
   constructor(
     readonly provider: string,
     private readonly url: string,
     private readonly headers: Record<string, string>,
     private readonly settings: HttpSettings,
   ) {
+    checkUrl(provider, url);
+    for (const [name, value] of Object.entries(headers)) checkHeader(provider, name, value);
     this.streamHeaders = { ...headers, accept: 'text/event-stream' };
+    this.secrets = secretsOf(headers);
+  }
+
+  /**
+   * Removes every header value (a key) from an error's message and text fields, in case a
+   * server echoed it back (in an error body, a stream error event). Models pass every
+   * error they throw through here.
+   */
+  scrub(error: unknown): unknown {
+    if (this.secrets.length === 0 || !(error instanceof Error)) return error;
+    const record = error as unknown as Record<string, unknown>;
+    for (const key of ['message', 'stack', 'providerMessage', 'detail', 'bodySnippet']) {
+      const value = record[key];
+      if (typeof value !== 'string') continue;
+      let clean = value;
+      for (const secret of this.secrets) clean = clean.split(secret).join('[redacted]');
+      if (clean !== value)
+        Object.defineProperty(error, key, {
+          value: clean,
+          writable: true,
+          configurable: true,
+          enumerable: key !== 'message' && key !== 'stack',
+        });
+    }
+    return error;
   }
 
   /** POSTs `body` and reads the whole answer as a JSON object. */
@@ -79,7 +110,7 @@ export class ModelEndpoint {
       this.settings,
       this.watchdog,
     );
-    return readJson(this.provider, response, attempt);
+    return readJson(this.provider, response, attempt, this.settings.maxResponseBytes);
   }
 
   /** POSTs `body` asking for server-sent events. The caller disposes the attempt once the events end. */
@@ -89,15 +120,31 @@ export class ModelEndpoint {
       this.settings,
       this.watchdog,
     );
-    if ((response.headers.get('content-type') ?? '').includes('application/json'))
-      return { whole: await readJson(this.provider, response, attempt) };
+    if ((response.headers.get('content-type') ?? '').includes('application/json')) {
+      return { whole: await readJson(this.provider, response, attempt, this.settings.maxResponseBytes) };
+    }
     if (!response.body) {
       attempt.dispose();
       throw new ModelResponseError(this.provider, 'the stream has no body');
     }
-    return { events: readSse(response.body, () => attempt.touch()), attempt };
+    const limits = { provider: this.provider, maxBytes: this.settings.maxResponseBytes, maxEventBytes: this.settings.maxEventBytes };
+    return { events: readSse(response.body, () => attempt.touch(), limits), attempt };
   }
 }
+
+/** Header values worth hiding: all but the protocol's own, and the token of a `Bearer` value on its own too. */
+function secretsOf(headers: Record<string, string>): string[] {
+  const secrets = new Set<string>();
+  for (const [name, value] of Object.entries(headers)) {
+    if (PUBLIC_HEADERS.has(name.toLowerCase())) continue;
+    const token = value.replace(/^(Bearer|Basic|Token)\s+/i, '');
+    for (const secret of [value, token]) if (secret.length >= 8) secrets.add(secret);
+  }
+  // Longest first, so a `Bearer <key>` is redacted whole before its key alone.
+  return [...secrets].sort((a, b) => b.length - a.length);
+}
+
+const PUBLIC_HEADERS = new Set(['content-type', 'accept', 'anthropic-version', 'user-agent']);
 
 /** A whole response, as the events a stream of it would have given. */
 export function* wholeAsStream(response: ModelResponse): Generator<ModelStreamEvent> {
