@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { closeSync, constants, openSync } from 'node:fs';
 import { DuplicateSuspensionError, PendingStoreError, ToolnexusError } from '../../../errors';
 import { messageOf } from '../../../errors/message';
 import type { Answer } from '../../../results/wire';
@@ -24,7 +25,24 @@ import { migrate, prepare, SUSPENSION_COLUMNS } from './schema';
  * imported: an application that never uses SQLite should not load an addon at startup.
  */
 function loadBetterSqlite3(): typeof Database {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily on purpose (above)
   return require('better-sqlite3') as typeof Database;
+}
+
+/**
+ * Creates a database file that does not exist yet with mode 0600 (owner read/write only),
+ * before SQLite opens it: the store keeps tool arguments, answers and results in plain text.
+ * SQLite creates the `-wal` and `-shm` files with the database file's own mode, so they are
+ * 0600 too. An existing file keeps its mode; `:memory:` and a file that cannot be created
+ * here (a missing directory) are left to SQLite, which says what is wrong.
+ */
+function createPrivately(filename: string): void {
+  if (filename === ':memory:' || filename.startsWith('file:')) return;
+  try {
+    closeSync(openSync(filename, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o600));
+  } catch {
+    // EEXIST: an existing database keeps its mode; anything else, SQLite reports on open.
+  }
 }
 
 /** Options of a {@link SqlitePendingStore}. */
@@ -78,6 +96,7 @@ export class SqlitePendingStore implements PendingStore {
     const { filename, busyTimeoutMs = 5000, synchronous = 'full' } = typeof options === 'string' ? { filename: options } : options;
     if (typeof filename !== 'string' || filename === '') throw new PendingStoreError('SqlitePendingStore needs a filename');
     this.filename = filename;
+    createPrivately(filename);
     try {
       this.db = new (loadBetterSqlite3())(filename, { timeout: busyTimeoutMs });
     } catch (error) {
@@ -154,7 +173,10 @@ export class SqlitePendingStore implements PendingStore {
     checkLeaseMs(leaseMs, 'renew');
     const params = { id: claim.id, fence: claim.fence, lease_ms: Math.ceil(leaseMs) };
     // Like a claim, a renewal lost to power loss loses nothing a live holder needs.
-    return this.run(() => this.relaxedSync(() => this.statements.renew.run({ ...params, now: Date.now() }).changes === 1), `renew ${claim.id}`);
+    return this.run(
+      () => this.relaxedSync(() => this.statements.renew.run({ ...params, now: Date.now() }).changes === 1),
+      `renew ${claim.id}`,
+    );
   }
 
   async complete(claim: Claim, settlement: Settlement): Promise<boolean> {
@@ -166,7 +188,11 @@ export class SqlitePendingStore implements PendingStore {
     const nextRow = next === undefined ? undefined : rowOf(next);
     const params = { id: claim.id, fence: claim.fence, status, outcome, next_id: nextRow?.id ?? null };
     // One UPDATE commits atomically on its own; only a next link needs the surrounding transaction.
-    if (!nextRow) return this.run(() => this.statements.complete.run({ ...params, at: new Date().toISOString() }).changes === 1, `complete ${claim.id}`);
+    if (!nextRow)
+      return this.run(
+        () => this.statements.complete.run({ ...params, at: new Date().toISOString() }).changes === 1,
+        `complete ${claim.id}`,
+      );
     return this.run(() => this.completeTransaction.immediate(params, nextRow), `complete ${claim.id}`);
   }
 
