@@ -21,8 +21,12 @@ function describe(error: unknown, nesting: number): string {
     if (typeof error === 'function') return `a thrown function ${nameOf(error)}`;
     if (typeof error !== 'object' || error === null) return String(error);
     const { message, errors } = error as { message?: unknown; errors?: unknown };
-    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a custom toString is the best words a non-Error has; a throwing one falls back below
-    if (typeof message !== 'string') return String(error);
+    if (typeof message !== 'string') {
+      // A custom toString is the best words a non-Error has; the default one says nothing.
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- checked just below
+      const text = String(error);
+      return text === '[object Object]' ? fallback(error) : text;
+    }
     if (message === '' && Array.isArray(errors) && errors.length > 0 && nesting < MAX_NESTING) {
       const parts = errors.slice(0, MAX_PARTS).map((part) => describe(part, nesting + 1));
       if (errors.length > MAX_PARTS) parts.push(`and ${errors.length - MAX_PARTS} more`);
@@ -34,7 +38,7 @@ function describe(error: unknown, nesting: number): string {
   }
 }
 
-/** For a value whose own words cannot be had: its JSON, else its tag, else its kind. */
+/** For a value whose own words cannot be had: its JSON (cut to 200 characters), else its tag, else its kind. */
 function fallback(error: unknown): string {
   try {
     const json = JSON.stringify(error);
@@ -43,7 +47,8 @@ function fallback(error: unknown): string {
     // circular, BigInt inside, throwing getter or toJSON: try the next way
   }
   try {
-    return Object.prototype.toString.call(error);
+    const tag = Object.prototype.toString.call(error);
+    return tag === '[object Object]' ? 'a thrown object without a message' : tag;
   } catch {
     return `a thrown ${typeof error}`;
   }

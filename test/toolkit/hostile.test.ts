@@ -32,7 +32,8 @@ describe('execute never rejects, whatever run throws', () => {
   const { proxy: revoked, revoke } = Proxy.revocable({}, {});
   revoke();
   const cases: Array<[string, () => unknown, RegExp]> = [
-    ['a null-prototype object', () => Object.create(null) as object, /.+/],
+    ['a null-prototype object', () => Object.create(null) as object, /^a thrown object without a message$/],
+    ['a plain object: its JSON, not [object Object]', () => ({ code: 'E_QUOTA', status: 429 }), /^\{"code":"E_QUOTA","status":429\}$/],
     ['a null-prototype object with fields', () => Object.assign(Object.create(null) as object, { code: 42 }), /"code":42/],
     [
       'an object whose toString throws',
