@@ -1,9 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import { messageOf } from '../errors/message';
 import type { PendingRequest, ToolResult } from './wire';
 
-/** A successful result. A string is kept as is; anything else is `JSON.stringify`'d. */
+/**
+ * A successful result. A string is kept as is; anything else is `JSON.stringify`'d.
+ * A value JSON cannot carry (circular, a function, a symbol, a BigInt, a throwing `toJSON`)
+ * becomes an error result saying so: the model never gets `"[object Object]"` or source text.
+ */
 export function success(value: unknown, metadata?: Record<string, unknown>): ToolResult {
-  const output = typeof value === 'string' ? value : stringifyValue(value);
+  const text = typeof value === 'string' ? { output: value } : stringifyValue(value);
+  if ('problem' in text) return failure(`the tool's output cannot be sent to the model: ${text.problem}`, metadata);
+  const output = text.output;
   return metadata === undefined ? { output, isError: false } : { output, isError: false, metadata };
 }
 
@@ -66,12 +73,17 @@ function isPendingRequest(value: unknown): value is PendingRequest {
   );
 }
 
-function stringifyValue(value: unknown): string {
-  // JSON.stringify(undefined) is undefined, and BigInt throws: keep output a string either way.
+function stringifyValue(value: unknown): { output: string } | { problem: string } {
+  if (value === undefined) return { output: 'undefined' };
+  if (typeof value === 'function') return { problem: 'it is a function, not JSON' };
+  if (typeof value === 'symbol') return { problem: 'it is a symbol, not JSON' };
+  let text: string | undefined;
   try {
-    const text = JSON.stringify(value);
-    return text === undefined ? String(value) : text;
-  } catch {
-    return String(value);
+    text = JSON.stringify(value);
+  } catch (error) {
+    // circular, a BigInt somewhere, a throwing toJSON or getter
+    return { problem: `it is not JSON-serialisable (${messageOf(error)})` };
   }
+  // Only a toJSON returning undefined/a function/a symbol gets here.
+  return text === undefined ? { problem: 'it has no JSON form' } : { output: text };
 }

@@ -25,17 +25,122 @@ export type FormatRefusal = (refusal: Refusal) => string;
 export const DEFAULT_MAX_CHAIN = 4;
 const MAX_REASON = 500;
 
-/** Why `answer` is not Answer-shaped, or `undefined` when it is. */
-export function answerProblem(answer: unknown): string | undefined {
-  if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) return 'expected an object { id, ok, data?, reason? }';
-  const { id, ok, data, reason } = answer as Record<string, unknown>;
-  if (typeof id !== 'string' || id === '') return 'id must be a non-empty string';
-  if (typeof ok !== 'boolean') return 'ok must be a boolean';
-  if (data !== undefined && (typeof data !== 'object' || data === null || Array.isArray(data)))
-    return 'data must be an object when present';
-  if (reason !== undefined && reason !== 'declined' && reason !== 'cancelled' && reason !== 'expired') {
-    return 'reason must be "declined", "cancelled" or "expired" when present';
+/** Default cap on an answer's `data`, in bytes of its JSON: {@link ResumeCoordinatorOptions.maxAnswerBytes}. */
+export const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024;
+/** How deep an answer's `data` may nest. */
+export const MAX_ANSWER_DEPTH = 32;
+/** The longest suspension id any store is asked about; a longer one is unknown. */
+export const MAX_SUSPENSION_ID_LENGTH = 512;
+/** Keys that could reach a prototype: an answer carrying one is refused. */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** A checked answer: a fresh copy holding only plain JSON, or why there is none. */
+export type CheckedAnswer = { ok: true; answer: Answer } | { ok: false; problem: string };
+
+/** Why `answer` is not Answer-shaped, or `undefined` when it is (see {@link checkAnswer}). */
+export function answerProblem(answer: unknown, maxDataBytes?: number): string | undefined {
+  const checked = checkAnswer(answer, maxDataBytes);
+  return checked.ok ? undefined : checked.problem;
+}
+
+/**
+ * Checks an answer and copies it through a prototype-safe path: `data` must be plain JSON
+ * (objects, arrays, strings, finite numbers, booleans, null), nested at most
+ * {@link MAX_ANSWER_DEPTH} deep, with no own `__proto__`, `constructor` or `prototype` key,
+ * and, when `maxDataBytes` is given, no larger than that as JSON. Fields beyond
+ * `id`, `ok`, `data` and `reason` are dropped. Never throws, whatever the answer's getters do.
+ */
+export function checkAnswer(answer: unknown, maxDataBytes?: number): CheckedAnswer {
+  try {
+    return checkFields(answer, maxDataBytes);
+  } catch (error) {
+    if (error instanceof DataProblem) return { ok: false, problem: error.message };
+    return { ok: false, problem: 'the answer cannot be read' };
   }
+}
+
+function checkFields(answer: unknown, maxDataBytes: number | undefined): CheckedAnswer {
+  if (typeof answer !== 'object' || answer === null || Array.isArray(answer))
+    return { ok: false, problem: 'expected an object { id, ok, data?, reason? }' };
+  const { id, ok, data, reason } = answer as Record<string, unknown>;
+  if (typeof id !== 'string' || id === '') return { ok: false, problem: 'id must be a non-empty string' };
+  if (typeof ok !== 'boolean') return { ok: false, problem: 'ok must be a boolean' };
+  if (data !== undefined && (typeof data !== 'object' || data === null || Array.isArray(data)))
+    return { ok: false, problem: 'data must be an object when present' };
+  if (reason !== undefined && reason !== 'declined' && reason !== 'cancelled' && reason !== 'expired') {
+    return { ok: false, problem: 'reason must be "declined", "cancelled" or "expired" when present' };
+  }
+  const copy: Answer = { id, ok };
+  if (data !== undefined) {
+    const budget = { left: maxDataBytes ?? Number.POSITIVE_INFINITY, max: maxDataBytes };
+    copy.data = copyJson(data, 'data', 0, budget) as Record<string, unknown>;
+    if (maxDataBytes !== undefined && Buffer.byteLength(JSON.stringify(copy.data)) > maxDataBytes) throw tooLarge(maxDataBytes);
+  }
+  if (reason !== undefined) copy.reason = reason;
+  return { ok: true, answer: copy };
+}
+
+class DataProblem extends Error {}
+
+function tooLarge(maxDataBytes: number): DataProblem {
+  return new DataProblem(`data is larger than ${maxDataBytes} bytes as JSON`);
+}
+
+/** A copy of `value` holding plain JSON only; counts bytes against `budget` as it goes, so a huge answer stops early. */
+function copyJson(value: unknown, path: string, depth: number, budget: { left: number; max?: number }): unknown {
+  const spend = (bytes: number) => {
+    budget.left -= bytes;
+    if (budget.left < 0 && budget.max !== undefined) throw tooLarge(budget.max);
+  };
+  switch (typeof value) {
+    case 'string':
+      spend(value.length + 2);
+      return value;
+    case 'boolean':
+      spend(5);
+      return value;
+    case 'number':
+      if (!Number.isFinite(value)) throw new DataProblem(`${path} must be a finite number`);
+      spend(8);
+      return value;
+    case 'object':
+      break;
+    default:
+      throw new DataProblem(`${path} is a ${typeof value}, not JSON`);
+  }
+  if (value === null) {
+    spend(4);
+    return null;
+  }
+  if (depth >= MAX_ANSWER_DEPTH) throw new DataProblem(`data is nested deeper than ${MAX_ANSWER_DEPTH} levels`);
+  if (Array.isArray(value)) {
+    spend(2 + value.length);
+    const out: unknown[] = [];
+    for (let i = 0; i < value.length; i++) out.push(copyJson(value[i], `${path}[${i}]`, depth + 1, budget));
+    return out;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) throw new DataProblem(`${path} is not a plain object`);
+  const out: Record<string, unknown> = {};
+  spend(2);
+  for (const key of Object.keys(value)) {
+    if (FORBIDDEN_KEYS.has(key)) throw new DataProblem(`${path} has a forbidden key "${key}"`);
+    const child = (value as Record<string, unknown>)[key];
+    if (child === undefined) continue; // as JSON would
+    spend(key.length + 4);
+    out[key] = copyJson(child, `${path}.${key}`, depth + 1, budget);
+  }
+  return out;
+}
+
+/**
+ * Why no store could hold suspension `id` (so it is unknown everywhere), or `undefined`:
+ * NUL (PostgreSQL text refuses it), a lone surrogate (not UTF-8), more than {@link MAX_SUSPENSION_ID_LENGTH} characters.
+ */
+export function suspensionIdProblem(id: string): string | undefined {
+  if (id.length > MAX_SUSPENSION_ID_LENGTH) return `longer than ${MAX_SUSPENSION_ID_LENGTH} characters`;
+  if (id.includes('\u0000')) return 'contains NUL';
+  if (/\p{Surrogate}/u.test(id)) return 'is not well-formed UTF-16';
   return undefined;
 }
 

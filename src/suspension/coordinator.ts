@@ -1,10 +1,19 @@
-import { InvalidAnswerError, InvalidArgumentError, PendingStoreError, ToolnexusError } from '../errors';
+import { InvalidAnswerError, InvalidArgumentError, PendingStoreError, ToolnexusError, UnknownSuspensionError } from '../errors';
 import { messageOf } from '../errors/message';
 import { failure, pendingOf } from '../results/helpers';
 import type { Answer, PendingRequest, ToolResult } from '../results/wire';
 import type { ToolContext } from '../toolkit/context';
 import type { Toolkit } from '../toolkit/toolkit';
-import { answerProblem, DEFAULT_MAX_CHAIN, expiryProblem, formatRefusal, type FormatRefusal, type WaitFor } from './answers';
+import {
+  checkAnswer,
+  DEFAULT_MAX_ANSWER_BYTES,
+  DEFAULT_MAX_CHAIN,
+  expiryProblem,
+  formatRefusal,
+  suspensionIdProblem,
+  type FormatRefusal,
+  type WaitFor,
+} from './answers';
 import { Binding } from './binding';
 import { answerInline } from './inline';
 import { Resolution } from './resolution';
@@ -41,6 +50,11 @@ export interface ResumeCoordinatorOptions {
    * store cannot be made to pass. Keep it out of the database; every process needs the same.
    */
   bindingKey?: string | Uint8Array;
+  /**
+   * Largest `data` an answer to `resolve` may carry, in bytes of its JSON; a larger one is an
+   * {@link InvalidAnswerError} and nothing is stored. Default 64 KiB (65 536).
+   */
+  maxAnswerBytes?: number;
 }
 
 /** Where a call sits in a run, and how this one call is answered inline. */
@@ -81,6 +95,7 @@ export class ResumeCoordinator {
   private readonly formatRefusal: FormatRefusal;
   private readonly binding: Binding;
   private readonly resolution: Resolution;
+  private readonly maxAnswerBytes: number;
 
   constructor(options: ResumeCoordinatorOptions) {
     if (!options || typeof options.toolkit?.execute !== 'function') throw new InvalidArgumentError('ResumeCoordinator needs a toolkit');
@@ -90,6 +105,11 @@ export class ResumeCoordinator {
     const maxChain = options.maxChain ?? DEFAULT_MAX_CHAIN;
     if (!Number.isInteger(maxChain) || maxChain < 1)
       throw new InvalidArgumentError(`maxChain must be a positive integer, got ${String(options.maxChain)}`);
+    const maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
+    if (!Number.isSafeInteger(maxAnswerBytes) || maxAnswerBytes < 1) {
+      throw new InvalidArgumentError(`maxAnswerBytes must be a positive integer number of bytes, got ${String(options.maxAnswerBytes)}`);
+    }
+    this.maxAnswerBytes = maxAnswerBytes;
     if (options.waitFor !== undefined && typeof options.waitFor !== 'function')
       throw new InvalidArgumentError('waitFor must be a function');
     if (options.formatRefusal !== undefined && typeof options.formatRefusal !== 'function')
@@ -129,6 +149,8 @@ export class ResumeCoordinator {
     if (!request) return result;
     const badExpiry = expiryProblem(request);
     if (badExpiry) return failure(badExpiry);
+    const badId = suspensionIdProblem(request.id);
+    if (badId) return failure(`the suspension id ${shownId(request.id)} cannot be stored: it ${badId}`);
     const value = typeof args === 'string' ? parsedArguments(args) : (args ?? {});
     const waitFor = options.waitFor ?? this.waitFor;
     if (waitFor) {
@@ -154,8 +176,12 @@ export class ResumeCoordinator {
    * concurrent `resolve` of the id, in any process, gets that stored outcome. When the
    * replay asks something new, the outcome is the pending result of the chain's next link.
    *
-   * @throws {@link InvalidAnswerError} the answer is not Answer-shaped (nothing changes).
-   * @throws {@link UnknownSuspensionError} no store holds the id.
+   * The answer is checked and copied first: `data` must be plain JSON, nested at most 32 deep,
+   * without own `__proto__`/`constructor`/`prototype` keys, and at most `maxAnswerBytes` as JSON;
+   * the copy, not the object given, is what the store keeps and the replay sees.
+   *
+   * @throws {@link InvalidAnswerError} the answer is not Answer-shaped, or its data is too large, too deep or not plain JSON (nothing changes).
+   * @throws {@link UnknownSuspensionError} no store holds the id (an id no store could hold, with NUL or over 512 characters, included).
    * @throws {@link AlreadyResolvedError} the call is settled with an outcome this answer contradicts.
    * @throws {@link UnregisteredToolError} the call's tool is not registered here (nothing changes).
    * @throws {@link SuspensionMismatchError} the stored call was changed since it was recorded (nothing runs).
@@ -164,13 +190,15 @@ export class ResumeCoordinator {
    *   (nothing changes; a wait for another resolver's outcome ends early).
    */
   async resolve<TState extends object>(answer: Answer, ctx?: ToolContext<TState>): Promise<ToolResult> {
-    const problem = answerProblem(answer);
-    if (problem) throw new InvalidAnswerError(`invalid answer: ${problem}`);
-    return this.resolution.settle(answer, ctx);
+    const checked = checkAnswer(answer, this.maxAnswerBytes);
+    if (!checked.ok) throw new InvalidAnswerError(`invalid answer: ${checked.problem}`);
+    assertStorableId(checked.answer.id);
+    return this.resolution.settle(checked.answer, ctx);
   }
 
-  /** The recorded call, or `undefined`. */
+  /** The recorded call, or `undefined` (also for an id no store could hold). */
   async get(id: string): Promise<SuspendedCall | undefined> {
+    if (typeof id === 'string' && suspensionIdProblem(id) !== undefined) return undefined;
     return this.store.get(id);
   }
 
@@ -198,9 +226,12 @@ export class ResumeCoordinator {
    */
   async cancel(id: string, reason?: string): Promise<ToolResult> {
     if (typeof id !== 'string') throw new InvalidArgumentError('cancel needs a suspension id');
+    assertStorableId(id);
     const answer: Answer =
       reason === undefined ? { id, ok: false, reason: 'cancelled' } : { id, ok: false, reason: 'cancelled', data: { reason } };
-    return this.resolution.settle(answer, undefined);
+    const checked = checkAnswer(answer, this.maxAnswerBytes);
+    if (!checked.ok) throw new InvalidAnswerError(`invalid cancellation: ${checked.problem}`);
+    return this.resolution.settle(checked.answer, undefined);
   }
 
   /**
@@ -219,6 +250,17 @@ export class ResumeCoordinator {
       throw new PendingStoreError(`could not record suspension ${call.request.id}: ${messageOf(error)}`, { cause: error });
     }
   }
+}
+
+/** An id no store could hold is unknown, said before any store is asked (PostgreSQL would fail on NUL). */
+function assertStorableId(id: string): void {
+  if (suspensionIdProblem(id) !== undefined) throw new UnknownSuspensionError(shownId(id));
+}
+
+/** An id as messages show it: cut when long, control characters escaped. */
+function shownId(id: string): string {
+  const cut = id.length > 80 ? `${id.slice(0, 80)}… (${id.length} characters)` : id;
+  return JSON.stringify(cut).slice(1, -1);
 }
 
 /** The model's JSON text as a value (the toolkit accepted it, so it parses). */

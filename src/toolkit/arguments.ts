@@ -83,11 +83,12 @@ class SchemaArgumentsPlan implements ArgumentsPlan {
     if (!plain.ok) return plain;
     const value = plain.value;
     const problems: string[] = [];
+    // Own keys only: `toString` or `valueOf` must not be found on Object.prototype.
     for (const key of this.required) {
-      if (value[key] === undefined) problems.push(`${key}: ${key} is required`);
+      if (!Object.hasOwn(value, key) || value[key] === undefined) problems.push(`${key}: ${key} is required`);
     }
     for (const key of Object.keys(value)) {
-      const declared = this.properties[key];
+      const declared = Object.hasOwn(this.properties, key) ? this.properties[key] : undefined;
       if (!declared) {
         if (this.closed) delete value[key];
         continue;

@@ -1,6 +1,6 @@
 import { toolOptionsOf } from '../decorators/tool.decorator';
 import type { ApprovalPolicy, ClassType, ToolOptions } from '../decorators/types';
-import { ToolRegistrationError } from '../errors';
+import { InvalidArgumentError, ToolRegistrationError } from '../errors';
 import { failure, isToolResult, pendingOf, sanitizeName, success } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
 import type { JsonSchema } from '../schema/json-schema';
@@ -18,7 +18,10 @@ export type ToolResolver = (cls: ClassType) => object;
 /** Options of a {@link Toolkit}. */
 export interface ToolkitOptions {
   resolver?: ToolResolver;
-  /** Deadline for calls whose context and tool set none. */
+  /**
+   * Deadline for calls whose context and tool set none. `Infinity` means none; anything
+   * above 2^31 − 1 ms (about 24.8 days) is clamped to it, as are `ctx.timeout` and a tool's `timeoutMs`.
+   */
   defaultTimeoutMs?: number;
   hooks?: ToolkitHooks;
 }
@@ -59,7 +62,16 @@ export class Toolkit {
 
   constructor(options: ToolkitOptions = {}) {
     this.resolver = options.resolver ?? ((cls) => new cls());
-    this.defaultTimeoutMs = options.defaultTimeoutMs;
+    const defaultTimeoutMs = options.defaultTimeoutMs;
+    if (
+      defaultTimeoutMs !== undefined &&
+      (typeof defaultTimeoutMs !== 'number' || Number.isNaN(defaultTimeoutMs) || defaultTimeoutMs < 0)
+    ) {
+      throw new InvalidArgumentError(
+        `defaultTimeoutMs must be a non-negative number of milliseconds (or Infinity for none), got ${String(defaultTimeoutMs)}`,
+      );
+    }
+    this.defaultTimeoutMs = defaultTimeoutMs;
     this.hooks = options.hooks;
   }
 
@@ -135,27 +147,34 @@ export class Toolkit {
       ctx = step.run;
     }
     const guard = await this.hooks?.beforeTool?.({ name: entry.name, args, ctx });
-    if (guard) return guard.result;
-    const timeoutMs = ctx?.timeout ?? entry.timeoutMs ?? this.defaultTimeoutMs;
+    if (guard)
+      return isToolResult(guard.result)
+        ? guard.result
+        : failure(`the beforeTool hook of ${entry.name} returned { result } without a ToolResult`);
+    const timeoutMs = deadlineMs(ctx?.timeout ?? entry.timeoutMs ?? this.defaultTimeoutMs);
     if (timeoutMs === undefined && ctx?.signal === undefined) return invoke(entry, args, ctx);
     return this.guarded(entry, args, ctx, timeoutMs);
   }
 
-  /** Races `run` against its deadline and the caller's signal. */
+  /**
+   * Races `run` against its deadline and the caller's signal. One AbortController per call
+   * carries both to `run`; the listener on the caller's (possibly long-lived) signal and the
+   * timer are removed in `finally`, so nothing is retained per call (unlike `AbortSignal.any`
+   * on Node 20, whose sources keep every combined signal).
+   */
   private async guarded(entry: Entry, args: object, ctx: ToolContext | undefined, timeoutMs: number | undefined): Promise<ToolResult> {
     const callerSignal = ctx?.signal;
     let callCtx = ctx;
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     const stops: Array<Promise<ToolResult>> = [];
-    if (timeoutMs !== undefined) {
-      const deadline = new AbortController();
-      const signal = callerSignal ? AbortSignal.any([callerSignal, deadline.signal]) : deadline.signal;
-      callCtx = { ...ctx, signal, timeout: timeoutMs };
+    const call = timeoutMs === undefined ? undefined : new AbortController();
+    if (call) {
+      callCtx = { ...ctx, signal: call.signal, timeout: timeoutMs };
       stops.push(
         new Promise((resolve) => {
           timer = setTimeout(() => {
-            deadline.abort(new Error(`${entry.name} timed out after ${timeoutMs} ms`));
+            call.abort(new Error(`${entry.name} timed out after ${timeoutMs} ms`));
             resolve(failure(`${entry.name} timed out after ${timeoutMs} ms`));
           }, timeoutMs);
         }),
@@ -164,7 +183,10 @@ export class Toolkit {
     if (callerSignal) {
       stops.push(
         new Promise((resolve) => {
-          onAbort = () => resolve(failure(`${entry.name} cancelled`));
+          onAbort = () => {
+            call?.abort(callerSignal.reason);
+            resolve(failure(`${entry.name} cancelled`));
+          };
           callerSignal.addEventListener('abort', onAbort, { once: true });
         }),
       );
@@ -182,20 +204,27 @@ export class Toolkit {
     let final = result;
     if (hooks.afterTool) {
       try {
-        final = (await hooks.afterTool({ name, args, result, ms: performance.now() - started })) ?? result;
+        const replaced: unknown = await hooks.afterTool({ name, args, result, ms: performance.now() - started });
+        if (replaced !== undefined && replaced !== null)
+          final = isToolResult(replaced) ? replaced : failure(`the afterTool hook of ${name} returned something that is not a ToolResult`);
       } catch (error) {
         final = failure(messageOf(error));
       }
     }
     if (hooks.onMetric) {
-      const isPending = pendingOf(final) !== undefined;
-      hooks.onMetric({
-        event: 'tool',
-        tool: name,
-        isError: final.isError && !isPending,
-        pending: isPending,
-        ms: performance.now() - started,
-      });
+      // A metric sink that throws must not change (or reject) the call's result.
+      try {
+        const isPending = pendingOf(final) !== undefined;
+        hooks.onMetric({
+          event: 'tool',
+          tool: name,
+          isError: final.isError && !isPending,
+          pending: isPending,
+          ms: performance.now() - started,
+        });
+      } catch {
+        // dropped: the result stands
+      }
     }
     return final;
   }
@@ -258,6 +287,18 @@ export function toResult(value: unknown): ToolResult {
   if (isToolResult(value)) return value;
   if (value === undefined) return success('');
   return success(value);
+}
+
+/** The longest delay `setTimeout` honours (2^31 − 1 ms, about 24.8 days); a longer one fires after 1 ms. */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/**
+ * The deadline a call gets from a configured timeout: `undefined` and `Infinity` mean none;
+ * anything longer than {@link MAX_TIMEOUT_MS} is clamped to it (a timer cannot wait longer).
+ */
+function deadlineMs(timeoutMs: number | undefined): number | undefined {
+  if (timeoutMs === undefined || timeoutMs === Number.POSITIVE_INFINITY) return undefined;
+  return timeoutMs > MAX_TIMEOUT_MS ? MAX_TIMEOUT_MS : timeoutMs;
 }
 
 /** `GetWeatherTool` → `get_weather`. */

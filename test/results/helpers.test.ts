@@ -10,7 +10,10 @@ describe('wire helpers (§1)', () => {
   });
 
   it('success never throws for values JSON cannot hold', () => {
-    expect(success(10n).output).toBe('10');
+    expect(success(10n)).toEqual({
+      output: "the tool's output cannot be sent to the model: it is not JSON-serialisable (Do not know how to serialize a BigInt)",
+      isError: true,
+    });
     expect(success(undefined).output).toBe('undefined');
   });
 

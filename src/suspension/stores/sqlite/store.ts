@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { closeSync, constants, openSync } from 'node:fs';
 import { DuplicateSuspensionError, PendingStoreError, ToolnexusError } from '../../../errors';
 import { messageOf } from '../../../errors/message';
 import type { Answer } from '../../../results/wire';
@@ -24,8 +25,24 @@ import { migrate, prepare, SUSPENSION_COLUMNS } from './schema';
  * imported: an application that never uses SQLite should not load an addon at startup.
  */
 function loadBetterSqlite3(): typeof Database {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily on first use (see above); an import would load the addon with the package
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily on purpose (above)
   return require('better-sqlite3') as typeof Database;
+}
+
+/**
+ * Creates a database file that does not exist yet with mode 0600 (owner read/write only),
+ * before SQLite opens it: the store keeps tool arguments, answers and results in plain text.
+ * SQLite creates the `-wal` and `-shm` files with the database file's own mode, so they are
+ * 0600 too. An existing file keeps its mode; `:memory:` and a file that cannot be created
+ * here (a missing directory) are left to SQLite, which says what is wrong.
+ */
+function createPrivately(filename: string): void {
+  if (filename === ':memory:' || filename.startsWith('file:')) return;
+  try {
+    closeSync(openSync(filename, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o600));
+  } catch {
+    // EEXIST: an existing database keeps its mode; anything else, SQLite reports on open.
+  }
 }
 
 /** Options of a {@link SqlitePendingStore}. */
@@ -79,6 +96,7 @@ export class SqlitePendingStore implements PendingStore {
     const { filename, busyTimeoutMs = 5000, synchronous = 'full' } = typeof options === 'string' ? { filename: options } : options;
     if (typeof filename !== 'string' || filename === '') throw new PendingStoreError('SqlitePendingStore needs a filename');
     this.filename = filename;
+    createPrivately(filename);
     try {
       this.db = new (loadBetterSqlite3())(filename, { timeout: busyTimeoutMs });
     } catch (error) {
