@@ -17,7 +17,8 @@ import {
   versionCanFollow,
 } from '../validate';
 import { isUniqueViolation, translate } from './errors';
-import { resolveOptions, type PostgresPendingStoreOptions } from './options';
+import type { PostgresPendingStoreOptions } from './options';
+import { resolveOptions } from './resolve';
 import { prepareTables, tablesOf, type Tables } from './schema';
 import { sleep } from '../../../timing/sleep';
 
@@ -29,14 +30,51 @@ const SUSPENSION_COLUMNS = `id, kind, tool, status, request::text AS request, ar
   outcome::text AS outcome, call_id, run_id, created_at, updated_at, lease_until_ms, fence, chain::text AS chain, next_id, binding`;
 
 /** Columns of an insert, in the order of {@link insertValues}; `$n` placeholders with the casts `INSERT … SELECT` needs. */
-const INSERT_COLUMNS = 'id, kind, tool, status, request, args, answer, outcome, call_id, run_id, created_at, updated_at, lease_until_ms, fence, chain, next_id, binding';
+const INSERT_COLUMNS =
+  'id, kind, tool, status, request, args, answer, outcome, call_id, run_id, created_at, updated_at, lease_until_ms, fence, chain, next_id, binding';
 const insertPlaceholders = (from: number) =>
-  ['text', 'text', 'text', 'text', 'json', 'json', 'json', 'json', 'text', 'text', 'text', 'text', 'bigint', 'integer', 'json', 'text', 'text']
+  [
+    'text',
+    'text',
+    'text',
+    'text',
+    'json',
+    'json',
+    'json',
+    'json',
+    'text',
+    'text',
+    'text',
+    'text',
+    'bigint',
+    'integer',
+    'json',
+    'text',
+    'text',
+  ]
     .map((type, i) => `$${from + i}::${type}`)
     .join(', ');
 
 function insertValues(row: SuspensionRow): unknown[] {
-  return [row.id, row.kind, row.tool, row.status, row.request, row.args, row.answer, row.outcome, row.call_id, row.run_id, row.created_at, row.updated_at, row.lease_until_ms, row.fence, row.chain, row.next_id, row.binding];
+  return [
+    row.id,
+    row.kind,
+    row.tool,
+    row.status,
+    row.request,
+    row.args,
+    row.answer,
+    row.outcome,
+    row.call_id,
+    row.run_id,
+    row.created_at,
+    row.updated_at,
+    row.lease_until_ms,
+    row.fence,
+    row.chain,
+    row.next_id,
+    row.binding,
+  ];
 }
 
 /**
@@ -115,7 +153,11 @@ export class PostgresPendingStore implements PendingStore {
 
   async get(id: string): Promise<SuspendedCall | undefined> {
     checkId(id, 'get');
-    const result = await this.query<SuspensionRow>(`get of suspension ${id}`, `SELECT ${SUSPENSION_COLUMNS} FROM ${this.tables.suspensions} WHERE id = $1`, [id]);
+    const result = await this.query<SuspensionRow>(
+      `get of suspension ${id}`,
+      `SELECT ${SUSPENSION_COLUMNS} FROM ${this.tables.suspensions} WHERE id = $1`,
+      [id],
+    );
     return result.rows[0] ? callOf(result.rows[0]) : undefined;
   }
 
@@ -123,7 +165,11 @@ export class PostgresPendingStore implements PendingStore {
     checkFilter(filter);
     const conditions: string[] = [];
     const values: unknown[] = [];
-    for (const [column, value] of [['status', filter.status], ['run_id', filter.runId], ['kind', filter.kind]] as const) {
+    for (const [column, value] of [
+      ['status', filter.status],
+      ['run_id', filter.runId],
+      ['kind', filter.kind],
+    ] as const) {
       if (value === undefined) continue;
       values.push(value);
       conditions.push(`${column} = $${values.length}`);
@@ -200,7 +246,8 @@ export class PostgresPendingStore implements PendingStore {
         const result = await this.query<{ settled: number }>(`completion of suspension ${claim.id}`, text, values);
         return result.rows[0]?.settled === 1;
       } catch (error) {
-        if (nextRow && isUniqueViolation(error instanceof PendingStoreError ? error.cause : error)) throw new DuplicateSuspensionError(nextRow.id);
+        if (nextRow && isUniqueViolation(error instanceof PendingStoreError ? error.cause : error))
+          throw new DuplicateSuspensionError(nextRow.id);
         if (!(error instanceof StoreUnavailableError) || this.closed || Date.now() + pause > giveUpAt) throw error;
         await sleep(pause);
       }
@@ -239,7 +286,12 @@ export class PostgresPendingStore implements PendingStore {
     );
     const row = result.rows[0];
     if (!row) return undefined;
-    return { runId: row.run_id, version: Number(row.version), state: parseStored<Record<string, unknown>>(row.state, `run ${runId}`), updatedAt: row.updated_at };
+    return {
+      runId: row.run_id,
+      version: Number(row.version),
+      state: parseStored<Record<string, unknown>>(row.state, `run ${runId}`),
+      updatedAt: row.updated_at,
+    };
   }
 
   /** Ends the pool if this store created it (a shared `pool` stays open for its owner). Idempotent. */

@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
 import { PendingStoreError } from '../../../errors';
+import { SQLITE_SCHEMA_VERSION } from './version';
 
-/** The schema this code reads and writes. Bump it with a step in {@link migrate}. */
-export const SQLITE_SCHEMA_VERSION = 2;
+export { SQLITE_SCHEMA_VERSION };
 
 /**
  * The DDL that brings a file from `version - 1` to `version`. Released steps are never
@@ -60,7 +60,9 @@ export function migrate(db: Database.Database, filename: string): void {
     const row = db.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: number | null };
     const current = row.version ?? 0;
     if (current > SQLITE_SCHEMA_VERSION) {
-      throw new PendingStoreError(`SQLite file ${filename} has pending-store schema version ${current}; this library reads up to ${SQLITE_SCHEMA_VERSION}`);
+      throw new PendingStoreError(
+        `SQLite file ${filename} has pending-store schema version ${current}; this library reads up to ${SQLITE_SCHEMA_VERSION}`,
+      );
     }
     for (let version = current + 1; version <= SQLITE_SCHEMA_VERSION; version++) {
       const step = STEPS[version];

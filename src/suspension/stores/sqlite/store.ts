@@ -17,14 +17,22 @@ import {
   checkSettlement,
   versionCanFollow,
 } from '../validate';
+import { loadOptionalPeer } from '../peer';
 import { migrate, prepare, SUSPENSION_COLUMNS } from './schema';
 
 /**
  * The native driver is loaded when a store is first built, not when the package is
- * imported: an application that never uses SQLite should not load an addon at startup.
+ * imported: an application that never uses SQLite should not load an addon at startup, nor
+ * install (and compile) it. It is an optional peer dependency, kept to 12.x.
  */
 function loadBetterSqlite3(): typeof Database {
-  return require('better-sqlite3') as typeof Database;
+  return loadOptionalPeer<typeof Database>(
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer, required when a store is built, not at import
+    () => require('better-sqlite3'),
+    'better-sqlite3',
+    'npm install better-sqlite3@12',
+    'SqlitePendingStore',
+  );
 }
 
 /** Options of a {@link SqlitePendingStore}. */
@@ -78,8 +86,9 @@ export class SqlitePendingStore implements PendingStore {
     const { filename, busyTimeoutMs = 5000, synchronous = 'full' } = typeof options === 'string' ? { filename: options } : options;
     if (typeof filename !== 'string' || filename === '') throw new PendingStoreError('SqlitePendingStore needs a filename');
     this.filename = filename;
+    const Driver = loadBetterSqlite3();
     try {
-      this.db = new (loadBetterSqlite3())(filename, { timeout: busyTimeoutMs });
+      this.db = new Driver(filename, { timeout: busyTimeoutMs });
     } catch (error) {
       throw new PendingStoreError(`cannot open SQLite file ${filename}: ${messageOf(error)}`, { cause: error });
     }
@@ -154,7 +163,10 @@ export class SqlitePendingStore implements PendingStore {
     checkLeaseMs(leaseMs, 'renew');
     const params = { id: claim.id, fence: claim.fence, lease_ms: Math.ceil(leaseMs) };
     // Like a claim, a renewal lost to power loss loses nothing a live holder needs.
-    return this.run(() => this.relaxedSync(() => this.statements.renew.run({ ...params, now: Date.now() }).changes === 1), `renew ${claim.id}`);
+    return this.run(
+      () => this.relaxedSync(() => this.statements.renew.run({ ...params, now: Date.now() }).changes === 1),
+      `renew ${claim.id}`,
+    );
   }
 
   async complete(claim: Claim, settlement: Settlement): Promise<boolean> {
@@ -166,7 +178,11 @@ export class SqlitePendingStore implements PendingStore {
     const nextRow = next === undefined ? undefined : rowOf(next);
     const params = { id: claim.id, fence: claim.fence, status, outcome, next_id: nextRow?.id ?? null };
     // One UPDATE commits atomically on its own; only a next link needs the surrounding transaction.
-    if (!nextRow) return this.run(() => this.statements.complete.run({ ...params, at: new Date().toISOString() }).changes === 1, `complete ${claim.id}`);
+    if (!nextRow)
+      return this.run(
+        () => this.statements.complete.run({ ...params, at: new Date().toISOString() }).changes === 1,
+        `complete ${claim.id}`,
+      );
     return this.run(() => this.completeTransaction.immediate(params, nextRow), `complete ${claim.id}`);
   }
 
