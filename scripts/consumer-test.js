@@ -6,7 +6,8 @@
  *   alone     the package and nothing else: installs in seconds (no native compile), the
  *             required peers come with it, and building a SQLite store names the missing driver;
  *   node10    CommonJS, `moduleResolution: node10` (typesVersions), with better-sqlite3 and Nest;
- *   nodenext  ESM, `module`/`moduleResolution: nodenext` (the exports map), the same program;
+ *   nodenext  ESM, `module`/`moduleResolution: nodenext` (the exports map), the same program,
+ *             also type-checked under `moduleResolution: bundler`;
  *   folder    the package installed from an unpacked folder (`npm install --install-links <dir>`).
  *
  * Each typed app type-checks (`tsc --noEmit`), then runs a program with a nested-DTO tool, a
@@ -253,7 +254,14 @@ for (const [build, command] of [[() => new SqlitePendingStore(':memory:'), 'npm 
     // 3. The typed apps, in parallel.
     const variants = [
       { name: 'node10', type: 'commonjs', compilerOptions: { module: 'commonjs', moduleResolution: 'node10' }, install: [tarball] },
-      { name: 'nodenext', type: 'module', compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' }, install: [tarball] },
+      {
+        name: 'nodenext',
+        type: 'module',
+        compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' },
+        // The same sources as a bundler would see them: type-checked only.
+        alsoCheck: { module: 'esnext', moduleResolution: 'bundler' },
+        install: [tarball],
+      },
       {
         name: 'folder',
         type: 'commonjs',
@@ -281,6 +289,12 @@ for (const [build, command] of [[() => new SqlitePendingStore(':memory:'), 'npm 
         await timed(`${variant.name}: tsc (${variant.compilerOptions.moduleResolution}, strict, skipLibCheck false)`, () =>
           run(process.execPath, [tsc, '-p', dir], dir),
         );
+        if (variant.alsoCheck) {
+          write(dir, { 'tsconfig.also.json': tsconfig({ ...variant.alsoCheck, noEmit: true }) });
+          await timed(`${variant.name}: tsc --noEmit (${variant.alsoCheck.moduleResolution}, strict, skipLibCheck false)`, () =>
+            run(process.execPath, [tsc, '-p', path.join(dir, 'tsconfig.also.json')], dir),
+          );
+        }
         await timed(`${variant.name}: run the program`, () =>
           run(process.execPath, [path.join(dir, 'dist', 'main.js')], dir, { show: true }),
         );
