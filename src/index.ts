@@ -1,9 +1,114 @@
+/**
+ * The root entry, `toolnexus-ts`: the public API, by name. Everything not listed here is
+ * internal and may change in any release; test/package/exports.test.ts pins this list, so a
+ * name is added here on purpose or not at all.
+ *
+ * Other entries: `toolnexus-ts/sqlite`, `toolnexus-ts/postgres` (the durable stores, also
+ * exported here), `toolnexus-ts/nest` (NestJS), `toolnexus-ts/testing` (the store
+ * conformance suite). The store classes' types name no type of their drivers, so importing
+ * the root needs neither `@types/pg` nor `@types/better-sqlite3`; the drivers themselves are
+ * optional peers, loaded when a store is built.
+ */
 import 'reflect-metadata';
 
-export * from './results';
+// Tool results and the answers that settle suspensions.
+export { success, failure, pending, authRequired, pendingOf, isToolResult, sanitizeName } from './results';
+export type { ToolResult, PendingRequest, PendingRequestInit, Answer, AnswerReason, AnsweredRequest } from './results';
+
+// Errors: every class is public, matched on its stable `code`.
 export * from './errors';
-export * from './decorators';
-export * from './schema';
-export * from './toolkit';
-export * from './suspension';
-export * from './runner';
+
+// Declaring tools.
+export { Tool, Describe } from './decorators';
+export type { ToolOptions, ApprovalPolicy, ClassType, AnyClass } from './decorators';
+export { schemaForClass } from './schema';
+export type { JsonSchema } from './schema';
+export { Toolkit, defaultToolName, toResult, answerFor, defineTool, isFunctionTool } from './toolkit';
+export type {
+  ToolkitOptions,
+  ToolResolver,
+  Registrable,
+  RegisteredTool,
+  ToolContext,
+  ReplayInfo,
+  FunctionTool,
+  DtoFunctionToolSpec,
+  SchemaFunctionToolSpec,
+  ToolkitHooks,
+  BeforeToolEvent,
+  AfterToolEvent,
+  ToolMetricEvent,
+  OpenAITool,
+  AnthropicTool,
+  GeminiTools,
+} from './toolkit';
+
+// Suspending and resuming calls, and the stores that keep them.
+export { ResumeCoordinator, DEFAULT_LEASE_MS, formatRefusal, DEFAULT_MAX_CHAIN, MemoryPendingStore } from './suspension';
+export type {
+  ResumeCoordinatorOptions,
+  ExecuteOptions,
+  WaitFor,
+  FormatRefusal,
+  Refusal,
+  RefusalStatus,
+  PendingStore,
+  RunStore,
+  SuspendedCall,
+  SuspensionStatus,
+  SettledStatus,
+  SuspensionFilter,
+  Claim,
+  Settlement,
+  RunCheckpoint,
+} from './suspension';
+export { SqlitePendingStore, SQLITE_SCHEMA_VERSION } from './sqlite';
+export type { SqlitePendingStoreOptions } from './sqlite';
+export { PostgresPendingStore, POSTGRES_STORE_SCHEMA_VERSION } from './postgres';
+export type {
+  PostgresPendingStoreOptions,
+  PostgresStoreConnectionOptions,
+  PostgresStoreSharedPoolOptions,
+  PostgresStoreCommonOptions,
+  PostgresPoolConfig,
+  PostgresPoolLike,
+} from './postgres';
+
+// Running agents against chat models.
+export { AgentRunner, OpenAIChatModel, AnthropicModel, FunctionModel, RUN_STATE_FORMAT } from './runner';
+export type {
+  AgentRunnerOptions,
+  RunOptions,
+  ResumeOptions,
+  AgentToolContext,
+  OpenAIChatModelOptions,
+  AnthropicModelOptions,
+  FunctionModelReply,
+  FunctionToolCall,
+  ModelFunction,
+  HttpModelOptions,
+  RetryOptions,
+  RunState,
+  RunPhase,
+  HaltedCall,
+  RunDriver,
+  ChatModel,
+  ChatMessage,
+  UserMessage,
+  AssistantMessage,
+  ToolMessage,
+  ToolCall,
+  ToolCallRecord,
+  ModelRequest,
+  ModelResponse,
+  ModelStreamEvent,
+  ModelTool,
+  Usage,
+  RunEvent,
+  RunResult,
+  RunResultBase,
+  DoneRunResult,
+  PendingRunResult,
+  IncompleteRunResult,
+  RunStatus,
+} from './runner';

@@ -97,7 +97,7 @@ export interface RunStore {
 /**
  * The durable side of suspend/resume. Implement it to keep suspended calls anywhere;
  * every implementation must pass the shared conformance suite
- * (`runStoreConformance` in `test/fixtures/stores/conformance.ts`).
+ * (`runStoreConformance` from `toolnexus-ts/testing`).
  *
  * Rules every store follows:
  * - What it is given round-trips as JSON: `get` returns copies, never the objects passed in,

@@ -1,4 +1,4 @@
 import { MemoryPendingStore } from 'toolnexus-ts';
-import { runStoreConformance } from '../../fixtures/stores/conformance';
+import { runStoreConformance } from 'toolnexus-ts/testing';
 
 runStoreConformance('MemoryPendingStore', async () => new MemoryPendingStore());

@@ -17,7 +17,7 @@ import {
   type Claim,
   type SuspendedCall,
 } from 'toolnexus-ts';
-import { runStoreConformance } from '../../fixtures/stores/conformance';
+import { runStoreConformance } from 'toolnexus-ts/testing';
 import { dropSchema, postgresUrl, sql, sqlRow, uniqueSchema } from '../../fixtures/pg/server';
 
 const schema = uniqueSchema('store');

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PendingStoreError, SQLITE_SCHEMA_VERSION, SqlitePendingStore } from 'toolnexus-ts';
-import { runStoreConformance } from '../../fixtures/stores/conformance';
+import { runStoreConformance } from 'toolnexus-ts/testing';
 
 let dir: string;
 beforeAll(() => {

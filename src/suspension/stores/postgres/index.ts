@@ -1,8 +1,10 @@
 export { PostgresPendingStore } from './store';
-export { POSTGRES_STORE_SCHEMA_VERSION } from './schema';
+export { POSTGRES_STORE_SCHEMA_VERSION } from './version';
 export type {
   PostgresPendingStoreOptions,
   PostgresStoreConnectionOptions,
   PostgresStoreSharedPoolOptions,
   PostgresStoreCommonOptions,
+  PostgresPoolConfig,
+  PostgresPoolLike,
 } from './options';

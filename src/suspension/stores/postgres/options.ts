@@ -1,14 +1,59 @@
-import type { Pool, PoolConfig } from 'pg';
-import { InvalidArgumentError } from '../../../errors';
+/*
+ * The public option types of PostgresPendingStore. They name no type of `pg`, so that the
+ * package's declarations type-check without `@types/pg` (with `skipLibCheck: false` too),
+ * whether the store is imported from the root or from `toolnexus-ts/postgres`; a real
+ * `pg.Pool` and `pg.PoolConfig` are assignable to them.
+ */
 
 /**
- * `pg` is loaded when a store first builds its own pool, not when the package is imported:
- * it costs ~40 ms of CPU at startup (with `net`, `tls` and `crypto`), which an application
- * that never uses PostgreSQL, or hands in its own pool, should not pay.
+ * Settings of the `pg.Pool` the store creates: the fields of `pg.PoolConfig` (and of its
+ * client config) by name, typed loosely where `pg`'s own types would be needed. A value typed
+ * `pg.PoolConfig` is assignable; see the `pg` documentation for what each one does.
  */
-function loadPg(): typeof import('pg') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily on first use (see above); an import would load it with the package
-  return require('pg') as typeof import('pg');
+export interface PostgresPoolConfig {
+  user?: string | undefined;
+  database?: string | undefined;
+  password?: string | (() => string | Promise<string>) | undefined;
+  port?: number | undefined;
+  host?: string | undefined;
+  connectionString?: string | undefined;
+  keepAlive?: boolean | undefined;
+  keepAliveInitialDelayMillis?: number | undefined;
+  stream?: unknown;
+  statement_timeout?: false | number | undefined;
+  ssl?: boolean | object | undefined;
+  enableChannelBinding?: boolean | undefined;
+  sslnegotiation?: 'postgres' | 'direct' | undefined;
+  query_timeout?: number | undefined;
+  lock_timeout?: number | undefined;
+  idle_in_transaction_session_timeout?: number | undefined;
+  application_name?: string | undefined;
+  fallback_application_name?: string | undefined;
+  connectionTimeoutMillis?: number | undefined;
+  types?: unknown;
+  options?: string | undefined;
+  client_encoding?: string | undefined;
+  pipeline?: boolean | undefined;
+  max?: number | undefined;
+  min?: number | undefined;
+  idleTimeoutMillis?: number | undefined | null;
+  log?: unknown;
+  Promise?: unknown;
+  allowExitOnIdle?: boolean | undefined;
+  maxUses?: number | undefined;
+  maxLifetimeSeconds?: number | undefined;
+  Client?: unknown;
+  onConnect?: unknown;
+  verify?: unknown;
+}
+
+/**
+ * A pool the service already has: a `pg.Pool` (any copy of `pg`). Only its shape is named
+ * here, so these declarations need no `@types/pg`.
+ */
+export interface PostgresPoolLike {
+  query(...args: never[]): unknown;
+  connect(...args: never[]): unknown;
 }
 
 /** Where the store's tables live and how it rides out a database hiccup; shared by every connection variant. */
@@ -47,103 +92,16 @@ export interface PostgresStoreConnectionOptions extends PostgresStoreCommonOptio
    * `connectionTimeoutMillis`, the store uses 10 s, so an unreachable server surfaces as
    * a {@link StoreUnavailableError} instead of a call that never settles.
    */
-  poolConfig?: PoolConfig;
+  poolConfig?: PostgresPoolConfig;
   pool?: undefined;
 }
 
 /** Share a pool the service already has (a NestJS provider, say). `close()` leaves it open. */
 export interface PostgresStoreSharedPoolOptions extends PostgresStoreCommonOptions {
-  pool: Pool;
+  pool: PostgresPoolLike;
   connectionString?: undefined;
   poolConfig?: undefined;
 }
 
 /** Options of {@link PostgresPendingStore}: a connection string / pool settings, or an existing `pg.Pool`. */
 export type PostgresPendingStoreOptions = PostgresStoreConnectionOptions | PostgresStoreSharedPoolOptions;
-
-/** The options checked, with their defaults, and the pool the store uses. */
-export interface ResolvedOptions {
-  pool: Pool;
-  /** True when the store created the pool, and so ends it on close. */
-  ownsPool: boolean;
-  schema: string;
-  tablePrefix: string;
-  autoMigrate: boolean;
-  completeRetryMs: number;
-}
-
-const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
-const DEFAULT_COMPLETE_RETRY_MS = 5_000;
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** PostgreSQL truncates longer identifiers silently; refusing them keeps table names predictable. */
-const MAX_IDENTIFIER_BYTES = 63;
-/** The longest name built from the prefix (an index), so no name the store creates is ever truncated. */
-const LONGEST_NAME_SUFFIX = 'suspensions_status_idx';
-
-/**
- * Checks the options (throwing InvalidArgumentError before anything touches the database)
- * and creates the pool unless one is shared.
- */
-export function resolveOptions(options: PostgresPendingStoreOptions): ResolvedOptions {
-  if (options === null || typeof options !== 'object') {
-    throw new InvalidArgumentError('PostgresPendingStore needs options: { connectionString } or { poolConfig } or { pool }');
-  }
-  const schema = checkIdentifier(options.schema ?? 'public', 'schema', '');
-  const tablePrefix = checkIdentifier(options.tablePrefix ?? 'toolnexus_', 'tablePrefix', LONGEST_NAME_SUFFIX);
-  const autoMigrate = options.autoMigrate ?? true;
-  const completeRetryMs = options.completeRetryMs ?? DEFAULT_COMPLETE_RETRY_MS;
-  if (typeof completeRetryMs !== 'number' || !Number.isFinite(completeRetryMs) || completeRetryMs < 0) {
-    throw new InvalidArgumentError(
-      `PostgresPendingStore: completeRetryMs must be a non-negative number of milliseconds, got ${String(options.completeRetryMs)}`,
-    );
-  }
-  const common = { schema, tablePrefix, autoMigrate, completeRetryMs };
-
-  if (options.pool !== undefined) {
-    if (options.connectionString !== undefined || options.poolConfig !== undefined) {
-      throw new InvalidArgumentError('PostgresPendingStore: give either an existing pool or connection settings, not both');
-    }
-    // Duck-typed: a service may load its own copy of `pg`, whose Pool is another class.
-    const { pool } = options as { pool: Partial<Pool> };
-    if (typeof pool !== 'object' || pool === null || typeof pool.query !== 'function' || typeof pool.connect !== 'function') {
-      throw new InvalidArgumentError('PostgresPendingStore: options.pool must be a pg.Pool (with query() and connect())');
-    }
-    return { ...common, pool: options.pool, ownsPool: false };
-  }
-  const { connectionString, poolConfig } = options;
-  if (connectionString === undefined && poolConfig === undefined) {
-    throw new InvalidArgumentError('PostgresPendingStore needs options: { connectionString } or { poolConfig } or { pool }');
-  }
-  if (connectionString !== undefined && (typeof connectionString !== 'string' || connectionString.trim() === '')) {
-    throw new InvalidArgumentError('PostgresPendingStore: connectionString must be a non-empty postgres:// URL');
-  }
-  const pool = new (loadPg().Pool)({
-    connectionTimeoutMillis: DEFAULT_CONNECTION_TIMEOUT_MS,
-    ...poolConfig,
-    ...(connectionString !== undefined ? { connectionString } : {}),
-  });
-  // An idle pooled connection that the server drops (a restart, a failover) is reported
-  // on the pool; unheard, Node would crash the process. The next query gets a fresh
-  // connection, or a StoreUnavailableError if the server is still away.
-  pool.on('error', () => undefined);
-  return { ...common, pool, ownsPool: true };
-}
-
-function checkIdentifier(value: unknown, option: string, longestSuffix: string): string {
-  if (typeof value !== 'string' || !IDENTIFIER.test(value)) {
-    throw new InvalidArgumentError(
-      `PostgresPendingStore: ${option} must be letters, digits and underscores, not starting with a digit; got ${JSON.stringify(value)}`,
-    );
-  }
-  if (value.length + longestSuffix.length > MAX_IDENTIFIER_BYTES) {
-    throw new InvalidArgumentError(
-      `PostgresPendingStore: ${option} ${JSON.stringify(value)} is too long: at most ${MAX_IDENTIFIER_BYTES - longestSuffix.length} characters (PostgreSQL names are limited to ${MAX_IDENTIFIER_BYTES} bytes)`,
-    );
-  }
-  return value;
-}
-
-/** Identifiers are checked against {@link IDENTIFIER} first, so quoting never needs escaping. */
-export function quoteIdentifier(name: string): string {
-  return `"${name}"`;
-}

@@ -1,10 +1,10 @@
 import type { Pool, PoolClient } from 'pg';
 import { PendingStoreError } from '../../../errors';
 import { isUnavailable, translate } from './errors';
-import { quoteIdentifier } from './options';
+import { quoteIdentifier } from './resolve';
+import { POSTGRES_STORE_SCHEMA_VERSION } from './version';
 
-/** The table layout version this code reads and writes. */
-export const POSTGRES_STORE_SCHEMA_VERSION = 2;
+export { POSTGRES_STORE_SCHEMA_VERSION };
 
 /** The qualified, quoted names of one store's tables. */
 export interface Tables {

@@ -17,7 +17,8 @@ import {
   versionCanFollow,
 } from '../validate';
 import { isUniqueViolation, translate } from './errors';
-import { resolveOptions, type PostgresPendingStoreOptions } from './options';
+import type { PostgresPendingStoreOptions } from './options';
+import { resolveOptions } from './resolve';
 import { prepareTables, tablesOf, type Tables } from './schema';
 import { sleep } from '../../../timing/sleep';
 

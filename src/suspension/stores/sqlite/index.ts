@@ -1,3 +1,3 @@
 export { SqlitePendingStore } from './store';
 export type { SqlitePendingStoreOptions } from './store';
-export { SQLITE_SCHEMA_VERSION } from './schema';
+export { SQLITE_SCHEMA_VERSION } from './version';

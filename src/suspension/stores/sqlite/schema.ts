@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
 import { PendingStoreError } from '../../../errors';
+import { SQLITE_SCHEMA_VERSION } from './version';
 
-/** The schema this code reads and writes. Bump it with a step in {@link migrate}. */
-export const SQLITE_SCHEMA_VERSION = 2;
+export { SQLITE_SCHEMA_VERSION };
 
 /**
  * The DDL that brings a file from `version - 1` to `version`. Released steps are never

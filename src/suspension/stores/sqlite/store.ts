@@ -18,15 +18,22 @@ import {
   checkSettlement,
   versionCanFollow,
 } from '../validate';
+import { loadOptionalPeer } from '../peer';
 import { migrate, prepare, SUSPENSION_COLUMNS } from './schema';
 
 /**
  * The native driver is loaded when a store is first built, not when the package is
- * imported: an application that never uses SQLite should not load an addon at startup.
+ * imported: an application that never uses SQLite should not load an addon at startup, nor
+ * install (and compile) it. It is an optional peer dependency, kept to 12.x.
  */
 function loadBetterSqlite3(): typeof Database {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily on purpose (above)
-  return require('better-sqlite3') as typeof Database;
+  return loadOptionalPeer<typeof Database>(
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer, required when a store is built, not at import
+    () => require('better-sqlite3'),
+    'better-sqlite3',
+    'npm install better-sqlite3@12',
+    'SqlitePendingStore',
+  );
 }
 
 /**
@@ -96,9 +103,10 @@ export class SqlitePendingStore implements PendingStore {
     const { filename, busyTimeoutMs = 5000, synchronous = 'full' } = typeof options === 'string' ? { filename: options } : options;
     if (typeof filename !== 'string' || filename === '') throw new PendingStoreError('SqlitePendingStore needs a filename');
     this.filename = filename;
+    const Driver = loadBetterSqlite3();
     createPrivately(filename);
     try {
-      this.db = new (loadBetterSqlite3())(filename, { timeout: busyTimeoutMs });
+      this.db = new Driver(filename, { timeout: busyTimeoutMs });
     } catch (error) {
       throw new PendingStoreError(`cannot open SQLite file ${filename}: ${messageOf(error)}`, { cause: error });
     }

@@ -1,0 +1,329 @@
+#!/usr/bin/env node
+/**
+ * The package as its users get it: `npm pack`, then the tarball installed into scratch apps
+ * in a temporary directory, each with `strict` and `skipLibCheck: false`:
+ *
+ *   alone     the package and nothing else: installs in seconds (no native compile), the
+ *             required peers come with it, and building a SQLite store names the missing driver;
+ *   node10    CommonJS, `moduleResolution: node10` (typesVersions), with better-sqlite3 and Nest;
+ *   nodenext  ESM, `module`/`moduleResolution: nodenext` (the exports map), the same program,
+ *             also type-checked under `moduleResolution: bundler`;
+ *   folder    the package installed from an unpacked folder (`npm install --install-links <dir>`).
+ *
+ * Each typed app type-checks (`tsc --noEmit`), then runs a program with a nested-DTO tool, a
+ * SQLite suspension resolved across two stores on one file, and the Nest entry; `npm ls`
+ * must show one class-validator and one class-transformer.
+ *
+ * The typed apps live in one scratch folder whose own node_modules holds what they share
+ * (typescript, @types/node, Nest, better-sqlite3), as in a monorepo; each app installs the
+ * package itself. better-sqlite3 compiles from source here (~2 minutes): the shared folder
+ * installs it with `--ignore-scripts` and takes the addon the repository already built (same
+ * version, same Node); without one it compiles it once. The apps then build in parallel.
+ * Run: npm run test:consumer (KEEP=1 keeps the scratch directory).
+ */
+'use strict';
+const { execFile } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const REPO = path.resolve(__dirname, '..');
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const INSTALL = ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'];
+const started = Date.now();
+const timings = [];
+
+/** Runs a command; resolves to its stdout, rejects with its output shown. `show` prints stdout. */
+function run(cmd, args, cwd, options = {}) {
+  return new Promise((resolve, reject) => {
+    execFile(
+      cmd,
+      args,
+      { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ...options.env } },
+      (error, stdout, stderr) => {
+        if (error) {
+          process.stderr.write(`\n$ ${cmd} ${args.join(' ')}   (in ${cwd})\n${stdout}${stderr}\n`);
+          reject(new Error(`consumer test: \`${cmd} ${args.join(' ')}\` failed in ${cwd}`));
+        } else {
+          if (options.show && stdout.trim() !== '') process.stdout.write(`${stdout.trimEnd().replace(/^/gm, '   ')}\n`);
+          resolve(stdout);
+        }
+      },
+    );
+  });
+}
+
+async function timed(label, work) {
+  const t0 = Date.now();
+  const result = await work();
+  const seconds = (Date.now() - t0) / 1000;
+  timings.push([label, seconds]);
+  console.log(`   ${seconds.toFixed(1).padStart(5)} s  ${label}`);
+  return result;
+}
+
+function check(condition, what) {
+  if (!condition) throw new Error(`consumer test: ${what}`);
+}
+
+function write(dir, files) {
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), typeof text === 'string' ? text : `${JSON.stringify(text, null, 2)}\n`);
+  }
+}
+
+const versionOf = (name) => JSON.parse(fs.readFileSync(require.resolve(`${name}/package.json`, { paths: [REPO] }), 'utf8')).version;
+const SQLITE_VERSION = versionOf('better-sqlite3');
+check(SQLITE_VERSION.startsWith('12.'), `better-sqlite3 must stay 12.x (13 crashes on Node 20), the repository has ${SQLITE_VERSION}`);
+const DEV = {
+  typescript: versionOf('typescript'),
+  '@types/node': versionOf('@types/node'),
+  '@nestjs/common': versionOf('@nestjs/common'),
+  '@nestjs/core': versionOf('@nestjs/core'),
+  rxjs: versionOf('rxjs'),
+};
+
+/** The program every typed app runs: a nested DTO, a durable SQLite suspension resolved elsewhere, Nest. */
+const PROGRAM = `import 'reflect-metadata';
+import { Type } from 'class-transformer';
+import { IsInt, IsString, Min, ValidateNested } from 'class-validator';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Describe, ResumeCoordinator, Tool, Toolkit, failure, pending, pendingOf, success, type ToolContext, type PendingStore } from 'toolnexus-ts';
+import { SqlitePendingStore, type SqlitePendingStoreOptions } from 'toolnexus-ts/sqlite';
+import { PostgresPendingStore, type PostgresPendingStoreOptions } from 'toolnexus-ts/postgres';
+import { ToolnexusModule } from 'toolnexus-ts/nest';
+import type { runStoreConformance } from 'toolnexus-ts/testing';
+
+class Money {
+  @IsInt() @Min(1) @Describe('Amount in cents') cents!: number;
+  @IsString() currency!: string;
+}
+
+class PayArgs {
+  @IsString() @Describe('Who is paid') merchant!: string;
+  @ValidateNested() @Type(() => Money) amount!: Money;
+}
+
+@Tool({ name: 'pay', description: 'Pay a merchant', args: PayArgs })
+class PayTool {
+  run(args: PayArgs, ctx?: ToolContext) {
+    if (!(args.amount instanceof Money)) return failure('the nested DTO was not instantiated');
+    if (!ctx?.answer) return pending({ kind: 'approval', prompt: \`Pay \${args.amount.cents} \${args.amount.currency} to \${args.merchant}?\` });
+    if (!ctx.answer.ok) return failure('declined');
+    return success({ paid: args.merchant, cents: args.amount.cents, by: ctx.answer.data?.approver });
+  }
+}
+
+function check(condition: boolean, what: string): void {
+  if (!condition) throw new Error('consumer program: ' + what);
+}
+
+@Module({ imports: [ToolnexusModule.forRoot({})] })
+class AppModule {}
+
+async function main(): Promise<void> {
+  // A nested DTO: valid arguments run, invalid nested ones are refused by name.
+  const toolkit = new Toolkit().register(PayTool);
+  const bad = await toolkit.execute('pay', { merchant: 'Hotel', amount: { cents: 0, currency: 'GBP' } });
+  check(bad.isError && /amount\\.cents/.test(bad.output), 'invalid nested argument reported: ' + bad.output);
+  const asked = await toolkit.execute('pay', { merchant: 'Hotel', amount: { cents: 1200, currency: 'GBP' } });
+  check(pendingOf(asked)?.prompt === 'Pay 1200 GBP to Hotel?', 'nested DTO suspends: ' + asked.output);
+
+  // A SQLite suspension, recorded by one coordinator and resolved by another on the same file.
+  const dir = mkdtempSync(join(tmpdir(), 'tnx-consumer-app-'));
+  try {
+    const options: SqlitePendingStoreOptions = { filename: join(dir, 'suspensions.db') };
+    const first = new ResumeCoordinator({ toolkit, store: new SqlitePendingStore(options) });
+    const suspended = await first.execute('pay', { merchant: 'Hotel', amount: { cents: 1200, currency: 'GBP' } }, undefined, { runId: 'run-1' });
+    const request = pendingOf(suspended);
+    check(request !== undefined, 'the call suspended');
+    const store: PendingStore = new SqlitePendingStore(options);
+    const second = new ResumeCoordinator({ toolkit: new Toolkit().register(PayTool), store });
+    const resolved = await second.resolve({ id: request!.id, ok: true, data: { approver: 'dana' } });
+    check(!resolved.isError && JSON.parse(resolved.output).by === 'dana', 'resolved from the file: ' + resolved.output);
+    check((await store.get(request!.id))?.status === 'resolved', 'the stored call is resolved');
+    await store.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  // The Postgres types need no @types/pg; the class is there (pg itself is not installed here).
+  const pgOptions: PostgresPendingStoreOptions = { connectionString: 'postgres://127.0.0.1:1/none', poolConfig: { max: 2 } };
+  check(typeof PostgresPendingStore === 'function' && pgOptions.poolConfig?.max === 2, 'postgres entry');
+  const conformance: typeof runStoreConformance | undefined = undefined;
+  check(conformance === undefined, 'testing entry types');
+
+  // The Nest entry: a module that imports ToolnexusModule boots and hands out its Toolkit.
+  const app = await NestFactory.createApplicationContext(AppModule, { logger: false });
+  check(app.get(Toolkit) instanceof Toolkit, 'Nest provides the Toolkit');
+  await app.close();
+  console.log('consumer program: nested DTO, SQLite suspension resolved, Nest entry: ok');
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
+`;
+
+const tsconfig = (compilerOptions) => ({
+  compilerOptions: {
+    target: 'ES2022',
+    strict: true,
+    skipLibCheck: false,
+    experimentalDecorators: true,
+    emitDecoratorMetadata: true,
+    types: ['node'],
+    outDir: 'dist',
+    ...compilerOptions,
+  },
+  include: ['src'],
+});
+
+async function main() {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tnx-consumer-'));
+  console.log(`== consumer test in ${tmp}`);
+  try {
+    // 1. The tarball, as `npm publish` would upload it (prepack builds dist/ afresh).
+    const packed = await timed('npm pack (builds dist/)', async () =>
+      JSON.parse(await run(NPM, ['pack', '--json', '--pack-destination', tmp, '--loglevel=error'], REPO)),
+    );
+    const tarball = path.join(tmp, packed[0].filename);
+    const shipped = packed[0].files.map((file) => file.path);
+    check(
+      shipped.includes('LICENSE') && shipped.includes('dist/index.d.ts') && shipped.includes('dist/testing/index.js'),
+      'tarball has LICENSE and every entry',
+    );
+    check(!shipped.some((file) => file.startsWith('test/') || file.startsWith('dist-examples/')), 'tarball ships no tests or examples');
+    for (const map of shipped.filter((file) => file.endsWith('.js.map'))) {
+      const { sources } = JSON.parse(fs.readFileSync(path.join(REPO, map), 'utf8'));
+      for (const source of sources) {
+        const target = path.posix.normalize(path.posix.join(path.posix.dirname(map), source));
+        check(shipped.includes(target), `source map ${map} points at ${target}, which is shipped`);
+      }
+    }
+    console.log(`   tarball: ${packed[0].filename}, ${shipped.length} files, ${(packed[0].size / 1024).toFixed(0)} kB`);
+    fs.mkdirSync(path.join(tmp, 'unpacked'));
+    await run('tar', ['-xzf', tarball, '-C', path.join(tmp, 'unpacked')], tmp);
+
+    // 2. The package alone (no optional peer, no native compile), beside the shared tools.
+    const alone = path.join(tmp, 'alone');
+    const apps = path.join(tmp, 'apps');
+    write(alone, { 'package.json': { name: 'alone', private: true, version: '1.0.0' } });
+    write(apps, { 'package.json': { name: 'apps', private: true, version: '1.0.0' } });
+    const addon = path.join(
+      path.dirname(require.resolve('better-sqlite3/package.json', { paths: [REPO] })),
+      'build',
+      'Release',
+      'better_sqlite3.node',
+    );
+    const shared = [`better-sqlite3@${SQLITE_VERSION}`, ...Object.entries(DEV).map(([name, version]) => `${name}@${version}`)];
+    await Promise.all([
+      timed('npm install <tarball> alone (required peers only, no optional peer)', () => run(NPM, [...INSTALL, tarball], alone)),
+      timed(`npm install shared tools (${shared.join(', ')}; --ignore-scripts)`, async () => {
+        await run(NPM, [...INSTALL, '--ignore-scripts', ...shared], apps);
+        const target = path.join(apps, 'node_modules', 'better-sqlite3', 'build', 'Release');
+        fs.mkdirSync(target, { recursive: true });
+        if (fs.existsSync(addon)) fs.copyFileSync(addon, path.join(target, 'better_sqlite3.node'));
+        else await timed('better-sqlite3 compiled from source', () => run(NPM, ['rebuild', 'better-sqlite3'], apps));
+      }),
+    ]);
+    const aloneModules = fs.readdirSync(path.join(alone, 'node_modules'));
+    check(!aloneModules.includes('better-sqlite3') && !aloneModules.includes('pg'), 'no optional peer installed');
+    check(
+      ['reflect-metadata', 'class-validator', 'class-transformer'].every((name) => aloneModules.includes(name)),
+      'required peers installed with the package',
+    );
+    write(alone, {
+      'check.js': `require('reflect-metadata');
+const { MemoryPendingStore, SqlitePendingStore, PostgresPendingStore, PendingStoreError } = require('toolnexus-ts');
+new MemoryPendingStore();
+for (const [build, command] of [[() => new SqlitePendingStore(':memory:'), 'npm install better-sqlite3@12'], [() => new PostgresPendingStore({ connectionString: 'postgres://x' }), 'npm install pg']]) {
+  try { build(); throw new Error('built a store without its driver'); }
+  catch (error) { if (!(error instanceof PendingStoreError) || !error.message.includes(command)) throw error; console.log(error.message); }
+}
+`,
+    });
+    await run(process.execPath, ['check.js'], alone, { show: true });
+
+    // 3. The typed apps, in parallel.
+    const variants = [
+      { name: 'node10', type: 'commonjs', compilerOptions: { module: 'commonjs', moduleResolution: 'node10' }, install: [tarball] },
+      {
+        name: 'nodenext',
+        type: 'module',
+        compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext' },
+        // The same sources as a bundler would see them: type-checked only.
+        alsoCheck: { module: 'esnext', moduleResolution: 'bundler' },
+        install: [tarball],
+      },
+      {
+        name: 'folder',
+        type: 'commonjs',
+        compilerOptions: { module: 'commonjs', moduleResolution: 'node10' },
+        install: ['--install-links', path.join(tmp, 'unpacked', 'package')],
+      },
+    ];
+    const tsc = path.join(apps, 'node_modules', 'typescript', 'bin', 'tsc');
+    await Promise.all(
+      variants.map(async (variant) => {
+        const dir = path.join(apps, variant.name);
+        write(dir, {
+          'package.json': { name: `app-${variant.name}`, private: true, version: '1.0.0', type: variant.type },
+          'tsconfig.json': tsconfig(variant.compilerOptions),
+          'src/main.ts': PROGRAM,
+        });
+        await timed(`${variant.name}: npm install ${variant.install.join(' ').replace(tmp, '<tmp>')}`, () =>
+          run(NPM, [...INSTALL, ...variant.install], dir),
+        );
+        check(
+          !fs.existsSync(path.join(dir, 'node_modules', '@types', 'pg')) && !fs.existsSync(path.join(apps, 'node_modules', '@types', 'pg')),
+          'no @types/pg',
+        );
+        // tsc type-checks everything (strict, skipLibCheck false) before it emits; an error fails the run.
+        await timed(`${variant.name}: tsc (${variant.compilerOptions.moduleResolution}, strict, skipLibCheck false)`, () =>
+          run(process.execPath, [tsc, '-p', dir], dir),
+        );
+        if (variant.alsoCheck) {
+          write(dir, { 'tsconfig.also.json': tsconfig({ ...variant.alsoCheck, noEmit: true }) });
+          await timed(`${variant.name}: tsc --noEmit (${variant.alsoCheck.moduleResolution}, strict, skipLibCheck false)`, () =>
+            run(process.execPath, [tsc, '-p', path.join(dir, 'tsconfig.also.json')], dir),
+          );
+        }
+        await timed(`${variant.name}: run the program`, () =>
+          run(process.execPath, [path.join(dir, 'dist', 'main.js')], dir, { show: true }),
+        );
+        const ls = JSON.parse(await run(NPM, ['ls', 'class-validator', 'class-transformer', 'reflect-metadata', '--all', '--json'], dir));
+        const copies = {};
+        (function walk(node) {
+          for (const [name, child] of Object.entries(node.dependencies ?? {})) {
+            if (['class-validator', 'class-transformer', 'reflect-metadata'].includes(name))
+              (copies[name] ??= new Set()).add(child.version + (child.resolved ?? ''));
+            walk(child);
+          }
+        })(ls);
+        for (const name of ['class-validator', 'class-transformer'])
+          check(copies[name]?.size === 1, `${variant.name}: one copy of ${name}, found ${copies[name]?.size ?? 0}`);
+        console.log(
+          `   ${variant.name}: npm ls: ${Object.entries(copies)
+            .map(([name, set]) => `${name} x${set.size}`)
+            .join(', ')}`,
+        );
+      }),
+    );
+  } finally {
+    if (process.env.KEEP) console.log(`   kept ${tmp}`);
+    else fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  console.log(`== consumer test passed in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
