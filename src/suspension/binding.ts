@@ -38,14 +38,30 @@ export class Binding {
   }
 }
 
-/** JSON with object keys sorted, so equal values give equal text whatever their key order. */
+/**
+ * JSON with object keys sorted, so equal values give equal text whatever their key order.
+ * Written out by hand rather than through a `JSON.stringify` replacer that rebuilds every
+ * object sorted: it is on the path of every recorded and every resolved suspension.
+ */
 export function canonicalJson(value: unknown): string {
   if (value === undefined) return 'undefined';
-  return JSON.stringify(value, (_key, v: unknown) =>
-    typeof v === 'object' && v !== null && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
-      : v,
-  );
+  return canonical(value) ?? 'null';
+}
+
+/** One value as `JSON.stringify` would write it (`toJSON` honoured), keys sorted; `undefined` where JSON omits it. */
+function canonical(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  const json = (value as { toJSON?: unknown }).toJSON;
+  if (typeof json === 'function') return canonical((json as () => unknown).call(value));
+  if (Array.isArray(value)) return `[${value.map((item) => canonical(item) ?? 'null').join(',')}]`;
+  const record = value as Record<string, unknown>;
+  let text = '';
+  for (const key of Object.keys(record).sort()) {
+    const item = canonical(record[key]);
+    if (item === undefined) continue;
+    text += `${text === '' ? '' : ','}${JSON.stringify(key)}:${item}`;
+  }
+  return `{${text}}`;
 }
 
 /** Equality of two JSON values, whatever their key order. */
