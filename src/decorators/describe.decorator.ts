@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { DESCRIBED_PROPERTIES, PROPERTY_DESCRIPTION } from '../metadata/keys';
+import { getMetadataStorage } from 'class-validator';
+import { DESCRIBED_POSITIONS, DESCRIBED_PROPERTIES, PROPERTY_DESCRIPTION } from '../metadata/keys';
 
 /**
  * Sets the `description` of a DTO property in the tool's JSON Schema.
@@ -8,9 +9,27 @@ import { DESCRIBED_PROPERTIES, PROPERTY_DESCRIPTION } from '../metadata/keys';
 export function Describe(text: string): PropertyDecorator {
   return (target, propertyKey) => {
     Reflect.defineMetadata(PROPERTY_DESCRIPTION, text, target, propertyKey);
-    const own: string[] = Reflect.getOwnMetadata(DESCRIBED_PROPERTIES, target) ?? [];
+    const own = (Reflect.getOwnMetadata(DESCRIBED_PROPERTIES, target) as string[] | undefined) ?? [];
     Reflect.defineMetadata(DESCRIBED_PROPERTIES, [...own, String(propertyKey)], target);
+    // Decorators run property by property in declaration order, so the validated properties
+    // already recorded for this very class are the ones declared before this one: where a
+    // property with no class-validator decorator stands in the schema.
+    const cls = (target as { constructor: unknown }).constructor;
+    const before = new Set<string>();
+    if (typeof cls === 'function') {
+      for (const m of getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false)) {
+        if (m.target === cls && m.propertyName !== String(propertyKey)) before.add(m.propertyName);
+      }
+    }
+    const positions = new Map(describedPositionsOf(target));
+    positions.set(String(propertyKey), before.size);
+    Reflect.defineMetadata(DESCRIBED_POSITIONS, positions, target);
   };
+}
+
+/** Where each of this very prototype's `@Describe`d properties stands among its validated ones. */
+export function describedPositionsOf(prototype: object): ReadonlyMap<string, number> {
+  return (Reflect.getOwnMetadata(DESCRIBED_POSITIONS, prototype) as ReadonlyMap<string, number> | undefined) ?? new Map<string, number>();
 }
 
 /** The `@Describe` text of a property, inherited from parent DTOs. */
@@ -21,8 +40,8 @@ export function descriptionOf(prototype: object, propertyKey: string): string | 
 /** Every property with a `@Describe`, parents first. */
 export function describedPropertiesOf(prototype: object): string[] {
   const keys: string[] = [];
-  for (let p: object | null = prototype; p && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
-    const own: string[] | undefined = Reflect.getOwnMetadata(DESCRIBED_PROPERTIES, p);
+  for (let p: object | null = prototype; p && p !== Object.prototype; p = Object.getPrototypeOf(p) as object | null) {
+    const own = Reflect.getOwnMetadata(DESCRIBED_PROPERTIES, p) as string[] | undefined;
     if (own) keys.unshift(...own);
   }
   return [...new Set(keys)];
