@@ -76,7 +76,9 @@ export function boundedPlan(plan: ArgumentsPlan, limits: ArgumentLimits): Argume
     parse(raw: unknown): Promise<ParsedArguments> {
       if (plan instanceof DtoArgumentsPlan) return plan.parse(raw, limits);
       const plain = toPlainObject(raw, limits);
-      return plain.ok ? plan.parse(plain.value, limits) : Promise.resolve(plain);
+      if (!plain.ok) return Promise.resolve(plain);
+      cleaned.add(plain.value);
+      return plan.parse(plain.value, limits);
     },
   };
 }
@@ -189,9 +191,7 @@ function toPlainObject(
     return { ok: false, problem: `arguments must be a JSON object, got ${kindOf(value)}` };
   }
   try {
-    const copy = cleanCopy(value, 0, limits.maxArrayItems, budget, schema) as Record<string, unknown>;
-    cleaned.add(copy);
-    return { ok: true, value: copy };
+    return { ok: true, value: cleanCopy(value, 0, limits.maxArrayItems, budget, schema) as Record<string, unknown> };
   } catch (error) {
     if (error instanceof TooDeepError) return { ok: false, problem: `arguments are nested deeper than ${MAX_DEPTH} levels` };
     if (error instanceof TooLargeError) return { ok: false, problem: error.message || tooLarge(limits) };
