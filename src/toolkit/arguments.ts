@@ -102,22 +102,32 @@ class Problems {
 
 class DtoArgumentsPlan implements ArgumentsPlan {
   readonly schema: JsonSchema;
+  /** Whether the schema has anything {@link shapeProblems} checks: a nested DTO or a `maxItems`. */
+  private readonly shaped: boolean;
+
   constructor(private readonly dto: ClassType) {
     this.schema = schemaForClass(dto);
+    this.shaped = Object.values(this.schema.properties ?? {}).some((p) => isNested(p) || typeof p.maxItems === 'number');
   }
 
   async parse(raw: unknown, limits: ArgumentLimits = DEFAULT_ARGUMENT_LIMITS): Promise<ParsedArguments> {
-    const plain = toPlainObject(raw, limits, this.schema);
+    const plain = toPlainObject(raw, limits, this.shaped ? this.schema : undefined);
     if (!plain.ok) return plain;
-    const problems = new Problems(limits.maxErrorCount);
+    let problems: Problems | undefined;
     // Values of the wrong shape are reported here and removed, so class-validator neither
     // walks them nor reports them a second time; every other property is still validated.
     const removed = new Set<string>();
-    shapeProblems(this.schema, plain.value, '', problems, removed);
+    if (this.shaped) {
+      problems = new Problems(limits.maxErrorCount);
+      shapeProblems(this.schema, plain.value, '', problems, removed);
+    }
     const instance = plainToInstance<object, Record<string, unknown>>(this.dto, plain.value);
     const errors = await validate(instance, VALIDATOR_OPTIONS);
-    describeErrors(errors, '', problems, removed);
-    if (problems.total > 0) return { ok: false, problem: problems.text() };
+    if (errors.length > 0) {
+      problems ??= new Problems(limits.maxErrorCount);
+      describeErrors(errors, '', problems, removed);
+    }
+    if (problems !== undefined && problems.total > 0) return { ok: false, problem: problems.text() };
     return { ok: true, value: instance };
   }
 }
