@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { DESCRIBED_PROPERTIES, PROPERTY_DESCRIPTION } from '../metadata/keys';
+import { getMetadataStorage } from 'class-validator';
+import { DESCRIBED_POSITIONS, DESCRIBED_PROPERTIES, PROPERTY_DESCRIPTION } from '../metadata/keys';
 
 /**
  * Sets the `description` of a DTO property in the tool's JSON Schema.
@@ -10,7 +11,25 @@ export function Describe(text: string): PropertyDecorator {
     Reflect.defineMetadata(PROPERTY_DESCRIPTION, text, target, propertyKey);
     const own = (Reflect.getOwnMetadata(DESCRIBED_PROPERTIES, target) as string[] | undefined) ?? [];
     Reflect.defineMetadata(DESCRIBED_PROPERTIES, [...own, String(propertyKey)], target);
+    // Decorators run property by property in declaration order, so the validated properties
+    // already recorded for this very class are the ones declared before this one: where a
+    // property with no class-validator decorator stands in the schema.
+    const cls = (target as { constructor: unknown }).constructor;
+    const before = new Set<string>();
+    if (typeof cls === 'function') {
+      for (const m of getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false)) {
+        if (m.target === cls && m.propertyName !== String(propertyKey)) before.add(m.propertyName);
+      }
+    }
+    const positions = new Map(describedPositionsOf(target));
+    positions.set(String(propertyKey), before.size);
+    Reflect.defineMetadata(DESCRIBED_POSITIONS, positions, target);
   };
+}
+
+/** Where each of this very prototype's `@Describe`d properties stands among its validated ones. */
+export function describedPositionsOf(prototype: object): ReadonlyMap<string, number> {
+  return (Reflect.getOwnMetadata(DESCRIBED_POSITIONS, prototype) as ReadonlyMap<string, number> | undefined) ?? new Map<string, number>();
 }
 
 /** The `@Describe` text of a property, inherited from parent DTOs. */

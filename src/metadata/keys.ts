@@ -5,3 +5,5 @@
 export const TOOL_OPTIONS = Symbol.for('toolnexus:tool-options');
 export const PROPERTY_DESCRIPTION = Symbol.for('toolnexus:property-description');
 export const DESCRIBED_PROPERTIES = Symbol.for('toolnexus:described-properties');
+/** Per class: for each `@Describe`d property, how many validated properties were declared before it. */
+export const DESCRIBED_POSITIONS = Symbol.for('toolnexus:described-positions');

@@ -35,8 +35,9 @@ import {
 // class-transformer keeps @Type metadata in this storage; its typings live under types/.
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the cjs path has no .d.ts beside it, so an import would be untyped
 const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as typeof import('class-transformer/types/storage');
-import { describedPropertiesOf, descriptionOf } from '../decorators/describe.decorator';
+import { describedPositionsOf, describedPropertiesOf, descriptionOf } from '../decorators/describe.decorator';
 import type { AnyClass } from '../decorators/types';
+import { ToolRegistrationError } from '../errors';
 import type { JsonSchema } from './json-schema';
 
 // class-validator's root does not export this type; derived from the root API so nothing
@@ -157,7 +158,7 @@ function objectSchema(dto: AnyClass, seen: Set<AnyClass>): JsonSchema {
   seen.add(dto);
   const metadatas = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
   const byProperty = new Map<string, ValidationMetadata[]>();
-  for (const key of describedPropertiesOf(prototypeOf(dto))) byProperty.set(key, []);
+  for (const key of declarationOrder(dto, metadatas)) byProperty.set(key, []);
   for (const m of metadatas) {
     const list = byProperty.get(m.propertyName);
     if (list) list.push(m);
@@ -173,6 +174,36 @@ function objectSchema(dto: AnyClass, seen: Set<AnyClass>): JsonSchema {
   }
   seen.delete(dto);
   return { type: 'object', properties, required, additionalProperties: false };
+}
+
+/**
+ * The properties in the order the classes declare them, parents first: models fill the
+ * arguments in schema order. class-validator records each class's constraints in
+ * declaration order; a property with only `@Describe` goes where `@Describe` recorded it.
+ */
+function declarationOrder(dto: AnyClass, metadatas: readonly ValidationMetadata[]): string[] {
+  const levels: AnyClass[] = [];
+  for (let c: unknown = dto; typeof c === 'function' && c !== Function.prototype; c = Object.getPrototypeOf(c)) {
+    levels.unshift(c as AnyClass);
+  }
+  const described = new Set(describedPropertiesOf(prototypeOf(dto)));
+  const order = new Set<string>();
+  for (const level of levels) {
+    const validated: string[] = [];
+    for (const m of metadatas) {
+      if (m.target === level && !validated.includes(m.propertyName)) validated.push(m.propertyName);
+    }
+    const positions = [...describedPositionsOf(prototypeOf(level))].filter(([key]) => described.has(key) && !validated.includes(key));
+    for (let i = 0; i <= validated.length; i++) {
+      for (const [key, at] of positions) if (Math.min(at, validated.length) === i) order.add(key);
+      const key = validated[i];
+      if (key !== undefined) order.add(key);
+    }
+  }
+  // Metadata a decorator recorded some other way (a schema target, say) still shows, last.
+  for (const key of described) order.add(key);
+  for (const m of metadatas) order.add(m.propertyName);
+  return [...order];
 }
 
 function propertySchema(dto: AnyClass, key: string, list: ValidationMetadata[], seen: Set<AnyClass>): JsonSchema {
@@ -198,17 +229,12 @@ function propertySchema(dto: AnyClass, key: string, list: ValidationMetadata[], 
 
   const designType: unknown = Reflect.getMetadata('design:type', prototypeOf(dto), key);
   if (nested) {
-    const child = nestedClass(dto, key, designType);
-    if (child) {
-      const childSchema = objectSchema(child, seen);
-      if (nestedEach || schema.type === 'array' || designType === Array) {
-        schema.type = 'array';
-        items = { ...childSchema, ...(items ?? {}) };
-      } else {
-        Object.assign(schema, childSchema);
-      }
-    } else if (schema.type === undefined) {
-      schema.type = nestedEach ? 'array' : 'object';
+    const childSchema = objectSchema(nestedClass(dto, key, designType), seen);
+    if (nestedEach || schema.type === 'array' || designType === Array) {
+      schema.type = 'array';
+      items = { ...childSchema, ...(items ?? {}) };
+    } else {
+      Object.assign(schema, childSchema);
     }
   }
   if (items && schema.type === undefined) schema.type = 'array';
@@ -227,12 +253,57 @@ function prototypeOf(dto: AnyClass): object {
   return dto.prototype as object;
 }
 
-function nestedClass(dto: AnyClass, key: string, designType: unknown): AnyClass | undefined {
+/**
+ * The class of a `@ValidateNested()` property, from its `@Type`. Without `@Type`,
+ * class-transformer leaves the value a plain object and class-validator then refuses every
+ * call, valid ones included; so the schema refuses the class instead, at registration.
+ */
+function nestedClass(dto: AnyClass, key: string, designType: unknown): AnyClass {
   const typeMeta = defaultMetadataStorage.findTypeMetadata(dto, key);
   const fromTransformer = typeMeta?.typeFunction?.() as AnyClass | undefined;
   if (fromTransformer) return fromTransformer;
-  if (typeof designType === 'function' && !DESIGN_TYPES.has(designType) && designType !== Object) {
-    return designType as AnyClass;
+  const named =
+    typeof designType === 'function' && !DESIGN_TYPES.has(designType) && designType !== Object ? (designType as AnyClass).name : '';
+  const where = `${dto.name || '(anonymous class)'}.${key}`;
+  const other = otherTransformerWithType(dto, key);
+  if (other !== undefined) {
+    throw new ToolRegistrationError(
+      `${where} has @ValidateNested() and a @Type from a second copy of class-transformer (${other}), which toolnexus-ts cannot see: ` +
+        `it reads the copy at ${ownTransformerPath()}. Install one copy of class-transformer (and of class-validator) for the whole app, ` +
+        'for example by removing the nested node_modules or running npm dedupe',
+    );
+  }
+  const fix = `add @Type(() => ${named || 'TheNestedClass'}) from class-transformer to ${where}`;
+  const also =
+    otherTransformerPaths().length > 0
+      ? `; if it has one, a second copy of class-transformer is loaded (${otherTransformerPaths().join(', ')}): install one copy`
+      : '';
+  throw new ToolRegistrationError(
+    `${where} has @ValidateNested() but no @Type, so its value would never become a ${named || 'nested class'} instance: ${fix}${also}`,
+  );
+}
+
+/** class-transformer's storage module as this library loaded it, and any other copy loaded in this process. */
+const STORAGE_MODULE = /[\\/]class-transformer[\\/]cjs[\\/]storage\.js$/;
+
+function ownTransformerPath(): string {
+  return require.resolve('class-transformer/cjs/storage').replace(/[\\/]cjs[\\/]storage\.js$/, '');
+}
+
+function otherTransformerPaths(): string[] {
+  const own = require.resolve('class-transformer/cjs/storage');
+  return Object.keys(require.cache)
+    .filter((file) => file !== own && STORAGE_MODULE.test(file))
+    .map((file) => file.replace(/[\\/]cjs[\\/]storage\.js$/, ''));
+}
+
+/** The folder of a second class-transformer copy whose storage holds this property's `@Type`. */
+function otherTransformerWithType(dto: AnyClass, key: string): string | undefined {
+  const own = require.resolve('class-transformer/cjs/storage');
+  for (const [file, loaded] of Object.entries(require.cache)) {
+    if (file === own || !STORAGE_MODULE.test(file)) continue;
+    const storage = (loaded?.exports as Partial<typeof import('class-transformer/types/storage')> | undefined)?.defaultMetadataStorage;
+    if (storage?.findTypeMetadata(dto, key) !== undefined) return file.replace(/[\\/]cjs[\\/]storage\.js$/, '');
   }
   return undefined;
 }

@@ -9,10 +9,26 @@ import type { JsonSchema } from '../schema/json-schema';
 /** The outcome of turning a model's raw arguments into what `run` receives. */
 export type ParsedArguments = { ok: true; value: object } | { ok: false; problem: string };
 
+/**
+ * Bounds on what a model may send, checked before class-transformer and class-validator
+ * walk the arguments: their cost grows with the input, and their error text goes back to
+ * the model.
+ */
+export interface ArgumentLimits {
+  /** Largest argument text in bytes (UTF-8); an object is measured as its JSON would be, roughly. */
+  readonly maxArgumentBytes: number;
+  /** Longest array, at any depth. */
+  readonly maxArrayItems: number;
+  /** How many failures an error result lists before "… and N more". */
+  readonly maxErrorCount: number;
+}
+
+export const DEFAULT_ARGUMENT_LIMITS: ArgumentLimits = { maxArgumentBytes: 1024 * 1024, maxArrayItems: 10_000, maxErrorCount: 20 };
+
 /** Parses, cleans and validates one tool's arguments; built once per DTO class or schema. */
 export interface ArgumentsPlan {
   readonly schema: JsonSchema;
-  parse(raw: unknown): Promise<ParsedArguments>;
+  parse(raw: unknown, limits?: ArgumentLimits): Promise<ParsedArguments>;
 }
 
 /** Keys that could reach a prototype: never copied out of untrusted input. */
@@ -27,6 +43,7 @@ const VALIDATOR_OPTIONS: ValidatorOptions = {
 };
 
 class TooDeepError extends Error {}
+class TooLargeError extends Error {}
 
 /**
  * Plans are this module's cache, not something a decorator declared, so they live here
@@ -49,20 +66,68 @@ export function planForSchema(schema: JsonSchema | undefined): ArgumentsPlan {
   return new SchemaArgumentsPlan(schema ?? { type: 'object', properties: {}, required: [] });
 }
 
-class DtoArgumentsPlan implements ArgumentsPlan {
-  readonly schema: JsonSchema;
-  constructor(private readonly dto: ClassType) {
-    this.schema = schemaForClass(dto);
+/**
+ * `plan` under a Toolkit's limits: the size and array bounds are checked while the
+ * arguments are copied, before the plan (and class-validator) sees them.
+ */
+export function boundedPlan(plan: ArgumentsPlan, limits: ArgumentLimits): ArgumentsPlan {
+  return {
+    schema: plan.schema,
+    parse(raw: unknown): Promise<ParsedArguments> {
+      if (plan instanceof DtoArgumentsPlan) return plan.parse(raw, limits);
+      const plain = toPlainObject(raw, limits);
+      if (!plain.ok) return Promise.resolve(plain);
+      cleaned.add(plain.value);
+      return plan.parse(plain.value, limits);
+    },
+  };
+}
+
+/** The failures of one call: the first `max` kept as text, the rest only counted. */
+class Problems {
+  readonly shown: string[] = [];
+  total = 0;
+  constructor(private readonly max: number) {}
+
+  add(line: string): void {
+    this.total++;
+    if (this.shown.length < this.max) this.shown.push(line);
   }
 
-  async parse(raw: unknown): Promise<ParsedArguments> {
-    const plain = toPlainObject(raw);
+  text(): string {
+    const more = this.total - this.shown.length;
+    return more > 0 ? `${this.shown.join('; ')}; … and ${more.toLocaleString('en-US')} more` : this.shown.join('; ');
+  }
+}
+
+class DtoArgumentsPlan implements ArgumentsPlan {
+  readonly schema: JsonSchema;
+  /** Whether the schema has anything {@link shapeProblems} checks: a nested DTO or a `maxItems`. */
+  private readonly shaped: boolean;
+
+  constructor(private readonly dto: ClassType) {
+    this.schema = schemaForClass(dto);
+    this.shaped = Object.values(this.schema.properties ?? {}).some((p) => isNested(p) || typeof p.maxItems === 'number');
+  }
+
+  async parse(raw: unknown, limits: ArgumentLimits = DEFAULT_ARGUMENT_LIMITS): Promise<ParsedArguments> {
+    const plain = toPlainObject(raw, limits, this.shaped ? this.schema : undefined);
     if (!plain.ok) return plain;
-    const shape = shapeProblems(this.schema, plain.value, '');
-    if (shape.length > 0) return { ok: false, problem: shape.join('; ') };
+    let problems: Problems | undefined;
+    // Values of the wrong shape are reported here and removed, so class-validator neither
+    // walks them nor reports them a second time; every other property is still validated.
+    const removed = new Set<string>();
+    if (this.shaped) {
+      problems = new Problems(limits.maxErrorCount);
+      shapeProblems(this.schema, plain.value, '', problems, removed);
+    }
     const instance = plainToInstance<object, Record<string, unknown>>(this.dto, plain.value);
     const errors = await validate(instance, VALIDATOR_OPTIONS);
-    if (errors.length > 0) return { ok: false, problem: describeErrors(errors).join('; ') };
+    if (errors.length > 0) {
+      problems ??= new Problems(limits.maxErrorCount);
+      describeErrors(errors, '', problems, removed);
+    }
+    if (problems !== undefined && problems.total > 0) return { ok: false, problem: problems.text() };
     return { ok: true, value: instance };
   }
 }
@@ -102,15 +167,28 @@ class SchemaArgumentsPlan implements ArgumentsPlan {
   }
 }
 
+/** Objects this module copied and checked already: a second pass takes them as they are. */
+const cleaned = new WeakSet<object>();
+
 /**
  * Accepts an object, or a string holding a JSON object (what models send). `undefined`
- * and the empty string mean "no arguments". The copy drops prototype-reaching keys.
+ * and the empty string mean "no arguments". The copy drops prototype-reaching keys and
+ * stops at the first bound `limits` sets.
  */
-function toPlainObject(raw: unknown): { ok: true; value: Record<string, unknown> } | { ok: false; problem: string } {
+function toPlainObject(
+  raw: unknown,
+  limits: ArgumentLimits = DEFAULT_ARGUMENT_LIMITS,
+  schema?: JsonSchema,
+): { ok: true; value: Record<string, unknown> } | { ok: false; problem: string } {
   let value = raw;
   if (value === undefined || value === '') return { ok: true, value: {} };
+  if (typeof value === 'object' && value !== null && cleaned.has(value)) return { ok: true, value: value as Record<string, unknown> };
+  const budget = { bytes: limits.maxArgumentBytes };
   if (typeof value === 'string') {
     const text = value;
+    // A UTF-16 unit is at least one byte, at most three: count bytes only when it can matter.
+    const bytes = text.length * 3 <= limits.maxArgumentBytes ? text.length : Buffer.byteLength(text);
+    if (bytes > limits.maxArgumentBytes) return { ok: false, problem: tooLarge(limits) };
     try {
       value = JSON.parse(text);
     } catch (error) {
@@ -118,75 +196,153 @@ function toPlainObject(raw: unknown): { ok: true; value: Record<string, unknown>
       const shown = text.length > MAX_SHOWN_TEXT ? `${text.slice(0, MAX_SHOWN_TEXT)}...` : text;
       return { ok: false, problem: `arguments are not valid JSON (${messageOf(error)}): ${shown}` };
     }
+    budget.bytes = Infinity; // measured exactly above
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, problem: `arguments must be a JSON object, got ${kindOf(value)}` };
   }
   try {
-    return { ok: true, value: cleanCopy(value, 0) as Record<string, unknown> };
+    return { ok: true, value: cleanCopy(value, 0, limits.maxArrayItems, budget, schema) as Record<string, unknown> };
   } catch (error) {
     if (error instanceof TooDeepError) return { ok: false, problem: `arguments are nested deeper than ${MAX_DEPTH} levels` };
+    if (error instanceof TooLargeError) return { ok: false, problem: error.message || tooLarge(limits) };
     throw error;
   }
 }
 
-function cleanCopy(value: unknown, depth: number): unknown {
+function tooLarge(limits: ArgumentLimits): string {
+  return `arguments are larger than ${limits.maxArgumentBytes.toLocaleString('en-US')} bytes`;
+}
+
+/**
+ * Stands in the copy for an array longer than the `maxItems` its schema declares: such an
+ * array is refused whatever its items hold, so they are neither copied nor validated.
+ */
+class Oversized {
+  constructor(readonly length: number) {}
+}
+
+/**
+ * A copy of `value` without prototype-reaching keys, within the limits. `schema`, where
+ * given, is the DTO's schema at this point, followed the way {@link shapeProblems} follows
+ * it, so that every {@link Oversized} it leaves is found and reported there.
+ */
+function cleanCopy(value: unknown, depth: number, maxItems: number, budget: { bytes: number }, schema: JsonSchema | undefined): unknown {
+  if (typeof value === 'string') budget.bytes -= value.length + 2;
+  else budget.bytes -= 8;
+  if (budget.bytes < 0) throw new TooLargeError();
   if (typeof value !== 'object' || value === null) return value;
   if (depth >= MAX_DEPTH) throw new TooDeepError();
   if (Array.isArray(value)) {
+    if (schema?.type === 'array' && typeof schema.maxItems === 'number' && value.length > schema.maxItems)
+      return new Oversized(value.length);
+    if (value.length > maxItems) {
+      throw new TooLargeError(
+        `an array has ${value.length.toLocaleString('en-US')} items, more than the ${maxItems.toLocaleString('en-US')} allowed`,
+      );
+    }
+    const items = schema?.type === 'array' && schema.items !== undefined && isNestedObject(schema.items) ? schema.items : undefined;
     const out = new Array<unknown>(value.length);
-    for (let i = 0; i < value.length; i++) out[i] = cleanCopy(value[i], depth + 1);
+    for (let i = 0; i < value.length; i++) out[i] = cleanCopy(value[i], depth + 1, maxItems, budget, items);
     return out;
   }
   const proto: unknown = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return value; // a Date or class instance from code
+  const properties = schema !== undefined && isNestedObject(schema) ? schema.properties : undefined;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     if (FORBIDDEN_KEYS.has(key)) continue;
-    out[key] = cleanCopy((value as Record<string, unknown>)[key], depth + 1);
+    budget.bytes -= key.length + 3;
+    const child = properties !== undefined && Object.hasOwn(properties, key) ? properties[key] : undefined;
+    out[key] = cleanCopy((value as Record<string, unknown>)[key], depth + 1, maxItems, budget, child);
   }
   return out;
 }
 
 /**
- * class-validator's `@ValidateNested()` accepts an array where one object is declared (it
- * validates each element), so an empty array would pass as a nested DTO. The schema knows
- * better: check object-versus-array along it before class-transformer builds instances.
+ * What class-validator cannot see or would see too late, checked along the schema before
+ * class-transformer builds instances: `@ValidateNested()` accepts an array where one object
+ * is declared (it validates each element) and lets a missing nested object through; and an
+ * array longer than its `maxItems` is refused without walking its items. Each failure is
+ * reported once and its value removed, so class-validator does not walk it.
  */
-function shapeProblems(schema: JsonSchema, value: Record<string, unknown>, parent: string): string[] {
-  const problems: string[] = [];
+function shapeProblems(schema: JsonSchema, value: Record<string, unknown>, parent: string, problems: Problems, removed: Set<string>): void {
   const properties = schema.properties;
-  if (!properties) return problems;
-  for (const [key, childSchema] of Object.entries(properties)) {
-    const child = value[key];
-    if (child === undefined || child === null) continue;
+  if (!properties) return;
+  const required = schema.required ?? [];
+  for (const key of Object.keys(properties)) {
+    const childSchema = properties[key] as JsonSchema;
+    const child = Object.hasOwn(value, key) ? value[key] : undefined;
     const path = parent ? `${parent}.${key}` : key;
-    problems.push(...shapeOf(childSchema, child, path, key));
+    let problem: string | undefined;
+    if (child === undefined || child === null) {
+      if (isNested(childSchema) && required.includes(key)) problem = `${path}: ${key} should not be null or undefined`;
+    } else {
+      problem = shapeOf(childSchema, child, path, key, problems, removed);
+    }
+    if (problem !== undefined) {
+      problems.add(problem);
+      removed.add(path);
+      delete value[key];
+    }
   }
-  return problems;
 }
 
-function shapeOf(schema: JsonSchema, value: unknown, path: string, label: string): string[] {
+/** A `@ValidateNested()` property: an inlined DTO, or an array of them. */
+function isNested(schema: JsonSchema): boolean {
+  return isNestedObject(schema) || (schema.type === 'array' && schema.items !== undefined && isNestedObject(schema.items));
+}
+
+function isNestedObject(schema: JsonSchema): boolean {
+  return schema.type === 'object' && schema.properties !== undefined;
+}
+
+/** The problem of the value itself, if any; problems inside it are added to `problems`. */
+function shapeOf(
+  schema: JsonSchema,
+  value: unknown,
+  path: string,
+  label: string,
+  problems: Problems,
+  removed: Set<string>,
+): string | undefined {
+  if (
+    value instanceof Oversized ||
+    (schema.type === 'array' && Array.isArray(value) && typeof schema.maxItems === 'number' && value.length > schema.maxItems)
+  ) {
+    return `${path}: ${label} must contain no more than ${String(schema.maxItems)} elements`;
+  }
   if (schema.type === 'object' && schema.properties) {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return [`${path}: ${label} must be an object`];
-    return shapeProblems(schema, value as Record<string, unknown>, path);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return `${path}: ${label} must be an object`;
+    shapeProblems(schema, value as Record<string, unknown>, path, problems, removed);
+    return undefined;
   }
   if (schema.type === 'array' && schema.items?.type === 'object' && schema.items.properties) {
-    if (!Array.isArray(value)) return [`${path}: ${label} must be an array`];
+    if (!Array.isArray(value)) return `${path}: ${label} must be an array`;
     const items = schema.items;
-    return value.flatMap((item, i) => (item === undefined || item === null ? [] : shapeOf(items, item, `${path}.${i}`, String(i))));
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (item === undefined || item === null) continue;
+      const itemPath = `${path}.${i}`;
+      const problem = shapeOf(items, item, itemPath, String(i), problems, removed);
+      if (problem !== undefined) {
+        problems.add(problem);
+        removed.add(itemPath);
+        value[i] = undefined;
+      }
+    }
   }
-  return [];
+  return undefined;
 }
 
-function describeErrors(errors: ValidationError[], parent = ''): string[] {
-  const lines: string[] = [];
+/** class-validator's errors as `path: message` lines, skipping what the shape check reported. */
+function describeErrors(errors: readonly ValidationError[], parent: string, problems: Problems, removed: ReadonlySet<string>): void {
   for (const error of errors) {
     const path = parent ? `${parent}.${error.property}` : error.property;
-    if (error.constraints) lines.push(`${path}: ${Object.values(error.constraints).join(', ')}`);
-    if (error.children?.length) lines.push(...describeErrors(error.children, path));
+    if (removed.has(path)) continue;
+    if (error.constraints) problems.add(`${path}: ${Object.values(error.constraints).join(', ')}`);
+    if (error.children?.length) describeErrors(error.children, path, problems, removed);
   }
-  return lines;
 }
 
 function matchesType(value: unknown, type: string): boolean {

@@ -6,7 +6,7 @@ import type { ToolResult } from '../results/wire';
 import type { JsonSchema } from '../schema/json-schema';
 import { toAnthropicTools, toGeminiTools, toOpenAITools, type AnthropicTool, type GeminiTools, type OpenAITool } from './adapters';
 import { approvalPolicyOf, approvalStep } from './approval';
-import { planForClass, planForSchema, type ArgumentsPlan } from './arguments';
+import { boundedPlan, DEFAULT_ARGUMENT_LIMITS, planForClass, planForSchema, type ArgumentLimits, type ArgumentsPlan } from './arguments';
 import type { ToolContext } from './context';
 import { isFunctionTool, type FunctionTool } from './define-tool';
 import type { ToolkitHooks } from './hooks';
@@ -24,6 +24,15 @@ export interface ToolkitOptions {
    */
   defaultTimeoutMs?: number;
   hooks?: ToolkitHooks;
+  /**
+   * Largest arguments a call may send, in bytes of JSON (default 1 MB). Checked before
+   * anything is parsed into a DTO; larger arguments are an error result.
+   */
+  maxArgumentBytes?: number;
+  /** Longest array, at any depth of the arguments (default 10,000), checked before validation walks it. */
+  maxArrayItems?: number;
+  /** How many validation failures an error result lists before "… and N more" (default 20). */
+  maxErrorCount?: number;
 }
 
 /** Anything `register` accepts: a `@Tool` class, an instance of one, or a `defineTool` object. */
@@ -59,9 +68,12 @@ export class Toolkit {
   private readonly resolver: ToolResolver;
   private readonly defaultTimeoutMs?: number;
   private readonly hooks?: ToolkitHooks;
+  private readonly hasResolver: boolean;
+  private readonly limits: ArgumentLimits;
 
   constructor(options: ToolkitOptions = {}) {
     this.resolver = options.resolver ?? ((cls) => new cls());
+    this.hasResolver = options.resolver !== undefined;
     const defaultTimeoutMs = options.defaultTimeoutMs;
     if (
       defaultTimeoutMs !== undefined &&
@@ -73,6 +85,11 @@ export class Toolkit {
     }
     this.defaultTimeoutMs = defaultTimeoutMs;
     this.hooks = options.hooks;
+    this.limits = {
+      maxArgumentBytes: limitOption('maxArgumentBytes', options.maxArgumentBytes, DEFAULT_ARGUMENT_LIMITS.maxArgumentBytes),
+      maxArrayItems: limitOption('maxArrayItems', options.maxArrayItems, DEFAULT_ARGUMENT_LIMITS.maxArrayItems),
+      maxErrorCount: limitOption('maxErrorCount', options.maxErrorCount, DEFAULT_ARGUMENT_LIMITS.maxErrorCount),
+    };
   }
 
   /** Registers tools; throws {@link ToolRegistrationError} on a programmer error. Chainable. */
@@ -236,13 +253,23 @@ export class Toolkit {
 
   private toEntry(tool: Registrable): Entry {
     if (isFunctionTool(tool)) {
-      return makeEntry(tool, tool.name, tool);
+      return makeEntry(tool, tool.name, tool, this.limits);
     }
     if (typeof tool === 'function') {
       const options = toolOptionsOf(tool as ClassType);
       if (!options) throw new ToolRegistrationError(`class ${tool.name || '(anonymous)'} has no @Tool decorator`);
+      if (!this.hasResolver) {
+        const needed = constructorParameters(tool as ClassType);
+        if (needed > 0) {
+          const name = tool.name || '(anonymous)';
+          throw new ToolRegistrationError(
+            `class ${name} takes ${needed} constructor argument${needed === 1 ? '' : 's'} and this Toolkit has no resolver, so they would be undefined: ` +
+              `pass new Toolkit({ resolver: (cls) => ... }) to build it (a DI container, or a function that supplies them), or register an instance (new ${name}(...))`,
+          );
+        }
+      }
       const instance = this.resolver(tool as ClassType);
-      return makeEntry(options, defaultToolName(tool.name), instance);
+      return makeEntry(options, defaultToolName(tool.name), instance, this.limits);
     }
     if (typeof tool === 'object' && tool !== null) {
       const options = toolOptionsOf(tool.constructor as ClassType);
@@ -251,13 +278,13 @@ export class Toolkit {
           `cannot register ${tool.constructor?.name ?? 'value'}: not a @Tool class, an instance of one, or a defineTool object`,
         );
       }
-      return makeEntry(options, defaultToolName(tool.constructor.name), tool);
+      return makeEntry(options, defaultToolName(tool.constructor.name), tool, this.limits);
     }
     throw new ToolRegistrationError(`cannot register ${String(tool)}: not a @Tool class, an instance of one, or a defineTool object`);
   }
 }
 
-function makeEntry(options: ToolOptions | FunctionTool, fallbackName: string, instance: object): Entry {
+function makeEntry(options: ToolOptions | FunctionTool, fallbackName: string, instance: object, limits: ArgumentLimits): Entry {
   const name = sanitizeName(options.name ?? fallbackName);
   if (!name) throw new ToolRegistrationError('a tool needs a name');
   if (typeof options.description !== 'string' || options.description === '') {
@@ -265,7 +292,13 @@ function makeEntry(options: ToolOptions | FunctionTool, fallbackName: string, in
   }
   if (typeof (instance as Partial<Runnable>).run !== 'function') throw new ToolRegistrationError(`tool "${name}" has no run method`);
   if (options.args && options.inputSchema) throw new ToolRegistrationError(`tool "${name}" declares both args and inputSchema`);
-  const plan = options.args ? planForClass(options.args) : planForSchema(options.inputSchema);
+  let plan: ArgumentsPlan;
+  try {
+    plan = boundedPlan(options.args ? planForClass(options.args) : planForSchema(options.inputSchema), limits);
+  } catch (error) {
+    if (error instanceof ToolRegistrationError) throw new ToolRegistrationError(`tool "${name}": ${error.message}`, { cause: error });
+    throw error;
+  }
   return {
     name,
     description: options.description,
@@ -275,6 +308,30 @@ function makeEntry(options: ToolOptions | FunctionTool, fallbackName: string, in
     instance: instance as Runnable,
     plan,
   };
+}
+
+/** A limit option: a positive number (`Infinity` for none), else the default. */
+function limitOption(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 1)
+    throw new InvalidArgumentError(`${name} must be a number of at least 1, got ${String(value)}`);
+  return value;
+}
+
+/**
+ * How many parameters the constructor `new cls()` would run declares. A class with no
+ * constructor of its own runs its parent's: with emitDecoratorMetadata, TypeScript records
+ * `design:paramtypes` on every decorated class that declares one, so a class without it
+ * and without parameters is followed up to the parent whose constructor actually runs.
+ */
+function constructorParameters(cls: ClassType): number {
+  let current: unknown = cls;
+  while (typeof current === 'function' && current !== Function.prototype) {
+    const declared = current.length > 0 || Reflect.getOwnMetadata('design:paramtypes', current) !== undefined;
+    if (declared) return current.length;
+    current = Object.getPrototypeOf(current);
+  }
+  return 0;
 }
 
 async function invoke(entry: Entry, args: object, ctx: ToolContext | undefined): Promise<ToolResult> {
