@@ -165,10 +165,15 @@ async function create() {
     pg: undefined,
     pid: undefined,
   };
-  await instance(state.port).initialise();
-  await startServer(true);
-  if (!state.pg) throw new Error('not started');
-  await state.pg.createDatabase(DATABASE);
+  try {
+    await instance(state.port).initialise();
+    await startServer(true);
+    if (!state.pg) throw new Error('not started');
+    await state.pg.createDatabase(DATABASE);
+  } catch (error) {
+    await destroy().catch(() => undefined); // no half-made cluster left in the temp dir
+    throw error;
+  }
 }
 
 async function destroy() {
