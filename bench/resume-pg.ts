@@ -11,15 +11,15 @@
  * Variants run interleaved for ROUNDS rounds, order rotated; the median is shown.
  *
  *   TOOLNEXUS_PG_URL=postgres://... npm run bench:resume-pg
- *   (without TOOLNEXUS_PG_URL it starts scripts/pg-test-server.sh, which needs root or PostgreSQL 15 binaries)
+ *   (without TOOLNEXUS_PG_URL it starts a throwaway embedded PostgreSQL, as the tests do, and stops it after)
  *
  *   npm run bench:resume-pg
  */
-import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { Client, Pool } from 'pg';
 import { PostgresPendingStore, ResumeCoordinator, Toolkit, defineTool, pending, success } from 'toolnexus-ts';
+import { startEmbeddedPostgres, type EmbeddedPostgresServer } from '../test/fixtures/pg/embedded';
 
 const WORKER_COUNTS = [1, 2, 4, 8] as const;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -133,10 +133,10 @@ function startWorker(url: string, schema: string): Handle {
   return { child, next: () => (inbox.length > 0 ? Promise.resolve(inbox.shift()!) : new Promise((resolve) => waiting.push(resolve))) };
 }
 
-function locateServer(): string {
-  if (process.env.TOOLNEXUS_PG_URL) return process.env.TOOLNEXUS_PG_URL;
-  const script = join(__dirname, '..', '..', 'scripts', 'pg-test-server.sh');
-  return execFileSync('bash', [script, 'start'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+async function locateServer(): Promise<{ url: string; embedded?: EmbeddedPostgresServer }> {
+  if (process.env.TOOLNEXUS_PG_URL) return { url: process.env.TOOLNEXUS_PG_URL };
+  const embedded = await startEmbeddedPostgres();
+  return { url: embedded.url, embedded };
 }
 
 async function suspend(url: string, schema: string, tablePrefix: string, count: number): Promise<string[]> {
@@ -200,7 +200,15 @@ function median(xs: number[]): number {
 }
 
 export async function main(): Promise<void> {
-  const url = locateServer();
+  const { url, embedded } = await locateServer();
+  try {
+    await run(url);
+  } finally {
+    await embedded?.destroy();
+  }
+}
+
+async function run(url: string): Promise<void> {
   const schema = `bench_${randomBytes(3).toString('hex')}`;
   const admin = new Client({ connectionString: url });
   await admin.connect();

@@ -2,7 +2,7 @@
  * The durable halt and resume on PostgreSQL (the store for several processes or machines):
  * two fresh processes resume the two pauses of one run at the same moment; both results
  * are kept, exactly one process continues, and every side effect happens once.
- * The server is the shared test cluster (TOOLNEXUS_PG_URL, else scripts/pg-test-server.sh).
+ * The server is the shared test cluster (TOOLNEXUS_PG_URL: the embedded one jest's global setup starts, or the one you name).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -51,7 +51,10 @@ const stores: Array<[string, () => PendingStore]> = [
   [
     'PostgreSQL',
     () => {
-      if (!PG_URL) throw new Error('set TOOLNEXUS_PG_URL to a PostgreSQL server for these tests (see test/stores/fixtures-pg/server.ts)');
+      if (!PG_URL)
+        throw new Error(
+          'set TOOLNEXUS_PG_URL to a PostgreSQL server for these tests (the global setup, test/fixtures/pg/global-setup.ts, sets it)',
+        );
       return new PostgresPendingStore({ connectionString: PG_URL, schema, tablePrefix: `i${++n}_` });
     },
   ],

@@ -1,12 +1,9 @@
 /**
  * The database going away under a running service: stopped, restarted mid-replay, restarted
  * in the middle of a stream of resolves. These tests stop and restart PostgreSQL, so they
- * run on a private throwaway cluster of their own (scripts/pg-test-server.sh with its own
- * directory and port), never on the shared test server other test files are using.
+ * run on a private embedded PostgreSQL of their own (its own directory and free port), never on
+ * the shared test server other test files are using, whatever TOOLNEXUS_PG_URL says.
  */
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   PostgresPendingStore,
   ResumeCoordinator,
@@ -18,30 +15,28 @@ import {
   success,
   type ToolResult,
 } from 'toolnexus-ts';
-import { runScript } from '../../fixtures/pg/server';
+import { startEmbeddedPostgres, type EmbeddedPostgresServer } from '../../fixtures/pg/embedded';
 
-let env: Record<string, string>;
+let server: EmbeddedPostgresServer | undefined;
 let url: string;
 const stores: PostgresPendingStore[] = [];
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+/** The private server (beforeAll failing leaves none, and the tests then fail on that). */
+function db(): EmbeddedPostgresServer {
+  if (!server) throw new Error('the private PostgreSQL server did not start');
+  return server;
 }
 
 beforeAll(async () => {
-  env = { TOOLNEXUS_PG_DIR: join(tmpdir(), `toolnexus-pg-faults-${process.pid}`), TOOLNEXUS_PG_PORT: String(await freePort()) };
-  url = await runScript('start', env);
+  server = await startEmbeddedPostgres();
+  url = server.url;
 }, 120_000);
 afterEach(async () => {
-  await runScript('start', env); // whatever a test did, the next one starts with a running server
+  await db().start(); // whatever a test did, the next one starts with a running server
   await Promise.all(stores.splice(0).map((s) => s.close()));
 });
 afterAll(async () => {
-  await runScript('destroy', env);
+  await server?.destroy(); // fails if a server process is left
 });
 
 /** A coordinator whose `ship` tool counts its replays and can be held mid-replay by a gate. */
@@ -109,7 +104,7 @@ describe('PostgresPendingStore when the database goes away', () => {
     const ids = await t.suspend(5);
     expect(ids).toHaveLength(5);
     const first = ids[0]!;
-    await runScript('stop', env);
+    await db().stop();
 
     const failed = await t.approve(first).catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(StoreUnavailableError);
@@ -118,7 +113,7 @@ describe('PostgresPendingStore when the database goes away', () => {
     expect(notRecorded).toBeInstanceOf(StoreUnavailableError);
     expect((notRecorded as Error).message).toMatch(/^PostgreSQL was unavailable during the insert of suspension pnd-/);
 
-    await runScript('start', env);
+    await db().start();
     expect(await t.approve(first)).toEqual({ output: 'shipped o-0', isError: false });
     const calls = await t.store.list();
     expect(calls.map((c) => c.request.id)).toEqual(ids);
@@ -133,10 +128,10 @@ describe('PostgresPendingStore when the database goes away', () => {
     t.holdReplays();
     const resolving = ids.map((id) => t.approve(id));
     await until(() => t.inReplay() === ids.length);
-    await runScript('stop', env);
+    await db().stop();
     t.releaseReplays(); // the replays finish while the database is down: complete() keeps retrying
     await new Promise((r) => setTimeout(r, 300));
-    await runScript('start', env);
+    await db().start();
 
     const results = await Promise.all(resolving);
     expect(results.map((r) => r.output)).toEqual(ids.map((_, i) => `shipped o-${i}`));
@@ -150,7 +145,7 @@ describe('PostgresPendingStore when the database goes away', () => {
     t.holdReplays();
     const resolving = ids.map((id) => t.approve(id).catch((e: unknown) => e));
     await until(() => t.inReplay() === ids.length);
-    await runScript('stop', env);
+    await db().stop();
     t.releaseReplays();
 
     const errors = await Promise.all(resolving);
@@ -159,7 +154,7 @@ describe('PostgresPendingStore when the database goes away', () => {
       expect((error as Error).message).toMatch(UNAVAILABLE(`completion of suspension ${ids[i]}`));
     });
 
-    await runScript('start', env);
+    await db().start();
     expect((await t.store.list()).map((c) => c.status)).toEqual(ids.map(() => 'resolving'));
     const retried = await Promise.all(ids.map((id) => t.approve(id)));
     expect(retried.map((r) => r.output)).toEqual(ids.map((_, i) => `shipped o-${i}`));
@@ -205,7 +200,7 @@ describe('PostgresPendingStore when the database goes away', () => {
         }
       }
     })();
-    await runScript('restart', env);
+    await db().restart();
     restarted = true;
     await Promise.all([...lanes, probe]);
     for (const id of queue) expect((await t.approve(id)).output).toMatch(/^shipped o-\d+$/);

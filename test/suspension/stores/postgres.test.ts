@@ -1,6 +1,6 @@
 /**
  * PostgresPendingStore on a real PostgreSQL server (see test/fixtures/pg/server.ts for which one:
- * TOOLNEXUS_PG_URL, else the throwaway cluster of scripts/pg-test-server.sh; never skipped).
+ * TOOLNEXUS_PG_URL, by default the embedded server jest's global setup starts; never skipped).
  */
 import { Pool } from 'pg';
 import {
