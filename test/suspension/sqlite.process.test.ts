@@ -1,50 +1,19 @@
 /**
  * Cross-process resume on one SQLite file, with real child processes (test/fixtures/resume-child.ts).
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqlitePendingStore, type ToolResult } from 'toolnexus-ts';
+import { outputOf, startChild, until, type Started } from '../fixtures/children';
 
-const REGISTER = join(__dirname, '..', 'fixtures', 'register-ts.js');
-const CHILD = join(__dirname, '..', 'fixtures', 'resume-child.ts');
-
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-interface Started {
-  pid: number;
-  exited: Promise<Exit>;
-  kill(signal: NodeJS.Signals): void;
-  stderr(): string;
-}
-
+/** A resume-child.ts process. */
 function start(args: string[], env: Record<string, string> = {}): Started {
-  const child = spawn(process.execPath, ['-r', REGISTER, CHILD, ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<Exit>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
-  return { pid: child.pid as number, exited, kill: (signal) => child.kill(signal), stderr: () => stderr };
-}
-
-async function outputOf<T>(started: Started, what: string): Promise<T & { pid: number }> {
-  const exit = await started.exited;
-  if (exit.code !== 0) throw new Error(`child ${what} exited with ${exit.code ?? exit.signal}: ${exit.stderr}`);
-  return JSON.parse(exit.stdout) as T & { pid: number };
+  return startChild('resume-child.ts', args, env);
 }
 
 function run<T>(args: [command: string, ...rest: string[]], env: Record<string, string> = {}): Promise<T & { pid: number }> {
-  return outputOf<T>(start(args, env), args[0]);
+  return outputOf<T & { pid: number }>(start(args, env), args[0]);
 }
 
 function logLines(log: string): Array<{ id: string; event: string; pid: number }> {
@@ -58,14 +27,6 @@ function logLines(log: string): Array<{ id: string; event: string; pid: number }
         throw new Error(`malformed line in ${log}: ${JSON.stringify(line)}`);
       return { id, event, pid: Number(pid) };
     });
-}
-
-async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 let dir: string;
@@ -128,7 +89,9 @@ describe('ResumeCoordinator across processes on one SQLite file', () => {
     );
     await until(() => started.every((child) => child.stderr().includes('ready')), 30_000);
     writeFileSync(goFile, 'go');
-    const racers = await Promise.all(started.map((child) => outputOf<{ outcomes: Record<string, ToolResult> }>(child, 'resolve')));
+    const racers = await Promise.all(
+      started.map((child) => outputOf<{ pid: number; outcomes: Record<string, ToolResult> }>(child, 'resolve')),
+    );
 
     const lines = logLines(log);
     expect(lines).toHaveLength(200);
