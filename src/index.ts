@@ -102,6 +102,7 @@ export type {
   ModelRequest,
   ModelResponse,
   ModelStreamEvent,
+  ProviderItem,
   ModelTool,
   Usage,
   RunEvent,

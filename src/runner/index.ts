@@ -20,6 +20,7 @@ export type {
   ModelRequest,
   ModelResponse,
   ModelStreamEvent,
+  ProviderItem,
   ModelTool,
   Usage,
   RunEvent,

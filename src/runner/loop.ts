@@ -8,6 +8,7 @@ import type { ToolContext } from '../toolkit/context';
 import { pendingResult, snapshot, type Checkpoints } from './checkpoints';
 import type { HaltedCall, RunState } from './state';
 import type {
+  AssistantMessage,
   ChatMessage,
   ChatModel,
   ModelResponse,
@@ -78,15 +79,23 @@ export async function runLoop(parts: LoopParts, live: LiveRun): Promise<RunResul
     live.text = response.text;
     const calls = response.toolCalls;
     if (calls.length === 0) {
-      live.messages.push({ role: 'assistant', content: response.text });
+      live.messages.push(assistantTurn(response));
       return end(parts, live, 'done');
     }
-    live.messages.push({ role: 'assistant', content: response.text, toolCalls: calls });
+    live.messages.push(assistantTurn(response));
     if (live.emit) for (const call of calls) live.emit({ type: 'tool_call', call });
     const results = await Promise.all(calls.map((call) => callTool(parts, live, call)));
     if (results.some((result) => pendingOf(result) !== undefined)) return halt(parts, live, calls, results);
     feed(live, calls, results, live.turns);
   }
+}
+
+/** The model's turn as the transcript keeps it, with the provider items the next request must carry back. */
+function assistantTurn(response: ModelResponse): AssistantMessage {
+  const message: AssistantMessage = { role: 'assistant', content: response.text };
+  if (response.toolCalls.length > 0) message.toolCalls = response.toolCalls;
+  if (response.items !== undefined && response.items.length > 0) message.items = response.items;
+  return message;
 }
 
 /** Appends one tool result per call, in call order, and records the calls. */

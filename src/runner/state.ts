@@ -1,7 +1,7 @@
 import { RunCheckpointError } from '../errors';
 import { isToolResult } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
-import type { ChatMessage, ToolCall, ToolCallRecord, Usage } from './types';
+import type { ChatMessage, ProviderItem, ToolCall, ToolCallRecord, Usage } from './types';
 
 /** Tags every checkpoint this runner writes, so a foreign or future state is refused, not misread. */
 export const RUN_STATE_FORMAT = 'toolnexus.run/1';
@@ -109,7 +109,8 @@ function isMessage(value: unknown): value is ChatMessage {
     case 'assistant':
       return (
         typeof message.content === 'string' &&
-        (message.toolCalls === undefined || (Array.isArray(message.toolCalls) && message.toolCalls.every(isToolCall)))
+        (message.toolCalls === undefined || (Array.isArray(message.toolCalls) && message.toolCalls.every(isToolCall))) &&
+        (message.items === undefined || (Array.isArray(message.items) && message.items.every(isProviderItem)))
       );
     case 'tool':
       return (
@@ -121,6 +122,18 @@ function isMessage(value: unknown): value is ChatMessage {
     default:
       return false;
   }
+}
+
+function isProviderItem(value: unknown): value is ProviderItem {
+  if (typeof value !== 'object' || value === null) return false;
+  const item = value as ProviderItem;
+  return (
+    typeof item.provider === 'string' &&
+    typeof item.type === 'string' &&
+    typeof item.data === 'object' &&
+    item.data !== null &&
+    !Array.isArray(item.data)
+  );
 }
 
 function isRecord(value: unknown): value is ToolCallRecord {

@@ -18,11 +18,27 @@ export interface UserMessage {
   content: string;
 }
 
+/**
+ * Something a provider sent in the model's turn that it needs back, verbatim, on the next
+ * request: an OpenAI Responses `reasoning` item (with its encrypted content), an Anthropic
+ * signed `thinking` or `redacted_thinking` block. `provider` names the model that made it
+ * (its `ChatModel.provider`), so another provider's model leaves it out; `data` is the
+ * provider's own JSON, untouched, so a checkpoint carries it to another process.
+ */
+export interface ProviderItem {
+  provider: string;
+  /** The provider's item or block type (`reasoning`, `thinking`, `redacted_thinking`, ...). */
+  type: string;
+  data: Record<string, unknown>;
+}
+
 /** The model's turn: its text and the tool calls it asked for, in the order it asked. */
 export interface AssistantMessage {
   role: 'assistant';
   content: string;
   toolCalls?: ToolCall[];
+  /** Provider items to send back on the next request, in the order the provider sent them. */
+  items?: ProviderItem[];
 }
 
 /** The result of one tool call, fed back to the model in the provider's tool-result shape. */
@@ -45,6 +61,10 @@ export type ChatMessage = UserMessage | AssistantMessage | ToolMessage;
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
+  /** Input tokens served from the provider's prompt cache (part of `inputTokens`), when reported. */
+  cachedInputTokens?: number;
+  /** Output tokens spent on reasoning or thinking (part of `outputTokens`), when reported. */
+  reasoningTokens?: number;
 }
 
 /** What a model needs to know about one tool. A `RegisteredTool` is one. */
@@ -74,10 +94,16 @@ export interface ModelResponse {
   usage: Usage;
   /** The provider's own reason (`stop`, `tool_calls`, `end_turn`, `tool_use`, ...), when it gave one. */
   stopReason?: string;
+  /** Provider items of this turn that the next request must carry back (see {@link ProviderItem}). */
+  items?: ProviderItem[];
 }
 
 /** What a streaming model call yields: text as it arrives, then exactly one `response`. */
-export type ModelStreamEvent = { type: 'text'; delta: string } | { type: 'response'; response: ModelResponse };
+export type ModelStreamEvent =
+  | { type: 'text'; delta: string }
+  /** Reasoning or thinking text as it arrives, when the provider shows it. */
+  | { type: 'reasoning'; delta: string }
+  | { type: 'response'; response: ModelResponse };
 
 /**
  * A chat model the runner can drive. Implement `complete`; add `stream` when the back end

@@ -146,6 +146,7 @@ const EXPECTED: Record<Entry, string[]> = {
     'type PostgresStoreCommonOptions',
     'type PostgresStoreConnectionOptions',
     'type PostgresStoreSharedPoolOptions',
+    'type ProviderItem',
     'type Refusal',
     'type RefusalStatus',
     'type RegisteredTool',
