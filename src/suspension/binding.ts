@@ -1,4 +1,6 @@
+import * as crypto from 'node:crypto';
 import { createHash, createHmac } from 'node:crypto';
+import type { AnsweredRequest, PendingRequest } from '../results/wire';
 import type { SuspendedCall } from './store';
 
 /**
@@ -14,17 +16,22 @@ export class Binding {
   constructor(private readonly key?: string | Uint8Array) {}
 
   /** The digest of `call`, prefixed with its algorithm. */
-  of(call: Pick<SuspendedCall, 'tool' | 'args' | 'callId' | 'runId' | 'request' | 'chain'>): string {
-    const text = canonicalJson({
-      tool: call.tool,
-      args: call.args ?? null,
-      callId: call.callId ?? null,
-      runId: call.runId ?? null,
-      request: call.request,
-      chain: call.chain ?? [],
-    });
-    if (this.key === undefined) return `sha256:${createHash('sha256').update(text).digest('base64url')}`;
-    return `hmac-sha256:${createHmac('sha256', this.key).update(text).digest('base64url')}`;
+  of(call: Bound): string {
+    return this.digest(canonicalJson(partsOf(call)));
+  }
+
+  /**
+   * `call` as it should be stored: its parts in the canonical key order, with their digest.
+   * A store that keeps key order (SQLite, memory) then gives back parts whose plain
+   * `JSON.stringify` is the canonical text, so {@link problem} can check them without sorting.
+   */
+  seal<TCall extends Bound>(call: TCall): TCall & { binding: string } {
+    const text = canonicalJson(partsOf(call));
+    const parts = JSON.parse(text) as Parts;
+    const sealed = { ...call, request: parts.request, binding: this.digest(text) };
+    if (call.args !== undefined) sealed.args = parts.args;
+    if (call.chain !== undefined) sealed.chain = parts.chain;
+    return sealed;
   }
 
   /** Why `call` is not the call that was recorded, or `undefined` when it is. */
@@ -33,10 +40,47 @@ export class Binding {
       // Rows from before bindings existed; with a key, a missing digest is a stripped one.
       return this.key === undefined ? undefined : 'it carries no binding digest, and this coordinator requires a keyed one';
     }
+    // Equal digests mean equal texts, so any JSON text of the parts that matches proves them
+    // unchanged: first the plain one (right for a sealed call whose store kept key order),
+    // then the canonical one (a store that reorders keys, or a call stored unsealed).
+    if (call.binding === this.digest(JSON.stringify(partsOf(call)))) return undefined;
     if (call.binding === this.of(call)) return undefined;
     return 'its tool, arguments, run, request or chain differ from what was recorded';
   }
+
+  private digest(text: string): string {
+    if (this.key !== undefined) return `hmac-sha256:${createHmac('sha256', this.key).update(text).digest('base64url')}`;
+    // `crypto.hash` (Node 20.12+) skips the Hash object; same digest.
+    if (oneShotHash) return `sha256:${oneShotHash('sha256', text, 'base64url')}`;
+    return `sha256:${createHash('sha256').update(text).digest('base64url')}`;
+  }
 }
+
+/** What a binding covers. */
+type Bound = Pick<SuspendedCall, 'tool' | 'args' | 'callId' | 'runId' | 'request' | 'chain'>;
+
+/** The parts a digest is taken over, keys in canonical (sorted) order. */
+interface Parts {
+  args: unknown;
+  callId: string | null;
+  chain: AnsweredRequest[];
+  request: PendingRequest;
+  runId: string | null;
+  tool: string;
+}
+
+function partsOf(call: Bound): Parts {
+  return {
+    args: call.args ?? null,
+    callId: call.callId ?? null,
+    chain: call.chain ?? [],
+    request: call.request,
+    runId: call.runId ?? null,
+    tool: call.tool,
+  };
+}
+
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'base64url') => string }).hash;
 
 /**
  * JSON with object keys sorted, so equal values give equal text whatever their key order.

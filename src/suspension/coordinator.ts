@@ -165,8 +165,7 @@ export class ResumeCoordinator {
     const call: SuspendedCall = { request, tool: name, args: value, status: 'pending', createdAt: new Date().toISOString() };
     if (options.callId !== undefined) call.callId = options.callId;
     if (options.runId !== undefined) call.runId = options.runId;
-    call.binding = this.binding.of(call);
-    await this.record(call);
+    await this.record(this.binding.seal(call));
     return result;
   }
 

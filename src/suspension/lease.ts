@@ -1,9 +1,10 @@
 import { ClaimLostError } from '../errors';
+import { AbortLatch } from '../timing/abort-latch';
 import type { Claim, PendingStore } from './store';
 
 /**
  * Holds a claim while its replay runs: renews the lease every third of it, and aborts
- * `signal` the moment the claim is known lost (another process took it over) or can no
+ * the replay the moment the claim is known lost (another process took it over) or can no
  * longer be vouched for (no renewal got through for a whole lease). A holder that lost its
  * claim must not store an outcome: the new holder's stands.
  *
@@ -11,7 +12,7 @@ import type { Claim, PendingStore } from './store';
  * monotonic clock), so a wrong wall clock here cannot make it believe it still holds a claim.
  */
 export class LeaseKeeper {
-  private readonly controller = new AbortController();
+  private readonly latch = new AbortLatch();
   private readonly every: number;
   private readonly onCallerAbort?: () => void;
   private timer: NodeJS.Timeout | undefined;
@@ -27,16 +28,16 @@ export class LeaseKeeper {
   ) {
     this.every = Math.max(1, Math.floor(leaseMs / 3));
     if (caller) {
-      this.onCallerAbort = () => this.controller.abort(caller.reason);
+      this.onCallerAbort = () => this.latch.abort(caller.reason);
       if (caller.aborted) this.onCallerAbort();
       else caller.addEventListener('abort', this.onCallerAbort, { once: true });
     }
     this.schedule();
   }
 
-  /** Aborts when the caller's signal does, or when the claim is lost. */
-  get signal(): AbortSignal {
-    return this.controller.signal;
+  /** Aborts when the caller's signal does, or when the claim is lost. Its `signal` is made only when read. */
+  get cancellation(): AbortLatch {
+    return this.latch;
   }
 
   /** True once the claim is known lost: the replay's outcome must not be stored. */
@@ -75,6 +76,6 @@ export class LeaseKeeper {
   private lose(): void {
     this.lostClaim = true;
     this.stop();
-    this.controller.abort(new ClaimLostError(this.claim.id, this.claim.fence));
+    this.latch.abort(new ClaimLostError(this.claim.id, this.claim.fence));
   }
 }

@@ -9,6 +9,7 @@ import {
 import { messageOf } from '../errors/message';
 import { pendingOf } from '../results/helpers';
 import type { Answer, ToolResult } from '../results/wire';
+import { withLatch } from '../timing/abort-latch';
 import { sleep } from '../timing/sleep';
 import type { ToolContext } from '../toolkit/context';
 import type { Toolkit } from '../toolkit/toolkit';
@@ -100,12 +101,8 @@ export class Resolution {
     let outcome: ToolResult;
     try {
       const chain = call.chain ?? [];
-      outcome = await this.settings.toolkit.execute(call.tool, call.args, {
-        ...ctx,
-        signal: keeper.signal,
-        answer,
-        replay: { request: call.request, chain, fence: claim.fence },
-      });
+      const replay: ToolContext = { ...ctx, answer, replay: { request: call.request, chain, fence: claim.fence } };
+      outcome = await this.settings.toolkit.execute(call.tool, call.args, withLatch(replay, keeper.cancellation));
     } finally {
       keeper.stop();
     }
@@ -132,8 +129,7 @@ export class Resolution {
     };
     if (call.callId !== undefined) next.callId = call.callId;
     if (call.runId !== undefined) next.runId = call.runId;
-    next.binding = this.settings.binding.of(next);
-    return { status: 'resolved', outcome, next };
+    return { status: 'resolved', outcome, next: this.settings.binding.seal(next) };
   }
 
   private async complete(claim: Claim, settlement: Settlement): Promise<ToolResult | undefined> {
@@ -160,6 +156,9 @@ function storedOutcome(call: SuspendedCall, answer: Answer): ToolResult {
  * replay it again after its lease.
  */
 function storable(outcome: ToolResult): ToolResult {
+  // The common result, `{ output, isError }` of a string and a boolean, is JSON as it is.
+  if (outcome.metadata === undefined && typeof outcome.output === 'string' && typeof outcome.isError === 'boolean')
+    return { output: outcome.output, isError: outcome.isError };
   try {
     return JSON.parse(JSON.stringify(outcome)) as ToolResult;
   } catch (error) {

@@ -3,6 +3,7 @@ import type { ApprovalPolicy, ClassType, ToolOptions } from '../decorators/types
 import { InvalidArgumentError, ToolRegistrationError } from '../errors';
 import { failure, isToolResult, pendingOf, sanitizeName, success } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
+import { onAbortOf, watchOf, type AbortWatch } from '../timing/abort-latch';
 import type { JsonSchema } from '../schema/json-schema';
 import { toAnthropicTools, toGeminiTools, toOpenAITools, type AnthropicTool, type GeminiTools, type OpenAITool } from './adapters';
 import { approvalPolicyOf, approvalStep } from './approval';
@@ -156,7 +157,7 @@ export class Toolkit {
   }
 
   private async dispatch(entry: Entry, args: object, given: ToolContext | undefined): Promise<ToolResult> {
-    if (given?.signal?.aborted) return failure(`${entry.name} cancelled`);
+    if (watchOf(given)?.aborted) return failure(`${entry.name} cancelled`);
     let ctx = given;
     if (entry.approval) {
       const step = await approvalStep(entry.name, entry.approval, args, ctx);
@@ -169,21 +170,27 @@ export class Toolkit {
         ? guard.result
         : failure(`the beforeTool hook of ${entry.name} returned { result } without a ToolResult`);
     const timeoutMs = deadlineMs(ctx?.timeout ?? entry.timeoutMs ?? this.defaultTimeoutMs);
-    if (timeoutMs === undefined && ctx?.signal === undefined) return invoke(entry, args, ctx);
-    return this.guarded(entry, args, ctx, timeoutMs);
+    const watch = watchOf(ctx);
+    if (timeoutMs === undefined && watch === undefined) return invoke(entry, args, ctx);
+    return this.guarded(entry, args, ctx, timeoutMs, watch);
   }
 
   /**
-   * Races `run` against its deadline and the caller's signal. One AbortController per call
-   * carries both to `run`; the listener on the caller's (possibly long-lived) signal and the
-   * timer are removed in `finally`, so nothing is retained per call (unlike `AbortSignal.any`
-   * on Node 20, whose sources keep every combined signal).
+   * Races `run` against its deadline and the caller's cancellation. One AbortController per
+   * call carries both to `run`; the listener on the caller's (possibly long-lived) signal and
+   * the timer are removed in `finally`, so nothing is retained per call (unlike
+   * `AbortSignal.any` on Node 20, whose sources keep every combined signal).
    */
-  private async guarded(entry: Entry, args: object, ctx: ToolContext | undefined, timeoutMs: number | undefined): Promise<ToolResult> {
-    const callerSignal = ctx?.signal;
+  private async guarded(
+    entry: Entry,
+    args: object,
+    ctx: ToolContext | undefined,
+    timeoutMs: number | undefined,
+    watch: AbortWatch | undefined,
+  ): Promise<ToolResult> {
     let callCtx = ctx;
     let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
+    let unwatch: (() => void) | undefined;
     const stops: Array<Promise<ToolResult>> = [];
     const call = timeoutMs === undefined ? undefined : new AbortController();
     if (call) {
@@ -197,14 +204,13 @@ export class Toolkit {
         }),
       );
     }
-    if (callerSignal) {
+    if (watch) {
       stops.push(
         new Promise((resolve) => {
-          onAbort = () => {
-            call?.abort(callerSignal.reason);
+          unwatch = onAbortOf(watch, (reason) => {
+            call?.abort(reason);
             resolve(failure(`${entry.name} cancelled`));
-          };
-          callerSignal.addEventListener('abort', onAbort, { once: true });
+          });
         }),
       );
     }
@@ -212,7 +218,7 @@ export class Toolkit {
       return await Promise.race([invoke(entry, args, callCtx), ...stops]);
     } finally {
       if (timer) clearTimeout(timer);
-      if (onAbort) callerSignal?.removeEventListener('abort', onAbort);
+      unwatch?.();
     }
   }
 

@@ -70,9 +70,9 @@ describe.each(stores())('leases across processes on %s', (_name, newStore) => {
     const log = join(dir, `slow-${Math.random()}.log`);
     const go = join(dir, `go-${Math.random()}`);
     const id = await suspend(store);
-    const env = { LOG: log, WORK_MS: '600', GO_FILE: go };
-    const a = resolver(store, id, 200, env);
-    const b = resolver(store, id, 200, env);
+    const env = { LOG: log, WORK_MS: '1500', GO_FILE: go };
+    const a = resolver(store, id, 500, env);
+    const b = resolver(store, id, 500, env);
     writeFileSync(go, '');
     const [fromA, fromB] = await Promise.all([outputOf<Resolved>(a, 'a'), outputOf<Resolved>(b, 'b')]);
     expect(fromA).toEqual(fromB);
@@ -87,9 +87,11 @@ describe.each(stores())('leases across processes on %s', (_name, newStore) => {
     const store = newStore();
     const log = join(dir, `blocked-${Math.random()}.log`);
     const id = await suspend(store);
-    const a = resolver(store, id, 1_000, { LOG: log, BLOCK_MS: '3000', WORK_MS: '200' });
+    const ready = join(dir, `ready-${Math.random()}`);
+    // A stays blocked until B is about to resolve and 3 s (three leases) past that: B's start-up time, whatever the machine's load, cannot let A's lease recover first.
+    const a = resolver(store, id, 1_000, { LOG: log, BLOCK_AFTER_FILE: ready, BLOCK_MS: '3000', WORK_MS: '200' });
     await until(() => replays(log).length > 0, 20_000, 'the first holder to begin');
-    const b = resolver(store, id, 1_000, { LOG: log, WORK_MS: '200' });
+    const b = resolver(store, id, 1_000, { LOG: log, WORK_MS: '200', READY_FILE: ready });
     const [fromA, fromB] = await Promise.all([outputOf<Resolved>(a, 'a'), outputOf<Resolved>(b, 'b')]);
     expect(fromB).toEqual({ outcome: { output: `done by ${b.pid} under fence 2`, isError: false } });
     expect(fromA).toEqual(fromB);

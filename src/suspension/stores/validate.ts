@@ -22,22 +22,23 @@ export function checkInsertable(call: SuspendedCall, operation = 'insert'): void
   if (!isObject(request) || typeof request.id !== 'string' || request.id === '') {
     throw new InvalidArgumentError(`${operation}: call.request.id must be a non-empty string`);
   }
-  const what = `${operation}: suspension ${request.id}`;
-  if (typeof request.kind !== 'string') throw new InvalidArgumentError(`${what} has no string request.kind`);
-  if (typeof call.tool !== 'string' || call.tool === '') throw new InvalidArgumentError(`${what} has no tool name`);
-  if (!isSuspensionStatus(call.status)) throw new InvalidArgumentError(`${what} has unknown status ${JSON.stringify(call.status)}`);
-  if (!isTimestamp(call.createdAt)) throw new InvalidArgumentError(`${what} has no RFC 3339 createdAt`);
-  for (const key of ['callId', 'runId', 'updatedAt', 'next', 'binding'] as const) {
-    if (call[key] !== undefined && typeof call[key] !== 'string') throw new InvalidArgumentError(`${what} has a non-string ${key}`);
+  // The message is built only when something is wrong: this runs on every recorded call.
+  const refuse = (problem: string): never => {
+    throw new InvalidArgumentError(`${operation}: suspension ${request.id} ${problem}`);
+  };
+  if (typeof request.kind !== 'string') refuse('has no string request.kind');
+  if (typeof call.tool !== 'string' || call.tool === '') refuse('has no tool name');
+  if (!isSuspensionStatus(call.status)) refuse(`has unknown status ${JSON.stringify(call.status)}`);
+  if (!isTimestamp(call.createdAt)) refuse('has no RFC 3339 createdAt');
+  for (const key of STRING_FIELDS) {
+    if (call[key] !== undefined && typeof call[key] !== 'string') refuse(`has a non-string ${key}`);
   }
-  if (call.leaseUntil !== undefined && !isTimestamp(call.leaseUntil))
-    throw new InvalidArgumentError(`${what} has a leaseUntil that is not RFC 3339`);
-  if (call.fence !== undefined && !isFence(call.fence))
-    throw new InvalidArgumentError(`${what} has a fence that is not a positive integer`);
-  if (call.chain !== undefined && !isChain(call.chain)) {
-    throw new InvalidArgumentError(`${what} has a chain that is not an array of { request, answer } objects`);
-  }
+  if (call.leaseUntil !== undefined && !isTimestamp(call.leaseUntil)) refuse('has a leaseUntil that is not RFC 3339');
+  if (call.fence !== undefined && !isFence(call.fence)) refuse('has a fence that is not a positive integer');
+  if (call.chain !== undefined && !isChain(call.chain)) refuse('has a chain that is not an array of { request, answer } objects');
 }
+
+const STRING_FIELDS = ['callId', 'runId', 'updatedAt', 'next', 'binding'] as const;
 
 /** `get`, `claim`: the id of a suspended call. */
 export function checkId(id: unknown, operation: string): asserts id is string {
