@@ -220,11 +220,21 @@ export class AnthropicModel implements ChatModel {
       attempt.dispose();
     }
     if (!stopped) throw new ModelResponseError(this.provider, 'the stream ended before message_stop');
-    const content = [...blocks.keys()].sort((a, b) => a - b).map((index) => finished(blocks.get(index) as Assembling));
+    // A streamed call's arguments stay the JSON text exactly as the model sent it.
+    const sent = new Map<Record<string, unknown>, string>();
+    const content = [...blocks.keys()]
+      .sort((a, b) => a - b)
+      .map((index) => {
+        const entry = blocks.get(index) as Assembling;
+        const block = finished(entry);
+        if (entry.kind === 'tool_use' && entry.json !== '') sent.set(block, entry.json);
+        return block;
+      });
     const response = this.fromContent(
       content.filter((block) => !(block.type === 'text' && block.text === '')),
       usage,
       stopReason,
+      sent,
     );
     yield { type: 'response', response };
   }
@@ -246,13 +256,18 @@ export class AnthropicModel implements ChatModel {
    * (signed thinking, redacted thinking, server-tool blocks), every block is kept as a
    * provider item, in order and untouched, so the next request sends the turn back exactly.
    */
-  private fromContent(content: Array<Record<string, unknown>>, usage: Usage, stopReason: string | undefined): ModelResponse {
+  private fromContent(
+    content: Array<Record<string, unknown>>,
+    usage: Usage,
+    stopReason: string | undefined,
+    sent?: ReadonlyMap<Record<string, unknown>, string>,
+  ): ModelResponse {
     let text = '';
     const toolCalls: ToolCall[] = [];
     let plain = true;
     for (const block of content) {
       if (block.type === 'text') text += asString(block.text) ?? '';
-      else if (block.type === 'tool_use') toolCalls.push(this.toolCall(block));
+      else if (block.type === 'tool_use') toolCalls.push(this.toolCall(block, sent?.get(block)));
       else plain = false;
     }
     const response: ModelResponse = { text, toolCalls, usage, stopReason };
@@ -266,12 +281,12 @@ export class AnthropicModel implements ChatModel {
     return response;
   }
 
-  private toolCall(block: Record<string, unknown>): ToolCall {
+  private toolCall(block: Record<string, unknown>, sent?: string): ToolCall {
     const id = asString(block.id);
     const name = asString(block.name);
     if (!id || !name)
       throw new ModelResponseError(this.provider, 'a tool_use block has no id or name', JSON.stringify(block).slice(0, 200));
-    return { id, name, arguments: block.input === undefined ? '{}' : argumentsText(block.input) };
+    return { id, name, arguments: sent ?? (block.input === undefined ? '{}' : argumentsText(block.input)) };
   }
 
   private body(request: ModelRequest, stream: boolean): string {
