@@ -6,7 +6,7 @@ import type { WaitFor } from '../suspension/answers';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { ToolContext } from '../toolkit/context';
 import { pendingResult, snapshot, type Checkpoints } from './checkpoints';
-import { checkAnswer, FINAL_ANSWER_TOOL, keptAnswer, repairPrompt, type OutputRun } from './output';
+import { checkAnswer, FINAL_ANSWER_TOOL, keptAnswer, repairPrompt, textReminder, type OutputRun } from './output';
 import type { HaltedCall, RunState } from './state';
 import { addUsage, copyUsage } from './usage';
 import type {
@@ -115,7 +115,7 @@ async function answered(parts: LoopParts, live: LiveRun, output: OutputRun, resp
   let answer: string;
   if (!output.native && call === undefined) {
     answer = response.text;
-    problem = `you answered in text; call ${FINAL_ANSWER_TOOL} with your answer instead`;
+    problem = `it answered in text instead of calling ${FINAL_ANSWER_TOOL}`;
   } else {
     answer = call ? call.arguments : response.text;
     const checked = await checkAnswer(output, answer);
@@ -134,7 +134,7 @@ async function answered(parts: LoopParts, live: LiveRun, output: OutputRun, resp
     throw error;
   }
   output.repairs++;
-  const feedback = repairPrompt(output, problem);
+  const feedback = call || output.native ? repairPrompt(output, problem) : textReminder();
   if (call) live.messages.push({ role: 'tool', callId: call.id, name: call.name, content: feedback, isError: true });
   else live.messages.push({ role: 'user', content: feedback });
   return false;

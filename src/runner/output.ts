@@ -113,6 +113,11 @@ export function repairPrompt(output: OutputRun, problem: string): string {
     : `Your ${FINAL_ANSWER_TOOL} arguments are not a valid ${output.format.name}: ${problem}. Call ${FINAL_ANSWER_TOOL} again with corrected arguments.`;
 }
 
+/** The feedback to a model that answered in text where the final-answer tool was expected. */
+export function textReminder(): string {
+  return `Give your final answer by calling ${FINAL_ANSWER_TOOL} with it as the arguments; a text answer is not taken.`;
+}
+
 /** Validates an answer (JSON text or parsed arguments); the instance on success, the problem otherwise. */
 export async function checkAnswer(
   output: OutputRun,
