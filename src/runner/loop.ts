@@ -127,6 +127,10 @@ async function answered(parts: LoopParts, live: LiveRun, output: OutputRun, resp
     }
     problem = checked.problem;
   }
+  // The feedback is kept even when the repairs are spent: a `recover` then asks again from it.
+  const feedback = call || output.native ? repairPrompt(output, problem) : textReminder();
+  if (call) live.messages.push({ role: 'tool', callId: call.id, name: call.name, content: feedback, isError: true });
+  else live.messages.push({ role: 'user', content: feedback });
   if (output.repairs >= output.maxRepairs) {
     const error = new OutputValidationError(live.runId, output.format.name, problem, keptAnswer(answer), output.repairs + 1);
     await live.stopDriving?.();
@@ -134,9 +138,6 @@ async function answered(parts: LoopParts, live: LiveRun, output: OutputRun, resp
     throw error;
   }
   output.repairs++;
-  const feedback = call || output.native ? repairPrompt(output, problem) : textReminder();
-  if (call) live.messages.push({ role: 'tool', callId: call.id, name: call.name, content: feedback, isError: true });
-  else live.messages.push({ role: 'user', content: feedback });
   return false;
 }
 

@@ -148,6 +148,24 @@ describe('typed answers through OpenAI chat structured output', () => {
     expect(again.status === 'done' && again.output).toBeInstanceOf(ReportDto);
     expect(again).toEqual(final);
   });
+  it('a resumed run whose repairs run out is saved failed, and recover with the DTO asks again from the feedback', async () => {
+    const server = await serve([
+      openaiCalls([{ id: 'call_pay', name: 'pay', args: { invoice: 'B', cents: 5 } }]),
+      openaiText('{"title":1}'),
+      openaiText('{"title":"B","count":5}'),
+    ]);
+    const runner = new AgentRunner({ model: openai(server), toolkit: new Toolkit().register(new PayTool()), maxOutputRepairs: 0 });
+    const halted = await runner.run('Pay B', { output: ReportDto, runId: 'run-recover' });
+    const failed = await runner.resume({ id: halted.pending?.id as string, ok: true }, { output: ReportDto }).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(OutputValidationError);
+    const saved = await runner.coordinator.store.loadRun('run-recover');
+    expect(saved?.state).toMatchObject({ phase: 'failed', output: { name: 'ReportDto', repairs: 0 } });
+    expect((saved?.state.messages as Array<{ role: string }>).at(-1)?.role).toBe('user');
+
+    const recovered = await runner.recover('run-recover', { output: ReportDto });
+    expect(recovered).toMatchObject({ status: 'done', output: { title: 'B', count: 5 }, turns: 3 });
+    expect((server.requests[2]?.body.messages as Wire).at(-1)?.content).toMatch(/^Your answer is not valid ReportDto JSON: /);
+  });
 });
 
 describe('typed answers through a final-answer tool (Anthropic)', () => {
