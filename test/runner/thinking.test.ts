@@ -8,6 +8,7 @@ import {
   AgentRunner,
   AnthropicModel,
   InvalidArgumentError,
+  ModelResponseError,
   Toolkit,
   defineTool,
   type AnthropicModelOptions,
@@ -15,7 +16,7 @@ import {
   type RunEvent,
   type RunResult,
 } from 'toolnexus-ts';
-import { anthropicText, json, startMockServer, type MockServer, type Reply } from '../fixtures/runner/mock-servers';
+import { anthropicText, json, sse, startMockServer, type MockServer, type Reply } from '../fixtures/runner/mock-servers';
 import { recordedBody, recordedEvents, recordedStream, recordedText } from '../fixtures/runner/recorded';
 import { weatherToolkit } from '../fixtures/runner/tools';
 
@@ -201,6 +202,21 @@ describe('Anthropic extended thinking', () => {
     const result = doneOf(await collect(runner.stream('x')));
     expect(result.text).toBe('925 ÷ 5 = 185');
     expect(server.requests).toHaveLength(2);
+  });
+
+  it('bounds the content blocks one stream may open', async () => {
+    const events: Array<{ event: string; data: unknown }> = [
+      { event: 'message_start', data: { type: 'message_start', message: { content: [] } } },
+    ];
+    for (let index = 0; index <= 1024; index++)
+      events.push({
+        event: 'content_block_start',
+        data: { type: 'content_block_start', index, content_block: { type: 'redacted_thinking', data: 'x' } },
+      });
+    const server = await serve([sse(events)]);
+    const consume = collect(new AgentRunner({ model: model(server), toolkit: toolkit() }).stream('x'));
+    await expect(consume).rejects.toThrow(ModelResponseError);
+    await expect(consume).rejects.toThrow('a stream has more than 1024 content blocks');
   });
 
   it('refuses a thinking budget the API would refuse, naming the bounds', () => {
