@@ -2,6 +2,8 @@
 // BENCH_PROFILE_REQUESTS requests under the V8 CPU profiler and prints self time grouped
 // by where the code lives (the library's own files one by one, packages by name).
 // Usage: node profile.mjs <framework-key>   (writes build/<key>.cpuprofile too)
+// BENCH_PROFILE_CONCURRENCY (default 1) keeps that many requests in flight, as the
+// throughput phase does.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -13,6 +15,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const framework = FRAMEWORKS.find((f) => f.key === process.argv[2]);
 if (!framework) throw new Error(`usage: node profile.mjs <${FRAMEWORKS.map((f) => f.key).join('|')}>`);
 const requests = Number(process.env.BENCH_PROFILE_REQUESTS ?? 2000);
+const concurrency = Number(process.env.BENCH_PROFILE_CONCURRENCY ?? 1);
 
 const mock = await startMock();
 const { url } = mock;
@@ -26,7 +29,14 @@ try {
   await session.post('Profiler.setSamplingInterval', { interval: 100 });
   await session.post('Profiler.start');
   const t = performance.now();
-  for (let i = 0; i < requests; i++) await ask();
+  let started = 0;
+  const worker = async () => {
+    while (started < requests) {
+      started++;
+      await ask();
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
   const elapsed = performance.now() - t;
   const { profile } = await session.post('Profiler.stop');
   mkdirSync(path.join(here, 'build'), { recursive: true });
@@ -44,8 +54,8 @@ function where(frame) {
       : frame.functionName === '(idle)'
         ? '(idle: waiting on the mock)'
         : `(${frame.functionName || 'native'})`;
-  const dist = url.indexOf('/main/dist/');
-  if (dist >= 0) return `toolnexus-ts dist/${url.slice(dist + '/main/dist/'.length)}`;
+  const dist = url.indexOf('/dist/');
+  if (dist >= 0 && !url.includes('/node_modules/')) return `toolnexus-ts dist/${url.slice(dist + '/dist/'.length)}`;
   const nm = url.lastIndexOf('/node_modules/');
   if (nm >= 0) {
     const rest = url.slice(nm + '/node_modules/'.length).split('/');

@@ -7,6 +7,8 @@
 // 3. Warm: this process loads every framework, warms each up, then runs BENCH_ROUNDS
 //    rounds of BENCH_BATCH requests per framework, the order rotated every round, and
 //    takes p50/p95 of the per-request wall times.
+// 4. Throughput: the same process, the same adapters, 64 runs in flight at once
+//    (throughput.mjs): runs per second and p95 per framework.
 // Each request is the same scenario: one model turn with two parallel tool calls
 // (get_weather, add), the tools run, then the final answer: 2 HTTP round trips.
 import { execFile } from 'node:child_process';
@@ -19,6 +21,7 @@ import scenario from './scenario.cjs';
 import { FRAMEWORKS, available } from './frameworks.mjs';
 import { startMock } from './mock-process.mjs';
 import { median, percentile, rotation } from './stats.mjs';
+import { throughputLines, throughputPhase } from './throughput.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const run = promisify(execFile);
@@ -140,7 +143,7 @@ async function warmPhase(url) {
       cpuUsPerRequest: median(rounds.map((r) => r.get(key).cpuUs)),
     });
   }
-  return { summary, fetchPatched, measured };
+  return { summary, fetchPatched, measured, asks };
 }
 
 const fmt = (v, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : '—');
@@ -153,21 +156,22 @@ async function main() {
     const cold = await coldPhase(mock.url);
     const coldRequests = rows.length * COLD * (1 + COLD_REQUESTS);
     const warm = await warmPhase(mock.url);
+    const throughput = await throughputPhase(rows, warm.asks);
     const mockStats = await mock.stats();
     const warmRequests = rows.length * WARMUP + warm.measured;
-    const expectedRequests = 2 * (coldRequests + warmRequests);
+    const expectedRequests = 2 * (coldRequests + warmRequests + throughput.measured);
     if (mockStats.requests !== expectedRequests || mockStats.badFinal !== 0) {
       throw new Error(
         `mock saw ${mockStats.requests} requests (expected ${expectedRequests}), ${mockStats.badFinal} with wrong tool results`,
       );
     }
-    report({ cold, warm, mockStats, seconds: (performance.now() - began) / 1000 });
+    report({ cold, warm, throughput, mockStats, seconds: (performance.now() - began) / 1000 });
   } finally {
     mock.stop();
   }
 }
 
-function report({ cold, warm, mockStats, seconds }) {
+function report({ cold, warm, throughput, mockStats, seconds }) {
   const floor = warm.summary.get('floor');
   const vercel = warm.summary.get('vercel-ai');
   const peers = rows.filter((f) => f.role === 'peer');
@@ -246,6 +250,8 @@ function report({ cold, warm, mockStats, seconds }) {
     }
   }
   out.push('');
+  out.push(...throughputLines(rows, throughput));
+  out.push('');
   out.push(`mock served ${mockStats.requests} requests, every tool result checked; total ${fmt(seconds, 1)} s`);
   console.log(out.join('\n'));
 
@@ -256,6 +262,7 @@ function report({ cold, warm, mockStats, seconds }) {
     settings: { ROUNDS, BATCH, WARMUP, COLD, COLD_REQUESTS },
     warm: Object.fromEntries(warm.summary),
     cold: Object.fromEntries(cold),
+    throughput: { settings: throughput.settings, summary: Object.fromEntries(throughput.summary) },
     mock: mockStats,
     seconds,
   };

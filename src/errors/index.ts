@@ -298,3 +298,22 @@ export class ModelRequestError extends ModelError {
     super(provider, `${provider} request could not be sent: ${detail}`);
   }
 }
+
+/**
+ * A run asked for a typed answer (`output`) and the model's answers still failed
+ * validation after every repair round. `problem` is the last validation failure, `answer`
+ * the last answer's text (cut to 2 000 characters).
+ */
+export class OutputValidationError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_OUTPUT_INVALID';
+
+  constructor(
+    readonly runId: string,
+    readonly outputName: string,
+    readonly problem: string,
+    readonly answer: string,
+    readonly attempts: number,
+  ) {
+    super(`run ${runId}: the model's answer is not a valid ${outputName} after ${attempts} attempts: ${problem}`);
+  }
+}

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError } from '../errors';
+import type { ClassType } from '../decorators/types';
 import type { Answer } from '../results/wire';
 import type { WaitFor } from '../suspension/answers';
 import { DEFAULT_LEASE_MS, ResumeCoordinator } from '../suspension/coordinator';
@@ -7,9 +8,11 @@ import type { RunStore } from '../suspension/store';
 import type { Toolkit } from '../toolkit/toolkit';
 import { Checkpoints } from './checkpoints';
 import { runLoop, type Emit, type LiveRun } from './loop';
+import { DEFAULT_OUTPUT_REPAIRS, offeredTools, startOutput } from './output';
 import { continueRun, recoverRun, type ResumeParts } from './resume';
 import { streamRun } from './stream';
-import type { ChatMessage, ChatModel, ModelTool, RunEvent, RunResult } from './types';
+import type { ChatMessage, ChatModel, ModelMetricEvent, ModelTool, RunEvent, RunResult } from './types';
+import { zeroUsage } from './usage';
 
 export type { AgentToolContext } from './loop';
 
@@ -39,6 +42,13 @@ export interface AgentRunnerOptions {
    * its lease has lapsed (judged by process clocks). Default 60 000 ms.
    */
   runLeaseMs?: number;
+  /**
+   * Told of every model call: provider, run, turn, token counts and duration. A sink that
+   * throws is ignored. (Tool calls have the toolkit's own `onMetric` hook.)
+   */
+  onMetric?: (event: ModelMetricEvent) => void;
+  /** Repair rounds a typed answer (`output`) gets after its first attempt fails validation. Default 2. */
+  maxOutputRepairs?: number;
 }
 
 /** Options of {@link AgentRunner.run} and {@link AgentRunner.stream}. */
@@ -49,12 +59,26 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Host state every tool call gets a shallow copy of (identity, tenant, a DI scope...). */
   context?: object;
+  /**
+   * Asks for a typed final answer: a class-validator DTO. The model is asked for its JSON
+   * Schema (natively where the model has structured output, else through a `final_answer`
+   * tool), the answer is validated like tool arguments, and a `done` result carries the
+   * DTO instance as `output`. See docs/agents.md, "Typed answers".
+   */
+  output?: ClassType;
+  /** Overrides the runner's `maxOutputRepairs` for this run. */
+  maxOutputRepairs?: number;
 }
 
-/** Options of {@link AgentRunner.resume}. The context is the host's again: it is never stored. */
+/**
+ * Options of {@link AgentRunner.resume} and {@link AgentRunner.recover}. The context is
+ * the host's again: it is never stored. A run that asks for a typed answer needs its DTO
+ * class again as `output` (the checkpoint names it; a class cannot be stored).
+ */
 export interface ResumeOptions {
   signal?: AbortSignal;
   context?: object;
+  output?: ClassType;
 }
 
 /**
@@ -79,6 +103,7 @@ export class AgentRunner {
   readonly toolkit: Toolkit;
   readonly coordinator: ResumeCoordinator;
   private readonly parts: ResumeParts;
+  private readonly maxOutputRepairs: number;
   /** The toolkit's entries as last offered: the same array while they are unchanged, so models cache their provider shape. */
   private offeredTools: readonly ModelTool[] = [];
 
@@ -112,8 +137,14 @@ export class AgentRunner {
       systemPrompt: options.systemPrompt,
       maxTurns,
       waitFor: options.waitFor,
+      onMetric: options.onMetric,
       tools: () => this.currentTools(),
     };
+    if (options.onMetric !== undefined && typeof options.onMetric !== 'function')
+      throw new InvalidArgumentError('onMetric must be a function');
+    this.maxOutputRepairs = options.maxOutputRepairs ?? DEFAULT_OUTPUT_REPAIRS;
+    if (!Number.isInteger(this.maxOutputRepairs) || this.maxOutputRepairs < 0)
+      throw new InvalidArgumentError(`maxOutputRepairs must be an integer >= 0, got ${String(options.maxOutputRepairs)}`);
   }
 
   /**
@@ -122,6 +153,11 @@ export class AgentRunner {
    * Rejects for model failures (`ModelHttpError`, `ModelTimeoutError`...), a store that
    * cannot record, or the signal's reason when cancelled; never for a tool's own failure.
    */
+  async run<T extends object>(
+    input: string | readonly ChatMessage[],
+    options: RunOptions & { output: ClassType<T> },
+  ): Promise<RunResult<T>>;
+  async run(input: string | readonly ChatMessage[], options?: RunOptions): Promise<RunResult>;
   async run(input: string | readonly ChatMessage[], options: RunOptions = {}): Promise<RunResult> {
     return runLoop(this.parts, this.begin(input, options, undefined));
   }
@@ -129,7 +165,8 @@ export class AgentRunner {
   /**
    * Like {@link run}, yielding events as they happen: `text` deltas (streamed from the
    * provider when the model can), `tool_call`, `tool_result`, `pending` (with `waitFor`,
-   * before it is called), and finally `done` with the {@link RunResult}. Breaking out of
+   * before it is called), `reasoning` deltas (the model's thinking, when the provider shows
+   * it), and finally `done` with the {@link RunResult}. Breaking out of
    * the loop cancels the run.
    */
   stream(input: string | readonly ChatMessage[], options: RunOptions = {}): AsyncGenerator<RunEvent> {
@@ -152,6 +189,11 @@ export class AgentRunner {
    * @throws {@link SuspensionMismatchError} a stored suspension is not the call in the run's transcript.
    * @throws {@link RunNotFoundError} the suspension's run has no checkpoint.
    */
+  async resume<T extends object>(
+    answers: Answer | readonly Answer[],
+    options: ResumeOptions & { output: ClassType<T> },
+  ): Promise<RunResult<T>>;
+  async resume(answers: Answer | readonly Answer[], options?: ResumeOptions): Promise<RunResult>;
   async resume(answers: Answer | readonly Answer[], options: ResumeOptions = {}): Promise<RunResult> {
     return continueRun(this.parts, answers, options, undefined);
   }
@@ -172,6 +214,8 @@ export class AgentRunner {
    * @throws {@link InvalidResumeError} the run is waiting for answers, or already over.
    * @throws {@link RunConflictError} another process is driving it (or took it first).
    */
+  async recover<T extends object>(runId: string, options: ResumeOptions & { force?: boolean; output: ClassType<T> }): Promise<RunResult<T>>;
+  async recover(runId: string, options?: ResumeOptions & { force?: boolean }): Promise<RunResult>;
   async recover(runId: string, options: ResumeOptions & { force?: boolean } = {}): Promise<RunResult> {
     if (typeof runId !== 'string' || runId === '') throw new InvalidArgumentError('recover needs a runId');
     return recoverRun(this.parts, runId, options, undefined);
@@ -190,15 +234,22 @@ export class AgentRunner {
     else throw new InvalidArgumentError('run needs a user message (a string) or a transcript (an array of messages)');
     const runId = options.runId ?? `run-${randomUUID()}`;
     if (typeof runId !== 'string' || runId === '') throw new InvalidArgumentError('runId must be a non-empty string');
+    const tools = this.currentTools();
+    const output =
+      options.output === undefined
+        ? undefined
+        : startOutput(options.output, options.maxOutputRepairs ?? this.maxOutputRepairs, this.model, tools);
     return {
       runId,
       messages,
       toolCalls: [],
       turns: 0,
-      usage: { inputTokens: 0, outputTokens: 0 },
+      usage: zeroUsage(),
+      turnUsage: [],
       text: '',
+      output,
       version: 0,
-      tools: this.currentTools(),
+      tools: offeredTools(tools, output),
       signal: options.signal,
       context: options.context,
       emit,

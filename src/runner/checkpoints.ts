@@ -5,6 +5,7 @@ import { pendingOf } from '../results/helpers';
 import type { PendingRequest } from '../results/wire';
 import type { RunStore } from '../suspension/store';
 import type { LiveRun } from './loop';
+import { outputState } from './output';
 import { readRunState, RUN_STATE_FORMAT, type RunDriver, type RunState } from './state';
 import type { PendingRunResult, RunResult } from './types';
 
@@ -132,8 +133,10 @@ export function snapshot(live: LiveRun, phase: RunState['phase'], halted: RunSta
     toolCalls: live.toolCalls,
     turns: live.turns,
     usage: live.usage,
+    turnUsage: live.turnUsage,
     text: live.text,
   };
+  if (live.output) state.output = outputState(live.output);
   if (halted) state.halted = halted;
   return state;
 }
@@ -162,17 +165,34 @@ export function pendingResult(runId: string, state: RunState): PendingRunResult 
     ],
     turns: state.turns,
     usage: state.usage,
+    turnUsage: state.turnUsage ?? [],
     runId,
     pending: pendings[0] as PendingRequest,
     pendings,
   };
 }
 
-/** The result a finished (`done` / `incomplete`) or halted checkpoint stands for. */
-export function resultOf(runId: string, state: RunState): RunResult | undefined {
+/**
+ * The result a finished (`done` / `incomplete`) or halted checkpoint stands for. A typed
+ * answer is rebuilt from the checkpoint's JSON by `instance` (the DTO class is the caller's).
+ */
+export async function resultOf(
+  runId: string,
+  state: RunState,
+  instance: (plain: unknown) => Promise<unknown>,
+): Promise<RunResult | undefined> {
   if (state.phase === 'halted') return pendingResult(runId, state);
-  const base = { text: state.text, messages: state.messages, toolCalls: state.toolCalls, turns: state.turns, usage: state.usage, runId };
-  if (state.phase === 'done') return { ...base, status: 'done' };
+  const base = {
+    text: state.text,
+    messages: state.messages,
+    toolCalls: state.toolCalls,
+    turns: state.turns,
+    usage: state.usage,
+    turnUsage: state.turnUsage ?? [],
+    runId,
+  };
+  if (state.phase === 'done')
+    return { ...base, status: 'done', output: state.output?.value === undefined ? undefined : await instance(state.output.value) };
   if (state.phase === 'incomplete') return { ...base, status: 'incomplete', limit: 'maxTurns' };
   return undefined;
 }

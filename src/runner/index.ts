@@ -3,7 +3,7 @@ export type { AgentRunnerOptions, RunOptions, ResumeOptions, AgentToolContext } 
 export { OpenAIChatModel } from './models/openai';
 export type { OpenAIChatModelOptions } from './models/openai';
 export { AnthropicModel } from './models/anthropic';
-export type { AnthropicModelOptions } from './models/anthropic';
+export type { AnthropicModelOptions, AnthropicThinking, AnthropicPromptCache } from './models/anthropic';
 export { FunctionModel } from './models/function';
 export type { FunctionModelReply, FunctionToolCall, ModelFunction } from './models/function';
 export type { HttpModelOptions, RetryOptions } from './http';
@@ -21,6 +21,8 @@ export type {
   ModelResponse,
   ModelStreamEvent,
   ProviderItem,
+  OutputFormat,
+  ModelMetricEvent,
   ModelTool,
   Usage,
   RunEvent,

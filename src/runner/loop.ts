@@ -1,16 +1,20 @@
-import { ModelResponseError } from '../errors';
+import { ModelResponseError, OutputValidationError } from '../errors';
 import { messageOf } from '../errors/message';
-import { pendingOf } from '../results/helpers';
+import { failure, pendingOf } from '../results/helpers';
 import type { PendingRequest, ToolResult } from '../results/wire';
 import type { WaitFor } from '../suspension/answers';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { ToolContext } from '../toolkit/context';
 import { pendingResult, snapshot, type Checkpoints } from './checkpoints';
+import { checkAnswer, FINAL_ANSWER_TOOL, keptAnswer, repairPrompt, textReminder, type OutputRun } from './output';
 import type { HaltedCall, RunState } from './state';
+import { addUsage, copyUsage } from './usage';
 import type {
   AssistantMessage,
   ChatMessage,
   ChatModel,
+  ModelMetricEvent,
+  ModelRequest,
   ModelResponse,
   ModelTool,
   RunEvent,
@@ -36,6 +40,8 @@ export interface LoopParts {
   systemPrompt?: string;
   maxTurns: number;
   waitFor?: WaitFor;
+  /** Told of every model call (provider, turn, usage, duration). */
+  onMetric?: (event: ModelMetricEvent) => void;
 }
 
 /** The working state of one run while this process drives it. */
@@ -45,7 +51,11 @@ export interface LiveRun {
   toolCalls: ToolCallRecord[];
   turns: number;
   usage: Usage;
+  /** Each model call's counts, in turn order. */
+  turnUsage: Usage[];
   text: string;
+  /** The typed answer the run asks for, when it asks for one. */
+  output?: OutputRun;
   /** The checkpoint version this process last read or wrote; 0 when the run was never checkpointed. */
   version: number;
   tools: readonly ModelTool[];
@@ -74,20 +84,61 @@ export async function runLoop(parts: LoopParts, live: LiveRun): Promise<RunResul
       throw error;
     }
     live.turns++;
-    live.usage.inputTokens += response.usage.inputTokens;
-    live.usage.outputTokens += response.usage.outputTokens;
+    const usage = copyUsage(response.usage);
+    addUsage(live.usage, usage);
+    live.turnUsage.push(usage);
     live.text = response.text;
     const calls = response.toolCalls;
-    if (calls.length === 0) {
-      live.messages.push(assistantTurn(response));
-      return end(parts, live, 'done');
-    }
     live.messages.push(assistantTurn(response));
+    if (live.output && (calls.length === 0 || (!live.output.native && calls.length === 1 && calls[0]?.name === FINAL_ANSWER_TOOL))) {
+      if (await answered(parts, live, live.output, response)) return end(parts, live, 'done');
+      continue;
+    }
+    if (calls.length === 0) return end(parts, live, 'done');
     if (live.emit) for (const call of calls) live.emit({ type: 'tool_call', call });
     const results = await Promise.all(calls.map((call) => callTool(parts, live, call)));
     if (results.some((result) => pendingOf(result) !== undefined)) return halt(parts, live, calls, results);
     feed(live, calls, results, live.turns);
   }
+}
+
+/**
+ * The model gave its typed answer (as text, or as the one final-answer call). True when it
+ * validates; otherwise the problem goes back to the model for another round, until the
+ * repairs run out.
+ *
+ * @throws {@link OutputValidationError} the last repair round failed too.
+ */
+async function answered(parts: LoopParts, live: LiveRun, output: OutputRun, response: ModelResponse): Promise<boolean> {
+  const call = response.toolCalls[0];
+  let problem: string;
+  let answer: string;
+  if (!output.native && call === undefined) {
+    answer = response.text;
+    problem = `it answered in text instead of calling ${FINAL_ANSWER_TOOL}`;
+  } else {
+    answer = call ? call.arguments : response.text;
+    const checked = await checkAnswer(output, answer);
+    if (checked.ok) {
+      output.value = { plain: checked.plain, instance: checked.instance };
+      // The final call gets its result, so the transcript stays one any provider accepts.
+      if (call) live.messages.push({ role: 'tool', callId: call.id, name: call.name, content: 'Answer accepted.', isError: false });
+      return true;
+    }
+    problem = checked.problem;
+  }
+  // The feedback is kept even when the repairs are spent: a `recover` then asks again from it.
+  const feedback = call || output.native ? repairPrompt(output, problem) : textReminder();
+  if (call) live.messages.push({ role: 'tool', callId: call.id, name: call.name, content: feedback, isError: true });
+  else live.messages.push({ role: 'user', content: feedback });
+  if (output.repairs >= output.maxRepairs) {
+    const error = new OutputValidationError(live.runId, output.format.name, problem, keptAnswer(answer), output.repairs + 1);
+    await live.stopDriving?.();
+    if (live.version > 0) await parts.checkpoints.saveFailure(live, error);
+    throw error;
+  }
+  output.repairs++;
+  return false;
 }
 
 /** The model's turn as the transcript keeps it, with the provider items the next request must carry back. */
@@ -116,20 +167,40 @@ export function callContext(context: object | undefined, signal: AbortSignal | u
 }
 
 async function ask(parts: LoopParts, live: LiveRun): Promise<ModelResponse> {
-  const request = { system: parts.systemPrompt, messages: live.messages.slice(), tools: live.tools, signal: live.signal };
+  const request: ModelRequest = { system: parts.systemPrompt, messages: live.messages.slice(), tools: live.tools, signal: live.signal };
+  if (live.output?.native) request.output = live.output.format;
   const { model } = parts;
   const emit = live.emit;
-  if (!emit || typeof model.stream !== 'function') {
-    const response = await model.complete(request);
-    if (emit && response.text !== '') emit({ type: 'text', delta: response.text });
-    return response;
-  }
+  const started = performance.now();
+  const streamed = emit !== undefined && typeof model.stream === 'function';
   let response: ModelResponse | undefined;
-  for await (const event of model.stream(request)) {
-    if (event.type === 'text') emit({ type: 'text', delta: event.delta });
-    else if (event.type === 'response') response = event.response;
+  if (!streamed || !model.stream) {
+    response = await model.complete(request);
+    if (emit && response.text !== '') emit({ type: 'text', delta: response.text });
+  } else {
+    for await (const event of model.stream(request)) {
+      if (event.type === 'text') emit?.({ type: 'text', delta: event.delta });
+      else if (event.type === 'reasoning') emit?.({ type: 'reasoning', delta: event.delta });
+      else if (event.type === 'response') response = event.response;
+    }
+    if (!response) throw new ModelResponseError(model.provider, 'the stream ended without a response');
   }
-  if (!response) throw new ModelResponseError(model.provider, 'the stream ended without a response');
+  if (parts.onMetric) {
+    // A metric sink that throws must not change (or fail) the run.
+    try {
+      parts.onMetric({
+        event: 'model',
+        provider: model.provider,
+        runId: live.runId,
+        turn: live.turns + 1,
+        usage: copyUsage(response.usage),
+        ms: performance.now() - started,
+        streamed,
+      });
+    } catch {
+      // dropped: the run goes on
+    }
+  }
   return response;
 }
 
@@ -140,6 +211,11 @@ async function ask(parts: LoopParts, live: LiveRun): Promise<ModelResponse> {
  * tool's doing (only for a store that cannot record).
  */
 async function callTool(parts: LoopParts, live: LiveRun, call: ToolCall): Promise<ToolResult> {
+  if (live.output && !live.output.native && call.name === FINAL_ANSWER_TOOL) {
+    const result = failure(`call ${FINAL_ANSWER_TOOL} on its own, once every other tool result is in`);
+    live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result });
+    return result;
+  }
   const ctx = callContext(live.context, live.signal, call.id);
   const emit = live.emit;
   const result = await parts.coordinator.execute(call.name, call.arguments, ctx, {
@@ -190,9 +266,11 @@ async function end(parts: LoopParts, live: LiveRun, status: Exclude<RunStatus, '
     toolCalls: live.toolCalls,
     turns: live.turns,
     usage: live.usage,
+    turnUsage: live.turnUsage,
     runId: live.runId,
   };
-  const result: RunResult = status === 'incomplete' ? { ...base, status, limit: 'maxTurns' } : { ...base, status };
+  const result: RunResult =
+    status === 'incomplete' ? { ...base, status, limit: 'maxTurns' } : { ...base, status, output: live.output?.value?.instance };
   live.emit?.({ type: 'done', result });
   return result;
 }

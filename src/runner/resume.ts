@@ -15,6 +15,7 @@ import type { SuspendedCall } from '../suspension/store';
 import { sleep } from '../timing/sleep';
 import { pendingResult, resultOf } from './checkpoints';
 import { callContext, feed, runLoop, type Emit, type LiveRun, type LoopParts } from './loop';
+import { offeredTools, resumeOutput, type OutputRun } from './output';
 import type { HaltedCall, RunState } from './state';
 import type { ModelTool, RunResult } from './types';
 
@@ -27,6 +28,8 @@ export interface ResumeParts extends LoopParts {
 export interface ContinueOptions {
   signal?: AbortSignal;
   context?: object;
+  /** The typed answer's DTO class, when the run asks for one (checked against the checkpoint's name). */
+  output?: unknown;
 }
 
 const MAX_MERGE_ATTEMPTS = 100;
@@ -49,6 +52,8 @@ export async function continueRun(
   const calls = await Promise.all(answers.map((answer) => parts.coordinator.get(answer.id)));
   const runId = runOf(answers, calls);
   const { state } = await parts.checkpoints.load(runId);
+  // Checked before any answer is applied: a resume that could not continue changes nothing.
+  resumeOutput(runId, state.output, options.output, parts.model, parts.tools());
   const open = new Map<string, HaltedCall>();
   const repeated: Answer[] = [];
   for (const [i, answer] of answers.entries()) {
@@ -115,6 +120,7 @@ export async function recoverRun(
   emit: Emit | undefined,
 ): Promise<RunResult> {
   const { state, version } = await parts.checkpoints.load(runId);
+  resumeOutput(runId, state.output, options.output, parts.model, parts.tools());
   if (state.phase === 'halted') {
     const open = (state.halted?.calls ?? []).filter((entry) => entry.pendingId).map((entry) => entry.pendingId);
     throw new InvalidResumeError(`run ${runId} is waiting for answers to ${open.join(', ')}: resume it with them`);
@@ -133,7 +139,8 @@ export async function recoverRun(
 async function currentResult(parts: ResumeParts, runId: string, options: ContinueOptions, emit: Emit | undefined): Promise<RunResult> {
   for (let pause = FIRST_WAIT_MS; ; pause = Math.min(pause * 2, MAX_WAIT_MS)) {
     const { state, version } = await parts.checkpoints.load(runId);
-    const result = resultOf(runId, state);
+    const output = resumeOutput(runId, state.output, options.output, parts.model, parts.tools());
+    const result = await resultOf(runId, state, (plain) => outputInstance(output, plain));
     if (result) {
       emit?.({ type: 'done', result });
       return result;
@@ -178,15 +185,18 @@ async function drive(
   const onAbort = () => taken.abort(options.signal?.reason);
   if (options.signal?.aborted) onAbort();
   else options.signal?.addEventListener('abort', onAbort, { once: true });
+  const output = resumeOutput(runId, running.output, options.output, parts.model, parts.tools());
   const live: LiveRun = {
     runId,
     messages: running.messages,
     toolCalls: running.toolCalls,
     turns: running.turns,
     usage: running.usage,
+    turnUsage: running.turnUsage ?? [],
     text: running.text,
+    output,
     version,
-    tools: parts.tools(),
+    tools: offeredTools(parts.tools(), output),
     signal: taken.signal,
     context: options.context,
     emit,
@@ -243,6 +253,13 @@ async function merge(
       return { state: written, version: version + 1, applied, rejected, continues };
   }
   throw new RunConflictError(runId, `could not save the checkpoint after ${MAX_MERGE_ATTEMPTS} conflicting writes`);
+}
+
+/** A checkpoint's validated answer as the caller's DTO instance. */
+async function outputInstance(output: OutputRun | undefined, plain: unknown): Promise<unknown> {
+  if (!output) return undefined;
+  const parsed = await output.plan.parse(JSON.stringify(plain));
+  return parsed.ok ? parsed.value : undefined;
 }
 
 /** The stored call is the call the run's transcript made: same tool, arguments, call id and run. */

@@ -1,6 +1,7 @@
 import { RunCheckpointError } from '../errors';
 import { isToolResult } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
+import type { OutputState } from './output';
 import type { ChatMessage, ProviderItem, ToolCall, ToolCallRecord, Usage } from './types';
 
 /** Tags every checkpoint this runner writes, so a foreign or future state is refused, not misread. */
@@ -30,7 +31,11 @@ export interface RunState {
   toolCalls: ToolCallRecord[];
   turns: number;
   usage: Usage;
+  /** Each model call's counts, in turn order (absent in checkpoints written before it was kept). */
+  turnUsage?: Usage[];
   text: string;
+  /** The typed answer the run asks for: its DTO's name, repair rounds used, and the answer once validated. */
+  output?: OutputState;
   halted?: { turn: number; calls: HaltedCall[] };
   /** Why the loop stopped, when `failed`. */
   error?: string;
@@ -62,9 +67,18 @@ export function readRunState(runId: string, raw: unknown): RunState {
   if (!Array.isArray(state.messages) || !state.messages.every(isMessage)) fail('messages is not a transcript');
   if (!Array.isArray(state.toolCalls) || !state.toolCalls.every(isRecord)) fail('toolCalls is not a list of tool calls');
   if (!Number.isInteger(state.turns) || (state.turns as number) < 0) fail('turns is not a count');
-  const usage = state.usage;
-  if (typeof usage !== 'object' || usage === null || typeof usage.inputTokens !== 'number' || typeof usage.outputTokens !== 'number')
-    fail('usage is malformed');
+  if (!isUsage(state.usage)) fail('usage is malformed');
+  if (state.turnUsage !== undefined && (!Array.isArray(state.turnUsage) || !state.turnUsage.every(isUsage))) fail('turnUsage is malformed');
+  const output = state.output;
+  if (
+    output !== undefined &&
+    (typeof output !== 'object' ||
+      output === null ||
+      typeof output.name !== 'string' ||
+      !Number.isInteger(output.repairs) ||
+      !Number.isInteger(output.maxRepairs))
+  )
+    fail('output is malformed');
   if (typeof state.text !== 'string') fail('text is not a string');
   if (state.halted !== undefined) {
     const halted = state.halted;
@@ -87,6 +101,12 @@ export function readRunState(runId: string, raw: unknown): RunState {
     fail('the driver is malformed');
   }
   return state as RunState;
+}
+
+function isUsage(value: unknown): value is Usage {
+  if (typeof value !== 'object' || value === null) return false;
+  const usage = value as Usage;
+  return typeof usage.inputTokens === 'number' && typeof usage.outputTokens === 'number';
 }
 
 function isToolCall(value: unknown): value is ToolCall {

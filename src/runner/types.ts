@@ -65,6 +65,8 @@ export interface Usage {
   cachedInputTokens?: number;
   /** Output tokens spent on reasoning or thinking (part of `outputTokens`), when reported. */
   reasoningTokens?: number;
+  /** Input tokens written to the provider's prompt cache (part of `inputTokens`), when reported (Anthropic). */
+  cacheWriteInputTokens?: number;
 }
 
 /** What a model needs to know about one tool. A `RegisteredTool` is one. */
@@ -84,6 +86,18 @@ export interface ModelRequest {
    */
   tools: readonly ModelTool[];
   signal?: AbortSignal;
+  /**
+   * Asks for the final answer as JSON matching `schema`, through the provider's native
+   * structured output. The runner sets it only for a model whose `structuredOutput` is true;
+   * other models get a final-answer tool among `tools` instead.
+   */
+  output?: OutputFormat;
+}
+
+/** A typed final answer as a model request asks for it: a name (`[a-zA-Z0-9_-]`, at most 64) and the JSON Schema. */
+export interface OutputFormat {
+  name: string;
+  schema: JsonSchema;
 }
 
 /** What one model call produced. */
@@ -112,6 +126,12 @@ export type ModelStreamEvent =
 export interface ChatModel {
   /** Names the provider in errors and logs. */
   readonly provider: string;
+  /**
+   * True when the model honours {@link ModelRequest.output} natively (OpenAI chat
+   * `response_format: json_schema`...): the runner then asks for a typed answer that way,
+   * and otherwise through a final-answer tool.
+   */
+  readonly structuredOutput?: boolean;
   complete(request: ModelRequest): Promise<ModelResponse>;
   stream?(request: ModelRequest): AsyncIterable<ModelStreamEvent>;
 }
@@ -131,6 +151,10 @@ export type RunStatus = 'done' | 'pending' | 'incomplete';
 
 /** What every outcome of `run` and `resume` carries. */
 export interface RunResultBase {
+  /** Token counts summed over every model call of the run, including those before a halt. */
+  usage: Usage;
+  /** Token counts of each model call, in order (`turnUsage[i]` is turn `i + 1`). */
+  turnUsage: Usage[];
   /** The model's last text (its answer when `done`). */
   text: string;
   /** The whole transcript, without the system prompt. */
@@ -139,13 +163,16 @@ export interface RunResultBase {
   toolCalls: ToolCallRecord[];
   /** Model calls made so far. */
   turns: number;
-  usage: Usage;
   runId: string;
 }
 
-/** The model answered without tool calls. */
-export interface DoneRunResult extends RunResultBase {
+/**
+ * The model answered without tool calls. With a typed answer asked for (`output` of
+ * `run`), `output` is the validated DTO instance; otherwise it is `undefined`.
+ */
+export interface DoneRunResult<TOutput = unknown> extends RunResultBase {
   status: 'done';
+  output: TOutput;
   pending?: undefined;
   pendings?: undefined;
   limit?: undefined;
@@ -159,6 +186,7 @@ export interface PendingRunResult extends RunResultBase {
   /** Every open suspension in call order. */
   pendings: PendingRequest[];
   limit?: undefined;
+  output?: undefined;
 }
 
 /** A limit stopped the run. */
@@ -167,14 +195,32 @@ export interface IncompleteRunResult extends RunResultBase {
   limit: 'maxTurns';
   pending?: undefined;
   pendings?: undefined;
+  output?: undefined;
 }
 
-/** The outcome of `run` and `resume`, told apart by `status`. */
-export type RunResult = DoneRunResult | PendingRunResult | IncompleteRunResult;
+/** The outcome of `run` and `resume`, told apart by `status`; `TOutput` is the typed answer's class instance. */
+export type RunResult<TOutput = unknown> = DoneRunResult<TOutput> | PendingRunResult | IncompleteRunResult;
+
+/** One model call of a run, as `AgentRunnerOptions.onMetric` sees it. */
+export interface ModelMetricEvent {
+  event: 'model';
+  /** The model's `provider`. */
+  provider: string;
+  runId: string;
+  /** The turn (1-based model call of the run) this call made. */
+  turn: number;
+  usage: Usage;
+  /** Wall time of the call, from the request to the whole answer. */
+  ms: number;
+  /** Whether the answer was streamed. */
+  streamed: boolean;
+}
 
 /** What `stream` yields. */
 export type RunEvent =
   | { type: 'text'; delta: string }
+  /** The model's thinking or reasoning text as it arrives, when the provider shows it (never fed back as text). */
+  | { type: 'reasoning'; delta: string }
   | { type: 'tool_call'; call: ToolCall }
   | { type: 'tool_result'; callId: string; name: string; result: ToolResult }
   | { type: 'pending'; callId: string; request: PendingRequest }

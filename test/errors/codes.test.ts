@@ -37,6 +37,7 @@ const CODES: Record<string, string> = {
   ModelResponseTooLargeError: 'TOOLNEXUS_MODEL_RESPONSE_TOO_LARGE',
   ModelRedirectError: 'TOOLNEXUS_MODEL_REDIRECT',
   ModelRequestError: 'TOOLNEXUS_MODEL_REQUEST',
+  OutputValidationError: 'TOOLNEXUS_OUTPUT_INVALID',
 };
 
 type AnyErrorClass = new (...args: never[]) => ToolnexusError;

@@ -4,8 +4,8 @@ import { docPrograms, runProgram, typeErrors } from '../fixtures/doc-programs';
 const programs = docPrograms('agents.md');
 
 describe('docs/agents.md', () => {
-  it('has runnable programs for the loop, streaming, waitFor and the durable halt', () => {
-    expect(programs).toHaveLength(4);
+  it('has runnable programs for the loop, streaming, waitFor, the durable halt, typed answers and usage', () => {
+    expect(programs).toHaveLength(6);
   });
 
   it('its programs type-check under strict settings', () => {

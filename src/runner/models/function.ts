@@ -1,5 +1,5 @@
 import { InvalidArgumentError, ModelResponseError } from '../../errors';
-import type { ChatModel, ModelRequest, ModelResponse, ToolCall } from '../types';
+import type { ChatModel, ModelRequest, ModelResponse, ToolCall, Usage } from '../types';
 import { argumentsText, fallbackCallId } from './shared';
 
 /** A tool call as a {@link FunctionModel} may write it: `id` optional, `arguments` as JSON text or an object. */
@@ -15,7 +15,7 @@ export type FunctionModelReply =
   | {
       text?: string;
       toolCalls?: FunctionToolCall[];
-      usage?: { inputTokens?: number; outputTokens?: number };
+      usage?: Partial<Usage>;
     };
 
 /** The function behind a {@link FunctionModel}. */
@@ -59,7 +59,7 @@ export class FunctionModel implements ChatModel {
     return {
       text: reply.text ?? '',
       toolCalls,
-      usage: { inputTokens: reply.usage?.inputTokens ?? 0, outputTokens: reply.usage?.outputTokens ?? 0 },
+      usage: { ...reply.usage, inputTokens: reply.usage?.inputTokens ?? 0, outputTokens: reply.usage?.outputTokens ?? 0 },
     };
   }
 }

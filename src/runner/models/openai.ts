@@ -1,7 +1,18 @@
 import { InvalidArgumentError, ModelResponseError } from '../../errors';
 import { toOpenAITools } from '../../toolkit/adapters';
 import { checkHeader, httpSettings, type HttpModelOptions } from '../http/settings';
-import type { ChatMessage, ChatModel, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ToolCall, Usage } from '../types';
+import type { JsonSchema } from '../../schema/json-schema';
+import type {
+  ChatMessage,
+  ChatModel,
+  ModelRequest,
+  ModelResponse,
+  ModelStreamEvent,
+  ModelTool,
+  OutputFormat,
+  ToolCall,
+  Usage,
+} from '../types';
 import {
   argumentsText,
   asCount,
@@ -33,6 +44,12 @@ export interface OpenAIChatModelOptions extends HttpModelOptions {
   streamUsage?: boolean;
   /** The name errors use. Default `openai`. */
   provider?: string;
+  /**
+   * Whether the server honours `response_format: { type: "json_schema" }` (OpenAI does; so
+   * do vLLM, Ollama and others). When false, a typed answer is asked for through a
+   * final-answer tool instead. Default true.
+   */
+  structuredOutput?: boolean;
 }
 
 type WireMessage =
@@ -51,6 +68,7 @@ type WireMessage =
  */
 export class OpenAIChatModel implements ChatModel {
   readonly provider: string;
+  readonly structuredOutput: boolean;
   private readonly endpoint: ModelEndpoint;
   /** `{"model":...,<params>` without its closing brace: the constant prefix of every body. */
   private readonly bodyHead: string;
@@ -61,6 +79,7 @@ export class OpenAIChatModel implements ChatModel {
     if (typeof options?.baseUrl !== 'string' || options.baseUrl === '') throw new InvalidArgumentError('OpenAIChatModel needs a baseUrl');
     if (typeof options.model !== 'string' || options.model === '') throw new InvalidArgumentError('OpenAIChatModel needs a model');
     this.provider = options.provider ?? 'openai';
+    this.structuredOutput = options.structuredOutput !== false;
     // A key that cannot be a header value is refused here, clearly and without quoting it.
     if (options.apiKey !== undefined) checkHeader('OpenAIChatModel', 'authorization', options.apiKey, 'apiKey');
     const settings = httpSettings(options);
@@ -114,7 +133,7 @@ export class OpenAIChatModel implements ChatModel {
         const chunk = parseChunk(this.provider, event.data);
         this.throwIfError(chunk);
         const reported = asRecord(chunk.usage);
-        if (reported) usage = { inputTokens: asCount(reported.prompt_tokens), outputTokens: asCount(reported.completion_tokens) };
+        if (reported) usage = openaiUsage(reported);
         const choice = Array.isArray(chunk.choices) ? asRecord(chunk.choices[0]) : undefined;
         if (!choice) continue;
         stopReason = asString(choice.finish_reason) ?? stopReason;
@@ -172,6 +191,7 @@ export class OpenAIChatModel implements ChatModel {
   private body(request: ModelRequest, stream: boolean): string {
     let body = `${this.bodyHead},"messages":${JSON.stringify(toWire(request.system, request.messages))}`;
     if (request.tools.length > 0) body += `,"tools":${this.toolsJson.get(request.tools)}`;
+    if (request.output) body += `,"response_format":${JSON.stringify(responseFormat(request.output))}`;
     if (stream) body += this.streamTail;
     return `${body}}`;
   }
@@ -196,7 +216,7 @@ export class OpenAIChatModel implements ChatModel {
     return {
       text: contentText(message.content),
       toolCalls,
-      usage: { inputTokens: asCount(usage?.prompt_tokens), outputTokens: asCount(usage?.completion_tokens) },
+      usage: openaiUsage(usage),
       stopReason: asString(choice.finish_reason),
     };
   }
@@ -208,6 +228,37 @@ export class OpenAIChatModel implements ChatModel {
     const message = asString(error) ?? asString(asRecord(error)?.message) ?? JSON.stringify(error);
     throw new ModelResponseError(this.provider, `the provider reported an error: ${message}`);
   }
+}
+
+/** Token counts of a chat-completions `usage`, with the cached and reasoning counts when the server reports them. */
+function openaiUsage(usage: Record<string, unknown> | undefined): Usage {
+  const result: Usage = { inputTokens: asCount(usage?.prompt_tokens), outputTokens: asCount(usage?.completion_tokens) };
+  const cached = asRecord(usage?.prompt_tokens_details)?.cached_tokens;
+  if (cached !== undefined && cached !== null) result.cachedInputTokens = asCount(cached);
+  const reasoning = asRecord(usage?.completion_tokens_details)?.reasoning_tokens;
+  if (reasoning !== undefined && reasoning !== null) result.reasoningTokens = asCount(reasoning);
+  return result;
+}
+
+/**
+ * `response_format` for a typed answer. `strict` only when the schema meets strict mode's
+ * rules (every property required, no extra properties, at every level); otherwise the
+ * server follows the schema as far as it can and the runner's validation has the last word.
+ */
+function responseFormat(output: OutputFormat): Record<string, unknown> {
+  return { type: 'json_schema', json_schema: { name: output.name, schema: output.schema, strict: strictable(output.schema) } };
+}
+
+function strictable(schema: JsonSchema): boolean {
+  if (schema.type === 'object') {
+    const properties = schema.properties ?? {};
+    const required = new Set(schema.required ?? []);
+    if (schema.additionalProperties !== false) return false;
+    if (!Object.keys(properties).every((key) => required.has(key))) return false;
+    return Object.values(properties).every(strictable);
+  }
+  if (schema.type === 'array' && schema.items) return strictable(schema.items);
+  return true;
 }
 
 /** `content` is a string, null with tool calls, or (on some servers) an array of text parts. */
