@@ -185,6 +185,8 @@ class Turn {
   }
 
   private push(part: Part): void {
+    // An empty text part with nothing else (a stream's closing chunk) is dropped: sent back, the API refuses it.
+    if (part.text === '' && isPlainText(part)) return;
     const last = this.parts.at(-1);
     if (last !== undefined && isPlainText(last) && isPlainText(part) && last.thought === part.thought) {
       this.parts[this.parts.length - 1] = { ...last, text: `${last.text as string}${part.text as string}` };
