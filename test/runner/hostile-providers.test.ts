@@ -94,6 +94,7 @@ function comparable(response: ModelResponse | undefined): unknown {
 describe('recorded streams split at every byte', () => {
   it.each([
     ['responses', 'openai-responses/issue-19493-gpt-5.1-tool-call.chunks.txt', true],
+    ['responses', 'openai-responses/openai-reasoning-encrypted-content.1.first-response.chunks.txt', true],
     ['gemini', 'gemini/google-tool-call-gemini3.chunks.txt', false],
     ['gemini', 'gemini/google-text.chunks.txt', false],
   ] as const)('%s %s reads the same one byte at a time, and with CRLF line ends', async (kind, file, named) => {

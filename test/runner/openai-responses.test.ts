@@ -13,7 +13,7 @@ import {
 } from 'toolnexus-ts';
 import { json, startMockServer, type MockServer, type Reply } from '../fixtures/runner/mock-servers';
 import { responsesCall, responsesJson, responsesMessage, responsesReasoning, responsesStream } from '../fixtures/runner/provider-replies';
-import { recordedBody, recordedJson, recordedStream } from '../fixtures/runner/recorded';
+import { recordedBody, recordedChunks, recordedJson, recordedStream } from '../fixtures/runner/recorded';
 
 const servers: MockServer[] = [];
 async function serve(replies: Reply | Reply[]): Promise<MockServer> {
@@ -158,6 +158,43 @@ describe('OpenAIResponsesModel in the loop (recorded responses)', () => {
       { type: 'function_call', call_id: 'call_2FQdm3Br7Qb35YUBSkDR7kue', name: 'get_weather', arguments: '{"city":"Beijing"}' },
       { type: 'function_call_output', call_id: 'call_2FQdm3Br7Qb35YUBSkDR7kue', output: 'Beijing: sunny' },
     ]);
+  });
+
+  it('streams recorded reasoning: summary deltas as reasoning events; the item kept is the completed one, sent back before its call', async () => {
+    const file = 'openai-responses/openai-reasoning-encrypted-content.1.first-response.chunks.txt';
+    const completed = JSON.parse(recordedChunks(file).at(-1) as string) as { response: { output: Array<Record<string, unknown>> } };
+    const direct = await serve(recordedStream(file, true));
+    const events: ModelStreamEvent[] = [];
+    for await (const event of model(direct).stream({ messages: [{ role: 'user', content: 'x' }], tools: [] })) events.push(event);
+    const reasoning = events.flatMap((e) => (e.type === 'reasoning' ? [e.delta] : []));
+    expect(reasoning).toHaveLength(32);
+    expect(reasoning.join('')).toBe(
+      "**Calculating step-by-step using calculator**\n\nI'll compute 12 plus 7, then multiply the result by 3, and finally multiply that by 10, reporting the final product.",
+    );
+    const last = events.at(-1);
+    const response = last?.type === 'response' ? last.response : undefined;
+    expect(response?.toolCalls).toEqual([
+      { id: 'call_AB6AaRZ1FYZB2RwS6A5vbdqn', name: 'calculator', arguments: '{"a":12,"b":7,"op":"add"}' },
+    ]);
+    expect(response?.usage).toEqual({ inputTokens: 134, outputTokens: 28, cachedInputTokens: 0, reasoningTokens: 0 });
+    expect(response?.items?.map((i) => i.data)).toEqual(completed.response.output);
+
+    const server = await serve([recordedStream(file, true), responsesJson([responsesMessage('19')])]);
+    const calculator = defineTool({
+      name: 'calculator',
+      description: 'Adds',
+      inputSchema: { type: 'object' },
+      run: (args) => String(Number(args.a) + Number(args.b)),
+    });
+    const runner = new AgentRunner({ model: model(server), toolkit: new Toolkit().register(calculator) });
+    for await (const event of runner.stream('12 + 7?')) void event;
+    const input = server.requests[1]?.body.input as Array<Record<string, unknown>>;
+    expect(input).toEqual([
+      { type: 'message', role: 'user', content: '12 + 7?' },
+      ...completed.response.output,
+      { type: 'function_call_output', call_id: 'call_AB6AaRZ1FYZB2RwS6A5vbdqn', output: '19' },
+    ]);
+    expect(String(input[1]?.encrypted_content)).toMatch(/^gAAAAABpPDIVYBwu/);
   });
 
   it.each([
