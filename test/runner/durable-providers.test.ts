@@ -13,7 +13,7 @@ import { outputOf, startChild } from '../fixtures/children';
 import { startMockServer, type MockServer, type Reply } from '../fixtures/runner/mock-servers';
 import { geminiJson, responsesJson, responsesMessage } from '../fixtures/runner/provider-replies';
 import { buildProviderAgent, TOOL_OF, type ProviderKind } from '../fixtures/runner/provider-agent';
-import { recordedBody, recordedChunks, recordedJson, recordedStream } from '../fixtures/runner/recorded';
+import { recordedBody, recordedChunks, recordedJson, recordedStream } from '../fixtures/runner/playback';
 
 let dir: string;
 const servers: MockServer[] = [];

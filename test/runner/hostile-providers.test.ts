@@ -19,7 +19,7 @@ import {
   type ModelResponse,
   type ModelStreamEvent,
 } from 'toolnexus-ts';
-import { recordedChunks, splitFetch, sseBody } from '../fixtures/runner/recorded';
+import { recordedChunks, splitFetch, sseBody } from '../fixtures/runner/playback';
 
 const CANARY = 'sk-live-CANARY0123456789abcdef';
 const MB = 1024 * 1024;

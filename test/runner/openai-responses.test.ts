@@ -1,6 +1,6 @@
 /**
  * OpenAIResponsesModel + AgentRunner against a Responses API server on 127.0.0.1, mostly
- * playing back real recorded responses (test/fixtures/recorded/README.md).
+ * playing back real recorded responses (test/fixtures/runner/recorded/PROVENANCE-responses-gemini.md).
  */
 import {
   AgentRunner,
@@ -13,7 +13,7 @@ import {
 } from 'toolnexus-ts';
 import { json, startMockServer, type MockServer, type Reply } from '../fixtures/runner/mock-servers';
 import { responsesCall, responsesJson, responsesMessage, responsesReasoning, responsesStream } from '../fixtures/runner/provider-replies';
-import { recordedBody, recordedChunks, recordedJson, recordedStream } from '../fixtures/runner/recorded';
+import { recordedBody, recordedChunks, recordedJson, recordedStream } from '../fixtures/runner/playback';
 
 const servers: MockServer[] = [];
 async function serve(replies: Reply | Reply[]): Promise<MockServer> {
