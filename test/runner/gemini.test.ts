@@ -117,21 +117,32 @@ describe('GeminiModel in the loop (recorded responses)', () => {
     ]);
   });
 
-  it('reports a recorded 429 (RESOURCE_EXHAUSTED) as a ModelHttpError once retries are spent, and retries it first', async () => {
-    const server = await serve([recordedBody('gemini/google-429-retry-info.json', 429), recordedBody(CALL_JSON)]);
+  it("waits out a 429's RetryInfo delay from the body, and gives up at once on the recorded 34.4 s one that would pass the deadline", async () => {
+    const recorded = recordedJson<{ error: { details: Array<Record<string, unknown>> } }>('gemini/google-429-retry-info.json');
+    // hand-written: the recorded body with a shorter retryDelay, so the test waits 0.4 s and not 34.
+    const shorter = {
+      error: { ...recorded.error, details: recorded.error.details.map((d) => ('retryDelay' in d ? { ...d, retryDelay: '0.4s' } : d)) },
+    };
+    const server = await serve([json(429, shorter), recordedBody(CALL_JSON)]);
+    const started = Date.now();
     const retried = await model(server, { retry: { maxAttempts: 2, baseDelayMs: 5 } }).complete(request);
     expect(retried.toolCalls).toHaveLength(1);
     expect(server.requests).toHaveLength(2);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(380); // the backoff alone would be ~5 ms
+
     const failing = await serve(recordedBody('gemini/google-429-retry-info.json', 429));
-    const error = await model(failing, { retry: { maxAttempts: 2, baseDelayMs: 5 } })
+    const begun = Date.now();
+    const error = await model(failing, { retry: { maxAttempts: 3, baseDelayMs: 5 }, deadlineMs: 5000 })
       .complete(request)
       .catch((e: unknown) => e);
     expect(error).toMatchObject({
       code: 'TOOLNEXUS_MODEL_HTTP',
       status: 429,
-      attempts: 2,
-      message: 'gemini returned HTTP 429: You exceeded your current quota, please check your plan. (after 2 attempts)',
+      attempts: 1,
+      message: 'gemini returned HTTP 429: You exceeded your current quota, please check your plan.',
     });
+    expect(failing.requests).toHaveLength(1);
+    expect(Date.now() - begun).toBeLessThan(3000);
   });
 });
 

@@ -83,8 +83,8 @@ export class GeminiModel implements ChatModel {
       ...settings.headers,
     };
     const root = joinUrl(options.baseUrl ?? 'https://generativelanguage.googleapis.com', `${version}/${model}`);
-    this.generate = new ModelEndpoint(this.provider, `${root}:generateContent`, headers, settings);
-    this.streaming = new ModelEndpoint(this.provider, `${root}:streamGenerateContent?alt=sse`, headers, settings);
+    this.generate = new ModelEndpoint(this.provider, `${root}:generateContent`, headers, settings, retryDelayOf);
+    this.streaming = new ModelEndpoint(this.provider, `${root}:streamGenerateContent?alt=sse`, headers, settings, retryDelayOf);
     this.bodyHead = JSON.stringify({ ...options.params }).slice(0, -1);
   }
 
@@ -228,6 +228,27 @@ class Turn {
     if (keep) response.items = this.parts.map((data) => ({ provider: this.provider, type: kindOf(data), data }));
     return response;
   }
+}
+
+/**
+ * Gemini says how long to wait in the error body, not in a header: a `RetryInfo` detail
+ * with `retryDelay` as a protobuf duration (`"34.4s"`). Milliseconds, or undefined.
+ */
+function retryDelayOf(body: string): number | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const details = asRecord(asRecord(parsed)?.error)?.details;
+  if (!Array.isArray(details)) return undefined;
+  for (const detail of details) {
+    const delay = asString(asRecord(detail)?.retryDelay);
+    const seconds = delay === undefined ? undefined : /^(\d+(?:\.\d+)?)s$/.exec(delay)?.[1];
+    if (seconds !== undefined) return Math.round(Number(seconds) * 1000);
+  }
+  return undefined;
 }
 
 function isPlainText(part: Part): boolean {
