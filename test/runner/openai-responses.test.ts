@@ -299,6 +299,28 @@ describe('OpenAIResponsesModel (hand-written cases)', () => {
     expect(plain).not.toHaveProperty('include');
   });
 
+  it('asks for a typed answer natively as text.format json_schema when the request carries an output schema', async () => {
+    const server = await serve(responsesJson([responsesMessage('{"city":"Oslo","celsius":4}')]));
+    const schema = {
+      type: 'object' as const,
+      properties: { city: { type: 'string' as const }, celsius: { type: 'number' as const } },
+      required: ['city'],
+    };
+    // The runner's ModelRequest.output (thinking-output branch); this branch's type does not name it yet.
+    const typed = { messages: [{ role: 'user' as const, content: 'Oslo?' }], tools: [], output: { name: 'Weather', schema } };
+    const response = await model(server).complete(typed);
+    await model(server, { structuredOutput: false, params: { text: { verbosity: 'low' } } }).complete(typed);
+    await model(server, { params: { text: { verbosity: 'low' } } }).complete(typed);
+    expect(response.text).toBe('{"city":"Oslo","celsius":4}');
+    expect(model(server).structuredOutput).toBe(true);
+    expect(server.requests[0]?.body.text).toEqual({ format: { type: 'json_schema', name: 'Weather', schema, strict: false } });
+    expect(server.requests[1]?.body.text).toEqual({ verbosity: 'low' });
+    expect(server.requests[2]?.body.text).toEqual({
+      verbosity: 'low',
+      format: { type: 'json_schema', name: 'Weather', schema, strict: false },
+    });
+  });
+
   it('a stream that ends before response.completed, a garbled event, and a failed body are clear errors', async () => {
     const cut: Reply = (res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });

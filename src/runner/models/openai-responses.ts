@@ -54,6 +54,18 @@ export interface OpenAIResponsesModelOptions extends HttpModelOptions {
   params?: Record<string, unknown>;
   /** The name errors and provider items use. Default `openai`. */
   provider?: string;
+  /**
+   * Whether a typed final answer is asked for natively, as `text.format: { type: "json_schema" }`
+   * (when the request carries an `output` schema). Default true; false leaves it to the runner's
+   * final-answer tool.
+   */
+  structuredOutput?: boolean;
+}
+
+/** A typed final answer as a request may ask for it (the runner's `ModelRequest.output`). */
+interface AnswerFormat {
+  name: string;
+  schema: JsonSchema;
 }
 
 /** A Responses API function tool. */
@@ -77,16 +89,19 @@ type InputItem = Record<string, unknown>;
  */
 export class OpenAIResponsesModel implements ChatModel {
   readonly provider: string;
+  readonly structuredOutput: boolean;
   private readonly endpoint: ModelEndpoint;
   /** `{<params>,"model":...,"store":...` without its closing brace: the constant prefix of every body. */
   private readonly bodyHead: string;
   private readonly toolsJson: ToolsCache<string>;
+  private readonly textParams: Record<string, unknown> | undefined;
 
   constructor(options: OpenAIResponsesModelOptions) {
     if (typeof options?.model !== 'string' || options.model === '') throw new InvalidArgumentError('OpenAIResponsesModel needs a model');
     if (options.baseUrl !== undefined && (typeof options.baseUrl !== 'string' || options.baseUrl === ''))
       throw new InvalidArgumentError('OpenAIResponsesModel: baseUrl must be a non-empty string');
     this.provider = options.provider ?? 'openai';
+    this.structuredOutput = options.structuredOutput !== false;
     if (options.apiKey !== undefined) checkHeader('OpenAIResponsesModel', 'authorization', options.apiKey, 'apiKey');
     const settings = httpSettings(options);
     const headers = {
@@ -107,7 +122,10 @@ export class OpenAIResponsesModel implements ChatModel {
       const asked = Array.isArray(params.include) ? (params.include as unknown[]) : [];
       params.include = asked.includes('reasoning.encrypted_content') ? asked : [...asked, 'reasoning.encrypted_content'];
     }
-    this.bodyHead = JSON.stringify({ ...params, model: options.model, store }).slice(0, -1);
+    // `text` (verbosity, a fixed format) is added per request, where a typed answer's format joins it.
+    const { text, ...rest } = params;
+    this.textParams = asRecord(text);
+    this.bodyHead = JSON.stringify({ ...rest, model: options.model, store }).slice(0, -1);
     const strict = options.strictTools ?? false;
     this.toolsJson = new ToolsCache((tools) => JSON.stringify(tools.map((tool) => toResponsesTool(tool, strict))));
   }
@@ -222,6 +240,12 @@ export class OpenAIResponsesModel implements ChatModel {
     if (request.system) body += `,"instructions":${JSON.stringify(request.system)}`;
     body += `,"input":${JSON.stringify(toInput(this.provider, request.messages))}`;
     if (request.tools.length > 0) body += `,"tools":${this.toolsJson.get(request.tools)}`;
+    const output = (request as ModelRequest & { output?: AnswerFormat }).output;
+    // Not strict: strict mode needs every property required; the runner validates the answer either way.
+    if (output && this.structuredOutput) {
+      const format = { type: 'json_schema', name: output.name, schema: output.schema, strict: false };
+      body += `,"text":${JSON.stringify({ ...this.textParams, format })}`;
+    } else if (this.textParams) body += `,"text":${JSON.stringify(this.textParams)}`;
     if (stream) body += ',"stream":true';
     return `${body}}`;
   }
@@ -275,8 +299,8 @@ function usageOf(usage: Record<string, unknown> | undefined): Usage {
   const result: Usage = { inputTokens: asCount(usage?.input_tokens), outputTokens: asCount(usage?.output_tokens) };
   const cached = asRecord(usage?.input_tokens_details)?.cached_tokens;
   const reasoning = asRecord(usage?.output_tokens_details)?.reasoning_tokens;
-  if (cached !== undefined) result.cachedInputTokens = asCount(cached);
-  if (reasoning !== undefined) result.reasoningTokens = asCount(reasoning);
+  if (cached !== undefined && cached !== null) result.cachedInputTokens = asCount(cached);
+  if (reasoning !== undefined && reasoning !== null) result.reasoningTokens = asCount(reasoning);
   return result;
 }
 
