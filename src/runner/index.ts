@@ -4,15 +4,15 @@ export { OpenAIChatModel } from './models/openai';
 export type { OpenAIChatModelOptions } from './models/openai';
 export { AnthropicModel } from './models/anthropic';
 export type { AnthropicModelOptions } from './models/anthropic';
-export { OpenAIResponsesModel } from './models/openai-responses';
-export type { OpenAIResponsesModelOptions } from './models/openai-responses';
-export { GeminiModel } from './models/gemini';
-export type { GeminiModelOptions } from './models/gemini';
 export { FunctionModel } from './models/function';
 export type { FunctionModelReply, FunctionToolCall, ModelFunction } from './models/function';
 export type { HttpModelOptions, RetryOptions } from './http';
 export { RUN_STATE_FORMAT } from './state';
 export type { RunState, RunPhase, HaltedCall, RunDriver } from './state';
+export { OpenAIResponsesModel } from './models/openai-responses';
+export type { OpenAIResponsesModelOptions } from './models/openai-responses';
+export { GeminiModel } from './models/gemini';
+export type { GeminiModelOptions } from './models/gemini';
 export type {
   ChatModel,
   ChatMessage,
