@@ -76,6 +76,8 @@ export type {
 
 // Running agents against chat models.
 export { AgentRunner, OpenAIChatModel, AnthropicModel, FunctionModel, RUN_STATE_FORMAT } from './runner';
+export { OpenAIResponsesModel, GeminiModel } from './runner';
+export type { OpenAIResponsesModelOptions, GeminiModelOptions } from './runner';
 export type {
   AgentRunnerOptions,
   RunOptions,

@@ -9,6 +9,10 @@ export type { FunctionModelReply, FunctionToolCall, ModelFunction } from './mode
 export type { HttpModelOptions, RetryOptions } from './http';
 export { RUN_STATE_FORMAT } from './state';
 export type { RunState, RunPhase, HaltedCall, RunDriver } from './state';
+export { OpenAIResponsesModel } from './models/openai-responses';
+export type { OpenAIResponsesModelOptions } from './models/openai-responses';
+export { GeminiModel } from './models/gemini';
+export type { GeminiModelOptions } from './models/gemini';
 export type {
   ChatModel,
   ChatMessage,

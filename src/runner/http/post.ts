@@ -14,6 +14,11 @@ export interface HttpCall {
   headers: Record<string, string>;
   body: string;
   signal?: AbortSignal;
+  /**
+   * How long the provider asks to wait, read from a retryable error's body, for providers
+   * that say it there rather than in a header (Gemini's `RetryInfo.retryDelay`). A header wins.
+   */
+  retryDelayOf?: (body: string) => number | undefined;
 }
 
 /** A successful (2xx) response with the attempt that produced it. */
@@ -24,7 +29,8 @@ export interface HttpSuccess {
 
 /**
  * POSTs `call`, retrying 408 / 429 / 5xx, timeouts and network errors with exponential
- * backoff and jitter (a `retry-after` or `retry-after-ms` header wins), within
+ * backoff and jitter (a `retry-after` or `retry-after-ms` header wins, else the delay
+ * `retryDelayOf` reads from the error body), within
  * `maxAttempts` and the deadline. Any other status fails at once with a
  * {@link ModelHttpError} carrying the provider's message (read up to `maxErrorBodyBytes`).
  * A redirect is never followed (the request carries the key): it fails at once with a
@@ -64,7 +70,7 @@ export async function postWithRetry(call: HttpCall, settings: HttpSettings, watc
       const error = new ModelHttpError(call.provider, response.status, providerMessage(text, response.statusText), number);
       if (!isRetryableStatus(response.status)) throw error;
       failure = error;
-      retryAfterMs = retryAfter(response.headers);
+      retryAfterMs = retryAfter(response.headers) ?? call.retryDelayOf?.(text);
     } catch (error) {
       attempt.dispose();
       if (error instanceof ModelHttpError || error instanceof ModelRedirectError || error instanceof ModelRequestError) throw error;

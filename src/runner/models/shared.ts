@@ -72,6 +72,8 @@ export class ModelEndpoint {
     private readonly url: string,
     private readonly headers: Record<string, string>,
     private readonly settings: HttpSettings,
+    /** Reads a retry delay from a retryable error's body (`HttpCall.retryDelayOf`). */
+    private readonly retryDelayOf?: (body: string) => number | undefined,
   ) {
     checkUrl(provider, url);
     for (const [name, value] of Object.entries(headers)) checkHeader(provider, name, value);
@@ -106,7 +108,7 @@ export class ModelEndpoint {
   /** POSTs `body` and reads the whole answer as a JSON object. */
   async json(body: string, signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
     const { response, attempt } = await postWithRetry(
-      { provider: this.provider, url: this.url, headers: this.headers, body, signal },
+      { provider: this.provider, url: this.url, headers: this.headers, body, signal, retryDelayOf: this.retryDelayOf },
       this.settings,
       this.watchdog,
     );
@@ -116,7 +118,7 @@ export class ModelEndpoint {
   /** POSTs `body` asking for server-sent events. The caller disposes the attempt once the events end. */
   async stream(body: string, signal: AbortSignal | undefined): Promise<OpenedStream> {
     const { response, attempt } = await postWithRetry(
-      { provider: this.provider, url: this.url, headers: this.streamHeaders, body, signal },
+      { provider: this.provider, url: this.url, headers: this.streamHeaders, body, signal, retryDelayOf: this.retryDelayOf },
       this.settings,
       this.watchdog,
     );
