@@ -9,9 +9,11 @@ import { IsInt, IsString, Min } from 'class-validator';
 import {
   AgentRunner,
   AnthropicModel,
+  GeminiModel,
   InvalidArgumentError,
   InvalidResumeError,
   OpenAIChatModel,
+  OpenAIResponsesModel,
   OutputValidationError,
   Toolkit,
   defineTool,
@@ -24,6 +26,7 @@ import {
   openaiCalls,
   openaiStream,
   openaiText,
+  json,
   startMockServer,
   type MockServer,
   type Reply,
@@ -257,5 +260,63 @@ describe('typed answers through a final-answer tool (Anthropic)', () => {
       InvalidArgumentError,
     );
     expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('typed answers through the newer providers', () => {
+  function responsesText(text: string): Reply {
+    return json(200, {
+      id: 'resp_1',
+      object: 'response',
+      status: 'completed',
+      output: [
+        { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] },
+      ],
+      usage: { input_tokens: 12, output_tokens: 6 },
+    });
+  }
+
+  it('OpenAI Responses asks natively with text.format json_schema, and the runner repairs and returns the DTO', async () => {
+    const server = await serve([responsesText('{"title":"Q3","count":-1}'), responsesText('{"title":"Q3","count":4}')]);
+    const model = new OpenAIResponsesModel({
+      baseUrl: `${server.url}/v1`,
+      apiKey: 'sk-output',
+      model: 'gpt-test',
+      retry: { maxAttempts: 1 },
+    });
+    const result = await new AgentRunner({ model, toolkit: weatherToolkit() }).run('Summarize', { output: ReportDto });
+
+    expect(result.status).toBe('done');
+    if (result.status !== 'done') return;
+    expect(result.output).toBeInstanceOf(ReportDto);
+    expect(result.output).toEqual({ title: 'Q3', count: 4 });
+    const first = server.requests[0]?.body as { text?: { format?: Record<string, unknown> }; tools: Array<{ name: string }> };
+    expect(first.text?.format).toEqual({ type: 'json_schema', name: 'ReportDto', schema: schemaForClass(ReportDto), strict: false });
+    expect(first.tools.map((t) => t.name)).not.toContain('final_answer');
+    // The failed answer went back with the validator's words before the second request.
+    expect(JSON.stringify(server.requests[1]?.body)).toContain('count must not be less than 0');
+  });
+
+  it('Gemini gets a final-answer tool and returns the validated DTO', async () => {
+    const server = await serve([
+      json(200, {
+        candidates: [
+          {
+            content: { role: 'model', parts: [{ functionCall: { name: 'final_answer', args: { title: 'Q3', count: 4 } } }] },
+            finishReason: 'STOP',
+          },
+        ],
+        usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5 },
+      }),
+    ]);
+    const model = new GeminiModel({ baseUrl: server.url, apiKey: 'gk-output', model: 'gemini-2.5-flash', retry: { maxAttempts: 1 } });
+    const result = await new AgentRunner({ model, toolkit: weatherToolkit() }).run('Report', { output: ReportDto });
+
+    expect(result.status).toBe('done');
+    if (result.status !== 'done') return;
+    expect(result.output).toEqual({ title: 'Q3', count: 4 });
+    const declarations = (server.requests[0]?.body as { tools: Array<{ functionDeclarations: Array<{ name: string }> }> }).tools[0]
+      ?.functionDeclarations;
+    expect(declarations?.map((d) => d.name)).toContain('final_answer');
   });
 });

@@ -62,12 +62,6 @@ export interface OpenAIResponsesModelOptions extends HttpModelOptions {
   structuredOutput?: boolean;
 }
 
-/** A typed final answer as a request may ask for it (the runner's `ModelRequest.output`). */
-interface AnswerFormat {
-  name: string;
-  schema: JsonSchema;
-}
-
 /** A Responses API function tool. */
 interface ResponsesTool {
   type: 'function';
@@ -240,7 +234,7 @@ export class OpenAIResponsesModel implements ChatModel {
     if (request.system) body += `,"instructions":${JSON.stringify(request.system)}`;
     body += `,"input":${JSON.stringify(toInput(this.provider, request.messages))}`;
     if (request.tools.length > 0) body += `,"tools":${this.toolsJson.get(request.tools)}`;
-    const output = (request as ModelRequest & { output?: AnswerFormat }).output;
+    const output = request.output;
     // Not strict: strict mode needs every property required; the runner validates the answer either way.
     if (output && this.structuredOutput) {
       const format = { type: 'json_schema', name: output.name, schema: output.schema, strict: false };
