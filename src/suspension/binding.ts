@@ -11,55 +11,64 @@ import type { SuspendedCall } from './store';
  * Without a key it is a SHA-256: it catches a row edited by hand or by a bug, not someone
  * who recomputes it. With a key (kept out of the database) it is an HMAC that nobody
  * without the key can forge.
+ *
+ * The digest is taken over canonical JSON (keys sorted), which any store that keeps JSON
+ * values gives back. Sorting is slow on a path every resolve takes, so a binding also
+ * carries, after a `/`, the digest of the call's plain `JSON.stringify` text when that text
+ * differs: a store that keeps key order (SQLite, memory, PostgreSQL `json`) gives that text
+ * back, and the check needs no sorting. The arguments themselves are stored as given.
  */
 export class Binding {
   constructor(private readonly key?: string | Uint8Array) {}
 
-  /** The digest of `call`, prefixed with its algorithm. */
+  /** The canonical digest of `call`, prefixed with its algorithm. */
   of(call: Bound): string {
-    return this.digest(canonicalJson(partsOf(call)));
+    return `${this.algorithm}:${this.digest(canonicalJson(partsOf(call)))}`;
   }
 
-  /**
-   * `call` as it should be stored: its parts in the canonical key order, with their digest.
-   * A store that keeps key order (SQLite, memory) then gives back parts whose plain
-   * `JSON.stringify` is the canonical text, so {@link problem} can check them without sorting.
-   */
+  /** `call` with its binding: the canonical digest, then the plain text's when it differs. */
   seal<TCall extends Bound>(call: TCall): TCall & { binding: string } {
-    const text = canonicalJson(partsOf(call));
-    const parts = JSON.parse(text) as Parts;
-    const sealed = { ...call, request: parts.request, binding: this.digest(text) };
-    if (call.args !== undefined) sealed.args = parts.args;
-    if (call.chain !== undefined) sealed.chain = parts.chain;
-    return sealed;
+    const parts = partsOf(call);
+    const canonical = canonicalJson(parts);
+    const plain = JSON.stringify(parts);
+    const binding = `${this.algorithm}:${this.digest(canonical)}${plain === canonical ? '' : `/${this.digest(plain)}`}`;
+    return { ...call, binding };
   }
 
   /** Why `call` is not the call that was recorded, or `undefined` when it is. */
   problem(call: SuspendedCall): string | undefined {
-    if (call.binding === undefined) {
+    const { binding } = call;
+    if (binding === undefined) {
       // Rows from before bindings existed; with a key, a missing digest is a stripped one.
       return this.key === undefined ? undefined : 'it carries no binding digest, and this coordinator requires a keyed one';
     }
-    // Equal digests mean equal texts, so any JSON text of the parts that matches proves them
-    // unchanged: first the plain one (right for a sealed call whose store kept key order),
-    // then the canonical one (a store that reorders keys, or a call stored unsealed).
-    if (call.binding === this.digest(JSON.stringify(partsOf(call)))) return undefined;
-    if (call.binding === this.of(call)) return undefined;
+    // Equal digests mean equal texts, so either text of the parts matching its digest proves
+    // them unchanged: the plain one first (no sorting), then the canonical one.
+    const parts = partsOf(call);
+    const cut = binding.indexOf('/');
+    const canonicalDigest = cut < 0 ? binding : binding.slice(0, cut);
+    const plainDigest = cut < 0 ? canonicalDigest : `${this.algorithm}:${binding.slice(cut + 1)}`;
+    if (plainDigest === `${this.algorithm}:${this.digest(JSON.stringify(parts))}`) return undefined;
+    if (canonicalDigest === `${this.algorithm}:${this.digest(canonicalJson(parts))}`) return undefined;
     return 'its tool, arguments, run, request or chain differ from what was recorded';
   }
 
+  private get algorithm(): string {
+    return this.key === undefined ? 'sha256' : 'hmac-sha256';
+  }
+
   private digest(text: string): string {
-    if (this.key !== undefined) return `hmac-sha256:${createHmac('sha256', this.key).update(text).digest('base64url')}`;
+    if (this.key !== undefined) return createHmac('sha256', this.key).update(text).digest('base64url');
     // `crypto.hash` (Node 20.12+) skips the Hash object; same digest.
-    if (oneShotHash) return `sha256:${oneShotHash('sha256', text, 'base64url')}`;
-    return `sha256:${createHash('sha256').update(text).digest('base64url')}`;
+    if (oneShotHash) return oneShotHash('sha256', text, 'base64url');
+    return createHash('sha256').update(text).digest('base64url');
   }
 }
 
 /** What a binding covers. */
 type Bound = Pick<SuspendedCall, 'tool' | 'args' | 'callId' | 'runId' | 'request' | 'chain'>;
 
-/** The parts a digest is taken over, keys in canonical (sorted) order. */
+/** The parts a digest is taken over, in canonical (sorted) key order. */
 interface Parts {
   args: unknown;
   callId: string | null;

@@ -127,6 +127,43 @@ describe('a suspension bound to its call', () => {
     expect(ran).toEqual([]);
   });
 
+  it('a replay gets its arguments in the order they were given, and a store that reorders keys still verifies', async () => {
+    const seen: string[] = [];
+    const echo = () =>
+      new Toolkit().register(
+        defineTool({
+          name: 'echo',
+          description: 'Echoes its arguments',
+          run(args, ctx) {
+            seen.push(JSON.stringify(args));
+            return ctx?.answer ? success('done') : pending({ kind: 'approval', prompt: 'Go?' });
+          },
+        }),
+      );
+    const given = { zulu: 1, alpha: { yankee: true, bravo: [2, { x: 1, a: 0 }] } };
+    const plain = new ResumeCoordinator({ toolkit: echo(), store: new MemoryPendingStore() });
+    const first = pendingOf(await plain.execute('echo', given))!;
+    expect((await plain.get(first.id))?.binding).toMatch(/^sha256:[\w-]+\/[\w-]+$/); // canonical, then plain
+    expect(await plain.resolve({ id: first.id, ok: true })).toEqual({ output: 'done', isError: false });
+    expect(seen).toEqual([JSON.stringify(given), JSON.stringify(given)]);
+
+    // A store that gives JSON back with its keys in another order (as PostgreSQL jsonb would).
+    const sortKeys = (value: unknown): unknown =>
+      Array.isArray(value)
+        ? value.map(sortKeys)
+        : value !== null && typeof value === 'object'
+          ? Object.fromEntries(
+              Object.entries(value)
+                .sort(([a], [b]) => (a < b ? 1 : -1))
+                .map(([k, v]) => [k, sortKeys(v)]),
+            )
+          : value;
+    const { store } = tampered((call) => ({ ...call, args: sortKeys(call.args), request: sortKeys(call.request) as typeof call.request }));
+    const reordering = new ResumeCoordinator({ toolkit: echo(), store });
+    const second = pendingOf(await reordering.execute('echo', given))!;
+    expect(await reordering.resolve({ id: second.id, ok: true })).toEqual({ output: 'done', isError: false });
+  });
+
   it('with a binding key, a row whose digest was stripped or recomputed without the key is refused', async () => {
     const ran: string[] = [];
     const stripped = tampered(({ binding: _gone, ...call }) => ({ ...call, args: { to: 'mallory', cents: 1 } }));
