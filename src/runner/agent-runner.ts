@@ -3,6 +3,7 @@ import { InvalidArgumentError } from '../errors';
 import type { ClassType } from '../decorators/types';
 import type { Answer } from '../results/wire';
 import type { WaitFor } from '../suspension/answers';
+import type { ResolveOptions } from '../suspension/audit';
 import { DEFAULT_LEASE_MS, ResumeCoordinator } from '../suspension/coordinator';
 import type { RunStore } from '../suspension/store';
 import type { Toolkit } from '../toolkit/toolkit';
@@ -79,6 +80,11 @@ export interface ResumeOptions {
   signal?: AbortSignal;
   context?: object;
   output?: ClassType;
+  /**
+   * Recorded with every answer of this resume, as `ResumeCoordinator.resolve` records it:
+   * who answered and why (docs/operating.md, "Audit trail").
+   */
+  audit?: ResolveOptions;
 }
 
 /**

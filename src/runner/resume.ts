@@ -10,6 +10,7 @@ import {
 import { pendingOf } from '../results/helpers';
 import type { Answer, ToolResult } from '../results/wire';
 import { answerProblem } from '../suspension/answers';
+import type { ResolveOptions } from '../suspension/audit';
 import { sameJson } from '../suspension/binding';
 import type { SuspendedCall } from '../suspension/store';
 import { sleep } from '../timing/sleep';
@@ -30,6 +31,8 @@ export interface ContinueOptions {
   context?: object;
   /** The typed answer's DTO class, when the run asks for one (checked against the checkpoint's name). */
   output?: unknown;
+  /** Who answered and why, recorded with each answer this resume applies. */
+  audit?: ResolveOptions;
 }
 
 const MAX_MERGE_ATTEMPTS = 100;
@@ -78,7 +81,11 @@ export async function continueRun(
   // failed answer never loses the outcome of another.
   const settled = await Promise.allSettled(
     openAnswers.map((answer) =>
-      parts.coordinator.resolve(answer, callContext(options.context, options.signal, (open.get(answer.id) as HaltedCall).call.id)),
+      parts.coordinator.resolve(
+        answer,
+        callContext(options.context, options.signal, (open.get(answer.id) as HaltedCall).call.id),
+        options.audit,
+      ),
     ),
   );
   const outcomes = new Map<string, ToolResult>();
