@@ -1,0 +1,9 @@
+/**
+ * The Model Context Protocol entry: `import { serveMcp, McpToolSource } from 'toolnexus-ts/mcp'`.
+ * A separate entry point, so that users of the core never need `@modelcontextprotocol/sdk`
+ * installed; its public types name no type of the SDK. See docs/mcp.md.
+ */
+export { serveMcp } from './serve';
+export type { McpStdioOptions, McpHttpOptions, McpServerHandle, McpHttpServerHandle } from './serve';
+export type { McpToolHost, McpServerOptions, McpCallInfo, McpToolContext } from './server';
+export { McpConfigError, McpConnectionError } from './errors';
