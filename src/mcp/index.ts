@@ -7,3 +7,7 @@ export { serveMcp } from './serve';
 export type { McpStdioOptions, McpHttpOptions, McpServerHandle, McpHttpServerHandle } from './serve';
 export type { McpToolHost, McpServerOptions, McpCallInfo, McpToolContext } from './server';
 export { McpConfigError, McpConnectionError } from './errors';
+export { McpToolSource } from './source';
+export type { McpToolSourceOptions, McpConnectReport } from './source';
+export { parseMcpConfig } from './config';
+export type { McpServerSpec, McpServerEntry, McpEnvironment } from './config';
