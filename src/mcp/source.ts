@@ -56,6 +56,7 @@ const DEFAULTS = { elicitationTimeoutMs: 120_000, callTimeoutMs: 60_000, connect
 const LOG_LEVELS = new Set<ToolLogLevel>(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 const MAX_STDERR_CHARS = 2000;
 const MAX_NAME = 64;
+const RECONNECT_ATTEMPTS = 3;
 
 interface Connection {
   readonly name: string;
@@ -64,6 +65,8 @@ interface Connection {
   stderr: string;
   /** The contexts of this server's calls now running: its log lines go to them. */
   readonly active: Set<ToolContext>;
+  /** The HTTP transport that answered the first time; a reconnect uses it again. */
+  http?: 'http' | 'sse';
 }
 
 /**
@@ -193,20 +196,24 @@ export class McpToolSource {
       return;
     }
     const init = { headers: spec.headers };
-    if (spec.transport === 'http') {
+    if ((connection.http ?? spec.transport) === 'http') {
       const transport = new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: init });
       try {
         await connection.client.connect(transport, { timeout });
+        connection.http = 'http';
         return;
       } catch (error) {
         await transport.close().catch(() => undefined);
-        if (spec.explicit) throw new McpConnectionError(`server ${name}: ${messageOf(error)}`, { cause: error });
+        // No HTTP answer at all says nothing about which transport the server speaks.
+        if (spec.explicit || connection.http === 'http' || isConnectionLost(error))
+          throw new McpConnectionError(`server ${name}: ${messageOf(error)}`, { cause: error });
         connection.client = this.newClient(name);
       }
     }
     const sse = new SSEClientTransport(new URL(spec.url), { requestInit: init, eventSourceInit: { fetch: withHeaders(spec.headers) } });
     try {
       await connection.client.connect(sse as Transport, { timeout });
+      connection.http = 'sse';
     } catch (error) {
       await sse.close().catch(() => undefined);
       throw new McpConnectionError(`server ${name}: neither Streamable HTTP nor SSE answered: ${messageOf(error)}`, { cause: error });
@@ -282,31 +289,66 @@ export class McpToolSource {
       ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema as JsonSchema } : {}),
       ...(tool.title !== undefined ? { title: tool.title } : {}),
       ...(annotations && Object.keys(annotations).length > 0 ? { annotations } : {}),
-      run: (args: Record<string, unknown>, ctx?: ToolContext) => this.call(connection.name, tool.name, args, ctx),
+      run: (args: Record<string, unknown>, ctx?: ToolContext) => this.call(connection.name, tool, args, ctx),
     });
   }
 
-  private async call(server: string, tool: string, args: Record<string, unknown>, ctx: ToolContext | undefined): Promise<ToolResult> {
+  private async call(server: string, tool: McpTool, args: Record<string, unknown>, ctx: ToolContext | undefined): Promise<ToolResult> {
     const connection = this.connections.get(server);
     if (!connection || this.closed) return failure(`MCP server ${server} is not connected`);
     const callCtx: ToolContext = ctx ?? {};
     connection.active.add(callCtx);
     try {
       try {
-        return await this.callOnce(connection, tool, args, ctx);
+        return await this.callOnce(connection, tool.name, args, ctx);
       } catch (error) {
-        if (!isDroppedSession(error) || connection.spec.transport === 'stdio') throw error;
-        // The server forgot the session (it restarted): nothing ran, so open a new one and ask again once.
-        await connection.client.close().catch(() => undefined);
-        connection.client = this.newClient(server);
-        await this.start(connection);
-        return await this.callOnce(connection, tool, args, ctx);
+        if (connection.spec.transport === 'stdio') throw error;
+        if (isDroppedSession(error)) {
+          // The server forgot the session (it restarted) and said so: nothing ran, so open a new one and ask again once.
+          await this.reconnect(connection);
+          return await this.callOnce(connection, tool.name, args, ctx);
+        }
+        if (!isConnectionLost(error)) throw error;
+        await this.reconnect(connection);
+        // The request may have reached the server before the connection broke: only a tool that
+        // says repeating it changes nothing is asked again.
+        if (tool.annotations?.readOnlyHint === true || tool.annotations?.idempotentHint === true) {
+          for (let attempt = 1; ; attempt++) {
+            try {
+              return await this.callOnce(connection, tool.name, args, ctx);
+            } catch (again) {
+              if (attempt >= RECONNECT_ATTEMPTS || !isConnectionLost(again)) throw again;
+            }
+          }
+        }
+        return failure(
+          `MCP server ${server}, tool ${tool.name}: the connection was lost during the call (${messageOf(error)}), so it may or may not have run; ` +
+            'a new session is open for the next call',
+        );
       }
     } catch (error) {
-      if (ctx?.signal?.aborted) return failure(`${server}_${tool} cancelled`);
-      return failure(`MCP server ${server}, tool ${tool}: ${messageOf(error)}`);
+      if (ctx?.signal?.aborted) return failure(`${server}_${tool.name} cancelled`);
+      return failure(`MCP server ${server}, tool ${tool.name}: ${messageOf(error)}`);
     } finally {
       connection.active.delete(callCtx);
+    }
+  }
+
+  /**
+   * A new client and session for `connection`. fetch may hand out another pooled socket the old
+   * server closed, so a lost connection is tried again a few times before giving up.
+   */
+  private async reconnect(connection: Connection): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      await connection.client.close().catch(() => undefined);
+      connection.client = this.newClient(connection.name);
+      try {
+        await this.start(connection);
+        return;
+      } catch (error) {
+        const cause = (error as { cause?: unknown }).cause;
+        if (attempt >= RECONNECT_ATTEMPTS || !(isConnectionLost(error) || isConnectionLost(cause))) throw error;
+      }
     }
   }
 
@@ -329,6 +371,12 @@ function toolName(server: string, tool: string): string {
 
 function isDroppedSession(error: unknown): boolean {
   return error instanceof StreamableHTTPError && error.code === 404;
+}
+
+/** fetch's own failure: the socket closed or was refused, with no HTTP answer. */
+function isConnectionLost(error: unknown): boolean {
+  // By name, not instanceof: fetch's TypeError comes from Node's own realm, not a sandbox's (jest's).
+  return typeof error === 'object' && error !== null && (error as Error).name === 'TypeError' && (error as Error).message === 'fetch failed';
 }
 
 /** A fetch that adds the config's headers, for the SSE transport's event stream. */
