@@ -96,7 +96,17 @@ async function main() {
     const { child, url } = await startServer();
     let server;
     try {
-      server = await conformance(['server', '--url', url, '--suite', 'all', '--expected-failures', BASELINE, '-o', path.join(scratch, 'server')]);
+      server = await conformance([
+        'server',
+        '--url',
+        url,
+        '--suite',
+        'all',
+        '--expected-failures',
+        BASELINE,
+        '-o',
+        path.join(scratch, 'server'),
+      ]);
     } finally {
       child.kill('SIGTERM');
     }

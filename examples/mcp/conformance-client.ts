@@ -29,7 +29,8 @@ async function main(): Promise<void> {
   });
   try {
     const report = await source.connect();
-    if (report.failed.length > 0) throw report.failed[0]?.error;
+    const failed = report.failed[0];
+    if (failed) throw failed.error;
     const toolkit = new Toolkit();
     source.register(toolkit);
     for (const call of calls) {

@@ -12,8 +12,7 @@ import { answerFor, defineTool, pending, Tool, Toolkit, withContent, type ToolCo
 import { serveMcp, type McpToolContext } from 'toolnexus-ts/mcp';
 
 // A 1×1 red PNG and a 1-sample silent WAV: the smallest valid media the scenarios accept.
-const RED_PIXEL_PNG =
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+const RED_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
 const SILENT_WAV = Buffer.concat([
   Buffer.from('RIFF'),
   Buffer.from([38, 0, 0, 0]),
@@ -50,7 +49,10 @@ class AudioContentTool {
 class EmbeddedResourceTool {
   run() {
     return withContent('This is an embedded resource content.', [
-      { type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } },
+      {
+        type: 'resource',
+        resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' },
+      },
     ]);
   }
 }
@@ -61,7 +63,10 @@ class MultipleContentTypesTool {
     return withContent('Multiple content types test:', [
       { type: 'text', text: 'Multiple content types test:' },
       { type: 'image', data: RED_PIXEL_PNG, mimeType: 'image/png' },
-      { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: '{"test":"data","value":123}' } },
+      {
+        type: 'resource',
+        resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: '{"test":"data","value":123}' },
+      },
     ]);
   }
 }
@@ -159,8 +164,17 @@ class ElicitationEnumsTool {
             { const: 'value3', title: 'Third Option' },
           ],
         },
-        legacyEnum: { type: 'string', description: 'Legacy titled', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
-        untitledMulti: { type: 'array', description: 'Untitled multi-select', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
+        legacyEnum: {
+          type: 'string',
+          description: 'Legacy titled',
+          enum: ['opt1', 'opt2', 'opt3'],
+          enumNames: ['Option One', 'Option Two', 'Option Three'],
+        },
+        untitledMulti: {
+          type: 'array',
+          description: 'Untitled multi-select',
+          items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+        },
         titledMulti: {
           type: 'array',
           description: 'Titled multi-select',
@@ -219,7 +233,13 @@ async function main(): Promise<void> {
     jsonSchema202012,
   );
   const port = Number(process.env.PORT ?? 0);
-  const server = await serveMcp(toolkit, { transport: 'http', port, name: 'toolnexus-conformance', version: '1.0.0', retryIntervalMs: 500 });
+  const server = await serveMcp(toolkit, {
+    transport: 'http',
+    port,
+    name: 'toolnexus-conformance',
+    version: '1.0.0',
+    retryIntervalMs: 500,
+  });
   process.stdout.write(`${server.url}\n`);
   const stop = (): void => {
     void server.close().then(() => process.exit(0));

@@ -26,7 +26,13 @@ class Weather {
   celsius!: number;
 }
 
-@Tool({ description: 'Current weather for a city', args: WeatherArgs, output: Weather, title: 'Weather', annotations: { readOnlyHint: true } })
+@Tool({
+  description: 'Current weather for a city',
+  args: WeatherArgs,
+  output: Weather,
+  title: 'Weather',
+  annotations: { readOnlyHint: true },
+})
 class GetWeatherTool {
   run(args: WeatherArgs, ctx?: ToolContext): Weather {
     ctx?.log?.('info', `looking up ${args.city}`);
@@ -73,7 +79,11 @@ async function main(): Promise<void> {
     console.log('connected:', JSON.stringify(report.connected));
     const toolkit = new Toolkit();
     source.register(toolkit);
-    const weather = await toolkit.execute('shop_get_weather', { city: 'Lyon' }, { log: (level, message) => console.log(`log (${level}): ${message}`) });
+    const weather = await toolkit.execute(
+      'shop_get_weather',
+      { city: 'Lyon' },
+      { log: (level, message) => console.log(`log (${level}): ${message}`) },
+    );
     console.log('weather:', weather.output);
     const refund = await toolkit.execute('shop_refund', { customer: 'ada', cents: 1200 });
     console.log('refund:', refund.output);

@@ -62,7 +62,8 @@ function specOf(name: string, raw: unknown, env: McpEnvironment): McpServerSpec 
   if (isStdio) {
     if (typeof raw.command !== 'string' || raw.command === '') throw new McpConfigError(`server ${name}: a stdio server needs a command`);
     const args = raw.args ?? [];
-    if (!Array.isArray(args) || !args.every((arg) => typeof arg === 'string')) throw new McpConfigError(`server ${name}: args must be strings`);
+    if (!Array.isArray(args) || !args.every((arg) => typeof arg === 'string'))
+      throw new McpConfigError(`server ${name}: args must be strings`);
     if (raw.cwd !== undefined && typeof raw.cwd !== 'string') throw new McpConfigError(`server ${name}: cwd must be a string`);
     const spec: McpServerSpec = { transport: 'stdio', command: raw.command, args: args.slice(), env: expandAll(name, 'env', raw.env, env) };
     if (typeof raw.cwd === 'string') spec.cwd = raw.cwd;

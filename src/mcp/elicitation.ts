@@ -30,7 +30,10 @@ export interface ElicitationReply {
  * cannot carry (nested objects, `pattern`, …) is refused with the reason, never sent half-way.
  */
 export function elicitationFor(request: PendingRequest, support: ElicitationSupport): ElicitationPlan {
-  if (request.kind === 'authorization' || (request.url !== undefined && request.data?.schema === undefined && request.kind !== 'approval')) {
+  if (
+    request.kind === 'authorization' ||
+    (request.url !== undefined && request.data?.schema === undefined && request.kind !== 'approval')
+  ) {
     if (request.url === undefined) return { outOfBand: 'the authorization request has no url' };
     if (!support.url) return { outOfBand: 'the client does not support URL elicitation' };
     return { elicit: { mode: 'url', message: request.prompt, url: request.url, elicitationId: request.id } };
@@ -40,7 +43,8 @@ export function elicitationFor(request: PendingRequest, support: ElicitationSupp
   if (schema === undefined) {
     const properties: Record<string, FormField> =
       request.kind === 'approval' ? {} : { answer: { type: 'string', title: 'Answer', description: request.prompt } };
-    const requestedSchema = request.kind === 'approval' ? { type: 'object' as const, properties } : { type: 'object' as const, properties, required: ['answer'] };
+    const requestedSchema =
+      request.kind === 'approval' ? { type: 'object' as const, properties } : { type: 'object' as const, properties, required: ['answer'] };
     return { elicit: { mode: 'form', message: request.prompt, requestedSchema } };
   }
   const form = formSchemaOf(schema);
@@ -51,7 +55,9 @@ export function elicitationFor(request: PendingRequest, support: ElicitationSupp
 /** The library's answer for what the client's user did. */
 export function answerOf(request: PendingRequest, reply: ElicitationReply): Answer {
   if (reply.action === 'accept') {
-    return reply.content && Object.keys(reply.content).length > 0 ? { id: request.id, ok: true, data: reply.content } : { id: request.id, ok: true };
+    return reply.content && Object.keys(reply.content).length > 0
+      ? { id: request.id, ok: true, data: reply.content }
+      : { id: request.id, ok: true };
   }
   return { id: request.id, ok: false, reason: reply.action === 'decline' ? 'declined' : 'cancelled' };
 }
@@ -85,7 +91,8 @@ export function formSchemaOf(
       return { problem: `the keyword ${key} has no MCP form equivalent` };
   }
   const properties = top.properties ?? {};
-  if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) return { problem: 'its properties are not an object' };
+  if (typeof properties !== 'object' || properties === null || Array.isArray(properties))
+    return { problem: 'its properties are not an object' };
   const fields: Record<string, FormField> = {};
   for (const [name, value] of Object.entries(properties)) {
     const field = fieldOf(value);
@@ -105,7 +112,8 @@ function fieldOf(value: unknown): FormField | string {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not a schema object';
   const field = value as Record<string, unknown>;
   const type = field.type;
-  if (typeof type !== 'string' || !(type in KEYS_BY_TYPE)) return `type ${JSON.stringify(type)} is not a string, number, integer, boolean or enum list`;
+  if (typeof type !== 'string' || !(type in KEYS_BY_TYPE))
+    return `type ${JSON.stringify(type)} is not a string, number, integer, boolean or enum list`;
   const allowed = KEYS_BY_TYPE[type] as Set<string>;
   for (const key of Object.keys(field)) if (!allowed.has(key)) return `the keyword ${key} has no MCP form equivalent`;
   if (type === 'string' && field.format !== undefined && !FORMATS.has(field.format as string))

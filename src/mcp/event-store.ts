@@ -26,7 +26,10 @@ export class BoundedEventStore implements EventStore {
     return Promise.resolve(this.events.get(eventId)?.streamId);
   }
 
-  async replayEventsAfter(lastEventId: string, { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> }): Promise<string> {
+  async replayEventsAfter(
+    lastEventId: string,
+    { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> },
+  ): Promise<string> {
     const from = this.events.get(lastEventId);
     if (!from) return '';
     let after = false;

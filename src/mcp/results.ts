@@ -22,7 +22,8 @@ export function toMcpResult(result: ToolResult, outputSchema: unknown): McpCallR
   if (result.isError) return { content, isError: true };
   if (outputSchema === undefined) return { content };
   const structured = parsedObject(result.output);
-  if (!structured) return { content: [{ type: 'text', text: 'the tool declares an output schema but did not return a JSON object' }], isError: true };
+  if (!structured)
+    return { content: [{ type: 'text', text: 'the tool declares an output schema but did not return a JSON object' }], isError: true };
   return { content, structuredContent: structured };
 }
 
@@ -37,7 +38,10 @@ export function outOfBandResult(request: PendingRequest, why: string): McpCallRe
 }
 
 /** An MCP server's `tools/call` result as a ToolResult: text joined as `output`, everything kept as content. */
-export function fromMcpResult(result: { content?: unknown; isError?: unknown; structuredContent?: unknown }, maxOutputChars: number): ToolResult {
+export function fromMcpResult(
+  result: { content?: unknown; isError?: unknown; structuredContent?: unknown },
+  maxOutputChars: number,
+): ToolResult {
   const content = Array.isArray(result.content) ? (result.content as ToolContent[]) : [];
   const texts = content.filter((item): item is { type: 'text'; text: string } => item?.type === 'text' && typeof item.text === 'string');
   let output = texts.map((item) => item.text).join('\n');

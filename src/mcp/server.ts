@@ -4,7 +4,6 @@ import {
   ListToolsRequestSchema,
   SetLevelRequestSchema,
   type CallToolRequest,
-  type CallToolResult,
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -68,7 +67,10 @@ export function coordinatorOf(host: McpToolHost): ResumeCoordinator {
 export function createMcpServer(coordinator: ResumeCoordinator, options: McpServerOptions = {}): Server {
   const server = new Server(
     { name: options.name ?? 'toolnexus', version: options.version ?? '0.0.0' },
-    { capabilities: { tools: { listChanged: false }, logging: {} }, ...(options.instructions ? { instructions: options.instructions } : {}) },
+    {
+      capabilities: { tools: { listChanged: false }, logging: {} },
+      ...(options.instructions ? { instructions: options.instructions } : {}),
+    },
   );
   const elicitationTimeoutMs = options.elicitationTimeoutMs ?? DEFAULT_ELICITATION_TIMEOUT_MS;
   let minLevel = 0;
@@ -90,10 +92,12 @@ export function createMcpServer(coordinator: ResumeCoordinator, options: McpServ
     const log = (level: ToolLogLevel, message: string, data?: unknown): void => {
       if ((LOG_RANK[level] ?? 0) < minLevel) return;
       const payload = data === undefined ? message : { message, data };
-      extra.sendNotification({ method: 'notifications/message', params: { level, logger: request.params.name, data: payload } }).catch(() => undefined);
+      extra
+        .sendNotification({ method: 'notifications/message', params: { level, logger: request.params.name, data: payload } })
+        .catch(() => undefined);
     };
     const result = await callTool(server, coordinator, request, extra, log, elicitationTimeoutMs);
-    return result as CallToolResult;
+    return result;
   });
   return server;
 }
@@ -116,7 +120,12 @@ async function callTool(
   const token = request.params._meta?.progressToken;
   if (token !== undefined) {
     ctx.progress = (progress, total, message) => {
-      const params = { progressToken: token, progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) };
+      const params = {
+        progressToken: token,
+        progress,
+        ...(total !== undefined ? { total } : {}),
+        ...(message !== undefined ? { message } : {}),
+      };
       extra.sendNotification({ method: 'notifications/progress', params }).catch(() => undefined);
     };
   }
@@ -133,7 +142,11 @@ async function callTool(
       try {
         // formSchemaOf checked the fields against what MCP forms allow; the SDK's type lists each shape.
         const params = plan.elicit as Parameters<Server['elicitInput']>[0];
-        reply = await server.elicitInput(params, { signal: extra.signal, timeout: elicitationTimeoutMs, relatedRequestId: extra.requestId });
+        reply = await server.elicitInput(params, {
+          signal: extra.signal,
+          timeout: elicitationTimeoutMs,
+          relatedRequestId: extra.requestId,
+        });
       } catch (error) {
         if (extra.signal.aborted) return { content: [{ type: 'text', text: `${name} cancelled` }], isError: true };
         return outOfBandResult(pending, `the elicitation failed: ${messageOf(error)}`);

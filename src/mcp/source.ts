@@ -3,7 +3,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ElicitRequestSchema, LoggingMessageNotificationSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { messageOf } from '../errors/message';
 import { failure, newPendingId, sanitizeName } from '../results/helpers';
@@ -52,7 +51,13 @@ export interface McpConnectReport {
   failed: Array<{ server: string; error: Error }>;
 }
 
-const DEFAULTS = { elicitationTimeoutMs: 120_000, callTimeoutMs: 60_000, connectTimeoutMs: 30_000, maxOutputChars: 1_000_000, maxToolsPerServer: 500 };
+const DEFAULTS = {
+  elicitationTimeoutMs: 120_000,
+  callTimeoutMs: 60_000,
+  connectTimeoutMs: 30_000,
+  maxOutputChars: 1_000_000,
+  maxToolsPerServer: 500,
+};
 const LOG_LEVELS = new Set<ToolLogLevel>(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 const MAX_STDERR_CHARS = 2000;
 const MAX_NAME = 64;
@@ -191,7 +196,9 @@ export class McpToolSource {
       } catch (error) {
         await transport.close().catch(() => undefined);
         const said = connection.stderr.trim();
-        throw new McpConnectionError(`server ${name}: ${messageOf(error)}${said ? ` (its stderr: ${said.slice(-500)})` : ''}`, { cause: error });
+        throw new McpConnectionError(`server ${name}: ${messageOf(error)}${said ? ` (its stderr: ${said.slice(-500)})` : ''}`, {
+          cause: error,
+        });
       }
       return;
     }
@@ -212,7 +219,7 @@ export class McpToolSource {
     }
     const sse = new SSEClientTransport(new URL(spec.url), { requestInit: init, eventSourceInit: { fetch: withHeaders(spec.headers) } });
     try {
-      await connection.client.connect(sse as Transport, { timeout });
+      await connection.client.connect(sse, { timeout });
       connection.http = 'sse';
     } catch (error) {
       await sse.close().catch(() => undefined);
@@ -236,14 +243,19 @@ export class McpToolSource {
     if (this.options.waitFor) {
       client.setRequestHandler(ElicitRequestSchema, async (request) => {
         const reply = await this.elicited(server, request.params);
-        return reply.content === undefined ? { action: reply.action } : { action: reply.action, content: reply.content as Record<string, string> };
+        return reply.content === undefined
+          ? { action: reply.action }
+          : { action: reply.action, content: reply.content as Record<string, string> };
       });
     }
     return client;
   }
 
   /** A server's elicitation, asked as a pending request of this library while the call waits. */
-  private async elicited(server: string, params: { message: string; mode?: string; url?: string; requestedSchema?: unknown }): Promise<ElicitationReply> {
+  private async elicited(
+    server: string,
+    params: { message: string; mode?: string; url?: string; requestedSchema?: unknown },
+  ): Promise<ElicitationReply> {
     const waitFor = this.options.waitFor as WaitFor;
     const request: PendingRequest = {
       id: newPendingId(),
@@ -277,9 +289,7 @@ export class McpToolSource {
     const name = toolName(connection.name, tool.name);
     const description = tool.description || `${tool.title ?? tool.name} (MCP server ${connection.name})`;
     const annotations = tool.annotations
-      ? Object.fromEntries(
-          Object.entries(tool.annotations).filter(([key, value]) => key.endsWith('Hint') && typeof value === 'boolean'),
-        )
+      ? Object.fromEntries(Object.entries(tool.annotations).filter(([key, value]) => key.endsWith('Hint') && typeof value === 'boolean'))
       : undefined;
     return defineTool({
       name,
@@ -352,13 +362,23 @@ export class McpToolSource {
     }
   }
 
-  private async callOnce(connection: Connection, tool: string, args: Record<string, unknown>, ctx: ToolContext | undefined): Promise<ToolResult> {
+  private async callOnce(
+    connection: Connection,
+    tool: string,
+    args: Record<string, unknown>,
+    ctx: ToolContext | undefined,
+  ): Promise<ToolResult> {
     const progress = ctx?.progress;
     const result = await connection.client.callTool({ name: tool, arguments: args }, undefined, {
       timeout: this.options.callTimeoutMs,
       resetTimeoutOnProgress: true,
       ...(ctx?.signal ? { signal: ctx.signal } : {}),
-      ...(progress ? { onprogress: (update: { progress: number; total?: number; message?: string }) => progress(update.progress, update.total, update.message) } : {}),
+      ...(progress
+        ? {
+            onprogress: (update: { progress: number; total?: number; message?: string }) =>
+              progress(update.progress, update.total, update.message),
+          }
+        : {}),
     });
     return fromMcpResult(result as { content?: unknown; isError?: unknown; structuredContent?: unknown }, this.options.maxOutputChars);
   }
@@ -376,7 +396,9 @@ function isDroppedSession(error: unknown): boolean {
 /** fetch's own failure: the socket closed or was refused, with no HTTP answer. */
 function isConnectionLost(error: unknown): boolean {
   // By name, not instanceof: fetch's TypeError comes from Node's own realm, not a sandbox's (jest's).
-  return typeof error === 'object' && error !== null && (error as Error).name === 'TypeError' && (error as Error).message === 'fetch failed';
+  return (
+    typeof error === 'object' && error !== null && (error as Error).name === 'TypeError' && (error as Error).message === 'fetch failed'
+  );
 }
 
 /** A fetch that adds the config's headers, for the SSE transport's event stream. */

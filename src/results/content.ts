@@ -34,7 +34,7 @@ export function withContent(value: unknown, content: ToolContent[], metadata?: R
 /** The rich content a result carries, or `undefined` when it has none. */
 export function contentOf(result: ToolResult): ToolContent[] | undefined {
   const content = result.metadata?.[CONTENT_KEY];
-  return Array.isArray(content) && content.every(isToolContent) ? (content as ToolContent[]) : undefined;
+  return Array.isArray(content) && content.every(isToolContent) ? content : undefined;
 }
 
 function isToolContent(value: unknown): value is ToolContent {

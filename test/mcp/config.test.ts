@@ -14,8 +14,14 @@ describe('parseMcpConfig', () => {
       { API_TOKEN: 's3cret' },
     );
     expect(entries).toEqual([
-      { name: 'files', spec: { transport: 'stdio', command: 'npx', args: ['-y', 'server-filesystem', '/tmp'], env: { TOKEN: 's3cret' }, cwd: '/srv' } },
-      { name: 'remote', spec: { transport: 'http', url: 'https://mcp.example.test/mcp', headers: { Authorization: 'Bearer s3cret' }, explicit: false } },
+      {
+        name: 'files',
+        spec: { transport: 'stdio', command: 'npx', args: ['-y', 'server-filesystem', '/tmp'], env: { TOKEN: 's3cret' }, cwd: '/srv' },
+      },
+      {
+        name: 'remote',
+        spec: { transport: 'http', url: 'https://mcp.example.test/mcp', headers: { Authorization: 'Bearer s3cret' }, explicit: false },
+      },
     ]);
   });
 
@@ -51,7 +57,9 @@ describe('parseMcpConfig', () => {
       },
       { SECRET_VALUE_HOLDER: 'hunter2' },
     );
-    const errors = Object.fromEntries(entries.filter((entry) => 'error' in entry).map((entry) => [entry.name, (entry as { error: Error }).error.message]));
+    const errors = Object.fromEntries(
+      entries.filter((entry) => 'error' in entry).map((entry) => [entry.name, (entry as { error: Error }).error.message]),
+    );
     expect(entries.filter((entry) => 'spec' in entry).map((entry) => entry.name)).toEqual(['good']);
     expect(errors).toEqual({
       missingVar: 'server missingVar: headers.Authorization uses ${NOT_SET}, which is not set',

@@ -13,7 +13,11 @@ describe('elicitationFor', () => {
   it('asks an input with its schema, or one answer field without one', () => {
     const schema = { type: 'object', title: 'ignored', properties: { n: { type: 'integer', minimum: 1, default: 2 } }, required: ['n'] };
     expect(elicitationFor({ id: 'p2', kind: 'input', prompt: 'How many?', data: { schema } }, BOTH)).toEqual({
-      elicit: { mode: 'form', message: 'How many?', requestedSchema: { type: 'object', properties: { n: { type: 'integer', minimum: 1, default: 2 } }, required: ['n'] } },
+      elicit: {
+        mode: 'form',
+        message: 'How many?',
+        requestedSchema: { type: 'object', properties: { n: { type: 'integer', minimum: 1, default: 2 } }, required: ['n'] },
+      },
     });
     expect(elicitationFor({ id: 'p3', kind: 'question', prompt: 'Why?' }, BOTH)).toMatchObject({
       elicit: { requestedSchema: { properties: { answer: { type: 'string' } }, required: ['answer'] } },
@@ -24,7 +28,9 @@ describe('elicitationFor', () => {
     expect(elicitationFor({ id: 'p4', kind: 'authorization', prompt: 'Log in', url: 'https://x.test/a' }, BOTH)).toEqual({
       elicit: { mode: 'url', message: 'Log in', url: 'https://x.test/a', elicitationId: 'p4' },
     });
-    expect(elicitationFor({ id: 'p4', kind: 'authorization', prompt: 'Log in', url: 'https://x.test/a' }, { form: true, url: false })).toEqual({
+    expect(
+      elicitationFor({ id: 'p4', kind: 'authorization', prompt: 'Log in', url: 'https://x.test/a' }, { form: true, url: false }),
+    ).toEqual({
       outOfBand: 'the client does not support URL elicitation',
     });
   });
@@ -35,7 +41,8 @@ describe('elicitationFor', () => {
     });
     const nested = { type: 'object', properties: { a: { type: 'object' } } };
     expect(elicitationFor({ id: 'p6', kind: 'input', prompt: '?', data: { schema: nested } }, BOTH)).toEqual({
-      outOfBand: 'its data.schema cannot be an MCP elicitation form: property a: type "object" is not a string, number, integer, boolean or enum list',
+      outOfBand:
+        'its data.schema cannot be an MCP elicitation form: property a: type "object" is not a string, number, integer, boolean or enum list',
     });
   });
 });
@@ -44,10 +51,19 @@ describe('formSchemaOf', () => {
   it.each([
     [{ type: 'array' }, 'its type is not "object"'],
     [{ type: 'object', oneOf: [] }, 'the keyword oneOf has no MCP form equivalent'],
-    [{ type: 'object', properties: { s: { type: 'string', pattern: '^a' } } }, 'property s: the keyword pattern has no MCP form equivalent'],
-    [{ type: 'object', properties: { s: { type: 'string', format: 'ipv4' } } }, 'property s: format "ipv4" is not one of email, uri, date, date-time'],
+    [
+      { type: 'object', properties: { s: { type: 'string', pattern: '^a' } } },
+      'property s: the keyword pattern has no MCP form equivalent',
+    ],
+    [
+      { type: 'object', properties: { s: { type: 'string', format: 'ipv4' } } },
+      'property s: format "ipv4" is not one of email, uri, date, date-time',
+    ],
     [{ type: 'object', properties: { s: { type: 'string', enum: [1] } } }, 'property s: an enum must list strings'],
-    [{ type: 'object', properties: { l: { type: 'array', items: { type: 'string' } } } }, 'property l: an array field must be a multi-select of string enum items'],
+    [
+      { type: 'object', properties: { l: { type: 'array', items: { type: 'string' } } } },
+      'property l: an array field must be a multi-select of string enum items',
+    ],
     [{ type: 'object', properties: { s: { type: 'string' } }, required: ['t'] }, 'required must list property names'],
   ])('refuses %j', (schema, problem) => {
     expect(formSchemaOf(schema)).toEqual({ problem });

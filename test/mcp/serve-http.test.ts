@@ -17,11 +17,17 @@ const INITIALIZE = JSON.stringify({
 });
 
 /** A raw HTTP request, so the test can send the Host header a browser under DNS rebinding would. */
-function raw(url: string, options: { method?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; body: string }> {
+function raw(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       url,
-      { method: options.method ?? 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...options.headers } },
+      {
+        method: options.method ?? 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...options.headers },
+      },
       (res) => {
         let body = '';
         res.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -48,7 +54,12 @@ describe('serveMcp over Streamable HTTP', () => {
   }
 
   beforeAll(async () => {
-    server = await serveMcp(new Toolkit().register(PollMeTool), { transport: 'http', maxBodyBytes: 2000, maxSessions: 2, retryIntervalMs: 50 });
+    server = await serveMcp(new Toolkit().register(PollMeTool), {
+      transport: 'http',
+      maxBodyBytes: 2000,
+      maxSessions: 2,
+      retryIntervalMs: 50,
+    });
   });
   afterAll(async () => {
     await server.close();
@@ -75,14 +86,19 @@ describe('serveMcp over Streamable HTTP', () => {
   });
 
   it('bounds the request body, and refuses bodies that are not JSON', async () => {
-    const big = await raw(server.url, { body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(5000) } }) });
+    const big = await raw(server.url, {
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(5000) } }),
+    });
     expect(big.status).toBe(413);
     expect(JSON.parse(big.body)).toMatchObject({ error: { message: 'request body over 2000 bytes' } });
     expect(await raw(server.url, { body: '{not json' })).toMatchObject({ status: 400 });
   });
 
   it('answers an unknown session 404 (so a client starts a new one), and a request without one 400', async () => {
-    const unknown = await raw(server.url, { headers: { 'mcp-session-id': 'no-such-session' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) });
+    const unknown = await raw(server.url, {
+      headers: { 'mcp-session-id': 'no-such-session' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+    });
     expect(unknown.status).toBe(404);
     const none = await raw(server.url, { body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) });
     expect(none.status).toBe(400);

@@ -26,7 +26,10 @@ interface Connected {
 }
 
 async function connect(transport: 'stdio' | 'http', elicitation = true): Promise<Connected> {
-  const client = new Client({ name: 'test', version: '1.0.0' }, { capabilities: elicitation ? { elicitation: { form: {}, url: {} } } : {} });
+  const client = new Client(
+    { name: 'test', version: '1.0.0' },
+    { capabilities: elicitation ? { elicitation: { form: {}, url: {} } } : {} },
+  );
   const elicited: string[] = [];
   const logs: string[] = [];
   const reply: { next: Reply } = { next: { action: 'accept' } };
@@ -58,7 +61,9 @@ async function connect(transport: 'stdio' | 'http', elicitation = true): Promise
 }
 
 function textOf(result: unknown): string {
-  return (((result as { content?: unknown }).content ?? []) as Array<{ type: string; text?: string }>).map((item) => item.text ?? `[${item.type}]`).join('\n');
+  return (((result as { content?: unknown }).content ?? []) as Array<{ type: string; text?: string }>)
+    .map((item) => item.text ?? `[${item.type}]`)
+    .join('\n');
 }
 
 interface Runs {
@@ -90,7 +95,11 @@ describe.each(['stdio', 'http'] as const)('serveMcp over %s, seen by the SDK Cli
       title: 'Echo',
       description: 'Echoes its text',
       annotations: { readOnlyHint: true, idempotentHint: true },
-      inputSchema: { type: 'object', properties: { text: { type: 'string', maxLength: 100, description: 'What to echo' } }, required: ['text'] },
+      inputSchema: {
+        type: 'object',
+        properties: { text: { type: 'string', maxLength: 100, description: 'What to echo' } },
+        required: ['text'],
+      },
       outputSchema: { type: 'object', properties: { text: { type: 'string' } } },
     });
     expect(tools[1]?.annotations).toBeUndefined();
@@ -153,7 +162,10 @@ describe.each(['stdio', 'http'] as const)('serveMcp over %s, seen by the SDK Cli
     expect(result.isError).toBeFalsy();
     expect(textOf(result)).toBe(`refunded ada (run ${before + 1})`);
     expect(c.elicited).toHaveLength(1);
-    expect(JSON.parse(c.elicited[0] as string)).toMatchObject({ message: 'Refund ada?', requestedSchema: { type: 'object', properties: {} } });
+    expect(JSON.parse(c.elicited[0] as string)).toMatchObject({
+      message: 'Refund ada?',
+      requestedSchema: { type: 'object', properties: {} },
+    });
     expect((await runs(c.client)).refund).toBe(before + 1);
   });
 
@@ -194,7 +206,11 @@ describe.each(['stdio', 'http'] as const)('serveMcp over %s, seen by the SDK Cli
     c.reply.next = { action: 'accept' };
     const result = await c.client.callTool({ name: 'login', arguments: {} });
     expect(textOf(result)).toBe('logged in');
-    expect(JSON.parse(c.elicited[0] as string)).toMatchObject({ mode: 'url', message: 'Log in to continue', url: 'https://login.example.test/start' });
+    expect(JSON.parse(c.elicited[0] as string)).toMatchObject({
+      mode: 'url',
+      message: 'Log in to continue',
+      url: 'https://login.example.test/start',
+    });
   });
 });
 

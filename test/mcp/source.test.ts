@@ -89,7 +89,10 @@ describe('McpToolSource with the npm servers everything and filesystem', () => {
     expect(failed.missing?.message).toMatch(/^server missing: /);
     expect(toolkit.has('everything_echo')).toBe(true);
     expect(toolkit.has('filesystem_read_text_file')).toBe(true);
-    expect(toolkit.get('filesystem_read_text_file')?.inputSchema).toMatchObject({ type: 'object', properties: { path: { type: 'string' } } });
+    expect(toolkit.get('filesystem_read_text_file')?.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { path: { type: 'string' } },
+    });
   });
 
   it('lets an AgentRunner with a FunctionModel use both servers', async () => {
@@ -136,10 +139,15 @@ describe('McpToolSource with the npm servers everything and filesystem', () => {
 
   it("turns the server's elicitation into a pending request answered by waitFor, defaults filled in", async () => {
     asked.length = 0;
-    answer = (request) => Promise.resolve({ id: request.id, ok: true, data: { name: 'Ada Lovelace', check: true, email: 'ada@example.test' } });
+    answer = (request) =>
+      Promise.resolve({ id: request.id, ok: true, data: { name: 'Ada Lovelace', check: true, email: 'ada@example.test' } });
     const result = await toolkit.execute('everything_trigger-elicitation-request', {});
     expect(asked).toHaveLength(1);
-    expect(asked[0]).toMatchObject({ kind: 'input', prompt: 'Please provide inputs for the following fields:', data: { server: 'everything' } });
+    expect(asked[0]).toMatchObject({
+      kind: 'input',
+      prompt: 'Please provide inputs for the following fields:',
+      data: { server: 'everything' },
+    });
     expect(result.isError).toBe(false);
     expect(result.output).toContain('Ada Lovelace');
     expect(result.output).toContain('It was a dark and stormy night.');
@@ -274,7 +282,10 @@ describe('McpToolSource over the older HTTP+SSE transport', () => {
 
   it('falls back to SSE when the server does not speak Streamable HTTP', async () => {
     const port = await freePort();
-    child = spawn(process.execPath, [EVERYTHING, 'sse'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    child = spawn(process.execPath, [EVERYTHING, 'sse'], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('the everything server did not start')), 20_000);
       child?.stderr?.on('data', (chunk: Buffer) => {

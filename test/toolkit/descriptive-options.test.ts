@@ -42,7 +42,12 @@ describe('descriptive @Tool options', () => {
   });
 
   it('takes a raw outputSchema on defineTool, and refuses bad declarations at registration', () => {
-    const raw = defineTool({ name: 'raw', description: 'Raw', outputSchema: { type: 'object', properties: { a: { type: 'string' } } }, run: () => '{}' });
+    const raw = defineTool({
+      name: 'raw',
+      description: 'Raw',
+      outputSchema: { type: 'object', properties: { a: { type: 'string' } } },
+      run: () => '{}',
+    });
     expect(new Toolkit().register(raw).get('raw')?.outputSchema).toEqual({ type: 'object', properties: { a: { type: 'string' } } });
     const both = defineTool({ name: 'both', description: 'Both', output: Out, outputSchema: { type: 'object' }, run: () => '' });
     expect(() => new Toolkit().register(both)).toThrow('tool "both" declares both output and outputSchema');
