@@ -82,7 +82,10 @@ const DEV = {
   '@nestjs/common': versionOf('@nestjs/common'),
   '@nestjs/core': versionOf('@nestjs/core'),
   rxjs: versionOf('rxjs'),
-  '@modelcontextprotocol/sdk': versionOf('@modelcontextprotocol/sdk'),
+  // The SDK's exports map sends `/package.json` to dist/cjs/package.json, which has no version.
+  '@modelcontextprotocol/sdk': JSON.parse(
+    fs.readFileSync(path.join(REPO, 'node_modules', '@modelcontextprotocol', 'sdk', 'package.json'), 'utf8'),
+  ).version,
 };
 
 /** The program every typed app runs: a nested DTO, a durable SQLite suspension resolved elsewhere, Nest. */

@@ -48,10 +48,21 @@ export function fromMcpResult(
   if (output === '' && result.structuredContent !== undefined) output = JSON.stringify(result.structuredContent) ?? '';
   if (output.length > maxOutputChars) output = `${output.slice(0, maxOutputChars)}… (cut at ${maxOutputChars} characters)`;
   const metadata: Record<string, unknown> = {};
-  if (content.some((item) => item?.type !== 'text')) metadata.content = content;
-  if (result.structuredContent !== undefined) metadata.structuredContent = result.structuredContent;
+  // Rich content and structured content are bounded like the text: past the limit they are left out, saying so.
+  if (content.some((item) => item?.type !== 'text')) {
+    if (jsonLength(content) <= maxOutputChars) metadata.content = content;
+    else output += `\n(rich content of over ${maxOutputChars} characters left out)`;
+  }
+  if (result.structuredContent !== undefined) {
+    if (jsonLength(result.structuredContent) <= maxOutputChars) metadata.structuredContent = result.structuredContent;
+    else output += `\n(structured content of over ${maxOutputChars} characters left out)`;
+  }
   const meta = Object.keys(metadata).length > 0 ? metadata : undefined;
   return result.isError === true ? failure(output || 'the MCP tool failed without a message', meta) : success(output, meta);
+}
+
+function jsonLength(value: unknown): number {
+  return JSON.stringify(value)?.length ?? 0;
 }
 
 function parsedObject(text: string): Record<string, unknown> | undefined {

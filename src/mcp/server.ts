@@ -8,7 +8,7 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ToolnexusError } from '../errors';
+import { InvalidArgumentError } from '../errors';
 import { messageOf } from '../errors/message';
 import { pendingOf } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
@@ -60,7 +60,7 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export function coordinatorOf(host: McpToolHost): ResumeCoordinator {
   if (host instanceof ResumeCoordinator) return host;
   if (host instanceof Toolkit) return new ResumeCoordinator({ toolkit: host });
-  throw new ToolnexusError('serveMcp needs a Toolkit or a ResumeCoordinator');
+  throw new InvalidArgumentError('serveMcp needs a Toolkit or a ResumeCoordinator');
 }
 
 /** One SDK server (one per session over HTTP) whose tools are the coordinator's toolkit's. */

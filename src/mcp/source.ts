@@ -96,6 +96,7 @@ export class McpToolSource {
   private readonly connections = new Map<string, Connection>();
   private readonly tools: FunctionTool[] = [];
   private closed = false;
+  private connecting = false;
 
   constructor(options: McpToolSourceOptions) {
     this.entries = parseMcpConfig(options.config, options.env);
@@ -119,6 +120,8 @@ export class McpToolSource {
 
   /** Connects to every server at once and lists its tools; a server that fails is reported, not thrown. */
   async connect(): Promise<McpConnectReport> {
+    if (this.connecting) throw new McpConnectionError('connect() was already called on this McpToolSource');
+    this.connecting = true;
     const report: McpConnectReport = { connected: [], failed: [] };
     const outcomes = await Promise.all(
       this.entries.map(async (entry): Promise<{ server: string; error: Error } | { server: string; tools: string[] }> => {
