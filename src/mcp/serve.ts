@@ -8,7 +8,8 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { InvalidArgumentError } from '../errors';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import { BoundedEventStore } from './event-store';
-import { coordinatorOf, createMcpServer, type McpServerOptions, type McpToolHost } from './server';
+import { coordinatorOf, createMcpServer } from './server';
+import type { McpServerOptions, McpToolHost } from './types';
 
 /** {@link serveMcp} over stdin/stdout: what Claude Desktop and VS Code start as a child process. */
 export interface McpStdioOptions extends McpServerOptions {

@@ -13,43 +13,11 @@ import { messageOf } from '../errors/message';
 import { pendingOf } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
 import { ResumeCoordinator } from '../suspension/coordinator';
-import type { ToolContext, ToolLogLevel } from '../toolkit/context';
+import type { ToolLogLevel } from '../toolkit/context';
 import { Toolkit } from '../toolkit/toolkit';
 import { answerOf, elicitationFor, type ElicitationSupport } from './elicitation';
 import { outOfBandResult, toMcpResult, type McpCallResult } from './results';
-
-/** What an MCP server serves: a Toolkit (suspensions kept in memory), or a ResumeCoordinator and its store. */
-export type McpToolHost = Toolkit | ResumeCoordinator;
-
-/** Options every transport of {@link serveMcp} shares. */
-export interface McpServerOptions {
-  /** The server's name in the `initialize` answer. Default `toolnexus`. */
-  name?: string;
-  /** The server's version in the `initialize` answer. Default `0.0.0`. */
-  version?: string;
-  /** Guidance for the client's model, sent in the `initialize` answer. */
-  instructions?: string;
-  /**
-   * How long an elicitation may wait for the client's user, in ms (default 600 000). When it
-   * runs out the suspension stays in the store, to be answered out of band.
-   */
-  elicitationTimeoutMs?: number;
-}
-
-/**
- * What the MCP server adds to a tool's context, on `ctx.mcp`: which session the call belongs
- * to, and (over HTTP with resumability) a way to close the call's event stream early so the
- * client polls for the rest.
- */
-export interface McpCallInfo {
-  /** The Streamable HTTP session id; absent over stdio. */
-  sessionId?: string;
-  /** Closes this call's SSE stream; the client reconnects and the result is replayed. Absent when not possible. */
-  closeStream?: () => void;
-}
-
-/** A tool context as the MCP server builds it. */
-export type McpToolContext = ToolContext<{ mcp: McpCallInfo }>;
+import type { McpCallInfo, McpServerOptions, McpToolContext, McpToolHost } from './types';
 
 const DEFAULT_ELICITATION_TIMEOUT_MS = 600_000;
 const LOG_RANK: Record<ToolLogLevel, number> = { debug: 0, info: 1, notice: 2, warning: 3, error: 4, critical: 5, alert: 6, emergency: 7 };
