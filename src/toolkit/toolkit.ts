@@ -306,7 +306,7 @@ function makeEntry(options: ToolOptions | FunctionTool, fallbackName: string, in
     if (error instanceof ToolRegistrationError) throw new ToolRegistrationError(`tool "${name}": ${error.message}`, { cause: error });
     throw error;
   }
-  return {
+  const entry: Entry = {
     name,
     description: options.description,
     inputSchema: plan.schema,
@@ -314,8 +314,10 @@ function makeEntry(options: ToolOptions | FunctionTool, fallbackName: string, in
     approval: approvalPolicyOf(options.approval),
     instance: instance as Runnable,
     plan,
-    ...describedBy(name, options),
   };
+  // A tool that declares none of the descriptive options keeps exactly the entry shape it always had.
+  const described = describedBy(name, options);
+  return Object.keys(described).length === 0 ? entry : { ...entry, ...described };
 }
 
 /** The optional, descriptive options (title, annotations, output schema), only those declared. */
