@@ -198,7 +198,7 @@ export class McpToolSource {
         await connection.client.connect(transport, { timeout });
       } catch (error) {
         await transport.close().catch(() => undefined);
-        const said = connection.stderr.trim();
+        const said = redacted(connection.stderr.trim(), Object.values(spec.env));
         throw new McpConnectionError(`server ${name}: ${messageOf(error)}${said ? ` (its stderr: ${said.slice(-500)})` : ''}`, {
           cause: error,
         });
@@ -423,6 +423,13 @@ function withDefaults(schema: unknown, content: Record<string, unknown>): Record
     if (!(key in filled) && fallback !== undefined) filled[key] = fallback;
   }
   return filled;
+}
+
+/** `text` with every configured secret (the `env` values given to the server) masked, before it goes into a message. */
+function redacted(text: string, secrets: string[]): string {
+  let out = text;
+  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join('***');
+  return out;
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -274,6 +274,22 @@ describe('McpToolSource against serveMcp over HTTP', () => {
   });
 });
 
+describe('McpToolSource with a server that fails to start', () => {
+  it("quotes the server's stderr in the error, with the configured env values masked", async () => {
+    const script = "process.stderr.write('bad token ' + process.env.SERVICE_TOKEN + '\\n'); process.exit(3)";
+    const source = new McpToolSource({
+      config: { mcpServers: { crashy: { command: process.execPath, args: ['-e', script], env: { SERVICE_TOKEN: 'tok-12345-secret' } } } },
+      connectTimeoutMs: 10_000,
+    });
+    const report = await source.connect();
+    await source.close();
+    const message = report.failed[0]?.error.message ?? '';
+    expect(message).toMatch(/^server crashy: /);
+    expect(message).toContain('bad token ***');
+    expect(message).not.toContain('tok-12345-secret');
+  });
+});
+
 describe('McpToolSource over the older HTTP+SSE transport', () => {
   let child: ChildProcess | undefined;
   afterAll(() => {
