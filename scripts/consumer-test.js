@@ -82,6 +82,10 @@ const DEV = {
   '@nestjs/common': versionOf('@nestjs/common'),
   '@nestjs/core': versionOf('@nestjs/core'),
   rxjs: versionOf('rxjs'),
+  // The SDK's exports map sends `/package.json` to dist/cjs/package.json, which has no version.
+  '@modelcontextprotocol/sdk': JSON.parse(
+    fs.readFileSync(path.join(REPO, 'node_modules', '@modelcontextprotocol', 'sdk', 'package.json'), 'utf8'),
+  ).version,
 };
 
 /** The program every typed app runs: a nested DTO, a durable SQLite suspension resolved elsewhere, Nest. */
@@ -98,6 +102,7 @@ import { SqlitePendingStore, type SqlitePendingStoreOptions } from 'toolnexus-ts
 import { PostgresPendingStore, type PostgresPendingStoreOptions } from 'toolnexus-ts/postgres';
 import { ToolnexusModule } from 'toolnexus-ts/nest';
 import type { runStoreConformance } from 'toolnexus-ts/testing';
+import { McpToolSource, serveMcp, type McpToolContext } from 'toolnexus-ts/mcp';
 
 class Money {
   @IsInt() @Min(1) @Describe('Amount in cents') cents!: number;
@@ -162,7 +167,19 @@ async function main(): Promise<void> {
   const app = await NestFactory.createApplicationContext(AppModule, { logger: false });
   check(app.get(Toolkit) instanceof Toolkit, 'Nest provides the Toolkit');
   await app.close();
-  console.log('consumer program: nested DTO, SQLite suspension resolved, Nest entry: ok');
+  // The MCP entry: the Toolkit served over Streamable HTTP, used back through McpToolSource.
+  const mcpServer = await serveMcp(toolkit, { transport: 'http' });
+  const mcpSource = new McpToolSource({ config: { mcpServers: { shop: { url: mcpServer.url } } } });
+  try {
+    const report = await mcpSource.connect();
+    check(report.connected[0]?.tools.join() === 'shop_pay', 'MCP tools listed: ' + JSON.stringify(report));
+    const mcpCtx: McpToolContext | undefined = undefined;
+    check(mcpCtx === undefined, 'mcp entry types');
+  } finally {
+    await mcpSource.close();
+    await mcpServer.close();
+  }
+  console.log('consumer program: nested DTO, SQLite suspension resolved, Nest entry, MCP entry: ok');
 }
 
 main().catch((error: unknown) => {
@@ -234,7 +251,10 @@ async function main() {
       }),
     ]);
     const aloneModules = fs.readdirSync(path.join(alone, 'node_modules'));
-    check(!aloneModules.includes('better-sqlite3') && !aloneModules.includes('pg'), 'no optional peer installed');
+    check(
+      !aloneModules.includes('better-sqlite3') && !aloneModules.includes('pg') && !aloneModules.includes('@modelcontextprotocol'),
+      'no optional peer installed',
+    );
     check(
       ['reflect-metadata', 'class-validator', 'class-transformer'].every((name) => aloneModules.includes(name)),
       'required peers installed with the package',

@@ -14,6 +14,8 @@ import 'reflect-metadata';
 // Tool results and the answers that settle suspensions.
 export { success, failure, pending, authRequired, pendingOf, isToolResult, sanitizeName } from './results';
 export type { ToolResult, PendingRequest, PendingRequestInit, Answer, AnswerReason, AnsweredRequest } from './results';
+export { withContent, contentOf } from './results';
+export type { ToolContent, ToolResourceContent } from './results';
 
 // Errors: every class is public, matched on its stable `code`.
 export * from './errors';
@@ -21,6 +23,7 @@ export * from './errors';
 // Declaring tools.
 export { Tool, Describe, Sensitive } from './decorators';
 export type { ToolOptions, ApprovalPolicy, ClassType, AnyClass } from './decorators';
+export type { ToolAnnotations } from './decorators';
 export { schemaForClass } from './schema';
 export type { JsonSchema } from './schema';
 export { Toolkit, defaultToolName, toResult, answerFor, defineTool, isFunctionTool, REDACTED } from './toolkit';
@@ -31,6 +34,7 @@ export type {
   RegisteredTool,
   ToolContext,
   ReplayInfo,
+  ToolLogLevel,
   FunctionTool,
   DtoFunctionToolSpec,
   SchemaFunctionToolSpec,

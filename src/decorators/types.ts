@@ -32,6 +32,30 @@ export interface ToolOptions {
    * can stand in for it. The approval is on `ctx.approval`.
    */
   approval?: boolean | ApprovalPolicy;
+  /** A human-readable name for UIs (an MCP client shows it instead of `name`). */
+  title?: string;
+  /** Hints about what calls do, for clients that decide how carefully to call (MCP tool annotations). Advisory. */
+  annotations?: ToolAnnotations;
+  /**
+   * The DTO class describing what `run` returns (a JSON object). Its JSON Schema is the tool's
+   * output schema, and MCP clients get the returned object as `structuredContent`.
+   */
+  output?: ClassType;
+}
+
+/**
+ * Behaviour hints of a tool, as the Model Context Protocol names them. Clients treat them as
+ * untrusted hints; they change nothing in how the Toolkit runs the tool.
+ */
+export interface ToolAnnotations {
+  /** The tool does not modify its environment. */
+  readOnlyHint?: boolean;
+  /** The tool may perform destructive updates (meaningful when not read-only). */
+  destructiveHint?: boolean;
+  /** Calling it again with the same arguments has no additional effect. */
+  idempotentHint?: boolean;
+  /** The tool interacts with an open world of external entities (the web, say). */
+  openWorldHint?: boolean;
 }
 
 /**

@@ -1,2 +1,3 @@
 export * from './wire';
 export * from './helpers';
+export * from './content';

@@ -35,7 +35,20 @@ export type ToolContext<TState extends object = {}> = {
   replay?: ReplayInfo;
   /** For a tool declared with `approval`: the answer that approved this call. */
   approval?: Answer;
+  /**
+   * Reports how far a long call has come, to a host that shows it (an MCP client's
+   * `notifications/progress`). Present only when someone listens: call it as `ctx.progress?.(…)`.
+   */
+  progress?: (progress: number, total?: number, message?: string) => void;
+  /**
+   * Sends a log line to the host (an MCP client's `notifications/message`). Present only when
+   * someone listens: call it as `ctx.log?.(…)`.
+   */
+  log?: (level: ToolLogLevel, message: string, data?: unknown) => void;
 } & TState;
+
+/** Severity of a {@link ToolContext.log} line (the syslog levels MCP uses). */
+export type ToolLogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
 
 /**
  * The ok answer this call got to a request of `kind`, on this replay or an earlier link of

@@ -1,4 +1,4 @@
-import type { ApprovalPolicy, ClassType } from '../decorators/types';
+import type { ApprovalPolicy, ClassType, ToolAnnotations } from '../decorators/types';
 import type { JsonSchema } from '../schema/json-schema';
 import type { ToolContext } from './context';
 
@@ -11,6 +11,14 @@ interface FunctionToolBase {
   timeoutMs?: number;
   /** As `@Tool({ approval })`: calls need an approval before `run`. */
   approval?: boolean | ApprovalPolicy;
+  /** As `@Tool({ title })`. */
+  title?: string;
+  /** As `@Tool({ annotations })`. */
+  annotations?: ToolAnnotations;
+  /** As `@Tool({ output })`: the DTO class describing what `run` returns. */
+  output?: ClassType;
+  /** A raw JSON Schema of what `run` returns, for tools without an output DTO (an MCP server's tool, say). */
+  outputSchema?: JsonSchema;
 }
 
 /** A tool whose arguments are a DTO class. */

@@ -1,7 +1,7 @@
 export { Toolkit, defaultToolName, toResult } from './toolkit';
 export type { ToolkitOptions, ToolResolver, Registrable, RegisteredTool } from './toolkit';
 export { answerFor } from './context';
-export type { ToolContext, ReplayInfo } from './context';
+export type { ToolContext, ReplayInfo, ToolLogLevel } from './context';
 export { defineTool, isFunctionTool } from './define-tool';
 export type { FunctionTool, DtoFunctionToolSpec, SchemaFunctionToolSpec } from './define-tool';
 export type { ToolkitHooks, BeforeToolEvent, AfterToolEvent, ToolMetricEvent } from './hooks';

@@ -1,8 +1,9 @@
 import { toolOptionsOf } from '../decorators/tool.decorator';
-import type { AnyClass, ApprovalPolicy, ClassType, ToolOptions } from '../decorators/types';
+import type { AnyClass, ApprovalPolicy, ClassType, ToolAnnotations, ToolOptions } from '../decorators/types';
 import { InvalidArgumentError, ToolRegistrationError } from '../errors';
 import { failure, isToolResult, pendingOf, sanitizeName, success } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
+import { schemaForClass } from '../schema/generate';
 import { onAbortOf, watchOf, type AbortWatch } from '../timing/abort-latch';
 import type { JsonSchema } from '../schema/json-schema';
 import { toAnthropicTools, toGeminiTools, toOpenAITools, type AnthropicTool, type GeminiTools, type OpenAITool } from './adapters';
@@ -50,6 +51,12 @@ export interface RegisteredTool {
   readonly approval?: ApprovalPolicy;
   /** The tool instance (or the `defineTool` object) whose `run` is called. */
   readonly instance: object;
+  /** A human-readable name for UIs, when declared. */
+  readonly title?: string;
+  /** Behaviour hints for clients, when declared. */
+  readonly annotations?: ToolAnnotations;
+  /** The JSON Schema of what `run` returns, when the tool declares an output DTO (or schema). */
+  readonly outputSchema?: JsonSchema;
 }
 
 interface Runnable {
@@ -322,7 +329,7 @@ function makeEntry(options: ToolOptions | FunctionTool, fallbackName: string, in
     if (error instanceof ToolRegistrationError) throw new ToolRegistrationError(`tool "${name}": ${error.message}`, { cause: error });
     throw error;
   }
-  return {
+  const entry: Entry = {
     name,
     description: options.description,
     inputSchema: plan.schema,
@@ -332,7 +339,44 @@ function makeEntry(options: ToolOptions | FunctionTool, fallbackName: string, in
     plan,
     ...(options.args ? { dto: options.args } : {}),
   };
+  // A tool that declares none of the descriptive options keeps exactly the entry shape it always had.
+  const described = describedBy(name, options);
+  return Object.keys(described).length === 0 ? entry : { ...entry, ...described };
 }
+
+/** The optional, descriptive options (title, annotations, output schema), only those declared. */
+function describedBy(
+  name: string,
+  options: ToolOptions | FunctionTool,
+): { title?: string; annotations?: ToolAnnotations; outputSchema?: JsonSchema } {
+  const described: { title?: string; annotations?: ToolAnnotations; outputSchema?: JsonSchema } = {};
+  if (options.title !== undefined) {
+    if (typeof options.title !== 'string') throw new ToolRegistrationError(`tool "${name}": title must be a string`);
+    described.title = options.title;
+  }
+  if (options.annotations !== undefined) {
+    const annotations = options.annotations as unknown;
+    if (typeof annotations !== 'object' || annotations === null)
+      throw new ToolRegistrationError(`tool "${name}": annotations must be an object`);
+    for (const [key, value] of Object.entries(annotations)) {
+      if (!ANNOTATION_KEYS.has(key)) throw new ToolRegistrationError(`tool "${name}": unknown annotation ${key}`);
+      if (typeof value !== 'boolean') throw new ToolRegistrationError(`tool "${name}": annotation ${key} must be a boolean`);
+    }
+    described.annotations = { ...(annotations as ToolAnnotations) };
+  }
+  const rawOutput = 'outputSchema' in options ? options.outputSchema : undefined;
+  if (options.output !== undefined && rawOutput !== undefined)
+    throw new ToolRegistrationError(`tool "${name}" declares both output and outputSchema`);
+  if (options.output !== undefined) {
+    if (typeof options.output !== 'function') throw new ToolRegistrationError(`tool "${name}": output must be a DTO class`);
+    described.outputSchema = schemaForClass(options.output);
+  } else if (rawOutput !== undefined) {
+    described.outputSchema = rawOutput;
+  }
+  return described;
+}
+
+const ANNOTATION_KEYS = new Set(['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']);
 
 /** A limit option: a positive number (`Infinity` for none), else the default. */
 function limitOption(name: string, value: number | undefined, fallback: number): number {

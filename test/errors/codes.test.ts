@@ -93,3 +93,12 @@ describe('error causes', () => {
     expect(new ToolnexusError('failed', { cause: root }).cause).toBe(root);
   });
 });
+
+describe('error codes of the toolnexus-ts/mcp entry', () => {
+  it('are released and stable', async () => {
+    const mcp = await import('toolnexus-ts/mcp');
+    expect(new mcp.McpConfigError('x').code).toBe('TOOLNEXUS_MCP_CONFIG');
+    expect(new mcp.McpConnectionError('x').code).toBe('TOOLNEXUS_MCP_CONNECTION');
+    expect(new mcp.McpConfigError('x')).toBeInstanceOf(ToolnexusError);
+  });
+});

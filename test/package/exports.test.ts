@@ -12,6 +12,7 @@ const ENTRIES = {
   'toolnexus-ts/postgres': 'src/postgres/index.ts',
   'toolnexus-ts/nest': 'src/nest/index.ts',
   'toolnexus-ts/testing': 'src/testing/index.ts',
+  'toolnexus-ts/mcp': 'src/mcp/index.ts',
 } as const;
 type Entry = keyof typeof ENTRIES;
 
@@ -100,6 +101,7 @@ const EXPECTED: Record<Entry, string[]> = {
     'Webhooks',
     'answerFor',
     'authRequired',
+    'contentOf',
     'defaultToolName',
     'defineTool',
     'failure',
@@ -195,13 +197,17 @@ const EXPECTED: Record<Entry, string[]> = {
     'type SuspensionFilter',
     'type SuspensionObserver',
     'type SuspensionStatus',
+    'type ToolAnnotations',
     'type ToolCall',
     'type ToolCallRecord',
+    'type ToolContent',
     'type ToolContext',
+    'type ToolLogLevel',
     'type ToolMessage',
     'type ToolMetricEvent',
     'type ToolOptions',
     'type ToolResolver',
+    'type ToolResourceContent',
     'type ToolResult',
     'type ToolkitHooks',
     'type ToolkitOptions',
@@ -216,6 +222,7 @@ const EXPECTED: Record<Entry, string[]> = {
     'type WebhookVerification',
     'type WebhooksOptions',
     'verifyWebhook',
+    'withContent',
   ],
   'toolnexus-ts/sqlite': ['SQLITE_SCHEMA_VERSION', 'SqlitePendingStore', 'type SqlitePendingStoreOptions'],
   'toolnexus-ts/postgres': [
@@ -242,6 +249,26 @@ const EXPECTED: Record<Entry, string[]> = {
     'type ToolnexusOptionsFactory',
   ],
   'toolnexus-ts/testing': ['runStoreConformance', 'sampleCall'],
+  'toolnexus-ts/mcp': [
+    'McpConfigError',
+    'McpConnectionError',
+    'McpToolSource',
+    'parseMcpConfig',
+    'serveMcp',
+    'type McpCallInfo',
+    'type McpConnectReport',
+    'type McpEnvironment',
+    'type McpHttpOptions',
+    'type McpHttpServerHandle',
+    'type McpServerEntry',
+    'type McpServerHandle',
+    'type McpServerOptions',
+    'type McpServerSpec',
+    'type McpStdioOptions',
+    'type McpToolContext',
+    'type McpToolHost',
+    'type McpToolSourceOptions',
+  ],
 };
 
 describe('export lists', () => {

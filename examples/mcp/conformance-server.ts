@@ -1,0 +1,254 @@
+/**
+ * The server the official MCP conformance suite (`@modelcontextprotocol/conformance server`)
+ * tests in CI: every tool its tool scenarios call, written as `@Tool` classes and served by
+ * `serveMcp` over Streamable HTTP. Elicitations are suspensions (`pending`), answered through
+ * the client's elicitation and replayed by the ResumeCoordinator. Sampling is not offered
+ * (.ci/mcp-conformance-baseline.yml says why). Prints the endpoint's URL, then serves until
+ * SIGTERM or SIGINT. Run by scripts/mcp-conformance.js; see docs/mcp.md.
+ */
+import 'reflect-metadata';
+import { IsString } from 'class-validator';
+import { answerFor, defineTool, pending, Tool, Toolkit, withContent, type ToolContext } from 'toolnexus-ts';
+import { serveMcp, type McpToolContext } from 'toolnexus-ts/mcp';
+
+// A 1×1 red PNG and a 1-sample silent WAV: the smallest valid media the scenarios accept.
+const RED_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+const SILENT_WAV = Buffer.concat([
+  Buffer.from('RIFF'),
+  Buffer.from([38, 0, 0, 0]),
+  Buffer.from('WAVEfmt '),
+  Buffer.from([16, 0, 0, 0, 1, 0, 1, 0, 0x40, 0x1f, 0, 0, 0x80, 0x3e, 0, 0, 2, 0, 16, 0]),
+  Buffer.from('data'),
+  Buffer.from([2, 0, 0, 0, 0, 0]),
+]).toString('base64');
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+@Tool({ name: 'test_simple_text', description: 'Returns a simple text response', annotations: { readOnlyHint: true } })
+class SimpleTextTool {
+  run(): string {
+    return 'This is a simple text response for testing.';
+  }
+}
+
+@Tool({ name: 'test_image_content', description: 'Returns a 1x1 red PNG' })
+class ImageContentTool {
+  run() {
+    return withContent('A 1x1 red PNG', [{ type: 'image', data: RED_PIXEL_PNG, mimeType: 'image/png' }]);
+  }
+}
+
+@Tool({ name: 'test_audio_content', description: 'Returns a tiny WAV' })
+class AudioContentTool {
+  run() {
+    return withContent('A silent WAV', [{ type: 'audio', data: SILENT_WAV, mimeType: 'audio/wav' }]);
+  }
+}
+
+@Tool({ name: 'test_embedded_resource', description: 'Returns an embedded text resource' })
+class EmbeddedResourceTool {
+  run() {
+    return withContent('This is an embedded resource content.', [
+      {
+        type: 'resource',
+        resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' },
+      },
+    ]);
+  }
+}
+
+@Tool({ name: 'test_multiple_content_types', description: 'Returns text, an image and a resource' })
+class MultipleContentTypesTool {
+  run() {
+    return withContent('Multiple content types test:', [
+      { type: 'text', text: 'Multiple content types test:' },
+      { type: 'image', data: RED_PIXEL_PNG, mimeType: 'image/png' },
+      {
+        type: 'resource',
+        resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: '{"test":"data","value":123}' },
+      },
+    ]);
+  }
+}
+
+@Tool({ name: 'test_tool_with_logging', description: 'Logs three messages while it runs' })
+class ToolWithLogging {
+  async run(_args: object, ctx?: ToolContext): Promise<string> {
+    ctx?.log?.('info', 'Tool execution started');
+    await sleep(50);
+    ctx?.log?.('info', 'Tool processing data');
+    await sleep(50);
+    ctx?.log?.('info', 'Tool execution completed');
+    return 'Logging test completed';
+  }
+}
+
+@Tool({ name: 'test_tool_with_progress', description: 'Reports progress 0, 50, 100 of 100' })
+class ToolWithProgress {
+  async run(_args: object, ctx?: ToolContext): Promise<string> {
+    ctx?.progress?.(0, 100);
+    await sleep(50);
+    ctx?.progress?.(50, 100);
+    await sleep(50);
+    ctx?.progress?.(100, 100);
+    return 'Progress test completed';
+  }
+}
+
+@Tool({ name: 'test_error_handling', description: 'Always fails' })
+class ErrorHandlingTool {
+  run(): never {
+    throw new Error('This tool intentionally returns an error for testing');
+  }
+}
+
+class ElicitationArgs {
+  @IsString()
+  message!: string;
+}
+
+/** An elicitation is a suspension: ask once, and the replay carries the answer. */
+@Tool({ name: 'test_elicitation', description: 'Asks the user for a username and an email', args: ElicitationArgs })
+class ElicitationTool {
+  run(args: ElicitationArgs, ctx?: ToolContext) {
+    const answer = answerFor(ctx, 'input');
+    if (!answer) {
+      const schema = {
+        type: 'object',
+        properties: {
+          username: { type: 'string', description: "User's response" },
+          email: { type: 'string', description: "User's email address" },
+        },
+        required: ['username', 'email'],
+      };
+      return pending({ kind: 'input', prompt: args.message, data: { schema } });
+    }
+    return `User response: action: accept, content: ${JSON.stringify(answer.data ?? {})}`;
+  }
+}
+
+@Tool({ name: 'test_elicitation_sep1034_defaults', description: 'Asks with a default for every primitive type' })
+class ElicitationDefaultsTool {
+  run(_args: object, ctx?: ToolContext) {
+    const answer = answerFor(ctx, 'input');
+    if (answer) return `Elicitation completed: action=accept, content=${JSON.stringify(answer.data ?? {})}`;
+    const schema = {
+      type: 'object',
+      properties: {
+        name: { type: 'string', description: 'User name', default: 'John Doe' },
+        age: { type: 'integer', description: 'User age', default: 30 },
+        score: { type: 'number', description: 'User score', default: 95.5 },
+        status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+        verified: { type: 'boolean', description: 'Verification status', default: true },
+      },
+    };
+    return pending({ kind: 'input', prompt: 'Please review and update the form fields with defaults', data: { schema } });
+  }
+}
+
+@Tool({ name: 'test_elicitation_sep1330_enums', description: 'Asks with every enum variant' })
+class ElicitationEnumsTool {
+  run(_args: object, ctx?: ToolContext) {
+    const answer = answerFor(ctx, 'input');
+    if (answer) return `Elicitation completed: action=accept, content=${JSON.stringify(answer.data ?? {})}`;
+    const schema = {
+      type: 'object',
+      properties: {
+        untitledSingle: { type: 'string', description: 'Untitled single-select', enum: ['option1', 'option2', 'option3'] },
+        titledSingle: {
+          type: 'string',
+          description: 'Titled single-select',
+          oneOf: [
+            { const: 'value1', title: 'First Option' },
+            { const: 'value2', title: 'Second Option' },
+            { const: 'value3', title: 'Third Option' },
+          ],
+        },
+        legacyEnum: {
+          type: 'string',
+          description: 'Legacy titled',
+          enum: ['opt1', 'opt2', 'opt3'],
+          enumNames: ['Option One', 'Option Two', 'Option Three'],
+        },
+        untitledMulti: {
+          type: 'array',
+          description: 'Untitled multi-select',
+          items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+        },
+        titledMulti: {
+          type: 'array',
+          description: 'Titled multi-select',
+          items: {
+            anyOf: [
+              { const: 'value1', title: 'First Choice' },
+              { const: 'value2', title: 'Second Choice' },
+              { const: 'value3', title: 'Third Choice' },
+            ],
+          },
+        },
+      },
+    };
+    return pending({ kind: 'input', prompt: 'Please pick from the lists', data: { schema } });
+  }
+}
+
+/** Closes its own event stream mid-call: the client resumes with Last-Event-ID and gets the result. */
+@Tool({ name: 'test_reconnection', description: 'Closes the SSE stream mid-call to test resumption' })
+class ReconnectionTool {
+  async run(_args: object, ctx?: McpToolContext): Promise<string> {
+    await sleep(50);
+    ctx?.mcp.closeStream?.();
+    await sleep(100);
+    return 'Reconnection test completed successfully';
+  }
+}
+
+const jsonSchema202012 = defineTool({
+  name: 'json_schema_2020_12_tool',
+  description: 'Tool with JSON Schema 2020-12 features',
+  inputSchema: {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object',
+    $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+    properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+    additionalProperties: false,
+  },
+  run: (args) => `Received ${JSON.stringify(args)}`,
+});
+
+async function main(): Promise<void> {
+  const toolkit = new Toolkit().register(
+    SimpleTextTool,
+    ImageContentTool,
+    AudioContentTool,
+    EmbeddedResourceTool,
+    MultipleContentTypesTool,
+    ToolWithLogging,
+    ToolWithProgress,
+    ErrorHandlingTool,
+    ElicitationTool,
+    ElicitationDefaultsTool,
+    ElicitationEnumsTool,
+    ReconnectionTool,
+    jsonSchema202012,
+  );
+  const port = Number(process.env.PORT ?? 0);
+  const server = await serveMcp(toolkit, {
+    transport: 'http',
+    port,
+    name: 'toolnexus-conformance',
+    version: '1.0.0',
+    retryIntervalMs: 500,
+  });
+  process.stdout.write(`${server.url}\n`);
+  const stop = (): void => {
+    void server.close().then(() => process.exit(0));
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,158 @@
+#!/usr/bin/env node
+/**
+ * The official MCP conformance suite (@modelcontextprotocol/conformance) against this
+ * library, offline on 127.0.0.1:
+ *
+ *   server  examples/mcp/conformance-server.ts (@Tool classes served by serveMcp over
+ *           Streamable HTTP), every scenario of the suite (`--suite all`);
+ *   client  examples/mcp/conformance-client.ts (an McpToolSource) in the scenarios
+ *           initialize, tools_call, elicitation-sep1034-client-defaults and sse-retry.
+ *
+ * Expected failures are in .ci/mcp-conformance-baseline.yml, each with its reason; the suite
+ * itself fails the run on a regression or on a stale entry. Prints the score. Needs the
+ * compiled examples (npm run build:examples). Run: node scripts/mcp-conformance.js
+ */
+'use strict';
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+const CLI = require.resolve('@modelcontextprotocol/conformance/dist/index.js', { paths: [ROOT] });
+const BASELINE = path.join(ROOT, '.ci', 'mcp-conformance-baseline.yml');
+const SERVER = path.join(ROOT, 'dist-examples', 'examples', 'mcp', 'conformance-server.js');
+const CLIENT = path.join(ROOT, 'dist-examples', 'examples', 'mcp', 'conformance-client.js');
+const CLIENT_SCENARIOS = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry'];
+// The Node 20 shim for the suite's bundle (scripts/conformance-node20.mjs says why).
+const NODE_ARGS = ['--import', path.join(__dirname, 'conformance-node20.mjs')];
+const SCENARIO_TIMEOUT_MS = 120_000;
+
+/** Runs the conformance CLI; resolves to its exit code and output. */
+function conformance(args) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...NODE_ARGS, CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), SCENARIO_TIMEOUT_MS);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? 1, output });
+    });
+  });
+}
+
+/** Starts the example server and resolves to its URL (its first line of output). */
+function startServer() {
+  const child = spawn(process.execPath, [SERVER], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error('the conformance server printed no URL within 20 s')), 20_000);
+    child.stdout.on('data', (chunk) => {
+      seen += chunk;
+      const line = seen.split('\n')[0];
+      if (seen.includes('\n')) {
+        clearTimeout(timer);
+        resolve({ child, url: line.trim() });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`the conformance server exited (${code}) before printing its URL`)));
+  });
+}
+
+/** Scenario outcomes from the suite's result folders: a scenario passes when none of its checks failed. */
+function score(dir) {
+  const scenarios = [];
+  let checks = 0;
+  let failedChecks = 0;
+  let warnings = 0;
+  for (const name of fs.readdirSync(dir).sort()) {
+    const file = path.join(dir, name, 'checks.json');
+    if (!fs.existsSync(file)) continue;
+    const list = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const failures = list.filter((check) => check.status === 'FAILURE').length;
+    checks += list.filter((check) => check.status !== 'INFO').length;
+    failedChecks += failures;
+    warnings += list.filter((check) => check.status === 'WARNING').length;
+    scenarios.push({ name, ok: failures === 0 });
+  }
+  return { scenarios, checks, failedChecks, warnings };
+}
+
+function summaryOf(output) {
+  const at = output.indexOf('=== SUMMARY ===');
+  return at >= 0 ? output.slice(at) : output.split('\n').slice(-8).join('\n');
+}
+
+async function main() {
+  for (const file of [SERVER, CLIENT]) {
+    if (!fs.existsSync(file)) throw new Error(`${path.relative(ROOT, file)} is missing: run npm run build:examples first`);
+  }
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-conformance-'));
+  let failed = false;
+  try {
+    const started = Date.now();
+    const { child, url } = await startServer();
+    let server;
+    try {
+      server = await conformance([
+        'server',
+        '--url',
+        url,
+        '--suite',
+        'all',
+        '--expected-failures',
+        BASELINE,
+        '-o',
+        path.join(scratch, 'server'),
+      ]);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    console.log(summaryOf(server.output).trimEnd());
+    if (server.code !== 0) {
+      failed = true;
+      console.error(server.output);
+      console.error('MCP conformance (server): a regression or a stale baseline entry, see above');
+    }
+    const clientRuns = [];
+    for (const scenario of CLIENT_SCENARIOS) {
+      const run = await conformance([
+        'client',
+        '--command',
+        `"${process.execPath}" "${CLIENT}"`,
+        '--scenario',
+        scenario,
+        '--expected-failures',
+        BASELINE,
+        '-o',
+        path.join(scratch, 'client'),
+      ]);
+      clientRuns.push({ scenario, ...run });
+      console.log(`${run.code === 0 ? 'ok  ' : 'FAIL'} client scenario ${scenario}`);
+      if (run.code !== 0) {
+        failed = true;
+        console.error(run.output);
+      }
+    }
+    const s = score(path.join(scratch, 'server'));
+    const c = score(path.join(scratch, 'client'));
+    const pass = (list) => list.filter((item) => item.ok).length;
+    console.log(
+      `MCP conformance score: server ${pass(s.scenarios)} of ${s.scenarios.length} scenarios ` +
+        `(${s.checks - s.failedChecks} of ${s.checks} checks, ${s.warnings} warnings; the rest are the baseline's expected failures), ` +
+        `client ${pass(c.scenarios)} of ${c.scenarios.length} scenarios (${c.checks - c.failedChecks} of ${c.checks} checks), ` +
+        `in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
+  } finally {
+    if (!process.env.KEEP) fs.rmSync(scratch, { recursive: true, force: true });
+    else console.log(`results kept in ${scratch}`);
+  }
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,13 @@
+/**
+ * The Model Context Protocol entry: `import { serveMcp, McpToolSource } from 'toolnexus-ts/mcp'`.
+ * A separate entry point, so that users of the core never need `@modelcontextprotocol/sdk`
+ * installed; its public types name no type of the SDK. See docs/mcp.md.
+ */
+export { serveMcp } from './serve';
+export type { McpStdioOptions, McpHttpOptions, McpServerHandle, McpHttpServerHandle } from './serve';
+export type { McpToolHost, McpServerOptions, McpCallInfo, McpToolContext } from './types';
+export { McpConfigError, McpConnectionError } from './errors';
+export { McpToolSource } from './source';
+export type { McpToolSourceOptions, McpConnectReport } from './source';
+export { parseMcpConfig } from './config';
+export type { McpServerSpec, McpServerEntry, McpEnvironment } from './config';

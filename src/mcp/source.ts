@@ -1,0 +1,437 @@
+import { readFile } from 'node:fs/promises';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema, LoggingMessageNotificationSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { messageOf } from '../errors/message';
+import { failure, newPendingId, sanitizeName } from '../results/helpers';
+import type { Answer, PendingRequest, ToolResult } from '../results/wire';
+import type { JsonSchema } from '../schema/json-schema';
+import type { WaitFor } from '../suspension/answers';
+import type { ToolContext, ToolLogLevel } from '../toolkit/context';
+import { defineTool, type FunctionTool } from '../toolkit/define-tool';
+import type { Toolkit } from '../toolkit/toolkit';
+import { parseMcpConfig, type McpEnvironment, type McpServerEntry, type McpServerSpec } from './config';
+import { replyOf, type ElicitationReply } from './elicitation';
+import { McpConfigError, McpConnectionError } from './errors';
+import { fromMcpResult } from './results';
+
+/** Options of an {@link McpToolSource}. */
+export interface McpToolSourceOptions {
+  /** An `mcp.json` document (Claude Desktop, Cursor or VS Code shape), or servers already parsed. */
+  config: unknown;
+  /** Where `${VAR}` in the config is looked up. Default `process.env`. */
+  env?: McpEnvironment;
+  /**
+   * Answers a server's elicitation while its call waits: the elicitation becomes a `pending`
+   * request (kind `input`, or `authorization` for a URL) given to this function. Without it the
+   * client declares no elicitation capability.
+   */
+  waitFor?: WaitFor;
+  /** Told of every elicitation turned into a request, before `waitFor` is asked. */
+  onPending?: (request: PendingRequest, server: string) => void;
+  /** How long `waitFor` may take before the elicitation is declined, in ms (default 120 000). */
+  elicitationTimeoutMs?: number;
+  /** How long one call may take without progress, in ms (default 60 000; progress resets it). */
+  callTimeoutMs?: number;
+  /** How long connecting and listing tools may take per server, in ms (default 30 000). */
+  connectTimeoutMs?: number;
+  /** Longest text output kept from a call (default 1 000 000 characters); the rest is cut, saying so. */
+  maxOutputChars?: number;
+  /** Most tools taken from one server (default 500). */
+  maxToolsPerServer?: number;
+  /** The client name servers see. Default `toolnexus`. */
+  clientName?: string;
+}
+
+/** How connecting went, per server: one server failing leaves the others working. */
+export interface McpConnectReport {
+  connected: Array<{ server: string; tools: string[] }>;
+  failed: Array<{ server: string; error: Error }>;
+}
+
+const DEFAULTS = {
+  elicitationTimeoutMs: 120_000,
+  callTimeoutMs: 60_000,
+  connectTimeoutMs: 30_000,
+  maxOutputChars: 1_000_000,
+  maxToolsPerServer: 500,
+};
+const LOG_LEVELS = new Set<ToolLogLevel>(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
+const MAX_STDERR_CHARS = 2000;
+const MAX_NAME = 64;
+const RECONNECT_ATTEMPTS = 3;
+
+interface Connection {
+  readonly name: string;
+  readonly spec: McpServerSpec;
+  client: Client;
+  stderr: string;
+  /** The contexts of this server's calls now running: its log lines go to them. */
+  readonly active: Set<ToolContext>;
+  /** The HTTP transport that answered the first time; a reconnect uses it again. */
+  http?: 'http' | 'sse';
+}
+
+/**
+ * MCP servers as tools of a Toolkit. Connects to every server of an `mcp.json`, lists their
+ * tools and registers each as `server_tool` with the server's input schema passed through.
+ * A call goes to the server; its progress and log notifications reach the caller's context;
+ * an elicitation the server asks during the call becomes a `pending` request answered by
+ * `waitFor` (docs/mcp.md).
+ *
+ * @example
+ * ```ts
+ * const source = await McpToolSource.fromFile('mcp.json')
+ * const report = await source.connect()          // { connected, failed }
+ * source.register(toolkit)
+ * // ...
+ * await source.close()                            // ends stdio child processes
+ * ```
+ */
+export class McpToolSource {
+  private readonly entries: McpServerEntry[];
+  private readonly options: McpToolSourceOptions & typeof DEFAULTS;
+  private readonly connections = new Map<string, Connection>();
+  private readonly tools: FunctionTool[] = [];
+  private closed = false;
+  private connecting = false;
+
+  constructor(options: McpToolSourceOptions) {
+    this.entries = parseMcpConfig(options.config, options.env);
+    this.options = { ...DEFAULTS, ...definedOnly(options), config: options.config };
+    for (const key of Object.keys(DEFAULTS) as Array<keyof typeof DEFAULTS>) {
+      const value = this.options[key];
+      if (!Number.isFinite(value) || value < 1) throw new McpConfigError(`${key} must be a positive number, got ${String(value)}`);
+    }
+  }
+
+  /** A source for the `mcp.json` at `path`. */
+  static async fromFile(path: string, options: Omit<McpToolSourceOptions, 'config'> = {}): Promise<McpToolSource> {
+    let document: unknown;
+    try {
+      document = JSON.parse(await readFile(path, 'utf8'));
+    } catch (error) {
+      throw new McpConfigError(`cannot read the MCP config ${path}: ${messageOf(error)}`, { cause: error });
+    }
+    return new McpToolSource({ ...options, config: document });
+  }
+
+  /** Connects to every server at once and lists its tools; a server that fails is reported, not thrown. */
+  async connect(): Promise<McpConnectReport> {
+    if (this.connecting) throw new McpConnectionError('connect() was already called on this McpToolSource');
+    this.connecting = true;
+    const report: McpConnectReport = { connected: [], failed: [] };
+    const outcomes = await Promise.all(
+      this.entries.map(async (entry): Promise<{ server: string; error: Error } | { server: string; tools: string[] }> => {
+        if ('error' in entry) return { server: entry.name, error: entry.error };
+        try {
+          return { server: entry.name, tools: await this.open(entry.name, entry.spec) };
+        } catch (error) {
+          return { server: entry.name, error: error instanceof Error ? error : new McpConnectionError(String(error)) };
+        }
+      }),
+    );
+    for (const outcome of outcomes) {
+      if ('error' in outcome) report.failed.push({ server: outcome.server, error: outcome.error });
+      else report.connected.push({ server: outcome.server, tools: outcome.tools });
+    }
+    return report;
+  }
+
+  /** The connected servers' tools, ready for `toolkit.register(...)`. */
+  toolDefinitions(): FunctionTool[] {
+    return this.tools.slice();
+  }
+
+  /** Registers every connected server's tools on `toolkit`; returns their names. */
+  register(toolkit: Toolkit): string[] {
+    toolkit.register(...this.tools);
+    return this.tools.map((tool) => tool.name);
+  }
+
+  /** Closes every connection: stdio servers' child processes end, HTTP sessions are closed. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const open = [...this.connections.values()];
+    this.connections.clear();
+    await Promise.allSettled(open.map((connection) => connection.client.close()));
+  }
+
+  private async open(name: string, spec: McpServerSpec): Promise<string[]> {
+    const connection: Connection = { name, spec, client: this.newClient(name), stderr: '', active: new Set() };
+    await this.start(connection);
+    this.connections.set(name, connection);
+    const listed: McpTool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await connection.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.options.connectTimeoutMs });
+      listed.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined && listed.length < this.options.maxToolsPerServer);
+    const names: string[] = [];
+    for (const tool of listed.slice(0, this.options.maxToolsPerServer)) {
+      const definition = this.definitionOf(connection, tool);
+      this.tools.push(definition);
+      names.push(definition.name);
+    }
+    return names;
+  }
+
+  /** Connects `connection.client` over the spec's transport; HTTP falls back to SSE unless the config named one. */
+  private async start(connection: Connection): Promise<void> {
+    const { spec, name } = connection;
+    const timeout = this.options.connectTimeoutMs;
+    if (spec.transport === 'stdio') {
+      const transport = new StdioClientTransport({
+        command: spec.command,
+        args: spec.args,
+        env: { ...getDefaultEnvironment(), ...spec.env },
+        ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}),
+        stderr: 'pipe',
+      });
+      transport.stderr?.on('data', (chunk: Buffer) => {
+        connection.stderr = (connection.stderr + chunk.toString('utf8')).slice(-MAX_STDERR_CHARS);
+      });
+      try {
+        await connection.client.connect(transport, { timeout });
+      } catch (error) {
+        await transport.close().catch(() => undefined);
+        const said = redacted(connection.stderr.trim(), Object.values(spec.env));
+        throw new McpConnectionError(`server ${name}: ${messageOf(error)}${said ? ` (its stderr: ${said.slice(-500)})` : ''}`, {
+          cause: error,
+        });
+      }
+      return;
+    }
+    const init = { headers: spec.headers };
+    if ((connection.http ?? spec.transport) === 'http') {
+      const transport = new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: init });
+      try {
+        await connection.client.connect(transport, { timeout });
+        connection.http = 'http';
+        return;
+      } catch (error) {
+        await transport.close().catch(() => undefined);
+        // No HTTP answer at all says nothing about which transport the server speaks.
+        if (spec.explicit || connection.http === 'http' || isConnectionLost(error))
+          throw new McpConnectionError(`server ${name}: ${messageOf(error)}`, { cause: error });
+        connection.client = this.newClient(name);
+      }
+    }
+    const sse = new SSEClientTransport(new URL(spec.url), { requestInit: init, eventSourceInit: { fetch: withHeaders(spec.headers) } });
+    try {
+      await connection.client.connect(sse, { timeout });
+      connection.http = 'sse';
+    } catch (error) {
+      await sse.close().catch(() => undefined);
+      throw new McpConnectionError(`server ${name}: neither Streamable HTTP nor SSE answered: ${messageOf(error)}`, { cause: error });
+    }
+  }
+
+  private newClient(server: string): Client {
+    const client = new Client(
+      { name: this.options.clientName ?? 'toolnexus', version: '1.0.0' },
+      { capabilities: this.options.waitFor ? { elicitation: { form: {}, url: {} } } : {} },
+    );
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      const connection = this.connections.get(server);
+      if (!connection) return;
+      const level = LOG_LEVELS.has(notification.params.level) ? notification.params.level : 'info';
+      const data = notification.params.data;
+      const text = typeof data === 'string' ? data : (JSON.stringify(data) ?? '');
+      for (const ctx of connection.active) ctx.log?.(level, `[${server}] ${text.slice(0, 10_000)}`);
+    });
+    if (this.options.waitFor) {
+      client.setRequestHandler(ElicitRequestSchema, async (request) => {
+        const reply = await this.elicited(server, request.params);
+        return reply.content === undefined
+          ? { action: reply.action }
+          : { action: reply.action, content: reply.content as Record<string, string> };
+      });
+    }
+    return client;
+  }
+
+  /** A server's elicitation, asked as a pending request of this library while the call waits. */
+  private async elicited(
+    server: string,
+    params: { message: string; mode?: string; url?: string; requestedSchema?: unknown },
+  ): Promise<ElicitationReply> {
+    const waitFor = this.options.waitFor as WaitFor;
+    const request: PendingRequest = {
+      id: newPendingId(),
+      kind: params.mode === 'url' ? 'authorization' : 'input',
+      prompt: params.message,
+      data: { server, ...(params.requestedSchema !== undefined ? { schema: params.requestedSchema } : {}) },
+    };
+    if (params.mode === 'url' && typeof params.url === 'string') request.url = params.url;
+    try {
+      this.options.onPending?.(request, server);
+    } catch {
+      // a listener that throws does not decide the answer
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), this.options.elicitationTimeoutMs);
+    });
+    try {
+      const answer: Answer | undefined = await Promise.race([Promise.resolve(waitFor(request)), timedOut]);
+      if (!answer || answer.id !== request.id) return { action: 'decline' };
+      const reply = replyOf(answer);
+      return reply.action === 'accept' ? { action: 'accept', content: withDefaults(params.requestedSchema, reply.content ?? {}) } : reply;
+    } catch {
+      return { action: 'decline' };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private definitionOf(connection: Connection, tool: McpTool): FunctionTool {
+    const name = toolName(connection.name, tool.name);
+    const description = tool.description || `${tool.title ?? tool.name} (MCP server ${connection.name})`;
+    const annotations = tool.annotations
+      ? Object.fromEntries(Object.entries(tool.annotations).filter(([key, value]) => key.endsWith('Hint') && typeof value === 'boolean'))
+      : undefined;
+    return defineTool({
+      name,
+      description,
+      // The server's schemas pass through as they are: they are JSON Schema objects by the protocol.
+      inputSchema: tool.inputSchema as JsonSchema,
+      ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema as JsonSchema } : {}),
+      ...(tool.title !== undefined ? { title: tool.title } : {}),
+      ...(annotations && Object.keys(annotations).length > 0 ? { annotations } : {}),
+      run: (args: Record<string, unknown>, ctx?: ToolContext) => this.call(connection.name, tool, args, ctx),
+    });
+  }
+
+  private async call(server: string, tool: McpTool, args: Record<string, unknown>, ctx: ToolContext | undefined): Promise<ToolResult> {
+    const connection = this.connections.get(server);
+    if (!connection || this.closed) return failure(`MCP server ${server} is not connected`);
+    const callCtx: ToolContext = ctx ?? {};
+    connection.active.add(callCtx);
+    try {
+      try {
+        return await this.callOnce(connection, tool.name, args, ctx);
+      } catch (error) {
+        if (connection.spec.transport === 'stdio') throw error;
+        if (isDroppedSession(error)) {
+          // The server forgot the session (it restarted) and said so: nothing ran, so open a new one and ask again once.
+          await this.reconnect(connection);
+          return await this.callOnce(connection, tool.name, args, ctx);
+        }
+        if (!isConnectionLost(error)) throw error;
+        await this.reconnect(connection);
+        // The request may have reached the server before the connection broke: only a tool that
+        // says repeating it changes nothing is asked again.
+        if (tool.annotations?.readOnlyHint === true || tool.annotations?.idempotentHint === true) {
+          for (let attempt = 1; ; attempt++) {
+            try {
+              return await this.callOnce(connection, tool.name, args, ctx);
+            } catch (again) {
+              if (attempt >= RECONNECT_ATTEMPTS || !isConnectionLost(again)) throw again;
+            }
+          }
+        }
+        return failure(
+          `MCP server ${server}, tool ${tool.name}: the connection was lost during the call (${messageOf(error)}), so it may or may not have run; ` +
+            'a new session is open for the next call',
+        );
+      }
+    } catch (error) {
+      if (ctx?.signal?.aborted) return failure(`${server}_${tool.name} cancelled`);
+      return failure(`MCP server ${server}, tool ${tool.name}: ${messageOf(error)}`);
+    } finally {
+      connection.active.delete(callCtx);
+    }
+  }
+
+  /**
+   * A new client and session for `connection`. fetch may hand out another pooled socket the old
+   * server closed, so a lost connection is tried again a few times before giving up.
+   */
+  private async reconnect(connection: Connection): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      await connection.client.close().catch(() => undefined);
+      connection.client = this.newClient(connection.name);
+      try {
+        await this.start(connection);
+        return;
+      } catch (error) {
+        const cause = (error as { cause?: unknown }).cause;
+        if (attempt >= RECONNECT_ATTEMPTS || !(isConnectionLost(error) || isConnectionLost(cause))) throw error;
+      }
+    }
+  }
+
+  private async callOnce(
+    connection: Connection,
+    tool: string,
+    args: Record<string, unknown>,
+    ctx: ToolContext | undefined,
+  ): Promise<ToolResult> {
+    const progress = ctx?.progress;
+    const result = await connection.client.callTool({ name: tool, arguments: args }, undefined, {
+      timeout: this.options.callTimeoutMs,
+      resetTimeoutOnProgress: true,
+      ...(ctx?.signal ? { signal: ctx.signal } : {}),
+      ...(progress
+        ? {
+            onprogress: (update: { progress: number; total?: number; message?: string }) =>
+              progress(update.progress, update.total, update.message),
+          }
+        : {}),
+    });
+    return fromMcpResult(result as { content?: unknown; isError?: unknown; structuredContent?: unknown }, this.options.maxOutputChars);
+  }
+}
+
+/** `server_tool`, sanitized and cut to 64 characters (the longest name model APIs take). */
+function toolName(server: string, tool: string): string {
+  return sanitizeName(`${server}_${tool}`).slice(0, MAX_NAME);
+}
+
+function isDroppedSession(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && error.code === 404;
+}
+
+/** fetch's own failure: the socket closed or was refused, with no HTTP answer. */
+function isConnectionLost(error: unknown): boolean {
+  // By name, not instanceof: fetch's TypeError comes from Node's own realm, not a sandbox's (jest's).
+  return (
+    typeof error === 'object' && error !== null && (error as Error).name === 'TypeError' && (error as Error).message === 'fetch failed'
+  );
+}
+
+/** A fetch that adds the config's headers, for the SSE transport's event stream. */
+function withHeaders(headers: Record<string, string>): typeof fetch {
+  return (input, init) => {
+    const merged = new Headers(init?.headers);
+    for (const [key, value] of Object.entries(headers)) merged.set(key, value);
+    return fetch(input, { ...init, headers: merged });
+  };
+}
+
+/** The accepted content with the schema's `default` filled in for every field the answer left out (SEP-1034). */
+function withDefaults(schema: unknown, content: Record<string, unknown>): Record<string, unknown> {
+  const properties = (schema as { properties?: unknown } | undefined)?.properties;
+  if (typeof properties !== 'object' || properties === null) return content;
+  const filled = { ...content };
+  for (const [key, field] of Object.entries(properties as Record<string, unknown>)) {
+    const fallback = (field as { default?: unknown } | null)?.default;
+    if (!(key in filled) && fallback !== undefined) filled[key] = fallback;
+  }
+  return filled;
+}
+
+/** `text` with every configured secret (the `env` values given to the server) masked, before it goes into a message. */
+function redacted(text: string, secrets: string[]): string {
+  let out = text;
+  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join('***');
+  return out;
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as Partial<T>;
+}
