@@ -1,5 +1,6 @@
 import { ToolnexusError } from '../errors';
 import type { Principal } from '../suspension/audit';
+import type { FieldProblem } from './input-schema';
 
 /**
  * Base of the errors the inbox answers an HTTP request with (docs/operating.md, "Inbox").
@@ -15,6 +16,16 @@ export class InboxError extends ToolnexusError {
 export class InboxBadRequestError extends InboxError {
   override readonly code = 'TOOLNEXUS_INBOX_BAD_REQUEST';
   override readonly status = 400;
+}
+
+/** An answer's data does not fit the form of its `input`/`question` request; `problems` says where. */
+export class InboxInvalidInputError extends InboxBadRequestError {
+  constructor(
+    id: string,
+    readonly problems: FieldProblem[],
+  ) {
+    super(`the answer to ${id} does not fit its form: ${problems.map((p) => `${p.field} ${p.message}`).join('; ')}`);
+  }
 }
 
 /** The request body is larger than `maxBodyBytes`; reading stopped there. */

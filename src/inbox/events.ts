@@ -11,7 +11,8 @@ import type { PendingStore } from '../suspension/store';
 export class ChangeFeed {
   private readonly streams = new Set<ServerResponse>();
   private timer?: NodeJS.Timeout;
-  private last = '';
+  /** The open calls as last read; `undefined` until the first read, which is what a new page saw. */
+  private last?: string;
   private polling = false;
   private ticks = 0;
   private closed = false;
@@ -58,7 +59,10 @@ export class ChangeFeed {
 
   private drop(response: ServerResponse): void {
     this.streams.delete(response);
-    if (this.streams.size === 0) this.stop();
+    if (this.streams.size === 0) {
+      this.stop();
+      this.last = undefined;
+    }
   }
 
   private stop(): void {
@@ -73,10 +77,10 @@ export class ChangeFeed {
       // Only open calls are read: a call settles by leaving this set, and every settled call was open first.
       const [pending, resolving] = await Promise.all([this.store.list({ status: 'pending' }), this.store.list({ status: 'resolving' })]);
       const print = [...pending, ...resolving].map((call) => `${call.request.id}:${call.status}:${call.updatedAt ?? ''}`).join('|');
-      const first = this.last === '' && !force;
+      const first = this.last === undefined;
       if (print !== this.last || force) {
         this.last = print;
-        if (!first) this.broadcast('event: change\ndata: {}\n\n');
+        if (!first || force) this.broadcast('event: change\ndata: {}\n\n');
       } else if (++this.ticks % 15 === 0) {
         this.broadcast(': keep-alive\n\n');
       }

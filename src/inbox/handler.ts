@@ -13,13 +13,13 @@ import {
 import type { Principal } from '../suspension/audit';
 import { BearerTokens, LOCAL_PRINCIPAL, localOnlyProblem, SESSION_COOKIE, type Authorize } from './auth';
 import { checkCsrf, CSRF_COOKIE, CSRF_FIELD, csrfTokenFor } from './csrf';
-import { AnsweredByOtherError, InboxError, InboxForbiddenError, InboxUnauthorizedError } from './errors';
+import { AnsweredByOtherError, InboxError, InboxForbiddenError, InboxInvalidInputError, InboxUnauthorizedError } from './errors';
 import { ChangeFeed } from './events';
 import { cookie, isSecure, readForm, readJsonObject, sendHtml, sendJson, type InboxRequest } from './http';
 import type { InboxOptions } from './options';
 import { inboxPage, refusedPage, signInPage } from './page';
 import { InboxRules } from './rules';
-import { InboxInvalidInputError, InboxService, queryOf } from './service';
+import { InboxService, queryOf } from './service';
 
 /**
  * A mounted inbox: a request handler for `node:http`, Express (`app.use('/inbox', inbox)`),

@@ -12,10 +12,10 @@ export type { InboxRule, InboxAllow, InboxAction } from './rules';
 export type { SuspensionView } from './view';
 export type { InputField, FieldProblem } from './input-schema';
 export type { AnswerOutcome, InboxQuery, InboxStatusFilter } from './service';
-export { InboxInvalidInputError } from './service';
 export {
   InboxError,
   InboxBadRequestError,
+  InboxInvalidInputError,
   InboxBodyTooLargeError,
   InboxUnauthorizedError,
   InboxForbiddenError,

@@ -7,8 +7,15 @@ import type { Principal } from '../suspension/audit';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import { isSettled, isSuspensionStatus } from '../suspension/status';
 import type { SuspendedCall, SuspensionStatus } from '../suspension/store';
-import { AnsweredByOtherError, InboxBadRequestError, InboxError, InboxForbiddenError, SuspensionExpiredError } from './errors';
-import { inputFields, inputProblems, type FieldProblem } from './input-schema';
+import {
+  AnsweredByOtherError,
+  InboxBadRequestError,
+  InboxError,
+  InboxForbiddenError,
+  InboxInvalidInputError,
+  SuspensionExpiredError,
+} from './errors';
+import { inputFields, inputProblems } from './input-schema';
 import type { InboxLogEntry, InboxOptions } from './options';
 import type { InboxAction, InboxRules } from './rules';
 import { Redactor, viewOf, type SuspensionView } from './view';
@@ -28,16 +35,6 @@ export interface InboxQuery {
 export interface AnswerOutcome {
   suspension: SuspensionView;
   run?: { runId: string; status: RunResult['status']; text: string };
-}
-
-/** The answer's data does not fit the form of an `input`/`question` request. */
-export class InboxInvalidInputError extends InboxBadRequestError {
-  constructor(
-    id: string,
-    readonly problems: FieldProblem[],
-  ) {
-    super(`the answer to ${id} does not fit its form: ${problems.map((p) => `${p.field} ${p.message}`).join('; ')}`);
-  }
 }
 
 const MAX_COMMENT = 2000;

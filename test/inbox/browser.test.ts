@@ -119,7 +119,8 @@ describe('the inbox page in Chromium', () => {
     await card(run.pendingId).locator('textarea[name=reason]').fill('not in this budget');
     await card(run.pendingId).locator('button.decline').click();
     await card(run.pendingId).waitFor({ state: 'detached' });
-    expect(await runDone(run.runId)).toBe('Stopped: transfer declined: not in this budget');
+    // A refusal never replays the tool: the model is told the request and the approver's words.
+    expect(await runDone(run.runId)).toMatch(/^Stopped: declined\/expired: Transfer 90000 .*\(declined: "not in this budget"\)$/);
   });
 
   it('an input form shows a validation error, then takes the fixed answer', async () => {
@@ -198,6 +199,7 @@ describe('the inbox page in Chromium', () => {
       expect(await response.text()).toContain('TOOLNEXUS_INBOX_CSRF');
       await other.close();
     } finally {
+      evil.closeAllConnections();
       await new Promise((resolve) => evil.close(resolve));
     }
     const bare = await page.evaluate(async (url) => {
