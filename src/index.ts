@@ -19,11 +19,11 @@ export type { ToolResult, PendingRequest, PendingRequestInit, Answer, AnswerReas
 export * from './errors';
 
 // Declaring tools.
-export { Tool, Describe } from './decorators';
+export { Tool, Describe, Sensitive } from './decorators';
 export type { ToolOptions, ApprovalPolicy, ClassType, AnyClass } from './decorators';
 export { schemaForClass } from './schema';
 export type { JsonSchema } from './schema';
-export { Toolkit, defaultToolName, toResult, answerFor, defineTool, isFunctionTool } from './toolkit';
+export { Toolkit, defaultToolName, toResult, answerFor, defineTool, isFunctionTool, REDACTED } from './toolkit';
 export type {
   ToolkitOptions,
   ToolResolver,
@@ -45,6 +45,9 @@ export type {
 
 // Suspending and resuming calls, and the stores that keep them.
 export { ResumeCoordinator, DEFAULT_LEASE_MS, formatRefusal, DEFAULT_MAX_CHAIN, MemoryPendingStore } from './suspension';
+// Operating suspensions: the audit trail and what is shown of a call (docs/operating.md).
+export { redactCall, MAX_COMMENT_LENGTH } from './suspension';
+export type { Principal, ResolveOptions, HistoryFilter } from './suspension';
 export type {
   ResumeCoordinatorOptions,
   ExecuteOptions,

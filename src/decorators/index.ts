@@ -1,3 +1,4 @@
 export { Tool, toolOptionsOf } from './tool.decorator';
 export { Describe, descriptionOf, describedPropertiesOf } from './describe.decorator';
 export type { ToolOptions, ApprovalPolicy, ClassType, AnyClass } from './types';
+export { Sensitive, sensitivePropertiesOf } from './sensitive.decorator';

@@ -7,3 +7,5 @@ export const PROPERTY_DESCRIPTION = Symbol.for('toolnexus:property-description')
 export const DESCRIBED_PROPERTIES = Symbol.for('toolnexus:described-properties');
 /** Per class: for each `@Describe`d property, how many validated properties were declared before it. */
 export const DESCRIBED_POSITIONS = Symbol.for('toolnexus:described-positions');
+/** Per prototype: its own `@Sensitive` properties, in declaration order. */
+export const SENSITIVE_PROPERTIES = Symbol.for('toolnexus:sensitive-properties');

@@ -14,12 +14,21 @@ import {
   type FormatRefusal,
   type WaitFor,
 } from './answers';
+import {
+  checkedResolveOptions,
+  DEFAULT_HISTORY_LIMIT,
+  MAX_COMMENT_LENGTH,
+  MAX_HISTORY_LIMIT,
+  type HistoryFilter,
+  type ResolveOptions,
+} from './audit';
 import { Binding } from './binding';
 import { answerInline } from './inline';
 import { Resolution } from './resolution';
 import { isSuspensionStatus } from './status';
 import type { PendingStore, SuspendedCall, SuspensionFilter } from './store';
 import { MemoryPendingStore } from './stores/memory';
+import { checkHistoryFilter } from './stores/validate';
 
 export type { WaitFor } from './answers';
 
@@ -180,7 +189,14 @@ export class ResumeCoordinator {
    * without own `__proto__`/`constructor`/`prototype` keys, and at most `maxAnswerBytes` as JSON;
    * the copy, not the object given, is what the store keeps and the replay sees.
    *
+   * `options` are recorded with the answer, in the same store write as the claim, with the
+   * store's instant: `answeredBy`, `answeredAt` and `comment` of the call (docs/operating.md,
+   * "Audit trail"). A resolve that does not win the claim records nothing; `get(id)` says who
+   * answered. A decline's `comment` is also its `data.reason` when the answer carries none,
+   * so the model is told why.
+   *
    * @throws {@link InvalidAnswerError} the answer is not Answer-shaped, or its data is too large, too deep or not plain JSON (nothing changes).
+   * @throws {@link InvalidArgumentError} `options` are malformed: a principal without a string `id`, a comment over 500 characters (nothing changes).
    * @throws {@link UnknownSuspensionError} no store holds the id (an id no store could hold, with NUL or over 512 characters, included).
    * @throws {@link AlreadyResolvedError} the call is settled with an outcome this answer contradicts.
    * @throws {@link UnregisteredToolError} the call's tool is not registered here (nothing changes).
@@ -189,11 +205,28 @@ export class ResumeCoordinator {
    * @throws `ctx.signal.reason` when the signal aborts before this resolver claims the call
    *   (nothing changes; a wait for another resolver's outcome ends early).
    */
-  async resolve<TState extends object>(answer: Answer, ctx?: ToolContext<TState>): Promise<ToolResult> {
+  async resolve<TState extends object>(answer: Answer, ctx?: ToolContext<TState>, options?: ResolveOptions): Promise<ToolResult> {
     const checked = checkAnswer(answer, this.maxAnswerBytes);
     if (!checked.ok) throw new InvalidAnswerError(`invalid answer: ${checked.problem}`);
     assertStorableId(checked.answer.id);
-    return this.resolution.settle(checked.answer, ctx);
+    if (options === undefined) return this.resolution.settle(checked.answer, ctx);
+    const audit = checkedResolveOptions(options, 'resolve');
+    return this.resolution.settle(withCommentAsReason(checked.answer, audit?.comment), ctx, audit);
+  }
+
+  /**
+   * Settled calls, newest settlement first, with who answered them, when, and why
+   * (`answeredBy`, `answeredAt`, `comment`), their status and outcome: the audit trail
+   * (docs/operating.md). Filter by settled `status`, `kind`, `runId` and `tool`; at most
+   * `limit` calls (default 100, at most 1000).
+   *
+   * @throws {@link InvalidArgumentError} a malformed filter (an unsettled status, a limit out of range).
+   */
+  async history(filter: HistoryFilter = {}): Promise<SuspendedCall[]> {
+    checkHistoryFilter(filter);
+    const limit = filter.limit ?? DEFAULT_HISTORY_LIMIT;
+    if (limit > MAX_HISTORY_LIMIT) throw new InvalidArgumentError(`history: limit must be at most ${MAX_HISTORY_LIMIT}, got ${limit}`);
+    return this.store.history({ ...filter, limit });
   }
 
   /** The recorded call, or `undefined` (also for an id no store could hold). */
@@ -220,18 +253,24 @@ export class ResumeCoordinator {
    * Settles a pending call as `cancelled` without running the tool, as an answer
    * `{ ok: false, reason: "cancelled" }` would; `reason` is kept on the stored answer's `data`.
    * Returns the stored outcome; cancelling a cancelled, declined or expired call returns it again.
+   * `options.by` is recorded as who cancelled; the recorded comment is `options.comment`, else `reason`
+   * (cut to 500 characters).
    *
    * @throws {@link UnknownSuspensionError} no store holds the id.
    * @throws {@link AlreadyResolvedError} the call was already resolved (its tool ran).
    */
-  async cancel(id: string, reason?: string): Promise<ToolResult> {
+  async cancel(id: string, reason?: string, options?: ResolveOptions): Promise<ToolResult> {
     if (typeof id !== 'string') throw new InvalidArgumentError('cancel needs a suspension id');
     assertStorableId(id);
     const answer: Answer =
       reason === undefined ? { id, ok: false, reason: 'cancelled' } : { id, ok: false, reason: 'cancelled', data: { reason } };
     const checked = checkAnswer(answer, this.maxAnswerBytes);
     if (!checked.ok) throw new InvalidAnswerError(`invalid cancellation: ${checked.problem}`);
-    return this.resolution.settle(checked.answer, undefined);
+    const given = checkedResolveOptions(options, 'cancel');
+    const comment = given?.comment ?? (typeof reason === 'string' ? reason.slice(0, MAX_COMMENT_LENGTH) : undefined);
+    const audit: ResolveOptions | undefined =
+      given?.by === undefined && comment === undefined ? undefined : { ...given, ...(comment === undefined ? {} : { comment }) };
+    return this.resolution.settle(withCommentAsReason(checked.answer, audit?.comment), undefined, audit);
   }
 
   /**
@@ -250,6 +289,17 @@ export class ResumeCoordinator {
       throw new PendingStoreError(`could not record suspension ${call.request.id}: ${messageOf(error)}`, { cause: error });
     }
   }
+}
+
+/**
+ * A refusal's comment doubles as its `data.reason` (what the refusal text quotes to the
+ * model) when the answer carries no reason of its own; an approval's data is left alone.
+ */
+function withCommentAsReason(answer: Answer, comment: string | undefined): Answer {
+  if (answer.ok || comment === undefined || comment.trim() === '') return answer;
+  const reason = answer.data?.reason;
+  if (typeof reason === 'string' && reason.trim() !== '') return answer;
+  return { ...answer, data: { ...answer.data, reason: comment } };
 }
 
 /** An id no store could hold is unknown, said before any store is asked (PostgreSQL would fail on NUL). */

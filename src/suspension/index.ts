@@ -13,6 +13,9 @@ export type {
   Settlement,
   RunCheckpoint,
 } from './store';
+export { redactCall } from './redact';
+export { MAX_COMMENT_LENGTH } from './audit';
+export type { Principal, ResolveOptions, HistoryFilter } from './audit';
 export { SUSPENSION_STATUSES, isSettled, isSuspensionStatus } from './status';
 export { MemoryPendingStore } from './stores/memory';
 export { SqlitePendingStore, SQLITE_SCHEMA_VERSION } from './stores/sqlite';

@@ -12,6 +12,7 @@ import type { Answer, ToolResult } from '../results/wire';
 import { sleep } from '../timing/sleep';
 import type { ToolContext } from '../toolkit/context';
 import type { Toolkit } from '../toolkit/toolkit';
+import type { ResolveOptions } from './audit';
 import { chainStop, expiryProblem, isExpired, refusalOf, refused, type FormatRefusal } from './answers';
 import { sameJson, type Binding } from './binding';
 import { LeaseKeeper } from './lease';
@@ -39,8 +40,8 @@ const MAX_POLL_MS = 50;
 export class Resolution {
   constructor(private readonly settings: ResolutionSettings) {}
 
-  /** The shared path of `resolve` and `cancel`. */
-  async settle(answer: Answer, ctx: ToolContext | undefined): Promise<ToolResult> {
+  /** The shared path of `resolve` and `cancel`; `audit` is recorded by the claim that wins, with the answer. */
+  async settle(answer: Answer, ctx: ToolContext | undefined, audit?: ResolveOptions): Promise<ToolResult> {
     const { store, leaseMs, toolkit } = this.settings;
     // An aborted caller must not spend the answer: the call stays as it is for a later resolve.
     const signal = ctx?.signal;
@@ -64,7 +65,7 @@ export class Resolution {
           throw new UnregisteredToolError(answer.id, call.tool);
         signal?.throwIfAborted();
         lastTry = performance.now();
-        const claim = await store.claim(answer.id, answer, leaseMs);
+        const claim = await store.claim(answer.id, answer, leaseMs, audit);
         if (claim) {
           const settled = await this.finish(claim, answer, ctx);
           if (settled) return settled;

@@ -1,4 +1,5 @@
 import type { Answer, AnsweredRequest, PendingRequest, ToolResult } from '../results/wire';
+import type { HistoryFilter, Principal, ResolveOptions } from './audit';
 
 export type { AnsweredRequest } from '../results/wire';
 
@@ -46,6 +47,12 @@ export interface SuspendedCall {
    * coordinator when it records the call and checked before anything replays it.
    */
   binding?: string;
+  /** Who gave the answer that claimed the call (`ResolveOptions.by`), recorded with the claim. */
+  answeredBy?: Principal;
+  /** RFC 3339, by the store's clock: when the answer that claimed the call was recorded. */
+  answeredAt?: string;
+  /** The answerer's own words (`ResolveOptions.comment`), recorded with the claim. */
+  comment?: string;
 }
 
 /** Filter of {@link PendingStore.list}; all fields optional and combined with AND. */
@@ -126,8 +133,13 @@ export interface PendingStore extends RunStore {
    * the store's clock) to `resolving`, recording `answer`, a lease of `leaseMs` from the
    * store's now, and the next fencing number. Returns the claim, or `undefined` when the
    * call is unknown, settled, or held by a live lease.
+   *
+   * In the same write it records the audit of the answer: `answeredAt` (the claim's instant
+   * by the store's clock), and `answeredBy` and `comment` from `audit` (each cleared when
+   * `audit` lacks it, so they always belong to the recorded answer). A claim that loses
+   * records nothing.
    */
-  claim(id: string, answer: Answer, leaseMs: number): Promise<Claim | undefined>;
+  claim(id: string, answer: Answer, leaseMs: number, audit?: ResolveOptions): Promise<Claim | undefined>;
   /**
    * Extends the claim's lease to `leaseMs` from the store's now. Returns false (and changes
    * nothing) when the claim's fencing number is no longer the call's, or the call is no
@@ -141,6 +153,12 @@ export interface PendingStore extends RunStore {
    * lease ran out but whom nobody displaced still completes.
    */
   complete(claim: Claim, settlement: Settlement): Promise<boolean>;
+  /**
+   * Settled calls (resolved, declined, expired, cancelled), newest settlement first (by
+   * `updatedAt`, then latest insertion), filtered by `status`, `kind`, `runId` and `tool`, at
+   * most `filter.limit` of them (all when absent).
+   */
+  history(filter?: HistoryFilter): Promise<SuspendedCall[]>;
   /** Releases connections and file handles. Idempotent. */
   close(): Promise<void>;
 }

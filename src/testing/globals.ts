@@ -22,6 +22,7 @@ export interface Matchers<R> {
   toBeLessThanOrEqual(expected: number): R;
   toHaveLength(expected: number): R;
   toMatch(expected: string | RegExp): R;
+  toContain(expected: unknown): R;
   toThrow(expected?: unknown): R;
 }
 

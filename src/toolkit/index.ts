@@ -6,3 +6,4 @@ export { defineTool, isFunctionTool } from './define-tool';
 export type { FunctionTool, DtoFunctionToolSpec, SchemaFunctionToolSpec } from './define-tool';
 export type { ToolkitHooks, BeforeToolEvent, AfterToolEvent, ToolMetricEvent } from './hooks';
 export type { OpenAITool, AnthropicTool, GeminiTools } from './adapters';
+export { REDACTED } from './redaction';

@@ -1,5 +1,5 @@
 import { toolOptionsOf } from '../decorators/tool.decorator';
-import type { ApprovalPolicy, ClassType, ToolOptions } from '../decorators/types';
+import type { AnyClass, ApprovalPolicy, ClassType, ToolOptions } from '../decorators/types';
 import { InvalidArgumentError, ToolRegistrationError } from '../errors';
 import { failure, isToolResult, pendingOf, sanitizeName, success } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
@@ -10,6 +10,7 @@ import { boundedPlan, DEFAULT_ARGUMENT_LIMITS, planForClass, planForSchema, type
 import type { ToolContext } from './context';
 import { isFunctionTool, type FunctionTool } from './define-tool';
 import type { ToolkitHooks } from './hooks';
+import { REDACTED, redactionPlanFor, redactWith, type RedactionPlan } from './redaction';
 import { messageOf } from '../errors/message';
 
 /** Builds a tool class's instance; plug a DI container in here. Default: `new cls()`. */
@@ -57,6 +58,8 @@ interface Runnable {
 interface Entry extends RegisteredTool {
   readonly instance: Runnable;
   readonly plan: ArgumentsPlan;
+  /** The arguments DTO, when the tool declares one: where `@Sensitive` marks are read. */
+  readonly dto?: ClassType;
 }
 
 /**
@@ -70,6 +73,8 @@ export class Toolkit {
   private readonly hooks?: ToolkitHooks;
   private readonly hasResolver: boolean;
   private readonly limits: ArgumentLimits;
+  /** Each DTO's redaction plan, built on its first `redact` (docs/operating.md, "Sensitive fields"). */
+  private readonly redactionPlans = new Map<AnyClass, RedactionPlan | undefined>();
 
   constructor(options: ToolkitOptions = {}) {
     this.resolver = options.resolver ?? ((cls) => new cls());
@@ -125,6 +130,18 @@ export class Toolkit {
 
   toGemini(): [GeminiTools] {
     return toGeminiTools(this.tools());
+  }
+
+  /**
+   * A JSON copy of a call's arguments fit to show: every DTO property marked `@Sensitive()`
+   * (in nested `@ValidateNested()` DTOs and arrays of them too) reads `"[redacted]"`. It fails
+   * closed: arguments of a tool not registered here, or that JSON cannot copy, are
+   * `"[redacted]"` whole. Tools without a DTO (a raw `inputSchema`) mark nothing.
+   */
+  redact(name: string, args: unknown): unknown {
+    const entry = this.entries.get(name);
+    if (!entry) return REDACTED;
+    return redactWith(entry.dto ? redactionPlanFor(entry.dto, this.redactionPlans) : undefined, args);
   }
 
   /**
@@ -307,6 +324,7 @@ function makeEntry(options: ToolOptions | FunctionTool, fallbackName: string, in
     approval: approvalPolicyOf(options.approval),
     instance: instance as Runnable,
     plan,
+    ...(options.args ? { dto: options.args } : {}),
   };
 }
 

@@ -1,12 +1,16 @@
 import { DuplicateSuspensionError, PendingStoreError } from '../../errors';
 import type { Answer } from '../../results/wire';
+import type { HistoryFilter, ResolveOptions } from '../audit';
+import { isSettled } from '../status';
 import type { Claim, PendingStore, RunCheckpoint, Settlement, SuspendedCall, SuspensionFilter } from '../store';
 import { jsonCopy } from './json';
 import {
   checkAnswer,
+  checkAudit,
   checkCheckpoint,
   checkClaim,
   checkFilter,
+  checkHistoryFilter,
   checkId,
   checkInsertable,
   checkLeaseMs,
@@ -63,11 +67,29 @@ export class MemoryPendingStore implements PendingStore {
     return matches.map(({ call }) => structuredClone(call));
   }
 
-  async claim(id: string, answer: Answer, leaseMs: number): Promise<Claim | undefined> {
+  async history(filter: HistoryFilter = {}): Promise<SuspendedCall[]> {
+    this.assertOpen();
+    checkHistoryFilter(filter);
+    const matches = [...this.calls.values()].filter(
+      ({ call }) =>
+        isSettled(call.status) &&
+        (filter.status === undefined || call.status === filter.status) &&
+        (filter.kind === undefined || call.request.kind === filter.kind) &&
+        (filter.runId === undefined || call.runId === filter.runId) &&
+        (filter.tool === undefined || call.tool === filter.tool),
+    );
+    // A settled call without updatedAt (inserted so) sorts last, as NULL does in the SQL stores.
+    const at = (entry: Entry) => entry.call.updatedAt ?? '';
+    matches.sort((a, b) => (at(a) > at(b) ? -1 : at(a) < at(b) ? 1 : b.seq - a.seq));
+    return matches.slice(0, filter.limit ?? matches.length).map(({ call }) => structuredClone(call));
+  }
+
+  async claim(id: string, answer: Answer, leaseMs: number, audit?: ResolveOptions): Promise<Claim | undefined> {
     this.assertOpen();
     checkId(id, 'claim');
     checkAnswer(answer, 'claim');
     checkLeaseMs(leaseMs, 'claim');
+    const recorded = checkAudit(audit, 'claim');
     const storedAnswer = jsonCopy(answer, `the answer to ${id}`);
     const entry = this.calls.get(id);
     if (!entry) return undefined;
@@ -77,13 +99,17 @@ export class MemoryPendingStore implements PendingStore {
     const at = new Date(now).toISOString();
     const fence = (entry.call.fence ?? 0) + 1;
     entry.leaseUntilMs = now + leaseMs;
+    const { answeredBy: _by, comment: _comment, ...unaudited } = entry.call;
     entry.call = {
-      ...entry.call,
+      ...unaudited,
       status: 'resolving',
       answer: storedAnswer,
       leaseUntil: new Date(entry.leaseUntilMs).toISOString(),
       fence,
       updatedAt: at,
+      answeredAt: at,
+      ...(recorded?.by ? { answeredBy: recorded.by } : {}),
+      ...(recorded?.comment !== undefined ? { comment: recorded.comment } : {}),
     };
     return { id, fence, call: structuredClone(entry.call), at };
   }

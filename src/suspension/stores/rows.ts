@@ -1,6 +1,7 @@
 import { PendingStoreError } from '../../errors';
 import { messageOf } from '../../errors/message';
 import type { Answer, PendingRequest, ToolResult } from '../../results/wire';
+import type { Principal } from '../audit';
 import { isSuspensionStatus } from '../status';
 import type { AnsweredRequest, SuspendedCall } from '../store';
 import { toJson } from './json';
@@ -28,6 +29,9 @@ export interface SuspensionRow {
   chain: string | null;
   next_id: string | null;
   binding: string | null;
+  answered_by: string | null;
+  answered_at: string | null;
+  comment: string | null;
 }
 
 /**
@@ -54,6 +58,9 @@ export function rowOf(call: SuspendedCall): SuspensionRow {
     chain: call.chain === undefined ? null : toJson(call.chain, `the chain of ${id}`),
     next_id: call.next ?? null,
     binding: call.binding ?? null,
+    answered_by: call.answeredBy === undefined ? null : toJson(call.answeredBy, `the principal who answered ${id}`),
+    answered_at: call.answeredAt ?? null,
+    comment: call.comment ?? null,
   };
 }
 
@@ -78,6 +85,9 @@ export function callOf(row: SuspensionRow): SuspendedCall {
   if (row.chain !== null) call.chain = parseStored<AnsweredRequest[]>(row.chain, `the chain of ${id}`);
   if (row.next_id !== null) call.next = row.next_id;
   if (row.binding !== null) call.binding = row.binding;
+  if (row.answered_by !== null) call.answeredBy = parseStored<Principal>(row.answered_by, `the principal who answered ${id}`);
+  if (row.answered_at !== null) call.answeredAt = row.answered_at;
+  if (row.comment !== null) call.comment = row.comment;
   return call;
 }
 

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../../errors';
+import { checkedResolveOptions, type HistoryFilter, type ResolveOptions } from '../audit';
 import { isSettled, isSuspensionStatus } from '../status';
 import type { Claim, RunCheckpoint, Settlement, SuspendedCall, SuspensionFilter } from '../store';
 
@@ -27,7 +28,7 @@ export function checkInsertable(call: SuspendedCall, operation = 'insert'): void
   if (typeof call.tool !== 'string' || call.tool === '') throw new InvalidArgumentError(`${what} has no tool name`);
   if (!isSuspensionStatus(call.status)) throw new InvalidArgumentError(`${what} has unknown status ${JSON.stringify(call.status)}`);
   if (!isTimestamp(call.createdAt)) throw new InvalidArgumentError(`${what} has no RFC 3339 createdAt`);
-  for (const key of ['callId', 'runId', 'updatedAt', 'next', 'binding'] as const) {
+  for (const key of ['callId', 'runId', 'updatedAt', 'next', 'binding', 'comment'] as const) {
     if (call[key] !== undefined && typeof call[key] !== 'string') throw new InvalidArgumentError(`${what} has a non-string ${key}`);
   }
   if (call.leaseUntil !== undefined && !isTimestamp(call.leaseUntil))
@@ -37,6 +38,34 @@ export function checkInsertable(call: SuspendedCall, operation = 'insert'): void
   if (call.chain !== undefined && !isChain(call.chain)) {
     throw new InvalidArgumentError(`${what} has a chain that is not an array of { request, answer } objects`);
   }
+  if (call.answeredAt !== undefined && !isTimestamp(call.answeredAt))
+    throw new InvalidArgumentError(`${what} has an answeredAt that is not RFC 3339`);
+  if (call.answeredBy !== undefined && (!isObject(call.answeredBy) || typeof call.answeredBy.id !== 'string'))
+    throw new InvalidArgumentError(`${what} has an answeredBy that is not a principal { id, name? }`);
+}
+
+/** `claim`: the audit recorded with the answer, checked and copied (only `by.id`, `by.name`, `comment` are kept). */
+export function checkAudit(audit: unknown, operation: string): ResolveOptions | undefined {
+  return checkedResolveOptions(audit, operation);
+}
+
+/** `history`: an optional object of an optional settled status, kind, runId, tool and limit. */
+export function checkHistoryFilter(filter: unknown): asserts filter is HistoryFilter {
+  if (!isObject(filter)) throw new InvalidArgumentError('history: the filter must be an object');
+  const { status, limit } = filter;
+  if (status !== undefined && (!isSuspensionStatus(status) || !isSettled(status))) {
+    throw new InvalidArgumentError(
+      `history: ${JSON.stringify(status)} is not a settled status filter (resolved, declined, expired or cancelled)`,
+    );
+  }
+  for (const key of ['kind', 'runId', 'tool'] as const) {
+    if (filter[key] !== undefined && typeof filter[key] !== 'string')
+      throw new InvalidArgumentError(`history: ${key} filter must be a string`);
+  }
+  if (limit !== undefined && (!Number.isSafeInteger(limit) || (limit as number) < 1))
+    throw new InvalidArgumentError(
+      `history: limit must be a positive integer, got ${typeof limit === 'number' ? String(limit) : JSON.stringify(limit)}`,
+    );
 }
 
 /** `get`, `claim`: the id of a suspended call. */

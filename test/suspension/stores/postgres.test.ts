@@ -114,7 +114,9 @@ describe('PostgresPendingStore specifics', () => {
     const store = open({ tablePrefix: 'future_' });
     await expect(store.get('pnd-x')).rejects.toThrow(PendingStoreError);
     await expect(store.insert(call('pnd-x'))).rejects.toThrow(
-      /layout version 99, written by a newer toolnexus-ts; this one knows up to 2 and will not touch them/,
+      new RegExp(
+        `layout version 99, written by a newer toolnexus-ts; this one knows up to ${POSTGRES_STORE_SCHEMA_VERSION} and will not touch them`,
+      ),
     );
     expect(await tableNames('future_')).toEqual(['future_schema_version']);
   });
@@ -146,6 +148,7 @@ describe('PostgresPendingStore specifics', () => {
       'schema_version',
       'schema_version_pkey',
       'suspensions',
+      'suspensions_hist_idx',
       'suspensions_kind_idx',
       'suspensions_pkey',
       'suspensions_run_idx',
@@ -300,7 +303,7 @@ describe('PostgresPendingStore specifics', () => {
     await sql(url, `INSERT INTO ${t('runs')} VALUES ('run-1', 2, '{"turns":2}', '2030-01-01T00:00:03.000Z')`);
 
     const strict = open({ tablePrefix: 'v1_', autoMigrate: false });
-    await expect(strict.list()).rejects.toThrow(/at layout version 1, this library needs 2/);
+    await expect(strict.list()).rejects.toThrow(/at layout version 1, this library needs 3/);
 
     const store = open({ tablePrefix: 'v1_' });
     const base = { tool: 'transfer', args: { amount: 5 }, callId: 'call_1', createdAt: '2030-01-01T00:00:00.000Z' };
@@ -343,6 +346,50 @@ describe('PostgresPendingStore specifics', () => {
     expect((await store.claim('pnd-held', { id: 'pnd-held', ok: true }, 60_000))?.fence).toBe(2);
     expect((await store.claim('pnd-waiting', { id: 'pnd-waiting', ok: true }, 60_000))?.fence).toBe(1);
     expect((await open({ tablePrefix: 'v1_', autoMigrate: false }).get('pnd-done'))?.status).toBe('resolved');
+  });
+
+  it('upgrades layout version 2 tables in place to the audit trail: rows kept without audit, new answers audited', async () => {
+    const t = (name: string) => `"${schema}".v2_${name}`;
+    await sql(url, `CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    for (const statement of V1_DDL(t)) await sql(url, statement);
+    // Step 2 as released.
+    await sql(
+      url,
+      `ALTER TABLE ${t('suspensions')} ADD COLUMN fence integer CHECK (fence >= 1), ADD COLUMN chain json, ADD COLUMN next_id text, ADD COLUMN binding text`,
+    );
+    await sql(url, `ALTER TABLE ${t('suspensions')} DROP COLUMN claim_token`);
+    await sql(url, `UPDATE ${t('schema_version')} SET version = 2`);
+    const insert = `INSERT INTO ${t('suspensions')} (id, tool, kind, status, request, args, answer, outcome, run_id, created_at, updated_at, fence)
+      VALUES ($1, 'transfer', 'approval', $2, $3::json, '{"amount":5}', $4::json, $5::json, 'run-2', '2020-01-01T00:00:00.000Z', $6, $7)`;
+    const request = (id: string) => JSON.stringify({ id, kind: 'approval', prompt: `Approve ${id}?` });
+    await sql(url, insert, ['pnd-open', 'pending', request('pnd-open'), null, null, null, null]);
+    await sql(url, insert, [
+      'pnd-old',
+      'declined',
+      request('pnd-old'),
+      '{"id":"pnd-old","ok":false}',
+      '{"output":"declined/expired: no","isError":true}',
+      '2020-01-01T00:00:02.000Z',
+      1,
+    ]);
+
+    await expect(open({ tablePrefix: 'v2_', autoMigrate: false }).list()).rejects.toThrow(/at layout version 2, this library needs 3/);
+    const store = open({ tablePrefix: 'v2_' });
+    const old = (await store.get('pnd-old'))!;
+    expect(old).toMatchObject({ status: 'declined', fence: 1, runId: 'run-2' });
+    expect([old.answeredBy, old.answeredAt, old.comment]).toEqual([undefined, undefined, undefined]);
+    const claim = (await store.claim('pnd-open', { id: 'pnd-open', ok: true }, 60_000, { by: { id: 'cli:ops' }, comment: 'go' }))!;
+    expect(await store.complete(claim, { status: 'resolved', outcome: { output: 'done', isError: false } })).toBe(true);
+    expect((await store.history()).map((c) => [c.request.id, c.answeredBy?.id, c.comment, c.answeredAt === claim.at])).toEqual([
+      ['pnd-open', 'cli:ops', 'go', true],
+      ['pnd-old', undefined, undefined, false],
+    ]);
+    expect(await sql(url, `SELECT version FROM ${t('schema_version')}`)).toEqual([{ version: 3 }]);
+    const indexes = await sql<{ indexname: string }>(url, 'SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = $2', [
+      schema,
+      'v2_suspensions',
+    ]);
+    expect(indexes.map((i) => i.indexname)).toContain('v2_suspensions_hist_idx');
   });
 
   it('shares an existing pool and leaves it open on close()', async () => {

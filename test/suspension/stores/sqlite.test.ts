@@ -26,6 +26,17 @@ const V1_DDL = `
   INSERT INTO schema_version (version) VALUES (1);
 `;
 
+/** Step 2 as released: a version 1 file plus this is what version 2 files in the field look like. */
+const V2_STEP = `
+  ALTER TABLE suspensions ADD COLUMN fence INTEGER;
+  ALTER TABLE suspensions ADD COLUMN chain TEXT;
+  ALTER TABLE suspensions ADD COLUMN next_id TEXT;
+  ALTER TABLE suspensions ADD COLUMN binding TEXT;
+  UPDATE suspensions SET fence = 1 WHERE status = 'resolving';
+  ALTER TABLE suspensions DROP COLUMN lease_token;
+  INSERT INTO schema_version (version) VALUES (2);
+`;
+
 let n = 0;
 runStoreConformance('SqlitePendingStore', async () => new SqlitePendingStore({ filename: join(dir, `store-${++n}.db`) }));
 
@@ -150,7 +161,11 @@ describe('SqlitePendingStore specifics', () => {
 
     const check = new Database(file('v1.db'), { readonly: true });
     try {
-      expect(check.prepare('SELECT version FROM schema_version ORDER BY version').all()).toEqual([{ version: 1 }, { version: 2 }]);
+      expect(check.prepare('SELECT version FROM schema_version ORDER BY version').all()).toEqual([
+        { version: 1 },
+        { version: 2 },
+        { version: 3 },
+      ]);
       const columns = (check.prepare('PRAGMA table_info(suspensions)').all() as Array<{ name: string }>).map((c) => c.name);
       expect(columns).toEqual(expect.arrayContaining(['fence', 'chain', 'next_id', 'binding']));
       expect(columns).not.toContain('lease_token');
@@ -160,6 +175,66 @@ describe('SqlitePendingStore specifics', () => {
     const reopened = new SqlitePendingStore(file('v1.db'));
     expect((await reopened.get('pnd-done'))?.outcome).toEqual({ output: 'ok', isError: false });
     await reopened.close();
+  });
+
+  it('upgrades a version 2 file in place to the audit trail: rows kept without audit, new answers audited, history indexed', async () => {
+    const db = new Database(file('v2.db'));
+    db.exec(V1_DDL);
+    db.exec(V2_STEP);
+    const insert =
+      db.prepare(`INSERT INTO suspensions (id, kind, tool, args, request, run_id, status, created_at, updated_at, answer, outcome, fence)
+      VALUES (@id, 'approval', 'transfer', '{"amount":5}', @request, 'run-2', @status, '2030-01-01T00:00:00.000Z', @updated_at, @answer, @outcome, @fence)`);
+    const request = (id: string) => JSON.stringify({ id, kind: 'approval', prompt: `Approve ${id}?` });
+    insert.run({
+      id: 'pnd-open',
+      request: request('pnd-open'),
+      status: 'pending',
+      updated_at: null,
+      answer: null,
+      outcome: null,
+      fence: null,
+    });
+    insert.run({
+      id: 'pnd-old',
+      request: request('pnd-old'),
+      status: 'declined',
+      updated_at: '2020-01-01T00:00:02.000Z',
+      answer: '{"id":"pnd-old","ok":false}',
+      outcome: '{"output":"declined/expired: no","isError":true}',
+      fence: 1,
+    });
+    db.close();
+
+    const store = new SqlitePendingStore(file('v2.db'));
+    const old = (await store.get('pnd-old'))!;
+    expect(old).toMatchObject({ status: 'declined', fence: 1, runId: 'run-2' });
+    expect(Object.keys(old)).not.toEqual(expect.arrayContaining(['answeredBy']));
+    expect(old.answeredAt).toBeUndefined();
+    const claim = (await store.claim('pnd-open', { id: 'pnd-open', ok: true }, 60_000, { by: { id: 'cli:ops' }, comment: 'go' }))!;
+    expect(await store.complete(claim, { status: 'resolved', outcome: { output: 'done', isError: false } })).toBe(true);
+    expect((await store.history()).map((call) => [call.request.id, call.answeredBy?.id, call.comment])).toEqual([
+      ['pnd-open', 'cli:ops', 'go'],
+      ['pnd-old', undefined, undefined],
+    ]);
+    await store.close();
+
+    const check = new Database(file('v2.db'), { readonly: true });
+    try {
+      expect(check.prepare('SELECT MAX(version) AS version FROM schema_version').get()).toEqual({ version: 3 });
+      const plan = (
+        check
+          .prepare(
+            "EXPLAIN QUERY PLAN SELECT * FROM suspensions INDEXED BY suspensions_settled WHERE status IN ('resolved', 'declined', 'expired', 'cancelled') ORDER BY updated_at DESC, seq DESC LIMIT 10",
+          )
+          .all() as Array<{ detail: string }>
+      )
+        .map((r) => r.detail)
+        .join(' | ');
+      expect(plan).toMatch(/USING INDEX suspensions_settled/);
+      expect(plan).not.toMatch(/TEMP B-TREE/);
+    } finally {
+      check.close();
+    }
   });
 
   it('refuses a file whose schema is newer than this library reads, and leaves it untouched', async () => {

@@ -147,6 +147,17 @@ function migrationTo(version: number, { prefix, suspensions, runs }: Tables): st
         `UPDATE ${suspensions} SET fence = 1 WHERE status = 'resolving'`,
         `ALTER TABLE ${suspensions} DROP COLUMN claim_token`,
       ];
+    case 3:
+      return [
+        // The audit trail: who answered, when (by the server's clock), with which words. Rows
+        // answered before it keep NULLs: nobody recorded who answered them.
+        `ALTER TABLE ${suspensions}
+           ADD COLUMN answered_by json,
+           ADD COLUMN answered_at text,
+           ADD COLUMN comment     text`,
+        `CREATE INDEX ${index('suspensions_hist_idx')} ON ${suspensions} (updated_at COLLATE "C" DESC NULLS LAST, seq DESC)
+           WHERE status IN ('resolved', 'declined', 'expired', 'cancelled')`,
+      ];
     default:
       throw new PendingStoreError(`PostgresPendingStore: no migration to layout version ${version}`);
   }

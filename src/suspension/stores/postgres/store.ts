@@ -1,14 +1,17 @@
 import type { Pool, QueryResultRow } from 'pg';
 import { DuplicateSuspensionError, PendingStoreError, StoreUnavailableError } from '../../../errors';
 import type { Answer } from '../../../results/wire';
+import type { HistoryFilter, ResolveOptions } from '../../audit';
 import type { Claim, PendingStore, RunCheckpoint, Settlement, SuspendedCall, SuspensionFilter } from '../../store';
 import { toJson } from '../json';
 import { callOf, parseStored, rowOf, type SuspensionRow } from '../rows';
 import {
   checkAnswer,
+  checkAudit,
   checkCheckpoint,
   checkClaim,
   checkFilter,
+  checkHistoryFilter,
   checkId,
   checkInsertable,
   checkLeaseMs,
@@ -27,11 +30,13 @@ const MAX_RETRY_PAUSE_MS = 1_000;
 
 /** JSON columns are read as text and parsed here, so a pool's own type parsers cannot change what comes back. */
 const SUSPENSION_COLUMNS = `id, kind, tool, status, request::text AS request, args::text AS args, answer::text AS answer,
-  outcome::text AS outcome, call_id, run_id, created_at, updated_at, lease_until_ms, fence, chain::text AS chain, next_id, binding`;
+  outcome::text AS outcome, call_id, run_id, created_at, updated_at, lease_until_ms, fence, chain::text AS chain, next_id, binding,
+  answered_by::text AS answered_by, answered_at, comment`;
 
 /** Columns of an insert, in the order of {@link insertValues}; `$n` placeholders with the casts `INSERT … SELECT` needs. */
 const INSERT_COLUMNS =
-  'id, kind, tool, status, request, args, answer, outcome, call_id, run_id, created_at, updated_at, lease_until_ms, fence, chain, next_id, binding';
+  'id, kind, tool, status, request, args, answer, outcome, call_id, run_id, created_at, updated_at, lease_until_ms, fence, chain, next_id, binding, ' +
+  'answered_by, answered_at, comment';
 const insertPlaceholders = (from: number) =>
   [
     'text',
@@ -48,6 +53,9 @@ const insertPlaceholders = (from: number) =>
     'text',
     'bigint',
     'integer',
+    'json',
+    'text',
+    'text',
     'json',
     'text',
     'text',
@@ -74,6 +82,9 @@ function insertValues(row: SuspensionRow): unknown[] {
     row.chain,
     row.next_id,
     row.binding,
+    row.answered_by,
+    row.answered_at,
+    row.comment,
   ];
 }
 
@@ -183,11 +194,37 @@ export class PostgresPendingStore implements PendingStore {
     return result.rows.map(callOf);
   }
 
-  async claim(id: string, answer: Answer, leaseMs: number): Promise<Claim | undefined> {
+  async history(filter: HistoryFilter = {}): Promise<SuspendedCall[]> {
+    checkHistoryFilter(filter);
+    const conditions = ["status IN ('resolved', 'declined', 'expired', 'cancelled')"];
+    const values: unknown[] = [];
+    for (const [column, value] of [
+      ['status', filter.status],
+      ['kind', filter.kind],
+      ['run_id', filter.runId],
+      ['tool', filter.tool],
+    ] as const) {
+      if (value === undefined) continue;
+      values.push(value);
+      conditions.push(`${column} = $${values.length}`);
+    }
+    values.push(filter.limit ?? null);
+    const result = await this.query<SuspensionRow>(
+      'history of suspensions',
+      `SELECT ${SUSPENSION_COLUMNS} FROM ${this.tables.suspensions} WHERE ${conditions.join(' AND ')}
+        ORDER BY updated_at COLLATE "C" DESC NULLS LAST, seq DESC LIMIT $${values.length}::bigint`,
+      values,
+    );
+    return result.rows.map(callOf);
+  }
+
+  async claim(id: string, answer: Answer, leaseMs: number, audit?: ResolveOptions): Promise<Claim | undefined> {
     checkId(id, 'claim');
     checkAnswer(answer, 'claim');
     checkLeaseMs(leaseMs, 'claim');
+    const recorded = checkAudit(audit, 'claim');
     const answerJson = toJson(answer, `the answer to ${id}`);
+    const byJson = recorded?.by === undefined ? null : toJson(recorded.by, `the principal who answered ${id}`);
     // One statement: under READ COMMITTED a second concurrent UPDATE of the row waits for the
     // first to commit, then re-checks the WHERE clause against the new row and matches nothing.
     const result = await this.query<SuspensionRow & { claimed_at: string }>(
@@ -195,11 +232,12 @@ export class PostgresPendingStore implements PendingStore {
       `WITH ${CLOCK}
        UPDATE ${this.tables.suspensions}
           SET status = 'resolving', answer = $2::json, fence = COALESCE(fence, 0) + 1,
-              lease_until_ms = clock.ms + $3::bigint, updated_at = clock.iso
+              lease_until_ms = clock.ms + $3::bigint, updated_at = clock.iso,
+              answered_at = clock.iso, answered_by = $4::json, comment = $5::text
          FROM clock
         WHERE id = $1 AND (status = 'pending' OR (status = 'resolving' AND lease_until_ms < clock.ms))
         RETURNING ${SUSPENSION_COLUMNS}, clock.iso AS claimed_at`,
-      [id, answerJson, Math.ceil(leaseMs)],
+      [id, answerJson, Math.ceil(leaseMs), byJson, recorded?.comment ?? null],
     );
     const row = result.rows[0];
     if (!row) return undefined;

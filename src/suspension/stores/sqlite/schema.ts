@@ -47,6 +47,16 @@ const STEPS: Record<number, string> = {
     UPDATE suspensions SET fence = 1 WHERE status = 'resolving';
     ALTER TABLE suspensions DROP COLUMN lease_token;
   `,
+  // The audit trail: who answered, when (by the store's clock), with which words. Rows
+  // answered before it keep NULLs: nobody recorded who answered them. The partial index
+  // serves history(), newest settlement first.
+  3: `
+    ALTER TABLE suspensions ADD COLUMN answered_by TEXT;
+    ALTER TABLE suspensions ADD COLUMN answered_at TEXT;
+    ALTER TABLE suspensions ADD COLUMN comment TEXT;
+    CREATE INDEX suspensions_settled ON suspensions (updated_at, seq)
+      WHERE status IN ('resolved', 'declined', 'expired', 'cancelled');
+  `,
 };
 
 /**
@@ -75,7 +85,7 @@ export function migrate(db: Database.Database, filename: string): void {
 
 /** The columns of a suspension, named as `SuspensionRow` (../rows) names them. */
 export const SUSPENSION_COLUMNS = `id, kind, tool, status, request, args, answer, outcome, call_id, run_id, created_at, updated_at,
-  lease_until AS lease_until_ms, fence, chain, next_id, binding`;
+  lease_until AS lease_until_ms, fence, chain, next_id, binding, answered_by, answered_at, comment`;
 
 /** The statements {@link prepare} returns; named, so the declaration emit can name them too. */
 export interface SqliteStatements {
@@ -98,14 +108,15 @@ export function prepare(db: Database.Database, synchronous: 'full' | 'normal'): 
     restoreSync: synchronous === 'full' ? db.prepare('PRAGMA synchronous = FULL') : undefined,
     insert: db.prepare(`
       INSERT INTO suspensions (id, kind, tool, args, request, call_id, run_id, status, created_at, updated_at, answer, outcome,
-                               lease_until, fence, chain, next_id, binding)
+                               lease_until, fence, chain, next_id, binding, answered_by, answered_at, comment)
       VALUES (@id, @kind, @tool, @args, @request, @call_id, @run_id, @status, @created_at, @updated_at, @answer, @outcome,
-              @lease_until_ms, @fence, @chain, @next_id, @binding)
+              @lease_until_ms, @fence, @chain, @next_id, @binding, @answered_by, @answered_at, @comment)
       ON CONFLICT (id) DO NOTHING`),
     read: db.prepare(`SELECT ${SUSPENSION_COLUMNS} FROM suspensions WHERE id = ?`),
     claim: db.prepare(`
       UPDATE suspensions
-      SET status = 'resolving', answer = @answer, lease_until = @now + @lease_ms, fence = COALESCE(fence, 0) + 1, updated_at = @at
+      SET status = 'resolving', answer = @answer, lease_until = @now + @lease_ms, fence = COALESCE(fence, 0) + 1, updated_at = @at,
+          answered_at = @at, answered_by = @answered_by, comment = @comment
       WHERE id = @id AND (status = 'pending' OR (status = 'resolving' AND lease_until < @now))
       RETURNING ${SUSPENSION_COLUMNS}`),
     renew: db.prepare(`

@@ -3,14 +3,17 @@ import { closeSync, constants, openSync } from 'node:fs';
 import { DuplicateSuspensionError, PendingStoreError, ToolnexusError } from '../../../errors';
 import { messageOf } from '../../../errors/message';
 import type { Answer } from '../../../results/wire';
+import type { HistoryFilter, ResolveOptions } from '../../audit';
 import type { Claim, PendingStore, RunCheckpoint, Settlement, SuspendedCall, SuspensionFilter } from '../../store';
 import { toJson } from '../json';
 import { callOf, parseStored, rowOf, type SuspensionRow } from '../rows';
 import {
   checkAnswer,
+  checkAudit,
   checkCheckpoint,
   checkClaim,
   checkFilter,
+  checkHistoryFilter,
   checkId,
   checkInsertable,
   checkLeaseMs,
@@ -159,16 +162,35 @@ export class SqlitePendingStore implements PendingStore {
     return rows.map(callOf);
   }
 
-  async claim(id: string, answer: Answer, leaseMs: number): Promise<Claim | undefined> {
+  async history(filter: HistoryFilter = {}): Promise<SuspendedCall[]> {
+    this.assertOpen();
+    checkHistoryFilter(filter);
+    const params = { status: filter.status, kind: filter.kind, run_id: filter.runId, tool: filter.tool };
+    const statement = this.historyStatement(params);
+    const rows = this.run(
+      () => statement.all({ ...definedOnly(params), limit: filter.limit ?? -1 }) as SuspensionRow[],
+      'read the suspension history',
+    );
+    return rows.map(callOf);
+  }
+
+  async claim(id: string, answer: Answer, leaseMs: number, audit?: ResolveOptions): Promise<Claim | undefined> {
     this.assertOpen();
     checkId(id, 'claim');
     checkAnswer(answer, 'claim');
     checkLeaseMs(leaseMs, 'claim');
+    const recorded = checkAudit(audit, 'claim');
     const answerJson = toJson(answer, `the answer to ${id}`);
     // A claim need not survive power loss: losing it only lets the call be claimed again at
     // once instead of after the lease, and a machine that lost power lost every holder too.
     // The outcome's commit syncs the log, claim included. So the claim skips its own sync.
-    const params: ClaimParams = { id, answer: answerJson, lease_ms: Math.ceil(leaseMs) };
+    const params: ClaimParams = {
+      id,
+      answer: answerJson,
+      lease_ms: Math.ceil(leaseMs),
+      answered_by: recorded?.by === undefined ? null : toJson(recorded.by, `the principal who answered ${id}`),
+      comment: recorded?.comment ?? null,
+    };
     const claimed = this.run(() => this.relaxedSync(() => this.claimTransaction.immediate(params)), `claim ${id}`);
     if (!claimed) return undefined;
     const call = callOf(claimed.row);
@@ -262,6 +284,24 @@ export class SqlitePendingStore implements PendingStore {
     return statement;
   }
 
+  /** Like {@link listStatement}: one statement per combination of filters, newest settlement first over the settled index. */
+  private historyStatement(params: Record<'status' | 'kind' | 'run_id' | 'tool', string | undefined>): Database.Statement {
+    const columns = (Object.keys(params) as Array<keyof typeof params>).filter((column) => params[column] !== undefined);
+    const key = `history:${columns.join(',')}`;
+    let statement = this.listStatements.get(key);
+    if (!statement) {
+      const where = [SETTLED, ...columns.map((column) => `${column} = @${column}`)].join(' AND ');
+      // Without statistics the planner prefers the status index and sorts every settled row;
+      // walking the settled index newest first stops after `limit` rows instead.
+      const index = columns.every((column) => column === 'status') ? 'INDEXED BY suspensions_settled' : '';
+      statement = this.db.prepare(
+        `SELECT ${SUSPENSION_COLUMNS} FROM suspensions ${index} WHERE ${where} ORDER BY updated_at DESC, seq DESC LIMIT @limit`,
+      );
+      this.listStatements.set(key, statement);
+    }
+    return statement;
+  }
+
   private assertOpen(): void {
     if (this.closed) throw new PendingStoreError(`the SQLite pending store ${this.filename} is closed`);
   }
@@ -280,6 +320,8 @@ interface ClaimParams {
   id: string;
   answer: string;
   lease_ms: number;
+  answered_by: string | null;
+  comment: string | null;
 }
 
 interface CompleteParams {
@@ -289,6 +331,9 @@ interface CompleteParams {
   outcome: string;
   next_id: string | null;
 }
+
+/** The settled statuses, written as the partial index `suspensions_settled` names them, so the planner uses it. */
+const SETTLED = "status IN ('resolved', 'declined', 'expired', 'cancelled')";
 
 function definedOnly(params: Record<string, string | undefined>): Record<string, string> {
   return Object.fromEntries(Object.entries(params).filter((entry): entry is [string, string] => entry[1] !== undefined));
