@@ -29,6 +29,7 @@ button:disabled { opacity: .5; cursor: default; }
 pre { background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: 8px; overflow: auto; font-size: 12px; margin: 6px 0; }
 .actions { display: flex; flex-wrap: wrap; gap: 8px; align-items: flex-start; margin-top: 10px; }
 .actions textarea { min-width: 260px; min-height: 34px; }
+form[data-testid=input-form] { display: flex; flex-wrap: wrap; gap: 4px 14px; align-items: flex-end; }
 .field { display: flex; flex-direction: column; gap: 3px; margin: 6px 0; }
 .field .req { color: var(--bad); }
 .field input[type=checkbox] { align-self: flex-start; }

@@ -3,7 +3,7 @@ import { AlreadyResolvedError, InvalidAnswerError, UnknownSuspensionError } from
 import type { Answer } from '../results/wire';
 import type { AgentRunner } from '../runner/agent-runner';
 import type { RunResult } from '../runner/types';
-import type { Principal } from '../suspension/audit';
+import { MAX_COMMENT_LENGTH, type Principal } from '../suspension/audit';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import { isSettled, isSuspensionStatus } from '../suspension/status';
 import type { SuspendedCall, SuspensionStatus } from '../suspension/store';
@@ -37,8 +37,6 @@ export interface AnswerOutcome {
   run?: { runId: string; status: RunResult['status']; text: string };
 }
 
-const MAX_COMMENT = 2000;
-
 /** What the inbox does, HTTP aside: list, show, answer and cancel for one principal. */
 export class InboxService {
   readonly coordinator: ResumeCoordinator;
@@ -60,23 +58,20 @@ export class InboxService {
   private readonly context: InboxOptions['context'];
   private readonly log: InboxOptions['log'];
 
-  /** Newest first. */
+  /** Newest first: open calls by when they were asked, settled ones by when they settled. */
   async list(principal: Principal, query: InboxQuery): Promise<SuspensionView[]> {
-    const statuses: SuspensionStatus[] =
-      query.status === 'open'
-        ? ['pending', 'resolving']
-        : query.status === 'settled'
-          ? ['resolved', 'declined', 'expired', 'cancelled']
-          : [query.status];
-    const lists = await Promise.all(
-      statuses.map((status) =>
-        this.coordinator.list({ status, ...(query.kind ? { kind: query.kind } : {}), ...(query.runId ? { runId: query.runId } : {}) }),
-      ),
-    );
-    const calls = lists.flat();
-    const key = (call: SuspendedCall) => (isSettled(call.status) ? (call.updatedAt ?? call.createdAt) : call.createdAt);
-    calls.sort((a, b) => (key(a) < key(b) ? 1 : key(a) > key(b) ? -1 : 0));
-    return Promise.all(calls.slice(0, query.limit).map(async (call) => this.view(principal, call)));
+    const where = { ...(query.kind ? { kind: query.kind } : {}), ...(query.runId ? { runId: query.runId } : {}) };
+    let calls: SuspendedCall[];
+    if (query.status === 'settled' || (query.status !== 'open' && isSettled(query.status))) {
+      const status = query.status === 'settled' ? {} : { status: query.status };
+      calls = await this.coordinator.history({ ...where, ...status, limit: query.limit });
+    } else {
+      const statuses: SuspensionStatus[] = query.status === 'open' ? ['pending', 'resolving'] : [query.status];
+      calls = (await Promise.all(statuses.map((status) => this.coordinator.list({ status, ...where })))).flat();
+      calls.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+      calls = calls.slice(0, query.limit);
+    }
+    return Promise.all(calls.map(async (call) => this.view(principal, call)));
   }
 
   async get(principal: Principal, id: string): Promise<SuspensionView> {
@@ -154,9 +149,9 @@ export class InboxService {
       return undefined;
     } catch (error) {
       if (error instanceof AlreadyResolvedError) {
+        // Someone else's answer is theirs to name; one's own earlier, different answer is a plain conflict.
         const now = await this.coordinator.get(answer.id);
         if (now) this.checkWinner(now, principal);
-        throw new AnsweredByOtherError(answer.id, error.status, answeredByOf(now));
       }
       throw error;
     }
@@ -231,7 +226,8 @@ function answeredByOf(call: SuspendedCall | undefined): Principal | undefined {
 function commentOf(value: unknown): string | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value !== 'string') throw new InboxBadRequestError('comment and reason must be text');
-  if (value.length > MAX_COMMENT) throw new InboxBadRequestError(`comment and reason must be at most ${MAX_COMMENT} characters`);
+  if (value.length > MAX_COMMENT_LENGTH)
+    throw new InboxBadRequestError(`comment and reason must be at most ${MAX_COMMENT_LENGTH} characters`);
   return value;
 }
 

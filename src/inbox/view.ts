@@ -1,5 +1,6 @@
 import type { Principal } from '../suspension/audit';
 import type { SuspendedCall, SuspensionStatus } from '../suspension/store';
+import { REDACTED } from '../toolkit/redaction';
 import type { Toolkit } from '../toolkit/toolkit';
 import { inputFields, type InputField } from './input-schema';
 import type { InboxAction } from './rules';
@@ -37,8 +38,8 @@ export interface SuspensionView {
   actions: InboxAction[];
 }
 
-/** What masks a sensitive value everywhere the inbox shows one. */
-export const MASK = '••••••';
+/** What masks a sensitive value everywhere the inbox shows one: the toolkit's own mark. */
+const MASK = REDACTED;
 
 /**
  * Masks what the toolkit marks sensitive: the DTO's `@Sensitive()` fields in the arguments,
@@ -60,8 +61,7 @@ export class Redactor {
   }
 
   private redactArgs(tool: string, args: unknown): unknown {
-    const redact = (this.toolkit as { redact?: (tool: string, args: unknown) => unknown }).redact;
-    return typeof redact === 'function' ? redact.call(this.toolkit, tool, args) : args;
+    return this.toolkit.redact(tool, args);
   }
 }
 

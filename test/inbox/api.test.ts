@@ -7,7 +7,7 @@ import 'reflect-metadata';
 import express from 'express';
 import Fastify from 'fastify';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -397,13 +397,13 @@ describe('safe by default', () => {
     const rebound = await new Promise<number>((resolve, reject) => {
       // fetch will not send another Host header; node:http will.
       const url = new URL(`${base}/api/me`);
-      const request = require('node:http').request(
+      const request = httpRequest(
         { host: '127.0.0.1', port: url.port, path: url.pathname, headers: { host: 'evil.example' } },
-        (response: { statusCode: number; resume(): void }) => {
+        (response) => {
           response.resume();
-          resolve(response.statusCode);
+          resolve(response.statusCode ?? 0);
         },
-      ) as import('node:http').ClientRequest;
+      );
       request.on('error', reject);
       request.end();
     });

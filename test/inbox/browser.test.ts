@@ -212,6 +212,7 @@ describe('the inbox page in Chromium', () => {
 
   it('never shows a sensitive argument: page, API and log; takes the docs screenshot', async () => {
     await startRun('ship ORD-8');
+    await startRun(`pay 4200 from acc-2 to ${SECRET_IBAN}`);
     await page.reload();
     await page.waitForSelector('article[data-testid=suspension] form');
     await page.waitForSelector('#live.on');
