@@ -96,6 +96,8 @@ describe('the inbox page in Chromium', () => {
     expect(text).toContain('asked by: agent demo-bot');
     expect(text).toContain(`run ${run.runId}`);
     expect(text).toContain('Transfer 2500 from acc-1 to');
+    // The expiry counts down: two hours from when the tool asked.
+    expect(await card(run.pendingId).locator('.expiry').innerText()).toMatch(/^expires in (1h 59m|2h 0m) \d+s$/);
     expect(await page.content()).not.toContain(SECRET_IBAN);
 
     await card(run.pendingId).locator('textarea[name=reason]').fill('invoice 7 checked');
