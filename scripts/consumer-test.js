@@ -261,6 +261,9 @@ for (const [build, command] of [[() => new SqlitePendingStore(':memory:'), 'npm 
 `,
     });
     await run(process.execPath, ['check.js'], alone, { show: true });
+    // The `toolnexus-ts` command: linked into .bin, executable, its shebang and requires intact.
+    const help = await run(path.join(alone, 'node_modules', '.bin', 'toolnexus-ts'), ['--help'], alone);
+    check(help.includes('pending approve ID'), 'the toolnexus-ts command prints its help');
 
     // 3. The typed apps, in parallel.
     const variants = [

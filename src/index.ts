@@ -47,7 +47,25 @@ export type {
 export { ResumeCoordinator, DEFAULT_LEASE_MS, formatRefusal, DEFAULT_MAX_CHAIN, MemoryPendingStore } from './suspension';
 // Operating suspensions: the audit trail and what is shown of a call (docs/operating.md).
 export { redactCall, MAX_COMMENT_LENGTH } from './suspension';
-export type { Principal, ResolveOptions, HistoryFilter } from './suspension';
+export type { Principal, ResolveOptions, HistoryFilter, SuspensionObserver } from './suspension';
+export {
+  Webhooks,
+  signWebhook,
+  verifyWebhook,
+  WEBHOOK_DELIVERY_HEADER,
+  WEBHOOK_EVENT_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+} from './webhooks';
+export type {
+  WebhooksOptions,
+  WebhookDelivery,
+  WebhookFailure,
+  WebhookVerification,
+  WebhookEvent,
+  WebhookPayload,
+  WebhookSuspension,
+} from './webhooks';
 export type {
   ResumeCoordinatorOptions,
   ExecuteOptions,

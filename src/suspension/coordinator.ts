@@ -25,8 +25,9 @@ import {
 import { Binding } from './binding';
 import { answerInline } from './inline';
 import { Resolution } from './resolution';
+import { Observers, type SuspensionObserver } from './observer';
 import { isSuspensionStatus } from './status';
-import type { PendingStore, SuspendedCall, SuspensionFilter } from './store';
+import type { Claim, PendingStore, Settlement, SuspendedCall, SuspensionFilter } from './store';
 import { MemoryPendingStore } from './stores/memory';
 import { checkHistoryFilter } from './stores/validate';
 
@@ -64,6 +65,11 @@ export interface ResumeCoordinatorOptions {
    * {@link InvalidAnswerError} and nothing is stored. Default 64 KiB (65 536).
    */
   maxAnswerBytes?: number;
+  /**
+   * Told of every recorded suspension and every settlement, after the store write, with the
+   * call redacted (e.g. a {@link Webhooks}); more can be added with {@link ResumeCoordinator.observe}.
+   */
+  observers?: SuspensionObserver[];
 }
 
 /** Where a call sits in a run, and how this one call is answered inline. */
@@ -105,6 +111,7 @@ export class ResumeCoordinator {
   private readonly binding: Binding;
   private readonly resolution: Resolution;
   private readonly maxAnswerBytes: number;
+  private readonly observers: Observers;
 
   constructor(options: ResumeCoordinatorOptions) {
     if (!options || typeof options.toolkit?.execute !== 'function') throw new InvalidArgumentError('ResumeCoordinator needs a toolkit');
@@ -129,6 +136,8 @@ export class ResumeCoordinator {
     this.maxChain = maxChain;
     this.formatRefusal = options.formatRefusal ?? formatRefusal;
     this.binding = new Binding(options.bindingKey);
+    this.observers = new Observers(this.toolkit);
+    for (const observer of options.observers ?? []) this.observe(observer);
     this.resolution = new Resolution({
       toolkit: this.toolkit,
       store: this.store,
@@ -136,6 +145,7 @@ export class ResumeCoordinator {
       maxChain,
       formatRefusal: this.formatRefusal,
       binding: this.binding,
+      onSettled: (claim, settlement) => this.settledOf(claim, settlement),
     });
   }
 
@@ -176,7 +186,19 @@ export class ResumeCoordinator {
     if (options.runId !== undefined) call.runId = options.runId;
     call.binding = this.binding.of(call);
     await this.record(call);
+    this.observers.pending(call);
     return result;
+  }
+
+  /**
+   * Adds an observer told of every suspension this coordinator records and every one it
+   * settles, after the store write, with the call redacted. Returns a function that removes it.
+   * Only this coordinator's own writes are seen: a call settled by another process is not.
+   */
+  observe(observer: SuspensionObserver): () => void {
+    if (typeof observer !== 'object' || observer === null)
+      throw new InvalidArgumentError('observe needs an observer { onPending?, onSettled? }');
+    return this.observers.add(observer);
   }
 
   /**
@@ -279,6 +301,16 @@ export class ResumeCoordinator {
    */
   verify(call: SuspendedCall): void {
     this.resolution.verify(call);
+  }
+
+  /** Tells the observers of a stored settlement: the call as settled, then the chain's next link. */
+  private settledOf(claim: Claim, settlement: Settlement): void {
+    if (this.observers.size === 0) return;
+    const { leaseUntil: _released, ...held } = claim.call;
+    const settled: SuspendedCall = { ...held, status: settlement.status, outcome: settlement.outcome, updatedAt: new Date().toISOString() };
+    if (settlement.next) settled.next = settlement.next.request.id;
+    this.observers.settled(settled);
+    if (settlement.next) this.observers.pending(settlement.next);
   }
 
   private async record(call: SuspendedCall): Promise<void> {

@@ -14,6 +14,7 @@ export type {
   RunCheckpoint,
 } from './store';
 export { redactCall } from './redact';
+export type { SuspensionObserver } from './observer';
 export { MAX_COMMENT_LENGTH } from './audit';
 export type { Principal, ResolveOptions, HistoryFilter } from './audit';
 export { SUSPENSION_STATUSES, isSettled, isSuspensionStatus } from './status';

@@ -27,6 +27,8 @@ export interface ResolutionSettings {
   maxChain: number;
   formatRefusal: FormatRefusal;
   binding: Binding;
+  /** Told after a settlement is stored (never when this resolver's claim was lost). */
+  onSettled?: (claim: Claim, settlement: Settlement) => void;
 }
 
 const FIRST_POLL_MS = 2;
@@ -139,7 +141,9 @@ export class Resolution {
 
   private async complete(claim: Claim, settlement: Settlement): Promise<ToolResult | undefined> {
     const stored = { ...settlement, outcome: storable(settlement.outcome) };
-    return (await this.settings.store.complete(claim, stored)) ? stored.outcome : undefined;
+    if (!(await this.settings.store.complete(claim, stored))) return undefined;
+    this.settings.onSettled?.(claim, stored);
+    return stored.outcome;
   }
 }
 

@@ -1,0 +1,117 @@
+import {
+  AlreadyResolvedError,
+  InvalidAnswerError,
+  InvalidArgumentError,
+  SuspensionMismatchError,
+  UnknownSuspensionError,
+  UnregisteredToolError,
+} from '../errors';
+import { messageOf } from '../errors/message';
+import { pendingOf } from '../results/helpers';
+import type { Answer, ToolResult } from '../results/wire';
+import { redactCall } from '../suspension/redact';
+import { isSettled } from '../suspension/status';
+import type { SuspendedCall } from '../suspension/store';
+import type { CommandInput } from './command';
+import { EXIT, type ExitCode } from './exit-codes';
+import { callDetail } from './format';
+import type { Session } from './session';
+
+/** What the operator does to a suspension. */
+export type Verdict = 'approve' | 'decline' | 'cancel';
+
+const BINDING_HINT = ' (if your coordinator has a bindingKey, set TOOLNEXUS_BINDING_KEY to the same key)';
+
+const DONE: Record<Verdict, string> = { approve: 'approved', decline: 'declined', cancel: 'cancelled' };
+
+/** `--data` for an approval: a JSON object, the answer's `data` (what an `input` request asked for). */
+export function parseData(text: string | boolean | undefined): Record<string, unknown> | undefined {
+  if (typeof text !== 'string') return undefined;
+  let data: unknown;
+  try {
+    data = JSON.parse(text) as unknown;
+  } catch {
+    throw new InvalidArgumentError('--data must be a JSON object');
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new InvalidArgumentError('--data must be a JSON object');
+  return data as Record<string, unknown>;
+}
+
+/**
+ * Answers one suspension for the operator and says what happened, with an exit code that
+ * tells a script apart: not found, already settled (by someone else or before), refused.
+ */
+export async function settleFromCli(input: CommandInput, verdict: Verdict, data?: Record<string, unknown>): Promise<ExitCode> {
+  const { io, values } = input;
+  const id = input.positionals[0] as string;
+  const reason = typeof values.reason === 'string' ? values.reason : undefined;
+  const session = await input.open();
+  const { coordinator, principal } = session;
+  const say = (code: ExitCode, message: string, call?: SuspendedCall): ExitCode => {
+    if (values.json)
+      io.out(JSON.stringify({ ok: code === EXIT.ok, code, message, ...(call ? { call: redactCall(coordinator.toolkit, call) } : {}) }));
+    else (code === EXIT.ok ? io.out : io.err)(message);
+    return code;
+  };
+  const before = await coordinator.get(id);
+  if (!before) return say(EXIT.notFound, `no suspension ${id} in ${session.storeShown}`);
+  if (isSettled(before.status)) return say(EXIT.alreadySettled, `${id} is already ${before.status}${byWhom(before)}`, before);
+  if (verdict === 'approve') {
+    const refusal = approvalProblem(session, before);
+    if (refusal) return say(EXIT.refused, refusal, before);
+  }
+  let outcome: ToolResult;
+  try {
+    const by = { by: principal, ...(reason === undefined ? {} : { comment: reason }) };
+    if (verdict === 'cancel') outcome = await coordinator.cancel(id, reason, { by: principal });
+    else {
+      const answer: Answer = verdict === 'approve' ? { id, ok: true, ...(data ? { data } : {}) } : { id, ok: false, reason: 'declined' };
+      outcome = await coordinator.resolve(answer, undefined, by);
+    }
+  } catch (error) {
+    if (error instanceof UnknownSuspensionError) return say(EXIT.notFound, `no suspension ${id} in ${session.storeShown}`);
+    if (error instanceof AlreadyResolvedError) {
+      const now = await coordinator.get(id);
+      return say(EXIT.alreadySettled, `${id} is already ${error.status}${now ? byWhom(now) : ''}`, now);
+    }
+    if (
+      error instanceof UnregisteredToolError ||
+      error instanceof SuspensionMismatchError ||
+      error instanceof InvalidAnswerError ||
+      error instanceof InvalidArgumentError
+    )
+      return say(EXIT.refused, `refused: ${messageOf(error)}${error instanceof SuspensionMismatchError ? BINDING_HINT : ''}`, before);
+    throw error;
+  }
+  const after = (await coordinator.get(id)) as SuspendedCall;
+  // A resolve that lost the race returns the winner's outcome; the audit says whose it was.
+  if (after.answeredBy?.id !== principal.id || (verdict === 'approve' && after.status === 'declined'))
+    return say(EXIT.alreadySettled, `${id} was answered first${byWhom(after)}: it is ${after.status}`, after);
+  if (verdict === 'approve' && after.status !== 'resolved')
+    return say(EXIT.refused, `${id} could not be approved: it is ${after.status} (${outcome.output})`, after);
+  const next = pendingOf(outcome);
+  const summary = `${DONE[verdict]} ${id}${next ? `; the call now asks: ${next.prompt} (${next.id})` : `: ${outcome.isError ? 'error: ' : ''}${outcome.output}`}`;
+  if (values.json) return say(EXIT.ok, summary, after);
+  io.out(summary);
+  return EXIT.ok;
+}
+
+/** Why approving `call` from here cannot work: approving replays it, which needs its tool. */
+function approvalProblem(session: Session, call: SuspendedCall): string | undefined {
+  if (!session.hasTools)
+    return `refused: approving ${call.request.id} runs ${call.tool} again, so the CLI needs the tools: pass --tools MODULE (see docs/operating.md, "CLI"). Declining and cancelling need no tools.`;
+  if (!session.coordinator.toolkit.has(call.tool))
+    return `refused: the --tools module does not register ${call.tool}, which ${call.request.id} would run`;
+  return undefined;
+}
+
+function byWhom(call: SuspendedCall): string {
+  if (!call.answeredBy) return '';
+  return ` by ${call.answeredBy.id}${call.answeredAt ? ` at ${call.answeredAt}` : ''}`;
+}
+
+/** `pending show`'s body, shared with the JSON output. */
+export function shown(session: Session, call: SuspendedCall): { text: string; json: SuspendedCall } {
+  const json = redactCall(session.coordinator.toolkit, call);
+  return { text: callDetail(json), json };
+}

@@ -1,0 +1,50 @@
+import type { ParseArgsConfig } from 'node:util';
+import type { ExitCode } from './exit-codes';
+import type { Session } from './session';
+
+/** What a command writes to and reads from: the process's, or a test's. */
+export interface CliIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  env: Record<string, string | undefined>;
+  /** Where relative paths (`--tools`, `sqlite:` files) are resolved from. */
+  cwd: string;
+}
+
+/** The options every `pending` command takes. */
+export const STORE_OPTIONS = {
+  store: { type: 'string' },
+  tools: { type: 'string' },
+  as: { type: 'string' },
+  json: { type: 'boolean' },
+  schema: { type: 'string' },
+  'table-prefix': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies NonNullable<ParseArgsConfig['options']>;
+
+/** The parsed command line a command runs with. */
+export interface CommandInput {
+  values: Record<string, string | boolean | undefined>;
+  positionals: string[];
+  io: CliIo;
+  /** Opens the store (and the tools, with `--tools`) the options name; the runner closes it. */
+  open: () => Promise<Session>;
+}
+
+/**
+ * One CLI command: adding one is a file exporting this, listed in commands/index.ts.
+ * `run` returns the exit code; what it throws is reported by the runner (src/cli/run.ts).
+ */
+export interface CliCommand {
+  /** The words that name it: `['pending', 'list']`, or `['serve']`. */
+  path: readonly string[];
+  /** One line for the command list. */
+  summary: string;
+  /** The usage line after the path, e.g. `ID [--reason R]`. */
+  usage: string;
+  /** Its options, for node:util parseArgs (include {@link STORE_OPTIONS} to open a store). */
+  options: NonNullable<ParseArgsConfig['options']>;
+  /** How many positional arguments it takes. */
+  positionals: number;
+  run: (input: CommandInput) => Promise<ExitCode>;
+}

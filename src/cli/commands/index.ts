@@ -1,0 +1,10 @@
+import type { CliCommand } from '../command';
+import { pendingApprove } from './pending-approve';
+import { pendingCancel } from './pending-cancel';
+import { pendingDecline } from './pending-decline';
+import { pendingHistory } from './pending-history';
+import { pendingList } from './pending-list';
+import { pendingShow } from './pending-show';
+
+/** Every command the CLI knows, in the order `--help` lists them. A new command is a file and a line here. */
+export const COMMANDS: readonly CliCommand[] = [pendingList, pendingShow, pendingApprove, pendingDecline, pendingCancel, pendingHistory];

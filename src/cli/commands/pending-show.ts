@@ -1,0 +1,27 @@
+import { STORE_OPTIONS, type CliCommand } from '../command';
+import { shown } from '../answer';
+import { EXIT } from '../exit-codes';
+
+/** `pending show ID`: one suspension, every field, arguments redacted. */
+export const pendingShow: CliCommand = {
+  path: ['pending', 'show'],
+  summary: 'show one suspension: request, arguments (sensitive fields masked), answer, audit, outcome',
+  usage: 'ID',
+  options: { ...STORE_OPTIONS },
+  positionals: 1,
+  async run({ values, positionals, io, open }) {
+    const session = await open();
+    const id = positionals[0] as string;
+    const call = await session.coordinator.get(id);
+    if (!call) {
+      if (values.json) io.out(JSON.stringify({ ok: false, code: EXIT.notFound, message: `no suspension ${id}` }));
+      else io.err(`no suspension ${id} in ${session.storeShown}`);
+      return EXIT.notFound;
+    }
+    const { text, json } = shown(session, call);
+    io.out(values.json ? JSON.stringify(json) : text);
+    if (!session.hasTools && !values.json)
+      io.err('(arguments are masked whole without --tools: the CLI cannot tell which fields are sensitive)');
+    return EXIT.ok;
+  },
+};

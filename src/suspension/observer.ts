@@ -1,0 +1,59 @@
+import type { Toolkit } from '../toolkit/toolkit';
+import { redactCall } from './redact';
+import type { SuspendedCall } from './store';
+
+/**
+ * Told when a suspension is recorded and when one settles, after the store write
+ * (docs/operating.md, "Webhooks"). Calls are redacted first (`redactCall`): an observer never
+ * sees a `@Sensitive` value. Methods must return at once: they run on the path of the
+ * tool call, and what they throw is dropped, never thrown into the call.
+ */
+export interface SuspensionObserver {
+  /** A new pending call: recorded by `execute`, or the next link of a chain stored by a settlement. */
+  onPending?(call: SuspendedCall): void;
+  /** A call settled (resolved, declined, expired, cancelled), with its outcome and audit fields. */
+  onSettled?(call: SuspendedCall): void;
+}
+
+/** The observers of one coordinator; tells each of them, redacting once per event. */
+export class Observers {
+  private readonly observers = new Set<SuspensionObserver>();
+
+  constructor(private readonly toolkit: Toolkit) {}
+
+  get size(): number {
+    return this.observers.size;
+  }
+
+  add(observer: SuspensionObserver): () => void {
+    this.observers.add(observer);
+    return () => {
+      this.observers.delete(observer);
+    };
+  }
+
+  pending(call: SuspendedCall): void {
+    this.tell('onPending', call);
+  }
+
+  settled(call: SuspendedCall): void {
+    this.tell('onSettled', call);
+  }
+
+  private tell(event: 'onPending' | 'onSettled', call: SuspendedCall): void {
+    if (this.observers.size === 0) return;
+    let shown: SuspendedCall;
+    try {
+      shown = redactCall(this.toolkit, call);
+    } catch {
+      return; // a call that cannot be copied is not shown at all
+    }
+    for (const observer of this.observers) {
+      try {
+        observer[event]?.(structuredClone(shown));
+      } catch {
+        // An observer's failure is its own: the call it watches goes on.
+      }
+    }
+  }
+}

@@ -1,0 +1,13 @@
+export { Webhooks } from './webhooks';
+export type { WebhooksOptions, WebhookDelivery, WebhookFailure } from './webhooks';
+export {
+  signWebhook,
+  verifyWebhook,
+  WEBHOOK_DELIVERY_HEADER,
+  WEBHOOK_EVENT_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+  DEFAULT_WEBHOOK_TOLERANCE_SECONDS,
+} from './signature';
+export type { WebhookVerification } from './signature';
+export type { WebhookEvent, WebhookPayload, WebhookSuspension } from './payload';

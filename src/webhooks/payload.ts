@@ -1,0 +1,78 @@
+import type { SuspendedCall, SuspensionStatus } from '../suspension/store';
+import type { Principal } from '../suspension/audit';
+
+/** The events a webhook is sent for. */
+export type WebhookEvent = 'suspension.pending' | 'suspension.settled';
+
+/** The suspension as a webhook carries it: what a person needs to decide, with sensitive arguments masked. */
+export interface WebhookSuspension {
+  id: string;
+  kind: string;
+  prompt: string;
+  tool: string;
+  /** The arguments after `toolkit.redact`: `@Sensitive` fields read `"[redacted]"`. Too large ones are replaced by a note. */
+  args: unknown;
+  status: SuspensionStatus;
+  runId?: string;
+  callId?: string;
+  /** RFC 3339. */
+  createdAt: string;
+  /** RFC 3339, when the request has a deadline. */
+  expiresAt?: string;
+  /** Where a person answers it: the inbox link, when the Webhooks were given `inboxUrl`. */
+  url?: string;
+  /** Settled only: the outcome (its output cut to 2000 characters, metadata left out). */
+  outcome?: { isError: boolean; output: string };
+  answeredBy?: Principal;
+  answeredAt?: string;
+  comment?: string;
+  /** Settled only, when the replay asked something new: the next suspension's id. */
+  next?: string;
+}
+
+/** The JSON body of a delivery. */
+export interface WebhookPayload {
+  /** The delivery id (also the `x-toolnexus-delivery` header), the same on every retry. */
+  id: string;
+  type: WebhookEvent;
+  /** RFC 3339: when the event happened (not when this attempt was sent). */
+  occurredAt: string;
+  suspension: WebhookSuspension;
+}
+
+const MAX_PROMPT = 2000;
+const MAX_OUTPUT = 2000;
+/** Arguments larger than this as JSON are replaced by a note: a webhook is a notification, not a copy of the store. */
+const MAX_ARGS_BYTES = 16 * 1024;
+
+function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/** The payload of `event` for `call`, which the coordinator already redacted. */
+export function payloadOf(id: string, event: WebhookEvent, call: SuspendedCall, url: string | undefined): WebhookPayload {
+  const { request } = call;
+  const argsJson = JSON.stringify(call.args) ?? 'null';
+  const suspension: WebhookSuspension = {
+    id: request.id,
+    kind: request.kind,
+    prompt: cut(String(request.prompt), MAX_PROMPT),
+    tool: call.tool,
+    args: Buffer.byteLength(argsJson) > MAX_ARGS_BYTES ? `[${Buffer.byteLength(argsJson)} bytes of arguments: see the inbox]` : call.args,
+    status: call.status,
+    createdAt: call.createdAt,
+  };
+  if (call.runId !== undefined) suspension.runId = call.runId;
+  if (call.callId !== undefined) suspension.callId = call.callId;
+  if (request.expiresAt !== undefined) suspension.expiresAt = request.expiresAt;
+  if (url !== undefined) suspension.url = url;
+  if (call.outcome) {
+    suspension.outcome = { isError: call.outcome.isError, output: cut(String(call.outcome.output), MAX_OUTPUT) };
+  }
+  if (call.answeredBy !== undefined) suspension.answeredBy = call.answeredBy;
+  if (call.answeredAt !== undefined) suspension.answeredAt = call.answeredAt;
+  if (call.comment !== undefined) suspension.comment = call.comment;
+  if (call.next !== undefined) suspension.next = call.next;
+  const occurredAt = (event === 'suspension.settled' ? call.updatedAt : call.createdAt) ?? new Date().toISOString();
+  return { id, type: event, occurredAt, suspension };
+}

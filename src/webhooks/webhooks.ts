@@ -1,0 +1,352 @@
+import { randomUUID } from 'node:crypto';
+import { InvalidArgumentError } from '../errors';
+import { messageOf } from '../errors/message';
+import type { SuspensionObserver } from '../suspension/observer';
+import type { SuspendedCall } from '../suspension/store';
+import { payloadOf, type WebhookEvent } from './payload';
+import {
+  WEBHOOK_DELIVERY_HEADER,
+  WEBHOOK_EVENT_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+  signWebhook,
+} from './signature';
+
+/** Options of {@link Webhooks}. */
+export interface WebhooksOptions {
+  /** Where deliveries are POSTed: an `http:` or `https:` URL. Redirects are not followed. */
+  url: string;
+  /**
+   * The shared secret deliveries are signed with (HMAC-SHA256), at least 16 bytes. It never
+   * appears in a payload, a header or a failure message; keep it out of source control.
+   */
+  secret: string | Uint8Array;
+  /**
+   * The inbox, for the `url` of each suspension in the payload: a base URL (the link is it
+   * with `?suspension=<id>`), or a function of the suspension id. Absent: no link.
+   */
+  inboxUrl?: string | ((suspensionId: string) => string);
+  /** The events to send. Default: both. */
+  events?: WebhookEvent[];
+  /** Attempts per delivery, the first included. Default 6. */
+  maxAttempts?: number;
+  /** The pause before the first retry; each further one doubles, up to `maxRetryDelayMs`. Default 1000 ms. */
+  retryDelayMs?: number;
+  /** The longest pause between attempts (also caps a `Retry-After`). Default 60 000 ms. */
+  maxRetryDelayMs?: number;
+  /** How long one attempt may take before it counts as failed. Default 10 000 ms. */
+  timeoutMs?: number;
+  /**
+   * How many deliveries may be held at once (sending, waiting to be sent, or waiting to be
+   * retried). Beyond it a new delivery is dropped and reported to `onFailure`. Default 1000.
+   */
+  maxQueue?: number;
+  /** How many deliveries are sent at the same time. Default 4. */
+  concurrency?: number;
+  /**
+   * Told of every failed attempt (`final: false` when it will be retried). Default: a
+   * one-line `console.warn` when a delivery is given up. What it throws is dropped.
+   */
+  onFailure?: (failure: WebhookFailure) => void;
+  /** Told of every delivery the receiver accepted (a 2xx). What it throws is dropped. */
+  onDelivered?: (delivery: WebhookDelivery) => void;
+}
+
+/** One delivery, as the hooks are told of it. */
+export interface WebhookDelivery {
+  /** The delivery id: the payload's `id` and the `x-toolnexus-delivery` header. */
+  id: string;
+  event: WebhookEvent;
+  suspensionId: string;
+  /** Attempts made so far, this one included. */
+  attempts: number;
+  /** The receiver's HTTP status, when it answered. */
+  status?: number;
+}
+
+/** A failed attempt, or a delivery that never started (a full queue, a closed `Webhooks`). */
+export interface WebhookFailure extends WebhookDelivery {
+  /** What went wrong, without the secret or the URL's credentials and query. */
+  reason: string;
+  /** True when the delivery is given up: no further attempt follows. */
+  final: boolean;
+}
+
+interface Job {
+  delivery: WebhookDelivery;
+  body: string;
+}
+
+const DEFAULTS = {
+  maxAttempts: 6,
+  retryDelayMs: 1_000,
+  maxRetryDelayMs: 60_000,
+  timeoutMs: 10_000,
+  maxQueue: 1_000,
+  concurrency: 4,
+};
+const MIN_SECRET_BYTES = 16;
+
+/**
+ * Signed webhook notifications of suspensions (docs/operating.md, "Webhooks"): attach it to
+ * a coordinator as an observer, and every suspension it records (`suspension.pending`) and
+ * settles (`suspension.settled`) is POSTed to `url` as JSON, signed with HMAC-SHA256 over
+ * `<timestamp>.<body>`, retried with exponential backoff on network errors, timeouts, 408,
+ * 425, 429 and 5xx, and given up after `maxAttempts`.
+ *
+ * It never blocks or fails the tool call: a delivery is queued after the store write and
+ * sent in the background; failures go to `onFailure`. The payload carries the redacted
+ * call (no `@Sensitive` value), never the secret. Deliveries live in memory: `flush()`
+ * before a graceful shutdown; what a crash interrupts is not resent.
+ *
+ * @example
+ * ```ts
+ * const webhooks = new Webhooks({ url: 'https://ops.example.com/hooks/approvals', secret: process.env.WEBHOOK_SECRET!, inboxUrl: 'https://ops.example.com/inbox' })
+ * const coordinator = new ResumeCoordinator({ toolkit, store, observers: [webhooks] })
+ * ```
+ */
+export class Webhooks implements SuspensionObserver {
+  private readonly url: URL;
+  private readonly shownUrl: string;
+  private readonly secret: string | Uint8Array;
+  private readonly link?: (suspensionId: string) => string;
+  private readonly events: ReadonlySet<WebhookEvent>;
+  private readonly settings: typeof DEFAULTS;
+  private readonly onFailure: (failure: WebhookFailure) => void;
+  private readonly onDelivered?: (delivery: WebhookDelivery) => void;
+  private readonly ready: Job[] = [];
+  private readonly waitingRetries: Job[] = [];
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly sending = new Set<AbortController>();
+  private held = 0;
+  private closed = false;
+  private idle: Array<() => void> = [];
+
+  constructor(options: WebhooksOptions) {
+    if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('Webhooks needs options { url, secret }');
+    this.url = checkedUrl(options.url);
+    this.shownUrl = `${this.url.origin}${this.url.pathname}`;
+    const secretBytes =
+      typeof options.secret === 'string'
+        ? Buffer.byteLength(options.secret)
+        : options.secret instanceof Uint8Array
+          ? options.secret.byteLength
+          : -1;
+    if (secretBytes < MIN_SECRET_BYTES)
+      throw new InvalidArgumentError(`Webhooks: secret must be a string or Uint8Array of at least ${MIN_SECRET_BYTES} bytes`);
+    this.secret = options.secret;
+    this.link = linkOf(options.inboxUrl);
+    const events = options.events ?? ['suspension.pending', 'suspension.settled'];
+    if (!Array.isArray(events) || events.some((e) => e !== 'suspension.pending' && e !== 'suspension.settled'))
+      throw new InvalidArgumentError('Webhooks: events must be a list of "suspension.pending" and "suspension.settled"');
+    this.events = new Set(events);
+    this.settings = { ...DEFAULTS };
+    for (const key of Object.keys(DEFAULTS) as Array<keyof typeof DEFAULTS>) {
+      const value = options[key];
+      if (value === undefined) continue;
+      const least = key === 'retryDelayMs' || key === 'maxRetryDelayMs' ? 0 : 1;
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < least)
+        throw new InvalidArgumentError(`Webhooks: ${key} must be a finite number of at least ${least}, got ${String(value)}`);
+      this.settings[key] = value;
+    }
+    this.onFailure = options.onFailure ?? warnWhenGivenUp(this.shownUrl);
+    this.onDelivered = options.onDelivered;
+  }
+
+  /** Queues a `suspension.pending` delivery; returns at once. */
+  onPending(call: SuspendedCall): void {
+    this.enqueue('suspension.pending', call);
+  }
+
+  /** Queues a `suspension.settled` delivery; returns at once. */
+  onSettled(call: SuspendedCall): void {
+    this.enqueue('suspension.settled', call);
+  }
+
+  /** How many deliveries are held: sending, waiting, or waiting to be retried. */
+  get pendingDeliveries(): number {
+    return this.held;
+  }
+
+  /** Resolves once every held delivery is delivered or given up (retries included). */
+  flush(): Promise<void> {
+    if (this.held === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  /**
+   * Stops: new events are dropped, waiting deliveries and retries are given up (reported as
+   * final failures), attempts in flight are aborted. Resolves once nothing is held. Idempotent.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    for (const controller of this.sending) controller.abort(new Error('the Webhooks were closed'));
+    // Retries that were waiting hold no timer now; they are released by `givenUp` below.
+    for (const job of this.ready.splice(0)) this.giveUp(job, 'the Webhooks were closed');
+    for (const job of this.waitingRetries.splice(0)) this.giveUp(job, 'the Webhooks were closed');
+    await this.flush();
+  }
+
+  private enqueue(event: WebhookEvent, call: SuspendedCall): void {
+    if (!this.events.has(event)) return;
+    const delivery: WebhookDelivery = { id: randomUUID(), event, suspensionId: call.request.id, attempts: 0 };
+    if (this.closed) return this.report({ ...delivery, reason: 'the Webhooks were closed', final: true });
+    if (this.held >= this.settings.maxQueue)
+      return this.report({ ...delivery, reason: `the webhook queue is full (${this.settings.maxQueue} deliveries held)`, final: true });
+    let body: string;
+    try {
+      const url = this.link?.(call.request.id);
+      body = JSON.stringify(payloadOf(delivery.id, event, call, url));
+    } catch (error) {
+      return this.report({ ...delivery, reason: `the payload could not be built: ${messageOf(error)}`, final: true });
+    }
+    this.held++;
+    this.ready.push({ delivery, body });
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.sending.size < this.settings.concurrency && this.ready.length > 0) {
+      const job = this.ready.shift() as Job;
+      const controller = new AbortController();
+      this.sending.add(controller);
+      void this.attempt(job, controller).finally(() => {
+        this.sending.delete(controller);
+        this.pump();
+      });
+    }
+  }
+
+  private async attempt(job: Job, controller: AbortController): Promise<void> {
+    job.delivery.attempts++;
+    const timestamp = Math.floor(Date.now() / 1000);
+    const timer = setTimeout(() => controller.abort(new Error(`no answer within ${this.settings.timeoutMs} ms`)), this.settings.timeoutMs);
+    let status: number | undefined;
+    let retryAfterMs: number | undefined;
+    let reason: string;
+    try {
+      const response = await fetch(this.url, {
+        method: 'POST',
+        redirect: 'manual',
+        signal: controller.signal,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'toolnexus-ts-webhooks',
+          [WEBHOOK_EVENT_HEADER]: job.delivery.event,
+          [WEBHOOK_DELIVERY_HEADER]: job.delivery.id,
+          [WEBHOOK_TIMESTAMP_HEADER]: String(timestamp),
+          [WEBHOOK_SIGNATURE_HEADER]: signWebhook(this.secret, timestamp, job.body),
+        },
+        body: job.body,
+      });
+      status = response.status;
+      // The body is not needed: discarding it frees the connection without reading an unbounded stream.
+      await response.body?.cancel().catch(() => undefined);
+      if (status >= 200 && status < 300) {
+        this.done();
+        return this.tell(this.onDelivered, { ...job.delivery, status });
+      }
+      retryAfterMs = retryAfter(response.headers.get('retry-after'));
+      reason = `the receiver answered HTTP ${status}`;
+    } catch (error) {
+      // fetch says only "fetch failed"; its cause says why (ECONNREFUSED, a TLS error). Duck-typed: undici's errors come from another realm under test runners.
+      const inner = typeof error === 'object' && error !== null ? (error as { cause?: unknown }).cause : undefined;
+      const cause = inner === undefined ? '' : ` (${messageOf(inner)})`;
+      reason = controller.signal.aborted ? messageOf(controller.signal.reason) : `the request failed: ${messageOf(error)}${cause}`;
+    } finally {
+      clearTimeout(timer);
+    }
+    const retryable = status === undefined || status === 408 || status === 425 || status === 429 || status >= 500;
+    if (!retryable || this.closed || job.delivery.attempts >= this.settings.maxAttempts) {
+      const why = !retryable
+        ? reason
+        : this.closed
+          ? `${reason}; the Webhooks were closed`
+          : `${reason}; gave up after ${job.delivery.attempts} attempts`;
+      return this.giveUp(job, why, status);
+    }
+    this.report({ ...job.delivery, ...(status === undefined ? {} : { status }), reason, final: false });
+    this.retryLater(job, retryAfterMs);
+  }
+
+  private retryLater(job: Job, retryAfterMs: number | undefined): void {
+    const { retryDelayMs, maxRetryDelayMs } = this.settings;
+    const backoff = retryDelayMs * 2 ** (job.delivery.attempts - 1);
+    // Jitter spreads the retries of many deliveries that failed together.
+    const delay = Math.min(maxRetryDelayMs, Math.max(retryAfterMs ?? 0, backoff * (0.8 + Math.random() * 0.4)));
+    this.waitingRetries.push(job);
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      const at = this.waitingRetries.indexOf(job);
+      if (at >= 0) this.waitingRetries.splice(at, 1);
+      this.ready.push(job);
+      this.pump();
+    }, delay);
+    // A pending retry must not keep a process alive that has nothing else to do.
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  private giveUp(job: Job, reason: string, status?: number): void {
+    this.report({ ...job.delivery, ...(status === undefined ? {} : { status }), reason, final: true });
+    this.done();
+  }
+
+  private done(): void {
+    this.held--;
+    if (this.held === 0) for (const resolve of this.idle.splice(0)) resolve();
+  }
+
+  private report(failure: WebhookFailure): void {
+    this.tell(this.onFailure, failure);
+  }
+
+  private tell<T>(hook: ((value: T) => void) | undefined, value: T): void {
+    try {
+      hook?.(value);
+    } catch {
+      // A hook's failure must not stop deliveries.
+    }
+  }
+}
+
+function checkedUrl(value: unknown): URL {
+  let url: URL;
+  try {
+    url = new URL(String(value));
+  } catch {
+    throw new InvalidArgumentError('Webhooks: url must be an absolute http: or https: URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('Webhooks: url must be an http: or https: URL');
+  if (url.username !== '' || url.password !== '')
+    throw new InvalidArgumentError('Webhooks: url must not carry credentials; deliveries are authenticated by their signature');
+  return url;
+}
+
+function linkOf(inboxUrl: WebhooksOptions['inboxUrl']): ((id: string) => string) | undefined {
+  if (inboxUrl === undefined) return undefined;
+  if (typeof inboxUrl === 'function') return inboxUrl;
+  const base = checkedUrl(inboxUrl);
+  return (id) => {
+    const link = new URL(base);
+    link.searchParams.set('suspension', id);
+    return link.toString();
+  };
+}
+
+/** A `Retry-After` of seconds, in ms; dates and nonsense are ignored (the backoff applies). */
+function retryAfter(header: string | null): number | undefined {
+  if (header === null || !/^\d{1,6}$/.test(header.trim())) return undefined;
+  return Number(header.trim()) * 1000;
+}
+
+function warnWhenGivenUp(shownUrl: string): (failure: WebhookFailure) => void {
+  return (failure) => {
+    if (!failure.final) return;
+    console.warn(
+      `toolnexus-ts: webhook ${failure.event} for suspension ${failure.suspensionId} to ${shownUrl} was given up: ${failure.reason}`,
+    );
+  };
+}

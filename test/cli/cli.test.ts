@@ -1,0 +1,234 @@
+/**
+ * The `toolnexus-ts pending …` CLI (docs/operating.md, "CLI") as a real child process, on a
+ * real SQLite file and on the PostgreSQL server of jest's global setup: listing, showing,
+ * approving exactly once (with the tools), declining and cancelling (without them), the
+ * audit it records, and exit codes that tell not found / already settled / refused apart.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import { join } from 'node:path';
+import {
+  PostgresPendingStore,
+  REDACTED,
+  ResumeCoordinator,
+  SqlitePendingStore,
+  pendingOf,
+  type PendingStore,
+  type SuspendedCall,
+} from 'toolnexus-ts';
+import { startChild, type Exit } from '../fixtures/children';
+import { createCoordinator } from '../fixtures/cli-tools';
+import { dropSchema, postgresUrl, uniqueSchema } from '../fixtures/pg/server';
+
+const TOOLS = join(__dirname, '..', 'fixtures', 'cli-tools.ts');
+const CLI = join('..', '..', 'src', 'cli', 'main.ts');
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'toolnexus-cli-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function tmpdir(): string {
+  return process.env.TMPDIR ?? '/tmp';
+}
+
+/** Runs the CLI; `env` adds to the test's environment. */
+async function cli(args: string[], env: Record<string, string> = {}): Promise<Exit> {
+  return startChild(CLI, args, env).exited;
+}
+
+const json = <T>(exit: Exit): T => JSON.parse(exit.stdout) as T;
+const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : []);
+
+/** The scenarios, on whichever store `target` opens. */
+function describeCli(label: string, target: () => { store: () => PendingStore; args: string[] }): void {
+  describe(`the CLI on ${label}`, () => {
+    let store: PendingStore;
+    let seed: ResumeCoordinator;
+    let storeArgs: string[];
+    let ledger: string;
+    let env: Record<string, string>;
+    let n = 0;
+
+    beforeEach(() => {
+      const t = target();
+      store = t.store();
+      storeArgs = t.args;
+      seed = createCoordinator(store);
+      ledger = join(dir, `ledger-${label.replace(/\W/g, '')}-${++n}.txt`);
+      env = { CLI_LEDGER: ledger };
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    const suspend = async (cents: number, runId = 'run-cli') =>
+      pendingOf(await seed.execute('pay', { cents, apiKey: `sk-secret-${cents}` }, undefined, { runId }))!.id;
+
+    it('lists and shows open suspensions, masking arguments whole without --tools and only sensitive fields with them', async () => {
+      const id = await suspend(125);
+      const table = await cli(['pending', 'list', ...storeArgs], env);
+      expect(table.code).toBe(0);
+      expect(table.stdout).toMatch(/^ID\s+STATUS\s+KIND\s+TOOL\s+RUN\s+AGE\s+EXPIRES\s+PROMPT/);
+      expect(table.stdout).toContain(id);
+      expect(table.stdout).toMatch(/pending\s+approval\s+pay\s+run-cli\s+\d+s\s+Pay 125 cents\?/);
+
+      const bare = json<SuspendedCall[]>(await cli(['pending', 'list', '--json', ...storeArgs], env));
+      expect(bare.map((c) => [c.request.id, c.args])).toEqual([[id, REDACTED]]);
+      const withTools = json<SuspendedCall[]>(await cli(['pending', 'list', '--json', '--tools', TOOLS, ...storeArgs], env));
+      expect(withTools[0]!.args).toEqual({ cents: 125, apiKey: REDACTED });
+
+      const show = await cli(['pending', 'show', id, '--tools', TOOLS, ...storeArgs], env);
+      expect(show.code).toBe(0);
+      expect(show.stdout).toContain(`id:           ${id}`);
+      expect(show.stdout).toContain('arguments:    {"cents":125,"apiKey":"[redacted]"}');
+      for (const out of [table, show]) expect(out.stdout + out.stderr).not.toContain('sk-secret');
+      expect(JSON.stringify([bare, withTools])).not.toContain('sk-secret');
+
+      const missing = await cli(['pending', 'show', 'pnd-nope', ...storeArgs], env);
+      expect(missing.code).toBe(3);
+      expect(missing.stderr).toMatch(/^no suspension pnd-nope in /);
+    });
+
+    it('refuses to approve without the tools, then approves exactly once with them and records who and why', async () => {
+      const id = await suspend(300);
+      const refused = await cli(['pending', 'approve', id, ...storeArgs], env);
+      expect(refused.code).toBe(5);
+      expect(refused.stderr).toMatch(/^refused: approving .* runs pay again, so the CLI needs the tools: pass --tools MODULE/);
+      expect((await seed.get(id))?.status).toBe('pending');
+
+      const approved = await cli(['pending', 'approve', id, '--reason', 'PO 2291', '--as', 'ops', '--tools', TOOLS, ...storeArgs], env);
+      expect({ code: approved.code, stderr: approved.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(approved.stdout.trim()).toBe(`approved ${id}: paid 300`);
+      expect(lines(ledger)).toHaveLength(1);
+      const call = (await seed.get(id))!;
+      expect(call).toMatchObject({ status: 'resolved', answeredBy: { id: 'cli:ops', name: 'ops' }, comment: 'PO 2291' });
+
+      const again = await cli(['pending', 'approve', id, '--json', '--tools', TOOLS, ...storeArgs], env);
+      expect(again.code).toBe(4);
+      expect(json<{ code: number; message: string }>(again)).toMatchObject({
+        code: 4,
+        message: `${id} is already resolved by cli:ops at ${call.answeredAt!}`,
+      });
+      expect(lines(ledger)).toHaveLength(1);
+    });
+
+    it('lets two racing approvers settle a call once: one exits 0, the other 4 naming the winner', async () => {
+      const id = await suspend(77);
+      const [a, b] = await Promise.all(
+        ['alice', 'bob'].map((who) => cli(['pending', 'approve', id, '--as', who, '--json', '--tools', TOOLS, ...storeArgs], env)),
+      );
+      expect([a!.code, b!.code].sort()).toEqual([0, 4]);
+      const winner = (await seed.get(id))!.answeredBy!.id;
+      const loser = a!.code === 4 ? a! : b!;
+      expect(json<{ message: string }>(loser).message).toMatch(new RegExp(`by ${winner}`));
+      expect(lines(ledger)).toHaveLength(1);
+    });
+
+    it('declines and cancels without tools, telling the model the reason; the default principal is the OS user', async () => {
+      const declinedId = await suspend(10);
+      const cancelledId = await suspend(20);
+      const declined = await cli(['pending', 'decline', declinedId, '--reason', 'over budget', ...storeArgs], env);
+      expect(declined.code).toBe(0);
+      expect(declined.stdout.trim()).toBe(`declined ${declinedId}: error: declined/expired: Pay 10 cents? (declined: "over budget")`);
+      expect(await seed.get(declinedId)).toMatchObject({
+        status: 'declined',
+        answeredBy: { id: `cli:${userInfo().username}` },
+        comment: 'over budget',
+      });
+      const cancelled = await cli(['pending', 'cancel', cancelledId, '--json', ...storeArgs], env);
+      expect(cancelled.code).toBe(0);
+      expect(json<{ ok: boolean; call: SuspendedCall }>(cancelled)).toMatchObject({ ok: true, call: { status: 'cancelled' } });
+      expect((await cli(['pending', 'cancel', cancelledId, ...storeArgs], env)).code).toBe(4);
+      expect((await cli(['pending', 'decline', 'pnd-missing', ...storeArgs], env)).code).toBe(3);
+      expect(lines(ledger)).toHaveLength(0);
+
+      const history = await cli(['pending', 'history', '--json', ...storeArgs], env);
+      expect(json<SuspendedCall[]>(history).map((c) => [c.request.id, c.status])).toEqual([
+        [cancelledId, 'cancelled'],
+        [declinedId, 'declined'],
+      ]);
+      const text = await cli(['pending', 'history', '--status', 'declined', ...storeArgs], env);
+      expect(text.stdout).toMatch(new RegExp(`${declinedId}\\s+declined\\s+pay\\s+\\S+\\s+cli:\\S+\\s+over budget`));
+    });
+
+    it('refuses a call whose binding this CLI cannot check (another TOOLNEXUS_BINDING_KEY), changing nothing', async () => {
+      const keyed = createCoordinator(store);
+      const previous = process.env.TOOLNEXUS_BINDING_KEY;
+      process.env.TOOLNEXUS_BINDING_KEY = 'the-app-key';
+      let id: string;
+      try {
+        id = pendingOf(await createCoordinator(store).execute('pay', { cents: 5, apiKey: 'k' }))!.id;
+      } finally {
+        if (previous === undefined) delete process.env.TOOLNEXUS_BINDING_KEY;
+        else process.env.TOOLNEXUS_BINDING_KEY = previous;
+      }
+      const refused = await cli(['pending', 'decline', id, ...storeArgs], env);
+      expect(refused.code).toBe(5);
+      expect(refused.stderr).toMatch(
+        /^refused: suspension .* does not match the call that made it: .* set TOOLNEXUS_BINDING_KEY to the same key\)$/m,
+      );
+      expect((await keyed.get(id))?.status).toBe('pending');
+      const right = await cli(['pending', 'decline', id, ...storeArgs], { ...env, TOOLNEXUS_BINDING_KEY: 'the-app-key' });
+      expect(right.code).toBe(0);
+    });
+  });
+}
+
+describeCli('a SQLite file', () => {
+  const file = join(dir, `cli-${Date.now()}-${Math.random().toString(36).slice(2)}.db`);
+  return { store: () => new SqlitePendingStore({ filename: file }), args: ['--store', `sqlite:${file}`] };
+});
+
+const schema = uniqueSchema('cli');
+let url = '';
+beforeAll(async () => {
+  url = await postgresUrl();
+});
+afterAll(async () => {
+  await dropSchema(url, schema);
+});
+let prefix = 0;
+describeCli('PostgreSQL', () => {
+  const tablePrefix = `cli${++prefix}_`;
+  return {
+    store: () => new PostgresPendingStore({ connectionString: url, schema, tablePrefix }),
+    args: ['--store', url, '--schema', schema, '--table-prefix', tablePrefix],
+  };
+});
+
+describe('the CLI command line', () => {
+  it('prints help, and exits 2 on an unknown command, a missing id, an unknown option or no store', async () => {
+    const help = await cli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('pending approve ID [--reason R] [--data JSON]');
+    expect(help.stdout).toContain('Exit codes: 0 done, 1 failed, 2 usage, 3 not found, 4 already settled, 5 refused.');
+    const file = join(dir, 'usage.db');
+    new SqlitePendingStore(file).close().catch(() => undefined);
+    const cases: Array<[string[], RegExp]> = [
+      [['pending', 'frobnicate'], /^unknown command: pending frobnicate/],
+      [['pending', 'approve', '--store', `sqlite:${file}`], /^pending approve takes 1 argument\(s\)/],
+      [['pending', 'list', '--colour', '--store', `sqlite:${file}`], /Unknown option '--colour'/],
+      [['pending', 'list'], /^no store: pass --store sqlite:\.\/file\.db or --store postgres:\/\/…/],
+      [['pending', 'list', '--store', 'mysql://x'], /^--store must be sqlite:PATH or postgres:\/\/…, got "mysql:\/\/x"/],
+      [['pending', 'approve', 'x', '--data', '[1]', '--store', `sqlite:${file}`], /^--data must be a JSON object/],
+    ];
+    for (const [args, message] of cases) {
+      const exit = await cli(args, { TOOLNEXUS_STORE: '' });
+      expect({ args, code: exit.code }).toEqual({ args, code: 2 });
+      expect(exit.stderr).toMatch(message);
+    }
+  });
+
+  it('exits 1 for a store it cannot open, naming the file, and never prints a connection password', async () => {
+    const missing = await cli(['pending', 'list', '--store', `sqlite:${join(dir, 'no-such.db')}`]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^no SQLite file at .*no-such\.db/);
+    expect(existsSync(join(dir, 'no-such.db'))).toBe(false);
+    const unreachable = await cli(['pending', 'list', '--store', 'postgres://ops:s3cret-pw@127.0.0.1:1/db']);
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toMatch(/^error: /);
+    expect(unreachable.stdout + unreachable.stderr).not.toContain('s3cret-pw');
+  });
+});
