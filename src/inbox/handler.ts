@@ -184,7 +184,13 @@ export function createInbox(options: InboxOptions): Inbox {
   const inbox = ((request: IncomingMessage, response: ServerResponse, next?: (error?: unknown) => void) => {
     void handle(request, response, next).catch((error: unknown) => fail(response, error));
   }) as Inbox;
-  inbox.close = () => feed.close();
+  // Calls recorded or settled by this process (a run halting here, the CLI's coordinator) are
+  // announced at once; other processes' changes arrive with the next poll.
+  const unobserve = coordinator.observe({ onPending: () => feed.changed(), onSettled: () => feed.changed() });
+  inbox.close = () => {
+    unobserve();
+    feed.close();
+  };
   return inbox;
 }
 

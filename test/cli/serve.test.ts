@@ -5,9 +5,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InvalidArgumentError } from 'toolnexus-ts';
+import { ResumeCoordinator, Toolkit } from 'toolnexus-ts';
 import { SqlitePendingStore } from 'toolnexus-ts/sqlite';
-import { parseServeArgs, startInboxServer } from '../../src/cli/serve';
+import { startInboxServer } from '../../src/cli/commands/serve';
+import { runCli } from '../../src/cli/run';
 import { startChild, until } from '../fixtures/children';
 import { inboxRunner, SECRET_IBAN } from '../fixtures/inbox/tools';
 
@@ -29,39 +30,33 @@ async function haltedRun(file: string): Promise<{ runId: string; id: string }> {
 }
 
 describe('toolnexus-ts serve', () => {
-  it('reads its arguments and says what is wrong', () => {
-    expect(parseServeArgs(['--store', 'sqlite:./a.db', '--port=8080', '--tools', 'm.js'])).toEqual({
-      store: 'sqlite:./a.db',
-      port: 8080,
-      tools: 'm.js',
-      auth: 'token',
-    });
-    expect(parseServeArgs(['--store=postgres://h/db', '--auth', 'none-local-only'])).toMatchObject({ auth: 'none-local-only' });
-    for (const [args, problem] of [
-      [[], /needs --store/],
-      [['--store'], /--store needs a value/],
-      [['--store', 'a.db', '--port', '99999'], /--port must be a port number/],
-      [['--store', 'x', '--auth', 'open'], /--auth must be token or none-local-only/],
-      [['--store', 'x', '--verbose'], /unknown argument "--verbose"/],
-    ] as const) {
-      expect(() => parseServeArgs(args)).toThrow(InvalidArgumentError);
-      expect(() => parseServeArgs(args)).toThrow(problem);
-    }
+  it('says what is wrong with its arguments (exit 2), before opening anything', async () => {
+    const run = async (args: string[]) => {
+      const err: string[] = [];
+      const code = await runCli(['serve', ...args], { out: () => undefined, err: (t) => err.push(t), env: {}, cwd: dir });
+      return [code, err.join('\n')] as const;
+    };
+    expect(await run(['--store', 'sqlite:./a.db', '--port', '99999'])).toEqual([2, '--port must be a port number (0 for any free one)']);
+    expect(await run(['--store', 'sqlite:./a.db', '--auth', 'open'])).toEqual([2, '--auth must be token or none-local-only']);
+    expect((await run([]))[1]).toMatch(/^no store/);
+    expect((await run(['--verbose']))[0]).toBe(2);
   });
 
   it('in a child process: prints the URL and a made-up token, serves the store, and answering resumes the run there', async () => {
     const file = join(dir, 'app.db');
     const { runId, id } = await haltedRun(file);
-    const child = startChild(
-      'inbox/serve-child.ts',
-      ['--store', `sqlite:${file}`, '--tools', join(__dirname, '..', 'fixtures', 'inbox', 'tools-module.ts')],
-      {
-        TOOLNEXUS_INBOX_TOKEN: '',
-      },
-    );
+    const tools = join(__dirname, '..', 'fixtures', 'inbox', 'tools-module.ts');
+    // The real command line: src/cli/main.ts is the package's bin.
+    const child = startChild('../../src/cli/main.ts', ['serve', '--store', `sqlite:${file}`, '--tools', tools], {
+      TOOLNEXUS_INBOX_TOKEN: '',
+    });
     try {
-      await until(() => /sign in with this token/.test(child.stdout()), 30_000, 'serve to print its URL and token');
-      const url = /inbox: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(child.stdout())?.[1] as string;
+      await until(() => /sign in with this token/.test(child.stdout()), 30_000, 'serve to print its URL and token').catch(
+        (error: Error) => {
+          throw new Error(`${error.message}: ${child.stdout()}${child.stderr()}`);
+        },
+      );
+      const url = /^inbox for sqlite:.*: (http:\/\/127\.0\.0\.1:\d+\/)$/m.exec(child.stdout())?.[1] as string;
       const token = /: ([\w-]{32})\n/.exec(child.stdout())?.[1] as string;
       expect((await fetch(`${url}api/suspensions`)).status).toBe(401);
       const auth = { authorization: `Bearer ${token}` };
@@ -86,8 +81,12 @@ describe('toolnexus-ts serve', () => {
     const file = join(dir, 'app.db');
     const first = await haltedRun(file);
     const second = await haltedRun(file);
-    const server = await startInboxServer(parseServeArgs(['--store', `sqlite:${file}`]), {
-      TOOLNEXUS_INBOX_TOKEN: 'a-token-from-the-environment',
+    const store = new SqlitePendingStore({ filename: file });
+    const server = await startInboxServer({
+      coordinator: new ResumeCoordinator({ toolkit: new Toolkit(), store }),
+      port: 0,
+      auth: 'token',
+      env: { TOOLNEXUS_INBOX_TOKEN: 'a-token-from-the-environment' },
     });
     try {
       expect(server.madeUpToken).toBeUndefined();
@@ -105,6 +104,7 @@ describe('toolnexus-ts serve', () => {
       expect((await post(second.id, { ok: false, reason: 'declined', comment: 'no' })).status).toBe(200);
     } finally {
       await server.close();
+      await store.close();
     }
   });
 });
