@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { pendingOf, ResumeCoordinator } from 'toolnexus-ts';
 import { SqlitePendingStore } from 'toolnexus-ts/sqlite';
 import { launchBrowser, type Browser } from '../fixtures/browser';
@@ -49,6 +49,15 @@ async function runDone(runId: string): Promise<string> {
 async function api(path: string, token: string = TOKENS.alice): Promise<{ status: number; text: string }> {
   const response = await fetch(`${base}/inbox/api/${path}`, { headers: { authorization: `Bearer ${token}` } });
   return { status: response.status, text: await response.text() };
+}
+
+/** Waits (bounded) until `locator` matches exactly `n` elements. */
+async function countIs(locator: Locator, n: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while ((await locator.count()) !== n) {
+    if (Date.now() > deadline) throw new Error(`expected ${n} matches of ${String(locator)}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
 
 const card = (id: string) => page.locator(`article[data-id="${id}"]`);
@@ -227,6 +236,20 @@ describe('the inbox page in Chromium', () => {
     const log = child.stderr();
     expect(log).toContain('log {"event":"answered"');
     for (const secret of [SECRET_IBAN, TOKENS.alice, TOKENS.bob]) expect(log).not.toContain(secret);
+    // Filters: by kind, then by run (the run link on a card sets it).
+    await page.selectOption('#kind', 'input');
+    await page.locator('article:has(.badge.approval)').first().waitFor({ state: 'detached' });
+    expect(await page.locator('article:has(.badge.input)').count()).toBeGreaterThan(0);
+    await page.selectOption('#kind', '');
+    const runLink = page.locator('article:has(.badge.approval)').first().locator('a[title="show only this run"]');
+    const runId = (await runLink.innerText()).replace(/^run /, '');
+    await runLink.click();
+    await countIs(page.locator('article'), 1);
+    expect(await page.locator('article').innerText()).toContain(`run ${runId}`);
+    await page.fill('#run', '');
+    await page.dispatchEvent('#run', 'change');
+    await page.locator('article:has(.badge.input)').first().waitFor();
+    await page.locator('#run').blur();
     await page.screenshot({ path: join(__dirname, '..', '..', 'docs', 'inbox.png'), fullPage: false });
   });
 });
