@@ -42,6 +42,8 @@ export class InboxService {
   readonly coordinator: ResumeCoordinator;
   private readonly runner?: AgentRunner;
   private readonly redactor: Redactor;
+  private readonly context: InboxOptions['context'];
+  private readonly log: InboxOptions['log'];
 
   constructor(
     options: Pick<InboxOptions, 'runner' | 'coordinator' | 'context' | 'log'>,
@@ -54,9 +56,6 @@ export class InboxService {
     this.context = options.context;
     this.log = options.log;
   }
-
-  private readonly context: InboxOptions['context'];
-  private readonly log: InboxOptions['log'];
 
   /** Newest first: open calls by when they were asked, settled ones by when they settled. */
   async list(principal: Principal, query: InboxQuery): Promise<SuspensionView[]> {
