@@ -3,7 +3,7 @@ import { AlreadyResolvedError, InvalidAnswerError, UnknownSuspensionError } from
 import type { Answer } from '../results/wire';
 import type { AgentRunner } from '../runner/agent-runner';
 import type { RunResult } from '../runner/types';
-import { MAX_COMMENT_LENGTH, type Principal } from '../suspension/audit';
+import { MAX_COMMENT_LENGTH, type Principal, type ResolveOptions } from '../suspension/audit';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import { isSettled, isSuspensionStatus } from '../suspension/status';
 import type { SuspendedCall, SuspensionStatus } from '../suspension/store';
@@ -138,13 +138,13 @@ export class InboxService {
     comment: string | undefined,
     call: SuspendedCall,
   ): Promise<RunResult | undefined> {
-    const by = { by: principal, ...(comment === undefined ? {} : { comment }) };
+    const audit: ResolveOptions = { by: principal, ...(comment === undefined ? {} : { comment }) };
     const context = this.context?.(request, principal);
     try {
       if (this.runner && call.runId !== undefined) {
-        return await this.runner.resume(answer, { ...by, ...(context ? { context } : {}) });
+        return await this.runner.resume(answer, { audit, ...(context ? { context } : {}) });
       }
-      await this.coordinator.resolve(answer, context, by);
+      await this.coordinator.resolve(answer, context, audit);
       return undefined;
     } catch (error) {
       if (error instanceof AlreadyResolvedError) {

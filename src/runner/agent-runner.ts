@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError } from '../errors';
 import type { Answer } from '../results/wire';
 import type { WaitFor } from '../suspension/answers';
-import type { Principal } from '../suspension/audit';
+import type { ResolveOptions } from '../suspension/audit';
 import { DEFAULT_LEASE_MS, ResumeCoordinator } from '../suspension/coordinator';
 import type { RunStore } from '../suspension/store';
 import type { Toolkit } from '../toolkit/toolkit';
@@ -56,10 +56,11 @@ export interface RunOptions {
 export interface ResumeOptions {
   signal?: AbortSignal;
   context?: object;
-  /** Who answers: recorded with each suspension's claim (`SuspendedCall.answeredBy`). */
-  by?: Principal;
-  /** The answerer's words (a reason), recorded with each claim. */
-  comment?: string;
+  /**
+   * Recorded with every answer of this resume, as `ResumeCoordinator.resolve` records it:
+   * who answered and why (docs/operating.md, "Audit trail").
+   */
+  audit?: ResolveOptions;
 }
 
 /**

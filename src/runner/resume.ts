@@ -10,7 +10,7 @@ import {
 import { pendingOf } from '../results/helpers';
 import type { Answer, ToolResult } from '../results/wire';
 import { answerProblem } from '../suspension/answers';
-import type { Principal, ResolveOptions } from '../suspension/audit';
+import type { ResolveOptions } from '../suspension/audit';
 import { sameJson } from '../suspension/binding';
 import type { SuspendedCall } from '../suspension/store';
 import { sleep } from '../timing/sleep';
@@ -28,18 +28,8 @@ export interface ResumeParts extends LoopParts {
 export interface ContinueOptions {
   signal?: AbortSignal;
   context?: object;
-  /** Who answers, recorded with each claim (the audit trail). */
-  by?: Principal;
-  /** The answerer's words, recorded with each claim. */
-  comment?: string;
-}
-
-/** The audit part of a resume's options, as `resolve` takes it. */
-function resolveOptionsOf(options: ContinueOptions): ResolveOptions {
-  const out: ResolveOptions = {};
-  if (options.by !== undefined) out.by = options.by;
-  if (options.comment !== undefined) out.comment = options.comment;
-  return out;
+  /** Who answered and why, recorded with each answer this resume applies. */
+  audit?: ResolveOptions;
 }
 
 const MAX_MERGE_ATTEMPTS = 100;
@@ -89,7 +79,7 @@ export async function continueRun(
       parts.coordinator.resolve(
         answer,
         callContext(options.context, options.signal, (open.get(answer.id) as HaltedCall).call.id),
-        resolveOptionsOf(options),
+        options.audit,
       ),
     ),
   );
@@ -285,7 +275,7 @@ function transcriptArguments(text: string): unknown {
 
 async function resolveAgain(parts: ResumeParts, runId: string, answer: Answer, options: ContinueOptions): Promise<void> {
   try {
-    await parts.coordinator.resolve(answer, { signal: options.signal }, resolveOptionsOf(options));
+    await parts.coordinator.resolve(answer, { signal: options.signal });
   } catch (error) {
     throw withRun(error, runId);
   }

@@ -263,7 +263,9 @@ export class Webhooks implements SuspensionObserver {
       const why = !retryable
         ? reason
         : this.closed
-          ? `${reason}; the Webhooks were closed`
+          ? controller.signal.aborted
+            ? reason
+            : `${reason}; the Webhooks were closed`
           : `${reason}; gave up after ${job.delivery.attempts} attempts`;
       return this.giveUp(job, why, status);
     }
