@@ -15,7 +15,7 @@ import { BearerTokens, LOCAL_PRINCIPAL, localOnlyProblem, SESSION_COOKIE, type A
 import { checkCsrf, CSRF_COOKIE, CSRF_FIELD, csrfTokenFor } from './csrf';
 import { AnsweredByOtherError, InboxError, InboxForbiddenError, InboxInvalidInputError, InboxUnauthorizedError } from './errors';
 import { ChangeFeed } from './events';
-import { cookie, isSecure, readForm, readJsonObject, sendHtml, sendJson, type InboxRequest } from './http';
+import { cookie, cookieOf, isSecure, readForm, readJsonObject, sendHtml, sendJson, type InboxRequest } from './http';
 import type { InboxOptions } from './options';
 import { inboxPage, refusedPage, signInPage } from './page';
 import { InboxRules } from './rules';
@@ -140,7 +140,7 @@ export function createInbox(options: InboxOptions): Inbox {
       sendHtml(response, 401, shown.html, shown.csp);
       return;
     }
-    const shown = inboxPage(settings.title, principal, token);
+    const shown = inboxPage(settings.title, principal, token, tokens !== undefined && cookieOf(request, SESSION_COOKIE) !== undefined);
     sendHtml(response, 200, shown.html, shown.csp);
   }
 

@@ -4,6 +4,12 @@
  * The page renders and checks the same rules in the browser; this check is the one that counts.
  */
 
+/** The property names a request's `data.schema` declares, rendered or not. */
+export function declaredFields(data: Record<string, unknown> | undefined): string[] {
+  const schema = data?.schema;
+  return isObject(schema) && isObject(schema.properties) ? Object.keys(schema.properties) : [];
+}
+
 /** One field the form can render. */
 export interface InputField {
   name: string;
@@ -48,11 +54,19 @@ export function inputFields(data: Record<string, unknown> | undefined): InputFie
   return fields;
 }
 
-/** Every way `data` does not fit `fields`; empty when it does. Fields the form does not have are refused too. */
-export function inputProblems(fields: readonly InputField[], data: Record<string, unknown> | undefined): FieldProblem[] {
+/**
+ * Every way `data` does not fit `fields`; empty when it does. A key the schema does not
+ * declare is refused too; one it declares with a type the form cannot render (an array, an
+ * object) passes unchecked here, for the tool's own validation.
+ */
+export function inputProblems(
+  fields: readonly InputField[],
+  data: Record<string, unknown> | undefined,
+  declared: readonly string[] = fields.map((field) => field.name),
+): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const given = data ?? {};
-  const known = new Set(fields.map((field) => field.name));
+  const known = new Set([...declared, ...fields.map((field) => field.name)]);
   for (const name of Object.keys(given)) if (!known.has(name)) problems.push({ field: name, message: 'is not a field of this form' });
   for (const field of fields) {
     const value = given[field.name];

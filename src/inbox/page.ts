@@ -28,7 +28,7 @@ function policy(nonce: string): string {
 }
 
 /** The inbox page: no build step, no CDN; the data arrives through the JSON API. */
-export function inboxPage(title: string, principal: Principal, csrf: string): Page {
+export function inboxPage(title: string, principal: Principal, csrf: string, signOut: boolean): Page {
   const nonce = randomBytes(16).toString('base64');
   const html = `<!doctype html>
 <html lang="en">
@@ -45,6 +45,7 @@ export function inboxPage(title: string, principal: Principal, csrf: string): Pa
   <nav><button data-tab="open" class="active">Open</button><button data-tab="history">History</button></nav>
   <span class="live" id="live">connecting…</span>
   <span class="who">signed in as <strong data-testid="principal">${escapeHtml(principal.name ?? principal.id)}</strong></span>
+  ${signOut ? `<form method="post" action="logout"><input type="hidden" name="${CSRF_FIELD}" value="${escapeHtml(csrf)}"><button type="submit">Sign out</button></form>` : ''}
 </header>
 <div class="filters">
   <label>status <select id="status"></select></label>

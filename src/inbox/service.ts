@@ -15,7 +15,7 @@ import {
   InboxInvalidInputError,
   SuspensionExpiredError,
 } from './errors';
-import { inputFields, inputProblems } from './input-schema';
+import { declaredFields, inputFields, inputProblems } from './input-schema';
 import type { InboxLogEntry, InboxOptions } from './options';
 import type { InboxAction, InboxRules } from './rules';
 import { Redactor, viewOf, type SuspensionView } from './view';
@@ -172,7 +172,7 @@ export class InboxService {
   private checkInput(call: SuspendedCall, answer: Answer): void {
     if (call.request.kind !== 'input' && call.request.kind !== 'question') return;
     const fields = inputFields(call.request.data) ?? [{ name: 'answer', type: 'string' as const, required: true }];
-    const problems = inputProblems(fields, answer.data);
+    const problems = inputProblems(fields, answer.data, declaredFields(call.request.data));
     if (problems.length > 0) throw new InboxInvalidInputError(call.request.id, problems);
   }
 

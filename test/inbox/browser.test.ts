@@ -251,5 +251,11 @@ describe('the inbox page in Chromium', () => {
     await page.locator('article:has(.badge.input)').first().waitFor();
     await page.locator('#run').blur();
     await page.screenshot({ path: join(__dirname, '..', '..', 'docs', 'inbox.png'), fullPage: false });
+
+    // Signing out ends the cookie session: the page asks for a token again, the API refuses.
+    await page.click('button:has-text("Sign out")');
+    await page.locator('#token').waitFor();
+    const status = await page.evaluate(async () => (await fetch('api/suspensions')).status);
+    expect(status).toBe(401);
   });
 });
