@@ -278,7 +278,10 @@ export class SqlitePendingStore implements PendingStore {
     let statement = this.listStatements.get(key);
     if (!statement) {
       const where = columns.length === 0 ? '' : `WHERE ${columns.map((column) => `${column} = @${column}`).join(' AND ')}`;
-      statement = this.db.prepare(`SELECT ${SUSPENSION_COLUMNS} FROM suspensions ${where} ORDER BY created_at, seq`);
+      // A run's calls are few; without statistics the planner may scan a kind or status
+      // instead (it did once the audit columns widened the row), so a run filter names its index.
+      const index = columns.includes('run_id') ? 'INDEXED BY suspensions_run' : '';
+      statement = this.db.prepare(`SELECT ${SUSPENSION_COLUMNS} FROM suspensions ${index} ${where} ORDER BY created_at, seq`);
       this.listStatements.set(key, statement);
     }
     return statement;
