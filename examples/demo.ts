@@ -19,6 +19,10 @@ async function demo(): Promise<void> {
     console.log(`\n${'═'.repeat(78)}\n  Part ${index + 1} of ${parts.length}: ${title}\n${'═'.repeat(78)}`);
     await run();
   }
+  console.log(`\n${'═'.repeat(78)}`);
+  console.log('  Answer suspensions in a browser: the approvals inbox (docs/operating.md).');
+  console.log('    npm run inbox                                   a demo inbox with two waiting runs');
+  console.log('    npx toolnexus-ts serve --store sqlite:./app.db   the inbox for your own store');
 }
 
 demo().catch((error: unknown) => {

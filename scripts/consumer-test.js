@@ -103,6 +103,7 @@ import { PostgresPendingStore, type PostgresPendingStoreOptions } from 'toolnexu
 import { ToolnexusModule } from 'toolnexus-ts/nest';
 import type { runStoreConformance } from 'toolnexus-ts/testing';
 import { McpToolSource, serveMcp, type McpToolContext } from 'toolnexus-ts/mcp';
+import { createInbox, bearerToken, type InboxOptions } from 'toolnexus-ts/inbox';
 
 class Money {
   @IsInt() @Min(1) @Describe('Amount in cents') cents!: number;
@@ -162,6 +163,16 @@ async function main(): Promise<void> {
   check(typeof PostgresPendingStore === 'function' && pgOptions.poolConfig?.max === 2, 'postgres entry');
   const conformance: typeof runStoreConformance | undefined = undefined;
   check(conformance === undefined, 'testing entry types');
+
+  // The inbox entry: a handler over a coordinator, refusing a request without credentials.
+  const inboxOptions: InboxOptions = { coordinator: new ResumeCoordinator({ toolkit }), authorize: bearerToken('consumer-token-0123456789') };
+  const inbox = createInbox(inboxOptions);
+  const refused = await new Promise<number>((resolve) => {
+    const response = { statusCode: 0, headersSent: false, setHeader() {}, end() { resolve(response.statusCode); } };
+    inbox({ url: '/api/suspensions', method: 'GET', headers: {}, socket: {} } as never, response as never);
+  });
+  check(refused === 401, 'the inbox refuses a request without credentials: ' + refused);
+  inbox.close();
 
   // The Nest entry: a module that imports ToolnexusModule boots and hands out its Toolkit.
   const app = await NestFactory.createApplicationContext(AppModule, { logger: false });

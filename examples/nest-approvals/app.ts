@@ -1,11 +1,19 @@
 import 'reflect-metadata';
 import { Module, ValidationPipe, type DynamicModule, type INestApplication } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE, NestFactory } from '@nestjs/core';
+import type { IncomingMessage } from 'node:http';
 import type { PendingStore } from 'toolnexus-ts';
-import { ToolnexusExceptionFilter, ToolnexusModule } from 'toolnexus-ts/nest';
+import { bearerTokens, type BearerTokenEntry } from 'toolnexus-ts/inbox';
+import { ToolnexusExceptionFilter, ToolnexusInboxModule, ToolnexusModule } from 'toolnexus-ts/nest';
 import { ChatController } from './chat.controller';
 import { CurrentUser, LedgerService, TransferTool } from './payments';
 import { scriptedModel } from './scripted-model';
+
+/** The example's approvers. A real service reads tokens from its secret store, or authorizes with its own SSO. */
+export const DEMO_APPROVERS: readonly BearerTokenEntry[] = [
+  { token: 'alice-demo-token-please-change', principal: { id: 'alice', name: 'alice' } },
+  { token: 'carol-demo-token-please-change', principal: { id: 'carol', name: 'carol' } },
+];
 
 export interface ApprovalsAppOptions {
   /** Where suspensions and halted runs are kept; default in memory. Give a SqlitePendingStore to survive restarts. */
@@ -22,6 +30,17 @@ export class ApprovalsModule {
           model: scriptedModel(),
           store: options.store,
           systemPrompt: 'You move money between accounts, only with approval.',
+        }),
+        // GET /inbox/ (the page), /inbox/api/... (the JSON API): answering resumes the run here.
+        ToolnexusInboxModule.forRoot({
+          path: 'inbox',
+          authorize: bearerTokens(DEMO_APPROVERS),
+          rules: [{ principals: ['alice', 'carol'], kinds: ['approval'], tools: ['transfer'] }],
+          // The replay runs in the answering request; CurrentUser (request-scoped) reads the approver from it.
+          context: (request, principal) => {
+            (request as IncomingMessage & { user?: unknown }).user = principal;
+            return { request };
+          },
         }),
       ],
       controllers: [ChatController],

@@ -1,58 +1,71 @@
 /**
  * A Nest HTTP service whose agent needs a human's approval to move money:
- *   POST /chat            runs the agent; the response carries the pending request
- *   GET  /pending         lists open suspensions
- *   POST /answers/:id     answers one and continues the run
+ *   POST /chat                                 runs the agent; the response carries the pending request
+ *   GET  /inbox/                               the approvals inbox page (sign in with a token)
+ *   GET  /inbox/api/suspensions                open suspensions, newest first
+ *   POST /inbox/api/suspensions/:id/answer     answers one and continues the run
  * `main()` boots it on 127.0.0.1 (any free port) and walks through the whole exchange.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApprovalsApp } from './app';
-import type { PendingView, RunView } from './chat.controller';
+import type { SuspensionView } from 'toolnexus-ts/inbox';
+import { createApprovalsApp, DEMO_APPROVERS } from './app';
+import type { RunView } from './chat.controller';
 
-async function call<T>(base: string, method: string, path: string, body?: unknown, user = 'bob'): Promise<{ status: number; body: T }> {
+interface Sent<T> {
+  status: number;
+  body: T;
+}
+
+async function call<T>(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Sent<T>> {
   const response = await fetch(`${base}${path}`, {
     method,
-    headers: { 'x-user': user, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as T };
 }
+
+const as = (id: string) => ({ authorization: `Bearer ${DEMO_APPROVERS.find((entry) => entry.principal.id === id)?.token}` });
+
+type Answered = { suspension: SuspensionView; run?: { status: string; text: string } } & { error?: { message: string } };
 
 export async function main(): Promise<void> {
   const app = await createApprovalsApp();
   await app.listen(0, '127.0.0.1');
   const base = `http://127.0.0.1:${((app.getHttpServer() as Server).address() as AddressInfo).port}`;
   try {
-    console.log(`nest-approvals listening on ${base}`);
+    console.log(`nest-approvals listening on ${base}; the inbox is at ${base}/inbox/`);
 
-    const chat = await call<RunView>(base, 'POST', '/chat', { message: 'pay 2500 from acc-1 to acc-2' });
+    const chat = await call<RunView>(base, 'POST', '/chat', { message: 'pay 2500 from acc-1 to acc-2' }, { 'x-user': 'bob' });
     console.log(`POST /chat as bob -> ${chat.status} ${chat.body.status}: ${chat.body.pending?.prompt}`);
     if (chat.body.status !== 'pending' || !chat.body.pending) throw new Error(`expected a pending run, got ${JSON.stringify(chat.body)}`);
+    const id = chat.body.pending.id;
 
-    const open = await call<PendingView[]>(base, 'GET', '/pending');
+    const anonymous = await call<{ error: { message: string } }>(base, 'GET', '/inbox/api/suspensions');
+    console.log(`GET /inbox/api/suspensions without a token -> ${anonymous.status} ${anonymous.body.error.message}`);
+
+    const open = await call<{ suspensions: SuspensionView[] }>(base, 'GET', '/inbox/api/suspensions', undefined, as('alice'));
     console.log(
-      `GET /pending -> ${open.status} ${open.body.map((p) => `${p.request.id} (${p.tool}, requested by ${String(p.request.data?.requestedBy)})`).join(', ')}`,
+      `GET /inbox/api/suspensions as alice -> ${open.status} ${open.body.suspensions.map((s) => `${s.id} (${s.tool}, requested by ${s.requestedBy})`).join(', ')}`,
     );
 
-    const wrong = await call<{ message: string }>(base, 'POST', '/answers/pnd-does-not-exist', { ok: true });
-    console.log(`POST /answers/pnd-does-not-exist -> ${wrong.status} ${wrong.body.message}`);
+    const wrong = await call<Answered>(base, 'POST', '/inbox/api/suspensions/pnd-does-not-exist/answer', { ok: true }, as('alice'));
+    console.log(`POST .../pnd-does-not-exist/answer -> ${wrong.status} ${wrong.body.error?.message}`);
 
-    const answered = await call<RunView>(base, 'POST', `/answers/${chat.body.pending.id}`, { ok: true }, 'alice');
-    console.log(`POST /answers/${chat.body.pending.id} as alice -> ${answered.status} ${answered.body.status}: ${answered.body.text}`);
-    if (answered.body.status !== 'done') throw new Error(`expected the run to finish, got ${JSON.stringify(answered.body)}`);
+    const path = `/inbox/api/suspensions/${id}/answer`;
+    const answered = await call<Answered>(base, 'POST', path, { ok: true, comment: 'invoice checked' }, as('alice'));
+    console.log(`POST .../${id}/answer as alice -> ${answered.status} ${answered.body.run?.status}: ${answered.body.run?.text}`);
+    if (answered.body.run?.status !== 'done') throw new Error(`expected the run to finish, got ${JSON.stringify(answered.body)}`);
 
-    const again = await call<RunView>(base, 'POST', `/answers/${chat.body.pending.id}`, { ok: true }, 'alice');
-    console.log(`POST /answers/${chat.body.pending.id} again (a retry) -> ${again.status} ${again.body.status}`);
+    const again = await call<Answered>(base, 'POST', path, { ok: true, comment: 'invoice checked' }, as('alice'));
+    console.log(`POST .../${id}/answer again as alice (a retry) -> ${again.status} ${again.body.suspension.status}`);
 
-    const contradicting = await call<{ message: string }>(base, 'POST', `/answers/${chat.body.pending.id}`, {
-      ok: false,
-      reason: 'declined',
-    });
-    console.log(`POST /answers/${chat.body.pending.id} declined afterwards -> ${contradicting.status} ${contradicting.body.message}`);
+    const late = await call<Answered>(base, 'POST', path, { ok: false, reason: 'declined' }, as('carol'));
+    console.log(`POST .../${id}/answer declined by carol afterwards -> ${late.status} ${late.body.error?.message}`);
 
-    const after = await call<PendingView[]>(base, 'GET', '/pending');
-    console.log(`GET /pending -> ${after.status} ${after.body.length} open`);
+    const after = await call<{ suspensions: SuspensionView[] }>(base, 'GET', '/inbox/api/suspensions', undefined, as('carol'));
+    console.log(`GET /inbox/api/suspensions -> ${after.status} ${after.body.suspensions.length} open`);
   } finally {
     await app.close();
   }

@@ -23,16 +23,20 @@ export class LedgerService {
 }
 
 /**
- * Who is calling, from the `x-user` header of the current HTTP request. Request-scoped, so
- * the tool that depends on it is too: it is built for the request named in the call's
- * `context.request` (the chat request when asking, the answering request on the replay).
+ * Who is calling: the inbox's signed-in principal on an answer (`request.user`), else the
+ * `x-user` header of the chat request. Request-scoped, so the tool that depends on it is too:
+ * it is built for the request named in the call's `context.request` (the chat request when
+ * asking, the answering request on the replay).
  */
 @Injectable({ scope: Scope.REQUEST })
 export class CurrentUser {
   readonly name: string;
-  constructor(@Inject(REQUEST) request: { headers?: Record<string, string | string[] | undefined> } | undefined) {
+  constructor(
+    @Inject(REQUEST)
+    request: { headers?: Record<string, string | string[] | undefined>; user?: { id: string; name?: string } } | undefined,
+  ) {
     const header = request?.headers?.['x-user'];
-    this.name = typeof header === 'string' && header !== '' ? header : 'anonymous';
+    this.name = request?.user?.name ?? request?.user?.id ?? (typeof header === 'string' && header !== '' ? header : 'anonymous');
   }
 }
 

@@ -4,6 +4,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { InvalidArgumentError } from '../errors';
 import { messageOf } from '../errors/message';
 import type { Principal } from '../suspension/audit';
+import { AgentRunner } from '../runner/agent-runner';
 import { ResumeCoordinator } from '../suspension/coordinator';
 import type { PendingStore } from '../suspension/store';
 import { Toolkit } from '../toolkit/toolkit';
@@ -16,6 +17,8 @@ export interface Session {
   coordinator: ResumeCoordinator;
   /** True when `--tools` registered the tools: approving (which replays the call) needs them. */
   hasTools: boolean;
+  /** The runner a `--tools` module's `createRunner(store)` made: `serve` resumes runs with it. */
+  runner?: AgentRunner;
   /** Who answers: `cli:<--as or the OS user>`. */
   principal: Principal;
   /** How the store is shown in messages (no password). */
@@ -25,6 +28,7 @@ export interface Session {
 
 /** What a `--tools` module exports: a coordinator factory, or the toolkit. */
 interface ToolsModule {
+  createRunner?: (store: PendingStore) => AgentRunner | Promise<AgentRunner>;
   createCoordinator?: (store: PendingStore) => ResumeCoordinator | Promise<ResumeCoordinator>;
   toolkit?: Toolkit;
   default?: unknown;
@@ -61,10 +65,18 @@ export async function openSession(values: Record<string, string | boolean | unde
     const principal = principalOf(values.as, io);
     const bindingKey = io.env.TOOLNEXUS_BINDING_KEY || undefined;
     const toolsPath = typeof values.tools === 'string' ? values.tools : undefined;
-    const coordinator = toolsPath
+    const tools = toolsPath
       ? await coordinatorFromModule(toolsPath, io.cwd, store, bindingKey)
-      : new ResumeCoordinator({ toolkit: new Toolkit(), store, ...(bindingKey ? { bindingKey } : {}) });
-    return { store, coordinator, hasTools: toolsPath !== undefined, principal, storeShown: shownSpec(spec), close: () => store.close() };
+      : { coordinator: new ResumeCoordinator({ toolkit: new Toolkit(), store, ...(bindingKey ? { bindingKey } : {}) }) };
+    const session: Session = {
+      store,
+      ...tools,
+      hasTools: toolsPath !== undefined,
+      principal,
+      storeShown: shownSpec(spec),
+      close: () => store.close(),
+    };
+    return session;
   } catch (error) {
     await store.close();
     throw error;
@@ -89,7 +101,7 @@ async function coordinatorFromModule(
   cwd: string,
   store: PendingStore,
   bindingKey: string | undefined,
-): Promise<ResumeCoordinator> {
+): Promise<{ coordinator: ResumeCoordinator; runner?: AgentRunner }> {
   const file = isAbsolute(path) ? path : resolve(cwd, path);
   let loaded: ToolsModule;
   try {
@@ -98,18 +110,24 @@ async function coordinatorFromModule(
   } catch (error) {
     throw new CliProblem(`cannot load --tools ${path}: ${messageOf(error)}`, 1);
   }
+  if (typeof loaded.createRunner === 'function') {
+    const runner = await loaded.createRunner(store);
+    if (!(runner instanceof AgentRunner) || runner.coordinator.store !== store)
+      throw new CliProblem(`--tools ${path}: createRunner(store) must return an AgentRunner over the store it is given`, 1);
+    return { coordinator: runner.coordinator, runner };
+  }
   const factory = loaded.createCoordinator ?? (typeof loaded.default === 'function' ? loaded.default : undefined);
   if (typeof factory === 'function') {
     const coordinator = (await (factory as (store: PendingStore) => unknown)(store)) as ResumeCoordinator;
     if (typeof coordinator?.resolve !== 'function' || coordinator.store !== store)
       throw new CliProblem(`--tools ${path}: createCoordinator(store) must return a ResumeCoordinator over the store it is given`, 1);
-    return coordinator;
+    return { coordinator };
   }
   const toolkit = loaded.toolkit ?? loaded.default;
   if (typeof (toolkit as Partial<Toolkit> | undefined)?.execute !== 'function')
     throw new CliProblem(`--tools ${path} must export createCoordinator(store) or a Toolkit as \`toolkit\` (or default)`, 1);
   try {
-    return new ResumeCoordinator({ toolkit: toolkit as Toolkit, store, ...(bindingKey ? { bindingKey } : {}) });
+    return { coordinator: new ResumeCoordinator({ toolkit: toolkit as Toolkit, store, ...(bindingKey ? { bindingKey } : {}) }) };
   } catch (error) {
     if (error instanceof InvalidArgumentError) throw new CliProblem(`--tools ${path}: ${error.message}`, 1);
     throw error;

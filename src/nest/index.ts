@@ -13,3 +13,5 @@ export type {
   ToolnexusOptionsFactory,
   NestToolContext,
 } from './options';
+export { ToolnexusInboxModule } from './inbox.module';
+export type { ToolnexusInboxModuleOptions } from './inbox.module';

@@ -5,6 +5,15 @@ import { pendingDecline } from './pending-decline';
 import { pendingHistory } from './pending-history';
 import { pendingList } from './pending-list';
 import { pendingShow } from './pending-show';
+import { serve } from './serve';
 
 /** Every command the CLI knows, in the order `--help` lists them. A new command is a file and a line here. */
-export const COMMANDS: readonly CliCommand[] = [pendingList, pendingShow, pendingApprove, pendingDecline, pendingCancel, pendingHistory];
+export const COMMANDS: readonly CliCommand[] = [
+  pendingList,
+  pendingShow,
+  pendingApprove,
+  pendingDecline,
+  pendingCancel,
+  pendingHistory,
+  serve,
+];

@@ -1,0 +1,273 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  AlreadyResolvedError,
+  ClaimLostError,
+  InvalidAnswerError,
+  InvalidArgumentError,
+  InvalidResumeError,
+  RunConflictError,
+  SuspensionMismatchError,
+  UnknownSuspensionError,
+  UnregisteredToolError,
+} from '../errors';
+import type { Principal } from '../suspension/audit';
+import { BearerTokens, LOCAL_PRINCIPAL, localOnlyProblem, SESSION_COOKIE, type Authorize } from './auth';
+import { checkCsrf, CSRF_COOKIE, CSRF_FIELD, csrfTokenFor } from './csrf';
+import { AnsweredByOtherError, InboxError, InboxForbiddenError, InboxInvalidInputError, InboxUnauthorizedError } from './errors';
+import { ChangeFeed } from './events';
+import { cookie, cookieOf, isSecure, readForm, readJsonObject, sendHtml, sendJson, type InboxRequest } from './http';
+import type { InboxOptions } from './options';
+import { inboxPage, refusedPage, signInPage } from './page';
+import { InboxRules } from './rules';
+import { InboxService, queryOf } from './service';
+
+/**
+ * A mounted inbox: a request handler for `node:http`, Express (`app.use('/inbox', inbox)`),
+ * Fastify (raw request and reply) and Nest (middleware). Requests outside its base path go
+ * to `next` when there is one, else get a 404.
+ */
+export interface Inbox {
+  (request: IncomingMessage, response: ServerResponse, next?: (error?: unknown) => void): void;
+  /** Ends every event stream and stops polling the store; call it before closing the HTTP server. */
+  close(): void;
+}
+
+const DEFAULTS = { maxBodyBytes: 128 * 1024, pollMs: 1000, maxStreams: 100, historyLimit: 50, title: 'Approvals inbox' };
+const ID = /^[^/]{1,512}$/;
+
+/**
+ * Builds the approvals inbox over a runner or a coordinator (docs/operating.md, "Inbox"): a
+ * page, a JSON API and an event stream under one path, refusing everything `authorize` does not
+ * sign in, and every cookie-borne state change without the page's CSRF token.
+ *
+ * @example
+ * ```ts
+ * const inbox = createInbox({ runner, authorize: bearerToken(process.env.INBOX_TOKEN), basePath: '/inbox' })
+ * http.createServer(inbox).listen(8080, '127.0.0.1')
+ * ```
+ */
+export function createInbox(options: InboxOptions): Inbox {
+  if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('createInbox needs options');
+  const coordinator = options.runner?.coordinator ?? options.coordinator;
+  if (!coordinator) throw new InvalidArgumentError('createInbox needs a runner or a coordinator');
+  const authorize = authorizerOf(options.authorize);
+  const settings = { ...DEFAULTS };
+  for (const key of ['maxBodyBytes', 'pollMs', 'maxStreams', 'historyLimit'] as const) {
+    const value = options[key];
+    if (value === undefined) continue;
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new InvalidArgumentError(`${key} must be a positive integer, got ${String(value)}`);
+    settings[key] = value;
+  }
+  if (options.title !== undefined) settings.title = String(options.title);
+  const basePath = normalBase(options.basePath);
+  const rules = new InboxRules(options.rules);
+  const feed = new ChangeFeed(coordinator.store, settings.pollMs, settings.maxStreams);
+  const service = new InboxService(options, rules, () => feed.changed());
+  const tokens = options.authorize instanceof BearerTokens ? options.authorize : undefined;
+
+  const handle = async (request: InboxRequest, response: ServerResponse, next?: (error?: unknown) => void): Promise<void> => {
+    const url = new URL(request.originalUrl ?? request.url ?? '/', 'http://inbox.invalid');
+    const base = basePath ?? normalBase(request.baseUrl) ?? '';
+    if (url.pathname !== base && !url.pathname.startsWith(`${base}/`)) {
+      if (next) next();
+      else sendJson(response, 404, { error: { code: 'TOOLNEXUS_INBOX_NOT_FOUND', message: 'not found' } });
+      return;
+    }
+    const path = url.pathname.slice(base.length);
+    const method = request.method ?? 'GET';
+    const cookiePath = base === '' ? '/' : base;
+    const secure = isSecure(request);
+    const pageRequest = method === 'GET' && (path === '' || path === '/');
+    try {
+      if (path === '' && method === 'GET') {
+        // Relative links on the page need the trailing slash.
+        response.statusCode = 308;
+        response.setHeader('location', `${base}/${url.search}`);
+        response.end();
+        return;
+      }
+      if (path === '/login' && method === 'POST' && tokens) return await signIn(request, response, cookiePath, secure);
+      if (path === '/logout' && method === 'POST') {
+        checkCsrf(request, (await readForm(request, settings.maxBodyBytes)).get(CSRF_FIELD));
+        response.setHeader('set-cookie', cookie(SESSION_COOKIE, '', cookiePath, secure, { maxAge: 0 }));
+        response.statusCode = 303;
+        response.setHeader('location', './');
+        response.end();
+        return;
+      }
+      const principal = (await authorize(request)) ?? undefined;
+      if (pageRequest) return page(request, response, principal, cookiePath, secure);
+      if (!principal) throw new InboxUnauthorizedError();
+      await api(request, response, principal, method, path, url.searchParams);
+    } catch (error) {
+      if (pageRequest && error instanceof InboxError) {
+        const shown = refusedPage(settings.title, error.message);
+        sendHtml(response, error.status, shown.html, shown.csp);
+        return;
+      }
+      fail(response, error);
+    }
+  };
+
+  async function signIn(request: InboxRequest, response: ServerResponse, cookiePath: string, secure: boolean): Promise<void> {
+    const form = await readForm(request, settings.maxBodyBytes);
+    checkCsrf(request, form.get(CSRF_FIELD));
+    const session = tokens?.sessionFor(form.get('token') ?? '');
+    if (session === undefined) {
+      const { token } = csrfTokenFor(request);
+      const shown = signInPage(settings.title, token, 'That token does not sign anyone in.');
+      sendHtml(response, 401, shown.html, shown.csp);
+      return;
+    }
+    response.setHeader('set-cookie', cookie(SESSION_COOKIE, session, cookiePath, secure));
+    response.statusCode = 303;
+    response.setHeader('location', './');
+    response.end();
+  }
+
+  function page(
+    request: InboxRequest,
+    response: ServerResponse,
+    principal: Principal | undefined,
+    cookiePath: string,
+    secure: boolean,
+  ): void {
+    const { token, fresh } = csrfTokenFor(request);
+    if (fresh) response.setHeader('set-cookie', cookie(CSRF_COOKIE, token, cookiePath, secure));
+    if (!principal) {
+      const shown = tokens ? signInPage(settings.title, token) : refusedPage(settings.title, new InboxUnauthorizedError().message);
+      sendHtml(response, 401, shown.html, shown.csp);
+      return;
+    }
+    const shown = inboxPage(settings.title, principal, token, tokens !== undefined && cookieOf(request, SESSION_COOKIE) !== undefined);
+    sendHtml(response, 200, shown.html, shown.csp);
+  }
+
+  async function api(
+    request: InboxRequest,
+    response: ServerResponse,
+    principal: Principal,
+    method: string,
+    path: string,
+    params: URLSearchParams,
+  ): Promise<void> {
+    if (method === 'GET' && path === '/api/me') return sendJson(response, 200, { principal });
+    if (method === 'GET' && path === '/api/events') {
+      if (!feed.open(response))
+        sendJson(response, 503, { error: { code: 'TOOLNEXUS_INBOX_BUSY', message: 'too many open event streams' } });
+      return;
+    }
+    if (method === 'GET' && path === '/api/suspensions') {
+      return sendJson(response, 200, { suspensions: await service.list(principal, queryOf(params, settings.historyLimit)) });
+    }
+    const match = /^\/api\/suspensions\/([^/]+)(?:\/(answer|cancel))?$/.exec(path);
+    const id = match ? safeDecode(match[1] as string) : undefined;
+    if (match && id !== undefined && ID.test(id)) {
+      const action = match[2];
+      if (action === undefined && method === 'GET') return sendJson(response, 200, await service.get(principal, id));
+      if (action !== undefined && method === 'POST') {
+        checkCsrf(request);
+        const body = await readJsonObject(request, settings.maxBodyBytes);
+        const done =
+          action === 'answer' ? await service.answer(request, principal, id, body) : await service.cancel(request, principal, id, body);
+        return sendJson(response, 200, done);
+      }
+      response.setHeader('allow', action === undefined ? 'GET' : 'POST');
+      return sendJson(response, 405, {
+        error: { code: 'TOOLNEXUS_INBOX_METHOD', message: `use ${action === undefined ? 'GET' : 'POST'}` },
+      });
+    }
+    sendJson(response, 404, { error: { code: 'TOOLNEXUS_INBOX_NOT_FOUND', message: 'not found' } });
+  }
+
+  const inbox = ((request: IncomingMessage, response: ServerResponse, next?: (error?: unknown) => void) => {
+    void handle(request, response, next).catch((error: unknown) => fail(response, error));
+  }) as Inbox;
+  // Calls recorded or settled by this process (a run halting here, the CLI's coordinator) are
+  // announced at once; other processes' changes arrive with the next poll.
+  const unobserve = coordinator.observe({ onPending: () => feed.changed(), onSettled: () => feed.changed() });
+  inbox.close = () => {
+    unobserve();
+    feed.close();
+  };
+  return inbox;
+}
+
+/** The status and body of a failed request. A fault of ours says nothing of its cause. */
+function fail(response: ServerResponse, error: unknown): void {
+  if (response.headersSent) {
+    response.end();
+    return;
+  }
+  const status = statusOf(error);
+  if (status >= 500 || typeof error !== 'object' || error === null || !('code' in error)) {
+    sendJson(response, 500, { error: { code: 'TOOLNEXUS_INBOX_INTERNAL', message: 'the inbox failed; see the server log' } });
+    return;
+  }
+  const known = error as Error & { code: string };
+  const body: Record<string, unknown> = { code: known.code, message: known.message };
+  if (error instanceof AnsweredByOtherError) {
+    body.status = error.suspensionStatus;
+    if (error.answeredBy) body.answeredBy = error.answeredBy;
+  }
+  if (error instanceof InboxInvalidInputError) body.problems = error.problems;
+  if (error instanceof InboxUnauthorizedError) response.setHeader('www-authenticate', 'Bearer realm="toolnexus-inbox"');
+  sendJson(response, status, { error: body });
+}
+
+function statusOf(error: unknown): number {
+  if (error instanceof InboxError) return error.status;
+  if (error instanceof UnknownSuspensionError) return 404;
+  if (error instanceof InvalidAnswerError || error instanceof InvalidResumeError) return 400;
+  if (
+    error instanceof AlreadyResolvedError ||
+    error instanceof ClaimLostError ||
+    error instanceof RunConflictError ||
+    error instanceof SuspensionMismatchError ||
+    error instanceof UnregisteredToolError
+  ) {
+    return 409;
+  }
+  return 500;
+}
+
+function authorizerOf(option: InboxOptions['authorize']): Authorize {
+  if (option === 'none-local-only') {
+    return (request) => {
+      const problem = localOnlyProblem(request);
+      if (problem) throw new InboxForbiddenError(problem);
+      return { ...LOCAL_PRINCIPAL };
+    };
+  }
+  if (option instanceof BearerTokens) return option.authorize;
+  if (typeof option === 'function') {
+    return async (request) => {
+      const principal = await option(request);
+      if (principal === undefined || principal === null) return undefined;
+      if (typeof principal.id !== 'string' || principal.id === '')
+        throw new InvalidArgumentError('authorize returned a principal without an id');
+      return principal;
+    };
+  }
+  throw new InvalidArgumentError(
+    "createInbox needs authorize: a function returning the request's principal, bearerToken(...), or 'none-local-only' for a local single-user inbox",
+  );
+}
+
+function normalBase(path: string | undefined): string | undefined {
+  if (path === undefined) return undefined;
+  if (typeof path !== 'string') throw new InvalidArgumentError('basePath must be a string');
+  const trimmed = path.replace(/\/+$/, '');
+  if (trimmed !== '' && !trimmed.startsWith('/'))
+    throw new InvalidArgumentError(`basePath must start with "/", got ${JSON.stringify(path)}`);
+  return trimmed;
+}
+
+function safeDecode(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}

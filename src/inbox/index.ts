@@ -1,0 +1,25 @@
+/**
+ * The approvals inbox: `import { createInbox, bearerToken } from 'toolnexus-ts/inbox'`
+ * (docs/operating.md). A separate entry, so services that never mount it load none of it.
+ */
+export { createInbox } from './handler';
+export type { Inbox } from './handler';
+export { bearerToken, bearerTokens, BearerTokens, SESSION_COOKIE, LOCAL_PRINCIPAL } from './auth';
+export type { Authorize, BearerTokenEntry } from './auth';
+export { CSRF_COOKIE, CSRF_HEADER, CSRF_FIELD } from './csrf';
+export type { InboxOptions, InboxLogEntry } from './options';
+export type { InboxRule, InboxAllow, InboxAction } from './rules';
+export type { SuspensionView } from './view';
+export type { InputField, FieldProblem } from './input-schema';
+export type { AnswerOutcome, InboxQuery, InboxStatusFilter } from './service';
+export {
+  InboxError,
+  InboxBadRequestError,
+  InboxInvalidInputError,
+  InboxBodyTooLargeError,
+  InboxUnauthorizedError,
+  InboxForbiddenError,
+  InboxCsrfError,
+  SuspensionExpiredError,
+  AnsweredByOtherError,
+} from './errors';

@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto';
+import type { Principal } from '../suspension/audit';
+import { CSRF_FIELD } from './csrf';
+import { PAGE_SCRIPT } from './page-script';
+import { PAGE_STYLE } from './page-style';
+
+/** A page and the Content-Security-Policy that lets only its own inline script and style run. */
+export interface Page {
+  html: string;
+  csp: string;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function policy(nonce: string): string {
+  return [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    `style-src 'nonce-${nonce}'`,
+    "connect-src 'self'",
+    "img-src 'self' data:",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+}
+
+/** The inbox page: no build step, no CDN; the data arrives through the JSON API. */
+export function inboxPage(title: string, principal: Principal, csrf: string, signOut: boolean): Page {
+  const nonce = randomBytes(16).toString('base64');
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="toolnexus-csrf" content="${escapeHtml(csrf)}">
+<title>${escapeHtml(title)}</title>
+<style nonce="${nonce}">${PAGE_STYLE}</style>
+</head>
+<body>
+<header>
+  <h1>${escapeHtml(title)}</h1>
+  <nav><button data-tab="open" class="active">Open</button><button data-tab="history">History</button></nav>
+  <span class="live" id="live">connecting…</span>
+  <span class="who">signed in as <strong data-testid="principal">${escapeHtml(principal.name ?? principal.id)}</strong></span>
+  ${signOut ? `<form method="post" action="logout"><input type="hidden" name="${CSRF_FIELD}" value="${escapeHtml(csrf)}"><button type="submit">Sign out</button></form>` : ''}
+</header>
+<div class="filters">
+  <label>status <select id="status"></select></label>
+  <label>kind <select id="kind"><option value="">any</option><option>approval</option><option>input</option><option>question</option><option>authorization</option></select></label>
+  <label>run <input id="run" placeholder="run id" size="28"></label>
+  <span class="hint"><span id="count">0</span> shown</span>
+</div>
+<main id="list"></main>
+<script nonce="${nonce}">${PAGE_SCRIPT}</script>
+</body>
+</html>`;
+  return { html, csp: policy(nonce) };
+}
+
+/** The sign-in page of a bearer-token inbox: a plain form, posted with the CSRF token. */
+export function signInPage(title: string, csrf: string, problem?: string): Page {
+  const nonce = randomBytes(16).toString('base64');
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Sign in · ${escapeHtml(title)}</title>
+<style nonce="${nonce}">${PAGE_STYLE}</style>
+</head>
+<body>
+<form class="card signin" method="post" action="login">
+  <h2>${escapeHtml(title)}</h2>
+  <p>Sign in with your inbox token.</p>
+  <input type="hidden" name="${CSRF_FIELD}" value="${escapeHtml(csrf)}">
+  <div class="field"><label for="token">Token</label><input id="token" name="token" type="password" autocomplete="current-password" required></div>
+  ${problem ? `<p class="error" role="alert">${escapeHtml(problem)}</p>` : ''}
+  <button class="approve" type="submit">Sign in</button>
+</form>
+</body>
+</html>`;
+  return { html, csp: policy(nonce) };
+}
+
+/** What a refused page request shows when the host's own `authorize` decides (no sign-in form to offer). */
+export function refusedPage(title: string, message: string): Page {
+  const nonce = randomBytes(16).toString('base64');
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title><style nonce="${nonce}">${PAGE_STYLE}</style></head><body><div class="card signin"><h2>${escapeHtml(title)}</h2><p class="error">${escapeHtml(message)}</p></div></body></html>`;
+  return { html, csp: policy(nonce) };
+}

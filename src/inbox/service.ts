@@ -1,0 +1,243 @@
+import type { IncomingMessage } from 'node:http';
+import { AlreadyResolvedError, InvalidAnswerError, UnknownSuspensionError } from '../errors';
+import type { Answer } from '../results/wire';
+import type { AgentRunner } from '../runner/agent-runner';
+import type { RunResult } from '../runner/types';
+import { MAX_COMMENT_LENGTH, type Principal, type ResolveOptions } from '../suspension/audit';
+import type { ResumeCoordinator } from '../suspension/coordinator';
+import { isSettled, isSuspensionStatus } from '../suspension/status';
+import type { SuspendedCall, SuspensionStatus } from '../suspension/store';
+import {
+  AnsweredByOtherError,
+  InboxBadRequestError,
+  InboxError,
+  InboxForbiddenError,
+  InboxInvalidInputError,
+  SuspensionExpiredError,
+} from './errors';
+import { declaredFields, inputFields, inputProblems } from './input-schema';
+import type { InboxLogEntry, InboxOptions } from './options';
+import type { InboxAction, InboxRules } from './rules';
+import { Redactor, viewOf, type SuspensionView } from './view';
+
+/** Which suspensions a list shows: `open` (pending and resolving), `settled` (the history), or one status. */
+export type InboxStatusFilter = 'open' | 'settled' | SuspensionStatus;
+
+/** A list query. */
+export interface InboxQuery {
+  status: InboxStatusFilter;
+  kind?: string;
+  runId?: string;
+  limit: number;
+}
+
+/** What answering returned: the suspension afterwards and, for a run's suspension, where the run is. */
+export interface AnswerOutcome {
+  suspension: SuspensionView;
+  run?: { runId: string; status: RunResult['status']; text: string };
+}
+
+/** What the inbox does, HTTP aside: list, show, answer and cancel for one principal. */
+export class InboxService {
+  readonly coordinator: ResumeCoordinator;
+  private readonly runner?: AgentRunner;
+  private readonly redactor: Redactor;
+  private readonly context: InboxOptions['context'];
+  private readonly log: InboxOptions['log'];
+
+  constructor(
+    options: Pick<InboxOptions, 'runner' | 'coordinator' | 'context' | 'log'>,
+    private readonly rules: InboxRules,
+    private readonly announce: () => void,
+  ) {
+    this.runner = options.runner;
+    this.coordinator = (options.runner?.coordinator ?? options.coordinator) as ResumeCoordinator;
+    this.redactor = new Redactor(this.coordinator.toolkit);
+    this.context = options.context;
+    this.log = options.log;
+  }
+
+  /** Newest first: open calls by when they were asked, settled ones by when they settled. */
+  async list(principal: Principal, query: InboxQuery): Promise<SuspensionView[]> {
+    const where = { ...(query.kind ? { kind: query.kind } : {}), ...(query.runId ? { runId: query.runId } : {}) };
+    let calls: SuspendedCall[];
+    if (query.status === 'settled' || (query.status !== 'open' && isSettled(query.status))) {
+      const status = query.status === 'settled' ? {} : { status: query.status };
+      calls = await this.coordinator.history({ ...where, ...status, limit: query.limit });
+    } else {
+      const statuses: SuspensionStatus[] = query.status === 'open' ? ['pending', 'resolving'] : [query.status];
+      calls = (await Promise.all(statuses.map((status) => this.coordinator.list({ status, ...where })))).flat();
+      calls.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+      calls = calls.slice(0, query.limit);
+    }
+    return Promise.all(calls.map(async (call) => this.view(principal, call)));
+  }
+
+  async get(principal: Principal, id: string): Promise<SuspensionView> {
+    return this.view(principal, await this.call(id));
+  }
+
+  /**
+   * Answers a suspension as `principal`, recording them (and `comment`) with the claim. A
+   * run's suspension resumes its run here when the inbox has the runner.
+   */
+  async answer(request: IncomingMessage, principal: Principal, id: string, body: Record<string, unknown>): Promise<AnswerOutcome> {
+    const comment = commentOf(body.comment);
+    const answer = answerOf(id, body);
+    return this.settle(request, principal, answer, comment, 'answer');
+  }
+
+  /** Cancels a pending suspension as `principal`: the call never runs, and its run (if any) is told so. */
+  async cancel(request: IncomingMessage, principal: Principal, id: string, body: Record<string, unknown>): Promise<AnswerOutcome> {
+    const reason = commentOf(body.reason);
+    const answer: Answer =
+      reason === undefined ? { id, ok: false, reason: 'cancelled' } : { id, ok: false, reason: 'cancelled', data: { reason } };
+    return this.settle(request, principal, answer, reason, 'cancel');
+  }
+
+  private async settle(
+    request: IncomingMessage,
+    principal: Principal,
+    answer: Answer,
+    comment: string | undefined,
+    action: InboxAction,
+  ): Promise<AnswerOutcome> {
+    const before = await this.call(answer.id);
+    try {
+      if (!(await this.rules.allows(principal, before, action))) {
+        throw new InboxForbiddenError(
+          `${principal.name ?? principal.id} may not ${action} ${before.request.kind} requests of ${before.tool}`,
+        );
+      }
+      this.checkStillOpen(before, principal);
+      if (answer.ok) this.checkInput(before, answer);
+      const run = await this.apply(request, principal, answer, comment, before);
+      const after = await this.call(answer.id);
+      this.checkWinner(after, principal);
+      if (after.status === 'expired') throw new SuspensionExpiredError(answer.id);
+      this.announce();
+      this.record(action === 'cancel' ? 'cancelled' : 'answered', after, principal, after.status);
+      const outcome: AnswerOutcome = { suspension: await this.view(principal, after) };
+      if (run) outcome.run = { runId: run.runId, status: run.status, text: run.text };
+      return outcome;
+    } catch (error) {
+      this.record(
+        'refused',
+        before,
+        principal,
+        error instanceof InboxError || error instanceof AlreadyResolvedError ? error.code : 'error',
+      );
+      throw error;
+    }
+  }
+
+  private async apply(
+    request: IncomingMessage,
+    principal: Principal,
+    answer: Answer,
+    comment: string | undefined,
+    call: SuspendedCall,
+  ): Promise<RunResult | undefined> {
+    const audit: ResolveOptions = { by: principal, ...(comment === undefined ? {} : { comment }) };
+    const context = this.context?.(request, principal);
+    try {
+      if (this.runner && call.runId !== undefined) {
+        return await this.runner.resume(answer, { audit, ...(context ? { context } : {}) });
+      }
+      await this.coordinator.resolve(answer, context, audit);
+      return undefined;
+    } catch (error) {
+      if (error instanceof AlreadyResolvedError) {
+        // Someone else's answer is theirs to name; one's own earlier, different answer is a plain conflict.
+        const now = await this.coordinator.get(answer.id);
+        if (now) this.checkWinner(now, principal);
+      }
+      throw error;
+    }
+  }
+
+  /** Refuses early what can no longer be answered by this principal, before anything is claimed. */
+  private checkStillOpen(call: SuspendedCall, principal: Principal): void {
+    if (call.status === 'expired') throw new SuspensionExpiredError(call.request.id);
+    if (call.status !== 'pending') this.checkWinner(call, principal);
+  }
+
+  /** A call claimed or settled by someone else is theirs: 409 naming them. The same principal again is a retry. */
+  private checkWinner(call: SuspendedCall, principal: Principal): void {
+    if (call.status === 'pending') return;
+    const winner = answeredByOf(call);
+    if (winner === undefined || winner.id !== principal.id) throw new AnsweredByOtherError(call.request.id, call.status, winner);
+  }
+
+  private checkInput(call: SuspendedCall, answer: Answer): void {
+    if (call.request.kind !== 'input' && call.request.kind !== 'question') return;
+    const fields = inputFields(call.request.data) ?? [{ name: 'answer', type: 'string' as const, required: true }];
+    const problems = inputProblems(fields, answer.data, declaredFields(call.request.data));
+    if (problems.length > 0) throw new InboxInvalidInputError(call.request.id, problems);
+  }
+
+  private async call(id: string): Promise<SuspendedCall> {
+    const call = await this.coordinator.get(id);
+    if (!call) throw new UnknownSuspensionError(id);
+    return call;
+  }
+
+  private async view(principal: Principal, call: SuspendedCall): Promise<SuspensionView> {
+    return viewOf(call, this.redactor, await this.rules.actionsOn(principal, call));
+  }
+
+  private record(event: InboxLogEntry['event'], call: SuspendedCall, principal: Principal, status: string): void {
+    if (!this.log) return;
+    const { args } = this.redactor.forCall(call);
+    try {
+      this.log({ event, id: call.request.id, tool: call.tool, kind: call.request.kind, principal: { ...principal }, status, args });
+    } catch {
+      // A failing logger must not turn an answer that was applied into an error.
+    }
+  }
+}
+
+/** Reads a list query from URL search parameters. */
+export function queryOf(params: URLSearchParams, historyLimit: number): InboxQuery {
+  const status = params.get('status') ?? 'open';
+  if (status !== 'open' && status !== 'settled' && !isSuspensionStatus(status)) {
+    throw new InboxBadRequestError(`unknown status filter: ${JSON.stringify(status.slice(0, 40))} (open, settled, or a status)`);
+  }
+  const query: InboxQuery = { status, limit: historyLimit };
+  const kind = params.get('kind');
+  const runId = params.get('runId');
+  if (kind) query.kind = kind.slice(0, 200);
+  if (runId) query.runId = runId.slice(0, 512);
+  const limit = params.get('limit');
+  if (limit !== null) {
+    const n = Number(limit);
+    if (!Number.isInteger(n) || n < 1) throw new InboxBadRequestError('limit must be a positive integer');
+    query.limit = Math.min(n, 500);
+  }
+  return query;
+}
+
+function answeredByOf(call: SuspendedCall | undefined): Principal | undefined {
+  const by = call?.answeredBy;
+  return by ? { ...by } : undefined;
+}
+
+function commentOf(value: unknown): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') throw new InboxBadRequestError('comment and reason must be text');
+  if (value.length > MAX_COMMENT_LENGTH)
+    throw new InboxBadRequestError(`comment and reason must be at most ${MAX_COMMENT_LENGTH} characters`);
+  return value;
+}
+
+/** The body as an Answer for `id`: `{ ok, data?, reason?, id? }`; an `id` other than the path's is refused. */
+function answerOf(id: string, body: Record<string, unknown>): Answer {
+  if (body.id !== undefined && body.id !== id) throw new InvalidAnswerError('the answer names another suspension than the URL');
+  if (typeof body.ok !== 'boolean') throw new InvalidAnswerError('invalid answer: ok must be true or false');
+  const answer: Answer = { id, ok: body.ok };
+  if (body.data !== undefined) answer.data = body.data as Record<string, unknown>;
+  if (body.reason !== undefined) answer.reason = body.reason as Answer['reason'];
+  if (answer.ok && answer.reason !== undefined) throw new InvalidAnswerError('invalid answer: an ok answer has no reason');
+  if (!answer.ok && answer.reason === undefined) answer.reason = 'declined';
+  return answer;
+}

@@ -1,0 +1,75 @@
+import {
+  Inject,
+  Module,
+  RequestMethod,
+  type DynamicModule,
+  type MiddlewareConsumer,
+  type NestModule,
+  type OnModuleDestroy,
+} from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createInbox, type Inbox } from '../inbox/handler';
+import type { InboxOptions } from '../inbox/options';
+import { AgentRunner } from '../runner/agent-runner';
+import { ToolnexusModuleError } from './errors';
+
+/** Options of {@link ToolnexusInboxModule.forRoot}: the inbox's, less what the module finds itself. */
+export interface ToolnexusInboxModuleOptions extends Omit<InboxOptions, 'runner' | 'coordinator' | 'basePath'> {
+  /** Where the inbox is served, without a leading slash. Default `inbox`. */
+  path?: string;
+}
+
+const INBOX_OPTIONS = Symbol('toolnexus-inbox-options');
+
+/**
+ * Mounts the approvals inbox (docs/operating.md, "Inbox") in a Nest app, over the
+ * `AgentRunner` of `ToolnexusModule`: answering a run's suspension resumes the run here.
+ * It is Nest middleware on `path` and everything under it, so guards and pipes do not apply:
+ * the inbox authorizes every request itself (`authorize` is required).
+ *
+ * @example
+ * ```ts
+ * @Module({ imports: [ToolnexusModule.forRoot({ model, store }), ToolnexusInboxModule.forRoot({ authorize: bearerToken(process.env.INBOX_TOKEN) })] })
+ * export class AppModule {}
+ * ```
+ */
+@Module({})
+export class ToolnexusInboxModule implements NestModule, OnModuleDestroy {
+  private inbox?: Inbox;
+
+  static forRoot(options: ToolnexusInboxModuleOptions): DynamicModule {
+    if (typeof options !== 'object' || options === null) throw new ToolnexusModuleError('ToolnexusInboxModule.forRoot needs options');
+    return { module: ToolnexusInboxModule, providers: [{ provide: INBOX_OPTIONS, useValue: options }] };
+  }
+
+  constructor(
+    @Inject(INBOX_OPTIONS) private readonly options: ToolnexusInboxModuleOptions,
+    private readonly moduleRef: ModuleRef,
+  ) {}
+
+  configure(consumer: MiddlewareConsumer): void {
+    const path = (this.options.path ?? 'inbox').replace(/^\/+|\/+$/g, '');
+    if (path === '' || !/^[A-Za-z0-9._~/-]+$/.test(path)) {
+      throw new ToolnexusModuleError(
+        `ToolnexusInboxModule: path must be a plain URL path such as "inbox", got ${JSON.stringify(this.options.path)}`,
+      );
+    }
+    let runner: AgentRunner;
+    try {
+      runner = this.moduleRef.get(AgentRunner, { strict: false });
+    } catch {
+      throw new ToolnexusModuleError('ToolnexusInboxModule needs ToolnexusModule in the same application (it serves its AgentRunner)');
+    }
+    const { path: _path, ...inboxOptions } = this.options;
+    const inbox = createInbox({ ...inboxOptions, runner, basePath: `/${path}` });
+    this.inbox = inbox;
+    const middleware = (request: IncomingMessage, response: ServerResponse, next: () => void) => inbox(request, response, next);
+    consumer.apply(middleware).forRoutes({ path, method: RequestMethod.ALL }, { path: `${path}/*path`, method: RequestMethod.ALL });
+  }
+
+  /** Ends the inbox's event streams, so the HTTP server can close. */
+  onModuleDestroy(): void {
+    this.inbox?.close();
+  }
+}
