@@ -2,7 +2,8 @@
  * The inbox page in a real headless Chromium, against an inbox served by a real child process
  * (test/fixtures/inbox/server.ts) over a SQLite file: runs halt on it, approvers answer on the
  * page, the runs resume to `done` in that process, and the page follows every change live.
- * docs/operating.md, "Inbox"; the screenshot it takes is docs/inbox.png.
+ * docs/operating.md, "Inbox"; the screenshot it takes is docs/inbox.png when run with
+ * UPDATE_SCREENSHOT=1 (otherwise into a temporary folder, so a test run leaves the tree clean).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -250,7 +251,8 @@ describe('the inbox page in Chromium', () => {
     await page.dispatchEvent('#run', 'change');
     await page.locator('article:has(.badge.input)').first().waitFor();
     await page.locator('#run').blur();
-    await page.screenshot({ path: join(__dirname, '..', '..', 'docs', 'inbox.png'), fullPage: false });
+    const shot = process.env.UPDATE_SCREENSHOT === '1' ? join(__dirname, '..', '..', 'docs', 'inbox.png') : join(dir, 'inbox.png');
+    expect((await page.screenshot({ path: shot, fullPage: false })).length).toBeGreaterThan(10_000);
 
     // Signing out ends the cookie session: the page asks for a token again, the API refuses.
     await page.click('button:has-text("Sign out")');
