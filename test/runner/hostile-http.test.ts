@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { getEventListeners } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import {
   AgentRunner,
   AnthropicModel,
@@ -292,6 +293,17 @@ describe('response size caps', () => {
     });
     const error = await within(9000, failure(drain(openai(streaming.url, { maxResponseBytes: 2 * MB }))));
     expect(error).toMatchObject({ code: 'TOOLNEXUS_MODEL_RESPONSE_TOO_LARGE', what: 'a stream', limitBytes: 2 * MB });
+  });
+
+  it('a small gzip body that inflates past the cap is refused: the cap counts what is decoded, not what was declared', async () => {
+    const bomb = gzipSync(Buffer.alloc(8 * MB, 0x20)); // 8 MiB of spaces: a few KiB on the wire
+    const zipped = await host((_, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(bomb.length) });
+      res.end(bomb);
+    });
+    expect(bomb.length).toBeLessThan(MB);
+    const error = await failure(openai(zipped.url, { maxResponseBytes: MB }).complete(request));
+    expect(error).toMatchObject({ code: 'TOOLNEXUS_MODEL_RESPONSE_TOO_LARGE', limitBytes: MB });
   });
 
   it('a 400 MB error body is read up to maxErrorBodyBytes (default 64 KiB) on each of its retries, not buffered', async () => {

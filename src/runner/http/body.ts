@@ -11,6 +11,9 @@ export async function readCapped(provider: string, response: Response, limit: nu
     throw new ModelResponseTooLargeError(provider, 'a response body', limit, option);
   }
   if (!response.body) return '';
+  // A declared length within the limit, not compressed, bounds the body by itself (HTTP/1.1
+  // framing ends it there): let undici read it in one go, without a chunk loop here.
+  if (declaredLength(response) >= 0 && isIdentity(response)) return response.text();
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -61,6 +64,12 @@ function declaredLength(response: Response): number {
   const header = response.headers.get('content-length');
   const length = header === null ? Number.NaN : Number(header);
   return Number.isFinite(length) ? length : -1;
+}
+
+/** No content coding: the bytes read are the bytes declared (a compressed body can inflate past its length). */
+function isIdentity(response: Response): boolean {
+  const coding = response.headers.get('content-encoding');
+  return coding === null || coding.trim().toLowerCase() === 'identity' || coding.trim() === '';
 }
 
 function concat(chunks: Uint8Array[], total: number): Uint8Array {
