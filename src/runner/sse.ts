@@ -30,7 +30,11 @@ const LINE_END = /[\r\n]/g;
  * a {@link ModelResponseTooLargeError}. Lengths of lines and events are counted in
  * characters of the decoded text (bytes, for the ASCII JSON providers send).
  */
-export async function* readSse(body: ReadableStream<Uint8Array>, onChunk?: () => void, limits: SseLimits = {}): AsyncGenerator<SseEvent> {
+export async function* readSse(
+  body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
+  onChunk?: () => void,
+  limits: SseLimits = {},
+): AsyncGenerator<SseEvent> {
   const maxEvent = limits.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
   const maxBytes = limits.maxBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const provider = limits.provider ?? 'server';
@@ -43,7 +47,7 @@ export async function* readSse(body: ReadableStream<Uint8Array>, onChunk?: () =>
   let data: string[] = [];
   let dataLength = 0;
   let received = 0;
-  const reader = body.getReader();
+  const chunks = isReadableStream(body) ? chunksOf(body) : body;
 
   function* drain(text: string): Generator<SseEvent> {
     if (text === '') return;
@@ -100,25 +104,38 @@ export async function* readSse(body: ReadableStream<Uint8Array>, onChunk?: () =>
     return undefined;
   }
 
+  // Leaving this loop early (a consumer that stops, an error) ends the iteration of the body,
+  // which releases the connection.
+  for await (const value of chunks) {
+    onChunk?.();
+    received += value.byteLength;
+    if (received > maxBytes) throw new ModelResponseTooLargeError(provider, 'a stream', maxBytes, 'maxResponseBytes');
+    yield* drain(decoder.decode(value, { stream: true }));
+  }
+  yield* drain(decoder.decode());
+  if (partial !== '') {
+    const event = takeLine(partial);
+    partial = '';
+    if (event) yield event;
+  }
+  const event = takeLine('');
+  if (event) yield event;
+}
+
+function isReadableStream(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>): body is ReadableStream<Uint8Array> {
+  return typeof (body as ReadableStream<Uint8Array>).getReader === 'function';
+}
+
+/** A web stream's chunks; ending early cancels the stream. */
+async function* chunksOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = body.getReader();
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) break;
-      onChunk?.();
-      received += value.byteLength;
-      if (received > maxBytes) throw new ModelResponseTooLargeError(provider, 'a stream', maxBytes, 'maxResponseBytes');
-      yield* drain(decoder.decode(value, { stream: true }));
+      if (done) return;
+      yield value;
     }
-    yield* drain(decoder.decode());
-    if (partial !== '') {
-      const event = takeLine(partial);
-      partial = '';
-      if (event) yield event;
-    }
-    const event = takeLine('');
-    if (event) yield event;
   } finally {
-    // Ending early (a consumer that stops, an error) must release the connection.
     await reader.cancel().catch(() => undefined);
   }
 }

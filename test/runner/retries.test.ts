@@ -39,7 +39,7 @@ afterEach(async () => {
 
 function openai(server: MockServer | string, options: Partial<OpenAIChatModelOptions> = {}): OpenAIChatModel {
   const url = typeof server === 'string' ? server : server.url;
-  return new OpenAIChatModel({ baseUrl: url, model: 'm', retry: { maxAttempts: 3, baseDelayMs: 5 }, ...options });
+  return new OpenAIChatModel({ baseUrl: url, model: 'm', retry: { maxAttempts: 3, baseDelayMs: 5 }, ...via, ...options });
 }
 
 function run(model: OpenAIChatModel | AnthropicModel, signal?: AbortSignal) {
@@ -56,215 +56,228 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value?: T; error?: un
   }
 }
 
-describe('retries', () => {
-  it('waits out a 429 for its retry-after, then succeeds', async () => {
-    const server = await serve([json(429, { error: { message: 'Rate limit reached' } }, { 'retry-after': '1' }), openaiText('ok')]);
-    const { value, ms } = await timed(() => run(openai(server)));
-    expect(value?.text).toBe('ok');
-    expect(server.requests).toHaveLength(2);
-    // The backoff alone would be ~5 ms: the wait is the server's second.
-    expect(ms).toBeGreaterThanOrEqual(950);
+/** Every test below runs over both transports: the built-in node:http(s) one and a user's `fetch`. */
+const TRANSPORTS: Array<[string, typeof globalThis.fetch | undefined]> = [
+  ['node:http', undefined],
+  ['fetch', globalThis.fetch],
+];
+let via: { fetch?: typeof globalThis.fetch } = {};
+
+describe.each(TRANSPORTS)('over %s', (_transport, fetchImpl) => {
+  beforeAll(() => {
+    via = fetchImpl ? { fetch: fetchImpl } : {};
   });
 
-  it('honours retry-after-ms too', async () => {
-    const server = await serve([
-      json(429, { error: { message: 'slow down' } }, { 'retry-after-ms': '300', 'retry-after': '30' }),
-      openaiText('ok'),
-    ]);
-    const { value, ms } = await timed(() => run(openai(server)));
-    expect(value?.text).toBe('ok');
-    expect(ms).toBeGreaterThanOrEqual(280);
-    expect(ms).toBeLessThan(5000);
-  });
+  describe('retries', () => {
+    it('waits out a 429 for its retry-after, then succeeds', async () => {
+      const server = await serve([json(429, { error: { message: 'Rate limit reached' } }, { 'retry-after': '1' }), openaiText('ok')]);
+      const { value, ms } = await timed(() => run(openai(server)));
+      expect(value?.text).toBe('ok');
+      expect(server.requests).toHaveLength(2);
+      // The backoff alone would be ~5 ms: the wait is the server's second.
+      expect(ms).toBeGreaterThanOrEqual(950);
+    });
 
-  it('honours retry-after given as an HTTP date', async () => {
-    const at = new Date(Date.now() + 2000).toUTCString(); // second resolution: between 1 and 2 s from now
-    const server = await serve([json(503, { error: { message: 'maintenance' } }, { 'retry-after': at }), openaiText('ok')]);
-    const { value, ms } = await timed(() => run(openai(server)));
-    expect(value?.text).toBe('ok');
-    expect(ms).toBeGreaterThanOrEqual(900);
-    expect(ms).toBeLessThan(5000);
-  });
+    it('honours retry-after-ms too', async () => {
+      const server = await serve([
+        json(429, { error: { message: 'slow down' } }, { 'retry-after-ms': '300', 'retry-after': '30' }),
+        openaiText('ok'),
+      ]);
+      const { value, ms } = await timed(() => run(openai(server)));
+      expect(value?.text).toBe('ok');
+      expect(ms).toBeGreaterThanOrEqual(280);
+      expect(ms).toBeLessThan(5000);
+    });
 
-  it('gives up at once when retry-after would pass the deadline', async () => {
-    const server = await serve([json(429, { error: { message: 'quota' } }, { 'retry-after': '60' }), openaiText('never')]);
-    const { error, ms } = await timed(() => run(openai(server, { deadlineMs: 2000 })));
-    expect(error).toBeInstanceOf(ModelHttpError);
-    expect((error as Error).message).toBe('openai returned HTTP 429: quota');
-    expect(server.requests).toHaveLength(1);
-    expect(ms).toBeLessThan(5000);
-  });
+    it('honours retry-after given as an HTTP date', async () => {
+      const at = new Date(Date.now() + 2000).toUTCString(); // second resolution: between 1 and 2 s from now
+      const server = await serve([json(503, { error: { message: 'maintenance' } }, { 'retry-after': at }), openaiText('ok')]);
+      const { value, ms } = await timed(() => run(openai(server)));
+      expect(value?.text).toBe('ok');
+      expect(ms).toBeGreaterThanOrEqual(900);
+      expect(ms).toBeLessThan(5000);
+    });
 
-  it('ends a persistent 500 after maxAttempts, saying how many', async () => {
-    const server = await serve(json(500, { error: { message: 'upstream exploded' } }));
-    const { error } = await timed(() => run(openai(server, { retry: { maxAttempts: 4, baseDelayMs: 5 } })));
-    expect(error).toBeInstanceOf(ModelHttpError);
-    expect(error).toMatchObject({ status: 500, attempts: 4, providerMessage: 'upstream exploded' });
-    expect((error as Error).message).toBe('openai returned HTTP 500: upstream exploded (after 4 attempts)');
-    expect(server.requests).toHaveLength(4);
-  });
+    it('gives up at once when retry-after would pass the deadline', async () => {
+      const server = await serve([json(429, { error: { message: 'quota' } }, { 'retry-after': '60' }), openaiText('never')]);
+      const { error, ms } = await timed(() => run(openai(server, { deadlineMs: 2000 })));
+      expect(error).toBeInstanceOf(ModelHttpError);
+      expect((error as Error).message).toBe('openai returned HTTP 429: quota');
+      expect(server.requests).toHaveLength(1);
+      expect(ms).toBeLessThan(5000);
+    });
 
-  it('retries an Anthropic 529 (overloaded), then succeeds', async () => {
-    const server = await serve([
-      json(529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }),
-      anthropicText('fine'),
-    ]);
-    const model = new AnthropicModel({ baseUrl: server.url, apiKey: 'k', model: 'c', retry: { baseDelayMs: 5 } });
-    const result = await run(model);
-    expect(result.text).toBe('fine');
-    expect(server.requests).toHaveLength(2);
-  });
+    it('ends a persistent 500 after maxAttempts, saying how many', async () => {
+      const server = await serve(json(500, { error: { message: 'upstream exploded' } }));
+      const { error } = await timed(() => run(openai(server, { retry: { maxAttempts: 4, baseDelayMs: 5 } })));
+      expect(error).toBeInstanceOf(ModelHttpError);
+      expect(error).toMatchObject({ status: 500, attempts: 4, providerMessage: 'upstream exploded' });
+      expect((error as Error).message).toBe('openai returned HTTP 500: upstream exploded (after 4 attempts)');
+      expect(server.requests).toHaveLength(4);
+    });
 
-  it('retries a dropped connection (network error), then succeeds', async () => {
-    const server = await serve([dropConnection, openaiText('back')]);
-    const result = await run(openai(server));
-    expect(result.text).toBe('back');
-    expect(server.requests).toHaveLength(2);
-  });
+    it('retries an Anthropic 529 (overloaded), then succeeds', async () => {
+      const server = await serve([
+        json(529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }),
+        anthropicText('fine'),
+      ]);
+      const model = new AnthropicModel({ ...via, baseUrl: server.url, apiKey: 'k', model: 'c', retry: { baseDelayMs: 5 } });
+      const result = await run(model);
+      expect(result.text).toBe('fine');
+      expect(server.requests).toHaveLength(2);
+    });
 
-  it('ends with ModelConnectionError when nothing listens', async () => {
-    const port = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const { port: free } = probe.address() as { port: number };
-        probe.close(() => resolve(free));
+    it('retries a dropped connection (network error), then succeeds', async () => {
+      const server = await serve([dropConnection, openaiText('back')]);
+      const result = await run(openai(server));
+      expect(result.text).toBe('back');
+      expect(server.requests).toHaveLength(2);
+    });
+
+    it('ends with ModelConnectionError when nothing listens', async () => {
+      const port = await new Promise<number>((resolve) => {
+        const probe = createServer().listen(0, '127.0.0.1', () => {
+          const { port: free } = probe.address() as { port: number };
+          probe.close(() => resolve(free));
+        });
       });
+      const error = await run(openai(`http://127.0.0.1:${port}`, { retry: { maxAttempts: 2, baseDelayMs: 5 } })).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ModelConnectionError);
+      expect((error as Error).message).toMatch(/^openai could not be reached: ECONNREFUSED .* \(after 2 attempts\)$/);
     });
-    const error = await run(openai(`http://127.0.0.1:${port}`, { retry: { maxAttempts: 2, baseDelayMs: 5 } })).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ModelConnectionError);
-    expect((error as Error).message).toMatch(/^openai could not be reached: ECONNREFUSED .* \(after 2 attempts\)$/);
-  });
 
-  it('names every address an unreachable host was tried at (an AggregateError cause has no message of its own)', async () => {
-    // What undici throws when "localhost" resolves to ::1 and 127.0.0.1 and both refuse.
-    const refused = Object.assign(
-      new AggregateError([new Error('connect ECONNREFUSED ::1:9'), new Error('connect ECONNREFUSED 127.0.0.1:9')], ''),
-      { code: 'ECONNREFUSED' },
-    );
-    const fetch = (() => Promise.reject(new TypeError('fetch failed', { cause: refused }))) as typeof globalThis.fetch;
-    const error = await run(openai('http://localhost:9', { fetch, retry: { maxAttempts: 1 } })).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ModelConnectionError);
-    expect((error as Error).message).toBe(
-      'openai could not be reached: ECONNREFUSED (connect ECONNREFUSED ::1:9; connect ECONNREFUSED 127.0.0.1:9)',
-    );
-    expect((error as Error).cause).toBeInstanceOf(TypeError);
-  });
-
-  it('retries a 429 before a stream starts, then streams', async () => {
-    const server = await serve([json(429, { error: { message: 'busy' } }, { 'retry-after-ms': '10' }), openaiStream(['str', 'eamed'])]);
-    const runner = new AgentRunner({ model: openai(server), toolkit: weatherToolkit() });
-    const deltas: string[] = [];
-    for await (const event of runner.stream('x')) if (event.type === 'text') deltas.push(event.delta);
-    expect(deltas).toEqual(['str', 'eamed']);
-    expect(server.requests).toHaveLength(2);
-  });
-
-  it('stops waiting between attempts as soon as the caller aborts', async () => {
-    const server = await serve(json(503, { error: { message: 'down' } }, { 'retry-after': '30' }));
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error('user gave up')), 150);
-    const { error, ms } = await timed(() => run(openai(server, { deadlineMs: 60_000 }), controller.signal));
-    expect((error as Error).message).toBe('user gave up');
-    expect(ms).toBeLessThan(5000);
-    expect(server.requests).toHaveLength(1);
-  });
-});
-
-describe('failing at once', () => {
-  it.each([
-    [400, 'Invalid value for messages'],
-    [401, 'Incorrect API key provided'],
-    [402, 'Insufficient credits'],
-    [403, 'Model not allowed for this key'],
-  ])('fails at once on %i with the status and the provider message', async (status, message) => {
-    const server = await serve(json(status, { error: { message, type: 'invalid_request_error' } }));
-    const { error, ms } = await timed(() => run(openai(server, { retry: { maxAttempts: 5, baseDelayMs: 1000 } })));
-    expect(error).toBeInstanceOf(ModelHttpError);
-    expect(error).toMatchObject({ status, providerMessage: message, attempts: 1 });
-    expect((error as Error).message).toBe(`openai returned HTTP ${status}: ${message}`);
-    expect(server.requests).toHaveLength(1);
-    expect(ms).toBeLessThan(3000);
-  });
-
-  it('uses a plain-text error body as the message', async () => {
-    const server = await serve((res) => {
-      res.writeHead(404, { 'content-type': 'text/plain' });
-      res.end('no such route: /chat/completions');
+    it('names every address an unreachable host was tried at (an AggregateError cause has no message of its own)', async () => {
+      // What undici throws when "localhost" resolves to ::1 and 127.0.0.1 and both refuse.
+      const refused = Object.assign(
+        new AggregateError([new Error('connect ECONNREFUSED ::1:9'), new Error('connect ECONNREFUSED 127.0.0.1:9')], ''),
+        { code: 'ECONNREFUSED' },
+      );
+      const fetch = (() => Promise.reject(new TypeError('fetch failed', { cause: refused }))) as typeof globalThis.fetch;
+      const error = await run(openai('http://localhost:9', { fetch, retry: { maxAttempts: 1 } })).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ModelConnectionError);
+      expect((error as Error).message).toBe(
+        'openai could not be reached: ECONNREFUSED (connect ECONNREFUSED ::1:9; connect ECONNREFUSED 127.0.0.1:9)',
+      );
+      expect((error as Error).cause).toBeInstanceOf(TypeError);
     });
-    await expect(run(openai(server))).rejects.toThrow('openai returned HTTP 404: no such route: /chat/completions');
-    expect(server.requests).toHaveLength(1);
-  });
 
-  it('gives a clear error for a garbage 200 body, without retrying', async () => {
-    const server = await serve((res) => {
-      res.writeHead(200, { 'content-type': 'text/html' });
-      res.end('<html>Gateway says hello</html>');
-    });
-    const error = await run(openai(server)).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ModelResponseError);
-    expect((error as Error).message).toBe(
-      'openai sent an unreadable response: the body is not JSON (body starts: "<html>Gateway says hello</html>")',
-    );
-    expect(server.requests).toHaveLength(1);
-  });
-});
-
-describe('cancellation', () => {
-  it("aborts a model call in flight with the run's signal, rejecting with its reason", async () => {
-    const server = await serve(hang);
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error('user pressed stop')), 100);
-    const { error, ms } = await timed(() => run(openai(server, { timeoutMs: 30_000 }), controller.signal));
-    expect((error as Error).message).toBe('user pressed stop');
-    expect(ms).toBeLessThan(5000);
-    expect(server.requests).toHaveLength(1);
-  });
-});
-
-describe('timeouts', () => {
-  it('ends a call to a hanging server at its timeout', async () => {
-    const server = await serve(hang);
-    const { error, ms } = await timed(() => run(openai(server, { timeoutMs: 300, retry: { maxAttempts: 1 } })));
-    expect(error).toBeInstanceOf(ModelTimeoutError);
-    expect((error as Error).message).toBe('openai did not answer within 300 ms');
-    expect(ms).toBeGreaterThanOrEqual(290);
-    expect(ms).toBeLessThan(5000);
-  });
-
-  it('bounds retries of a hanging server by the deadline', async () => {
-    const server = await serve(hang);
-    const { error, ms } = await timed(() =>
-      run(openai(server, { timeoutMs: 250, deadlineMs: 600, retry: { maxAttempts: 10, baseDelayMs: 5 } })),
-    );
-    expect(error).toBeInstanceOf(ModelTimeoutError);
-    expect(ms).toBeLessThan(2400);
-    expect(server.requests.length).toBeGreaterThanOrEqual(2);
-    expect(server.requests.length).toBeLessThanOrEqual(4);
-  });
-
-  it('ends a response whose body never finishes at the timeout', async () => {
-    const server = await serve((res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.write('{"choices": [');
-    });
-    const { error, ms } = await timed(() => run(openai(server, { timeoutMs: 300, retry: { maxAttempts: 1 } })));
-    expect(error).toBeInstanceOf(ModelTimeoutError);
-    expect(ms).toBeLessThan(5000);
-  });
-
-  it('ends a stream that goes quiet at the idle timeout, after what it already sent', async () => {
-    const server = await serve((res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'partial' } }] })}\n\n`);
-    });
-    const runner = new AgentRunner({ model: openai(server, { timeoutMs: 300, retry: { maxAttempts: 1 } }), toolkit: weatherToolkit() });
-    const deltas: string[] = [];
-    const consume = async () => {
+    it('retries a 429 before a stream starts, then streams', async () => {
+      const server = await serve([json(429, { error: { message: 'busy' } }, { 'retry-after-ms': '10' }), openaiStream(['str', 'eamed'])]);
+      const runner = new AgentRunner({ model: openai(server), toolkit: weatherToolkit() });
+      const deltas: string[] = [];
       for await (const event of runner.stream('x')) if (event.type === 'text') deltas.push(event.delta);
-    };
-    const { error, ms } = await timed(consume);
-    expect(error).toBeInstanceOf(ModelTimeoutError);
-    expect(deltas).toEqual(['partial']);
-    expect(ms).toBeLessThan(5000);
+      expect(deltas).toEqual(['str', 'eamed']);
+      expect(server.requests).toHaveLength(2);
+    });
+
+    it('stops waiting between attempts as soon as the caller aborts', async () => {
+      const server = await serve(json(503, { error: { message: 'down' } }, { 'retry-after': '30' }));
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(new Error('user gave up')), 150);
+      const { error, ms } = await timed(() => run(openai(server, { deadlineMs: 60_000 }), controller.signal));
+      expect((error as Error).message).toBe('user gave up');
+      expect(ms).toBeLessThan(5000);
+      expect(server.requests).toHaveLength(1);
+    });
+  });
+
+  describe('failing at once', () => {
+    it.each([
+      [400, 'Invalid value for messages'],
+      [401, 'Incorrect API key provided'],
+      [402, 'Insufficient credits'],
+      [403, 'Model not allowed for this key'],
+    ])('fails at once on %i with the status and the provider message', async (status, message) => {
+      const server = await serve(json(status, { error: { message, type: 'invalid_request_error' } }));
+      const { error, ms } = await timed(() => run(openai(server, { retry: { maxAttempts: 5, baseDelayMs: 1000 } })));
+      expect(error).toBeInstanceOf(ModelHttpError);
+      expect(error).toMatchObject({ status, providerMessage: message, attempts: 1 });
+      expect((error as Error).message).toBe(`openai returned HTTP ${status}: ${message}`);
+      expect(server.requests).toHaveLength(1);
+      expect(ms).toBeLessThan(3000);
+    });
+
+    it('uses a plain-text error body as the message', async () => {
+      const server = await serve((res) => {
+        res.writeHead(404, { 'content-type': 'text/plain' });
+        res.end('no such route: /chat/completions');
+      });
+      await expect(run(openai(server))).rejects.toThrow('openai returned HTTP 404: no such route: /chat/completions');
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('gives a clear error for a garbage 200 body, without retrying', async () => {
+      const server = await serve((res) => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<html>Gateway says hello</html>');
+      });
+      const error = await run(openai(server)).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ModelResponseError);
+      expect((error as Error).message).toBe(
+        'openai sent an unreadable response: the body is not JSON (body starts: "<html>Gateway says hello</html>")',
+      );
+      expect(server.requests).toHaveLength(1);
+    });
+  });
+
+  describe('cancellation', () => {
+    it("aborts a model call in flight with the run's signal, rejecting with its reason", async () => {
+      const server = await serve(hang);
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(new Error('user pressed stop')), 100);
+      const { error, ms } = await timed(() => run(openai(server, { timeoutMs: 30_000 }), controller.signal));
+      expect((error as Error).message).toBe('user pressed stop');
+      expect(ms).toBeLessThan(5000);
+      expect(server.requests).toHaveLength(1);
+    });
+  });
+
+  describe('timeouts', () => {
+    it('ends a call to a hanging server at its timeout', async () => {
+      const server = await serve(hang);
+      const { error, ms } = await timed(() => run(openai(server, { timeoutMs: 300, retry: { maxAttempts: 1 } })));
+      expect(error).toBeInstanceOf(ModelTimeoutError);
+      expect((error as Error).message).toBe('openai did not answer within 300 ms');
+      expect(ms).toBeGreaterThanOrEqual(290);
+      expect(ms).toBeLessThan(5000);
+    });
+
+    it('bounds retries of a hanging server by the deadline', async () => {
+      const server = await serve(hang);
+      const { error, ms } = await timed(() =>
+        run(openai(server, { timeoutMs: 250, deadlineMs: 600, retry: { maxAttempts: 10, baseDelayMs: 5 } })),
+      );
+      expect(error).toBeInstanceOf(ModelTimeoutError);
+      expect(ms).toBeLessThan(2400);
+      expect(server.requests.length).toBeGreaterThanOrEqual(2);
+      expect(server.requests.length).toBeLessThanOrEqual(4);
+    });
+
+    it('ends a response whose body never finishes at the timeout', async () => {
+      const server = await serve((res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"choices": [');
+      });
+      const { error, ms } = await timed(() => run(openai(server, { timeoutMs: 300, retry: { maxAttempts: 1 } })));
+      expect(error).toBeInstanceOf(ModelTimeoutError);
+      expect(ms).toBeLessThan(5000);
+    });
+
+    it('ends a stream that goes quiet at the idle timeout, after what it already sent', async () => {
+      const server = await serve((res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'partial' } }] })}\n\n`);
+      });
+      const runner = new AgentRunner({ model: openai(server, { timeoutMs: 300, retry: { maxAttempts: 1 } }), toolkit: weatherToolkit() });
+      const deltas: string[] = [];
+      const consume = async () => {
+        for await (const event of runner.stream('x')) if (event.type === 'text') deltas.push(event.delta);
+      };
+      const { error, ms } = await timed(consume);
+      expect(error).toBeInstanceOf(ModelTimeoutError);
+      expect(deltas).toEqual(['partial']);
+      expect(ms).toBeLessThan(5000);
+    });
   });
 });
 

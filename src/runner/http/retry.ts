@@ -1,4 +1,5 @@
 import type { HttpSettings } from './settings';
+import type { ReplyHeaders } from './transport';
 
 /** 408 and 429 say "later"; 5xx say "not now". Everything else will not change on a retry. */
 export function isRetryableStatus(status: number): boolean {
@@ -12,7 +13,7 @@ export function backoff(retryNumber: number, settings: HttpSettings): number {
 }
 
 /** `retry-after-ms` (OpenAI), else `retry-after` as seconds or an HTTP date. */
-export function retryAfter(headers: Headers): number | undefined {
+export function retryAfter(headers: ReplyHeaders): number | undefined {
   const ms = headers.get('retry-after-ms');
   if (ms !== null && ms.trim() !== '' && Number.isFinite(Number(ms)) && Number(ms) >= 0) return Number(ms);
   const value = headers.get('retry-after');

@@ -42,7 +42,11 @@ export interface HttpModelOptions {
   retry?: RetryOptions;
   /** Extra request headers (an OpenRouter `HTTP-Referer`, a gateway key...). */
   headers?: Record<string, string>;
-  /** The `fetch` to use; defaults to the platform's. */
+  /**
+   * A `fetch` to send the requests with (a proxy's, an instrumented one). By default the
+   * models use node:http(s) with a keep-alive pool per model, which costs a fraction of the
+   * platform `fetch` per call on Node 20 (docs/agents.md, "HTTP").
+   */
   fetch?: typeof fetch;
 }
 
@@ -57,7 +61,8 @@ export interface HttpSettings {
   baseDelayMs: number;
   maxDelayMs: number;
   headers: Record<string, string>;
-  fetch: typeof fetch;
+  /** The user's `fetch`, or undefined for the built-in node:http(s) transport. */
+  fetch: typeof fetch | undefined;
 }
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
@@ -76,7 +81,7 @@ export function httpSettings(options: HttpModelOptions): HttpSettings {
     baseDelayMs: options.retry?.baseDelayMs ?? 500,
     maxDelayMs: options.retry?.maxDelayMs ?? 8_000,
     headers: options.headers ?? {},
-    fetch: options.fetch ?? globalThis.fetch,
+    fetch: options.fetch,
   };
   // Timeouts may be Infinity (none); timers longer than setTimeout's 2^31-1 ms are re-armed by the watchdog.
   for (const key of ['timeoutMs', 'deadlineMs'] as const) {
@@ -94,7 +99,7 @@ export function httpSettings(options: HttpModelOptions): HttpSettings {
   if (!Number.isInteger(settings.maxAttempts) || settings.maxAttempts < 1) {
     throw new InvalidArgumentError(`retry.maxAttempts must be an integer >= 1, got ${settings.maxAttempts}`);
   }
-  if (typeof settings.fetch !== 'function') throw new InvalidArgumentError('no fetch available: pass options.fetch');
+  if (settings.fetch !== undefined && typeof settings.fetch !== 'function') throw new InvalidArgumentError('fetch must be a function');
   if (typeof settings.headers !== 'object' || settings.headers === null)
     throw new InvalidArgumentError('headers must be an object of strings');
   return settings;
@@ -102,7 +107,7 @@ export function httpSettings(options: HttpModelOptions): HttpSettings {
 
 /**
  * Checks a request header at construction, so a bad one is a clear programmer error here
- * and not a `fetch` failure later whose message quotes the value (often a key). The
+ * and not an HTTP client's failure later whose message quotes the value (often a key). The
  * message names the header, never its value.
  */
 export function checkHeader(owner: string, name: string, value: unknown, what = `header "${safeName(name)}"`): void {
@@ -131,4 +136,7 @@ export function checkUrl(owner: string, url: string): void {
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
     throw new InvalidArgumentError(`${owner}: baseUrl must be http: or https:, got ${parsed.protocol}`);
+  // A URL ends up in logs and traces; a key belongs in a header (apiKey, options.headers).
+  if (parsed.username !== '' || parsed.password !== '')
+    throw new InvalidArgumentError(`${owner}: baseUrl must not carry credentials (user:password@); pass them as a header instead`);
 }

@@ -58,7 +58,7 @@ type Assembling =
 
 /**
  * An Anthropic messages-API model: `tool_use` blocks in, `tool_result` blocks (one user
- * message holding every result of a turn, in call order) back. Plain `fetch`, retries per
+ * message holding every result of a turn, in call order) back. node:http(s) (or your `fetch`), retries per
  * {@link HttpModelOptions}, non-streaming and streaming (server-sent events), extended
  * thinking and prompt caching as options.
  */

@@ -78,7 +78,7 @@ type InputItem = Record<string, unknown>;
  * back as `function_call_output` items, and reasoning kept between turns. The model's
  * output items are kept as {@link ProviderItem}s whenever the turn holds more than text and
  * function calls (a `reasoning` item, with its encrypted content), and sent back verbatim and
- * in the order they came on the next request, as the API requires. Plain `fetch`, retries
+ * in the order they came on the next request, as the API requires. node:http(s) (or your `fetch`), retries
  * per {@link HttpModelOptions}, non-streaming and streaming (server-sent events).
  */
 export class OpenAIResponsesModel implements ChatModel {

@@ -63,7 +63,7 @@ type WireMessage =
 
 /**
  * A chat-completions model: OpenAI itself and every server that speaks its dialect
- * (OpenRouter, vLLM, Ollama, LM Studio, llama.cpp...). Plain `fetch`, retries per
+ * (OpenRouter, vLLM, Ollama, LM Studio, llama.cpp...). node:http(s) (or your `fetch`), retries per
  * {@link HttpModelOptions}, non-streaming and streaming (server-sent events).
  */
 export class OpenAIChatModel implements ChatModel {

@@ -2,8 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { ModelError, ModelResponseError } from '../../errors';
 import type { Attempt } from '../http/attempt';
 import { readCapped } from '../http/body';
-import { postWithRetry } from '../http/post';
+import { FetchTransport } from '../http/fetch-transport';
+import { NodeTransport } from '../http/node-transport';
+import { postWithRetry, type HttpCall } from '../http/post';
 import { checkHeader, checkUrl, type HttpSettings } from '../http/settings';
+import type { Reply, Transport } from '../http/transport';
 import { Watchdog } from '../http/watchdog';
 import { readSse, type SseEvent } from '../sse';
 import type { ModelResponse, ModelStreamEvent, ModelTool } from '../types';
@@ -27,10 +30,10 @@ export class ToolsCache<T> {
 }
 
 /** Reads a whole body (up to `maxResponseBytes`) under the attempt's timer and parses it as JSON, or says clearly why not. */
-async function readJson(provider: string, response: Response, attempt: Attempt, maxBytes: number): Promise<Record<string, unknown>> {
+async function readJson(provider: string, reply: Reply, attempt: Attempt, maxBytes: number): Promise<Record<string, unknown>> {
   let text: string;
   try {
-    text = await readCapped(provider, response, maxBytes, 'maxResponseBytes');
+    text = await readCapped(provider, reply, maxBytes, 'maxResponseBytes');
   } catch (error) {
     throw streamFailure(provider, attempt, error);
   } finally {
@@ -63,6 +66,7 @@ export type OpenedStream = { events: AsyncGenerator<SseEvent>; attempt: Attempt 
 export class ModelEndpoint {
   private readonly streamHeaders: Record<string, string>;
   private readonly watchdog = new Watchdog();
+  private readonly transport: Transport;
   /** Header values that must never appear in an error: keys, tokens (anything but the protocol headers). */
   private readonly secrets: string[];
 
@@ -77,6 +81,7 @@ export class ModelEndpoint {
   ) {
     checkUrl(provider, url);
     for (const [name, value] of Object.entries(headers)) checkHeader(provider, name, value);
+    this.transport = settings.fetch ? new FetchTransport(settings.fetch, url) : new NodeTransport(url);
     this.streamHeaders = { ...headers, accept: 'text/event-stream' };
     this.secrets = secretsOf(headers);
   }
@@ -107,30 +112,22 @@ export class ModelEndpoint {
 
   /** POSTs `body` and reads the whole answer as a JSON object. */
   async json(body: string, signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
-    const { response, attempt } = await postWithRetry(
-      { provider: this.provider, url: this.url, headers: this.headers, body, signal, retryDelayOf: this.retryDelayOf },
-      this.settings,
-      this.watchdog,
-    );
-    return readJson(this.provider, response, attempt, this.settings.maxResponseBytes);
+    const { reply, attempt } = await postWithRetry(this.call(this.headers, body, signal), this.settings, this.watchdog);
+    return readJson(this.provider, reply, attempt, this.settings.maxResponseBytes);
   }
 
   /** POSTs `body` asking for server-sent events. The caller disposes the attempt once the events end. */
   async stream(body: string, signal: AbortSignal | undefined): Promise<OpenedStream> {
-    const { response, attempt } = await postWithRetry(
-      { provider: this.provider, url: this.url, headers: this.streamHeaders, body, signal, retryDelayOf: this.retryDelayOf },
-      this.settings,
-      this.watchdog,
-    );
-    if ((response.headers.get('content-type') ?? '').includes('application/json')) {
-      return { whole: await readJson(this.provider, response, attempt, this.settings.maxResponseBytes) };
-    }
-    if (!response.body) {
-      attempt.dispose();
-      throw new ModelResponseError(this.provider, 'the stream has no body');
+    const { reply, attempt } = await postWithRetry(this.call(this.streamHeaders, body, signal), this.settings, this.watchdog);
+    if ((reply.headers.get('content-type') ?? '').includes('application/json')) {
+      return { whole: await readJson(this.provider, reply, attempt, this.settings.maxResponseBytes) };
     }
     const limits = { provider: this.provider, maxBytes: this.settings.maxResponseBytes, maxEventBytes: this.settings.maxEventBytes };
-    return { events: readSse(response.body, () => attempt.touch(), limits), attempt };
+    return { events: readSse(reply.chunks(), () => attempt.touch(), limits), attempt };
+  }
+
+  private call(headers: Record<string, string>, body: string, signal: AbortSignal | undefined): HttpCall {
+    return { provider: this.provider, url: this.url, transport: this.transport, headers, body, signal, retryDelayOf: this.retryDelayOf };
   }
 }
 

@@ -1,0 +1,183 @@
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { pipeline, type Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { Attempt } from './attempt';
+import { refusalDetail, RequestRefused, type Reply, type ReplyHeaders, type Transport } from './transport';
+
+/**
+ * The built-in transport: node:http(s) over a keep-alive pool of this endpoint's own.
+ * Chosen over the platform `fetch` for cost: on Node 20 a `fetch` call builds WHATWG
+ * Request, Response, Headers and stream objects and two transferable AbortSignals, which is
+ * most of a model call's client CPU against a fast server (docs/performance.md, "Throughput").
+ * Idle pooled sockets do not keep the process alive.
+ */
+export class NodeTransport implements Transport {
+  private readonly agent: HttpAgent;
+  private readonly request: typeof httpRequest;
+  private readonly target: RequestOptions;
+
+  constructor(url: string) {
+    const parsed = new URL(url);
+    const secure = parsed.protocol === 'https:';
+    this.agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+    this.request = secure ? httpsRequest : httpRequest;
+    this.target = {
+      protocol: parsed.protocol,
+      // A bracketed IPv6 literal is connected to without its brackets.
+      hostname: parsed.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: parsed.port === '' ? undefined : Number(parsed.port),
+      path: parsed.pathname + parsed.search,
+      method: 'POST',
+      agent: this.agent,
+    };
+  }
+
+  send(headers: Readonly<Record<string, string>>, body: string, attempt: Attempt): Promise<Reply> {
+    return this.sendOnce(withUserAgent(headers), body, attempt, true);
+  }
+
+  private sendOnce(headers: Record<string, string>, body: string, attempt: Attempt, mayRetryStale: boolean): Promise<Reply> {
+    return new Promise((resolve, reject) => {
+      let request: ClientRequest;
+      try {
+        request = this.request({ ...this.target, headers });
+      } catch (error) {
+        // Node validates header names and values before anything is sent.
+        reject(new RequestRefused(refusalDetail(error)));
+        return;
+      }
+      let answered = false;
+      request.on('response', (response: IncomingMessage) => {
+        answered = true;
+        resolve(new NodeReply(response, request));
+      });
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        if (answered) return; // the body's reader sees it
+        // A pooled socket the server had just closed: the request never reached it. Node's
+        // documented remedy is to send again, once, on a fresh socket.
+        if (mayRetryStale && request.reusedSocket && !attempt.aborted && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
+          resolve(this.sendOnce(headers, body, attempt, false));
+          return;
+        }
+        reject(error);
+      });
+      attempt.onAbort(() => request.destroy(new Error('the attempt was abandoned')));
+      request.end(body);
+    });
+  }
+}
+
+/** Some gateways refuse a request without a user agent; the platform `fetch` sends one too. */
+function withUserAgent(headers: Readonly<Record<string, string>>): Record<string, string> {
+  for (const name of Object.keys(headers)) if (name.toLowerCase() === 'user-agent') return headers;
+  return { ...headers, 'user-agent': 'toolnexus-ts' };
+}
+
+class NodeReplyHeaders implements ReplyHeaders {
+  constructor(private readonly raw: IncomingMessage['headers']) {}
+
+  get(name: string): string | null {
+    const value = this.raw[name.toLowerCase()];
+    if (value === undefined) return null;
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+}
+
+class NodeReply implements Reply {
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: ReplyHeaders;
+  readonly isRedirect: boolean;
+
+  constructor(
+    private readonly response: IncomingMessage,
+    private readonly request: ClientRequest,
+  ) {
+    this.status = response.statusCode ?? 0;
+    this.statusText = response.statusMessage ?? '';
+    this.headers = new NodeReplyHeaders(response.headers);
+    this.isRedirect = this.status >= 300 && this.status < 400;
+  }
+
+  text(limit: number): Promise<string | undefined> {
+    return this.collect(limit, true).then(({ bytes, over }) => (over ? undefined : bytes.toString('utf8')));
+  }
+
+  prefix(limit: number): Promise<string> {
+    return this.collect(limit, false).then(({ bytes }) => bytes.toString('utf8'));
+  }
+
+  chunks(): AsyncIterable<Uint8Array> {
+    return this.decoded();
+  }
+
+  async discard(): Promise<void> {
+    this.destroy();
+  }
+
+  /**
+   * Reads the body up to `limit` bytes. Past it, the connection is dropped (nothing more is
+   * read) and the bytes so far are returned with `over` set, or cut to `limit` for a prefix.
+   */
+  private collect(limit: number, whole: boolean): Promise<{ bytes: Buffer; over: boolean }> {
+    return new Promise((resolve, reject) => {
+      const source = this.decoded();
+      const chunks: Buffer[] = [];
+      let total = 0;
+      let settled = false;
+      const finish = (over: boolean): void => {
+        if (settled) return;
+        settled = true;
+        const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
+        resolve({ bytes: whole || bytes.length <= limit ? bytes : bytes.subarray(0, limit), over });
+      };
+      source.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        total += chunk.length;
+        chunks.push(chunk);
+        if (total > limit || (!whole && total >= limit)) {
+          finish(total > limit);
+          this.destroy();
+        }
+      });
+      source.on('end', () => finish(false));
+      source.on('error', (error) => {
+        if (settled) return;
+        settled = true;
+        reject(error);
+      });
+      // A connection that closes before the body ends, with no error of its own.
+      source.on('close', () => {
+        if (settled) return;
+        settled = true;
+        reject(Object.assign(new Error('the connection closed before the body ended'), { code: 'ECONNRESET' }));
+      });
+    });
+  }
+
+  private stream: Readable | undefined;
+
+  /** The body decoded from its content coding: gzip, deflate and br as `fetch` decodes them; anything else as sent. */
+  private decoded(): Readable {
+    if (this.stream) return this.stream;
+    const coding = (this.headers.get('content-encoding') ?? '').trim().toLowerCase();
+    const decoder =
+      coding === 'gzip' || coding === 'x-gzip'
+        ? createGunzip()
+        : coding === 'deflate'
+          ? createInflate()
+          : coding === 'br'
+            ? createBrotliDecompress()
+            : undefined;
+    // pipeline destroys both ends when either fails or is destroyed, so an early exit releases the socket.
+    this.stream = decoder ? pipeline(this.response, decoder, () => undefined) : this.response;
+    return this.stream;
+  }
+
+  private destroy(): void {
+    this.stream?.destroy();
+    this.response.destroy();
+    this.request.destroy();
+  }
+}
