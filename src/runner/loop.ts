@@ -7,7 +7,7 @@ import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { ToolContext } from '../toolkit/context';
 import { pendingResult, snapshot, type Checkpoints } from './checkpoints';
 import { checkAnswer, FINAL_ANSWER_TOOL, keptAnswer, repairPrompt, textReminder, type OutputRun } from './output';
-import type { HaltedCall, RunState } from './state';
+import type { HaltedCall } from './state';
 import { addUsage, copyUsage } from './usage';
 import type {
   AssistantMessage,
@@ -256,10 +256,9 @@ async function halt(parts: LoopParts, live: LiveRun, calls: ToolCall[], results:
 }
 
 async function end(parts: LoopParts, live: LiveRun, status: Exclude<RunStatus, 'pending'>): Promise<RunResult> {
-  // A run that was never checkpointed stays out of the store: the common case costs no I/O.
-  const state: RunState = snapshot(live, status, undefined);
   await live.stopDriving?.();
-  if (live.version > 0) await parts.checkpoints.save(live, state);
+  // A run that was never checkpointed stays out of the store: the common case costs no I/O.
+  if (live.version > 0) await parts.checkpoints.save(live, snapshot(live, status, undefined));
   const base = {
     text: live.text,
     messages: live.messages,

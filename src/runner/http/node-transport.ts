@@ -33,8 +33,16 @@ export class NodeTransport implements Transport {
     };
   }
 
+  /** The headers as sent, per headers object a model hands over (it keeps the same ones for every call). */
+  private readonly sent = new WeakMap<Readonly<Record<string, string>>, Record<string, string>>();
+
   send(headers: Readonly<Record<string, string>>, body: string, attempt: Attempt): Promise<Reply> {
-    return this.sendOnce(withUserAgent(headers), body, attempt, true);
+    let sent = this.sent.get(headers);
+    if (sent === undefined) {
+      sent = withUserAgent(headers);
+      this.sent.set(headers, sent);
+    }
+    return this.sendOnce(sent, body, attempt, true);
   }
 
   private sendOnce(headers: Record<string, string>, body: string, attempt: Attempt, mayRetryStale: boolean): Promise<Reply> {
@@ -70,8 +78,10 @@ export class NodeTransport implements Transport {
 
 /** Some gateways refuse a request without a user agent; the platform `fetch` sends one too. */
 function withUserAgent(headers: Readonly<Record<string, string>>): Record<string, string> {
-  for (const name of Object.keys(headers)) if (name.toLowerCase() === 'user-agent') return headers;
-  return { ...headers, 'user-agent': 'toolnexus-ts' };
+  const copy = { ...headers };
+  for (const name of Object.keys(copy)) if (name.toLowerCase() === 'user-agent') return copy;
+  copy['user-agent'] = 'toolnexus-ts';
+  return copy;
 }
 
 class NodeReplyHeaders implements ReplyHeaders {
