@@ -20,9 +20,10 @@ const library = require(distEntry);
 
 const sources = ['frameworks/toolnexus-toolkit.ts'];
 if (typeof library.AgentRunner === 'function' && typeof library.OpenAIChatModel === 'function') {
-  sources.push('frameworks/toolnexus.ts');
+  sources.push('frameworks/toolnexus.ts', 'frameworks/toolnexus-fetch.ts');
 } else {
   rmSync(path.join(here, 'frameworks/toolnexus.js'), { force: true });
+  rmSync(path.join(here, 'frameworks/toolnexus-fetch.js'), { force: true });
   console.error('build: dist exports no AgentRunner/OpenAIChatModel yet; the toolnexus-ts AgentRunner row is left out');
 }
 

@@ -8,6 +8,8 @@ const here = (file) => fileURLToPath(new URL(`./frameworks/${file}`, import.meta
 export const FRAMEWORKS = [
   { key: 'floor', label: 'floor (bare fetch)', role: 'floor', file: here('floor.mjs') },
   { key: 'toolnexus', label: 'toolnexus-ts AgentRunner', role: 'self', file: here('toolnexus.js') },
+  { key: 'toolnexus-fetch', label: 'toolnexus-ts AgentRunner over fetch', role: 'diagnostic', file: here('toolnexus-fetch.js') },
+  { key: 'floor-http', label: 'floor over node:http', role: 'diagnostic', file: here('floor-http.mjs') },
   { key: 'toolnexus-toolkit', label: 'toolnexus-ts Toolkit, hand loop', role: 'diagnostic', file: here('toolnexus-toolkit.js') },
   { key: 'vercel-ai', label: 'Vercel AI SDK', role: 'peer', file: here('vercel-ai.mjs') },
   { key: 'openai-agents', label: 'OpenAI Agents SDK', role: 'peer', file: here('openai-agents.mjs') },

@@ -1,7 +1,7 @@
 // The floor: bare fetch + direct calls, no framework, no argument validation.
 import { API_KEY, MODEL, PROMPT, SYSTEM_PROMPT, WEATHER, ADD, add, getWeather } from '../scenario.cjs';
 
-const tools = [
+export const tools = [
   {
     type: 'function',
     function: {

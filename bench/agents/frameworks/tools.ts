@@ -1,4 +1,4 @@
-// The benchmark's two tools as toolnexus-ts classes, shared by both toolnexus-ts rows:
+// The benchmark's two tools as toolnexus-ts classes, shared by the toolnexus-ts rows:
 // class-validator DTOs whose schema and validation come from the same decorators.
 import { IsNumber, IsString } from 'class-validator';
 import { Describe, Tool } from '../../../dist';
