@@ -28,6 +28,7 @@ import {
   type ModelStreamEvent,
 } from 'toolnexus-ts';
 import { readSse } from 'toolnexus-ts/runner/sse';
+import { overEachTransport, transport } from '../fixtures/runner/transports';
 
 const CANARY = 'sk-live-CANARY0123456789abcdef';
 const MB = 1024 * 1024;
@@ -67,7 +68,7 @@ afterEach(async () => {
 const request = { messages: [{ role: 'user' as const, content: 'hi' }], tools: [] };
 
 function openai(url: string, extra: Partial<ConstructorParameters<typeof OpenAIChatModel>[0]> = {}): OpenAIChatModel {
-  return new OpenAIChatModel({ baseUrl: `${url}/v1`, apiKey: CANARY, model: 'm', retry: { maxAttempts: 1 }, ...via, ...extra });
+  return new OpenAIChatModel({ baseUrl: `${url}/v1`, apiKey: CANARY, model: 'm', retry: { maxAttempts: 1 }, ...transport.via, ...extra });
 }
 
 async function drain(model: ChatModel): Promise<ModelStreamEvent[]> {
@@ -126,18 +127,7 @@ async function pour(res: ServerResponse, total: number, fill = 'x'): Promise<num
   return sent;
 }
 
-/** Every test below runs over both transports: the built-in node:http(s) one and a user's `fetch`. */
-const TRANSPORTS: Array<[string, typeof globalThis.fetch | undefined]> = [
-  ['node:http', undefined],
-  ['fetch', globalThis.fetch],
-];
-let via: { fetch?: typeof globalThis.fetch } = {};
-
-describe.each(TRANSPORTS)('over %s', (_transport, fetchImpl) => {
-  beforeAll(() => {
-    via = fetchImpl ? { fetch: fetchImpl } : {};
-  });
-
+overEachTransport(() => {
   describe('API keys', () => {
     it.each([
       ['CR LF', `${CANARY}\r\nx-injected: 1`],
@@ -146,8 +136,8 @@ describe.each(TRANSPORTS)('over %s', (_transport, fetchImpl) => {
       ['a non-ASCII character', `${CANARY}é`],
     ])('a key containing %s is refused when the model is built, without quoting it', (_, key) => {
       for (const build of [
-        () => new OpenAIChatModel({ ...via, baseUrl: 'http://127.0.0.1:9/v1', apiKey: key, model: 'm' }),
-        () => new AnthropicModel({ ...via, baseUrl: 'http://127.0.0.1:9', apiKey: key, model: 'm' }),
+        () => new OpenAIChatModel({ ...transport.via, baseUrl: 'http://127.0.0.1:9/v1', apiKey: key, model: 'm' }),
+        () => new AnthropicModel({ ...transport.via, baseUrl: 'http://127.0.0.1:9', apiKey: key, model: 'm' }),
       ]) {
         let thrown: unknown;
         try {
@@ -165,9 +155,9 @@ describe.each(TRANSPORTS)('over %s', (_transport, fetchImpl) => {
       expect(() => openai('http://127.0.0.1:9', { headers: { 'x-gateway-key': `${CANARY}\r\n` } })).toThrow(
         /header "x-gateway-key" contains a character/,
       );
-      expect(() => new OpenAIChatModel({ ...via, baseUrl: `not a url ${CANARY}`, model: 'm' })).toThrow(InvalidArgumentError);
+      expect(() => new OpenAIChatModel({ ...transport.via, baseUrl: `not a url ${CANARY}`, model: 'm' })).toThrow(InvalidArgumentError);
       try {
-        new OpenAIChatModel({ ...via, baseUrl: `not a url ${CANARY}`, model: 'm' });
+        new OpenAIChatModel({ ...transport.via, baseUrl: `not a url ${CANARY}`, model: 'm' });
       } catch (error) {
         expect(allText(error)).not.toContain('CANARY');
       }
@@ -197,7 +187,7 @@ describe.each(TRANSPORTS)('over %s', (_transport, fetchImpl) => {
       expect(error.message).toContain('[redacted]');
       expect(allText(error)).not.toContain('CANARY');
       const streamed = await failure(
-        drain(new AnthropicModel({ ...via, baseUrl: echo.url, apiKey: CANARY, model: 'm', retry: { maxAttempts: 1 } })),
+        drain(new AnthropicModel({ ...transport.via, baseUrl: echo.url, apiKey: CANARY, model: 'm', retry: { maxAttempts: 1 } })),
       );
       expect(allText(streamed)).not.toContain('CANARY');
     });
@@ -251,7 +241,13 @@ describe.each(TRANSPORTS)('over %s', (_transport, fetchImpl) => {
         const model =
           kind === 'openai'
             ? openai(endpoint.url)
-            : new AnthropicModel({ ...via, baseUrl: endpoint.url, apiKey: CANARY, model: 'm', retry: { maxAttempts: 3, baseDelayMs: 1 } });
+            : new AnthropicModel({
+                ...transport.via,
+                baseUrl: endpoint.url,
+                apiKey: CANARY,
+                model: 'm',
+                retry: { maxAttempts: 3, baseDelayMs: 1 },
+              });
         const error = await failure(model.complete(request));
         expect(error).toBeInstanceOf(ModelRedirectError);
         expect(error).toMatchObject({ status: 307, targetOrigin: thief.url });

@@ -26,6 +26,7 @@ import {
   type Reply,
 } from '../fixtures/runner/mock-servers';
 import { weatherToolkit } from '../fixtures/runner/tools';
+import { overEachTransport, transport } from '../fixtures/runner/transports';
 
 const servers: MockServer[] = [];
 async function serve(replies: Reply | Reply[]): Promise<MockServer> {
@@ -39,7 +40,7 @@ afterEach(async () => {
 
 function openai(server: MockServer | string, options: Partial<OpenAIChatModelOptions> = {}): OpenAIChatModel {
   const url = typeof server === 'string' ? server : server.url;
-  return new OpenAIChatModel({ baseUrl: url, model: 'm', retry: { maxAttempts: 3, baseDelayMs: 5 }, ...via, ...options });
+  return new OpenAIChatModel({ baseUrl: url, model: 'm', retry: { maxAttempts: 3, baseDelayMs: 5 }, ...transport.via, ...options });
 }
 
 function run(model: OpenAIChatModel | AnthropicModel, signal?: AbortSignal) {
@@ -56,18 +57,7 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value?: T; error?: un
   }
 }
 
-/** Every test below runs over both transports: the built-in node:http(s) one and a user's `fetch`. */
-const TRANSPORTS: Array<[string, typeof globalThis.fetch | undefined]> = [
-  ['node:http', undefined],
-  ['fetch', globalThis.fetch],
-];
-let via: { fetch?: typeof globalThis.fetch } = {};
-
-describe.each(TRANSPORTS)('over %s', (_transport, fetchImpl) => {
-  beforeAll(() => {
-    via = fetchImpl ? { fetch: fetchImpl } : {};
-  });
-
+overEachTransport(() => {
   describe('retries', () => {
     it('waits out a 429 for its retry-after, then succeeds', async () => {
       const server = await serve([json(429, { error: { message: 'Rate limit reached' } }, { 'retry-after': '1' }), openaiText('ok')]);
@@ -121,7 +111,7 @@ describe.each(TRANSPORTS)('over %s', (_transport, fetchImpl) => {
         json(529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }),
         anthropicText('fine'),
       ]);
-      const model = new AnthropicModel({ ...via, baseUrl: server.url, apiKey: 'k', model: 'c', retry: { baseDelayMs: 5 } });
+      const model = new AnthropicModel({ ...transport.via, baseUrl: server.url, apiKey: 'k', model: 'c', retry: { baseDelayMs: 5 } });
       const result = await run(model);
       expect(result.text).toBe('fine');
       expect(server.requests).toHaveLength(2);

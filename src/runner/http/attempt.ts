@@ -14,8 +14,7 @@ export class Attempt implements Watched {
   private abortHook: (() => void) | undefined;
   private abortReason: unknown;
   private fired = false;
-  /** Abandoned: timed out, or the caller aborted. */
-  aborted = false;
+  private abandoned = false;
   /** When the attempt times out, on the `performance.now()` clock (monotonic, unlike `Date.now()`). */
   deadline: number;
   private readonly onCallerAbort = (): void => this.abort(this.callerSignal?.reason);
@@ -37,6 +36,11 @@ export class Attempt implements Watched {
     else callerSignal?.addEventListener('abort', this.onCallerAbort, { once: true });
     this.deadline = Math.min(performance.now() + timeoutMs, end);
     watchdog.watch(this);
+  }
+
+  /** Abandoned: timed out, or the caller aborted. */
+  get aborted(): boolean {
+    return this.abandoned;
   }
 
   /** A signal that aborts with the attempt, for a transport that takes one (`fetch`). */
@@ -71,8 +75,8 @@ export class Attempt implements Watched {
   }
 
   private abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
+    if (this.abandoned) return;
+    this.abandoned = true;
     this.abortReason = reason;
     this.controller?.abort(reason);
     const hook = this.abortHook;

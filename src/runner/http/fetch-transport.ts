@@ -80,25 +80,17 @@ class FetchReply implements Reply {
     return new TextDecoder().decode(concat(chunks, total));
   }
 
-  async *chunks(): AsyncIterable<Uint8Array> {
-    if (!this.response.body) return;
-    const reader = (this.response.body as ReadableStream<Uint8Array>).getReader();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return;
-        yield value;
-      }
-    } finally {
-      // Ending early (a consumer that stops, an error) must release the connection.
-      await reader.cancel().catch(() => undefined);
-    }
+  chunks(): ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> {
+    return (this.response.body as ReadableStream<Uint8Array> | null) ?? NO_BYTES;
   }
 
   async discard(): Promise<void> {
     await this.response.body?.cancel().catch(() => undefined);
   }
 }
+
+/** The chunks of a body that has none. */
+const NO_BYTES: AsyncIterable<Uint8Array> = { [Symbol.asyncIterator]: () => ({ next: async () => ({ done: true, value: undefined }) }) };
 
 /**
  * A `fetch` that rejected without touching the network: undici's network failures are

@@ -20,8 +20,8 @@ export interface Reply {
   text(limit: number): Promise<string | undefined>;
   /** At most `limit` bytes of the body as text; the rest is dropped unread. */
   prefix(limit: number): Promise<string>;
-  /** The body's bytes as they come. Ending the iteration early releases the connection. */
-  chunks(): AsyncIterable<Uint8Array>;
+  /** The body's bytes as they come, for `readSse`. Ending the reading early releases the connection. */
+  chunks(): ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
   /** Releases a body that will not be read. */
   discard(): Promise<void>;
 }
