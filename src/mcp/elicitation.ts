@@ -62,6 +62,69 @@ export function answerOf(request: PendingRequest, reply: ElicitationReply): Answ
   return { id: request.id, ok: false, reason: reply.action === 'decline' ? 'declined' : 'cancelled' };
 }
 
+/**
+ * Why an accepted answer does not fit the elicitation asked, or `undefined`: a key the form did
+ * not ask for (a URL elicitation asks for none), a required field left out, a value of another
+ * type, outside its enum or bounds. The inbox makes the same check (src/inbox/input-schema.ts);
+ * a refused answer settles nothing, and the suspension waits to be answered again.
+ */
+export function answerProblem(asked: Elicitation, reply: ElicitationReply): string | undefined {
+  if (reply.action !== 'accept' || reply.content === undefined) return undefined;
+  const content = reply.content;
+  if (typeof content !== 'object' || content === null || Array.isArray(content)) return 'the content is not an object';
+  const properties = asked.mode === 'form' ? asked.requestedSchema.properties : {};
+  const problems: string[] = [];
+  for (const key of Object.keys(content)) if (!Object.hasOwn(properties, key)) problems.push(`${key} is not a field of this form`);
+  const required = asked.mode === 'form' ? (asked.requestedSchema.required ?? []) : [];
+  for (const [name, field] of Object.entries(properties)) {
+    const value = content[name];
+    if (value === undefined) {
+      if (required.includes(name)) problems.push(`${name} is required`);
+      continue;
+    }
+    const problem = valueProblem(field, value);
+    if (problem) problems.push(`${name} ${problem}`);
+  }
+  return problems.length > 0 ? problems.slice(0, 10).join('; ') : undefined;
+}
+
+function valueProblem(field: FormField, value: unknown): string | undefined {
+  const choices = enumOf(field);
+  switch (field.type) {
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : 'must be true or false';
+    case 'string': {
+      if (typeof value !== 'string') return 'must be text';
+      if (choices && !choices.includes(value)) return `must be one of ${choices.join(', ')}`;
+      const { minLength, maxLength } = field as { minLength?: unknown; maxLength?: unknown };
+      if (typeof minLength === 'number' && value.length < minLength) return `must be at least ${minLength} characters`;
+      if (typeof maxLength === 'number' && value.length > maxLength) return `must be at most ${maxLength} characters`;
+      return undefined;
+    }
+    case 'array': {
+      if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) return 'must be a list of choices';
+      const items = enumOf((field.items ?? {}) as Record<string, unknown>);
+      const wrong = items ? value.find((item) => !items.includes(item)) : undefined;
+      return wrong === undefined ? undefined : `has ${JSON.stringify(wrong).slice(0, 80)}, which is not a choice`;
+    }
+    default: {
+      if (typeof value !== 'number' || !Number.isFinite(value)) return 'must be a number';
+      if (field.type === 'integer' && !Number.isInteger(value)) return 'must be a whole number';
+      const { minimum, maximum } = field as { minimum?: unknown; maximum?: unknown };
+      if (typeof minimum === 'number' && value < minimum) return `must be at least ${minimum}`;
+      if (typeof maximum === 'number' && value > maximum) return `must be at most ${maximum}`;
+      return undefined;
+    }
+  }
+}
+
+/** The values a field (or array items schema) allows, from `enum` or `oneOf`/`anyOf` of `const`s. */
+function enumOf(field: Record<string, unknown>): unknown[] | undefined {
+  if (Array.isArray(field.enum)) return field.enum as unknown[];
+  const listed = (Array.isArray(field.oneOf) ? field.oneOf : Array.isArray(field.anyOf) ? field.anyOf : undefined) as unknown[] | undefined;
+  return listed?.map((option) => (option as { const?: unknown } | null)?.const);
+}
+
 /** The elicitation result an answer of this library stands for (a remote server's elicitation answered here). */
 export function replyOf(answer: Answer): ElicitationReply {
   if (answer.ok) return answer.data ? { action: 'accept', content: answer.data } : { action: 'accept', content: {} };

@@ -7,7 +7,9 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { InvalidArgumentError } from '../errors';
 import type { ResumeCoordinator } from '../suspension/coordinator';
-import { BoundedEventStore } from './event-store';
+import type { Principal } from '../suspension/audit';
+import { BoundedEventStore, EventBudget } from './event-store';
+import { defaultAllowedHosts, HttpGuard, principalOf, type McpAuthorize } from './http-guard';
 import { coordinatorOf, createMcpServer } from './server';
 import type { McpServerOptions, McpToolHost } from './types';
 
@@ -34,14 +36,39 @@ export interface McpHttpOptions extends McpServerOptions {
   maxSessions?: number;
   /** Events kept per session for resuming a dropped stream (default 1000). */
   maxEventsPerSession?: number;
+  /** Bytes (of the events' JSON) kept per session for resuming a dropped stream (default 4 MiB). */
+  maxEventBytesPerSession?: number;
+  /** Bytes kept for resuming by all sessions together (default 64 MiB). */
+  maxEventBytes?: number;
   /** The `retry` an SSE stream tells clients to wait before reconnecting, in ms (default 1000). */
   retryIntervalMs?: number;
   /**
-   * `Host` header values (and `Origin` hosts) accepted: DNS-rebinding protection. Default: when
-   * bound to a loopback address, `localhost`, `127.0.0.1` and `[::1]`, bare or with the bound port;
-   * otherwise any.
+   * A session with no request for this long is closed, in ms (default 1 800 000, 30 minutes):
+   * a client that walked away gives its place back. A session with a request still open (a
+   * call, an event stream) is not idle.
+   */
+  sessionIdleMs?: number;
+  /** Where the time comes from, for session expiry (default `Date`); tests pass a fake one. */
+  clock?: { now(): number };
+  /**
+   * `Host` values accepted, exactly (`name:port`, or `name` alone for port 80 or behind a proxy
+   * on 443), against DNS rebinding. Always checked. Default: `localhost`, `127.0.0.1`, `[::1]`
+   * and the bound address (unless it is a wildcard like `0.0.0.0`), each with the bound port.
+   * List here the names clients use to reach a server bound to `0.0.0.0` or a LAN address.
    */
   allowedHosts?: string[];
+  /**
+   * `Origin` values accepted when a browser sends one (`https://app.example.com`). Default: the
+   * `http://` and `https://` origins of `allowedHosts`; a page of any other site is refused 403.
+   */
+  allowedOrigins?: string[];
+  /**
+   * Who may use the endpoint, checked on every request: a function of the request answering
+   * the principal (or `undefined` to refuse with 401), or `bearerToken(process.env.MCP_TOKEN)`
+   * from `toolnexus-ts/inbox`. Default: no check (keep the server on loopback, or put it
+   * behind a proxy that authenticates). A session belongs to the principal that opened it.
+   */
+  authorize?: McpAuthorize;
 }
 
 /** A running MCP server. */
@@ -58,9 +85,12 @@ export interface McpHttpServerHandle extends McpServerHandle {
   readonly url: string;
   /** How many sessions are open. */
   sessionCount(): number;
+  /** The bytes the sessions' event stores hold together (at most `maxEventBytes`). */
+  eventBytes(): number;
 }
 
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
+const WILDCARD_V6 = new Set(['::', '[::]', '::0']);
 
 /**
  * Serves a Toolkit (or a ResumeCoordinator with its store) to MCP clients: `tools/list` from
@@ -93,6 +123,13 @@ export async function serveMcp(host: McpToolHost, options: McpStdioOptions | Mcp
 interface Session {
   server: Server;
   transport: StreamableHTTPServerTransport;
+  events: BoundedEventStore;
+  /** The principal that opened the session, when `authorize` is set: nobody else may use it. */
+  principal?: Principal;
+  /** When the last request began or ended, by `clock`. */
+  lastSeen: number;
+  /** Requests of this session still open: while any is, the session is not idle. */
+  open: number;
 }
 
 async function serveHttp(coordinator: ResumeCoordinator, options: McpHttpOptions): Promise<McpHttpServerHandle> {
@@ -100,46 +137,100 @@ async function serveHttp(coordinator: ResumeCoordinator, options: McpHttpOptions
   const maxBodyBytes = positive('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY);
   const maxSessions = positive('maxSessions', options.maxSessions, 100);
   const maxEvents = positive('maxEventsPerSession', options.maxEventsPerSession, 1000);
+  const maxEventBytes = positive('maxEventBytesPerSession', options.maxEventBytesPerSession, 4 * 1024 * 1024);
+  const budget = new EventBudget(positive('maxEventBytes', options.maxEventBytes, 64 * 1024 * 1024));
   const retryInterval = positive('retryIntervalMs', options.retryIntervalMs, 1000);
+  const idleMs = positive('sessionIdleMs', options.sessionIdleMs, 30 * 60_000);
+  const clock = options.clock ?? Date;
+  const authorize = options.authorize;
+  if (authorize !== undefined && typeof authorize !== 'function' && typeof authorize?.byToken !== 'function')
+    throw new InvalidArgumentError('authorize must be a function of the request or bearerToken(...)');
   const sessions = new Map<string, Session>();
-  let allowedHosts: Set<string> | undefined;
+  let guard: HttpGuard | undefined;
+
+  const drop = (id: string): Session | undefined => {
+    const session = sessions.get(id);
+    if (!session) return undefined;
+    sessions.delete(id);
+    session.events.clear();
+    return session;
+  };
+  /** Closes the sessions idle for `idleMs`: one request (or the sweep timer) at a time finds them. */
+  const expireIdle = async (): Promise<void> => {
+    const now = clock.now();
+    const idle = [...sessions].filter(([, session]) => session.open === 0 && now - session.lastSeen >= idleMs);
+    await Promise.allSettled(idle.map(([id]) => drop(id)?.server.close() ?? Promise.resolve()));
+  };
+  /** Marks a session busy until the response ends. */
+  const track = (session: Session, res: ServerResponse): void => {
+    session.open++;
+    session.lastSeen = clock.now();
+    res.once('close', () => {
+      session.open--;
+      session.lastSeen = clock.now();
+    });
+  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const refused = (guard as HttpGuard).hostProblem(req);
+    if (refused) return rpcError(res, 403, -32000, refused);
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== path) return reply(res, 404, 'not found');
-    if (allowedHosts && !originAllowed(req, allowedHosts)) return rpcError(res, 403, -32000, 'host or origin not allowed');
+    let principal: Principal | undefined;
+    if (authorize !== undefined) {
+      principal = await principalOf(authorize, req);
+      if (!principal) {
+        res.setHeader('www-authenticate', 'Bearer');
+        return rpcError(res, 401, -32000, 'unauthorized');
+      }
+    }
+    await expireIdle();
     const sessionId = header(req, 'mcp-session-id');
+    const sessionFor = (id: string): Session | 'forbidden' | undefined => {
+      const session = sessions.get(id);
+      if (session && authorize !== undefined && session.principal?.id !== principal?.id) return 'forbidden';
+      return session;
+    };
     if (req.method === 'POST') {
       const body = await readJson(req, maxBodyBytes);
       if ('status' in body) return rpcError(res, body.status, body.status === 413 ? -32000 : -32700, body.message);
       if (sessionId !== undefined) {
-        const session = sessions.get(sessionId);
+        const session = sessionFor(sessionId);
+        if (session === 'forbidden') return rpcError(res, 403, -32000, 'the session belongs to another principal');
         if (!session) return rpcError(res, 404, -32001, 'session not found');
+        track(session, res);
         return session.transport.handleRequest(req, res, body.value);
       }
       if (!isInitializeRequest(body.value)) return rpcError(res, 400, -32000, 'no mcp-session-id, and not an initialize request');
       if (sessions.size >= maxSessions) return rpcError(res, 503, -32000, 'too many sessions');
-      const server = createMcpServer(coordinator, options);
+      const server = createMcpServer(coordinator, options, principal);
+      const events = new BoundedEventStore({ maxEvents, maxBytes: maxEventBytes, budget });
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        eventStore: new BoundedEventStore(maxEvents),
+        eventStore: events,
         retryInterval,
         onsessioninitialized: (id) => {
-          sessions.set(id, { server, transport });
+          const session: Session = { server, transport, events, lastSeen: clock.now(), open: 0 };
+          if (principal) session.principal = principal;
+          sessions.set(id, session);
+          track(session, res);
         },
         onsessionclosed: (id) => {
-          sessions.delete(id);
+          drop(id);
         },
       });
       transport.onclose = () => {
-        if (transport.sessionId) sessions.delete(transport.sessionId);
+        if (transport.sessionId) drop(transport.sessionId);
+        else events.clear();
       };
       await server.connect(transport);
       return transport.handleRequest(req, res, body.value);
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
-      const session = sessionId === undefined ? undefined : sessions.get(sessionId);
+      const session = sessionId === undefined ? undefined : sessionFor(sessionId);
+      if (session === 'forbidden') return rpcError(res, 403, -32000, 'the session belongs to another principal');
       if (!session) return rpcError(res, sessionId === undefined ? 400 : 404, -32001, 'session not found');
+      track(session, res);
       return session.transport.handleRequest(req, res);
     }
     res.setHeader('allow', 'GET, POST, DELETE');
@@ -161,37 +252,31 @@ async function serveHttp(coordinator: ResumeCoordinator, options: McpHttpOptions
     });
   });
   const port = (http.address() as AddressInfo).port;
-  if (options.allowedHosts) allowedHosts = new Set(options.allowedHosts.map((name) => name.toLowerCase()));
-  else if (isLoopback(bindHost)) allowedHosts = new Set(['localhost', '127.0.0.1', '[::1]'].flatMap((name) => [name, `${name}:${port}`]));
-  const shownHost = bindHost.includes(':') ? `[${bindHost}]` : bindHost;
+  try {
+    guard = new HttpGuard(options.allowedHosts ?? defaultAllowedHosts(bindHost, port), options.allowedOrigins);
+  } catch (error) {
+    await new Promise<void>((resolve) => http.close(() => resolve()));
+    throw error;
+  }
+  // Sessions expire even when no request comes to find them.
+  const sweep = setInterval(() => void expireIdle(), Math.min(idleMs, 60_000));
+  sweep.unref();
+  // A wildcard bind is reached on loopback here; its other names are the operator's to list.
+  const reachable = bindHost === '' || bindHost === '0.0.0.0' ? '127.0.0.1' : WILDCARD_V6.has(bindHost) ? '::1' : bindHost;
+  const shownHost = reachable.includes(':') ? `[${reachable}]` : reachable;
   return {
     coordinator,
     url: `http://${shownHost}:${port}${path}`,
     sessionCount: () => sessions.size,
+    eventBytes: () => budget.used,
     async close() {
-      const open = [...sessions.values()];
-      sessions.clear();
+      clearInterval(sweep);
+      const open = [...sessions.keys()].map((id) => drop(id) as Session);
       await Promise.allSettled(open.map((session) => session.server.close()));
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
-}
-
-/** The Host header, and the Origin's host when a browser sent one, are both on the list. */
-function originAllowed(req: IncomingMessage, allowed: Set<string>): boolean {
-  if (!allowed.has((req.headers.host ?? '').toLowerCase())) return false;
-  const origin = header(req, 'origin');
-  if (origin === undefined) return true;
-  try {
-    return allowed.has(new URL(origin).host.toLowerCase());
-  } catch {
-    return false;
-  }
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.');
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

@@ -12,10 +12,11 @@ import { InvalidArgumentError } from '../errors';
 import { messageOf } from '../errors/message';
 import { pendingOf } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
+import type { Principal } from '../suspension/audit';
 import { ResumeCoordinator } from '../suspension/coordinator';
 import type { ToolLogLevel } from '../toolkit/context';
 import { Toolkit } from '../toolkit/toolkit';
-import { answerOf, elicitationFor, type ElicitationSupport } from './elicitation';
+import { answerOf, answerProblem, elicitationFor, type ElicitationSupport } from './elicitation';
 import { outOfBandResult, toMcpResult, type McpCallResult } from './results';
 import type { McpCallInfo, McpServerOptions, McpToolContext, McpToolHost } from './types';
 
@@ -32,7 +33,7 @@ export function coordinatorOf(host: McpToolHost): ResumeCoordinator {
 }
 
 /** One SDK server (one per session over HTTP) whose tools are the coordinator's toolkit's. */
-export function createMcpServer(coordinator: ResumeCoordinator, options: McpServerOptions = {}): Server {
+export function createMcpServer(coordinator: ResumeCoordinator, options: McpServerOptions = {}, principal?: Principal): Server {
   const server = new Server(
     { name: options.name ?? 'toolnexus', version: options.version ?? '0.0.0' },
     {
@@ -64,7 +65,7 @@ export function createMcpServer(coordinator: ResumeCoordinator, options: McpServ
         .sendNotification({ method: 'notifications/message', params: { level, logger: request.params.name, data: payload } })
         .catch(() => undefined);
     };
-    const result = await callTool(server, coordinator, request, extra, log, elicitationTimeoutMs);
+    const result = await callTool(server, coordinator, request, extra, log, elicitationTimeoutMs, principal);
     return result;
   });
   return server;
@@ -77,6 +78,7 @@ async function callTool(
   extra: Extra,
   log: McpToolContext['log'],
   elicitationTimeoutMs: number,
+  principal: Principal | undefined,
 ): Promise<McpCallResult> {
   const name = request.params.name;
   const tool = coordinator.toolkit.get(name);
@@ -84,6 +86,7 @@ async function callTool(
   const mcp: McpCallInfo = {};
   if (extra.sessionId !== undefined) mcp.sessionId = extra.sessionId;
   if (extra.closeSSEStream) mcp.closeStream = extra.closeSSEStream;
+  if (principal) mcp.principal = { ...principal };
   const ctx: McpToolContext = { signal: extra.signal, log, mcp };
   const token = request.params._meta?.progressToken;
   if (token !== undefined) {
@@ -119,7 +122,9 @@ async function callTool(
         if (extra.signal.aborted) return { content: [{ type: 'text', text: `${name} cancelled` }], isError: true };
         return outOfBandResult(pending, `the elicitation failed: ${messageOf(error)}`);
       }
-      result = await coordinator.resolve(answerOf(pending, reply), ctx);
+      const refused = answerProblem(plan.elicit, reply);
+      if (refused) return outOfBandResult(pending, `the answer was refused: ${refused}`);
+      result = await coordinator.resolve(answerOf(pending, reply), ctx, principal ? { by: principal } : undefined);
     }
   } catch (error) {
     return { content: [{ type: 'text', text: messageOf(error) }], isError: true };

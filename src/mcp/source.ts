@@ -1,9 +1,17 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, LoggingMessageNotificationSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema,
+  ErrorCode,
+  LoggingMessageNotificationSchema,
+  McpError,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { ToolRegistrationError } from '../errors';
 import { messageOf } from '../errors/message';
 import { failure, newPendingId, sanitizeName } from '../results/helpers';
 import type { Answer, PendingRequest, ToolResult } from '../results/wire';
@@ -15,6 +23,7 @@ import type { Toolkit } from '../toolkit/toolkit';
 import { parseMcpConfig, type McpEnvironment, type McpServerEntry, type McpServerSpec } from './config';
 import { replyOf, type ElicitationReply } from './elicitation';
 import { McpConfigError, McpConnectionError } from './errors';
+import { SecretMask } from './mask';
 import { fromMcpResult } from './results';
 
 /** Options of an {@link McpToolSource}. */
@@ -35,8 +44,10 @@ export interface McpToolSourceOptions {
   elicitationTimeoutMs?: number;
   /** How long one call may take without progress, in ms (default 60 000; progress resets it). */
   callTimeoutMs?: number;
-  /** How long connecting and listing tools may take per server, in ms (default 30 000). */
+  /** How long connecting and listing tools may take per server, all pages together, in ms (default 30 000). */
   connectTimeoutMs?: number;
+  /** Most `tools/list` pages read from one server (default 100); a server still giving cursors past it fails. */
+  maxListPages?: number;
   /** Longest text output kept from a call (default 1 000 000 characters); the rest is cut, saying so. */
   maxOutputChars?: number;
   /** Most tools taken from one server (default 500). */
@@ -57,9 +68,11 @@ const DEFAULTS = {
   connectTimeoutMs: 30_000,
   maxOutputChars: 1_000_000,
   maxToolsPerServer: 500,
+  maxListPages: 100,
 };
 const LOG_LEVELS = new Set<ToolLogLevel>(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 const MAX_STDERR_CHARS = 2000;
+const MAX_ERROR_CHARS = 2000;
 const MAX_NAME = 64;
 const RECONNECT_ATTEMPTS = 3;
 
@@ -72,6 +85,8 @@ interface Connection {
   readonly active: Set<ToolContext>;
   /** The HTTP transport that answered the first time; a reconnect uses it again. */
   http?: 'http' | 'sse';
+  /** The server's configured secrets, masked in everything made from what it says. */
+  readonly mask: SecretMask;
 }
 
 /**
@@ -124,18 +139,35 @@ export class McpToolSource {
     this.connecting = true;
     const report: McpConnectReport = { connected: [], failed: [] };
     const outcomes = await Promise.all(
-      this.entries.map(async (entry): Promise<{ server: string; error: Error } | { server: string; tools: string[] }> => {
+      this.entries.map(async (entry): Promise<{ server: string; error: Error } | { server: string; tools: FunctionTool[] }> => {
         if ('error' in entry) return { server: entry.name, error: entry.error };
+        const mask = new SecretMask(entry.spec.secrets);
         try {
-          return { server: entry.name, tools: await this.open(entry.name, entry.spec) };
+          return { server: entry.name, tools: await this.open(entry.name, entry.spec, mask) };
         } catch (error) {
-          return { server: entry.name, error: error instanceof Error ? error : new McpConnectionError(String(error)) };
+          await this.drop(entry.name);
+          const masked = mask.error(error);
+          return { server: entry.name, error: error instanceof McpConnectionError ? masked : new McpConnectionError(masked.message) };
         }
       }),
     );
+    // A server's tools are taken all together or not at all; config order decides who keeps a name.
+    const taken = new Set<string>();
     for (const outcome of outcomes) {
-      if ('error' in outcome) report.failed.push({ server: outcome.server, error: outcome.error });
-      else report.connected.push({ server: outcome.server, tools: outcome.tools });
+      if ('error' in outcome) {
+        report.failed.push({ server: outcome.server, error: outcome.error });
+        continue;
+      }
+      const clash = outcome.tools.find((tool) => taken.has(tool.name));
+      if (clash) {
+        await this.drop(outcome.server);
+        const error = new McpConnectionError(`server ${outcome.server}: its tool name ${clash.name} is taken by another server's tool`);
+        report.failed.push({ server: outcome.server, error });
+        continue;
+      }
+      for (const tool of outcome.tools) taken.add(tool.name);
+      this.tools.push(...outcome.tools);
+      report.connected.push({ server: outcome.server, tools: outcome.tools.map((tool) => tool.name) });
     }
     return report;
   }
@@ -145,8 +177,14 @@ export class McpToolSource {
     return this.tools.slice();
   }
 
-  /** Registers every connected server's tools on `toolkit`; returns their names. */
+  /**
+   * Registers every connected server's tools on `toolkit`; returns their names. All or nothing:
+   * when a name is already registered there, nothing is and {@link ToolRegistrationError} names it.
+   */
   register(toolkit: Toolkit): string[] {
+    const taken = this.tools.filter((tool) => toolkit.has(tool.name)).map((tool) => tool.name);
+    if (taken.length > 0)
+      throw new ToolRegistrationError(`the toolkit already has tools named ${taken.slice(0, 10).join(', ')}; no MCP tool was registered`);
     toolkit.register(...this.tools);
     return this.tools.map((tool) => tool.name);
   }
@@ -159,24 +197,54 @@ export class McpToolSource {
     await Promise.allSettled(open.map((connection) => connection.client.close()));
   }
 
-  private async open(name: string, spec: McpServerSpec): Promise<string[]> {
-    const connection: Connection = { name, spec, client: this.newClient(name), stderr: '', active: new Set() };
-    await this.start(connection);
+  /** Connects, lists every page of tools within the time and page limits, and defines them; nothing is kept on failure. */
+  private async open(name: string, spec: McpServerSpec, mask: SecretMask): Promise<FunctionTool[]> {
+    const connection: Connection = { name, spec, client: this.newClient(name), stderr: '', active: new Set(), mask };
+    const deadline = performance.now() + this.options.connectTimeoutMs;
     this.connections.set(name, connection);
+    await this.start(connection);
     const listed: McpTool[] = [];
+    const cursors = new Set<string>();
     let cursor: string | undefined;
-    do {
-      const page = await connection.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.options.connectTimeoutMs });
-      listed.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined && listed.length < this.options.maxToolsPerServer);
-    const names: string[] = [];
-    for (const tool of listed.slice(0, this.options.maxToolsPerServer)) {
-      const definition = this.definitionOf(connection, tool);
-      this.tools.push(definition);
-      names.push(definition.name);
+    for (let page = 1; ; page++) {
+      const left = Math.floor(deadline - performance.now());
+      if (left < 1)
+        throw new McpConnectionError(`server ${name}: connecting and listing its tools took over ${this.options.connectTimeoutMs} ms`);
+      let answer: Awaited<ReturnType<Client['listTools']>>;
+      try {
+        answer = await connection.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: left });
+      } catch (error) {
+        if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number))
+          throw new McpConnectionError(`server ${name}: connecting and listing its tools took over ${this.options.connectTimeoutMs} ms`);
+        throw new McpConnectionError(`server ${name}: tools/list failed (page ${page}): ${said(error)}`);
+      }
+      listed.push(...answer.tools);
+      const next = answer.nextCursor;
+      if (next === undefined || listed.length >= this.options.maxToolsPerServer) break;
+      if (cursors.has(next)) throw new McpConnectionError(`server ${name}: tools/list gave a cursor it gave before (page ${page})`);
+      if (page >= this.options.maxListPages)
+        throw new McpConnectionError(
+          `server ${name}: tools/list gave ${page} pages and still a next cursor (maxListPages ${this.options.maxListPages})`,
+        );
+      cursors.add(next);
+      cursor = next;
     }
-    return names;
+    const tools = listed.slice(0, this.options.maxToolsPerServer);
+    const seen = new Set<string>();
+    for (const tool of tools) {
+      if (typeof tool.name !== 'string' || tool.name === '')
+        throw new McpConnectionError(`server ${name}: tools/list gave a tool without a name`);
+      if (seen.has(tool.name)) throw new McpConnectionError(`server ${name}: tools/list gave the tool ${tool.name.slice(0, 80)} twice`);
+      seen.add(tool.name);
+    }
+    return tools.map((tool) => this.definitionOf(connection, tool));
+  }
+
+  /** Forgets and closes a server's connection (its listing failed, or its names are taken). */
+  private async drop(server: string): Promise<void> {
+    const connection = this.connections.get(server);
+    this.connections.delete(server);
+    await connection?.client.close().catch(() => undefined);
   }
 
   /** Connects `connection.client` over the spec's transport; HTTP falls back to SSE unless the config named one. */
@@ -198,10 +266,13 @@ export class McpToolSource {
         await connection.client.connect(transport, { timeout });
       } catch (error) {
         await transport.close().catch(() => undefined);
-        const said = redacted(connection.stderr.trim(), Object.values(spec.env));
-        throw new McpConnectionError(`server ${name}: ${messageOf(error)}${said ? ` (its stderr: ${said.slice(-500)})` : ''}`, {
-          cause: error,
-        });
+        const stderr = connection.mask.text(connection.stderr.trim());
+        throw new McpConnectionError(
+          `server ${name}: ${connection.mask.text(said(error))}${stderr ? ` (its stderr: ${stderr.slice(-500)})` : ''}`,
+          {
+            cause: connection.mask.error(error),
+          },
+        );
       }
       return;
     }
@@ -216,7 +287,9 @@ export class McpToolSource {
         await transport.close().catch(() => undefined);
         // No HTTP answer at all says nothing about which transport the server speaks.
         if (spec.explicit || connection.http === 'http' || isConnectionLost(error))
-          throw new McpConnectionError(`server ${name}: ${messageOf(error)}`, { cause: error });
+          throw new McpConnectionError(`server ${name}: ${connection.mask.text(said(error))}`, {
+            cause: connection.mask.error(error),
+          });
         connection.client = this.newClient(name);
       }
     }
@@ -226,7 +299,9 @@ export class McpToolSource {
       connection.http = 'sse';
     } catch (error) {
       await sse.close().catch(() => undefined);
-      throw new McpConnectionError(`server ${name}: neither Streamable HTTP nor SSE answered: ${messageOf(error)}`, { cause: error });
+      throw new McpConnectionError(`server ${name}: neither Streamable HTTP nor SSE answered: ${connection.mask.text(said(error))}`, {
+        cause: connection.mask.error(error),
+      });
     }
   }
 
@@ -241,7 +316,7 @@ export class McpToolSource {
       const level = LOG_LEVELS.has(notification.params.level) ? notification.params.level : 'info';
       const data = notification.params.data;
       const text = typeof data === 'string' ? data : (JSON.stringify(data) ?? '');
-      for (const ctx of connection.active) ctx.log?.(level, `[${server}] ${text.slice(0, 10_000)}`);
+      for (const ctx of connection.active) ctx.log?.(level, `[${server}] ${connection.mask.text(text.slice(0, 10_000))}`);
     });
     if (this.options.waitFor) {
       client.setRequestHandler(ElicitRequestSchema, async (request) => {
@@ -260,6 +335,8 @@ export class McpToolSource {
     params: { message: string; mode?: string; url?: string; requestedSchema?: unknown },
   ): Promise<ElicitationReply> {
     const waitFor = this.options.waitFor as WaitFor;
+    const mask = this.connections.get(server)?.mask;
+    if (mask) params = mask.deep(params);
     const request: PendingRequest = {
       id: newPendingId(),
       kind: params.mode === 'url' ? 'authorization' : 'input',
@@ -289,7 +366,7 @@ export class McpToolSource {
   }
 
   private definitionOf(connection: Connection, tool: McpTool): FunctionTool {
-    const name = toolName(connection.name, tool.name);
+    const name = mcpToolName(connection.name, tool.name);
     const description = tool.description || `${tool.title ?? tool.name} (MCP server ${connection.name})`;
     const annotations = tool.annotations
       ? Object.fromEntries(Object.entries(tool.annotations).filter(([key, value]) => key.endsWith('Hint') && typeof value === 'boolean'))
@@ -309,6 +386,17 @@ export class McpToolSource {
   private async call(server: string, tool: McpTool, args: Record<string, unknown>, ctx: ToolContext | undefined): Promise<ToolResult> {
     const connection = this.connections.get(server);
     if (!connection || this.closed) return failure(`MCP server ${server} is not connected`);
+    const result = await this.callMasked(connection, tool, args, ctx);
+    return connection.mask.deep(result);
+  }
+
+  private async callMasked(
+    connection: Connection,
+    tool: McpTool,
+    args: Record<string, unknown>,
+    ctx: ToolContext | undefined,
+  ): Promise<ToolResult> {
+    const server = connection.name;
     const callCtx: ToolContext = ctx ?? {};
     connection.active.add(callCtx);
     try {
@@ -335,13 +423,13 @@ export class McpToolSource {
           }
         }
         return failure(
-          `MCP server ${server}, tool ${tool.name}: the connection was lost during the call (${messageOf(error)}), so it may or may not have run; ` +
+          `MCP server ${server}, tool ${tool.name}: the connection was lost during the call (${said(error)}), so it may or may not have run; ` +
             'a new session is open for the next call',
         );
       }
     } catch (error) {
       if (ctx?.signal?.aborted) return failure(`${server}_${tool.name} cancelled`);
-      return failure(`MCP server ${server}, tool ${tool.name}: ${messageOf(error)}`);
+      return failure(`MCP server ${server}, tool ${tool.name}: ${said(error)}`);
     } finally {
       connection.active.delete(callCtx);
     }
@@ -387,9 +475,26 @@ export class McpToolSource {
   }
 }
 
-/** `server_tool`, sanitized and cut to 64 characters (the longest name model APIs take). */
-function toolName(server: string, tool: string): string {
-  return sanitizeName(`${server}_${tool}`).slice(0, MAX_NAME);
+/**
+ * `server_tool` when that name says unambiguously which server and tool it is: the server name
+ * of letters, digits and `-` (so the first `_` splits it), the tool name of letters, digits, `_`
+ * and `-`, 64 characters at most (the longest name model APIs take). Any other pair gets the
+ * sanitized name, cut, and `_` plus 8 hex digits of SHA-256 of the pair: stable (the same pair
+ * always gets the same name, whatever else is connected) and distinct (`do.it` and `do_it`;
+ * server `gh` tool `enterprise_merge` and server `gh_enterprise` tool `merge`). docs/mcp.md.
+ */
+export function mcpToolName(server: string, tool: string): string {
+  const plain = `${server}_${tool}`;
+  if (/^[A-Za-z0-9-]+$/.test(server) && /^[A-Za-z0-9_-]+$/.test(tool) && plain.length <= MAX_NAME) return plain;
+  const suffix = createHash('sha256').update(`${server}\u0000${tool}`, 'utf8').digest('hex').slice(0, 8);
+  return `${sanitizeName(plain).slice(0, MAX_NAME - suffix.length - 1)}_${suffix}`;
+}
+
+/** What a server's failure says, with its HTTP status, cut to a length a message can carry (a hostile body may be huge). */
+function said(error: unknown): string {
+  const status = error instanceof StreamableHTTPError && typeof error.code === 'number' && error.code > 0 ? `HTTP ${error.code}: ` : '';
+  const text = `${status}${messageOf(error)}`;
+  return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}… (cut)` : text;
 }
 
 function isDroppedSession(error: unknown): boolean {
@@ -423,13 +528,6 @@ function withDefaults(schema: unknown, content: Record<string, unknown>): Record
     if (!(key in filled) && fallback !== undefined) filled[key] = fallback;
   }
   return filled;
-}
-
-/** `text` with every configured secret (the `env` values given to the server) masked, before it goes into a message. */
-function redacted(text: string, secrets: string[]): string {
-  let out = text;
-  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join('***');
-  return out;
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -3,6 +3,7 @@
  * declarations a user's compiler reads from `toolnexus-ts/mcp` never reach the SDK's (and zod's)
  * types, so `skipLibCheck: false` without `esModuleInterop` still compiles, and quickly.
  */
+import type { Principal } from '../suspension/audit';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { ToolContext } from '../toolkit/context';
 import type { Toolkit } from '../toolkit/toolkit';
@@ -35,6 +36,8 @@ export interface McpCallInfo {
   sessionId?: string;
   /** Closes this call's SSE stream; the client reconnects and the result is replayed. Absent when not possible. */
   closeStream?: () => void;
+  /** Who opened the session, when serveMcp over HTTP has `authorize`; answers given in it are recorded as theirs. */
+  principal?: Principal;
 }
 
 /** A tool context as the MCP server builds it. */

@@ -16,11 +16,24 @@ describe('parseMcpConfig', () => {
     expect(entries).toEqual([
       {
         name: 'files',
-        spec: { transport: 'stdio', command: 'npx', args: ['-y', 'server-filesystem', '/tmp'], env: { TOKEN: 's3cret' }, cwd: '/srv' },
+        spec: {
+          transport: 'stdio',
+          command: 'npx',
+          args: ['-y', 'server-filesystem', '/tmp'],
+          env: { TOKEN: 's3cret' },
+          cwd: '/srv',
+          secrets: ['s3cret'],
+        },
       },
       {
         name: 'remote',
-        spec: { transport: 'http', url: 'https://mcp.example.test/mcp', headers: { Authorization: 'Bearer s3cret' }, explicit: false },
+        spec: {
+          transport: 'http',
+          url: 'https://mcp.example.test/mcp',
+          headers: { Authorization: 'Bearer s3cret' },
+          explicit: false,
+          secrets: ['s3cret', 'Bearer s3cret'],
+        },
       },
     ]);
   });

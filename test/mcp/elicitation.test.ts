@@ -1,5 +1,5 @@
 /** How a suspension becomes an MCP elicitation, and how the answer comes back (src/mcp/elicitation.ts). */
-import { answerOf, elicitationFor, formSchemaOf, replyOf } from '../../src/mcp/elicitation';
+import { answerOf, answerProblem, elicitationFor, formSchemaOf, replyOf, type Elicitation } from '../../src/mcp/elicitation';
 
 const BOTH = { form: true, url: true };
 
@@ -83,5 +83,43 @@ describe('answers', () => {
     expect(replyOf({ id: 'p7', ok: true, data: { b: 'x' } })).toEqual({ action: 'accept', content: { b: 'x' } });
     expect(replyOf({ id: 'p7', ok: false, reason: 'declined' })).toEqual({ action: 'decline' });
     expect(replyOf({ id: 'p7', ok: false, reason: 'expired' })).toEqual({ action: 'cancel' });
+  });
+});
+
+describe('answerProblem', () => {
+  const form: Elicitation = {
+    mode: 'form',
+    message: '?',
+    requestedSchema: {
+      type: 'object',
+      properties: {
+        color: { type: 'string', enum: ['red', 'blue'] },
+        n: { type: 'integer', minimum: 1, maximum: 5 },
+        note: { type: 'string', maxLength: 3 },
+        ok: { type: 'boolean' },
+        tags: { type: 'array', items: { type: 'string', enum: ['a', 'b'] } },
+      },
+      required: ['color'],
+    },
+  };
+  it.each([
+    [{ color: 'red', extra: 1 }, 'extra is not a field of this form'],
+    [{ n: 2 }, 'color is required'],
+    [{ color: 'green' }, 'color must be one of red, blue'],
+    [{ color: 'red', n: 1.5 }, 'n must be a whole number'],
+    [{ color: 'red', n: 9 }, 'n must be at most 5'],
+    [{ color: 'red', note: 'long' }, 'note must be at most 3 characters'],
+    [{ color: 'red', ok: 'yes' }, 'ok must be true or false'],
+    [{ color: 'red', tags: ['a', 'z'] }, 'tags has "z", which is not a choice'],
+  ])('refuses %j: %s', (content, problem) => {
+    expect(answerProblem(form, { action: 'accept', content })).toBe(problem);
+  });
+
+  it('accepts what fits, anything declined, and no content for a URL elicitation', () => {
+    expect(answerProblem(form, { action: 'accept', content: { color: 'blue', n: 3, tags: ['b'] } })).toBeUndefined();
+    expect(answerProblem(form, { action: 'decline', content: { evil: 1 } })).toBeUndefined();
+    const url: Elicitation = { mode: 'url', message: 'log in', url: 'https://x.test', elicitationId: 'e' };
+    expect(answerProblem(url, { action: 'accept' })).toBeUndefined();
+    expect(answerProblem(url, { action: 'accept', content: { token: 'x' } })).toBe('token is not a field of this form');
   });
 });
