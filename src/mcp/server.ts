@@ -10,12 +10,13 @@ import {
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { InvalidArgumentError } from '../errors';
 import { messageOf } from '../errors/message';
-import { pendingOf } from '../results/helpers';
+import { failure, pendingOf } from '../results/helpers';
+import { answerAs } from '../runner/answer-as';
 import type { ToolResult } from '../results/wire';
 import { ResumeCoordinator } from '../suspension/coordinator';
 import type { ToolLogLevel } from '../toolkit/context';
 import { Toolkit } from '../toolkit/toolkit';
-import { answerOf, elicitationFor, type ElicitationSupport } from './elicitation';
+import { answerOf, elicitationFor, elicitationPrincipal, type ElicitationSupport } from './elicitation';
 import { outOfBandResult, toMcpResult, type McpCallResult } from './results';
 import type { McpCallInfo, McpServerOptions, McpToolContext, McpToolHost } from './types';
 
@@ -119,7 +120,14 @@ async function callTool(
         if (extra.signal.aborted) return { content: [{ type: 'text', text: `${name} cancelled` }], isError: true };
         return outOfBandResult(pending, `the elicitation failed: ${messageOf(error)}`);
       }
-      result = await coordinator.resolve(answerOf(pending, reply), ctx);
+      // Answered as a principal, as the inbox and the CLI answer (docs/design.md, "the path of an answer").
+      const by = elicitationPrincipal({
+        clientId: extra.authInfo?.clientId,
+        sessionId: extra.sessionId,
+        clientName: server.getClientVersion()?.name,
+      });
+      const answered = await answerAs(coordinator, answerOf(pending, reply), { by, context: ctx, signal: extra.signal });
+      result = answered.outcome ?? failure(`suspension ${pending.id} is ${answered.call.status}`);
     }
   } catch (error) {
     return { content: [{ type: 'text', text: messageOf(error) }], isError: true };

@@ -12,6 +12,7 @@ import type { Answer, ToolResult } from '../results/wire';
 import { answerProblem } from '../suspension/answers';
 import type { ResolveOptions } from '../suspension/audit';
 import { sameJson } from '../suspension/binding';
+import { isSettled } from '../suspension/status';
 import type { SuspendedCall } from '../suspension/store';
 import { sleep } from '../timing/sleep';
 import { pendingResult, resultOf } from './checkpoints';
@@ -54,19 +55,28 @@ export async function continueRun(
   const answers = checkAnswers(answersIn);
   const calls = await Promise.all(answers.map((answer) => parts.coordinator.get(answer.id)));
   const runId = runOf(answers, calls);
-  const { state } = await parts.checkpoints.load(runId);
+  let { state } = await parts.checkpoints.load(runId);
   // Checked before any answer is applied: a resume that could not continue changes nothing.
   resumeOutput(runId, state.output, options.output, parts.model, parts.tools());
+  const unknownTo = (checked: RunState) =>
+    answers.some((answer, i) => !openIn(checked, answer.id) && !isSettled((calls[i] as SuspendedCall).status));
+  if (unknownTo(state)) {
+    // A link the checkpoint does not list yet: an earlier link of its chain was answered
+    // without this runner (a CLI with the coordinator alone). Catch the checkpoint up first.
+    const caught = await catchUp(parts, runId, state);
+    if (caught.continues) return drive(parts, runId, caught.state, caught.version, options, emit);
+    state = caught.state;
+  }
   const open = new Map<string, HaltedCall>();
   const repeated: Answer[] = [];
   for (const [i, answer] of answers.entries()) {
     const call = calls[i] as SuspendedCall;
-    const halted = state.phase === 'halted' ? state.halted?.calls.find((entry) => entry.pendingId === answer.id) : undefined;
+    const halted = openIn(state, answer.id);
     if (halted) {
       checkBound(parts, runId, call, halted);
       open.set(answer.id, halted);
-    } else if (call.status === 'pending') {
-      throw new RunCheckpointError(runId, `suspension ${answer.id} is pending in the store but not open in the checkpoint`);
+    } else if (!isSettled(call.status)) {
+      throw new RunCheckpointError(runId, `suspension ${answer.id} is ${call.status} in the store but not open in the checkpoint`);
     } else {
       repeated.push(answer);
     }
@@ -129,8 +139,13 @@ export async function recoverRun(
   const { state, version } = await parts.checkpoints.load(runId);
   resumeOutput(runId, state.output, options.output, parts.model, parts.tools());
   if (state.phase === 'halted') {
-    const open = (state.halted?.calls ?? []).filter((entry) => entry.pendingId).map((entry) => entry.pendingId);
-    throw new InvalidResumeError(`run ${runId} is waiting for answers to ${open.join(', ')}: resume it with them`);
+    // Its calls may all have been answered without this runner: then it continues here.
+    const caught = await catchUp(parts, runId, state);
+    if (caught.continues) return drive(parts, runId, caught.state, caught.version, options, emit);
+    const open = (caught.state.halted?.calls ?? []).filter((entry) => entry.pendingId).map((entry) => entry.pendingId);
+    if (caught.state.phase === 'halted')
+      throw new InvalidResumeError(`run ${runId} is waiting for answers to ${open.join(', ')}: resume it with them`);
+    return currentResult(parts, runId, options, emit);
   }
   if (state.phase === 'done' || state.phase === 'incomplete') throw new InvalidResumeError(`run ${runId} is already ${state.phase}`);
   if (state.phase === 'running' && !options.force && !parts.checkpoints.lapsed(state)) {
@@ -260,6 +275,44 @@ async function merge(
       return { state: written, version: version + 1, applied, rejected, continues };
   }
   throw new RunConflictError(runId, `could not save the checkpoint after ${MAX_MERGE_ATTEMPTS} conflicting writes`);
+}
+
+/** The halted call waiting for suspension `id`, when the checkpoint is halted on it. */
+function openIn(state: RunState, id: string): HaltedCall | undefined {
+  return state.phase === 'halted' ? state.halted?.calls.find((entry) => entry.pendingId === id) : undefined;
+}
+
+/** Longest chain {@link catchUp} follows: more links than any coordinator's `maxChain` allows. */
+const MAX_CATCH_UP_LINKS = 64;
+
+/**
+ * Writes into a halted checkpoint what the store already settled for its open calls without
+ * this runner (an answer given through the coordinator alone: a CLI without the runner, a
+ * plain `resolve`), each followed along its chain to the link still open or to its final
+ * outcome. `continues` when that closed the last open call: the caller drives the run.
+ */
+async function catchUp(
+  parts: ResumeParts,
+  runId: string,
+  state: RunState,
+): Promise<{ state: RunState; version: number; continues: boolean }> {
+  const outcomes = new Map<string, ToolResult>();
+  for (const entry of state.phase === 'halted' ? (state.halted?.calls ?? []) : []) {
+    if (entry.pendingId === undefined) continue;
+    let outcome: ToolResult | undefined;
+    let id: string | undefined = entry.pendingId;
+    for (let links = 0; id !== undefined && links < MAX_CATCH_UP_LINKS; links++) {
+      const call = await parts.coordinator.get(id);
+      if (!call || !isSettled(call.status) || call.outcome === undefined) break;
+      checkBound(parts, runId, call, entry);
+      outcome = call.outcome;
+      id = pendingOf(outcome)?.id;
+    }
+    if (outcome) outcomes.set(entry.pendingId, outcome);
+  }
+  if (outcomes.size === 0) return { ...(await parts.checkpoints.load(runId)), continues: false };
+  const merged = await merge(parts, runId, outcomes);
+  return { state: merged.state, version: merged.version, continues: merged.continues };
 }
 
 /** A checkpoint's validated answer as the caller's DTO instance. */

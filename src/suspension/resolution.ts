@@ -100,17 +100,19 @@ export class Resolution {
       const refusal = refusalOf(call.request, answer, at);
       return this.complete(claim, { status: refusal.status, outcome: refused(refusal, this.settings.formatRefusal) });
     }
+    // The tool sees who answered, whichever front end recorded them (docs/suspension.md).
+    const answered: Answer = call.answeredBy === undefined ? answer : { ...answer, answeredBy: { ...call.answeredBy } };
     const keeper = new LeaseKeeper(this.settings.store, claim, this.settings.leaseMs, ctx?.signal);
     let outcome: ToolResult;
     try {
       const chain = call.chain ?? [];
-      const replay: ToolContext = { ...ctx, answer, replay: { request: call.request, chain, fence: claim.fence } };
+      const replay: ToolContext = { ...ctx, answer: answered, replay: { request: call.request, chain, fence: claim.fence } };
       outcome = await this.settings.toolkit.execute(call.tool, call.args, withLatch(replay, keeper.cancellation));
     } finally {
       keeper.stop();
     }
     if (keeper.lost) return undefined;
-    return this.complete(claim, this.settlementOf(call, answer, outcome));
+    return this.complete(claim, this.settlementOf(call, answered, outcome));
   }
 
   /** A replay's outcome as the store keeps it: a final result, or the next link of the chain. */
