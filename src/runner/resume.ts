@@ -1,6 +1,5 @@
 import {
   AlreadyResolvedError,
-  InvalidAnswerError,
   InvalidResumeError,
   RunCheckpointError,
   RunConflictError,
@@ -9,9 +8,7 @@ import {
 } from '../errors';
 import { pendingOf } from '../results/helpers';
 import type { Answer, ToolResult } from '../results/wire';
-import { answerProblem } from '../suspension/answers';
 import type { ResolveOptions } from '../suspension/audit';
-import { sameJson } from '../suspension/binding';
 import { isSettled } from '../suspension/status';
 import type { SuspendedCall } from '../suspension/store';
 import { sleep } from '../timing/sleep';
@@ -52,7 +49,7 @@ export async function continueRun(
   options: ContinueOptions,
   emit: Emit | undefined,
 ): Promise<RunResult> {
-  const answers = checkAnswers(answersIn);
+  const answers = checkAnswers(parts, answersIn);
   const calls = await Promise.all(answers.map((answer) => parts.coordinator.get(answer.id)));
   const runId = runOf(answers, calls);
   let { state } = await parts.checkpoints.load(runId);
@@ -73,7 +70,6 @@ export async function continueRun(
     const call = calls[i] as SuspendedCall;
     const halted = openIn(state, answer.id);
     if (halted) {
-      checkBound(parts, runId, call, halted);
       open.set(answer.id, halted);
     } else if (!isSettled(call.status)) {
       throw new RunCheckpointError(runId, `suspension ${answer.id} is ${call.status} in the store but not open in the checkpoint`);
@@ -87,16 +83,19 @@ export async function continueRun(
   if (open.size === 0) return currentResult(parts, runId, options, emit);
 
   const openAnswers = answers.filter((answer) => open.has(answer.id));
-  // Each replay is exactly-once in the coordinator; settle them all before merging, so one
-  // failed answer never loses the outcome of another.
+  // Each replay is exactly-once in the coordinator, which also refuses a stored call that is
+  // not the transcript's; settle them all before merging, so one failed answer never loses
+  // the outcome of another.
   const settled = await Promise.allSettled(
-    openAnswers.map((answer) =>
-      parts.coordinator.resolve(
-        answer,
-        callContext(options.context, options.signal, (open.get(answer.id) as HaltedCall).call.id),
-        options.audit,
-      ),
-    ),
+    openAnswers.map((answer) => {
+      const { call } = open.get(answer.id) as HaltedCall;
+      return parts.coordinator.resolve(answer, callContext(options.context, options.signal, call.id), options.audit, {
+        tool: call.name,
+        args: call.arguments,
+        callId: call.id,
+        runId,
+      });
+    }),
   );
   const outcomes = new Map<string, ToolResult>();
   let firstError: unknown;
@@ -304,7 +303,8 @@ async function catchUp(
     for (let links = 0; id !== undefined && links < MAX_CATCH_UP_LINKS; links++) {
       const call = await parts.coordinator.get(id);
       if (!call || !isSettled(call.status) || call.outcome === undefined) break;
-      checkBound(parts, runId, call, entry);
+      if (call.runId !== runId || call.callId !== entry.call.id || call.tool !== entry.call.name)
+        throw new SuspensionMismatchError(call.request.id, `it is not the call ${entry.call.id} of run ${runId}`);
       outcome = call.outcome;
       id = pendingOf(outcome)?.id;
     }
@@ -322,27 +322,6 @@ async function outputInstance(output: OutputRun | undefined, plain: unknown): Pr
   return parsed.ok ? parsed.value : undefined;
 }
 
-/** The stored call is the call the run's transcript made: same tool, arguments, call id and run. */
-function checkBound(parts: ResumeParts, runId: string, call: SuspendedCall, halted: HaltedCall): void {
-  parts.coordinator.verify(call);
-  const differs: string[] = [];
-  if (call.tool !== halted.call.name) differs.push(`tool ${JSON.stringify(call.tool)} ≠ ${JSON.stringify(halted.call.name)}`);
-  if (call.callId !== halted.call.id) differs.push(`callId ${JSON.stringify(call.callId)} ≠ ${JSON.stringify(halted.call.id)}`);
-  if (call.runId !== runId) differs.push(`runId ${JSON.stringify(call.runId)} ≠ ${JSON.stringify(runId)}`);
-  if (!sameJson(call.args, transcriptArguments(halted.call.arguments))) differs.push('arguments differ from the transcript');
-  if (differs.length > 0)
-    throw new SuspensionMismatchError(call.request.id, `the run's transcript has another call (${differs.join('; ')})`);
-}
-
-function transcriptArguments(text: string): unknown {
-  if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-}
-
 async function resolveAgain(parts: ResumeParts, runId: string, answer: Answer, options: ContinueOptions): Promise<void> {
   try {
     await parts.coordinator.resolve(answer, { signal: options.signal });
@@ -357,13 +336,13 @@ function withRun(error: unknown, runId: string): unknown {
   return error;
 }
 
-function checkAnswers(input: Answer | readonly Answer[]): Answer[] {
-  const answers = Array.isArray(input) ? [...(input as readonly Answer[])] : [input as Answer];
-  if (answers.length === 0) throw new InvalidResumeError('resume needs at least one answer');
+/** The answers as the coordinator checked them (each copy is not checked again when it is resolved). */
+function checkAnswers(parts: ResumeParts, input: Answer | readonly Answer[]): Answer[] {
+  const given = Array.isArray(input) ? (input as readonly Answer[]) : [input as Answer];
+  if (given.length === 0) throw new InvalidResumeError('resume needs at least one answer');
   const seen = new Set<string>();
+  const answers = given.map((answer) => parts.coordinator.checkAnswer(answer));
   for (const answer of answers) {
-    const problem = answerProblem(answer);
-    if (problem) throw new InvalidAnswerError(`invalid answer: ${problem}`);
     if (seen.has(answer.id)) throw new InvalidResumeError(`answer ${answer.id} is given twice`);
     seen.add(answer.id);
   }
