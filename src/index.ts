@@ -101,6 +101,9 @@ export type {
 
 // Running agents against chat models.
 export { AgentRunner, OpenAIChatModel, AnthropicModel, FunctionModel, RUN_STATE_FORMAT } from './runner';
+// Answering a suspension as a principal, from any front end (docs/design.md, "the path of an answer").
+export { answerAs } from './runner';
+export type { AnswerAsOptions, Answered } from './runner';
 export { OpenAIResponsesModel, GeminiModel } from './runner';
 export type { OpenAIResponsesModelOptions, GeminiModelOptions } from './runner';
 export type {

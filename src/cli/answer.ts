@@ -8,10 +8,12 @@ import {
 } from '../errors';
 import { messageOf } from '../errors/message';
 import { pendingOf } from '../results/helpers';
-import type { Answer, ToolResult } from '../results/wire';
+import type { Answer } from '../results/wire';
+import { answerAs, type Answered, type AnsweredRun } from '../runner/answer-as';
+import { MAX_COMMENT_LENGTH } from '../suspension/audit';
 import { redactCall } from '../suspension/redact';
 import { isSettled } from '../suspension/status';
-import type { SuspendedCall } from '../suspension/store';
+import type { RunStore, SuspendedCall } from '../suspension/store';
 import type { CommandInput } from './command';
 import { EXIT, type ExitCode } from './exit-codes';
 import { callDetail } from './format';
@@ -38,8 +40,11 @@ export function parseData(text: string | boolean | undefined): Record<string, un
 }
 
 /**
- * Answers one suspension for the operator and says what happened, with an exit code that
- * tells a script apart: not found, already settled (by someone else or before), refused.
+ * Answers one suspension for the operator through {@link answerAs}, as the inbox and MCP do,
+ * and says what happened, with an exit code that tells a script apart: not found, already
+ * settled (by someone else or before), refused. With a `--tools` module exporting
+ * `createRunner(store)` the run that halted on the call continues here; without one the
+ * message says the run is left for a process with its runner.
  */
 export async function settleFromCli(input: CommandInput, verdict: Verdict, data?: Record<string, unknown>): Promise<ExitCode> {
   const { io, values } = input;
@@ -47,9 +52,17 @@ export async function settleFromCli(input: CommandInput, verdict: Verdict, data?
   const reason = typeof values.reason === 'string' ? values.reason : undefined;
   const session = await input.open();
   const { coordinator, principal } = session;
-  const say = (code: ExitCode, message: string, call?: SuspendedCall): ExitCode => {
+  const say = (code: ExitCode, message: string, call?: SuspendedCall, run?: AnsweredRun): ExitCode => {
     if (values.json)
-      io.out(JSON.stringify({ ok: code === EXIT.ok, code, message, ...(call ? { call: redactCall(coordinator.toolkit, call) } : {}) }));
+      io.out(
+        JSON.stringify({
+          ok: code === EXIT.ok,
+          code,
+          message,
+          ...(call ? { call: redactCall(coordinator.toolkit, call) } : {}),
+          ...(run ? { run: { runId: run.runId, continued: run.continued, ...(run.result ? { status: run.result.status } : {}) } } : {}),
+        }),
+      );
     else (code === EXIT.ok ? io.out : io.err)(message);
     return code;
   };
@@ -60,14 +73,17 @@ export async function settleFromCli(input: CommandInput, verdict: Verdict, data?
     const refusal = approvalProblem(session, before);
     if (refusal) return say(EXIT.refused, refusal, before);
   }
-  let outcome: ToolResult;
+  const answer: Answer =
+    verdict === 'approve'
+      ? { id, ok: true, ...(data ? { data } : {}) }
+      : { id, ok: false, reason: verdict === 'cancel' ? 'cancelled' : 'declined', ...(reason === undefined ? {} : { data: { reason } }) };
+  let answered: Answered;
   try {
-    const by = { by: principal, ...(reason === undefined ? {} : { comment: reason }) };
-    if (verdict === 'cancel') outcome = await coordinator.cancel(id, reason, { by: principal });
-    else {
-      const answer: Answer = verdict === 'approve' ? { id, ok: true, ...(data ? { data } : {}) } : { id, ok: false, reason: 'declined' };
-      outcome = await coordinator.resolve(answer, undefined, by);
-    }
+    answered = await answerAs(session.runner ?? coordinator, answer, {
+      by: principal,
+      // A cancellation's reason is cut to a comment's length, as `ResumeCoordinator.cancel` cuts it.
+      ...(reason === undefined ? {} : { comment: verdict === 'cancel' ? reason.slice(0, MAX_COMMENT_LENGTH) : reason }),
+    });
   } catch (error) {
     if (error instanceof UnknownSuspensionError) return say(EXIT.notFound, `no suspension ${id} in ${session.storeShown}`);
     if (error instanceof AlreadyResolvedError) {
@@ -83,17 +99,36 @@ export async function settleFromCli(input: CommandInput, verdict: Verdict, data?
       return say(EXIT.refused, `refused: ${messageOf(error)}${error instanceof SuspensionMismatchError ? BINDING_HINT : ''}`, before);
     throw error;
   }
-  const after = (await coordinator.get(id)) as SuspendedCall;
-  // A resolve that lost the race returns the winner's outcome; the audit says whose it was.
-  if (after.answeredBy?.id !== principal.id || (verdict === 'approve' && after.status === 'declined'))
+  const { call: after, outcome } = answered;
+  // An answer that lost the race gets the winner's outcome; the audit says whose it was.
+  if (!answered.won || (verdict === 'approve' && after.status === 'declined'))
     return say(EXIT.alreadySettled, `${id} was answered first${byWhom(after)}: it is ${after.status}`, after);
   if (verdict === 'approve' && after.status !== 'resolved')
-    return say(EXIT.refused, `${id} could not be approved: it is ${after.status} (${outcome.output})`, after);
-  const next = pendingOf(outcome);
-  const summary = `${DONE[verdict]} ${id}${next ? `; the call now asks: ${next.prompt} (${next.id})` : `: ${outcome.isError ? 'error: ' : ''}${outcome.output}`}`;
-  if (values.json) return say(EXIT.ok, summary, after);
-  io.out(summary);
-  return EXIT.ok;
+    return say(EXIT.refused, `${id} could not be approved: it is ${after.status} (${outcome?.output ?? ''})`, after);
+  const next = outcome === undefined ? undefined : pendingOf(outcome);
+  const told = outcome === undefined ? '' : `: ${outcome.isError ? 'error: ' : ''}${outcome.output}`;
+  const summary = `${DONE[verdict]} ${id}${next ? `; the call now asks: ${next.prompt} (${next.id})` : told}`;
+  const run = answered.run && (answered.run.continued || (await hasCheckpoint(session, answered.run.runId))) ? answered.run : undefined;
+  return say(EXIT.ok, run ? `${summary}\n${runLine(run)}` : summary, after, run);
+}
+
+/** What became of the run: continued here, or left for a process with its runner (said plainly, with how). */
+function runLine(run: AnsweredRun): string {
+  const result = run.result;
+  if (run.continued && result?.status === 'pending')
+    return `run ${run.runId} continued here and waits again: ${result.pendings.map((p) => `${p.prompt} (${p.id})`).join('; ')}`;
+  if (run.continued && result) return `run ${run.runId} continued here: it is ${result.status}${result.text ? `: ${result.text}` : ''}`;
+  return (
+    `run ${run.runId} is not continued by this CLI (its --tools module exports no createRunner): the call is settled, and the run ` +
+    `stays halted until a process with its AgentRunner continues it: runner.recover(${JSON.stringify(run.runId)}), ` +
+    'or this command again with --tools exporting createRunner(store) (see docs/operating.md, "CLI")'
+  );
+}
+
+/** True when the store keeps a checkpoint of `runId` (a call recorded with a runId by hand has none). */
+async function hasCheckpoint(session: Session, runId: string): Promise<boolean> {
+  const runs = session.store as Partial<Pick<RunStore, 'loadRun'>>;
+  return typeof runs.loadRun === 'function' && (await runs.loadRun(runId)) !== undefined;
 }
 
 /** Why approving `call` from here cannot work: approving replays it, which needs its tool. */

@@ -67,8 +67,8 @@ function usageOf(command: CliCommand): string {
 const COMMON_HELP = `Options every command takes:
   --store SPEC        sqlite:./file.db or postgres://user@host/db (default: $TOOLNEXUS_STORE)
   --schema S          PostgreSQL schema (default public); --table-prefix P (default toolnexus_)
-  --tools MODULE      a CommonJS module exporting createCoordinator(store) or a Toolkit as \`toolkit\`
-                      (serve also takes createRunner(store), so answers resume runs):
+  --tools MODULE      a CommonJS module exporting createRunner(store), createCoordinator(store) or a
+                      Toolkit as \`toolkit\` (with createRunner, an answer continues its run here):
                       needed to approve (the call replays here) and to show arguments with
                       only their @Sensitive fields masked (without it they are masked whole)
   --as NAME           who answers, recorded as cli:NAME (default: the OS user)

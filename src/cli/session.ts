@@ -17,7 +17,7 @@ export interface Session {
   coordinator: ResumeCoordinator;
   /** True when `--tools` registered the tools: approving (which replays the call) needs them. */
   hasTools: boolean;
-  /** The runner a `--tools` module's `createRunner(store)` made: `serve` resumes runs with it. */
+  /** The runner a `--tools` module's `createRunner(store)` made: answers continue their runs with it (`pending approve`, `serve`). */
   runner?: AgentRunner;
   /** Who answers: `cli:<--as or the OS user>`. */
   principal: Principal;

@@ -2,8 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import { AlreadyResolvedError, InvalidAnswerError, UnknownSuspensionError } from '../errors';
 import type { Answer } from '../results/wire';
 import type { AgentRunner } from '../runner/agent-runner';
+import { answerAs } from '../runner/answer-as';
 import type { RunResult } from '../runner/types';
-import { MAX_COMMENT_LENGTH, type Principal, type ResolveOptions } from '../suspension/audit';
+import { MAX_COMMENT_LENGTH, type Principal } from '../suspension/audit';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import { isSettled, isSuspensionStatus } from '../suspension/status';
 import type { SuspendedCall, SuspensionStatus } from '../suspension/store';
@@ -111,7 +112,7 @@ export class InboxService {
       }
       this.checkStillOpen(before, principal);
       if (answer.ok) this.checkInput(before, answer);
-      const run = await this.apply(request, principal, answer, comment, before);
+      const run = await this.apply(request, principal, answer, comment);
       const after = await this.call(answer.id);
       this.checkWinner(after, principal);
       if (after.status === 'expired') throw new SuspensionExpiredError(answer.id);
@@ -136,24 +137,16 @@ export class InboxService {
     principal: Principal,
     answer: Answer,
     comment: string | undefined,
-    call: SuspendedCall,
   ): Promise<RunResult | undefined> {
-    const audit: ResolveOptions = { by: principal, ...(comment === undefined ? {} : { comment }) };
     const context = this.context?.(request, principal);
-    try {
-      if (this.runner && call.runId !== undefined) {
-        return await this.runner.resume(answer, { audit, ...(context ? { context } : {}) });
-      }
-      await this.coordinator.resolve(answer, context, audit);
-      return undefined;
-    } catch (error) {
-      if (error instanceof AlreadyResolvedError) {
-        // Someone else's answer is theirs to name; one's own earlier, different answer is a plain conflict.
-        const now = await this.coordinator.get(answer.id);
-        if (now) this.checkWinner(now, principal);
-      }
-      throw error;
-    }
+    // The one "answer as a principal" operation the CLI and MCP use too (docs/design.md).
+    const answered = await answerAs(this.runner ?? this.coordinator, answer, {
+      by: principal,
+      ...(comment === undefined ? {} : { comment }),
+      ...(context ? { context } : {}),
+    });
+    if (!answered.won) throw new AnsweredByOtherError(answer.id, answered.call.status, answered.winner);
+    return answered.run?.result;
   }
 
   /** Refuses early what can no longer be answered by this principal, before anything is claimed. */

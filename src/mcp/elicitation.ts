@@ -1,4 +1,5 @@
 import type { Answer, PendingRequest } from '../results/wire';
+import { MAX_PRINCIPAL_LENGTH, type Principal } from '../suspension/audit';
 
 /** The JSON Schema of one field of an MCP elicitation form (flat primitives and enums only). */
 export type FormField = Record<string, unknown> & { type: 'string' | 'number' | 'integer' | 'boolean' | 'array' };
@@ -123,6 +124,24 @@ function enumOf(field: Record<string, unknown>): unknown[] | undefined {
   if (Array.isArray(field.enum)) return field.enum as unknown[];
   const listed = (Array.isArray(field.oneOf) ? field.oneOf : Array.isArray(field.anyOf) ? field.anyOf : undefined) as unknown[] | undefined;
   return listed?.map((option) => (option as { const?: unknown } | null)?.const);
+}
+
+/**
+ * Who answered an elicitation, as the audit records it and the tool sees it
+ * (`ctx.answer.answeredBy`): the authenticated client (`mcp:<clientId>`), else the session
+ * (`mcp:session:<id>`), else the one client of a stdio server (`mcp:client`); named by the
+ * client's own name when it gave one.
+ */
+export function elicitationPrincipal(who: { clientId?: string; sessionId?: string; clientName?: string }): Principal {
+  const id =
+    who.clientId !== undefined && who.clientId !== ''
+      ? `mcp:${who.clientId}`
+      : who.sessionId !== undefined
+        ? `mcp:session:${who.sessionId}`
+        : 'mcp:client';
+  const principal: Principal = { id: id.slice(0, MAX_PRINCIPAL_LENGTH) };
+  if (who.clientName) principal.name = who.clientName.slice(0, MAX_PRINCIPAL_LENGTH);
+  return principal;
 }
 
 /** The elicitation result an answer of this library stands for (a remote server's elicitation answered here). */

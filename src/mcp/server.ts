@@ -10,13 +10,14 @@ import {
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { InvalidArgumentError } from '../errors';
 import { messageOf } from '../errors/message';
-import { pendingOf } from '../results/helpers';
+import { failure, pendingOf } from '../results/helpers';
+import { answerAs } from '../runner/answer-as';
 import type { ToolResult } from '../results/wire';
 import type { Principal } from '../suspension/audit';
 import { ResumeCoordinator } from '../suspension/coordinator';
 import type { ToolLogLevel } from '../toolkit/context';
 import { Toolkit } from '../toolkit/toolkit';
-import { answerOf, answerProblem, elicitationFor, type ElicitationSupport } from './elicitation';
+import { answerOf, answerProblem, elicitationFor, elicitationPrincipal, type ElicitationSupport } from './elicitation';
 import { outOfBandResult, toMcpResult, type McpCallResult } from './results';
 import type { McpCallInfo, McpServerOptions, McpToolContext, McpToolHost } from './types';
 
@@ -124,7 +125,17 @@ async function callTool(
       }
       const refused = answerProblem(plan.elicit, reply);
       if (refused) return outOfBandResult(pending, `the answer was refused: ${refused}`);
-      result = await coordinator.resolve(answerOf(pending, reply), ctx, principal ? { by: principal } : undefined);
+      // Answered as a principal, as the inbox and the CLI answer (docs/design.md, "the path of an answer"):
+      // the one the host's authorize hook named, else the MCP client or session.
+      const by =
+        principal ??
+        elicitationPrincipal({
+          clientId: extra.authInfo?.clientId,
+          sessionId: extra.sessionId,
+          clientName: server.getClientVersion()?.name,
+        });
+      const answered = await answerAs(coordinator, answerOf(pending, reply), { by, context: ctx, signal: extra.signal });
+      result = answered.outcome ?? failure(`suspension ${pending.id} is ${answered.call.status}`);
     }
   } catch (error) {
     return { content: [{ type: 'text', text: messageOf(error) }], isError: true };

@@ -39,6 +39,12 @@ export interface Answer {
   data?: Record<string, unknown>;
   /** Only when `ok` is false. */
   reason?: AnswerReason;
+  /**
+   * Who gave the answer, as the coordinator recorded it with the claim (`answeredBy` of the
+   * stored call): set on the answer a replay sees (`ctx.answer`, `ctx.approval`, the chain's
+   * links), whichever front end answered. Never read from an answer given to `resolve`.
+   */
+  answeredBy?: { id: string; name?: string };
 }
 
 /** A request of a call's chain together with the answer that replayed it. */

@@ -1,5 +1,7 @@
 export { AgentRunner } from './agent-runner';
 export type { AgentRunnerOptions, RunOptions, ResumeOptions, AgentToolContext } from './agent-runner';
+export { answerAs } from './answer-as';
+export type { AnswerAsOptions, Answered, AnsweredRun } from './answer-as';
 export { OpenAIChatModel } from './models/openai';
 export type { OpenAIChatModelOptions } from './models/openai';
 export { AnthropicModel } from './models/anthropic';

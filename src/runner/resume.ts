@@ -1,6 +1,5 @@
 import {
   AlreadyResolvedError,
-  InvalidAnswerError,
   InvalidResumeError,
   RunCheckpointError,
   RunConflictError,
@@ -9,9 +8,8 @@ import {
 } from '../errors';
 import { pendingOf } from '../results/helpers';
 import type { Answer, ToolResult } from '../results/wire';
-import { answerProblem } from '../suspension/answers';
 import type { ResolveOptions } from '../suspension/audit';
-import { sameJson } from '../suspension/binding';
+import { isSettled } from '../suspension/status';
 import type { SuspendedCall } from '../suspension/store';
 import { sleep } from '../timing/sleep';
 import { pendingResult, resultOf } from './checkpoints';
@@ -51,22 +49,30 @@ export async function continueRun(
   options: ContinueOptions,
   emit: Emit | undefined,
 ): Promise<RunResult> {
-  const answers = checkAnswers(answersIn);
+  const answers = checkAnswers(parts, answersIn);
   const calls = await Promise.all(answers.map((answer) => parts.coordinator.get(answer.id)));
   const runId = runOf(answers, calls);
-  const { state } = await parts.checkpoints.load(runId);
+  let { state } = await parts.checkpoints.load(runId);
   // Checked before any answer is applied: a resume that could not continue changes nothing.
   resumeOutput(runId, state.output, options.output, parts.model, parts.tools());
+  const unknownTo = (checked: RunState) =>
+    answers.some((answer, i) => !openIn(checked, answer.id) && !isSettled((calls[i] as SuspendedCall).status));
+  if (unknownTo(state)) {
+    // A link the checkpoint does not list yet: an earlier link of its chain was answered
+    // without this runner (a CLI with the coordinator alone). Catch the checkpoint up first.
+    const caught = await catchUp(parts, runId, state);
+    if (caught.continues) return drive(parts, runId, caught.state, caught.version, options, emit);
+    state = caught.state;
+  }
   const open = new Map<string, HaltedCall>();
   const repeated: Answer[] = [];
   for (const [i, answer] of answers.entries()) {
     const call = calls[i] as SuspendedCall;
-    const halted = state.phase === 'halted' ? state.halted?.calls.find((entry) => entry.pendingId === answer.id) : undefined;
+    const halted = openIn(state, answer.id);
     if (halted) {
-      checkBound(parts, runId, call, halted);
       open.set(answer.id, halted);
-    } else if (call.status === 'pending') {
-      throw new RunCheckpointError(runId, `suspension ${answer.id} is pending in the store but not open in the checkpoint`);
+    } else if (!isSettled(call.status)) {
+      throw new RunCheckpointError(runId, `suspension ${answer.id} is ${call.status} in the store but not open in the checkpoint`);
     } else {
       repeated.push(answer);
     }
@@ -77,16 +83,19 @@ export async function continueRun(
   if (open.size === 0) return currentResult(parts, runId, options, emit);
 
   const openAnswers = answers.filter((answer) => open.has(answer.id));
-  // Each replay is exactly-once in the coordinator; settle them all before merging, so one
-  // failed answer never loses the outcome of another.
+  // Each replay is exactly-once in the coordinator, which also refuses a stored call that is
+  // not the transcript's; settle them all before merging, so one failed answer never loses
+  // the outcome of another.
   const settled = await Promise.allSettled(
-    openAnswers.map((answer) =>
-      parts.coordinator.resolve(
-        answer,
-        callContext(options.context, options.signal, (open.get(answer.id) as HaltedCall).call.id),
-        options.audit,
-      ),
-    ),
+    openAnswers.map((answer) => {
+      const { call } = open.get(answer.id) as HaltedCall;
+      return parts.coordinator.resolve(answer, callContext(options.context, options.signal, call.id), options.audit, {
+        tool: call.name,
+        args: call.arguments,
+        callId: call.id,
+        runId,
+      });
+    }),
   );
   const outcomes = new Map<string, ToolResult>();
   let firstError: unknown;
@@ -129,8 +138,13 @@ export async function recoverRun(
   const { state, version } = await parts.checkpoints.load(runId);
   resumeOutput(runId, state.output, options.output, parts.model, parts.tools());
   if (state.phase === 'halted') {
-    const open = (state.halted?.calls ?? []).filter((entry) => entry.pendingId).map((entry) => entry.pendingId);
-    throw new InvalidResumeError(`run ${runId} is waiting for answers to ${open.join(', ')}: resume it with them`);
+    // Its calls may all have been answered without this runner: then it continues here.
+    const caught = await catchUp(parts, runId, state);
+    if (caught.continues) return drive(parts, runId, caught.state, caught.version, options, emit);
+    const open = (caught.state.halted?.calls ?? []).filter((entry) => entry.pendingId).map((entry) => entry.pendingId);
+    if (caught.state.phase === 'halted')
+      throw new InvalidResumeError(`run ${runId} is waiting for answers to ${open.join(', ')}: resume it with them`);
+    return currentResult(parts, runId, options, emit);
   }
   if (state.phase === 'done' || state.phase === 'incomplete') throw new InvalidResumeError(`run ${runId} is already ${state.phase}`);
   if (state.phase === 'running' && !options.force && !parts.checkpoints.lapsed(state)) {
@@ -262,32 +276,50 @@ async function merge(
   throw new RunConflictError(runId, `could not save the checkpoint after ${MAX_MERGE_ATTEMPTS} conflicting writes`);
 }
 
+/** The halted call waiting for suspension `id`, when the checkpoint is halted on it. */
+function openIn(state: RunState, id: string): HaltedCall | undefined {
+  return state.phase === 'halted' ? state.halted?.calls.find((entry) => entry.pendingId === id) : undefined;
+}
+
+/** Longest chain {@link catchUp} follows: more links than any coordinator's `maxChain` allows. */
+const MAX_CATCH_UP_LINKS = 64;
+
+/**
+ * Writes into a halted checkpoint what the store already settled for its open calls without
+ * this runner (an answer given through the coordinator alone: a CLI without the runner, a
+ * plain `resolve`), each followed along its chain to the link still open or to its final
+ * outcome. `continues` when that closed the last open call: the caller drives the run.
+ */
+async function catchUp(
+  parts: ResumeParts,
+  runId: string,
+  state: RunState,
+): Promise<{ state: RunState; version: number; continues: boolean }> {
+  const outcomes = new Map<string, ToolResult>();
+  for (const entry of state.phase === 'halted' ? (state.halted?.calls ?? []) : []) {
+    if (entry.pendingId === undefined) continue;
+    let outcome: ToolResult | undefined;
+    let id: string | undefined = entry.pendingId;
+    for (let links = 0; id !== undefined && links < MAX_CATCH_UP_LINKS; links++) {
+      const call = await parts.coordinator.get(id);
+      if (!call || !isSettled(call.status) || call.outcome === undefined) break;
+      if (call.runId !== runId || call.callId !== entry.call.id || call.tool !== entry.call.name)
+        throw new SuspensionMismatchError(call.request.id, `it is not the call ${entry.call.id} of run ${runId}`);
+      outcome = call.outcome;
+      id = pendingOf(outcome)?.id;
+    }
+    if (outcome) outcomes.set(entry.pendingId, outcome);
+  }
+  if (outcomes.size === 0) return { ...(await parts.checkpoints.load(runId)), continues: false };
+  const merged = await merge(parts, runId, outcomes);
+  return { state: merged.state, version: merged.version, continues: merged.continues };
+}
+
 /** A checkpoint's validated answer as the caller's DTO instance. */
 async function outputInstance(output: OutputRun | undefined, plain: unknown): Promise<unknown> {
   if (!output) return undefined;
   const parsed = await output.plan.parse(JSON.stringify(plain));
   return parsed.ok ? parsed.value : undefined;
-}
-
-/** The stored call is the call the run's transcript made: same tool, arguments, call id and run. */
-function checkBound(parts: ResumeParts, runId: string, call: SuspendedCall, halted: HaltedCall): void {
-  parts.coordinator.verify(call);
-  const differs: string[] = [];
-  if (call.tool !== halted.call.name) differs.push(`tool ${JSON.stringify(call.tool)} ≠ ${JSON.stringify(halted.call.name)}`);
-  if (call.callId !== halted.call.id) differs.push(`callId ${JSON.stringify(call.callId)} ≠ ${JSON.stringify(halted.call.id)}`);
-  if (call.runId !== runId) differs.push(`runId ${JSON.stringify(call.runId)} ≠ ${JSON.stringify(runId)}`);
-  if (!sameJson(call.args, transcriptArguments(halted.call.arguments))) differs.push('arguments differ from the transcript');
-  if (differs.length > 0)
-    throw new SuspensionMismatchError(call.request.id, `the run's transcript has another call (${differs.join('; ')})`);
-}
-
-function transcriptArguments(text: string): unknown {
-  if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
 }
 
 async function resolveAgain(parts: ResumeParts, runId: string, answer: Answer, options: ContinueOptions): Promise<void> {
@@ -304,13 +336,13 @@ function withRun(error: unknown, runId: string): unknown {
   return error;
 }
 
-function checkAnswers(input: Answer | readonly Answer[]): Answer[] {
-  const answers = Array.isArray(input) ? [...(input as readonly Answer[])] : [input as Answer];
-  if (answers.length === 0) throw new InvalidResumeError('resume needs at least one answer');
+/** The answers as the coordinator checked them (each copy is not checked again when it is resolved). */
+function checkAnswers(parts: ResumeParts, input: Answer | readonly Answer[]): Answer[] {
+  const given = Array.isArray(input) ? (input as readonly Answer[]) : [input as Answer];
+  if (given.length === 0) throw new InvalidResumeError('resume needs at least one answer');
   const seen = new Set<string>();
+  const answers = given.map((answer) => parts.coordinator.checkAnswer(answer));
   for (const answer of answers) {
-    const problem = answerProblem(answer);
-    if (problem) throw new InvalidAnswerError(`invalid answer: ${problem}`);
     if (seen.has(answer.id)) throw new InvalidResumeError(`answer ${answer.id} is given twice`);
     seen.add(answer.id);
   }

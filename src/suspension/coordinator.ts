@@ -24,7 +24,7 @@ import {
 } from './audit';
 import { Binding } from './binding';
 import { answerInline } from './inline';
-import { Resolution } from './resolution';
+import { Resolution, type ExpectedCall } from './resolution';
 import { Observers, type SuspensionObserver } from './observer';
 import { isSuspensionStatus } from './status';
 import type { Claim, PendingStore, Settlement, SuspendedCall, SuspensionFilter } from './store';
@@ -32,6 +32,7 @@ import { MemoryPendingStore } from './stores/memory';
 import { checkHistoryFilter } from './stores/validate';
 
 export type { WaitFor } from './answers';
+export type { ExpectedCall } from './resolution';
 
 /** Options of a {@link ResumeCoordinator}. */
 export interface ResumeCoordinatorOptions {
@@ -112,6 +113,8 @@ export class ResumeCoordinator {
   private readonly resolution: Resolution;
   private readonly maxAnswerBytes: number;
   private readonly observers: Observers;
+  /** Answers this coordinator checked ({@link checkAnswer}): the next `resolve` of each takes it as it is. */
+  private readonly checked = new WeakSet<Answer>();
 
   constructor(options: ResumeCoordinatorOptions) {
     if (!options || typeof options.toolkit?.execute !== 'function') throw new InvalidArgumentError('ResumeCoordinator needs a toolkit');
@@ -163,14 +166,21 @@ export class ResumeCoordinator {
     ctx?: ToolContext<TState>,
     options: ExecuteOptions = {},
   ): Promise<ToolResult> {
-    const result = await (ctx === undefined ? this.toolkit.execute(name, args) : this.toolkit.execute(name, args, ctx));
+    // One parse: the Toolkit's, whose value the tool runs with and the store keeps.
+    const parsed = await this.toolkit.parseArguments(name, args);
+    // An unknown tool or invalid arguments: the Toolkit's own error result (and hooks), as always.
+    if (!parsed?.ok) return ctx === undefined ? this.toolkit.execute(name, args) : this.toolkit.execute(name, args, ctx);
+    // Taken before the tool runs, which may change the object it is given.
+    const stored = storableArguments(parsed.value);
+    const result = await (ctx === undefined ? this.toolkit.execute(name, parsed.value) : this.toolkit.execute(name, parsed.value, ctx));
     const request = pendingOf(result);
     if (!request) return result;
     const badExpiry = expiryProblem(request);
     if (badExpiry) return failure(badExpiry);
     const badId = suspensionIdProblem(request.id);
     if (badId) return failure(`the suspension id ${shownId(request.id)} cannot be stored: it ${badId}`);
-    const value = typeof args === 'string' ? parsedArguments(args) : (args ?? {});
+    if (!stored.ok) return failure(`${name} suspended, but its arguments cannot be stored: ${stored.problem}`);
+    const value = JSON.parse(stored.text) as unknown;
     const waitFor = options.waitFor ?? this.waitFor;
     if (waitFor) {
       return answerInline(request, ctx, {
@@ -227,13 +237,32 @@ export class ResumeCoordinator {
    * @throws `ctx.signal.reason` when the signal aborts before this resolver claims the call
    *   (nothing changes; a wait for another resolver's outcome ends early).
    */
-  async resolve<TState extends object>(answer: Answer, ctx?: ToolContext<TState>, options?: ResolveOptions): Promise<ToolResult> {
+  async resolve<TState extends object>(
+    answer: Answer,
+    ctx?: ToolContext<TState>,
+    options?: ResolveOptions,
+    expected?: ExpectedCall,
+  ): Promise<ToolResult> {
+    const checked = this.checked.delete(answer) ? answer : this.checkAnswer(answer);
+    if (options === undefined) return this.resolution.settle(checked, ctx, undefined, expected);
+    const audit = checkedResolveOptions(options, 'resolve');
+    return this.resolution.settle(withCommentAsReason(checked, audit?.comment), ctx, audit, expected);
+  }
+
+  /**
+   * Checks an answer as {@link resolve} does and returns the copy `resolve` keeps: given to
+   * the next `resolve` as it is, that copy is not checked again. For a caller that must refuse
+   * a malformed answer before anything else (the runner, before it loads a run).
+   *
+   * @throws {@link InvalidAnswerError} the answer is not Answer-shaped, or its data is too large, too deep or not plain JSON.
+   * @throws {@link UnknownSuspensionError} its id is one no store could hold.
+   */
+  checkAnswer(answer: unknown): Answer {
     const checked = checkAnswer(answer, this.maxAnswerBytes);
     if (!checked.ok) throw new InvalidAnswerError(`invalid answer: ${checked.problem}`);
     assertStorableId(checked.answer.id);
-    if (options === undefined) return this.resolution.settle(checked.answer, ctx);
-    const audit = checkedResolveOptions(options, 'resolve');
-    return this.resolution.settle(withCommentAsReason(checked.answer, audit?.comment), ctx, audit);
+    this.checked.add(checked.answer);
+    return checked.answer;
   }
 
   /**
@@ -295,14 +324,6 @@ export class ResumeCoordinator {
     return this.resolution.settle(withCommentAsReason(checked.answer, audit?.comment), undefined, audit);
   }
 
-  /**
-   * Checks a recorded call against the call that made it, as a run's transcript knows it.
-   * @throws {@link SuspensionMismatchError} on any difference.
-   */
-  verify(call: SuspendedCall): void {
-    this.resolution.verify(call);
-  }
-
   /** Tells the observers of a stored settlement: the call as settled, then the chain's next link. */
   private settledOf(claim: Claim, settlement: Settlement): void {
     if (this.observers.size === 0) return;
@@ -345,12 +366,11 @@ function shownId(id: string): string {
   return JSON.stringify(cut).slice(1, -1);
 }
 
-/** The model's JSON text as a value (the toolkit accepted it, so it parses). */
-function parsedArguments(text: string): unknown {
-  if (text.trim() === '') return {};
+/** The parsed arguments as the JSON text a store keeps, or why JSON cannot carry them (a BigInt, a cycle). */
+function storableArguments(value: object): { ok: true; text: string } | { ok: false; problem: string } {
   try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
+    return { ok: true, text: JSON.stringify(value) };
+  } catch (error) {
+    return { ok: false, problem: messageOf(error) };
   }
 }

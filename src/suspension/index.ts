@@ -1,5 +1,5 @@
 export { ResumeCoordinator, DEFAULT_LEASE_MS } from './coordinator';
-export type { ResumeCoordinatorOptions, ExecuteOptions, WaitFor } from './coordinator';
+export type { ResumeCoordinatorOptions, ExecuteOptions, WaitFor, ExpectedCall } from './coordinator';
 export { formatRefusal, DEFAULT_MAX_CHAIN } from './answers';
 export type { FormatRefusal, Refusal, RefusalStatus } from './answers';
 export type {

@@ -20,6 +20,18 @@ import { LeaseKeeper } from './lease';
 import { isSettled } from './status';
 import type { Claim, PendingStore, Settlement, SuspendedCall } from './store';
 
+/**
+ * The call an answer is for, as the caller knows it (an agent run: its transcript's call).
+ * `resolve` refuses a stored call that differs ({@link SuspensionMismatchError}) before anything runs.
+ */
+export interface ExpectedCall {
+  tool: string;
+  /** The arguments as the caller has them (the model's JSON text): compared as the Toolkit parses them. */
+  args: unknown;
+  callId?: string;
+  runId?: string;
+}
+
 /** What {@link Resolution} works with; the coordinator's settings. */
 export interface ResolutionSettings {
   toolkit: Toolkit;
@@ -44,14 +56,15 @@ export class Resolution {
   constructor(private readonly settings: ResolutionSettings) {}
 
   /** The shared path of `resolve` and `cancel`; `audit` is recorded by the claim that wins, with the answer. */
-  async settle(answer: Answer, ctx: ToolContext | undefined, audit?: ResolveOptions): Promise<ToolResult> {
+  async settle(answer: Answer, ctx: ToolContext | undefined, audit?: ResolveOptions, expected?: ExpectedCall): Promise<ToolResult> {
     const { store, leaseMs, toolkit } = this.settings;
     // An aborted caller must not spend the answer: the call stays as it is for a later resolve.
     const signal = ctx?.signal;
     signal?.throwIfAborted();
     let call = await store.get(answer.id);
     if (!call) throw new UnknownSuspensionError(answer.id);
-    this.verify(call);
+    const read = call;
+    await this.check(read, expected);
     let lost: ClaimLostError | undefined;
     let pause = FIRST_POLL_MS;
     let lastTry = Number.NEGATIVE_INFINITY;
@@ -70,7 +83,7 @@ export class Resolution {
         lastTry = performance.now();
         const claim = await store.claim(answer.id, answer, leaseMs, audit);
         if (claim) {
-          const settled = await this.finish(claim, answer, ctx);
+          const settled = await this.finish(claim, answer, ctx, read);
           if (settled) return settled;
           lost = new ClaimLostError(claim.id, claim.fence);
         }
@@ -84,33 +97,66 @@ export class Resolution {
     }
   }
 
-  /** @throws {@link SuspensionMismatchError} when `call` is not what was recorded. */
-  verify(call: SuspendedCall): void {
+  /**
+   * The one check of a stored call before an answer claims it: it is the call that was
+   * recorded (its binding), and, when the caller knows which call it answers (an agent run's
+   * transcript), that call: same tool, call id, run and arguments as the Toolkit parses them.
+   * @throws {@link SuspensionMismatchError} on any difference (nothing is claimed).
+   */
+  private async check(call: SuspendedCall, expected: ExpectedCall | undefined): Promise<void> {
     const problem = this.settings.binding.problem(call);
     if (problem) throw new SuspensionMismatchError(call.request.id, problem);
+    if (!expected) return;
+    const differs: string[] = [];
+    if (call.tool !== expected.tool) differs.push(`tool ${JSON.stringify(call.tool)} ≠ ${JSON.stringify(expected.tool)}`);
+    if (call.callId !== expected.callId) differs.push(`callId ${JSON.stringify(call.callId)} ≠ ${JSON.stringify(expected.callId)}`);
+    if (call.runId !== expected.runId) differs.push(`runId ${JSON.stringify(call.runId)} ≠ ${JSON.stringify(expected.runId)}`);
+    if (differs.length === 0 && !(await this.sameArguments(call, expected))) differs.push('arguments differ from the transcript');
+    if (differs.length > 0)
+      throw new SuspensionMismatchError(call.request.id, `the run's transcript has another call (${differs.join('; ')})`);
+  }
+
+  /**
+   * The stored arguments are the Toolkit's parse of the expected ones: the value `execute`
+   * stored. A call recorded before the coordinator stored that parse is parsed the same way
+   * first. A tool not registered here cannot run, so only its other parts are compared.
+   */
+  private async sameArguments(call: SuspendedCall, expected: ExpectedCall): Promise<boolean> {
+    const { toolkit } = this.settings;
+    if (!toolkit.has(expected.tool)) return true;
+    const parsed = await toolkit.parseArguments(expected.tool, expected.args);
+    if (!parsed?.ok) return false;
+    if (sameJson(call.args, parsed.value)) return true;
+    const stored = await toolkit.parseArguments(call.tool, call.args);
+    return stored?.ok === true && sameJson(stored.value, parsed.value);
   }
 
   /** Runs what a won claim decides and stores it; `undefined` when the claim was lost meanwhile. */
-  private async finish(claim: Claim, answer: Answer, ctx: ToolContext | undefined): Promise<ToolResult | undefined> {
+  private async finish(claim: Claim, answer: Answer, ctx: ToolContext | undefined, read: SuspendedCall): Promise<ToolResult | undefined> {
     const { call } = claim;
-    // The row as claimed is what replays: check it again, it may have changed since it was read.
-    this.verify(call);
+    // The row as claimed is what replays: it may have changed since it was checked.
+    const problem = this.settings.binding.problem(call);
+    if (problem) throw new SuspensionMismatchError(call.request.id, problem);
+    if (call.tool !== read.tool || call.callId !== read.callId || call.runId !== read.runId || !sameJson(call.args, read.args))
+      throw new SuspensionMismatchError(call.request.id, 'the call changed between the check and the claim');
     const at = new Date(claim.at);
     if (isExpired(call.request, at) || !answer.ok) {
       const refusal = refusalOf(call.request, answer, at);
       return this.complete(claim, { status: refusal.status, outcome: refused(refusal, this.settings.formatRefusal) });
     }
+    // The tool sees who answered, whichever front end recorded them (docs/suspension.md).
+    const answered: Answer = call.answeredBy === undefined ? answer : { ...answer, answeredBy: { ...call.answeredBy } };
     const keeper = new LeaseKeeper(this.settings.store, claim, this.settings.leaseMs, ctx?.signal);
     let outcome: ToolResult;
     try {
       const chain = call.chain ?? [];
-      const replay: ToolContext = { ...ctx, answer, replay: { request: call.request, chain, fence: claim.fence } };
+      const replay: ToolContext = { ...ctx, answer: answered, replay: { request: call.request, chain, fence: claim.fence } };
       outcome = await this.settings.toolkit.execute(call.tool, call.args, withLatch(replay, keeper.cancellation));
     } finally {
       keeper.stop();
     }
     if (keeper.lost) return undefined;
-    return this.complete(claim, this.settlementOf(call, answer, outcome));
+    return this.complete(claim, this.settlementOf(call, answered, outcome));
   }
 
   /** A replay's outcome as the store keeps it: a final result, or the next link of the chain. */

@@ -74,6 +74,7 @@ export function boundedPlan(plan: ArgumentsPlan, limits: ArgumentLimits): Argume
   return {
     schema: plan.schema,
     parse(raw: unknown): Promise<ParsedArguments> {
+      if (typeof raw === 'object' && raw !== null && handedOut.delete(raw)) return Promise.resolve({ ok: true, value: raw });
       if (plan instanceof DtoArgumentsPlan) return plan.parse(raw, limits);
       const plain = toPlainObject(raw, limits);
       if (!plain.ok) return Promise.resolve(plain);
@@ -81,6 +82,19 @@ export function boundedPlan(plan: ArgumentsPlan, limits: ArgumentLimits): Argume
       return plan.parse(plain.value, limits);
     },
   };
+}
+
+/**
+ * Parsed values handed out to a caller that runs them next (the Toolkit's `parseArguments`,
+ * for the coordinator): the next parse of one takes it as it is, once, so a call is parsed
+ * and validated once however many layers it passes (docs/design.md, "the path of a call").
+ */
+const handedOut = new WeakSet<object>();
+
+/** Marks `value`, a successful parse's, to be taken as it is by the next parse (once). */
+export function handOut(value: object): object {
+  handedOut.add(value);
+  return value;
 }
 
 /** The failures of one call: the first `max` kept as text, the rest only counted. */

@@ -8,7 +8,16 @@ import { onAbortOf, watchOf, type AbortWatch } from '../timing/abort-latch';
 import type { JsonSchema } from '../schema/json-schema';
 import { toAnthropicTools, toGeminiTools, toOpenAITools, type AnthropicTool, type GeminiTools, type OpenAITool } from './adapters';
 import { approvalPolicyOf, approvalStep } from './approval';
-import { boundedPlan, DEFAULT_ARGUMENT_LIMITS, planForClass, planForSchema, type ArgumentLimits, type ArgumentsPlan } from './arguments';
+import {
+  boundedPlan,
+  DEFAULT_ARGUMENT_LIMITS,
+  handOut,
+  planForClass,
+  planForSchema,
+  type ArgumentLimits,
+  type ArgumentsPlan,
+  type ParsedArguments,
+} from './arguments';
 import type { ToolContext } from './context';
 import { isFunctionTool, type FunctionTool } from './define-tool';
 import type { ToolkitHooks } from './hooks';
@@ -150,6 +159,23 @@ export class Toolkit {
     const entry = this.entries.get(name);
     if (!entry) return REDACTED;
     return redactWith(entry.dto ? redactionPlanFor(entry.dto, this.redactionPlans) : undefined, args);
+  }
+
+  /**
+   * The arguments a call of `name` would run with: parsed, cleaned and validated as
+   * {@link execute} does it (one plan per tool), or why not; `undefined` for an unknown tool.
+   * The value, passed straight to `execute`, is taken as it is, not validated a second time:
+   * the coordinator stores what the tool was given (docs/design.md, "the path of a call").
+   */
+  async parseArguments(name: string, args: unknown): Promise<ParsedArguments | undefined> {
+    const entry = this.entries.get(name);
+    if (!entry) return undefined;
+    try {
+      const parsed = await entry.plan.parse(args);
+      return parsed.ok ? { ok: true, value: handOut(parsed.value) } : parsed;
+    } catch (error) {
+      return { ok: false, problem: messageOf(error) };
+    }
   }
 
   /**
