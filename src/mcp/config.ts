@@ -93,7 +93,13 @@ function specOf(name: string, raw: unknown, env: McpEnvironment): McpServerSpec 
     throw new McpConfigError(`server ${name}: url is not a URL`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new McpConfigError(`server ${name}: url must be http or https`);
-  return { transport, url, headers: expandAll(name, 'headers', raw.headers, env, secrets), explicit: type !== undefined, secrets: [...new Set(secrets)] };
+  return {
+    transport,
+    url,
+    headers: expandAll(name, 'headers', raw.headers, env, secrets),
+    explicit: type !== undefined,
+    secrets: [...new Set(secrets)],
+  };
 }
 
 function httpTransportOf(name: string, type: string | undefined): 'http' | 'sse' {

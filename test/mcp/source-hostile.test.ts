@@ -158,9 +158,9 @@ describe('McpToolSource names never collide', () => {
       startHostileServer({ tools: ['enterprise_merge'] }),
       startHostileServer({ tools: ['merge'] }),
     ]);
-    servers = [h!, gh!, ghEnterprise!];
+    servers = [h, gh, ghEnterprise];
     const source = new McpToolSource({
-      config: { mcpServers: { h: { url: h!.url }, gh: { url: gh!.url }, gh_enterprise: { url: ghEnterprise!.url } } },
+      config: { mcpServers: { h: { url: h.url }, gh: { url: gh.url }, gh_enterprise: { url: ghEnterprise.url } } },
     });
     try {
       const report = await source.connect();

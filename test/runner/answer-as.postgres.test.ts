@@ -193,7 +193,7 @@ describe('a login-then-approval chain answered link by link from the CLI and the
     expect(await phaseOf(runId)).toBe('halted');
     // Another replica's runner continues it: the refund is not run again, the run finishes once.
     const [a, b] = await Promise.allSettled([one.runner.recover(runId), two.runner.recover(runId)]);
-    const finished = [a, b].filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<RunResult>).value.status);
+    const finished = [a, b].filter((r) => r.status === 'fulfilled').map((r) => r.value.status);
     expect(finished).toContain('done');
     expect(await phaseOf(runId)).toBe('done');
     expect(lines('refund ')).toEqual([expect.stringMatching(/login=alice approval=cli:ops$/)]);
