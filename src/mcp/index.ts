@@ -5,6 +5,7 @@
  */
 export { serveMcp } from './serve';
 export type { McpStdioOptions, McpHttpOptions, McpServerHandle, McpHttpServerHandle } from './serve';
+export type { McpAuthorize } from './http-guard';
 export type { McpToolHost, McpServerOptions, McpCallInfo, McpToolContext } from './types';
 export { McpConfigError, McpConnectionError } from './errors';
 export { McpToolSource } from './source';
