@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { IsInt, IsString, Min } from 'class-validator';
-import { Describe, Tool, Toolkit, failure, pending, success, type ToolContext } from 'toolnexus-ts';
+import { Describe, Tool, Toolkit, success } from 'toolnexus-ts';
 
 class TransferArgs {
   @IsString() @Describe('Account to debit') from!: string;
@@ -8,11 +8,15 @@ class TransferArgs {
   @IsInt() @Min(1) @Describe('Amount in cents') amount!: number;
 }
 
-@Tool({ description: 'Move money between two accounts', args: TransferArgs })
+// A declared approval: the Toolkit asks before `run`, and `run` is called only once it is given
+// (a decline never reaches it). The safe way to ask; see docs/suspension.md.
+@Tool({
+  description: 'Move money between two accounts',
+  args: TransferArgs,
+  approval: { prompt: (args: TransferArgs) => `Transfer ${args.amount} from ${args.from}?` },
+})
 class TransferTool {
-  async run(args: TransferArgs, ctx?: ToolContext) {
-    if (!ctx?.answer) return pending({ kind: 'approval', prompt: `Transfer ${args.amount} from ${args.from}?` });
-    if (!ctx.answer.ok) return failure('transfer declined');
+  async run(args: TransferArgs) {
     return success({ moved: args.amount });
   }
 }
