@@ -261,6 +261,7 @@ const EXPECTED: Record<Entry, string[]> = {
     'McpToolSource',
     'parseMcpConfig',
     'serveMcp',
+    'type McpAuthorize',
     'type McpCallInfo',
     'type McpConnectReport',
     'type McpEnvironment',
