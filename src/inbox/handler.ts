@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   AlreadyResolvedError,
@@ -6,20 +7,23 @@ import {
   InvalidArgumentError,
   InvalidResumeError,
   RunConflictError,
+  StoreUnavailableError,
   SuspensionMismatchError,
   UnknownSuspensionError,
   UnregisteredToolError,
 } from '../errors';
+import { messageOf } from '../errors/message';
 import type { Principal } from '../suspension/audit';
 import { BearerTokens, LOCAL_PRINCIPAL, localOnlyProblem, SESSION_COOKIE, type Authorize } from './auth';
 import { checkCsrf, CSRF_COOKIE, CSRF_FIELD, csrfTokenFor } from './csrf';
 import { AnsweredByOtherError, InboxError, InboxForbiddenError, InboxInvalidInputError, InboxUnauthorizedError } from './errors';
 import { ChangeFeed } from './events';
 import { cookie, cookieOf, isSecure, readForm, readJsonObject, sendHtml, sendJson, type InboxRequest } from './http';
-import type { InboxOptions } from './options';
+import type { InboxLogger, InboxOptions } from './options';
 import { inboxPage, refusedPage, signInPage } from './page';
 import { InboxRules } from './rules';
 import { InboxService, queryOf } from './service';
+import { Sessions } from './sessions';
 
 /**
  * A mounted inbox: a request handler for `node:http`, Express (`app.use('/inbox', inbox)`),
@@ -65,6 +69,37 @@ export function createInbox(options: InboxOptions): Inbox {
   const feed = new ChangeFeed(coordinator.store, settings.pollMs, settings.maxStreams);
   const service = new InboxService(options, rules, () => feed.changed());
   const tokens = options.authorize instanceof BearerTokens ? options.authorize : undefined;
+  if (options.trustProxy !== undefined && typeof options.trustProxy !== 'boolean')
+    throw new InvalidArgumentError('trustProxy must be true or false');
+  if (options.clock !== undefined && typeof options.clock !== 'function') throw new InvalidArgumentError('clock must be a function');
+  if (options.logger !== undefined && typeof options.logger?.error !== 'function')
+    throw new InvalidArgumentError("logger needs an error(message, stack?) method (Nest's Logger has one)");
+  const trustProxy = options.trustProxy === true;
+  const logger = options.logger ?? STDERR_LOGGER;
+  // Browsers signed in with a bearer token hold a server-side session; other authorizers bring their own.
+  const sessions = tokens ? new Sessions(options.sessions, options.clock ?? Date.now) : undefined;
+
+  /** The principal of a request: what `authorize` says, else a live session's (a changed token ends it). */
+  async function principalOf(request: InboxRequest): Promise<Principal | undefined> {
+    const principal = (await authorize(request)) ?? undefined;
+    if (principal || !tokens || !sessions || request.headers.authorization !== undefined) return principal;
+    const session = await sessions.find(cookieOf(request, SESSION_COOKIE));
+    return session ? tokens.byCredential(session.credential) : undefined;
+  }
+
+  /** Logs an internal error with a new correlation id, and returns the id for the response. */
+  function report(request: InboxRequest, error: unknown): string {
+    const id = randomUUID();
+    const where = `${request.method ?? 'GET'} ${(request.originalUrl ?? request.url ?? '/').split('?')[0] ?? ''}`;
+    const name = typeof error === 'object' && error !== null && 'name' in error ? String((error as Error).name) : 'Error';
+    const stack = error instanceof Error && typeof error.stack === 'string' ? error.stack : undefined;
+    try {
+      logger.error(`toolnexus inbox: internal error, correlation id ${id}: ${where}: ${name}: ${messageOf(error)}`, stack);
+    } catch {
+      // A failing logger must not keep the client from its answer.
+    }
+    return id;
+  }
 
   const handle = async (request: InboxRequest, response: ServerResponse, next?: (error?: unknown) => void): Promise<void> => {
     const url = new URL(request.originalUrl ?? request.url ?? '/', 'http://inbox.invalid');
@@ -77,7 +112,7 @@ export function createInbox(options: InboxOptions): Inbox {
     const path = url.pathname.slice(base.length);
     const method = request.method ?? 'GET';
     const cookiePath = base === '' ? '/' : base;
-    const secure = isSecure(request);
+    const secure = isSecure(request, trustProxy);
     const pageRequest = method === 'GET' && (path === '' || path === '/');
     try {
       if (path === '' && method === 'GET') {
@@ -89,14 +124,16 @@ export function createInbox(options: InboxOptions): Inbox {
       }
       if (path === '/login' && method === 'POST' && tokens) return await signIn(request, response, cookiePath, secure);
       if (path === '/logout' && method === 'POST') {
-        checkCsrf(request, (await readForm(request, settings.maxBodyBytes)).get(CSRF_FIELD));
+        checkCsrf(request, (await readForm(request, settings.maxBodyBytes)).fields.get(CSRF_FIELD));
+        // Revoked server-side: a copy of the cookie taken before is refused from now on.
+        await sessions?.revoke(cookieOf(request, SESSION_COOKIE));
         response.setHeader('set-cookie', cookie(SESSION_COOKIE, '', cookiePath, secure, { maxAge: 0 }));
         response.statusCode = 303;
         response.setHeader('location', './');
         response.end();
         return;
       }
-      const principal = (await authorize(request)) ?? undefined;
+      const principal = await principalOf(request);
       if (pageRequest) return page(request, response, principal, cookiePath, secure);
       if (!principal) throw new InboxUnauthorizedError();
       await api(request, response, principal, method, path, url.searchParams);
@@ -106,24 +143,53 @@ export function createInbox(options: InboxOptions): Inbox {
         sendHtml(response, error.status, shown.html, shown.csp);
         return;
       }
-      fail(response, error);
+      fail(response, error, () => report(request, error));
     }
   };
 
   async function signIn(request: InboxRequest, response: ServerResponse, cookiePath: string, secure: boolean): Promise<void> {
-    const form = await readForm(request, settings.maxBodyBytes);
-    checkCsrf(request, form.get(CSRF_FIELD));
-    const session = tokens?.sessionFor(form.get('token') ?? '');
-    if (session === undefined) {
-      const { token } = csrfTokenFor(request);
-      const shown = signInPage(settings.title, token, 'That token does not sign anyone in.');
-      sendHtml(response, 401, shown.html, shown.csp);
-      return;
+    let token: string;
+    try {
+      const form = await readForm(request, settings.maxBodyBytes);
+      const sent = form.fields.get('token');
+      if (sent === null) {
+        // Say why rather than "no CSRF token": the usual cause is a body parser that kept the fields from the inbox.
+        const cause = form.preParsed
+          ? 'a body parser before the inbox read the form and handed over no token field (docs/operating.md, "Body parsers")'
+          : 'the form was sent without a token field';
+        return showSignIn(request, response, cookiePath, secure, 400, `Sign-in refused: ${cause}.`);
+      }
+      checkCsrf(request, form.fields.get(CSRF_FIELD));
+      token = sent;
+    } catch (error) {
+      if (!(error instanceof InboxError)) throw error;
+      return showSignIn(request, response, cookiePath, secure, error.status, `Sign-in refused: ${error.message}`);
     }
-    response.setHeader('set-cookie', cookie(SESSION_COOKIE, session, cookiePath, secure));
+    const credential = tokens?.credentialFor(token);
+    if (credential === undefined || !sessions) {
+      return showSignIn(request, response, cookiePath, secure, 401, 'That token does not sign anyone in.');
+    }
+    // A new session id on every sign-in; the one this browser held before (if any) ends.
+    await sessions.revoke(cookieOf(request, SESSION_COOKIE));
+    const id = await sessions.create(credential);
+    response.setHeader('set-cookie', cookie(SESSION_COOKIE, id, cookiePath, secure, { maxAge: sessions.cookieMaxAge }));
     response.statusCode = 303;
     response.setHeader('location', './');
     response.end();
+  }
+
+  function showSignIn(
+    request: InboxRequest,
+    response: ServerResponse,
+    cookiePath: string,
+    secure: boolean,
+    status: number,
+    problem: string,
+  ): void {
+    const { token, fresh } = csrfTokenFor(request);
+    if (fresh) response.setHeader('set-cookie', cookie(CSRF_COOKIE, token, cookiePath, secure));
+    const shown = signInPage(settings.title, token, problem);
+    sendHtml(response, status, shown.html, shown.csp);
   }
 
   function page(
@@ -140,7 +206,8 @@ export function createInbox(options: InboxOptions): Inbox {
       sendHtml(response, 401, shown.html, shown.csp);
       return;
     }
-    const shown = inboxPage(settings.title, principal, token, tokens !== undefined && cookieOf(request, SESSION_COOKIE) !== undefined);
+    const signedInHere = tokens !== undefined && request.headers.authorization === undefined;
+    const shown = inboxPage(settings.title, principal, token, signedInHere);
     sendHtml(response, 200, shown.html, shown.csp);
   }
 
@@ -182,7 +249,7 @@ export function createInbox(options: InboxOptions): Inbox {
   }
 
   const inbox = ((request: IncomingMessage, response: ServerResponse, next?: (error?: unknown) => void) => {
-    void handle(request, response, next).catch((error: unknown) => fail(response, error));
+    void handle(request, response, next).catch((error: unknown) => fail(response, error, () => report(request, error)));
   }) as Inbox;
   // Calls recorded or settled by this process (a run halting here, the CLI's coordinator) are
   // announced at once; other processes' changes arrive with the next poll.
@@ -194,15 +261,33 @@ export function createInbox(options: InboxOptions): Inbox {
   return inbox;
 }
 
-/** The status and body of a failed request. A fault of ours says nothing of its cause. */
-function fail(response: ServerResponse, error: unknown): void {
+/** Internal errors go to stderr when the host gives no logger. */
+const STDERR_LOGGER: InboxLogger = {
+  error: (message, stack) => void process.stderr.write(`${message}\n${stack === undefined ? '' : `${stack}\n`}`),
+};
+
+/**
+ * The status and body of a failed request. A fault of ours says nothing of its cause: it is
+ * logged (`report`) and the body carries only the correlation id of the log line.
+ */
+function fail(response: ServerResponse, error: unknown, report: () => string): void {
+  const status = statusOf(error);
+  const internal = status >= 500 || typeof error !== 'object' || error === null || !('code' in error);
+  const correlationId = internal ? report() : undefined;
   if (response.headersSent) {
     response.end();
     return;
   }
-  const status = statusOf(error);
-  if (status >= 500 || typeof error !== 'object' || error === null || !('code' in error)) {
-    sendJson(response, 500, { error: { code: 'TOOLNEXUS_INBOX_INTERNAL', message: 'the inbox failed; see the server log' } });
+  if (correlationId !== undefined) {
+    const unavailable = error instanceof StoreUnavailableError;
+    response.setHeader('x-correlation-id', correlationId);
+    sendJson(response, unavailable ? 503 : 500, {
+      error: {
+        code: unavailable ? 'TOOLNEXUS_STORE_UNAVAILABLE' : 'TOOLNEXUS_INBOX_INTERNAL',
+        message: `${unavailable ? 'the store is unavailable; retry later' : 'the inbox failed'}; see the server log (correlation id ${correlationId})`,
+        correlationId,
+      },
+    });
     return;
   }
   const known = error as Error & { code: string };
