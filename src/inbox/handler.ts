@@ -66,7 +66,9 @@ export function createInbox(options: InboxOptions): Inbox {
   if (options.title !== undefined) settings.title = String(options.title);
   const basePath = normalBase(options.basePath);
   const rules = new InboxRules(options.rules);
-  const feed = new ChangeFeed(coordinator.store, settings.pollMs, settings.maxStreams);
+  const feed = new ChangeFeed(coordinator.store, settings.pollMs, settings.maxStreams, (error) =>
+    report({ method: 'POLL', url: '/api/events' } as InboxRequest, error),
+  );
   const service = new InboxService(options, rules, () => feed.changed());
   const tokens = options.authorize instanceof BearerTokens ? options.authorize : undefined;
   if (options.trustProxy !== undefined && typeof options.trustProxy !== 'boolean')

@@ -335,6 +335,10 @@ export const PAGE_SCRIPT = String.raw`
       if (here !== node) list.insertBefore(node, here || null);
     });
     cards = next;
+    // Drafts of suspensions no longer open are of no use: the unfiltered open list says which those are.
+    if (state.status === 'open' && !state.kind && !state.runId) {
+      Object.keys(drafts).forEach(function (key) { if (!next[key.slice(0, key.indexOf('\u0000'))]) delete drafts[key]; });
+    }
     restoreFocus(at);
   }
 

@@ -66,6 +66,7 @@ describe('inbox internal errors', () => {
       runner: inboxRunner(store),
       authorize: authorize(),
       basePath: '/inbox',
+      pollMs: 20,
       logger: { error: (message, stack) => void lines.push({ message, stack }) },
     });
     const server: Server = createServer((request, response) => inbox(request, response));
@@ -104,6 +105,21 @@ describe('inbox internal errors', () => {
     expect([unavailable.status, unavailableBody.error.code]).toEqual([503, 'TOOLNEXUS_STORE_UNAVAILABLE']);
     expect(unavailableBody.error.message).not.toContain('10.9.8.7');
     expect(lines[1]?.message).toContain(`correlation id ${unavailableBody.error.correlationId}: GET /inbox/api/suspensions/x:`);
+
+    // The live feed's reads of the store fail too: logged once for the run of failures, not once a poll.
+    const stream = new AbortController();
+    const events = await fetch(`${base}/api/events`, { headers: bearer, signal: stream.signal });
+    expect(events.status).toBe(200);
+    const deadline = Date.now() + 10_000;
+    while (!lines.some((line) => line.message.includes('POLL /api/events'))) {
+      if (Date.now() > deadline) throw new Error('the failing feed was not logged');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    stream.abort();
+    expect(lines.filter((line) => line.message.includes('POLL /api/events'))).toHaveLength(1);
+    expect(lines.at(-1)?.message).toMatch(
+      /^toolnexus inbox: internal error, correlation id [0-9a-f-]{36}: POLL \/api\/events: StoreUnavailableError: /,
+    );
 
     expect(() => createInbox({ runner: inboxRunner(store), authorize: authorize(), logger: {} as never })).toThrow(/logger needs an error/);
   });
