@@ -16,7 +16,14 @@ import { messageOf } from '../errors/message';
 import type { Principal } from '../suspension/audit';
 import { BearerTokens, LOCAL_PRINCIPAL, localOnlyProblem, SESSION_COOKIE, type Authorize } from './auth';
 import { checkCsrf, CSRF_COOKIE, CSRF_FIELD, csrfTokenFor } from './csrf';
-import { AnsweredByOtherError, InboxError, InboxForbiddenError, InboxInvalidInputError, InboxUnauthorizedError } from './errors';
+import {
+  AnsweredByOtherError,
+  InboxCsrfError,
+  InboxError,
+  InboxForbiddenError,
+  InboxInvalidInputError,
+  InboxUnauthorizedError,
+} from './errors';
 import { ChangeFeed } from './events';
 import { cookie, cookieOf, isSecure, readForm, readJsonObject, sendHtml, sendJson, type InboxRequest } from './http';
 import type { InboxLogger, InboxOptions } from './options';
@@ -154,10 +161,10 @@ export function createInbox(options: InboxOptions): Inbox {
     try {
       const form = await readForm(request, settings.maxBodyBytes);
       const sent = form.fields.get('token');
-      if (sent === null) {
+      if (sent === null || (form.preParsed && form.fields.get(CSRF_FIELD) === null)) {
         // Say why rather than "no CSRF token": the usual cause is a body parser that kept the fields from the inbox.
         const cause = form.preParsed
-          ? 'a body parser before the inbox read the form and handed over no token field (docs/operating.md, "Body parsers")'
+          ? `a body parser before the inbox read the form and handed over no ${sent === null ? 'token' : CSRF_FIELD} field (docs/operating.md, "Body parsers")`
           : 'the form was sent without a token field';
         return showSignIn(request, response, cookiePath, secure, 400, `Sign-in refused: ${cause}.`);
       }
@@ -165,7 +172,9 @@ export function createInbox(options: InboxOptions): Inbox {
       token = sent;
     } catch (error) {
       if (!(error instanceof InboxError)) throw error;
-      return showSignIn(request, response, cookiePath, secure, error.status, `Sign-in refused: ${error.message}`);
+      // A CSRF refusal's message already starts "refused: ".
+      const said = error instanceof InboxCsrfError ? `Sign-in ${error.message}` : `Sign-in refused: ${error.message}`;
+      return showSignIn(request, response, cookiePath, secure, error.status, said);
     }
     const credential = tokens?.credentialFor(token);
     if (credential === undefined || !sessions) {

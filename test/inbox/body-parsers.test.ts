@@ -148,6 +148,21 @@ describe('Express with body parsers before the inbox', () => {
     expect(refused.session).toBeUndefined();
   });
 
+  it('a sign-in from a page whose CSRF cookie is gone: the sign-in page says so and offers the form again', async () => {
+    const root = await listening(createServer(express().use('/inbox', inboxOver(inboxRunner(store)))));
+    const response = await fetch(`${root}/inbox/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: root },
+      body: new URLSearchParams({ _csrf: 'A'.repeat(43), token: TOKENS.alice }).toString(),
+    });
+    expect(response.status).toBe(403);
+    const text = await response.text();
+    expect(text).toContain('Sign-in refused: no CSRF token (docs/operating.md, &#34;Authentication and CSRF&#34;)');
+    expect(text).toContain('name="token"');
+    expect(response.headers.get('set-cookie')).toMatch(/^toolnexus_inbox_csrf=[\w-]{43};/);
+  });
+
   it('a body read by something that kept nothing is a clear 400, not a request that hangs', async () => {
     const runner = inboxRunner(store);
     const app = express();
