@@ -86,6 +86,10 @@ export function createInbox(options: InboxOptions): Inbox {
   const trustProxy = options.trustProxy === true;
   const logger = options.logger ?? STDERR_LOGGER;
   // Browsers signed in with a bearer token hold a server-side session; other authorizers bring their own.
+  if (options.sessions !== undefined && !tokens)
+    throw new InvalidArgumentError(
+      'sessions applies to the bearer-token sign-in (authorize: bearerToken(...)); a function authorize keeps its own sessions',
+    );
   const sessions = tokens ? new Sessions(options.sessions, options.clock ?? Date.now) : undefined;
 
   /** The principal of a request: what `authorize` says, else a live session's (a changed token ends it). */

@@ -198,5 +198,11 @@ describe('inbox sessions', () => {
     expect((await signIn(plain, TOKENS.alice, https)).setCookie).not.toContain('Secure');
     expect(() => createInbox({ runner, authorize: tokens(), trustProxy: 'yes' as never })).toThrow(/trustProxy must be true or false/);
     expect(() => createInbox({ runner, authorize: tokens(), sessions: { idleMs: 5 } })).toThrow(/sessions.idleMs must be/);
+    expect(() => createInbox({ runner, authorize: () => ({ id: 'x' }), sessions: {} })).toThrow(
+      /sessions applies to the bearer-token sign-in/,
+    );
+    expect(() => createInbox({ runner, authorize: tokens(), sessions: { store: {} as never } })).toThrow(
+      /sessions.store needs a create\(\) method/,
+    );
   });
 });
