@@ -95,7 +95,7 @@ export function createInbox(options: InboxOptions): Inbox {
   /** The principal of a request: what `authorize` says, else a live session's (a changed token ends it). */
   async function principalOf(request: InboxRequest): Promise<Principal | undefined> {
     const principal = (await authorize(request)) ?? undefined;
-    if (principal || !tokens || !sessions || request.headers.authorization !== undefined) return principal;
+    if (principal || !tokens || !sessions || bearerSent(request)) return principal;
     const session = await sessions.find(cookieOf(request, SESSION_COOKIE));
     return session ? tokens.byCredential(session.credential) : undefined;
   }
@@ -221,7 +221,7 @@ export function createInbox(options: InboxOptions): Inbox {
       sendHtml(response, 401, shown.html, shown.csp);
       return;
     }
-    const signedInHere = tokens !== undefined && request.headers.authorization === undefined;
+    const signedInHere = tokens !== undefined && !bearerSent(request);
     const shown = inboxPage(settings.title, principal, token, signedInHere);
     sendHtml(response, 200, shown.html, shown.csp);
   }
@@ -353,6 +353,12 @@ function authorizerOf(option: InboxOptions['authorize']): Authorize {
   throw new InvalidArgumentError(
     "createInbox needs authorize: a function returning the request's principal, bearerToken(...), or 'none-local-only' for a local single-user inbox",
   );
+}
+
+/** True when the request carries `Authorization: Bearer` (a script's token, not a browser's session). */
+function bearerSent(request: IncomingMessage): boolean {
+  const header = request.headers.authorization;
+  return typeof header === 'string' && /^bearer\s/i.test(header);
 }
 
 function normalBase(path: string | undefined): string | undefined {

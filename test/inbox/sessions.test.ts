@@ -93,6 +93,11 @@ describe('inbox sessions', () => {
     const base = await serve();
     const { session, csrf } = await signIn(base, TOKENS.alice);
     expect(await me(base, session)).toBe(200);
+    // A proxy's own Basic credentials beside the cookie do not hide the session; a wrong bearer token is not rescued by it.
+    const withHeader = (authorization: string) =>
+      fetch(`${base}/api/me`, { headers: { cookie: `${SESSION_COOKIE}=${session}`, authorization } });
+    expect((await withHeader('Basic cHJveHk6cHJveHk=')).status).toBe(200);
+    expect((await withHeader('Bearer not-a-token-of-anyone-at-all')).status).toBe(401);
     expect(await signOut(base, session, csrf)).toBe(303);
     expect(await me(base, session)).toBe(401);
   });
