@@ -1,32 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  AlreadyResolvedError,
-  ClaimLostError,
-  InvalidAnswerError,
-  InvalidArgumentError,
-  InvalidResumeError,
-  RunConflictError,
-  StoreUnavailableError,
-  SuspensionMismatchError,
-  UnknownSuspensionError,
-  UnregisteredToolError,
-} from '../errors';
-import { messageOf } from '../errors/message';
+import { InvalidArgumentError } from '../errors';
 import type { Principal } from '../suspension/audit';
 import { BearerTokens, LOCAL_PRINCIPAL, localOnlyProblem, SESSION_COOKIE, type Authorize } from './auth';
 import { checkCsrf, CSRF_COOKIE, CSRF_FIELD, csrfTokenFor } from './csrf';
-import {
-  AnsweredByOtherError,
-  InboxCsrfError,
-  InboxError,
-  InboxForbiddenError,
-  InboxInvalidInputError,
-  InboxUnauthorizedError,
-} from './errors';
+import { InboxCsrfError, InboxError, InboxForbiddenError, InboxUnauthorizedError } from './errors';
 import { ChangeFeed } from './events';
 import { cookie, cookieOf, isSecure, readForm, readJsonObject, sendHtml, sendJson, type InboxRequest } from './http';
-import type { InboxLogger, InboxOptions } from './options';
+import { errorReporter, fail } from './failures';
+import type { InboxOptions } from './options';
 import { inboxPage, refusedPage, signInPage } from './page';
 import { InboxRules } from './rules';
 import { InboxService, queryOf } from './service';
@@ -84,7 +65,6 @@ export function createInbox(options: InboxOptions): Inbox {
   if (options.logger !== undefined && typeof options.logger?.error !== 'function')
     throw new InvalidArgumentError("logger needs an error(message, stack?) method (Nest's Logger has one)");
   const trustProxy = options.trustProxy === true;
-  const logger = options.logger ?? STDERR_LOGGER;
   // Browsers signed in with a bearer token hold a server-side session; other authorizers bring their own.
   if (options.sessions !== undefined && !tokens)
     throw new InvalidArgumentError(
@@ -100,19 +80,10 @@ export function createInbox(options: InboxOptions): Inbox {
     return session ? tokens.byCredential(session.credential) : undefined;
   }
 
-  /** Logs an internal error with a new correlation id, and returns the id for the response. */
-  function report(request: InboxRequest, error: unknown): string {
-    const id = randomUUID();
-    const where = `${request.method ?? 'GET'} ${(request.originalUrl ?? request.url ?? '/').split('?')[0] ?? ''}`;
-    const name = typeof error === 'object' && error !== null && 'name' in error ? String((error as Error).name) : 'Error';
-    const stack = error instanceof Error && typeof error.stack === 'string' ? error.stack : undefined;
-    try {
-      logger.error(`toolnexus inbox: internal error, correlation id ${id}: ${where}: ${name}: ${messageOf(error)}`, stack);
-    } catch {
-      // A failing logger must not keep the client from its answer.
-    }
-    return id;
-  }
+  const reportError = errorReporter(options.logger);
+  /** Logs an internal error of `request` with a new correlation id, and returns the id for the response. */
+  const report = (request: InboxRequest, error: unknown): string =>
+    reportError(`${request.method ?? 'GET'} ${(request.originalUrl ?? request.url ?? '/').split('?')[0] ?? ''}`, error);
 
   const handle = async (request: InboxRequest, response: ServerResponse, next?: (error?: unknown) => void): Promise<void> => {
     const url = new URL(request.originalUrl ?? request.url ?? '/', 'http://inbox.invalid');
@@ -274,62 +245,6 @@ export function createInbox(options: InboxOptions): Inbox {
     feed.close();
   };
   return inbox;
-}
-
-/** Internal errors go to stderr when the host gives no logger. */
-const STDERR_LOGGER: InboxLogger = {
-  error: (message, stack) => void process.stderr.write(`${message}\n${stack === undefined ? '' : `${stack}\n`}`),
-};
-
-/**
- * The status and body of a failed request. A fault of ours says nothing of its cause: it is
- * logged (`report`) and the body carries only the correlation id of the log line.
- */
-function fail(response: ServerResponse, error: unknown, report: () => string): void {
-  const status = statusOf(error);
-  const internal = status >= 500 || typeof error !== 'object' || error === null || !('code' in error);
-  const correlationId = internal ? report() : undefined;
-  if (response.headersSent) {
-    response.end();
-    return;
-  }
-  if (correlationId !== undefined) {
-    const unavailable = error instanceof StoreUnavailableError;
-    response.setHeader('x-correlation-id', correlationId);
-    sendJson(response, unavailable ? 503 : 500, {
-      error: {
-        code: unavailable ? 'TOOLNEXUS_STORE_UNAVAILABLE' : 'TOOLNEXUS_INBOX_INTERNAL',
-        message: `${unavailable ? 'the store is unavailable; retry later' : 'the inbox failed'}; see the server log (correlation id ${correlationId})`,
-        correlationId,
-      },
-    });
-    return;
-  }
-  const known = error as Error & { code: string };
-  const body: Record<string, unknown> = { code: known.code, message: known.message };
-  if (error instanceof AnsweredByOtherError) {
-    body.status = error.suspensionStatus;
-    if (error.answeredBy) body.answeredBy = error.answeredBy;
-  }
-  if (error instanceof InboxInvalidInputError) body.problems = error.problems;
-  if (error instanceof InboxUnauthorizedError) response.setHeader('www-authenticate', 'Bearer realm="toolnexus-inbox"');
-  sendJson(response, status, { error: body });
-}
-
-function statusOf(error: unknown): number {
-  if (error instanceof InboxError) return error.status;
-  if (error instanceof UnknownSuspensionError) return 404;
-  if (error instanceof InvalidAnswerError || error instanceof InvalidResumeError) return 400;
-  if (
-    error instanceof AlreadyResolvedError ||
-    error instanceof ClaimLostError ||
-    error instanceof RunConflictError ||
-    error instanceof SuspensionMismatchError ||
-    error instanceof UnregisteredToolError
-  ) {
-    return 409;
-  }
-  return 500;
 }
 
 function authorizerOf(option: InboxOptions['authorize']): Authorize {
