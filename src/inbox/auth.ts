@@ -2,7 +2,6 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { InvalidArgumentError } from '../errors';
 import type { Principal } from '../suspension/audit';
-import { cookieOf } from './http';
 
 /**
  * Who is asking: a principal, or `undefined`/`null` to refuse (401). Read whatever the host
@@ -17,15 +16,15 @@ export interface BearerTokenEntry {
   principal: Principal;
 }
 
-/** The cookie a signed-in browser carries: a digest of its token, never the token itself. */
+/** The cookie a signed-in browser carries: the random id of a session the inbox keeps server-side, never the token. */
 export const SESSION_COOKIE = 'toolnexus_inbox_session';
-const SESSION_LABEL = 'toolnexus-inbox-session/1';
+const CREDENTIAL_LABEL = 'toolnexus-inbox-session/1';
 const MIN_TOKEN_LENGTH = 16;
 
 /**
  * Static bearer tokens, the simple case of {@link Authorize}: `Authorization: Bearer <token>`
- * from scripts, and a sign-in form on the page that sets an HttpOnly, SameSite=Strict cookie
- * holding an HMAC of the token (so the token itself is never sent back). Every comparison
+ * from scripts, and a sign-in form on the page that starts a server-side session (an HttpOnly,
+ * SameSite=Strict cookie holding a random session id; the token is never sent back). Every comparison
  * is constant-time over SHA-256 digests and checks every entry; tokens are never logged,
  * put in an error message or echoed.
  */
@@ -46,13 +45,14 @@ export class BearerTokens {
     });
   }
 
-  /** The principal of the request's bearer token or session cookie, or `undefined`. */
+  /**
+   * The principal of the request's `Authorization: Bearer` token, or `undefined`. A browser's
+   * session cookie is the inbox's to check (its sessions are server-side, see createInbox).
+   */
   readonly authorize: Authorize = (request) => {
     const header = request.headers.authorization;
     if (typeof header === 'string' && /^bearer\s/i.test(header)) return this.byToken(header.slice(7).trim());
-    const session = cookieOf(request, SESSION_COOKIE);
-    if (session === undefined) return undefined;
-    return this.match(Buffer.from(session, 'utf8'), 'session');
+    return undefined;
   };
 
   /** The principal a token signs in, or `undefined`. */
@@ -60,9 +60,14 @@ export class BearerTokens {
     return this.match(digest(token), 'digest');
   }
 
-  /** The session cookie value of a token that signs someone in, or `undefined`. */
-  sessionFor(token: string): string | undefined {
+  /** What a session records of the token that signed it in (an HMAC of it), or `undefined` when the token signs nobody in. */
+  credentialFor(token: string): string | undefined {
     return this.byToken(token) === undefined ? undefined : sessionDigest(token).toString('utf8');
+  }
+
+  /** The principal of a session's credential while its token is still accepted, or `undefined`. */
+  byCredential(credential: string): Principal | undefined {
+    return this.match(Buffer.from(credential, 'utf8'), 'session');
   }
 
   private match(candidate: Buffer, field: 'digest' | 'session'): Principal | undefined {
@@ -94,7 +99,7 @@ function digest(token: string): Buffer {
 
 /** base64url of HMAC-SHA256 keyed by the token: as strong as the token, but not the token. */
 function sessionDigest(token: string): Buffer {
-  return Buffer.from(createHmac('sha256', token).update(SESSION_LABEL).digest('base64url'), 'utf8');
+  return Buffer.from(createHmac('sha256', token).update(CREDENTIAL_LABEL).digest('base64url'), 'utf8');
 }
 
 /** The principal of a local-only inbox. */

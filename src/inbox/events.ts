@@ -16,11 +16,14 @@ export class ChangeFeed {
   private polling = false;
   private ticks = 0;
   private closed = false;
+  private failing = false;
 
   constructor(
     private readonly store: PendingStore,
     private readonly pollMs: number,
     private readonly maxStreams: number,
+    /** Told when the store cannot be read, once per run of failed reads (not once a poll). */
+    private readonly onError: (error: unknown) => void = () => undefined,
   ) {}
 
   /** Takes over `response` as an event stream; false when the inbox already serves `maxStreams` of them. */
@@ -77,6 +80,7 @@ export class ChangeFeed {
       // Only open calls are read: a call settles by leaving this set, and every settled call was open first.
       const [pending, resolving] = await Promise.all([this.store.list({ status: 'pending' }), this.store.list({ status: 'resolving' })]);
       const print = [...pending, ...resolving].map((call) => `${call.request.id}:${call.status}:${call.updatedAt ?? ''}`).join('|');
+      this.failing = false;
       const first = this.last === undefined;
       if (print !== this.last || force) {
         this.last = print;
@@ -84,8 +88,16 @@ export class ChangeFeed {
       } else if (++this.ticks % 15 === 0) {
         this.broadcast(': keep-alive\n\n');
       }
-    } catch {
+    } catch (error) {
       // A store that cannot be read now is read again at the next tick; the pages keep what they show.
+      if (!this.failing) {
+        this.failing = true;
+        try {
+          this.onError(error);
+        } catch {
+          // A failing logger changes nothing here.
+        }
+      }
     } finally {
       this.polling = false;
     }

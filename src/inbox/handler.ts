@@ -1,25 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  AlreadyResolvedError,
-  ClaimLostError,
-  InvalidAnswerError,
-  InvalidArgumentError,
-  InvalidResumeError,
-  RunConflictError,
-  SuspensionMismatchError,
-  UnknownSuspensionError,
-  UnregisteredToolError,
-} from '../errors';
+import { InvalidArgumentError } from '../errors';
 import type { Principal } from '../suspension/audit';
 import { BearerTokens, LOCAL_PRINCIPAL, localOnlyProblem, SESSION_COOKIE, type Authorize } from './auth';
 import { checkCsrf, CSRF_COOKIE, CSRF_FIELD, csrfTokenFor } from './csrf';
-import { AnsweredByOtherError, InboxError, InboxForbiddenError, InboxInvalidInputError, InboxUnauthorizedError } from './errors';
+import { InboxCsrfError, InboxError, InboxForbiddenError, InboxUnauthorizedError } from './errors';
 import { ChangeFeed } from './events';
 import { cookie, cookieOf, isSecure, readForm, readJsonObject, sendHtml, sendJson, type InboxRequest } from './http';
+import { errorReporter, fail } from './failures';
 import type { InboxOptions } from './options';
 import { inboxPage, refusedPage, signInPage } from './page';
 import { InboxRules } from './rules';
 import { InboxService, queryOf } from './service';
+import { Sessions } from './sessions';
 
 /**
  * A mounted inbox: a request handler for `node:http`, Express (`app.use('/inbox', inbox)`),
@@ -62,9 +54,36 @@ export function createInbox(options: InboxOptions): Inbox {
   if (options.title !== undefined) settings.title = String(options.title);
   const basePath = normalBase(options.basePath);
   const rules = new InboxRules(options.rules);
-  const feed = new ChangeFeed(coordinator.store, settings.pollMs, settings.maxStreams);
+  const feed = new ChangeFeed(coordinator.store, settings.pollMs, settings.maxStreams, (error) =>
+    report({ method: 'POLL', url: '/api/events' } as InboxRequest, error),
+  );
   const service = new InboxService(options, rules, () => feed.changed());
   const tokens = options.authorize instanceof BearerTokens ? options.authorize : undefined;
+  if (options.trustProxy !== undefined && typeof options.trustProxy !== 'boolean')
+    throw new InvalidArgumentError('trustProxy must be true or false');
+  if (options.clock !== undefined && typeof options.clock !== 'function') throw new InvalidArgumentError('clock must be a function');
+  if (options.logger !== undefined && typeof options.logger?.error !== 'function')
+    throw new InvalidArgumentError("logger needs an error(message, stack?) method (Nest's Logger has one)");
+  const trustProxy = options.trustProxy === true;
+  // Browsers signed in with a bearer token hold a server-side session; other authorizers bring their own.
+  if (options.sessions !== undefined && !tokens)
+    throw new InvalidArgumentError(
+      'sessions applies to the bearer-token sign-in (authorize: bearerToken(...)); a function authorize keeps its own sessions',
+    );
+  const sessions = tokens ? new Sessions(options.sessions, options.clock ?? Date.now) : undefined;
+
+  /** The principal of a request: what `authorize` says, else a live session's (a changed token ends it). */
+  async function principalOf(request: InboxRequest): Promise<Principal | undefined> {
+    const principal = (await authorize(request)) ?? undefined;
+    if (principal || !tokens || !sessions || bearerSent(request)) return principal;
+    const session = await sessions.find(cookieOf(request, SESSION_COOKIE));
+    return session ? tokens.byCredential(session.credential) : undefined;
+  }
+
+  const reportError = errorReporter(options.logger);
+  /** Logs an internal error of `request` with a new correlation id, and returns the id for the response. */
+  const report = (request: InboxRequest, error: unknown): string =>
+    reportError(`${request.method ?? 'GET'} ${(request.originalUrl ?? request.url ?? '/').split('?')[0] ?? ''}`, error);
 
   const handle = async (request: InboxRequest, response: ServerResponse, next?: (error?: unknown) => void): Promise<void> => {
     const url = new URL(request.originalUrl ?? request.url ?? '/', 'http://inbox.invalid');
@@ -77,7 +96,7 @@ export function createInbox(options: InboxOptions): Inbox {
     const path = url.pathname.slice(base.length);
     const method = request.method ?? 'GET';
     const cookiePath = base === '' ? '/' : base;
-    const secure = isSecure(request);
+    const secure = isSecure(request, trustProxy);
     const pageRequest = method === 'GET' && (path === '' || path === '/');
     try {
       if (path === '' && method === 'GET') {
@@ -89,14 +108,16 @@ export function createInbox(options: InboxOptions): Inbox {
       }
       if (path === '/login' && method === 'POST' && tokens) return await signIn(request, response, cookiePath, secure);
       if (path === '/logout' && method === 'POST') {
-        checkCsrf(request, (await readForm(request, settings.maxBodyBytes)).get(CSRF_FIELD));
+        checkCsrf(request, (await readForm(request, settings.maxBodyBytes)).fields.get(CSRF_FIELD));
+        // Revoked server-side: a copy of the cookie taken before is refused from now on.
+        await sessions?.revoke(cookieOf(request, SESSION_COOKIE));
         response.setHeader('set-cookie', cookie(SESSION_COOKIE, '', cookiePath, secure, { maxAge: 0 }));
         response.statusCode = 303;
         response.setHeader('location', './');
         response.end();
         return;
       }
-      const principal = (await authorize(request)) ?? undefined;
+      const principal = await principalOf(request);
       if (pageRequest) return page(request, response, principal, cookiePath, secure);
       if (!principal) throw new InboxUnauthorizedError();
       await api(request, response, principal, method, path, url.searchParams);
@@ -106,24 +127,55 @@ export function createInbox(options: InboxOptions): Inbox {
         sendHtml(response, error.status, shown.html, shown.csp);
         return;
       }
-      fail(response, error);
+      fail(response, error, () => report(request, error));
     }
   };
 
   async function signIn(request: InboxRequest, response: ServerResponse, cookiePath: string, secure: boolean): Promise<void> {
-    const form = await readForm(request, settings.maxBodyBytes);
-    checkCsrf(request, form.get(CSRF_FIELD));
-    const session = tokens?.sessionFor(form.get('token') ?? '');
-    if (session === undefined) {
-      const { token } = csrfTokenFor(request);
-      const shown = signInPage(settings.title, token, 'That token does not sign anyone in.');
-      sendHtml(response, 401, shown.html, shown.csp);
-      return;
+    let token: string;
+    try {
+      const form = await readForm(request, settings.maxBodyBytes);
+      const sent = form.fields.get('token');
+      if (sent === null || (form.preParsed && form.fields.get(CSRF_FIELD) === null)) {
+        // Say why rather than "no CSRF token": the usual cause is a body parser that kept the fields from the inbox.
+        const cause = form.preParsed
+          ? `a body parser before the inbox read the form and handed over no ${sent === null ? 'token' : CSRF_FIELD} field (docs/operating.md, "Body parsers")`
+          : 'the form was sent without a token field';
+        return showSignIn(request, response, cookiePath, secure, 400, `Sign-in refused: ${cause}.`);
+      }
+      checkCsrf(request, form.fields.get(CSRF_FIELD));
+      token = sent;
+    } catch (error) {
+      if (!(error instanceof InboxError)) throw error;
+      // A CSRF refusal's message already starts "refused: ".
+      const said = error instanceof InboxCsrfError ? `Sign-in ${error.message}` : `Sign-in refused: ${error.message}`;
+      return showSignIn(request, response, cookiePath, secure, error.status, said);
     }
-    response.setHeader('set-cookie', cookie(SESSION_COOKIE, session, cookiePath, secure));
+    const credential = tokens?.credentialFor(token);
+    if (credential === undefined || !sessions) {
+      return showSignIn(request, response, cookiePath, secure, 401, 'That token does not sign anyone in.');
+    }
+    // A new session id on every sign-in; the one this browser held before (if any) ends.
+    await sessions.revoke(cookieOf(request, SESSION_COOKIE));
+    const id = await sessions.create(credential);
+    response.setHeader('set-cookie', cookie(SESSION_COOKIE, id, cookiePath, secure, { maxAge: sessions.cookieMaxAge }));
     response.statusCode = 303;
     response.setHeader('location', './');
     response.end();
+  }
+
+  function showSignIn(
+    request: InboxRequest,
+    response: ServerResponse,
+    cookiePath: string,
+    secure: boolean,
+    status: number,
+    problem: string,
+  ): void {
+    const { token, fresh } = csrfTokenFor(request);
+    if (fresh) response.setHeader('set-cookie', cookie(CSRF_COOKIE, token, cookiePath, secure));
+    const shown = signInPage(settings.title, token, problem);
+    sendHtml(response, status, shown.html, shown.csp);
   }
 
   function page(
@@ -140,7 +192,8 @@ export function createInbox(options: InboxOptions): Inbox {
       sendHtml(response, 401, shown.html, shown.csp);
       return;
     }
-    const shown = inboxPage(settings.title, principal, token, tokens !== undefined && cookieOf(request, SESSION_COOKIE) !== undefined);
+    const signedInHere = tokens !== undefined && !bearerSent(request);
+    const shown = inboxPage(settings.title, principal, token, signedInHere);
     sendHtml(response, 200, shown.html, shown.csp);
   }
 
@@ -182,7 +235,7 @@ export function createInbox(options: InboxOptions): Inbox {
   }
 
   const inbox = ((request: IncomingMessage, response: ServerResponse, next?: (error?: unknown) => void) => {
-    void handle(request, response, next).catch((error: unknown) => fail(response, error));
+    void handle(request, response, next).catch((error: unknown) => fail(response, error, () => report(request, error)));
   }) as Inbox;
   // Calls recorded or settled by this process (a run halting here, the CLI's coordinator) are
   // announced at once; other processes' changes arrive with the next poll.
@@ -192,44 +245,6 @@ export function createInbox(options: InboxOptions): Inbox {
     feed.close();
   };
   return inbox;
-}
-
-/** The status and body of a failed request. A fault of ours says nothing of its cause. */
-function fail(response: ServerResponse, error: unknown): void {
-  if (response.headersSent) {
-    response.end();
-    return;
-  }
-  const status = statusOf(error);
-  if (status >= 500 || typeof error !== 'object' || error === null || !('code' in error)) {
-    sendJson(response, 500, { error: { code: 'TOOLNEXUS_INBOX_INTERNAL', message: 'the inbox failed; see the server log' } });
-    return;
-  }
-  const known = error as Error & { code: string };
-  const body: Record<string, unknown> = { code: known.code, message: known.message };
-  if (error instanceof AnsweredByOtherError) {
-    body.status = error.suspensionStatus;
-    if (error.answeredBy) body.answeredBy = error.answeredBy;
-  }
-  if (error instanceof InboxInvalidInputError) body.problems = error.problems;
-  if (error instanceof InboxUnauthorizedError) response.setHeader('www-authenticate', 'Bearer realm="toolnexus-inbox"');
-  sendJson(response, status, { error: body });
-}
-
-function statusOf(error: unknown): number {
-  if (error instanceof InboxError) return error.status;
-  if (error instanceof UnknownSuspensionError) return 404;
-  if (error instanceof InvalidAnswerError || error instanceof InvalidResumeError) return 400;
-  if (
-    error instanceof AlreadyResolvedError ||
-    error instanceof ClaimLostError ||
-    error instanceof RunConflictError ||
-    error instanceof SuspensionMismatchError ||
-    error instanceof UnregisteredToolError
-  ) {
-    return 409;
-  }
-  return 500;
 }
 
 function authorizerOf(option: InboxOptions['authorize']): Authorize {
@@ -253,6 +268,12 @@ function authorizerOf(option: InboxOptions['authorize']): Authorize {
   throw new InvalidArgumentError(
     "createInbox needs authorize: a function returning the request's principal, bearerToken(...), or 'none-local-only' for a local single-user inbox",
   );
+}
+
+/** True when the request carries `Authorization: Bearer` (a script's token, not a browser's session). */
+function bearerSent(request: IncomingMessage): boolean {
+  const header = request.headers.authorization;
+  return typeof header === 'string' && /^bearer\s/i.test(header);
 }
 
 function normalBase(path: string | undefined): string | undefined {

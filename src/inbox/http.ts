@@ -16,12 +16,32 @@ export function cookieOf(request: IncomingMessage, name: string): string | undef
 }
 
 /**
- * The request body as text, at most `limit` bytes (counted as they arrive, so a huge body is
- * never held whole). A body a framework already parsed (`express.json()`) is taken as it is.
+ * A body a framework already read and handed over as `request.body` (Express's `json()`,
+ * `urlencoded()`, `text()`, `raw()`, Nest's defaults), or `undefined` when the stream is the
+ * inbox's to read. A stream read by someone who kept nothing is a clear 400, never a hang.
  */
+function parsedBody(request: InboxRequest): { value: unknown } | undefined {
+  if (!request.readableEnded) return undefined;
+  if (request.body === undefined) {
+    throw new InboxBadRequestError(
+      'the request body was read before the inbox saw it and not handed over as request.body: mount the inbox before that body parser (docs/operating.md, "Body parsers")',
+    );
+  }
+  return { value: request.body };
+}
+
+/** What a body parser made of a body, as text: a string or bytes as they were. */
+function textOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (Buffer.isBuffer(value)) return value.toString('utf8');
+  return undefined;
+}
+
+/** The request body as text, at most `limit` bytes (counted as they arrive, so a huge body is never held whole). */
 export async function readBody(request: InboxRequest, limit: number): Promise<string> {
-  if (request.readableEnded && request.body !== undefined) {
-    const text = typeof request.body === 'string' ? request.body : JSON.stringify(request.body);
+  const parsed = parsedBody(request);
+  if (parsed) {
+    const text = textOf(parsed.value) ?? JSON.stringify(parsed.value);
     if (Buffer.byteLength(text) > limit) throw new InboxBodyTooLargeError(limit);
     return text;
   }
@@ -59,13 +79,25 @@ export async function readBody(request: InboxRequest, limit: number): Promise<st
   });
 }
 
+function contentTypeOf(request: IncomingMessage): string {
+  return (
+    String(request.headers['content-type'] ?? '')
+      .split(';')[0]
+      ?.trim()
+      .toLowerCase() ?? ''
+  );
+}
+
 /** The body as a JSON object; anything else is a 400. `application/json` is required, which a cross-site form cannot send. */
 export async function readJsonObject(request: InboxRequest, limit: number): Promise<Record<string, unknown>> {
-  const type = String(request.headers['content-type'] ?? '')
-    .split(';')[0]
-    ?.trim()
-    .toLowerCase();
-  if (type !== 'application/json') throw new InboxBadRequestError('send the body as application/json');
+  if (contentTypeOf(request) !== 'application/json') throw new InboxBadRequestError('send the body as application/json');
+  const parsed = parsedBody(request);
+  if (parsed && typeof parsed.value === 'object' && parsed.value !== null && !Buffer.isBuffer(parsed.value)) {
+    // express.json() (or Nest's default parser) made the object already; the same checks apply.
+    if (Buffer.byteLength(JSON.stringify(parsed.value)) > limit) throw new InboxBodyTooLargeError(limit);
+    if (Array.isArray(parsed.value)) throw new InboxBadRequestError('the body must be a JSON object');
+    return parsed.value as Record<string, unknown>;
+  }
   const text = await readBody(request, limit);
   let value: unknown;
   try {
@@ -77,14 +109,42 @@ export async function readJsonObject(request: InboxRequest, limit: number): Prom
   return value as Record<string, unknown>;
 }
 
-/** An `application/x-www-form-urlencoded` body as fields. */
-export async function readForm(request: InboxRequest, limit: number): Promise<URLSearchParams> {
-  const type = String(request.headers['content-type'] ?? '')
-    .split(';')[0]
-    ?.trim()
-    .toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded') throw new InboxBadRequestError('send the form as application/x-www-form-urlencoded');
-  return new URLSearchParams(await readBody(request, limit));
+/** A form as the inbox read it: its fields, and whether a body parser before the inbox had read it. */
+export interface Form {
+  fields: URLSearchParams;
+  /** True when the fields came from `request.body` as a framework's parser left it. */
+  preParsed: boolean;
+}
+
+/**
+ * An `application/x-www-form-urlencoded` body as fields, read from the stream or taken from
+ * what a body parser made of it: an object (`express.urlencoded()`, Nest's default), or text
+ * or bytes (`express.text()`, `express.raw()`).
+ */
+export async function readForm(request: InboxRequest, limit: number): Promise<Form> {
+  if (contentTypeOf(request) !== 'application/x-www-form-urlencoded')
+    throw new InboxBadRequestError('send the form as application/x-www-form-urlencoded');
+  const parsed = parsedBody(request);
+  if (!parsed) return { fields: new URLSearchParams(await readBody(request, limit)), preParsed: false };
+  const text = textOf(parsed.value);
+  if (text !== undefined) {
+    if (Buffer.byteLength(text) > limit) throw new InboxBodyTooLargeError(limit);
+    return { fields: new URLSearchParams(text), preParsed: true };
+  }
+  const fields = new URLSearchParams();
+  if (typeof parsed.value === 'object' && parsed.value !== null) {
+    let size = 0;
+    for (const [name, value] of Object.entries(parsed.value)) {
+      // The inbox's forms have flat text fields only; what a parser nested (`a[b]=c`) is not one of them.
+      for (const item of Array.isArray(value) ? (value as unknown[]) : [value]) {
+        if (typeof item !== 'string') continue;
+        size += Buffer.byteLength(name) + Buffer.byteLength(item) + 2;
+        if (size > limit) throw new InboxBodyTooLargeError(limit);
+        fields.append(name, item);
+      }
+    }
+  }
+  return { fields, preParsed: true };
 }
 
 /** Headers every inbox response carries: nothing cached, nothing sniffed, never framed. */
@@ -129,7 +189,20 @@ export function cookie(
   return parts.join('; ');
 }
 
-/** True when the request came over TLS (directly; a proxy's word is not taken). */
-export function isSecure(request: IncomingMessage): boolean {
-  return (request.socket as { encrypted?: boolean } | undefined)?.encrypted === true;
+/**
+ * True when the request came over TLS: directly, or, with `trustProxy`, as the proxy in front
+ * says (`X-Forwarded-Proto: https`, or `Forwarded: proto=https`; the first hop's word, the one
+ * the client reached). Without `trustProxy` a proxy's word is not taken.
+ */
+export function isSecure(request: IncomingMessage, trustProxy = false): boolean {
+  if ((request.socket as { encrypted?: boolean } | undefined)?.encrypted === true) return true;
+  if (!trustProxy) return false;
+  const proto = request.headers['x-forwarded-proto'];
+  if (typeof proto === 'string') return proto.split(',')[0]?.trim().toLowerCase() === 'https';
+  const forwarded = request.headers.forwarded;
+  if (typeof forwarded === 'string') {
+    const first = forwarded.split(',')[0] ?? '';
+    return /(^|;)\s*proto="?https"?\s*(;|$)/i.test(first);
+  }
+  return false;
 }

@@ -4,6 +4,16 @@ import type { Principal } from '../suspension/audit';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { Authorize, BearerTokens } from './auth';
 import type { InboxAllow, InboxRule } from './rules';
+import type { InboxSessionOptions } from './sessions';
+
+/**
+ * Where the inbox writes its internal errors: anything with an `error(message, stack?)`
+ * method, Nest's `Logger` included. Each line starts with the correlation id the 500 body
+ * carries, so a client's report finds its line.
+ */
+export interface InboxLogger {
+  error(message: string, stack?: string): void;
+}
 
 /** One line the inbox logs: what was done to which suspension, by whom. Arguments are masked; tokens never appear. */
 export interface InboxLogEntry {
@@ -55,4 +65,20 @@ export interface InboxOptions {
   title?: string;
   /** Told of every answer, cancellation and refused attempt. */
   log?: (entry: InboxLogEntry) => void;
+  /**
+   * Where internal errors (a store that fails, an `authorize` that throws) are logged, with the
+   * correlation id the 500 body carries. Default: one line on stderr. `ToolnexusInboxModule`
+   * gives Nest's `Logger`.
+   */
+  logger?: InboxLogger;
+  /** How long a browser's sign-in lasts and where sessions are kept (docs/operating.md, "Sessions"). */
+  sessions?: InboxSessionOptions;
+  /**
+   * Believe the proxy in front about the client's scheme (`X-Forwarded-Proto: https`,
+   * `Forwarded: proto=https`), so cookies get `Secure` behind a TLS-terminating proxy. Only
+   * when every request reaches the inbox through that proxy. Default false.
+   */
+  trustProxy?: boolean;
+  /** The time in ms since the epoch, for session expiry. Default `Date.now`; tests give a fake one. */
+  clock?: () => number;
 }

@@ -2,7 +2,9 @@
  * The page's script, served inline under the page's CSP nonce. Everything it shows is set as
  * text (never parsed as HTML), so a prompt or an argument cannot inject markup. It talks to
  * the JSON API next to it with the page's CSRF token, and refetches when the event stream says
- * something changed.
+ * something changed. A refetch keeps every card whose suspension did not change (the same
+ * DOM node, so what is typed in it and its focus stay), and what is typed into any card is
+ * also kept by suspension and field name, so a card drawn anew gets it back.
  */
 export const PAGE_SCRIPT = String.raw`
 (function () {
@@ -11,6 +13,11 @@ export const PAGE_SCRIPT = String.raw`
   var state = { tab: 'open', status: 'open', kind: '', runId: '' };
   var list = document.getElementById('list');
   var live = document.getElementById('live');
+  var outcome = document.getElementById('outcome');
+  // What the person typed, by suspension id and field name: survives a card being drawn anew.
+  var drafts = {};
+  // The cards on the page, by suspension id, with the JSON they were drawn from.
+  var cards = {};
 
   function el(tag, attrs, children) {
     var node = document.createElement(tag);
@@ -53,8 +60,73 @@ export const PAGE_SCRIPT = String.raw`
 
   function pre(value) { return el('pre', { text: JSON.stringify(value, null, 2) }); }
 
+  function draftKey(id, input) { return id + '\u0000' + input.name; }
+
+  /** Fills a new card's fields from the drafts, and keeps the drafts up to date as the person types. */
+  function keepDrafts(node, id) {
+    node.querySelectorAll('input[name], textarea[name], select[name]').forEach(function (input) {
+      var key = draftKey(id, input);
+      if (Object.prototype.hasOwnProperty.call(drafts, key)) {
+        if (input.type === 'checkbox') input.checked = drafts[key] === true; else input.value = drafts[key];
+      }
+      var save = function () { drafts[key] = input.type === 'checkbox' ? input.checked : input.value; };
+      input.addEventListener('input', save);
+      input.addEventListener('change', save);
+    });
+  }
+
+  function forgetDrafts(id) {
+    Object.keys(drafts).forEach(function (key) { if (key.indexOf(id + '\u0000') === 0) delete drafts[key]; });
+  }
+
+  /** Where the person is typing, to put them back there if their card is drawn anew. */
+  function focusOf() {
+    var active = document.activeElement;
+    var holder = active && active.name && active.closest ? active.closest('article[data-id]') : null;
+    if (!holder || !list.contains(holder)) return null;
+    var at = { id: holder.getAttribute('data-id'), name: active.name, node: active };
+    try { at.start = active.selectionStart; at.end = active.selectionEnd; } catch (e) { /* not a text field */ }
+    return at;
+  }
+
+  function restoreFocus(at) {
+    if (!at || (at.node.isConnected && document.activeElement === at.node)) return;
+    var holder = cards[at.id] && cards[at.id].node;
+    var input = holder ? holder.querySelector('[name="' + CSS.escape(at.name) + '"]') : null;
+    if (!input) return;
+    input.focus();
+    if (typeof at.start === 'number' && typeof input.setSelectionRange === 'function') {
+      try { input.setSelectionRange(at.start, at.end); } catch (e) { /* not a text field */ }
+    }
+  }
+
+  /** What came of an answer, shown until the next one: the tool's result (masked as the list is) and where the run went. */
+  function showOutcome(body) {
+    outcome.textContent = '';
+    var s = body && body.suspension;
+    if (!s) return;
+    var by = s.answeredBy ? ' by ' + who(s.answeredBy) : '';
+    outcome.appendChild(el('h2', { text: s.tool + ': ' + s.status + by }));
+    if (s.outcome) {
+      outcome.appendChild(el('div', { className: 'hint', text: s.outcome.isError ? 'the tool answered with an error' : 'the tool answered' }));
+      outcome.appendChild(el('pre', { text: s.outcome.output, 'data-testid': 'outcome-output' }));
+    } else {
+      outcome.appendChild(el('div', { className: 'hint', text: 'The tool has not answered yet; its result will be in the History tab.' }));
+    }
+    if (body.run) outcome.appendChild(el('div', { className: 'hint', text: 'run ' + body.run.runId + ': ' + body.run.status, 'data-testid': 'outcome-run' }));
+    var close = el('button', { text: 'Dismiss' });
+    close.addEventListener('click', function () { outcome.textContent = ''; outcome.hidden = true; });
+    outcome.appendChild(close);
+    outcome.hidden = false;
+  }
+
   function done(card, result) {
-    if (result.status >= 200 && result.status < 300) { refresh(); return; }
+    if (result.status >= 200 && result.status < 300) {
+      forgetDrafts(card.getAttribute('data-id'));
+      showOutcome(result.body);
+      refresh();
+      return;
+    }
     var box = card.querySelector('.error');
     box.textContent = errorText(result);
     card.querySelectorAll('button').forEach(function (b) { b.disabled = false; });
@@ -194,6 +266,7 @@ export const PAGE_SCRIPT = String.raw`
     if (item.status === 'pending' && !canAnswer && !canCancel) actions.appendChild(el('span', { className: 'hint', text: 'you may not answer this one' }));
     node.appendChild(actions);
     node.appendChild(el('div', { className: 'error', role: 'alert' }));
+    keepDrafts(node, item.id);
     return node;
   }
 
@@ -219,16 +292,54 @@ export const PAGE_SCRIPT = String.raw`
     if (state.runId) params.set('runId', state.runId);
     return api('GET', 'suspensions?' + params.toString()).then(function (result) {
       if (mine !== generation) return;
-      list.textContent = '';
-      if (result.status !== 200) { list.appendChild(el('p', { className: 'error', text: errorText(result) })); return; }
-      var items = result.body.suspensions;
-      document.getElementById('count').textContent = String(items.length);
-      if (items.length === 0) { list.appendChild(el('p', { className: 'empty', text: state.tab === 'open' ? 'Nothing waits for an answer.' : 'No settled suspensions yet.' })); return; }
-      if (state.tab === 'history') list.appendChild(historyTable(items));
-      else items.forEach(function (item) { list.appendChild(card(item)); });
+      var items = result.status === 200 ? result.body.suspensions : [];
+      if (result.status !== 200 || items.length === 0 || state.tab === 'history') {
+        list.textContent = '';
+        cards = {};
+        if (result.status !== 200) { list.appendChild(el('p', { className: 'error', text: errorText(result) })); return; }
+        document.getElementById('count').textContent = String(items.length);
+        if (items.length === 0) list.appendChild(el('p', { className: 'empty', text: state.tab === 'open' ? 'Nothing waits for an answer.' : 'No settled suspensions yet.' }));
+        else list.appendChild(historyTable(items));
+      } else {
+        document.getElementById('count').textContent = String(items.length);
+        draw(items);
+      }
       document.querySelectorAll('[data-expires]').forEach(countdown);
       document.body.setAttribute('data-loaded', String(mine));
     });
+  }
+
+  /**
+   * Brings the cards in line with the items, touching only what changed: an unchanged card stays
+   * the same node and is moved only when the order says so, so its text and focus stay.
+   */
+  function draw(items) {
+    var at = focusOf();
+    Array.prototype.slice.call(list.children).forEach(function (child) {
+      if (child.tagName !== 'ARTICLE') list.removeChild(child);
+    });
+    var next = {};
+    var wanted = items.map(function (item) {
+      var print = JSON.stringify(item);
+      var old = cards[item.id];
+      var node = old && old.print === print ? old.node : card(item);
+      next[item.id] = { node: node, print: print };
+      return node;
+    });
+    Object.keys(cards).forEach(function (id) {
+      var node = cards[id].node;
+      if ((!next[id] || next[id].node !== node) && node.parentNode === list) list.removeChild(node);
+    });
+    wanted.forEach(function (node, i) {
+      var here = list.children[i];
+      if (here !== node) list.insertBefore(node, here || null);
+    });
+    cards = next;
+    // Drafts of suspensions no longer open are of no use: the unfiltered open list says which those are.
+    if (state.status === 'open' && !state.kind && !state.runId) {
+      Object.keys(drafts).forEach(function (key) { if (!next[key.slice(0, key.indexOf('\u0000'))]) delete drafts[key]; });
+    }
+    restoreFocus(at);
   }
 
   var statusSelect = document.getElementById('status');

@@ -44,4 +44,6 @@ th { font-size: 12px; color: var(--muted); font-weight: 600; }
 .empty { color: var(--muted); padding: 20px 0; }
 a { color: var(--accent); }
 .signin { max-width: 380px; margin: 80px auto; }
+.outcome { margin: 12px 20px; max-width: 1060px; border-color: var(--accent); }
+.outcome[hidden] { display: none; }
 `;

@@ -53,6 +53,7 @@ export function inboxPage(title: string, principal: Principal, csrf: string, sig
   <label>run <input id="run" placeholder="run id" size="28"></label>
   <span class="hint"><span id="count">0</span> shown</span>
 </div>
+<section id="outcome" class="card outcome" data-testid="outcome" role="status" hidden></section>
 <main id="list"></main>
 <script nonce="${nonce}">${PAGE_SCRIPT}</script>
 </body>

@@ -119,7 +119,8 @@ export class InboxService {
       this.announce();
       this.record(action === 'cancel' ? 'cancelled' : 'answered', after, principal, after.status);
       const outcome: AnswerOutcome = { suspension: await this.view(principal, after) };
-      if (run) outcome.run = { runId: run.runId, status: run.status, text: run.text };
+      // The run's text may quote an argument: masked like everything else the inbox shows.
+      if (run) outcome.run = { runId: run.runId, status: run.status, text: this.redactor.forCall(after).scrub(run.text) };
       return outcome;
     } catch (error) {
       this.record(

@@ -1,5 +1,6 @@
 import {
   Inject,
+  Logger,
   Module,
   RequestMethod,
   type DynamicModule,
@@ -26,7 +27,10 @@ const INBOX_OPTIONS = Symbol('toolnexus-inbox-options');
  * Mounts the approvals inbox (docs/operating.md, "Inbox") in a Nest app, over the
  * `AgentRunner` of `ToolnexusModule`: answering a run's suspension resumes the run here.
  * It is Nest middleware on `path` and everything under it, so guards and pipes do not apply:
- * the inbox authorizes every request itself (`authorize` is required).
+ * the inbox authorizes every request itself (`authorize` is required). It reads its forms
+ * whether or not Nest's default body parsers ran (`NestFactory.create(AppModule)` as it is,
+ * Express or Fastify), and logs internal errors through Nest's `Logger` (context
+ * `ToolnexusInbox`) with the correlation id the 500 body carries, unless `logger` is given.
  *
  * @example
  * ```ts
@@ -62,7 +66,9 @@ export class ToolnexusInboxModule implements NestModule, OnModuleDestroy {
       throw new ToolnexusModuleError('ToolnexusInboxModule needs ToolnexusModule in the same application (it serves its AgentRunner)');
     }
     const { path: _path, ...inboxOptions } = this.options;
-    const inbox = createInbox({ ...inboxOptions, runner, basePath: `/${path}` });
+    // Internal errors reach the app's log through Nest's Logger unless the host gives its own.
+    const logger = inboxOptions.logger ?? new Logger('ToolnexusInbox');
+    const inbox = createInbox({ ...inboxOptions, logger, runner, basePath: `/${path}` });
     this.inbox = inbox;
     const middleware = (request: IncomingMessage, response: ServerResponse, next: () => void) => inbox(request, response, next);
     consumer.apply(middleware).forRoutes({ path, method: RequestMethod.ALL }, { path: `${path}/*path`, method: RequestMethod.ALL });

@@ -365,7 +365,7 @@ describe('safe by default', () => {
     });
     expect(signIn.status).toBe(303);
     const setCookie = signIn.headers.get('set-cookie') ?? '';
-    expect(setCookie).toMatch(/^toolnexus_inbox_session=[\w-]+; Path=\/inbox; SameSite=Strict; HttpOnly$/);
+    expect(setCookie).toMatch(/^toolnexus_inbox_session=[\w-]{43}; Path=\/inbox; SameSite=Strict; HttpOnly; Max-Age=28800$/);
     expect(setCookie).not.toContain(TOKENS.alice);
     const session = setCookie.split(';')[0] as string;
     const cookies = `${session}; ${CSRF_COOKIE}=${csrf}`;

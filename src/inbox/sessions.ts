@@ -1,0 +1,159 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { InvalidArgumentError } from '../errors';
+
+/**
+ * A signed-in browser as the inbox keeps it, server-side (docs/operating.md, "Sessions"). The
+ * cookie carries a random session id; the store keys the session by that id's SHA-256, so
+ * what the store holds cannot be replayed as a cookie.
+ */
+export interface InboxSession {
+  /** base64url SHA-256 of the session id the browser's cookie carries. */
+  key: string;
+  /** Which bearer token signed it in: an HMAC of the token, never the token. A changed token ends its sessions. */
+  credential: string;
+  /** When it was signed in, in ms since the epoch (the inbox's clock). */
+  createdAt: number;
+  /** When it was last used, in ms since the epoch. */
+  lastSeenAt: number;
+}
+
+/**
+ * Where the inbox keeps its sessions. The default, {@link MemorySessionStore}, lives in one
+ * process: with several replicas behind a load balancer, give them one shared store (a
+ * table, Redis) implementing this, or a browser signed in on one replica is refused by
+ * another and its sign-out revokes it on that one only.
+ */
+export interface InboxSessionStore {
+  /** Keeps a new session. */
+  create(session: InboxSession): void | Promise<void>;
+  /** The session under `key`, or `undefined`. */
+  get(key: string): InboxSession | undefined | Promise<InboxSession | undefined>;
+  /** Records that the session under `key` was used at `lastSeenAt`. */
+  touch(key: string, lastSeenAt: number): void | Promise<void>;
+  /** Forgets the session under `key` (sign-out, expiry). Forgetting an unknown key does nothing. */
+  delete(key: string): void | Promise<void>;
+}
+
+/** Session lifetimes and where sessions are kept: `createInbox({ sessions: { ... } })`. */
+export interface InboxSessionOptions {
+  /** Where sessions are kept. Default: a {@link MemorySessionStore} of this inbox (one process). */
+  store?: InboxSessionStore;
+  /** A session unused this long is over, in ms. Default 30 minutes. */
+  idleMs?: number;
+  /** A session is over this long after sign-in, however used, in ms. Default 8 hours. */
+  maxAgeMs?: number;
+}
+
+/**
+ * Sessions in this process's memory, at most `maxSessions` (default 1000): signing in past
+ * that ends the least recently used one. Right for one process; see {@link InboxSessionStore}
+ * for replicas.
+ */
+export class MemorySessionStore implements InboxSessionStore {
+  // A Map iterates in insertion order; touching re-inserts, so the first entry is the least recently used.
+  private readonly sessions = new Map<string, InboxSession>();
+  private readonly maxSessions: number;
+
+  constructor(options: { maxSessions?: number } = {}) {
+    const max = options.maxSessions ?? 1000;
+    if (!Number.isSafeInteger(max) || max < 1) throw new InvalidArgumentError(`maxSessions must be a positive integer, got ${String(max)}`);
+    this.maxSessions = max;
+  }
+
+  /** How many sessions are kept now. */
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  create(session: InboxSession): void {
+    while (this.sessions.size >= this.maxSessions) {
+      const oldest = this.sessions.keys().next().value as string;
+      this.sessions.delete(oldest);
+    }
+    this.sessions.set(session.key, { ...session });
+  }
+
+  get(key: string): InboxSession | undefined {
+    const session = this.sessions.get(key);
+    return session ? { ...session } : undefined;
+  }
+
+  touch(key: string, lastSeenAt: number): void {
+    const session = this.sessions.get(key);
+    if (!session) return;
+    this.sessions.delete(key);
+    this.sessions.set(key, { ...session, lastSeenAt });
+  }
+
+  delete(key: string): void {
+    this.sessions.delete(key);
+  }
+}
+
+const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
+const DEFAULT_IDLE_MS = 30 * 60_000;
+const DEFAULT_MAX_AGE_MS = 8 * 3600_000;
+
+/** The inbox's sessions: sign-in, lookup with expiry, sign-out. Time comes from `clock`. */
+export class Sessions {
+  readonly idleMs: number;
+  readonly maxAgeMs: number;
+  private readonly store: InboxSessionStore;
+
+  constructor(
+    options: InboxSessionOptions = {},
+    private readonly clock: () => number,
+  ) {
+    for (const key of ['idleMs', 'maxAgeMs'] as const) {
+      const value = options[key];
+      if (value !== undefined && (!Number.isSafeInteger(value) || value < 1000))
+        throw new InvalidArgumentError(`sessions.${key} must be a whole number of ms, at least 1000, got ${String(value)}`);
+    }
+    this.idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
+    this.maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
+    const store = options.store ?? new MemorySessionStore();
+    for (const method of ['create', 'get', 'touch', 'delete'] as const) {
+      if (typeof store[method] !== 'function') throw new InvalidArgumentError(`sessions.store needs a ${method}() method`);
+    }
+    this.store = store;
+  }
+
+  /** A new session for `credential`; returns the id for the cookie. Always a fresh id (no fixation). */
+  async create(credential: string): Promise<string> {
+    const id = randomBytes(32).toString('base64url');
+    const now = this.clock();
+    await this.store.create({ key: keyOf(id), credential, createdAt: now, lastSeenAt: now });
+    return id;
+  }
+
+  /** The live session of a cookie's id, or `undefined`; an expired one is deleted on the way. */
+  async find(id: string | undefined): Promise<InboxSession | undefined> {
+    if (id === undefined || !SESSION_ID.test(id)) return undefined;
+    const key = keyOf(id);
+    const session = await this.store.get(key);
+    if (!session) return undefined;
+    const now = this.clock();
+    if (now - session.lastSeenAt >= this.idleMs || now - session.createdAt >= this.maxAgeMs) {
+      await this.store.delete(key);
+      return undefined;
+    }
+    // One write a minute at most per session, so a shared store is not written on every request.
+    if (now - session.lastSeenAt >= Math.min(60_000, this.idleMs / 4)) await this.store.touch(key, now);
+    return session;
+  }
+
+  /** Ends the session of a cookie's id (sign-out). */
+  async revoke(id: string | undefined): Promise<void> {
+    if (id === undefined || !SESSION_ID.test(id)) return;
+    await this.store.delete(keyOf(id));
+  }
+
+  /** Seconds a new session's cookie may live: the absolute lifetime. */
+  get cookieMaxAge(): number {
+    return Math.floor(this.maxAgeMs / 1000);
+  }
+}
+
+function keyOf(id: string): string {
+  return createHash('sha256').update(id, 'utf8').digest('base64url');
+}
