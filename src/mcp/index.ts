@@ -10,5 +10,5 @@ export type { McpToolHost, McpServerOptions, McpCallInfo, McpToolContext } from 
 export { McpConfigError, McpConnectionError } from './errors';
 export { McpToolSource } from './source';
 export type { McpToolSourceOptions, McpConnectReport } from './source';
-export { parseMcpConfig } from './config';
-export type { McpServerSpec, McpServerEntry, McpEnvironment } from './config';
+export { parseMcpConfig, readMcpConfig } from './config';
+export type { McpServerSpec, McpServerEntry, McpEnvironment, McpConfigReading } from './config';

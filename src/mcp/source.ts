@@ -20,7 +20,7 @@ import type { WaitFor } from '../suspension/answers';
 import type { ToolContext, ToolLogLevel } from '../toolkit/context';
 import { defineTool, type FunctionTool } from '../toolkit/define-tool';
 import type { Toolkit } from '../toolkit/toolkit';
-import { parseMcpConfig, type McpEnvironment, type McpServerEntry, type McpServerSpec } from './config';
+import { readMcpConfig, toolAllowed, type McpEnvironment, type McpServerEntry, type McpServerSpec } from './config';
 import { replyOf, type ElicitationReply } from './elicitation';
 import { McpConfigError, McpConnectionError } from './errors';
 import { SecretMask } from './mask';
@@ -60,6 +60,8 @@ export interface McpToolSourceOptions {
 export interface McpConnectReport {
   connected: Array<{ server: string; tools: string[] }>;
   failed: Array<{ server: string; error: Error }>;
+  /** Servers the config turns off (`"enabled": false` or `"disabled": true`): never started. */
+  disabled: string[];
 }
 
 const DEFAULTS = {
@@ -107,6 +109,7 @@ interface Connection {
  */
 export class McpToolSource {
   private readonly entries: McpServerEntry[];
+  private readonly disabled: string[];
   private readonly options: McpToolSourceOptions & typeof DEFAULTS;
   private readonly connections = new Map<string, Connection>();
   private readonly tools: FunctionTool[] = [];
@@ -114,7 +117,9 @@ export class McpToolSource {
   private connecting = false;
 
   constructor(options: McpToolSourceOptions) {
-    this.entries = parseMcpConfig(options.config, options.env);
+    const reading = readMcpConfig(options.config, options.env);
+    this.entries = reading.entries;
+    this.disabled = reading.disabled;
     this.options = { ...DEFAULTS, ...definedOnly(options), config: options.config };
     for (const key of Object.keys(DEFAULTS) as Array<keyof typeof DEFAULTS>) {
       const value = this.options[key];
@@ -137,7 +142,7 @@ export class McpToolSource {
   async connect(): Promise<McpConnectReport> {
     if (this.connecting) throw new McpConnectionError('connect() was already called on this McpToolSource');
     this.connecting = true;
-    const report: McpConnectReport = { connected: [], failed: [] };
+    const report: McpConnectReport = { connected: [], failed: [], disabled: this.disabled.slice() };
     const outcomes = await Promise.all(
       this.entries.map(async (entry): Promise<{ server: string; error: Error } | { server: string; tools: FunctionTool[] }> => {
         if ('error' in entry) return { server: entry.name, error: entry.error };
@@ -200,7 +205,8 @@ export class McpToolSource {
   /** Connects, lists every page of tools within the time and page limits, and defines them; nothing is kept on failure. */
   private async open(name: string, spec: McpServerSpec, mask: SecretMask): Promise<FunctionTool[]> {
     const connection: Connection = { name, spec, client: this.newClient(name), stderr: '', active: new Set(), mask };
-    const deadline = performance.now() + this.options.connectTimeoutMs;
+    const connectTimeoutMs = spec.timeoutMs ?? this.options.connectTimeoutMs;
+    const deadline = performance.now() + connectTimeoutMs;
     this.connections.set(name, connection);
     await this.start(connection);
     const listed: McpTool[] = [];
@@ -208,14 +214,13 @@ export class McpToolSource {
     let cursor: string | undefined;
     for (let page = 1; ; page++) {
       const left = Math.floor(deadline - performance.now());
-      if (left < 1)
-        throw new McpConnectionError(`server ${name}: connecting and listing its tools took over ${this.options.connectTimeoutMs} ms`);
+      if (left < 1) throw new McpConnectionError(`server ${name}: connecting and listing its tools took over ${connectTimeoutMs} ms`);
       let answer: Awaited<ReturnType<Client['listTools']>>;
       try {
         answer = await connection.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: left });
       } catch (error) {
         if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number))
-          throw new McpConnectionError(`server ${name}: connecting and listing its tools took over ${this.options.connectTimeoutMs} ms`);
+          throw new McpConnectionError(`server ${name}: connecting and listing its tools took over ${connectTimeoutMs} ms`);
         throw new McpConnectionError(`server ${name}: tools/list failed (page ${page}): ${said(error)}`);
       }
       listed.push(...answer.tools);
@@ -229,7 +234,7 @@ export class McpToolSource {
       cursors.add(next);
       cursor = next;
     }
-    const tools = listed.slice(0, this.options.maxToolsPerServer);
+    const tools = listed.filter((tool) => toolAllowed(spec.tools, tool.name)).slice(0, this.options.maxToolsPerServer);
     const seen = new Set<string>();
     for (const tool of tools) {
       if (typeof tool.name !== 'string' || tool.name === '')
@@ -250,7 +255,7 @@ export class McpToolSource {
   /** Connects `connection.client` over the spec's transport; HTTP falls back to SSE unless the config named one. */
   private async start(connection: Connection): Promise<void> {
     const { spec, name } = connection;
-    const timeout = this.options.connectTimeoutMs;
+    const timeout = spec.timeoutMs ?? this.options.connectTimeoutMs;
     if (spec.transport === 'stdio') {
       const transport = new StdioClientTransport({
         command: spec.command,
@@ -461,7 +466,7 @@ export class McpToolSource {
   ): Promise<ToolResult> {
     const progress = ctx?.progress;
     const result = await connection.client.callTool({ name: tool, arguments: args }, undefined, {
-      timeout: this.options.callTimeoutMs,
+      timeout: connection.spec.timeoutMs ?? this.options.callTimeoutMs,
       resetTimeoutOnProgress: true,
       ...(ctx?.signal ? { signal: ctx.signal } : {}),
       ...(progress
