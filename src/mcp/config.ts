@@ -176,7 +176,7 @@ function commandOf(name: string, command: unknown, rawArgs: unknown): { command:
     throw new McpConfigError(`server ${name}: args must be strings`);
   if (typeof command === 'string' && command !== '') return { command, args: args.slice() };
   if (Array.isArray(command) && command.length > 0 && command.every((part) => typeof part === 'string') && command[0] !== '')
-    return { command: command[0] as string, args: [...(command.slice(1)), ...args] };
+    return { command: command[0] as string, args: [...command.slice(1), ...args] };
   throw new McpConfigError(`server ${name}: a stdio server needs a command (a string, or an array of strings: program, then arguments)`);
 }
 
