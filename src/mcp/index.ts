@@ -38,3 +38,5 @@ export type {
 } from './catalog/types';
 export { McpCatalogError } from './errors';
 export type { McpSamplingLimits, McpSamplingContent, McpSampleRequest, McpSampleResult, McpSample } from './types';
+export type { McpServerResource, McpServerPrompt } from './source';
+export type { McpSamplingOptions, McpSamplingRequestInfo } from './client-sampling';

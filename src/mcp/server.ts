@@ -53,7 +53,7 @@ export function createMcpServer(coordinator: ResumeCoordinator, options: McpServ
     { name: options.name ?? 'toolnexus', version: options.version ?? '0.0.0' },
     {
       capabilities: {
-        tools: { listChanged: false },
+        tools: { listChanged: true },
         logging: {},
         ...(catalog ? { resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {} } : {}),
       },
@@ -61,6 +61,12 @@ export function createMcpServer(coordinator: ResumeCoordinator, options: McpServ
     },
   );
   if (catalog) serveCatalog(server, catalog);
+  const stopTools = coordinator.toolkit.onChange(() => void server.sendToolListChanged().catch(() => undefined));
+  const previousClose = server.onclose;
+  server.onclose = () => {
+    stopTools();
+    previousClose?.();
+  };
   const elicitationTimeoutMs = options.elicitationTimeoutMs ?? DEFAULT_ELICITATION_TIMEOUT_MS;
   let minLevel = 0;
   server.setRequestHandler(SetLevelRequestSchema, (request) => {
