@@ -304,7 +304,7 @@ export class McpToolSource {
       throw new McpConnectionError(
         `server ${server}: prompt ${name} has ${answer.messages.length} messages; at most ${MAX_PROMPT_MESSAGES} are read`,
       );
-    const messages = answer.messages.map((message) => ({ role: message.role, content: { ...message.content } as Record<string, unknown> }));
+    const messages = answer.messages.map((message) => ({ role: message.role, content: { ...message.content } }));
     this.bounded(connection, `prompt ${name}`, messages);
     return connection.mask.deep({ ...(answer.description !== undefined ? { description: answer.description } : {}), messages });
   }
