@@ -2,14 +2,16 @@
  * The server the official MCP conformance suite (`@modelcontextprotocol/conformance server`)
  * tests in CI: every tool its tool scenarios call, written as `@Tool` classes and served by
  * `serveMcp` over Streamable HTTP. Elicitations are suspensions (`pending`), answered through
- * the client's elicitation and replayed by the ResumeCoordinator. Sampling is not offered
- * (.ci/mcp-conformance-baseline.yml says why). Prints the endpoint's URL, then serves until
- * SIGTERM or SIGINT. Run by scripts/mcp-conformance.js; see docs/mcp.md.
+ * the client's elicitation and replayed by the ResumeCoordinator; `test_sampling` asks the
+ * client's model through `ctx.sample`. Its resources, resource template and prompts are
+ * `@Resource`, `@ResourceTemplate` and `@Prompt` classes in an McpCatalog. Prints the
+ * endpoint's URL, then serves until SIGTERM or SIGINT. Run by scripts/mcp-conformance.js; see
+ * docs/mcp.md.
  */
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
-import { answerFor, defineTool, pending, Tool, Toolkit, withContent, type ToolContext } from 'toolnexus-ts';
-import { serveMcp, type McpToolContext } from 'toolnexus-ts/mcp';
+import { answerFor, defineTool, Describe, failure, pending, Tool, Toolkit, withContent, type ToolContext } from 'toolnexus-ts';
+import { McpCatalog, Prompt, Resource, ResourceTemplate, serveMcp, type McpToolContext } from 'toolnexus-ts/mcp';
 
 // A 1×1 red PNG and a 1-sample silent WAV: the smallest valid media the scenarios accept.
 const RED_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
@@ -203,6 +205,126 @@ class ReconnectionTool {
   }
 }
 
+class SamplingArgs {
+  @IsString()
+  @Describe('The prompt to send to the LLM')
+  prompt!: string;
+}
+
+/** Asks the client's model; a client that declared no sampling capability gets an error result. */
+@Tool({ name: 'test_sampling', description: "Asks the client's model", args: SamplingArgs })
+class SamplingTool {
+  async run(args: SamplingArgs, ctx?: McpToolContext) {
+    if (!ctx?.sample) return failure('the client does not support sampling');
+    const answer = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: args.prompt } }], maxTokens: 100 });
+    return `LLM response: ${answer.content.type === 'text' ? answer.content.text : `(${answer.content.type})`}`;
+  }
+}
+
+@Resource({ uri: 'test://static-text', name: 'static-text', description: 'A static text resource', mimeType: 'text/plain' })
+class StaticTextResource {
+  read(): string {
+    return 'This is the content of the static text resource.';
+  }
+}
+
+@Resource({ uri: 'test://static-binary', name: 'static-binary', description: 'A static binary resource', mimeType: 'image/png' })
+class StaticBinaryResource {
+  read(): Uint8Array {
+    return Buffer.from(RED_PIXEL_PNG, 'base64');
+  }
+}
+
+@Resource({ uri: 'test://watched-resource', name: 'watched-resource', description: 'A resource to subscribe to', mimeType: 'text/plain' })
+class WatchedResource {
+  read(): string {
+    return 'Watched resource content';
+  }
+}
+
+class TemplateParams {
+  @IsString()
+  @Describe('The record id')
+  id!: string;
+}
+
+@ResourceTemplate({
+  uriTemplate: 'test://template/{id}/data',
+  name: 'template-data',
+  description: 'Data for an id',
+  mimeType: 'application/json',
+  params: TemplateParams,
+})
+class TemplateDataResource {
+  read(params: TemplateParams): string {
+    return JSON.stringify({ id: params.id, templateTest: true, data: `Data for ID: ${params.id}` });
+  }
+
+  complete(_parameter: string, value: string): string[] {
+    return ['123', '456', '789'].filter((id) => id.startsWith(value));
+  }
+}
+
+@Prompt({ name: 'test_simple_prompt', description: 'A simple prompt without arguments' })
+class SimplePrompt {
+  get(): string {
+    return 'This is a simple prompt for testing.';
+  }
+}
+
+class PromptArgs {
+  @IsString()
+  @Describe('First test argument')
+  arg1!: string;
+
+  @IsString()
+  @Describe('Second test argument')
+  arg2!: string;
+}
+
+@Prompt({ name: 'test_prompt_with_arguments', description: 'A prompt with two arguments', args: PromptArgs })
+class PromptWithArguments {
+  get(args: PromptArgs): string {
+    return `Prompt with arguments: arg1='${args.arg1}', arg2='${args.arg2}'`;
+  }
+
+  complete(_argument: string, value: string): string[] {
+    return ['paris', 'park', 'party', 'hello', 'world'].filter((word) => word.startsWith(value));
+  }
+}
+
+class EmbeddedArgs {
+  @IsString()
+  @Describe('URI of the resource to embed')
+  resourceUri!: string;
+}
+
+@Prompt({ name: 'test_prompt_with_embedded_resource', description: 'A prompt embedding a resource', args: EmbeddedArgs })
+class PromptWithEmbeddedResource {
+  get(args: EmbeddedArgs) {
+    return [
+      {
+        role: 'user' as const,
+        content: {
+          type: 'resource' as const,
+          resource: { uri: args.resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' },
+        },
+      },
+      { role: 'user' as const, content: { type: 'text' as const, text: 'Please process the embedded resource above.' } },
+    ];
+  }
+}
+
+@Prompt({ name: 'test_prompt_with_image', description: 'A prompt with an image' })
+class PromptWithImage {
+  get() {
+    return [
+      { role: 'user' as const, content: { type: 'image' as const, data: RED_PIXEL_PNG, mimeType: 'image/png' } },
+      { role: 'user' as const, content: { type: 'text' as const, text: 'Please analyze the image above.' } },
+    ];
+  }
+}
+
 const jsonSchema202012 = defineTool({
   name: 'json_schema_2020_12_tool',
   description: 'Tool with JSON Schema 2020-12 features',
@@ -230,7 +352,18 @@ async function main(): Promise<void> {
     ElicitationDefaultsTool,
     ElicitationEnumsTool,
     ReconnectionTool,
+    SamplingTool,
     jsonSchema202012,
+  );
+  const catalog = new McpCatalog().register(
+    StaticTextResource,
+    StaticBinaryResource,
+    WatchedResource,
+    TemplateDataResource,
+    SimplePrompt,
+    PromptWithArguments,
+    PromptWithEmbeddedResource,
+    PromptWithImage,
   );
   const port = Number(process.env.PORT ?? 0);
   const server = await serveMcp(toolkit, {
@@ -239,6 +372,7 @@ async function main(): Promise<void> {
     name: 'toolnexus-conformance',
     version: '1.0.0',
     retryIntervalMs: 500,
+    catalog,
   });
   process.stdout.write(`${server.url}\n`);
   const stop = (): void => {

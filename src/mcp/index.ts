@@ -10,5 +10,33 @@ export type { McpToolHost, McpServerOptions, McpCallInfo, McpToolContext } from 
 export { McpConfigError, McpConnectionError } from './errors';
 export { McpToolSource } from './source';
 export type { McpToolSourceOptions, McpConnectReport } from './source';
-export { parseMcpConfig } from './config';
-export type { McpServerSpec, McpServerEntry, McpEnvironment } from './config';
+export { parseMcpConfig, readMcpConfig } from './config';
+export type { McpServerSpec, McpServerEntry, McpEnvironment, McpConfigReading } from './config';
+export { McpCatalog } from './catalog/catalog';
+export type {
+  McpCatalogOptions,
+  ResourceListing,
+  ResourceTemplateListing,
+  PromptListing,
+  CatalogChange,
+  Completion,
+} from './catalog/catalog';
+export { Resource } from './catalog/resource.decorator';
+export { ResourceTemplate } from './catalog/resource-template.decorator';
+export { Prompt } from './catalog/prompt.decorator';
+export type {
+  ResourceOptions,
+  ResourceTemplateOptions,
+  PromptOptions,
+  ResourceBody,
+  ResourceContents,
+  PromptContent,
+  PromptMessage,
+  PromptBody,
+  CatalogContext,
+  Completes,
+} from './catalog/types';
+export { McpCatalogError } from './errors';
+export type { McpSamplingLimits, McpSamplingContent, McpSampleRequest, McpSampleResult, McpSample } from './types';
+export type { McpServerResource, McpServerPrompt } from './source';
+export type { McpSamplingOptions, McpSamplingRequestInfo } from './client-sampling';

@@ -44,7 +44,14 @@ export function fromMcpResult(
 ): ToolResult {
   const content = Array.isArray(result.content) ? (result.content as ToolContent[]) : [];
   const texts = content.filter((item): item is { type: 'text'; text: string } => item?.type === 'text' && typeof item.text === 'string');
-  let output = texts.map((item) => item.text).join('\n');
+  // An error's text parts are joined by a blank line, as the other ports of the contract join them.
+  let output =
+    result.isError === true
+      ? texts
+          .map((item) => item.text)
+          .filter((text) => text.trim() !== '')
+          .join('\n\n')
+      : texts.map((item) => item.text).join('\n');
   if (output === '' && result.structuredContent !== undefined) output = JSON.stringify(result.structuredContent) ?? '';
   if (output.length > maxOutputChars) output = `${output.slice(0, maxOutputChars)}… (cut at ${maxOutputChars} characters)`;
   const metadata: Record<string, unknown> = {};

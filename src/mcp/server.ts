@@ -1,8 +1,18 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
+  CompleteRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
   SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
   type CallToolRequest,
   type ServerNotification,
   type ServerRequest,
@@ -18,7 +28,10 @@ import { ResumeCoordinator } from '../suspension/coordinator';
 import type { ToolLogLevel } from '../toolkit/context';
 import { Toolkit } from '../toolkit/toolkit';
 import { answerOf, answerProblem, elicitationFor, elicitationPrincipal, type ElicitationSupport } from './elicitation';
+import type { McpCatalog } from './catalog/catalog';
+import { McpCatalogError } from './errors';
 import { outOfBandResult, toMcpResult, type McpCallResult } from './results';
+import { samplerFor } from './sampling';
 import type { McpCallInfo, McpServerOptions, McpToolContext, McpToolHost } from './types';
 
 const DEFAULT_ELICITATION_TIMEOUT_MS = 600_000;
@@ -35,13 +48,25 @@ export function coordinatorOf(host: McpToolHost): ResumeCoordinator {
 
 /** One SDK server (one per session over HTTP) whose tools are the coordinator's toolkit's. */
 export function createMcpServer(coordinator: ResumeCoordinator, options: McpServerOptions = {}, principal?: Principal): Server {
+  const catalog = options.catalog;
   const server = new Server(
     { name: options.name ?? 'toolnexus', version: options.version ?? '0.0.0' },
     {
-      capabilities: { tools: { listChanged: false }, logging: {} },
+      capabilities: {
+        tools: { listChanged: true },
+        logging: {},
+        ...(catalog ? { resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {} } : {}),
+      },
       ...(options.instructions ? { instructions: options.instructions } : {}),
     },
   );
+  if (catalog) serveCatalog(server, catalog);
+  const stopTools = coordinator.toolkit.onChange(() => void server.sendToolListChanged().catch(() => undefined));
+  const previousClose = server.onclose;
+  server.onclose = () => {
+    stopTools();
+    previousClose?.();
+  };
   const elicitationTimeoutMs = options.elicitationTimeoutMs ?? DEFAULT_ELICITATION_TIMEOUT_MS;
   let minLevel = 0;
   server.setRequestHandler(SetLevelRequestSchema, (request) => {
@@ -66,7 +91,7 @@ export function createMcpServer(coordinator: ResumeCoordinator, options: McpServ
         .sendNotification({ method: 'notifications/message', params: { level, logger: request.params.name, data: payload } })
         .catch(() => undefined);
     };
-    const result = await callTool(server, coordinator, request, extra, log, elicitationTimeoutMs, principal);
+    const result = await callTool(server, coordinator, request, extra, log, elicitationTimeoutMs, principal, options);
     return result;
   });
   return server;
@@ -80,6 +105,7 @@ async function callTool(
   log: McpToolContext['log'],
   elicitationTimeoutMs: number,
   principal: Principal | undefined,
+  options: McpServerOptions,
 ): Promise<McpCallResult> {
   const name = request.params.name;
   const tool = coordinator.toolkit.get(name);
@@ -89,6 +115,8 @@ async function callTool(
   if (extra.closeSSEStream) mcp.closeStream = extra.closeSSEStream;
   if (principal) mcp.principal = { ...principal };
   const ctx: McpToolContext = { signal: extra.signal, log, mcp };
+  // Asking the client's model is offered only to a client that declared it can be asked.
+  if (server.getClientCapabilities()?.sampling) ctx.sample = samplerFor(server, extra, options.sampling);
   const token = request.params._meta?.progressToken;
   if (token !== undefined) {
     ctx.progress = (progress, total, message) => {
@@ -142,3 +170,79 @@ async function callTool(
   }
   return toMcpResult(result, tool.outputSchema);
 }
+
+/**
+ * The catalog's three kinds served on one SDK server (one per session over HTTP): lists, reads,
+ * prompts, completions, and subscriptions kept per session. The session is told when a list
+ * changes or a resource it subscribed to is updated, until it closes.
+ */
+function serveCatalog(server: Server, catalog: McpCatalog): void {
+  const subscribed = new Set<string>();
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: catalog.resources() }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: catalog.templates() }));
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: catalog.prompts() }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
+    asProtocolError(RESOURCE_NOT_FOUND, async () => ({ contents: await catalog.read(request.params.uri, catalogContext(extra)) })),
+  );
+  server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
+    asProtocolError(ErrorCode.InvalidParams, () =>
+      catalog.getPrompt(request.params.name, request.params.arguments ?? {}, catalogContext(extra)),
+    ),
+  );
+  server.setRequestHandler(CompleteRequestSchema, (request) =>
+    asProtocolError(ErrorCode.InvalidParams, async () => {
+      const ref = request.params.ref;
+      const target =
+        ref.type === 'ref/prompt' ? { type: 'prompt' as const, name: ref.name } : { type: 'template' as const, uriTemplate: ref.uri };
+      const context = request.params.context?.arguments ? { arguments: request.params.context.arguments } : {};
+      return { completion: await catalog.complete(target, request.params.argument, context) };
+    }),
+  );
+  server.setRequestHandler(SubscribeRequestSchema, (request) => {
+    if (subscribed.size >= MAX_SUBSCRIPTIONS && !subscribed.has(request.params.uri))
+      throw new McpError(ErrorCode.InvalidRequest, `at most ${MAX_SUBSCRIPTIONS} resources may be subscribed to in one session`);
+    subscribed.add(request.params.uri);
+    return {};
+  });
+  server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+    subscribed.delete(request.params.uri);
+    return {};
+  });
+  const stop = catalog.onChange((change) => {
+    const sent =
+      'updated' in change
+        ? subscribed.has(change.updated)
+          ? server.sendResourceUpdated({ uri: change.updated })
+          : undefined
+        : change.list === 'resources'
+          ? server.sendResourceListChanged()
+          : server.sendPromptListChanged();
+    // Not yet initialized, or closed: there is nobody to tell.
+    sent?.catch(() => undefined);
+  });
+  const previous = server.onclose;
+  server.onclose = () => {
+    stop();
+    previous?.();
+  };
+}
+
+/** Most resources one session may subscribe to: a client cannot grow the server's memory without bound. */
+const MAX_SUBSCRIPTIONS = 1000;
+
+function catalogContext(extra: Extra): { signal: AbortSignal; mcp: { sessionId?: string } } {
+  return { signal: extra.signal, mcp: extra.sessionId !== undefined ? { sessionId: extra.sessionId } : {} };
+}
+
+/** The catalog's refusals as the protocol's errors: an unknown resource is -32002, as the MCP spec names it; bad input -32602. */
+async function asProtocolError<T>(notFound: number, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof McpCatalogError)
+      throw new McpError(error.reason === 'not-found' ? notFound : ErrorCode.InvalidParams, error.message);
+    throw new McpError(ErrorCode.InternalError, messageOf(error));
+  }
+}
+
+const RESOURCE_NOT_FOUND = -32002;

@@ -5,10 +5,12 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
+  CreateMessageRequestSchema,
   ElicitRequestSchema,
   ErrorCode,
   LoggingMessageNotificationSchema,
   McpError,
+  ToolListChangedNotificationSchema,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { ToolRegistrationError } from '../errors';
@@ -20,7 +22,8 @@ import type { WaitFor } from '../suspension/answers';
 import type { ToolContext, ToolLogLevel } from '../toolkit/context';
 import { defineTool, type FunctionTool } from '../toolkit/define-tool';
 import type { Toolkit } from '../toolkit/toolkit';
-import { parseMcpConfig, type McpEnvironment, type McpServerEntry, type McpServerSpec } from './config';
+import { readMcpConfig, toolAllowed, type McpEnvironment, type McpServerEntry, type McpServerSpec } from './config';
+import { answerSampling, type McpSamplingOptions } from './client-sampling';
 import { replyOf, type ElicitationReply } from './elicitation';
 import { McpConfigError, McpConnectionError } from './errors';
 import { SecretMask } from './mask';
@@ -54,12 +57,39 @@ export interface McpToolSourceOptions {
   maxToolsPerServer?: number;
   /** The client name servers see. Default `toolnexus`. */
   clientName?: string;
+  /**
+   * Answers servers' sampling requests (`sampling/createMessage`) through a model of the
+   * host's, when its policy says yes (docs/mcp.md, "Sampling"). Without it the client declares
+   * no sampling capability and servers do not ask.
+   */
+  sampling?: McpSamplingOptions;
+}
+
+/** A resource of a connected server, as it listed it. */
+export interface McpServerResource {
+  server: string;
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+}
+
+/** A prompt of a connected server, as it listed it. */
+export interface McpServerPrompt {
+  server: string;
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: Array<{ name: string; description?: string; required?: boolean }>;
 }
 
 /** How connecting went, per server: one server failing leaves the others working. */
 export interface McpConnectReport {
   connected: Array<{ server: string; tools: string[] }>;
   failed: Array<{ server: string; error: Error }>;
+  /** Servers the config turns off (`"enabled": false` or `"disabled": true`): never started. */
+  disabled: string[];
 }
 
 const DEFAULTS = {
@@ -107,14 +137,25 @@ interface Connection {
  */
 export class McpToolSource {
   private readonly entries: McpServerEntry[];
+  private readonly disabled: string[];
   private readonly options: McpToolSourceOptions & typeof DEFAULTS;
   private readonly connections = new Map<string, Connection>();
   private readonly tools: FunctionTool[] = [];
   private closed = false;
   private connecting = false;
+  /** The toolkits `register` filled: a server's changed tool list is applied to them. */
+  private readonly registeredIn = new Set<Toolkit>();
+  /** Which server each defined tool came from, by its name. */
+  private readonly serverOf = new Map<string, string>();
+  /** Servers whose tools `connect` took (or refused): a change they announce is applied from then on. */
+  private readonly settled = new Set<string>();
+  /** Servers that announced a change while `connect` was still listing: applied once it settles them. */
+  private readonly changedEarly = new Set<string>();
 
   constructor(options: McpToolSourceOptions) {
-    this.entries = parseMcpConfig(options.config, options.env);
+    const reading = readMcpConfig(options.config, options.env);
+    this.entries = reading.entries;
+    this.disabled = reading.disabled;
     this.options = { ...DEFAULTS, ...definedOnly(options), config: options.config };
     for (const key of Object.keys(DEFAULTS) as Array<keyof typeof DEFAULTS>) {
       const value = this.options[key];
@@ -137,7 +178,7 @@ export class McpToolSource {
   async connect(): Promise<McpConnectReport> {
     if (this.connecting) throw new McpConnectionError('connect() was already called on this McpToolSource');
     this.connecting = true;
-    const report: McpConnectReport = { connected: [], failed: [] };
+    const report: McpConnectReport = { connected: [], failed: [], disabled: this.disabled.slice() };
     const outcomes = await Promise.all(
       this.entries.map(async (entry): Promise<{ server: string; error: Error } | { server: string; tools: FunctionTool[] }> => {
         if ('error' in entry) return { server: entry.name, error: entry.error };
@@ -165,10 +206,16 @@ export class McpToolSource {
         report.failed.push({ server: outcome.server, error });
         continue;
       }
-      for (const tool of outcome.tools) taken.add(tool.name);
+      for (const tool of outcome.tools) {
+        taken.add(tool.name);
+        this.serverOf.set(tool.name, outcome.server);
+      }
       this.tools.push(...outcome.tools);
       report.connected.push({ server: outcome.server, tools: outcome.tools.map((tool) => tool.name) });
     }
+    for (const outcome of outcomes) this.settled.add(outcome.server);
+    for (const server of this.changedEarly) void this.refresh(server);
+    this.changedEarly.clear();
     return report;
   }
 
@@ -186,7 +233,96 @@ export class McpToolSource {
     if (taken.length > 0)
       throw new ToolRegistrationError(`the toolkit already has tools named ${taken.slice(0, 10).join(', ')}; no MCP tool was registered`);
     toolkit.register(...this.tools);
+    this.registeredIn.add(toolkit);
     return this.tools.map((tool) => tool.name);
+  }
+
+  /** The resources of every connected server (or of one), every page within the listing bounds. */
+  async resources(server?: string): Promise<McpServerResource[]> {
+    const found: McpServerResource[] = [];
+    for (const connection of this.connectionsOf(server)) {
+      if (!connection.client.getServerCapabilities()?.resources) continue;
+      await this.pages(connection, 'resources/list', async (cursor) => {
+        const page = await connection.client.listResources(cursor === undefined ? {} : { cursor }, { timeout: this.timeoutOf(connection) });
+        for (const item of page.resources)
+          found.push(
+            connection.mask.deep({
+              server: connection.name,
+              ...pick(item, ['uri', 'name', 'title', 'description', 'mimeType']),
+            }) as McpServerResource,
+          );
+        return page.nextCursor;
+      });
+    }
+    return found;
+  }
+
+  /** Reads a resource of `server`: its text and base64 contents, bounded by `maxOutputChars` and masked. */
+  async readResource(server: string, uri: string): Promise<Array<{ uri: string; mimeType?: string; text?: string; blob?: string }>> {
+    const connection = this.connectionOf(server);
+    const answer = await this.asked(connection, 'resources/read', () =>
+      connection.client.readResource({ uri }, { timeout: this.timeoutOf(connection) }),
+    );
+    const contents = answer.contents.map(
+      (item) => pick(item, ['uri', 'mimeType', 'text', 'blob']) as { uri: string; mimeType?: string; text?: string; blob?: string },
+    );
+    this.bounded(connection, `resource ${uri}`, contents);
+    return connection.mask.deep(contents);
+  }
+
+  /** The prompts of every connected server (or of one). */
+  async prompts(server?: string): Promise<McpServerPrompt[]> {
+    const found: McpServerPrompt[] = [];
+    for (const connection of this.connectionsOf(server)) {
+      if (!connection.client.getServerCapabilities()?.prompts) continue;
+      await this.pages(connection, 'prompts/list', async (cursor) => {
+        const page = await connection.client.listPrompts(cursor === undefined ? {} : { cursor }, { timeout: this.timeoutOf(connection) });
+        for (const item of page.prompts)
+          found.push(
+            connection.mask.deep({
+              server: connection.name,
+              ...pick(item, ['name', 'title', 'description', 'arguments']),
+            }) as McpServerPrompt,
+          );
+        return page.nextCursor;
+      });
+    }
+    return found;
+  }
+
+  /** A prompt of `server` with its arguments: its messages, bounded (`maxOutputChars`, 1000 messages) and masked. */
+  async getPrompt(
+    server: string,
+    name: string,
+    args: Record<string, string> = {},
+  ): Promise<{ description?: string; messages: Array<{ role: 'user' | 'assistant'; content: Record<string, unknown> }> }> {
+    const connection = this.connectionOf(server);
+    const answer = await this.asked(connection, 'prompts/get', () =>
+      connection.client.getPrompt({ name, arguments: args }, { timeout: this.timeoutOf(connection) }),
+    );
+    if (answer.messages.length > MAX_PROMPT_MESSAGES)
+      throw new McpConnectionError(
+        `server ${server}: prompt ${name} has ${answer.messages.length} messages; at most ${MAX_PROMPT_MESSAGES} are read`,
+      );
+    const messages = answer.messages.map((message) => ({ role: message.role, content: { ...message.content } }));
+    this.bounded(connection, `prompt ${name}`, messages);
+    return connection.mask.deep({ ...(answer.description !== undefined ? { description: answer.description } : {}), messages });
+  }
+
+  /**
+   * A prompt of `server` as a runner's instructions: the text of its messages, a blank line
+   * between them (other content named, not included): `new AgentRunner({ systemPrompt })`.
+   */
+  async instructions(server: string, name: string, args: Record<string, string> = {}): Promise<string> {
+    const { messages } = await this.getPrompt(server, name, args);
+    return messages
+      .map((message) => {
+        const content = message.content as { type?: unknown; text?: unknown; resource?: { text?: unknown } };
+        if (content.type === 'text' && typeof content.text === 'string') return content.text;
+        if (content.type === 'resource' && typeof content.resource?.text === 'string') return content.resource.text;
+        return `[${String(content.type)} content]`;
+      })
+      .join('\n\n');
   }
 
   /** Closes every connection: stdio servers' child processes end, HTTP sessions are closed. */
@@ -200,22 +336,28 @@ export class McpToolSource {
   /** Connects, lists every page of tools within the time and page limits, and defines them; nothing is kept on failure. */
   private async open(name: string, spec: McpServerSpec, mask: SecretMask): Promise<FunctionTool[]> {
     const connection: Connection = { name, spec, client: this.newClient(name), stderr: '', active: new Set(), mask };
-    const deadline = performance.now() + this.options.connectTimeoutMs;
+    const connectTimeoutMs = spec.timeoutMs ?? this.options.connectTimeoutMs;
+    const deadline = performance.now() + connectTimeoutMs;
     this.connections.set(name, connection);
     await this.start(connection);
+    return this.listTools(connection, deadline, connectTimeoutMs);
+  }
+
+  /** Lists every page of a connected server's tools within the deadline and the page limits, and defines them. */
+  private async listTools(connection: Connection, deadline: number, connectTimeoutMs: number): Promise<FunctionTool[]> {
+    const { name, spec } = connection;
     const listed: McpTool[] = [];
     const cursors = new Set<string>();
     let cursor: string | undefined;
     for (let page = 1; ; page++) {
       const left = Math.floor(deadline - performance.now());
-      if (left < 1)
-        throw new McpConnectionError(`server ${name}: connecting and listing its tools took over ${this.options.connectTimeoutMs} ms`);
+      if (left < 1) throw new McpConnectionError(`server ${name}: connecting and listing its tools took over ${connectTimeoutMs} ms`);
       let answer: Awaited<ReturnType<Client['listTools']>>;
       try {
         answer = await connection.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: left });
       } catch (error) {
         if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number))
-          throw new McpConnectionError(`server ${name}: connecting and listing its tools took over ${this.options.connectTimeoutMs} ms`);
+          throw new McpConnectionError(`server ${name}: connecting and listing its tools took over ${connectTimeoutMs} ms`);
         throw new McpConnectionError(`server ${name}: tools/list failed (page ${page}): ${said(error)}`);
       }
       listed.push(...answer.tools);
@@ -229,7 +371,7 @@ export class McpToolSource {
       cursors.add(next);
       cursor = next;
     }
-    const tools = listed.slice(0, this.options.maxToolsPerServer);
+    const tools = listed.filter((tool) => toolAllowed(spec.tools, tool.name)).slice(0, this.options.maxToolsPerServer);
     const seen = new Set<string>();
     for (const tool of tools) {
       if (typeof tool.name !== 'string' || tool.name === '')
@@ -250,7 +392,7 @@ export class McpToolSource {
   /** Connects `connection.client` over the spec's transport; HTTP falls back to SSE unless the config named one. */
   private async start(connection: Connection): Promise<void> {
     const { spec, name } = connection;
-    const timeout = this.options.connectTimeoutMs;
+    const timeout = spec.timeoutMs ?? this.options.connectTimeoutMs;
     if (spec.transport === 'stdio') {
       const transport = new StdioClientTransport({
         command: spec.command,
@@ -308,8 +450,20 @@ export class McpToolSource {
   private newClient(server: string): Client {
     const client = new Client(
       { name: this.options.clientName ?? 'toolnexus', version: '1.0.0' },
-      { capabilities: this.options.waitFor ? { elicitation: { form: {}, url: {} } } : {} },
+      {
+        capabilities: {
+          ...(this.options.waitFor ? { elicitation: { form: {}, url: {} } } : {}),
+          ...(this.options.sampling ? { sampling: {} } : {}),
+        },
+      },
     );
+    const sampling = this.options.sampling;
+    if (sampling) {
+      client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
+        answerSampling(server, request.params, sampling, this.options.waitFor, extra.signal),
+      );
+    }
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refresh(server));
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
       const connection = this.connections.get(server);
       if (!connection) return;
@@ -362,6 +516,93 @@ export class McpToolSource {
       return { action: 'decline' };
     } finally {
       clearTimeout(timer);
+    }
+  }
+
+  private connectionsOf(server: string | undefined): Connection[] {
+    if (server === undefined) return [...this.connections.values()];
+    return [this.connectionOf(server)];
+  }
+
+  private connectionOf(server: string): Connection {
+    const connection = this.closed ? undefined : this.connections.get(server);
+    if (!connection) throw new McpConnectionError(`MCP server ${server} is not connected`);
+    return connection;
+  }
+
+  private timeoutOf(connection: Connection): number {
+    return connection.spec.timeoutMs ?? this.options.callTimeoutMs;
+  }
+
+  /** Reads pages of a list until it ends, within `maxListPages`; a cursor given twice fails. */
+  private async pages(
+    connection: Connection,
+    what: string,
+    page: (cursor: string | undefined) => Promise<string | undefined>,
+  ): Promise<void> {
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let count = 1; ; count++) {
+      const next = await this.asked(connection, what, () => page(cursor));
+      if (next === undefined) return;
+      if (seen.has(next) || count >= this.options.maxListPages)
+        throw new McpConnectionError(
+          `server ${connection.name}: ${what} gave ${count} pages and still a next cursor (maxListPages ${this.options.maxListPages})`,
+        );
+      seen.add(next);
+      cursor = next;
+    }
+  }
+
+  /** A request to a server, its failure said with the server's secrets masked. */
+  private async asked<T>(connection: Connection, what: string, request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      if (error instanceof McpConnectionError) throw error;
+      throw new McpConnectionError(`server ${connection.name}: ${what} failed: ${connection.mask.text(said(error))}`);
+    }
+  }
+
+  /** Refuses what a server sent past `maxOutputChars` of JSON, rather than handing it on. */
+  private bounded(connection: Connection, what: string, value: unknown): void {
+    const size = JSON.stringify(value)?.length ?? 0;
+    if (size > this.options.maxOutputChars)
+      throw new McpConnectionError(
+        `server ${connection.name}: ${what} is ${size} characters; at most ${this.options.maxOutputChars} are read`,
+      );
+  }
+
+  /**
+   * A server said its tools changed: list them again and apply the change to every toolkit
+   * `register` filled: tools it dropped are unregistered, new ones registered (unless another
+   * server's tool has the name). A failed listing keeps the tools as they were.
+   */
+  private async refresh(server: string): Promise<void> {
+    if (!this.settled.has(server)) {
+      this.changedEarly.add(server);
+      return;
+    }
+    const connection = this.connections.get(server);
+    if (!connection || this.closed) return;
+    const timeout = this.timeoutOf(connection);
+    let fresh: FunctionTool[];
+    try {
+      fresh = await this.listTools(connection, performance.now() + timeout, timeout);
+    } catch {
+      return;
+    }
+    const prefix = (tool: FunctionTool): boolean => this.serverOf.get(tool.name) === server;
+    const old = this.tools.filter(prefix);
+    const others = new Set(this.tools.filter((tool) => !prefix(tool)).map((tool) => tool.name));
+    const kept = fresh.filter((tool) => !others.has(tool.name));
+    for (const tool of old) this.tools.splice(this.tools.indexOf(tool), 1);
+    for (const tool of old) this.serverOf.delete(tool.name);
+    for (const tool of kept) this.serverOf.set(tool.name, server);
+    this.tools.push(...kept);
+    for (const toolkit of this.registeredIn) {
+      for (const tool of old) toolkit.unregister(tool.name);
+      toolkit.register(...kept.filter((tool) => !toolkit.has(tool.name)));
     }
   }
 
@@ -461,7 +702,7 @@ export class McpToolSource {
   ): Promise<ToolResult> {
     const progress = ctx?.progress;
     const result = await connection.client.callTool({ name: tool, arguments: args }, undefined, {
-      timeout: this.options.callTimeoutMs,
+      timeout: connection.spec.timeoutMs ?? this.options.callTimeoutMs,
       resetTimeoutOnProgress: true,
       ...(ctx?.signal ? { signal: ctx.signal } : {}),
       ...(progress
@@ -529,6 +770,18 @@ function withDefaults(schema: unknown, content: Record<string, unknown>): Record
   }
   return filled;
 }
+
+/** The listed fields of `item` that are there, nothing else a server sent. */
+function pick<T extends object, K extends string>(item: T, keys: readonly K[]): Partial<Record<K, unknown>> {
+  const out: Partial<Record<K, unknown>> = {};
+  for (const key of keys) {
+    const value = (item as Record<string, unknown>)[key];
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
+const MAX_PROMPT_MESSAGES = 1000;
 
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as Partial<T>;

@@ -4,6 +4,7 @@
  * types, so `skipLibCheck: false` without `esModuleInterop` still compiles, and quickly.
  */
 import type { Principal } from '../suspension/audit';
+import type { McpCatalog } from './catalog/catalog';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { ToolContext } from '../toolkit/context';
 import type { Toolkit } from '../toolkit/toolkit';
@@ -24,7 +25,55 @@ export interface McpServerOptions {
    * runs out the suspension stays in the store, to be answered out of band.
    */
   elicitationTimeoutMs?: number;
+  /** Resources, resource templates and prompts served beside the tools (docs/mcp.md, "The catalog"). */
+  catalog?: McpCatalog;
+  /** Bounds on what a tool may ask the client's model through `ctx.sample` (docs/mcp.md, "Sampling"). */
+  sampling?: McpSamplingLimits;
 }
+
+/** Bounds on `ctx.sample`: what one request may ask of the client's model. */
+export interface McpSamplingLimits {
+  /** Largest `maxTokens` a request may ask (default 4096); a larger one is refused before it is sent. */
+  maxTokens?: number;
+  /** Most messages in one request (default 100). */
+  maxMessages?: number;
+  /** Largest request, in bytes of its JSON (default 1 MiB). */
+  maxRequestBytes?: number;
+  /** How long the client (and its user, who may be asked to approve) may take, in ms (default 120 000). */
+  timeoutMs?: number;
+}
+
+/** One message of a sampling request or its answer: text, or an image or audio clip (base64). */
+export type McpSamplingContent =
+  { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string } | { type: 'audio'; data: string; mimeType: string };
+
+/** What a served tool asks the client's model with `ctx.sample` (MCP `sampling/createMessage`). */
+export interface McpSampleRequest {
+  messages: Array<{ role: 'user' | 'assistant'; content: McpSamplingContent }>;
+  maxTokens: number;
+  systemPrompt?: string;
+  temperature?: number;
+  stopSequences?: string[];
+  /** Hints for the client's choice of model (`{ hints: [{ name: 'claude' }], intelligencePriority: 0.8 }`). */
+  modelPreferences?: {
+    hints?: Array<{ name?: string }>;
+    costPriority?: number;
+    speedPriority?: number;
+    intelligencePriority?: number;
+  };
+}
+
+/** The client model's answer to a sampling request. */
+export interface McpSampleResult {
+  role: 'user' | 'assistant';
+  content: McpSamplingContent;
+  /** The model the client used. */
+  model: string;
+  stopReason?: string;
+}
+
+/** Asks the client's model; present on `ctx.sample` only when the client declared the sampling capability. */
+export type McpSample = (request: McpSampleRequest) => Promise<McpSampleResult>;
 
 /**
  * What the MCP server adds to a tool's context, on `ctx.mcp`: which session the call belongs
@@ -41,4 +90,4 @@ export interface McpCallInfo {
 }
 
 /** A tool context as the MCP server builds it. */
-export type McpToolContext = ToolContext<{ mcp: McpCallInfo }>;
+export type McpToolContext = ToolContext<{ mcp: McpCallInfo; sample?: McpSample }>;

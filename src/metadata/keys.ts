@@ -9,3 +9,9 @@ export const DESCRIBED_PROPERTIES = Symbol.for('toolnexus:described-properties')
 export const DESCRIBED_POSITIONS = Symbol.for('toolnexus:described-positions');
 /** Per prototype: its own `@Sensitive` properties, in declaration order. */
 export const SENSITIVE_PROPERTIES = Symbol.for('toolnexus:sensitive-properties');
+/** Per class: the options of its `@Resource` (toolnexus-ts/mcp). */
+export const RESOURCE_OPTIONS = Symbol.for('toolnexus:resource-options');
+/** Per class: the options of its `@ResourceTemplate` (toolnexus-ts/mcp). */
+export const RESOURCE_TEMPLATE_OPTIONS = Symbol.for('toolnexus:resource-template-options');
+/** Per class: the options of its `@Prompt` (toolnexus-ts/mcp). */
+export const PROMPT_OPTIONS = Symbol.for('toolnexus:prompt-options');

@@ -8,6 +8,8 @@ import { Toolkit } from '../toolkit/toolkit';
 import { ToolnexusModuleError } from './errors';
 import type { ToolnexusModuleAsyncOptions, ToolnexusModuleOptions, ToolnexusModuleRootOptions, ToolnexusOptionsFactory } from './options';
 import { ToolDiscovery } from './tool-discovery';
+import { CatalogDiscovery } from './catalog-discovery';
+import { McpCatalog } from '../mcp/catalog/catalog';
 
 /** Injection token of the resolved {@link ToolnexusModuleOptions}. */
 export const TOOLNEXUS_OPTIONS = Symbol.for('toolnexus:nest-options');
@@ -85,12 +87,14 @@ export class ToolnexusModule implements OnApplicationShutdown {
           waitFor: options.waitFor,
         }),
     };
+    // The MCP catalog (resources, templates, prompts) discovered like tools; it needs no MCP SDK until served.
+    const catalog: Provider = { provide: McpCatalog, useFactory: () => new McpCatalog() };
     return {
       module: ToolnexusModule,
       global: isGlobal,
       imports: [DiscoveryModule, ...imports],
-      providers: [...optionProviders, toolkit, coordinator, runner, ToolDiscovery],
-      exports: [TOOLNEXUS_OPTIONS, Toolkit, ResumeCoordinator, AgentRunner],
+      providers: [...optionProviders, toolkit, coordinator, runner, ToolDiscovery, catalog, CatalogDiscovery],
+      exports: [TOOLNEXUS_OPTIONS, Toolkit, ResumeCoordinator, AgentRunner, McpCatalog],
     };
   }
 

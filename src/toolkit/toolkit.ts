@@ -92,6 +92,7 @@ export class Toolkit {
   private readonly limits: ArgumentLimits;
   /** Each DTO's redaction plan, built on its first `redact` (docs/operating.md, "Sensitive fields"). */
   private readonly redactionPlans = new Map<AnyClass, RedactionPlan | undefined>();
+  private readonly changeListeners = new Set<() => void>();
 
   constructor(options: ToolkitOptions = {}) {
     this.resolver = options.resolver ?? ((cls) => new cls());
@@ -117,12 +118,34 @@ export class Toolkit {
   /** Registers tools; throws {@link ToolRegistrationError} on a programmer error. Chainable. */
   register(...tools: Registrable[]): this {
     for (const tool of tools) this.add(this.toEntry(tool));
+    if (tools.length > 0) this.changed();
     return this;
   }
 
   /** Removes a tool; true if it was there. */
   unregister(name: string): boolean {
-    return this.entries.delete(name);
+    const removed = this.entries.delete(name);
+    if (removed) this.changed();
+    return removed;
+  }
+
+  /**
+   * Listens to registrations and removals (serveMcp tells its clients their tool list
+   * changed); returns the function that stops listening.
+   */
+  onChange(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const listener of this.changeListeners) {
+      try {
+        listener();
+      } catch {
+        // A listener that fails (a closed session) does not stop the registration or the others.
+      }
+    }
   }
 
   has(name: string): boolean {

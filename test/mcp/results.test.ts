@@ -47,6 +47,16 @@ describe('fromMcpResult', () => {
     expect(fromMcpResult({ content: [], isError: true }, 1000)).toEqual({ output: 'the MCP tool failed without a message', isError: true });
   });
 
+  it("joins an error's text parts with a blank line, as the contract's other ports do, leaving out blank ones", () => {
+    const content = [
+      { type: 'text', text: 'first failure' },
+      { type: 'text', text: '  ' },
+      { type: 'text', text: 'second failure' },
+    ];
+    expect(fromMcpResult({ content, isError: true }, 1000)).toEqual({ output: 'first failure\n\nsecond failure', isError: true });
+    expect(fromMcpResult({ content }, 1000).output).toBe('first failure\n  \nsecond failure');
+  });
+
   it('cuts long text and leaves out rich or structured content past the limit, saying so', () => {
     const long = fromMcpResult({ content: [{ type: 'text', text: 'x'.repeat(50) }] }, 10);
     expect(long.output).toBe(`${'x'.repeat(10)}… (cut at 10 characters)`);

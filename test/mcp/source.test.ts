@@ -84,7 +84,9 @@ describe('McpToolSource with the npm servers everything and filesystem', () => {
     const failed = Object.fromEntries(report.failed.map((entry) => [entry.server, entry.error]));
     expect(Object.keys(failed).sort()).toEqual(['missing', 'unset']);
     expect(failed.unset).toMatchObject({ code: 'TOOLNEXUS_MCP_CONFIG' });
-    expect(failed.unset?.message).toBe('server unset: headers.Authorization uses ${TNX_TEST_UNSET_TOKEN}, which is not set');
+    expect(failed.unset?.message).toBe(
+      'server unset: headers.Authorization uses ${TNX_TEST_UNSET_TOKEN}, which is not set (a missing variable is refused rather than sent empty; write ${TNX_TEST_UNSET_TOKEN:-} for an explicit empty value)',
+    );
     expect(failed.missing).toMatchObject({ code: 'TOOLNEXUS_MCP_CONNECTION' });
     expect(failed.missing?.message).toMatch(/^server missing: /);
     expect(toolkit.has('everything_echo')).toBe(true);
