@@ -56,6 +56,7 @@ const EXPECTED: Record<Entry, string[]> = {
     'DEFAULT_LEASE_MS',
     'DEFAULT_MAX_CHAIN',
     'Describe',
+    'DtoRuleError',
     'DuplicateSuspensionError',
     'FunctionModel',
     'GeminiModel',
