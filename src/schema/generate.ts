@@ -345,10 +345,13 @@ function validatorFor(designType: unknown): string {
   return 'a class-validator decorator for its type (@IsString(), @IsInt()...)';
 }
 
+/** Decorators whose name is not their constraint's name with a capital first letter. */
+const DECORATOR_NAMES: Record<string, string> = { [IS_UUID]: 'IsUUID', [IS_ISO8601]: 'IsISO8601' };
+
 /** `IsString` from class-validator's constraint name `isString`, for an error's fix. */
 function decoratorName(m: ValidationMetadata): string {
   const name = m.name ?? 'Validate';
-  return name.charAt(0).toUpperCase() + name.slice(1);
+  return DECORATOR_NAMES[name] ?? name.charAt(0).toUpperCase() + name.slice(1);
 }
 
 // TypeScript types a constructor type's `prototype` as `any`; every class's is an object.
