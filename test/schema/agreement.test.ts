@@ -309,9 +309,9 @@ describe.each(cases)('schema and validation agree: $name', ({ dto, edges }) => {
   /** What the toolkit does with `{ v: value }`: accepted or refused. */
   const accepts = async (value: unknown): Promise<boolean> => (await toolkit.parseArguments('probe', { v: value }))?.ok === true;
   /**
-   * The schema's verdict on `{ v: value }`. class-validator's `@IsOptional()` reads `null` as
-   * absent, as the contract reads `data: null` (docs/tools.md); that is the one value the
-   * schema of an optional property does not list but validation accepts.
+   * The schema's verdict on `{ v: value }`. class-validator's `@IsOptional()` lets `null`
+   * through: the one value validation accepts that the schema of an optional property does
+   * not list (docs/tools.md, "One rule for schema and validation").
    */
   const schemaAllows = (value: unknown): boolean => (optional && value === null) || allows(schema, value);
 
