@@ -106,6 +106,9 @@ export { answerAs } from './runner';
 export type { AnswerAsOptions, Answered } from './runner';
 export { OpenAIResponsesModel, GeminiModel } from './runner';
 export type { OpenAIResponsesModelOptions, GeminiModelOptions } from './runner';
+// A RunResult fit to return to a client: @Sensitive values masked in every copy (docs/agents.md).
+export { redactRun } from './runner';
+export type { ToolCallStatus } from './runner';
 export type {
   AgentRunnerOptions,
   RunOptions,

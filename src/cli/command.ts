@@ -19,6 +19,7 @@ export const STORE_OPTIONS = {
   json: { type: 'boolean' },
   schema: { type: 'string' },
   'table-prefix': { type: 'string' },
+  create: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies NonNullable<ParseArgsConfig['options']>;
 

@@ -66,7 +66,9 @@ function usageOf(command: CliCommand): string {
 
 const COMMON_HELP = `Options every command takes:
   --store SPEC        sqlite:./file.db or postgres://user@host/db (default: $TOOLNEXUS_STORE)
-  --schema S          PostgreSQL schema (default public); --table-prefix P (default toolnexus_)
+  --schema S          PostgreSQL schema (default public, as PostgresPendingStore's); --table-prefix P
+                      (default toolnexus_); a schema without the store's tables is refused
+  --create            create the tables where --schema says instead (a new, empty store)
   --tools MODULE      a CommonJS module exporting createRunner(store), createCoordinator(store) or a
                       Toolkit as \`toolkit\` (with createRunner, an answer continues its run here):
                       needed to approve (the call replays here) and to show arguments with

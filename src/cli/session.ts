@@ -9,6 +9,7 @@ import { ResumeCoordinator } from '../suspension/coordinator';
 import type { PendingStore } from '../suspension/store';
 import { Toolkit } from '../toolkit/toolkit';
 import type { CliIo } from './command';
+import { checkPostgresTables } from './postgres-tables';
 import { openStore, parseStoreSpec, shownSpec } from './store-spec';
 
 /** What a `pending` command works with: the store, a coordinator over it, and who is acting. */
@@ -60,6 +61,10 @@ export async function openSession(values: Record<string, string | boolean | unde
     ...(typeof values.schema === 'string' ? { schema: values.schema } : {}),
     ...(typeof values['table-prefix'] === 'string' ? { tablePrefix: values['table-prefix'] } : {}),
   };
+  if (parsed.kind === 'postgres') {
+    const problem = await checkPostgresTables(parsed.connectionString, shownSpec(spec), { ...postgres, create: values.create === true });
+    if (problem) throw new CliProblem(problem.message, problem.code);
+  }
   const store = openStore(parsed, postgres);
   try {
     const principal = principalOf(values.as, io);

@@ -6,8 +6,8 @@
  * `name` or the class: a minifier renames classes, and two copies of the package (a
  * dependency bundling its own) fail each other's `instanceof`. A code is never changed
  * or reused once released; a new class gets a new code. Subclasses inherit their parent's
- * code unless they declare their own. Leaf classes type `code` as its literal; the two
- * classes with subclasses here (`PendingStoreError`, `ModelError`) type it as `string`,
+ * code unless they declare their own. Leaf classes type `code` as its literal; the three
+ * classes with subclasses here (`ToolRegistrationError`, `PendingStoreError`, `ModelError`) type it as `string`,
  * since an instance may carry a subclass's code.
  */
 
@@ -25,7 +25,26 @@ export class ToolnexusError extends Error {
 
 /** A programmer error found while registering a tool: no `@Tool`, no `run`, a duplicate name. */
 export class ToolRegistrationError extends ToolnexusError {
-  override readonly code = 'TOOLNEXUS_TOOL_REGISTRATION';
+  override readonly code: string = 'TOOLNEXUS_TOOL_REGISTRATION';
+}
+
+/**
+ * A DTO property whose schema and validation would disagree, refused at registration
+ * (docs/tools.md, "One rule for schema and validation"): a property with no class-validator
+ * decorator, `each: true` without `@IsArray()`, `@IsDate()` without `@Type(() => Date)`, a
+ * `@Matches` with flags JSON Schema cannot say. The message names the decorator to add.
+ */
+export class DtoRuleError extends ToolRegistrationError {
+  override readonly code = 'TOOLNEXUS_DTO_RULE';
+
+  constructor(
+    /** `Class.property`, the property refused. */
+    readonly property: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
 }
 
 /** An answer names a suspension that no store knows (stale, forged or misrouted). */

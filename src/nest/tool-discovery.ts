@@ -1,4 +1,5 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { SELF_DECLARED_DEPS_METADATA } from '@nestjs/common/constants';
 import { ContextIdFactory, DiscoveryService, ModuleRef } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 import { toolOptionsOf } from '../decorators/tool.decorator';
@@ -77,6 +78,7 @@ export class ToolDiscovery implements OnModuleInit {
   }
 
   private register(found: Discovered): void {
+    checkDecoratorMetadata(found.cls, found.where);
     try {
       this.toolkit.register(found.kind === 'instance' ? found.instance : this.perCallTool(found.cls, found.options));
     } catch (error) {
@@ -125,6 +127,25 @@ export class ToolDiscovery implements OnModuleInit {
     }
     return instance;
   }
+}
+
+/**
+ * A tool class whose constructor takes parameters but carries no `design:paramtypes` (the
+ * app was compiled without `emitDecoratorMetadata`, or by a tool that drops it, such as a
+ * plain esbuild or swc set-up) is built by Nest with `undefined` for each of them: the app
+ * boots and the tool fails at its first call. Refused here, at module init, unless every
+ * parameter names its token with `@Inject(...)`.
+ */
+function checkDecoratorMetadata(cls: ClassType, where: string): void {
+  const parameters = cls.length;
+  if (parameters === 0 || Reflect.getMetadata('design:paramtypes', cls) !== undefined) return;
+  const declared: unknown = Reflect.getMetadata(SELF_DECLARED_DEPS_METADATA, cls);
+  if (Array.isArray(declared) && declared.length >= parameters) return;
+  throw new ToolnexusModuleError(
+    `@Tool provider ${where}: its constructor takes ${parameters} parameter(s) but ${cls.name} has no design:paramtypes metadata, ` +
+      'so Nest would inject undefined for each: compile with "emitDecoratorMetadata": true (and "experimentalDecorators": true) ' +
+      'in tsconfig.json (esbuild/swc/Vite set-ups need their decorator-metadata option too), or name each dependency with @Inject(Token)',
+  );
 }
 
 function describeToken(wrapper: InstanceWrapper): string {

@@ -4,6 +4,7 @@ import { messageOf } from '../errors/message';
 import { pendingOf } from '../results/helpers';
 import type { PendingRequest } from '../results/wire';
 import type { RunStore } from '../suspension/store';
+import { callStatus } from './call-status';
 import type { LiveRun } from './loop';
 import { outputState } from './output';
 import { readRunState, RUN_STATE_FORMAT, type RunDriver, type RunState } from './state';
@@ -160,6 +161,7 @@ export function pendingResult(runId: string, state: RunState): PendingRunResult 
         name: entry.call.name,
         arguments: entry.call.arguments,
         result: entry.result,
+        status: callStatus(entry.result, entry.refusal),
         turn: state.halted?.turn ?? state.turns,
       })),
     ],

@@ -10,6 +10,7 @@ export { FunctionModel } from './models/function';
 export type { FunctionModelReply, FunctionToolCall, ModelFunction } from './models/function';
 export type { HttpModelOptions, RetryOptions } from './http';
 export { RUN_STATE_FORMAT } from './state';
+export { redactRun } from './redact-run';
 export type { RunState, RunPhase, HaltedCall, RunDriver } from './state';
 export { OpenAIResponsesModel } from './models/openai-responses';
 export type { OpenAIResponsesModelOptions } from './models/openai-responses';
@@ -23,6 +24,7 @@ export type {
   ToolMessage,
   ToolCall,
   ToolCallRecord,
+  ToolCallStatus,
   ModelRequest,
   ModelResponse,
   ModelStreamEvent,

@@ -2,9 +2,10 @@ import { ModelResponseError, OutputValidationError } from '../errors';
 import { messageOf } from '../errors/message';
 import { failure, pendingOf } from '../results/helpers';
 import type { PendingRequest, ToolResult } from '../results/wire';
-import type { WaitFor } from '../suspension/answers';
+import type { RefusalStatus, WaitFor } from '../suspension/answers';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { ToolContext } from '../toolkit/context';
+import { callStatus } from './call-status';
 import { pendingResult, snapshot, type Checkpoints } from './checkpoints';
 import { checkAnswer, FINAL_ANSWER_TOOL, keptAnswer, repairPrompt, textReminder, type OutputRun } from './output';
 import type { HaltedCall } from './state';
@@ -149,13 +150,22 @@ function assistantTurn(response: ModelResponse): AssistantMessage {
   return message;
 }
 
-/** Appends one tool result per call, in call order, and records the calls. */
-export function feed(live: LiveRun, calls: readonly ToolCall[], results: readonly ToolResult[], turn: number): void {
+/**
+ * Appends one tool result per call, in call order, and records the calls; `refusals[i]`,
+ * where known, is how call `i`'s answer refused it.
+ */
+export function feed(
+  live: LiveRun,
+  calls: readonly ToolCall[],
+  results: readonly ToolResult[],
+  turn: number,
+  refusals: ReadonlyArray<RefusalStatus | undefined> = [],
+): void {
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i] as ToolCall;
     const result = results[i] as ToolResult;
     live.messages.push({ role: 'tool', callId: call.id, name: call.name, content: result.output, isError: result.isError });
-    live.toolCalls.push({ id: call.id, name: call.name, arguments: call.arguments, result, turn });
+    live.toolCalls.push({ id: call.id, name: call.name, arguments: call.arguments, result, status: callStatus(result, refusals[i]), turn });
   }
 }
 

@@ -8,6 +8,7 @@ import {
 } from '../errors';
 import { pendingOf } from '../results/helpers';
 import type { Answer, ToolResult } from '../results/wire';
+import { refusalStatusOf, type RefusalStatus } from '../suspension/answers';
 import type { ResolveOptions } from '../suspension/audit';
 import { isSettled } from '../suspension/status';
 import type { SuspendedCall } from '../suspension/store';
@@ -230,6 +231,7 @@ async function drive(
       halted.calls.map((entry) => entry.call),
       halted.calls.map((entry) => entry.result),
       halted.turn,
+      halted.calls.map((entry) => entry.refusal),
     );
   }
   try {
@@ -251,6 +253,7 @@ async function merge(
   runId: string,
   outcomes: Map<string, ToolResult>,
 ): Promise<{ state: RunState; version: number; applied: number; rejected: string[]; continues: boolean }> {
+  const refusals = await refusalsOf(parts, outcomes);
   for (let attempt = 0; attempt < MAX_MERGE_ATTEMPTS; attempt++) {
     const { state, version } = await parts.checkpoints.load(runId);
     let applied = 0;
@@ -262,6 +265,9 @@ async function merge(
         continue;
       }
       entry.result = outcome;
+      const refusal = refusals.get(id);
+      if (refusal) entry.refusal = refusal;
+      else delete entry.refusal;
       const next = pendingOf(outcome);
       if (next) entry.pendingId = next.id;
       else delete entry.pendingId;
@@ -274,6 +280,21 @@ async function merge(
       return { state: written, version: version + 1, applied, rejected, continues };
   }
   throw new RunConflictError(runId, `could not save the checkpoint after ${MAX_MERGE_ATTEMPTS} conflicting writes`);
+}
+
+/**
+ * Which outcomes are refusals, and how: from the mark of a refusal made here, else (an error
+ * result settled elsewhere) from the stored call's status; read once, outside the merge's retries.
+ */
+async function refusalsOf(parts: ResumeParts, outcomes: ReadonlyMap<string, ToolResult>): Promise<Map<string, RefusalStatus>> {
+  const refusals = new Map<string, RefusalStatus>();
+  for (const [id, outcome] of outcomes) {
+    if (!outcome.isError || pendingOf(outcome)) continue;
+    const marked = refusalStatusOf(outcome);
+    const status = marked ?? (await parts.coordinator.get(id))?.status;
+    if (status === 'declined' || status === 'expired' || status === 'cancelled') refusals.set(id, status);
+  }
+  return refusals;
 }
 
 /** The halted call waiting for suspension `id`, when the checkpoint is halted on it. */

@@ -1,6 +1,8 @@
 import { RunCheckpointError } from '../errors';
 import { isToolResult } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
+import type { RefusalStatus } from '../suspension/answers';
+import { callStatus } from './call-status';
 import type { OutputState } from './output';
 import type { ChatMessage, ProviderItem, ToolCall, ToolCallRecord, Usage } from './types';
 
@@ -19,6 +21,8 @@ export interface HaltedCall {
   call: ToolCall;
   result: ToolResult;
   pendingId?: string;
+  /** How the answer refused it, once it was answered so (its result alone does not say). */
+  refusal?: RefusalStatus;
 }
 
 /** What a run checkpoint's `state` holds (JSON all the way down). */
@@ -54,6 +58,7 @@ export interface RunDriver {
 }
 
 const PHASES: readonly string[] = ['halted', 'running', 'failed', 'done', 'incomplete'];
+const REFUSALS: readonly string[] = ['declined', 'expired', 'cancelled'];
 
 /** Checks a stored state before anything trusts it. */
 export function readRunState(runId: string, raw: unknown): RunState {
@@ -66,6 +71,8 @@ export function readRunState(runId: string, raw: unknown): RunState {
   if (typeof state.phase !== 'string' || !PHASES.includes(state.phase)) fail(`unknown phase ${JSON.stringify(state.phase)}`);
   if (!Array.isArray(state.messages) || !state.messages.every(isMessage)) fail('messages is not a transcript');
   if (!Array.isArray(state.toolCalls) || !state.toolCalls.every(isRecord)) fail('toolCalls is not a list of tool calls');
+  // Checkpoints written before records had a status: read from the result (a refusal then reads as `error`).
+  for (const record of state.toolCalls as ToolCallRecord[]) record.status ??= callStatus(record.result);
   if (!Number.isInteger(state.turns) || (state.turns as number) < 0) fail('turns is not a count');
   if (!isUsage(state.usage)) fail('usage is malformed');
   if (state.turnUsage !== undefined && (!Array.isArray(state.turnUsage) || !state.turnUsage.every(isUsage))) fail('turnUsage is malformed');
@@ -163,5 +170,10 @@ function isRecord(value: unknown): value is ToolCallRecord {
 function isHaltedCall(value: unknown): value is HaltedCall {
   if (typeof value !== 'object' || value === null) return false;
   const halted = value as HaltedCall;
-  return isToolCall(halted.call) && isToolResult(halted.result) && (halted.pendingId === undefined || typeof halted.pendingId === 'string');
+  return (
+    isToolCall(halted.call) &&
+    isToolResult(halted.result) &&
+    (halted.pendingId === undefined || typeof halted.pendingId === 'string') &&
+    (halted.refusal === undefined || REFUSALS.includes(halted.refusal))
+  );
 }

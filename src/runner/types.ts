@@ -136,12 +136,25 @@ export interface ChatModel {
   stream?(request: ModelRequest): AsyncIterable<ModelStreamEvent>;
 }
 
+/**
+ * What became of one tool call, apart from the wire result (docs/agents.md, "Tool calls"):
+ * `ok` ran and succeeded; `error` failed (unknown tool, bad arguments, a throw, a timeout);
+ * `pending` is suspended, waiting for its answer (its result is the contract's `pending()`
+ * shape, `isError: true`, yet it is no error); `declined`, `expired`, `cancelled` were
+ * suspended and refused so (the tool did not run). A closed set: a dashboard counts errors
+ * as `status === 'error'`.
+ */
+export type ToolCallStatus = 'ok' | 'error' | 'pending' | 'declined' | 'expired' | 'cancelled';
+
 /** One tool call of a run with the result that was fed back for it. */
 export interface ToolCallRecord {
   id: string;
   name: string;
   arguments: string;
+  /** The result fed back to the model, as the wire carries it. */
   result: ToolResult;
+  /** What became of the call; read this, not `result.isError`, to count errors. */
+  status: ToolCallStatus;
   /** The turn (1-based model call) that asked for it. */
   turn: number;
 }

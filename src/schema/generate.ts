@@ -37,7 +37,7 @@ import {
 const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as typeof import('class-transformer/types/storage');
 import { describedPositionsOf, describedPropertiesOf, descriptionOf } from '../decorators/describe.decorator';
 import type { AnyClass } from '../decorators/types';
-import { ToolRegistrationError } from '../errors';
+import { DtoRuleError, ToolRegistrationError } from '../errors';
 import type { JsonSchema } from './json-schema';
 
 // class-validator's root does not export this type; derived from the root API so nothing
@@ -132,6 +132,25 @@ const RULES: Record<string, Rule> = {
   },
 };
 
+/**
+ * The type a constraint implies without naming it: class-validator's `min`, `maxLength`,
+ * `arrayMinSize`... refuse any value not of that type, so the schema says the type too
+ * (else a schema with only `minimum` would allow a string validation refuses).
+ */
+const IMPLIED_TYPES: Record<string, JsonSchema['type']> = {
+  [MIN]: 'number',
+  [MAX]: 'number',
+  [IS_POSITIVE]: 'number',
+  [IS_NEGATIVE]: 'number',
+  [MIN_LENGTH]: 'string',
+  [MAX_LENGTH]: 'string',
+  [IS_LENGTH]: 'string',
+  [ARRAY_MIN_SIZE]: 'array',
+  [ARRAY_MAX_SIZE]: 'array',
+  [ARRAY_NOT_EMPTY]: 'array',
+  [ARRAY_UNIQUE]: 'array',
+};
+
 /** Runtime types TypeScript records as `design:type`, used when no constraint names a type. */
 const DESIGN_TYPES = new Map<unknown, JsonSchema['type']>([
   [String, 'string'],
@@ -207,10 +226,14 @@ function declarationOrder(dto: AnyClass, metadatas: readonly ValidationMetadata[
 }
 
 function propertySchema(dto: AnyClass, key: string, list: ValidationMetadata[], seen: Set<AnyClass>): JsonSchema {
+  const designType: unknown = Reflect.getMetadata('design:type', prototypeOf(dto), key);
+  checkRule(dto, key, list, designType);
   const schema: JsonSchema = {};
   let items: JsonSchema | undefined;
   let nested = false;
   let nestedEach = false;
+  // Whether a constraint the generator cannot read (a custom @Validate, @IsPhoneNumber...) is here.
+  let unknown = false;
   for (const m of list) {
     if (m.type === ValidationTypes.NESTED_VALIDATION) {
       nested = true;
@@ -218,7 +241,12 @@ function propertySchema(dto: AnyClass, key: string, list: ValidationMetadata[], 
       continue;
     }
     const rule = m.name ? RULES[m.name] : undefined;
-    if (!rule) continue;
+    if (!rule) {
+      if (m.type !== ValidationTypes.WHITELIST && m.type !== ValidationTypes.CONDITIONAL_VALIDATION && !IMPLIED_TYPES[m.name ?? '']) {
+        unknown = true;
+      }
+      continue;
+    }
     if (m.each) {
       items ??= {};
       rule(items, m.constraints ?? []);
@@ -226,8 +254,13 @@ function propertySchema(dto: AnyClass, key: string, list: ValidationMetadata[], 
       rule(schema, m.constraints ?? []);
     }
   }
+  for (const m of list) {
+    const implied = m.name ? IMPLIED_TYPES[m.name] : undefined;
+    if (implied === undefined) continue;
+    const target = m.each ? (items ??= {}) : schema;
+    target.type ??= implied;
+  }
 
-  const designType: unknown = Reflect.getMetadata('design:type', prototypeOf(dto), key);
   if (nested) {
     const childSchema = objectSchema(nestedClass(dto, key, designType), seen);
     if (nestedEach || schema.type === 'array' || designType === Array) {
@@ -238,7 +271,10 @@ function propertySchema(dto: AnyClass, key: string, list: ValidationMetadata[], 
     }
   }
   if (items && schema.type === undefined) schema.type = 'array';
-  if (schema.type === undefined) {
+  // The schema states only what validation checks: the TypeScript type is a hint for the model
+  // only beside a constraint the generator cannot read, never for `@Allow()` or `@IsNotEmpty()`,
+  // which accept values of any type.
+  if (schema.type === undefined && unknown) {
     const fromDesign = DESIGN_TYPES.get(designType);
     if (fromDesign) schema.type = fromDesign;
   }
@@ -246,6 +282,76 @@ function propertySchema(dto: AnyClass, key: string, list: ValidationMetadata[], 
 
   const description = descriptionOf(prototypeOf(dto), key);
   return description === undefined ? schema : { description, ...schema };
+}
+
+/**
+ * One rule for schema and validation (docs/tools.md): a property the schema would show one
+ * way and validation treat another is refused here, at registration, with the fix.
+ */
+function checkRule(dto: AnyClass, key: string, list: readonly ValidationMetadata[], designType: unknown): void {
+  const where = `${dto.name || '(anonymous class)'}.${key}`;
+  const validators = list.filter((m) => m.type !== ValidationTypes.CONDITIONAL_VALIDATION);
+  if (validators.length === 0) {
+    const optional = list.length > 0;
+    throw new DtoRuleError(
+      where,
+      `${where} has ${optional ? 'only @IsOptional() (or @ValidateIf), which checks nothing' : 'no class-validator decorator'}, ` +
+        `so ${optional ? 'the schema would guess its type while validation accepts any value' : 'validation strips it before run sees it while the schema shows it to the model as required'}: ` +
+        `add ${validatorFor(designType)}${optional ? '' : ' (with @IsOptional() if it may be left out)'}, or @Allow() to accept any value`,
+    );
+  }
+  const whole = list.some((m) => m.name === IS_ARRAY && !m.each);
+  const each = list.find(
+    (m) => m.each && m.type !== ValidationTypes.NESTED_VALIDATION && m.type !== ValidationTypes.CONDITIONAL_VALIDATION,
+  );
+  if (each && !whole) {
+    throw new DtoRuleError(
+      where,
+      `${where} has @${decoratorName(each)}({ each: true }) but no @IsArray(): class-validator then also accepts a single value, ` +
+        `while the schema says an array: add @IsArray() to ${where}`,
+    );
+  }
+  if (list.some((m) => m.name === IS_DATE) && defaultMetadataStorage.findTypeMetadata(dto, key)?.typeFunction?.() !== Date) {
+    throw new DtoRuleError(
+      where,
+      `${where} has @IsDate() but no @Type(() => Date): JSON carries dates as strings, so validation would refuse every value ` +
+        `the schema allows: add @Type(() => Date) from class-transformer to ${where}, or use @IsDateString() to keep the string`,
+    );
+  }
+  for (const m of list) {
+    if (m.name !== MATCHES) continue;
+    const [pattern, modifiers] = (m.constraints ?? []) as unknown[];
+    const flags = pattern instanceof RegExp ? pattern.flags : typeof modifiers === 'string' ? modifiers : '';
+    if (flags.replace('u', '') !== '') {
+      throw new DtoRuleError(
+        where,
+        `${where} has @Matches with the flags "${flags}", which a JSON Schema pattern cannot carry, so the model would be told ` +
+          `another rule than validation applies: write the pattern without flags (for "i", list both cases: [Aa])`,
+      );
+    }
+  }
+}
+
+/** The decorator a property of this TypeScript type wants, for an error's fix. */
+function validatorFor(designType: unknown): string {
+  if (designType === String) return '@IsString()';
+  if (designType === Number) return '@IsNumber() or @IsInt()';
+  if (designType === Boolean) return '@IsBoolean()';
+  if (designType === Array) return '@IsArray()';
+  if (designType === Date) return '@IsDate() with @Type(() => Date)';
+  if (typeof designType === 'function' && designType !== Object) {
+    return `@ValidateNested() with @Type(() => ${(designType as AnyClass).name || 'TheNestedClass'})`;
+  }
+  return 'a class-validator decorator for its type (@IsString(), @IsInt()...)';
+}
+
+/** Decorators whose name is not their constraint's name with a capital first letter. */
+const DECORATOR_NAMES: Record<string, string> = { [IS_UUID]: 'IsUUID', [IS_ISO8601]: 'IsISO8601' };
+
+/** `IsString` from class-validator's constraint name `isString`, for an error's fix. */
+function decoratorName(m: ValidationMetadata): string {
+  const name = m.name ?? 'Validate';
+  return DECORATOR_NAMES[name] ?? name.charAt(0).toUpperCase() + name.slice(1);
 }
 
 // TypeScript types a constructor type's `prototype` as `any`; every class's is an object.

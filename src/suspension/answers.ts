@@ -177,6 +177,18 @@ export const formatRefusal: FormatRefusal = ({ request, status, reason }) =>
   `declined/expired: ${request.prompt} (${status}${reason === undefined ? '' : `: ${JSON.stringify(reason)}`})`;
 
 /** The result of a refused suspension, worded by `format` (falling back to the default if it throws or returns no text). */
+/**
+ * Refusal results this process made, with their status: the wire result is the contract's
+ * `{ output, isError: true }` and nothing more, so what it was is kept beside it (weakly,
+ * like the argument plans' caches) for the run's `toolCalls` records.
+ */
+const refusals = new WeakMap<ToolResult, RefusalStatus>();
+
+/** The refusal status of a result {@link refused} made in this process, if it is one. */
+export function refusalStatusOf(result: ToolResult): RefusalStatus | undefined {
+  return refusals.get(result);
+}
+
 export function refused(refusal: Refusal, format: FormatRefusal): ToolResult {
   let text: unknown;
   try {
@@ -184,7 +196,9 @@ export function refused(refusal: Refusal, format: FormatRefusal): ToolResult {
   } catch {
     text = undefined;
   }
-  return failure(typeof text === 'string' && text !== '' ? text : formatRefusal(refusal));
+  const result = failure(typeof text === 'string' && text !== '' ? text : formatRefusal(refusal));
+  refusals.set(result, refusal.status);
+  return result;
 }
 
 /**

@@ -116,17 +116,23 @@ class Problems {
 
 class DtoArgumentsPlan implements ArgumentsPlan {
   readonly schema: JsonSchema;
-  /** Whether the schema has anything {@link shapeProblems} checks: a nested DTO or a `maxItems`. */
+  /** Whether the schema has anything {@link shapeProblems} checks: a nested DTO, a `maxItems` or an `enum`. */
   private readonly shaped: boolean;
+  /** A DTO with no properties: class-validator refuses its instances ("an unknown value"), so it is not asked. */
+  private readonly empty: boolean;
 
   constructor(private readonly dto: ClassType) {
     this.schema = schemaForClass(dto);
-    this.shaped = Object.values(this.schema.properties ?? {}).some((p) => isNested(p) || typeof p.maxItems === 'number');
+    const properties = Object.values(this.schema.properties ?? {});
+    this.shaped = properties.some(needsShape);
+    this.empty = properties.length === 0;
   }
 
   async parse(raw: unknown, limits: ArgumentLimits = DEFAULT_ARGUMENT_LIMITS): Promise<ParsedArguments> {
     const plain = toPlainObject(raw, limits, this.shaped ? this.schema : undefined);
     if (!plain.ok) return plain;
+    // Every key is unknown to an empty DTO, and whitelisting would strip it: the instance is bare.
+    if (this.empty) return { ok: true, value: plainToInstance<object, Record<string, unknown>>(this.dto, {}) };
     let problems: Problems | undefined;
     // Values of the wrong shape are reported here and removed, so class-validator neither
     // walks them nor reports them a second time; every other property is still validated.
@@ -302,6 +308,24 @@ function shapeProblems(schema: JsonSchema, value: Record<string, unknown>, paren
   }
 }
 
+/**
+ * Whether {@link shapeProblems} has something to check in this property: a nested DTO, a
+ * `maxItems`, or an `enum` (class-validator's `@IsEnum` of a numeric enum also accepts the
+ * enum's names, which the schema does not list; `@ArrayUnique()` compares items by identity,
+ * so two equal objects pass it; `@Type(() => Date)` makes a date of `true` or `5` for
+ * `@IsDate()`, where the schema says a date-time string: the shape check holds validation to the schema).
+ */
+function needsShape(schema: JsonSchema): boolean {
+  return (
+    isNested(schema) ||
+    typeof schema.maxItems === 'number' ||
+    schema.uniqueItems === true ||
+    schema.format === 'date-time' ||
+    schema.enum !== undefined ||
+    schema.items?.enum !== undefined
+  );
+}
+
 /** A `@ValidateNested()` property: an inlined DTO, or an array of them. */
 function isNested(schema: JsonSchema): boolean {
   return isNestedObject(schema) || (schema.type === 'array' && schema.items !== undefined && isNestedObject(schema.items));
@@ -326,6 +350,16 @@ function shapeOf(
   ) {
     return `${path}: ${label} must contain no more than ${String(schema.maxItems)} elements`;
   }
+  if (schema.enum !== undefined && !schema.enum.some((allowed) => allowed === value)) return notOneOf(schema.enum, path, label);
+  if (schema.type === 'array' && Array.isArray(value) && schema.items?.enum !== undefined) {
+    const allowed = schema.items.enum;
+    for (let i = 0; i < value.length; i++) {
+      if (!allowed.some((a) => a === value[i])) return notOneOf(allowed, path, label, i);
+    }
+  }
+  if (schema.format === 'date-time' && typeof value !== 'string') return `${path}: ${label} must be a date-time string`;
+  if (schema.uniqueItems === true && Array.isArray(value) && !uniqueByValue(value))
+    return `${path}: All ${label}'s elements must be unique`;
   if (schema.type === 'object' && schema.properties) {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return `${path}: ${label} must be an object`;
     shapeProblems(schema, value as Record<string, unknown>, path, problems, removed);
@@ -347,6 +381,35 @@ function shapeOf(
     }
   }
   return undefined;
+}
+
+/** JSON Schema's `uniqueItems`: no two items equal as JSON values (object keys in any order). */
+function uniqueByValue(items: readonly unknown[]): boolean {
+  const seen = new Set<string>();
+  for (const item of items) {
+    const key = canonical(item);
+    if (seen.has(key)) return false;
+    seen.add(key);
+  }
+  return true;
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const record = value as Record<string, unknown>;
+    return `{${Object.keys(record)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(record[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'undefined';
+}
+
+/** class-validator's words for a value outside an `@IsEnum` / `@IsIn` list. */
+function notOneOf(allowed: readonly unknown[], path: string, label: string, index?: number): string {
+  const each = index === undefined ? '' : 'each value in ';
+  return `${path}: ${each}${label} must be one of the following values: ${allowed.map(String).join(', ')}`;
 }
 
 /** class-validator's errors as `path: message` lines, skipping what the shape check reported. */

@@ -1,6 +1,6 @@
 import { toolOptionsOf } from '../decorators/tool.decorator';
 import type { AnyClass, ApprovalPolicy, ClassType, ToolAnnotations, ToolOptions } from '../decorators/types';
-import { InvalidArgumentError, ToolRegistrationError } from '../errors';
+import { DtoRuleError, InvalidArgumentError, ToolRegistrationError } from '../errors';
 import { failure, isToolResult, pendingOf, sanitizeName, success } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
 import { schemaForClass } from '../schema/generate';
@@ -375,6 +375,8 @@ function makeEntry(options: ToolOptions | FunctionTool, fallbackName: string, in
   try {
     plan = boundedPlan(options.args ? planForClass(options.args) : planForSchema(options.inputSchema), limits);
   } catch (error) {
+    // The tool's name goes in front; a DtoRuleError keeps its class, code and property.
+    if (error instanceof DtoRuleError) throw new DtoRuleError(error.property, `tool "${name}": ${error.message}`, { cause: error });
     if (error instanceof ToolRegistrationError) throw new ToolRegistrationError(`tool "${name}": ${error.message}`, { cause: error });
     throw error;
   }

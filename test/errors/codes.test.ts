@@ -38,6 +38,7 @@ const CODES: Record<string, string> = {
   ModelRedirectError: 'TOOLNEXUS_MODEL_REDIRECT',
   ModelRequestError: 'TOOLNEXUS_MODEL_REQUEST',
   OutputValidationError: 'TOOLNEXUS_OUTPUT_INVALID',
+  DtoRuleError: 'TOOLNEXUS_DTO_RULE',
 };
 
 type AnyErrorClass = new (...args: never[]) => ToolnexusError;

@@ -26,6 +26,8 @@ export interface ResolvedOptions {
 }
 
 const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
+/** The URL schemes pg's connection strings mean PostgreSQL by. */
+const POSTGRES_SCHEMES: readonly string[] = ['postgres', 'postgresql', 'socket'];
 const DEFAULT_COMPLETE_RETRY_MS = 5_000;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** PostgreSQL truncates longer identifiers silently; refusing them keeps table names predictable. */
@@ -69,6 +71,15 @@ export function resolveOptions(options: PostgresPendingStoreOptions): ResolvedOp
   }
   if (connectionString !== undefined && (typeof connectionString !== 'string' || connectionString.trim() === '')) {
     throw new InvalidArgumentError('PostgresPendingStore: connectionString must be a non-empty postgres:// URL');
+  }
+  // pg reads any URL's host and port and ignores its scheme: a mysql:// URL would be tried as
+  // PostgreSQL and reported as unavailable, so a scheme that is not PostgreSQL's is refused here.
+  const scheme = connectionString === undefined ? undefined : /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(connectionString.trim())?.[1];
+  if (scheme !== undefined && !POSTGRES_SCHEMES.includes(scheme.toLowerCase())) {
+    throw new InvalidArgumentError(
+      `PostgresPendingStore: connectionString has the scheme ${JSON.stringify(`${scheme}:`)}, which is not PostgreSQL: ` +
+        'give a postgres:// or postgresql:// URL (or socket:/path for a Unix socket)',
+    );
   }
   const pool = new (loadPg().Pool)({
     connectionTimeoutMillis: DEFAULT_CONNECTION_TIMEOUT_MS,
