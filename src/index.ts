@@ -87,6 +87,7 @@ export type {
   Settlement,
   RunCheckpoint,
 } from './suspension';
+export type { RunListing, StaleRunFilter } from './suspension';
 export { SqlitePendingStore, SQLITE_SCHEMA_VERSION } from './sqlite';
 export type { SqlitePendingStoreOptions } from './sqlite';
 export { PostgresPendingStore, POSTGRES_STORE_SCHEMA_VERSION } from './postgres';
@@ -147,3 +148,5 @@ export type {
   IncompleteRunResult,
   RunStatus,
 } from './runner';
+// Durable steps and recovery of runs whose driver died (docs/agents.md, "Durable steps").
+export type { Durability, OrphanRecovery, RunStep, StepCall } from './runner';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { InvalidArgumentError } from '../errors';
+import { InvalidArgumentError, InvalidResumeError, RunConflictError } from '../errors';
+import { messageOf } from '../errors/message';
 import type { ClassType } from '../decorators/types';
 import type { Answer } from '../results/wire';
 import type { WaitFor } from '../suspension/answers';
@@ -10,6 +11,7 @@ import type { Toolkit } from '../toolkit/toolkit';
 import { Checkpoints } from './checkpoints';
 import { runLoop, type Emit, type LiveRun } from './loop';
 import { DEFAULT_OUTPUT_REPAIRS, offeredTools, startOutput } from './output';
+import type { Durability } from './durable';
 import { continueRun, recoverRun, type ResumeParts } from './resume';
 import { streamRun } from './stream';
 import type { ChatMessage, ChatModel, ModelMetricEvent, ModelTool, RunEvent, RunResult } from './types';
@@ -50,7 +52,25 @@ export interface AgentRunnerOptions {
   onMetric?: (event: ModelMetricEvent) => void;
   /** Repair rounds a typed answer (`output`) gets after its first attempt fails validation. Default 2. */
   maxOutputRepairs?: number;
+  /**
+   * When runs are checkpointed. `'halt'` (default): when a run halts, and while a resumed run
+   * is driven; a run that never suspends is never written. `'turn'`: also when it starts,
+   * after every model response and around every tool call, under the driver lease, so a run
+   * whose process died is continued by {@link AgentRunner.recover} (or
+   * {@link AgentRunner.recoverOrphans}) from its last step: no recorded response is asked
+   * again, no recorded tool result is run again (docs/agents.md, "Durable steps").
+   */
+  durability?: Durability;
 }
+
+/** What {@link AgentRunner.recoverOrphans} did with one orphaned run. */
+export type OrphanRecovery =
+  /** This process took the run over: where it stands now (`done`, or `pending`: a `recovery` request, say). */
+  | { runId: string; status: 'recovered'; result: RunResult }
+  /** Another process took it first, or its driver renewed its lease after all. */
+  | { runId: string; status: 'taken' }
+  /** Taking it over failed (the model failed again, say): the error, and the run is left for a later attempt. */
+  | { runId: string; status: 'failed'; error: Error };
 
 /** Options of {@link AgentRunner.run} and {@link AgentRunner.stream}. */
 export interface RunOptions {
@@ -136,7 +156,10 @@ export class AgentRunner {
     const runs = options.runs ?? this.coordinator.store;
     if (typeof runs?.saveRun !== 'function' || typeof runs.loadRun !== 'function')
       throw new InvalidArgumentError('runs must be a RunStore (saveRun and loadRun)');
+    if (options.durability !== undefined && options.durability !== 'halt' && options.durability !== 'turn')
+      throw new InvalidArgumentError(`durability must be 'halt' or 'turn', got ${JSON.stringify(options.durability)}`);
     this.parts = {
+      durability: options.durability ?? 'halt',
       model: this.model,
       coordinator: this.coordinator,
       checkpoints: new Checkpoints(runs, runLeaseMs),
@@ -225,6 +248,31 @@ export class AgentRunner {
   async recover(runId: string, options: ResumeOptions & { force?: boolean } = {}): Promise<RunResult> {
     if (typeof runId !== 'string' || runId === '') throw new InvalidArgumentError('recover needs a runId');
     return recoverRun(this.parts, runId, options, undefined);
+  }
+
+  /**
+   * Takes over the runs whose driver died: every run whose checkpoint says it is `running`
+   * and that has not been written for a whole `runLeaseMs` (with durable steps a live driver
+   * writes it at least every third of that), oldest first, at most `limit` (default 10), one
+   * after the other. Call it from each worker of a fleet now and then: two workers never
+   * drive one run (each takeover is a compare-and-set on the checkpoint's version); the one
+   * that loses says `taken`. Needs a run store that lists runs (memory, SQLite, PostgreSQL).
+   *
+   * @throws {@link InvalidArgumentError} the run store cannot list runs.
+   */
+  async recoverOrphans(options: ResumeOptions & { limit?: number } = {}): Promise<OrphanRecovery[]> {
+    const { limit = 10, ...resume } = options;
+    const outcomes: OrphanRecovery[] = [];
+    for (const orphan of await this.parts.checkpoints.orphans(limit)) {
+      try {
+        outcomes.push({ runId: orphan.runId, status: 'recovered', result: await this.recover(orphan.runId, resume) });
+      } catch (error) {
+        if (error instanceof RunConflictError || error instanceof InvalidResumeError)
+          outcomes.push({ runId: orphan.runId, status: 'taken' });
+        else outcomes.push({ runId: orphan.runId, status: 'failed', error: error instanceof Error ? error : new Error(messageOf(error)) });
+      }
+    }
+    return outcomes;
   }
 
   /** {@link recover} as a stream of events, ending with `done`. */

@@ -1,5 +1,7 @@
 export { AgentRunner } from './agent-runner';
 export type { AgentRunnerOptions, RunOptions, ResumeOptions, AgentToolContext } from './agent-runner';
+export type { OrphanRecovery } from './agent-runner';
+export type { Durability } from './durable';
 export { answerAs } from './answer-as';
 export type { AnswerAsOptions, Answered, AnsweredRun } from './answer-as';
 export { OpenAIChatModel } from './models/openai';
@@ -11,6 +13,7 @@ export type { FunctionModelReply, FunctionToolCall, ModelFunction } from './mode
 export type { HttpModelOptions, RetryOptions } from './http';
 export { RUN_STATE_FORMAT } from './state';
 export type { RunState, RunPhase, HaltedCall, RunDriver } from './state';
+export type { RunStep, StepCall } from './state';
 export { OpenAIResponsesModel } from './models/openai-responses';
 export type { OpenAIResponsesModelOptions } from './models/openai-responses';
 export { GeminiModel } from './models/gemini';

@@ -7,7 +7,8 @@ import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { ToolContext } from '../toolkit/context';
 import { pendingResult, snapshot, type Checkpoints } from './checkpoints';
 import { checkAnswer, FINAL_ANSWER_TOOL, keptAnswer, repairPrompt, textReminder, type OutputRun } from './output';
-import type { HaltedCall } from './state';
+import { runStep, startJournal, type Durability, type Journal } from './durable';
+import type { HaltedCall, RunStep } from './state';
 import { addUsage, copyUsage } from './usage';
 import type {
   AssistantMessage,
@@ -42,6 +43,8 @@ export interface LoopParts {
   waitFor?: WaitFor;
   /** Told of every model call (provider, turn, usage, duration). */
   onMetric?: (event: ModelMetricEvent) => void;
+  /** When runs are checkpointed: on halt only (default), or after every step. */
+  durability?: Durability;
 }
 
 /** The working state of one run while this process drives it. */
@@ -64,6 +67,10 @@ export interface LiveRun {
   emit?: Emit;
   /** Stops renewing the driver lease (waiting for a renewal in flight); set while a resumed run is driven. */
   stopDriving?: () => Promise<void>;
+  /** With durable steps: writes the run after each step while this process drives it. */
+  journal?: Journal;
+  /** With durable steps: the turn whose calls are running. */
+  step?: RunStep;
 }
 
 /**
@@ -72,6 +79,7 @@ export interface LiveRun {
  * call suspends with no one to answer it inline (the run halts, checkpointed).
  */
 export async function runLoop(parts: LoopParts, live: LiveRun): Promise<RunResult> {
+  if (parts.durability === 'turn' && !live.journal) await startJournal(parts, live);
   for (;;) {
     if (live.turns >= parts.maxTurns) return end(parts, live, 'incomplete');
     let response: ModelResponse;
@@ -90,13 +98,36 @@ export async function runLoop(parts: LoopParts, live: LiveRun): Promise<RunResul
     live.text = response.text;
     const calls = response.toolCalls;
     live.messages.push(assistantTurn(response));
+    const journal = live.journal;
+    if (journal && calls.length > 0) {
+      // The response is recorded before any call runs: a recovery never asks the model for it again.
+      live.step = { turn: live.turns, calls: calls.map((call) => ({ call })) };
+      try {
+        await journal.record();
+      } catch (error) {
+        await live.stopDriving?.();
+        throw error;
+      }
+    }
     if (live.output && (calls.length === 0 || (!live.output.native && calls.length === 1 && calls[0]?.name === FINAL_ANSWER_TOOL))) {
       if (await answered(parts, live, live.output, response)) return end(parts, live, 'done');
       continue;
     }
     if (calls.length === 0) return end(parts, live, 'done');
     if (live.emit) for (const call of calls) live.emit({ type: 'tool_call', call });
-    const results = await Promise.all(calls.map((call) => callTool(parts, live, call)));
+    let results: ToolResult[];
+    try {
+      results =
+        journal && live.step
+          ? await runStep(parts, live, journal, live.step)
+          : await Promise.all(calls.map((call) => callTool(parts, live, call)));
+    } catch (error) {
+      // A step that cannot be recorded (the store is down, another process took the run over):
+      // stop renewing the lease, so the run can be recovered from its last recorded step.
+      await live.stopDriving?.();
+      throw error;
+    }
+    live.step = undefined;
     if (results.some((result) => pendingOf(result) !== undefined)) return halt(parts, live, calls, results);
     feed(live, calls, results, live.turns);
   }
@@ -210,7 +241,7 @@ async function ask(parts: LoopParts, live: LiveRun): Promise<ModelResponse> {
  * and answers inline or records the suspension. Never rejects for the model's or the
  * tool's doing (only for a store that cannot record).
  */
-async function callTool(parts: LoopParts, live: LiveRun, call: ToolCall): Promise<ToolResult> {
+export async function callTool(parts: LoopParts, live: LiveRun, call: ToolCall): Promise<ToolResult> {
   if (live.output && !live.output.native && call.name === FINAL_ANSWER_TOOL) {
     const result = failure(`call ${FINAL_ANSWER_TOOL} on its own, once every other tool result is in`);
     live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result });
@@ -233,7 +264,7 @@ async function callTool(parts: LoopParts, live: LiveRun, call: ToolCall): Promis
 }
 
 /** Every call of the turn has finished; the suspended ones are recorded. Checkpoint and stop. */
-async function halt(parts: LoopParts, live: LiveRun, calls: ToolCall[], results: ToolResult[]): Promise<RunResult> {
+export async function halt(parts: LoopParts, live: LiveRun, calls: ToolCall[], results: ToolResult[]): Promise<RunResult> {
   const halted: HaltedCall[] = calls.map((call, i) => {
     const result = results[i] as ToolResult;
     const request = pendingOf(result);

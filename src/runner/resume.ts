@@ -13,6 +13,7 @@ import { isSettled } from '../suspension/status';
 import type { SuspendedCall } from '../suspension/store';
 import { sleep } from '../timing/sleep';
 import { pendingResult, resultOf } from './checkpoints';
+import { finishStep, startJournal } from './durable';
 import { callContext, feed, runLoop, type Emit, type LiveRun, type LoopParts } from './loop';
 import { offeredTools, resumeOutput, type OutputRun } from './output';
 import type { HaltedCall, RunState } from './state';
@@ -222,7 +223,9 @@ async function drive(
     context: options.context,
     emit,
   };
-  live.stopDriving = parts.checkpoints.renew(live, running, (error) => taken.abort(error));
+  // With durable steps (or a checkpoint written with them) the journal renews the lease instead.
+  const journaled = parts.durability === 'turn' || running.step !== undefined;
+  if (!journaled) live.stopDriving = parts.checkpoints.renew(live, running, (error) => taken.abort(error));
   const halted = running.halted;
   if (halted) {
     feed(
@@ -233,9 +236,14 @@ async function drive(
     );
   }
   try {
+    if (journaled) {
+      const journal = await startJournal(parts, live);
+      const stopped = running.step ? await finishStep(parts, live, journal, running.step) : undefined;
+      if (stopped) return stopped;
+    }
     return await runLoop(parts, live);
   } finally {
-    await live.stopDriving();
+    await live.stopDriving?.();
     options.signal?.removeEventListener('abort', onAbort);
   }
 }
