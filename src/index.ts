@@ -150,3 +150,6 @@ export type {
 } from './runner';
 // Durable steps and recovery of runs whose driver died (docs/agents.md, "Durable steps").
 export type { Durability, OrphanRecovery, RunStep, StepCall } from './runner';
+// Agents as tools of other agents (docs/agents.md, "Sub-agents").
+export { SubAgentInput, SubAgentTool } from './runner';
+export type { SubAgentToolOptions, SubAgentRecord, SubAgentOrigin } from './runner';

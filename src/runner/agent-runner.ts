@@ -12,6 +12,8 @@ import { Checkpoints } from './checkpoints';
 import { runLoop, type Emit, type LiveRun } from './loop';
 import { DEFAULT_OUTPUT_REPAIRS, offeredTools, startOutput } from './output';
 import type { Durability } from './durable';
+import { subAgentTool, type SubAgentToolOptions } from './sub-agent';
+import type { FunctionTool } from '../toolkit/define-tool';
 import { continueRun, recoverRun, type ResumeParts } from './resume';
 import { streamRun } from './stream';
 import type { ChatMessage, ChatModel, ModelMetricEvent, ModelTool, RunEvent, RunResult } from './types';
@@ -273,6 +275,21 @@ export class AgentRunner {
       }
     }
     return outcomes;
+  }
+
+  /**
+   * This agent as a tool another runner's Toolkit registers (a **sub-agent**): each call
+   * runs it as a child run named `<parent runId>/<callId>` with the call's message (`input`
+   * of the default DTO `{ input: string }`), and the call's result is its answer, with the
+   * child's run id, transcript and usage in `metadata.subAgent` (the parent adds the usage
+   * to its own). A request the child halts on halts the parent too, surfaced as
+   * `sub-<child's request id>` with its origin in `data.subAgent`; answering it (answerAs,
+   * `resume`, in any process) resumes the child where it stopped. See docs/agents.md, "Sub-agents".
+   */
+  asTool(options: SubAgentToolOptions): FunctionTool {
+    if (typeof options !== 'object' || options === null || typeof options.name !== 'string' || typeof options.description !== 'string')
+      throw new InvalidArgumentError('asTool needs { name, description }');
+    return subAgentTool(this, options);
   }
 
   /** {@link recover} as a stream of events, ending with `done`. */

@@ -7,6 +7,7 @@ import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { ToolContext } from '../toolkit/context';
 import { pendingResult, snapshot, type Checkpoints } from './checkpoints';
 import { checkAnswer, FINAL_ANSWER_TOOL, keptAnswer, repairPrompt, textReminder, type OutputRun } from './output';
+import { subAgentUsage } from './sub-agent';
 import { runStep, startJournal, type Durability, type Journal } from './durable';
 import type { HaltedCall, RunStep } from './state';
 import { addUsage, copyUsage } from './usage';
@@ -26,9 +27,13 @@ import type {
   Usage,
 } from './types';
 
-/** The context a tool receives from the runner: the run's `context`, plus `signal` and the provider's `callId`. */
+/**
+ * The context a tool receives from the runner: the run's `context`, plus `signal`, the
+ * provider's `callId` and the `runId` of the run that made the call (a sub-agent tool names
+ * its child run after both).
+ */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{}` is the neutral element of `&`
-export type AgentToolContext<TState extends object = {}> = ToolContext<TState & { callId: string }>;
+export type AgentToolContext<TState extends object = {}> = ToolContext<TState & { callId: string; runId?: string }>;
 
 /** Where a run's events go (the stream), when someone listens. */
 export type Emit = (event: RunEvent) => void;
@@ -186,13 +191,20 @@ export function feed(live: LiveRun, calls: readonly ToolCall[], results: readonl
     const call = calls[i] as ToolCall;
     const result = results[i] as ToolResult;
     live.messages.push({ role: 'tool', callId: call.id, name: call.name, content: result.output, isError: result.isError });
+    const childUsage = subAgentUsage(result);
+    if (childUsage) addUsage(live.usage, childUsage);
     live.toolCalls.push({ id: call.id, name: call.name, arguments: call.arguments, result, turn });
   }
 }
 
 /** The context each call gets: a shallow copy of the run's, plus the run's signal and the call's id. */
-export function callContext(context: object | undefined, signal: AbortSignal | undefined, callId: string): AgentToolContext {
-  const ctx: AgentToolContext = { ...context, callId };
+export function callContext(
+  context: object | undefined,
+  signal: AbortSignal | undefined,
+  callId: string,
+  runId?: string,
+): AgentToolContext {
+  const ctx: AgentToolContext = runId === undefined ? { ...context, callId } : { ...context, callId, runId };
   if (signal) ctx.signal = signal;
   return ctx;
 }
@@ -247,7 +259,7 @@ export async function callTool(parts: LoopParts, live: LiveRun, call: ToolCall):
     live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result });
     return result;
   }
-  const ctx = callContext(live.context, live.signal, call.id);
+  const ctx = callContext(live.context, live.signal, call.id, live.runId);
   const emit = live.emit;
   const result = await parts.coordinator.execute(call.name, call.arguments, ctx, {
     callId: call.id,

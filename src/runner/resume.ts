@@ -90,7 +90,7 @@ export async function continueRun(
   const settled = await Promise.allSettled(
     openAnswers.map((answer) => {
       const { call } = open.get(answer.id) as HaltedCall;
-      return parts.coordinator.resolve(answer, callContext(options.context, options.signal, call.id), options.audit, {
+      return parts.coordinator.resolve(answer, callContext(options.context, options.signal, call.id, runId), options.audit, {
         tool: call.name,
         args: call.arguments,
         callId: call.id,
