@@ -7,7 +7,7 @@ import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { ToolContext } from '../toolkit/context';
 import { pendingResult, snapshot, type Checkpoints } from './checkpoints';
 import { checkAnswer, FINAL_ANSWER_TOOL, keptAnswer, repairPrompt, textReminder, type OutputRun } from './output';
-import { subAgentUsage } from './sub-agent';
+import { SUB_AGENT_EVENTS, subAgentUsage } from './sub-agent';
 import { runStep, startJournal, type Durability, type Journal } from './durable';
 import type { HaltedCall, RunStep } from './state';
 import { addUsage, copyUsage } from './usage';
@@ -261,6 +261,7 @@ export async function callTool(parts: LoopParts, live: LiveRun, call: ToolCall):
   }
   const ctx = callContext(live.context, live.signal, call.id, live.runId);
   const emit = live.emit;
+  if (emit) Object.assign(ctx, { [SUB_AGENT_EVENTS]: emit });
   const result = await parts.coordinator.execute(call.name, call.arguments, ctx, {
     callId: call.id,
     runId: live.runId,

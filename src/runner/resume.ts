@@ -14,6 +14,7 @@ import type { SuspendedCall } from '../suspension/store';
 import { sleep } from '../timing/sleep';
 import { pendingResult, resultOf } from './checkpoints';
 import { finishStep, startJournal } from './durable';
+import { cancelChildren, SUB_AGENT_EVENTS } from './sub-agent';
 import { callContext, feed, runLoop, type Emit, type LiveRun, type LoopParts } from './loop';
 import { offeredTools, resumeOutput, type OutputRun } from './output';
 import type { HaltedCall, RunState } from './state';
@@ -90,7 +91,9 @@ export async function continueRun(
   const settled = await Promise.allSettled(
     openAnswers.map((answer) => {
       const { call } = open.get(answer.id) as HaltedCall;
-      return parts.coordinator.resolve(answer, callContext(options.context, options.signal, call.id, runId), options.audit, {
+      const ctx = callContext(options.context, options.signal, call.id, runId);
+      if (emit) Object.assign(ctx, { [SUB_AGENT_EVENTS]: emit });
+      return parts.coordinator.resolve(answer, ctx, options.audit, {
         tool: call.name,
         args: call.arguments,
         callId: call.id,
@@ -105,6 +108,12 @@ export async function continueRun(
     else firstError ??= withRun(entry.reason, runId);
   });
   if (outcomes.size === 0) throw firstError;
+  // A refused sub-agent request never reaches the child: its own request is cancelled, down the tree.
+  await Promise.all(
+    openAnswers
+      .filter((answer) => !answer.ok && outcomes.has(answer.id))
+      .map((answer) => cancelChildren(parts.coordinator, pendingOf((open.get(answer.id) as HaltedCall).result), answer.reason)),
+  );
 
   const merged = await merge(parts, runId, outcomes);
   if (emit) {

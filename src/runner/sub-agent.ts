@@ -3,12 +3,19 @@ import { randomUUID } from 'node:crypto';
 import { toolOptionsOf } from '../decorators/tool.decorator';
 import type { AnyClass, ClassType } from '../decorators/types';
 import { failure, pending } from '../results/helpers';
-import type { PendingRequest, ToolResult } from '../results/wire';
+import type { Answer, PendingRequest, ToolResult } from '../results/wire';
 import { defineTool, type FunctionTool } from '../toolkit/define-tool';
 import { defaultToolName } from '../toolkit/toolkit';
+import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { AgentRunner } from './agent-runner';
-import type { AgentToolContext } from './loop';
-import type { ChatMessage, RunResult, Usage } from './types';
+import type { AgentToolContext, Emit } from './loop';
+import type { ChatMessage, RunEvent, RunResult, Usage } from './types';
+
+/**
+ * Where a sub-agent call sends its child's events when the calling run is streamed: set on
+ * the call's context by the runner, under a symbol so no host key can collide with it.
+ */
+export const SUB_AGENT_EVENTS = Symbol.for('toolnexus:sub-agent-events');
 
 /** The default arguments of a sub-agent tool: the message the sub-agent is given. */
 export class SubAgentInput {
@@ -68,18 +75,30 @@ export async function runSubAgent(runner: AgentRunner, name: string, args: objec
   const host = hostContext(ctx);
   const signal = ctx?.signal;
   const origin = originOf(ctx?.replay?.request);
-  let result: RunResult;
+  const emit = (ctx as { [SUB_AGENT_EVENTS]?: Emit } | undefined)?.[SUB_AGENT_EVENTS];
+  const common = { ...(host ? { context: host } : {}), ...(signal ? { signal } : {}) };
   if (ctx?.answer && origin) {
     const answeredBy = ctx.answer.answeredBy;
-    result = await runner.resume(
-      { id: origin.requestId, ok: true, ...(ctx.answer.data === undefined ? {} : { data: ctx.answer.data }) },
-      { ...(host ? { context: host } : {}), ...(signal ? { signal } : {}), ...(answeredBy ? { audit: { by: answeredBy } } : {}) },
-    );
+    const answer: Answer = { id: origin.requestId, ok: true, ...(ctx.answer.data === undefined ? {} : { data: ctx.answer.data }) };
+    const options = { ...common, ...(answeredBy ? { audit: { by: answeredBy } } : {}) };
+    const result = emit ? await nested(name, runner.resumeStream(answer, options), emit) : await runner.resume(answer, options);
     return resultOf(name, origin.runId, result);
   }
   const runId = `${ctx?.runId ?? 'run'}/${ctx?.callId ?? randomUUID()}`;
-  result = await runner.run(messageOf(args), { runId, ...(host ? { context: host } : {}), ...(signal ? { signal } : {}) });
+  const message = messageOf(args);
+  const result = emit
+    ? await nested(name, runner.stream(message, { ...common, runId }), emit)
+    : await runner.run(message, { ...common, runId });
   return resultOf(name, runId, result);
+}
+
+/** Forwards a child's events under its path, and returns its result. */
+async function nested(name: string, events: AsyncGenerator<RunEvent>, emit: Emit): Promise<RunResult> {
+  for await (const event of events) {
+    if (event.type === 'done') return event.result;
+    emit({ ...event, path: [name, ...(event.path ?? [])] });
+  }
+  throw new Error(`the sub-agent ${name} stopped streaming without a result`);
 }
 
 /** The child's outcome as the parent call's result. */
@@ -111,6 +130,29 @@ export function subAgentUsage(result: ToolResult): Usage | undefined {
   if (typeof usage !== 'object' || usage === null || typeof usage.inputTokens !== 'number' || typeof usage.outputTokens !== 'number')
     return undefined;
   return usage;
+}
+
+/** Longest chain of sub-agents a refusal is passed down. */
+const MAX_DEPTH = 32;
+
+/**
+ * A surfaced request was refused: the parent's call is settled without running the
+ * sub-agent tool, so the child's own request (and its child's, down to the agent that asked)
+ * is cancelled, best effort, rather than left pending in the store. The child runs stay halted.
+ */
+export async function cancelChildren(
+  coordinator: ResumeCoordinator,
+  request: PendingRequest | undefined,
+  reason: string | undefined,
+): Promise<void> {
+  let origin = originOf(request);
+  for (let depth = 0; origin && depth < MAX_DEPTH; depth++) {
+    const child = await coordinator.get(origin.requestId).catch(() => undefined);
+    await coordinator
+      .cancel(origin.requestId, `the request it surfaced in the calling run was ${reason ?? 'refused'}`)
+      .catch(() => undefined);
+    origin = originOf(child?.request);
+  }
 }
 
 /** The sub-agent origin of a request the call surfaced, when it is one. */

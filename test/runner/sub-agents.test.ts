@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { answerAs, type RunResult } from 'toolnexus-ts';
+import { answerAs, type RunEvent, type RunResult } from 'toolnexus-ts';
 import { outputOf, startChild } from '../fixtures/children';
 import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
 import { buildTeam, ledgerOf, teamModel } from '../fixtures/runner/team-agent';
@@ -93,6 +93,60 @@ it('nests three levels: the leaf’s request halts the top run, and the answer r
     const again = await answerAs(top, { id: halted.pending?.id as string, ok: true }, { by: { id: 'ops' } });
     expect(again.won).toBe(true);
     expect(ledgerOf(ledger)).toEqual(['act leaf leaf_act', 'fetch leaf leaf_fetch']);
+  } finally {
+    await store.close();
+  }
+});
+
+it('streams a sub-agent’s events nested, with the path of sub-agent tools on each', async () => {
+  const ledger = join(dir, 'ledger.log');
+  const { top, store } = buildTeam(join(dir, 'stream.db'), ledger, server.url);
+  try {
+    const events: RunEvent[] = [];
+    for await (const event of top.stream('Go deep', { runId: 'top-stream' })) events.push(event);
+    const shown = events.map((e) => `${(e.path ?? []).join('>') || 'top'} ${e.type}${e.type === 'tool_call' ? ` ${e.call.name}` : ''}`);
+    expect(shown).toEqual(
+      expect.arrayContaining([
+        'top tool_call mid',
+        'mid tool_call leaf',
+        'mid>leaf tool_call fetch',
+        'mid>leaf tool_call act',
+        'mid>leaf tool_result',
+        'mid>leaf pending',
+        'mid pending',
+        'top pending',
+        'top done',
+      ]),
+    );
+    expect(events.filter((e) => e.type === 'done')).toHaveLength(1);
+    const halted = events.at(-1) as Extract<RunEvent, { type: 'done' }>;
+    const resumed: RunEvent[] = [];
+    for await (const event of top.resumeStream({ id: halted.result.pending?.id as string, ok: true })) resumed.push(event);
+    expect(resumed.some((e) => e.type === 'tool_result' && e.name === 'act' && e.path?.join('>') === 'mid>leaf')).toBe(true);
+    expect(resumed.some((e) => e.type === 'text' && e.path?.join('>') === 'mid')).toBe(true);
+    expect(resumed.at(-1)).toMatchObject({ type: 'done', result: { status: 'done' } });
+    expect(ledgerOf(ledger)).toEqual(['act leaf leaf_act', 'fetch leaf leaf_fetch']);
+  } finally {
+    await store.close();
+  }
+});
+
+it('a refusal of a surfaced request refuses the sub-agent call and cancels the requests below it', async () => {
+  const ledger = join(dir, 'ledger.log');
+  const { top, store } = buildTeam(join(dir, 'refuse.db'), ledger, server.url);
+  try {
+    const halted = await top.run('Go deep', { runId: 'top-refuse' });
+    const surfaced = halted.pending;
+    const origin = surfaced?.data?.subAgent as { requestId: string };
+    const midAsks = await store.get(origin.requestId);
+    const leafId = (midAsks?.request.data?.subAgent as { requestId: string }).requestId;
+    const answered = await answerAs(top, { id: surfaced?.id as string, ok: false, reason: 'declined' }, { by: { id: 'ops' } });
+    const final = answered.run?.result as RunResult;
+    expect(final.status).toBe('done');
+    expect(final.messages[2]).toMatchObject({ role: 'tool', name: 'mid', isError: true });
+    expect((await store.get(origin.requestId))?.status).toBe('cancelled');
+    expect((await store.get(leafId))?.status).toBe('cancelled');
+    expect(ledgerOf(ledger)).toEqual(['fetch leaf leaf_fetch']);
   } finally {
     await store.close();
   }
