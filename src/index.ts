@@ -153,3 +153,5 @@ export type { Durability, OrphanRecovery, RunStep, StepCall } from './runner';
 // Agents as tools of other agents (docs/agents.md, "Sub-agents").
 export { SubAgentInput, SubAgentTool } from './runner';
 export type { SubAgentToolOptions, SubAgentRecord, SubAgentOrigin } from './runner';
+// Handing a conversation to another agent (docs/agents.md, "Handoffs").
+export type { HandoffOptions } from './runner';

@@ -13,6 +13,7 @@ import { runLoop, type Emit, type LiveRun } from './loop';
 import { DEFAULT_OUTPUT_REPAIRS, offeredTools, startOutput } from './output';
 import type { Durability } from './durable';
 import { subAgentTool, type SubAgentToolOptions } from './sub-agent';
+import { handoffTool, type HandoffOptions } from './handoff';
 import type { FunctionTool } from '../toolkit/define-tool';
 import { continueRun, recoverRun, type ResumeParts } from './resume';
 import { streamRun } from './stream';
@@ -63,6 +64,12 @@ export interface AgentRunnerOptions {
    * again, no recorded tool result is run again (docs/agents.md, "Durable steps").
    */
   durability?: Durability;
+  /**
+   * This agent's name: needed to take part in handoffs ({@link AgentRunner.handoffTo}), where
+   * the checkpoint records which agent holds the conversation. Every agent a run may reach
+   * needs its own name, and all must share one store.
+   */
+  name?: string;
 }
 
 /** What {@link AgentRunner.recoverOrphans} did with one orphaned run. */
@@ -131,6 +138,10 @@ export class AgentRunner {
   readonly toolkit: Toolkit;
   readonly coordinator: ResumeCoordinator;
   private readonly parts: ResumeParts;
+  /** The agents this one hands conversations to, by name. */
+  private readonly handoffs = new Map<string, AgentRunner>();
+  /** This agent's name, when it has one. */
+  readonly name?: string;
   private readonly maxOutputRepairs: number;
   /** The toolkit's entries as last offered: the same array while they are unchanged, so models cache their provider shape. */
   private offeredTools: readonly ModelTool[] = [];
@@ -160,7 +171,12 @@ export class AgentRunner {
       throw new InvalidArgumentError('runs must be a RunStore (saveRun and loadRun)');
     if (options.durability !== undefined && options.durability !== 'halt' && options.durability !== 'turn')
       throw new InvalidArgumentError(`durability must be 'halt' or 'turn', got ${JSON.stringify(options.durability)}`);
+    if (options.name !== undefined && (typeof options.name !== 'string' || options.name === ''))
+      throw new InvalidArgumentError('name must be a non-empty string');
+    this.name = options.name;
     this.parts = {
+      agent: options.name,
+      agentParts: (name) => this.reach(name)?.parts,
       durability: options.durability ?? 'halt',
       model: this.model,
       coordinator: this.coordinator,
@@ -290,6 +306,42 @@ export class AgentRunner {
     if (typeof options !== 'object' || options === null || typeof options.name !== 'string' || typeof options.description !== 'string')
       throw new InvalidArgumentError('asTool needs { name, description }');
     return subAgentTool(this, options);
+  }
+
+  /**
+   * Lets this agent's model hand the conversation to `target` (its own model, instructions
+   * and tools): registers a tool (`transfer_to_<name>`) in this runner's toolkit. When the
+   * model calls it, the run goes on in `target` from the next turn, with the whole
+   * transcript; the call and its result record the handoff. A run halted while `target`
+   * holds it resumes in `target`, through this runner or any that reaches it by handoffs.
+   * Both agents need a `name`. Hand back with `target.handoffTo(this)`. Returns this runner.
+   *
+   * @throws {@link InvalidArgumentError} either agent has no name, or another agent of that name is already reachable.
+   */
+  handoffTo(target: AgentRunner, options: HandoffOptions = {}): this {
+    if (!(target instanceof AgentRunner)) throw new InvalidArgumentError('handoffTo needs an AgentRunner');
+    if (this.name === undefined || target.name === undefined)
+      throw new InvalidArgumentError('handoffs need named agents: give both runners a name');
+    const known = this.reach(target.name);
+    if (known && known !== target)
+      throw new InvalidArgumentError(`another agent named ${JSON.stringify(target.name)} is already reachable`);
+    this.toolkit.register(handoffTool(target.name, options));
+    this.handoffs.set(target.name, target);
+    return this;
+  }
+
+  /** The agent named `name`: this one, or one reachable through handoffs. */
+  private reach(name: string): AgentRunner | undefined {
+    const seen = new Set<AgentRunner>();
+    const queue: AgentRunner[] = [this];
+    while (queue.length > 0) {
+      const runner = queue.shift() as AgentRunner;
+      if (seen.has(runner)) continue;
+      seen.add(runner);
+      if (runner.name === name) return runner;
+      queue.push(...runner.handoffs.values());
+    }
+    return undefined;
   }
 
   /** {@link recover} as a stream of events, ending with `done`. */

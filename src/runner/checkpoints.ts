@@ -147,6 +147,7 @@ export function snapshot(live: LiveRun, phase: RunState['phase'], halted: RunSta
     text: live.text,
   };
   if (live.output) state.output = outputState(live.output);
+  if (live.agent !== undefined) state.agent = live.agent;
   if (halted) state.halted = halted;
   return state;
 }

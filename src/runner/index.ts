@@ -2,6 +2,7 @@ export { AgentRunner } from './agent-runner';
 export type { AgentRunnerOptions, RunOptions, ResumeOptions, AgentToolContext } from './agent-runner';
 export type { OrphanRecovery } from './agent-runner';
 export type { Durability } from './durable';
+export type { HandoffOptions } from './handoff';
 export { SubAgentInput, SubAgentTool } from './sub-agent';
 export type { SubAgentToolOptions, SubAgentRecord, SubAgentOrigin } from './sub-agent';
 export { answerAs } from './answer-as';

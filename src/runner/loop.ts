@@ -1,4 +1,4 @@
-import { ModelResponseError, OutputValidationError } from '../errors';
+import { ModelResponseError, OutputValidationError, RunCheckpointError } from '../errors';
 import { messageOf } from '../errors/message';
 import { failure, pendingOf } from '../results/helpers';
 import type { PendingRequest, ToolResult } from '../results/wire';
@@ -6,7 +6,8 @@ import type { WaitFor } from '../suspension/answers';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { ToolContext } from '../toolkit/context';
 import { pendingResult, snapshot, type Checkpoints } from './checkpoints';
-import { checkAnswer, FINAL_ANSWER_TOOL, keptAnswer, repairPrompt, textReminder, type OutputRun } from './output';
+import { checkAnswer, FINAL_ANSWER_TOOL, keptAnswer, offeredTools, repairPrompt, textReminder, type OutputRun } from './output';
+import { handoffOf } from './handoff';
 import { SUB_AGENT_EVENTS, subAgentUsage } from './sub-agent';
 import { runStep, startJournal, type Durability, type Journal } from './durable';
 import type { HaltedCall, RunStep } from './state';
@@ -50,6 +51,10 @@ export interface LoopParts {
   onMetric?: (event: ModelMetricEvent) => void;
   /** When runs are checkpointed: on halt only (default), or after every step. */
   durability?: Durability;
+  /** This agent's name, when it takes part in handoffs. */
+  agent?: string;
+  /** The parts of the agent named `name`, this one or one reachable by handoffs; undefined when unknown. */
+  agentParts?(name: string): (LoopParts & { tools(): readonly ModelTool[] }) | undefined;
 }
 
 /** The working state of one run while this process drives it. */
@@ -76,6 +81,8 @@ export interface LiveRun {
   journal?: Journal;
   /** With durable steps: the turn whose calls are running. */
   step?: RunStep;
+  /** The agent holding the conversation, once a handoff moved it (the runner's own agent until then). */
+  agent?: string;
 }
 
 /**
@@ -83,9 +90,11 @@ export interface LiveRun {
  * results back in call order, and repeat until the model answers, a limit is reached, or a
  * call suspends with no one to answer it inline (the run halts, checkpointed).
  */
-export async function runLoop(parts: LoopParts, live: LiveRun): Promise<RunResult> {
+export async function runLoop(first: LoopParts, live: LiveRun): Promise<RunResult> {
+  let parts = first;
   if (parts.durability === 'turn' && !live.journal) await startJournal(parts, live);
   for (;;) {
+    parts = holder(parts, live);
     if (live.turns >= parts.maxTurns) return end(parts, live, 'incomplete');
     let response: ModelResponse;
     try {
@@ -98,6 +107,7 @@ export async function runLoop(parts: LoopParts, live: LiveRun): Promise<RunResul
     }
     live.turns++;
     const usage = copyUsage(response.usage);
+    // (the agent that answered is the one that holds the conversation; a handoff below moves it)
     addUsage(live.usage, usage);
     live.turnUsage.push(usage);
     live.text = response.text;
@@ -193,8 +203,26 @@ export function feed(live: LiveRun, calls: readonly ToolCall[], results: readonl
     live.messages.push({ role: 'tool', callId: call.id, name: call.name, content: result.output, isError: result.isError });
     const childUsage = subAgentUsage(result);
     if (childUsage) addUsage(live.usage, childUsage);
+    const to = handoffOf(result);
+    if (to !== undefined) live.agent = to;
     live.toolCalls.push({ id: call.id, name: call.name, arguments: call.arguments, result, turn });
   }
+}
+
+/**
+ * The parts of the agent holding the conversation: after a handoff, the target's model,
+ * instructions and tools (the tools offered change with it).
+ */
+export function holder(parts: LoopParts, live: LiveRun): LoopParts {
+  if (live.agent === undefined || live.agent === parts.agent) return parts;
+  const next = parts.agentParts?.(live.agent);
+  if (!next)
+    throw new RunCheckpointError(
+      live.runId,
+      `the conversation is held by agent ${JSON.stringify(live.agent)}, which this runner cannot reach`,
+    );
+  live.tools = offeredTools(next.tools(), live.output);
+  return next;
 }
 
 /** The context each call gets: a shallow copy of the run's, plus the run's signal and the call's id. */

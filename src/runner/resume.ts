@@ -55,6 +55,8 @@ export async function continueRun(
   const calls = await Promise.all(answers.map((answer) => parts.coordinator.get(answer.id)));
   const runId = runOf(answers, calls);
   let { state } = await parts.checkpoints.load(runId);
+  // The agent holding the conversation answers for it (its tools replay the calls).
+  parts = heldBy(parts, runId, state);
   // Checked before any answer is applied: a resume that could not continue changes nothing.
   resumeOutput(runId, state.output, options.output, parts.model, parts.tools());
   const unknownTo = (checked: RunState) =>
@@ -146,6 +148,7 @@ export async function recoverRun(
   emit: Emit | undefined,
 ): Promise<RunResult> {
   const { state, version } = await parts.checkpoints.load(runId);
+  parts = heldBy(parts, runId, state);
   resumeOutput(runId, state.output, options.output, parts.model, parts.tools());
   if (state.phase === 'halted') {
     // Its calls may all have been answered without this runner: then it continues here.
@@ -232,6 +235,7 @@ async function drive(
     context: options.context,
     emit,
   };
+  if (running.agent !== undefined) live.agent = running.agent;
   // With durable steps (or a checkpoint written with them) the journal renews the lease instead.
   const journaled = parts.durability === 'turn' || running.step !== undefined;
   if (!journaled) live.stopDriving = parts.checkpoints.renew(live, running, (error) => taken.abort(error));
@@ -291,6 +295,15 @@ async function merge(
       return { state: written, version: version + 1, applied, rejected, continues };
   }
   throw new RunConflictError(runId, `could not save the checkpoint after ${MAX_MERGE_ATTEMPTS} conflicting writes`);
+}
+
+/** The parts of the agent that holds the run's conversation (a handoff moved it), else `parts`. */
+function heldBy(parts: ResumeParts, runId: string, state: RunState): ResumeParts {
+  if (state.agent === undefined || state.agent === parts.agent) return parts;
+  const held = parts.agentParts?.(state.agent);
+  if (!held)
+    throw new RunCheckpointError(runId, `the conversation is held by agent ${JSON.stringify(state.agent)}, which this runner cannot reach`);
+  return held;
 }
 
 /** The halted call waiting for suspension `id`, when the checkpoint is halted on it. */

@@ -43,6 +43,8 @@ export interface RunState {
    * idempotent began. The transcript then ends with that turn's assistant message.
    */
   step?: RunStep;
+  /** The agent holding the conversation after a handoff (absent: the runner that started the run). */
+  agent?: string;
   /** Why the loop stopped, when `failed`. */
   error?: string;
   /**
@@ -112,6 +114,7 @@ export function readRunState(runId: string, raw: unknown): RunState {
     }
   }
   if (state.phase === 'halted' && state.halted === undefined) fail('a halted run has no halted turn');
+  if (state.agent !== undefined && typeof state.agent !== 'string') fail('agent is not a name');
   const step = state.step;
   if (
     step !== undefined &&

@@ -151,6 +151,7 @@ const EXPECTED: Record<Entry, string[]> = {
     'type GeminiModelOptions',
     'type GeminiTools',
     'type HaltedCall',
+    'type HandoffOptions',
     'type HistoryFilter',
     'type HttpModelOptions',
     'type IncompleteRunResult',
