@@ -87,6 +87,7 @@ export type {
   Settlement,
   RunCheckpoint,
 } from './suspension';
+export type { RunListing, StaleRunFilter } from './suspension';
 export { SqlitePendingStore, SQLITE_SCHEMA_VERSION } from './sqlite';
 export type { SqlitePendingStoreOptions } from './sqlite';
 export { PostgresPendingStore, POSTGRES_STORE_SCHEMA_VERSION } from './postgres';
@@ -150,3 +151,10 @@ export type {
   IncompleteRunResult,
   RunStatus,
 } from './runner';
+// Durable steps and recovery of runs whose driver died (docs/agents.md, "Durable steps").
+export type { Durability, OrphanRecovery, RunStep, StepCall } from './runner';
+// Agents as tools of other agents (docs/agents.md, "Sub-agents").
+export { SubAgentInput, SubAgentTool } from './runner';
+export type { SubAgentToolOptions, SubAgentRecord, SubAgentOrigin } from './runner';
+// Handing a conversation to another agent (docs/agents.md, "Handoffs").
+export type { HandoffOptions } from './runner';

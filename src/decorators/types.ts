@@ -41,6 +41,13 @@ export interface ToolOptions {
    * output schema, and MCP clients get the returned object as `structuredContent`.
    */
   output?: ClassType;
+  /**
+   * Running a call again has no further effect (a lookup, an upsert keyed by the call).
+   * An agent run with durable steps that lost its driver while this call ran runs it again
+   * on recovery; a call of any other tool is put to an operator first (a `recovery` request).
+   * Unlike `annotations.idempotentHint`, this changes what the runner does.
+   */
+  idempotent?: boolean;
 }
 
 /**

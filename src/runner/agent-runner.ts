@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { InvalidArgumentError } from '../errors';
+import { InvalidArgumentError, InvalidResumeError, RunConflictError } from '../errors';
+import { messageOf } from '../errors/message';
 import type { ClassType } from '../decorators/types';
 import type { Answer } from '../results/wire';
 import type { WaitFor } from '../suspension/answers';
@@ -10,6 +11,10 @@ import type { Toolkit } from '../toolkit/toolkit';
 import { Checkpoints } from './checkpoints';
 import { runLoop, type Emit, type LiveRun } from './loop';
 import { DEFAULT_OUTPUT_REPAIRS, offeredTools, startOutput } from './output';
+import type { Durability } from './durable';
+import { subAgentTool, type SubAgentToolOptions } from './sub-agent';
+import { handoffTool, type HandoffOptions } from './handoff';
+import type { FunctionTool } from '../toolkit/define-tool';
 import { continueRun, recoverRun, type ResumeParts } from './resume';
 import { streamRun } from './stream';
 import type { ChatMessage, ChatModel, ModelMetricEvent, ModelTool, RunEvent, RunResult } from './types';
@@ -50,7 +55,31 @@ export interface AgentRunnerOptions {
   onMetric?: (event: ModelMetricEvent) => void;
   /** Repair rounds a typed answer (`output`) gets after its first attempt fails validation. Default 2. */
   maxOutputRepairs?: number;
+  /**
+   * When runs are checkpointed. `'halt'` (default): when a run halts, and while a resumed run
+   * is driven; a run that never suspends is never written. `'turn'`: also when it starts,
+   * after every model response and around every tool call, under the driver lease, so a run
+   * whose process died is continued by {@link AgentRunner.recover} (or
+   * {@link AgentRunner.recoverOrphans}) from its last step: no recorded response is asked
+   * again, no recorded tool result is run again (docs/agents.md, "Durable steps").
+   */
+  durability?: Durability;
+  /**
+   * This agent's name: needed to take part in handoffs ({@link AgentRunner.handoffTo}), where
+   * the checkpoint records which agent holds the conversation. Every agent a run may reach
+   * needs its own name, and all must share one store.
+   */
+  name?: string;
 }
+
+/** What {@link AgentRunner.recoverOrphans} did with one orphaned run. */
+export type OrphanRecovery =
+  /** This process took the run over: where it stands now (`done`, or `pending`: a `recovery` request, say). */
+  | { runId: string; status: 'recovered'; result: RunResult }
+  /** Another process took it first, or its driver renewed its lease after all. */
+  | { runId: string; status: 'taken' }
+  /** Taking it over failed (the model failed again, say): the error, and the run is left for a later attempt. */
+  | { runId: string; status: 'failed'; error: Error };
 
 /** Options of {@link AgentRunner.run} and {@link AgentRunner.stream}. */
 export interface RunOptions {
@@ -109,6 +138,10 @@ export class AgentRunner {
   readonly toolkit: Toolkit;
   readonly coordinator: ResumeCoordinator;
   private readonly parts: ResumeParts;
+  /** The agents this one hands conversations to, by name. */
+  private readonly handoffs = new Map<string, AgentRunner>();
+  /** This agent's name, when it has one. */
+  readonly name?: string;
   private readonly maxOutputRepairs: number;
   /** The toolkit's entries as last offered: the same array while they are unchanged, so models cache their provider shape. */
   private offeredTools: readonly ModelTool[] = [];
@@ -136,7 +169,15 @@ export class AgentRunner {
     const runs = options.runs ?? this.coordinator.store;
     if (typeof runs?.saveRun !== 'function' || typeof runs.loadRun !== 'function')
       throw new InvalidArgumentError('runs must be a RunStore (saveRun and loadRun)');
+    if (options.durability !== undefined && options.durability !== 'halt' && options.durability !== 'turn')
+      throw new InvalidArgumentError(`durability must be 'halt' or 'turn', got ${JSON.stringify(options.durability)}`);
+    if (options.name !== undefined && (typeof options.name !== 'string' || options.name === ''))
+      throw new InvalidArgumentError('name must be a non-empty string');
+    this.name = options.name;
     this.parts = {
+      agent: options.name,
+      agentParts: (name) => this.reach(name)?.parts,
+      durability: options.durability ?? 'halt',
       model: this.model,
       coordinator: this.coordinator,
       checkpoints: new Checkpoints(runs, runLeaseMs),
@@ -225,6 +266,82 @@ export class AgentRunner {
   async recover(runId: string, options: ResumeOptions & { force?: boolean } = {}): Promise<RunResult> {
     if (typeof runId !== 'string' || runId === '') throw new InvalidArgumentError('recover needs a runId');
     return recoverRun(this.parts, runId, options, undefined);
+  }
+
+  /**
+   * Takes over the runs whose driver died: every run whose checkpoint says it is `running`
+   * and that has not been written for a whole `runLeaseMs` (with durable steps a live driver
+   * writes it at least every third of that), oldest first, at most `limit` (default 10), one
+   * after the other. Call it from each worker of a fleet now and then: two workers never
+   * drive one run (each takeover is a compare-and-set on the checkpoint's version); the one
+   * that loses says `taken`. Needs a run store that lists runs (memory, SQLite, PostgreSQL).
+   *
+   * @throws {@link InvalidArgumentError} the run store cannot list runs.
+   */
+  async recoverOrphans(options: ResumeOptions & { limit?: number } = {}): Promise<OrphanRecovery[]> {
+    const { limit = 10, ...resume } = options;
+    const outcomes: OrphanRecovery[] = [];
+    for (const orphan of await this.parts.checkpoints.orphans(limit)) {
+      try {
+        outcomes.push({ runId: orphan.runId, status: 'recovered', result: await this.recover(orphan.runId, resume) });
+      } catch (error) {
+        if (error instanceof RunConflictError || error instanceof InvalidResumeError)
+          outcomes.push({ runId: orphan.runId, status: 'taken' });
+        else outcomes.push({ runId: orphan.runId, status: 'failed', error: error instanceof Error ? error : new Error(messageOf(error)) });
+      }
+    }
+    return outcomes;
+  }
+
+  /**
+   * This agent as a tool another runner's Toolkit registers (a **sub-agent**): each call
+   * runs it as a child run named `<parent runId>/<callId>` with the call's message (`input`
+   * of the default DTO `{ input: string }`), and the call's result is its answer, with the
+   * child's run id, transcript and usage in `metadata.subAgent` (the parent adds the usage
+   * to its own). A request the child halts on halts the parent too, surfaced as
+   * `sub-<child's request id>` with its origin in `data.subAgent`; answering it (answerAs,
+   * `resume`, in any process) resumes the child where it stopped. See docs/agents.md, "Sub-agents".
+   */
+  asTool(options: SubAgentToolOptions): FunctionTool {
+    if (typeof options !== 'object' || options === null || typeof options.name !== 'string' || typeof options.description !== 'string')
+      throw new InvalidArgumentError('asTool needs { name, description }');
+    return subAgentTool(this, options);
+  }
+
+  /**
+   * Lets this agent's model hand the conversation to `target` (its own model, instructions
+   * and tools): registers a tool (`transfer_to_<name>`) in this runner's toolkit. When the
+   * model calls it, the run goes on in `target` from the next turn, with the whole
+   * transcript; the call and its result record the handoff. A run halted while `target`
+   * holds it resumes in `target`, through this runner or any that reaches it by handoffs.
+   * Both agents need a `name`. Hand back with `target.handoffTo(this)`. Returns this runner.
+   *
+   * @throws {@link InvalidArgumentError} either agent has no name, or another agent of that name is already reachable.
+   */
+  handoffTo(target: AgentRunner, options: HandoffOptions = {}): this {
+    if (!(target instanceof AgentRunner)) throw new InvalidArgumentError('handoffTo needs an AgentRunner');
+    if (this.name === undefined || target.name === undefined)
+      throw new InvalidArgumentError('handoffs need named agents: give both runners a name');
+    const known = this.reach(target.name);
+    if (known && known !== target)
+      throw new InvalidArgumentError(`another agent named ${JSON.stringify(target.name)} is already reachable`);
+    this.toolkit.register(handoffTool(target.name, options));
+    this.handoffs.set(target.name, target);
+    return this;
+  }
+
+  /** The agent named `name`: this one, or one reachable through handoffs. */
+  private reach(name: string): AgentRunner | undefined {
+    const seen = new Set<AgentRunner>();
+    const queue: AgentRunner[] = [this];
+    while (queue.length > 0) {
+      const runner = queue.shift() as AgentRunner;
+      if (seen.has(runner)) continue;
+      seen.add(runner);
+      if (runner.name === name) return runner;
+      queue.push(...runner.handoffs.values());
+    }
+    return undefined;
   }
 
   /** {@link recover} as a stream of events, ending with `done`. */

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { RunConflictError, RunNotFoundError } from '../errors';
+import { InvalidArgumentError, RunConflictError, RunNotFoundError } from '../errors';
 import { messageOf } from '../errors/message';
 import { pendingOf } from '../results/helpers';
 import type { PendingRequest } from '../results/wire';
-import type { RunStore } from '../suspension/store';
+import type { RunListing, RunStore } from '../suspension/store';
 import { callStatus } from './call-status';
 import type { LiveRun } from './loop';
 import { outputState } from './output';
@@ -65,6 +65,16 @@ export class Checkpoints {
     } catch {
       // The model error is what the caller must see; the driver lease lapses and the run can be taken over.
     }
+  }
+
+  /**
+   * Runs whose driver lease has lapsed by this process's clock (`running`, not written for a
+   * whole lease), oldest first. @throws {@link InvalidArgumentError} the store cannot list runs.
+   */
+  async orphans(limit: number): Promise<RunListing[]> {
+    if (typeof this.runs.listStaleRuns !== 'function')
+      throw new InvalidArgumentError('this run store cannot list runs (it has no listStaleRuns): recover runs by id instead');
+    return this.runs.listStaleRuns({ updatedBefore: new Date(Date.now() - this.runLeaseMs).toISOString(), limit });
   }
 
   /** A new driver lease for this process. */
@@ -138,6 +148,7 @@ export function snapshot(live: LiveRun, phase: RunState['phase'], halted: RunSta
     text: live.text,
   };
   if (live.output) state.output = outputState(live.output);
+  if (live.agent !== undefined) state.agent = live.agent;
   if (halted) state.halted = halted;
   return state;
 }

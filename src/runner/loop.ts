@@ -1,4 +1,4 @@
-import { ModelResponseError, OutputValidationError } from '../errors';
+import { ModelResponseError, OutputValidationError, RunCheckpointError } from '../errors';
 import { messageOf } from '../errors/message';
 import { failure, pendingOf } from '../results/helpers';
 import type { PendingRequest, ToolResult } from '../results/wire';
@@ -7,8 +7,11 @@ import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { ToolContext } from '../toolkit/context';
 import { callStatus } from './call-status';
 import { pendingResult, snapshot, type Checkpoints } from './checkpoints';
-import { checkAnswer, FINAL_ANSWER_TOOL, keptAnswer, repairPrompt, textReminder, type OutputRun } from './output';
-import type { HaltedCall } from './state';
+import { checkAnswer, FINAL_ANSWER_TOOL, keptAnswer, offeredTools, repairPrompt, textReminder, type OutputRun } from './output';
+import { handoffOf } from './handoff';
+import { SUB_AGENT_EVENTS, subAgentUsage } from './sub-agent';
+import { runStep, startJournal, type Durability, type Journal } from './durable';
+import type { HaltedCall, RunStep } from './state';
 import { addUsage, copyUsage } from './usage';
 import type {
   AssistantMessage,
@@ -26,9 +29,13 @@ import type {
   Usage,
 } from './types';
 
-/** The context a tool receives from the runner: the run's `context`, plus `signal` and the provider's `callId`. */
+/**
+ * The context a tool receives from the runner: the run's `context`, plus `signal`, the
+ * provider's `callId` and the `runId` of the run that made the call (a sub-agent tool names
+ * its child run after both).
+ */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{}` is the neutral element of `&`
-export type AgentToolContext<TState extends object = {}> = ToolContext<TState & { callId: string }>;
+export type AgentToolContext<TState extends object = {}> = ToolContext<TState & { callId: string; runId?: string }>;
 
 /** Where a run's events go (the stream), when someone listens. */
 export type Emit = (event: RunEvent) => void;
@@ -43,6 +50,12 @@ export interface LoopParts {
   waitFor?: WaitFor;
   /** Told of every model call (provider, turn, usage, duration). */
   onMetric?: (event: ModelMetricEvent) => void;
+  /** When runs are checkpointed: on halt only (default), or after every step. */
+  durability?: Durability;
+  /** This agent's name, when it takes part in handoffs. */
+  agent?: string;
+  /** The parts of the agent named `name`, this one or one reachable by handoffs; undefined when unknown. */
+  agentParts?(name: string): (LoopParts & { tools(): readonly ModelTool[] }) | undefined;
 }
 
 /** The working state of one run while this process drives it. */
@@ -65,6 +78,12 @@ export interface LiveRun {
   emit?: Emit;
   /** Stops renewing the driver lease (waiting for a renewal in flight); set while a resumed run is driven. */
   stopDriving?: () => Promise<void>;
+  /** With durable steps: writes the run after each step while this process drives it. */
+  journal?: Journal;
+  /** With durable steps: the turn whose calls are running. */
+  step?: RunStep;
+  /** The agent holding the conversation, once a handoff moved it (the runner's own agent until then). */
+  agent?: string;
 }
 
 /**
@@ -72,8 +91,11 @@ export interface LiveRun {
  * results back in call order, and repeat until the model answers, a limit is reached, or a
  * call suspends with no one to answer it inline (the run halts, checkpointed).
  */
-export async function runLoop(parts: LoopParts, live: LiveRun): Promise<RunResult> {
+export async function runLoop(first: LoopParts, live: LiveRun): Promise<RunResult> {
+  let parts = first;
+  if (parts.durability === 'turn' && !live.journal) await startJournal(parts, live);
   for (;;) {
+    parts = holder(parts, live);
     if (live.turns >= parts.maxTurns) return end(parts, live, 'incomplete');
     let response: ModelResponse;
     try {
@@ -86,18 +108,42 @@ export async function runLoop(parts: LoopParts, live: LiveRun): Promise<RunResul
     }
     live.turns++;
     const usage = copyUsage(response.usage);
+    // (the agent that answered is the one that holds the conversation; a handoff below moves it)
     addUsage(live.usage, usage);
     live.turnUsage.push(usage);
     live.text = response.text;
     const calls = response.toolCalls;
     live.messages.push(assistantTurn(response));
+    const journal = live.journal;
+    if (journal && calls.length > 0) {
+      // The response is recorded before any call runs: a recovery never asks the model for it again.
+      live.step = { turn: live.turns, calls: calls.map((call) => ({ call })) };
+      try {
+        await journal.record();
+      } catch (error) {
+        await live.stopDriving?.();
+        throw error;
+      }
+    }
     if (live.output && (calls.length === 0 || (!live.output.native && calls.length === 1 && calls[0]?.name === FINAL_ANSWER_TOOL))) {
       if (await answered(parts, live, live.output, response)) return end(parts, live, 'done');
       continue;
     }
     if (calls.length === 0) return end(parts, live, 'done');
     if (live.emit) for (const call of calls) live.emit({ type: 'tool_call', call });
-    const results = await Promise.all(calls.map((call) => callTool(parts, live, call)));
+    let results: ToolResult[];
+    try {
+      results =
+        journal && live.step
+          ? await runStep(parts, live, journal, live.step)
+          : await Promise.all(calls.map((call) => callTool(parts, live, call)));
+    } catch (error) {
+      // A step that cannot be recorded (the store is down, another process took the run over):
+      // stop renewing the lease, so the run can be recovered from its last recorded step.
+      await live.stopDriving?.();
+      throw error;
+    }
+    live.step = undefined;
     if (results.some((result) => pendingOf(result) !== undefined)) return halt(parts, live, calls, results);
     feed(live, calls, results, live.turns);
   }
@@ -165,13 +211,38 @@ export function feed(
     const call = calls[i] as ToolCall;
     const result = results[i] as ToolResult;
     live.messages.push({ role: 'tool', callId: call.id, name: call.name, content: result.output, isError: result.isError });
+    const childUsage = subAgentUsage(result);
+    if (childUsage) addUsage(live.usage, childUsage);
+    const to = handoffOf(result);
+    if (to !== undefined) live.agent = to;
     live.toolCalls.push({ id: call.id, name: call.name, arguments: call.arguments, result, status: callStatus(result, refusals[i]), turn });
   }
 }
 
+/**
+ * The parts of the agent holding the conversation: after a handoff, the target's model,
+ * instructions and tools (the tools offered change with it).
+ */
+export function holder(parts: LoopParts, live: LiveRun): LoopParts {
+  if (live.agent === undefined || live.agent === parts.agent) return parts;
+  const next = parts.agentParts?.(live.agent);
+  if (!next)
+    throw new RunCheckpointError(
+      live.runId,
+      `the conversation is held by agent ${JSON.stringify(live.agent)}, which this runner cannot reach`,
+    );
+  live.tools = offeredTools(next.tools(), live.output);
+  return next;
+}
+
 /** The context each call gets: a shallow copy of the run's, plus the run's signal and the call's id. */
-export function callContext(context: object | undefined, signal: AbortSignal | undefined, callId: string): AgentToolContext {
-  const ctx: AgentToolContext = { ...context, callId };
+export function callContext(
+  context: object | undefined,
+  signal: AbortSignal | undefined,
+  callId: string,
+  runId?: string,
+): AgentToolContext {
+  const ctx: AgentToolContext = runId === undefined ? { ...context, callId } : { ...context, callId, runId };
   if (signal) ctx.signal = signal;
   return ctx;
 }
@@ -220,14 +291,15 @@ async function ask(parts: LoopParts, live: LiveRun): Promise<ModelResponse> {
  * and answers inline or records the suspension. Never rejects for the model's or the
  * tool's doing (only for a store that cannot record).
  */
-async function callTool(parts: LoopParts, live: LiveRun, call: ToolCall): Promise<ToolResult> {
+export async function callTool(parts: LoopParts, live: LiveRun, call: ToolCall): Promise<ToolResult> {
   if (live.output && !live.output.native && call.name === FINAL_ANSWER_TOOL) {
     const result = failure(`call ${FINAL_ANSWER_TOOL} on its own, once every other tool result is in`);
     live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result });
     return result;
   }
-  const ctx = callContext(live.context, live.signal, call.id);
+  const ctx = callContext(live.context, live.signal, call.id, live.runId);
   const emit = live.emit;
+  if (emit) Object.assign(ctx, { [SUB_AGENT_EVENTS]: emit });
   const result = await parts.coordinator.execute(call.name, call.arguments, ctx, {
     callId: call.id,
     runId: live.runId,
@@ -243,7 +315,7 @@ async function callTool(parts: LoopParts, live: LiveRun, call: ToolCall): Promis
 }
 
 /** Every call of the turn has finished; the suspended ones are recorded. Checkpoint and stop. */
-async function halt(parts: LoopParts, live: LiveRun, calls: ToolCall[], results: ToolResult[]): Promise<RunResult> {
+export async function halt(parts: LoopParts, live: LiveRun, calls: ToolCall[], results: ToolResult[]): Promise<RunResult> {
   const halted: HaltedCall[] = calls.map((call, i) => {
     const result = results[i] as ToolResult;
     const request = pendingOf(result);

@@ -14,6 +14,8 @@ import { isSettled } from '../suspension/status';
 import type { SuspendedCall } from '../suspension/store';
 import { sleep } from '../timing/sleep';
 import { pendingResult, resultOf } from './checkpoints';
+import { finishStep, startJournal } from './durable';
+import { cancelChildren, SUB_AGENT_EVENTS } from './sub-agent';
 import { callContext, feed, runLoop, type Emit, type LiveRun, type LoopParts } from './loop';
 import { offeredTools, resumeOutput, type OutputRun } from './output';
 import type { HaltedCall, RunState } from './state';
@@ -54,6 +56,8 @@ export async function continueRun(
   const calls = await Promise.all(answers.map((answer) => parts.coordinator.get(answer.id)));
   const runId = runOf(answers, calls);
   let { state } = await parts.checkpoints.load(runId);
+  // The agent holding the conversation answers for it (its tools replay the calls).
+  parts = heldBy(parts, runId, state);
   // Checked before any answer is applied: a resume that could not continue changes nothing.
   resumeOutput(runId, state.output, options.output, parts.model, parts.tools());
   const unknownTo = (checked: RunState) =>
@@ -90,7 +94,9 @@ export async function continueRun(
   const settled = await Promise.allSettled(
     openAnswers.map((answer) => {
       const { call } = open.get(answer.id) as HaltedCall;
-      return parts.coordinator.resolve(answer, callContext(options.context, options.signal, call.id), options.audit, {
+      const ctx = callContext(options.context, options.signal, call.id, runId);
+      if (emit) Object.assign(ctx, { [SUB_AGENT_EVENTS]: emit });
+      return parts.coordinator.resolve(answer, ctx, options.audit, {
         tool: call.name,
         args: call.arguments,
         callId: call.id,
@@ -105,6 +111,12 @@ export async function continueRun(
     else firstError ??= withRun(entry.reason, runId);
   });
   if (outcomes.size === 0) throw firstError;
+  // A refused sub-agent request never reaches the child: its own request is cancelled, down the tree.
+  await Promise.all(
+    openAnswers
+      .filter((answer) => !answer.ok && outcomes.has(answer.id))
+      .map((answer) => cancelChildren(parts.coordinator, pendingOf((open.get(answer.id) as HaltedCall).result), answer.reason)),
+  );
 
   const merged = await merge(parts, runId, outcomes);
   if (emit) {
@@ -137,6 +149,7 @@ export async function recoverRun(
   emit: Emit | undefined,
 ): Promise<RunResult> {
   const { state, version } = await parts.checkpoints.load(runId);
+  parts = heldBy(parts, runId, state);
   resumeOutput(runId, state.output, options.output, parts.model, parts.tools());
   if (state.phase === 'halted') {
     // Its calls may all have been answered without this runner: then it continues here.
@@ -223,7 +236,10 @@ async function drive(
     context: options.context,
     emit,
   };
-  live.stopDriving = parts.checkpoints.renew(live, running, (error) => taken.abort(error));
+  if (running.agent !== undefined) live.agent = running.agent;
+  // With durable steps (or a checkpoint written with them) the journal renews the lease instead.
+  const journaled = parts.durability === 'turn' || running.step !== undefined;
+  if (!journaled) live.stopDriving = parts.checkpoints.renew(live, running, (error) => taken.abort(error));
   const halted = running.halted;
   if (halted) {
     feed(
@@ -235,9 +251,14 @@ async function drive(
     );
   }
   try {
+    if (journaled) {
+      const journal = await startJournal(parts, live);
+      const stopped = running.step ? await finishStep(parts, live, journal, running.step) : undefined;
+      if (stopped) return stopped;
+    }
     return await runLoop(parts, live);
   } finally {
-    await live.stopDriving();
+    await live.stopDriving?.();
     options.signal?.removeEventListener('abort', onAbort);
   }
 }
@@ -295,6 +316,15 @@ async function refusalsOf(parts: ResumeParts, outcomes: ReadonlyMap<string, Tool
     if (status === 'declined' || status === 'expired' || status === 'cancelled') refusals.set(id, status);
   }
   return refusals;
+}
+
+/** The parts of the agent that holds the run's conversation (a handoff moved it), else `parts`. */
+function heldBy(parts: ResumeParts, runId: string, state: RunState): ResumeParts {
+  if (state.agent === undefined || state.agent === parts.agent) return parts;
+  const held = parts.agentParts?.(state.agent);
+  if (!held)
+    throw new RunCheckpointError(runId, `the conversation is held by agent ${JSON.stringify(state.agent)}, which this runner cannot reach`);
+  return held;
 }
 
 /** The halted call waiting for suspension `id`, when the checkpoint is halted on it. */

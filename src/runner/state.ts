@@ -41,6 +41,14 @@ export interface RunState {
   /** The typed answer the run asks for: its DTO's name, repair rounds used, and the answer once validated. */
   output?: OutputState;
   halted?: { turn: number; calls: HaltedCall[] };
+  /**
+   * With durable steps (`durability: 'turn'`), while `running`: the turn whose calls are
+   * being run, each with its result once it is in, and `started` once a call that is not
+   * idempotent began. The transcript then ends with that turn's assistant message.
+   */
+  step?: RunStep;
+  /** The agent holding the conversation after a handoff (absent: the runner that started the run). */
+  agent?: string;
   /** Why the loop stopped, when `failed`. */
   error?: string;
   /**
@@ -49,6 +57,19 @@ export interface RunState {
    * its driver, and `recover` or a repeated `resume` takes it over.
    */
   driver?: RunDriver;
+}
+
+/** The calls of the turn in progress under durable steps (see {@link RunState.step}). */
+export interface RunStep {
+  turn: number;
+  calls: StepCall[];
+}
+
+/** One call of the turn in progress: its result once recorded; `started` once it began (tools that are not idempotent). */
+export interface StepCall {
+  call: ToolCall;
+  result?: ToolResult;
+  started?: boolean;
 }
 
 /** Who drives a `running` run, and when it last renewed its lease (RFC 3339, the driver's clock). */
@@ -100,6 +121,17 @@ export function readRunState(runId: string, raw: unknown): RunState {
     }
   }
   if (state.phase === 'halted' && state.halted === undefined) fail('a halted run has no halted turn');
+  if (state.agent !== undefined && typeof state.agent !== 'string') fail('agent is not a name');
+  const step = state.step;
+  if (
+    step !== undefined &&
+    (typeof step !== 'object' ||
+      step === null ||
+      !Number.isInteger(step.turn) ||
+      !Array.isArray(step.calls) ||
+      !step.calls.every(isStepCall))
+  )
+    fail('the step in progress is malformed');
   const driver = state.driver;
   if (
     driver !== undefined &&
@@ -175,5 +207,15 @@ function isHaltedCall(value: unknown): value is HaltedCall {
     isToolResult(halted.result) &&
     (halted.pendingId === undefined || typeof halted.pendingId === 'string') &&
     (halted.refusal === undefined || REFUSALS.includes(halted.refusal))
+  );
+}
+
+function isStepCall(value: unknown): value is StepCall {
+  if (typeof value !== 'object' || value === null) return false;
+  const entry = value as StepCall;
+  return (
+    isToolCall(entry.call) &&
+    (entry.result === undefined || isToolResult(entry.result)) &&
+    (entry.started === undefined || typeof entry.started === 'boolean')
   );
 }

@@ -229,8 +229,15 @@ export interface ModelMetricEvent {
   streamed: boolean;
 }
 
-/** What `stream` yields. */
-export type RunEvent =
+/**
+ * What `stream` yields. An event of a sub-agent (a runner registered with `asTool`) carries
+ * `path`: the sub-agent tools from this run down to the agent it happened in (`['research']`,
+ * `['research', 'search']`); the run's own events have none.
+ */
+export type RunEvent = RunEventBody & { path?: string[] };
+
+/** The events of {@link RunEvent}, without their `path`. */
+export type RunEventBody =
   | { type: 'text'; delta: string }
   /** The model's thinking or reasoning text as it arrives, when the provider shows it (never fed back as text). */
   | { type: 'reasoning'; delta: string }

@@ -1,6 +1,6 @@
 import { InvalidAnswerError, InvalidArgumentError, PendingStoreError, ToolnexusError, UnknownSuspensionError } from '../errors';
 import { messageOf } from '../errors/message';
-import { failure, pendingOf } from '../results/helpers';
+import { failure, pending, pendingOf, type PendingRequestInit } from '../results/helpers';
 import type { Answer, PendingRequest, ToolResult } from '../results/wire';
 import type { ToolContext } from '../toolkit/context';
 import type { Toolkit } from '../toolkit/toolkit';
@@ -322,6 +322,47 @@ export class ResumeCoordinator {
     const audit: ResolveOptions | undefined =
       given?.by === undefined && comment === undefined ? undefined : { ...given, ...(comment === undefined ? {} : { comment }) };
     return this.resolution.settle(withCommentAsReason(checked.answer, audit?.comment), undefined, audit);
+  }
+
+  /**
+   * Records a suspension of a call that its tool did not raise: a question about the call
+   * put by the host (an agent run that lost its driver while the call ran asks an operator
+   * whether to run it again: kind `recovery`). Answered like any other on the answer path:
+   * an ok answer replays the tool with the arguments (the replay sees `ctx.answer` for this
+   * request, so an approval the tool requires is still asked), a refusal settles it unrun.
+   * Returns the pending result. `args` are parsed by the Toolkit as `execute` parses them.
+   *
+   * @throws {@link InvalidArgumentError} the tool is not registered, or the arguments do not parse (nothing is recorded).
+   * @throws {@link PendingStoreError} the store cannot record it.
+   */
+  async suspend(
+    name: string,
+    args: unknown,
+    init: PendingRequestInit,
+    options: Pick<ExecuteOptions, 'callId' | 'runId'> = {},
+  ): Promise<ToolResult> {
+    const parsed = await this.toolkit.parseArguments(name, args);
+    if (!parsed?.ok)
+      throw new InvalidArgumentError(
+        `cannot suspend a call of ${JSON.stringify(name)}: ${parsed ? 'its arguments do not parse' : 'no such tool'}`,
+      );
+    const stored = storableArguments(parsed.value);
+    if (!stored.ok) throw new InvalidArgumentError(`cannot suspend a call of ${name}: its arguments cannot be stored: ${stored.problem}`);
+    const result = pending(init);
+    const request = pendingOf(result) as PendingRequest;
+    const call: SuspendedCall = {
+      request,
+      tool: name,
+      args: JSON.parse(stored.text) as unknown,
+      status: 'pending',
+      createdAt: new Date().toISOString(),
+    };
+    if (options.callId !== undefined) call.callId = options.callId;
+    if (options.runId !== undefined) call.runId = options.runId;
+    const sealed = this.binding.seal(call);
+    await this.record(sealed);
+    this.observers.pending(sealed);
+    return result;
   }
 
   /** Tells the observers of a stored settlement: the call as settled, then the chain's next link. */

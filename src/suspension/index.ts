@@ -13,6 +13,7 @@ export type {
   Settlement,
   RunCheckpoint,
 } from './store';
+export type { RunListing, StaleRunFilter } from './store';
 export { redactCall } from './redact';
 export type { SuspensionObserver } from './observer';
 export { MAX_COMMENT_LENGTH } from './audit';

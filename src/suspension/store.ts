@@ -99,6 +99,30 @@ export interface RunStore {
    */
   saveRun(checkpoint: RunCheckpoint): Promise<boolean>;
   loadRun(runId: string): Promise<RunCheckpoint | undefined>;
+  /**
+   * Runs a driver claims to be continuing (checkpoint state `phase: "running"`) whose
+   * checkpoint was last written before `updatedBefore` (RFC 3339): with durable steps every
+   * step and every lease renewal writes it, so these are the runs whose driver stopped
+   * renewing its lease, oldest first, at most `limit` (default 100). Optional: a store
+   * without it cannot list orphans (`AgentRunner.recoverOrphans`), only recover a named run.
+   */
+  listStaleRuns?(filter: StaleRunFilter): Promise<RunListing[]>;
+}
+
+/** Which stale runs {@link RunStore.listStaleRuns} lists. */
+export interface StaleRunFilter {
+  /** RFC 3339: only checkpoints last written before this instant. */
+  updatedBefore: string;
+  /** At most this many (1 to 1000; default 100). */
+  limit?: number;
+}
+
+/** A run checkpoint as a listing shows it (without its state). */
+export interface RunListing {
+  runId: string;
+  version: number;
+  /** RFC 3339: when the checkpoint was last written. */
+  updatedAt: string;
 }
 
 /**

@@ -13,6 +13,8 @@ interface FunctionToolBase {
   approval?: boolean | ApprovalPolicy;
   /** As `@Tool({ title })`. */
   title?: string;
+  /** As `@Tool({ idempotent })`: running a call again has no further effect. */
+  idempotent?: boolean;
   /** As `@Tool({ annotations })`. */
   annotations?: ToolAnnotations;
   /** As `@Tool({ output })`: the DTO class describing what `run` returns. */

@@ -66,6 +66,8 @@ export interface RegisteredTool {
   readonly annotations?: ToolAnnotations;
   /** The JSON Schema of what `run` returns, when the tool declares an output DTO (or schema). */
   readonly outputSchema?: JsonSchema;
+  /** True when the tool declares that running a call again has no further effect (`@Tool({ idempotent: true })`). */
+  readonly idempotent?: boolean;
 }
 
 interface Runnable {
@@ -392,6 +394,9 @@ function makeEntry(options: ToolOptions | FunctionTool, fallbackName: string, in
   };
   // A tool that declares none of the descriptive options keeps exactly the entry shape it always had.
   const described = describedBy(name, options);
+  if (options.idempotent !== undefined && typeof options.idempotent !== 'boolean')
+    throw new ToolRegistrationError(`tool "${name}": idempotent must be a boolean`);
+  if (options.idempotent === true) Object.assign(described, { idempotent: true });
   return Object.keys(described).length === 0 ? entry : { ...entry, ...described };
 }
 

@@ -2,7 +2,7 @@ import { DuplicateSuspensionError, PendingStoreError } from '../../errors';
 import type { Answer } from '../../results/wire';
 import type { HistoryFilter, ResolveOptions } from '../audit';
 import { isSettled } from '../status';
-import type { Claim, PendingStore, RunCheckpoint, Settlement, SuspendedCall, SuspensionFilter } from '../store';
+import type { Claim, PendingStore, RunCheckpoint, RunListing, Settlement, StaleRunFilter, SuspendedCall, SuspensionFilter } from '../store';
 import { jsonCopy } from './json';
 import {
   checkAnswer,
@@ -15,6 +15,8 @@ import {
   checkInsertable,
   checkLeaseMs,
   checkRunId,
+  RUNNING_PHASE,
+  staleRunLimit,
   checkSettlement,
   versionCanFollow,
 } from './validate';
@@ -164,6 +166,16 @@ export class MemoryPendingStore implements PendingStore {
     checkRunId(runId, 'loadRun');
     const stored = this.runs.get(runId);
     return stored ? structuredClone(stored) : undefined;
+  }
+
+  async listStaleRuns(filter: StaleRunFilter): Promise<RunListing[]> {
+    this.assertOpen();
+    const limit = staleRunLimit(filter);
+    return [...this.runs.values()]
+      .filter((run) => run.state.phase === RUNNING_PHASE && run.updatedAt < filter.updatedBefore)
+      .sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : 0))
+      .slice(0, limit)
+      .map((run) => ({ runId: run.runId, version: run.version, updatedAt: run.updatedAt }));
   }
 
   async close(): Promise<void> {

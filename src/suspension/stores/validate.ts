@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from '../../errors';
 import { checkedResolveOptions, type HistoryFilter, type ResolveOptions } from '../audit';
 import { isSettled, isSuspensionStatus } from '../status';
-import type { Claim, RunCheckpoint, Settlement, SuspendedCall, SuspensionFilter } from '../store';
+import type { Claim, RunCheckpoint, Settlement, StaleRunFilter, SuspendedCall, SuspensionFilter } from '../store';
 
 /*
  * Every store checks its arguments here, before anything is read or written, so all of them
@@ -148,4 +148,22 @@ function isFence(value: unknown): value is number {
 
 function isChain(value: unknown): boolean {
   return Array.isArray(value) && value.every((link) => isObject(link) && isObject(link.request) && isObject(link.answer));
+}
+
+/** The phase a runner's checkpoint has while a driver continues it; stale ones are orphans. */
+export const RUNNING_PHASE = 'running';
+
+/** The `limit` of a stale-run listing, checked. */
+export function staleRunLimit(filter: StaleRunFilter): number {
+  if (
+    typeof filter !== 'object' ||
+    filter === null ||
+    typeof filter.updatedBefore !== 'string' ||
+    Number.isNaN(Date.parse(filter.updatedBefore))
+  )
+    throw new InvalidArgumentError('listStaleRuns needs { updatedBefore } as an RFC 3339 instant');
+  const limit = filter.limit ?? 100;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+    throw new InvalidArgumentError(`listStaleRuns limit must be an integer from 1 to 1000, got ${String(filter.limit)}`);
+  return limit;
 }

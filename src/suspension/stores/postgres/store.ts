@@ -2,7 +2,16 @@ import type { Pool, QueryResultRow } from 'pg';
 import { DuplicateSuspensionError, PendingStoreError, StoreUnavailableError } from '../../../errors';
 import type { Answer } from '../../../results/wire';
 import type { HistoryFilter, ResolveOptions } from '../../audit';
-import type { Claim, PendingStore, RunCheckpoint, Settlement, SuspendedCall, SuspensionFilter } from '../../store';
+import type {
+  Claim,
+  PendingStore,
+  RunCheckpoint,
+  RunListing,
+  Settlement,
+  StaleRunFilter,
+  SuspendedCall,
+  SuspensionFilter,
+} from '../../store';
 import { toJson } from '../json';
 import { callOf, parseStored, rowOf, type SuspensionRow } from '../rows';
 import {
@@ -18,6 +27,8 @@ import {
   checkRunId,
   checkSettlement,
   versionCanFollow,
+  RUNNING_PHASE,
+  staleRunLimit,
 } from '../validate';
 import { isUniqueViolation, translate } from './errors';
 import type { PostgresPendingStoreOptions } from './options';
@@ -330,6 +341,19 @@ export class PostgresPendingStore implements PendingStore {
       state: parseStored<Record<string, unknown>>(row.state, `run ${runId}`),
       updatedAt: row.updated_at,
     };
+  }
+
+  async listStaleRuns(filter: StaleRunFilter): Promise<RunListing[]> {
+    const limit = staleRunLimit(filter);
+    // The phase is read from the state's JSON: no column of its own, so no schema step.
+    const result = await this.query<Omit<RunRow, 'state'>>(
+      'listing of stale runs',
+      `SELECT run_id, version, updated_at FROM ${this.tables.runs}
+        WHERE updated_at COLLATE "C" < $1 AND state->>'phase' = $2
+        ORDER BY updated_at COLLATE "C" LIMIT $3`,
+      [filter.updatedBefore, RUNNING_PHASE, limit],
+    );
+    return result.rows.map((row) => ({ runId: row.run_id, version: Number(row.version), updatedAt: row.updated_at }));
   }
 
   /** Ends the pool if this store created it (a shared `pool` stays open for its owner). Idempotent. */

@@ -4,7 +4,16 @@ import { DuplicateSuspensionError, PendingStoreError, ToolnexusError } from '../
 import { messageOf } from '../../../errors/message';
 import type { Answer } from '../../../results/wire';
 import type { HistoryFilter, ResolveOptions } from '../../audit';
-import type { Claim, PendingStore, RunCheckpoint, Settlement, SuspendedCall, SuspensionFilter } from '../../store';
+import type {
+  Claim,
+  PendingStore,
+  RunCheckpoint,
+  RunListing,
+  Settlement,
+  StaleRunFilter,
+  SuspendedCall,
+  SuspensionFilter,
+} from '../../store';
 import { toJson } from '../json';
 import { callOf, parseStored, rowOf, type SuspensionRow } from '../rows';
 import {
@@ -19,6 +28,8 @@ import {
   checkLeaseMs,
   checkRunId,
   checkSettlement,
+  RUNNING_PHASE,
+  staleRunLimit,
   versionCanFollow,
 } from '../validate';
 import { loadOptionalPeer } from '../peer';
@@ -246,6 +257,25 @@ export class SqlitePendingStore implements PendingStore {
     const row = this.run(() => this.statements.readRun.get(runId) as RunRow | undefined, `load run ${runId}`);
     if (!row) return undefined;
     return { runId: row.run_id, version: row.version, state: parseStored(row.state, `run ${runId}`), updatedAt: row.updated_at };
+  }
+
+  async listStaleRuns(filter: StaleRunFilter): Promise<RunListing[]> {
+    this.assertOpen();
+    const limit = staleRunLimit(filter);
+    // The phase is read from the state's JSON: no column of its own, so no schema step. A
+    // fleet lists rarely (every lease or so); done runs are skipped by the phase test.
+    const rows = this.run(
+      () =>
+        this.db
+          .prepare(
+            `SELECT run_id, version, updated_at FROM runs
+             WHERE updated_at < @before AND json_extract(state, '$.phase') = @phase
+             ORDER BY updated_at LIMIT @limit`,
+          )
+          .all({ before: filter.updatedBefore, phase: RUNNING_PHASE, limit }) as Array<Omit<RunRow, 'state'>>,
+      'list stale runs',
+    );
+    return rows.map((row) => ({ runId: row.run_id, version: row.version, updatedAt: row.updated_at }));
   }
 
   async close(): Promise<void> {
