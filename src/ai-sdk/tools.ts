@@ -1,15 +1,12 @@
-import type { JSONSchema7 } from '@ai-sdk/provider';
-import type { ModelMessage, Tool, ToolExecutionOptions } from 'ai';
-import { InvalidArgumentError, ToolnexusError } from '../errors';
-import { messageOf } from '../errors/message';
+import type { JSONSchema7, ModelMessage, Tool } from 'ai';
+import { coordinatorOf, DurableCall, hostState, keyPrefix, pendingOutput, toolsOf } from '../interop/durable-call';
 import { pendingOf } from '../results/helpers';
 import type { PendingRequest, ToolResult } from '../results/wire';
 import type { Principal } from '../suspension/audit';
-import { ResumeCoordinator } from '../suspension/coordinator';
+import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { SuspendedCall } from '../suspension/store';
-import { APPROVAL_FOR } from '../toolkit/approval';
 import type { ToolContext } from '../toolkit/context';
-import { Toolkit, type RegisteredTool } from '../toolkit/toolkit';
+import type { Toolkit } from '../toolkit/toolkit';
 import { ai } from './peer';
 
 /**
@@ -60,105 +57,34 @@ export const AI_SDK_RUN_PREFIX = 'ai-sdk:';
  * this process only.
  */
 export function aiSdkTools(source: ResumeCoordinator | Toolkit, options: AiSdkToolsOptions = {}): Record<string, AiSdkTool> {
-  const coordinator = source instanceof Toolkit ? new ResumeCoordinator({ toolkit: source }) : source;
-  if (!(coordinator instanceof ResumeCoordinator)) throw new InvalidArgumentError('aiSdkTools needs a ResumeCoordinator or a Toolkit');
-  const names = options.names ?? coordinator.toolkit.tools().map((t) => t.name);
-  const prefix = `${AI_SDK_RUN_PREFIX}${options.conversationId === undefined ? '' : `${options.conversationId}:`}`;
+  const coordinator = coordinatorOf(source, 'aiSdkTools');
+  const prefix = keyPrefix('ai-sdk', options.conversationId);
   const set: Record<string, AiSdkTool> = {};
-  for (const name of names) {
-    const registered = coordinator.toolkit.get(name);
-    if (!registered) throw new InvalidArgumentError(`aiSdkTools: no tool named ${name} is registered`);
-    set[name] = new Adapted(coordinator, registered, prefix, options.approvedBy).tool();
+  for (const registered of toolsOf(coordinator, options.names, 'aiSdkTools')) {
+    set[registered.name] = aiSdkTool(new DurableCall(coordinator, registered, prefix, options.approvedBy));
   }
   return set;
 }
 
-/** One registered tool, adapted. */
-class Adapted {
-  /** Arguments the validator accepted, by the very object the AI SDK then executes with. */
-  private readonly validated = new WeakMap<object, object>();
-
-  constructor(
-    private readonly coordinator: ResumeCoordinator,
-    private readonly registered: RegisteredTool,
-    private readonly prefix: string,
-    private readonly approvedBy: Principal | undefined,
-  ) {}
-
-  tool(): AiSdkTool {
-    const { name, description, inputSchema } = this.registered;
-    const schema = ai().jsonSchema<unknown>(inputSchema as JSONSchema7, { validate: (value) => this.validate(value) });
-    const tool: AiSdkTool = {
-      description,
-      inputSchema: schema,
-      execute: (input, options) => this.execute(input, options),
-      toModelOutput: ({ output }) =>
-        typeof output === 'string'
-          ? { type: 'text', value: output }
-          : { type: 'json', value: { status: 'pending', id: output.request.id, kind: output.request.kind, prompt: output.request.prompt } },
-    };
-    if (this.registered.approval) tool.needsApproval = (input, options) => this.needsApproval(input, options.toolCallId, options.context);
-    void name;
-    return tool;
-  }
-
-  private async validate(value: unknown): Promise<{ success: true; value: unknown } | { success: false; error: Error }> {
-    const parsed = await this.coordinator.toolkit.parseArguments(this.registered.name, value);
-    if (!parsed?.ok)
-      return { success: false, error: new Error(`invalid arguments for ${this.registered.name}: ${parsed?.problem ?? 'unknown tool'}`) };
-    if (typeof value === 'object' && value !== null) this.validated.set(value, parsed.value);
-    return { success: true, value };
-  }
-
-  /**
-   * Records the call's approval request the first time the AI SDK asks; asked again (it
-   * re-checks an approved call before running it), the record already there says yes.
-   */
-  private async needsApproval(input: unknown, toolCallId: string, context: unknown): Promise<boolean> {
-    const policy = this.registered.approval;
-    if (!policy) return false;
-    const key = this.prefix + toolCallId;
-    if ((await this.approvalCall(key)) !== undefined) return true;
-    const parsed = await this.coordinator.toolkit.parseArguments(this.registered.name, input);
-    if (!parsed?.ok) return false; // execute says why
-    const ctx = hostState(context);
-    if (policy.when && !(await policy.when(parsed.value, ctx))) return false;
-    // The declared approval asks before run: this records the request and runs nothing.
-    const result = await this.coordinator.execute(this.registered.name, parsed.value, ctx, { callId: toolCallId, runId: key });
-    if (pendingOf(result)?.kind !== 'approval')
-      throw new ToolnexusError(`${this.registered.name}: expected its approval request, got: ${result.output}`);
-    return true;
-  }
-
-  private async execute(input: unknown, options: ToolExecutionOptions<unknown>): Promise<AiSdkToolOutput> {
-    const name = this.registered.name;
-    const key = this.prefix + options.toolCallId;
-    const ctx: ToolContext = { ...hostState(options.context) };
-    if (options.abortSignal) ctx.signal = options.abortSignal;
-    if (this.registered.approval) {
-      const call = await this.approvalCall(key);
-      if (call) return outputOf(await this.approve(call, ctx));
-      // No record: the policy's `when` let the call through (or it never asked).
-    }
-    const args = (typeof input === 'object' && input !== null && this.validated.get(input)) || input;
-    return outputOf(await this.coordinator.execute(name, args, ctx, { callId: options.toolCallId, runId: key }));
-  }
-
-  /** The approved call, resolved through the coordinator's claim: one replay, every other resolve gets its outcome. */
-  private async approve(call: SuspendedCall, ctx: ToolContext): Promise<ToolResult> {
-    try {
-      return await this.coordinator.resolve({ id: call.request.id, ok: true }, ctx, this.approvedBy ? { by: this.approvedBy } : undefined);
-    } catch (error) {
-      // Declined in the inbox, say, before the AI SDK's approval arrived: the model is told.
-      throw new Error(`${this.registered.name}: ${messageOf(error)}`, { cause: error });
-    }
-  }
-
-  /** This tool's recorded approval request for the key, if any. */
-  private async approvalCall(key: string): Promise<SuspendedCall | undefined> {
-    const calls = await this.coordinator.store.list({ runId: key, kind: 'approval' });
-    return calls.find((c) => c.tool === this.registered.name && c.request.data?.[APPROVAL_FOR] === this.registered.name);
-  }
+function aiSdkTool(call: DurableCall): AiSdkTool {
+  const { description, inputSchema } = call.tool;
+  const validate = async (value: unknown) => {
+    const checked = await call.validate(value);
+    return checked.ok ? { success: true as const, value } : { success: false as const, error: new Error(checked.problem) };
+  };
+  const tool: AiSdkTool = {
+    description,
+    inputSchema: ai().jsonSchema<unknown>(inputSchema as JSONSchema7, { validate }),
+    execute: async (input, options) => {
+      const ctx: ToolContext = { ...hostState(options.context) };
+      if (options.abortSignal) ctx.signal = options.abortSignal;
+      return outputOf(await call.execute(options.toolCallId, input, ctx));
+    },
+    toModelOutput: ({ output }) =>
+      typeof output === 'string' ? { type: 'text', value: output } : { type: 'json', value: { ...pendingOutput(output.request) } },
+  };
+  if (call.tool.approval) tool.needsApproval = (input, options) => call.needsApproval(options.toolCallId, input, options.context);
+  return tool;
 }
 
 /** A result as the AI SDK gets it: text, a thrown error (its message is the model's tool error), or a suspension. */
@@ -167,11 +93,6 @@ function outputOf(result: ToolResult): AiSdkToolOutput {
   if (request) return { status: 'pending', request };
   if (result.isError) throw new Error(result.output);
   return result.output;
-}
-
-/** The host's context as the AI SDK hands it to a tool (its `context`), when it is an object. */
-function hostState(context: unknown): object {
-  return typeof context === 'object' && context !== null ? context : {};
 }
 
 /**
@@ -199,7 +120,7 @@ export async function withOutcomes(messages: readonly ModelMessage[], coordinato
       content.push({
         ...part,
         output: next
-          ? { type: 'json' as const, value: { status: 'pending', id: next.id, kind: next.kind, prompt: next.prompt } }
+          ? { type: 'json' as const, value: { ...pendingOutput(next) } }
           : settled.isError
             ? { type: 'error-text' as const, value: settled.output }
             : { type: 'text' as const, value: settled.output },
@@ -224,29 +145,24 @@ export async function recordDeclines(
 ): Promise<number> {
   const last = messages[messages.length - 1];
   if (last?.role !== 'tool') return 0;
-  const requests = new Map<string, string>();
+  const requests = new Map<string, { toolCallId: string; toolName: string }>();
+  const names = new Map<string, string>();
   for (const message of messages) {
     if (message.role !== 'assistant' || typeof message.content === 'string') continue;
-    for (const part of message.content) if (part.type === 'tool-approval-request') requests.set(part.approvalId, part.toolCallId);
+    for (const part of message.content) {
+      if (part.type === 'tool-call') names.set(part.toolCallId, part.toolName);
+      if (part.type === 'tool-approval-request')
+        requests.set(part.approvalId, { toolCallId: part.toolCallId, toolName: names.get(part.toolCallId) ?? '' });
+    }
   }
-  const prefix = `${AI_SDK_RUN_PREFIX}${options.conversationId === undefined ? '' : `${options.conversationId}:`}`;
+  const prefix = keyPrefix('ai-sdk', options.conversationId);
   let settled = 0;
   for (const part of last.content) {
     if (part.type !== 'tool-approval-response' || part.approved) continue;
-    const toolCallId = requests.get(part.approvalId);
-    if (toolCallId === undefined) continue;
-    const calls = await coordinator.store.list({ runId: prefix + toolCallId, kind: 'approval', status: 'pending' });
-    for (const call of calls) {
-      if (call.request.data?.[APPROVAL_FOR] !== call.tool) continue;
-      const answer = {
-        id: call.request.id,
-        ok: false,
-        reason: 'declined' as const,
-        ...(part.reason ? { data: { reason: part.reason } } : {}),
-      };
-      await coordinator.resolve(answer, undefined, options.approvedBy ? { by: options.approvedBy } : undefined);
-      settled++;
-    }
+    const request = requests.get(part.approvalId);
+    const tool = request && coordinator.toolkit.get(request.toolName);
+    if (!request || !tool) continue;
+    if (await new DurableCall(coordinator, tool, prefix, options.approvedBy).decline(request.toolCallId, part.reason)) settled++;
   }
   return settled;
 }
