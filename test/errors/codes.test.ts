@@ -38,6 +38,7 @@ const CODES: Record<string, string> = {
   ModelRedirectError: 'TOOLNEXUS_MODEL_REDIRECT',
   ModelRequestError: 'TOOLNEXUS_MODEL_REQUEST',
   OutputValidationError: 'TOOLNEXUS_OUTPUT_INVALID',
+  MissingPeerError: 'TOOLNEXUS_MISSING_PEER',
 };
 
 type AnyErrorClass = new (...args: never[]) => ToolnexusError;
