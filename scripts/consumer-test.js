@@ -263,7 +263,12 @@ async function main() {
     ]);
     const aloneModules = fs.readdirSync(path.join(alone, 'node_modules'));
     check(
-      !aloneModules.includes('better-sqlite3') && !aloneModules.includes('pg') && !aloneModules.includes('@modelcontextprotocol'),
+      !aloneModules.includes('better-sqlite3') &&
+        !aloneModules.includes('pg') &&
+        !aloneModules.includes('@modelcontextprotocol') &&
+        !aloneModules.includes('ai') &&
+        !aloneModules.includes('@openai') &&
+        !aloneModules.includes('@langchain'),
       'no optional peer installed',
     );
     check(
@@ -277,6 +282,11 @@ new MemoryPendingStore();
 for (const [build, command] of [[() => new SqlitePendingStore(':memory:'), 'npm install better-sqlite3@12'], [() => new PostgresPendingStore({ connectionString: 'postgres://x' }), 'npm install pg']]) {
   try { build(); throw new Error('built a store without its driver'); }
   catch (error) { if (!(error instanceof PendingStoreError) || !error.message.includes(command)) throw error; console.log(error.message); }
+}
+// The framework adapters' entries, without their optional peers: a typed error naming the install command.
+for (const [entry, command] of [['toolnexus-ts/ai-sdk', 'npm install ai'], ['toolnexus-ts/openai-agents', 'npm install @openai/agents']]) {
+  try { require(entry); throw new Error(entry + ' loaded without its peer'); }
+  catch (error) { if (error.code !== 'TOOLNEXUS_MISSING_PEER' || !error.message.includes(command)) throw error; console.log(error.message); }
 }
 `,
     });

@@ -336,3 +336,23 @@ export class OutputValidationError extends ToolnexusError {
     super(`run ${runId}: the model's answer is not a valid ${outputName} after ${attempts} attempts: ${problem}`);
   }
 }
+
+/**
+ * An entry of this package was loaded without the optional peer dependency it adapts (`ai`
+ * for `toolnexus-ts/ai-sdk`...). `install` is the command that installs it.
+ */
+export class MissingPeerError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_MISSING_PEER';
+
+  constructor(
+    readonly entry: string,
+    readonly peer: string,
+    readonly install: string,
+    options?: ErrorOptions,
+  ) {
+    super(
+      `${entry} needs the package "${peer}", an optional peer dependency of toolnexus-ts that is not installed: run \`${install}\``,
+      options,
+    );
+  }
+}

@@ -39,6 +39,7 @@ const CODES: Record<string, string> = {
   ModelRequestError: 'TOOLNEXUS_MODEL_REQUEST',
   OutputValidationError: 'TOOLNEXUS_OUTPUT_INVALID',
   DtoRuleError: 'TOOLNEXUS_DTO_RULE',
+  MissingPeerError: 'TOOLNEXUS_MISSING_PEER',
 };
 
 type AnyErrorClass = new (...args: never[]) => ToolnexusError;

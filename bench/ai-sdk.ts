@@ -1,0 +1,110 @@
+/**
+ * toolnexus-ts/ai-sdk against the plain AI SDK, per run of a two-turn loop (the model asks
+ * for `add`, then answers) against one mock OpenAI-compatible server on 127.0.0.1 in this
+ * process (docs/performance.md, "AI SDK interop"):
+ *
+ *   A. generateText with aiSdkTools (a class-validator DTO tool)   vs  B. generateText with an AI SDK tool({ inputSchema: zod })
+ *   C. AgentRunner over AiSdkModel(@ai-sdk/openai chat)           vs  D. AgentRunner over OpenAIChatModel
+ *
+ * Variants run interleaved, ROUNDS rounds of RUNS runs each, order rotated; medians shown.
+ *
+ *   npm run build:examples && node dist-examples/bench/ai-sdk.js
+ */
+import 'reflect-metadata';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createOpenAI } from '@ai-sdk/openai';
+import { generateText, stepCountIs, tool, zodSchema } from 'ai';
+import { IsInt } from 'class-validator';
+import { z } from 'zod';
+import { AgentRunner, OpenAIChatModel, Tool, Toolkit } from 'toolnexus-ts';
+import { AiSdkModel, aiSdkTools } from 'toolnexus-ts/ai-sdk';
+
+class AddArgs {
+  @IsInt() a!: number;
+  @IsInt() b!: number;
+}
+
+@Tool({ name: 'add', description: 'Adds two integers', args: AddArgs })
+class AddTool {
+  run(args: AddArgs): string {
+    return String(args.a + args.b);
+  }
+}
+
+const ROUNDS = Number(process.env.ROUNDS ?? 5);
+const RUNS = Number(process.env.RUNS ?? 100);
+
+async function main(): Promise<void> {
+  let calls = 0;
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString()));
+    req.on('end', () => {
+      const body = JSON.parse(raw) as { messages: Array<{ role: string }> };
+      const answered = body.messages.some((m) => m.role === 'tool');
+      const message = answered
+        ? { role: 'assistant', content: 'the sum is 5' }
+        : {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: `call_${++calls}`, type: 'function', function: { name: 'add', arguments: '{"a":2,"b":3}' } }],
+          };
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          id: 'c',
+          object: 'chat.completion',
+          created: 0,
+          model: 'm',
+          choices: [{ index: 0, message, finish_reason: answered ? 'stop' : 'tool_calls' }],
+          usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  const model = createOpenAI({ baseURL: url, apiKey: 'bench' }).chat('m');
+  const toolkit = new Toolkit().register(AddTool);
+  const ours = aiSdkTools(toolkit);
+  const theirs = {
+    add: tool({
+      description: 'Adds two integers',
+      inputSchema: zodSchema(z.object({ a: z.number().int(), b: z.number().int() })),
+      execute: ({ a, b }) => String(a + b),
+    }),
+  };
+  const overAiSdk = new AgentRunner({ model: new AiSdkModel(model), toolkit });
+  const overOpenAI = new AgentRunner({ model: new OpenAIChatModel({ baseUrl: url, apiKey: 'bench', model: 'm' }), toolkit });
+  const variants: Record<string, () => Promise<unknown>> = {
+    'A generateText + aiSdkTools': () => generateText({ model, tools: ours, prompt: 'add', stopWhen: stepCountIs(3) }),
+    'B generateText + zod tool': () => generateText({ model, tools: theirs, prompt: 'add', stopWhen: stepCountIs(3) }),
+    'C AgentRunner + AiSdkModel': () => overAiSdk.run('add'),
+    'D AgentRunner + OpenAIChatModel': () => overOpenAI.run('add'),
+  };
+  const names = Object.keys(variants);
+  const times: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+  for (const name of names) for (let i = 0; i < 20; i++) await variants[name]?.(); // warm-up
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = names.map((_, i) => names[(i + round) % names.length] as string);
+    for (const name of order) {
+      const started = performance.now();
+      for (let i = 0; i < RUNS; i++) await variants[name]?.();
+      times[name]?.push(((performance.now() - started) * 1000) / RUNS);
+    }
+  }
+  server.close();
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+  const m = Object.fromEntries(names.map((n) => [n, median(times[n] ?? [])]));
+  console.log(`| variant | µs / run (median of ${ROUNDS} × ${RUNS}) |\n|---|---:|`);
+  for (const n of names) console.log(`| ${n} | ${Math.round(m[n] ?? 0)} |`);
+  const ratio = (a: string, b: string) => ((m[a] ?? 0) / (m[b] ?? 1)).toFixed(2);
+  console.log(`\nA / B (our tools vs zod tools in the AI SDK loop): ${ratio(names[0] ?? '', names[1] ?? '')}x`);
+  console.log(`C / D (AgentRunner over AiSdkModel vs over OpenAIChatModel): ${ratio(names[2] ?? '', names[3] ?? '')}x`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
