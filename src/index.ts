@@ -78,6 +78,7 @@ export type {
   Refusal,
   RefusalStatus,
   PendingStore,
+  SuspensionStore,
   RunStore,
   SuspendedCall,
   SuspensionStatus,

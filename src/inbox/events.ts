@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { PendingStore } from '../suspension/store';
+import type { SuspensionStore } from '../suspension/store';
 
 /**
  * Tells connected pages when the open suspensions change, over server-sent events. One timer
@@ -18,7 +18,7 @@ export class ChangeFeed {
   private closed = false;
 
   constructor(
-    private readonly store: PendingStore,
+    private readonly store: SuspensionStore,
     private readonly pollMs: number,
     private readonly maxStreams: number,
   ) {}

@@ -27,7 +27,10 @@ export interface AgentRunnerOptions {
    * use this runner's toolkit. Default: a coordinator over an in-memory store (resume in this process only).
    */
   coordinator?: ResumeCoordinator;
-  /** Where run checkpoints are kept. Default: the coordinator's store (every pending store is a run store). */
+  /**
+   * Where run checkpoints are kept. Default: the coordinator's store, when it is a
+   * {@link RunStore} too (the three built-in stores are); give one when it is not.
+   */
   runs?: RunStore;
   systemPrompt?: string;
   /** Model calls one run may make before it ends `incomplete`. Default 10. */
@@ -133,13 +136,13 @@ export class AgentRunner {
     this.model = options.model;
     this.toolkit = options.toolkit;
     this.coordinator = options.coordinator ?? new ResumeCoordinator({ toolkit: options.toolkit });
-    const runs = options.runs ?? this.coordinator.store;
+    const runs: Partial<RunStore> | undefined = options.runs ?? (this.coordinator.store as Partial<RunStore>);
     if (typeof runs?.saveRun !== 'function' || typeof runs.loadRun !== 'function')
-      throw new InvalidArgumentError('runs must be a RunStore (saveRun and loadRun)');
+      throw new InvalidArgumentError("runs must be a RunStore (saveRun and loadRun); the coordinator's store is not one, so give `runs`");
     this.parts = {
       model: this.model,
       coordinator: this.coordinator,
-      checkpoints: new Checkpoints(runs, runLeaseMs),
+      checkpoints: new Checkpoints(runs as RunStore, runLeaseMs),
       systemPrompt: options.systemPrompt,
       maxTurns,
       waitFor: options.waitFor,

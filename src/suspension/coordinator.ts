@@ -27,9 +27,9 @@ import { answerInline } from './inline';
 import { Resolution, type ExpectedCall } from './resolution';
 import { Observers, type SuspensionObserver } from './observer';
 import { isSuspensionStatus } from './status';
-import type { Claim, PendingStore, Settlement, SuspendedCall, SuspensionFilter } from './store';
+import type { Claim, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from './store';
 import { MemoryPendingStore } from './stores/memory';
-import { checkHistoryFilter } from './stores/validate';
+import { checkHistoryFilter, checkInsertable } from './stores/validate';
 
 export type { WaitFor } from './answers';
 export type { ExpectedCall } from './resolution';
@@ -38,8 +38,11 @@ export type { ExpectedCall } from './resolution';
 export interface ResumeCoordinatorOptions {
   /** The tools calls run through; a resolving process must register the same tools. */
   toolkit: Toolkit;
-  /** Where suspended calls are kept. Default: a {@link MemoryPendingStore}. */
-  store?: PendingStore;
+  /**
+   * Where suspended calls are kept. Default: a {@link MemoryPendingStore}. The coordinator
+   * checks everything it hands the store; the store keeps it (docs/design.md, "Stores").
+   */
+  store?: SuspensionStore;
   /**
    * In-process posture: when set, `execute` awaits the answer and replays inline, and
    * nothing is recorded. When absent (durable posture), suspensions are recorded and
@@ -103,7 +106,7 @@ export const DEFAULT_LEASE_MS = 60_000;
  */
 export class ResumeCoordinator {
   /** Where this coordinator keeps suspended calls. */
-  readonly store: PendingStore;
+  readonly store: SuspensionStore;
   /** The tools calls run through. */
   readonly toolkit: Toolkit;
   private readonly waitFor?: WaitFor;
@@ -335,6 +338,7 @@ export class ResumeCoordinator {
   }
 
   private async record(call: SuspendedCall): Promise<void> {
+    checkInsertable(call);
     try {
       await this.store.insert(call);
     } catch (error) {

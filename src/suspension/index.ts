@@ -4,6 +4,7 @@ export { formatRefusal, DEFAULT_MAX_CHAIN } from './answers';
 export type { FormatRefusal, Refusal, RefusalStatus } from './answers';
 export type {
   PendingStore,
+  SuspensionStore,
   RunStore,
   SuspendedCall,
   SuspensionStatus,

@@ -18,7 +18,8 @@ import { chainStop, expiryProblem, isExpired, refusalOf, refused, type FormatRef
 import { sameJson, type Binding } from './binding';
 import { LeaseKeeper } from './lease';
 import { isSettled } from './status';
-import type { Claim, PendingStore, Settlement, SuspendedCall } from './store';
+import type { Claim, Settlement, SuspendedCall, SuspensionStore } from './store';
+import { checkInsertable } from './stores/validate';
 
 /**
  * The call an answer is for, as the caller knows it (an agent run: its transcript's call).
@@ -35,7 +36,7 @@ export interface ExpectedCall {
 /** What {@link Resolution} works with; the coordinator's settings. */
 export interface ResolutionSettings {
   toolkit: Toolkit;
-  store: PendingStore;
+  store: SuspensionStore;
   leaseMs: number;
   maxChain: number;
   formatRefusal: FormatRefusal;
@@ -183,6 +184,7 @@ export class Resolution {
 
   private async complete(claim: Claim, settlement: Settlement): Promise<ToolResult | undefined> {
     const stored = { ...settlement, outcome: storable(settlement.outcome) };
+    if (stored.next) checkInsertable(stored.next, 'complete (next link)');
     if (!(await this.settings.store.complete(claim, stored))) return undefined;
     this.settings.onSettled?.(claim, stored);
     return stored.outcome;

@@ -201,6 +201,7 @@ const EXPECTED: Record<Entry, string[]> = {
     'type SuspensionFilter',
     'type SuspensionObserver',
     'type SuspensionStatus',
+    'type SuspensionStore',
     'type ToolAnnotations',
     'type ToolCall',
     'type ToolCallRecord',
@@ -254,7 +255,13 @@ const EXPECTED: Record<Entry, string[]> = {
     'type ToolnexusModuleRootOptions',
     'type ToolnexusOptionsFactory',
   ],
-  'toolnexus-ts/testing': ['runStoreConformance', 'sampleCall'],
+  'toolnexus-ts/testing': [
+    'runRunStoreConformance',
+    'runStoreConformance',
+    'runSuspensionStoreConformance',
+    'sampleCall',
+    'type ClosableRunStore',
+  ],
   'toolnexus-ts/mcp': [
     'McpConfigError',
     'McpConnectionError',
