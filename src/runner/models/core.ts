@@ -2,7 +2,7 @@ import { InvalidArgumentError } from '../../errors';
 import { checkHeader, httpSettings, type HttpModelOptions, type HttpSettings } from '../http/settings';
 import type { SseEvent } from '../sse';
 import type { ChatModel, ModelRequest, ModelResponse, ModelStreamEvent } from '../types';
-import { ModelEndpoint, streamFailure, wholeAsStream } from './shared';
+import { joinUrl, ModelEndpoint, streamFailure, wholeAsStream } from './shared';
 
 /**
  * The skeleton every HTTP model shares (docs/design.md, "Models"): checks of the options all
@@ -120,4 +120,20 @@ export function wire(
     ...settings.headers,
   };
   return { settings, headers };
+}
+
+/**
+ * The wiring of a model speaking an OpenAI API (chat completions, Responses): a Bearer key
+ * when given, `https://api.openai.com/v1` unless another root is named, provider `openai`
+ * unless another name is given.
+ */
+export function openAIWiring(
+  model: string,
+  options: HttpModelOptions & { model: string; baseUrl?: string; apiKey?: string; provider?: string },
+  path: string,
+): Wiring {
+  const key = options?.apiKey;
+  const { settings, headers } = wire(model, options, { header: 'authorization', option: 'apiKey', key, value: `Bearer ${key}` });
+  const url = joinUrl(options.baseUrl ?? 'https://api.openai.com/v1', path);
+  return { provider: options.provider ?? 'openai', url, headers, settings };
 }

@@ -3,8 +3,8 @@ import type { JsonSchema } from '../../schema/json-schema';
 import type { HttpModelOptions } from '../http/settings';
 import type { SseEvent } from '../sse';
 import type { ChatMessage, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ProviderItem, ToolCall, Usage } from '../types';
-import { argumentsText, asCount, asRecord, asString, fallbackCallId, joinUrl, parseChunk, snippet, ToolsCache } from './shared';
-import { HttpChatModel, wire, type Wiring } from './core';
+import { argumentsText, asCount, asRecord, asString, fallbackCallId, parseChunk, snippet, ToolsCache } from './shared';
+import { HttpChatModel, openAIWiring } from './core';
 
 /** The most output items one streamed response may carry. */
 const MAX_STREAMED_ITEMS = 1024;
@@ -68,7 +68,7 @@ export class OpenAIResponsesModel extends HttpChatModel {
   private readonly textParams: Record<string, unknown> | undefined;
 
   constructor(options: OpenAIResponsesModelOptions) {
-    super(wiring(options));
+    super(openAIWiring('OpenAIResponsesModel', options, 'responses'));
     this.structuredOutput = options.structuredOutput !== false;
     const store = options.store ?? false;
     const params: Record<string, unknown> = { ...options.params };
@@ -289,16 +289,4 @@ function toInput(provider: string, messages: readonly ChatMessage[]): InputItem[
     }
   }
   return input;
-}
-
-function wiring(options: OpenAIResponsesModelOptions): Wiring {
-  const key = options?.apiKey;
-  const { settings, headers } = wire('OpenAIResponsesModel', options, {
-    header: 'authorization',
-    option: 'apiKey',
-    key,
-    value: `Bearer ${key}`,
-  });
-  const url = joinUrl(options.baseUrl ?? 'https://api.openai.com/v1', 'responses');
-  return { provider: options.provider ?? 'openai', url, headers, settings };
 }

@@ -4,8 +4,8 @@ import type { HttpModelOptions } from '../http/settings';
 import type { SseEvent } from '../sse';
 import type { JsonSchema } from '../../schema/json-schema';
 import type { ChatMessage, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, OutputFormat, ToolCall, Usage } from '../types';
-import { argumentsText, asCount, asRecord, asString, fallbackCallId, joinUrl, parseChunk, snippet, ToolsCache } from './shared';
-import { HttpChatModel, wire, type Wiring } from './core';
+import { argumentsText, asCount, asRecord, asString, fallbackCallId, parseChunk, snippet, ToolsCache } from './shared';
+import { HttpChatModel, openAIWiring } from './core';
 
 /** The most distinct tool calls one streamed response may carry. */
 const MAX_STREAMED_CALLS = 1024;
@@ -56,7 +56,7 @@ export class OpenAIChatModel extends HttpChatModel {
   private readonly toolsJson = new ToolsCache((tools: readonly ModelTool[]) => JSON.stringify(toOpenAITools(tools)));
 
   constructor(options: OpenAIChatModelOptions) {
-    super(wiring(options));
+    super(openAIWiring('OpenAIChatModel', options, 'chat/completions'));
     this.structuredOutput = options.structuredOutput !== false;
     const head = JSON.stringify({ ...options.params, model: options.model });
     this.bodyHead = head.slice(0, -1);
@@ -168,18 +168,6 @@ export class OpenAIChatModel extends HttpChatModel {
     const message = asString(error) ?? asString(asRecord(error)?.message) ?? JSON.stringify(error);
     throw new ModelResponseError(this.provider, `the provider reported an error: ${message}`);
   }
-}
-
-function wiring(options: OpenAIChatModelOptions): Wiring {
-  const key = options?.apiKey;
-  const { settings, headers } = wire('OpenAIChatModel', options, {
-    header: 'authorization',
-    option: 'apiKey',
-    key,
-    value: `Bearer ${key}`,
-  });
-  const url = joinUrl(options.baseUrl ?? 'https://api.openai.com/v1', 'chat/completions');
-  return { provider: options.provider ?? 'openai', url, headers, settings };
 }
 
 /** Token counts of a chat-completions `usage`, with the cached and reasoning counts when the server reports them. */
