@@ -51,7 +51,7 @@ export type {
 export { ResumeCoordinator, DEFAULT_LEASE_MS, formatRefusal, DEFAULT_MAX_CHAIN, MemoryPendingStore } from './suspension';
 // Operating suspensions: the audit trail and what is shown of a call (docs/operating.md).
 export { redactCall, MAX_COMMENT_LENGTH } from './suspension';
-export type { Principal, ResolveOptions, HistoryFilter, SuspensionObserver } from './suspension';
+export type { Principal, Audit, ResolveOptions, HistoryFilter, SuspensionObserver } from './suspension';
 export {
   Webhooks,
   signWebhook,
@@ -145,6 +145,7 @@ export type {
   RunResultBase,
   DoneRunResult,
   PendingRunResult,
+  HaltedRunResult,
   IncompleteRunResult,
   RunStatus,
 } from './runner';

@@ -3,7 +3,7 @@ import { InvalidArgumentError } from '../errors';
 import type { ClassType } from '../decorators/types';
 import type { Answer } from '../results/wire';
 import type { WaitFor } from '../suspension/answers';
-import type { ResolveOptions } from '../suspension/audit';
+import type { Audit } from '../suspension/audit';
 import { DEFAULT_LEASE_MS, ResumeCoordinator } from '../suspension/coordinator';
 import type { RunStore } from '../suspension/store';
 import type { Toolkit } from '../toolkit/toolkit';
@@ -87,7 +87,7 @@ export interface ResumeOptions {
    * Recorded with every answer of this resume, as `ResumeCoordinator.resolve` records it:
    * who answered and why (docs/operating.md, "Audit trail").
    */
-  audit?: ResolveOptions;
+  audit?: Audit;
 }
 
 /**
@@ -101,7 +101,7 @@ export interface ResumeOptions {
  * ```ts
  * const runner = new AgentRunner({ model, toolkit, coordinator })
  * const first = await runner.run('Pay invoice 7')
- * if (first.status === 'pending') {
+ * if (first.status === 'halted') {
  *   // ... later, anywhere:
  *   const final = await runner.resume({ id: first.pending.id, ok: true })
  * }

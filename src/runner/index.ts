@@ -36,6 +36,7 @@ export type {
   RunResultBase,
   DoneRunResult,
   PendingRunResult,
+  HaltedRunResult,
   IncompleteRunResult,
   RunStatus,
 } from './types';

@@ -8,7 +8,7 @@ import {
 } from '../errors';
 import { pendingOf } from '../results/helpers';
 import type { Answer, ToolResult } from '../results/wire';
-import type { ResolveOptions } from '../suspension/audit';
+import type { Audit } from '../suspension/audit';
 import { isSettled } from '../suspension/status';
 import type { SuspendedCall } from '../suspension/store';
 import { sleep } from '../timing/sleep';
@@ -30,7 +30,7 @@ export interface ContinueOptions {
   /** The typed answer's DTO class, when the run asks for one (checked against the checkpoint's name). */
   output?: unknown;
   /** Who answered and why, recorded with each answer this resume applies. */
-  audit?: ResolveOptions;
+  audit?: Audit;
 }
 
 const MAX_MERGE_ATTEMPTS = 100;

@@ -17,7 +17,7 @@ export type {
 export { redactCall } from './redact';
 export type { SuspensionObserver } from './observer';
 export { MAX_COMMENT_LENGTH } from './audit';
-export type { Principal, ResolveOptions, HistoryFilter } from './audit';
+export type { Principal, Audit, ResolveOptions, HistoryFilter } from './audit';
 export { SUSPENSION_STATUSES, isSettled, isSuspensionStatus } from './status';
 export { MemoryPendingStore } from './stores/memory';
 export { SqlitePendingStore, SQLITE_SCHEMA_VERSION } from './stores/sqlite';

@@ -13,7 +13,7 @@ import { withLatch } from '../timing/abort-latch';
 import { sleep } from '../timing/sleep';
 import type { ToolContext } from '../toolkit/context';
 import type { Toolkit } from '../toolkit/toolkit';
-import type { ResolveOptions } from './audit';
+import type { Audit } from './audit';
 import { chainStop, expiryProblem, isExpired, refusalOf, refused, type FormatRefusal } from './answers';
 import { sameJson, type Binding } from './binding';
 import { LeaseKeeper } from './lease';
@@ -57,7 +57,7 @@ export class Resolution {
   constructor(private readonly settings: ResolutionSettings) {}
 
   /** The shared path of `resolve` and `cancel`; `audit` is recorded by the claim that wins, with the answer. */
-  async settle(answer: Answer, ctx: ToolContext | undefined, audit?: ResolveOptions, expected?: ExpectedCall): Promise<ToolResult> {
+  async settle(answer: Answer, ctx: ToolContext | undefined, audit?: Audit, expected?: ExpectedCall): Promise<ToolResult> {
     const { store, leaseMs, toolkit } = this.settings;
     // An aborted caller must not spend the answer: the call stays as it is for a later resolve.
     const signal = ctx?.signal;

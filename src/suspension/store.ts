@@ -1,5 +1,5 @@
 import type { Answer, AnsweredRequest, PendingRequest, ToolResult } from '../results/wire';
-import type { HistoryFilter, Principal, ResolveOptions } from './audit';
+import type { HistoryFilter, Principal, Audit } from './audit';
 
 export type { AnsweredRequest } from '../results/wire';
 
@@ -47,11 +47,11 @@ export interface SuspendedCall {
    * coordinator when it records the call and checked before anything replays it.
    */
   binding?: string;
-  /** Who gave the answer that claimed the call (`ResolveOptions.by`), recorded with the claim. */
+  /** Who gave the answer that claimed the call (`Audit.by`), recorded with the claim. */
   answeredBy?: Principal;
   /** RFC 3339, by the store's clock: when the answer that claimed the call was recorded. */
   answeredAt?: string;
-  /** The answerer's own words (`ResolveOptions.comment`), recorded with the claim. */
+  /** The answerer's own words (`Audit.comment`), recorded with the claim. */
   comment?: string;
 }
 
@@ -153,7 +153,7 @@ export interface SuspensionStore {
    * `audit` lacks it, so they always belong to the recorded answer). A claim that loses
    * records nothing.
    */
-  claim(id: string, answer: Answer, leaseMs: number, audit?: ResolveOptions): Promise<Claim | undefined>;
+  claim(id: string, answer: Answer, leaseMs: number, audit?: Audit): Promise<Claim | undefined>;
   /**
    * Extends the claim's lease to `leaseMs` from the store's now. Returns false (and changes
    * nothing) when the claim's fencing number is no longer the call's, or the call is no

@@ -127,7 +127,7 @@ describe('typed answers through OpenAI chat structured output', () => {
     ]);
     const runner = new AgentRunner({ model: openai(server), toolkit: new Toolkit().register(new PayTool()) });
     const halted = await runner.run('Pay A', { output: ReportDto, runId: 'run-typed' });
-    expect(halted.status).toBe('pending');
+    expect(halted.status).toBe('halted');
     const state = await (runner.coordinator.store as MemoryPendingStore).loadRun('run-typed');
     expect(state?.state.output).toEqual({ name: 'ReportDto', repairs: 0, maxRepairs: 2 });
 

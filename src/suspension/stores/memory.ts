@@ -1,6 +1,6 @@
 import { DuplicateSuspensionError, PendingStoreError } from '../../errors';
 import type { Answer } from '../../results/wire';
-import type { HistoryFilter, ResolveOptions } from '../audit';
+import type { HistoryFilter, Audit } from '../audit';
 import { isSettled } from '../status';
 import type { Claim, RunCheckpoint, RunStore, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from '../store';
 import { jsonCopy } from './json';
@@ -67,7 +67,7 @@ export class MemoryPendingStore implements SuspensionStore, RunStore {
     return matches.slice(0, filter.limit ?? matches.length).map(({ call }) => structuredClone(call));
   }
 
-  async claim(id: string, answer: Answer, leaseMs: number, audit?: ResolveOptions): Promise<Claim | undefined> {
+  async claim(id: string, answer: Answer, leaseMs: number, audit?: Audit): Promise<Claim | undefined> {
     this.assertOpen();
     const storedAnswer = jsonCopy(answer, `the answer to ${id}`);
     const entry = this.calls.get(id);

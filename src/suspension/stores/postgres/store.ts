@@ -1,7 +1,7 @@
 import type { Pool, QueryResultRow } from 'pg';
 import { DuplicateSuspensionError, PendingStoreError, StoreUnavailableError } from '../../../errors';
 import type { Answer } from '../../../results/wire';
-import type { HistoryFilter, ResolveOptions } from '../../audit';
+import type { HistoryFilter, Audit } from '../../audit';
 import type { Claim, RunCheckpoint, RunStore, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from '../../store';
 import { toJson } from '../json';
 import { callOf, parseStored, rowOf, type SuspensionRow } from '../rows';
@@ -201,7 +201,7 @@ export class PostgresPendingStore implements SuspensionStore, RunStore {
     return result.rows.map(callOf);
   }
 
-  async claim(id: string, answer: Answer, leaseMs: number, audit?: ResolveOptions): Promise<Claim | undefined> {
+  async claim(id: string, answer: Answer, leaseMs: number, audit?: Audit): Promise<Claim | undefined> {
     const answerJson = toJson(answer, `the answer to ${id}`);
     const byJson = audit?.by === undefined ? null : toJson(audit.by, `the principal who answered ${id}`);
     // One statement: under READ COMMITTED a second concurrent UPDATE of the row waits for the

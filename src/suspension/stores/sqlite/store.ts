@@ -3,7 +3,7 @@ import { closeSync, constants, openSync } from 'node:fs';
 import { DuplicateSuspensionError, PendingStoreError, ToolnexusError } from '../../../errors';
 import { messageOf } from '../../../errors/message';
 import type { Answer } from '../../../results/wire';
-import type { HistoryFilter, ResolveOptions } from '../../audit';
+import type { HistoryFilter, Audit } from '../../audit';
 import type { Claim, RunCheckpoint, RunStore, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from '../../store';
 import { toJson } from '../json';
 import { callOf, parseStored, rowOf, type SuspensionRow } from '../rows';
@@ -157,7 +157,7 @@ export class SqlitePendingStore implements SuspensionStore, RunStore {
     return rows.map(callOf);
   }
 
-  async claim(id: string, answer: Answer, leaseMs: number, audit?: ResolveOptions): Promise<Claim | undefined> {
+  async claim(id: string, answer: Answer, leaseMs: number, audit?: Audit): Promise<Claim | undefined> {
     this.assertOpen();
     const answerJson = toJson(answer, `the answer to ${id}`);
     // A claim need not survive power loss: losing it only lets the call be claimed again at
