@@ -7,3 +7,5 @@
 export { runStoreConformance, runSuspensionStoreConformance, runRunStoreConformance } from './conformance';
 export { sampleCall } from './store-contract';
 export type { ClosableRunStore } from './store-contract';
+/** The types a store implements besides those of the root entry (`SuspensionStore`, `RunStore`, `SuspendedCall`...). */
+export type { Claim, Settlement } from '../suspension/store';
