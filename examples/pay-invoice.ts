@@ -125,7 +125,7 @@ export async function main(): Promise<void> {
     const first = buildAgent(dbFile);
     const halted = await first.runner.run('Please pay invoice INV-7.');
     const request = halted.pending;
-    if (halted.status !== 'pending' || !request) throw new Error(`expected the run to halt, got ${halted.status}`);
+    if (halted.status !== 'halted' || !request) throw new Error(`expected the run to halt, got ${halted.status}`);
     console.log(`   status   ${halted.status} after ${halted.turns} model turns (run ${halted.runId})`);
     console.log(`   asks     [${request.kind}] ${request.prompt}`);
     console.log(`   id       ${request.id}`);

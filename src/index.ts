@@ -3,9 +3,10 @@
  * internal and may change in any release; test/package/exports.test.ts pins this list, so a
  * name is added here on purpose or not at all.
  *
- * Other entries: `toolnexus-ts/sqlite`, `toolnexus-ts/postgres` (the durable stores, also
- * exported here), `toolnexus-ts/nest` (NestJS), `toolnexus-ts/testing` (the store
- * conformance suite). The store classes' types name no type of their drivers, so importing
+ * Other entries: `toolnexus-ts/sqlite`, `toolnexus-ts/postgres` (the durable stores, their
+ * schema versions and option types; the classes are also exported here, deprecated),
+ * `toolnexus-ts/nest` (NestJS), `toolnexus-ts/testing` (for store authors: the conformance
+ * suites and the `Claim` and `Settlement` types a store implements). The store classes' types name no type of their drivers, so importing
  * the root needs neither `@types/pg` nor `@types/better-sqlite3`; the drivers themselves are
  * optional peers, loaded when a store is built.
  */
@@ -26,7 +27,7 @@ export type { ToolOptions, ApprovalPolicy, ClassType, AnyClass } from './decorat
 export type { ToolAnnotations } from './decorators';
 export { schemaForClass } from './schema';
 export type { JsonSchema } from './schema';
-export { Toolkit, defaultToolName, toResult, answerFor, defineTool, isFunctionTool, REDACTED } from './toolkit';
+export { Toolkit, defaultToolName, answerFor, defineTool, isFunctionTool, REDACTED } from './toolkit';
 export type {
   ToolkitOptions,
   ToolResolver,
@@ -51,16 +52,8 @@ export type {
 export { ResumeCoordinator, DEFAULT_LEASE_MS, formatRefusal, DEFAULT_MAX_CHAIN, MemoryPendingStore } from './suspension';
 // Operating suspensions: the audit trail and what is shown of a call (docs/operating.md).
 export { redactCall, MAX_COMMENT_LENGTH } from './suspension';
-export type { Principal, ResolveOptions, HistoryFilter, SuspensionObserver } from './suspension';
-export {
-  Webhooks,
-  signWebhook,
-  verifyWebhook,
-  WEBHOOK_DELIVERY_HEADER,
-  WEBHOOK_EVENT_HEADER,
-  WEBHOOK_SIGNATURE_HEADER,
-  WEBHOOK_TIMESTAMP_HEADER,
-} from './webhooks';
+export type { Principal, Audit, ResolveOptions, HistoryFilter, SuspensionObserver } from './suspension';
+export { Webhooks, signWebhook, verifyWebhook } from './webhooks';
 export type {
   WebhooksOptions,
   WebhookDelivery,
@@ -78,27 +71,19 @@ export type {
   Refusal,
   RefusalStatus,
   PendingStore,
+  SuspensionStore,
   RunStore,
   SuspendedCall,
   SuspensionStatus,
   SettledStatus,
   SuspensionFilter,
-  Claim,
-  Settlement,
   RunCheckpoint,
 } from './suspension';
 export type { RunListing, StaleRunFilter } from './suspension';
-export { SqlitePendingStore, SQLITE_SCHEMA_VERSION } from './sqlite';
-export type { SqlitePendingStoreOptions } from './sqlite';
-export { PostgresPendingStore, POSTGRES_STORE_SCHEMA_VERSION } from './postgres';
-export type {
-  PostgresPendingStoreOptions,
-  PostgresStoreConnectionOptions,
-  PostgresStoreSharedPoolOptions,
-  PostgresStoreCommonOptions,
-  PostgresPoolConfig,
-  PostgresPoolLike,
-} from './postgres';
+// The durable stores' home is their entry (`toolnexus-ts/sqlite`, `toolnexus-ts/postgres`),
+// with their schema versions and option types; the root keeps the classes one release.
+export { SqlitePendingStore, PostgresPendingStore } from './root-stores';
+export type { SqlitePendingStoreOptions, PostgresPendingStoreOptions } from './root-stores';
 
 // Running agents against chat models.
 export { AgentRunner, OpenAIChatModel, AnthropicModel, FunctionModel, RUN_STATE_FORMAT } from './runner';
@@ -126,8 +111,6 @@ export type {
   RetryOptions,
   RunState,
   RunPhase,
-  HaltedCall,
-  RunDriver,
   ChatModel,
   ChatMessage,
   UserMessage,
@@ -148,6 +131,7 @@ export type {
   RunResultBase,
   DoneRunResult,
   PendingRunResult,
+  HaltedRunResult,
   IncompleteRunResult,
   RunStatus,
 } from './runner';

@@ -236,7 +236,10 @@ function report({ cold, warm, throughput, mockStats, seconds }) {
     out.push('');
     out.push('targets for toolnexus-ts AgentRunner (argument validation ON):');
     out.push(
-      `  p50 ≤ 1.15× floor:                    ${ratio(self.p50 / floor.p50)}  ${verdict(self.p50 / floor.p50 <= 1.15)} (paired by round: ${ratio(self.pairedP50VsFloor)}  ${verdict(self.pairedP50VsFloor <= 1.15)})`,
+      `  p50 ≤ 1.10× floor:                    ${ratio(self.p50 / floor.p50)}  ${verdict(self.p50 / floor.p50 <= 1.1)} (paired by round: ${ratio(self.pairedP50VsFloor)}  ${verdict(self.pairedP50VsFloor <= 1.1)})`,
+    );
+    out.push(
+      `  client CPU / request ≤ 1.3× floor:    ${ratio(self.cpuUsPerRequest / floor.cpuUsPerRequest)}  ${verdict(self.cpuUsPerRequest / floor.cpuUsPerRequest <= 1.3)}`,
     );
     if (vercel)
       out.push(`  p50 ≤ 0.6× Vercel AI SDK:             ${ratio(self.p50 / vercel.p50)}  ${verdict(self.p50 / vercel.p50 <= 0.6)}`);

@@ -127,6 +127,9 @@ export function throughputLines(rows, result) {
     out.push(
       `  runs/s ≥ 0.85× floor:                ${ratio(self.runsPerSecond / floor.runsPerSecond)}  ${verdict(self.runsPerSecond / floor.runsPerSecond >= 0.85)} (paired by round: ${ratio(self.pairedVsFloor)}  ${verdict(self.pairedVsFloor >= 0.85)})`,
     );
+    out.push(
+      `  client CPU / run ≤ 1.3× floor:       ${ratio(self.cpuUsPerRun / floor.cpuUsPerRun)}  ${verdict(self.cpuUsPerRun / floor.cpuUsPerRun <= 1.3)}`,
+    );
     if (bestPeer) {
       const peer = summary.get(bestPeer.key);
       out.push(

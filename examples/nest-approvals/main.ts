@@ -39,7 +39,7 @@ export async function main(): Promise<void> {
 
     const chat = await call<RunView>(base, 'POST', '/chat', { message: 'pay 2500 from acc-1 to acc-2' }, { 'x-user': 'bob' });
     console.log(`POST /chat as bob -> ${chat.status} ${chat.body.status}: ${chat.body.pending?.prompt}`);
-    if (chat.body.status !== 'pending' || !chat.body.pending) throw new Error(`expected a pending run, got ${JSON.stringify(chat.body)}`);
+    if (chat.body.status !== 'halted' || !chat.body.pending) throw new Error(`expected a pending run, got ${JSON.stringify(chat.body)}`);
     const id = chat.body.pending.id;
 
     const anonymous = await call<{ error: { message: string } }>(base, 'GET', '/inbox/api/suspensions');

@@ -115,7 +115,7 @@ export async function settleFromCli(input: CommandInput, verdict: Verdict, data?
 /** What became of the run: continued here, or left for a process with its runner (said plainly, with how). */
 function runLine(run: AnsweredRun): string {
   const result = run.result;
-  if (run.continued && result?.status === 'pending')
+  if (run.continued && result?.status === 'halted')
     return `run ${run.runId} continued here and waits again: ${result.pendings.map((p) => `${p.prompt} (${p.id})`).join('; ')}`;
   if (run.continued && result) return `run ${run.runId} continued here: it is ${result.status}${result.text ? `: ${result.text}` : ''}`;
   return (

@@ -6,7 +6,7 @@ import { messageOf } from '../errors/message';
 import type { Principal } from '../suspension/audit';
 import { AgentRunner } from '../runner/agent-runner';
 import { ResumeCoordinator } from '../suspension/coordinator';
-import type { PendingStore } from '../suspension/store';
+import type { RunStore, SuspensionStore } from '../suspension/store';
 import { Toolkit } from '../toolkit/toolkit';
 import type { CliIo } from './command';
 import { checkPostgresTables } from './postgres-tables';
@@ -14,7 +14,7 @@ import { openStore, parseStoreSpec, shownSpec } from './store-spec';
 
 /** What a `pending` command works with: the store, a coordinator over it, and who is acting. */
 export interface Session {
-  store: PendingStore;
+  store: SuspensionStore & RunStore;
   coordinator: ResumeCoordinator;
   /** True when `--tools` registered the tools: approving (which replays the call) needs them. */
   hasTools: boolean;
@@ -29,8 +29,8 @@ export interface Session {
 
 /** What a `--tools` module exports: a coordinator factory, or the toolkit. */
 interface ToolsModule {
-  createRunner?: (store: PendingStore) => AgentRunner | Promise<AgentRunner>;
-  createCoordinator?: (store: PendingStore) => ResumeCoordinator | Promise<ResumeCoordinator>;
+  createRunner?: (store: SuspensionStore & RunStore) => AgentRunner | Promise<AgentRunner>;
+  createCoordinator?: (store: SuspensionStore & RunStore) => ResumeCoordinator | Promise<ResumeCoordinator>;
   toolkit?: Toolkit;
   default?: unknown;
 }
@@ -104,7 +104,7 @@ function principalOf(as: string | boolean | undefined, io: CliIo): Principal {
 async function coordinatorFromModule(
   path: string,
   cwd: string,
-  store: PendingStore,
+  store: SuspensionStore & RunStore,
   bindingKey: string | undefined,
 ): Promise<{ coordinator: ResumeCoordinator; runner?: AgentRunner }> {
   const file = isAbsolute(path) ? path : resolve(cwd, path);
@@ -123,7 +123,7 @@ async function coordinatorFromModule(
   }
   const factory = loaded.createCoordinator ?? (typeof loaded.default === 'function' ? loaded.default : undefined);
   if (typeof factory === 'function') {
-    const coordinator = (await (factory as (store: PendingStore) => unknown)(store)) as ResumeCoordinator;
+    const coordinator = (await (factory as (store: SuspensionStore & RunStore) => unknown)(store)) as ResumeCoordinator;
     if (typeof coordinator?.resolve !== 'function' || coordinator.store !== store)
       throw new CliProblem(`--tools ${path}: createCoordinator(store) must return a ResumeCoordinator over the store it is given`, 1);
     return { coordinator };

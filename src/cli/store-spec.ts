@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { InvalidArgumentError } from '../errors';
-import type { PendingStore } from '../suspension/store';
+import type { RunStore, SuspensionStore } from '../suspension/store';
 import { PostgresPendingStore } from '../suspension/stores/postgres';
 import { SqlitePendingStore } from '../suspension/stores/sqlite';
 
@@ -19,7 +19,7 @@ export function parseStoreSpec(spec: string, cwd: string): StoreSpec {
 }
 
 /** Opens the store a spec names; a SQLite file must exist already (a typo must not create an empty store). */
-export function openStore(spec: StoreSpec, postgres: { schema?: string; tablePrefix?: string }): PendingStore {
+export function openStore(spec: StoreSpec, postgres: { schema?: string; tablePrefix?: string }): SuspensionStore & RunStore {
   if (spec.kind === 'sqlite') return new SqlitePendingStore({ filename: spec.filename });
   return new PostgresPendingStore({ connectionString: spec.connectionString, ...postgres });
 }

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { PendingStore } from '../suspension/store';
+import type { SuspensionStore } from '../suspension/store';
 
 /**
  * Tells connected pages when the open suspensions change, over server-sent events. One timer
@@ -19,7 +19,7 @@ export class ChangeFeed {
   private failing = false;
 
   constructor(
-    private readonly store: PendingStore,
+    private readonly store: SuspensionStore,
     private readonly pollMs: number,
     private readonly maxStreams: number,
     /** Told when the store cannot be read, once per run of failed reads (not once a poll). */

@@ -1,6 +1,6 @@
 import type { ModuleMetadata, Type, InjectionToken, OptionalFactoryDependency } from '@nestjs/common';
 import type { ChatModel } from '../runner/types';
-import type { PendingStore } from '../suspension/store';
+import type { RunStore, SuspensionStore } from '../suspension/store';
 import type { WaitFor } from '../suspension/coordinator';
 import type { ToolContext } from '../toolkit/context';
 import type { ToolkitHooks } from '../toolkit/hooks';
@@ -29,7 +29,7 @@ export interface ToolnexusModuleOptions {
    * Where the `ResumeCoordinator` keeps suspended calls. Default: in memory (lost on
    * restart). Give a `SqlitePendingStore` or `PostgresPendingStore` for durable approvals.
    */
-  store?: PendingStore;
+  store?: SuspensionStore & RunStore;
   /** Closes `store` when the application shuts down (`app.close()`). Default: true. */
   closeStoreOnShutdown?: boolean;
   /**

@@ -4,7 +4,7 @@ import { messageOf } from '../errors/message';
 import type { ClassType } from '../decorators/types';
 import type { Answer } from '../results/wire';
 import type { WaitFor } from '../suspension/answers';
-import type { ResolveOptions } from '../suspension/audit';
+import type { Audit } from '../suspension/audit';
 import { DEFAULT_LEASE_MS, ResumeCoordinator } from '../suspension/coordinator';
 import type { RunStore } from '../suspension/store';
 import type { Toolkit } from '../toolkit/toolkit';
@@ -32,7 +32,10 @@ export interface AgentRunnerOptions {
    * use this runner's toolkit. Default: a coordinator over an in-memory store (resume in this process only).
    */
   coordinator?: ResumeCoordinator;
-  /** Where run checkpoints are kept. Default: the coordinator's store (every pending store is a run store). */
+  /**
+   * Where run checkpoints are kept. Default: the coordinator's store, when it is a
+   * {@link RunStore} too (the three built-in stores are); give one when it is not.
+   */
   runs?: RunStore;
   systemPrompt?: string;
   /** Model calls one run may make before it ends `incomplete`. Default 10. */
@@ -113,7 +116,7 @@ export interface ResumeOptions {
    * Recorded with every answer of this resume, as `ResumeCoordinator.resolve` records it:
    * who answered and why (docs/operating.md, "Audit trail").
    */
-  audit?: ResolveOptions;
+  audit?: Audit;
 }
 
 /**
@@ -127,7 +130,7 @@ export interface ResumeOptions {
  * ```ts
  * const runner = new AgentRunner({ model, toolkit, coordinator })
  * const first = await runner.run('Pay invoice 7')
- * if (first.status === 'pending') {
+ * if (first.status === 'halted') {
  *   // ... later, anywhere:
  *   const final = await runner.resume({ id: first.pending.id, ok: true })
  * }
@@ -166,9 +169,9 @@ export class AgentRunner {
     this.model = options.model;
     this.toolkit = options.toolkit;
     this.coordinator = options.coordinator ?? new ResumeCoordinator({ toolkit: options.toolkit });
-    const runs = options.runs ?? this.coordinator.store;
+    const runs: Partial<RunStore> | undefined = options.runs ?? (this.coordinator.store as Partial<RunStore>);
     if (typeof runs?.saveRun !== 'function' || typeof runs.loadRun !== 'function')
-      throw new InvalidArgumentError('runs must be a RunStore (saveRun and loadRun)');
+      throw new InvalidArgumentError("runs must be a RunStore (saveRun and loadRun); the coordinator's store is not one, so give `runs`");
     if (options.durability !== undefined && options.durability !== 'halt' && options.durability !== 'turn')
       throw new InvalidArgumentError(`durability must be 'halt' or 'turn', got ${JSON.stringify(options.durability)}`);
     if (options.name !== undefined && (typeof options.name !== 'string' || options.name === ''))
@@ -180,7 +183,7 @@ export class AgentRunner {
       durability: options.durability ?? 'halt',
       model: this.model,
       coordinator: this.coordinator,
-      checkpoints: new Checkpoints(runs, runLeaseMs),
+      checkpoints: new Checkpoints(runs as RunStore, runLeaseMs),
       systemPrompt: options.systemPrompt,
       maxTurns,
       waitFor: options.waitFor,

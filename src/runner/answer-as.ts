@@ -1,6 +1,6 @@
 import { AlreadyResolvedError, RunNotFoundError, UnknownSuspensionError } from '../errors';
 import type { Answer, ToolResult } from '../results/wire';
-import type { Principal, ResolveOptions } from '../suspension/audit';
+import type { Principal, Audit } from '../suspension/audit';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { SuspendedCall } from '../suspension/store';
 import type { ToolContext } from '../toolkit/context';
@@ -74,7 +74,7 @@ export async function answerAs(host: AgentRunner | ResumeCoordinator, answer: An
   // Told apart by shape, so a front end with a coordinator alone (MCP) never loads the runner.
   const runner = typeof (host as Partial<AgentRunner>).resume === 'function' ? (host as AgentRunner) : undefined;
   const coordinator = runner?.coordinator ?? (host as ResumeCoordinator);
-  const audit: ResolveOptions = { by: options.by, ...(options.comment === undefined ? {} : { comment: options.comment }) };
+  const audit: Audit = { by: options.by, ...(options.comment === undefined ? {} : { comment: options.comment }) };
   const id = typeof answer?.id === 'string' ? answer.id : undefined;
   const before = id === undefined ? undefined : await coordinator.get(id);
   // A malformed answer is the coordinator's to refuse, in its words.
@@ -107,7 +107,7 @@ async function continued(
   runner: AgentRunner | undefined,
   runId: string,
   answer: Answer,
-  audit: ResolveOptions,
+  audit: Audit,
   options: AnswerAsOptions,
 ): Promise<AnsweredRun | undefined> {
   if (!runner) return undefined;

@@ -8,7 +8,7 @@ import { callStatus } from './call-status';
 import type { LiveRun } from './loop';
 import { outputState } from './output';
 import { readRunState, RUN_STATE_FORMAT, type RunDriver, type RunState } from './state';
-import type { PendingRunResult, RunResult } from './types';
+import type { HaltedRunResult, RunResult } from './types';
 
 /** A checkpoint as read: its state, checked, and the version to write after. */
 export interface LoadedRun {
@@ -153,8 +153,8 @@ export function snapshot(live: LiveRun, phase: RunState['phase'], halted: RunSta
   return state;
 }
 
-/** The `pending` result of a halted run. */
-export function pendingResult(runId: string, state: RunState): PendingRunResult {
+/** The result of a halted run. */
+export function pendingResult(runId: string, state: RunState): HaltedRunResult {
   const halted = state.halted?.calls ?? [];
   const pendings: PendingRequest[] = [];
   for (const entry of halted) {
@@ -162,7 +162,7 @@ export function pendingResult(runId: string, state: RunState): PendingRunResult 
     if (request) pendings.push(request);
   }
   return {
-    status: 'pending',
+    status: 'halted',
     text: state.text,
     messages: state.messages,
     toolCalls: [

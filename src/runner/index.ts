@@ -44,6 +44,7 @@ export type {
   RunResultBase,
   DoneRunResult,
   PendingRunResult,
+  HaltedRunResult,
   IncompleteRunResult,
   RunStatus,
 } from './types';

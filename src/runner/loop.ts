@@ -337,7 +337,7 @@ export async function halt(parts: LoopParts, live: LiveRun, calls: ToolCall[], r
   return result;
 }
 
-async function end(parts: LoopParts, live: LiveRun, status: Exclude<RunStatus, 'pending'>): Promise<RunResult> {
+async function end(parts: LoopParts, live: LiveRun, status: Exclude<RunStatus, 'halted'>): Promise<RunResult> {
   await live.stopDriving?.();
   // A run that was never checkpointed stays out of the store: the common case costs no I/O.
   if (live.version > 0) await parts.checkpoints.save(live, snapshot(live, status, undefined));

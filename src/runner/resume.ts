@@ -9,7 +9,7 @@ import {
 import { pendingOf } from '../results/helpers';
 import type { Answer, ToolResult } from '../results/wire';
 import { refusalStatusOf, type RefusalStatus } from '../suspension/answers';
-import type { ResolveOptions } from '../suspension/audit';
+import type { Audit } from '../suspension/audit';
 import { isSettled } from '../suspension/status';
 import type { SuspendedCall } from '../suspension/store';
 import { sleep } from '../timing/sleep';
@@ -33,7 +33,7 @@ export interface ContinueOptions {
   /** The typed answer's DTO class, when the run asks for one (checked against the checkpoint's name). */
   output?: unknown;
   /** Who answered and why, recorded with each answer this resume applies. */
-  audit?: ResolveOptions;
+  audit?: Audit;
 }
 
 const MAX_MERGE_ATTEMPTS = 100;

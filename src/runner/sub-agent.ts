@@ -103,7 +103,7 @@ async function nested(name: string, events: AsyncGenerator<RunEvent>, emit: Emit
 
 /** The child's outcome as the parent call's result. */
 function resultOf(name: string, runId: string, result: RunResult): ToolResult {
-  if (result.status === 'pending') {
+  if (result.status === 'halted') {
     const request = result.pending;
     const inner = originOf(request);
     const origin: SubAgentOrigin = { path: [name, ...(inner?.path ?? [])], runId, requestId: request.id };

@@ -159,8 +159,12 @@ export interface ToolCallRecord {
   turn: number;
 }
 
-/** How a run ended. */
-export type RunStatus = 'done' | 'pending' | 'incomplete';
+/**
+ * How a run ended: `done`, `halted` (a suspension waits for its answer; the run is
+ * checkpointed) or `incomplete` (a limit stopped it). Before 0.2 a halted run said
+ * `'pending'`, the word of a suspension's own status; see {@link PendingRunResult}.
+ */
+export type RunStatus = 'done' | 'halted' | 'incomplete';
 
 /** What every outcome of `run` and `resume` carries. */
 export interface RunResultBase {
@@ -191,9 +195,9 @@ export interface DoneRunResult<TOutput = unknown> extends RunResultBase {
   limit?: undefined;
 }
 
-/** A tool suspended and the run is checkpointed until `resume`. */
-export interface PendingRunResult extends RunResultBase {
-  status: 'pending';
+/** A tool suspended and the run is checkpointed until `resume`: the run is halted. */
+export interface HaltedRunResult extends RunResultBase {
+  status: 'halted';
   /** The first open suspension in call order. */
   pending: PendingRequest;
   /** Every open suspension in call order. */
@@ -212,7 +216,14 @@ export interface IncompleteRunResult extends RunResultBase {
 }
 
 /** The outcome of `run` and `resume`, told apart by `status`; `TOutput` is the typed answer's class instance. */
-export type RunResult<TOutput = unknown> = DoneRunResult<TOutput> | PendingRunResult | IncompleteRunResult;
+export type RunResult<TOutput = unknown> = DoneRunResult<TOutput> | HaltedRunResult | IncompleteRunResult;
+
+/**
+ * @deprecated Since 0.2: {@link HaltedRunResult}. A halted run's `status` is `'halted'`;
+ * code that compared it with `'pending'` no longer compiles, on purpose (the comparison would
+ * always be false). Kept one release as this alias.
+ */
+export type PendingRunResult = HaltedRunResult;
 
 /** One model call of a run, as `AgentRunnerOptions.onMetric` sees it. */
 export interface ModelMetricEvent {

@@ -11,8 +11,12 @@ export interface Principal {
   name?: string;
 }
 
-/** What `ResumeCoordinator.resolve` (and `cancel`) records with an answer, atomically with its claim. */
-export interface ResolveOptions {
+/**
+ * The audit of an answer: who gave it and in which words, recorded with it, atomically with
+ * its claim, by `ResumeCoordinator.resolve` (and `cancel`, `answerAs`). Stored on the call as
+ * `answeredBy`, `comment` (and the store's `answeredAt`). One word for this data everywhere.
+ */
+export interface Audit {
   /** Who answered. Recorded as the call's `answeredBy`. */
   by?: Principal;
   /**
@@ -23,7 +27,10 @@ export interface ResolveOptions {
   comment?: string;
 }
 
-/** Filter of `ResumeCoordinator.history` and `PendingStore.history`; fields combine with AND. */
+/** @deprecated Since 0.2: {@link Audit}, the one word for the audit data. Kept one release as this alias. */
+export type ResolveOptions = Audit;
+
+/** Filter of `ResumeCoordinator.history` and `SuspensionStore.history`; fields combine with AND. */
 export interface HistoryFilter {
   /** One settled status; without it, every settled status. */
   status?: SettledStatus;
@@ -48,12 +55,12 @@ export const MAX_HISTORY_LIMIT = 1000;
  * are dropped), or throws {@link InvalidArgumentError} naming `operation`. `undefined` when
  * there is nothing to record.
  */
-export function checkedResolveOptions(options: unknown, operation: string): ResolveOptions | undefined {
+export function checkedAudit(options: unknown, operation: string): Audit | undefined {
   if (options === undefined) return undefined;
   if (typeof options !== 'object' || options === null || Array.isArray(options))
     throw new InvalidArgumentError(`${operation}: options must be an object { by?, comment? }`);
   const { by, comment } = options as Record<string, unknown>;
-  const copy: ResolveOptions = {};
+  const copy: Audit = {};
   if (by !== undefined) copy.by = checkedPrincipal(by, operation);
   if (comment !== undefined) {
     if (typeof comment !== 'string') throw new InvalidArgumentError(`${operation}: comment must be a string`);

@@ -14,22 +14,15 @@ import {
   type FormatRefusal,
   type WaitFor,
 } from './answers';
-import {
-  checkedResolveOptions,
-  DEFAULT_HISTORY_LIMIT,
-  MAX_COMMENT_LENGTH,
-  MAX_HISTORY_LIMIT,
-  type HistoryFilter,
-  type ResolveOptions,
-} from './audit';
+import { checkedAudit, DEFAULT_HISTORY_LIMIT, MAX_COMMENT_LENGTH, MAX_HISTORY_LIMIT, type HistoryFilter, type Audit } from './audit';
 import { Binding } from './binding';
 import { answerInline } from './inline';
 import { Resolution, type ExpectedCall } from './resolution';
 import { Observers, type SuspensionObserver } from './observer';
 import { isSuspensionStatus } from './status';
-import type { Claim, PendingStore, Settlement, SuspendedCall, SuspensionFilter } from './store';
+import type { Claim, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from './store';
 import { MemoryPendingStore } from './stores/memory';
-import { checkHistoryFilter } from './stores/validate';
+import { checkHistoryFilter, checkInsertable } from './stores/validate';
 
 export type { WaitFor } from './answers';
 export type { ExpectedCall } from './resolution';
@@ -38,8 +31,11 @@ export type { ExpectedCall } from './resolution';
 export interface ResumeCoordinatorOptions {
   /** The tools calls run through; a resolving process must register the same tools. */
   toolkit: Toolkit;
-  /** Where suspended calls are kept. Default: a {@link MemoryPendingStore}. */
-  store?: PendingStore;
+  /**
+   * Where suspended calls are kept. Default: a {@link MemoryPendingStore}. The coordinator
+   * checks everything it hands the store; the store keeps it (docs/design.md, "Stores").
+   */
+  store?: SuspensionStore;
   /**
    * In-process posture: when set, `execute` awaits the answer and replays inline, and
    * nothing is recorded. When absent (durable posture), suspensions are recorded and
@@ -103,7 +99,7 @@ export const DEFAULT_LEASE_MS = 60_000;
  */
 export class ResumeCoordinator {
   /** Where this coordinator keeps suspended calls. */
-  readonly store: PendingStore;
+  readonly store: SuspensionStore;
   /** The tools calls run through. */
   readonly toolkit: Toolkit;
   private readonly waitFor?: WaitFor;
@@ -221,14 +217,14 @@ export class ResumeCoordinator {
    * without own `__proto__`/`constructor`/`prototype` keys, and at most `maxAnswerBytes` as JSON;
    * the copy, not the object given, is what the store keeps and the replay sees.
    *
-   * `options` are recorded with the answer, in the same store write as the claim, with the
+   * The `audit` (who answered, their comment) is recorded with the answer, in the same store write as the claim, with the
    * store's instant: `answeredBy`, `answeredAt` and `comment` of the call (docs/operating.md,
    * "Audit trail"). A resolve that does not win the claim records nothing; `get(id)` says who
    * answered. A decline's `comment` is also its `data.reason` when the answer carries none,
    * so the model is told why.
    *
    * @throws {@link InvalidAnswerError} the answer is not Answer-shaped, or its data is too large, too deep or not plain JSON (nothing changes).
-   * @throws {@link InvalidArgumentError} `options` are malformed: a principal without a string `id`, a comment over 500 characters (nothing changes).
+   * @throws {@link InvalidArgumentError} the `audit` is malformed: a principal without a string `id`, a comment over 500 characters (nothing changes).
    * @throws {@link UnknownSuspensionError} no store holds the id (an id no store could hold, with NUL or over 512 characters, included).
    * @throws {@link AlreadyResolvedError} the call is settled with an outcome this answer contradicts.
    * @throws {@link UnregisteredToolError} the call's tool is not registered here (nothing changes).
@@ -240,13 +236,13 @@ export class ResumeCoordinator {
   async resolve<TState extends object>(
     answer: Answer,
     ctx?: ToolContext<TState>,
-    options?: ResolveOptions,
+    audit?: Audit,
     expected?: ExpectedCall,
   ): Promise<ToolResult> {
     const checked = this.checked.delete(answer) ? answer : this.checkAnswer(answer);
-    if (options === undefined) return this.resolution.settle(checked, ctx, undefined, expected);
-    const audit = checkedResolveOptions(options, 'resolve');
-    return this.resolution.settle(withCommentAsReason(checked, audit?.comment), ctx, audit, expected);
+    if (audit === undefined) return this.resolution.settle(checked, ctx, undefined, expected);
+    const recorded = checkedAudit(audit, 'resolve');
+    return this.resolution.settle(withCommentAsReason(checked, recorded?.comment), ctx, recorded, expected);
   }
 
   /**
@@ -304,24 +300,24 @@ export class ResumeCoordinator {
    * Settles a pending call as `cancelled` without running the tool, as an answer
    * `{ ok: false, reason: "cancelled" }` would; `reason` is kept on the stored answer's `data`.
    * Returns the stored outcome; cancelling a cancelled, declined or expired call returns it again.
-   * `options.by` is recorded as who cancelled; the recorded comment is `options.comment`, else `reason`
+   * `audit.by` is recorded as who cancelled; the recorded comment is `audit.comment`, else `reason`
    * (cut to 500 characters).
    *
    * @throws {@link UnknownSuspensionError} no store holds the id.
    * @throws {@link AlreadyResolvedError} the call was already resolved (its tool ran).
    */
-  async cancel(id: string, reason?: string, options?: ResolveOptions): Promise<ToolResult> {
+  async cancel(id: string, reason?: string, audit?: Audit): Promise<ToolResult> {
     if (typeof id !== 'string') throw new InvalidArgumentError('cancel needs a suspension id');
     assertStorableId(id);
     const answer: Answer =
       reason === undefined ? { id, ok: false, reason: 'cancelled' } : { id, ok: false, reason: 'cancelled', data: { reason } };
     const checked = checkAnswer(answer, this.maxAnswerBytes);
     if (!checked.ok) throw new InvalidAnswerError(`invalid cancellation: ${checked.problem}`);
-    const given = checkedResolveOptions(options, 'cancel');
+    const given = checkedAudit(audit, 'cancel');
     const comment = given?.comment ?? (typeof reason === 'string' ? reason.slice(0, MAX_COMMENT_LENGTH) : undefined);
-    const audit: ResolveOptions | undefined =
+    const recorded: Audit | undefined =
       given?.by === undefined && comment === undefined ? undefined : { ...given, ...(comment === undefined ? {} : { comment }) };
-    return this.resolution.settle(withCommentAsReason(checked.answer, audit?.comment), undefined, audit);
+    return this.resolution.settle(withCommentAsReason(checked.answer, recorded?.comment), undefined, recorded);
   }
 
   /**
@@ -376,6 +372,7 @@ export class ResumeCoordinator {
   }
 
   private async record(call: SuspendedCall): Promise<void> {
+    checkInsertable(call);
     try {
       await this.store.insert(call);
     } catch (error) {

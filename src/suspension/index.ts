@@ -4,6 +4,7 @@ export { formatRefusal, DEFAULT_MAX_CHAIN } from './answers';
 export type { FormatRefusal, Refusal, RefusalStatus } from './answers';
 export type {
   PendingStore,
+  SuspensionStore,
   RunStore,
   SuspendedCall,
   SuspensionStatus,
@@ -17,7 +18,7 @@ export type { RunListing, StaleRunFilter } from './store';
 export { redactCall } from './redact';
 export type { SuspensionObserver } from './observer';
 export { MAX_COMMENT_LENGTH } from './audit';
-export type { Principal, ResolveOptions, HistoryFilter } from './audit';
+export type { Principal, Audit, ResolveOptions, HistoryFilter } from './audit';
 export { SUSPENSION_STATUSES, isSettled, isSuspensionStatus } from './status';
 export { MemoryPendingStore } from './stores/memory';
 export { SqlitePendingStore, SQLITE_SCHEMA_VERSION } from './stores/sqlite';

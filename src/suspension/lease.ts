@@ -1,6 +1,6 @@
 import { ClaimLostError } from '../errors';
 import { AbortLatch } from '../timing/abort-latch';
-import type { Claim, PendingStore } from './store';
+import type { Claim, SuspensionStore } from './store';
 
 /**
  * Holds a claim while its replay runs: renews the lease every third of it, and aborts
@@ -21,7 +21,7 @@ export class LeaseKeeper {
   private lostClaim = false;
 
   constructor(
-    private readonly store: PendingStore,
+    private readonly store: SuspensionStore,
     private readonly claim: Claim,
     private readonly leaseMs: number,
     private readonly caller?: AbortSignal,

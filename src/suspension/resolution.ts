@@ -13,12 +13,13 @@ import { withLatch } from '../timing/abort-latch';
 import { sleep } from '../timing/sleep';
 import type { ToolContext } from '../toolkit/context';
 import type { Toolkit } from '../toolkit/toolkit';
-import type { ResolveOptions } from './audit';
+import type { Audit } from './audit';
 import { chainStop, expiryProblem, isExpired, refusalOf, refused, type FormatRefusal } from './answers';
 import { sameJson, type Binding } from './binding';
 import { LeaseKeeper } from './lease';
 import { isSettled } from './status';
-import type { Claim, PendingStore, Settlement, SuspendedCall } from './store';
+import type { Claim, Settlement, SuspendedCall, SuspensionStore } from './store';
+import { checkInsertable } from './stores/validate';
 
 /**
  * The call an answer is for, as the caller knows it (an agent run: its transcript's call).
@@ -35,7 +36,7 @@ export interface ExpectedCall {
 /** What {@link Resolution} works with; the coordinator's settings. */
 export interface ResolutionSettings {
   toolkit: Toolkit;
-  store: PendingStore;
+  store: SuspensionStore;
   leaseMs: number;
   maxChain: number;
   formatRefusal: FormatRefusal;
@@ -56,7 +57,7 @@ export class Resolution {
   constructor(private readonly settings: ResolutionSettings) {}
 
   /** The shared path of `resolve` and `cancel`; `audit` is recorded by the claim that wins, with the answer. */
-  async settle(answer: Answer, ctx: ToolContext | undefined, audit?: ResolveOptions, expected?: ExpectedCall): Promise<ToolResult> {
+  async settle(answer: Answer, ctx: ToolContext | undefined, audit?: Audit, expected?: ExpectedCall): Promise<ToolResult> {
     const { store, leaseMs, toolkit } = this.settings;
     // An aborted caller must not spend the answer: the call stays as it is for a later resolve.
     const signal = ctx?.signal;
@@ -183,6 +184,7 @@ export class Resolution {
 
   private async complete(claim: Claim, settlement: Settlement): Promise<ToolResult | undefined> {
     const stored = { ...settlement, outcome: storable(settlement.outcome) };
+    if (stored.next) checkInsertable(stored.next, 'complete (next link)');
     if (!(await this.settings.store.complete(claim, stored))) return undefined;
     this.settings.onSettled?.(claim, stored);
     return stored.outcome;

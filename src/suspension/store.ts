@@ -1,5 +1,5 @@
 import type { Answer, AnsweredRequest, PendingRequest, ToolResult } from '../results/wire';
-import type { HistoryFilter, Principal, ResolveOptions } from './audit';
+import type { HistoryFilter, Principal, Audit } from './audit';
 
 export type { AnsweredRequest } from '../results/wire';
 
@@ -47,15 +47,15 @@ export interface SuspendedCall {
    * coordinator when it records the call and checked before anything replays it.
    */
   binding?: string;
-  /** Who gave the answer that claimed the call (`ResolveOptions.by`), recorded with the claim. */
+  /** Who gave the answer that claimed the call (`Audit.by`), recorded with the claim. */
   answeredBy?: Principal;
   /** RFC 3339, by the store's clock: when the answer that claimed the call was recorded. */
   answeredAt?: string;
-  /** The answerer's own words (`ResolveOptions.comment`), recorded with the claim. */
+  /** The answerer's own words (`Audit.comment`), recorded with the claim. */
   comment?: string;
 }
 
-/** Filter of {@link PendingStore.list}; all fields optional and combined with AND. */
+/** Filter of {@link SuspensionStore.list}; all fields optional and combined with AND. */
 export interface SuspensionFilter {
   status?: SuspensionStatus;
   runId?: string;
@@ -91,7 +91,16 @@ export interface RunCheckpoint {
   updatedAt: string;
 }
 
-/** Where an agent runner keeps versioned checkpoints of its runs. Every pending store is one. */
+/**
+ * Where an agent runner keeps versioned checkpoints of its runs: the runner's side of the
+ * stores, apart from {@link SuspensionStore} so a store may keep one job without the other.
+ * The three built-in stores implement both. The runner checks nothing it gives one: a
+ * checkpoint is built by the runner itself (docs/design.md, "Stores").
+ *
+ * Rules every run store follows: checkpoints round-trip as JSON (copies in, copies out), a
+ * save is a compare-and-set on `version` that exactly one of concurrent savers wins, and
+ * after `close` (when it has one) every method rejects with `PendingStoreError`.
+ */
 export interface RunStore {
   /**
    * Saves a run checkpoint with optimistic concurrency: `checkpoint.version` must be one
@@ -126,9 +135,10 @@ export interface RunListing {
 }
 
 /**
- * The durable side of suspend/resume. Implement it to keep suspended calls anywhere;
- * every implementation must pass the shared conformance suite
- * (`runStoreConformance` from `toolnexus-ts/testing`).
+ * The durable side of suspend/resume: where a `ResumeCoordinator` keeps suspended
+ * calls. Implement it to keep them anywhere; every implementation must pass the shared
+ * conformance suite (`runSuspensionStoreConformance`, or `runStoreConformance` for a store
+ * that is a {@link RunStore} too, from `toolnexus-ts/testing`).
  *
  * Rules every store follows:
  * - What it is given round-trips as JSON: `get` returns copies, never the objects passed in,
@@ -138,15 +148,19 @@ export interface RunListing {
  * - Time is the store's own: leases are granted and judged by one clock (the database
  *   server's for PostgreSQL; the process clock for stores on one host), never by each
  *   caller's, so a caller whose clock is off cannot take a live claim.
- * - Arguments are checked the same way by every store (`InvalidArgumentError`).
+ * - Arguments are checked once, by the coordinator, before they reach a store: a store may
+ *   take what it is given as well-formed (a call shaped like {@link SuspendedCall}, a claim it
+ *   returned, a settled status, a positive lease). What it reads back from its own storage it
+ *   still checks, since a row may have been edited.
+ * - Errors are told apart by their `code` (`TOOLNEXUS_DUPLICATE_SUSPENSION`,
+ *   `TOOLNEXUS_PENDING_STORE`...), never by their message.
  * - After `close`, every method rejects with `PendingStoreError`.
  */
-export interface PendingStore extends RunStore {
+export interface SuspensionStore {
   /**
    * Durably records a new call (normally with status `pending`). Resolves only once it is
-   * stored. Rejects with `DuplicateSuspensionError` when the id is already recorded, with
-   * `InvalidArgumentError` for a malformed call, and with `PendingStoreError` for a value JSON
-   * cannot carry; a refused insert stores nothing.
+   * stored. Rejects with `DuplicateSuspensionError` when the id is already recorded and with
+   * `PendingStoreError` for a value JSON cannot carry; a refused insert stores nothing.
    */
   insert(call: SuspendedCall): Promise<void>;
   get(id: string): Promise<SuspendedCall | undefined>;
@@ -163,7 +177,7 @@ export interface PendingStore extends RunStore {
    * `audit` lacks it, so they always belong to the recorded answer). A claim that loses
    * records nothing.
    */
-  claim(id: string, answer: Answer, leaseMs: number, audit?: ResolveOptions): Promise<Claim | undefined>;
+  claim(id: string, answer: Answer, leaseMs: number, audit?: Audit): Promise<Claim | undefined>;
   /**
    * Extends the claim's lease to `leaseMs` from the store's now. Returns false (and changes
    * nothing) when the claim's fencing number is no longer the call's, or the call is no
@@ -186,3 +200,12 @@ export interface PendingStore extends RunStore {
   /** Releases connections and file handles. Idempotent. */
   close(): Promise<void>;
 }
+
+/**
+ * A store that keeps both suspended calls and run checkpoints, as the three built-in stores do.
+ *
+ * @deprecated Since 0.2: name the job instead, {@link SuspensionStore} (what a coordinator
+ * needs) or {@link RunStore} (what a runner needs), or both as `SuspensionStore & RunStore`.
+ * Kept one release as this alias.
+ */
+export type PendingStore = SuspensionStore & RunStore;

@@ -95,7 +95,7 @@ async function call<T>(
 
 async function pay(amount = 2500): Promise<{ runId: string; id: string }> {
   const result = await runner.run(`pay ${amount} from acc-1 to ${SECRET_IBAN}`);
-  expect(result.status).toBe('pending');
+  expect(result.status).toBe('halted');
   return { runId: result.runId, id: result.pending?.id as string };
 }
 

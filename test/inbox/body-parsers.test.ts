@@ -98,7 +98,7 @@ async function approveAsBrowser(root: string, id: string): Promise<{ status: num
 
 async function pay(runner: AgentRunner): Promise<{ runId: string; id: string }> {
   const result = await runner.run(`pay 2500 from acc-1 to ${SECRET_IBAN}`);
-  expect(result.status).toBe('pending');
+  expect(result.status).toBe('halted');
   return { runId: result.runId, id: result.pending?.id as string };
 }
 

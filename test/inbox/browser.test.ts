@@ -32,7 +32,7 @@ async function control<T>(method: string, path: string, body?: unknown): Promise
 
 async function startRun(message: string): Promise<{ runId: string; pendingId: string }> {
   const run = await control<{ runId: string; status: string; pendingId: string }>('POST', '/test/runs', { message });
-  expect(run.status).toBe('pending');
+  expect(run.status).toBe('halted');
   return run;
 }
 

@@ -142,7 +142,7 @@ describe('@ai-sdk/amazon-bedrock (recorded responses, SigV4-signed requests)', (
     const server = await serve(requireSigned([bedrockReasoningToolUse(), bedrockBody('amazon-bedrock-text.json')]));
     const db = join(dir, 'runs.db');
     const halted = await child<{ pid: number; result: RunResult }>(['halt', 'bedrock', server.url, db]);
-    expect(halted.result.status).toBe('pending');
+    expect(halted.result.status).toBe('halted');
     expect(halted.result.pending).toMatchObject({ kind: 'approval', prompt: 'Refund 1200 cents on A-7?' });
     const answer = JSON.stringify({ id: halted.result.pending?.id, ok: true });
     const resumed = await child<{ pid: number; result: RunResult }>(['resume', 'bedrock', server.url, db, answer]);

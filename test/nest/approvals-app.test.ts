@@ -63,7 +63,7 @@ describe('examples/nest-approvals over HTTP, answered through the inbox', () => 
     const chat = await http<RunView>('POST', '/chat', { message: 'pay 2500 from acc-1 to acc-2' }, { user: 'bob' });
     expect(chat.status).toBe(200);
     expect(chat.body).toMatchObject({
-      status: 'pending',
+      status: 'halted',
       pending: {
         kind: 'approval',
         prompt: 'Transfer 2500 from acc-1 to acc-2?',
@@ -198,7 +198,7 @@ describe('examples/nest-approvals main()', () => {
     }
     expect(lines[0]).toMatch(/^nest-approvals listening on http:\/\/127\.0\.0\.1:\d+; the inbox is at http:\/\/127\.0\.0\.1:\d+\/inbox\/$/);
     expect(lines.slice(1).map((l) => l.replace(/pnd-[\w-]+/g, 'ID').replace(/run-[\w-]+/g, 'RUN'))).toEqual([
-      'POST /chat as bob -> 200 pending: Transfer 2500 from acc-1 to acc-2?',
+      'POST /chat as bob -> 200 halted: Transfer 2500 from acc-1 to acc-2?',
       'GET /inbox/api/suspensions without a token -> 401 sign in to use this inbox',
       'GET /inbox/api/suspensions as alice -> 200 ID (transfer, requested by bob)',
       'POST .../ID/answer -> 404 unknown suspension: ID',

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentRunner } from 'toolnexus-ts';
+import { AgentRunner, type RunStore } from 'toolnexus-ts';
 import { bearerToken } from 'toolnexus-ts/inbox';
 import { ToolnexusInboxModule, ToolnexusModule } from 'toolnexus-ts/nest';
 import { SqlitePendingStore } from 'toolnexus-ts/sqlite';
@@ -51,7 +51,7 @@ async function signInAndApprove(app: INestApplication): Promise<void> {
   const root = `http://127.0.0.1:${((app.getHttpServer() as Server).address() as AddressInfo).port}`;
   const runner = app.get(AgentRunner);
   const run = await runner.run(`pay 2500 from acc-1 to ${SECRET_IBAN}`);
-  expect(run.status).toBe('pending');
+  expect(run.status).toBe('halted');
 
   const page = await browser.context.newPage();
   try {
@@ -68,7 +68,7 @@ async function signInAndApprove(app: INestApplication): Promise<void> {
     expect(await outcome.locator('[data-testid=outcome-output]').innerText()).toBe('moved 2500 from acc-1');
     expect(await outcome.locator('[data-testid=outcome-run]').innerText()).toBe(`run ${run.runId}: done`);
     expect(await page.content()).not.toContain(SECRET_IBAN);
-    const checkpoint = await app.get(AgentRunner).coordinator.store.loadRun(run.runId);
+    const checkpoint = await (app.get(AgentRunner).coordinator.store as unknown as RunStore).loadRun(run.runId);
     expect([checkpoint?.state.phase, checkpoint?.state.text]).toEqual(['done', 'Done: moved 2500 from acc-1']);
   } finally {
     await page.close();

@@ -91,7 +91,7 @@ describe('a Nest controller returning redactRun(result, toolkit)', () => {
       pending: { id: string; prompt: string };
       toolCalls: Array<{ arguments: string; status: string }>;
     };
-    expect(result.status).toBe('pending');
+    expect(result.status).toBe('halted');
     expect(result.pending.prompt).toBe('Send 500 to [redacted]?');
     expect(JSON.parse(result.toolCalls[0]!.arguments)).toEqual({ iban: '[redacted]', cents: 500 });
     expect(result.toolCalls[0]!.status).toBe('pending');

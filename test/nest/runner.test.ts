@@ -79,7 +79,7 @@ describe('AgentRunner injected by ToolnexusModule (OpenAI-compatible model over 
     expect(app.get(AgentRunner).coordinator).toBe(app.get(ResumeCoordinator));
 
     const first = await agent.pay('pay 500 from acc-1 to acc-2');
-    expect(first.status).toBe('pending');
+    expect(first.status).toBe('halted');
     expect(first.pending?.prompt).toBe('Transfer 500 from acc-1 to acc-2?');
     expect(openai.bodies.at(-1)?.tools?.map((t) => t.function.name)).toEqual(['transfer']);
     expect(openai.bodies.at(-1)?.messages[0]).toEqual({ role: 'system', content: 'You move money only with approval.' });
@@ -135,7 +135,7 @@ describe('AgentRunner injected by ToolnexusModule (OpenAI-compatible model over 
     await app.init();
     const runner = app.get(AgentRunner);
     const first = await runner.run('sign the contract', { context: { request: { user: 'ada' } } });
-    expect(first.status).toBe('pending');
+    expect(first.status).toBe('halted');
     expect(first.pending?.prompt).toMatch(/^sign for ada \(call_\d+\)$/);
     // The answer arrives in another request, by another user: the replay runs in that one.
     const done = await runner.resume({ id: first.pending?.id ?? '', ok: true }, { context: { request: { user: 'bob' } } });

@@ -116,8 +116,8 @@ async function fromCli(id: string, runner = true): Promise<Exit & { json: { ok: 
 /** A refund run started on replica two, halted on its login; returns the run and the login's id. */
 async function haltedRefund(cents: number): Promise<{ runId: string; login: string }> {
   const halted = await two.runner.run(`refund ${cents} to c-${cents}`);
-  expect(halted).toMatchObject({ status: 'pending', pending: { kind: 'authorization' } });
-  return { runId: halted.runId, login: (halted as Extract<RunResult, { status: 'pending' }>).pending.id };
+  expect(halted).toMatchObject({ status: 'halted', pending: { kind: 'authorization' } });
+  return { runId: halted.runId, login: (halted as Extract<RunResult, { status: 'halted' }>).pending.id };
 }
 
 /** The chain's approval link, asked after the login was answered. */
@@ -137,7 +137,7 @@ describe('a login-then-approval chain answered link by link from the CLI and the
     const { runId, login } = await haltedRefund(25_001);
     const cli = await fromCli(login);
     expect({ code: cli.code, ok: cli.json.ok }).toEqual({ code: 0, ok: true });
-    expect(cli.json.run).toEqual({ runId, continued: true, status: 'pending' });
+    expect(cli.json.run).toEqual({ runId, continued: true, status: 'halted' });
     expect(cli.json.message).toMatch(new RegExp(`run ${runId} continued here and waits again: Refund 25001 cents`));
     const approval = await approvalAfter(login);
     const inbox = await fromInbox(one, approval);
@@ -150,7 +150,7 @@ describe('a login-then-approval chain answered link by link from the CLI and the
   it('login from the inbox, approval from the CLI: the CLI continues the run here, done once, refunded once', async () => {
     const { runId, login } = await haltedRefund(25_002);
     const inbox = await fromInbox(two, login);
-    expect({ status: inbox.status, run: inbox.body.run?.status }).toEqual({ status: 200, run: 'pending' });
+    expect({ status: inbox.status, run: inbox.body.run?.status }).toEqual({ status: 200, run: 'halted' });
     const approval = await approvalAfter(login);
     const cli = await fromCli(approval);
     expect({ code: cli.code, ok: cli.json.ok, run: cli.json.run }).toEqual({
@@ -204,8 +204,8 @@ describe('a login-then-approval chain answered link by link from the CLI and the
 describe('the approver the tool sees', () => {
   const halted = async (cents: number): Promise<string> => {
     const result = await two.runner.run(`payout ${cents} to p-${cents}`);
-    expect(result.status).toBe('pending');
-    return (result as Extract<RunResult, { status: 'pending' }>).pending.id;
+    expect(result.status).toBe('halted');
+    return (result as Extract<RunResult, { status: 'halted' }>).pending.id;
   };
 
   it('is ctx.approval.answeredBy, the same from the inbox, the CLI, the plain API and MCP', async () => {

@@ -51,7 +51,7 @@ describe('AgentRunner with chained suspensions', () => {
     const ledger: string[] = [];
     const first = refundAgent(filename, ledger, tool);
     const halted = await first.runner.run('refund c-9', { runId: `run-${tool}` });
-    expect(halted.status).toBe('pending');
+    expect(halted.status).toBe('halted');
     expect(halted.pending?.kind).toBe(kinds[0]);
 
     const answerTo = (request: { id: string; kind: string }) =>
@@ -59,7 +59,7 @@ describe('AgentRunner with chained suspensions', () => {
         ? { id: request.id, ok: true, data: { account: 'bob@example.com' } }
         : { id: request.id, ok: true, data: { approver: 'dana' } };
     const again = await first.runner.resume(answerTo(halted.pending!));
-    expect(again.status).toBe('pending');
+    expect(again.status).toBe('halted');
     expect(again.pendings?.map((p) => p.kind)).toEqual([kinds[1]]);
     expect(again.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
     expect(again.toolCalls.map((c) => c.id)).toEqual(['call_refund']);
@@ -126,7 +126,7 @@ describe('AgentRunner with chained suspensions', () => {
       /the run's transcript has another call \(arguments differ from the transcript\)/,
     );
     expect(ledger).toEqual([]);
-    expect(halted.status).toBe('pending');
+    expect(halted.status).toBe('halted');
   });
 });
 

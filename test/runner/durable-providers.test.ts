@@ -68,7 +68,7 @@ describe.each(['responses', 'gemini'] as const)('%s: durable halt and resume acr
     const db = join(dir, 'runs.db');
 
     const halted = await haltedRun(kind, db, server.url);
-    expect(halted.status).toBe('pending');
+    expect(halted.status).toBe('halted');
     const call = halted.toolCalls[0];
     expect(call?.name).toBe(TOOL_OF[kind]);
 

@@ -32,7 +32,7 @@ describe('durable halt and resume with Anthropic thinking', () => {
     const checkpoint = await store.loadRun('run-thinking');
     await store.close();
 
-    expect(halted.status).toBe('pending');
+    expect(halted.status).toBe('halted');
     const recorded = JSON.parse(recordedText('issue-13430-thinking-tool-call.json')) as {
       content: Array<Record<string, unknown>>;
       usage: Record<string, number>;

@@ -36,7 +36,7 @@ it('halts on PostgreSQL, and two processes resuming different pauses at once los
   const ledger = join(dir, 'ledger.log');
   const first = buildPayAgent(where, ledger, server.url);
   const halted = await first.runner.run('Pay invoices 7 and 8', { runId: `run-pg-${process.pid}` });
-  expect(halted.status).toBe('pending');
+  expect(halted.status).toBe('halted');
   const [pay7, pay8] = halted.pendings ?? [];
 
   const outputs = await Promise.all([
@@ -44,7 +44,7 @@ it('halts on PostgreSQL, and two processes resuming different pauses at once los
     resumeInChild(where, ledger, server.url, { id: pay7?.id as string, ok: true, data: { approver: 'first' } }),
   ]);
   const results = outputs.map((o) => succeeded(o).result);
-  expect(results.map((r) => r.status).sort()).toEqual(['done', 'pending']);
+  expect(results.map((r) => r.status).sort()).toEqual(['done', 'halted']);
   expect(server.requests).toHaveLength(2);
   const final = results.find((r) => r.status === 'done') as RunResult;
   expect(final.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'tool', 'assistant']);

@@ -50,7 +50,7 @@ describe('durable halt and resume across processes', () => {
     await store.close();
 
     // Halted: the lookup completed, both payments wait, surfaced in call order.
-    expect(halted.status).toBe('pending');
+    expect(halted.status).toBe('halted');
     expect(halted.pendings?.map((p) => p.prompt)).toEqual(['Pay invoice inv-7?', 'Pay invoice inv-8?']);
     expect(halted.pending).toEqual(halted.pendings?.[0]);
     expect(halted.toolCalls.map((c) => [c.id, c.result.isError])).toEqual([
@@ -70,7 +70,7 @@ describe('durable halt and resume across processes', () => {
     // A fresh process answers the SECOND pause first: still pending on the first, and the model is not called.
     const first = succeeded(await resumeInChild(db, ledger, server.url, { id: pay8?.id as string, ok: true, data: { approver: 'bob' } }));
     expect(first.pid).not.toBe(process.pid);
-    expect(first.result.status).toBe('pending');
+    expect(first.result.status).toBe('halted');
     expect(first.result.pendings?.map((p) => p.id)).toEqual([pay7?.id]);
     expect(server.requests).toHaveLength(1);
 
@@ -171,7 +171,7 @@ describe('durable halt and resume across processes', () => {
       resumeInChild(db, ledger, server.url, { id: pay8?.id as string, ok: true, data: { approver: 'p2' } }),
     ]);
     const results = outputs.map((o) => succeeded(o).result);
-    expect(results.map((r) => r.status).sort()).toEqual(['done', 'pending']);
+    expect(results.map((r) => r.status).sort()).toEqual(['done', 'halted']);
     expect(server.requests).toHaveLength(2); // exactly one process asked the model to continue
     const final = results.find((r) => r.status === 'done') as RunResult;
     expect(final.messages.filter((m) => m.role === 'tool').map((m) => (m.role === 'tool' ? m.content : ''))).toEqual([
@@ -239,7 +239,7 @@ describe('checkpoint merging', () => {
     await atGate;
     const fast = buildPayAgent(db, ledger, server.url);
     const fastResult = await fast.runner.resume({ id: pay8?.id as string, ok: true, data: { approver: 'fast' } });
-    expect(fastResult.status).toBe('pending');
+    expect(fastResult.status).toBe('halted');
     expect(fastResult.pendings?.map((p) => p.id)).toEqual([pay7?.id]);
     release();
     const slowResult = await firstResume;

@@ -77,7 +77,7 @@ it('hands the conversation to billing and back; a halt in billing resumes in bil
   try {
     const { triage } = agents(store);
     const halted = await triage.run('Refund order 7', { runId: 'handoff-1' });
-    expect(halted.status).toBe('pending');
+    expect(halted.status).toBe('halted');
     expect(halted.pending?.kind).toBe('approval');
     expect((await store.loadRun('handoff-1'))?.state).toMatchObject({ phase: 'halted', agent: 'billing' });
 

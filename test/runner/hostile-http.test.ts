@@ -217,7 +217,7 @@ overEachTransport(() => {
       const store = new MemoryPendingStore();
       const runner = new AgentRunner({ model: openai(server.url), toolkit, coordinator: new ResumeCoordinator({ toolkit, store }) });
       const halted = await runner.run('go', { runId: 'run-canary' });
-      expect(halted.status).toBe('pending');
+      expect(halted.status).toBe('halted');
       const error = await failure(runner.resume({ id: halted.pending?.id as string, ok: true }));
       expect(error.message).toContain('[redacted]');
       expect(allText(error)).not.toContain('CANARY');

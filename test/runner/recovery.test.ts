@@ -104,7 +104,7 @@ it('gives an orphan to one worker; the old driver is fenced out when it wakes', 
   const flat = outcomes.flat().filter((outcome) => outcome.runId === 'r-orphan');
   expect(flat.map((outcome) => outcome.status).sort()).toEqual(flat.length === 1 ? ['recovered'] : ['recovered', 'taken']);
   const recovered = flat.find((outcome) => outcome.status === 'recovered');
-  expect(recovered?.status === 'recovered' && recovered.result.status).toBe('pending');
+  expect(recovered?.status === 'recovered' && recovered.result.status).toBe('halted');
   // The call started (it is not idempotent) and has no result: an operator is asked, nothing ran again.
   expect(recovered?.status === 'recovered' && recovered.result.pendings?.[0]?.kind).toBe('recovery');
   expect(workerTools[0]!.runs + workerTools[1]!.runs).toBe(0);

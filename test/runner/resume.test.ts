@@ -50,14 +50,14 @@ describe('durable suspension in one process', () => {
   it('halts, then resumes with the default in-memory coordinator', async () => {
     const { runner, payTool, modelCalls } = agent();
     const halted = await runner.run('pay A and B');
-    expect(halted).toMatchObject({ status: 'pending', turns: 1, text: 'working' });
+    expect(halted).toMatchObject({ status: 'halted', turns: 1, text: 'working' });
     expect(halted.runId).toMatch(/^run-/);
     expect(halted.pendings).toHaveLength(2);
     expect(halted.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
 
     const [a, b] = halted.pendings ?? [];
     const stillHalted = await runner.resume({ id: a?.id as string, ok: true });
-    expect(stillHalted.status).toBe('pending');
+    expect(stillHalted.status).toBe('halted');
     expect(stillHalted.pending?.id).toBe(b?.id);
     expect(stillHalted.toolCalls.map((c) => c.result.isError)).toEqual([false, false, true]);
     expect(modelCalls()).toBe(1);
@@ -79,7 +79,7 @@ describe('durable suspension in one process', () => {
     expect(types.at(-1)).toBe('done');
     expect(types).toHaveLength(8);
     const done = events.at(-1) as Extract<RunEvent, { type: 'done' }>;
-    expect(done.result.status).toBe('pending');
+    expect(done.result.status).toBe('halted');
     const pendingEvents = events.filter((e): e is Extract<RunEvent, { type: 'pending' }> => e.type === 'pending');
     expect(pendingEvents.map((e) => e.callId)).toEqual(['p1', 'p2']);
 

@@ -5,12 +5,14 @@ import { createServer } from 'node:net';
 import {
   AgentRunner,
   AnthropicModel,
+  GeminiModel,
   InvalidArgumentError,
   ModelConnectionError,
   ModelHttpError,
   ModelResponseError,
   ModelTimeoutError,
   OpenAIChatModel,
+  OpenAIResponsesModel,
   type AnthropicModelOptions,
   type OpenAIChatModelOptions,
 } from 'toolnexus-ts';
@@ -279,7 +281,17 @@ describe('configuration', () => {
     expect(() => new OpenAIChatModel({ baseUrl: 'http://127.0.0.1:1', model: 'm', timeoutMs: -1 })).toThrow(
       'timeoutMs must be a finite number >= 0, got -1',
     );
-    expect(() => new OpenAIChatModel({ baseUrl: '', model: 'm' })).toThrow('OpenAIChatModel needs a baseUrl');
+    // Every HTTP model checks the options they share the same way (src/runner/models/core.ts).
+    for (const make of [
+      () => new OpenAIChatModel({ baseUrl: '', model: 'm' }),
+      () => new OpenAIResponsesModel({ baseUrl: '', model: 'm' }),
+      () => new AnthropicModel({ baseUrl: '', apiKey: 'k', model: 'm' }),
+      () => new GeminiModel({ baseUrl: '', apiKey: 'k', model: 'm' }),
+      () => new GeminiModel({ provider: '', apiKey: 'k', model: 'm' }),
+    ])
+      expect(make).toThrow(expect.objectContaining({ code: 'TOOLNEXUS_INVALID_ARGUMENT' }));
+    expect(new OpenAIChatModel({ model: 'm' }).provider).toBe('openai');
+    expect(new GeminiModel({ provider: 'vertex-proxy', apiKey: 'k', model: 'm' }).provider).toBe('vertex-proxy');
     expect(() => new AnthropicModel({ apiKey: 'k', model: '' })).toThrow('AnthropicModel needs a model');
     expect(() => new AnthropicModel({ model: 'c' } as unknown as AnthropicModelOptions)).toThrow(InvalidArgumentError);
     expect(() => new OpenAIChatModel({ baseUrl: 'http://127.0.0.1:1', model: 'm', deadlineMs: Number.NaN })).toThrow(

@@ -38,7 +38,7 @@ it('halts the root with both sub-agents’ requests; answered in reverse order f
   const { root, store } = buildTeam(db, ledger, server.url);
   try {
     const halted = await root.run('Do both', { runId: 'root-1' });
-    expect(halted.status).toBe('pending');
+    expect(halted.status).toBe('halted');
     const [alphaAsks, betaAsks] = halted.pendings ?? [];
     expect(alphaAsks).toMatchObject({ kind: 'approval', data: { subAgent: { path: ['alpha'], runId: 'root-1/call_alpha' } } });
     expect(betaAsks).toMatchObject({ kind: 'approval', data: { subAgent: { path: ['beta'], runId: 'root-1/call_beta' } } });
@@ -48,7 +48,7 @@ it('halts the root with both sub-agents’ requests; answered in reverse order f
 
     const first = await answerInChild(db, ledger, betaAsks?.id as string, 'bea');
     expect(first.won).toBe(true);
-    expect(first.result.status).toBe('pending');
+    expect(first.result.status).toBe('halted');
     expect(first.result.pendings?.map((p) => p.id)).toEqual([alphaAsks?.id]);
     const second = await answerInChild(db, ledger, alphaAsks?.id as string, 'al');
     const final = second.result;
@@ -80,7 +80,7 @@ it('nests three levels: the leaf’s request halts the top run, and the answer r
   const { top, store } = buildTeam(join(dir, 'nest.db'), ledger, server.url);
   try {
     const halted = await top.run('Go deep', { runId: 'top-1' });
-    expect(halted.status).toBe('pending');
+    expect(halted.status).toBe('halted');
     expect(halted.pendings).toHaveLength(1);
     expect(halted.pending).toMatchObject({ kind: 'approval', data: { subAgent: { path: ['mid', 'leaf'], runId: 'top-1/call_mid' } } });
     expect(ledgerOf(ledger)).toEqual(['fetch leaf leaf_fetch']);

@@ -8,10 +8,10 @@ import {
   pending,
   pendingOf,
   success,
-  type Claim,
   type PendingStore,
   type SuspendedCall,
 } from 'toolnexus-ts';
+import type { Claim } from 'toolnexus-ts/testing';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,7 +1,5 @@
-import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Agent as HttpAgent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { pipeline, type Readable } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Attempt } from './attempt';
 import { refusalDetail, RequestRefused, type Reply, type ReplyHeaders, type Transport } from './transport';
 
@@ -12,16 +10,29 @@ import { refusalDetail, RequestRefused, type Reply, type ReplyHeaders, type Tran
  * most of a model call's client CPU against a fast server (docs/performance.md, "Throughput").
  * Idle pooled sockets do not keep the process alive.
  */
+/*
+ * node:http, node:https and node:zlib are loaded when they are first needed (a model built
+ * for an http: or https: URL, a compressed reply), not when the package is imported: node:https
+ * alone costs tens of milliseconds of startup, and a process that only dispatches tools, or
+ * talks to a model on loopback http, never needs it. Node caches each after the first load.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use, see above */
+const http = (): typeof import('node:http') => require('node:http') as typeof import('node:http');
+const https = (): typeof import('node:https') => require('node:https') as typeof import('node:https');
+const zlib = (): typeof import('node:zlib') => require('node:zlib') as typeof import('node:zlib');
+/* eslint-enable @typescript-eslint/no-require-imports -- the lazy loaders end here */
+
 export class NodeTransport implements Transport {
   private readonly agent: HttpAgent;
-  private readonly request: typeof httpRequest;
+  private readonly request: typeof import('node:http').request;
   private readonly target: RequestOptions;
 
   constructor(url: string) {
     const parsed = new URL(url);
     const secure = parsed.protocol === 'https:';
-    this.agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
-    this.request = secure ? httpsRequest : httpRequest;
+    const driver = secure ? https() : http();
+    this.agent = new driver.Agent({ keepAlive: true });
+    this.request = driver.request;
     this.target = {
       protocol: parsed.protocol,
       // A bracketed IPv6 literal is connected to without its brackets.
@@ -174,11 +185,11 @@ class NodeReply implements Reply {
     const coding = (this.headers.get('content-encoding') ?? '').trim().toLowerCase();
     const decoder =
       coding === 'gzip' || coding === 'x-gzip'
-        ? createGunzip()
+        ? zlib().createGunzip()
         : coding === 'deflate'
-          ? createInflate()
+          ? zlib().createInflate()
           : coding === 'br'
-            ? createBrotliDecompress()
+            ? zlib().createBrotliDecompress()
             : undefined;
     // pipeline destroys both ends when either fails or is destroyed, so an early exit releases the socket.
     this.stream = decoder ? pipeline(this.response, decoder, () => undefined) : this.response;

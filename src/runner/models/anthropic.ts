@@ -1,9 +1,11 @@
 import { InvalidArgumentError, ModelResponseError } from '../../errors';
 import { toAnthropicTools } from '../../toolkit/adapters';
-import { checkHeader, httpSettings, type HttpModelOptions } from '../http/settings';
-import type { ChatModel, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ProviderItem, ToolCall, Usage } from '../types';
+import type { HttpModelOptions } from '../http/settings';
+import type { SseEvent } from '../sse';
+import type { ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ProviderItem, ToolCall, Usage } from '../types';
 import { ANTHROPIC, anthropicUsage, toWire, type CacheControl } from './anthropic-wire';
-import { argumentsText, asRecord, asString, joinUrl, ModelEndpoint, parseChunk, streamFailure, ToolsCache } from './shared';
+import { argumentsText, asRecord, asString, joinUrl, parseChunk, ToolsCache } from './shared';
+import { HttpChatModel, wire, type Wiring } from './core';
 
 /** The most content blocks one streamed message may carry. */
 const MAX_STREAMED_BLOCKS = 1024;
@@ -62,33 +64,14 @@ type Assembling =
  * {@link HttpModelOptions}, non-streaming and streaming (server-sent events), extended
  * thinking and prompt caching as options.
  */
-export class AnthropicModel implements ChatModel {
-  readonly provider = ANTHROPIC;
-  private readonly endpoint: ModelEndpoint;
+export class AnthropicModel extends HttpChatModel {
   private readonly bodyHead: string;
   private readonly toolsJson: ToolsCache<string>;
   private readonly systemCache: CacheControl | undefined;
   private readonly messagesCache: CacheControl | undefined;
 
   constructor(options: AnthropicModelOptions) {
-    if (typeof options?.apiKey !== 'string') throw new InvalidArgumentError('AnthropicModel needs an apiKey');
-    if (typeof options.model !== 'string' || options.model === '') throw new InvalidArgumentError('AnthropicModel needs a model');
-    // A key that cannot be a header value is refused here, clearly and without quoting it.
-    checkHeader('AnthropicModel', 'x-api-key', options.apiKey, 'apiKey');
-    const settings = httpSettings(options);
-    const headers = {
-      'content-type': 'application/json',
-      accept: 'application/json',
-      'x-api-key': options.apiKey,
-      'anthropic-version': options.version ?? '2023-06-01',
-      ...settings.headers,
-    };
-    this.endpoint = new ModelEndpoint(
-      this.provider,
-      joinUrl(options.baseUrl ?? 'https://api.anthropic.com', 'v1/messages'),
-      headers,
-      settings,
-    );
+    super(wiring(options));
     const maxTokens = options.maxTokens ?? 4096;
     const thinking = checkThinking(options.thinking, maxTokens);
     const cache = cacheOptions(options.promptCache);
@@ -110,35 +93,17 @@ export class AnthropicModel implements ChatModel {
     }).slice(0, -1);
   }
 
-  async complete(request: ModelRequest): Promise<ModelResponse> {
-    try {
-      return this.parseMessage(await this.endpoint.json(this.body(request, false), request.signal));
-    } catch (error) {
-      throw this.endpoint.scrub(error);
+  /** A stream a server answered with one document: its thinking as reasoning, then its text. */
+  protected override *wholeAsEvents(response: ModelResponse): Iterable<ModelStreamEvent> {
+    for (const item of response.items ?? []) {
+      const thinking = item.type === 'thinking' ? asString(item.data.thinking) : undefined;
+      if (thinking) yield { type: 'reasoning', delta: thinking };
     }
+    if (response.text !== '') yield { type: 'text', delta: response.text };
+    yield { type: 'response', response };
   }
 
-  async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
-    try {
-      yield* this.streamEvents(request);
-    } catch (error) {
-      throw this.endpoint.scrub(error);
-    }
-  }
-
-  private async *streamEvents(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
-    const opened = await this.endpoint.stream(this.body(request, true), request.signal);
-    if ('whole' in opened) {
-      const response = this.parseMessage(opened.whole);
-      for (const item of response.items ?? []) {
-        const thinking = item.type === 'thinking' ? asString(item.data.thinking) : undefined;
-        if (thinking) yield { type: 'reasoning', delta: thinking };
-      }
-      if (response.text !== '') yield { type: 'text', delta: response.text };
-      yield { type: 'response', response };
-      return;
-    }
-    const { events, attempt } = opened;
+  protected async *readEvents(events: AsyncGenerator<SseEvent>): AsyncGenerator<ModelStreamEvent, ModelResponse> {
     const blocks = new Map<number, Assembling>();
     let usage: Usage = { inputTokens: 0, outputTokens: 0 };
     let stopReason: string | undefined;
@@ -152,72 +117,66 @@ export class AnthropicModel implements ChatModel {
       blocks.set(index, entry);
       return entry;
     };
-    try {
-      for await (const event of events) {
-        const data = parseChunk(this.provider, event.data);
-        this.throwIfError(data);
-        switch (data.type) {
-          case 'message_start': {
-            const message = asRecord(data.message);
-            usage = anthropicUsage(asRecord(message?.usage));
-            // Programmatic tool calling delivers blocks (a tool_use among them) already whole here.
-            if (Array.isArray(message?.content)) {
-              for (const [index, raw] of message.content.entries()) {
-                const entry = open(index, raw);
-                if (entry?.kind === 'text' && entry.text !== '') yield { type: 'text', delta: entry.text };
-              }
+    for await (const event of events) {
+      const data = parseChunk(this.provider, event.data);
+      this.throwIfError(data);
+      switch (data.type) {
+        case 'message_start': {
+          const message = asRecord(data.message);
+          usage = anthropicUsage(asRecord(message?.usage));
+          // Programmatic tool calling delivers blocks (a tool_use among them) already whole here.
+          if (Array.isArray(message?.content)) {
+            for (const [index, raw] of message.content.entries()) {
+              const entry = open(index, raw);
+              if (entry?.kind === 'text' && entry.text !== '') yield { type: 'text', delta: entry.text };
             }
-            break;
           }
-          case 'content_block_start': {
-            const index = typeof data.index === 'number' ? data.index : blocks.size;
-            const entry = open(index, data.content_block);
-            if (entry?.kind === 'text' && entry.text !== '') yield { type: 'text', delta: entry.text };
-            if (entry?.kind === 'thinking' && entry.thinking !== '') yield { type: 'reasoning', delta: entry.thinking };
-            break;
-          }
-          case 'content_block_delta': {
-            const delta = asRecord(data.delta);
-            const entry = typeof data.index === 'number' ? blocks.get(data.index) : undefined;
-            if (!delta || !entry) break;
-            if (delta.type === 'text_delta' && entry.kind === 'text') {
-              const piece = asString(delta.text) ?? '';
-              if (piece) {
-                entry.text += piece;
-                yield { type: 'text', delta: piece };
-              }
-            } else if (delta.type === 'input_json_delta' && entry.kind === 'tool_use') {
-              entry.json += asString(delta.partial_json) ?? '';
-            } else if (delta.type === 'thinking_delta' && entry.kind === 'thinking') {
-              const piece = asString(delta.thinking) ?? '';
-              if (piece) {
-                entry.thinking += piece;
-                yield { type: 'reasoning', delta: piece };
-              }
-            } else if (delta.type === 'signature_delta' && entry.kind === 'thinking') {
-              // The signature arrives whole, once, just before the block stops.
-              entry.signature = asString(delta.signature) ?? entry.signature;
-            }
-            break;
-          }
-          case 'message_delta': {
-            stopReason = asString(asRecord(data.delta)?.stop_reason) ?? stopReason;
-            const reported = asRecord(data.usage);
-            if (reported) usage = anthropicUsage(reported, usage);
-            break;
-          }
-          case 'message_stop':
-            stopped = true;
-            break;
-          default:
-            break; // ping, content_block_stop and future event types carry nothing the loop needs
+          break;
         }
-        if (stopped) break;
+        case 'content_block_start': {
+          const index = typeof data.index === 'number' ? data.index : blocks.size;
+          const entry = open(index, data.content_block);
+          if (entry?.kind === 'text' && entry.text !== '') yield { type: 'text', delta: entry.text };
+          if (entry?.kind === 'thinking' && entry.thinking !== '') yield { type: 'reasoning', delta: entry.thinking };
+          break;
+        }
+        case 'content_block_delta': {
+          const delta = asRecord(data.delta);
+          const entry = typeof data.index === 'number' ? blocks.get(data.index) : undefined;
+          if (!delta || !entry) break;
+          if (delta.type === 'text_delta' && entry.kind === 'text') {
+            const piece = asString(delta.text) ?? '';
+            if (piece) {
+              entry.text += piece;
+              yield { type: 'text', delta: piece };
+            }
+          } else if (delta.type === 'input_json_delta' && entry.kind === 'tool_use') {
+            entry.json += asString(delta.partial_json) ?? '';
+          } else if (delta.type === 'thinking_delta' && entry.kind === 'thinking') {
+            const piece = asString(delta.thinking) ?? '';
+            if (piece) {
+              entry.thinking += piece;
+              yield { type: 'reasoning', delta: piece };
+            }
+          } else if (delta.type === 'signature_delta' && entry.kind === 'thinking') {
+            // The signature arrives whole, once, just before the block stops.
+            entry.signature = asString(delta.signature) ?? entry.signature;
+          }
+          break;
+        }
+        case 'message_delta': {
+          stopReason = asString(asRecord(data.delta)?.stop_reason) ?? stopReason;
+          const reported = asRecord(data.usage);
+          if (reported) usage = anthropicUsage(reported, usage);
+          break;
+        }
+        case 'message_stop':
+          stopped = true;
+          break;
+        default:
+          break; // ping, content_block_stop and future event types carry nothing the loop needs
       }
-    } catch (error) {
-      throw streamFailure(this.provider, attempt, error);
-    } finally {
-      attempt.dispose();
+      if (stopped) break;
     }
     if (!stopped) throw new ModelResponseError(this.provider, 'the stream ended before message_stop');
     // A streamed call's arguments stay the JSON text exactly as the model sent it.
@@ -236,10 +195,10 @@ export class AnthropicModel implements ChatModel {
       stopReason,
       sent,
     );
-    yield { type: 'response', response };
+    return response;
   }
 
-  private parseMessage(json: Record<string, unknown>): ModelResponse {
+  protected parse(json: Record<string, unknown>): ModelResponse {
     this.throwIfError(json);
     if (!Array.isArray(json.content))
       throw new ModelResponseError(this.provider, 'the body has no content array', JSON.stringify(json).slice(0, 200));
@@ -289,7 +248,7 @@ export class AnthropicModel implements ChatModel {
     return { id, name, arguments: sent ?? (block.input === undefined ? '{}' : argumentsText(block.input)) };
   }
 
-  private body(request: ModelRequest, stream: boolean): string {
+  protected body(request: ModelRequest, stream: boolean): string {
     let body = this.bodyHead;
     if (request.system) {
       body += this.systemCache
@@ -372,4 +331,13 @@ function cacheOptions(option: boolean | AnthropicPromptCache | undefined): Anthr
   if (option.ttl !== undefined && option.ttl !== '5m' && option.ttl !== '1h')
     throw new InvalidArgumentError(`promptCache.ttl must be "5m" or "1h", got ${String(option.ttl)}`);
   return option;
+}
+
+function wiring(options: AnthropicModelOptions): Wiring {
+  if (typeof options?.apiKey !== 'string') throw new InvalidArgumentError('AnthropicModel needs an apiKey');
+  const auth = { header: 'x-api-key', option: 'apiKey', key: options.apiKey };
+  const { settings, headers } = wire('AnthropicModel', options, auth, { 'anthropic-version': options.version ?? '2023-06-01' });
+  // The provider name marks the thinking blocks kept in a transcript (anthropic-wire): fixed.
+  const url = joinUrl(options.baseUrl ?? 'https://api.anthropic.com', 'v1/messages');
+  return { provider: ANTHROPIC, url, headers, settings };
 }

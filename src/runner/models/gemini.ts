@@ -1,30 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError, ModelResponseError } from '../../errors';
 import { toGeminiTools } from '../../toolkit/adapters';
-import { checkHeader, httpSettings, type HttpModelOptions } from '../http/settings';
-import type {
-  ChatMessage,
-  ChatModel,
-  ModelRequest,
-  ModelResponse,
-  ModelStreamEvent,
-  ModelTool,
-  ProviderItem,
-  ToolCall,
-  Usage,
-} from '../types';
-import {
-  asCount,
-  asRecord,
-  asString,
-  joinUrl,
-  ModelEndpoint,
-  parseChunk,
-  snippet,
-  streamFailure,
-  wholeAsStream,
-  ToolsCache,
-} from './shared';
+import type { HttpModelOptions } from '../http/settings';
+import type { SseEvent } from '../sse';
+import type { ChatMessage, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ProviderItem, ToolCall, Usage } from '../types';
+import { asCount, asRecord, asString, joinUrl, parseChunk, snippet, ToolsCache } from './shared';
+import { HttpChatModel, wire, type Wiring } from './core';
 
 /** The most parts one streamed response may carry. */
 const MAX_STREAMED_PARTS = 4096;
@@ -44,6 +25,8 @@ export interface GeminiModelOptions extends HttpModelOptions {
   model: string;
   /** Extra body fields for every request: `generationConfig` (with `thinkingConfig`), `safetySettings`, `toolConfig`... */
   params?: Record<string, unknown>;
+  /** The name errors and provider items use. Default `gemini`. */
+  provider?: string;
 }
 
 type Part = Record<string, unknown>;
@@ -58,82 +41,33 @@ type Content = { role: 'user' | 'model'; parts: Part[] };
  * kept as {@link ProviderItem}s and sent back verbatim, as the API requires. The key goes in
  * the `x-goog-api-key` header, never in the URL.
  */
-export class GeminiModel implements ChatModel {
-  readonly provider = 'gemini';
-  private readonly generate: ModelEndpoint;
-  private readonly streaming: ModelEndpoint;
+export class GeminiModel extends HttpChatModel {
   private readonly bodyHead: string;
   private readonly toolsJson = new ToolsCache((tools: readonly ModelTool[]) => JSON.stringify(toGeminiTools(tools)));
 
   constructor(options: GeminiModelOptions) {
-    if (typeof options?.apiKey !== 'string') throw new InvalidArgumentError('GeminiModel needs an apiKey');
-    if (typeof options.model !== 'string' || options.model === '') throw new InvalidArgumentError('GeminiModel needs a model');
-    // The model and version go into the URL path: only plain names, so nothing can steer the request elsewhere.
-    const model = options.model.includes('/') ? options.model : `models/${options.model}`;
-    if (!/^[A-Za-z]+\/[A-Za-z0-9._-]+$/.test(model))
-      throw new InvalidArgumentError('GeminiModel: model must be a name like gemini-2.5-flash or models/gemini-2.5-flash');
-    const version = options.apiVersion ?? 'v1beta';
-    if (!/^[A-Za-z0-9._-]+$/.test(version)) throw new InvalidArgumentError('GeminiModel: apiVersion must be a plain name like v1beta');
-    checkHeader('GeminiModel', 'x-goog-api-key', options.apiKey, 'apiKey');
-    const settings = httpSettings(options);
-    const headers = {
-      'content-type': 'application/json',
-      accept: 'application/json',
-      'x-goog-api-key': options.apiKey,
-      ...settings.headers,
-    };
-    const root = joinUrl(options.baseUrl ?? 'https://generativelanguage.googleapis.com', `${version}/${model}`);
-    this.generate = new ModelEndpoint(this.provider, `${root}:generateContent`, headers, settings, retryDelayOf);
-    this.streaming = new ModelEndpoint(this.provider, `${root}:streamGenerateContent?alt=sse`, headers, settings, retryDelayOf);
+    super(wiring(options));
     this.bodyHead = JSON.stringify({ ...options.params }).slice(0, -1);
   }
 
-  async complete(request: ModelRequest): Promise<ModelResponse> {
-    try {
-      const json = await this.generate.json(this.body(request), request.signal);
-      this.throwIfError(json);
-      const turn = new Turn(this.provider);
-      turn.add(json);
-      return turn.response(true);
-    } catch (error) {
-      throw this.generate.scrub(error);
-    }
-  }
-
-  async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
-    try {
-      yield* this.streamEvents(request);
-    } catch (error) {
-      throw this.streaming.scrub(error);
-    }
-  }
-
-  private async *streamEvents(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
-    const opened = await this.streaming.stream(this.body(request), request.signal);
-    if ('whole' in opened) {
-      this.throwIfError(opened.whole);
-      const turn = new Turn(this.provider);
-      turn.add(opened.whole);
-      yield* wholeAsStream(turn.response(true));
-      return;
-    }
-    const { events, attempt } = opened;
+  protected async *readEvents(events: AsyncGenerator<SseEvent>): AsyncGenerator<ModelStreamEvent, ModelResponse> {
     const turn = new Turn(this.provider);
-    try {
-      for await (const event of events) {
-        const chunk = parseChunk(this.provider, event.data);
-        this.throwIfError(chunk);
-        for (const delta of turn.add(chunk)) yield delta;
-      }
-    } catch (error) {
-      throw streamFailure(this.provider, attempt, error);
-    } finally {
-      attempt.dispose();
+    for await (const event of events) {
+      const chunk = parseChunk(this.provider, event.data);
+      this.throwIfError(chunk);
+      for (const delta of turn.add(chunk)) yield delta;
     }
-    yield { type: 'response', response: turn.response(false) };
+    return turn.response(false);
   }
 
-  private body(request: ModelRequest): string {
+  protected parse(json: Record<string, unknown>): ModelResponse {
+    this.throwIfError(json);
+    const turn = new Turn(this.provider);
+    turn.add(json);
+    return turn.response(true);
+  }
+
+  protected body(request: ModelRequest): string {
     let body = this.bodyHead;
     const sep = (): string => (body.length > 1 ? ',' : '');
     if (request.system) body += `${sep()}"systemInstruction":${JSON.stringify({ parts: [{ text: request.system }] })}`;
@@ -324,4 +258,24 @@ function argsOf(text: string): Record<string, unknown> {
   } catch {
     return {};
   }
+}
+
+function wiring(options: GeminiModelOptions): Wiring {
+  if (typeof options?.apiKey !== 'string') throw new InvalidArgumentError('GeminiModel needs an apiKey');
+  const { settings, headers } = wire('GeminiModel', options, { header: 'x-goog-api-key', option: 'apiKey', key: options.apiKey });
+  // The model and version go into the URL path: only plain names, so nothing can steer the request elsewhere.
+  const model = options.model.includes('/') ? options.model : `models/${options.model}`;
+  if (!/^[A-Za-z]+\/[A-Za-z0-9._-]+$/.test(model))
+    throw new InvalidArgumentError('GeminiModel: model must be a name like gemini-2.5-flash or models/gemini-2.5-flash');
+  const version = options.apiVersion ?? 'v1beta';
+  if (!/^[A-Za-z0-9._-]+$/.test(version)) throw new InvalidArgumentError('GeminiModel: apiVersion must be a plain name like v1beta');
+  const root = joinUrl(options.baseUrl ?? 'https://generativelanguage.googleapis.com', `${version}/${model}`);
+  return {
+    provider: options.provider ?? 'gemini',
+    url: `${root}:generateContent`,
+    streamUrl: `${root}:streamGenerateContent?alt=sse`,
+    headers,
+    settings,
+    retryDelayOf,
+  };
 }

@@ -1,31 +1,10 @@
-import { InvalidArgumentError, ModelResponseError } from '../../errors';
+import { ModelResponseError } from '../../errors';
 import type { JsonSchema } from '../../schema/json-schema';
-import { checkHeader, httpSettings, type HttpModelOptions } from '../http/settings';
-import type {
-  ChatMessage,
-  ChatModel,
-  ModelRequest,
-  ModelResponse,
-  ModelStreamEvent,
-  ModelTool,
-  ProviderItem,
-  ToolCall,
-  Usage,
-} from '../types';
-import {
-  argumentsText,
-  asCount,
-  asRecord,
-  asString,
-  fallbackCallId,
-  joinUrl,
-  ModelEndpoint,
-  parseChunk,
-  snippet,
-  streamFailure,
-  wholeAsStream,
-  ToolsCache,
-} from './shared';
+import type { HttpModelOptions } from '../http/settings';
+import type { SseEvent } from '../sse';
+import type { ChatMessage, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ProviderItem, ToolCall, Usage } from '../types';
+import { argumentsText, asCount, asRecord, asString, fallbackCallId, parseChunk, snippet, ToolsCache } from './shared';
+import { HttpChatModel, openAIWiring } from './core';
 
 /** The most output items one streamed response may carry. */
 const MAX_STREAMED_ITEMS = 1024;
@@ -81,35 +60,16 @@ type InputItem = Record<string, unknown>;
  * in the order they came on the next request, as the API requires. node:http(s) (or your `fetch`), retries
  * per {@link HttpModelOptions}, non-streaming and streaming (server-sent events).
  */
-export class OpenAIResponsesModel implements ChatModel {
-  readonly provider: string;
+export class OpenAIResponsesModel extends HttpChatModel {
   readonly structuredOutput: boolean;
-  private readonly endpoint: ModelEndpoint;
   /** `{<params>,"model":...,"store":...` without its closing brace: the constant prefix of every body. */
   private readonly bodyHead: string;
   private readonly toolsJson: ToolsCache<string>;
   private readonly textParams: Record<string, unknown> | undefined;
 
   constructor(options: OpenAIResponsesModelOptions) {
-    if (typeof options?.model !== 'string' || options.model === '') throw new InvalidArgumentError('OpenAIResponsesModel needs a model');
-    if (options.baseUrl !== undefined && (typeof options.baseUrl !== 'string' || options.baseUrl === ''))
-      throw new InvalidArgumentError('OpenAIResponsesModel: baseUrl must be a non-empty string');
-    this.provider = options.provider ?? 'openai';
+    super(openAIWiring('OpenAIResponsesModel', options, 'responses'));
     this.structuredOutput = options.structuredOutput !== false;
-    if (options.apiKey !== undefined) checkHeader('OpenAIResponsesModel', 'authorization', options.apiKey, 'apiKey');
-    const settings = httpSettings(options);
-    const headers = {
-      'content-type': 'application/json',
-      accept: 'application/json',
-      ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
-      ...settings.headers,
-    };
-    this.endpoint = new ModelEndpoint(
-      this.provider,
-      joinUrl(options.baseUrl ?? 'https://api.openai.com/v1', 'responses'),
-      headers,
-      settings,
-    );
     const store = options.store ?? false;
     const params: Record<string, unknown> = { ...options.params };
     if (options.encryptedReasoning ?? !store) {
@@ -124,82 +84,54 @@ export class OpenAIResponsesModel implements ChatModel {
     this.toolsJson = new ToolsCache((tools) => JSON.stringify(tools.map((tool) => toResponsesTool(tool, strict))));
   }
 
-  async complete(request: ModelRequest): Promise<ModelResponse> {
-    try {
-      return this.parseResponse(await this.endpoint.json(this.body(request, false), request.signal));
-    } catch (error) {
-      throw this.endpoint.scrub(error);
-    }
-  }
-
-  async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
-    try {
-      yield* this.streamEvents(request);
-    } catch (error) {
-      throw this.endpoint.scrub(error);
-    }
-  }
-
-  private async *streamEvents(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
-    const opened = await this.endpoint.stream(this.body(request, true), request.signal);
-    if ('whole' in opened) {
-      yield* wholeAsStream(this.parseResponse(opened.whole));
-      return;
-    }
-    const { events, attempt } = opened;
+  protected async *readEvents(events: AsyncGenerator<SseEvent>): AsyncGenerator<ModelStreamEvent, ModelResponse> {
     /** Output items by `output_index`: as added, with argument deltas, replaced by the item once done. */
     const items = new Map<number, { item: Record<string, unknown>; args: string; done: boolean }>();
     let final: Record<string, unknown> | undefined;
-    try {
-      for await (const event of events) {
-        const data = parseChunk(this.provider, event.data);
-        switch (data.type) {
-          case 'response.output_text.delta':
-          case 'response.refusal.delta': {
-            const delta = asString(data.delta);
-            if (delta) yield { type: 'text', delta };
-            break;
-          }
-          case 'response.reasoning_summary_text.delta':
-          case 'response.reasoning_text.delta': {
-            const delta = asString(data.delta);
-            if (delta) yield { type: 'reasoning', delta };
-            break;
-          }
-          case 'response.output_item.added':
-          case 'response.output_item.done': {
-            const item = asRecord(data.item);
-            if (!item) throw new ModelResponseError(this.provider, `a ${String(data.type)} event has no item`);
-            const index = this.outputIndex(data.output_index, items.size);
-            const known = items.get(index);
-            if (known === undefined && items.size >= MAX_STREAMED_ITEMS)
-              throw new ModelResponseError(this.provider, `a stream has more than ${MAX_STREAMED_ITEMS} output items`);
-            const done = data.type === 'response.output_item.done';
-            items.set(index, { item, args: known?.args ?? '', done });
-            break;
-          }
-          case 'response.function_call_arguments.delta': {
-            const entry = items.get(this.outputIndex(data.output_index, -1));
-            if (entry && !entry.done) entry.args += asString(data.delta) ?? '';
-            break;
-          }
-          case 'response.completed':
-          case 'response.incomplete':
-            final = asRecord(data.response) ?? {};
-            break;
-          case 'response.failed':
-            throw new ModelResponseError(this.provider, `the provider reported an error: ${errorText(asRecord(data.response)?.error)}`);
-          case 'error':
-            throw new ModelResponseError(this.provider, `the provider reported an error: ${errorText(data.error ?? data)}`);
-          default:
-            break; // created, in_progress, content_part, *.done and future event types carry nothing the loop needs
+    for await (const event of events) {
+      const data = parseChunk(this.provider, event.data);
+      switch (data.type) {
+        case 'response.output_text.delta':
+        case 'response.refusal.delta': {
+          const delta = asString(data.delta);
+          if (delta) yield { type: 'text', delta };
+          break;
         }
-        if (final) break;
+        case 'response.reasoning_summary_text.delta':
+        case 'response.reasoning_text.delta': {
+          const delta = asString(data.delta);
+          if (delta) yield { type: 'reasoning', delta };
+          break;
+        }
+        case 'response.output_item.added':
+        case 'response.output_item.done': {
+          const item = asRecord(data.item);
+          if (!item) throw new ModelResponseError(this.provider, `a ${String(data.type)} event has no item`);
+          const index = this.outputIndex(data.output_index, items.size);
+          const known = items.get(index);
+          if (known === undefined && items.size >= MAX_STREAMED_ITEMS)
+            throw new ModelResponseError(this.provider, `a stream has more than ${MAX_STREAMED_ITEMS} output items`);
+          const done = data.type === 'response.output_item.done';
+          items.set(index, { item, args: known?.args ?? '', done });
+          break;
+        }
+        case 'response.function_call_arguments.delta': {
+          const entry = items.get(this.outputIndex(data.output_index, -1));
+          if (entry && !entry.done) entry.args += asString(data.delta) ?? '';
+          break;
+        }
+        case 'response.completed':
+        case 'response.incomplete':
+          final = asRecord(data.response) ?? {};
+          break;
+        case 'response.failed':
+          throw new ModelResponseError(this.provider, `the provider reported an error: ${errorText(asRecord(data.response)?.error)}`);
+        case 'error':
+          throw new ModelResponseError(this.provider, `the provider reported an error: ${errorText(data.error ?? data)}`);
+        default:
+          break; // created, in_progress, content_part, *.done and future event types carry nothing the loop needs
       }
-    } catch (error) {
-      throw streamFailure(this.provider, attempt, error);
-    } finally {
-      attempt.dispose();
+      if (final) break;
     }
     if (!final) throw new ModelResponseError(this.provider, 'the stream ended before response.completed');
     // The completed response repeats every output item; a server that leaves them out is read from the stream's own items.
@@ -214,7 +146,7 @@ export class OpenAIResponsesModel implements ChatModel {
           }),
       };
     }
-    yield { type: 'response', response: this.parseResponse(final, false) };
+    return this.parseResponse(final, false);
   }
 
   /** An `output_index` the stream may be trusted with: a small integer >= 0 (`fallback` when absent). */
@@ -229,7 +161,7 @@ export class OpenAIResponsesModel implements ChatModel {
     return value as number;
   }
 
-  private body(request: ModelRequest, stream: boolean): string {
+  protected body(request: ModelRequest, stream: boolean): string {
     let body = this.bodyHead;
     if (request.system) body += `,"instructions":${JSON.stringify(request.system)}`;
     body += `,"input":${JSON.stringify(toInput(this.provider, request.messages))}`;
@@ -242,6 +174,10 @@ export class OpenAIResponsesModel implements ChatModel {
     } else if (this.textParams) body += `,"text":${JSON.stringify(this.textParams)}`;
     if (stream) body += ',"stream":true';
     return `${body}}`;
+  }
+
+  protected parse(json: Record<string, unknown>): ModelResponse {
+    return this.parseResponse(json);
   }
 
   /** Reads a response object (`object: "response"`): its output items, usage and status. */

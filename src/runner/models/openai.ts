@@ -1,40 +1,22 @@
-import { InvalidArgumentError, ModelResponseError } from '../../errors';
+import { ModelResponseError } from '../../errors';
 import { toOpenAITools } from '../../toolkit/adapters';
-import { checkHeader, httpSettings, type HttpModelOptions } from '../http/settings';
+import type { HttpModelOptions } from '../http/settings';
+import type { SseEvent } from '../sse';
 import type { JsonSchema } from '../../schema/json-schema';
-import type {
-  ChatMessage,
-  ChatModel,
-  ModelRequest,
-  ModelResponse,
-  ModelStreamEvent,
-  ModelTool,
-  OutputFormat,
-  ToolCall,
-  Usage,
-} from '../types';
-import {
-  argumentsText,
-  asCount,
-  asRecord,
-  asString,
-  fallbackCallId,
-  joinUrl,
-  ModelEndpoint,
-  parseChunk,
-  snippet,
-  streamFailure,
-  wholeAsStream,
-  ToolsCache,
-} from './shared';
+import type { ChatMessage, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, OutputFormat, ToolCall, Usage } from '../types';
+import { argumentsText, asCount, asRecord, asString, fallbackCallId, parseChunk, snippet, ToolsCache } from './shared';
+import { HttpChatModel, openAIWiring } from './core';
 
 /** The most distinct tool calls one streamed response may carry. */
 const MAX_STREAMED_CALLS = 1024;
 
 /** Options of {@link OpenAIChatModel}. */
 export interface OpenAIChatModelOptions extends HttpModelOptions {
-  /** The API root that holds `/chat/completions`: `https://api.openai.com/v1`, `https://openrouter.ai/api/v1`, `http://127.0.0.1:11434/v1`... */
-  baseUrl: string;
+  /**
+   * The API root that holds `/chat/completions`: `https://api.openai.com/v1` (the default),
+   * `https://openrouter.ai/api/v1`, `http://127.0.0.1:11434/v1`...
+   */
+  baseUrl?: string;
   /** Sent as `Authorization: Bearer ...`; omit for local servers that need none. */
   apiKey?: string;
   model: string;
@@ -66,116 +48,74 @@ type WireMessage =
  * (OpenRouter, vLLM, Ollama, LM Studio, llama.cpp...). node:http(s) (or your `fetch`), retries per
  * {@link HttpModelOptions}, non-streaming and streaming (server-sent events).
  */
-export class OpenAIChatModel implements ChatModel {
-  readonly provider: string;
+export class OpenAIChatModel extends HttpChatModel {
   readonly structuredOutput: boolean;
-  private readonly endpoint: ModelEndpoint;
   /** `{"model":...,<params>` without its closing brace: the constant prefix of every body. */
   private readonly bodyHead: string;
   private readonly streamTail: string;
   private readonly toolsJson = new ToolsCache((tools: readonly ModelTool[]) => JSON.stringify(toOpenAITools(tools)));
 
   constructor(options: OpenAIChatModelOptions) {
-    if (typeof options?.baseUrl !== 'string' || options.baseUrl === '') throw new InvalidArgumentError('OpenAIChatModel needs a baseUrl');
-    if (typeof options.model !== 'string' || options.model === '') throw new InvalidArgumentError('OpenAIChatModel needs a model');
-    this.provider = options.provider ?? 'openai';
+    super(openAIWiring('OpenAIChatModel', options, 'chat/completions'));
     this.structuredOutput = options.structuredOutput !== false;
-    // A key that cannot be a header value is refused here, clearly and without quoting it.
-    if (options.apiKey !== undefined) checkHeader('OpenAIChatModel', 'authorization', options.apiKey, 'apiKey');
-    const settings = httpSettings(options);
-    const headers = {
-      'content-type': 'application/json',
-      accept: 'application/json',
-      ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
-      ...settings.headers,
-    };
-    this.endpoint = new ModelEndpoint(this.provider, joinUrl(options.baseUrl, 'chat/completions'), headers, settings);
     const head = JSON.stringify({ ...options.params, model: options.model });
     this.bodyHead = head.slice(0, -1);
     this.streamTail = options.streamUsage === false ? ',"stream":true' : ',"stream":true,"stream_options":{"include_usage":true}';
   }
 
-  async complete(request: ModelRequest): Promise<ModelResponse> {
-    try {
-      return this.parseCompletion(await this.endpoint.json(this.body(request, false), request.signal));
-    } catch (error) {
-      throw this.endpoint.scrub(error);
-    }
-  }
-
-  async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
-    try {
-      yield* this.streamEvents(request);
-    } catch (error) {
-      throw this.endpoint.scrub(error);
-    }
-  }
-
-  private async *streamEvents(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
-    const opened = await this.endpoint.stream(this.body(request, true), request.signal);
-    if ('whole' in opened) {
-      yield* wholeAsStream(this.parseCompletion(opened.whole));
-      return;
-    }
-    const { events, attempt } = opened;
+  protected async *readEvents(events: AsyncGenerator<SseEvent>): AsyncGenerator<ModelStreamEvent, ModelResponse> {
     let text = '';
     // Keyed by the server's index, which is only trusted to be a small integer once checked.
     const calls = new Map<number, { id: string; name: string; arguments: string }>();
     let usage: Usage = { inputTokens: 0, outputTokens: 0 };
     let stopReason: string | undefined;
     let finished = false;
-    try {
-      for await (const event of events) {
-        if (event.data === '[DONE]') {
-          finished = true;
-          break;
-        }
-        const chunk = parseChunk(this.provider, event.data);
-        this.throwIfError(chunk);
-        const reported = asRecord(chunk.usage);
-        if (reported) usage = openaiUsage(reported);
-        const choice = Array.isArray(chunk.choices) ? asRecord(chunk.choices[0]) : undefined;
-        if (!choice) continue;
-        stopReason = asString(choice.finish_reason) ?? stopReason;
-        const delta = asRecord(choice.delta);
-        if (!delta) continue;
-        const content = asString(delta.content);
-        if (content) {
-          text += content;
-          yield { type: 'text', delta: content };
-        }
-        if (Array.isArray(delta.tool_calls)) {
-          for (const raw of delta.tool_calls) {
-            const part = asRecord(raw);
-            if (!part) continue;
-            const index = part.index === undefined || part.index === null ? calls.size : part.index;
-            if (!Number.isSafeInteger(index) || (index as number) < 0) {
-              throw new ModelResponseError(
-                this.provider,
-                'a streamed tool call has an index that is not an integer >= 0',
-                snippet(JSON.stringify(part.index) ?? ''),
-              );
-            }
-            let call = calls.get(index as number);
-            if (call === undefined) {
-              if (calls.size >= MAX_STREAMED_CALLS)
-                throw new ModelResponseError(this.provider, `a stream has more than ${MAX_STREAMED_CALLS} tool calls`);
-              call = { id: '', name: '', arguments: '' };
-              calls.set(index as number, call);
-            }
-            const id = asString(part.id);
-            if (id) call.id = id;
-            const fn = asRecord(part.function);
-            const name = asString(fn?.name);
-            if (name) call.name = call.name === '' ? name : call.name;
-            call.arguments += argumentsText(fn?.arguments);
+    for await (const event of events) {
+      if (event.data === '[DONE]') {
+        finished = true;
+        break;
+      }
+      const chunk = parseChunk(this.provider, event.data);
+      this.throwIfError(chunk);
+      const reported = asRecord(chunk.usage);
+      if (reported) usage = openaiUsage(reported);
+      const choice = Array.isArray(chunk.choices) ? asRecord(chunk.choices[0]) : undefined;
+      if (!choice) continue;
+      stopReason = asString(choice.finish_reason) ?? stopReason;
+      const delta = asRecord(choice.delta);
+      if (!delta) continue;
+      const content = asString(delta.content);
+      if (content) {
+        text += content;
+        yield { type: 'text', delta: content };
+      }
+      if (Array.isArray(delta.tool_calls)) {
+        for (const raw of delta.tool_calls) {
+          const part = asRecord(raw);
+          if (!part) continue;
+          const index = part.index === undefined || part.index === null ? calls.size : part.index;
+          if (!Number.isSafeInteger(index) || (index as number) < 0) {
+            throw new ModelResponseError(
+              this.provider,
+              'a streamed tool call has an index that is not an integer >= 0',
+              snippet(JSON.stringify(part.index) ?? ''),
+            );
           }
+          let call = calls.get(index as number);
+          if (call === undefined) {
+            if (calls.size >= MAX_STREAMED_CALLS)
+              throw new ModelResponseError(this.provider, `a stream has more than ${MAX_STREAMED_CALLS} tool calls`);
+            call = { id: '', name: '', arguments: '' };
+            calls.set(index as number, call);
+          }
+          const id = asString(part.id);
+          if (id) call.id = id;
+          const fn = asRecord(part.function);
+          const name = asString(fn?.name);
+          if (name) call.name = call.name === '' ? name : call.name;
+          call.arguments += argumentsText(fn?.arguments);
         }
       }
-    } catch (error) {
-      throw streamFailure(this.provider, attempt, error);
-    } finally {
-      attempt.dispose();
     }
     if (!finished && stopReason === undefined)
       throw new ModelResponseError(this.provider, 'the stream ended before the response was complete');
@@ -185,10 +125,10 @@ export class OpenAIChatModel implements ChatModel {
       if (call.name === '') throw new ModelResponseError(this.provider, 'a streamed tool call has no function name');
       toolCalls.push({ id: call.id || fallbackCallId(), name: call.name, arguments: call.arguments });
     }
-    yield { type: 'response', response: { text, toolCalls, usage, stopReason } };
+    return { text, toolCalls, usage, stopReason };
   }
 
-  private body(request: ModelRequest, stream: boolean): string {
+  protected body(request: ModelRequest, stream: boolean): string {
     let body = `${this.bodyHead},"messages":${JSON.stringify(toWire(request.system, request.messages))}`;
     if (request.tools.length > 0) body += `,"tools":${this.toolsJson.get(request.tools)}`;
     if (request.output) body += `,"response_format":${JSON.stringify(responseFormat(request.output))}`;
@@ -196,7 +136,7 @@ export class OpenAIChatModel implements ChatModel {
     return `${body}}`;
   }
 
-  private parseCompletion(json: Record<string, unknown>): ModelResponse {
+  protected parse(json: Record<string, unknown>): ModelResponse {
     this.throwIfError(json);
     const choice = Array.isArray(json.choices) ? asRecord(json.choices[0]) : undefined;
     const message = asRecord(choice?.message);

@@ -60,8 +60,8 @@ export type OpenedStream = { events: AsyncGenerator<SseEvent>; attempt: Attempt 
 
 /**
  * Where an HTTP model's requests go and how they are sent: one POST with retries and
- * timers, answered by a whole JSON body or opened as a stream. Both HTTP models hold one,
- * so they differ only in their wire formats.
+ * timers, answered by a whole JSON body or opened as a stream. The HTTP model core
+ * (`HttpChatModel`, core.ts) holds one for every provider.
  */
 export class ModelEndpoint {
   private readonly streamHeaders: Record<string, string>;

@@ -1,25 +1,20 @@
 import { DuplicateSuspensionError, PendingStoreError } from '../../errors';
 import type { Answer } from '../../results/wire';
-import type { HistoryFilter, ResolveOptions } from '../audit';
+import type { HistoryFilter, Audit } from '../audit';
 import { isSettled } from '../status';
-import type { Claim, PendingStore, RunCheckpoint, RunListing, Settlement, StaleRunFilter, SuspendedCall, SuspensionFilter } from '../store';
+import type {
+  Claim,
+  RunCheckpoint,
+  RunListing,
+  RunStore,
+  Settlement,
+  StaleRunFilter,
+  SuspendedCall,
+  SuspensionFilter,
+  SuspensionStore,
+} from '../store';
 import { jsonCopy } from './json';
-import {
-  checkAnswer,
-  checkAudit,
-  checkCheckpoint,
-  checkClaim,
-  checkFilter,
-  checkHistoryFilter,
-  checkId,
-  checkInsertable,
-  checkLeaseMs,
-  checkRunId,
-  RUNNING_PHASE,
-  staleRunLimit,
-  checkSettlement,
-  versionCanFollow,
-} from './validate';
+import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from './validate';
 
 interface Entry {
   call: SuspendedCall;
@@ -37,7 +32,7 @@ interface Entry {
  * comes back is what JSON can carry, and callers cannot mutate what is stored. Leases are
  * judged by this process's clock (`Date.now()`), the only clock its callers share.
  */
-export class MemoryPendingStore implements PendingStore {
+export class MemoryPendingStore implements SuspensionStore, RunStore {
   private readonly calls = new Map<string, Entry>();
   private readonly runs = new Map<string, RunCheckpoint>();
   private nextSeq = 0;
@@ -45,20 +40,17 @@ export class MemoryPendingStore implements PendingStore {
 
   async insert(call: SuspendedCall): Promise<void> {
     this.assertOpen();
-    checkInsertable(call);
     this.add(jsonCopy(call, `suspension ${call.request.id}`));
   }
 
   async get(id: string): Promise<SuspendedCall | undefined> {
     this.assertOpen();
-    checkId(id, 'get');
     const entry = this.calls.get(id);
     return entry ? structuredClone(entry.call) : undefined;
   }
 
   async list(filter: SuspensionFilter = {}): Promise<SuspendedCall[]> {
     this.assertOpen();
-    checkFilter(filter);
     const matches = [...this.calls.values()].filter(
       ({ call }) =>
         (filter.status === undefined || call.status === filter.status) &&
@@ -71,7 +63,6 @@ export class MemoryPendingStore implements PendingStore {
 
   async history(filter: HistoryFilter = {}): Promise<SuspendedCall[]> {
     this.assertOpen();
-    checkHistoryFilter(filter);
     const matches = [...this.calls.values()].filter(
       ({ call }) =>
         isSettled(call.status) &&
@@ -86,12 +77,8 @@ export class MemoryPendingStore implements PendingStore {
     return matches.slice(0, filter.limit ?? matches.length).map(({ call }) => structuredClone(call));
   }
 
-  async claim(id: string, answer: Answer, leaseMs: number, audit?: ResolveOptions): Promise<Claim | undefined> {
+  async claim(id: string, answer: Answer, leaseMs: number, audit?: Audit): Promise<Claim | undefined> {
     this.assertOpen();
-    checkId(id, 'claim');
-    checkAnswer(answer, 'claim');
-    checkLeaseMs(leaseMs, 'claim');
-    const recorded = checkAudit(audit, 'claim');
     const storedAnswer = jsonCopy(answer, `the answer to ${id}`);
     const entry = this.calls.get(id);
     if (!entry) return undefined;
@@ -110,16 +97,14 @@ export class MemoryPendingStore implements PendingStore {
       fence,
       updatedAt: at,
       answeredAt: at,
-      ...(recorded?.by ? { answeredBy: recorded.by } : {}),
-      ...(recorded?.comment !== undefined ? { comment: recorded.comment } : {}),
+      ...(audit?.by ? { answeredBy: audit.by } : {}),
+      ...(audit?.comment !== undefined ? { comment: audit.comment } : {}),
     };
     return { id, fence, call: structuredClone(entry.call), at };
   }
 
   async renew(claim: Claim, leaseMs: number): Promise<boolean> {
     this.assertOpen();
-    checkClaim(claim, 'renew');
-    checkLeaseMs(leaseMs, 'renew');
     const entry = this.held(claim);
     if (!entry) return false;
     entry.leaseUntilMs = Date.now() + leaseMs;
@@ -129,8 +114,6 @@ export class MemoryPendingStore implements PendingStore {
 
   async complete(claim: Claim, settlement: Settlement): Promise<boolean> {
     this.assertOpen();
-    checkClaim(claim, 'complete');
-    checkSettlement(settlement);
     const outcome = jsonCopy(settlement.outcome, `the outcome of ${claim.id}`);
     const next = settlement.next === undefined ? undefined : jsonCopy(settlement.next, `suspension ${settlement.next.request.id}`);
     const entry = this.held(claim);
@@ -152,7 +135,6 @@ export class MemoryPendingStore implements PendingStore {
 
   async saveRun(checkpoint: RunCheckpoint): Promise<boolean> {
     this.assertOpen();
-    checkCheckpoint(checkpoint);
     const copy = jsonCopy(checkpoint, `the checkpoint of run ${checkpoint.runId}`);
     if (!versionCanFollow(checkpoint.version)) return false;
     const stored = this.runs.get(checkpoint.runId);
@@ -163,7 +145,6 @@ export class MemoryPendingStore implements PendingStore {
 
   async loadRun(runId: string): Promise<RunCheckpoint | undefined> {
     this.assertOpen();
-    checkRunId(runId, 'loadRun');
     const stored = this.runs.get(runId);
     return stored ? structuredClone(stored) : undefined;
   }

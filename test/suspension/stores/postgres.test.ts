@@ -6,18 +6,16 @@ import { Pool } from 'pg';
 import {
   InvalidArgumentError,
   PendingStoreError,
-  POSTGRES_STORE_SCHEMA_VERSION,
-  PostgresPendingStore,
   ResumeCoordinator,
   StoreUnavailableError,
   Toolkit,
   defineTool,
   pending,
   success,
-  type Claim,
   type SuspendedCall,
 } from 'toolnexus-ts';
-import { runStoreConformance } from 'toolnexus-ts/testing';
+import { POSTGRES_STORE_SCHEMA_VERSION, PostgresPendingStore } from 'toolnexus-ts/postgres';
+import { runStoreConformance, type Claim } from 'toolnexus-ts/testing';
 import { dropSchema, postgresUrl, sql, sqlRow, uniqueSchema } from '../../fixtures/pg/server';
 
 const schema = uniqueSchema('store');

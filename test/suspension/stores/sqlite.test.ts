@@ -2,7 +2,8 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PendingStoreError, SQLITE_SCHEMA_VERSION, SqlitePendingStore } from 'toolnexus-ts';
+import { PendingStoreError } from 'toolnexus-ts';
+import { SQLITE_SCHEMA_VERSION, SqlitePendingStore } from 'toolnexus-ts/sqlite';
 import { runStoreConformance } from 'toolnexus-ts/testing';
 
 let dir: string;

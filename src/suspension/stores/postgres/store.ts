@@ -1,35 +1,21 @@
 import type { Pool, QueryResultRow } from 'pg';
 import { DuplicateSuspensionError, PendingStoreError, StoreUnavailableError } from '../../../errors';
 import type { Answer } from '../../../results/wire';
-import type { HistoryFilter, ResolveOptions } from '../../audit';
+import type { HistoryFilter, Audit } from '../../audit';
 import type {
   Claim,
-  PendingStore,
   RunCheckpoint,
   RunListing,
+  RunStore,
   Settlement,
   StaleRunFilter,
   SuspendedCall,
   SuspensionFilter,
+  SuspensionStore,
 } from '../../store';
 import { toJson } from '../json';
 import { callOf, parseStored, rowOf, type SuspensionRow } from '../rows';
-import {
-  checkAnswer,
-  checkAudit,
-  checkCheckpoint,
-  checkClaim,
-  checkFilter,
-  checkHistoryFilter,
-  checkId,
-  checkInsertable,
-  checkLeaseMs,
-  checkRunId,
-  checkSettlement,
-  versionCanFollow,
-  RUNNING_PHASE,
-  staleRunLimit,
-} from '../validate';
+import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../validate';
 import { isUniqueViolation, translate } from './errors';
 import type { PostgresPendingStoreOptions } from './options';
 import { resolveOptions } from './resolve';
@@ -116,7 +102,7 @@ interface RunRow {
 }
 
 /**
- * A {@link PendingStore} in PostgreSQL (via `pg`), for a service that runs on several
+ * A {@link SuspensionStore} and {@link RunStore} in PostgreSQL (via `pg`), for a service that runs on several
  * processes or machines: every process that shares the database sees the same suspended
  * calls and run checkpoints, and a claim is one conditional `UPDATE … RETURNING`, so of
  * two workers racing for one call exactly one wins. Leases are granted and judged by the
@@ -133,7 +119,7 @@ interface RunRow {
  * // ... on shutdown:
  * await store.close();
  */
-export class PostgresPendingStore implements PendingStore {
+export class PostgresPendingStore implements SuspensionStore, RunStore {
   private readonly pool: Pool;
   private readonly ownsPool: boolean;
   private readonly autoMigrate: boolean;
@@ -163,7 +149,6 @@ export class PostgresPendingStore implements PendingStore {
   }
 
   async insert(call: SuspendedCall): Promise<void> {
-    checkInsertable(call);
     const row = rowOf(call);
     const result = await this.query(
       `insert of suspension ${row.id}`,
@@ -174,7 +159,6 @@ export class PostgresPendingStore implements PendingStore {
   }
 
   async get(id: string): Promise<SuspendedCall | undefined> {
-    checkId(id, 'get');
     const result = await this.query<SuspensionRow>(
       `get of suspension ${id}`,
       `SELECT ${SUSPENSION_COLUMNS} FROM ${this.tables.suspensions} WHERE id = $1`,
@@ -184,7 +168,6 @@ export class PostgresPendingStore implements PendingStore {
   }
 
   async list(filter: SuspensionFilter = {}): Promise<SuspendedCall[]> {
-    checkFilter(filter);
     const conditions: string[] = [];
     const values: unknown[] = [];
     for (const [column, value] of [
@@ -206,7 +189,6 @@ export class PostgresPendingStore implements PendingStore {
   }
 
   async history(filter: HistoryFilter = {}): Promise<SuspendedCall[]> {
-    checkHistoryFilter(filter);
     const conditions = ["status IN ('resolved', 'declined', 'expired', 'cancelled')"];
     const values: unknown[] = [];
     for (const [column, value] of [
@@ -229,13 +211,9 @@ export class PostgresPendingStore implements PendingStore {
     return result.rows.map(callOf);
   }
 
-  async claim(id: string, answer: Answer, leaseMs: number, audit?: ResolveOptions): Promise<Claim | undefined> {
-    checkId(id, 'claim');
-    checkAnswer(answer, 'claim');
-    checkLeaseMs(leaseMs, 'claim');
-    const recorded = checkAudit(audit, 'claim');
+  async claim(id: string, answer: Answer, leaseMs: number, audit?: Audit): Promise<Claim | undefined> {
     const answerJson = toJson(answer, `the answer to ${id}`);
-    const byJson = recorded?.by === undefined ? null : toJson(recorded.by, `the principal who answered ${id}`);
+    const byJson = audit?.by === undefined ? null : toJson(audit.by, `the principal who answered ${id}`);
     // One statement: under READ COMMITTED a second concurrent UPDATE of the row waits for the
     // first to commit, then re-checks the WHERE clause against the new row and matches nothing.
     const result = await this.query<SuspensionRow & { claimed_at: string }>(
@@ -248,7 +226,7 @@ export class PostgresPendingStore implements PendingStore {
          FROM clock
         WHERE id = $1 AND (status = 'pending' OR (status = 'resolving' AND lease_until_ms < clock.ms))
         RETURNING ${SUSPENSION_COLUMNS}, clock.iso AS claimed_at`,
-      [id, answerJson, Math.ceil(leaseMs), byJson, recorded?.comment ?? null],
+      [id, answerJson, Math.ceil(leaseMs), byJson, audit?.comment ?? null],
     );
     const row = result.rows[0];
     if (!row) return undefined;
@@ -257,8 +235,6 @@ export class PostgresPendingStore implements PendingStore {
   }
 
   async renew(claim: Claim, leaseMs: number): Promise<boolean> {
-    checkClaim(claim, 'renew');
-    checkLeaseMs(leaseMs, 'renew');
     const result = await this.query(
       `renewal of suspension ${claim.id}`,
       `WITH ${CLOCK}
@@ -271,8 +247,6 @@ export class PostgresPendingStore implements PendingStore {
   }
 
   async complete(claim: Claim, settlement: Settlement): Promise<boolean> {
-    checkClaim(claim, 'complete');
-    checkSettlement(settlement);
     const { status, next } = settlement;
     const outcomeJson = toJson(settlement.outcome, `the outcome of ${claim.id}`);
     const nextRow = next === undefined ? undefined : rowOf(next);
@@ -304,7 +278,6 @@ export class PostgresPendingStore implements PendingStore {
   }
 
   async saveRun(checkpoint: RunCheckpoint): Promise<boolean> {
-    checkCheckpoint(checkpoint);
     const { runId, version, state, updatedAt } = checkpoint;
     const stateJson = toJson(state, `the checkpoint of run ${runId}`);
     // Like the other stores: a version that cannot follow the stored one is a conflict.
@@ -327,7 +300,6 @@ export class PostgresPendingStore implements PendingStore {
   }
 
   async loadRun(runId: string): Promise<RunCheckpoint | undefined> {
-    checkRunId(runId, 'loadRun');
     const result = await this.query<RunRow>(
       `load of run ${runId}`,
       `SELECT run_id, version, state::text AS state, updated_at FROM ${this.tables.runs} WHERE run_id = $1`,

@@ -3,35 +3,21 @@ import { closeSync, constants, openSync } from 'node:fs';
 import { DuplicateSuspensionError, PendingStoreError, ToolnexusError } from '../../../errors';
 import { messageOf } from '../../../errors/message';
 import type { Answer } from '../../../results/wire';
-import type { HistoryFilter, ResolveOptions } from '../../audit';
+import type { HistoryFilter, Audit } from '../../audit';
 import type {
   Claim,
-  PendingStore,
   RunCheckpoint,
   RunListing,
+  RunStore,
   Settlement,
   StaleRunFilter,
   SuspendedCall,
   SuspensionFilter,
+  SuspensionStore,
 } from '../../store';
 import { toJson } from '../json';
 import { callOf, parseStored, rowOf, type SuspensionRow } from '../rows';
-import {
-  checkAnswer,
-  checkAudit,
-  checkCheckpoint,
-  checkClaim,
-  checkFilter,
-  checkHistoryFilter,
-  checkId,
-  checkInsertable,
-  checkLeaseMs,
-  checkRunId,
-  checkSettlement,
-  RUNNING_PHASE,
-  staleRunLimit,
-  versionCanFollow,
-} from '../validate';
+import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../validate';
 import { loadOptionalPeer } from '../peer';
 import { migrate, prepare, SUSPENSION_COLUMNS } from './schema';
 
@@ -103,7 +89,7 @@ interface RunRow {
  * const coordinator = new ResumeCoordinator({ toolkit, store })
  * ```
  */
-export class SqlitePendingStore implements PendingStore {
+export class SqlitePendingStore implements SuspensionStore, RunStore {
   /** The database file this store opened. */
   readonly filename: string;
   private readonly db: Database.Database;
@@ -153,21 +139,18 @@ export class SqlitePendingStore implements PendingStore {
 
   async insert(call: SuspendedCall): Promise<void> {
     this.assertOpen();
-    checkInsertable(call);
     const row = rowOf(call);
     if (!this.run(() => this.insertRow(row), `insert ${row.id}`)) throw new DuplicateSuspensionError(row.id);
   }
 
   async get(id: string): Promise<SuspendedCall | undefined> {
     this.assertOpen();
-    checkId(id, 'get');
     const row = this.run(() => this.statements.read.get(id) as SuspensionRow | undefined, `read ${id}`);
     return row ? callOf(row) : undefined;
   }
 
   async list(filter: SuspensionFilter = {}): Promise<SuspendedCall[]> {
     this.assertOpen();
-    checkFilter(filter);
     const params = { status: filter.status, run_id: filter.runId, kind: filter.kind };
     const rows = this.run(() => this.listStatement(params).all(definedOnly(params)) as SuspensionRow[], 'list suspensions');
     return rows.map(callOf);
@@ -175,7 +158,6 @@ export class SqlitePendingStore implements PendingStore {
 
   async history(filter: HistoryFilter = {}): Promise<SuspendedCall[]> {
     this.assertOpen();
-    checkHistoryFilter(filter);
     const params = { status: filter.status, kind: filter.kind, run_id: filter.runId, tool: filter.tool };
     const statement = this.historyStatement(params);
     const rows = this.run(
@@ -185,12 +167,8 @@ export class SqlitePendingStore implements PendingStore {
     return rows.map(callOf);
   }
 
-  async claim(id: string, answer: Answer, leaseMs: number, audit?: ResolveOptions): Promise<Claim | undefined> {
+  async claim(id: string, answer: Answer, leaseMs: number, audit?: Audit): Promise<Claim | undefined> {
     this.assertOpen();
-    checkId(id, 'claim');
-    checkAnswer(answer, 'claim');
-    checkLeaseMs(leaseMs, 'claim');
-    const recorded = checkAudit(audit, 'claim');
     const answerJson = toJson(answer, `the answer to ${id}`);
     // A claim need not survive power loss: losing it only lets the call be claimed again at
     // once instead of after the lease, and a machine that lost power lost every holder too.
@@ -199,8 +177,8 @@ export class SqlitePendingStore implements PendingStore {
       id,
       answer: answerJson,
       lease_ms: Math.ceil(leaseMs),
-      answered_by: recorded?.by === undefined ? null : toJson(recorded.by, `the principal who answered ${id}`),
-      comment: recorded?.comment ?? null,
+      answered_by: audit?.by === undefined ? null : toJson(audit.by, `the principal who answered ${id}`),
+      comment: audit?.comment ?? null,
     };
     const claimed = this.run(() => this.relaxedSync(() => this.claimTransaction.immediate(params)), `claim ${id}`);
     if (!claimed) return undefined;
@@ -210,8 +188,6 @@ export class SqlitePendingStore implements PendingStore {
 
   async renew(claim: Claim, leaseMs: number): Promise<boolean> {
     this.assertOpen();
-    checkClaim(claim, 'renew');
-    checkLeaseMs(leaseMs, 'renew');
     const params = { id: claim.id, fence: claim.fence, lease_ms: Math.ceil(leaseMs) };
     // Like a claim, a renewal lost to power loss loses nothing a live holder needs.
     return this.run(
@@ -222,8 +198,6 @@ export class SqlitePendingStore implements PendingStore {
 
   async complete(claim: Claim, settlement: Settlement): Promise<boolean> {
     this.assertOpen();
-    checkClaim(claim, 'complete');
-    checkSettlement(settlement);
     const { status, next } = settlement;
     const outcome = toJson(settlement.outcome, `the outcome of ${claim.id}`);
     const nextRow = next === undefined ? undefined : rowOf(next);
@@ -239,7 +213,6 @@ export class SqlitePendingStore implements PendingStore {
 
   async saveRun(checkpoint: RunCheckpoint): Promise<boolean> {
     this.assertOpen();
-    checkCheckpoint(checkpoint);
     const params = {
       run_id: checkpoint.runId,
       version: checkpoint.version,
@@ -253,7 +226,6 @@ export class SqlitePendingStore implements PendingStore {
 
   async loadRun(runId: string): Promise<RunCheckpoint | undefined> {
     this.assertOpen();
-    checkRunId(runId, 'loadRun');
     const row = this.run(() => this.statements.readRun.get(runId) as RunRow | undefined, `load run ${runId}`);
     if (!row) return undefined;
     return { runId: row.run_id, version: row.version, state: parseStored(row.state, `run ${runId}`), updatedAt: row.updated_at };
