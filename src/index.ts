@@ -147,3 +147,6 @@ export type {
   IncompleteRunResult,
   RunStatus,
 } from './runner';
+/** Where time comes from (the Webhooks' `clock` option): a fake one steps through backoff in tests. */
+export type { Clock, ClockTimer } from './timing/clock';
+export type { MemoryPendingStoreOptions } from './suspension';
