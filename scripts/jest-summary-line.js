@@ -4,8 +4,19 @@
 // repeat it as its very last line.
 const fs = require('node:fs');
 
+// With a `label` option (a second run, e.g. jest.cv015.config.js) it says "label: N tests ok,
+// N not ok, N skipped" instead and writes no file: only the main run's line has the CI shape.
 class SummaryLineReporter {
+  constructor(_globalConfig, options = {}) {
+    this.label = options.label;
+  }
+
   onRunComplete(_contexts, results) {
+    if (this.label) {
+      const counts = `${results.numPassedTests} tests ok, ${results.numFailedTests} not ok, ${results.numPendingTests} skipped`;
+      process.stderr.write(`\n${this.label}: ${counts}\n`);
+      return;
+    }
     const line = `${results.numPassedTests} passed, ${results.numFailedTests} failed, ${results.numPendingTests} skipped`;
     process.stderr.write(`\n${line}\n`);
     if (process.env.TOOLNEXUS_TEST_SUMMARY) fs.writeFileSync(process.env.TOOLNEXUS_TEST_SUMMARY, `${line}\n`);

@@ -142,3 +142,6 @@ export { SubAgentInput, SubAgentTool } from './runner';
 export type { SubAgentToolOptions, SubAgentRecord, SubAgentOrigin } from './runner';
 // Handing a conversation to another agent (docs/agents.md, "Handoffs").
 export type { HandoffOptions } from './runner';
+/** Where time comes from (the Webhooks' `clock` option): a fake one steps through backoff in tests. */
+export type { Clock, ClockTimer } from './timing/clock';
+export type { MemoryPendingStoreOptions } from './suspension';

@@ -1,7 +1,6 @@
 import type { Principal } from '../suspension/audit';
 import type { SuspendedCall, SuspensionStatus } from '../suspension/store';
-import { REDACTED } from '../toolkit/redaction';
-import type { Toolkit } from '../toolkit/toolkit';
+import { Redactor } from '../suspension/redact';
 import { inputFields, type InputField } from './input-schema';
 import type { InboxAction } from './rules';
 
@@ -38,55 +37,32 @@ export interface SuspensionView {
   actions: InboxAction[];
 }
 
-/** What masks a sensitive value everywhere the inbox shows one: the toolkit's own mark. */
-const MASK = REDACTED;
-
-/**
- * Masks what the toolkit marks sensitive: the DTO's `@Sensitive()` fields in the arguments,
- * and every other place the same values appear (the prompt, the request's data, the outcome),
- * since a tool may well have copied an argument into its prompt.
- */
-export class Redactor {
-  constructor(private readonly toolkit: Toolkit) {}
-
-  /** The call's masked arguments and a function masking its sensitive values in any text. */
-  forCall(call: SuspendedCall): { args: unknown; scrub: <T>(value: T) => T } {
-    const args = this.redactArgs(call.tool, call.args);
-    const secrets = new Set<string>();
-    collectMasked(call.args, args, secrets);
-    const list = [...secrets].filter((s) => s.length >= 3).sort((a, b) => b.length - a.length);
-    const scrubText = (text: string) => list.reduce((out, secret) => out.split(secret).join(MASK), text);
-    const scrub = <T>(value: T): T => deepMap(value, scrubText) as T;
-    return { args, scrub };
-  }
-
-  private redactArgs(tool: string, args: unknown): unknown {
-    return this.toolkit.redact(tool, args);
-  }
-}
+export { Redactor };
 
 /** The view of `call` for a viewer allowed `actions`. */
 export function viewOf(call: SuspendedCall, redactor: Redactor, actions: InboxAction[]): SuspensionView {
-  const { args, scrub } = redactor.forCall(call);
-  const request = call.request;
+  // The one redaction path (src/suspension/redact.ts): what the inbox shows is what the CLI, webhooks and MCP show.
+  const shown = redactor.call(call);
+  const request = shown.request;
   const view: SuspensionView = {
     id: request.id,
     kind: request.kind,
-    prompt: scrub(request.prompt),
+    prompt: request.prompt,
     tool: call.tool,
-    args: scrub(args),
+    args: shown.args,
     status: call.status,
     createdAt: call.createdAt,
     actions,
   };
-  if (typeof request.url === 'string' && /^https?:\/\//i.test(request.url)) view.url = scrub(request.url);
+  if (typeof request.url === 'string' && /^https?:\/\//i.test(request.url)) view.url = request.url;
   if (request.expiresAt !== undefined) view.expiresAt = request.expiresAt;
   if (request.data) {
     const { schema: _schema, ...rest } = request.data;
-    if (Object.keys(rest).length > 0) view.data = scrub(maskLike(rest, call.args, args));
-    const fields = inputFields(request.data);
+    if (Object.keys(rest).length > 0) view.data = rest;
+    // The form is built from the schema as asked: masking its words could change the fields it asks for.
+    const fields = call.request.data ? inputFields(call.request.data) : undefined;
     if (fields) view.fields = fields;
-    if (typeof request.data.requestedBy === 'string') view.requestedBy = scrub(request.data.requestedBy);
+    if (typeof request.data.requestedBy === 'string') view.requestedBy = request.data.requestedBy;
   }
   if (!view.fields && (request.kind === 'input' || request.kind === 'question')) {
     view.fields = [{ name: 'answer', type: 'string', required: true, title: 'Answer' }];
@@ -97,50 +73,11 @@ export function viewOf(call: SuspendedCall, redactor: Redactor, actions: InboxAc
   if (call.updatedAt !== undefined) view.updatedAt = call.updatedAt;
   if (call.answeredBy) view.answeredBy = { ...call.answeredBy };
   if (call.answeredAt !== undefined) view.answeredAt = call.answeredAt;
-  if (call.comment !== undefined) view.comment = scrub(call.comment);
+  if (shown.comment !== undefined) view.comment = shown.comment;
   if (call.answer)
     view.answer = call.answer.reason === undefined ? { ok: call.answer.ok } : { ok: call.answer.ok, reason: call.answer.reason };
-  if (call.outcome && call.status !== 'pending' && call.status !== 'resolving') {
-    view.outcome = { isError: call.outcome.isError, output: scrub(call.outcome.output) };
+  if (shown.outcome && call.status !== 'pending' && call.status !== 'resolving') {
+    view.outcome = { isError: shown.outcome.isError, output: shown.outcome.output };
   }
   return view;
-}
-
-/** Adds to `out` every string (or number) in `original` that `masked` replaced. */
-function collectMasked(original: unknown, masked: unknown, out: Set<string>): void {
-  if (original === masked) return;
-  if (typeof original === 'string' || typeof original === 'number') {
-    if (masked !== original) out.add(String(original));
-    return;
-  }
-  if (typeof original !== 'object' || original === null) return;
-  if (typeof masked !== 'object' || masked === null) {
-    deepMap(original, (text) => (out.add(text), text));
-    return;
-  }
-  for (const [key, value] of Object.entries(original)) collectMasked(value, (masked as Record<string, unknown>)[key], out);
-}
-
-/** The request's data with the fields masked that are masked in the arguments under the same name. */
-function maskLike(data: Record<string, unknown>, original: unknown, masked: unknown): Record<string, unknown> {
-  if (typeof original !== 'object' || original === null || typeof masked !== 'object' || masked === null) return data;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(data)) {
-    const was = (original as Record<string, unknown>)[key];
-    const now = (masked as Record<string, unknown>)[key];
-    out[key] = was !== undefined && was !== now ? now : value;
-  }
-  return out;
-}
-
-/** A copy of a JSON value with every string passed through `map`. */
-function deepMap(value: unknown, map: (text: string) => string): unknown {
-  if (typeof value === 'string') return map(value);
-  if (Array.isArray(value)) return value.map((item) => deepMap(item, map));
-  if (typeof value === 'object' && value !== null) {
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = deepMap(item, map);
-    return out;
-  }
-  return value;
 }

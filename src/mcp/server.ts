@@ -25,6 +25,7 @@ import { answerAs } from '../runner/answer-as';
 import type { ToolResult } from '../results/wire';
 import type { Principal } from '../suspension/audit';
 import { ResumeCoordinator } from '../suspension/coordinator';
+import { Redactor } from '../suspension/redact';
 import type { ToolLogLevel } from '../toolkit/context';
 import { Toolkit } from '../toolkit/toolkit';
 import { answerOf, answerProblem, elicitationFor, elicitationPrincipal, type ElicitationSupport } from './elicitation';
@@ -132,12 +133,16 @@ async function callTool(
   let result: ToolResult;
   try {
     result = await coordinator.execute(name, request.params.arguments ?? {}, ctx);
+    const redactor = new Redactor(coordinator.toolkit);
     for (let pending = pendingOf(result); pending; pending = pendingOf(result)) {
+      // What the client and its user are shown passes the one redaction path (docs/deploying.md, "What is masked where");
+      // the url a person must open and the form's schema are kept as asked.
+      const shown = redactor.request(name, request.params.arguments ?? {}, pending);
       const capability = server.getClientCapabilities()?.elicitation;
       const support: ElicitationSupport = { form: capability?.form !== undefined, url: capability?.url !== undefined };
-      if (!capability) return outOfBandResult(pending, 'the client did not declare the elicitation capability');
-      const plan = elicitationFor(pending, support);
-      if ('outOfBand' in plan) return outOfBandResult(pending, plan.outOfBand);
+      if (!capability) return outOfBandResult(shown, 'the client did not declare the elicitation capability');
+      const plan = elicitationFor({ ...pending, prompt: shown.prompt }, support);
+      if ('outOfBand' in plan) return outOfBandResult(shown, plan.outOfBand);
       let reply;
       try {
         // formSchemaOf checked the fields against what MCP forms allow; the SDK's type lists each shape.
@@ -149,10 +154,10 @@ async function callTool(
         });
       } catch (error) {
         if (extra.signal.aborted) return { content: [{ type: 'text', text: `${name} cancelled` }], isError: true };
-        return outOfBandResult(pending, `the elicitation failed: ${messageOf(error)}`);
+        return outOfBandResult(shown, `the elicitation failed: ${messageOf(error)}`);
       }
       const refused = answerProblem(plan.elicit, reply);
-      if (refused) return outOfBandResult(pending, `the answer was refused: ${refused}`);
+      if (refused) return outOfBandResult(shown, `the answer was refused: ${refused}`);
       // Answered as a principal, as the inbox and the CLI answer (docs/design.md, "the path of an answer"):
       // the one the host's authorize hook named, else the MCP client or session.
       const by =

@@ -48,7 +48,8 @@ export function answerProblem(answer: unknown, maxDataBytes?: number): string | 
  * (objects, arrays, strings, finite numbers, booleans, null), nested at most
  * {@link MAX_ANSWER_DEPTH} deep, with no own `__proto__`, `constructor` or `prototype` key,
  * and, when `maxDataBytes` is given, no larger than that as JSON. Fields beyond
- * `id`, `ok`, `data` and `reason` are dropped. Never throws, whatever the answer's getters do.
+ * `id`, `ok`, `data` and `reason` are dropped; a `data` or `reason` of `null` (how other ports of
+ * the contract serialise an absent field) reads as absent. Never throws, whatever the answer's getters do.
  */
 export function checkAnswer(answer: unknown, maxDataBytes?: number): CheckedAnswer {
   try {
@@ -62,7 +63,11 @@ export function checkAnswer(answer: unknown, maxDataBytes?: number): CheckedAnsw
 function checkFields(answer: unknown, maxDataBytes: number | undefined): CheckedAnswer {
   if (typeof answer !== 'object' || answer === null || Array.isArray(answer))
     return { ok: false, problem: 'expected an object { id, ok, data?, reason? }' };
-  const { id, ok, data, reason } = answer as Record<string, unknown>;
+  const fields = answer as Record<string, unknown>;
+  const { id, ok } = fields;
+  // Wire compatibility: other ports of the contract (the Python one) serialise an absent field as null.
+  const data = fields.data === null ? undefined : fields.data;
+  const reason = fields.reason === null ? undefined : fields.reason;
   if (typeof id !== 'string' || id === '') return { ok: false, problem: 'id must be a non-empty string' };
   if (typeof ok !== 'boolean') return { ok: false, problem: 'ok must be a boolean' };
   if (data !== undefined && (typeof data !== 'object' || data === null || Array.isArray(data)))
@@ -147,6 +152,22 @@ export function suspensionIdProblem(id: string): string | undefined {
 /** True once the request's `expiresAt` has passed at `now`. */
 export function isExpired(request: PendingRequest, now: Date): boolean {
   return request.expiresAt !== undefined && Date.parse(request.expiresAt) <= now.getTime();
+}
+
+/**
+ * Why a request a tool suspended with cannot be stored or sent (its `data` not plain JSON: a
+ * cycle, a BigInt, a throwing `toJSON`), else why its `expiresAt` cannot be judged; `undefined`
+ * when it can be kept. Checked before anything walks the request, so a cycle is an error
+ * result rather than a stack overflow: `execute` never rejects (docs/design.md).
+ */
+export function requestProblem(request: PendingRequest): string | undefined {
+  try {
+    JSON.stringify(request);
+  } catch (error) {
+    const why = error instanceof Error ? error.message.split('\n')[0]! : 'it cannot be written as JSON';
+    return `suspension ${String(request.id).slice(0, 80)} cannot be stored: its request is not plain JSON (${why.slice(0, 200)})`;
+  }
+  return expiryProblem(request);
 }
 
 /** Why a request's `expiresAt` cannot be judged, or `undefined` when it can (or is absent). */

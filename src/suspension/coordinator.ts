@@ -8,7 +8,7 @@ import {
   checkAnswer,
   DEFAULT_MAX_ANSWER_BYTES,
   DEFAULT_MAX_CHAIN,
-  expiryProblem,
+  requestProblem,
   formatRefusal,
   suspensionIdProblem,
   type FormatRefusal,
@@ -171,8 +171,8 @@ export class ResumeCoordinator {
     const result = await (ctx === undefined ? this.toolkit.execute(name, parsed.value) : this.toolkit.execute(name, parsed.value, ctx));
     const request = pendingOf(result);
     if (!request) return result;
-    const badExpiry = expiryProblem(request);
-    if (badExpiry) return failure(badExpiry);
+    const badRequest = requestProblem(request);
+    if (badRequest) return failure(badRequest);
     const badId = suspensionIdProblem(request.id);
     if (badId) return failure(`the suspension id ${shownId(request.id)} cannot be stored: it ${badId}`);
     if (!stored.ok) return failure(`${name} suspended, but its arguments cannot be stored: ${stored.problem}`);

@@ -21,6 +21,7 @@ export { MAX_COMMENT_LENGTH } from './audit';
 export type { Principal, Audit, ResolveOptions, HistoryFilter } from './audit';
 export { SUSPENSION_STATUSES, isSettled, isSuspensionStatus } from './status';
 export { MemoryPendingStore } from './stores/memory';
+export type { MemoryPendingStoreOptions } from './stores/memory';
 export { SqlitePendingStore, SQLITE_SCHEMA_VERSION } from './stores/sqlite';
 export type { SqlitePendingStoreOptions } from './stores/sqlite';
 export { PostgresPendingStore, POSTGRES_STORE_SCHEMA_VERSION } from './stores/postgres';

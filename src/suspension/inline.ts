@@ -2,7 +2,7 @@ import { messageOf } from '../errors/message';
 import { failure, pendingOf } from '../results/helpers';
 import type { Answer, AnsweredRequest, PendingRequest, ToolResult } from '../results/wire';
 import type { ToolContext } from '../toolkit/context';
-import { answerProblem, chainStop, expiryProblem, isExpired, refusalOf, refused, type FormatRefusal, type WaitFor } from './answers';
+import { checkAnswer, chainStop, isExpired, requestProblem, refusalOf, refused, type FormatRefusal, type WaitFor } from './answers';
 
 /** What the in-process posture needs besides the first request. */
 export interface InlineChain {
@@ -24,24 +24,26 @@ export async function answerInline(first: PendingRequest, ctx: ToolContext | und
   let request = first;
   for (;;) {
     chain.onPending?.(request);
-    let answer: Answer;
+    let given: Answer;
     try {
-      answer = await chain.waitFor(request);
+      given = await chain.waitFor(request);
     } catch (error) {
       return failure(`no answer to ${request.id}: ${messageOf(error)}`);
     }
-    const problem = answerProblem(answer);
-    if (problem) return failure(`invalid answer to ${request.id}: ${problem}`);
+    // The replay gets the checked copy (plain JSON, a null data read as absent), never the host's object.
+    const checked = checkAnswer(given);
+    if (!checked.ok) return failure(`invalid answer to ${request.id}: ${checked.problem}`);
+    const answer = checked.answer;
     if (answer.id !== request.id) return failure(`answer id ${answer.id} does not match pending request ${request.id}`);
     const now = new Date();
     if (!answer.ok || isExpired(request, now)) return refused(refusalOf(request, answer, now), chain.formatRefusal);
     const result = await chain.replay({ ...ctx, answer, replay: { request, chain: answered.slice() } });
     const next = pendingOf(result);
     if (!next) return result;
+    const bad = requestProblem(next);
+    if (bad) return failure(bad);
     const stop = chainStop(request, next, answered.length + 1, chain.maxChain);
     if (stop) return stop;
-    const badExpiry = expiryProblem(next);
-    if (badExpiry) return failure(badExpiry);
     answered.push({ request, answer });
     request = next;
   }

@@ -14,7 +14,7 @@ import { sleep } from '../timing/sleep';
 import type { ToolContext } from '../toolkit/context';
 import type { Toolkit } from '../toolkit/toolkit';
 import type { Audit } from './audit';
-import { chainStop, expiryProblem, isExpired, refusalOf, refused, type FormatRefusal } from './answers';
+import { chainStop, expiryProblem, isExpired, requestProblem, refusalOf, refused, type FormatRefusal } from './answers';
 import { sameJson, type Binding } from './binding';
 import { LeaseKeeper } from './lease';
 import { isSettled } from './status';
@@ -165,10 +165,11 @@ export class Resolution {
     const request = pendingOf(outcome);
     if (!request) return { status: 'resolved', outcome };
     const chain = call.chain ?? [];
+    // Before anything walks it: a request with a cycle is a failure, not a stack overflow.
+    const bad = requestProblem(request);
+    if (bad) return { status: 'resolved', outcome: { output: bad, isError: true } };
     const stop = chainStop(call.request, request, chain.length + 1, this.settings.maxChain);
     if (stop) return { status: 'resolved', outcome: stop };
-    const badExpiry = expiryProblem(request);
-    if (badExpiry) return { status: 'resolved', outcome: { output: badExpiry, isError: true } };
     const next: SuspendedCall = {
       request,
       tool: call.tool,

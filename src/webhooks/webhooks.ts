@@ -3,6 +3,7 @@ import { InvalidArgumentError } from '../errors';
 import { messageOf } from '../errors/message';
 import type { SuspensionObserver } from '../suspension/observer';
 import type { SuspendedCall } from '../suspension/store';
+import { systemClock, type Clock, type ClockTimer } from '../timing/clock';
 import { payloadOf, type WebhookEvent } from './payload';
 import {
   WEBHOOK_DELIVERY_HEADER,
@@ -50,6 +51,11 @@ export interface WebhooksOptions {
   onFailure?: (failure: WebhookFailure) => void;
   /** Told of every delivery the receiver accepted (a 2xx). What it throws is dropped. */
   onDelivered?: (delivery: WebhookDelivery) => void;
+  /**
+   * Where the signature's timestamp, each attempt's timeout and the backoff between attempts
+   * take their time from. Default: the system clock. Tests pass a fake one to step through retries.
+   */
+  clock?: Clock;
 }
 
 /** One delivery, as the hooks are told of it. */
@@ -116,7 +122,8 @@ export class Webhooks implements SuspensionObserver {
   private readonly onDelivered?: (delivery: WebhookDelivery) => void;
   private readonly ready: Job[] = [];
   private readonly waitingRetries: Job[] = [];
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly timers = new Set<ClockTimer>();
+  private readonly clock: Clock;
   private readonly sending = new Set<AbortController>();
   private held = 0;
   private closed = false;
@@ -149,6 +156,16 @@ export class Webhooks implements SuspensionObserver {
         throw new InvalidArgumentError(`Webhooks: ${key} must be a finite number of at least ${least}, got ${String(value)}`);
       this.settings[key] = value;
     }
+    const clock = options.clock ?? systemClock;
+    if (
+      typeof clock !== 'object' ||
+      clock === null ||
+      typeof clock.now !== 'function' ||
+      typeof clock.setTimeout !== 'function' ||
+      typeof clock.clearTimeout !== 'function'
+    )
+      throw new InvalidArgumentError('Webhooks: clock must be { now, setTimeout, clearTimeout }');
+    this.clock = clock;
     this.onFailure = options.onFailure ?? warnWhenGivenUp(this.shownUrl);
     this.onDelivered = options.onDelivered;
   }
@@ -180,7 +197,7 @@ export class Webhooks implements SuspensionObserver {
    */
   async close(): Promise<void> {
     this.closed = true;
-    for (const timer of this.timers) clearTimeout(timer);
+    for (const timer of this.timers) this.clock.clearTimeout(timer);
     this.timers.clear();
     for (const controller of this.sending) controller.abort(new Error('the Webhooks were closed'));
     // Retries that were waiting hold no timer now; they are released by `givenUp` below.
@@ -221,8 +238,11 @@ export class Webhooks implements SuspensionObserver {
 
   private async attempt(job: Job, controller: AbortController): Promise<void> {
     job.delivery.attempts++;
-    const timestamp = Math.floor(Date.now() / 1000);
-    const timer = setTimeout(() => controller.abort(new Error(`no answer within ${this.settings.timeoutMs} ms`)), this.settings.timeoutMs);
+    const timestamp = Math.floor(this.clock.now() / 1000);
+    const timer = this.clock.setTimeout(
+      () => controller.abort(new Error(`no answer within ${this.settings.timeoutMs} ms`)),
+      this.settings.timeoutMs,
+    );
     let status: number | undefined;
     let retryAfterMs: number | undefined;
     let reason: string;
@@ -256,7 +276,7 @@ export class Webhooks implements SuspensionObserver {
       const cause = inner === undefined ? '' : ` (${messageOf(inner)})`;
       reason = controller.signal.aborted ? messageOf(controller.signal.reason) : `the request failed: ${messageOf(error)}${cause}`;
     } finally {
-      clearTimeout(timer);
+      this.clock.clearTimeout(timer);
     }
     const retryable = status === undefined || status === 408 || status === 425 || status === 429 || status >= 500;
     if (!retryable || this.closed || job.delivery.attempts >= this.settings.maxAttempts) {
@@ -279,7 +299,7 @@ export class Webhooks implements SuspensionObserver {
     // Jitter spreads the retries of many deliveries that failed together.
     const delay = Math.min(maxRetryDelayMs, Math.max(retryAfterMs ?? 0, backoff * (0.8 + Math.random() * 0.4)));
     this.waitingRetries.push(job);
-    const timer = setTimeout(() => {
+    const timer = this.clock.setTimeout(() => {
       this.timers.delete(timer);
       const at = this.waitingRetries.indexOf(job);
       if (at >= 0) this.waitingRetries.splice(at, 1);
@@ -287,7 +307,7 @@ export class Webhooks implements SuspensionObserver {
       this.pump();
     }, delay);
     // A pending retry must not keep a process alive that has nothing else to do.
-    timer.unref();
+    timer.unref?.();
     this.timers.add(timer);
   }
 

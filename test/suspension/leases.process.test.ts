@@ -126,20 +126,30 @@ describe.each(stores())('leases across processes on %s', (_name, newStore) => {
   });
 });
 
-describe('leases on PostgreSQL are judged by the database clock', () => {
+describe.each([
+  ['SQLite', () => `sqlite:${join(dir, `skew-${Math.random().toString(36).slice(2)}.db`)}`],
+  [
+    'PostgreSQL',
+    () => {
+      const schema = uniqueSchema('skew');
+      schemas.push(schema);
+      return `pg:${pgUrl}#${schema}`;
+    },
+  ],
+])('leases on %s are judged by the database clock, in the statement that claims or renews', (_store, newStore) => {
   it.each([
     ['the holder', { CLOCK_SKEW_MS: '-90000' }, {}],
     ['the second resolver', {}, { CLOCK_SKEW_MS: '-90000' }],
     ['the second resolver (ahead)', {}, { CLOCK_SKEW_MS: '90000' }],
-  ])('%s 90 s off, default lease, a 3 s tool: one run', async (_who, holderEnv, otherEnv) => {
-    const schema = uniqueSchema('skew');
-    schemas.push(schema);
-    const store = `pg:${pgUrl}#${schema}`;
+    ['the second resolver (10 s ahead, a 5 s lease)', {}, { CLOCK_SKEW_MS: '10000' }],
+  ])('%s off, a 3 s tool: one run', async (who, holderEnv, otherEnv) => {
+    const store = newStore();
     const log = join(dir, `skew-${Math.random()}.log`);
     const id = await suspend(store);
-    const a = resolver(store, id, 60_000, { LOG: log, WORK_MS: '3000', ...holderEnv });
+    const leaseMs = who.includes('5 s lease') ? 5_000 : 60_000;
+    const a = resolver(store, id, leaseMs, { LOG: log, WORK_MS: '3000', ...holderEnv });
     await until(() => replays(log).length > 0, 20_000, 'the holder to begin');
-    const b = resolver(store, id, 60_000, { LOG: log, WORK_MS: '3000', ...otherEnv });
+    const b = resolver(store, id, leaseMs, { LOG: log, WORK_MS: '3000', ...otherEnv });
     const [fromA, fromB] = await Promise.all([outputOf<Resolved>(a, 'a'), outputOf<Resolved>(b, 'b')]);
     expect(fromA).toEqual({ outcome: { output: `done by ${a.pid} under fence 1`, isError: false } });
     expect(fromB).toEqual(fromA);

@@ -1,4 +1,5 @@
-import { DuplicateSuspensionError, PendingStoreError } from '../../errors';
+import { DuplicateSuspensionError, InvalidArgumentError, PendingStoreError } from '../../errors';
+import { systemClock, type Clock } from '../../timing/clock';
 import type { Answer } from '../../results/wire';
 import type { HistoryFilter, Audit } from '../audit';
 import { isSettled } from '../status';
@@ -23,20 +24,35 @@ interface Entry {
   leaseUntilMs?: number;
 }
 
+/** Options of {@link MemoryPendingStore}. */
+export interface MemoryPendingStoreOptions {
+  /** Where leases and claim instants take their time from. Default: the system clock. */
+  clock?: Clock;
+}
+
 /**
  * Keeps suspended calls in this process's memory: the default store, for hosts that
  * resolve in the same process and tests. Nothing survives a restart; use
  * {@link SqlitePendingStore} (or a Postgres store) for that.
  *
  * Values are stored as JSON copies, so it behaves exactly like a durable store: what
- * comes back is what JSON can carry, and callers cannot mutate what is stored. Leases are
- * judged by this process's clock (`Date.now()`), the only clock its callers share.
+ * comes back is what JSON can carry, and callers cannot mutate what is stored. Leases, and
+ * the claim's instant that expiry is judged by, are read from `options.clock` (the system
+ * clock by default), the only clock its callers share; tests pass a fake one.
  */
 export class MemoryPendingStore implements SuspensionStore, RunStore {
+  private readonly clock: Clock;
   private readonly calls = new Map<string, Entry>();
   private readonly runs = new Map<string, RunCheckpoint>();
   private nextSeq = 0;
   private closed = false;
+
+  constructor(options: MemoryPendingStoreOptions = {}) {
+    const clock = options.clock ?? systemClock;
+    if (typeof clock !== 'object' || clock === null || typeof clock.now !== 'function')
+      throw new InvalidArgumentError('MemoryPendingStore: clock must be a Clock { now, setTimeout, clearTimeout }');
+    this.clock = clock;
+  }
 
   async insert(call: SuspendedCall): Promise<void> {
     this.assertOpen();
@@ -82,7 +98,7 @@ export class MemoryPendingStore implements SuspensionStore, RunStore {
     const storedAnswer = jsonCopy(answer, `the answer to ${id}`);
     const entry = this.calls.get(id);
     if (!entry) return undefined;
-    const now = Date.now();
+    const now = this.clock.now();
     const claimable = entry.call.status === 'pending' || (entry.call.status === 'resolving' && (entry.leaseUntilMs ?? 0) < now);
     if (!claimable) return undefined;
     const at = new Date(now).toISOString();
@@ -107,7 +123,7 @@ export class MemoryPendingStore implements SuspensionStore, RunStore {
     this.assertOpen();
     const entry = this.held(claim);
     if (!entry) return false;
-    entry.leaseUntilMs = Date.now() + leaseMs;
+    entry.leaseUntilMs = this.clock.now() + leaseMs;
     entry.call = { ...entry.call, leaseUntil: new Date(entry.leaseUntilMs).toISOString() };
     return true;
   }
@@ -125,7 +141,7 @@ export class MemoryPendingStore implements SuspensionStore, RunStore {
       ...rest,
       status: settlement.status,
       outcome,
-      updatedAt: new Date().toISOString(),
+      updatedAt: new Date(this.clock.now()).toISOString(),
       ...(next ? { next: next.request.id } : {}),
     };
     entry.leaseUntilMs = undefined;

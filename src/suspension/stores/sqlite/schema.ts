@@ -101,6 +101,11 @@ export interface SqliteStatements {
   readRun: Database.Statement;
 }
 
+/** SQLite's clock in milliseconds since the epoch (`julianday('now')` keeps milliseconds). */
+const NOW_MS = `CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)`;
+/** SQLite's clock as RFC 3339 with milliseconds, as `Date.toISOString` writes it. */
+const NOW_TEXT = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
+
 /** Every statement the store runs but `list`'s, which depend on the filter. */
 export function prepare(db: Database.Database, synchronous: 'full' | 'normal'): SqliteStatements {
   return {
@@ -113,18 +118,21 @@ export function prepare(db: Database.Database, synchronous: 'full' | 'normal'): 
               @lease_until_ms, @fence, @chain, @next_id, @binding, @answered_by, @answered_at, @comment)
       ON CONFLICT (id) DO NOTHING`),
     read: db.prepare(`SELECT ${SUSPENSION_COLUMNS} FROM suspensions WHERE id = ?`),
+    // Leases and the claim's instant are judged by SQLite's clock, read in the statement that
+    // uses them ('now' is one instant for a whole statement), not by each process's Date:
+    // a process whose clock is off cannot take over a lease that is still held.
     claim: db.prepare(`
       UPDATE suspensions
-      SET status = 'resolving', answer = @answer, lease_until = @now + @lease_ms, fence = COALESCE(fence, 0) + 1, updated_at = @at,
-          answered_at = @at, answered_by = @answered_by, comment = @comment
-      WHERE id = @id AND (status = 'pending' OR (status = 'resolving' AND lease_until < @now))
+      SET status = 'resolving', answer = @answer, lease_until = ${NOW_MS} + @lease_ms, fence = COALESCE(fence, 0) + 1,
+          updated_at = ${NOW_TEXT}, answered_at = ${NOW_TEXT}, answered_by = @answered_by, comment = @comment
+      WHERE id = @id AND (status = 'pending' OR (status = 'resolving' AND lease_until < ${NOW_MS}))
       RETURNING ${SUSPENSION_COLUMNS}`),
     renew: db.prepare(`
-      UPDATE suspensions SET lease_until = @now + @lease_ms
+      UPDATE suspensions SET lease_until = ${NOW_MS} + @lease_ms
       WHERE id = @id AND status = 'resolving' AND fence = @fence`),
     complete: db.prepare(`
       UPDATE suspensions
-      SET status = @status, outcome = @outcome, lease_until = NULL, updated_at = @at, next_id = COALESCE(@next_id, next_id)
+      SET status = @status, outcome = @outcome, lease_until = NULL, updated_at = ${NOW_TEXT}, next_id = COALESCE(@next_id, next_id)
       WHERE id = @id AND status = 'resolving' AND fence = @fence`),
     insertRun: db.prepare(`
       INSERT INTO runs (run_id, version, state, updated_at) VALUES (@run_id, @version, @state, @updated_at)

@@ -80,7 +80,7 @@ interface RunRow {
  * versioned in a `schema_version` table and upgraded in place. `status`, `run_id` and
  * `kind` are indexed columns, so listing and claiming stay flat as the table grows. A claim
  * is one conditional UPDATE inside an IMMEDIATE transaction: the database, not this process,
- * decides the single winner. Leases are judged by the process clock, which every process on
+ * decides the single winner. Leases are judged by SQLite's clock (the machine's, read in the statement), which every process on
  * the one host shares.
  *
  * @example
@@ -121,16 +121,15 @@ export class SqlitePendingStore implements SuspensionStore, RunStore {
       if (error instanceof ToolnexusError) throw error;
       throw new PendingStoreError(`cannot use SQLite file ${filename} as a pending store: ${messageOf(error)}`, { cause: error });
     }
-    // The clock is read once the write lock is held, so a wait for another writer neither
-    // shortens the lease granted nor judges the old one by a stale now.
+    // The clock is SQLite's, read by the claiming statement once the write lock is held, so a
+    // wait for another writer neither shortens the lease granted nor judges the old one by a
+    // stale now, and a process whose own clock is off judges nothing.
     this.claimTransaction = this.db.transaction((params: ClaimParams) => {
-      const now = Date.now();
-      const at = new Date(now).toISOString();
-      const row = this.statements.claim.get({ ...params, now, at }) as SuspensionRow | undefined;
-      return row === undefined ? undefined : { row, at };
+      const row = this.statements.claim.get(params) as SuspensionRow | undefined;
+      return row === undefined ? undefined : { row, at: row.answered_at as string };
     });
     this.completeTransaction = this.db.transaction((params: CompleteParams, next: SuspensionRow | undefined) => {
-      if (this.statements.complete.run({ ...params, at: new Date().toISOString() }).changes !== 1) return false;
+      if (this.statements.complete.run(params).changes !== 1) return false;
       // Throwing rolls the settlement back with it: the call stays claimed, nothing is inserted.
       if (next && !this.insertRow(next)) throw new DuplicateSuspensionError(next.id);
       return true;
@@ -190,10 +189,7 @@ export class SqlitePendingStore implements SuspensionStore, RunStore {
     this.assertOpen();
     const params = { id: claim.id, fence: claim.fence, lease_ms: Math.ceil(leaseMs) };
     // Like a claim, a renewal lost to power loss loses nothing a live holder needs.
-    return this.run(
-      () => this.relaxedSync(() => this.statements.renew.run({ ...params, now: Date.now() }).changes === 1),
-      `renew ${claim.id}`,
-    );
+    return this.run(() => this.relaxedSync(() => this.statements.renew.run(params).changes === 1), `renew ${claim.id}`);
   }
 
   async complete(claim: Claim, settlement: Settlement): Promise<boolean> {
@@ -203,11 +199,7 @@ export class SqlitePendingStore implements SuspensionStore, RunStore {
     const nextRow = next === undefined ? undefined : rowOf(next);
     const params = { id: claim.id, fence: claim.fence, status, outcome, next_id: nextRow?.id ?? null };
     // One UPDATE commits atomically on its own; only a next link needs the surrounding transaction.
-    if (!nextRow)
-      return this.run(
-        () => this.statements.complete.run({ ...params, at: new Date().toISOString() }).changes === 1,
-        `complete ${claim.id}`,
-      );
+    if (!nextRow) return this.run(() => this.statements.complete.run(params).changes === 1, `complete ${claim.id}`);
     return this.run(() => this.completeTransaction.immediate(params, nextRow), `complete ${claim.id}`);
   }
 
