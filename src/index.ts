@@ -147,3 +147,5 @@ export type {
   IncompleteRunResult,
   RunStatus,
 } from './runner';
+export { SEMCONV_VERSION } from './telemetry';
+export type { TelemetryOptions, TelemetryOption, TracerProviderLike, MeterProviderLike } from './telemetry';

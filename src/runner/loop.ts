@@ -8,6 +8,8 @@ import type { ToolContext } from '../toolkit/context';
 import { pendingResult, snapshot, type Checkpoints } from './checkpoints';
 import { checkAnswer, FINAL_ANSWER_TOOL, keptAnswer, repairPrompt, textReminder, type OutputRun } from './output';
 import type { HaltedCall } from './state';
+import { traceChat, type RunTrace } from '../telemetry/agent';
+import type { Telemetry } from '../telemetry/telemetry';
 import { addUsage, copyUsage } from './usage';
 import type {
   AssistantMessage,
@@ -42,6 +44,8 @@ export interface LoopParts {
   waitFor?: WaitFor;
   /** Told of every model call (provider, turn, usage, duration). */
   onMetric?: (event: ModelMetricEvent) => void;
+  /** OpenTelemetry spans and metrics of runs and model calls. */
+  telemetry: Telemetry;
 }
 
 /** The working state of one run while this process drives it. */
@@ -64,6 +68,8 @@ export interface LiveRun {
   emit?: Emit;
   /** Stops renewing the driver lease (waiting for a renewal in flight); set while a resumed run is driven. */
   stopDriving?: () => Promise<void>;
+  /** The run's span while a tracer records it; its `traceparent` is checkpointed when the run halts. */
+  trace?: RunTrace;
 }
 
 /**
@@ -96,7 +102,10 @@ export async function runLoop(parts: LoopParts, live: LiveRun): Promise<RunResul
     }
     if (calls.length === 0) return end(parts, live, 'done');
     if (live.emit) for (const call of calls) live.emit({ type: 'tool_call', call });
-    const results = await Promise.all(calls.map((call) => callTool(parts, live, call)));
+    const trace = live.trace;
+    const results = await Promise.all(
+      calls.map((call) => (trace ? trace.tracing.within(trace.context, () => callTool(parts, live, call)) : callTool(parts, live, call))),
+    );
     if (results.some((result) => pendingOf(result) !== undefined)) return halt(parts, live, calls, results);
     feed(live, calls, results, live.turns);
   }
@@ -173,18 +182,8 @@ async function ask(parts: LoopParts, live: LiveRun): Promise<ModelResponse> {
   const emit = live.emit;
   const started = performance.now();
   const streamed = emit !== undefined && typeof model.stream === 'function';
-  let response: ModelResponse | undefined;
-  if (!streamed || !model.stream) {
-    response = await model.complete(request);
-    if (emit && response.text !== '') emit({ type: 'text', delta: response.text });
-  } else {
-    for await (const event of model.stream(request)) {
-      if (event.type === 'text') emit?.({ type: 'text', delta: event.delta });
-      else if (event.type === 'reasoning') emit?.({ type: 'reasoning', delta: event.delta });
-      else if (event.type === 'response') response = event.response;
-    }
-    if (!response) throw new ModelResponseError(model.provider, 'the stream ended without a response');
-  }
+  const call = () => callModel(model, request, streamed, emit);
+  const response = live.trace ? await traceChat(live.trace, parts.systemPrompt, request.messages, call) : await call();
   if (parts.onMetric) {
     // A metric sink that throws must not change (or fail) the run.
     try {
@@ -201,6 +200,23 @@ async function ask(parts: LoopParts, live: LiveRun): Promise<ModelResponse> {
       // dropped: the run goes on
     }
   }
+  return response;
+}
+
+/** One model call, streamed when someone listens and the model can. */
+async function callModel(model: ChatModel, request: ModelRequest, streamed: boolean, emit: Emit | undefined): Promise<ModelResponse> {
+  let response: ModelResponse | undefined;
+  if (!streamed || !model.stream) {
+    response = await model.complete(request);
+    if (emit && response.text !== '') emit({ type: 'text', delta: response.text });
+    return response;
+  }
+  for await (const event of model.stream(request)) {
+    if (event.type === 'text') emit?.({ type: 'text', delta: event.delta });
+    else if (event.type === 'reasoning') emit?.({ type: 'reasoning', delta: event.delta });
+    else if (event.type === 'response') response = event.response;
+  }
+  if (!response) throw new ModelResponseError(model.provider, 'the stream ended without a response');
   return response;
 }
 

@@ -45,6 +45,11 @@ export interface RunState {
    * its driver, and `recover` or a repeated `resume` takes it over.
    */
   driver?: RunDriver;
+  /**
+   * The W3C `traceparent` of the `invoke_agent` span that last halted the run, when a tracer
+   * recorded it: the resume's span links to it, in whichever process resumes.
+   */
+  traceparent?: string;
 }
 
 /** Who drives a `running` run, and when it last renewed its lease (RFC 3339, the driver's clock). */

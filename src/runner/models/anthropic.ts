@@ -64,6 +64,8 @@ type Assembling =
  */
 export class AnthropicModel implements ChatModel {
   readonly provider = ANTHROPIC;
+  /** The model asked for, as traces name it. */
+  readonly model: string;
   private readonly endpoint: ModelEndpoint;
   private readonly bodyHead: string;
   private readonly toolsJson: ToolsCache<string>;
@@ -73,6 +75,7 @@ export class AnthropicModel implements ChatModel {
   constructor(options: AnthropicModelOptions) {
     if (typeof options?.apiKey !== 'string') throw new InvalidArgumentError('AnthropicModel needs an apiKey');
     if (typeof options.model !== 'string' || options.model === '') throw new InvalidArgumentError('AnthropicModel needs a model');
+    this.model = options.model;
     // A key that cannot be a header value is refused here, clearly and without quoting it.
     checkHeader('AnthropicModel', 'x-api-key', options.apiKey, 'apiKey');
     const settings = httpSettings(options);

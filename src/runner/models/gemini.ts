@@ -60,6 +60,8 @@ type Content = { role: 'user' | 'model'; parts: Part[] };
  */
 export class GeminiModel implements ChatModel {
   readonly provider = 'gemini';
+  /** The model asked for, as traces name it. */
+  readonly model: string;
   private readonly generate: ModelEndpoint;
   private readonly streaming: ModelEndpoint;
   private readonly bodyHead: string;
@@ -68,6 +70,7 @@ export class GeminiModel implements ChatModel {
   constructor(options: GeminiModelOptions) {
     if (typeof options?.apiKey !== 'string') throw new InvalidArgumentError('GeminiModel needs an apiKey');
     if (typeof options.model !== 'string' || options.model === '') throw new InvalidArgumentError('GeminiModel needs a model');
+    this.model = options.model;
     // The model and version go into the URL path: only plain names, so nothing can steer the request elsewhere.
     const model = options.model.includes('/') ? options.model : `models/${options.model}`;
     if (!/^[A-Za-z]+\/[A-Za-z0-9._-]+$/.test(model))

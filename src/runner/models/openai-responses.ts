@@ -83,6 +83,8 @@ type InputItem = Record<string, unknown>;
  */
 export class OpenAIResponsesModel implements ChatModel {
   readonly provider: string;
+  /** The model asked for, as traces name it. */
+  readonly model: string;
   readonly structuredOutput: boolean;
   private readonly endpoint: ModelEndpoint;
   /** `{<params>,"model":...,"store":...` without its closing brace: the constant prefix of every body. */
@@ -92,6 +94,7 @@ export class OpenAIResponsesModel implements ChatModel {
 
   constructor(options: OpenAIResponsesModelOptions) {
     if (typeof options?.model !== 'string' || options.model === '') throw new InvalidArgumentError('OpenAIResponsesModel needs a model');
+    this.model = options.model;
     if (options.baseUrl !== undefined && (typeof options.baseUrl !== 'string' || options.baseUrl === ''))
       throw new InvalidArgumentError('OpenAIResponsesModel: baseUrl must be a non-empty string');
     this.provider = options.provider ?? 'openai';

@@ -68,6 +68,8 @@ type WireMessage =
  */
 export class OpenAIChatModel implements ChatModel {
   readonly provider: string;
+  /** The model asked for, as traces name it. */
+  readonly model: string;
   readonly structuredOutput: boolean;
   private readonly endpoint: ModelEndpoint;
   /** `{"model":...,<params>` without its closing brace: the constant prefix of every body. */
@@ -78,6 +80,7 @@ export class OpenAIChatModel implements ChatModel {
   constructor(options: OpenAIChatModelOptions) {
     if (typeof options?.baseUrl !== 'string' || options.baseUrl === '') throw new InvalidArgumentError('OpenAIChatModel needs a baseUrl');
     if (typeof options.model !== 'string' || options.model === '') throw new InvalidArgumentError('OpenAIChatModel needs a model');
+    this.model = options.model;
     this.provider = options.provider ?? 'openai';
     this.structuredOutput = options.structuredOutput !== false;
     // A key that cannot be a header value is refused here, clearly and without quoting it.
