@@ -23,7 +23,7 @@ import {
   type ChatModel,
   type TelemetryOptions,
 } from 'toolnexus-ts';
-import { only, startOtel, type Otel } from '../fixtures/telemetry';
+import { only, startOtel, type Otel } from '../fixtures/telemetry/sdk';
 import {
   anthropicCalls,
   anthropicText,
