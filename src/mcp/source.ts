@@ -25,6 +25,9 @@ import { replyOf, type ElicitationReply } from './elicitation';
 import { McpConfigError, McpConnectionError } from './errors';
 import { SecretMask } from './mask';
 import { fromMcpResult } from './results';
+import { endMcpCall, startMcpClientCall, type McpCallSite } from '../telemetry/mcp';
+import type { TelemetryOption } from '../telemetry/options';
+import { errorTypeOf, Telemetry } from '../telemetry/telemetry';
 
 /** Options of an {@link McpToolSource}. */
 export interface McpToolSourceOptions {
@@ -54,6 +57,11 @@ export interface McpToolSourceOptions {
   maxToolsPerServer?: number;
   /** The client name servers see. Default `toolnexus`. */
   clientName?: string;
+  /**
+   * OpenTelemetry: a `tools/call {tool}` CLIENT span per call, its trace context sent in the
+   * request's `_meta`; by the global tracer provider unless this picks another or turns it off.
+   */
+  telemetry?: TelemetryOption;
 }
 
 /** How connecting went, per server: one server failing leaves the others working. */
@@ -108,6 +116,7 @@ interface Connection {
 export class McpToolSource {
   private readonly entries: McpServerEntry[];
   private readonly options: McpToolSourceOptions & typeof DEFAULTS;
+  private readonly telemetry: Telemetry;
   private readonly connections = new Map<string, Connection>();
   private readonly tools: FunctionTool[] = [];
   private closed = false;
@@ -116,6 +125,7 @@ export class McpToolSource {
   constructor(options: McpToolSourceOptions) {
     this.entries = parseMcpConfig(options.config, options.env);
     this.options = { ...DEFAULTS, ...definedOnly(options), config: options.config };
+    this.telemetry = new Telemetry(options.telemetry, 'McpToolSource');
     for (const key of Object.keys(DEFAULTS) as Array<keyof typeof DEFAULTS>) {
       const value = this.options[key];
       if (!Number.isFinite(value) || value < 1) throw new McpConfigError(`${key} must be a positive number, got ${String(value)}`);
@@ -459,8 +469,33 @@ export class McpToolSource {
     args: Record<string, unknown>,
     ctx: ToolContext | undefined,
   ): Promise<ToolResult> {
+    const tracing = this.telemetry.active();
+    if (!tracing) return this.request(connection, tool, args, ctx, undefined);
+    const sessionId = (connection.client.transport as { sessionId?: string } | undefined)?.sessionId;
+    const site: McpCallSite = { transport: connection.spec.transport === 'stdio' ? 'pipe' : 'tcp' };
+    if (sessionId !== undefined) site.sessionId = sessionId;
+    const { span, meta } = startMcpClientCall(tracing, tool, site);
+    let result: ToolResult;
+    try {
+      result = await tracing.within(tracing.contextOf(span), () => this.request(connection, tool, args, ctx, meta));
+    } catch (error) {
+      endMcpCall(tracing, span, { thrown: errorTypeOf(error) });
+      throw error;
+    }
+    endMcpCall(tracing, span, result);
+    return result;
+  }
+
+  private async request(
+    connection: Connection,
+    tool: string,
+    args: Record<string, unknown>,
+    ctx: ToolContext | undefined,
+    meta: Record<string, string> | undefined,
+  ): Promise<ToolResult> {
     const progress = ctx?.progress;
-    const result = await connection.client.callTool({ name: tool, arguments: args }, undefined, {
+    const params = meta && Object.keys(meta).length > 0 ? { name: tool, arguments: args, _meta: meta } : { name: tool, arguments: args };
+    const result = await connection.client.callTool(params, undefined, {
       timeout: this.options.callTimeoutMs,
       resetTimeoutOnProgress: true,
       ...(ctx?.signal ? { signal: ctx.signal } : {}),

@@ -6,6 +6,7 @@
 import type { Principal } from '../suspension/audit';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { ToolContext } from '../toolkit/context';
+import type { TelemetryOption } from '../telemetry/options';
 import type { Toolkit } from '../toolkit/toolkit';
 
 /** What an MCP server serves: a Toolkit (suspensions kept in memory), or a ResumeCoordinator and its store. */
@@ -24,6 +25,12 @@ export interface McpServerOptions {
    * runs out the suspension stays in the store, to be answered out of band.
    */
   elicitationTimeoutMs?: number;
+  /**
+   * OpenTelemetry: a `tools/call {tool}` SERVER span per call, the child of the client's span
+   * when the request's `_meta` carries its `traceparent`; by the global tracer provider unless
+   * this picks another or turns it off.
+   */
+  telemetry?: TelemetryOption;
 }
 
 /**
