@@ -266,6 +266,7 @@ async function main() {
       !aloneModules.includes('better-sqlite3') && !aloneModules.includes('pg') && !aloneModules.includes('@modelcontextprotocol'),
       'no optional peer installed',
     );
+    check(!aloneModules.includes('@opentelemetry'), 'no OpenTelemetry package installed (its api is an optional peer)');
     check(
       ['reflect-metadata', 'class-validator', 'class-transformer'].every((name) => aloneModules.includes(name)),
       'required peers installed with the package',
@@ -278,6 +279,14 @@ for (const [build, command] of [[() => new SqlitePendingStore(':memory:'), 'npm 
   try { build(); throw new Error('built a store without its driver'); }
   catch (error) { if (!(error instanceof PendingStoreError) || !error.message.includes(command)) throw error; console.log(error.message); }
 }
+// Without @opentelemetry/api, a telemetry option changes nothing and a suspension still resumes.
+const { ResumeCoordinator, Toolkit, defineTool, pending } = require('toolnexus-ts');
+const pay = defineTool({ name: 'pay', description: 'Pays', inputSchema: { type: 'object' }, run: (_a, ctx) => (ctx && ctx.answer ? 'paid' : pending({ kind: 'approval', prompt: 'Pay?' })) });
+const coordinator = new ResumeCoordinator({ toolkit: new Toolkit({ telemetry: { captureContent: true } }).register(pay) });
+coordinator.execute('pay', {}).then((first) => coordinator.resolve({ id: first.metadata.pending.id, ok: true })).then((outcome) => {
+  if (outcome.output !== 'paid') throw new Error('the suspension did not resume');
+  console.log('suspended and resumed without @opentelemetry/api');
+});
 `,
     });
     await run(process.execPath, ['check.js'], alone, { show: true });
