@@ -324,3 +324,34 @@ describe('set-up', () => {
     }
   });
 });
+
+describe('the telemetry option', () => {
+  it('refuses what is not a provider, a secret list or a name, saying which', () => {
+    const bad: Array<[unknown, string]> = [
+      ['yes', 'Toolkit: telemetry must be an object or false'],
+      [{ tracerProvider: {} }, 'Toolkit: telemetry.tracerProvider must be an OpenTelemetry TracerProvider (getTracer)'],
+      [{ meterProvider: { getMeter: 1 } }, 'Toolkit: telemetry.meterProvider must be an OpenTelemetry MeterProvider (getMeter)'],
+      [{ secrets: 'sk-1' }, 'Toolkit: telemetry.secrets must be an array of strings'],
+      [{ agentName: '' }, 'Toolkit: telemetry.agentName must be a non-empty string'],
+    ];
+    for (const [telemetry, message] of bad) expect(() => new Toolkit({ telemetry: telemetry as TelemetryOptions })).toThrow(message);
+  });
+
+  it('enabled: false records nothing, even with a provider given', async () => {
+    const toolkit = new Toolkit({ telemetry: { enabled: false, tracerProvider: otel.tracerProvider } }).register(clock);
+    expect(await toolkit.execute('clock', {})).toEqual({ output: '12:00', isError: false });
+    expect(otel.spans()).toEqual([]);
+  });
+
+  it('an unknown tool is an error span, counted as _OTHER so invented names add no series', async () => {
+    const toolkit = new Toolkit({ telemetry: { tracerProvider: otel.tracerProvider, meterProvider: otel.meterProvider } });
+    await toolkit.execute('made_up_tool', {});
+    const span = only(otel.spans(), 'execute_tool made_up_tool');
+    expect(span.status.code).toBe(SpanStatusCode.ERROR);
+    expect(span.attributes['error.type']).toBe('unknown_tool');
+    const calls = (await otel.metrics()).scopeMetrics.flatMap((s) => s.metrics).find((m) => m.descriptor.name === 'toolnexus.tool.calls');
+    const names = calls?.dataPoints.map((point) => point.attributes['gen_ai.tool.name']);
+    expect(names).toContain('_OTHER');
+    expect(names).not.toContain('made_up_tool');
+  });
+});
