@@ -271,6 +271,7 @@ async function main() {
         !aloneModules.includes('@langchain'),
       'no optional peer installed',
     );
+    check(!aloneModules.includes('@opentelemetry'), 'no OpenTelemetry package installed (its api is an optional peer)');
     check(
       ['reflect-metadata', 'class-validator', 'class-transformer'].every((name) => aloneModules.includes(name)),
       'required peers installed with the package',
@@ -288,6 +289,14 @@ for (const [entry, command] of [['toolnexus-ts/ai-sdk', 'npm install ai'], ['too
   try { require(entry); throw new Error(entry + ' loaded without its peer'); }
   catch (error) { if (error.code !== 'TOOLNEXUS_MISSING_PEER' || !error.message.includes(command)) throw error; console.log(error.message); }
 }
+// Without @opentelemetry/api, a telemetry option changes nothing and a suspension still resumes.
+const { ResumeCoordinator, Toolkit, defineTool, pending } = require('toolnexus-ts');
+const pay = defineTool({ name: 'pay', description: 'Pays', inputSchema: { type: 'object' }, run: (_a, ctx) => (ctx && ctx.answer ? 'paid' : pending({ kind: 'approval', prompt: 'Pay?' })) });
+const coordinator = new ResumeCoordinator({ toolkit: new Toolkit({ telemetry: { captureContent: true } }).register(pay) });
+coordinator.execute('pay', {}).then((first) => coordinator.resolve({ id: first.metadata.pending.id, ok: true })).then((outcome) => {
+  if (outcome.output !== 'paid') throw new Error('the suspension did not resume');
+  console.log('suspended and resumed without @opentelemetry/api');
+});
 `,
     });
     await run(process.execPath, ['check.js'], alone, { show: true });

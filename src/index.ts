@@ -145,3 +145,5 @@ export type { HandoffOptions } from './runner';
 /** Where time comes from (the Webhooks' `clock` option): a fake one steps through backoff in tests. */
 export type { Clock, ClockTimer } from './timing/clock';
 export type { MemoryPendingStoreOptions } from './suspension';
+export { SEMCONV_VERSION } from './telemetry';
+export type { TelemetryOptions, TelemetryOption, TracerProviderLike, MeterProviderLike } from './telemetry';

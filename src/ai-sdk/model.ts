@@ -66,13 +66,16 @@ export class AiSdkModel implements ChatModel {
   private readonly options: AiSdkModelOptions;
   private toolsCache?: { from: readonly ModelTool[]; to: NonNullable<CallOptions['tools']> };
 
-  constructor(
-    private readonly model: AiSdkLanguageModel,
-    options: AiSdkModelOptions = {},
-  ) {
+  /** The model asked for (the language model's id), as traces name it. */
+  readonly model: string;
+  private readonly languageModel: AiSdkLanguageModel;
+
+  constructor(model: AiSdkLanguageModel, options: AiSdkModelOptions = {}) {
     ai(); // the entry's peer: without it, the error names the install command
     if (typeof model !== 'object' || model === null || model.specificationVersion !== 'v4' || typeof model.doGenerate !== 'function')
       throw new InvalidArgumentError('AiSdkModel needs an AI SDK language model of specification v4 (an @ai-sdk/* provider of ai 7)');
+    this.languageModel = model;
+    this.model = typeof (model as { modelId?: unknown }).modelId === 'string' ? (model as { modelId: string }).modelId : model.provider;
     this.provider = options.provider ?? `ai-sdk:${model.provider}`;
     this.options = options;
   }
@@ -80,7 +83,7 @@ export class AiSdkModel implements ChatModel {
   async complete(request: ModelRequest): Promise<ModelResponse> {
     let result: GenerateResult;
     try {
-      result = await this.model.doGenerate(this.callOptions(request));
+      result = await this.languageModel.doGenerate(this.callOptions(request));
     } catch (error) {
       throw this.modelError(error);
     }
@@ -118,7 +121,7 @@ export class AiSdkModel implements ChatModel {
   async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
     let reader: ReadableStreamDefaultReader<unknown>;
     try {
-      const { stream } = await this.model.doStream(this.callOptions(request));
+      const { stream } = await this.languageModel.doStream(this.callOptions(request));
       reader = (stream as ReadableStream<unknown>).getReader();
     } catch (error) {
       throw this.modelError(error);

@@ -34,6 +34,8 @@ import { McpCatalogError } from './errors';
 import { outOfBandResult, toMcpResult, type McpCallResult } from './results';
 import { samplerFor } from './sampling';
 import type { McpCallInfo, McpServerOptions, McpToolContext, McpToolHost } from './types';
+import { endMcpCall, startMcpServerCall, type McpCallSite } from '../telemetry/mcp';
+import { errorTypeOf, Telemetry } from '../telemetry/telemetry';
 
 const DEFAULT_ELICITATION_TIMEOUT_MS = 600_000;
 const LOG_RANK: Record<ToolLogLevel, number> = { debug: 0, info: 1, notice: 2, warning: 3, error: 4, critical: 5, alert: 6, emergency: 7 };
@@ -69,6 +71,7 @@ export function createMcpServer(coordinator: ResumeCoordinator, options: McpServ
     previousClose?.();
   };
   const elicitationTimeoutMs = options.elicitationTimeoutMs ?? DEFAULT_ELICITATION_TIMEOUT_MS;
+  const telemetry = new Telemetry(options.telemetry, 'serveMcp');
   let minLevel = 0;
   server.setRequestHandler(SetLevelRequestSchema, (request) => {
     minLevel = LOG_RANK[request.params.level];
@@ -92,8 +95,20 @@ export function createMcpServer(coordinator: ResumeCoordinator, options: McpServ
         .sendNotification({ method: 'notifications/message', params: { level, logger: request.params.name, data: payload } })
         .catch(() => undefined);
     };
-    const result = await callTool(server, coordinator, request, extra, log, elicitationTimeoutMs, principal, options);
-    return result;
+    const call = () => callTool(server, coordinator, request, extra, log, elicitationTimeoutMs, principal, options);
+    const tracing = telemetry.active();
+    if (!tracing) return call();
+    const site: McpCallSite = { transport: extra.sessionId === undefined ? 'pipe' : 'tcp', requestId: extra.requestId };
+    if (extra.sessionId !== undefined) site.sessionId = extra.sessionId;
+    const { span, context } = startMcpServerCall(tracing, request.params.name, site, request.params._meta);
+    try {
+      const result = await tracing.within(context, call);
+      endMcpCall(tracing, span, { output: '', isError: result.isError === true });
+      return result;
+    } catch (error) {
+      endMcpCall(tracing, span, { thrown: errorTypeOf(error) });
+      throw error;
+    }
   });
   return server;
 }

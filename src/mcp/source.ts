@@ -28,6 +28,9 @@ import { replyOf, type ElicitationReply } from './elicitation';
 import { McpConfigError, McpConnectionError } from './errors';
 import { SecretMask } from './mask';
 import { fromMcpResult } from './results';
+import { endMcpCall, startMcpClientCall, type McpCallSite } from '../telemetry/mcp';
+import type { TelemetryOption } from '../telemetry/options';
+import { errorTypeOf, Telemetry } from '../telemetry/telemetry';
 
 /** Options of an {@link McpToolSource}. */
 export interface McpToolSourceOptions {
@@ -57,6 +60,11 @@ export interface McpToolSourceOptions {
   maxToolsPerServer?: number;
   /** The client name servers see. Default `toolnexus`. */
   clientName?: string;
+  /**
+   * OpenTelemetry: a `tools/call {tool}` CLIENT span per call, its trace context sent in the
+   * request's `_meta`; by the global tracer provider unless this picks another or turns it off.
+   */
+  telemetry?: TelemetryOption;
   /**
    * Answers servers' sampling requests (`sampling/createMessage`) through a model of the
    * host's, when its policy says yes (docs/mcp.md, "Sampling"). Without it the client declares
@@ -139,6 +147,7 @@ export class McpToolSource {
   private readonly entries: McpServerEntry[];
   private readonly disabled: string[];
   private readonly options: McpToolSourceOptions & typeof DEFAULTS;
+  private readonly telemetry: Telemetry;
   private readonly connections = new Map<string, Connection>();
   private readonly tools: FunctionTool[] = [];
   private closed = false;
@@ -157,6 +166,7 @@ export class McpToolSource {
     this.entries = reading.entries;
     this.disabled = reading.disabled;
     this.options = { ...DEFAULTS, ...definedOnly(options), config: options.config };
+    this.telemetry = new Telemetry(options.telemetry, 'McpToolSource');
     for (const key of Object.keys(DEFAULTS) as Array<keyof typeof DEFAULTS>) {
       const value = this.options[key];
       if (!Number.isFinite(value) || value < 1) throw new McpConfigError(`${key} must be a positive number, got ${String(value)}`);
@@ -700,8 +710,33 @@ export class McpToolSource {
     args: Record<string, unknown>,
     ctx: ToolContext | undefined,
   ): Promise<ToolResult> {
+    const tracing = this.telemetry.active();
+    if (!tracing) return this.request(connection, tool, args, ctx, undefined);
+    const sessionId = (connection.client.transport as { sessionId?: string } | undefined)?.sessionId;
+    const site: McpCallSite = { transport: connection.spec.transport === 'stdio' ? 'pipe' : 'tcp' };
+    if (sessionId !== undefined) site.sessionId = sessionId;
+    const { span, meta } = startMcpClientCall(tracing, tool, site);
+    let result: ToolResult;
+    try {
+      result = await tracing.within(tracing.contextOf(span), () => this.request(connection, tool, args, ctx, meta));
+    } catch (error) {
+      endMcpCall(tracing, span, { thrown: errorTypeOf(error) });
+      throw error;
+    }
+    endMcpCall(tracing, span, result);
+    return result;
+  }
+
+  private async request(
+    connection: Connection,
+    tool: string,
+    args: Record<string, unknown>,
+    ctx: ToolContext | undefined,
+    meta: Record<string, string> | undefined,
+  ): Promise<ToolResult> {
     const progress = ctx?.progress;
-    const result = await connection.client.callTool({ name: tool, arguments: args }, undefined, {
+    const params = meta && Object.keys(meta).length > 0 ? { name: tool, arguments: args, _meta: meta } : { name: tool, arguments: args };
+    const result = await connection.client.callTool(params, undefined, {
       timeout: connection.spec.timeoutMs ?? this.options.callTimeoutMs,
       resetTimeoutOnProgress: true,
       ...(ctx?.signal ? { signal: ctx.signal } : {}),

@@ -7,6 +7,7 @@ import type { Principal } from '../suspension/audit';
 import type { McpCatalog } from './catalog/catalog';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { ToolContext } from '../toolkit/context';
+import type { TelemetryOption } from '../telemetry/options';
 import type { Toolkit } from '../toolkit/toolkit';
 
 /** What an MCP server serves: a Toolkit (suspensions kept in memory), or a ResumeCoordinator and its store. */
@@ -29,6 +30,12 @@ export interface McpServerOptions {
   catalog?: McpCatalog;
   /** Bounds on what a tool may ask the client's model through `ctx.sample` (docs/mcp.md, "Sampling"). */
   sampling?: McpSamplingLimits;
+  /**
+   * OpenTelemetry: a `tools/call {tool}` SERVER span per call, the child of the client's span
+   * when the request's `_meta` carries its `traceparent`; by the global tracer provider unless
+   * this picks another or turns it off.
+   */
+  telemetry?: TelemetryOption;
 }
 
 /** Bounds on `ctx.sample`: what one request may ask of the client's model. */

@@ -19,6 +19,9 @@ import { continueRun, recoverRun, type ResumeParts } from './resume';
 import { streamRun } from './stream';
 import type { ChatMessage, ChatModel, ModelMetricEvent, ModelTool, RunEvent, RunResult } from './types';
 import { zeroUsage } from './usage';
+import { openTrace, traced } from './run-trace';
+import type { TelemetryOption } from '../telemetry/options';
+import { Telemetry } from '../telemetry/telemetry';
 
 export type { AgentToolContext } from './loop';
 
@@ -73,6 +76,13 @@ export interface AgentRunnerOptions {
    * needs its own name, and all must share one store.
    */
   name?: string;
+  /**
+   * OpenTelemetry: `invoke_agent` per run and per resume, `chat` per model call and the
+   * gen_ai client histograms, by the global providers unless this picks others or turns
+   * them off. Tool spans are the toolkit's, resolutions the coordinator's: give each the
+   * same option (docs/observability.md).
+   */
+  telemetry?: TelemetryOption;
 }
 
 /** What {@link AgentRunner.recoverOrphans} did with one orphaned run. */
@@ -188,6 +198,7 @@ export class AgentRunner {
       maxTurns,
       waitFor: options.waitFor,
       onMetric: options.onMetric,
+      telemetry: new Telemetry(options.telemetry, 'AgentRunner'),
       tools: () => this.currentTools(),
     };
     if (options.onMetric !== undefined && typeof options.onMetric !== 'function')
@@ -209,7 +220,7 @@ export class AgentRunner {
   ): Promise<RunResult<T>>;
   async run(input: string | readonly ChatMessage[], options?: RunOptions): Promise<RunResult>;
   async run(input: string | readonly ChatMessage[], options: RunOptions = {}): Promise<RunResult> {
-    return runLoop(this.parts, this.begin(input, options, undefined));
+    return this.runTraced(this.begin(input, options, undefined));
   }
 
   /**
@@ -220,7 +231,7 @@ export class AgentRunner {
    * the loop cancels the run.
    */
   stream(input: string | readonly ChatMessage[], options: RunOptions = {}): AsyncGenerator<RunEvent> {
-    return streamRun(options.signal, (emit, signal) => runLoop(this.parts, this.begin(input, { ...options, signal }, emit)));
+    return streamRun(options.signal, (emit, signal) => this.runTraced(this.begin(input, { ...options, signal }, emit)));
   }
 
   /**
@@ -351,6 +362,13 @@ export class AgentRunner {
   recoverStream(runId: string, options: ResumeOptions & { force?: boolean } = {}): AsyncGenerator<RunEvent> {
     if (typeof runId !== 'string' || runId === '') throw new InvalidArgumentError('recover needs a runId');
     return streamRun(options.signal, (emit, signal) => recoverRun(this.parts, runId, { ...options, signal }, emit));
+  }
+
+  private runTraced(live: LiveRun): Promise<RunResult> {
+    const trace = openTrace(this.parts, live.runId);
+    if (!trace) return runLoop(this.parts, live);
+    live.trace = trace;
+    return traced(trace, () => runLoop(this.parts, live));
   }
 
   private begin(input: string | readonly ChatMessage[], options: RunOptions, emit: Emit | undefined): LiveRun {

@@ -150,6 +150,8 @@ export function snapshot(live: LiveRun, phase: RunState['phase'], halted: RunSta
   if (live.output) state.output = outputState(live.output);
   if (live.agent !== undefined) state.agent = live.agent;
   if (halted) state.halted = halted;
+  const traceparent = live.trace?.tracing.traceparentOf(live.trace.span);
+  if (traceparent !== undefined) state.traceparent = traceparent;
   return state;
 }
 

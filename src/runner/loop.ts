@@ -12,6 +12,8 @@ import { handoffOf } from './handoff';
 import { SUB_AGENT_EVENTS, subAgentUsage } from './sub-agent';
 import { runStep, startJournal, type Durability, type Journal } from './durable';
 import type { HaltedCall, RunStep } from './state';
+import { traceChat, type RunTrace } from '../telemetry/agent';
+import type { Telemetry } from '../telemetry/telemetry';
 import { addUsage, copyUsage } from './usage';
 import type {
   AssistantMessage,
@@ -56,6 +58,8 @@ export interface LoopParts {
   agent?: string;
   /** The parts of the agent named `name`, this one or one reachable by handoffs; undefined when unknown. */
   agentParts?(name: string): (LoopParts & { tools(): readonly ModelTool[] }) | undefined;
+  /** OpenTelemetry spans and metrics of runs and model calls. */
+  telemetry: Telemetry;
 }
 
 /** The working state of one run while this process drives it. */
@@ -84,6 +88,8 @@ export interface LiveRun {
   step?: RunStep;
   /** The agent holding the conversation, once a handoff moved it (the runner's own agent until then). */
   agent?: string;
+  /** The run's span while a tracer records it; its `traceparent` is checkpointed when the run halts. */
+  trace?: RunTrace;
 }
 
 /**
@@ -132,11 +138,11 @@ export async function runLoop(first: LoopParts, live: LiveRun): Promise<RunResul
     if (calls.length === 0) return end(parts, live, 'done');
     if (live.emit) for (const call of calls) live.emit({ type: 'tool_call', call });
     let results: ToolResult[];
+    const trace = live.trace;
+    const runCalls = (): Promise<ToolResult[]> =>
+      journal && live.step ? runStep(parts, live, journal, live.step) : Promise.all(calls.map((call) => callTool(parts, live, call)));
     try {
-      results =
-        journal && live.step
-          ? await runStep(parts, live, journal, live.step)
-          : await Promise.all(calls.map((call) => callTool(parts, live, call)));
+      results = await (trace ? trace.tracing.within(trace.context, runCalls) : runCalls());
     } catch (error) {
       // A step that cannot be recorded (the store is down, another process took the run over):
       // stop renewing the lease, so the run can be recovered from its last recorded step.
@@ -254,18 +260,8 @@ async function ask(parts: LoopParts, live: LiveRun): Promise<ModelResponse> {
   const emit = live.emit;
   const started = performance.now();
   const streamed = emit !== undefined && typeof model.stream === 'function';
-  let response: ModelResponse | undefined;
-  if (!streamed || !model.stream) {
-    response = await model.complete(request);
-    if (emit && response.text !== '') emit({ type: 'text', delta: response.text });
-  } else {
-    for await (const event of model.stream(request)) {
-      if (event.type === 'text') emit?.({ type: 'text', delta: event.delta });
-      else if (event.type === 'reasoning') emit?.({ type: 'reasoning', delta: event.delta });
-      else if (event.type === 'response') response = event.response;
-    }
-    if (!response) throw new ModelResponseError(model.provider, 'the stream ended without a response');
-  }
+  const call = () => callModel(model, request, streamed, emit);
+  const response = live.trace ? await traceChat(live.trace, parts.systemPrompt, request.messages, call) : await call();
   if (parts.onMetric) {
     // A metric sink that throws must not change (or fail) the run.
     try {
@@ -282,6 +278,23 @@ async function ask(parts: LoopParts, live: LiveRun): Promise<ModelResponse> {
       // dropped: the run goes on
     }
   }
+  return response;
+}
+
+/** One model call, streamed when someone listens and the model can. */
+async function callModel(model: ChatModel, request: ModelRequest, streamed: boolean, emit: Emit | undefined): Promise<ModelResponse> {
+  let response: ModelResponse | undefined;
+  if (!streamed || !model.stream) {
+    response = await model.complete(request);
+    if (emit && response.text !== '') emit({ type: 'text', delta: response.text });
+    return response;
+  }
+  for await (const event of model.stream(request)) {
+    if (event.type === 'text') emit?.({ type: 'text', delta: event.delta });
+    else if (event.type === 'reasoning') emit?.({ type: 'reasoning', delta: event.delta });
+    else if (event.type === 'response') response = event.response;
+  }
+  if (!response) throw new ModelResponseError(model.provider, 'the stream ended without a response');
   return response;
 }
 

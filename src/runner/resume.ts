@@ -20,6 +20,8 @@ import { callContext, feed, runLoop, type Emit, type LiveRun, type LoopParts } f
 import { offeredTools, resumeOutput, type OutputRun } from './output';
 import type { HaltedCall, RunState } from './state';
 import type { ModelTool, RunResult } from './types';
+import { openTrace, traced } from './run-trace';
+import type { RunTrace } from '../telemetry/agent';
 
 /** What resuming needs besides the loop's parts. */
 export interface ResumeParts extends LoopParts {
@@ -34,6 +36,8 @@ export interface ContinueOptions {
   output?: unknown;
   /** Who answered and why, recorded with each answer this resume applies. */
   audit?: Audit;
+  /** This resume's span, when a tracer records it (set here, not by callers). */
+  trace?: RunTrace;
 }
 
 const MAX_MERGE_ATTEMPTS = 100;
@@ -55,9 +59,25 @@ export async function continueRun(
   const answers = checkAnswers(parts, answersIn);
   const calls = await Promise.all(answers.map((answer) => parts.coordinator.get(answer.id)));
   const runId = runOf(answers, calls);
-  let { state } = await parts.checkpoints.load(runId);
+  const { state } = await parts.checkpoints.load(runId);
   // The agent holding the conversation answers for it (its tools replay the calls).
-  parts = heldBy(parts, runId, state);
+  const held = heldBy(parts, runId, state);
+  // One span per resume, linked to the run's span that halted (maybe in another process).
+  const trace = openTrace(held, runId, state.traceparent);
+  const traceOptions = trace ? { ...options, trace } : options;
+  return traced(trace, () => continueLoaded(held, answers, calls, runId, state, traceOptions, emit));
+}
+
+async function continueLoaded(
+  parts: ResumeParts,
+  answers: Answer[],
+  calls: Array<SuspendedCall | undefined>,
+  runId: string,
+  loaded: RunState,
+  options: ContinueOptions,
+  emit: Emit | undefined,
+): Promise<RunResult> {
+  let state = loaded;
   // Checked before any answer is applied: a resume that could not continue changes nothing.
   resumeOutput(runId, state.output, options.output, parts.model, parts.tools());
   const unknownTo = (checked: RunState) =>
@@ -148,8 +168,20 @@ export async function recoverRun(
   options: ContinueOptions & { force?: boolean },
   emit: Emit | undefined,
 ): Promise<RunResult> {
-  const { state, version } = await parts.checkpoints.load(runId);
-  parts = heldBy(parts, runId, state);
+  const loaded = await parts.checkpoints.load(runId);
+  const held = heldBy(parts, runId, loaded.state);
+  const trace = openTrace(held, runId, loaded.state.traceparent);
+  const traceOptions = trace ? { ...options, trace } : options;
+  return traced(trace, () => recoverLoaded(held, runId, loaded, traceOptions, emit));
+}
+
+async function recoverLoaded(
+  parts: ResumeParts,
+  runId: string,
+  { state, version }: { state: RunState; version: number },
+  options: ContinueOptions & { force?: boolean },
+  emit: Emit | undefined,
+): Promise<RunResult> {
   resumeOutput(runId, state.output, options.output, parts.model, parts.tools());
   if (state.phase === 'halted') {
     // Its calls may all have been answered without this runner: then it continues here.
@@ -237,6 +269,7 @@ async function drive(
     emit,
   };
   if (running.agent !== undefined) live.agent = running.agent;
+  if (options.trace) live.trace = options.trace;
   // With durable steps (or a checkpoint written with them) the journal renews the lease instead.
   const journaled = parts.durability === 'turn' || running.step !== undefined;
   if (!journaled) live.stopDriving = parts.checkpoints.renew(live, running, (error) => taken.abort(error));

@@ -57,6 +57,11 @@ export interface RunState {
    * its driver, and `recover` or a repeated `resume` takes it over.
    */
   driver?: RunDriver;
+  /**
+   * The W3C `traceparent` of the `invoke_agent` span that last halted the run, when a tracer
+   * recorded it: the resume's span links to it, in whichever process resumes.
+   */
+  traceparent?: string;
 }
 
 /** The calls of the turn in progress under durable steps (see {@link RunState.step}). */

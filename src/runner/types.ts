@@ -126,6 +126,8 @@ export type ModelStreamEvent =
 export interface ChatModel {
   /** Names the provider in errors and logs. */
   readonly provider: string;
+  /** The model asked for (`gpt-4.1`, `claude-sonnet-4-5`...), when the model knows it: traces name it. */
+  readonly model?: string;
   /**
    * True when the model honours {@link ModelRequest.output} natively (OpenAI chat
    * `response_format: json_schema`...): the runner then asks for a typed answer that way,

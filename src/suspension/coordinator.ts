@@ -2,6 +2,9 @@ import { InvalidAnswerError, InvalidArgumentError, PendingStoreError, ToolnexusE
 import { messageOf } from '../errors/message';
 import { failure, pending, pendingOf, type PendingRequestInit } from '../results/helpers';
 import type { Answer, PendingRequest, ToolResult } from '../results/wire';
+import { countSuspension } from '../telemetry/suspension';
+import type { TelemetryOption } from '../telemetry/options';
+import { Telemetry } from '../telemetry/telemetry';
 import type { ToolContext } from '../toolkit/context';
 import type { Toolkit } from '../toolkit/toolkit';
 import {
@@ -67,6 +70,12 @@ export interface ResumeCoordinatorOptions {
    * call redacted (e.g. a {@link Webhooks}); more can be added with {@link ResumeCoordinator.observe}.
    */
   observers?: SuspensionObserver[];
+  /**
+   * OpenTelemetry: a `resolve_suspension {tool}` span per answer that wins its claim, linked to
+   * the span that suspended, and the suspension counter; by the global providers unless this
+   * picks others or turns them off (docs/observability.md).
+   */
+  telemetry?: TelemetryOption;
 }
 
 /** Where a call sits in a run, and how this one call is answered inline. */
@@ -109,6 +118,7 @@ export class ResumeCoordinator {
   private readonly resolution: Resolution;
   private readonly maxAnswerBytes: number;
   private readonly observers: Observers;
+  private readonly telemetry: Telemetry;
   /** Answers this coordinator checked ({@link checkAnswer}): the next `resolve` of each takes it as it is. */
   private readonly checked = new WeakSet<Answer>();
 
@@ -136,6 +146,7 @@ export class ResumeCoordinator {
     this.formatRefusal = options.formatRefusal ?? formatRefusal;
     this.binding = new Binding(options.bindingKey);
     this.observers = new Observers(this.toolkit);
+    this.telemetry = new Telemetry(options.telemetry, 'ResumeCoordinator');
     for (const observer of options.observers ?? []) this.observe(observer);
     this.resolution = new Resolution({
       toolkit: this.toolkit,
@@ -144,6 +155,7 @@ export class ResumeCoordinator {
       maxChain,
       formatRefusal: this.formatRefusal,
       binding: this.binding,
+      telemetry: this.telemetry,
       onSettled: (claim, settlement) => this.settledOf(claim, settlement),
     });
   }
@@ -190,8 +202,11 @@ export class ResumeCoordinator {
     const call: SuspendedCall = { request, tool: name, args: value, status: 'pending', createdAt: new Date().toISOString() };
     if (options.callId !== undefined) call.callId = options.callId;
     if (options.runId !== undefined) call.runId = options.runId;
+    const traceparent = this.toolkit.traceparentOf(result);
+    if (traceparent !== undefined) call.traceparent = traceparent;
     const sealed = this.binding.seal(call);
     await this.record(sealed);
+    countSuspension(this.telemetry.active(), 'pending', name, true, request.kind);
     this.observers.pending(sealed);
     return result;
   }

@@ -9,6 +9,10 @@ import {
 import { messageOf } from '../errors/message';
 import { pendingOf } from '../results/helpers';
 import type { Answer, ToolResult } from '../results/wire';
+import { ATTR } from '../telemetry/conventions';
+import { countSuspension, startResolution } from '../telemetry/suspension';
+import type { Telemetry, Tracing } from '../telemetry/telemetry';
+import type { OtelSpan } from '../telemetry/otel';
 import { withLatch } from '../timing/abort-latch';
 import { sleep } from '../timing/sleep';
 import type { ToolContext } from '../toolkit/context';
@@ -43,6 +47,8 @@ export interface ResolutionSettings {
   binding: Binding;
   /** Told after a settlement is stored (never when this resolver's claim was lost). */
   onSettled?: (claim: Claim, settlement: Settlement) => void;
+  /** Spans and counters of resolutions (docs/observability.md). */
+  telemetry?: Telemetry;
 }
 
 const FIRST_POLL_MS = 2;
@@ -140,10 +146,32 @@ export class Resolution {
     if (problem) throw new SuspensionMismatchError(call.request.id, problem);
     if (call.tool !== read.tool || call.callId !== read.callId || call.runId !== read.runId || !sameJson(call.args, read.args))
       throw new SuspensionMismatchError(call.request.id, 'the call changed between the check and the claim');
+    const tracing = this.settings.telemetry?.active();
+    if (!tracing) return this.replay(claim, answer, ctx, undefined, undefined);
+    const { span, context } = startResolution(tracing, call);
+    try {
+      const settled = await tracing.within(context, () => this.replay(claim, answer, ctx, tracing, span));
+      if (settled === undefined) tracing.fail(span, 'claim_lost');
+      else span?.end();
+      return settled;
+    } catch (error) {
+      tracing.fail(span, 'exception');
+      throw error;
+    }
+  }
+
+  private async replay(
+    claim: Claim,
+    answer: Answer,
+    ctx: ToolContext | undefined,
+    tracing: Tracing | undefined,
+    span: OtelSpan | undefined,
+  ): Promise<ToolResult | undefined> {
+    const { call } = claim;
     const at = new Date(claim.at);
     if (isExpired(call.request, at) || !answer.ok) {
       const refusal = refusalOf(call.request, answer, at);
-      return this.complete(claim, { status: refusal.status, outcome: refused(refusal, this.settings.formatRefusal) });
+      return this.complete(claim, { status: refusal.status, outcome: refused(refusal, this.settings.formatRefusal) }, tracing, span);
     }
     // The tool sees who answered, whichever front end recorded them (docs/suspension.md).
     const answered: Answer = call.answeredBy === undefined ? answer : { ...answer, answeredBy: { ...call.answeredBy } };
@@ -157,7 +185,7 @@ export class Resolution {
       keeper.stop();
     }
     if (keeper.lost) return undefined;
-    return this.complete(claim, this.settlementOf(call, answered, outcome));
+    return this.complete(claim, this.settlementOf(call, answered, outcome), tracing, span);
   }
 
   /** A replay's outcome as the store keeps it: a final result, or the next link of the chain. */
@@ -180,13 +208,28 @@ export class Resolution {
     };
     if (call.callId !== undefined) next.callId = call.callId;
     if (call.runId !== undefined) next.runId = call.runId;
+    // The next link's resolution links to the replay that asked it.
+    const traceparent = this.settings.toolkit.traceparentOf(outcome);
+    if (traceparent !== undefined) next.traceparent = traceparent;
     return { status: 'resolved', outcome, next: this.settings.binding.seal(next) };
   }
 
-  private async complete(claim: Claim, settlement: Settlement): Promise<ToolResult | undefined> {
+  private async complete(
+    claim: Claim,
+    settlement: Settlement,
+    tracing: Tracing | undefined,
+    span: OtelSpan | undefined,
+  ): Promise<ToolResult | undefined> {
     const stored = { ...settlement, outcome: storable(settlement.outcome) };
     if (stored.next) checkInsertable(stored.next, 'complete (next link)');
     if (!(await this.settings.store.complete(claim, stored))) return undefined;
+    if (tracing) {
+      const { call } = claim;
+      const registered = this.settings.toolkit.has(call.tool);
+      span?.setAttribute(ATTR.suspensionStatus, settlement.status);
+      countSuspension(tracing, settlement.status, call.tool, registered, call.request.kind);
+      if (settlement.next) countSuspension(tracing, 'pending', call.tool, registered, settlement.next.request.kind);
+    }
     this.settings.onSettled?.(claim, stored);
     return stored.outcome;
   }

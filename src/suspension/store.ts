@@ -53,6 +53,11 @@ export interface SuspendedCall {
   answeredAt?: string;
   /** The answerer's own words (`Audit.comment`), recorded with the claim. */
   comment?: string;
+  /**
+   * The W3C `traceparent` of the `execute_tool` span that suspended (when a tracer recorded
+   * it): the span that resolves the call, maybe in another process, links to it.
+   */
+  traceparent?: string;
 }
 
 /** Filter of {@link SuspensionStore.list}; all fields optional and combined with AND. */

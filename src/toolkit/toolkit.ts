@@ -23,6 +23,9 @@ import { isFunctionTool, type FunctionTool } from './define-tool';
 import type { ToolkitHooks } from './hooks';
 import { REDACTED, redactionPlanFor, redactWith, type RedactionPlan } from './redaction';
 import { messageOf } from '../errors/message';
+import type { TelemetryOption } from '../telemetry/options';
+import { Telemetry } from '../telemetry/telemetry';
+import { traceTool } from '../telemetry/tool';
 
 /** Builds a tool class's instance; plug a DI container in here. Default: `new cls()`. */
 export type ToolResolver = (cls: ClassType) => object;
@@ -45,6 +48,11 @@ export interface ToolkitOptions {
   maxArrayItems?: number;
   /** How many validation failures an error result lists before "… and N more" (default 20). */
   maxErrorCount?: number;
+  /**
+   * OpenTelemetry: an `execute_tool {tool}` span per call and the tool-call counter, by the
+   * global providers unless this picks others or turns them off (docs/observability.md).
+   */
+  telemetry?: TelemetryOption;
 }
 
 /** Anything `register` accepts: a `@Tool` class, an instance of one, or a `defineTool` object. */
@@ -95,6 +103,9 @@ export class Toolkit {
   /** Each DTO's redaction plan, built on its first `redact` (docs/operating.md, "Sensitive fields"). */
   private readonly redactionPlans = new Map<AnyClass, RedactionPlan | undefined>();
   private readonly changeListeners = new Set<() => void>();
+  private readonly telemetry: Telemetry;
+  /** The `traceparent` of the span of each suspended result this toolkit returned, for the store to keep. */
+  private readonly suspendedSpans = new WeakMap<ToolResult, string>();
 
   constructor(options: ToolkitOptions = {}) {
     this.resolver = options.resolver ?? ((cls) => new cls());
@@ -110,6 +121,7 @@ export class Toolkit {
     }
     this.defaultTimeoutMs = defaultTimeoutMs;
     this.hooks = options.hooks;
+    this.telemetry = new Telemetry(options.telemetry, 'Toolkit');
     this.limits = {
       maxArgumentBytes: limitOption('maxArgumentBytes', options.maxArgumentBytes, DEFAULT_ARGUMENT_LIMITS.maxArgumentBytes),
       maxArrayItems: limitOption('maxArrayItems', options.maxArrayItems, DEFAULT_ARGUMENT_LIMITS.maxArrayItems),
@@ -209,6 +221,31 @@ export class Toolkit {
    */
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{}` is the neutral element of `&`
   async execute<TState extends object = {}>(name: string, args?: unknown, ctx?: ToolContext<TState>): Promise<ToolResult> {
+    const tracing = this.telemetry.active();
+    if (tracing === undefined) return this.executeCall(name, args, ctx);
+    const { result, traceparent } = await traceTool(
+      tracing,
+      name,
+      this.entries.has(name),
+      (ctx as { callId?: unknown } | undefined)?.callId,
+      args,
+      (tool, shown) => this.redact(tool, shown),
+      () => this.executeCall(name, args, ctx),
+    );
+    if (traceparent !== undefined) this.suspendedSpans.set(result, traceparent);
+    return result;
+  }
+
+  /**
+   * The W3C `traceparent` of the `execute_tool` span that returned this suspended result, when
+   * a tracer recorded it: the coordinator stores it with the suspension, so the span that
+   * resolves it, maybe days later in another process, links back to it.
+   */
+  traceparentOf(result: ToolResult): string | undefined {
+    return this.suspendedSpans.get(result);
+  }
+
+  private async executeCall(name: string, args: unknown, ctx: ToolContext | undefined): Promise<ToolResult> {
     const started = performance.now();
     const entry = this.entries.get(name);
     let seenArgs = args;

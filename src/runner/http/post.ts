@@ -1,4 +1,5 @@
 import { ModelConnectionError, ModelHttpError, ModelRedirectError, ModelRequestError, ModelTimeoutError } from '../../errors';
+import { noteRetry } from '../../telemetry/retry';
 import { sleep } from '../../timing/sleep';
 import { Attempt } from './attempt';
 import { providerMessage } from './provider-errors';
@@ -72,6 +73,7 @@ export async function postWithRetry(call: HttpCall, settings: HttpSettings, watc
     if (number >= settings.maxAttempts) throw failure;
     const delay = retryAfterMs ?? backoff(number, settings);
     if (performance.now() + delay >= end) throw failure;
+    noteRetry(number, failure);
     await sleep(Math.min(delay, MAX_TIMER_MS), call.signal);
   }
 }

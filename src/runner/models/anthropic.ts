@@ -65,6 +65,8 @@ type Assembling =
  * thinking and prompt caching as options.
  */
 export class AnthropicModel extends HttpChatModel {
+  /** The model asked for, as traces name it. */
+  readonly model: string;
   private readonly bodyHead: string;
   private readonly toolsJson: ToolsCache<string>;
   private readonly systemCache: CacheControl | undefined;
@@ -72,6 +74,7 @@ export class AnthropicModel extends HttpChatModel {
 
   constructor(options: AnthropicModelOptions) {
     super(wiring(options));
+    this.model = options.model;
     const maxTokens = options.maxTokens ?? 4096;
     const thinking = checkThinking(options.thinking, maxTokens);
     const cache = cacheOptions(options.promptCache);

@@ -42,11 +42,14 @@ type Content = { role: 'user' | 'model'; parts: Part[] };
  * the `x-goog-api-key` header, never in the URL.
  */
 export class GeminiModel extends HttpChatModel {
+  /** The model asked for, as traces name it. */
+  readonly model: string;
   private readonly bodyHead: string;
   private readonly toolsJson = new ToolsCache((tools: readonly ModelTool[]) => JSON.stringify(toGeminiTools(tools)));
 
   constructor(options: GeminiModelOptions) {
     super(wiring(options));
+    this.model = options.model;
     this.bodyHead = JSON.stringify({ ...options.params }).slice(0, -1);
   }
 

@@ -61,6 +61,8 @@ type InputItem = Record<string, unknown>;
  * per {@link HttpModelOptions}, non-streaming and streaming (server-sent events).
  */
 export class OpenAIResponsesModel extends HttpChatModel {
+  /** The model asked for, as traces name it. */
+  readonly model: string;
   readonly structuredOutput: boolean;
   /** `{<params>,"model":...,"store":...` without its closing brace: the constant prefix of every body. */
   private readonly bodyHead: string;
@@ -69,6 +71,7 @@ export class OpenAIResponsesModel extends HttpChatModel {
 
   constructor(options: OpenAIResponsesModelOptions) {
     super(openAIWiring('OpenAIResponsesModel', options, 'responses'));
+    this.model = options.model;
     this.structuredOutput = options.structuredOutput !== false;
     const store = options.store ?? false;
     const params: Record<string, unknown> = { ...options.params };

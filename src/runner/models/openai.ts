@@ -49,6 +49,8 @@ type WireMessage =
  * {@link HttpModelOptions}, non-streaming and streaming (server-sent events).
  */
 export class OpenAIChatModel extends HttpChatModel {
+  /** The model asked for, as traces name it. */
+  readonly model: string;
   readonly structuredOutput: boolean;
   /** `{"model":...,<params>` without its closing brace: the constant prefix of every body. */
   private readonly bodyHead: string;
@@ -57,6 +59,7 @@ export class OpenAIChatModel extends HttpChatModel {
 
   constructor(options: OpenAIChatModelOptions) {
     super(openAIWiring('OpenAIChatModel', options, 'chat/completions'));
+    this.model = options.model;
     this.structuredOutput = options.structuredOutput !== false;
     const head = JSON.stringify({ ...options.params, model: options.model });
     this.bodyHead = head.slice(0, -1);

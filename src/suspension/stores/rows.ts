@@ -32,6 +32,8 @@ export interface SuspensionRow {
   answered_by: string | null;
   answered_at: string | null;
   comment: string | null;
+  /** Absent from rows read by a store whose schema predates it. */
+  traceparent?: string | null;
 }
 
 /**
@@ -61,6 +63,7 @@ export function rowOf(call: SuspendedCall): SuspensionRow {
     answered_by: call.answeredBy === undefined ? null : toJson(call.answeredBy, `the principal who answered ${id}`),
     answered_at: call.answeredAt ?? null,
     comment: call.comment ?? null,
+    traceparent: call.traceparent ?? null,
   };
 }
 
@@ -88,6 +91,7 @@ export function callOf(row: SuspensionRow): SuspendedCall {
   if (row.answered_by !== null) call.answeredBy = parseStored<Principal>(row.answered_by, `the principal who answered ${id}`);
   if (row.answered_at !== null) call.answeredAt = row.answered_at;
   if (row.comment !== null) call.comment = row.comment;
+  if (typeof row.traceparent === 'string') call.traceparent = row.traceparent;
   return call;
 }
 

@@ -301,7 +301,7 @@ describe('PostgresPendingStore specifics', () => {
     await sql(url, `INSERT INTO ${t('runs')} VALUES ('run-1', 2, '{"turns":2}', '2030-01-01T00:00:03.000Z')`);
 
     const strict = open({ tablePrefix: 'v1_', autoMigrate: false });
-    await expect(strict.list()).rejects.toThrow(/at layout version 1, this library needs 3/);
+    await expect(strict.list()).rejects.toThrow(`at layout version 1, this library needs ${POSTGRES_STORE_SCHEMA_VERSION}`);
 
     const store = open({ tablePrefix: 'v1_' });
     const base = { tool: 'transfer', args: { amount: 5 }, callId: 'call_1', createdAt: '2030-01-01T00:00:00.000Z' };
@@ -371,7 +371,9 @@ describe('PostgresPendingStore specifics', () => {
       1,
     ]);
 
-    await expect(open({ tablePrefix: 'v2_', autoMigrate: false }).list()).rejects.toThrow(/at layout version 2, this library needs 3/);
+    await expect(open({ tablePrefix: 'v2_', autoMigrate: false }).list()).rejects.toThrow(
+      `at layout version 2, this library needs ${POSTGRES_STORE_SCHEMA_VERSION}`,
+    );
     const store = open({ tablePrefix: 'v2_' });
     const old = (await store.get('pnd-old'))!;
     expect(old).toMatchObject({ status: 'declined', fence: 1, runId: 'run-2' });
@@ -382,12 +384,50 @@ describe('PostgresPendingStore specifics', () => {
       ['pnd-open', 'cli:ops', 'go', true],
       ['pnd-old', undefined, undefined, false],
     ]);
-    expect(await sql(url, `SELECT version FROM ${t('schema_version')}`)).toEqual([{ version: 3 }]);
+    expect(await sql(url, `SELECT version FROM ${t('schema_version')}`)).toEqual([{ version: POSTGRES_STORE_SCHEMA_VERSION }]);
     const indexes = await sql<{ indexname: string }>(url, 'SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = $2', [
       schema,
       'v2_suspensions',
     ]);
     expect(indexes.map((i) => i.indexname)).toContain('v2_suspensions_hist_idx');
+  });
+
+  it('upgrades layout version 3 tables in place to trace context (step 4): rows kept without it, new calls keep their traceparent', async () => {
+    const t = (name: string) => `"${schema}".v3_${name}`;
+    await sql(url, `CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    for (const statement of V1_DDL(t)) await sql(url, statement);
+    // Steps 2 and 3 as released.
+    await sql(
+      url,
+      `ALTER TABLE ${t('suspensions')} ADD COLUMN fence integer CHECK (fence >= 1), ADD COLUMN chain json, ADD COLUMN next_id text, ADD COLUMN binding text`,
+    );
+    await sql(url, `ALTER TABLE ${t('suspensions')} DROP COLUMN claim_token`);
+    await sql(url, `ALTER TABLE ${t('suspensions')} ADD COLUMN answered_by json, ADD COLUMN answered_at text, ADD COLUMN comment text`);
+    await sql(url, `UPDATE ${t('schema_version')} SET version = 3`);
+    await sql(
+      url,
+      `INSERT INTO ${t('suspensions')} (id, tool, kind, status, request, args, run_id, created_at)
+       VALUES ('pnd-v3', 'transfer', 'approval', 'pending', $1::json, '{"amount":5}', 'run-3', '2030-01-01T00:00:00.000Z')`,
+      [JSON.stringify({ id: 'pnd-v3', kind: 'approval', prompt: 'Approve?' })],
+    );
+
+    await expect(open({ tablePrefix: 'v3_', autoMigrate: false }).list()).rejects.toThrow(
+      `at layout version 3, this library needs ${POSTGRES_STORE_SCHEMA_VERSION}`,
+    );
+    const store = open({ tablePrefix: 'v3_' });
+    const old = (await store.get('pnd-v3'))!;
+    expect(old).toMatchObject({ status: 'pending', runId: 'run-3' });
+    expect('traceparent' in old).toBe(false);
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    await store.insert({ ...call('pnd-v4'), traceparent });
+    expect((await store.get('pnd-v4'))?.traceparent).toBe(traceparent);
+    const claim = (await store.claim('pnd-v3', { id: 'pnd-v3', ok: true }, 60_000))!;
+    expect(await store.complete(claim, { status: 'resolved', outcome: { output: 'done', isError: false } })).toBe(true);
+    expect(await sql(url, `SELECT version FROM ${t('schema_version')}`)).toEqual([{ version: 4 }]);
+    expect(await sql(url, `SELECT id, traceparent FROM ${t('suspensions')} ORDER BY id`)).toEqual([
+      { id: 'pnd-v3', traceparent: null },
+      { id: 'pnd-v4', traceparent },
+    ]);
   });
 
   it('shares an existing pool and leaves it open on close()', async () => {

@@ -38,6 +38,15 @@ const V2_STEP = `
   INSERT INTO schema_version (version) VALUES (2);
 `;
 
+/** Step 3 as released: a version 2 file plus this is what version 3 files in the field look like. */
+const V3_STEP = `
+  ALTER TABLE suspensions ADD COLUMN answered_by TEXT;
+  ALTER TABLE suspensions ADD COLUMN answered_at TEXT;
+  ALTER TABLE suspensions ADD COLUMN comment TEXT;
+  CREATE INDEX suspensions_settled ON suspensions (updated_at, seq) WHERE status IN ('resolved', 'declined', 'expired', 'cancelled');
+  INSERT INTO schema_version (version) VALUES (3);
+`;
+
 let n = 0;
 runStoreConformance('SqlitePendingStore', async () => new SqlitePendingStore({ filename: join(dir, `store-${++n}.db`) }));
 
@@ -166,6 +175,7 @@ describe('SqlitePendingStore specifics', () => {
         { version: 1 },
         { version: 2 },
         { version: 3 },
+        { version: 4 },
       ]);
       const columns = (check.prepare('PRAGMA table_info(suspensions)').all() as Array<{ name: string }>).map((c) => c.name);
       expect(columns).toEqual(expect.arrayContaining(['fence', 'chain', 'next_id', 'binding']));
@@ -221,7 +231,7 @@ describe('SqlitePendingStore specifics', () => {
 
     const check = new Database(file('v2.db'), { readonly: true });
     try {
-      expect(check.prepare('SELECT MAX(version) AS version FROM schema_version').get()).toEqual({ version: 3 });
+      expect(check.prepare('SELECT MAX(version) AS version FROM schema_version').get()).toEqual({ version: SQLITE_SCHEMA_VERSION });
       const plan = (
         check
           .prepare(
@@ -233,6 +243,43 @@ describe('SqlitePendingStore specifics', () => {
         .join(' | ');
       expect(plan).toMatch(/USING INDEX suspensions_settled/);
       expect(plan).not.toMatch(/TEMP B-TREE/);
+    } finally {
+      check.close();
+    }
+  });
+
+  it('upgrades a version 3 file in place to trace context (step 4): rows kept without it, new calls keep their traceparent', async () => {
+    const db = new Database(file('v3.db'));
+    db.exec(V1_DDL);
+    db.exec(V2_STEP);
+    db.exec(V3_STEP);
+    db.prepare(
+      `INSERT INTO suspensions (id, kind, tool, args, request, run_id, status, created_at)
+       VALUES ('pnd-v3', 'approval', 'transfer', '{"amount":5}', @request, 'run-3', 'pending', '2030-01-01T00:00:00.000Z')`,
+    ).run({ request: JSON.stringify({ id: 'pnd-v3', kind: 'approval', prompt: 'Approve?' }) });
+    db.close();
+
+    const store = new SqlitePendingStore(file('v3.db'));
+    const old = (await store.get('pnd-v3'))!;
+    expect(old).toMatchObject({ status: 'pending', runId: 'run-3' });
+    expect('traceparent' in old).toBe(false);
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    await store.insert({
+      request: { id: 'pnd-v4', kind: 'approval', prompt: 'Approve?' },
+      tool: 'transfer',
+      args: { amount: 6 },
+      status: 'pending',
+      createdAt: '2030-01-01T00:00:01.000Z',
+      traceparent,
+    });
+    expect((await store.get('pnd-v4'))?.traceparent).toBe(traceparent);
+    const claim = (await store.claim('pnd-v3', { id: 'pnd-v3', ok: true }, 60_000))!;
+    expect(await store.complete(claim, { status: 'resolved', outcome: { output: 'done', isError: false } })).toBe(true);
+    await store.close();
+    const check = new Database(file('v3.db'), { readonly: true });
+    try {
+      expect(check.prepare('SELECT MAX(version) AS version FROM schema_version').get()).toEqual({ version: 4 });
+      expect(check.prepare('SELECT traceparent FROM suspensions ORDER BY id').all()).toEqual([{ traceparent: null }, { traceparent }]);
     } finally {
       check.close();
     }

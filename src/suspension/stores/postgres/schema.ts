@@ -158,6 +158,14 @@ function migrationTo(version: number, { prefix, suspensions, runs }: Tables): st
         `CREATE INDEX ${index('suspensions_hist_idx')} ON ${suspensions} (updated_at COLLATE "C" DESC NULLS LAST, seq DESC)
            WHERE status IN ('resolved', 'declined', 'expired', 'cancelled')`,
       ];
+    case 4:
+      return [
+        // --- step 4, traces: the W3C traceparent of the span that suspended a call, so the
+        // span that resolves it (maybe in another process, days later) links back to it.
+        // Rows recorded before it keep NULL: their resolutions start unlinked.
+        `ALTER TABLE ${suspensions} ADD COLUMN traceparent text`,
+        // --- end of step 4, traces
+      ];
     default:
       throw new PendingStoreError(`PostgresPendingStore: no migration to layout version ${version}`);
   }

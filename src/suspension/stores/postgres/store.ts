@@ -28,12 +28,12 @@ const MAX_RETRY_PAUSE_MS = 1_000;
 /** JSON columns are read as text and parsed here, so a pool's own type parsers cannot change what comes back. */
 const SUSPENSION_COLUMNS = `id, kind, tool, status, request::text AS request, args::text AS args, answer::text AS answer,
   outcome::text AS outcome, call_id, run_id, created_at, updated_at, lease_until_ms, fence, chain::text AS chain, next_id, binding,
-  answered_by::text AS answered_by, answered_at, comment`;
+  answered_by::text AS answered_by, answered_at, comment, traceparent`;
 
 /** Columns of an insert, in the order of {@link insertValues}; `$n` placeholders with the casts `INSERT … SELECT` needs. */
 const INSERT_COLUMNS =
   'id, kind, tool, status, request, args, answer, outcome, call_id, run_id, created_at, updated_at, lease_until_ms, fence, chain, next_id, binding, ' +
-  'answered_by, answered_at, comment';
+  'answered_by, answered_at, comment, traceparent';
 const insertPlaceholders = (from: number) =>
   [
     'text',
@@ -54,6 +54,7 @@ const insertPlaceholders = (from: number) =>
     'text',
     'text',
     'json',
+    'text',
     'text',
     'text',
   ]
@@ -82,6 +83,7 @@ function insertValues(row: SuspensionRow): unknown[] {
     row.answered_by,
     row.answered_at,
     row.comment,
+    row.traceparent,
   ];
 }
 

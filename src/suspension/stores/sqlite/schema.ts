@@ -57,6 +57,13 @@ const STEPS: Record<number, string> = {
     CREATE INDEX suspensions_settled ON suspensions (updated_at, seq)
       WHERE status IN ('resolved', 'declined', 'expired', 'cancelled');
   `,
+  4: `
+    -- step 4, traces: the W3C traceparent of the span that suspended a call, so the span that
+    -- resolves it (maybe in another process, days later) links back to it. Rows recorded
+    -- before it keep NULL: their resolutions start unlinked.
+    ALTER TABLE suspensions ADD COLUMN traceparent TEXT;
+    -- end of step 4, traces
+  `,
 };
 
 /**
@@ -85,7 +92,7 @@ export function migrate(db: Database.Database, filename: string): void {
 
 /** The columns of a suspension, named as `SuspensionRow` (../rows) names them. */
 export const SUSPENSION_COLUMNS = `id, kind, tool, status, request, args, answer, outcome, call_id, run_id, created_at, updated_at,
-  lease_until AS lease_until_ms, fence, chain, next_id, binding, answered_by, answered_at, comment`;
+  lease_until AS lease_until_ms, fence, chain, next_id, binding, answered_by, answered_at, comment, traceparent`;
 
 /** The statements {@link prepare} returns; named, so the declaration emit can name them too. */
 export interface SqliteStatements {
@@ -113,9 +120,9 @@ export function prepare(db: Database.Database, synchronous: 'full' | 'normal'): 
     restoreSync: synchronous === 'full' ? db.prepare('PRAGMA synchronous = FULL') : undefined,
     insert: db.prepare(`
       INSERT INTO suspensions (id, kind, tool, args, request, call_id, run_id, status, created_at, updated_at, answer, outcome,
-                               lease_until, fence, chain, next_id, binding, answered_by, answered_at, comment)
+                               lease_until, fence, chain, next_id, binding, answered_by, answered_at, comment, traceparent)
       VALUES (@id, @kind, @tool, @args, @request, @call_id, @run_id, @status, @created_at, @updated_at, @answer, @outcome,
-              @lease_until_ms, @fence, @chain, @next_id, @binding, @answered_by, @answered_at, @comment)
+              @lease_until_ms, @fence, @chain, @next_id, @binding, @answered_by, @answered_at, @comment, @traceparent)
       ON CONFLICT (id) DO NOTHING`),
     read: db.prepare(`SELECT ${SUSPENSION_COLUMNS} FROM suspensions WHERE id = ?`),
     // Leases and the claim's instant are judged by SQLite's clock, read in the statement that

@@ -1,0 +1,44 @@
+import { endRun, startRun, type RunTrace } from '../telemetry/agent';
+import type { Telemetry } from '../telemetry/telemetry';
+import type { ChatModel, RunResult } from './types';
+import type { ResumeCoordinator } from '../suspension/coordinator';
+
+/** What a run's span needs from its runner. */
+export interface TraceParts {
+  telemetry: Telemetry;
+  model: ChatModel;
+  coordinator: ResumeCoordinator;
+}
+
+/**
+ * The span of a run or of one resume, or `undefined` when nothing records (then the loop
+ * takes the path it took before tracing existed). `halted` is the stored `traceparent` of the
+ * run's span that halted, which a resume links to.
+ */
+export function openTrace(parts: TraceParts, runId: string, halted?: string): RunTrace | undefined {
+  const tracing = parts.telemetry.active();
+  if (!tracing) return undefined;
+  const { toolkit } = parts.coordinator;
+  return startRun(tracing, {
+    agent: parts.telemetry.agentName,
+    runId,
+    provider: parts.model.provider,
+    model: parts.model.model,
+    show: (name, args) => toolkit.redact(name, args),
+    halted,
+  });
+}
+
+/** Runs `drive` inside the run's span, and ends the span with how it went. */
+export async function traced(trace: RunTrace | undefined, drive: () => Promise<RunResult>): Promise<RunResult> {
+  if (!trace) return drive();
+  let result: RunResult;
+  try {
+    result = await trace.tracing.within(trace.context, drive);
+  } catch (error) {
+    endRun(trace, { error });
+    throw error;
+  }
+  endRun(trace, result);
+  return result;
+}
