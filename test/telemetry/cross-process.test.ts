@@ -41,7 +41,7 @@ it('a run halted in process A and resumed in process B: B links to A, over OTLP/
     startChild('telemetry/traced-child.ts', ['run', db, ledger, model.url, receiver.url]),
     'A',
   );
-  expect(a.result.status).toBe('pending');
+  expect(a.result.status).toBe('halted');
   const answers = (a.result.pendings ?? []).map((request) => ({ id: request.id, ok: true }));
   expect(answers).toHaveLength(2);
   const b = await outputOf<{ pid: number; result: RunResult }>(

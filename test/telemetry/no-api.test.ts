@@ -39,7 +39,7 @@ it('runs, halts and resumes with the api absent, and never loads it', async () =
     const model = new OpenAIChatModel({ baseUrl: `${server.url}/v1`, model: 'mock', retry: { maxAttempts: 1 } });
     const runner = new AgentRunner({ model, toolkit });
     const first = await runner.run('Pay');
-    expect(first.status).toBe('pending');
+    expect(first.status).toBe('halted');
     const final = await runner.resume((first.pendings ?? []).map((request) => ({ id: request.id, ok: true })));
     expect(final.status).toBe('done');
     expect((await runner.coordinator.list({ status: 'resolved' })).every((call) => call.traceparent === undefined)).toBe(true);

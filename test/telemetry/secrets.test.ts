@@ -84,7 +84,7 @@ it('no canary in any exported span or metric, with content capture on', async ()
   });
   const runner = new AgentRunner({ model, toolkit, coordinator, telemetry, systemPrompt: 'You sign people in.' });
   const first = await runner.run('Sign dana in and rotate');
-  expect(first.status).toBe('pending');
+  expect(first.status).toBe('halted');
   const final = await runner.resume({ id: first.pending?.id as string, ok: true }, { audit: { by: { id: 'user:ops' } } });
   expect(final.status).toBe('done');
   // The canary really went through the model's wire and the tools.

@@ -243,11 +243,11 @@ describe('spans of a halted run and its resume', () => {
     const model = new OpenAIChatModel({ baseUrl: `${server.url}/v1`, model: 'gpt-test', retry: { maxAttempts: 1 } });
     const runner = agent(model, { tracerProvider: otel.tracerProvider, meterProvider: otel.meterProvider }, [approve]);
     const first = await runner.run('Move the money', { runId: 'run-halt' });
-    expect(first.status).toBe('pending');
+    expect(first.status).toBe('halted');
     const halted = only(otel.spans(), 'invoke_agent clerk');
     const suspended = only(otel.spans(), 'execute_tool transfer');
     expect(halted.status.code).toBe(SpanStatusCode.UNSET);
-    expect(halted.attributes['toolnexus.run.status']).toBe('pending');
+    expect(halted.attributes['toolnexus.run.status']).toBe('halted');
     expect(suspended.status.code).toBe(SpanStatusCode.UNSET);
     expect(suspended.attributes).toMatchObject({
       'toolnexus.tool.outcome': 'pending',
