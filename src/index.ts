@@ -147,3 +147,5 @@ export type {
   IncompleteRunResult,
   RunStatus,
 } from './runner';
+// Sessions (docs/chat.md): conversations kept by id on the pending stores.
+export type { SessionStore, StoredSession, SessionSummary, SessionFilter, ActiveRun } from './sessions/store';

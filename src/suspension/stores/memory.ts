@@ -4,6 +4,8 @@ import type { HistoryFilter, ResolveOptions } from '../audit';
 import { isSettled } from '../status';
 import type { Claim, PendingStore, RunCheckpoint, Settlement, SuspendedCall, SuspensionFilter } from '../store';
 import { jsonCopy } from './json';
+import { MemorySessions } from '../../sessions/stores/memory';
+import type { SessionFilter, SessionStore, SessionSummary, StoredSession } from '../../sessions/store';
 import {
   checkAnswer,
   checkAudit,
@@ -35,11 +37,13 @@ interface Entry {
  * comes back is what JSON can carry, and callers cannot mutate what is stored. Leases are
  * judged by this process's clock (`Date.now()`), the only clock its callers share.
  */
-export class MemoryPendingStore implements PendingStore {
+export class MemoryPendingStore implements PendingStore, SessionStore {
   private readonly calls = new Map<string, Entry>();
   private readonly runs = new Map<string, RunCheckpoint>();
   private nextSeq = 0;
   private closed = false;
+  /** Sessions (docs/chat.md); their code is src/sessions/stores/memory.ts. */
+  private readonly sessions = new MemorySessions(() => this.assertOpen());
 
   async insert(call: SuspendedCall): Promise<void> {
     this.assertOpen();
@@ -168,6 +172,27 @@ export class MemoryPendingStore implements PendingStore {
 
   async close(): Promise<void> {
     this.closed = true;
+  }
+
+  // Sessions: see SessionStore.
+  loadSession(id: string): Promise<StoredSession | undefined> {
+    return this.sessions.loadSession(id);
+  }
+
+  saveSession(session: StoredSession): Promise<boolean> {
+    return this.sessions.saveSession(session);
+  }
+
+  listSessions(filter?: SessionFilter): Promise<SessionSummary[]> {
+    return this.sessions.listSessions(filter);
+  }
+
+  deleteSession(id: string): Promise<boolean> {
+    return this.sessions.deleteSession(id);
+  }
+
+  sessionOfRun(runId: string): Promise<string | undefined> {
+    return this.sessions.sessionOfRun(runId);
   }
 
   /** The entry while `claim` still holds it: resolving, with the claim's fence. */

@@ -85,7 +85,7 @@ describe('PostgresPendingStore specifics', () => {
     const store = open({ tablePrefix: 'lazy_' });
     expect(await tableNames('lazy_')).toEqual([]);
     expect(await store.get('pnd-x')).toBeUndefined();
-    expect(await tableNames('lazy_')).toEqual(['lazy_runs', 'lazy_schema_version', 'lazy_suspensions']);
+    expect(await tableNames('lazy_')).toEqual(['lazy_runs', 'lazy_schema_version', 'lazy_sessions', 'lazy_suspensions']);
     expect(await sql(url, `SELECT version FROM "${schema}".lazy_schema_version`)).toEqual([{ version: POSTGRES_STORE_SCHEMA_VERSION }]);
   });
 
@@ -94,7 +94,7 @@ describe('PostgresPendingStore specifics', () => {
     try {
       const store = open({ tablePrefix: 'app_', schema: ownSchema });
       await store.insert(call('pnd-s'));
-      expect(await tableNames('app_', ownSchema)).toEqual(['app_runs', 'app_schema_version', 'app_suspensions']);
+      expect(await tableNames('app_', ownSchema)).toEqual(['app_runs', 'app_schema_version', 'app_sessions', 'app_suspensions']);
     } finally {
       await dropSchema(url, ownSchema);
     }
@@ -147,6 +147,10 @@ describe('PostgresPendingStore specifics', () => {
       'runs_pkey',
       'schema_version',
       'schema_version_pkey',
+      'sessions',
+      'sessions_pkey',
+      'sessions_run_idx',
+      'sessions_upd_idx',
       'suspensions',
       'suspensions_hist_idx',
       'suspensions_kind_idx',
@@ -303,7 +307,7 @@ describe('PostgresPendingStore specifics', () => {
     await sql(url, `INSERT INTO ${t('runs')} VALUES ('run-1', 2, '{"turns":2}', '2030-01-01T00:00:03.000Z')`);
 
     const strict = open({ tablePrefix: 'v1_', autoMigrate: false });
-    await expect(strict.list()).rejects.toThrow(/at layout version 1, this library needs 3/);
+    await expect(strict.list()).rejects.toThrow(/at layout version 1, this library needs 4/);
 
     const store = open({ tablePrefix: 'v1_' });
     const base = { tool: 'transfer', args: { amount: 5 }, callId: 'call_1', createdAt: '2030-01-01T00:00:00.000Z' };
@@ -373,7 +377,7 @@ describe('PostgresPendingStore specifics', () => {
       1,
     ]);
 
-    await expect(open({ tablePrefix: 'v2_', autoMigrate: false }).list()).rejects.toThrow(/at layout version 2, this library needs 3/);
+    await expect(open({ tablePrefix: 'v2_', autoMigrate: false }).list()).rejects.toThrow(/at layout version 2, this library needs 4/);
     const store = open({ tablePrefix: 'v2_' });
     const old = (await store.get('pnd-old'))!;
     expect(old).toMatchObject({ status: 'declined', fence: 1, runId: 'run-2' });
@@ -384,7 +388,7 @@ describe('PostgresPendingStore specifics', () => {
       ['pnd-open', 'cli:ops', 'go', true],
       ['pnd-old', undefined, undefined, false],
     ]);
-    expect(await sql(url, `SELECT version FROM ${t('schema_version')}`)).toEqual([{ version: 3 }]);
+    expect(await sql(url, `SELECT version FROM ${t('schema_version')}`)).toEqual([{ version: POSTGRES_STORE_SCHEMA_VERSION }]);
     const indexes = await sql<{ indexname: string }>(url, 'SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = $2', [
       schema,
       'v2_suspensions',

@@ -165,6 +165,7 @@ describe('SqlitePendingStore specifics', () => {
         { version: 1 },
         { version: 2 },
         { version: 3 },
+        { version: 4 },
       ]);
       const columns = (check.prepare('PRAGMA table_info(suspensions)').all() as Array<{ name: string }>).map((c) => c.name);
       expect(columns).toEqual(expect.arrayContaining(['fence', 'chain', 'next_id', 'binding']));
@@ -220,7 +221,7 @@ describe('SqlitePendingStore specifics', () => {
 
     const check = new Database(file('v2.db'), { readonly: true });
     try {
-      expect(check.prepare('SELECT MAX(version) AS version FROM schema_version').get()).toEqual({ version: 3 });
+      expect(check.prepare('SELECT MAX(version) AS version FROM schema_version').get()).toEqual({ version: SQLITE_SCHEMA_VERSION });
       const plan = (
         check
           .prepare(

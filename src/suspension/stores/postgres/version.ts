@@ -1,2 +1,2 @@
 /** The table layout version this code reads and writes. */
-export const POSTGRES_STORE_SCHEMA_VERSION = 3;
+export const POSTGRES_STORE_SCHEMA_VERSION = 4;

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { PendingStoreError } from '../../../errors';
+import { SESSIONS_SQLITE_DDL } from '../../../sessions/stores/sqlite';
 import { SQLITE_SCHEMA_VERSION } from './version';
 
 export { SQLITE_SCHEMA_VERSION };
@@ -57,6 +58,11 @@ const STEPS: Record<number, string> = {
     CREATE INDEX suspensions_settled ON suspensions (updated_at, seq)
       WHERE status IN ('resolved', 'declined', 'expired', 'cancelled');
   `,
+  // Step 4 (this release). Each block below is one feature's; the blocks only add tables.
+  4: [
+    // Sessions (chat, docs/chat.md): conversations kept by id, saved by version compare-and-set.
+    SESSIONS_SQLITE_DDL,
+  ].join('\n'),
 };
 
 /**

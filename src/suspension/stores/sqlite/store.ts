@@ -23,6 +23,8 @@ import {
 } from '../validate';
 import { loadOptionalPeer } from '../peer';
 import { migrate, prepare, SUSPENSION_COLUMNS } from './schema';
+import { SqliteSessions } from '../../../sessions/stores/sqlite';
+import type { SessionFilter, SessionStore, SessionSummary, StoredSession } from '../../../sessions/store';
 
 /**
  * The native driver is loaded when a store is first built, not when the package is
@@ -92,7 +94,7 @@ interface RunRow {
  * const coordinator = new ResumeCoordinator({ toolkit, store })
  * ```
  */
-export class SqlitePendingStore implements PendingStore {
+export class SqlitePendingStore implements PendingStore, SessionStore {
   /** The database file this store opened. */
   readonly filename: string;
   private readonly db: Database.Database;
@@ -100,6 +102,8 @@ export class SqlitePendingStore implements PendingStore {
   private readonly claimTransaction: Database.Transaction<(params: ClaimParams) => { row: SuspensionRow; at: string } | undefined>;
   private readonly completeTransaction: Database.Transaction<(params: CompleteParams, next: SuspensionRow | undefined) => boolean>;
   private readonly listStatements = new Map<string, Database.Statement>();
+  /** Sessions (docs/chat.md): in the same file; their SQL is src/sessions/stores/sqlite.ts. */
+  private readonly sessions: SqliteSessions;
   private closed = false;
 
   constructor(options: SqlitePendingStoreOptions | string) {
@@ -119,6 +123,7 @@ export class SqlitePendingStore implements PendingStore {
       this.db.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
       migrate(this.db, filename);
       this.statements = prepare(this.db, synchronous);
+      this.sessions = new SqliteSessions(this.db, (work, what) => this.run(work, what));
     } catch (error) {
       this.db.close();
       if (error instanceof ToolnexusError) throw error;
@@ -252,6 +257,32 @@ export class SqlitePendingStore implements PendingStore {
     if (this.closed) return;
     this.closed = true;
     this.db.close();
+  }
+
+  // Sessions: see SessionStore.
+  async loadSession(id: string): Promise<StoredSession | undefined> {
+    this.assertOpen();
+    return this.sessions.loadSession(id);
+  }
+
+  async saveSession(session: StoredSession): Promise<boolean> {
+    this.assertOpen();
+    return this.sessions.saveSession(session);
+  }
+
+  async listSessions(filter?: SessionFilter): Promise<SessionSummary[]> {
+    this.assertOpen();
+    return this.sessions.listSessions(filter);
+  }
+
+  async deleteSession(id: string): Promise<boolean> {
+    this.assertOpen();
+    return this.sessions.deleteSession(id);
+  }
+
+  async sessionOfRun(runId: string): Promise<string | undefined> {
+    this.assertOpen();
+    return this.sessions.sessionOfRun(runId);
   }
 
   /** Inserts a row unless its id is taken; false when it is. The `args` column predates optional args: it holds `null` for none. */

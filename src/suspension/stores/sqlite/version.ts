@@ -1,2 +1,2 @@
 /** The schema this code reads and writes. Bump it with a step in migrate (schema.ts). */
-export const SQLITE_SCHEMA_VERSION = 3;
+export const SQLITE_SCHEMA_VERSION = 4;
