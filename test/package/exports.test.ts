@@ -14,6 +14,7 @@ const ENTRIES = {
   'toolnexus-ts/testing': 'src/testing/index.ts',
   'toolnexus-ts/mcp': 'src/mcp/index.ts',
   'toolnexus-ts/inbox': 'src/inbox/index.ts',
+  'toolnexus-ts/chat': 'src/chat/index.ts',
 } as const;
 type Entry = keyof typeof ENTRIES;
 
@@ -316,6 +317,22 @@ const EXPECTED: Record<Entry, string[]> = {
     'type InboxStatusFilter',
     'type InputField',
     'type SuspensionView',
+  ],
+  'toolnexus-ts/chat': [
+    'ChatRequestError',
+    'UI_STREAM_HEADERS',
+    'chatHandler',
+    'chatResponse',
+    'chatStream',
+    'messageIdOf',
+    'sseOf',
+    'toUIMessageStream',
+    'type ChatHandlerOptions',
+    'type ChatOptions',
+    'type ChatRequestData',
+    'type ChatResponseOptions',
+    'type UIStreamOptions',
+    'type UIStreamPart',
   ],
 };
 
