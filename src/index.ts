@@ -149,3 +149,6 @@ export type {
 } from './runner';
 // Sessions (docs/chat.md): conversations kept by id on the pending stores.
 export type { SessionStore, StoredSession, SessionSummary, SessionFilter, ActiveRun } from './sessions/store';
+// Context management (docs/chat.md, "Context"): beforeModel / afterModel and two strategies.
+export { trimToTokens, summarizeOlder, trimTurns, roughTokens } from './context';
+export type { ModelCall, BeforeModel, AfterModel, TrimOptions, SummarizeOptions, TokenEstimate } from './context';

@@ -16,6 +16,7 @@ import type { ChatMessage, ChatModel, ModelMetricEvent, ModelTool, RunEvent, Run
 import { zeroUsage } from './usage';
 import { isSessionStore, type SessionStore } from '../sessions/store';
 import { Threads, type HeldSession } from '../sessions/threads';
+import type { AfterModel, BeforeModel } from '../context/hooks';
 
 export type { AgentToolContext } from './loop';
 
@@ -66,6 +67,13 @@ export interface AgentRunnerOptions {
    * it after this. Longer runs are taken over. Default 600 000 ms (10 minutes).
    */
   sessionHoldMs?: number;
+  /**
+   * Rewrites each model request before it is sent: messages, tools, system prompt (a copy;
+   * the run's transcript is unchanged). `trimToTokens` and `summarizeOlder` are two. docs/chat.md, "Context".
+   */
+  beforeModel?: BeforeModel;
+  /** Sees each model answer before the run uses it; may return a changed copy. */
+  afterModel?: AfterModel;
 }
 
 /** Options of {@link AgentRunner.run} and {@link AgentRunner.stream}. */
@@ -171,6 +179,8 @@ export class AgentRunner {
       waitFor: options.waitFor,
       onMetric: options.onMetric,
       tools: () => this.currentTools(),
+      beforeModel: hook(options.beforeModel, 'beforeModel'),
+      afterModel: hook(options.afterModel, 'afterModel'),
     };
     if (options.onMetric !== undefined && typeof options.onMetric !== 'function')
       throw new InvalidArgumentError('onMetric must be a function');
@@ -326,6 +336,11 @@ export class AgentRunner {
     this.offeredTools = tools;
     return tools;
   }
+}
+
+function hook<T>(value: T | undefined, name: string): T | undefined {
+  if (value !== undefined && typeof value !== 'function') throw new InvalidArgumentError(`${name} must be a function`);
+  return value;
 }
 
 function sessionsOf(options: AgentRunnerOptions, store: unknown): Threads | undefined {

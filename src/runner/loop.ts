@@ -9,6 +9,7 @@ import { pendingResult, snapshot, type Checkpoints } from './checkpoints';
 import { checkAnswer, FINAL_ANSWER_TOOL, keptAnswer, repairPrompt, textReminder, type OutputRun } from './output';
 import type { HaltedCall } from './state';
 import { addUsage, copyUsage } from './usage';
+import type { AfterModel, BeforeModel, ModelCall } from '../context/hooks';
 import type {
   AssistantMessage,
   ChatMessage,
@@ -42,6 +43,10 @@ export interface LoopParts {
   waitFor?: WaitFor;
   /** Told of every model call (provider, turn, usage, duration). */
   onMetric?: (event: ModelMetricEvent) => void;
+  /** Rewrites each request before it is sent (context management, docs/chat.md). */
+  beforeModel?: BeforeModel;
+  /** Sees each answer before the run uses it. */
+  afterModel?: AfterModel;
 }
 
 /** The working state of one run while this process drives it. */
@@ -167,8 +172,13 @@ export function callContext(context: object | undefined, signal: AbortSignal | u
 }
 
 async function ask(parts: LoopParts, live: LiveRun): Promise<ModelResponse> {
-  const request: ModelRequest = { system: parts.systemPrompt, messages: live.messages.slice(), tools: live.tools, signal: live.signal };
+  let request: ModelRequest = { system: parts.systemPrompt, messages: live.messages.slice(), tools: live.tools, signal: live.signal };
   if (live.output?.native) request.output = live.output.format;
+  let call: ModelCall | undefined;
+  if (parts.beforeModel || parts.afterModel) {
+    call = await hookedCall(parts.beforeModel, live, request);
+    request = { ...call, signal: live.signal };
+  }
   const { model } = parts;
   const emit = live.emit;
   const started = performance.now();
@@ -185,6 +195,7 @@ async function ask(parts: LoopParts, live: LiveRun): Promise<ModelResponse> {
     }
     if (!response) throw new ModelResponseError(model.provider, 'the stream ended without a response');
   }
+  if (parts.afterModel && call) response = (await parts.afterModel(response, call)) ?? response;
   if (parts.onMetric) {
     // A metric sink that throws must not change (or fail) the run.
     try {
@@ -202,6 +213,18 @@ async function ask(parts: LoopParts, live: LiveRun): Promise<ModelResponse> {
     }
   }
   return response;
+}
+
+/** The request as `beforeModel` gets it (a copy of the transcript) and as it returned it. */
+async function hookedCall(beforeModel: BeforeModel | undefined, live: LiveRun, request: ModelRequest): Promise<ModelCall> {
+  const call: ModelCall = { runId: live.runId, turn: live.turns + 1, messages: structuredClone(live.messages), tools: request.tools };
+  if (request.system !== undefined) call.system = request.system;
+  if (request.output) call.output = request.output;
+  if (!beforeModel) return call;
+  const changed = (await beforeModel(call)) ?? call;
+  if (typeof changed !== 'object' || changed === null || !Array.isArray(changed.messages) || !Array.isArray(changed.tools))
+    throw new ModelResponseError('beforeModel', 'the hook returned something that is not a model request { messages, tools }');
+  return changed;
 }
 
 /**
