@@ -280,3 +280,39 @@ function readNodeBody(request: IncomingMessage, limit: number): Promise<string> 
     request.on('error', reject);
   });
 }
+
+/** The parts of a Fastify request the chat route reads (no `fastify` import needed). */
+export interface FastifyLikeRequest {
+  raw: IncomingMessage;
+  body?: unknown;
+}
+
+/** The parts of a Fastify reply the chat route uses. */
+export interface FastifyLikeReply {
+  raw: ServerResponse;
+  hijack(): void;
+}
+
+/** Options of {@link chatFastifyHandler}: who asks, from the Fastify request (your auth hook's result). */
+export interface ChatFastifyOptions extends ChatOptions {
+  principal: (request: FastifyLikeRequest) => Principal | undefined | Promise<Principal | undefined>;
+}
+
+/**
+ * A chat route for Fastify (`app.post('/api/chat', chatFastifyHandler(runner, { principal }))`):
+ * Fastify parses the JSON body (its `bodyLimit` bounds it, 1 MiB by default); the route takes
+ * the reply over (`hijack`) and streams as {@link chatHandler} does.
+ */
+export function chatFastifyHandler(
+  runner: AgentRunner,
+  options: ChatFastifyOptions,
+): (request: FastifyLikeRequest, reply: FastifyLikeReply) => Promise<void> {
+  if (typeof options?.principal !== 'function')
+    throw new InvalidArgumentError('chatFastifyHandler needs principal: (request) => Principal | undefined');
+  return async (request, reply) => {
+    reply.hijack();
+    const principal = await options.principal(request);
+    const handler = chatHandler(runner, { ...options, principal: () => principal });
+    await handler(Object.assign(request.raw, { body: request.body ?? null }), reply.raw);
+  };
+}

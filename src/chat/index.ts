@@ -3,8 +3,15 @@
  * the UI message stream protocol (JSON over server-sent events) itself: no `ai` package is
  * needed at run time.
  */
-export { chatStream, chatResponse, chatHandler, sseOf } from './handler';
-export type { ChatOptions, ChatResponseOptions, ChatHandlerOptions } from './handler';
+export { chatStream, chatResponse, chatHandler, chatFastifyHandler, sseOf } from './handler';
+export type {
+  ChatOptions,
+  ChatResponseOptions,
+  ChatHandlerOptions,
+  ChatFastifyOptions,
+  FastifyLikeRequest,
+  FastifyLikeReply,
+} from './handler';
 export { toUIMessageStream, messageIdOf } from './ui-stream';
 export type { UIStreamOptions } from './ui-stream';
 export { UI_STREAM_HEADERS } from './parts';
