@@ -50,7 +50,13 @@ export async function chatStream(
   const errorText = options.errorText;
   if (last.role === 'user') {
     const text = userText(last);
-    const active = session?.active;
+    let active = session?.active;
+    if (active?.phase === 'halted' && (await runner.coordinator.store.list({ runId: active.runId, status: 'pending' })).length === 0) {
+      // Its questions were all answered, but its continuation stopped (the page went away
+      // mid-resume, or an answer came without a runner): finish it first, then take the message.
+      await runner.recover(active.runId, context ? { context } : {}).catch(() => undefined);
+      active = (await sessions.loadSession(sessionId))?.active;
+    }
     if (active && (active.phase === 'halted' || (active.until ?? 0) >= Date.now()))
       throw new ChatRequestError(
         409,

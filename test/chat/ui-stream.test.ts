@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { UIMessage } from 'ai';
+import { answerAs } from 'toolnexus-ts';
 import { chatHandler, chatResponse } from 'toolnexus-ts/chat';
 import { buildChatAgent, chatModel, readLedger, type ChatAgent } from '../fixtures/chat/agent';
 import { loadAiClient } from '../fixtures/chat/ai-client';
@@ -243,4 +244,17 @@ it('the page going away cancels the run, and the session is given back', async (
     active = (await agent.runner.sessions!.loadSession('alice:chat-1'))?.active;
   }
   expect(active).toBeUndefined();
+});
+
+it('a run whose questions were answered elsewhere without continuing is finished before the next message', async () => {
+  await serve(chatModel);
+  const asked = await send([user('refund o-8 800')]);
+  // The inbox or CLI with a coordinator alone: the call is settled, the run is left halted.
+  const answered = await answerAs(agent.runner.coordinator, { id: toolPart(asked).approval!.id, ok: true }, { by: { id: 'ops' } });
+  expect(answered.run?.continued).toBe(false);
+  const next = await send([user('thanks')]);
+  expect(next.parts.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text)).toEqual(['You said: thanks']);
+  const thread = (await agent.runner.sessions!.loadSession('alice:chat-1'))!.messages;
+  expect(thread.map((m) => m.role).join(' ')).toBe('user assistant tool assistant user assistant');
+  expect(readLedger(join(dir, 'ledger'))).toHaveLength(1);
 });
