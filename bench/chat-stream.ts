@@ -2,15 +2,15 @@
  * Streaming overhead of the UI message stream (`toolnexus-ts/chat`) against the runner's own
  * event stream, on the same run: a model that streams 200 text deltas, calls a tool, then
  * streams 200 more. (a) the run's events, each written as an SSE `data:` line of its JSON
- * (what a host sending our own events does); (b) the same run through `toUIMessageStream`
- * and `sseOf` (what `chatHandler` writes). Interleaved, in one process; the figure is b ÷ a.
+ * (what a host sending our own events does); (b) the same run through `uiPartBatches`, written
+ * as SSE one batch per event (what `chatHandler` writes). Interleaved, in one process; the figure is b ÷ a.
  *
  *   npm run bench:chat-stream
  */
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import { AgentRunner, Tool, Toolkit, success, type ChatModel, type ModelRequest, type ModelStreamEvent } from 'toolnexus-ts';
-import { sseOf, toUIMessageStream } from 'toolnexus-ts/chat';
+import { uiPartBatches } from 'toolnexus-ts/chat';
 
 class Args {
   @IsString() q!: string;
@@ -58,7 +58,12 @@ export async function main(): Promise<void> {
     for await (const event of runner.stream('go')) bytes += `data: ${JSON.stringify(event)}\n\n`.length;
   };
   const ui = async () => {
-    for await (const line of sseOf(toUIMessageStream(runner.stream('go'), { messageId: 'm' }))) bytes += line.length;
+    // As chatHandler writes it: one write of SSE lines per run event.
+    for await (const batch of uiPartBatches(runner.stream('go'), { messageId: 'm' })) {
+      let text = '';
+      for (const part of batch) text += `data: ${JSON.stringify(part)}\n\n`;
+      bytes += text.length;
+    }
   };
   const time = async (once: () => Promise<void>) => {
     const started = process.hrtime.bigint();

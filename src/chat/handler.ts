@@ -10,7 +10,7 @@ import type { SuspendedCall } from '../suspension/store';
 import { ChatRequestError } from './errors';
 import { UI_STREAM_HEADERS, type UIStreamPart } from './parts';
 import { checkIssued, defaultSessionOf, readChatBody, toolParts, userText, type ToolPartIn } from './request';
-import { messageIdOf, outputPart, requestParts, toUIMessageStream } from './ui-stream';
+import { messageIdOf, outputPart, requestParts, uiPartBatches } from './ui-stream';
 
 /** Options of every chat front end ({@link chatResponse}, {@link chatHandler}). */
 export interface ChatOptions {
@@ -41,6 +41,20 @@ export async function chatStream(
   signal: AbortSignal | undefined,
   options: ChatOptions = {},
 ): Promise<AsyncIterable<UIStreamPart>> {
+  const batches = await chatBatches(runner, rawBody, principal, signal, options);
+  return (async function* () {
+    for await (const batch of batches) yield* batch;
+  })();
+}
+
+/** {@link chatStream} as one batch of parts per run event (what the front ends write). */
+async function chatBatches(
+  runner: AgentRunner,
+  rawBody: unknown,
+  principal: Principal,
+  signal: AbortSignal | undefined,
+  options: ChatOptions,
+): Promise<AsyncIterable<UIStreamPart[]>> {
   const sessions = runner.sessions;
   if (!sessions) throw new InvalidArgumentError('a chat back end needs a runner whose store keeps sessions');
   const { chatId, last } = readChatBody(rawBody);
@@ -65,7 +79,7 @@ export async function chatStream(
       );
     const runId = `run-${randomUUID()}`;
     const events = runner.stream(text, { session: sessionId, runId, ...(signal ? { signal } : {}), ...(context ? { context } : {}) });
-    return toUIMessageStream(events, { messageId: messageIdOf(runId), ...(errorText ? { errorText } : {}) });
+    return uiPartBatches(events, { messageId: messageIdOf(runId), ...(errorText ? { errorText } : {}) });
   }
 
   const parts = toolParts(last);
@@ -98,7 +112,7 @@ export async function chatStream(
     open.length > 0
       ? (async function* () {})()
       : runner.recoverStream(runId as string, { ...(signal ? { signal } : {}), ...(context ? { context } : {}) });
-  return toUIMessageStream(events, { messageId, before, ...(errorText ? { errorText } : {}) });
+  return uiPartBatches(events, { messageId, before, ...(errorText ? { errorText } : {}) });
 }
 
 async function checkApproval(
@@ -124,6 +138,16 @@ async function checkApproval(
 /** Encodes parts as server-sent events, ending with `data: [DONE]` as the AI SDK's own responses do. */
 export async function* sseOf(parts: AsyncIterable<UIStreamPart>): AsyncGenerator<string> {
   for await (const part of parts) yield `data: ${JSON.stringify(part)}\n\n`;
+  yield 'data: [DONE]\n\n';
+}
+
+/** {@link sseOf} for batches: one string (one write) per batch. */
+async function* sseOfBatches(batches: AsyncIterable<UIStreamPart[]>): AsyncGenerator<string> {
+  for await (const batch of batches) {
+    let text = '';
+    for (const part of batch) text += `data: ${JSON.stringify(part)}\n\n`;
+    if (text !== '') yield text;
+  }
   yield 'data: [DONE]\n\n';
 }
 
@@ -164,9 +188,9 @@ export async function chatResponse(runner: AgentRunner, request: Request, option
     if (!options.principal) throw new ChatRequestError(401, 'unauthenticated', 'sign in first');
     const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
     const text = await readWebBody(request, limit);
-    const parts = await chatStream(runner, parseJson(text), options.principal, request.signal, options);
+    const batches = await chatBatches(runner, parseJson(text), options.principal, request.signal, options);
     const encoder = new TextEncoder();
-    const iterator = sseOf(parts)[Symbol.asyncIterator]();
+    const iterator = sseOfBatches(batches)[Symbol.asyncIterator]();
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
         const next = await iterator.next();
@@ -237,13 +261,13 @@ export function chatHandler(
     response.on('close', () => {
       if (!response.writableFinished) abort.abort(new DOMException('the client went away', 'AbortError'));
     });
-    let parts: AsyncIterable<UIStreamPart>;
+    let batches: AsyncIterable<UIStreamPart[]>;
     try {
       const principal = await options.principal(request);
       if (!principal) throw new ChatRequestError(401, 'unauthenticated', 'sign in first');
       // Express with a body parser has read it already; otherwise it is read here, bounded.
       const body = request.body !== undefined ? request.body : parseJson(await readNodeBody(request, limit));
-      parts = await chatStream(runner, body, principal, abort.signal, options);
+      batches = await chatBatches(runner, body, principal, abort.signal, options);
     } catch (error) {
       const refused = refusal(error);
       response.writeHead(refused.status, { 'content-type': 'application/json', connection: 'close' });
@@ -253,7 +277,7 @@ export function chatHandler(
     response.writeHead(200, UI_STREAM_HEADERS);
     response.flushHeaders();
     try {
-      for await (const chunk of sseOf(parts)) {
+      for await (const chunk of sseOfBatches(batches)) {
         if (abort.signal.aborted) break;
         if (!response.write(chunk)) await new Promise<void>((resolve) => response.once('drain', resolve).once('close', resolve));
       }

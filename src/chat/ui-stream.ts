@@ -28,27 +28,33 @@ export function messageIdOf(runId: string): string {
  * `error` part. Stopping the iteration stops the run.
  */
 export async function* toUIMessageStream(events: AsyncIterable<RunEvent>, options: UIStreamOptions): AsyncGenerator<UIStreamPart> {
+  for await (const batch of uiPartBatches(events, options)) yield* batch;
+}
+
+/**
+ * {@link toUIMessageStream} as one batch of parts per run event: what the HTTP front ends
+ * write, one write per event, so the UI stream costs no more awaits than the events do.
+ */
+export async function* uiPartBatches(events: AsyncIterable<RunEvent>, options: UIStreamOptions): AsyncGenerator<UIStreamPart[]> {
   const state = new StepState(options.messageId);
-  yield { type: 'start', messageId: options.messageId };
-  if (options.before?.length) {
-    yield { type: 'start-step' };
-    yield* options.before;
-    yield { type: 'finish-step' };
-  }
+  const first: UIStreamPart[] = [{ type: 'start', messageId: options.messageId }];
+  if (options.before?.length) first.push({ type: 'start-step' }, ...options.before, { type: 'finish-step' });
+  yield first;
   let result: RunResult | undefined;
   try {
     for await (const event of events) {
       if (event.type === 'done') result = event.result;
-      else yield* state.parts(event);
+      else yield [...state.parts(event)];
     }
   } catch (error) {
-    yield* state.close();
-    yield { type: 'error', errorText: (options.errorText ?? defaultErrorText)(error) };
-    yield { type: 'finish', finishReason: 'error' };
+    yield [
+      ...state.close(),
+      { type: 'error', errorText: (options.errorText ?? defaultErrorText)(error) },
+      { type: 'finish', finishReason: 'error' },
+    ];
     return;
   }
-  yield* state.close();
-  yield { type: 'finish', finishReason: finishReason(result) };
+  yield [...state.close(), { type: 'finish', finishReason: finishReason(result) }];
 }
 
 function finishReason(result: RunResult | undefined): 'stop' | 'length' | 'tool-calls' | 'other' {

@@ -349,6 +349,7 @@ const EXPECTED: Record<Entry, string[]> = {
     'type FastifyLikeRequest',
     'type UIStreamOptions',
     'type UIStreamPart',
+    'uiPartBatches',
   ],
 };
 
