@@ -2,15 +2,15 @@
  * Streaming overhead of the UI message stream (`toolnexus-ts/chat`) against the runner's own
  * event stream, on the same run: a model that streams 200 text deltas, calls a tool, then
  * streams 200 more. (a) the run's events, each written as an SSE `data:` line of its JSON
- * (what a host sending our own events does); (b) the same run through `uiPartBatches`, written
- * as SSE one batch per event (what `chatHandler` writes). Interleaved, in one process; the figure is b ÷ a.
+ * (what a host sending our own events does); (b) the same run through `UIPartWriter`, written
+ * as SSE one string per event (what `chatHandler` writes). Interleaved, in one process; the figure is b ÷ a.
  *
  *   npm run bench:chat-stream
  */
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import { AgentRunner, Tool, Toolkit, success, type ChatModel, type ModelRequest, type ModelStreamEvent } from 'toolnexus-ts';
-import { uiPartBatches } from 'toolnexus-ts/chat';
+import { UIPartWriter, type UIStreamPart } from 'toolnexus-ts/chat';
 
 class Args {
   @IsString() q!: string;
@@ -54,16 +54,29 @@ export async function main(): Promise<void> {
   const toolkit = new Toolkit().register(Lookup);
   const runner = new AgentRunner({ model, toolkit });
   let bytes = 0;
+  const sse = (parts: readonly unknown[]) => {
+    let text = '';
+    for (const part of parts) text += `data: ${JSON.stringify(part)}\n\n`;
+    return text;
+  };
+  // Both as a handler writes: one async generator of SSE text, one string per run event.
+  async function* ownEvents(): AsyncGenerator<string> {
+    for await (const event of runner.stream('go')) yield sse([event]);
+  }
+  async function* uiParts(): AsyncGenerator<string> {
+    const writer = new UIPartWriter({ messageId: 'm' });
+    yield sse(writer.start());
+    for await (const event of runner.stream('go')) {
+      const parts: UIStreamPart[] = writer.next(event);
+      if (parts.length > 0) yield sse(parts);
+    }
+    yield sse(writer.finish());
+  }
   const ours = async () => {
-    for await (const event of runner.stream('go')) bytes += `data: ${JSON.stringify(event)}\n\n`.length;
+    for await (const text of ownEvents()) bytes += text.length;
   };
   const ui = async () => {
-    // As chatHandler writes it: one write of SSE lines per run event.
-    for await (const batch of uiPartBatches(runner.stream('go'), { messageId: 'm' })) {
-      let text = '';
-      for (const part of batch) text += `data: ${JSON.stringify(part)}\n\n`;
-      bytes += text.length;
-    }
+    for await (const text of uiParts()) bytes += text.length;
   };
   const time = async (once: () => Promise<void>) => {
     const started = process.hrtime.bigint();

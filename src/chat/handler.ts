@@ -5,12 +5,13 @@ import { pendingOf } from '../results/helpers';
 import type { Answer } from '../results/wire';
 import { answerAs } from '../runner/answer-as';
 import type { AgentRunner } from '../runner/agent-runner';
+import type { RunEvent } from '../runner/types';
 import type { Principal } from '../suspension/audit';
 import type { SuspendedCall } from '../suspension/store';
 import { ChatRequestError } from './errors';
 import { UI_STREAM_HEADERS, type UIStreamPart } from './parts';
 import { checkIssued, defaultSessionOf, readChatBody, toolParts, userText, type ToolPartIn } from './request';
-import { messageIdOf, outputPart, requestParts, uiPartBatches } from './ui-stream';
+import { messageIdOf, outputPart, requestParts, uiPartBatches, UIPartWriter, type UIStreamOptions } from './ui-stream';
 
 /** Options of every chat front end ({@link chatResponse}, {@link chatHandler}). */
 export interface ChatOptions {
@@ -41,20 +42,26 @@ export async function chatStream(
   signal: AbortSignal | undefined,
   options: ChatOptions = {},
 ): Promise<AsyncIterable<UIStreamPart>> {
-  const batches = await chatBatches(runner, rawBody, principal, signal, options);
+  const { events, stream } = await chatEvents(runner, rawBody, principal, signal, options);
   return (async function* () {
-    for await (const batch of batches) yield* batch;
+    for await (const batch of uiPartBatches(events, stream)) yield* batch;
   })();
 }
 
-/** {@link chatStream} as one batch of parts per run event (what the front ends write). */
-async function chatBatches(
+/** The run events a chat request streams, and how they become the response. */
+interface ChatEvents {
+  events: AsyncIterable<RunEvent>;
+  stream: UIStreamOptions;
+}
+
+/** What {@link chatStream} streams, before it becomes parts (the front ends convert as they write). */
+async function chatEvents(
   runner: AgentRunner,
   rawBody: unknown,
   principal: Principal,
   signal: AbortSignal | undefined,
   options: ChatOptions,
-): Promise<AsyncIterable<UIStreamPart[]>> {
+): Promise<ChatEvents> {
   const sessions = runner.sessions;
   if (!sessions) throw new InvalidArgumentError('a chat back end needs a runner whose store keeps sessions');
   const { chatId, last } = readChatBody(rawBody);
@@ -79,7 +86,7 @@ async function chatBatches(
       );
     const runId = `run-${randomUUID()}`;
     const events = runner.stream(text, { session: sessionId, runId, ...(signal ? { signal } : {}), ...(context ? { context } : {}) });
-    return uiPartBatches(events, { messageId: messageIdOf(runId), ...(errorText ? { errorText } : {}) });
+    return { events, stream: { messageId: messageIdOf(runId), ...(errorText ? { errorText } : {}) } };
   }
 
   const parts = toolParts(last);
@@ -112,7 +119,7 @@ async function chatBatches(
     open.length > 0
       ? (async function* () {})()
       : runner.recoverStream(runId as string, { ...(signal ? { signal } : {}), ...(context ? { context } : {}) });
-  return uiPartBatches(events, { messageId, before, ...(errorText ? { errorText } : {}) });
+  return { events, stream: { messageId, before, ...(errorText ? { errorText } : {}) } };
 }
 
 async function checkApproval(
@@ -141,14 +148,27 @@ export async function* sseOf(parts: AsyncIterable<UIStreamPart>): AsyncGenerator
   yield 'data: [DONE]\n\n';
 }
 
-/** {@link sseOf} for batches: one string (one write) per batch. */
-async function* sseOfBatches(batches: AsyncIterable<UIStreamPart[]>): AsyncGenerator<string> {
-  for await (const batch of batches) {
-    let text = '';
-    for (const part of batch) text += `data: ${JSON.stringify(part)}\n\n`;
-    if (text !== '') yield text;
+/** The SSE text of a chat's run: one string (one write) per run event, converted as it is read. */
+async function* sseOfEvents({ events, stream }: ChatEvents): AsyncGenerator<string> {
+  const writer = new UIPartWriter(stream);
+  yield sseText(writer.start());
+  try {
+    for await (const event of events) {
+      const text = sseText(writer.next(event));
+      if (text !== '') yield text;
+    }
+  } catch (error) {
+    yield sseText(writer.fail(error));
+    yield 'data: [DONE]\n\n';
+    return;
   }
-  yield 'data: [DONE]\n\n';
+  yield `${sseText(writer.finish())}data: [DONE]\n\n`;
+}
+
+function sseText(parts: readonly UIStreamPart[]): string {
+  let text = '';
+  for (const part of parts) text += `data: ${JSON.stringify(part)}\n\n`;
+  return text;
 }
 
 function errorBody(error: ChatRequestError): string {
@@ -188,9 +208,9 @@ export async function chatResponse(runner: AgentRunner, request: Request, option
     if (!options.principal) throw new ChatRequestError(401, 'unauthenticated', 'sign in first');
     const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
     const text = await readWebBody(request, limit);
-    const batches = await chatBatches(runner, parseJson(text), options.principal, request.signal, options);
+    const chat = await chatEvents(runner, parseJson(text), options.principal, request.signal, options);
     const encoder = new TextEncoder();
-    const iterator = sseOfBatches(batches)[Symbol.asyncIterator]();
+    const iterator = sseOfEvents(chat)[Symbol.asyncIterator]();
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
         const next = await iterator.next();
@@ -261,13 +281,13 @@ export function chatHandler(
     response.on('close', () => {
       if (!response.writableFinished) abort.abort(new DOMException('the client went away', 'AbortError'));
     });
-    let batches: AsyncIterable<UIStreamPart[]>;
+    let chat: ChatEvents;
     try {
       const principal = await options.principal(request);
       if (!principal) throw new ChatRequestError(401, 'unauthenticated', 'sign in first');
       // Express with a body parser has read it already; otherwise it is read here, bounded.
       const body = request.body !== undefined ? request.body : parseJson(await readNodeBody(request, limit));
-      batches = await chatBatches(runner, body, principal, abort.signal, options);
+      chat = await chatEvents(runner, body, principal, abort.signal, options);
     } catch (error) {
       const refused = refusal(error);
       response.writeHead(refused.status, { 'content-type': 'application/json', connection: 'close' });
@@ -277,7 +297,7 @@ export function chatHandler(
     response.writeHead(200, UI_STREAM_HEADERS);
     response.flushHeaders();
     try {
-      for await (const chunk of sseOfBatches(batches)) {
+      for await (const chunk of sseOfEvents(chat)) {
         if (abort.signal.aborted) break;
         if (!response.write(chunk)) await new Promise<void>((resolve) => response.once('drain', resolve).once('close', resolve));
       }

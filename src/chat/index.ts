@@ -12,7 +12,7 @@ export type {
   FastifyLikeRequest,
   FastifyLikeReply,
 } from './handler';
-export { toUIMessageStream, uiPartBatches, messageIdOf } from './ui-stream';
+export { toUIMessageStream, uiPartBatches, UIPartWriter, messageIdOf } from './ui-stream';
 export type { UIStreamOptions } from './ui-stream';
 export { UI_STREAM_HEADERS } from './parts';
 export type { UIStreamPart, ChatRequestData } from './parts';

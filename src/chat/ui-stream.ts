@@ -36,25 +36,58 @@ export async function* toUIMessageStream(events: AsyncIterable<RunEvent>, option
  * write, one write per event, so the UI stream costs no more awaits than the events do.
  */
 export async function* uiPartBatches(events: AsyncIterable<RunEvent>, options: UIStreamOptions): AsyncGenerator<UIStreamPart[]> {
-  const state = new StepState(options.messageId);
-  const first: UIStreamPart[] = [{ type: 'start', messageId: options.messageId }];
-  if (options.before?.length) first.push({ type: 'start-step' }, ...options.before, { type: 'finish-step' });
-  yield first;
-  let result: RunResult | undefined;
+  const writer = new UIPartWriter(options);
+  yield writer.start();
   try {
     for await (const event of events) {
-      if (event.type === 'done') result = event.result;
-      else yield [...state.parts(event)];
+      const batch = writer.next(event);
+      if (batch.length > 0) yield batch;
     }
   } catch (error) {
-    yield [
-      ...state.close(),
-      { type: 'error', errorText: (options.errorText ?? defaultErrorText)(error) },
-      { type: 'finish', finishReason: 'error' },
-    ];
+    yield writer.fail(error);
     return;
   }
-  yield [...state.close(), { type: 'finish', finishReason: finishReason(result) }];
+  yield writer.finish();
+}
+
+/** Turns run events into UI stream parts one event at a time, synchronously (the state of one response). */
+export class UIPartWriter {
+  private readonly state: StepState;
+  private result: RunResult | undefined;
+
+  constructor(private readonly options: UIStreamOptions) {
+    this.state = new StepState(options.messageId);
+  }
+
+  /** The parts that open the response. */
+  start(): UIStreamPart[] {
+    const first: UIStreamPart[] = [{ type: 'start', messageId: this.options.messageId }];
+    if (this.options.before?.length) first.push({ type: 'start-step' }, ...this.options.before, { type: 'finish-step' });
+    return first;
+  }
+
+  /** The parts of one run event (none for `done`, whose result `finish` reports). */
+  next(event: RunEvent): UIStreamPart[] {
+    if (event.type === 'done') {
+      this.result = event.result;
+      return [];
+    }
+    return [...this.state.parts(event)];
+  }
+
+  /** The parts that close a response whose run ended. */
+  finish(): UIStreamPart[] {
+    return [...this.state.close(), { type: 'finish', finishReason: finishReason(this.result) }];
+  }
+
+  /** The parts that close a response whose run failed: an `error` part without the error's message. */
+  fail(error: unknown): UIStreamPart[] {
+    return [
+      ...this.state.close(),
+      { type: 'error', errorText: (this.options.errorText ?? defaultErrorText)(error) },
+      { type: 'finish', finishReason: 'error' },
+    ];
+  }
 }
 
 function finishReason(result: RunResult | undefined): 'stop' | 'length' | 'tool-calls' | 'other' {

@@ -332,6 +332,7 @@ const EXPECTED: Record<Entry, string[]> = {
   ],
   'toolnexus-ts/chat': [
     'ChatRequestError',
+    'UIPartWriter',
     'UI_STREAM_HEADERS',
     'chatFastifyHandler',
     'chatHandler',
