@@ -72,6 +72,11 @@ export class UIPartWriter {
       this.result = event.result;
       return [];
     }
+    // The common case, a delta of the block already open, without a generator.
+    if (event.type === 'text' || event.type === 'reasoning') {
+      const delta = this.state.delta(event);
+      if (delta) return [delta];
+    }
     return [...this.state.parts(event)];
   }
 
@@ -142,6 +147,13 @@ class StepState {
         yield* requestParts(event.callId, event.request);
         return;
     }
+  }
+
+  /** The delta part of `event` when its block is open and its step still runs; otherwise undefined. */
+  delta(event: { type: 'text' | 'reasoning'; delta: string }): UIStreamPart | undefined {
+    const open = this.open;
+    if (!this.inStep || this.toolsDone || open?.kind !== event.type) return undefined;
+    return { type: `${event.type}-delta`, id: open.id, delta: event.delta };
   }
 
   /** A new step begins with the model's first output after the tools of the last one. */
