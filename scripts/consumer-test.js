@@ -104,6 +104,7 @@ import { ToolnexusModule } from 'toolnexus-ts/nest';
 import type { runStoreConformance } from 'toolnexus-ts/testing';
 import { McpToolSource, serveMcp, type McpToolContext } from 'toolnexus-ts/mcp';
 import { createInbox, bearerToken, type InboxOptions } from 'toolnexus-ts/inbox';
+import { toUIMessageStream, type UIStreamPart } from 'toolnexus-ts/chat';
 
 class Money {
   @IsInt() @Min(1) @Describe('Amount in cents') cents!: number;
@@ -173,6 +174,12 @@ async function main(): Promise<void> {
   });
   check(refused === 401, 'the inbox refuses a request without credentials: ' + refused);
   inbox.close();
+
+  // The chat entry (no \`ai\` package installed here): a run's events as UI message stream parts.
+  const uiParts: UIStreamPart[] = [];
+  async function* oneText() { yield { type: 'text' as const, delta: 'hi' }; }
+  for await (const part of toUIMessageStream(oneText(), { messageId: 'm' })) uiParts.push(part);
+  check(uiParts.map((p) => p.type).join() === 'start,start-step,text-start,text-delta,text-end,finish-step,finish', 'chat entry: ' + JSON.stringify(uiParts));
 
   // The Nest entry: a module that imports ToolnexusModule boots and hands out its Toolkit.
   const app = await NestFactory.createApplicationContext(AppModule, { logger: false });

@@ -147,3 +147,8 @@ export type { Clock, ClockTimer } from './timing/clock';
 export type { MemoryPendingStoreOptions } from './suspension';
 export { SEMCONV_VERSION } from './telemetry';
 export type { TelemetryOptions, TelemetryOption, TracerProviderLike, MeterProviderLike } from './telemetry';
+// Sessions (docs/chat.md): conversations kept by id on the pending stores.
+export type { SessionStore, StoredSession, SessionSummary, SessionFilter, ActiveRun } from './sessions/store';
+// Context management (docs/chat.md, "Context"): beforeModel / afterModel and two strategies.
+export { trimToTokens, summarizeOlder, trimTurns, roughTokens } from './context';
+export type { ModelCall, BeforeModel, AfterModel, TrimOptions, SummarizeOptions, TokenEstimate } from './context';

@@ -356,3 +356,36 @@ export class MissingPeerError extends ToolnexusError {
     );
   }
 }
+
+/**
+ * A session is busy with another run (one running in some process, or one halted waiting
+ * for answers): this request is refused before anything runs, so one thread is never
+ * interleaved. Retry once `runId` has ended (docs/chat.md, "Sessions").
+ */
+export class SessionBusyError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_SESSION_BUSY';
+
+  constructor(
+    readonly sessionId: string,
+    readonly runId: string,
+    readonly phase: 'running' | 'halted',
+  ) {
+    super(
+      phase === 'halted'
+        ? `session ${sessionId} is waiting for answers to run ${runId}: answer them first`
+        : `session ${sessionId} is busy with run ${runId}`,
+    );
+  }
+}
+
+/** A session's thread is at its size bound (`maxSessionMessages` / `maxSessionBytes`): the run is refused before anything runs. */
+export class SessionFullError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_SESSION_FULL';
+
+  constructor(
+    readonly sessionId: string,
+    detail: string,
+  ) {
+    super(`session ${sessionId} is full: ${detail}`);
+  }
+}

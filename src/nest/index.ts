@@ -15,3 +15,5 @@ export type {
 } from './options';
 export { ToolnexusInboxModule } from './inbox.module';
 export type { ToolnexusInboxModuleOptions } from './inbox.module';
+export { ToolnexusChatModule } from './chat.module';
+export type { ToolnexusChatModuleOptions } from './chat.module';

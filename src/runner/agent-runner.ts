@@ -22,6 +22,9 @@ import { zeroUsage } from './usage';
 import { openTrace, traced } from './run-trace';
 import type { TelemetryOption } from '../telemetry/options';
 import { Telemetry } from '../telemetry/telemetry';
+import { isSessionStore, type SessionStore } from '../sessions/store';
+import { Threads, type HeldSession } from '../sessions/threads';
+import type { AfterModel, BeforeModel } from '../context/hooks';
 
 export type { AgentToolContext } from './loop';
 
@@ -83,6 +86,27 @@ export interface AgentRunnerOptions {
    * same option (docs/observability.md).
    */
   telemetry?: TelemetryOption;
+  /**
+   * Where conversations are kept for the `session` option of `run`/`stream`. Default: the
+   * coordinator's store (each of the three pending stores is a session store). docs/chat.md, "Sessions".
+   */
+  sessions?: SessionStore;
+  /** The most messages a session's thread may hold; a run that would pass it is refused (`SessionFullError`). Default 10 000. */
+  maxSessionMessages?: number;
+  /** The most bytes (as JSON) a session's thread may hold; as `maxSessionMessages`. Default 8 MiB. */
+  maxSessionBytes?: number;
+  /**
+   * How long a run holds its session while it runs; a process that died holding one frees
+   * it after this. Longer runs are taken over. Default 600 000 ms (10 minutes).
+   */
+  sessionHoldMs?: number;
+  /**
+   * Rewrites each model request before it is sent: messages, tools, system prompt (a copy;
+   * the run's transcript is unchanged). `trimToTokens` and `summarizeOlder` are two. docs/chat.md, "Context".
+   */
+  beforeModel?: BeforeModel;
+  /** Sees each model answer before the run uses it; may return a changed copy. */
+  afterModel?: AfterModel;
 }
 
 /** What {@link AgentRunner.recoverOrphans} did with one orphaned run. */
@@ -111,6 +135,13 @@ export interface RunOptions {
   output?: ClassType;
   /** Overrides the runner's `maxOutputRepairs` for this run. */
   maxOutputRepairs?: number;
+  /**
+   * Continues the conversation kept under this id: the input is appended to its thread, and
+   * the run's new turns are written back when it ends or halts (a halted run's later turns
+   * when it is resumed, wherever). A session busy with another run refuses with
+   * `SessionBusyError`. docs/chat.md, "Sessions".
+   */
+  session?: string;
 }
 
 /**
@@ -156,6 +187,9 @@ export class AgentRunner {
   /** This agent's name, when it has one. */
   readonly name?: string;
   private readonly maxOutputRepairs: number;
+  /** Where this runner keeps conversations (list, read and delete them here); undefined when its store keeps none. */
+  readonly sessions: SessionStore | undefined;
+  private readonly threads: Threads | undefined;
   /** The toolkit's entries as last offered: the same array while they are unchanged, so models cache their provider shape. */
   private offeredTools: readonly ModelTool[] = [];
 
@@ -200,12 +234,16 @@ export class AgentRunner {
       onMetric: options.onMetric,
       telemetry: new Telemetry(options.telemetry, 'AgentRunner'),
       tools: () => this.currentTools(),
+      beforeModel: hook(options.beforeModel, 'beforeModel'),
+      afterModel: hook(options.afterModel, 'afterModel'),
     };
     if (options.onMetric !== undefined && typeof options.onMetric !== 'function')
       throw new InvalidArgumentError('onMetric must be a function');
     this.maxOutputRepairs = options.maxOutputRepairs ?? DEFAULT_OUTPUT_REPAIRS;
     if (!Number.isInteger(this.maxOutputRepairs) || this.maxOutputRepairs < 0)
       throw new InvalidArgumentError(`maxOutputRepairs must be an integer >= 0, got ${String(options.maxOutputRepairs)}`);
+    this.threads = sessionsOf(options, this.coordinator.store);
+    this.sessions = this.threads?.store;
   }
 
   /**
@@ -220,6 +258,7 @@ export class AgentRunner {
   ): Promise<RunResult<T>>;
   async run(input: string | readonly ChatMessage[], options?: RunOptions): Promise<RunResult>;
   async run(input: string | readonly ChatMessage[], options: RunOptions = {}): Promise<RunResult> {
+    if (options.session !== undefined) return this.inSession(input, options, undefined);
     return this.runTraced(this.begin(input, options, undefined));
   }
 
@@ -231,7 +270,11 @@ export class AgentRunner {
    * the loop cancels the run.
    */
   stream(input: string | readonly ChatMessage[], options: RunOptions = {}): AsyncGenerator<RunEvent> {
-    return streamRun(options.signal, (emit, signal) => this.runTraced(this.begin(input, { ...options, signal }, emit)));
+    return streamRun(options.signal, (emit, signal) =>
+      options.session !== undefined
+        ? this.inSession(input, { ...options, signal }, emit)
+        : this.runTraced(this.begin(input, { ...options, signal }, emit)),
+    );
   }
 
   /**
@@ -256,12 +299,12 @@ export class AgentRunner {
   ): Promise<RunResult<T>>;
   async resume(answers: Answer | readonly Answer[], options?: ResumeOptions): Promise<RunResult>;
   async resume(answers: Answer | readonly Answer[], options: ResumeOptions = {}): Promise<RunResult> {
-    return continueRun(this.parts, answers, options, undefined);
+    return this.settled(continueRun(this.parts, answers, options, undefined));
   }
 
   /** {@link resume} as a stream of events, ending with `done`. */
   resumeStream(answers: Answer | readonly Answer[], options: ResumeOptions = {}): AsyncGenerator<RunEvent> {
-    return streamRun(options.signal, (emit, signal) => continueRun(this.parts, answers, { ...options, signal }, emit));
+    return streamRun(options.signal, (emit, signal) => this.settled(continueRun(this.parts, answers, { ...options, signal }, emit)));
   }
 
   /**
@@ -279,7 +322,7 @@ export class AgentRunner {
   async recover(runId: string, options?: ResumeOptions & { force?: boolean }): Promise<RunResult>;
   async recover(runId: string, options: ResumeOptions & { force?: boolean } = {}): Promise<RunResult> {
     if (typeof runId !== 'string' || runId === '') throw new InvalidArgumentError('recover needs a runId');
-    return recoverRun(this.parts, runId, options, undefined);
+    return this.settled(recoverRun(this.parts, runId, options, undefined));
   }
 
   /**
@@ -361,7 +404,31 @@ export class AgentRunner {
   /** {@link recover} as a stream of events, ending with `done`. */
   recoverStream(runId: string, options: ResumeOptions & { force?: boolean } = {}): AsyncGenerator<RunEvent> {
     if (typeof runId !== 'string' || runId === '') throw new InvalidArgumentError('recover needs a runId');
-    return streamRun(options.signal, (emit, signal) => recoverRun(this.parts, runId, { ...options, signal }, emit));
+    return streamRun(options.signal, (emit, signal) => this.settled(recoverRun(this.parts, runId, { ...options, signal }, emit)));
+  }
+
+  /** A run in a session: take it, run on its thread plus the input, write the transcript back. */
+  private async inSession(input: string | readonly ChatMessage[], options: RunOptions, emit: Emit | undefined): Promise<RunResult> {
+    if (!this.threads) throw new InvalidArgumentError('the session option needs a session store: give the runner `sessions`');
+    const added = this.begin(input, options, undefined).messages;
+    const runId = options.runId ?? `run-${randomUUID()}`;
+    const held: HeldSession = await this.threads.hold(options.session as string, runId, added);
+    let result: RunResult;
+    try {
+      result = await this.runTraced(this.begin([...held.thread, ...added], { ...options, runId }, emit));
+    } catch (error) {
+      await this.threads.release(held).catch(() => undefined);
+      throw error;
+    }
+    await this.threads.finish(held, result);
+    return result;
+  }
+
+  /** A resumed run's result, written to the session waiting for it (if any). */
+  private async settled(running: Promise<RunResult>): Promise<RunResult> {
+    const result = await running;
+    await this.threads?.settle(result);
+    return result;
   }
 
   private runTraced(live: LiveRun): Promise<RunResult> {
@@ -407,6 +474,29 @@ export class AgentRunner {
     this.offeredTools = tools;
     return tools;
   }
+}
+
+function hook<T>(value: T | undefined, name: string): T | undefined {
+  if (value !== undefined && typeof value !== 'function') throw new InvalidArgumentError(`${name} must be a function`);
+  return value;
+}
+
+function sessionsOf(options: AgentRunnerOptions, store: unknown): Threads | undefined {
+  const sessions = options.sessions ?? (isSessionStore(store) ? store : undefined);
+  if (options.sessions !== undefined && !isSessionStore(options.sessions))
+    throw new InvalidArgumentError('sessions must be a SessionStore (loadSession, saveSession, listSessions, deleteSession, sessionOfRun)');
+  const limit = (value: number | undefined, fallback: number, name: string): number => {
+    const chosen = value ?? fallback;
+    if (!Number.isSafeInteger(chosen) || chosen < 1)
+      throw new InvalidArgumentError(`${name} must be a positive integer, got ${String(value)}`);
+    return chosen;
+  };
+  const limits = {
+    maxMessages: limit(options.maxSessionMessages, 10_000, 'maxSessionMessages'),
+    maxBytes: limit(options.maxSessionBytes, 8 * 1024 * 1024, 'maxSessionBytes'),
+    holdMs: limit(options.sessionHoldMs, 600_000, 'sessionHoldMs'),
+  };
+  return sessions ? new Threads(sessions, limits) : undefined;
 }
 
 function copyMessage(message: ChatMessage): ChatMessage {

@@ -15,6 +15,7 @@ import type { HaltedCall, RunStep } from './state';
 import { traceChat, type RunTrace } from '../telemetry/agent';
 import type { Telemetry } from '../telemetry/telemetry';
 import { addUsage, copyUsage } from './usage';
+import type { AfterModel, BeforeModel, ModelCall } from '../context/hooks';
 import type {
   AssistantMessage,
   ChatMessage,
@@ -60,6 +61,10 @@ export interface LoopParts {
   agentParts?(name: string): (LoopParts & { tools(): readonly ModelTool[] }) | undefined;
   /** OpenTelemetry spans and metrics of runs and model calls. */
   telemetry: Telemetry;
+  /** Rewrites each request before it is sent (context management, docs/chat.md). */
+  beforeModel?: BeforeModel;
+  /** Sees each answer before the run uses it. */
+  afterModel?: AfterModel;
 }
 
 /** The working state of one run while this process drives it. */
@@ -254,14 +259,20 @@ export function callContext(
 }
 
 async function ask(parts: LoopParts, live: LiveRun): Promise<ModelResponse> {
-  const request: ModelRequest = { system: parts.systemPrompt, messages: live.messages.slice(), tools: live.tools, signal: live.signal };
+  let request: ModelRequest = { system: parts.systemPrompt, messages: live.messages.slice(), tools: live.tools, signal: live.signal };
   if (live.output?.native) request.output = live.output.format;
+  let call: ModelCall | undefined;
+  if (parts.beforeModel || parts.afterModel) {
+    call = await hookedCall(parts.beforeModel, live, request);
+    request = { ...call, signal: live.signal };
+  }
   const { model } = parts;
   const emit = live.emit;
   const started = performance.now();
   const streamed = emit !== undefined && typeof model.stream === 'function';
-  const call = () => callModel(model, request, streamed, emit);
-  const response = live.trace ? await traceChat(live.trace, parts.systemPrompt, request.messages, call) : await call();
+  const invoke = (): Promise<ModelResponse> => callModel(model, request, streamed, emit);
+  let response = live.trace ? await traceChat(live.trace, parts.systemPrompt, request.messages, invoke) : await invoke();
+  if (parts.afterModel && call) response = (await parts.afterModel(response, call)) ?? response;
   if (parts.onMetric) {
     // A metric sink that throws must not change (or fail) the run.
     try {
@@ -296,6 +307,18 @@ async function callModel(model: ChatModel, request: ModelRequest, streamed: bool
   }
   if (!response) throw new ModelResponseError(model.provider, 'the stream ended without a response');
   return response;
+}
+
+/** The request as `beforeModel` gets it (a copy of the transcript) and as it returned it. */
+async function hookedCall(beforeModel: BeforeModel | undefined, live: LiveRun, request: ModelRequest): Promise<ModelCall> {
+  const call: ModelCall = { runId: live.runId, turn: live.turns + 1, messages: structuredClone(live.messages), tools: request.tools };
+  if (request.system !== undefined) call.system = request.system;
+  if (request.output) call.output = request.output;
+  if (!beforeModel) return call;
+  const changed = (await beforeModel(call)) ?? call;
+  if (typeof changed !== 'object' || changed === null || !Array.isArray(changed.messages) || !Array.isArray(changed.tools))
+    throw new ModelResponseError('beforeModel', 'the hook returned something that is not a model request { messages, tools }');
+  return changed;
 }
 
 /**

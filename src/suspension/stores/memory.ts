@@ -15,6 +15,8 @@ import type {
   SuspensionStore,
 } from '../store';
 import { jsonCopy } from './json';
+import { MemorySessions } from '../../sessions/stores/memory';
+import type { SessionFilter, SessionStore, SessionSummary, StoredSession } from '../../sessions/store';
 import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from './validate';
 
 interface Entry {
@@ -40,12 +42,14 @@ export interface MemoryPendingStoreOptions {
  * the claim's instant that expiry is judged by, are read from `options.clock` (the system
  * clock by default), the only clock its callers share; tests pass a fake one.
  */
-export class MemoryPendingStore implements SuspensionStore, RunStore {
+export class MemoryPendingStore implements SuspensionStore, RunStore, SessionStore {
   private readonly clock: Clock;
   private readonly calls = new Map<string, Entry>();
   private readonly runs = new Map<string, RunCheckpoint>();
   private nextSeq = 0;
   private closed = false;
+  /** Sessions (docs/chat.md); their code is src/sessions/stores/memory.ts. */
+  private readonly sessions = new MemorySessions(() => this.assertOpen());
 
   constructor(options: MemoryPendingStoreOptions = {}) {
     const clock = options.clock ?? systemClock;
@@ -177,6 +181,27 @@ export class MemoryPendingStore implements SuspensionStore, RunStore {
 
   async close(): Promise<void> {
     this.closed = true;
+  }
+
+  // Sessions: see SessionStore.
+  loadSession(id: string): Promise<StoredSession | undefined> {
+    return this.sessions.loadSession(id);
+  }
+
+  saveSession(session: StoredSession): Promise<boolean> {
+    return this.sessions.saveSession(session);
+  }
+
+  listSessions(filter?: SessionFilter): Promise<SessionSummary[]> {
+    return this.sessions.listSessions(filter);
+  }
+
+  deleteSession(id: string): Promise<boolean> {
+    return this.sessions.deleteSession(id);
+  }
+
+  sessionOfRun(runId: string): Promise<string | undefined> {
+    return this.sessions.sessionOfRun(runId);
   }
 
   /** The entry while `claim` still holds it: resolving, with the claim's fence. */

@@ -83,7 +83,7 @@ describe('PostgresPendingStore specifics', () => {
     const store = open({ tablePrefix: 'lazy_' });
     expect(await tableNames('lazy_')).toEqual([]);
     expect(await store.get('pnd-x')).toBeUndefined();
-    expect(await tableNames('lazy_')).toEqual(['lazy_runs', 'lazy_schema_version', 'lazy_suspensions']);
+    expect(await tableNames('lazy_')).toEqual(['lazy_runs', 'lazy_schema_version', 'lazy_sessions', 'lazy_suspensions']);
     expect(await sql(url, `SELECT version FROM "${schema}".lazy_schema_version`)).toEqual([{ version: POSTGRES_STORE_SCHEMA_VERSION }]);
   });
 
@@ -92,7 +92,7 @@ describe('PostgresPendingStore specifics', () => {
     try {
       const store = open({ tablePrefix: 'app_', schema: ownSchema });
       await store.insert(call('pnd-s'));
-      expect(await tableNames('app_', ownSchema)).toEqual(['app_runs', 'app_schema_version', 'app_suspensions']);
+      expect(await tableNames('app_', ownSchema)).toEqual(['app_runs', 'app_schema_version', 'app_sessions', 'app_suspensions']);
     } finally {
       await dropSchema(url, ownSchema);
     }
@@ -145,6 +145,10 @@ describe('PostgresPendingStore specifics', () => {
       'runs_pkey',
       'schema_version',
       'schema_version_pkey',
+      'sessions',
+      'sessions_pkey',
+      'sessions_run_idx',
+      'sessions_upd_idx',
       'suspensions',
       'suspensions_hist_idx',
       'suspensions_kind_idx',

@@ -2,6 +2,7 @@ import type { Pool, PoolClient } from 'pg';
 import { PendingStoreError } from '../../../errors';
 import { isUnavailable, translate } from './errors';
 import { quoteIdentifier } from './resolve';
+import { sessionsPostgresDdl } from '../../../sessions/stores/postgres';
 import { POSTGRES_STORE_SCHEMA_VERSION } from './version';
 
 export { POSTGRES_STORE_SCHEMA_VERSION };
@@ -102,7 +103,7 @@ async function storedVersion(client: PoolClient, tables: Tables): Promise<number
 }
 
 /** The DDL that brings the tables from `version - 1` to `version`. Never edit a released step; add one. */
-function migrationTo(version: number, { prefix, suspensions, runs }: Tables): string[] {
+function migrationTo(version: number, { schema, prefix, suspensions, runs }: Tables): string[] {
   const index = (name: string): string => quoteIdentifier(`${prefix}${name}`);
   switch (version) {
     case 1:
@@ -159,12 +160,14 @@ function migrationTo(version: number, { prefix, suspensions, runs }: Tables): st
            WHERE status IN ('resolved', 'declined', 'expired', 'cancelled')`,
       ];
     case 4:
+      // Step 4 (this release), one block per feature: trace context (a column) and sessions (tables).
       return [
-        // --- step 4, traces: the W3C traceparent of the span that suspended a call, so the
-        // span that resolves it (maybe in another process, days later) links back to it.
-        // Rows recorded before it keep NULL: their resolutions start unlinked.
+        // Traces: the W3C traceparent of the span that suspended a call, so the span that
+        // resolves it (maybe in another process, days later) links back to it. Rows recorded
+        // before it keep NULL: their resolutions start unlinked.
         `ALTER TABLE ${suspensions} ADD COLUMN traceparent text`,
-        // --- end of step 4, traces
+        // Sessions (chat, docs/chat.md): conversations kept by id, saved by version compare-and-set.
+        ...sessionsPostgresDdl(schema, prefix),
       ];
     default:
       throw new PendingStoreError(`PostgresPendingStore: no migration to layout version ${version}`);

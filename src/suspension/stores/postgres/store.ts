@@ -21,6 +21,8 @@ import type { PostgresPendingStoreOptions } from './options';
 import { resolveOptions } from './resolve';
 import { prepareTables, tablesOf, type Tables } from './schema';
 import { sleep } from '../../../timing/sleep';
+import { PostgresSessions, sessionsTable } from '../../../sessions/stores/postgres';
+import type { SessionFilter, SessionStore, SessionSummary, StoredSession } from '../../../sessions/store';
 
 const FIRST_RETRY_PAUSE_MS = 50;
 const MAX_RETRY_PAUSE_MS = 1_000;
@@ -121,13 +123,15 @@ interface RunRow {
  * // ... on shutdown:
  * await store.close();
  */
-export class PostgresPendingStore implements SuspensionStore, RunStore {
+export class PostgresPendingStore implements SuspensionStore, RunStore, SessionStore {
   private readonly pool: Pool;
   private readonly ownsPool: boolean;
   private readonly autoMigrate: boolean;
   private readonly completeRetryMs: number;
   private readonly tables: Tables;
   private readyPromise: Promise<void> | undefined;
+  /** Sessions (docs/chat.md): in the same schema; their SQL is src/sessions/stores/postgres.ts. */
+  private readonly sessions: PostgresSessions;
   private closed = false;
 
   constructor(options: PostgresPendingStoreOptions) {
@@ -137,6 +141,9 @@ export class PostgresPendingStore implements SuspensionStore, RunStore {
     this.autoMigrate = resolved.autoMigrate;
     this.completeRetryMs = resolved.completeRetryMs;
     this.tables = tablesOf(resolved.schema, resolved.tablePrefix);
+    this.sessions = new PostgresSessions(sessionsTable(resolved.schema, resolved.tablePrefix), (operation, text, values) =>
+      this.query(operation, text, values),
+    );
   }
 
   /**
@@ -328,6 +335,27 @@ export class PostgresPendingStore implements SuspensionStore, RunStore {
       [filter.updatedBefore, RUNNING_PHASE, limit],
     );
     return result.rows.map((row) => ({ runId: row.run_id, version: Number(row.version), updatedAt: row.updated_at }));
+  }
+
+  // Sessions: see SessionStore.
+  loadSession(id: string): Promise<StoredSession | undefined> {
+    return this.sessions.loadSession(id);
+  }
+
+  saveSession(session: StoredSession): Promise<boolean> {
+    return this.sessions.saveSession(session);
+  }
+
+  listSessions(filter?: SessionFilter): Promise<SessionSummary[]> {
+    return this.sessions.listSessions(filter);
+  }
+
+  deleteSession(id: string): Promise<boolean> {
+    return this.sessions.deleteSession(id);
+  }
+
+  sessionOfRun(runId: string): Promise<string | undefined> {
+    return this.sessions.sessionOfRun(runId);
   }
 
   /** Ends the pool if this store created it (a shared `pool` stays open for its owner). Idempotent. */

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { PendingStoreError } from '../../../errors';
+import { SESSIONS_SQLITE_DDL } from '../../../sessions/stores/sqlite';
 import { SQLITE_SCHEMA_VERSION } from './version';
 
 export { SQLITE_SCHEMA_VERSION };
@@ -57,13 +58,15 @@ const STEPS: Record<number, string> = {
     CREATE INDEX suspensions_settled ON suspensions (updated_at, seq)
       WHERE status IN ('resolved', 'declined', 'expired', 'cancelled');
   `,
-  4: `
-    -- step 4, traces: the W3C traceparent of the span that suspended a call, so the span that
-    -- resolves it (maybe in another process, days later) links back to it. Rows recorded
-    -- before it keep NULL: their resolutions start unlinked.
-    ALTER TABLE suspensions ADD COLUMN traceparent TEXT;
-    -- end of step 4, traces
-  `,
+  // Step 4 (this release), one block per feature: trace context (a column) and sessions (a table).
+  4: [
+    // Traces: the W3C traceparent of the span that suspended a call, so the span that resolves
+    // it (maybe in another process, days later) links back to it. Rows recorded before it keep
+    // NULL: their resolutions start unlinked.
+    'ALTER TABLE suspensions ADD COLUMN traceparent TEXT;',
+    // Sessions (chat, docs/chat.md): conversations kept by id, saved by version compare-and-set.
+    SESSIONS_SQLITE_DDL,
+  ].join('\n'),
 };
 
 /**

@@ -20,6 +20,8 @@ import { callOf, parseStored, rowOf, type SuspensionRow } from '../rows';
 import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../validate';
 import { loadOptionalPeer } from '../peer';
 import { migrate, prepare, SUSPENSION_COLUMNS } from './schema';
+import { SqliteSessions } from '../../../sessions/stores/sqlite';
+import type { SessionFilter, SessionStore, SessionSummary, StoredSession } from '../../../sessions/store';
 
 /**
  * The native driver is loaded when a store is first built, not when the package is
@@ -89,7 +91,7 @@ interface RunRow {
  * const coordinator = new ResumeCoordinator({ toolkit, store })
  * ```
  */
-export class SqlitePendingStore implements SuspensionStore, RunStore {
+export class SqlitePendingStore implements SuspensionStore, RunStore, SessionStore {
   /** The database file this store opened. */
   readonly filename: string;
   private readonly db: Database.Database;
@@ -97,6 +99,8 @@ export class SqlitePendingStore implements SuspensionStore, RunStore {
   private readonly claimTransaction: Database.Transaction<(params: ClaimParams) => { row: SuspensionRow; at: string } | undefined>;
   private readonly completeTransaction: Database.Transaction<(params: CompleteParams, next: SuspensionRow | undefined) => boolean>;
   private readonly listStatements = new Map<string, Database.Statement>();
+  /** Sessions (docs/chat.md): in the same file; their SQL is src/sessions/stores/sqlite.ts. */
+  private readonly sessions: SqliteSessions;
   private closed = false;
 
   constructor(options: SqlitePendingStoreOptions | string) {
@@ -116,6 +120,7 @@ export class SqlitePendingStore implements SuspensionStore, RunStore {
       this.db.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
       migrate(this.db, filename);
       this.statements = prepare(this.db, synchronous);
+      this.sessions = new SqliteSessions(this.db, (work, what) => this.run(work, what));
     } catch (error) {
       this.db.close();
       if (error instanceof ToolnexusError) throw error;
@@ -246,6 +251,32 @@ export class SqlitePendingStore implements SuspensionStore, RunStore {
     if (this.closed) return;
     this.closed = true;
     this.db.close();
+  }
+
+  // Sessions: see SessionStore.
+  async loadSession(id: string): Promise<StoredSession | undefined> {
+    this.assertOpen();
+    return this.sessions.loadSession(id);
+  }
+
+  async saveSession(session: StoredSession): Promise<boolean> {
+    this.assertOpen();
+    return this.sessions.saveSession(session);
+  }
+
+  async listSessions(filter?: SessionFilter): Promise<SessionSummary[]> {
+    this.assertOpen();
+    return this.sessions.listSessions(filter);
+  }
+
+  async deleteSession(id: string): Promise<boolean> {
+    this.assertOpen();
+    return this.sessions.deleteSession(id);
+  }
+
+  async sessionOfRun(runId: string): Promise<string | undefined> {
+    this.assertOpen();
+    return this.sessions.sessionOfRun(runId);
   }
 
   /** Inserts a row unless its id is taken; false when it is. The `args` column predates optional args: it holds `null` for none. */

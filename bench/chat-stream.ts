@@ -1,0 +1,106 @@
+/**
+ * Streaming overhead of the UI message stream (`toolnexus-ts/chat`) against the runner's own
+ * event stream, on the same run: a model that streams 200 text deltas, calls a tool, then
+ * streams 200 more. (a) the run's events, each written as an SSE `data:` line of its JSON
+ * (what a host sending our own events does); (b) the same run through `UIPartWriter`, written
+ * as SSE one string per event (what `chatHandler` writes). Interleaved, in one process; the figure is b ÷ a.
+ *
+ *   npm run bench:chat-stream
+ */
+import 'reflect-metadata';
+import { IsString } from 'class-validator';
+import { AgentRunner, Tool, Toolkit, success, type ChatModel, type ModelRequest, type ModelStreamEvent } from 'toolnexus-ts';
+import { UIPartWriter, type UIStreamPart } from 'toolnexus-ts/chat';
+
+class Args {
+  @IsString() q!: string;
+}
+
+@Tool({ name: 'lookup', description: 'Looks up', args: Args })
+class Lookup {
+  run(args: Args) {
+    return success({ found: args.q });
+  }
+}
+
+const DELTAS = 200;
+
+/** Streams DELTAS words, then a tool call on the first turn; DELTAS words and the answer on the second. */
+const model: ChatModel = {
+  provider: 'bench',
+  complete: () => Promise.reject(new Error('streams only')),
+  async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
+    const second = request.messages.some((m) => m.role === 'tool');
+    let text = '';
+    for (let i = 0; i < DELTAS; i++) {
+      const delta = `word${i} `;
+      text += delta;
+      yield { type: 'text', delta };
+    }
+    const toolCalls = second ? [] : [{ id: 'call_1', name: 'lookup', arguments: '{"q":"x"}' }];
+    yield { type: 'response', response: { text, toolCalls, usage: { inputTokens: 1, outputTokens: 1 } } };
+  },
+};
+
+const ROUNDS = 7;
+const RUNS = 200;
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] as number;
+}
+
+export async function main(): Promise<void> {
+  const toolkit = new Toolkit().register(Lookup);
+  const runner = new AgentRunner({ model, toolkit });
+  let bytes = 0;
+  const sse = (parts: readonly unknown[]) => {
+    let text = '';
+    for (const part of parts) text += `data: ${JSON.stringify(part)}\n\n`;
+    return text;
+  };
+  // Both as a handler writes: one async generator of SSE text, one string per run event.
+  async function* ownEvents(): AsyncGenerator<string> {
+    for await (const event of runner.stream('go')) yield sse([event]);
+  }
+  async function* uiParts(): AsyncGenerator<string> {
+    const writer = new UIPartWriter({ messageId: 'm' });
+    yield sse(writer.start());
+    for await (const event of runner.stream('go')) {
+      const parts: UIStreamPart[] = writer.next(event);
+      if (parts.length > 0) yield sse(parts);
+    }
+    yield sse(writer.finish());
+  }
+  const ours = async () => {
+    for await (const text of ownEvents()) bytes += text.length;
+  };
+  const ui = async () => {
+    for await (const text of uiParts()) bytes += text.length;
+  };
+  const time = async (once: () => Promise<void>) => {
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < RUNS; i++) await once();
+    return Number(process.hrtime.bigint() - started) / RUNS / 1000; // µs per run
+  };
+  await time(ours);
+  await time(ui);
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    a.push(await time(ours));
+    b.push(await time(ui));
+  }
+  const ma = median(a);
+  const mb = median(b);
+  console.log(`runner events as SSE   ${ma.toFixed(0)} µs / run`);
+  console.log(`UI message stream SSE  ${mb.toFixed(0)} µs / run`);
+  console.log(`UI stream ÷ own events ${(mb / ma).toFixed(2)}× (target ≤ 1.10×; ${bytes} bytes written)`);
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,368 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { InvalidArgumentError, ToolnexusError } from '../errors';
+import { pendingOf } from '../results/helpers';
+import type { Answer } from '../results/wire';
+import { answerAs } from '../runner/answer-as';
+import type { AgentRunner } from '../runner/agent-runner';
+import type { RunEvent } from '../runner/types';
+import type { Principal } from '../suspension/audit';
+import type { SuspendedCall } from '../suspension/store';
+import { ChatRequestError } from './errors';
+import { UI_STREAM_HEADERS, type UIStreamPart } from './parts';
+import { checkIssued, defaultSessionOf, readChatBody, toolParts, userText, type ToolPartIn } from './request';
+import { messageIdOf, outputPart, requestParts, uiPartBatches, UIPartWriter, type UIStreamOptions } from './ui-stream';
+
+/** Options of every chat front end ({@link chatResponse}, {@link chatHandler}). */
+export interface ChatOptions {
+  /** The session a chat is kept in. Default: the principal's id and the chat id together, so nobody reaches another's thread. */
+  sessionOf?: (chatId: string, principal: Principal) => string;
+  /** The host's context for the run's tool calls (a DI scope, the tenant...). */
+  context?: (principal: Principal) => object;
+  /** The largest request body read, in bytes. Default 1 MiB; a larger one is refused with 413. */
+  maxBodyBytes?: number;
+  /** The `errorText` of a failed run (default: the error's code only, never its message). */
+  errorText?: (error: unknown) => string;
+}
+
+const DEFAULT_MAX_BODY = 1024 * 1024;
+
+/**
+ * Handles one chat request: the body `useChat` sends (`{ id, messages }`), from `principal`
+ * (the host's auth). A user message starts a run in the chat's session; an assistant message
+ * carrying approval responses answers them, each checked against its pending request and
+ * settled through `answerAs` once, and continues the run into the same assistant message.
+ * Returns the UI message stream parts; refuses bad input with {@link ChatRequestError}
+ * before anything changes.
+ */
+export async function chatStream(
+  runner: AgentRunner,
+  rawBody: unknown,
+  principal: Principal,
+  signal: AbortSignal | undefined,
+  options: ChatOptions = {},
+): Promise<AsyncIterable<UIStreamPart>> {
+  const { events, stream } = await chatEvents(runner, rawBody, principal, signal, options);
+  return (async function* () {
+    for await (const batch of uiPartBatches(events, stream)) yield* batch;
+  })();
+}
+
+/** The run events a chat request streams, and how they become the response. */
+interface ChatEvents {
+  events: AsyncIterable<RunEvent>;
+  stream: UIStreamOptions;
+}
+
+/** What {@link chatStream} streams, before it becomes parts (the front ends convert as they write). */
+async function chatEvents(
+  runner: AgentRunner,
+  rawBody: unknown,
+  principal: Principal,
+  signal: AbortSignal | undefined,
+  options: ChatOptions,
+): Promise<ChatEvents> {
+  const sessions = runner.sessions;
+  if (!sessions) throw new InvalidArgumentError('a chat back end needs a runner whose store keeps sessions');
+  const { chatId, last } = readChatBody(rawBody);
+  const sessionId = (options.sessionOf ?? defaultSessionOf)(chatId, principal);
+  const session = await sessions.loadSession(sessionId);
+  const context = options.context?.(principal);
+  const errorText = options.errorText;
+  if (last.role === 'user') {
+    const text = userText(last);
+    let active = session?.active;
+    if (active?.phase === 'halted' && (await runner.coordinator.store.list({ runId: active.runId, status: 'pending' })).length === 0) {
+      // Its questions were all answered, but its continuation stopped (the page went away
+      // mid-resume, or an answer came without a runner): finish it first, then take the message.
+      await runner.recover(active.runId, context ? { context } : {}).catch(() => undefined);
+      active = (await sessions.loadSession(sessionId))?.active;
+    }
+    if (active && (active.phase === 'halted' || (active.until ?? 0) >= Date.now()))
+      throw new ChatRequestError(
+        409,
+        'busy',
+        `this chat is ${active.phase === 'halted' ? 'waiting for an answer' : 'busy'}: answer or wait first`,
+      );
+    const runId = `run-${randomUUID()}`;
+    const events = runner.stream(text, { session: sessionId, runId, ...(signal ? { signal } : {}), ...(context ? { context } : {}) });
+    return { events, stream: { messageId: messageIdOf(runId), ...(errorText ? { errorText } : {}) } };
+  }
+
+  const parts = toolParts(last);
+  checkIssued(parts, session);
+  const responded = parts.filter((part) => part.state === 'approval-responded');
+  if (responded.length === 0) throw new ChatRequestError(400, 'bad_body', 'the assistant message answers no approval request');
+  const runId = session?.active?.phase === 'halted' ? session.active.runId : undefined;
+  // Every answer is checked before any is applied: a forged one changes nothing.
+  const checked = await Promise.all(responded.map((part) => checkApproval(runner, part, runId)));
+  const before: UIStreamPart[] = [];
+  for (const { part, call } of checked) {
+    const approval = part.approval as { id: string; approved: boolean; reason?: string };
+    const answer: Answer = approval.approved ? { id: call.request.id, ok: true } : { id: call.request.id, ok: false, reason: 'declined' };
+    const answered = await answerAs(runner.coordinator, answer, {
+      by: principal,
+      ...(approval.reason ? { comment: approval.reason.slice(0, 500) } : {}),
+      ...(context ? { context } : {}),
+      ...(signal ? { signal } : {}),
+    });
+    const outcome = answered.outcome;
+    const next = pendingOf(outcome);
+    if (!approval.approved) before.push({ type: 'tool-output-denied', toolCallId: part.toolCallId });
+    else if (next) before.push(...requestParts(part.toolCallId, next));
+    else if (outcome) before.push(outputPart(part.toolCallId, outcome));
+  }
+  const open = await runner.coordinator.store.list({ runId: runId as string, status: 'pending' });
+  const messageId = messageIdOf(runId as string);
+  // Some calls of the turn still wait for answers: the run continues when the last is given.
+  const events =
+    open.length > 0
+      ? (async function* () {})()
+      : runner.recoverStream(runId as string, { ...(signal ? { signal } : {}), ...(context ? { context } : {}) });
+  return { events, stream: { messageId, before, ...(errorText ? { errorText } : {}) } };
+}
+
+async function checkApproval(
+  runner: AgentRunner,
+  part: ToolPartIn,
+  runId: string | undefined,
+): Promise<{ part: ToolPartIn; call: SuspendedCall }> {
+  const approval = part.approval;
+  if (!approval || typeof approval.approved !== 'boolean')
+    throw new ChatRequestError(400, 'bad_body', `tool call ${part.toolCallId} is approval-responded without approved: true | false`);
+  const call = await runner.coordinator.get(approval.id);
+  if (!call) throw new ChatRequestError(404, 'unknown_approval', `no approval request ${approval.id}`);
+  if (call.request.kind !== 'approval')
+    throw new ChatRequestError(400, 'wrong_kind', `request ${approval.id} is a ${call.request.kind} request, not an approval`);
+  if (call.callId !== part.toolCallId || call.tool !== part.toolName)
+    throw new ChatRequestError(400, 'wrong_call', `request ${approval.id} does not belong to tool call ${part.toolCallId}`);
+  if (call.status !== 'pending') throw new ChatRequestError(409, 'not_pending', `request ${approval.id} is already ${call.status}`);
+  if (runId === undefined || call.runId !== runId)
+    throw new ChatRequestError(403, 'not_yours', `request ${approval.id} is not one this chat is waiting for`);
+  return { part, call };
+}
+
+/** Encodes parts as server-sent events, ending with `data: [DONE]` as the AI SDK's own responses do. */
+export async function* sseOf(parts: AsyncIterable<UIStreamPart>): AsyncGenerator<string> {
+  for await (const part of parts) yield `data: ${JSON.stringify(part)}\n\n`;
+  yield 'data: [DONE]\n\n';
+}
+
+/** The SSE text of a chat's run: one string (one write) per run event, converted as it is read. */
+async function* sseOfEvents({ events, stream }: ChatEvents): AsyncGenerator<string> {
+  const writer = new UIPartWriter(stream);
+  yield sseText(writer.start());
+  try {
+    for await (const event of events) {
+      const text = sseText(writer.next(event));
+      if (text !== '') yield text;
+    }
+  } catch (error) {
+    yield sseText(writer.fail(error));
+    yield 'data: [DONE]\n\n';
+    return;
+  }
+  yield `${sseText(writer.finish())}data: [DONE]\n\n`;
+}
+
+function sseText(parts: readonly UIStreamPart[]): string {
+  let text = '';
+  for (const part of parts) text += `data: ${JSON.stringify(part)}\n\n`;
+  return text;
+}
+
+function errorBody(error: ChatRequestError): string {
+  return JSON.stringify({ error: { code: error.code, reason: error.reason, message: error.message } });
+}
+
+/** A refusal, or an unexpected failure told without its message (which may hold what the page must not see). */
+function refusal(error: unknown): ChatRequestError {
+  if (error instanceof ChatRequestError) return error;
+  if (error instanceof InvalidArgumentError) return new ChatRequestError(400, 'bad_body', error.message);
+  const code = error instanceof ToolnexusError ? error.code : 'an internal error';
+  return new ChatRequestError(500, 'internal', `the chat request failed: ${code}`);
+}
+
+/** Options of {@link chatResponse}: who asks, from the host's auth. */
+export interface ChatResponseOptions extends ChatOptions {
+  /** The principal the host authenticated; `undefined` answers 401. */
+  principal: Principal | undefined;
+}
+
+/**
+ * A chat request as a web `Request` (a Next.js route, Hono, Deno, Bun) answered with a web
+ * `Response`: the UI message stream, or a JSON refusal with its 4xx status. The request's
+ * `signal` (the page going away) cancels the run.
+ *
+ * @example
+ * ```ts
+ * export async function POST(request: Request) {
+ *   return chatResponse(runner, request, { principal: await auth(request) })
+ * }
+ * ```
+ */
+export async function chatResponse(runner: AgentRunner, request: Request, options: ChatResponseOptions): Promise<Response> {
+  const json = (error: ChatRequestError) =>
+    new Response(errorBody(error), { status: error.status, headers: { 'content-type': 'application/json' } });
+  try {
+    if (!options.principal) throw new ChatRequestError(401, 'unauthenticated', 'sign in first');
+    const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+    const text = await readWebBody(request, limit);
+    const chat = await chatEvents(runner, parseJson(text), options.principal, request.signal, options);
+    const encoder = new TextEncoder();
+    const iterator = sseOfEvents(chat)[Symbol.asyncIterator]();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const next = await iterator.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(next.value));
+      },
+      async cancel() {
+        await iterator.return?.(undefined);
+      },
+    });
+    return new Response(body, { status: 200, headers: UI_STREAM_HEADERS });
+  } catch (error) {
+    return json(refusal(error));
+  }
+}
+
+async function readWebBody(request: Request, limit: number): Promise<string> {
+  const declared = Number(request.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+  if (!request.body) return '';
+  const reader: ReadableStreamDefaultReader<Uint8Array> = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const next = (await reader.read()) as { done: boolean; value?: Uint8Array };
+    if (next.done || !next.value) break;
+    const value = next.value;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const tooLarge = (limit: number) => new ChatRequestError(413, 'too_large', `the request body is larger than ${limit} bytes`);
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ChatRequestError(400, 'bad_body', 'the body is not JSON');
+  }
+}
+
+/** Options of {@link chatHandler}. */
+export interface ChatHandlerOptions extends ChatOptions {
+  /** Who asks, from the host's auth (a session cookie, a bearer token); `undefined` answers 401. */
+  principal: (request: IncomingMessage) => Principal | undefined | Promise<Principal | undefined>;
+}
+
+/**
+ * A chat route for node:http and Express (`app.post('/api/chat', chatHandler(runner, { principal }))`):
+ * the UI message stream, or a JSON refusal with its 4xx status. The connection closing before
+ * the stream ends (the page went away) cancels the run.
+ */
+export function chatHandler(
+  runner: AgentRunner,
+  options: ChatHandlerOptions,
+): (request: IncomingMessage & { body?: unknown }, response: ServerResponse) => Promise<void> {
+  if (typeof options?.principal !== 'function')
+    throw new InvalidArgumentError('chatHandler needs principal: (request) => Principal | undefined');
+  const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  return async (request, response) => {
+    const abort = new AbortController();
+    response.on('close', () => {
+      if (!response.writableFinished) abort.abort(new DOMException('the client went away', 'AbortError'));
+    });
+    let chat: ChatEvents;
+    try {
+      const principal = await options.principal(request);
+      if (!principal) throw new ChatRequestError(401, 'unauthenticated', 'sign in first');
+      // Express with a body parser has read it already; otherwise it is read here, bounded.
+      const body = request.body !== undefined ? request.body : parseJson(await readNodeBody(request, limit));
+      chat = await chatEvents(runner, body, principal, abort.signal, options);
+    } catch (error) {
+      const refused = refusal(error);
+      response.writeHead(refused.status, { 'content-type': 'application/json', connection: 'close' });
+      response.end(errorBody(refused));
+      return;
+    }
+    response.writeHead(200, UI_STREAM_HEADERS);
+    response.flushHeaders();
+    try {
+      for await (const chunk of sseOfEvents(chat)) {
+        if (abort.signal.aborted) break;
+        if (!response.write(chunk)) await new Promise<void>((resolve) => response.once('drain', resolve).once('close', resolve));
+      }
+    } finally {
+      response.end();
+    }
+  };
+}
+
+function readNodeBody(request: IncomingMessage, limit: number): Promise<string> {
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    request.resume();
+    return Promise.reject(tooLarge(limit));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        request.removeAllListeners('data');
+        request.resume();
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+/** The parts of a Fastify request the chat route reads (no `fastify` import needed). */
+export interface FastifyLikeRequest {
+  raw: IncomingMessage;
+  body?: unknown;
+}
+
+/** The parts of a Fastify reply the chat route uses. */
+export interface FastifyLikeReply {
+  raw: ServerResponse;
+  hijack(): void;
+}
+
+/** Options of {@link chatFastifyHandler}: who asks, from the Fastify request (your auth hook's result). */
+export interface ChatFastifyOptions extends ChatOptions {
+  principal: (request: FastifyLikeRequest) => Principal | undefined | Promise<Principal | undefined>;
+}
+
+/**
+ * A chat route for Fastify (`app.post('/api/chat', chatFastifyHandler(runner, { principal }))`):
+ * Fastify parses the JSON body (its `bodyLimit` bounds it, 1 MiB by default); the route takes
+ * the reply over (`hijack`) and streams as {@link chatHandler} does.
+ */
+export function chatFastifyHandler(
+  runner: AgentRunner,
+  options: ChatFastifyOptions,
+): (request: FastifyLikeRequest, reply: FastifyLikeReply) => Promise<void> {
+  if (typeof options?.principal !== 'function')
+    throw new InvalidArgumentError('chatFastifyHandler needs principal: (request) => Principal | undefined');
+  return async (request, reply) => {
+    reply.hijack();
+    const principal = await options.principal(request);
+    const handler = chatHandler(runner, { ...options, principal: () => principal });
+    await handler(Object.assign(request.raw, { body: request.body ?? null }), reply.raw);
+  };
+}

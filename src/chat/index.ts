@@ -1,0 +1,19 @@
+/**
+ * `toolnexus-ts/chat`: a chat back end for the AI SDK's `useChat` (docs/chat.md). It speaks
+ * the UI message stream protocol (JSON over server-sent events) itself: no `ai` package is
+ * needed at run time.
+ */
+export { chatStream, chatResponse, chatHandler, chatFastifyHandler, sseOf } from './handler';
+export type {
+  ChatOptions,
+  ChatResponseOptions,
+  ChatHandlerOptions,
+  ChatFastifyOptions,
+  FastifyLikeRequest,
+  FastifyLikeReply,
+} from './handler';
+export { toUIMessageStream, uiPartBatches, UIPartWriter, messageIdOf } from './ui-stream';
+export type { UIStreamOptions } from './ui-stream';
+export { UI_STREAM_HEADERS } from './parts';
+export type { UIStreamPart, ChatRequestData } from './parts';
+export { ChatRequestError } from './errors';

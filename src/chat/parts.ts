@@ -1,0 +1,56 @@
+/**
+ * The parts of the AI SDK's UI message stream (protocol `v1`, header
+ * `x-vercel-ai-ui-message-stream: v1`) that this back end sends, typed here so the entry
+ * needs no `ai` package at run time: the protocol is JSON objects over server-sent events.
+ * The shapes are the `UIMessageChunk` members of `ai`@7 (docs/chat.md, "The stream").
+ */
+export type UIStreamPart =
+  | { type: 'start'; messageId?: string }
+  | { type: 'start-step' }
+  | { type: 'finish-step' }
+  | { type: 'finish'; finishReason?: 'stop' | 'length' | 'tool-calls' | 'error' | 'other' }
+  | { type: 'text-start'; id: string }
+  | { type: 'text-delta'; id: string; delta: string }
+  | { type: 'text-end'; id: string }
+  | { type: 'reasoning-start'; id: string }
+  | { type: 'reasoning-delta'; id: string; delta: string }
+  | { type: 'reasoning-end'; id: string }
+  | { type: 'tool-input-start'; toolCallId: string; toolName: string }
+  | { type: 'tool-input-available'; toolCallId: string; toolName: string; input: unknown }
+  | { type: 'tool-output-available'; toolCallId: string; output: unknown }
+  | { type: 'tool-output-error'; toolCallId: string; errorText: string }
+  | { type: 'tool-output-denied'; toolCallId: string }
+  | { type: 'tool-approval-request'; approvalId: string; toolCallId: string }
+  | { type: 'data-toolnexus-request'; id: string; data: ChatRequestData }
+  | { type: 'error'; errorText: string };
+
+/**
+ * The `data-toolnexus-request` part: a suspension that is not an approval (a login, an
+ * input, a question), for the page to show. `id` is the suspension's id, the part's own id
+ * too, so a later part with the same id replaces it. Only what the person needs is sent:
+ * never the request's other `data` (it may hold what the tool keeps for itself).
+ */
+export interface ChatRequestData {
+  /** The suspension's id: what an answer names. */
+  id: string;
+  /** The tool call that asks. */
+  toolCallId: string;
+  /** `authorization`, `input`, `question`, ... */
+  kind: string;
+  prompt: string;
+  /** Where to go (a login page), when the request has one. */
+  url?: string;
+  /** The JSON Schema of the answer's `data` (`request.data.schema`), when the request has one. */
+  schema?: unknown;
+  /** RFC 3339. */
+  expiresAt?: string;
+}
+
+/** The response headers of a UI message stream, as `ai`'s `UI_MESSAGE_STREAM_HEADERS`. */
+export const UI_STREAM_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+  'x-vercel-ai-ui-message-stream': 'v1',
+  'x-accel-buffering': 'no',
+};

@@ -1,0 +1,214 @@
+import { ToolnexusError } from '../errors';
+import type { RunEvent, RunResult } from '../runner/types';
+import type { UIStreamPart } from './parts';
+
+/** Options of {@link toUIMessageStream}. */
+export interface UIStreamOptions {
+  /** The assistant message's id: the same for a run's first stream and every resume, so the page continues one message. */
+  messageId: string;
+  /** Parts sent before the run's own (a resume's answered calls). */
+  before?: readonly UIStreamPart[];
+  /**
+   * The `errorText` of a failed run. Default: the error's stable `code` only
+   * (`the run failed: TOOLNEXUS_MODEL_HTTP`), never its message, which may quote a provider's body.
+   */
+  errorText?: (error: unknown) => string;
+}
+
+/** The message id of a run's assistant message: stable across a halt and every resume. */
+export function messageIdOf(runId: string): string {
+  return `msg-${runId}`;
+}
+
+/**
+ * Turns a run's events (`runner.stream`, `resumeStream`, `recoverStream`) into UI message
+ * stream parts: `start`, a `start-step`/`finish-step` per model turn, text and reasoning
+ * blocks, each tool call's input and output, `tool-approval-request` for an approval,
+ * `data-toolnexus-request` for any other suspension, and `finish`. A failed run ends with an
+ * `error` part. Stopping the iteration stops the run.
+ */
+export async function* toUIMessageStream(events: AsyncIterable<RunEvent>, options: UIStreamOptions): AsyncGenerator<UIStreamPart> {
+  for await (const batch of uiPartBatches(events, options)) yield* batch;
+}
+
+/**
+ * {@link toUIMessageStream} as one batch of parts per run event: what the HTTP front ends
+ * write, one write per event, so the UI stream costs no more awaits than the events do.
+ */
+export async function* uiPartBatches(events: AsyncIterable<RunEvent>, options: UIStreamOptions): AsyncGenerator<UIStreamPart[]> {
+  const writer = new UIPartWriter(options);
+  yield writer.start();
+  try {
+    for await (const event of events) {
+      const batch = writer.next(event);
+      if (batch.length > 0) yield batch;
+    }
+  } catch (error) {
+    yield writer.fail(error);
+    return;
+  }
+  yield writer.finish();
+}
+
+/** Turns run events into UI stream parts one event at a time, synchronously (the state of one response). */
+export class UIPartWriter {
+  private readonly state: StepState;
+  private result: RunResult | undefined;
+
+  constructor(private readonly options: UIStreamOptions) {
+    this.state = new StepState(options.messageId);
+  }
+
+  /** The parts that open the response. */
+  start(): UIStreamPart[] {
+    const first: UIStreamPart[] = [{ type: 'start', messageId: this.options.messageId }];
+    if (this.options.before?.length) first.push({ type: 'start-step' }, ...this.options.before, { type: 'finish-step' });
+    return first;
+  }
+
+  /** The parts of one run event (none for `done`, whose result `finish` reports). */
+  next(event: RunEvent): UIStreamPart[] {
+    if (event.type === 'done') {
+      this.result = event.result;
+      return [];
+    }
+    // The common case, a delta of the block already open, without a generator.
+    if (event.type === 'text' || event.type === 'reasoning') {
+      const delta = this.state.delta(event);
+      if (delta) return [delta];
+    }
+    return [...this.state.parts(event)];
+  }
+
+  /** The parts that close a response whose run ended. */
+  finish(): UIStreamPart[] {
+    return [...this.state.close(), { type: 'finish', finishReason: finishReason(this.result) }];
+  }
+
+  /** The parts that close a response whose run failed: an `error` part without the error's message. */
+  fail(error: unknown): UIStreamPart[] {
+    return [
+      ...this.state.close(),
+      { type: 'error', errorText: (this.options.errorText ?? defaultErrorText)(error) },
+      { type: 'finish', finishReason: 'error' },
+    ];
+  }
+}
+
+function finishReason(result: RunResult | undefined): 'stop' | 'length' | 'tool-calls' | 'other' {
+  if (result?.status === 'done') return 'stop';
+  if (result?.status === 'incomplete') return 'length';
+  if (result?.status === 'halted') return 'tool-calls';
+  return 'other';
+}
+
+function defaultErrorText(error: unknown): string {
+  return `the run failed: ${error instanceof ToolnexusError ? error.code : 'an internal error'}`;
+}
+
+/** Where the stream is inside a step: the open text or reasoning block, and whether tools ran since the step began. */
+class StepState {
+  private inStep = false;
+  private toolsDone = false;
+  private open: { kind: 'text' | 'reasoning'; id: string } | undefined;
+  private blocks = 0;
+
+  constructor(private readonly messageId: string) {}
+
+  *parts(event: Exclude<RunEvent, { type: 'done' }>): Generator<UIStreamPart> {
+    switch (event.type) {
+      case 'text':
+      case 'reasoning': {
+        yield* this.step();
+        if (this.open?.kind !== event.type) {
+          yield* this.endBlock();
+          this.open = { kind: event.type, id: `${this.messageId}-${event.type}-${++this.blocks}` };
+          yield { type: `${event.type}-start`, id: this.open.id };
+        }
+        yield { type: `${event.type}-delta`, id: this.open.id, delta: event.delta };
+        return;
+      }
+      case 'tool_call': {
+        yield* this.step();
+        yield* this.endBlock();
+        const { id, name } = event.call;
+        yield { type: 'tool-input-start', toolCallId: id, toolName: name };
+        yield { type: 'tool-input-available', toolCallId: id, toolName: name, input: jsonOrText(event.call.arguments) };
+        return;
+      }
+      case 'tool_result':
+        this.toolsDone = true;
+        yield* this.endBlock();
+        yield outputPart(event.callId, event.result);
+        return;
+      case 'pending':
+        this.toolsDone = true;
+        yield* this.endBlock();
+        yield* requestParts(event.callId, event.request);
+        return;
+    }
+  }
+
+  /** The delta part of `event` when its block is open and its step still runs; otherwise undefined. */
+  delta(event: { type: 'text' | 'reasoning'; delta: string }): UIStreamPart | undefined {
+    const open = this.open;
+    if (!this.inStep || this.toolsDone || open?.kind !== event.type) return undefined;
+    return { type: `${event.type}-delta`, id: open.id, delta: event.delta };
+  }
+
+  /** A new step begins with the model's first output after the tools of the last one. */
+  private *step(): Generator<UIStreamPart> {
+    if (this.inStep && !this.toolsDone) return;
+    if (this.inStep) yield* this.close();
+    this.inStep = true;
+    this.toolsDone = false;
+    yield { type: 'start-step' };
+  }
+
+  private *endBlock(): Generator<UIStreamPart> {
+    if (!this.open) return;
+    yield { type: `${this.open.kind}-end`, id: this.open.id };
+    this.open = undefined;
+  }
+
+  *close(): Generator<UIStreamPart> {
+    yield* this.endBlock();
+    if (!this.inStep) return;
+    this.inStep = false;
+    yield { type: 'finish-step' };
+  }
+}
+
+/** A tool's result as the page shows it: its output parsed when it is JSON; an error as `tool-output-error`. */
+export function outputPart(toolCallId: string, result: { output: string; isError: boolean }): UIStreamPart {
+  if (result.isError) return { type: 'tool-output-error', toolCallId, errorText: result.output };
+  return { type: 'tool-output-available', toolCallId, output: jsonOrText(result.output) };
+}
+
+export function* requestParts(
+  toolCallId: string,
+  request: { id: string; kind: string; prompt: string; url?: string; data?: Record<string, unknown>; expiresAt?: string },
+): Generator<UIStreamPart> {
+  if (request.kind === 'approval') {
+    yield { type: 'tool-approval-request', approvalId: request.id, toolCallId };
+    return;
+  }
+  const data: Extract<UIStreamPart, { type: 'data-toolnexus-request' }>['data'] = {
+    id: request.id,
+    toolCallId,
+    kind: request.kind,
+    prompt: request.prompt,
+  };
+  if (request.url !== undefined) data.url = request.url;
+  if (request.data?.schema !== undefined) data.schema = request.data.schema;
+  if (request.expiresAt !== undefined) data.expiresAt = request.expiresAt;
+  yield { type: 'data-toolnexus-request', id: request.id, data };
+}
+
+function jsonOrText(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}

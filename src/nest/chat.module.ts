@@ -1,0 +1,58 @@
+import { Inject, Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { chatHandler, type ChatHandlerOptions } from '../chat/handler';
+import { AgentRunner } from '../runner/agent-runner';
+import { ToolnexusModuleError } from './errors';
+
+/** Options of {@link ToolnexusChatModule.forRoot}: the chat route's, and where it is served. */
+export interface ToolnexusChatModuleOptions extends ChatHandlerOptions {
+  /** Where the chat route is served (POST), without a leading slash. Default `api/chat`. */
+  path?: string;
+}
+
+const CHAT_OPTIONS = Symbol('toolnexus-chat-options');
+
+/**
+ * Serves the chat back end (docs/chat.md) in a Nest app, over the `AgentRunner` of
+ * `ToolnexusModule`: POST `path` takes the body `useChat` sends and answers with the UI
+ * message stream. It is Nest middleware, so guards do not apply: `principal` authenticates
+ * every request (from the request your own middleware decorated, a cookie, a token).
+ *
+ * @example
+ * ```ts
+ * @Module({ imports: [ToolnexusModule.forRoot({ model, store }), ToolnexusChatModule.forRoot({ principal: (req) => userOf(req) })] })
+ * export class AppModule {}
+ * ```
+ */
+@Module({})
+export class ToolnexusChatModule implements NestModule {
+  static forRoot(options: ToolnexusChatModuleOptions): DynamicModule {
+    if (typeof options?.principal !== 'function')
+      throw new ToolnexusModuleError('ToolnexusChatModule.forRoot needs principal: (request) => Principal | undefined');
+    return { module: ToolnexusChatModule, providers: [{ provide: CHAT_OPTIONS, useValue: options }] };
+  }
+
+  constructor(
+    @Inject(CHAT_OPTIONS) private readonly options: ToolnexusChatModuleOptions,
+    private readonly moduleRef: ModuleRef,
+  ) {}
+
+  configure(consumer: MiddlewareConsumer): void {
+    const path = (this.options.path ?? 'api/chat').replace(/^\/+|\/+$/g, '');
+    if (path === '' || !/^[A-Za-z0-9._~/-]+$/.test(path))
+      throw new ToolnexusModuleError(
+        `ToolnexusChatModule: path must be a plain URL path such as "api/chat", got ${JSON.stringify(this.options.path)}`,
+      );
+    let runner: AgentRunner;
+    try {
+      runner = this.moduleRef.get(AgentRunner, { strict: false });
+    } catch {
+      throw new ToolnexusModuleError('ToolnexusChatModule needs ToolnexusModule in the same application (it serves its AgentRunner)');
+    }
+    const { path: _path, ...chatOptions } = this.options;
+    const handler = chatHandler(runner, chatOptions);
+    const middleware = (request: IncomingMessage, response: ServerResponse) => void handler(request, response);
+    consumer.apply(middleware).forRoutes({ path, method: RequestMethod.POST });
+  }
+}

@@ -1,0 +1,79 @@
+import type { ChatMessage } from '../runner/types';
+
+/**
+ * The run a session is busy with. `running`: a process drives it and holds the session
+ * until `until` (epoch ms, that process's clock); a holder that died is taken over after
+ * it. `halted`: the run waits for answers; the session stays with it until it ends.
+ */
+export interface ActiveRun {
+  runId: string;
+  phase: 'running' | 'halted';
+  /** Epoch ms: while `running`, the hold lapses at this instant. */
+  until?: number;
+}
+
+/** One conversation as a {@link SessionStore} keeps it. Everything round-trips as JSON. */
+export interface StoredSession {
+  id: string;
+  /** Starts at 1 and grows by one with every save: the compare-and-set of {@link SessionStore.saveSession}. */
+  version: number;
+  /** The thread, oldest first, without the system prompt. */
+  messages: ChatMessage[];
+  /** The run the session is busy with, if any. */
+  active?: ActiveRun;
+  /** RFC 3339. */
+  createdAt: string;
+  /** RFC 3339. */
+  updatedAt: string;
+}
+
+/** What {@link SessionStore.listSessions} says of each session, without its thread. */
+export interface SessionSummary {
+  id: string;
+  version: number;
+  messageCount: number;
+  /** The run the session is busy with, if any. */
+  activeRun?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Filter of {@link SessionStore.listSessions}: most recently updated first, at most `limit`. */
+export interface SessionFilter {
+  limit?: number;
+}
+
+/**
+ * Where conversations are kept: one row per session, each save a compare-and-set on its
+ * version, so two processes never interleave one thread. The three pending stores
+ * (`MemoryPendingStore`, `SqlitePendingStore`, `PostgresPendingStore`) are each one, in the
+ * same file or tables as their suspensions. The runner's `session` option reads and writes it
+ * (docs/chat.md, "Sessions").
+ */
+export interface SessionStore {
+  loadSession(id: string): Promise<StoredSession | undefined>;
+  /**
+   * Saves `session` if its version is one more than the stored one (1 creates it). Returns
+   * false, and changes nothing, on a version conflict.
+   */
+  saveSession(session: StoredSession): Promise<boolean>;
+  listSessions(filter?: SessionFilter): Promise<SessionSummary[]>;
+  /** Deletes a session; false when there was none. */
+  deleteSession(id: string): Promise<boolean>;
+  /** The session whose active run is `runId`, if any. */
+  sessionOfRun(runId: string): Promise<string | undefined>;
+}
+
+/** True when `value` has the methods of a {@link SessionStore}. */
+export function isSessionStore(value: unknown): value is SessionStore {
+  const store = value as Partial<SessionStore> | undefined;
+  return (
+    typeof store === 'object' &&
+    store !== null &&
+    typeof store.loadSession === 'function' &&
+    typeof store.saveSession === 'function' &&
+    typeof store.listSessions === 'function' &&
+    typeof store.deleteSession === 'function' &&
+    typeof store.sessionOfRun === 'function'
+  );
+}

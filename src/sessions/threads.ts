@@ -1,0 +1,107 @@
+import { PendingStoreError, SessionBusyError, SessionFullError } from '../errors';
+import type { ChatMessage, RunResult } from '../runner/types';
+import type { SessionStore, StoredSession } from './store';
+import { checkSessionId } from './validate';
+
+/** Bounds and timing of the sessions a runner keeps. */
+export interface ThreadLimits {
+  maxMessages: number;
+  maxBytes: number;
+  holdMs: number;
+}
+
+/** Saves of a finished run that lose a compare-and-set are retried this often (a settle races only other settles). */
+const MAX_SAVE_ATTEMPTS = 20;
+
+/** What a run holding a session carries from `hold` to `finish`. */
+export interface HeldSession {
+  id: string;
+  runId: string;
+  /** The version this run wrote when it took the session. */
+  version: number;
+  createdAt: string;
+  /** The thread as it was when the run took the session. */
+  thread: ChatMessage[];
+}
+
+/**
+ * The runner's side of sessions: take a session for a run (a compare-and-set, refused with
+ * {@link SessionBusyError} while another run holds it), and write the run's transcript back
+ * when it ends or halts. The thread is only ever replaced by a run that held it, so two
+ * requests never interleave turns.
+ */
+export class Threads {
+  constructor(
+    readonly store: SessionStore,
+    private readonly limits: ThreadLimits,
+  ) {}
+
+  /**
+   * Takes the session for `runId` and returns its thread.
+   * @throws {@link SessionBusyError} another run holds it. @throws {@link SessionFullError} it is at its bound.
+   */
+  async hold(id: string, runId: string, added: readonly ChatMessage[]): Promise<HeldSession> {
+    checkSessionId(id, 'run');
+    const stored = await this.store.loadSession(id);
+    const now = Date.now();
+    const active = stored?.active;
+    if (active && (active.phase === 'halted' || (active.until ?? 0) >= now)) throw new SessionBusyError(id, active.runId, active.phase);
+    const thread = stored?.messages ?? [];
+    const count = thread.length + added.length;
+    if (count > this.limits.maxMessages)
+      throw new SessionFullError(id, `${count} messages would exceed its bound of ${this.limits.maxMessages}; delete it or start another`);
+    const bytes = Buffer.byteLength(JSON.stringify(thread)) + Buffer.byteLength(JSON.stringify(added));
+    if (bytes > this.limits.maxBytes)
+      throw new SessionFullError(id, `${bytes} bytes would exceed its bound of ${this.limits.maxBytes}; delete it or start another`);
+    const at = new Date(now).toISOString();
+    const next: StoredSession = {
+      id,
+      version: (stored?.version ?? 0) + 1,
+      messages: thread,
+      active: { runId, phase: 'running', until: now + this.limits.holdMs },
+      createdAt: stored?.createdAt ?? at,
+      updatedAt: at,
+    };
+    // Lost to a concurrent request: whoever won holds it now.
+    if (!(await this.store.saveSession(next))) {
+      const winner = (await this.store.loadSession(id))?.active;
+      throw new SessionBusyError(id, winner?.runId ?? 'another run', winner?.phase ?? 'running');
+    }
+    return { id, runId, version: next.version, createdAt: next.createdAt, thread };
+  }
+
+  /** Writes the run's transcript as the thread; a halted run keeps the session until it ends. */
+  async finish(held: HeldSession, result: RunResult): Promise<void> {
+    const saved = await this.store.saveSession(this.after(held.id, held.version + 1, held.createdAt, result));
+    // Only a takeover after the hold lapsed (this process was too slow) can get here.
+    if (!saved) throw new PendingStoreError(`session ${held.id}: run ${held.runId} held it too long and another run took it over`);
+  }
+
+  /** Gives the session back unchanged after a run that failed. */
+  async release(held: HeldSession): Promise<void> {
+    const stored = await this.store.loadSession(held.id);
+    if (!stored || stored.version !== held.version) return;
+    const { active: _released, ...rest } = stored;
+    await this.store.saveSession({ ...rest, version: stored.version + 1, updatedAt: new Date().toISOString() });
+  }
+
+  /** After a resume or recover: the session waiting for this run (if any) gets its transcript. */
+  async settle(result: RunResult): Promise<void> {
+    for (let attempt = 0; attempt < MAX_SAVE_ATTEMPTS; attempt++) {
+      const id = await this.store.sessionOfRun(result.runId);
+      if (id === undefined) return;
+      const stored = await this.store.loadSession(id);
+      if (!stored || stored.active?.runId !== result.runId) return;
+      // A later result of this run (the one that ended it) was written already.
+      if (result.status === 'halted' && stored.messages.length > result.messages.length) return;
+      if (await this.store.saveSession(this.after(id, stored.version + 1, stored.createdAt, result))) return;
+    }
+    throw new PendingStoreError(`run ${result.runId}: its session kept changing; the transcript was not written`);
+  }
+
+  private after(id: string, version: number, createdAt: string, result: RunResult): StoredSession {
+    const session: StoredSession = { id, version, messages: result.messages, createdAt, updatedAt: new Date().toISOString() };
+    if (result.status === 'halted') session.active = { runId: result.runId, phase: 'halted' };
+    return session;
+  }
+}

@@ -1,0 +1,42 @@
+import { InvalidArgumentError } from '../errors';
+import type { SessionFilter, StoredSession } from './store';
+
+/** Session ids: printable, at most 200 characters (they name rows and appear in URLs). */
+const SESSION_ID = /^[\x21-\x7e]{1,200}$/;
+
+export function checkSessionId(id: unknown, operation: string): asserts id is string {
+  if (typeof id !== 'string' || !SESSION_ID.test(id))
+    throw new InvalidArgumentError(`${operation}: a session id is 1 to 200 printable ASCII characters without spaces`);
+}
+
+export function checkSession(session: unknown): asserts session is StoredSession {
+  const s = session as Partial<StoredSession>;
+  if (typeof session !== 'object' || session === null) throw new InvalidArgumentError('saveSession: the session must be an object');
+  checkSessionId(s.id, 'saveSession');
+  if (!Array.isArray(s.messages)) throw new InvalidArgumentError('saveSession: messages must be an array');
+  if (typeof s.createdAt !== 'string' || typeof s.updatedAt !== 'string')
+    throw new InvalidArgumentError('saveSession: createdAt and updatedAt must be RFC 3339 strings');
+  const active = s.active;
+  if (
+    active !== undefined &&
+    (typeof active !== 'object' ||
+      active === null ||
+      typeof active.runId !== 'string' ||
+      (active.phase !== 'running' && active.phase !== 'halted') ||
+      (active.until !== undefined && !Number.isFinite(active.until)))
+  )
+    throw new InvalidArgumentError('saveSession: active must be { runId, phase: "running" | "halted", until? }');
+}
+
+export function checkSessionFilter(filter: unknown): asserts filter is SessionFilter {
+  const f = filter as SessionFilter;
+  if (typeof filter !== 'object' || filter === null) throw new InvalidArgumentError('listSessions: the filter must be an object');
+  if (f.limit !== undefined && (!Number.isSafeInteger(f.limit) || f.limit < 0))
+    throw new InvalidArgumentError('listSessions: limit must be an integer >= 0');
+}
+
+/** The JSON a SQL store keeps in its `state` column: the thread and the active run. */
+export interface SessionState {
+  messages: StoredSession['messages'];
+  active?: StoredSession['active'];
+}

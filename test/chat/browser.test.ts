@@ -1,0 +1,109 @@
+/**
+ * A real browser: a React page with @ai-sdk/react's useChat (bundled here with esbuild),
+ * served by a chat server child process on 127.0.0.1, driven in Debian's Chromium with
+ * playwright-core. Send a message, see the tool call, click approve, see the result streamed
+ * into the same message; the refund ran once. Then the same with the server process killed
+ * between the approval request and the click: a new process on the same SQLite file (and
+ * port) finishes the run.
+ */
+import { buildSync } from 'esbuild';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { launchBrowser, type Browser } from '../fixtures/browser';
+import { chatModel, readLedger } from '../fixtures/chat/agent';
+import { startChild, until, type Started } from '../fixtures/children';
+import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
+
+// The first server child transpiles the project on a cold cache: generous on a loaded machine.
+jest.setTimeout(180_000);
+
+let dir: string;
+let bundle: string;
+let model: MockServer;
+let browser: Browser;
+const children: Started[] = [];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'toolnexus-chat-browser-'));
+  bundle = join(dir, 'app.js');
+  buildSync({
+    entryPoints: [join(__dirname, '..', 'fixtures', 'chat', 'page.mjs')],
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: 'chrome110',
+    outfile: bundle,
+    define: { 'process.env.NODE_ENV': '"production"' },
+    logLevel: 'silent',
+  });
+  model = await startMockServer(chatModel);
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  await browser?.close();
+  await model?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function startServer(file: string, ledger: string, port?: number): Promise<{ child: Started; port: number }> {
+  const child = startChild('chat/server-child.ts', [file, ledger, model.url, bundle, ...(port ? [String(port)] : [])]);
+  children.push(child);
+  await until(() => child.stdout().includes('"port"') || child.stderr().includes('Error'), 90_000, 'the chat server to listen');
+  const line = child.stdout().split('\n')[0] as string;
+  if (!line.includes('"port"')) throw new Error(`the chat server failed: ${child.stderr()}`);
+  return { child, port: (JSON.parse(line) as { port: number }).port };
+}
+
+async function askForRefund(page: Page, port: number): Promise<string> {
+  await page.goto(`http://127.0.0.1:${port}/`);
+  await page.fill('input[name=prompt]', 'refund o-42 1500');
+  await page.click('button[type=submit]');
+  const tool = page.locator('.message.assistant .tool[data-state="approval-requested"]');
+  await tool.waitFor();
+  expect(await tool.locator('.tool-name').textContent()).toBe('tool-refund');
+  expect(JSON.parse((await tool.locator('.tool-input').textContent()) as string)).toEqual({ order: 'o-42', cents: 1500 });
+  return (await page.locator('.message.assistant').getAttribute('data-id')) as string;
+}
+
+async function approveAndSeeResult(page: Page, messageId: string): Promise<void> {
+  await page.click('.message.assistant button.approve');
+  const message = page.locator('.message.assistant');
+  await message.locator('.tool[data-state="output-available"]').waitFor();
+  await message.locator('p.text').waitFor();
+  // One assistant message, the same one, with the tool's result and the model's answer streamed into it.
+  expect(await message.count()).toBe(1);
+  expect(await message.getAttribute('data-id')).toBe(messageId);
+  expect(JSON.parse((await message.locator('.tool-output').textContent()) as string)).toEqual({ refunded: 'o-42', cents: 1500 });
+  expect(await message.locator('p.text').textContent()).toBe('Done: {"refunded":"o-42","cents":1500}');
+}
+
+it('send, see the tool call, approve, see the result in the same message; the refund ran once', async () => {
+  const ledger = join(dir, 'ledger-1');
+  const { port } = await startServer(join(dir, 'chat-1.db'), ledger);
+  const page = await browser.context.newPage();
+  const messageId = await askForRefund(page, port);
+  expect(readLedger(ledger)).toEqual([]);
+  await approveAndSeeResult(page, messageId);
+  expect(readLedger(ledger)).toHaveLength(1);
+  await page.close();
+});
+
+it('the server process killed between the approval request and the click: a new one on the same SQLite file finishes the run', async () => {
+  const ledger = join(dir, 'ledger-2');
+  const file = join(dir, 'chat-2.db');
+  const first = await startServer(file, ledger);
+  const page = await browser.context.newPage();
+  const messageId = await askForRefund(page, first.port);
+  first.child.kill('SIGKILL');
+  await first.child.exited;
+  const second = await startServer(file, ledger, first.port);
+  expect(second.port).toBe(first.port);
+  await approveAndSeeResult(page, messageId);
+  const lines = readLedger(ledger);
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toContain(`${second.child.pid}`);
+  await page.close();
+});

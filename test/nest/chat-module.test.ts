@@ -1,0 +1,69 @@
+/**
+ * ToolnexusChatModule in a Nest app on Express: POST /api/chat streams the UI message stream
+ * of a run in the principal's session (read by ai@7's own client), refuses without a principal.
+ */
+import 'reflect-metadata';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { INestApplication } from '@nestjs/common';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { UIMessage } from 'ai';
+import { AgentRunner, OpenAIChatModel, SqlitePendingStore } from 'toolnexus-ts';
+import { ToolnexusChatModule, ToolnexusModule, ToolnexusModuleError } from 'toolnexus-ts/nest';
+import { chatModel } from '../fixtures/chat/agent';
+import { loadAiClient } from '../fixtures/chat/ai-client';
+import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
+
+let dir: string;
+let model: MockServer;
+let app: INestApplication;
+let store: SqlitePendingStore;
+let url: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'toolnexus-nest-chat-'));
+  model = await startMockServer(chatModel);
+  store = new SqlitePendingStore(join(dir, 'chat.db'));
+  @Module({
+    imports: [
+      ToolnexusModule.forRoot({ model: new OpenAIChatModel({ baseUrl: `${model.url}/v1`, model: 'mock' }), store }),
+      ToolnexusChatModule.forRoot({
+        principal: (req) => (typeof req.headers['x-user'] === 'string' ? { id: req.headers['x-user'] } : undefined),
+      }),
+    ],
+  })
+  class AppModule {}
+  app = await NestFactory.create(AppModule, { logger: false });
+  await app.listen(0, '127.0.0.1');
+  url = `${await app.getUrl()}/api/chat`.replace('[::1]', '127.0.0.1');
+});
+afterAll(async () => {
+  await app.close();
+  await model.close();
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+it('streams a run in the principal’s session to the AI SDK client, and refuses an anonymous request', async () => {
+  const ai = loadAiClient();
+  const transport = new ai.DefaultChatTransport<UIMessage>({ api: url, headers: { 'x-user': 'ada' } });
+  const stream = await transport.sendMessages({
+    chatId: 'c1',
+    messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hello' }] }],
+    trigger: 'submit-message',
+    messageId: undefined,
+    abortSignal: undefined,
+  });
+  let final: UIMessage | undefined;
+  for await (const message of ai.readUIMessageStream<UIMessage>({ stream })) final = message;
+  expect(final?.parts.find((p) => p.type === 'text')).toMatchObject({ text: 'You said: hello' });
+  expect((await app.get(AgentRunner).sessions?.loadSession('ada:c1'))?.messages).toHaveLength(2);
+  const anonymous = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  expect(anonymous.status).toBe(401);
+});
+
+it('needs a principal function', () => {
+  expect(() => ToolnexusChatModule.forRoot({} as never)).toThrow(ToolnexusModuleError);
+});
