@@ -40,3 +40,6 @@ export { McpCatalogError } from './errors';
 export type { McpSamplingLimits, McpSamplingContent, McpSampleRequest, McpSampleResult, McpSample } from './types';
 export type { McpServerResource, McpServerPrompt } from './source';
 export type { McpSamplingOptions, McpSamplingRequestInfo } from './client-sampling';
+export { McpLoginRequiredError, McpLoginError } from './errors';
+export { MemoryOAuthStore } from './oauth';
+export type { McpOAuthOptions, McpOAuthStore, McpOAuthRecord, McpOAuthValue } from './oauth';
