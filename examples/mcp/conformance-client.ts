@@ -10,8 +10,8 @@
  * login. Run by scripts/mcp-conformance.js; see docs/mcp.md.
  */
 import 'reflect-metadata';
-import { Toolkit } from 'toolnexus-ts';
-import { McpToolSource, MemoryOAuthStore } from 'toolnexus-ts/mcp';
+import { pendingOf, Toolkit } from 'toolnexus-ts';
+import { McpLoginRequiredError, McpToolSource, MemoryOAuthStore } from 'toolnexus-ts/mcp';
 
 /** The calls each scenario expects, by the tool's name on the server. */
 const CALLS: Record<string, Array<{ tool: string; args: Record<string, unknown> }>> = {
@@ -20,6 +20,14 @@ const CALLS: Record<string, Array<{ tool: string; args: Record<string, unknown> 
   'elicitation-sep1034-client-defaults': [{ tool: 'test_client_elicitation_defaults', args: {} }],
   'sse-retry': [{ tool: 'test_reconnection', args: {} }],
 };
+
+/** The "user": opens the authorization URL, consents, and hands back where the browser was sent. */
+async function consent(url: string): Promise<string> {
+  const answer = await fetch(url, { redirect: 'manual' });
+  const back = answer.headers.get('location');
+  if (!back) throw new Error(`the authorization server answered ${answer.status} without a redirect`);
+  return back;
+}
 
 async function main(): Promise<void> {
   const url = process.argv[process.argv.length - 1] as string;
@@ -34,6 +42,8 @@ async function main(): Promise<void> {
     oauth: {
       store: new MemoryOAuthStore(),
       redirectUrl: 'http://127.0.0.1:1/callback',
+      // Used as client_id where the authorization server supports Client ID Metadata Documents.
+      clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
       ...(context.client_id !== undefined ? { clientId: context.client_id } : {}),
       ...(context.client_secret !== undefined ? { clientSecret: context.client_secret } : {}),
     },
@@ -43,15 +53,35 @@ async function main(): Promise<void> {
     const failed = report.failed[0];
     if (failed) throw failed.error;
     for (const login of report.needsLogin) {
-      // The "user": open the authorization URL, consent, and hand back where the browser was sent.
-      const consent = await fetch(login.url, { redirect: 'manual' });
-      const back = consent.headers.get('location');
-      if (!back) throw new Error(`the authorization server answered ${consent.status} without a redirect`);
-      const tools = await source.finishLogin(login.server, back);
-      console.log(`logged in to ${login.server}: ${tools.length} tools`);
+      // A server that keeps asking for a login it never accepts gets three tries.
+      let url = login.url;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const tools = await source.finishLogin(login.server, await consent(url));
+          console.log(`logged in to ${login.server}: ${tools.length} tools`);
+          break;
+        } catch (error) {
+          if (!(error instanceof McpLoginRequiredError) || attempt >= 3) throw error;
+          url = error.url;
+        }
+      }
     }
     const toolkit = new Toolkit();
     source.register(toolkit);
+    // In the auth scenarios, the first tool the server lists; a call it wants another login
+    // for (a wider scope) suspends, and is asked again once the "user" has logged in.
+    if (scenario.startsWith('auth/')) {
+      const first = source.toolDefinitions()[0];
+      if (first) {
+        let result = await toolkit.execute(first.name, {});
+        const login = pendingOf(result);
+        if (login?.kind === 'authorization' && login.url) {
+          await source.finishLogin('conformance', await consent(login.url));
+          result = await toolkit.execute(first.name, {});
+        }
+        console.log(`${first.name}: ${result.isError ? 'error' : 'ok'}: ${result.output}`);
+      }
+    }
     for (const call of calls) {
       const result = await toolkit.execute(`conformance_${call.tool}`, call.args);
       console.log(`${call.tool}: ${result.isError ? 'error' : 'ok'}: ${result.output}`);

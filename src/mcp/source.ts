@@ -438,6 +438,8 @@ export class McpToolSource {
       try {
         answer = await connection.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: left });
       } catch (error) {
+        // A server may take `initialize` without a token and want one (or another scope) for tools/list.
+        if (error instanceof UnauthorizedError) throw this.loginRequired(name, error);
         if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number))
           throw new McpConnectionError(`server ${name}: connecting and listing its tools took over ${connectTimeoutMs} ms`);
         throw new McpConnectionError(`server ${name}: tools/list failed (page ${page}): ${said(error)}`);
