@@ -545,8 +545,7 @@ export class McpToolSource {
    * A call the server refused for want of a login (its tokens expired and would not refresh, or
    * it wants another scope): suspended as a request of kind `authorization` with the URL.
    */
-  private loginPending(server: string, tool: string, error: UnauthorizedError): ToolResult {
-    const login = this.loginRequired(server, error);
+  private loginPending(server: string, tool: string, login: Error): ToolResult {
     if (!(login instanceof McpLoginRequiredError)) return failure(`MCP server ${server}, tool ${tool}: ${login.message}`);
     return pending({
       kind: 'authorization',
@@ -822,7 +821,9 @@ export class McpToolSource {
         );
       }
     } catch (error) {
-      if (error instanceof UnauthorizedError) return this.loginPending(server, tool.name, error);
+      if (error instanceof UnauthorizedError) return this.loginPending(server, tool.name, this.loginRequired(server, error));
+      // A reconnect (the session was lost) that finds the login gone.
+      if (error instanceof McpLoginRequiredError) return this.loginPending(server, tool.name, error);
       if (ctx?.signal?.aborted) return failure(`${server}_${tool.name} cancelled`);
       return failure(`MCP server ${server}, tool ${tool.name}: ${said(error)}`);
     } finally {
