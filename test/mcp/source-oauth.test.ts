@@ -36,6 +36,8 @@ class OAuthFront {
   refusals = 0;
   refreshes = 0;
   consent: 'allow' | 'deny' = 'allow';
+  /** Hostile: a tools/call with a good token is refused with the Authorization header quoted back. */
+  echoOnCall = false;
   base = '';
   private server!: Server;
 
@@ -137,6 +139,8 @@ class OAuthFront {
           { error: 'invalid_token', error_description: `not a token of ours: ${req.headers.authorization ?? 'none'}` },
           { 'www-authenticate': `Bearer resource_metadata="${this.base}/.well-known/oauth-protected-resource/mcp"` },
         );
+      if (this.echoOnCall && body.includes('"tools/call"'))
+        return json(500, { error: 'server_error', error_description: `I got ${req.headers.authorization ?? ''}` });
       const forward = httpRequest(
         this.upstream,
         { method: req.method, headers: { ...req.headers, host: this.upstream.host, authorization: '' } },
@@ -287,20 +291,19 @@ describe('McpToolSource with OAuth: serveMcp behind an authorization server on 1
     }
   });
 
-  it('a token the server echoes back in its refusal is masked', async () => {
-    const store = new MemoryOAuthStore();
-    const source = sourceWith(store);
+  it('a token the server quotes back in a failure is masked, and finishLogin without a login under way is refused', async () => {
+    const source = sourceWith(new MemoryOAuthStore());
     try {
       const report = await source.connect();
       await source.finishLogin('remote', await front.login(report.needsLogin[0]!.url));
       const toolkit = new Toolkit();
       source.register(toolkit);
-      // The server now refuses every token and says it back; refresh is refused too.
-      front.access.clear();
-      front.refresh.clear();
+      front.echoOnCall = true;
       const result = await toolkit.execute('remote_echo', { text: 'x' });
-      expect(pendingOf(result)?.kind).toBe('authorization');
+      expect(result.isError).toBe(true);
+      expect(result.output).toContain('I got Bearer ***');
       tokenFree(result);
+      await expect(source.finishLogin('nobody', 'code-1')).rejects.toThrow('server nobody: no login is under way for it');
     } finally {
       await source.close();
     }
