@@ -11,7 +11,7 @@ export { McpConfigError, McpConnectionError } from './errors';
 export { McpToolSource } from './source';
 export type { McpToolSourceOptions, McpConnectReport } from './source';
 export { parseMcpConfig, readMcpConfig } from './config';
-export type { McpServerSpec, McpServerEntry, McpEnvironment, McpConfigReading } from './config';
+export type { McpServerSpec, McpServerEntry, McpEnvironment, McpConfigReading, McpServerOAuth } from './config';
 export { McpCatalog } from './catalog/catalog';
 export type {
   McpCatalogOptions,

@@ -503,7 +503,7 @@ export class McpToolSource {
       return;
     }
     const init = { headers: spec.headers };
-    const authProvider = this.providerOf(name, connection.mask);
+    const authProvider = this.providerOf(name, spec, connection.mask);
     const auth = authProvider ? { authProvider } : {};
     if ((connection.http ?? spec.transport) === 'http') {
       const transport = new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: init, ...auth });
@@ -577,12 +577,20 @@ export class McpToolSource {
   }
 
   /** The OAuth provider of a remote server the `oauth` option covers; made once per server. */
-  private providerOf(server: string, mask: SecretMask): StoredOAuthProvider | undefined {
+  private providerOf(server: string, spec: McpServerSpec, mask: SecretMask): StoredOAuthProvider | undefined {
+    const own = spec.transport === 'stdio' ? undefined : spec.oauth;
     const oauth = this.options.oauth;
-    if (!oauth || (oauth.servers && !oauth.servers.includes(server))) return undefined;
+    if (own === false) return undefined;
+    if (!oauth) {
+      if (own === undefined) return undefined;
+      throw new McpConfigError(
+        `server ${server}: its config asks for oauth, but this McpToolSource has no oauth option (a store and a redirect URL)`,
+      );
+    }
+    if (own === undefined && oauth.servers && !oauth.servers.includes(server)) return undefined;
     let provider = this.providers.get(server);
     if (!provider) {
-      provider = new StoredOAuthProvider(server, oauth, (secrets) => mask.add(secrets));
+      provider = new StoredOAuthProvider(server, { ...oauth, ...own }, (secrets) => mask.add(secrets));
       this.providers.set(server, provider);
     }
     return provider;

@@ -308,4 +308,28 @@ describe('McpToolSource with OAuth: serveMcp behind an authorization server on 1
       await source.close();
     }
   });
+
+  it("a server's own oauth in the config: its scope is asked, false never logs in, and without the option it is a clear failure", async () => {
+    const url = `${front.base}/mcp`;
+    const oauth = { store: new MemoryOAuthStore(), redirectUrl: 'http://127.0.0.1:1/callback' };
+    const source = new McpToolSource({
+      config: { mcpServers: { scoped: { url, oauth: { scope: 'crm:read' } }, off: { type: 'http', url, oauth: false } } },
+      oauth,
+    });
+    const bare = new McpToolSource({ config: { mcpServers: { scoped: { type: 'http', url, oauth: true } } } });
+    try {
+      const report = await source.connect();
+      expect(report.needsLogin.map((login) => login.server)).toEqual(['scoped']);
+      expect(new URL(report.needsLogin[0]!.url).searchParams.get('scope')).toBe('crm:read');
+      expect(report.failed.map((failed) => failed.server)).toEqual(['off']);
+      expect(report.failed[0]!.error.message).toContain('HTTP 401');
+      const without = await bare.connect();
+      expect(without.failed[0]!.error.message).toBe(
+        'server scoped: its config asks for oauth, but this McpToolSource has no oauth option (a store and a redirect URL)',
+      );
+    } finally {
+      await source.close();
+      await bare.close();
+    }
+  });
 });

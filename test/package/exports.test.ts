@@ -295,6 +295,7 @@ const EXPECTED: Record<Entry, string[]> = {
     'type McpSamplingRequestInfo',
     'type McpServerEntry',
     'type McpServerHandle',
+    'type McpServerOAuth',
     'type McpServerOptions',
     'type McpServerPrompt',
     'type McpServerResource',
