@@ -281,7 +281,8 @@ export class McpToolSource {
     if (!provider || !transport) throw new McpLoginError(`server ${server}: no login is under way for it`);
     if ('error' in outcome) {
       await provider.invalidateCredentials('verifier');
-      const refused = outcome.error === 'access_denied' ? 'the consent was refused' : `the authorization server said ${outcome.error}`;
+      const refused =
+        outcome.error === 'access_denied' ? 'the consent was refused' : `the authorization server said ${outcome.error.slice(0, 100)}`;
       throw new McpLoginError(
         `server ${server}: login not completed: ${refused}${outcome.description ? ` (${outcome.description.slice(0, 300)})` : ''}`,
       );
