@@ -4,11 +4,14 @@
  * in a Toolkit and calls the one the scenario expects. The suite appends the server's URL as
  * the last argument and names the scenario in MCP_CONFORMANCE_SCENARIO. Elicitations become
  * `pending` requests; this client's "user" accepts each one as offered, so the source fills in
- * the schema's defaults. Run by scripts/mcp-conformance.js; see docs/mcp.md.
+ * the schema's defaults. In the `auth/*` scenarios the server wants OAuth: `connect()` reports
+ * the login it needs, and this client's "user" follows the authorization URL itself (the
+ * suite's authorization server consents at once and redirects with a code), then finishes the
+ * login. Run by scripts/mcp-conformance.js; see docs/mcp.md.
  */
 import 'reflect-metadata';
-import { Toolkit } from 'toolnexus-ts';
-import { McpToolSource } from 'toolnexus-ts/mcp';
+import { pendingOf, Toolkit } from 'toolnexus-ts';
+import { McpLoginRequiredError, McpToolSource, MemoryOAuthStore } from 'toolnexus-ts/mcp';
 
 /** The calls each scenario expects, by the tool's name on the server. */
 const CALLS: Record<string, Array<{ tool: string; args: Record<string, unknown> }>> = {
@@ -18,21 +21,67 @@ const CALLS: Record<string, Array<{ tool: string; args: Record<string, unknown> 
   'sse-retry': [{ tool: 'test_reconnection', args: {} }],
 };
 
+/** The "user": opens the authorization URL, consents, and hands back where the browser was sent. */
+async function consent(url: string): Promise<string> {
+  const answer = await fetch(url, { redirect: 'manual' });
+  const back = answer.headers.get('location');
+  if (!back) throw new Error(`the authorization server answered ${answer.status} without a redirect`);
+  return back;
+}
+
 async function main(): Promise<void> {
   const url = process.argv[process.argv.length - 1] as string;
   const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? 'initialize';
-  const calls = CALLS[scenario];
+  const calls = scenario.startsWith('auth/') ? [] : CALLS[scenario];
   if (!calls) throw new Error(`no calls known for scenario ${scenario}`);
+  // Pre-registered clients (auth/pre-registration) get their credentials from the suite.
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string };
   const source = new McpToolSource({
     config: { mcpServers: { conformance: { type: 'http', url } } },
     waitFor: (request) => ({ id: request.id, ok: true }),
+    oauth: {
+      store: new MemoryOAuthStore(),
+      redirectUrl: 'http://127.0.0.1:1/callback',
+      // Used as client_id where the authorization server supports Client ID Metadata Documents.
+      clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
+      ...(context.client_id !== undefined ? { clientId: context.client_id } : {}),
+      ...(context.client_secret !== undefined ? { clientSecret: context.client_secret } : {}),
+    },
   });
   try {
     const report = await source.connect();
     const failed = report.failed[0];
     if (failed) throw failed.error;
+    for (const login of report.needsLogin) {
+      // A server that keeps asking for a login it never accepts gets three tries.
+      let url = login.url;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const tools = await source.finishLogin(login.server, await consent(url));
+          console.log(`logged in to ${login.server}: ${tools.length} tools`);
+          break;
+        } catch (error) {
+          if (!(error instanceof McpLoginRequiredError) || attempt >= 3) throw error;
+          url = error.url;
+        }
+      }
+    }
     const toolkit = new Toolkit();
     source.register(toolkit);
+    // In the auth scenarios, the first tool the server lists; a call it wants another login
+    // for (a wider scope) suspends, and is asked again once the "user" has logged in.
+    if (scenario.startsWith('auth/')) {
+      const first = source.toolDefinitions()[0];
+      if (first) {
+        let result = await toolkit.execute(first.name, {});
+        const login = pendingOf(result);
+        if (login?.kind === 'authorization' && login.url) {
+          await source.finishLogin('conformance', await consent(login.url));
+          result = await toolkit.execute(first.name, {});
+        }
+        console.log(`${first.name}: ${result.isError ? 'error' : 'ok'}: ${result.output}`);
+      }
+    }
     for (const call of calls) {
       const result = await toolkit.execute(`conformance_${call.tool}`, call.args);
       console.log(`${call.tool}: ${result.isError ? 'error' : 'ok'}: ${result.output}`);

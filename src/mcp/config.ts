@@ -10,6 +10,11 @@ export type McpServerSpec = (
       headers: Record<string, string>;
       /** True when the config named the transport, so no fallback is tried. */
       explicit: boolean;
+      /**
+       * The server's `oauth`: `false` never logs in; an object names its scope or a client
+       * registered beforehand (docs/mcp.md, "OAuth"). Absent: the source's `oauth` option decides.
+       */
+      oauth?: false | McpServerOAuth;
     }
 ) & {
   /**
@@ -25,6 +30,14 @@ export type McpServerSpec = (
    */
   tools?: Record<string, boolean>;
 };
+
+/** A server's own OAuth settings in the config; the store and redirect URL are the source's. */
+export interface McpServerOAuth {
+  scope?: string;
+  clientId?: string;
+  /** Masked like a header; `${VAR}` is expanded in it. */
+  clientSecret?: string;
+}
 
 /** One server of a config: its spec, or why it cannot be used (the others still are). */
 export type McpServerEntry = { name: string; spec: McpServerSpec } | { name: string; error: McpConfigError };
@@ -60,7 +73,7 @@ export interface McpConfigReading {
  * A server is stdio when it has a `command` (a string with `args`, or an array: program, then
  * arguments) or `type` `stdio` / `local`; HTTP when it has a `url` or `type` `http`,
  * `streamable-http`, `sse` or `remote` (`remote` and no type try Streamable HTTP, then SSE).
- * `env` (or upstream's `environment`), `cwd`, `headers`, `timeout` (ms), `tools` (an allow- or
+ * `env` (or upstream's `environment`), `cwd`, `headers`, `oauth`, `timeout` (ms), `tools` (an allow- or
  * drop-list by the server's own tool names) and `enabled: false` / `disabled: true` are read.
  * `${VAR}`, `${env:VAR}` and `${VAR:-fallback}` in `env`, `headers` and `url` are replaced from
  * `env`; a variable that is not set and has no fallback makes that one server an error entry
@@ -159,14 +172,33 @@ function specOf(name: string, raw: unknown, env: McpEnvironment): McpServerSpec 
     throw new McpConfigError(`server ${name}: url is not a URL`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new McpConfigError(`server ${name}: url must be http or https`);
+  const headers = expandAll(name, 'headers', raw.headers, env, secrets);
+  const oauth = oauthOf(name, raw.oauth, env, secrets);
   return {
     transport,
     url,
-    headers: expandAll(name, 'headers', raw.headers, env, secrets),
+    headers,
     explicit: type !== undefined && type !== 'remote',
+    ...(oauth !== undefined ? { oauth } : {}),
     secrets: [...new Set(secrets)],
     ...common,
   };
+}
+
+/** `oauth`: `false`, `true` (the source's settings), or `{ scope, clientId, clientSecret }` (upstream toolnexus's shape). */
+function oauthOf(name: string, raw: unknown, env: McpEnvironment, secrets: string[]): false | McpServerOAuth | undefined {
+  if (raw === undefined || raw === true) return raw === true ? {} : undefined;
+  if (raw === false) return false;
+  if (!isObject(raw)) throw new McpConfigError(`server ${name}: oauth must be true, false or an object (scope, clientId, clientSecret)`);
+  const out: McpServerOAuth = {};
+  for (const key of ['scope', 'clientId', 'clientSecret'] as const) {
+    const value = raw[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') throw new McpConfigError(`server ${name}: oauth.${key} must be a string`);
+    out[key] = key === 'clientSecret' ? expand(name, 'oauth.clientSecret', value, env, secrets) : value;
+  }
+  if (out.clientSecret) secrets.push(out.clientSecret);
+  return out;
 }
 
 /** `command` as a string (with `args`) or as upstream's array: the program, then its arguments (`args` appended). */

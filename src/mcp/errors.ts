@@ -24,3 +24,24 @@ export class McpCatalogError extends ToolnexusError {
     super(message);
   }
 }
+
+/**
+ * A remote MCP server needs a person to log in before it answers: `url` is the authorization
+ * URL to open (it carries no secret: PKCE keeps the verifier in the host's store).
+ */
+export class McpLoginRequiredError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_MCP_LOGIN_REQUIRED';
+
+  constructor(
+    message: string,
+    readonly server: string,
+    readonly url: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A login to a remote MCP server that did not complete: consent refused, or a code the server would not take. */
+export class McpLoginError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_MCP_LOGIN';
+}

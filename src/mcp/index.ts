@@ -11,7 +11,7 @@ export { McpConfigError, McpConnectionError } from './errors';
 export { McpToolSource } from './source';
 export type { McpToolSourceOptions, McpConnectReport } from './source';
 export { parseMcpConfig, readMcpConfig } from './config';
-export type { McpServerSpec, McpServerEntry, McpEnvironment, McpConfigReading } from './config';
+export type { McpServerSpec, McpServerEntry, McpEnvironment, McpConfigReading, McpServerOAuth } from './config';
 export { McpCatalog } from './catalog/catalog';
 export type {
   McpCatalogOptions,
@@ -40,3 +40,6 @@ export { McpCatalogError } from './errors';
 export type { McpSamplingLimits, McpSamplingContent, McpSampleRequest, McpSampleResult, McpSample } from './types';
 export type { McpServerResource, McpServerPrompt } from './source';
 export type { McpSamplingOptions, McpSamplingRequestInfo } from './client-sampling';
+export { McpLoginRequiredError, McpLoginError } from './errors';
+export { MemoryOAuthStore } from './oauth';
+export type { McpOAuthOptions, McpOAuthStore, McpOAuthRecord, McpOAuthValue } from './oauth';

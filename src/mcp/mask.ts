@@ -12,9 +12,20 @@ const MIN_WORD = 8;
  * the token after a scheme word, Basic credentials decoded, URL-encoded.
  */
 export class SecretMask {
-  private readonly secrets: string[];
+  private secrets: string[];
 
   constructor(values: Iterable<string>) {
+    this.secrets = SecretMask.forms(values);
+  }
+
+  /** Masks `values` too from now on: a token obtained after connecting (OAuth). */
+  add(values: Iterable<string>): void {
+    const found = new Set([...this.secrets, ...SecretMask.forms(values)]);
+    this.secrets = [...found].sort((a, b) => b.length - a.length);
+  }
+
+  /** Every form of `values` that is masked: as is, URL-encoded, JSON-escaped, its long words, Basic decoded. */
+  private static forms(values: Iterable<string>): string[] {
     const found = new Set<string>();
     const add = (value: string): void => {
       if (value.length >= MIN_SECRET) found.add(value);
@@ -33,7 +44,7 @@ export class SecretMask {
       }
     }
     // Longest first, so a secret containing another is masked whole.
-    this.secrets = [...found].sort((a, b) => b.length - a.length);
+    return [...found].sort((a, b) => b.length - a.length);
   }
 
   /** `text` with every secret replaced by `***`. */

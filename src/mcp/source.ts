@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -15,7 +16,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { ToolRegistrationError } from '../errors';
 import { messageOf } from '../errors/message';
-import { failure, newPendingId, sanitizeName } from '../results/helpers';
+import { failure, newPendingId, pending, sanitizeName } from '../results/helpers';
 import type { Answer, PendingRequest, ToolResult } from '../results/wire';
 import type { JsonSchema } from '../schema/json-schema';
 import type { WaitFor } from '../suspension/answers';
@@ -25,7 +26,8 @@ import type { Toolkit } from '../toolkit/toolkit';
 import { readMcpConfig, toolAllowed, type McpEnvironment, type McpServerEntry, type McpServerSpec } from './config';
 import { answerSampling, type McpSamplingOptions } from './client-sampling';
 import { replyOf, type ElicitationReply } from './elicitation';
-import { McpConfigError, McpConnectionError } from './errors';
+import { McpConfigError, McpConnectionError, McpLoginError, McpLoginRequiredError } from './errors';
+import { loginOutcome, StoredOAuthProvider, type McpOAuthOptions } from './oauth';
 import { SecretMask } from './mask';
 import { fromMcpResult } from './results';
 import { endMcpCall, startMcpClientCall, type McpCallSite } from '../telemetry/mcp';
@@ -71,6 +73,12 @@ export interface McpToolSourceOptions {
    * no sampling capability and servers do not ask.
    */
   sampling?: McpSamplingOptions;
+  /**
+   * OAuth for remote servers that ask for it (docs/mcp.md, "OAuth"): a login they need is
+   * reported by `connect()` (`needsLogin`) or suspends the call (a request of kind
+   * `authorization`); tokens refresh silently. Without it a 401 fails the server.
+   */
+  oauth?: McpOAuthOptions;
 }
 
 /** A resource of a connected server, as it listed it. */
@@ -96,6 +104,8 @@ export interface McpServerPrompt {
 export interface McpConnectReport {
   connected: Array<{ server: string; tools: string[] }>;
   failed: Array<{ server: string; error: Error }>;
+  /** Servers that need a person to log in at `url` first; `finishLogin(server, code)` connects them. */
+  needsLogin: Array<{ server: string; url: string }>;
   /** Servers the config turns off (`"enabled": false` or `"disabled": true`): never started. */
   disabled: string[];
 }
@@ -121,6 +131,8 @@ interface Connection {
   stderr: string;
   /** The contexts of this server's calls now running: its log lines go to them. */
   readonly active: Set<ToolContext>;
+  /** The transport in use (HTTP or SSE), for finishing a login a call needed. */
+  transport?: StreamableHTTPClientTransport | SSEClientTransport;
   /** The HTTP transport that answered the first time; a reconnect uses it again. */
   http?: 'http' | 'sse';
   /** The server's configured secrets, masked in everything made from what it says. */
@@ -160,6 +172,13 @@ export class McpToolSource {
   private readonly settled = new Set<string>();
   /** Servers that announced a change while `connect` was still listing: applied once it settles them. */
   private readonly changedEarly = new Set<string>();
+  /** Per remote server using OAuth: the SDK's provider over the host's store. */
+  private readonly providers = new Map<string, StoredOAuthProvider>();
+  /** Servers `connect` found needing a login: what `finishLogin` connects them with. */
+  private readonly logins = new Map<
+    string,
+    { spec: McpServerSpec; mask: SecretMask; transport: StreamableHTTPClientTransport | SSEClientTransport }
+  >();
 
   constructor(options: McpToolSourceOptions) {
     const reading = readMcpConfig(options.config, options.env);
@@ -188,7 +207,7 @@ export class McpToolSource {
   async connect(): Promise<McpConnectReport> {
     if (this.connecting) throw new McpConnectionError('connect() was already called on this McpToolSource');
     this.connecting = true;
-    const report: McpConnectReport = { connected: [], failed: [], disabled: this.disabled.slice() };
+    const report: McpConnectReport = { connected: [], failed: [], needsLogin: [], disabled: this.disabled.slice() };
     const outcomes = await Promise.all(
       this.entries.map(async (entry): Promise<{ server: string; error: Error } | { server: string; tools: FunctionTool[] }> => {
         if ('error' in entry) return { server: entry.name, error: entry.error };
@@ -196,7 +215,12 @@ export class McpToolSource {
         try {
           return { server: entry.name, tools: await this.open(entry.name, entry.spec, mask) };
         } catch (error) {
+          const login = this.connections.get(entry.name)?.transport;
           await this.drop(entry.name);
+          if (error instanceof McpLoginRequiredError && login) {
+            this.logins.set(entry.name, { spec: entry.spec, mask, transport: login });
+            return { server: entry.name, error };
+          }
           const masked = mask.error(error);
           return { server: entry.name, error: error instanceof McpConnectionError ? masked : new McpConnectionError(masked.message) };
         }
@@ -205,6 +229,10 @@ export class McpToolSource {
     // A server's tools are taken all together or not at all; config order decides who keeps a name.
     const taken = new Set<string>();
     for (const outcome of outcomes) {
+      if ('error' in outcome && outcome.error instanceof McpLoginRequiredError) {
+        report.needsLogin.push({ server: outcome.server, url: outcome.error.url });
+        continue;
+      }
       if ('error' in outcome) {
         report.failed.push({ server: outcome.server, error: outcome.error });
         continue;
@@ -245,6 +273,61 @@ export class McpToolSource {
     toolkit.register(...this.tools);
     this.registeredIn.add(toolkit);
     return this.tools.map((tool) => tool.name);
+  }
+
+  /**
+   * Finishes the login `connect()` reported (`needsLogin`) or a call suspended for: exchanges
+   * the code for tokens (PKCE), then connects the server, lists its tools and registers them
+   * on every toolkit `register` filled. `codeOrRedirect` is the code, or the whole URL the
+   * browser was sent back to; one with `error=access_denied` is a refused consent, thrown as
+   * {@link McpLoginError}. Resolves to the server's tool names.
+   */
+  async finishLogin(server: string, codeOrRedirect: string): Promise<string[]> {
+    const outcome = loginOutcome(codeOrRedirect);
+    const provider = this.providers.get(server);
+    const waiting = this.logins.get(server);
+    const connection = this.connections.get(server);
+    const transport = waiting?.transport ?? connection?.transport;
+    if (!provider || !transport) throw new McpLoginError(`server ${server}: no login is under way for it`);
+    if ('error' in outcome) {
+      await provider.invalidateCredentials('verifier');
+      const refused =
+        outcome.error === 'access_denied' ? 'the consent was refused' : `the authorization server said ${outcome.error.slice(0, 100)}`;
+      throw new McpLoginError(
+        `server ${server}: login not completed: ${refused}${outcome.description ? ` (${outcome.description.slice(0, 300)})` : ''}`,
+      );
+    }
+    try {
+      await transport.finishAuth(outcome.code);
+    } catch (error) {
+      const mask = waiting?.mask ?? connection?.mask;
+      throw new McpLoginError(
+        `server ${server}: the code was not taken: ${mask ? mask.text(said(error)) : 'see the authorization server'}`,
+      );
+    }
+    if (!waiting) return this.tools.filter((tool) => this.serverOf.get(tool.name) === server).map((tool) => tool.name);
+    this.logins.delete(server);
+    let tools: FunctionTool[];
+    try {
+      tools = await this.open(server, waiting.spec, waiting.mask);
+    } catch (error) {
+      const again = this.connections.get(server)?.transport;
+      await this.drop(server);
+      if (error instanceof McpLoginRequiredError) {
+        this.logins.set(server, { ...waiting, transport: again ?? waiting.transport });
+        throw error;
+      }
+      throw error instanceof McpConnectionError ? waiting.mask.error(error) : new McpConnectionError(waiting.mask.text(said(error)));
+    }
+    const clash = tools.find((tool) => this.serverOf.has(tool.name));
+    if (clash) {
+      await this.drop(server);
+      throw new McpConnectionError(`server ${server}: its tool name ${clash.name} is taken by another server's tool`);
+    }
+    for (const tool of tools) this.serverOf.set(tool.name, server);
+    this.tools.push(...tools);
+    for (const toolkit of this.registeredIn) toolkit.register(...tools.filter((tool) => !toolkit.has(tool.name)));
+    return tools.map((tool) => tool.name);
   }
 
   /** The resources of every connected server (or of one), every page within the listing bounds. */
@@ -366,6 +449,8 @@ export class McpToolSource {
       try {
         answer = await connection.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: left });
       } catch (error) {
+        // A server may take `initialize` without a token and want one (or another scope) for tools/list.
+        if (error instanceof UnauthorizedError) throw this.loginRequired(name, error);
         if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number))
           throw new McpConnectionError(`server ${name}: connecting and listing its tools took over ${connectTimeoutMs} ms`);
         throw new McpConnectionError(`server ${name}: tools/list failed (page ${page}): ${said(error)}`);
@@ -429,14 +514,18 @@ export class McpToolSource {
       return;
     }
     const init = { headers: spec.headers };
+    const authProvider = this.providerOf(name, spec, connection.mask);
+    const auth = authProvider ? { authProvider } : {};
     if ((connection.http ?? spec.transport) === 'http') {
-      const transport = new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: init });
+      const transport = new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: init, ...auth });
+      connection.transport = transport;
       try {
         await connection.client.connect(transport, { timeout });
         connection.http = 'http';
         return;
       } catch (error) {
         await transport.close().catch(() => undefined);
+        if (error instanceof UnauthorizedError) throw this.loginRequired(name, error);
         // No HTTP answer at all says nothing about which transport the server speaks.
         if (spec.explicit || connection.http === 'http' || isConnectionLost(error))
           throw new McpConnectionError(`server ${name}: ${connection.mask.text(said(error))}`, {
@@ -445,16 +534,86 @@ export class McpToolSource {
         connection.client = this.newClient(name);
       }
     }
-    const sse = new SSEClientTransport(new URL(spec.url), { requestInit: init, eventSourceInit: { fetch: withHeaders(spec.headers) } });
+    const sse = new SSEClientTransport(new URL(spec.url), {
+      requestInit: init,
+      eventSourceInit: { fetch: withHeaders(spec.headers) },
+      ...auth,
+    });
+    connection.transport = sse;
     try {
       await connection.client.connect(sse, { timeout });
       connection.http = 'sse';
     } catch (error) {
       await sse.close().catch(() => undefined);
+      if (error instanceof UnauthorizedError) throw this.loginRequired(name, error);
       throw new McpConnectionError(`server ${name}: neither Streamable HTTP nor SSE answered: ${connection.mask.text(said(error))}`, {
         cause: connection.mask.error(error),
       });
     }
+  }
+
+  /**
+   * A call the server refused for want of a login (its tokens expired and would not refresh, or
+   * it wants another scope): suspended as a request of kind `authorization` with the URL.
+   */
+  private loginPending(server: string, tool: string, login: Error): ToolResult {
+    if (!(login instanceof McpLoginRequiredError)) return failure(`MCP server ${server}, tool ${tool}: ${login.message}`);
+    return pending({
+      kind: 'authorization',
+      prompt: `Log in to the MCP server ${server} to continue (tool ${tool})`,
+      url: login.url,
+      data: { mcpServer: server },
+    });
+  }
+
+  /**
+   * On the replay after a login request this source made: a refusal ends the call; an answer
+   * carrying `code` (or the `redirect` URL) finishes the login first. An answer without one
+   * means the host called `finishLogin` itself. `undefined` when the call should go ahead.
+   */
+  private async loginAnswered(server: string, ctx: ToolContext | undefined): Promise<ToolResult | undefined> {
+    const request = ctx?.replay?.request;
+    const answer = ctx?.answer;
+    if (!request || !answer || request.kind !== 'authorization' || request.data?.mcpServer !== server || answer.id !== request.id)
+      return undefined;
+    if (!answer.ok) return failure(`MCP server ${server}: the login was ${answer.reason ?? 'declined'}, so the call did not run`);
+    const given = answer.data?.code ?? answer.data?.redirect;
+    if (typeof given !== 'string') return undefined;
+    try {
+      await this.finishLogin(server, given);
+      return undefined;
+    } catch (error) {
+      return failure(messageOf(error));
+    }
+  }
+
+  /** The OAuth provider of a remote server the `oauth` option covers; made once per server. */
+  private providerOf(server: string, spec: McpServerSpec, mask: SecretMask): StoredOAuthProvider | undefined {
+    const own = spec.transport === 'stdio' ? undefined : spec.oauth;
+    const oauth = this.options.oauth;
+    if (own === false) return undefined;
+    if (!oauth) {
+      if (own === undefined) return undefined;
+      throw new McpConfigError(
+        `server ${server}: its config asks for oauth, but this McpToolSource has no oauth option (a store and a redirect URL)`,
+      );
+    }
+    if (own === undefined && oauth.servers && !oauth.servers.includes(server)) return undefined;
+    let provider = this.providers.get(server);
+    if (!provider) {
+      provider = new StoredOAuthProvider(server, { ...oauth, ...own }, (secrets) => mask.add(secrets));
+      this.providers.set(server, provider);
+    }
+    return provider;
+  }
+
+  /** The transport refused for want of a login: the URL the provider was handed, or a plain failure. */
+  private loginRequired(server: string, error: UnauthorizedError): Error {
+    const provider = this.providers.get(server);
+    const url = provider?.loginUrl;
+    if (provider) provider.loginUrl = undefined;
+    if (!url) return new McpLoginError(`server ${server}: authorization failed (${said(error)})`);
+    return new McpLoginRequiredError(`server ${server}: a login is needed at its authorization server`, server, url.href);
   }
 
   private newClient(server: string): Client {
@@ -637,6 +796,8 @@ export class McpToolSource {
   private async call(server: string, tool: McpTool, args: Record<string, unknown>, ctx: ToolContext | undefined): Promise<ToolResult> {
     const connection = this.connections.get(server);
     if (!connection || this.closed) return failure(`MCP server ${server} is not connected`);
+    const login = await this.loginAnswered(server, ctx);
+    if (login) return login;
     const result = await this.callMasked(connection, tool, args, ctx);
     return connection.mask.deep(result);
   }
@@ -679,6 +840,9 @@ export class McpToolSource {
         );
       }
     } catch (error) {
+      if (error instanceof UnauthorizedError) return this.loginPending(server, tool.name, this.loginRequired(server, error));
+      // A reconnect (the session was lost) that finds the login gone.
+      if (error instanceof McpLoginRequiredError) return this.loginPending(server, tool.name, error);
       if (ctx?.signal?.aborted) return failure(`${server}_${tool.name} cancelled`);
       return failure(`MCP server ${server}, tool ${tool.name}: ${said(error)}`);
     } finally {
