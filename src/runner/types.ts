@@ -110,6 +110,8 @@ export interface ModelResponse {
   stopReason?: string;
   /** Provider items of this turn that the next request must carry back (see {@link ProviderItem}). */
   items?: ProviderItem[];
+  /** The model that answered, as the provider named it (traces record it as `gen_ai.response.model`). */
+  model?: string;
 }
 
 /** What a streaming model call yields: text as it arrives, then exactly one `response`. */

@@ -93,6 +93,7 @@ export async function traceChat(
   if (span) {
     span.setAttributes(usageAttributes(response.usage));
     if (response.stopReason !== undefined) span.setAttribute(ATTR.finishReasons, [response.stopReason]);
+    if (response.model !== undefined) span.setAttribute(ATTR.responseModel, response.model);
     if (tracing.captureContent) {
       const output = shownMessage({ role: 'assistant', content: response.text, toolCalls: response.toolCalls }, trace.show);
       span.setAttribute(ATTR.outputMessages, tracing.scrub(JSON.stringify([{ ...output, finish_reason: response.stopReason ?? 'stop' }])));

@@ -31,7 +31,8 @@ export abstract class HttpChatModel implements ChatModel {
 
   async complete(request: ModelRequest): Promise<ModelResponse> {
     try {
-      return this.parse(await this.endpoint.json(this.body(request, false), request.signal));
+      const json = await this.endpoint.json(this.body(request, false), request.signal);
+      return withResponseModel(this.parse(json), json);
     } catch (error) {
       throw this.endpoint.scrub(error);
     }
@@ -66,21 +67,50 @@ export abstract class HttpChatModel implements ChatModel {
   private async *streamEvents(request: ModelRequest): AsyncGenerator<ModelStreamEvent> {
     const opened = await this.streamEndpoint.stream(this.body(request, true), request.signal);
     if ('whole' in opened) {
-      yield* this.wholeAsEvents(this.parse(opened.whole));
+      yield* this.wholeAsEvents(withResponseModel(this.parse(opened.whole), opened.whole));
       return;
     }
     const { events, attempt } = opened;
     let response: ModelResponse;
+    const answered: { model?: string } = {};
     try {
-      response = yield* this.readEvents(events);
+      response = yield* this.readEvents(sniffModel(events, answered));
     } catch (error) {
       throw streamFailure(this.provider, attempt, error);
     } finally {
       attempt.dispose();
     }
+    if (response.model === undefined && answered.model !== undefined) response.model = answered.model;
     yield { type: 'response', response };
   }
 }
+
+/** Longest model name kept from a response: it is the provider's text, bounded like any. */
+const MAX_MODEL_NAME = 200;
+
+/** The model the provider says answered (`model`, or Gemini's `modelVersion`), on the response. */
+function withResponseModel(response: ModelResponse, json: Record<string, unknown>): ModelResponse {
+  const named = json.model ?? json.modelVersion;
+  if (response.model === undefined && typeof named === 'string' && named !== '') response.model = named.slice(0, MAX_MODEL_NAME);
+  return response;
+}
+
+/**
+ * Passes a stream's events through, reading the answering model's name from the first event
+ * that carries one (`"model"`, or `"modelVersion"`; Anthropic's in message_start, the
+ * Responses API's in response.created): one regular expression an event until found.
+ */
+async function* sniffModel(events: AsyncGenerator<SseEvent>, answered: { model?: string }): AsyncGenerator<SseEvent> {
+  for await (const event of events) {
+    if (answered.model === undefined) {
+      const found = MODEL_FIELD.exec(event.data);
+      if (found) answered.model = (found[1] as string).slice(0, MAX_MODEL_NAME);
+    }
+    yield event;
+  }
+}
+
+const MODEL_FIELD = /"model(?:Version)?"\s*:\s*"([^"\\]{1,200})"/;
 
 /** How a provider's model is wired: its name, URLs, headers and HTTP settings. */
 export interface Wiring {
