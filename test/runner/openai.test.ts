@@ -1,7 +1,7 @@
 /**
  * OpenAIChatModel + AgentRunner against a real chat-completions server on 127.0.0.1.
  */
-import { AgentRunner, ModelResponseError, OpenAIChatModel, Toolkit, defineTool, type RunEvent } from 'toolnexus-ts';
+import { AgentRunner, ModelResponseError, OpenAIChatModel, Toolkit, defineTool, type ModelResponse, type RunEvent } from 'toolnexus-ts';
 import { json, openaiCalls, openaiStream, openaiText, sse, startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
 import { weatherToolkit } from '../fixtures/runner/tools';
 
@@ -230,5 +230,34 @@ describe('OpenAIChatModel streaming', () => {
     for await (const _event of runner.stream('x'));
     expect(server.requests[0]?.body.stream).toBe(true);
     expect(server.requests[0]?.body.stream_options).toBeUndefined();
+  });
+});
+
+describe('the answering model', () => {
+  it('is read from the answer, whole or streamed (its first event that names one)', async () => {
+    const server = await startMockServer([
+      json(200, {
+        model: 'gpt-answered-1',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 1, completion_tokens: 1 },
+      }),
+      sse([
+        { data: { model: 'gpt-answered-2', choices: [{ index: 0, delta: { role: 'assistant', content: 'h' } }] } },
+        { data: { model: 'gpt-answered-2', choices: [{ index: 0, delta: { content: 'i' }, finish_reason: 'stop' }] } },
+        { data: '[DONE]' },
+      ]),
+    ]);
+    try {
+      const model = new OpenAIChatModel({ baseUrl: `${server.url}/v1`, apiKey: 'sk-test', model: 'gpt-asked', retry: { maxAttempts: 1 } });
+      await expect(model.complete({ messages: [{ role: 'user', content: 'x' }], tools: [] })).resolves.toMatchObject({
+        model: 'gpt-answered-1',
+      });
+      let last: ModelResponse | undefined;
+      for await (const event of model.stream({ messages: [{ role: 'user', content: 'x' }], tools: [] }))
+        if (event.type === 'response') last = event.response;
+      expect(last).toMatchObject({ text: 'hi', model: 'gpt-answered-2' });
+    } finally {
+      await server.close();
+    }
   });
 });

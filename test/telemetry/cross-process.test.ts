@@ -54,7 +54,7 @@ it('a run halted in process A and resumed in process B: B links to A, over OTLP/
   const spans = receiver.spans();
   if (process.env.TOOLNEXUS_TRACE_OUT) writeFileSync(process.env.TOOLNEXUS_TRACE_OUT, JSON.stringify(receiver.requests));
   const haltedRun = one(spans, 'invoke_agent agent', 'billing-worker-a');
-  expect(haltedRun.attributes).toMatchObject({ 'toolnexus.run.status': 'pending', 'gen_ai.conversation.id': 'run-traced' });
+  expect(haltedRun.attributes).toMatchObject({ 'toolnexus.run.status': 'halted', 'gen_ai.conversation.id': 'run-traced' });
   const suspended = spans.filter((span) => span.name === 'execute_tool pay_invoice' && span.service === 'billing-worker-a');
   expect(suspended.map((span) => span.attributes['toolnexus.request.id']).sort()).toEqual(answers.map((answer) => answer.id).sort());
   for (const span of suspended) {

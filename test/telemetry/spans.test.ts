@@ -61,7 +61,15 @@ const CALLS = [
 ];
 
 /** Each HTTP model, its scripted two-tool conversation, and what its spans should say. */
-const PROVIDERS: Array<{ name: string; model: (url: string) => ChatModel; replies: Reply[]; requestModel: string; stream?: boolean }> = [
+const PROVIDERS: Array<{
+  name: string;
+  model: (url: string) => ChatModel;
+  replies: Reply[];
+  requestModel: string;
+  /** The model the first answer names, when it names one. */
+  responseModel?: string;
+  stream?: boolean;
+}> = [
   {
     name: 'openai chat',
     model: (url) => new OpenAIChatModel({ baseUrl: `${url}/v1`, apiKey: 'sk-test', model: 'gpt-test', retry: { maxAttempts: 1 } }),
@@ -69,6 +77,7 @@ const PROVIDERS: Array<{ name: string; model: (url: string) => ChatModel; replie
       json(200, {
         id: 'c1',
         object: 'chat.completion',
+        model: 'gpt-test-2026-12-01',
         choices: [
           {
             index: 0,
@@ -85,6 +94,7 @@ const PROVIDERS: Array<{ name: string; model: (url: string) => ChatModel; replie
       openaiText('done'),
     ],
     requestModel: 'gpt-test',
+    responseModel: 'gpt-test-2026-12-01',
   },
   {
     name: 'openai chat, streamed',
@@ -138,7 +148,7 @@ function agent(model: ChatModel, telemetry: TelemetryOptions | false | undefined
 const children = (spans: readonly ReadableSpan[], parent: ReadableSpan) =>
   spans.filter((span) => span.parentSpanContext?.spanId === parent.spanContext().spanId).map((span) => span.name);
 
-describe.each(PROVIDERS)('a two-tool run over $name', ({ model, replies, requestModel, stream }) => {
+describe.each(PROVIDERS)('a two-tool run over $name', ({ model, replies, requestModel, responseModel, stream }) => {
   it('has invoke_agent with two chat (CLIENT) and two execute_tool children, with the GenAI attributes', async () => {
     server = await startMockServer(replies);
     const runner = agent(model(server.url), { tracerProvider: otel.tracerProvider, meterProvider: otel.meterProvider });
@@ -186,6 +196,8 @@ describe.each(PROVIDERS)('a two-tool run over $name', ({ model, replies, request
       // No content unless asked for.
       expect(chat.attributes['gen_ai.input.messages']).toBeUndefined();
     }
+    // The model that answered, as the provider named it (gen_ai.response.model).
+    if (responseModel !== undefined) expect(chats[0]?.attributes['gen_ai.response.model']).toBe(responseModel);
     if (result?.turnUsage[0]?.cachedInputTokens !== undefined)
       expect(chats[0]?.attributes['gen_ai.usage.cache_read.input_tokens']).toBe(result.turnUsage[0].cachedInputTokens);
 
