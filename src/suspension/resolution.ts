@@ -18,7 +18,7 @@ import { sleep } from '../timing/sleep';
 import type { ToolContext } from '../toolkit/context';
 import type { Toolkit } from '../toolkit/toolkit';
 import type { Audit } from './audit';
-import { chainStop, expiryProblem, isExpired, requestProblem, refusalOf, refused, type FormatRefusal } from './answers';
+import { chainStop, isExpired, requestProblem, refusalOf, refused, type FormatRefusal } from './answers';
 import { sameJson, type Binding } from './binding';
 import { LeaseKeeper } from './lease';
 import { isSettled } from './status';

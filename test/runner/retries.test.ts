@@ -289,7 +289,7 @@ describe('configuration', () => {
       () => new GeminiModel({ baseUrl: '', apiKey: 'k', model: 'm' }),
       () => new GeminiModel({ provider: '', apiKey: 'k', model: 'm' }),
     ])
-      expect(make).toThrow(expect.objectContaining({ code: 'TOOLNEXUS_INVALID_ARGUMENT' }));
+      expect(make).toThrow(InvalidArgumentError);
     expect(new OpenAIChatModel({ model: 'm' }).provider).toBe('openai');
     expect(new GeminiModel({ provider: 'vertex-proxy', apiKey: 'k', model: 'm' }).provider).toBe('vertex-proxy');
     expect(() => new AnthropicModel({ apiKey: 'k', model: '' })).toThrow('AnthropicModel needs a model');
