@@ -60,7 +60,7 @@ describe('RunResult.toolCalls status', () => {
       { name: 'pay', arguments: { cents: 5, to: 'x' } },
     ]);
     const halted = await runner.run('go');
-    expect(halted.status).toBe('pending');
+    expect(halted.status).toBe('halted');
     expect(statuses(halted)).toEqual([
       ['look', 'ok'],
       ['broken', 'error'],

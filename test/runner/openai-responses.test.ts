@@ -137,6 +137,8 @@ describe('OpenAIResponsesModel in the loop (recorded responses)', () => {
           toolCalls: [{ id: 'call_2FQdm3Br7Qb35YUBSkDR7kue', name: 'get_weather', arguments: '{"city":"Beijing"}' }],
           usage: { inputTokens: 45, outputTokens: 25, cachedInputTokens: 0, reasoningTokens: 0 },
           stopReason: 'completed',
+          // The model the recording says answered (its response.created event).
+          model: 'gpt-5.1-2025-11-13',
         },
       },
     ]);
