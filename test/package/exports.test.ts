@@ -17,6 +17,7 @@ const ENTRIES = {
   'toolnexus-ts/inbox': 'src/inbox/index.ts',
   'toolnexus-ts/ai-sdk': 'src/ai-sdk/index.ts',
   'toolnexus-ts/openai-agents': 'src/openai-agents/index.ts',
+  'toolnexus-ts/langchain': 'src/langchain/index.ts',
 } as const;
 type Entry = keyof typeof ENTRIES;
 
@@ -384,6 +385,13 @@ const EXPECTED: Record<Entry, string[]> = {
     'withOutcomes',
   ],
   'toolnexus-ts/openai-agents': ['openAIAgentsTools', 'recordRejection', 'type OpenAIAgentsTool', 'type OpenAIAgentsToolsOptions'],
+  'toolnexus-ts/langchain': [
+    'LANGCHAIN_RUN_PREFIX',
+    'langchainTools',
+    'type LangChainInterruptValue',
+    'type LangChainTool',
+    'type LangChainToolsOptions',
+  ],
 };
 
 /**
