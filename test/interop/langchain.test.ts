@@ -5,16 +5,17 @@
  * speaks HTTP is installed). Calls are recorded in a real SQLite file; an Answer from another
  * process is a real child process. Runs of the side-effecting tools are counted in a file.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { Command, type StateSnapshot } from '@langchain/langgraph';
 import { langchainTools, type LangChainInterruptValue } from '../../src/langchain';
-import { outputOf, startChild } from '../fixtures/children';
+import { outputOf, startChild, until } from '../fixtures/children';
 import { agentGraph, ScriptedChatModel } from '../fixtures/interop/langgraph';
 import { interopCoordinator, interopToolkit } from '../fixtures/interop/tools';
 
+const CHILD = 'interop/langgraph-child.ts';
 let dir: string;
 let countFile: string;
 const previousCountFile = process.env.COUNT_FILE;
@@ -156,3 +157,35 @@ test('a login suspension settled by the Answer the graph is resumed with (its id
   expect(lastText(out)).toBe('saw: customer c-9: gold tier (as eve)');
   expect(runs('crm')).toHaveLength(1);
 });
+
+test('the interrupted graph saved, restored in two processes and resumed in both at once: the tool ran once', async () => {
+  const db = join(dir, 'calls.db');
+  const state = join(dir, 'checkpoints.json');
+  const env = { COUNT_FILE: countFile };
+  const asked = await outputOf<{ interrupts: LangChainInterruptValue[]; stored: Array<{ id: string; runId: string; status: string }> }>(
+    startChild(CHILD, ['ask', db, state, 'x1'], env),
+    'ask',
+  );
+  expect(asked.interrupts).toEqual([expect.objectContaining({ kind: 'approval', id: asked.stored[0]?.id })]);
+  expect(asked.stored).toEqual([expect.objectContaining({ runId: 'langchain:call_refund_x1', status: 'pending' })]);
+  const go = join(dir, 'go');
+  const racers = [0, 1].map(() => startChild(CHILD, ['resume', db, state, 'x1', 'yes'], { ...env, GO_FILE: go }));
+  await until(() => racers.every((r) => r.stderr().includes('ready')), 60_000, 'the racers to start');
+  writeFileSync(go, '');
+  const outs = await Promise.all(racers.map((r) => outputOf<{ text: string; stored: string[] }>(r, 'resume')));
+  expect(runs('refund')).toHaveLength(1);
+  expect(outs.map((o) => o.text)).toEqual([outs[0]?.text, outs[0]?.text]);
+  expect(outs[0]?.text).toMatch(/^saw: refunded 500 cents on A-1 \(approved by langgraph:\d+\)$/);
+  expect(outs[0]?.stored).toEqual(['resolved']);
+}, 120_000);
+
+test('restored in another process and declined there: the tool never runs', async () => {
+  const db = join(dir, 'calls.db');
+  const state = join(dir, 'checkpoints.json');
+  const env = { COUNT_FILE: countFile };
+  await outputOf(startChild(CHILD, ['ask', db, state, 'x2'], env), 'ask');
+  const out = await outputOf<{ text: string; stored: string[] }>(startChild(CHILD, ['resume', db, state, 'x2', 'no'], env), 'resume');
+  expect(out.text).toMatch(/^saw: .*declined/);
+  expect(out.stored).toEqual(['declined']);
+  expect(runs('refund')).toHaveLength(0);
+}, 120_000);
