@@ -292,7 +292,7 @@ for (const [build, command] of [[() => new SqlitePendingStore(':memory:'), 'npm 
   catch (error) { if (!(error instanceof PendingStoreError) || !error.message.includes(command)) throw error; console.log(error.message); }
 }
 // The framework adapters' entries, without their optional peers: a typed error naming the install command.
-for (const [entry, command] of [['toolnexus-ts/ai-sdk', 'npm install ai'], ['toolnexus-ts/openai-agents', 'npm install @openai/agents']]) {
+for (const [entry, command] of [['toolnexus-ts/ai-sdk', 'npm install ai'], ['toolnexus-ts/openai-agents', 'npm install @openai/agents'], ['toolnexus-ts/langchain', 'npm install @langchain/core @langchain/langgraph']]) {
   try { require(entry); throw new Error(entry + ' loaded without its peer'); }
   catch (error) { if (error.code !== 'TOOLNEXUS_MISSING_PEER' || !error.message.includes(command)) throw error; console.log(error.message); }
 }

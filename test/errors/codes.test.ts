@@ -39,6 +39,8 @@ const CODES: Record<string, string> = {
   ModelRequestError: 'TOOLNEXUS_MODEL_REQUEST',
   OutputValidationError: 'TOOLNEXUS_OUTPUT_INVALID',
   DtoRuleError: 'TOOLNEXUS_DTO_RULE',
+  SessionBusyError: 'TOOLNEXUS_SESSION_BUSY',
+  SessionFullError: 'TOOLNEXUS_SESSION_FULL',
   MissingPeerError: 'TOOLNEXUS_MISSING_PEER',
 };
 

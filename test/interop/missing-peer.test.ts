@@ -11,6 +11,8 @@ const SRC = join(__dirname, '..', '..', 'src');
 it.each([
   ['toolnexus-ts/ai-sdk', 'ai-sdk', 'ai', 'npm install ai'],
   ['toolnexus-ts/openai-agents', 'openai-agents', '@openai/agents', 'npm install @openai/agents'],
+  ['toolnexus-ts/langchain', 'langchain', '@langchain/core', 'npm install @langchain/core @langchain/langgraph'],
+  ['toolnexus-ts/langchain', 'langchain', '@langchain/langgraph', 'npm install @langchain/core @langchain/langgraph'],
 ])('%s (src/%s) without %s throws MissingPeerError naming `%s`', async (entry, folder, peer, install) => {
   const out = await outputOf<{ name: string; code: string; message: string }>(
     startChild('interop/missing-peer-child.ts', [join(SRC, folder, 'index.ts'), peer]),

@@ -18,6 +18,7 @@ const ENTRIES = {
   'toolnexus-ts/ai-sdk': 'src/ai-sdk/index.ts',
   'toolnexus-ts/openai-agents': 'src/openai-agents/index.ts',
   'toolnexus-ts/chat': 'src/chat/index.ts',
+  'toolnexus-ts/langchain': 'src/langchain/index.ts',
 } as const;
 type Entry = keyof typeof ENTRIES;
 
@@ -433,6 +434,13 @@ const EXPECTED: Record<Entry, string[]> = {
     'type UIStreamOptions',
     'type UIStreamPart',
     'uiPartBatches',
+  ],
+  'toolnexus-ts/langchain': [
+    'LANGCHAIN_RUN_PREFIX',
+    'langchainTools',
+    'type LangChainInterruptValue',
+    'type LangChainTool',
+    'type LangChainToolsOptions',
   ],
 };
 
