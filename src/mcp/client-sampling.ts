@@ -4,32 +4,7 @@ import { newPendingId } from '../results/helpers';
 import type { PendingRequest } from '../results/wire';
 import type { ChatModel } from '../runner/types';
 import type { WaitFor } from '../suspension/answers';
-
-/** A server's sampling request as the host's policy sees it: text only, cut for display. */
-export interface McpSamplingRequestInfo {
-  server: string;
-  messages: Array<{ role: 'user' | 'assistant'; text: string }>;
-  systemPrompt?: string;
-  maxTokens: number;
-}
-
-/**
- * How {@link McpToolSource} answers a server's `sampling/createMessage`: through `model`, and
- * only when `approve` says yes (`'ask'` asks a person through the source's `waitFor`, as an
- * `approval` request). Without this option the client declares no sampling capability.
- */
-export interface McpSamplingOptions {
-  /** The host's model the request goes to (any ChatModel: OpenAI, Anthropic, an AI SDK model...). */
-  model: ChatModel;
-  /** Decides per request; a refusal is answered to the server as the user's rejection. */
-  approve: (request: McpSamplingRequestInfo) => boolean | 'ask' | Promise<boolean | 'ask'>;
-  /** Largest `maxTokens` a server may ask (default 4096); past it the request is refused before the policy sees it. */
-  maxTokens?: number;
-  /** Most messages in one request (default 100). */
-  maxMessages?: number;
-  /** Largest request in bytes of JSON (default 1 MiB). */
-  maxRequestBytes?: number;
-}
+import type { McpSamplingOptions, McpSamplingRequestInfo } from './types';
 
 const DEFAULTS = { maxTokens: 4096, maxMessages: 100, maxRequestBytes: 1024 * 1024 };
 /** The MCP spec's code for a sampling request the user rejected. */

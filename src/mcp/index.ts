@@ -39,7 +39,7 @@ export type {
 export { McpCatalogError } from './errors';
 export type { McpSamplingLimits, McpSamplingContent, McpSampleRequest, McpSampleResult, McpSample } from './types';
 export type { McpServerResource, McpServerPrompt } from './source';
-export type { McpSamplingOptions, McpSamplingRequestInfo } from './client-sampling';
+export type { McpSamplingOptions, McpSamplingRequestInfo } from './types';
 export { McpLoginRequiredError, McpLoginError } from './errors';
-export { MemoryOAuthStore } from './oauth';
-export type { McpOAuthOptions, McpOAuthStore, McpOAuthRecord, McpOAuthValue } from './oauth';
+export { MemoryOAuthStore } from './oauth-store';
+export type { McpOAuthOptions, McpOAuthStore, McpOAuthRecord, McpOAuthValue } from './oauth-store';

@@ -4,6 +4,7 @@
  * types, so `skipLibCheck: false` without `esModuleInterop` still compiles, and quickly.
  */
 import type { Principal } from '../suspension/audit';
+import type { ChatModel } from '../runner/types';
 import type { McpCatalog } from './catalog/catalog';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { ToolContext } from '../toolkit/context';
@@ -98,3 +99,29 @@ export interface McpCallInfo {
 
 /** A tool context as the MCP server builds it. */
 export type McpToolContext = ToolContext<{ mcp: McpCallInfo; sample?: McpSample }>;
+
+/** A server's sampling request as the host's policy sees it: text only, cut for display. */
+export interface McpSamplingRequestInfo {
+  server: string;
+  messages: Array<{ role: 'user' | 'assistant'; text: string }>;
+  systemPrompt?: string;
+  maxTokens: number;
+}
+
+/**
+ * How {@link McpToolSource} answers a server's `sampling/createMessage`: through `model`, and
+ * only when `approve` says yes (`'ask'` asks a person through the source's `waitFor`, as an
+ * `approval` request). Without this option the client declares no sampling capability.
+ */
+export interface McpSamplingOptions {
+  /** The host's model the request goes to (any ChatModel: OpenAI, Anthropic, an AI SDK model...). */
+  model: ChatModel;
+  /** Decides per request; a refusal is answered to the server as the user's rejection. */
+  approve: (request: McpSamplingRequestInfo) => boolean | 'ask' | Promise<boolean | 'ask'>;
+  /** Largest `maxTokens` a server may ask (default 4096); past it the request is refused before the policy sees it. */
+  maxTokens?: number;
+  /** Most messages in one request (default 100). */
+  maxMessages?: number;
+  /** Largest request in bytes of JSON (default 1 MiB). */
+  maxRequestBytes?: number;
+}
