@@ -2,7 +2,6 @@ import { McpError, type CreateMessageRequest, type CreateMessageResult } from '@
 import { messageOf } from '../errors/message';
 import { newPendingId } from '../results/helpers';
 import type { PendingRequest } from '../results/wire';
-import type { ChatModel } from '../runner/types';
 import type { WaitFor } from '../suspension/answers';
 import type { McpSamplingOptions, McpSamplingRequestInfo } from './types';
 

@@ -1,6 +1,6 @@
 import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { McpOAuthOptions, McpOAuthRecord, McpOAuthStore, McpOAuthValue } from './oauth-store';
+import type { McpOAuthOptions, McpOAuthRecord } from './oauth-store';
 
 export { MemoryOAuthStore } from './oauth-store';
 export type { McpOAuthOptions, McpOAuthRecord, McpOAuthStore, McpOAuthValue } from './oauth-store';
