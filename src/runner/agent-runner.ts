@@ -22,6 +22,7 @@ import { zeroUsage } from './usage';
 import { openTrace, traced } from './run-trace';
 import type { TelemetryOption } from '../telemetry/options';
 import { Telemetry } from '../telemetry/telemetry';
+import { systemClock, type Clock } from '../timing/clock';
 
 export type { AgentToolContext } from './loop';
 
@@ -54,6 +55,12 @@ export interface AgentRunnerOptions {
    * its lease has lapsed (judged by process clocks). Default 60 000 ms.
    */
   runLeaseMs?: number;
+  /**
+   * Where the driver lease takes its time: its renewals, the lapse `recover` and `resume` judge,
+   * and the checkpoints' timestamps. Default: the system clock; tests pass a fake one to step
+   * through renewals and lapses. (A model's retries take their own `clock`, `HttpModelOptions.clock`.)
+   */
+  clock?: Clock;
   /**
    * Told of every model call: provider, run, turn, token counts and duration. A sink that
    * throws is ignored. (Tool calls have the toolkit's own `onMetric` hook.)
@@ -193,7 +200,7 @@ export class AgentRunner {
       durability: options.durability ?? 'halt',
       model: this.model,
       coordinator: this.coordinator,
-      checkpoints: new Checkpoints(runs as RunStore, runLeaseMs),
+      checkpoints: new Checkpoints(runs as RunStore, runLeaseMs, options.clock ?? systemClock),
       systemPrompt: options.systemPrompt,
       maxTurns,
       waitFor: options.waitFor,
