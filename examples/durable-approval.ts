@@ -44,10 +44,11 @@ class TransferTool {
   constructor(private readonly ledger: Ledger) {}
 
   run(args: TransferArgs, ctx?: ToolContext) {
-    if (!ctx?.answer) {
+    // Which request was answered, not whether any was: another request's answer is no approval.
+    if (ctx?.replay?.request.kind !== 'approval') {
       return pending({ kind: 'approval', prompt: `Transfer ${(args.amount / 100).toFixed(2)} EUR from ${args.from} to ${args.to}?` });
     }
-    if (!ctx.answer.ok) return failure('transfer declined');
+    if (!ctx.answer?.ok) return failure('transfer declined');
     // The request id is the same on every replay of this suspension: key side effects on it.
     return success(`${this.ledger.move(args, ctx.answer.id)}, approved by ${String(ctx.answer.data?.approver)}`);
   }

@@ -64,14 +64,15 @@ class LookupInvoiceTool {
 class PayInvoiceTool {
   constructor(private readonly payables: AccountsPayable) {}
   run(args: PaymentArgs, ctx?: AgentToolContext) {
-    if (!ctx?.answer) {
+    // Which request was answered, not whether any was: another request's answer is no approval.
+    if (ctx?.replay?.request.kind !== 'approval') {
       return pending({
         kind: 'approval',
         prompt: `Approve paying ${euros(args.cents)} for ${args.invoice}?`,
         data: { invoice: args.invoice, cents: args.cents },
       });
     }
-    if (!ctx.answer.ok) return failure(`payment of ${args.invoice} was declined`);
+    if (!ctx.answer?.ok) return failure(`payment of ${args.invoice} was declined`);
     const reference = this.payables.pay(args.invoice, args.cents, ctx.callId);
     return success({ paid: args.invoice, cents: args.cents, reference, approvedBy: ctx.answer.data?.approver });
   }

@@ -34,7 +34,7 @@ class TransferArgs {
 @Tool({ name: 'transfer', description: 'Move money to an IBAN, with approval', args: TransferArgs })
 class TransferTool {
   run(args: TransferArgs, ctx?: ToolContext) {
-    if (!ctx?.answer) {
+    if (ctx?.replay?.request.kind !== 'approval') {
       return pending({
         kind: 'approval',
         prompt: `Transfer ${(args.amount / 100).toFixed(2)} EUR from ${args.from} to ${args.toIban}?`,
@@ -42,7 +42,7 @@ class TransferTool {
         expiresAt: new Date(Date.now() + 24 * 3600_000).toISOString(),
       });
     }
-    return ctx.answer.ok ? success(`moved ${args.amount} cents from ${args.from}`) : failure('transfer declined');
+    return ctx.answer?.ok ? success(`moved ${args.amount} cents from ${args.from}`) : failure('transfer declined');
   }
 }
 
@@ -53,7 +53,7 @@ class ShippingArgs {
 @Tool({ name: 'shipping', description: 'Ask for the shipping details of an order', args: ShippingArgs })
 class ShippingTool {
   run(args: ShippingArgs, ctx?: ToolContext) {
-    if (!ctx?.answer) {
+    if (ctx?.replay?.request.kind !== 'input') {
       return pending({
         kind: 'input',
         prompt: `Shipping details for order ${args.order}`,
@@ -70,7 +70,7 @@ class ShippingTool {
         },
       });
     }
-    return ctx.answer.ok ? success(ctx.answer.data ?? {}) : failure('no shipping details');
+    return ctx.answer?.ok ? success(ctx.answer.data ?? {}) : failure('no shipping details');
   }
 }
 

@@ -56,14 +56,14 @@ export class TransferTool {
   ) {}
 
   run(args: TransferArgs, ctx?: ToolContext) {
-    if (!ctx?.answer) {
+    if (ctx?.replay?.request.kind !== 'approval') {
       return pending({
         kind: 'approval',
         prompt: `Transfer ${args.amount} from ${args.from} to ${args.to}?`,
         data: { ...args, requestedBy: this.user.name },
       });
     }
-    if (!ctx.answer.ok) return failure(`transfer declined by ${this.user.name}`);
+    if (!ctx.answer?.ok) return failure(`transfer declined by ${this.user.name}`);
     return success(`${this.ledger.transfer(args.from, args.to, args.amount)} (approved by ${this.user.name})`);
   }
 }

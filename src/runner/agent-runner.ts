@@ -25,6 +25,7 @@ import { Telemetry } from '../telemetry/telemetry';
 import { isSessionStore, type SessionStore } from '../sessions/store';
 import { Threads, type HeldSession } from '../sessions/threads';
 import type { AfterModel, BeforeModel } from '../context/hooks';
+import { systemClock, type Clock } from '../timing/clock';
 
 export type { AgentToolContext } from './loop';
 
@@ -57,6 +58,12 @@ export interface AgentRunnerOptions {
    * its lease has lapsed (judged by process clocks). Default 60 000 ms.
    */
   runLeaseMs?: number;
+  /**
+   * Where the driver lease takes its time: its renewals, the lapse `recover` and `resume` judge,
+   * and the checkpoints' timestamps. Default: the system clock; tests pass a fake one to step
+   * through renewals and lapses. (A model's retries take their own `clock`, `HttpModelOptions.clock`.)
+   */
+  clock?: Clock;
   /**
    * Told of every model call: provider, run, turn, token counts and duration. A sink that
    * throws is ignored. (Tool calls have the toolkit's own `onMetric` hook.)
@@ -227,7 +234,7 @@ export class AgentRunner {
       durability: options.durability ?? 'halt',
       model: this.model,
       coordinator: this.coordinator,
-      checkpoints: new Checkpoints(runs as RunStore, runLeaseMs),
+      checkpoints: new Checkpoints(runs as RunStore, runLeaseMs, options.clock ?? systemClock),
       systemPrompt: options.systemPrompt,
       maxTurns,
       waitFor: options.waitFor,

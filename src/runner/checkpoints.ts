@@ -4,6 +4,7 @@ import { messageOf } from '../errors/message';
 import { pendingOf } from '../results/helpers';
 import type { PendingRequest } from '../results/wire';
 import type { RunListing, RunStore } from '../suspension/store';
+import { systemClock, type Clock, type ClockTimer } from '../timing/clock';
 import { callStatus } from './call-status';
 import type { LiveRun } from './loop';
 import { outputState } from './output';
@@ -25,7 +26,13 @@ export class Checkpoints {
     private readonly runs: RunStore,
     /** How long a driver's lease holds without renewal. */
     readonly runLeaseMs: number,
+    /** Where lease renewals, lapses and checkpoint timestamps take their time (the runner's `clock`). */
+    private readonly clock: Clock = systemClock,
   ) {}
+
+  private nowIso(): string {
+    return new Date(this.clock.now()).toISOString();
+  }
 
   /** @throws {@link RunNotFoundError} no checkpoint for `runId`. */
   async load(runId: string): Promise<LoadedRun> {
@@ -36,7 +43,7 @@ export class Checkpoints {
 
   /** Writes `state` as `version`; false when another writer got there first. */
   write(runId: string, version: number, state: RunState): Promise<boolean> {
-    return this.runs.saveRun({ runId, version, state: state as unknown as Record<string, unknown>, updatedAt: new Date().toISOString() });
+    return this.runs.saveRun({ runId, version, state: state as unknown as Record<string, unknown>, updatedAt: this.nowIso() });
   }
 
   /** Saves the live run's next version. @throws {@link RunConflictError} when another process wrote it meanwhile. */
@@ -74,19 +81,19 @@ export class Checkpoints {
   async orphans(limit: number): Promise<RunListing[]> {
     if (typeof this.runs.listStaleRuns !== 'function')
       throw new InvalidArgumentError('this run store cannot list runs (it has no listStaleRuns): recover runs by id instead');
-    return this.runs.listStaleRuns({ updatedBefore: new Date(Date.now() - this.runLeaseMs).toISOString(), limit });
+    return this.runs.listStaleRuns({ updatedBefore: new Date(this.clock.now() - this.runLeaseMs).toISOString(), limit });
   }
 
   /** A new driver lease for this process. */
   driver(): RunDriver {
-    return { id: randomUUID(), renewedAt: new Date().toISOString() };
+    return { id: randomUUID(), renewedAt: this.nowIso() };
   }
 
   /** True when a `running` run's driver has not renewed its lease for a whole lease (it died, or hangs). */
   lapsed(state: RunState): boolean {
     if (state.phase !== 'running') return false;
     if (!state.driver) return true; // written before drivers had leases: nobody can be renewing it
-    return Date.now() - Date.parse(state.driver.renewedAt) > this.runLeaseMs;
+    return this.clock.now() - Date.parse(state.driver.renewedAt) > this.runLeaseMs;
   }
 
   /**
@@ -100,12 +107,12 @@ export class Checkpoints {
     const saved: RunState = JSON.parse(JSON.stringify(running)) as RunState;
     const driverId = running.driver?.id ?? randomUUID();
     let stopped = false;
-    let timer: NodeJS.Timeout | undefined;
+    let timer: ClockTimer | undefined;
     let saving: Promise<void> = Promise.resolve();
     const beat = async (): Promise<void> => {
       if (stopped) return;
       try {
-        await this.save(live, { ...saved, driver: { id: driverId, renewedAt: new Date().toISOString() } });
+        await this.save(live, { ...saved, driver: { id: driverId, renewedAt: this.nowIso() } });
       } catch (error) {
         if (error instanceof RunConflictError) {
           stopped = true;
@@ -118,18 +125,18 @@ export class Checkpoints {
     };
     const schedule = (): void => {
       if (stopped) return;
-      timer = setTimeout(
+      timer = this.clock.setTimeout(
         () => {
           saving = beat();
         },
         Math.max(1, Math.floor(this.runLeaseMs / 3)),
       );
-      timer.unref();
+      timer.unref?.();
     };
     schedule();
     return async () => {
       stopped = true;
-      if (timer) clearTimeout(timer);
+      if (timer) this.clock.clearTimeout(timer);
       await saving;
     };
   }

@@ -5,6 +5,7 @@ import type { Answer, PendingRequest, ToolResult } from '../results/wire';
 import { countSuspension } from '../telemetry/suspension';
 import type { TelemetryOption } from '../telemetry/options';
 import { Telemetry } from '../telemetry/telemetry';
+import { systemClock, type Clock } from '../timing/clock';
 import type { ToolContext } from '../toolkit/context';
 import type { Toolkit } from '../toolkit/toolkit';
 import {
@@ -51,6 +52,13 @@ export interface ResumeCoordinatorOptions {
    * long a replay may take. Default 60 000 ms.
    */
   leaseMs?: number;
+  /**
+   * Where the coordinator reads the time and runs its timers: a replay's lease heartbeat, the
+   * hint that another holder's lease lapsed, an inline answer's expiry and the timestamps of the
+   * calls it records. Default: the system clock; tests pass a fake one to step through renewals
+   * and expiry. The stores judge leases by their own clock (docs/design.md, glossary: "clock").
+   */
+  clock?: Clock;
   /** How many requests one call may chain (login, then approval, ...) before it ends `unresolved`. Default 4. */
   maxChain?: number;
   /** Words the text fed back for a declined, expired or cancelled suspension. */
@@ -116,6 +124,7 @@ export class ResumeCoordinator {
   private readonly formatRefusal: FormatRefusal;
   private readonly binding: Binding;
   private readonly resolution: Resolution;
+  private readonly clock: Clock;
   private readonly maxAnswerBytes: number;
   private readonly observers: Observers;
   private readonly telemetry: Telemetry;
@@ -139,6 +148,10 @@ export class ResumeCoordinator {
       throw new InvalidArgumentError('waitFor must be a function');
     if (options.formatRefusal !== undefined && typeof options.formatRefusal !== 'function')
       throw new InvalidArgumentError('formatRefusal must be a function');
+    const clock = options.clock ?? systemClock;
+    if (typeof clock?.now !== 'function' || typeof clock.setTimeout !== 'function' || typeof clock.clearTimeout !== 'function')
+      throw new InvalidArgumentError('clock must have now, setTimeout and clearTimeout');
+    this.clock = clock;
     this.toolkit = options.toolkit;
     this.store = options.store ?? new MemoryPendingStore();
     this.waitFor = options.waitFor;
@@ -152,6 +165,7 @@ export class ResumeCoordinator {
       toolkit: this.toolkit,
       store: this.store,
       leaseMs,
+      clock,
       maxChain,
       formatRefusal: this.formatRefusal,
       binding: this.binding,
@@ -197,9 +211,16 @@ export class ResumeCoordinator {
         onPending: options.onPending,
         maxChain: this.maxChain,
         formatRefusal: this.formatRefusal,
+        clock: this.clock,
       });
     }
-    const call: SuspendedCall = { request, tool: name, args: value, status: 'pending', createdAt: new Date().toISOString() };
+    const call: SuspendedCall = {
+      request,
+      tool: name,
+      args: value,
+      status: 'pending',
+      createdAt: new Date(this.clock.now()).toISOString(),
+    };
     if (options.callId !== undefined) call.callId = options.callId;
     if (options.runId !== undefined) call.runId = options.runId;
     const traceparent = this.toolkit.traceparentOf(result);
@@ -366,7 +387,7 @@ export class ResumeCoordinator {
       tool: name,
       args: JSON.parse(stored.text) as unknown,
       status: 'pending',
-      createdAt: new Date().toISOString(),
+      createdAt: new Date(this.clock.now()).toISOString(),
     };
     if (options.callId !== undefined) call.callId = options.callId;
     if (options.runId !== undefined) call.runId = options.runId;
@@ -380,7 +401,12 @@ export class ResumeCoordinator {
   private settledOf(claim: Claim, settlement: Settlement): void {
     if (this.observers.size === 0) return;
     const { leaseUntil: _released, ...held } = claim.call;
-    const settled: SuspendedCall = { ...held, status: settlement.status, outcome: settlement.outcome, updatedAt: new Date().toISOString() };
+    const settled: SuspendedCall = {
+      ...held,
+      status: settlement.status,
+      outcome: settlement.outcome,
+      updatedAt: new Date(this.clock.now()).toISOString(),
+    };
     if (settlement.next) settled.next = settlement.next.request.id;
     this.observers.settled(settled);
     if (settlement.next) this.observers.pending(settlement.next);

@@ -1,5 +1,6 @@
 import { messageOf } from '../errors/message';
 import { failure, pendingOf } from '../results/helpers';
+import { systemClock, type Clock } from '../timing/clock';
 import type { Answer, AnsweredRequest, PendingRequest, ToolResult } from '../results/wire';
 import type { ToolContext } from '../toolkit/context';
 import { checkAnswer, chainStop, isExpired, requestProblem, refusalOf, refused, type FormatRefusal, type WaitFor } from './answers';
@@ -12,6 +13,8 @@ export interface InlineChain {
   /** Told of every request before `waitFor` is asked (a stream announces it). */
   onPending?: (request: PendingRequest) => void;
   maxChain: number;
+  /** Judges the request's expiry when the answer arrives. Default: the system clock. */
+  clock?: Clock;
   formatRefusal: FormatRefusal;
 }
 
@@ -35,7 +38,7 @@ export async function answerInline(first: PendingRequest, ctx: ToolContext | und
     if (!checked.ok) return failure(`invalid answer to ${request.id}: ${checked.problem}`);
     const answer = checked.answer;
     if (answer.id !== request.id) return failure(`answer id ${answer.id} does not match pending request ${request.id}`);
-    const now = new Date();
+    const now = new Date((chain.clock ?? systemClock).now());
     if (!answer.ok || isExpired(request, now)) return refused(refusalOf(request, answer, now), chain.formatRefusal);
     const result = await chain.replay({ ...ctx, answer, replay: { request, chain: answered.slice() } });
     const next = pendingOf(result);

@@ -1,5 +1,6 @@
 import { ClaimLostError } from '../errors';
 import { AbortLatch } from '../timing/abort-latch';
+import { monotonicOf, systemClock, type Clock, type ClockTimer } from '../timing/clock';
 import type { Claim, SuspensionStore } from './store';
 
 /**
@@ -10,13 +11,15 @@ import type { Claim, SuspensionStore } from './store';
  *
  * Renewal is judged by the store's clock; this process only measures elapsed time (with a
  * monotonic clock), so a wrong wall clock here cannot make it believe it still holds a claim.
+ * Its heartbeat runs on `clock` (the coordinator's), so tests step through renewals on fake time.
  */
 export class LeaseKeeper {
   private readonly latch = new AbortLatch();
   private readonly every: number;
   private readonly onCallerAbort?: () => void;
-  private timer: NodeJS.Timeout | undefined;
-  private renewedAt = performance.now();
+  private timer: ClockTimer | undefined;
+  private readonly elapsed: () => number;
+  private renewedAt: number;
   private stopped = false;
   private lostClaim = false;
 
@@ -25,7 +28,10 @@ export class LeaseKeeper {
     private readonly claim: Claim,
     private readonly leaseMs: number,
     private readonly caller?: AbortSignal,
+    private readonly clock: Clock = systemClock,
   ) {
+    this.elapsed = monotonicOf(clock);
+    this.renewedAt = this.elapsed();
     this.every = Math.max(1, Math.floor(leaseMs / 3));
     if (caller) {
       this.onCallerAbort = () => this.latch.abort(caller.reason);
@@ -48,19 +54,19 @@ export class LeaseKeeper {
   /** Stops renewing (the replay is over). */
   stop(): void {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) this.clock.clearTimeout(this.timer);
     if (this.onCallerAbort) this.caller?.removeEventListener('abort', this.onCallerAbort);
   }
 
   private schedule(): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => void this.renew(), this.every);
+    this.timer = this.clock.setTimeout(() => void this.renew(), this.every);
     // A replay keeps its process alive by its own work; the heartbeat alone should not.
-    this.timer.unref();
+    this.timer.unref?.();
   }
 
   private async renew(): Promise<void> {
-    const asked = performance.now();
+    const asked = this.elapsed();
     let held: boolean | undefined;
     try {
       held = await this.store.renew(this.claim, this.leaseMs);
@@ -69,7 +75,7 @@ export class LeaseKeeper {
     }
     if (this.stopped) return;
     if (held === true) this.renewedAt = asked;
-    else if (held === false || performance.now() - this.renewedAt >= this.leaseMs) return this.lose();
+    else if (held === false || this.elapsed() - this.renewedAt >= this.leaseMs) return this.lose();
     this.schedule();
   }
 

@@ -14,6 +14,7 @@ import { countSuspension, startResolution } from '../telemetry/suspension';
 import type { Telemetry, Tracing } from '../telemetry/telemetry';
 import type { OtelSpan } from '../telemetry/otel';
 import { withLatch } from '../timing/abort-latch';
+import { monotonicOf, type Clock } from '../timing/clock';
 import { sleep } from '../timing/sleep';
 import type { ToolContext } from '../toolkit/context';
 import type { Toolkit } from '../toolkit/toolkit';
@@ -42,6 +43,8 @@ export interface ResolutionSettings {
   toolkit: Toolkit;
   store: SuspensionStore;
   leaseMs: number;
+  /** The coordinator's clock: lease heartbeats and the local hint that a lease lapsed. */
+  clock: Clock;
   maxChain: number;
   formatRefusal: FormatRefusal;
   binding: Binding;
@@ -64,7 +67,8 @@ export class Resolution {
 
   /** The shared path of `resolve` and `cancel`; `audit` is recorded by the claim that wins, with the answer. */
   async settle(answer: Answer, ctx: ToolContext | undefined, audit?: Audit, expected?: ExpectedCall): Promise<ToolResult> {
-    const { store, leaseMs, toolkit } = this.settings;
+    const { store, leaseMs, toolkit, clock } = this.settings;
+    const elapsed = monotonicOf(clock);
     // An aborted caller must not spend the answer: the call stays as it is for a later resolve.
     const signal = ctx?.signal;
     signal?.throwIfAborted();
@@ -79,15 +83,15 @@ export class Resolution {
       if (isSettled(call.status)) return storedOutcome(call, answer);
       // The local clock only hints that a lease lapsed; the store's claim decides. A process
       // whose clock runs behind still tries twice a lease, so it never waits forever on a dead holder.
-      const mayClaim = call.status === 'pending' || leaseLooksLapsed(call) || performance.now() - lastTry >= leaseMs / 2;
+      const mayClaim = call.status === 'pending' || leaseLooksLapsed(call, clock) || elapsed() - lastTry >= leaseMs / 2;
       if (mayClaim && lost) {
         // This resolver's replay lost the claim; it never claims again, and nobody holds it now.
-        if (call.status === 'pending' || leaseLooksLapsed(call)) throw lost;
+        if (call.status === 'pending' || leaseLooksLapsed(call, clock)) throw lost;
       } else if (mayClaim) {
-        if (answer.ok && !isExpired(call.request, new Date()) && !toolkit.has(call.tool))
+        if (answer.ok && !isExpired(call.request, new Date(clock.now())) && !toolkit.has(call.tool))
           throw new UnregisteredToolError(answer.id, call.tool);
         signal?.throwIfAborted();
-        lastTry = performance.now();
+        lastTry = elapsed();
         const claim = await store.claim(answer.id, answer, leaseMs, audit);
         if (claim) {
           const settled = await this.finish(claim, answer, ctx, read);
@@ -95,6 +99,7 @@ export class Resolution {
           lost = new ClaimLostError(claim.id, claim.fence);
         }
       }
+      // Polls on real time, whatever the clock: it waits for another holder's real I/O.
       await sleep(pause, signal).catch(() => undefined);
       pause = Math.min(pause * 2, MAX_POLL_MS);
       signal?.throwIfAborted();
@@ -175,7 +180,7 @@ export class Resolution {
     }
     // The tool sees who answered, whichever front end recorded them (docs/suspension.md).
     const answered: Answer = call.answeredBy === undefined ? answer : { ...answer, answeredBy: { ...call.answeredBy } };
-    const keeper = new LeaseKeeper(this.settings.store, claim, this.settings.leaseMs, ctx?.signal);
+    const keeper = new LeaseKeeper(this.settings.store, claim, this.settings.leaseMs, ctx?.signal, this.settings.clock);
     let outcome: ToolResult;
     try {
       const chain = call.chain ?? [];
@@ -203,7 +208,7 @@ export class Resolution {
       tool: call.tool,
       args: call.args,
       status: 'pending',
-      createdAt: new Date().toISOString(),
+      createdAt: new Date(this.settings.clock.now()).toISOString(),
       chain: [...chain, { request: call.request, answer }],
     };
     if (call.callId !== undefined) next.callId = call.callId;
@@ -267,6 +272,6 @@ function storable(outcome: ToolResult): ToolResult {
   }
 }
 
-function leaseLooksLapsed(call: SuspendedCall): boolean {
-  return call.status === 'resolving' && (call.leaseUntil === undefined || Date.parse(call.leaseUntil) < Date.now());
+function leaseLooksLapsed(call: SuspendedCall, clock: Clock): boolean {
+  return call.status === 'resolving' && (call.leaseUntil === undefined || Date.parse(call.leaseUntil) < clock.now());
 }

@@ -16,11 +16,23 @@ export interface Clock {
   setTimeout(callback: () => void, ms: number): ClockTimer;
   /** Cancels a timer this clock started; a timer already fired or cancelled is ignored. */
   clearTimeout(timer: ClockTimer): void;
+  /**
+   * Milliseconds on a monotonic clock, for measuring elapsed time only (a lease keeper's "no
+   * renewal got through for a whole lease"): a stepped wall clock cannot stretch or shrink it.
+   * Optional: without it, elapsed time is measured with `now()`, as a fake clock wants.
+   */
+  monotonic?(): number;
 }
 
-/** The system clock: `Date.now()` and Node's timers. */
+/** Elapsed-time readings from `clock`: its monotonic clock when it has one, else its `now()`. */
+export function monotonicOf(clock: Clock): () => number {
+  return clock.monotonic ? () => clock.monotonic!() : () => clock.now();
+}
+
+/** The system clock: `Date.now()`, Node's timers and `performance.now()` for elapsed time. */
 export const systemClock: Clock = {
   now: () => Date.now(),
   setTimeout: (callback, ms) => setTimeout(callback, ms),
   clearTimeout: (timer) => clearTimeout(timer as NodeJS.Timeout),
+  monotonic: () => performance.now(),
 };

@@ -28,14 +28,14 @@ function expectNoSecret(value: unknown): void {
 }
 
 describe('McpToolSource masks every configured secret', () => {
-  it('in the connect report when the server answers 401 with a body quoting the headers', async () => {
-    const server = await startHostileServer({ refuse: true });
+  it.each([401, 403] as const)('in the connect report when the server answers %i with a body quoting the headers', async (status) => {
+    const server = await startHostileServer({ refuse: true, refuseStatus: status });
     const source = new McpToolSource({ config: headersConfig(server.url), env: { HOSTILE_TOKEN: TOKEN } });
     try {
       const report = await source.connect();
       expect(report.connected).toEqual([]);
       const error = report.failed[0]?.error as Error & { cause?: Error };
-      expect(error.message).toMatch(/^server h: .*401.*\*\*\*/s);
+      expect(error.message).toMatch(new RegExp(`^server h: .*${status}.*\\*\\*\\*`, 's'));
       expectNoSecret(error.message);
       expectNoSecret(error.stack);
       expectNoSecret(error.cause?.message);

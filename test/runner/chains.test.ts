@@ -20,6 +20,7 @@ import {
   type RunResult,
 } from 'toolnexus-ts';
 import { RefundByHandTool, RefundTool, Sessions, type Payments } from '../fixtures/refund';
+import { FakeClock, until } from '../fixtures/fake-clock';
 
 let dir: string;
 beforeAll(() => {
@@ -146,19 +147,28 @@ describe('a run whose driver died', () => {
       return `done: ${result.content}`;
     });
     const coordinator = new ResumeCoordinator({ toolkit, store });
-    const runner = new AgentRunner({ model, toolkit, coordinator, runLeaseMs: 150 });
+    // The driver lease on a fake clock (AgentRunnerOptions.clock): stepped, never raced.
+    const clock = new FakeClock();
+    const runner = new AgentRunner({ model, toolkit, coordinator, runLeaseMs: 150, clock });
     const halted = await runner.run('refund', { runId: 'run-driver' });
     const driving = runner.resume({ id: halted.pending!.id, ok: true, data: { account: 'bob' } });
-    await new Promise((resolve) => setTimeout(resolve, 400)); // the driver renews while its model call hangs
-    await expect(runner.recover('run-driver')).rejects.toBeInstanceOf(RunConflictError);
+    await until(() => release !== undefined);
+    // Eight leases pass while its model call hangs: the driver renews every third of one.
+    for (let step = 0; step < 24; step++) {
+      clock.advance(50);
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+      await expect(runner.recover('run-driver')).rejects.toBeInstanceOf(RunConflictError);
+      const { driver } = (await store.loadRun('run-driver'))!.state as { driver: { renewedAt: string } };
+      expect(clock.now() - Date.parse(driver.renewedAt)).toBeLessThan(150); // renewed by the clock, within a lease
+    }
 
     // A driver that stops renewing (its process froze) is taken over by a repeated resume.
-    const frozen = new AgentRunner({ model, toolkit, coordinator, runLeaseMs: 150 });
+    const frozen = new AgentRunner({ model, toolkit, coordinator, runLeaseMs: 150, clock });
     // Make it look frozen: its last renewal long ago (the live driver's next renewal then finds the run changed).
     for (let saved = false; !saved;) {
       const checkpoint = (await store.loadRun('run-driver'))!;
       expect(checkpoint.state).toMatchObject({ phase: 'running' });
-      const stale = { ...checkpoint.state, driver: { id: 'gone', renewedAt: new Date(Date.now() - 10_000).toISOString() } };
+      const stale = { ...checkpoint.state, driver: { id: 'gone', renewedAt: new Date(clock.now() - 10_000).toISOString() } };
       saved = await store.saveRun({ ...checkpoint, version: checkpoint.version + 1, state: stale });
     }
     const taken = await frozen.resume({ id: halted.pending!.id, ok: true, data: { account: 'bob' } });

@@ -20,8 +20,10 @@ import {
   ToolRegistrationError,
   Toolkit,
   success,
+  type Clock,
   type PendingStore,
 } from 'toolnexus-ts';
+import { FakeClock, until } from '../fixtures/fake-clock';
 
 class NoteArgs {
   @IsString() text!: string;
@@ -44,9 +46,16 @@ const model = () =>
     messages.some((m) => m.role === 'tool') ? 'noted' : { toolCalls: [{ id: 'call_1', name: 'note', arguments: { text: 'hi' } }] },
   );
 
-function agent(store: PendingStore, tool: NoteTool, runLeaseMs: number, durability: 'halt' | 'turn' = 'turn') {
+function agent(store: PendingStore, tool: NoteTool, runLeaseMs: number, durability: 'halt' | 'turn' = 'turn', clock?: Clock) {
   const toolkit = new Toolkit().register(tool);
-  return new AgentRunner({ model: model(), toolkit, coordinator: new ResumeCoordinator({ toolkit, store }), durability, runLeaseMs });
+  return new AgentRunner({
+    model: model(),
+    toolkit,
+    coordinator: new ResumeCoordinator({ toolkit, store }),
+    durability,
+    runLeaseMs,
+    clock,
+  });
 }
 
 let dir: string;
@@ -91,16 +100,20 @@ it('gives an orphan to one worker; the old driver is fenced out when it wakes', 
   const stuck = new NoteTool();
   let release!: () => void;
   stuck.gate = new Promise<void>((resolve) => (release = resolve));
-  const first = agent(store, stuck, 600_000).run('note hi', { runId: 'r-orphan' });
+  // Leases on a fake clock shared by the old driver and the workers: stepped, never raced.
+  const clock = new FakeClock();
+  const first = agent(store, stuck, 600_000, 'turn', clock).run('note hi', { runId: 'r-orphan' });
   const settledFirst = first.then(
     (result) => ({ ok: true as const, result }),
     (error: unknown) => ({ ok: false as const, error }),
   );
-  while (stuck.runs === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-  await new Promise((resolve) => setTimeout(resolve, 30)); // older than the workers' 10 ms lease
-
+  await until(() => stuck.runs > 0);
   const workerTools = [new NoteTool(), new NoteTool()];
-  const outcomes = await Promise.all(workerTools.map((tool) => agent(store, tool, 10).recoverOrphans()));
+  const workers = workerTools.map((tool) => agent(store, tool, 10, 'turn', clock));
+  expect(await workers[0]!.recoverOrphans()).toEqual([]); // written just now: not an orphan yet
+  clock.advance(11); // older than the workers' 10 ms lease (the old driver's own lease is far off)
+
+  const outcomes = await Promise.all(workers.map((worker) => worker.recoverOrphans()));
   const flat = outcomes.flat().filter((outcome) => outcome.runId === 'r-orphan');
   expect(flat.map((outcome) => outcome.status).sort()).toEqual(flat.length === 1 ? ['recovered'] : ['recovered', 'taken']);
   const recovered = flat.find((outcome) => outcome.status === 'recovered');

@@ -29,6 +29,7 @@ import {
 } from '../fixtures/runner/mock-servers';
 import { weatherToolkit } from '../fixtures/runner/tools';
 import { overEachTransport, transport } from '../fixtures/runner/transports';
+import { FakeClock, until } from '../fixtures/fake-clock';
 
 const servers: MockServer[] = [];
 async function serve(replies: Reply | Reply[]): Promise<MockServer> {
@@ -61,33 +62,35 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value?: T; error?: un
 
 overEachTransport(() => {
   describe('retries', () => {
-    it('waits out a 429 for its retry-after, then succeeds', async () => {
-      const server = await serve([json(429, { error: { message: 'Rate limit reached' } }, { 'retry-after': '1' }), openaiText('ok')]);
-      const { value, ms } = await timed(() => run(openai(server)));
-      expect(value?.text).toBe('ok');
+    // The waits run on a fake clock (HttpModelOptions.clock): each test checks what the model
+    // waits for, and that it asks again only once that much time has passed, without waiting it.
+    async function waitsOut(reply: Reply, ms: number, now = Date.UTC(2030, 0, 1)): Promise<void> {
+      const clock = new FakeClock(now);
+      const server = await serve([reply, openaiText('ok')]);
+      const result = run(openai(server, { clock }));
+      await until(() => clock.timers.length === 1);
+      expect(clock.timers[0]?.ms).toBe(ms);
+      clock.advance(ms - 1);
+      expect(clock.timers).toHaveLength(1);
+      expect(server.requests).toHaveLength(1);
+      clock.advance(1);
+      expect((await result).text).toBe('ok');
       expect(server.requests).toHaveLength(2);
+    }
+
+    it('waits out a 429 for its retry-after, then succeeds', async () => {
       // The backoff alone would be ~5 ms: the wait is the server's second.
-      expect(ms).toBeGreaterThanOrEqual(950);
+      await waitsOut(json(429, { error: { message: 'Rate limit reached' } }, { 'retry-after': '1' }), 1000);
     });
 
     it('honours retry-after-ms too', async () => {
-      const server = await serve([
-        json(429, { error: { message: 'slow down' } }, { 'retry-after-ms': '300', 'retry-after': '30' }),
-        openaiText('ok'),
-      ]);
-      const { value, ms } = await timed(() => run(openai(server)));
-      expect(value?.text).toBe('ok');
-      expect(ms).toBeGreaterThanOrEqual(280);
-      expect(ms).toBeLessThan(5000);
+      await waitsOut(json(429, { error: { message: 'slow down' } }, { 'retry-after-ms': '300', 'retry-after': '30' }), 300);
     });
 
-    it('honours retry-after given as an HTTP date', async () => {
-      const at = new Date(Date.now() + 2000).toUTCString(); // second resolution: between 1 and 2 s from now
-      const server = await serve([json(503, { error: { message: 'maintenance' } }, { 'retry-after': at }), openaiText('ok')]);
-      const { value, ms } = await timed(() => run(openai(server)));
-      expect(value?.text).toBe('ok');
-      expect(ms).toBeGreaterThanOrEqual(900);
-      expect(ms).toBeLessThan(5000);
+    it('honours retry-after given as an HTTP date, read against the clock', async () => {
+      const now = Date.UTC(2030, 0, 1, 12, 0, 0);
+      const at = new Date(now + 2000).toUTCString();
+      await waitsOut(json(503, { error: { message: 'maintenance' } }, { 'retry-after': at }), 2000, now);
     });
 
     it('gives up at once when retry-after would pass the deadline', async () => {

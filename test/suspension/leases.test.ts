@@ -12,37 +12,59 @@ import {
   type SuspendedCall,
 } from 'toolnexus-ts';
 import type { Claim } from 'toolnexus-ts/testing';
+import { FakeClock, until } from '../fixtures/fake-clock';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A gate the test opens: a replay "takes its time" until then, however far the fake clock moves. */
+function gate(): { wait: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const wait = new Promise<void>((resolve) => (open = resolve));
+  return { wait, open };
+}
 
-function slowTool(ms: number) {
+/** Lets pending promise callbacks and I/O (a store write) run. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+function slowTool(done: Promise<void>) {
   const replays: Array<{ fence?: number; aborted: boolean }> = [];
   const toolkit = new Toolkit().register(
     defineTool({
       name: 'slow',
       description: 'Takes its time once approved',
       async run(_args, ctx) {
-        if (!ctx?.answer) return pending({ kind: 'approval', prompt: 'Go?' });
-        const entry = { fence: ctx.replay?.fence, aborted: false };
+        if (ctx?.replay?.request.kind !== 'approval') return pending({ kind: 'approval', prompt: 'Go?' });
+        const entry = { fence: ctx.replay.fence, aborted: false };
         replays.push(entry);
-        await sleep(ms);
+        await done;
         entry.aborted = ctx.signal?.aborted ?? false;
-        return success(`done under fence ${String(ctx.replay?.fence)}`);
+        return success(`done under fence ${String(ctx.replay.fence)}`);
       },
     }),
   );
   return { toolkit, replays };
 }
 
+// Leases, renewals and lapses on a fake clock shared by the coordinators and the store
+// (ResumeCoordinatorOptions.clock, MemoryPendingStoreOptions.clock): stepped, never raced.
 describe('leases that hold', () => {
   it('a replay slower than its lease runs once: the holder renews, a second resolver waits and gets the outcome', async () => {
-    const { toolkit, replays } = slowTool(600);
-    const store = new MemoryPendingStore();
-    const coordinator = new ResumeCoordinator({ toolkit, store, leaseMs: 200 });
+    const clock = new FakeClock();
+    const slow = gate();
+    const { toolkit, replays } = slowTool(slow.wait);
+    const store = new MemoryPendingStore({ clock });
+    const coordinator = new ResumeCoordinator({ toolkit, store, leaseMs: 200, clock });
     const request = pendingOf(await coordinator.execute('slow'))!;
     const first = coordinator.resolve({ id: request.id, ok: true });
-    await sleep(50); // a double click
-    const second = new ResumeCoordinator({ toolkit, store, leaseMs: 200 }).resolve({ id: request.id, ok: true });
+    await until(() => replays.length === 1);
+    const second = new ResumeCoordinator({ toolkit, store, leaseMs: 200, clock }).resolve({ id: request.id, ok: true }); // a double click
+    // Ten leases pass while the replay runs: the holder renews every third of one, so the
+    // claim never lapses and the second resolver, trying twice a lease, never takes it over.
+    for (let step = 0; step < 30; step++) {
+      clock.advance(67);
+      for (let i = 0; i < 5; i++) await settle();
+      expect(await store.get(request.id)).toMatchObject({ status: 'resolving', fence: 1 });
+      expect(Date.parse((await store.get(request.id))!.leaseUntil!)).toBeGreaterThan(clock.now());
+    }
+    slow.open();
     const outcomes = await Promise.all([first, second]);
     expect(outcomes).toEqual([
       { output: 'done under fence 1', isError: false },
@@ -53,35 +75,79 @@ describe('leases that hold', () => {
   });
 
   it('a holder that loses its claim has its signal aborted, stores nothing, never claims again; the next resolve replays', async () => {
-    const { toolkit, replays } = slowTool(300);
-    const store = new MemoryPendingStore();
+    const clock = new FakeClock();
+    const slow = gate();
+    const { toolkit, replays } = slowTool(slow.wait);
+    const store = new MemoryPendingStore({ clock });
     // The store says the claim moved on (as after a takeover) at the first renewal.
     const displaced: PendingStore = Object.assign(Object.create(store) as PendingStore, {
       renew: async () => false,
       complete: (claim: Claim, settlement: Parameters<PendingStore['complete']>[1]) => store.complete(claim, settlement),
     });
-    const coordinator = new ResumeCoordinator({ toolkit, store: displaced, leaseMs: 90 });
+    const coordinator = new ResumeCoordinator({ toolkit, store: displaced, leaseMs: 90, clock });
     const request = pendingOf(await coordinator.execute('slow'))!;
-    await expect(coordinator.resolve({ id: request.id, ok: true })).rejects.toBeInstanceOf(ClaimLostError);
-    await sleep(300); // the tool itself finishes its own await; it saw the signal aborted
-    expect(replays).toEqual([{ fence: 1, aborted: true }]);
+    const resolving = coordinator.resolve({ id: request.id, ok: true });
+    await until(() => replays.length === 1);
+    clock.advance(29);
+    await settle();
+    expect(replays).toEqual([{ fence: 1, aborted: false }]); // no renewal yet: nothing lost
+    clock.advance(1); // the first renewal, a third of the lease in
+    slow.open();
+    await until(() => replays.length === 1 && replays[0]!.aborted); // the tool finishes its own await; it saw the signal aborted
     expect((await store.get(request.id))?.status).toBe('resolving');
 
-    const later = new ResumeCoordinator({ toolkit, store, leaseMs: 5_000 });
+    clock.advance(90); // the lost claim's lease lapses by the store's clock; the loser never claims again
+    await expect(resolving).rejects.toBeInstanceOf(ClaimLostError);
+    expect((await store.get(request.id))?.status).toBe('resolving');
+    const later = new ResumeCoordinator({ toolkit, store, leaseMs: 5_000, clock });
     expect(await later.resolve({ id: request.id, ok: true })).toEqual({ output: 'done under fence 2', isError: false });
     expect(replays.map((replay) => replay.fence)).toEqual([1, 2]);
   });
 
+  it('a holder whose renewals cannot get through for a whole lease gives its claim up', async () => {
+    const clock = new FakeClock();
+    const slow = gate();
+    const { toolkit, replays } = slowTool(slow.wait);
+    const store = new MemoryPendingStore({ clock });
+    const unreachable: PendingStore = Object.assign(Object.create(store) as PendingStore, {
+      renew: async () => {
+        throw new Error('connection refused');
+      },
+    });
+    const coordinator = new ResumeCoordinator({ toolkit, store: unreachable, leaseMs: 300, clock });
+    const request = pendingOf(await coordinator.execute('slow'))!;
+    let settled = false;
+    const resolving = coordinator.resolve({ id: request.id, ok: true }).finally(() => (settled = true));
+    await until(() => replays.length === 1);
+    for (let step = 0; step < 2; step++) {
+      clock.advance(100); // a failed renewal: the lease may still hold, keep trying
+      for (let i = 0; i < 5; i++) await settle();
+      expect(settled).toBe(false);
+    }
+    clock.advance(100); // a whole lease without a renewal: it can no longer be vouched for
+    slow.open();
+    await until(() => replays.length === 1 && replays[0]!.aborted);
+    expect(settled).toBe(false); // nothing stored: it waits, as a loser does, for the lease to lapse
+    clock.advance(300);
+    await expect(resolving).rejects.toBeInstanceOf(ClaimLostError);
+    expect((await store.get(request.id))?.status).toBe('resolving');
+  });
+
   it('a resolver waiting on a live claim stops when its own signal aborts', async () => {
-    const { toolkit } = slowTool(400);
-    const store = new MemoryPendingStore();
-    const coordinator = new ResumeCoordinator({ toolkit, store, leaseMs: 100 });
+    const clock = new FakeClock();
+    const slow = gate();
+    const { toolkit, replays } = slowTool(slow.wait);
+    const store = new MemoryPendingStore({ clock });
+    const coordinator = new ResumeCoordinator({ toolkit, store, leaseMs: 100, clock });
     const request = pendingOf(await coordinator.execute('slow'))!;
     const holder = coordinator.resolve({ id: request.id, ok: true });
-    await sleep(20);
+    await until(() => replays.length === 1);
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error('gave up waiting')), 100);
-    await expect(coordinator.resolve({ id: request.id, ok: true }, { signal: controller.signal })).rejects.toThrow('gave up waiting');
+    const waiting = coordinator.resolve({ id: request.id, ok: true }, { signal: controller.signal });
+    await settle();
+    controller.abort(new Error('gave up waiting'));
+    await expect(waiting).rejects.toThrow('gave up waiting');
+    slow.open();
     expect((await holder).isError).toBe(false);
   });
 });

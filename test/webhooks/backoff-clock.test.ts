@@ -6,50 +6,14 @@
 import 'reflect-metadata';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ResumeCoordinator, Tool, Toolkit, Webhooks, pending, type Clock, type ClockTimer, type WebhookFailure } from 'toolnexus-ts';
+import { ResumeCoordinator, Tool, Toolkit, Webhooks, pending, type WebhookFailure } from 'toolnexus-ts';
+import { FakeClock, until } from '../fixtures/fake-clock';
 
 @Tool({ name: 'ask', description: 'Asks for an approval' })
 class AskTool {
   run() {
     return pending({ kind: 'approval', prompt: 'Go?' });
   }
-}
-
-/** A clock that moves only when told to. */
-class FakeClock implements Clock {
-  private at = Date.UTC(2030, 0, 1);
-  readonly timers: Array<{ due: number; ms: number; callback: () => void; handle: ClockTimer }> = [];
-
-  now(): number {
-    return this.at;
-  }
-
-  setTimeout(callback: () => void, ms: number): ClockTimer {
-    const handle: ClockTimer = {};
-    this.timers.push({ due: this.at + ms, ms, callback, handle });
-    return handle;
-  }
-
-  clearTimeout(handle: ClockTimer): void {
-    const i = this.timers.findIndex((t) => t.handle === handle);
-    if (i >= 0) this.timers.splice(i, 1);
-  }
-
-  /** Moves the clock on by `ms`, firing every timer that falls due, in order. */
-  advance(ms: number): void {
-    this.at += ms;
-    for (;;) {
-      const due = this.timers.filter((t) => t.due <= this.at).sort((a, b) => a.due - b.due)[0];
-      if (!due) return;
-      this.timers.splice(this.timers.indexOf(due), 1);
-      due.callback();
-    }
-  }
-}
-
-/** Lets real I/O run until `done` holds (no wall-clock bound: jest's test timeout is the limit). */
-async function until(done: () => boolean): Promise<void> {
-  while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
 describe('Webhooks on a fake clock', () => {

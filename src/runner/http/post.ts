@@ -61,7 +61,7 @@ export async function postWithRetry(call: HttpCall, settings: HttpSettings, watc
       const error = new ModelHttpError(call.provider, reply.status, providerMessage(text, reply.statusText), number);
       if (!isRetryableStatus(reply.status)) throw error;
       failure = error;
-      retryAfterMs = retryAfter(reply.headers) ?? call.retryDelayOf?.(text);
+      retryAfterMs = retryAfter(reply.headers, settings.clock.now()) ?? call.retryDelayOf?.(text);
     } catch (error) {
       attempt.dispose();
       if (error instanceof RequestRefused) throw new ModelRequestError(call.provider, error.detail);
@@ -74,7 +74,7 @@ export async function postWithRetry(call: HttpCall, settings: HttpSettings, watc
     const delay = retryAfterMs ?? backoff(number, settings);
     if (performance.now() + delay >= end) throw failure;
     noteRetry(number, failure);
-    await sleep(Math.min(delay, MAX_TIMER_MS), call.signal);
+    await sleep(Math.min(delay, MAX_TIMER_MS), call.signal, settings.clock);
   }
 }
 

@@ -12,8 +12,8 @@ export function backoff(retryNumber: number, settings: HttpSettings): number {
   return step / 2 + Math.random() * (step / 2);
 }
 
-/** `retry-after-ms` (OpenAI), else `retry-after` as seconds or an HTTP date. */
-export function retryAfter(headers: ReplyHeaders): number | undefined {
+/** `retry-after-ms` (OpenAI), else `retry-after` as seconds or an HTTP date (read against `now`, ms since the epoch). */
+export function retryAfter(headers: ReplyHeaders, now: number = Date.now()): number | undefined {
   const ms = headers.get('retry-after-ms');
   if (ms !== null && ms.trim() !== '' && Number.isFinite(Number(ms)) && Number(ms) >= 0) return Number(ms);
   const value = headers.get('retry-after');
@@ -21,5 +21,5 @@ export function retryAfter(headers: ReplyHeaders): number | undefined {
   const seconds = Number(value);
   if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
   const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../../errors';
+import { systemClock, type Clock } from '../../timing/clock';
 
 /** How a model call retries what may pass: 408, 429, 5xx, timeouts and network errors. */
 export interface RetryOptions {
@@ -48,6 +49,12 @@ export interface HttpModelOptions {
    * platform `fetch` per call on Node 20 (docs/agents.md, "HTTP").
    */
   fetch?: typeof fetch;
+  /**
+   * Paces the waits between retries (the backoff, a `retry-after`) and reads a `retry-after`
+   * date against its `now()`. Default: the system clock; tests pass a fake one to step through
+   * the backoff. Attempt timeouts and the deadline bound real I/O and stay on the monotonic clock.
+   */
+  clock?: Clock;
 }
 
 /** {@link HttpModelOptions} with every default applied. */
@@ -63,6 +70,7 @@ export interface HttpSettings {
   headers: Record<string, string>;
   /** The user's `fetch`, or undefined for the built-in node:http(s) transport. */
   fetch: typeof fetch | undefined;
+  clock: Clock;
 }
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
@@ -82,6 +90,7 @@ export function httpSettings(options: HttpModelOptions): HttpSettings {
     maxDelayMs: options.retry?.maxDelayMs ?? 8_000,
     headers: options.headers ?? {},
     fetch: options.fetch,
+    clock: options.clock ?? systemClock,
   };
   // Timeouts may be Infinity (none); timers longer than setTimeout's 2^31-1 ms are re-armed by the watchdog.
   for (const key of ['timeoutMs', 'deadlineMs'] as const) {
@@ -100,6 +109,9 @@ export function httpSettings(options: HttpModelOptions): HttpSettings {
     throw new InvalidArgumentError(`retry.maxAttempts must be an integer >= 1, got ${settings.maxAttempts}`);
   }
   if (settings.fetch !== undefined && typeof settings.fetch !== 'function') throw new InvalidArgumentError('fetch must be a function');
+  const clock = settings.clock as Partial<Clock> | null;
+  if (typeof clock?.now !== 'function' || typeof clock.setTimeout !== 'function' || typeof clock.clearTimeout !== 'function')
+    throw new InvalidArgumentError('clock must have now, setTimeout and clearTimeout');
   if (typeof settings.headers !== 'object' || settings.headers === null)
     throw new InvalidArgumentError('headers must be an object of strings');
   return settings;
