@@ -1,3 +1,4 @@
+import { keptAnswer } from './consumed';
 import { messageOf } from '../errors/message';
 import { failure, pendingOf } from '../results/helpers';
 import { systemClock, type Clock } from '../timing/clock';
@@ -47,7 +48,8 @@ export async function answerInline(first: PendingRequest, ctx: ToolContext | und
     if (bad) return failure(bad);
     const stop = chainStop(request, next, answered.length + 1, chain.maxChain);
     if (stop) return stop;
-    answered.push({ request, answer });
+    // The chain's link keeps what every store keeps: no consumed field (consumed.ts).
+    answered.push({ request, answer: keptAnswer(request, answer) });
     request = next;
   }
 }

@@ -24,6 +24,7 @@ import { sameJson, type Binding } from './binding';
 import { LeaseKeeper } from './lease';
 import { isSettled } from './status';
 import type { Claim, Settlement, SuspendedCall, SuspensionStore } from './store';
+import { keptAnswer } from './consumed';
 import { checkInsertable } from './stores/validate';
 
 /**
@@ -92,7 +93,8 @@ export class Resolution {
           throw new UnregisteredToolError(answer.id, call.tool);
         signal?.throwIfAborted();
         lastTry = elapsed();
-        const claim = await store.claim(answer.id, answer, leaseMs, audit);
+        // The store keeps the answer without what the replay consumes (a login's code): see consumed.ts.
+        const claim = await store.claim(answer.id, keptAnswer(call.request, answer), leaseMs, audit);
         if (claim) {
           const settled = await this.finish(claim, answer, ctx, read);
           if (settled) return settled;
@@ -209,7 +211,7 @@ export class Resolution {
       args: call.args,
       status: 'pending',
       createdAt: new Date(this.settings.clock.now()).toISOString(),
-      chain: [...chain, { request: call.request, answer }],
+      chain: [...chain, { request: call.request, answer: keptAnswer(call.request, answer) }],
     };
     if (call.callId !== undefined) next.callId = call.callId;
     if (call.runId !== undefined) next.runId = call.runId;
@@ -246,7 +248,8 @@ function storedOutcome(call: SuspendedCall, answer: Answer): ToolResult {
   if (!outcome) throw new PendingStoreError(`suspension ${call.request.id} is ${call.status} but has no stored outcome`);
   if (call.status === 'expired') return outcome; // any answer meets the same expiry
   const ranTool = call.status === 'resolved';
-  if (answer.ok !== ranTool || (ranTool && !sameJson(answer.data, call.answer?.data))) {
+  // Compared as kept: a consumed field is not stored, so it cannot tell two answers apart.
+  if (answer.ok !== ranTool || (ranTool && !sameJson(keptAnswer(call.request, answer).data, call.answer?.data))) {
     throw new AlreadyResolvedError(call.request.id, call.status, call.runId);
   }
   return outcome;

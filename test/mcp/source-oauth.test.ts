@@ -244,6 +244,10 @@ describe('McpToolSource with OAuth: serveMcp behind an authorization server on 1
       await expect(coordinator.resolve({ id: request!.id, ok: true, data: { redirect } })).resolves.toEqual(done);
       expect(echo.runs).toBe(1);
       tokenFree(suspended, done);
+      // The one-time code was consumed by the replay, not kept in the store (docs/design.md, glossary: "consumed").
+      const kept = await coordinator.get(request!.id);
+      expect(kept?.answer).toEqual({ id: request!.id, ok: true, data: { redirect: '[consumed]' } });
+      expect(JSON.stringify(kept)).not.toContain(new URL(redirect).searchParams.get('code'));
     } finally {
       await source.close();
     }
