@@ -22,6 +22,8 @@ export interface InputField {
   maximum?: number;
   minLength?: number;
   maxLength?: number;
+  /** `writeOnly: true`: a consumed value (docs/suspension.md), typed unseen and never kept. */
+  writeOnly?: boolean;
 }
 
 /** One reason an answer's data does not fit the form. */
@@ -46,6 +48,7 @@ export function inputFields(data: Record<string, unknown> | undefined): InputFie
     if (typeof raw.title === 'string') field.title = raw.title;
     if (typeof raw.description === 'string') field.description = raw.description;
     if (Array.isArray(raw.enum)) field.enum = raw.enum.filter((v): v is string | number => typeof v === 'string' || typeof v === 'number');
+    if (raw.writeOnly === true) field.writeOnly = true;
     for (const key of ['minimum', 'maximum', 'minLength', 'maxLength'] as const) {
       if (typeof raw[key] === 'number' && Number.isFinite(raw[key])) field[key] = raw[key];
     }

@@ -161,7 +161,7 @@ export const PAGE_SCRIPT = String.raw`
     } else if (field.type === 'number' || field.type === 'integer') {
       input = el('input', { type: 'number', name: field.name, step: field.type === 'integer' ? '1' : 'any', min: field.minimum, max: field.maximum });
     } else {
-      input = el('input', { type: 'text', name: field.name, minlength: field.minLength, maxlength: field.maxLength });
+      input = el('input', { type: field.writeOnly ? 'password' : 'text', name: field.name, minlength: field.minLength, maxlength: field.maxLength, autocomplete: field.writeOnly ? 'one-time-code' : undefined });
     }
     if (field.required && field.type !== 'boolean') input.setAttribute('aria-required', 'true');
     return input;

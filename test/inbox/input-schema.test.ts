@@ -28,6 +28,16 @@ describe('input forms from data.schema', () => {
     ]);
   });
 
+  it('marks a writeOnly field, which the page renders as a password input (its value is consumed, docs/suspension.md)', () => {
+    const fields = inputFields({
+      schema: { type: 'object', properties: { code: { type: 'string', writeOnly: true }, note: { type: 'string' } } },
+    });
+    expect(fields?.map((f) => [f.name, f.writeOnly])).toEqual([
+      ['code', true],
+      ['note', undefined],
+    ]);
+  });
+
   it('has no form without a schema of properties', () => {
     expect(inputFields(undefined)).toBeUndefined();
     expect(inputFields({ schema: 'free text' })).toBeUndefined();
