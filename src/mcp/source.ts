@@ -122,6 +122,8 @@ const DEFAULTS = {
 };
 const LOG_LEVELS = new Set<ToolLogLevel>(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 const MAX_STDERR_CHARS = 2000;
+/** A server's log lines passed to one call's `ctx.log`; one more says the rest were dropped. */
+const MAX_LOG_LINES_PER_CALL = 1000;
 const MAX_ERROR_CHARS = 2000;
 const MAX_NAME = 64;
 const RECONNECT_ATTEMPTS = 3;
@@ -174,6 +176,10 @@ export class McpToolSource {
   private readonly settled = new Set<string>();
   /** Servers that announced a change while `connect` was still listing: applied once it settles them. */
   private readonly changedEarly = new Set<string>();
+  /** The refresh under way per server, and whether another change came in while it ran. */
+  private readonly refreshing = new Map<string, { again: boolean; done: Promise<void> }>();
+  /** How many of a server's log lines each call has been told (at most {@link MAX_LOG_LINES_PER_CALL}). */
+  private readonly logLines = new WeakMap<ToolContext, number>();
   /** Per remote server using OAuth: the SDK's provider over the host's store. */
   private readonly providers = new Map<string, StoredOAuthProvider>();
   /** Servers `connect` found needing a login: what `finishLogin` connects them with. */
@@ -641,7 +647,15 @@ export class McpToolSource {
       const level = LOG_LEVELS.has(notification.params.level) ? notification.params.level : 'info';
       const data = notification.params.data;
       const text = typeof data === 'string' ? data : (JSON.stringify(data) ?? '');
-      for (const ctx of connection.active) ctx.log?.(level, `[${server}] ${connection.mask.text(text.slice(0, 10_000))}`);
+      for (const ctx of connection.active) {
+        // A server that logs without end must not flood the host's log: a bounded number per call.
+        const told = this.logLines.get(ctx) ?? 0;
+        if (told > MAX_LOG_LINES_PER_CALL) continue;
+        this.logLines.set(ctx, told + 1);
+        if (told === MAX_LOG_LINES_PER_CALL)
+          ctx.log?.('warning', `[${server}] more log lines than ${MAX_LOG_LINES_PER_CALL} in one call; the rest are dropped`);
+        else ctx.log?.(level, `[${server}] ${connection.mask.text(text.slice(0, 10_000))}`);
+      }
     });
     if (this.options.waitFor) {
       client.setRequestHandler(ElicitRequestSchema, async (request) => {
@@ -749,7 +763,29 @@ export class McpToolSource {
    * `register` filled: tools it dropped are unregistered, new ones registered (unless another
    * server's tool has the name). A failed listing keeps the tools as they were.
    */
-  private async refresh(server: string): Promise<void> {
+  private refresh(server: string): Promise<void> {
+    // However many notifications arrive, one listing runs at a time and at most one follows it.
+    const running = this.refreshing.get(server);
+    if (running) {
+      running.again = true;
+      return running.done;
+    }
+    const state = { again: false, done: Promise.resolve() };
+    state.done = (async () => {
+      try {
+        do {
+          state.again = false;
+          await this.refreshOnce(server);
+        } while (state.again && !this.closed);
+      } finally {
+        this.refreshing.delete(server);
+      }
+    })();
+    this.refreshing.set(server, state);
+    return state.done;
+  }
+
+  private async refreshOnce(server: string): Promise<void> {
     if (!this.settled.has(server)) {
       this.changedEarly.add(server);
       return;
