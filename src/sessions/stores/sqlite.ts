@@ -93,15 +93,7 @@ export class SqliteSessions implements SessionStore {
 }
 
 /** The row values of a session, shared with the PostgreSQL store. */
-export function paramsOf(session: StoredSession): {
-  id: string;
-  version: number;
-  state: string;
-  message_count: number;
-  active_run: string | null;
-  created_at: string;
-  updated_at: string;
-} {
+export function paramsOf(session: StoredSession): SessionRow {
   const state: SessionState = { messages: session.messages };
   if (session.active) state.active = session.active;
   return {
