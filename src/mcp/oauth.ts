@@ -1,7 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { McpConfigError, McpLoginError, McpLoginStateError } from './errors';
+import { McpConfigError, McpLoginError, McpLoginStateError, McpOAuthResponseTooLargeError } from './errors';
 import type { SecretMask } from './mask';
 import { ClientAssertionSigner } from './oauth-assertion';
 import type { FetchLike } from './oauth-fetch';
@@ -312,6 +312,7 @@ export class CrossAppOAuthProvider extends StoredOAuthProvider {
     try {
       response = await this.fetchFn(endpoint, { method: 'POST', headers, body: form.toString(), redirect: 'error' });
     } catch (error) {
+      if (error instanceof McpOAuthResponseTooLargeError) throw error;
       throw new McpLoginError(`server ${this.server}: the identity provider's token endpoint did not answer: ${this.said(error)}`);
     }
     const body = await response.text();

@@ -82,6 +82,8 @@ class IdentityProvider {
   readonly exchanges: Array<Record<string, string>> = [];
   readonly issued: string[] = [];
   refuse = false;
+  /** Hostile: the exchange's answer is this many bytes. */
+  hugeBytes = 0;
   base = '';
   private server!: Server;
 
@@ -126,6 +128,7 @@ class IdentityProvider {
       this.keys.privateKey,
     );
     this.issued.push(jag);
+    if (this.hugeBytes > 0) return json(200, { access_token: jag, filler: 'x'.repeat(this.hugeBytes) });
     json(200, { access_token: jag, issued_token_type: 'urn:ietf:params:oauth:token-type:id-jag', token_type: 'N_A' });
   }
 }
@@ -522,6 +525,36 @@ describe('McpToolSource OAuth without a person: client_credentials, cross-app ac
       );
       expect(store.get('remote', 'tokens')).toBeUndefined();
       secretFree(front.issued, report, error);
+    } finally {
+      await source.close();
+    }
+  });
+
+  it("the identity provider's answer is bounded too", async () => {
+    const front = await frontWith('client_secret_basic');
+    const idp = new IdentityProvider();
+    await idp.start();
+    fronts.push(idp);
+    front.idp = idp;
+    idp.hugeBytes = 100_000;
+    const source = sourceFor(front, {
+      grant: 'cross_app',
+      store: new MemoryOAuthStore(),
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+      idToken: () => idp.idToken(),
+      idpTokenEndpoint: `${idp.base}/token`,
+      maxResponseBytes: 32 * 1024,
+    });
+    try {
+      const report = await source.connect();
+      const error = report.failed[0]!.error;
+      expect(error).toBeInstanceOf(McpOAuthResponseTooLargeError);
+      expect(error.message).toBe(
+        `server remote: ${idp.base}/token sent an OAuth response larger than 32768 bytes (the oauth.maxResponseBytes limit); reading stopped`,
+      );
+      expect(front.grants).toEqual([]);
+      secretFree(idp.issued, report, error);
     } finally {
       await source.close();
     }
