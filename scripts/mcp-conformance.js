@@ -28,8 +28,8 @@ const CLIENT_SCENARIOS = [
   'tools_call',
   'elicitation-sep1034-client-defaults',
   'sse-retry',
-  // OAuth (docs/mcp.md, "OAuth"): the client logs in as its own user; the last three are the
-  // baseline's (grants McpToolSource does not offer).
+  // OAuth (docs/mcp.md, "OAuth"): the client logs in as its own user; the last three need
+  // nobody (client_credentials with private_key_jwt and with client_secret_basic, cross-app access).
   'auth/metadata-default',
   'auth/metadata-var1',
   'auth/metadata-var2',

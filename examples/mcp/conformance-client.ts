@@ -7,11 +7,13 @@
  * the schema's defaults. In the `auth/*` scenarios the server wants OAuth: `connect()` reports
  * the login it needs, and this client's "user" follows the authorization URL itself (the
  * suite's authorization server consents at once and redirects with a code), then finishes the
- * login. Run by scripts/mcp-conformance.js; see docs/mcp.md.
+ * login. The machine-to-machine scenarios (client_credentials with a secret or a private key,
+ * enterprise cross-app access) need nobody: the grant the context's credentials call for is
+ * chosen, and `connect()` connects. Run by scripts/mcp-conformance.js; see docs/mcp.md.
  */
 import 'reflect-metadata';
 import { pendingOf, Toolkit } from 'toolnexus-ts';
-import { McpLoginRequiredError, McpToolSource, MemoryOAuthStore } from 'toolnexus-ts/mcp';
+import { McpLoginRequiredError, McpToolSource, MemoryOAuthStore, type McpOAuthOptions } from 'toolnexus-ts/mcp';
 
 /** The calls each scenario expects, by the tool's name on the server. */
 const CALLS: Record<string, Array<{ tool: string; args: Record<string, unknown> }>> = {
@@ -29,24 +31,67 @@ async function consent(url: string): Promise<string> {
   return back;
 }
 
+/** What the suite hands a scenario's client: credentials, keys, the IdP's ID token. */
+interface Context {
+  client_id?: string;
+  client_secret?: string;
+  private_key_pem?: string;
+  signing_algorithm?: string;
+  idp_client_id?: string;
+  idp_id_token?: string;
+  idp_token_endpoint?: string;
+}
+
+/** The grant a scenario calls for: cross-app access, client credentials, or a person's login. */
+function oauthFor(scenario: string, context: Context): McpOAuthOptions {
+  const store = new MemoryOAuthStore();
+  const { client_id: clientId, client_secret: clientSecret } = context;
+  if (scenario === 'auth/cross-app-access-complete-flow') {
+    const idToken = context.idp_id_token;
+    if (!clientId || !clientSecret || !idToken || !context.idp_token_endpoint)
+      throw new Error(`${scenario}: the context lacks the IdP's details`);
+    return {
+      grant: 'cross_app',
+      store,
+      clientId,
+      clientSecret,
+      idToken: () => idToken,
+      idpTokenEndpoint: context.idp_token_endpoint,
+      ...(context.idp_client_id !== undefined ? { idpClientId: context.idp_client_id } : {}),
+    };
+  }
+  if (scenario.startsWith('auth/client-credentials-')) {
+    if (!clientId) throw new Error(`${scenario}: the context has no client_id`);
+    if (context.private_key_pem !== undefined)
+      return {
+        grant: 'client_credentials',
+        store,
+        clientId,
+        privateKey: context.private_key_pem,
+        algorithm: context.signing_algorithm ?? 'ES256',
+      };
+    return { grant: 'client_credentials', store, clientId, ...(clientSecret !== undefined ? { clientSecret } : {}) };
+  }
+  return {
+    store,
+    redirectUrl: 'http://127.0.0.1:1/callback',
+    // Used as client_id where the authorization server supports Client ID Metadata Documents.
+    clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
+    // Pre-registered clients (auth/pre-registration) get their credentials from the suite.
+    ...(clientId !== undefined ? { clientId } : {}),
+    ...(clientSecret !== undefined ? { clientSecret } : {}),
+  };
+}
+
 async function main(): Promise<void> {
   const url = process.argv[process.argv.length - 1] as string;
   const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? 'initialize';
   const calls = scenario.startsWith('auth/') ? [] : CALLS[scenario];
   if (!calls) throw new Error(`no calls known for scenario ${scenario}`);
-  // Pre-registered clients (auth/pre-registration) get their credentials from the suite.
-  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string };
   const source = new McpToolSource({
     config: { mcpServers: { conformance: { type: 'http', url } } },
     waitFor: (request) => ({ id: request.id, ok: true }),
-    oauth: {
-      store: new MemoryOAuthStore(),
-      redirectUrl: 'http://127.0.0.1:1/callback',
-      // Used as client_id where the authorization server supports Client ID Metadata Documents.
-      clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
-      ...(context.client_id !== undefined ? { clientId: context.client_id } : {}),
-      ...(context.client_secret !== undefined ? { clientSecret: context.client_secret } : {}),
-    },
+    oauth: oauthFor(scenario, JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Context),
   });
   try {
     const report = await source.connect();

@@ -43,5 +43,33 @@ export class McpLoginRequiredError extends ToolnexusError {
 
 /** A login to a remote MCP server that did not complete: consent refused, or a code the server would not take. */
 export class McpLoginError extends ToolnexusError {
-  override readonly code = 'TOOLNEXUS_MCP_LOGIN';
+  override readonly code: string = 'TOOLNEXUS_MCP_LOGIN';
+}
+
+/**
+ * A redirect handed to `finishLogin` whose OAuth `state` is missing or is not the one of the
+ * login this client started: it may be another login's, or forged. Nothing is exchanged or
+ * stored; the login under way can still be finished with its own redirect.
+ */
+export class McpLoginStateError extends McpLoginError {
+  override readonly code = 'TOOLNEXUS_MCP_LOGIN_STATE';
+}
+
+/**
+ * An authorization server or identity provider sent a body larger than the client reads
+ * (`oauth.maxResponseBytes`): discovery metadata, a registration, a token response. Reading
+ * stopped there; the server is not connected. `url` is the address without its query.
+ */
+export class McpOAuthResponseTooLargeError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_MCP_OAUTH_RESPONSE_TOO_LARGE';
+
+  constructor(
+    readonly server: string,
+    readonly url: string,
+    readonly limitBytes: number,
+  ) {
+    super(
+      `server ${server}: ${url} sent an OAuth response larger than ${limitBytes} bytes (the oauth.maxResponseBytes limit); reading stopped`,
+    );
+  }
 }

@@ -43,3 +43,5 @@ export type { McpSamplingOptions, McpSamplingRequestInfo } from './types';
 export { McpLoginRequiredError, McpLoginError } from './errors';
 export { MemoryOAuthStore } from './oauth-store';
 export type { McpOAuthOptions, McpOAuthStore, McpOAuthRecord, McpOAuthValue } from './oauth-store';
+export type { McpOAuthCommonOptions, McpOAuthLoginOptions, McpOAuthClientCredentialsOptions, McpOAuthCrossAppOptions } from './oauth-store';
+export { McpLoginStateError, McpOAuthResponseTooLargeError } from './errors';

@@ -6,9 +6,10 @@
 /**
  * What an {@link McpOAuthStore} keeps per server: `tokens` (access and refresh token),
  * `client` (the registration, dynamic or given), `verifier` (the PKCE code verifier of the
- * login under way), `discovery` (where the server's authorization server was found).
+ * login under way), `state` (the OAuth `state` of that login, checked on the redirect),
+ * `discovery` (where the server's authorization server was found).
  */
-export type McpOAuthRecord = 'tokens' | 'client' | 'verifier' | 'discovery';
+export type McpOAuthRecord = 'tokens' | 'client' | 'verifier' | 'state' | 'discovery';
 
 /** A stored value: the verifier is a string, the others JSON objects as the authorization server gave them. */
 export type McpOAuthValue = string | Record<string, unknown>;
@@ -38,26 +39,83 @@ export class MemoryOAuthStore implements McpOAuthStore {
   }
 }
 
-/**
- * OAuth for the remote (HTTP, SSE) servers of an `McpToolSource`, as the MCP authorization
- * spec describes a client: protected-resource metadata, authorization-server discovery,
- * dynamic client registration, PKCE, silent refresh (docs/mcp.md, "OAuth").
- */
-export interface McpOAuthOptions {
-  /** Where tokens, registrations and verifiers are kept. */
+/** What every grant's options share. */
+export interface McpOAuthCommonOptions {
+  /** Where tokens, registrations, verifiers and states are kept. */
   store: McpOAuthStore;
-  /** Where the authorization server sends the browser back with `?code=` (the host serves it). */
-  redirectUrl: string;
-  /** The name authorization servers show at consent. Default `toolnexus`. */
+  /** The name authorization servers show at consent and registration. Default `toolnexus`. */
   clientName?: string;
   /** The scope asked for when neither the server's challenge nor its metadata names one. */
   scope?: string;
+  /** Which servers (by config name) use OAuth. Default: every HTTP and SSE server. */
+  servers?: string[];
+  /**
+   * The largest body read from an authorization server or identity provider (discovery
+   * metadata, registration, token responses), in bytes; a larger one fails the server with an
+   * `McpOAuthResponseTooLargeError`. Default 1 MiB.
+   */
+  maxResponseBytes?: number;
+}
+
+/**
+ * A person's login (the default grant): authorization code with PKCE and `state`, dynamic
+ * client registration or a client registered beforehand, silent refresh.
+ */
+export interface McpOAuthLoginOptions extends McpOAuthCommonOptions {
+  grant?: 'authorization_code';
+  /** Where the authorization server sends the browser back with `?code=` (the host serves it). */
+  redirectUrl: string;
   /** A client registered beforehand (no dynamic registration then). */
   clientId?: string;
   /** Its secret, when it is a confidential client. */
   clientSecret?: string;
   /** A Client ID Metadata Document URL (https), used as client_id where the server supports it. */
   clientMetadataUrl?: string;
-  /** Which servers (by config name) use OAuth. Default: every HTTP and SSE server. */
-  servers?: string[];
 }
+
+/**
+ * No person: the client's own credentials (OAuth `client_credentials`, SEP-1046), with a
+ * secret (`client_secret_basic`) or a private key that signs an assertion (`private_key_jwt`,
+ * RFC 7523). Give exactly one of `clientSecret` and `privateKey`.
+ */
+export interface McpOAuthClientCredentialsOptions extends McpOAuthCommonOptions {
+  grant: 'client_credentials';
+  clientId: string;
+  /** Sent as HTTP Basic to the token endpoint (`client_secret_basic`). */
+  clientSecret?: string;
+  /** A PKCS#8 PEM private key (or a JWK) that signs the client assertion (`private_key_jwt`). */
+  privateKey?: string | Record<string, unknown>;
+  /** The assertion's signing algorithm (`ES256`, `RS256`...). Default `RS256`. */
+  algorithm?: string;
+}
+
+/**
+ * No consent screen: enterprise cross-app access (SEP-990). The user's ID token from the
+ * enterprise identity provider (IdP) is exchanged there for an identity assertion grant
+ * (ID-JAG, RFC 8693 token exchange), which the MCP server's authorization server takes as a
+ * JWT bearer grant (RFC 7523) from this client, authenticated with `client_secret_basic`.
+ */
+export interface McpOAuthCrossAppOptions extends McpOAuthCommonOptions {
+  grant: 'cross_app';
+  /** This client at the MCP server's authorization server. */
+  clientId: string;
+  clientSecret: string;
+  /** The signed-in user's ID token from the IdP; asked each time a new grant is needed. */
+  idToken: () => string | Promise<string>;
+  /** The IdP's token endpoint, where the ID token is exchanged. */
+  idpTokenEndpoint: string;
+  /** This client at the IdP (sent as `client_id`, or with `idpClientSecret` as HTTP Basic). */
+  idpClientId?: string;
+  idpClientSecret?: string;
+}
+
+/**
+ * OAuth for the remote (HTTP, SSE) servers of an `McpToolSource`, as the MCP authorization
+ * spec describes a client: protected-resource metadata, authorization-server discovery, then
+ * one grant: a person's login (the default), the client's own credentials, or enterprise
+ * cross-app access (docs/mcp.md, "OAuth").
+ */
+export type McpOAuthOptions = McpOAuthLoginOptions | McpOAuthClientCredentialsOptions | McpOAuthCrossAppOptions;
+
+/** The default {@link McpOAuthCommonOptions.maxResponseBytes}: 1 MiB. */
+export const DEFAULT_OAUTH_RESPONSE_BYTES = 1024 * 1024;

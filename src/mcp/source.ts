@@ -27,9 +27,10 @@ import { readMcpConfig, toolAllowed, type McpEnvironment, type McpServerEntry, t
 import { answerSampling } from './client-sampling';
 import type { McpSamplingOptions } from './types';
 import { replyOf, type ElicitationReply } from './elicitation';
-import { McpConfigError, McpConnectionError, McpLoginError, McpLoginRequiredError } from './errors';
-import { loginOutcome, StoredOAuthProvider } from './oauth';
-import type { McpOAuthOptions } from './oauth-store';
+import { McpConfigError, McpConnectionError, McpLoginError, McpLoginRequiredError, McpOAuthResponseTooLargeError } from './errors';
+import { loginOutcome, LoginOAuthProvider, oauthProvider, type LoginOutcome, type StoredOAuthProvider } from './oauth';
+import { BoundedOAuthFetch } from './oauth-fetch';
+import { DEFAULT_OAUTH_RESPONSE_BYTES, type McpOAuthOptions } from './oauth-store';
 import { SecretMask } from './mask';
 import { fromMcpResult } from './results';
 import { endMcpCall, startMcpClientCall, type McpCallSite } from '../telemetry/mcp';
@@ -76,9 +77,10 @@ export interface McpToolSourceOptions {
    */
   sampling?: McpSamplingOptions;
   /**
-   * OAuth for remote servers that ask for it (docs/mcp.md, "OAuth"): a login they need is
-   * reported by `connect()` (`needsLogin`) or suspends the call (a request of kind
-   * `authorization`); tokens refresh silently. Without it a 401 fails the server.
+   * OAuth for remote servers that ask for it (docs/mcp.md, "OAuth"): a person's login
+   * (the default grant) is reported by `connect()` (`needsLogin`) or suspends the call (a
+   * request of kind `authorization`); `client_credentials` and `cross_app` need nobody. Tokens
+   * refresh, or are granted again, silently. Without it a 401 fails the server.
    */
   oauth?: McpOAuthOptions;
 }
@@ -182,6 +184,8 @@ export class McpToolSource {
   private readonly logLines = new WeakMap<ToolContext, number>();
   /** Per remote server using OAuth: the SDK's provider over the host's store. */
   private readonly providers = new Map<string, StoredOAuthProvider>();
+  /** Per remote server using OAuth: the fetch that bounds what its OAuth servers send. */
+  private readonly oauthFetches = new Map<string, BoundedOAuthFetch>();
   /** Servers `connect` found needing a login: what `finishLogin` connects them with. */
   private readonly logins = new Map<
     string,
@@ -229,6 +233,8 @@ export class McpToolSource {
             this.logins.set(entry.name, { spec: entry.spec, mask, transport: login });
             return { server: entry.name, error };
           }
+          // OAuth's own errors keep their class: their messages are made here, masked already.
+          if (error instanceof McpLoginError || error instanceof McpOAuthResponseTooLargeError) return { server: entry.name, error };
           const masked = mask.error(error);
           return { server: entry.name, error: error instanceof McpConnectionError ? masked : new McpConnectionError(masked.message) };
         }
@@ -286,17 +292,24 @@ export class McpToolSource {
   /**
    * Finishes the login `connect()` reported (`needsLogin`) or a call suspended for: exchanges
    * the code for tokens (PKCE), then connects the server, lists its tools and registers them
-   * on every toolkit `register` filled. `codeOrRedirect` is the code, or the whole URL the
-   * browser was sent back to; one with `error=access_denied` is a refused consent, thrown as
-   * {@link McpLoginError}. Resolves to the server's tool names.
+   * on every toolkit `register` filled. `codeOrRedirect` is the whole URL the browser was sent
+   * back to: its `state` must be the login's, or {@link McpLoginStateError} refuses it and
+   * nothing changes (the right redirect still finishes the login). One with
+   * `error=access_denied` is a refused consent, thrown as {@link McpLoginError}. A bare code
+   * (no URL) has no state to check: it is taken here, where the host hands it over itself,
+   * and never from a request's answer. Resolves to the server's tool names.
    */
   async finishLogin(server: string, codeOrRedirect: string): Promise<string[]> {
-    const outcome = loginOutcome(codeOrRedirect);
+    return this.finishLoginWith(server, loginOutcome(codeOrRedirect));
+  }
+
+  private async finishLoginWith(server: string, outcome: LoginOutcome): Promise<string[]> {
     const provider = this.providers.get(server);
     const waiting = this.logins.get(server);
     const connection = this.connections.get(server);
     const transport = waiting?.transport ?? connection?.transport;
-    if (!provider || !transport) throw new McpLoginError(`server ${server}: no login is under way for it`);
+    if (!(provider instanceof LoginOAuthProvider) || !transport) throw new McpLoginError(`server ${server}: no login is under way for it`);
+    if (!('code' in outcome && outcome.bare)) await provider.checkState(outcome.state);
     if ('error' in outcome) {
       await provider.invalidateCredentials('verifier');
       const refused =
@@ -313,6 +326,8 @@ export class McpToolSource {
         `server ${server}: the code was not taken: ${mask ? mask.text(said(error)) : 'see the authorization server'}`,
       );
     }
+    // A login's state is good for one redirect.
+    await provider.forgetState();
     if (!waiting) return this.tools.filter((tool) => this.serverOf.get(tool.name) === server).map((tool) => tool.name);
     this.logins.delete(server);
     let tools: FunctionTool[];
@@ -523,7 +538,10 @@ export class McpToolSource {
     }
     const init = { headers: spec.headers };
     const authProvider = this.providerOf(name, spec, connection.mask);
-    const auth = authProvider ? { authProvider } : {};
+    const bounded = this.oauthFetches.get(name);
+    // Only this attempt's overflow is reported: one the SDK got past before (an optional document) is not.
+    if (bounded) bounded.tripped = undefined;
+    const auth = authProvider && bounded ? { authProvider, fetch: bounded.fetch } : {};
     if ((connection.http ?? spec.transport) === 'http') {
       const transport = new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: init, ...auth });
       connection.transport = transport;
@@ -533,6 +551,8 @@ export class McpToolSource {
         return;
       } catch (error) {
         await transport.close().catch(() => undefined);
+        const refused = this.oauthFailure(name, error, connection.mask);
+        if (refused) throw refused;
         if (error instanceof UnauthorizedError) throw this.loginRequired(name, error);
         // No HTTP answer at all says nothing about which transport the server speaks.
         if (spec.explicit || connection.http === 'http' || isConnectionLost(error))
@@ -553,6 +573,8 @@ export class McpToolSource {
       connection.http = 'sse';
     } catch (error) {
       await sse.close().catch(() => undefined);
+      const refused = this.oauthFailure(name, error, connection.mask);
+      if (refused) throw refused;
       if (error instanceof UnauthorizedError) throw this.loginRequired(name, error);
       throw new McpConnectionError(`server ${name}: neither Streamable HTTP nor SSE answered: ${connection.mask.text(said(error))}`, {
         cause: connection.mask.error(error),
@@ -585,10 +607,16 @@ export class McpToolSource {
     if (!request || !answer || request.kind !== 'authorization' || request.data?.mcpServer !== server || answer.id !== request.id)
       return undefined;
     if (!answer.ok) return failure(`MCP server ${server}: the login was ${answer.reason ?? 'declined'}, so the call did not run`);
-    const given = answer.data?.code ?? answer.data?.redirect;
-    if (typeof given !== 'string') return undefined;
+    const redirect = answer.data?.redirect;
+    const outcome = typeof redirect === 'string' ? loginOutcome(redirect) : undefined;
+    // An answer is wire data: only a redirect, whose state ties it to this login, is taken.
+    if ((outcome && 'code' in outcome && outcome.bare) || (!outcome && answer.data?.code !== undefined))
+      return failure(
+        `MCP server ${server}: a login request is answered with the redirect URL (data.redirect), whose state is checked; a bare code is taken only by finishLogin`,
+      );
+    if (!outcome) return undefined;
     try {
-      await this.finishLogin(server, given);
+      await this.finishLoginWith(server, outcome);
       return undefined;
     } catch (error) {
       return failure(messageOf(error));
@@ -597,7 +625,8 @@ export class McpToolSource {
 
   /** The OAuth provider of a remote server the `oauth` option covers; made once per server. */
   private providerOf(server: string, spec: McpServerSpec, mask: SecretMask): StoredOAuthProvider | undefined {
-    const own = spec.transport === 'stdio' ? undefined : spec.oauth;
+    if (spec.transport === 'stdio') return undefined;
+    const own = spec.oauth;
     const oauth = this.options.oauth;
     if (own === false) return undefined;
     if (!oauth) {
@@ -609,10 +638,33 @@ export class McpToolSource {
     if (own === undefined && oauth.servers && !oauth.servers.includes(server)) return undefined;
     let provider = this.providers.get(server);
     if (!provider) {
-      provider = new StoredOAuthProvider(server, { ...oauth, ...own }, (secrets) => mask.add(secrets));
+      const limit = oauth.maxResponseBytes ?? DEFAULT_OAUTH_RESPONSE_BYTES;
+      if (!Number.isInteger(limit) || limit < 1) throw new McpConfigError(`oauth.maxResponseBytes must be a positive whole number`);
+      const bounded = new BoundedOAuthFetch(server, spec.url, limit);
+      provider = oauthProvider(server, spec.url, { ...oauth, ...own }, mask, bounded.fetch);
       this.providers.set(server, provider);
+      this.oauthFetches.set(server, bounded);
     }
     return provider;
+  }
+
+  /**
+   * What OAuth itself failed with, if it did: an OAuth response over the bound (whatever the
+   * SDK made of it), or, for a grant that needs no person, the authorization server's refusal.
+   */
+  private oauthFailure(server: string, error: unknown, mask: SecretMask): Error | undefined {
+    const bounded = this.oauthFetches.get(server);
+    const tripped = bounded?.tripped;
+    if (bounded && tripped) {
+      bounded.tripped = undefined;
+      return tripped;
+    }
+    if (error instanceof McpLoginError || error instanceof McpOAuthResponseTooLargeError) return error;
+    const provider = this.providers.get(server);
+    if (!provider || provider instanceof LoginOAuthProvider || error instanceof UnauthorizedError) return undefined;
+    if (!(error instanceof Error) || !('errorCode' in error)) return undefined;
+    const grant = provider.clientMetadata.grant_types?.[0] ?? 'OAuth';
+    return new McpLoginError(`server ${server}: the authorization server refused the ${grant} grant: ${mask.text(said(error))}`);
   }
 
   /** The transport refused for want of a login: the URL the provider was handed, or a plain failure. */

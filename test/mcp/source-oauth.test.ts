@@ -11,7 +11,7 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import type { AddressInfo } from 'node:net';
 import { IsString } from 'class-validator';
 import { MemoryPendingStore, pendingOf, ResumeCoordinator, Tool, Toolkit } from '../../src';
-import { McpLoginError, McpToolSource, MemoryOAuthStore, serveMcp, type McpHttpServerHandle } from '../../src/mcp';
+import { McpLoginError, McpLoginStateError, McpToolSource, MemoryOAuthStore, serveMcp, type McpHttpServerHandle } from '../../src/mcp';
 
 class EchoArgs {
   @IsString()
@@ -334,6 +334,83 @@ describe('McpToolSource with OAuth: serveMcp behind an authorization server on 1
     } finally {
       await source.close();
       await bare.close();
+    }
+  });
+
+  /** `redirect` with its `state` replaced (or removed, with `undefined`). */
+  const withState = (redirect: string, state: string | undefined): string => {
+    const url = new URL(redirect);
+    if (state === undefined) url.searchParams.delete('state');
+    else url.searchParams.set('state', state);
+    return url.href;
+  };
+
+  it("a redirect whose state is missing or another login's is refused, nothing is stored, and the right one still finishes the login", async () => {
+    const store = new MemoryOAuthStore();
+    const source = sourceWith(store);
+    const other = sourceWith(new MemoryOAuthStore());
+    try {
+      const report = await source.connect();
+      const state = new URL(report.needsLogin[0]!.url).searchParams.get('state');
+      expect(state).toMatch(/^[\w-]{43}$/);
+      expect(store.get('remote', 'state')).toBe(state);
+      // Each login has its own.
+      const theirs = new URL((await other.connect()).needsLogin[0]!.url).searchParams.get('state');
+      expect(theirs).not.toBe(state);
+
+      const redirect = await front.login(report.needsLogin[0]!.url);
+      const forged = await source.finishLogin('remote', withState(redirect, theirs!)).catch((error: unknown) => error);
+      expect(forged).toBeInstanceOf(McpLoginStateError);
+      expect(forged).toMatchObject({
+        code: 'TOOLNEXUS_MCP_LOGIN_STATE',
+        message: "server remote: the redirect's state is not the one of the login under way; refused",
+      });
+      await expect(source.finishLogin('remote', withState(redirect, undefined))).rejects.toThrow(
+        'server remote: the redirect carries no state, so it cannot be tied to this login; refused',
+      );
+      // A forged refusal cannot end the login either.
+      const deny = new URL(withState(redirect, theirs!));
+      deny.searchParams.delete('code');
+      deny.searchParams.set('error', 'access_denied');
+      await expect(source.finishLogin('remote', deny.href)).rejects.toBeInstanceOf(McpLoginStateError);
+      expect(store.get('remote', 'tokens')).toBeUndefined();
+      expect(front.issued).toEqual([]);
+
+      await expect(source.finishLogin('remote', redirect)).resolves.toEqual(['remote_echo']);
+      expect(typeof store.get('remote', 'tokens')).toBe('object');
+      // The state is good for one redirect: the same one again is refused.
+      expect(store.get('remote', 'state')).toBeUndefined();
+      await expect(source.finishLogin('remote', redirect)).rejects.toBeInstanceOf(McpLoginStateError);
+      tokenFree(report, forged);
+    } finally {
+      await source.close();
+      await other.close();
+    }
+  });
+
+  it("a bare code is taken from the host's own finishLogin, never from a request's answer", async () => {
+    const source = sourceWith(new MemoryOAuthStore());
+    try {
+      const report = await source.connect();
+      await source.finishLogin('remote', await front.login(report.needsLogin[0]!.url));
+      const toolkit = new Toolkit();
+      source.register(toolkit);
+      const coordinator = new ResumeCoordinator({ toolkit, store: new MemoryPendingStore() });
+      front.access.clear();
+      front.refresh.clear();
+      const request = pendingOf(await coordinator.execute('remote_echo', { text: 'bare' }, {}, { callId: 'c1', runId: 'r1' }))!;
+      const code = new URL(await front.login(request.url!)).searchParams.get('code')!;
+      const refused = await coordinator.resolve({ id: request.id, ok: true, data: { code } });
+      expect(refused).toMatchObject({ isError: true });
+      expect(refused.output).toContain('a login request is answered with the redirect URL (data.redirect), whose state is checked');
+      expect(echo.runs).toBe(0);
+
+      // The host hands the same code over itself: taken (it is still unused), and the call runs.
+      await expect(source.finishLogin('remote', code)).resolves.toEqual(['remote_echo']);
+      await expect(toolkit.execute('remote_echo', { text: 'now' })).resolves.toMatchObject({ isError: false, output: 'echo: now' });
+      expect(echo.runs).toBe(1);
+    } finally {
+      await source.close();
     }
   });
 });
