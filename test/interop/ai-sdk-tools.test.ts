@@ -76,6 +76,7 @@ test('invalid arguments: the model is told our validation message and run is nev
 
 interface Asked {
   approvals: string[];
+  reasons: Array<string | null>;
   toolResults: Array<{ status: string; request: { id: string; kind: string; url?: string } }>;
   stored: Array<{ id: string; kind: string; runId: string; status: string }>;
 }
@@ -90,6 +91,8 @@ test('a declared approval is the AI SDK approval flow; approved in one process, 
   const messages = join(dir, 'messages.json');
   const asked = await child<Asked>(['approval-ask', server.url, db, messages, 'one']);
   expect(asked.approvals).toHaveLength(1);
+  // A tool's own needsApproval is a boolean in ai 7: no reason without aiSdkToolApproval (next test).
+  expect(asked.reasons).toEqual([null]);
   expect(asked.stored).toEqual([expect.objectContaining({ kind: 'approval', runId: 'ai-sdk:call_refund_one', status: 'pending' })]);
   expect(runs('refund')).toHaveLength(0);
   const answered = await child<Answered>(['approval-answer', server.url, db, messages, 'yes']);
@@ -98,6 +101,26 @@ test('a declared approval is the AI SDK approval flow; approved in one process, 
   // The same approval response again (a retried request): the stored outcome, no second run.
   const again = await child<Answered>(['approval-answer', server.url, db, messages, 'yes']);
   expect(again.text).toBe(answered.text);
+  expect(runs('refund')).toHaveLength(1);
+});
+
+test('with toolApproval: aiSdkToolApproval(tools), the approval request carries our prompt as its reason', async () => {
+  const db = join(dir, 'calls.db');
+  const messages = join(dir, 'messages.json');
+  const asked = await child<Asked>(['approval-ask', server.url, db, messages, 'why', 'reason']);
+  expect(asked.reasons).toEqual(['Refund 500 cents on A-1?']);
+  expect(asked.stored).toEqual([expect.objectContaining({ kind: 'approval', runId: 'ai-sdk:call_refund_why', status: 'pending' })]);
+  // In the response messages the host keeps (and the UI message stream useChat reads) too.
+  const saved = JSON.parse(readFileSync(messages, 'utf8')) as Array<{ role: string; content: unknown }>;
+  const parts = saved.flatMap((m) => (Array.isArray(m.content) ? (m.content as unknown[]) : []));
+  expect(parts).toContainEqual(
+    expect.objectContaining({ type: 'tool-approval-request', toolCallId: 'call_refund_why', reason: 'Refund 500 cents on A-1?' }),
+  );
+  expect(runs('refund')).toHaveLength(0);
+  // Approved with the same option: the recorded request answers its re-check, and the tool runs once.
+  const answered = await child<Answered>(['approval-answer', server.url, db, messages, 'yes', 'reason']);
+  expect(answered.text).toMatch(/^saw: refunded 500 cents on A-1 \(approved by ai-sdk:\d+\)$/);
+  expect(answered.stored).toEqual([{ kind: 'approval', status: 'resolved' }]);
   expect(runs('refund')).toHaveLength(1);
 });
 
