@@ -5,12 +5,13 @@
  * process (test/fixtures/interop/ai-sdk-child.ts), several of them racing where the claim is
  * what is tested. Runs of the side-effecting tools are counted in a file the test owns.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { outputOf, startChild, until } from '../fixtures/children';
 import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
 import { scriptedOpenAI } from '../fixtures/interop/openai-script';
+import { runsIn } from '../fixtures/interop/tools';
 
 const CHILD = 'interop/ai-sdk-child.ts';
 let server: MockServer;
@@ -27,12 +28,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function runs(tool: string): string[] {
-  if (!existsSync(countFile)) return [];
-  return readFileSync(countFile, 'utf8')
-    .split('\n')
-    .filter((line) => line.startsWith(`${tool}\t`));
-}
+const runs = (tool: string): string[] => runsIn(countFile, tool);
 
 function child<T>(args: string[], env: Record<string, string> = {}): Promise<T> {
   return outputOf<T>(startChild(CHILD, args, { COUNT_FILE: countFile, ...env }), args[0] ?? '');

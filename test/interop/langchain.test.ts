@@ -7,7 +7,7 @@
  * the graph elsewhere and an Answer from another process are real child processes. Runs of
  * the side-effecting tools are counted in a file.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AIMessageChunk, HumanMessage, ToolMessage } from '@langchain/core/messages';
@@ -16,7 +16,7 @@ import { langchainTools, type LangChainInterruptValue } from '../../src/langchai
 import { outputOf, startChild, until } from '../fixtures/children';
 import { agentGraph, chatModel } from '../fixtures/interop/langgraph';
 import { scriptedOpenAI } from '../fixtures/interop/openai-script';
-import { interopCoordinator, interopToolkit } from '../fixtures/interop/tools';
+import { interopCoordinator, interopToolkit, runsIn } from '../fixtures/interop/tools';
 import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
 
 const CHILD = 'interop/langgraph-child.ts';
@@ -41,12 +41,7 @@ afterEach(() => {
   else process.env.COUNT_FILE = previousCountFile;
 });
 
-function runs(tool: string): string[] {
-  if (!existsSync(countFile)) return [];
-  return readFileSync(countFile, 'utf8')
-    .split('\n')
-    .filter((line) => line.startsWith(`${tool}\t`));
-}
+const runs = (tool: string): string[] => runsIn(countFile, tool);
 
 type Graph = ReturnType<typeof agentGraph>;
 const thread = (id: string) => ({ configurable: { thread_id: id } });
