@@ -9,7 +9,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, stepCountIs, type ModelMessage } from 'ai';
 import { IsInt, IsString, Min } from 'class-validator';
 import { AgentRunner, ResumeCoordinator, Tool, Toolkit, type ToolContext } from 'toolnexus-ts';
-import { AiSdkModel, aiSdkTools, recordDeclines } from 'toolnexus-ts/ai-sdk';
+import { AiSdkModel, aiSdkToolApproval, aiSdkTools, recordDeclines } from 'toolnexus-ts/ai-sdk';
 import { startMockModel } from './mock-model';
 
 class RefundArgs {
@@ -40,12 +40,14 @@ async function main(): Promise<void> {
     const coordinator = new ResumeCoordinator({ toolkit });
     const model = createOpenAI({ baseURL: url, apiKey: 'not-needed-offline' }).chat('example-model');
 
-    // 1. The AI SDK's loop with our tools: the model asks, the AI SDK asks for approval.
+    // 1. The AI SDK's loop with our tools: the model asks, the AI SDK asks for approval;
+    //    with toolApproval from aiSdkToolApproval, the request carries our prompt as its reason.
     const messages: ModelMessage[] = [{ role: 'user', content: 'Refund order A-1' }];
-    const first = await generateText({ model, tools: aiSdkTools(coordinator), messages, stopWhen: stepCountIs(3) });
+    const asking = aiSdkTools(coordinator);
+    const first = await generateText({ model, tools: asking, toolApproval: aiSdkToolApproval(asking), messages, stopWhen: stepCountIs(3) });
     const request = first.content.find((part) => part.type === 'tool-approval-request');
     if (request?.type !== 'tool-approval-request') throw new Error('expected an approval request');
-    console.log('approval asked for', request.toolCall.toolName, (await coordinator.list({ status: 'pending' }))[0]?.request.prompt);
+    console.log('approval asked for', request.toolCall.toolName, '-', request.reason);
 
     // 2. The human approves through the AI SDK's own response part; sent twice, it runs once.
     messages.push(...first.responseMessages, {

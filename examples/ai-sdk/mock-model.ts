@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export async function startMockModel(): Promise<{ url: string; server: Server }> {
+  let replies = 0;
   const server = createServer((req, res) => {
     let raw = '';
     req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
@@ -24,7 +25,8 @@ export async function startMockModel(): Promise<{ url: string; server: Server }>
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
         JSON.stringify({
-          id: 'chatcmpl-example',
+          // Each response its own id, as a provider's are (LangGraph's message list keeps one message per id).
+          id: `chatcmpl-example-${++replies}`,
           object: 'chat.completion',
           created: 0,
           model: 'example',

@@ -14,5 +14,7 @@ ai();
 
 export { aiSdkTools, withOutcomes, recordDeclines, AI_SDK_RUN_PREFIX } from './tools';
 export type { AiSdkTool, AiSdkToolOutput, AiSdkToolsOptions, SuspendedToolOutput } from './tools';
+export { aiSdkToolApproval } from './tools';
+export type { AiSdkApprovalFunction, AiSdkToolApproval } from './tools';
 export { AiSdkModel, AI_SDK_CONTENT_ITEM } from './model';
 export type { AiSdkModelOptions, AiSdkLanguageModel } from './model';

@@ -1,4 +1,4 @@
-import type { JSONSchema7, ModelMessage, Tool } from 'ai';
+import type { JSONSchema7, ModelMessage, Tool, ToolApprovalStatus } from 'ai';
 import { coordinatorOf, DurableCall, hostState, keyPrefix, pendingOutput, toolsOf } from '../interop/durable-call';
 import { pendingOf } from '../results/helpers';
 import type { PendingRequest, ToolResult } from '../results/wire';
@@ -44,6 +44,19 @@ export interface AiSdkToolsOptions {
 export const AI_SDK_RUN_PREFIX = 'ai-sdk:';
 
 /**
+ * Whether one call of a tool needs the human's approval, as the AI SDK's `toolApproval`
+ * option asks it per tool: `{ type: 'user-approval', reason }` with our approval prompt as the
+ * reason, or `'not-applicable'`.
+ */
+export type AiSdkApprovalFunction = (input: unknown, options: { toolCallId: string; toolContext?: unknown }) => Promise<ToolApprovalStatus>;
+
+/** What {@link aiSdkToolApproval} returns: the `toolApproval` option of `generateText`, `streamText` or `ToolLoopAgent`. */
+export type AiSdkToolApproval = Record<string, AiSdkApprovalFunction>;
+
+/** The durable call behind each tool {@link aiSdkTools} made, for {@link aiSdkToolApproval}. */
+const callsOf = new WeakMap<AiSdkTool, DurableCall>();
+
+/**
  * The Toolkit's tools as an AI SDK tool set, for `generateText`, `streamText` and
  * `ToolLoopAgent` (docs/interop.md). Each tool's DTO JSON Schema is its `inputSchema` and our
  * validation its validator, so the model is told our `invalid arguments for NAME: ...` and
@@ -66,6 +79,30 @@ export function aiSdkTools(source: ResumeCoordinator | Toolkit, options: AiSdkTo
   return set;
 }
 
+/**
+ * The AI SDK's `toolApproval` option for a tool set of {@link aiSdkTools}, so that each
+ * approval request carries our approval prompt: `generateText({ tools, toolApproval:
+ * aiSdkToolApproval(tools), ... })` makes every `tool-approval-request` of a declared approval
+ * carry the request's prompt (`Refund 500 cents on A-1?`, `@Sensitive()` values masked) as its
+ * `reason`, which the AI SDK keeps in the response messages and sends to `useChat` for the
+ * approver's UI. The AI SDK takes a reason only from `toolApproval`, not from a tool's own
+ * `needsApproval` (a boolean): without this option the approval flow is the same, the reason
+ * left out. It records the request as `needsApproval` does: one durable call per tool call id.
+ * Tools with no declared approval, or not made by {@link aiSdkTools}, get no entry.
+ */
+export function aiSdkToolApproval(tools: Readonly<Record<string, AiSdkTool>>): AiSdkToolApproval {
+  const approval: AiSdkToolApproval = {};
+  for (const [name, tool] of Object.entries(tools)) {
+    const call = callsOf.get(tool);
+    if (!call?.tool.approval) continue;
+    approval[name] = async (input, options) => {
+      const request = await call.approvalRequest(options.toolCallId, input, options.toolContext);
+      return request ? { type: 'user-approval', reason: request.prompt } : 'not-applicable';
+    };
+  }
+  return approval;
+}
+
 function aiSdkTool(call: DurableCall): AiSdkTool {
   const { description, inputSchema } = call.tool;
   const validate = async (value: unknown) => {
@@ -84,6 +121,7 @@ function aiSdkTool(call: DurableCall): AiSdkTool {
       typeof output === 'string' ? { type: 'text', value: output } : { type: 'json', value: { ...pendingOutput(output.request) } },
   };
   if (call.tool.approval) tool.needsApproval = (input, options) => call.needsApproval(options.toolCallId, input, options.context);
+  callsOf.set(tool, call);
   return tool;
 }
 

@@ -4,6 +4,7 @@ import { pendingOf } from '../results/helpers';
 import type { PendingRequest, ToolResult } from '../results/wire';
 import type { Principal } from '../suspension/audit';
 import { ResumeCoordinator } from '../suspension/coordinator';
+import { Redactor } from '../suspension/redact';
 import type { SuspendedCall } from '../suspension/store';
 import { APPROVAL_FOR } from '../toolkit/approval';
 import type { ToolContext } from '../toolkit/context';
@@ -43,19 +44,28 @@ export class DurableCall {
    * record already there says yes. Invalid arguments say no: `execute` reports them.
    */
   async needsApproval(callId: string, input: unknown, state: unknown): Promise<boolean> {
+    return (await this.approvalRequest(callId, input, state)) !== undefined;
+  }
+
+  /**
+   * {@link needsApproval}, answered with the approval request itself (as shown to a person:
+   * `@Sensitive()` values masked in its prompt), or undefined when the call needs none.
+   */
+  async approvalRequest(callId: string, input: unknown, state: unknown): Promise<PendingRequest | undefined> {
     const policy = this.tool.approval;
-    if (!policy) return false;
+    if (!policy) return undefined;
     const key = this.prefix + callId;
-    if ((await this.approvalOf(key)) !== undefined) return true;
+    const recorded = await this.approvalOf(key);
+    if (recorded !== undefined) return new Redactor(this.coordinator.toolkit).call(recorded).request;
     const parsed = await this.coordinator.toolkit.parseArguments(this.tool.name, input);
-    if (!parsed?.ok) return false;
+    if (!parsed?.ok) return undefined;
     const ctx = hostState(state);
-    if (policy.when && !(await policy.when(parsed.value, ctx))) return false;
+    if (policy.when && !(await policy.when(parsed.value, ctx))) return undefined;
     // The declared approval asks before run: this records the request and runs nothing.
     const result = await this.coordinator.execute(this.tool.name, parsed.value, ctx, { callId, runId: key });
-    if (pendingOf(result)?.kind !== 'approval')
-      throw new ToolnexusError(`${this.tool.name}: expected its approval request, got: ${result.output}`);
-    return true;
+    const request = pendingOf(result);
+    if (request?.kind !== 'approval') throw new ToolnexusError(`${this.tool.name}: expected its approval request, got: ${result.output}`);
+    return new Redactor(this.coordinator.toolkit).request(this.tool.name, parsed.value, request);
   }
 
   /**

@@ -5,12 +5,13 @@
  * process (test/fixtures/interop/ai-sdk-child.ts), several of them racing where the claim is
  * what is tested. Runs of the side-effecting tools are counted in a file the test owns.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { outputOf, startChild, until } from '../fixtures/children';
 import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
 import { scriptedOpenAI } from '../fixtures/interop/openai-script';
+import { runsIn } from '../fixtures/interop/tools';
 
 const CHILD = 'interop/ai-sdk-child.ts';
 let server: MockServer;
@@ -27,12 +28,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function runs(tool: string): string[] {
-  if (!existsSync(countFile)) return [];
-  return readFileSync(countFile, 'utf8')
-    .split('\n')
-    .filter((line) => line.startsWith(`${tool}\t`));
-}
+const runs = (tool: string): string[] => runsIn(countFile, tool);
 
 function child<T>(args: string[], env: Record<string, string> = {}): Promise<T> {
   return outputOf<T>(startChild(CHILD, args, { COUNT_FILE: countFile, ...env }), args[0] ?? '');
@@ -76,6 +72,7 @@ test('invalid arguments: the model is told our validation message and run is nev
 
 interface Asked {
   approvals: string[];
+  reasons: Array<string | null>;
   toolResults: Array<{ status: string; request: { id: string; kind: string; url?: string } }>;
   stored: Array<{ id: string; kind: string; runId: string; status: string }>;
 }
@@ -90,6 +87,8 @@ test('a declared approval is the AI SDK approval flow; approved in one process, 
   const messages = join(dir, 'messages.json');
   const asked = await child<Asked>(['approval-ask', server.url, db, messages, 'one']);
   expect(asked.approvals).toHaveLength(1);
+  // A tool's own needsApproval is a boolean in ai 7: no reason without aiSdkToolApproval (next test).
+  expect(asked.reasons).toEqual([null]);
   expect(asked.stored).toEqual([expect.objectContaining({ kind: 'approval', runId: 'ai-sdk:call_refund_one', status: 'pending' })]);
   expect(runs('refund')).toHaveLength(0);
   const answered = await child<Answered>(['approval-answer', server.url, db, messages, 'yes']);
@@ -98,6 +97,26 @@ test('a declared approval is the AI SDK approval flow; approved in one process, 
   // The same approval response again (a retried request): the stored outcome, no second run.
   const again = await child<Answered>(['approval-answer', server.url, db, messages, 'yes']);
   expect(again.text).toBe(answered.text);
+  expect(runs('refund')).toHaveLength(1);
+});
+
+test('with toolApproval: aiSdkToolApproval(tools), the approval request carries our prompt as its reason', async () => {
+  const db = join(dir, 'calls.db');
+  const messages = join(dir, 'messages.json');
+  const asked = await child<Asked>(['approval-ask', server.url, db, messages, 'why', 'reason']);
+  expect(asked.reasons).toEqual(['Refund 500 cents on A-1?']);
+  expect(asked.stored).toEqual([expect.objectContaining({ kind: 'approval', runId: 'ai-sdk:call_refund_why', status: 'pending' })]);
+  // In the response messages the host keeps (and the UI message stream useChat reads) too.
+  const saved = JSON.parse(readFileSync(messages, 'utf8')) as Array<{ role: string; content: unknown }>;
+  const parts = saved.flatMap((m) => (Array.isArray(m.content) ? (m.content as unknown[]) : []));
+  expect(parts).toContainEqual(
+    expect.objectContaining({ type: 'tool-approval-request', toolCallId: 'call_refund_why', reason: 'Refund 500 cents on A-1?' }),
+  );
+  expect(runs('refund')).toHaveLength(0);
+  // Approved with the same option: the recorded request answers its re-check, and the tool runs once.
+  const answered = await child<Answered>(['approval-answer', server.url, db, messages, 'yes', 'reason']);
+  expect(answered.text).toMatch(/^saw: refunded 500 cents on A-1 \(approved by ai-sdk:\d+\)$/);
+  expect(answered.stored).toEqual([{ kind: 'approval', status: 'resolved' }]);
   expect(runs('refund')).toHaveLength(1);
 });
 

@@ -5,12 +5,13 @@
  * the RunState is serialised by one and restored by others, racing where the claim is what
  * is tested. Runs of the side-effecting tools are counted in a file the test owns.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { outputOf, startChild, until } from '../fixtures/children';
 import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
 import { scriptedOpenAI } from '../fixtures/interop/openai-script';
+import { runsIn } from '../fixtures/interop/tools';
 
 const CHILD = 'interop/agents-child.ts';
 let server: MockServer;
@@ -27,12 +28,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function runs(tool: string): string[] {
-  if (!existsSync(countFile)) return [];
-  return readFileSync(countFile, 'utf8')
-    .split('\n')
-    .filter((line) => line.startsWith(`${tool}\t`));
-}
+const runs = (tool: string): string[] => runsIn(countFile, tool);
 function child<T>(fixture: string, args: string[], env: Record<string, string> = {}): Promise<T> {
   return outputOf<T>(startChild(fixture, args, { COUNT_FILE: countFile, ...env }), args[0] ?? '');
 }
