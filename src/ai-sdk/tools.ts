@@ -53,8 +53,15 @@ export type AiSdkApprovalFunction = (input: unknown, options: { toolCallId: stri
 /** What {@link aiSdkToolApproval} returns: the `toolApproval` option of `generateText`, `streamText` or `ToolLoopAgent`. */
 export type AiSdkToolApproval = Record<string, AiSdkApprovalFunction>;
 
-/** The durable call behind each tool {@link aiSdkTools} made, for {@link aiSdkToolApproval}. */
-const callsOf = new WeakMap<AiSdkTool, DurableCall>();
+/**
+ * Where each tool {@link aiSdkTools} made keeps its durable call, for {@link aiSdkToolApproval}:
+ * a hidden property of the tool itself, so no state lives in this module.
+ */
+const DURABLE_CALL = Symbol('toolnexus.durableCall');
+
+function durableCallOf(tool: AiSdkTool): DurableCall | undefined {
+  return (tool as AiSdkTool & { [DURABLE_CALL]?: DurableCall })[DURABLE_CALL];
+}
 
 /**
  * The Toolkit's tools as an AI SDK tool set, for `generateText`, `streamText` and
@@ -93,7 +100,7 @@ export function aiSdkTools(source: ResumeCoordinator | Toolkit, options: AiSdkTo
 export function aiSdkToolApproval(tools: Readonly<Record<string, AiSdkTool>>): AiSdkToolApproval {
   const approval: AiSdkToolApproval = {};
   for (const [name, tool] of Object.entries(tools)) {
-    const call = callsOf.get(tool);
+    const call = durableCallOf(tool);
     if (!call?.tool.approval) continue;
     approval[name] = async (input, options) => {
       const request = await call.approvalRequest(options.toolCallId, input, options.toolContext);
@@ -121,7 +128,7 @@ function aiSdkTool(call: DurableCall): AiSdkTool {
       typeof output === 'string' ? { type: 'text', value: output } : { type: 'json', value: { ...pendingOutput(output.request) } },
   };
   if (call.tool.approval) tool.needsApproval = (input, options) => call.needsApproval(options.toolCallId, input, options.context);
-  callsOf.set(tool, call);
+  Object.defineProperty(tool, DURABLE_CALL, { value: call, enumerable: false });
   return tool;
 }
 
