@@ -39,7 +39,7 @@ beforeAll(async () => {
   const done = await startChild('root-loads.ts', []).exited;
   if (done.code !== 0) throw new Error(`root-loads.ts failed (${done.code}):\n${done.stderr}`);
   report = JSON.parse(done.stdout) as Report;
-});
+}, 180_000); // a cold child transpiles the root's sources first; generous for a loaded machine
 
 /** The names src/root-lazy.d.ts re-exports, with the module each comes from. */
 function declaredLazy(): Array<{ name: string; from: string }> {
@@ -125,5 +125,5 @@ describe('the lazy names', () => {
     expect(classes).toEqual(
       expect.arrayContaining(['AgentRunner', 'OpenAIChatModel', 'ResumeCoordinator', 'MemoryPendingStore', 'Webhooks', 'SubAgentTool']),
     );
-  });
+  }, 180_000); // type-checks the whole root: seconds, more on a loaded machine
 });
