@@ -12,6 +12,11 @@
  */
 import 'reflect-metadata';
 
+// Import cost (issue 26; docs/design.md, "Entries"): the root loads the Toolkit's path eagerly
+// (results, errors, decorators, schema, toolkit); every name exported `from './root-lazy'`
+// loads its module on first read. A new value export from a module outside that path goes
+// through root-lazy.js and root-lazy.d.ts (CONTRIBUTING.md, "What the root entry loads").
+
 // Tool results and the answers that settle suspensions.
 export { success, failure, pending, authRequired, pendingOf, isToolResult, sanitizeName } from './results';
 export type { ToolResult, PendingRequest, PendingRequestInit, Answer, AnswerReason, AnsweredRequest } from './results';
@@ -49,11 +54,11 @@ export type {
 } from './toolkit';
 
 // Suspending and resuming calls, and the stores that keep them.
-export { ResumeCoordinator, DEFAULT_LEASE_MS, formatRefusal, DEFAULT_MAX_CHAIN, MemoryPendingStore } from './suspension';
+export { ResumeCoordinator, DEFAULT_LEASE_MS, formatRefusal, DEFAULT_MAX_CHAIN, MemoryPendingStore } from './root-lazy';
 // Operating suspensions: the audit trail and what is shown of a call (docs/operating.md).
-export { redactCall, MAX_COMMENT_LENGTH } from './suspension';
+export { redactCall, MAX_COMMENT_LENGTH } from './root-lazy';
 export type { Principal, Audit, ResolveOptions, HistoryFilter, SuspensionObserver } from './suspension';
-export { Webhooks, signWebhook, verifyWebhook } from './webhooks';
+export { Webhooks, signWebhook, verifyWebhook } from './root-lazy';
 export type {
   WebhooksOptions,
   WebhookDelivery,
@@ -82,18 +87,18 @@ export type {
 export type { RunListing, StaleRunFilter } from './suspension';
 // The durable stores' home is their entry (`toolnexus-ts/sqlite`, `toolnexus-ts/postgres`),
 // with their schema versions and option types; the root keeps the classes one release.
-export { SqlitePendingStore, PostgresPendingStore } from './root-stores';
+export { SqlitePendingStore, PostgresPendingStore } from './root-lazy';
 export type { SqlitePendingStoreOptions, PostgresPendingStoreOptions } from './root-stores';
 
 // Running agents against chat models.
-export { AgentRunner, OpenAIChatModel, AnthropicModel, FunctionModel, RUN_STATE_FORMAT } from './runner';
+export { AgentRunner, OpenAIChatModel, AnthropicModel, FunctionModel, RUN_STATE_FORMAT } from './root-lazy';
 // Answering a suspension as a principal, from any front end (docs/design.md, "the path of an answer").
-export { answerAs } from './runner';
+export { answerAs } from './root-lazy';
 export type { AnswerAsOptions, Answered } from './runner';
-export { OpenAIResponsesModel, GeminiModel } from './runner';
+export { OpenAIResponsesModel, GeminiModel } from './root-lazy';
 export type { OpenAIResponsesModelOptions, GeminiModelOptions } from './runner';
 // A RunResult fit to return to a client: @Sensitive values masked in every copy (docs/agents.md).
-export { redactRun } from './runner';
+export { redactRun } from './root-lazy';
 export type { ToolCallStatus } from './runner';
 export type {
   AgentRunnerOptions,
@@ -138,7 +143,7 @@ export type {
 // Durable steps and recovery of runs whose driver died (docs/agents.md, "Durable steps").
 export type { Durability, OrphanRecovery, RunStep, StepCall } from './runner';
 // Agents as tools of other agents (docs/agents.md, "Sub-agents").
-export { SubAgentInput, SubAgentTool } from './runner';
+export { SubAgentInput, SubAgentTool } from './root-lazy';
 export type { SubAgentToolOptions, SubAgentRecord, SubAgentOrigin } from './runner';
 // Handing a conversation to another agent (docs/agents.md, "Handoffs").
 export type { HandoffOptions } from './runner';
@@ -150,5 +155,5 @@ export type { TelemetryOptions, TelemetryOption, TracerProviderLike, MeterProvid
 // Sessions (docs/chat.md): conversations kept by id on the pending stores.
 export type { SessionStore, StoredSession, SessionSummary, SessionFilter, ActiveRun } from './sessions/store';
 // Context management (docs/chat.md, "Context"): beforeModel / afterModel and two strategies.
-export { trimToTokens, summarizeOlder, trimTurns, roughTokens } from './context';
+export { trimToTokens, summarizeOlder, trimTurns, roughTokens } from './root-lazy';
 export type { ModelCall, BeforeModel, AfterModel, TrimOptions, SummarizeOptions, TokenEstimate } from './context';

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { messageOf } from '../errors/message';
 import type { PendingRequest, ToolResult } from './wire';
 
@@ -50,8 +49,16 @@ export function sanitizeName(s: string): string {
 
 /** A fresh suspension id: `pnd-` plus a random UUID. */
 export function newPendingId(): string {
-  return `pnd-${randomUUID()}`;
+  return `pnd-${nodeCrypto().randomUUID()}`;
 }
+
+/*
+ * node:crypto is loaded by the first suspension, not when the root entry is imported: it is
+ * several milliseconds of a program's start-up, and a process that only dispatches tools never
+ * needs it (docs/design.md, "Entries"). Node caches it after the first load.
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, see above
+const nodeCrypto = (): typeof import('node:crypto') => require('node:crypto') as typeof import('node:crypto');
 
 /** True for a value shaped like a {@link ToolResult}. */
 export function isToolResult(value: unknown): value is ToolResult {

@@ -1,0 +1,27 @@
+/*
+ * The declarations of root-lazy.js: the real ones, re-exported from the module each name's
+ * getter requires (root-lazy.js says why the pair exists). A name added here is added there,
+ * with the same module; test/package/lazy-root.test.ts checks they agree.
+ */
+export { ResumeCoordinator, DEFAULT_LEASE_MS } from './suspension/coordinator';
+export { formatRefusal, DEFAULT_MAX_CHAIN } from './suspension/answers';
+export { MemoryPendingStore } from './suspension/stores/memory';
+export { redactCall } from './suspension/redact';
+export { MAX_COMMENT_LENGTH } from './suspension/audit';
+export { SqlitePendingStore, PostgresPendingStore } from './root-stores';
+
+export { Webhooks } from './webhooks/webhooks';
+export { signWebhook, verifyWebhook } from './webhooks/signature';
+
+export { AgentRunner } from './runner/agent-runner';
+export { SubAgentInput, SubAgentTool } from './runner/sub-agent';
+export { answerAs } from './runner/answer-as';
+export { RUN_STATE_FORMAT } from './runner/state';
+export { redactRun } from './runner/redact-run';
+export { OpenAIChatModel } from './runner/models/openai';
+export { OpenAIResponsesModel } from './runner/models/openai-responses';
+export { AnthropicModel } from './runner/models/anthropic';
+export { GeminiModel } from './runner/models/gemini';
+export { FunctionModel } from './runner/models/function';
+
+export { trimToTokens, summarizeOlder, trimTurns, roughTokens } from './context/trim';
