@@ -1,5 +1,7 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the cjs path has no .d.ts beside it, so an import would be untyped
+const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as typeof import('class-transformer/types/storage');
 import { validate, type ValidationError, type ValidatorOptions } from 'class-validator';
 import type { ClassType } from '../decorators/types';
 import { messageOf } from '../errors/message';
@@ -120,12 +122,15 @@ class DtoArgumentsPlan implements ArgumentsPlan {
   private readonly shaped: boolean;
   /** A DTO with no properties: class-validator refuses its instances ("an unknown value"), so it is not asked. */
   private readonly empty: boolean;
+  /** class-transformer has nothing recorded for the DTO: flat arguments become an instance without it ({@link flatInstance}). */
+  private readonly untransformed: boolean;
 
   constructor(private readonly dto: ClassType) {
     this.schema = schemaForClass(dto);
     const properties = Object.values(this.schema.properties ?? {});
     this.shaped = properties.some(needsShape);
     this.empty = properties.length === 0;
+    this.untransformed = untransformed(dto);
   }
 
   async parse(raw: unknown, limits: ArgumentLimits = DEFAULT_ARGUMENT_LIMITS): Promise<ParsedArguments> {
@@ -141,7 +146,9 @@ class DtoArgumentsPlan implements ArgumentsPlan {
       problems = new Problems(limits.maxErrorCount);
       shapeProblems(this.schema, plain.value, '', problems, removed);
     }
-    const instance = plainToInstance<object, Record<string, unknown>>(this.dto, plain.value);
+    const instance =
+      (this.untransformed ? flatInstance(this.dto, plain.value) : undefined) ??
+      plainToInstance<object, Record<string, unknown>>(this.dto, plain.value);
     const errors = await validate(instance, VALIDATOR_OPTIONS);
     if (errors.length > 0) {
       problems ??= new Problems(limits.maxErrorCount);
@@ -150,6 +157,50 @@ class DtoArgumentsPlan implements ArgumentsPlan {
     if (problems !== undefined && problems.total > 0) return { ok: false, problem: problems.text() };
     return { ok: true, value: instance };
   }
+}
+
+/** The maps class-transformer's storage keeps per class (`@Type`, `@Transform`, `@Expose`, `@Exclude`). */
+const TRANSFORMER_MAPS = ['_typeMetadatas', '_transformMetadatas', '_exposeMetadatas', '_excludeMetadatas'] as const;
+
+/**
+ * Whether class-transformer has nothing recorded for `dto` or a class it extends, so that
+ * its `plainToInstance` of flat values reduces to {@link flatInstance}. Read from the
+ * storage's own maps; a class-transformer that keeps them elsewhere says no (the full path).
+ */
+function untransformed(dto: ClassType): boolean {
+  const maps = TRANSFORMER_MAPS.map((name) => (defaultMetadataStorage as unknown as Record<string, unknown>)[name]);
+  if (!maps.every((map) => map instanceof Map)) return false;
+  for (let cls: unknown = dto; typeof cls === 'function' && cls !== Function.prototype; cls = Object.getPrototypeOf(cls)) {
+    if (maps.some((map) => (map as Map<unknown, unknown>).has(cls))) return false;
+  }
+  return true;
+}
+
+/**
+ * What `plainToInstance(dto, value)` builds when class-transformer has nothing recorded for
+ * the class ({@link untransformed}) and no value is an object: `new dto()`, then every key
+ * copied as it is, except those class-transformer skips (`__proto__`, `constructor`, a
+ * prototype accessor without a setter or a method, a function-valued field). Its per-key
+ * metadata lookups were most of a small call's transform cost. `undefined` when a value is
+ * an object (nested values take the full path).
+ */
+export function flatInstance(dto: ClassType, value: Record<string, unknown>): object | undefined {
+  const keys = Object.keys(value);
+  for (const key of keys) {
+    const item = value[key];
+    if (typeof item === 'object' && item !== null) return undefined;
+  }
+  const instance = new dto() as Record<string, unknown>;
+  const proto = (instance.constructor as { prototype?: object } | undefined)?.prototype;
+  for (const key of keys) {
+    if (key === '__proto__' || key === 'constructor') continue;
+    if (proto) {
+      const descriptor = Object.getOwnPropertyDescriptor(proto, key);
+      if ((descriptor && !descriptor.set) || instance[key] instanceof Function) continue;
+    }
+    instance[key] = value[key];
+  }
+  return instance;
 }
 
 class SchemaArgumentsPlan implements ArgumentsPlan {

@@ -14,6 +14,10 @@ export class Attempt implements Watched {
   private abortHook: (() => void) | undefined;
   private abortReason: unknown;
   private fired = false;
+  /** The watchdog's links (see {@link Watched}). */
+  watchedBy: Watchdog | undefined = undefined;
+  watchPrevious: Watched | undefined = undefined;
+  watchNext: Watched | undefined = undefined;
   private abandoned = false;
   /** When the attempt times out, on the `performance.now()` clock (monotonic, unlike `Date.now()`). */
   deadline: number;
