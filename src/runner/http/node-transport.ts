@@ -97,13 +97,24 @@ function withUserAgent(headers: Readonly<Record<string, string>>): Record<string
   return copy;
 }
 
+/**
+ * A reply's headers read from `rawHeaders` when asked. `IncomingMessage.headers` builds an
+ * object of every header on first read, which cost more than the rest of reading the reply
+ * (bench/agents profile); a reply is asked for two or three headers at most.
+ */
 class NodeReplyHeaders implements ReplyHeaders {
-  constructor(private readonly raw: IncomingMessage['headers']) {}
+  constructor(private readonly raw: readonly string[]) {}
 
   get(name: string): string | null {
-    const value = this.raw[name.toLowerCase()];
-    if (value === undefined) return null;
-    return Array.isArray(value) ? value.join(', ') : value;
+    const wanted = name.toLowerCase();
+    let value: string | null = null;
+    for (let i = 0; i + 1 < this.raw.length; i += 2) {
+      const key = this.raw[i] as string;
+      if (key.length !== wanted.length || key.toLowerCase() !== wanted) continue;
+      // Repeated headers join with ", ", as Headers.get and IncomingMessage.headers do (set-cookie aside, never read here).
+      value = value === null ? (this.raw[i + 1] as string) : `${value}, ${this.raw[i + 1] as string}`;
+    }
+    return value;
   }
 }
 
@@ -119,7 +130,7 @@ class NodeReply implements Reply {
   ) {
     this.status = response.statusCode ?? 0;
     this.statusText = response.statusMessage ?? '';
-    this.headers = new NodeReplyHeaders(response.headers);
+    this.headers = new NodeReplyHeaders(response.rawHeaders);
     this.isRedirect = this.status >= 300 && this.status < 400;
   }
 
