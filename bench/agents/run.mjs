@@ -44,7 +44,11 @@ if (!rows.some((f) => f.role === 'floor')) throw new Error('the floor row is req
 
 const BATCH = intEnv('BENCH_BATCH', 25);
 const ROUNDS = intEnv('BENCH_ROUNDS', 3 * rows.length);
-const WARMUP = intEnv('BENCH_WARMUP', 100);
+// 2000, not 100: after 100 warm-up requests V8 is still tiering both loops up (on 2026-12-04,
+// quiet machine, the floor's own p50 was 0.64 ms after 100 and 0.43 ms after 2000, and the
+// runner's ratio to it swung 1.15–1.25× at 100 or 1000 but held at 1.04–1.08× at 2000): a
+// short warm-up measured how fast each loop gets optimised, not what a warm request costs.
+const WARMUP = intEnv('BENCH_WARMUP', 2000);
 const COLD = intEnv('BENCH_COLD', 5);
 const COLD_REQUESTS = intEnv('BENCH_COLD_REQUESTS', 50);
 const ASK_TIMEOUT_MS = 10_000;
