@@ -117,9 +117,18 @@ export abstract class StoredOAuthProvider implements OAuthClientProvider {
     for (const record of records) await this.store.set(this.server, record, undefined);
   }
 
-  /** The scope asked for: the server's challenge or metadata come first (the SDK's choice). */
-  protected scopeMetadata(): { scope?: string } {
-    return this.options.scope !== undefined ? { scope: this.options.scope } : {};
+  /**
+   * The client metadata registered for a grant. The scope given here is asked for only when
+   * the server's challenge and metadata name none (the SDK's choice).
+   */
+  protected metadataOf(grantTypes: string[], authMethod: string, redirectUris: string[] = []): OAuthClientMetadata {
+    return {
+      client_name: this.options.clientName ?? 'toolnexus',
+      redirect_uris: redirectUris,
+      grant_types: grantTypes,
+      token_endpoint_auth_method: authMethod,
+      ...(this.options.scope !== undefined ? { scope: this.options.scope } : {}),
+    };
   }
 }
 
@@ -141,14 +150,8 @@ export class LoginOAuthProvider extends StoredOAuthProvider {
   }
 
   get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: this.options.clientName ?? 'toolnexus',
-      redirect_uris: [this.options.redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: this.options.clientSecret !== undefined ? 'client_secret_basic' : 'none',
-      ...this.scopeMetadata(),
-    };
+    const method = this.options.clientSecret !== undefined ? 'client_secret_basic' : 'none';
+    return { ...this.metadataOf(['authorization_code', 'refresh_token'], method, [this.options.redirectUrl]), response_types: ['code'] };
   }
 
   protected givenClient(): OAuthClientInformationMixed | undefined {
@@ -219,13 +222,7 @@ export class ClientCredentialsOAuthProvider extends StoredOAuthProvider {
   }
 
   get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: this.options.clientName ?? 'toolnexus',
-      redirect_uris: [],
-      grant_types: ['client_credentials'],
-      token_endpoint_auth_method: this.options.privateKey !== undefined ? 'private_key_jwt' : 'client_secret_basic',
-      ...this.scopeMetadata(),
-    };
+    return this.metadataOf(['client_credentials'], this.options.privateKey !== undefined ? 'private_key_jwt' : 'client_secret_basic');
   }
 
   protected givenClient(): OAuthClientInformationMixed {
@@ -264,13 +261,7 @@ export class CrossAppOAuthProvider extends StoredOAuthProvider {
   }
 
   get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: this.options.clientName ?? 'toolnexus',
-      redirect_uris: [],
-      grant_types: [JWT_BEARER],
-      token_endpoint_auth_method: 'client_secret_basic',
-      ...this.scopeMetadata(),
-    };
+    return this.metadataOf([JWT_BEARER], 'client_secret_basic');
   }
 
   protected givenClient(): OAuthClientInformationMixed {
