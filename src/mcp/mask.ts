@@ -13,15 +13,23 @@ const MIN_WORD = 8;
  */
 export class SecretMask {
   private secrets: string[];
+  private readonly known: Set<string>;
 
   constructor(values: Iterable<string>) {
     this.secrets = SecretMask.forms(values);
+    this.known = new Set(this.secrets);
   }
 
-  /** Masks `values` too from now on: a token obtained after connecting (OAuth). */
+  /**
+   * Masks `values` too from now on: a token obtained after connecting (OAuth). The OAuth
+   * provider tells its tokens on every request, so a value already masked costs a lookup,
+   * not a rebuild of the list.
+   */
   add(values: Iterable<string>): void {
-    const found = new Set([...this.secrets, ...SecretMask.forms(values)]);
-    this.secrets = [...found].sort((a, b) => b.length - a.length);
+    const fresh = SecretMask.forms(values).filter((form) => !this.known.has(form));
+    if (fresh.length === 0) return;
+    for (const form of fresh) this.known.add(form);
+    this.secrets = [...this.known].sort((a, b) => b.length - a.length);
   }
 
   /** Every form of `values` that is masked: as is, URL-encoded, JSON-escaped, its long words, Basic decoded. */
