@@ -32,9 +32,7 @@ import {
   MIN_LENGTH,
   ValidationTypes,
 } from 'class-validator';
-// class-transformer keeps @Type metadata in this storage; its typings live under types/.
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- the cjs path has no .d.ts beside it, so an import would be untyped
-const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as typeof import('class-transformer/types/storage');
+import { defaultMetadataStorage } from '../metadata/transformer-storage';
 import { describedPositionsOf, describedPropertiesOf, descriptionOf } from '../decorators/describe.decorator';
 import type { AnyClass } from '../decorators/types';
 import { DtoRuleError, ToolRegistrationError } from '../errors';

@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- the cjs path has no .d.ts beside it, so an import would be untyped
-const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as typeof import('class-transformer/types/storage');
+import { defaultMetadataStorage } from '../metadata/transformer-storage';
 import { validate, type ValidationError, type ValidatorOptions } from 'class-validator';
 import type { ClassType } from '../decorators/types';
 import { messageOf } from '../errors/message';

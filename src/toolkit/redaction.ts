@@ -1,7 +1,5 @@
 import { getMetadataStorage, ValidationTypes } from 'class-validator';
-// class-transformer keeps @Type metadata in this storage; its typings live under types/.
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- the cjs path has no .d.ts beside it, so an import would be untyped
-const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as typeof import('class-transformer/types/storage');
+import { defaultMetadataStorage } from '../metadata/transformer-storage';
 import { sensitivePropertiesOf } from '../decorators/sensitive.decorator';
 import type { AnyClass } from '../decorators/types';
 
