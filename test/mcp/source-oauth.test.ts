@@ -179,6 +179,18 @@ describe('McpToolSource with OAuth: serveMcp behind an authorization server on 1
       oauth: { store, redirectUrl: 'http://127.0.0.1:1/callback', clientName: 'toolnexus test' },
     });
 
+  /** Connected and logged in, its tools in a toolkit behind a coordinator; then both tokens revoked, so the next call needs a login. */
+  const loggedInThenRevoked = async (source: McpToolSource) => {
+    const report = await source.connect();
+    await source.finishLogin('remote', await front.login(report.needsLogin[0]!.url));
+    const toolkit = new Toolkit();
+    source.register(toolkit);
+    const coordinator = new ResumeCoordinator({ toolkit, store: new MemoryPendingStore() });
+    front.access.clear();
+    front.refresh.clear();
+    return { toolkit, coordinator };
+  };
+
   /** Every text a host may see, none of which may carry a token. */
   const tokenFree = (...texts: unknown[]): void => {
     const all = JSON.stringify(texts);
@@ -221,15 +233,8 @@ describe('McpToolSource with OAuth: serveMcp behind an authorization server on 1
   it('a call whose tokens are gone suspends as an authorization request; the answer with the code replays it once', async () => {
     const source = sourceWith(new MemoryOAuthStore());
     try {
-      const report = await source.connect();
-      await source.finishLogin('remote', await front.login(report.needsLogin[0]!.url));
-      const toolkit = new Toolkit();
-      source.register(toolkit);
-      const coordinator = new ResumeCoordinator({ toolkit, store: new MemoryPendingStore() });
-
       // Both tokens revoked: refresh fails, so a person must log in again.
-      front.access.clear();
-      front.refresh.clear();
+      const { coordinator } = await loggedInThenRevoked(source);
       const suspended = await coordinator.execute('remote_echo', { text: 'again' }, {}, { callId: 'call_1', runId: 'run_1' });
       const request = pendingOf(suspended);
       expect(request).toMatchObject({ kind: 'authorization', data: { mcpServer: 'remote' } });
@@ -268,13 +273,7 @@ describe('McpToolSource with OAuth: serveMcp behind an authorization server on 1
       front.consent = 'allow';
       const redo = sourceWith(new MemoryOAuthStore());
       try {
-        const again = await redo.connect();
-        await redo.finishLogin('remote', await front.login(again.needsLogin[0]!.url));
-        const toolkit = new Toolkit();
-        redo.register(toolkit);
-        const coordinator = new ResumeCoordinator({ toolkit, store: new MemoryPendingStore() });
-        front.access.clear();
-        front.refresh.clear();
+        const { coordinator } = await loggedInThenRevoked(redo);
         const request = pendingOf(await coordinator.execute('remote_echo', { text: 'no' }, {}, { callId: 'c2', runId: 'r2' }))!;
         front.consent = 'deny';
         const denied = await coordinator.resolve({ id: request.id, ok: true, data: { redirect: await front.login(request.url!) } });
@@ -391,13 +390,7 @@ describe('McpToolSource with OAuth: serveMcp behind an authorization server on 1
   it("a bare code is taken from the host's own finishLogin, never from a request's answer", async () => {
     const source = sourceWith(new MemoryOAuthStore());
     try {
-      const report = await source.connect();
-      await source.finishLogin('remote', await front.login(report.needsLogin[0]!.url));
-      const toolkit = new Toolkit();
-      source.register(toolkit);
-      const coordinator = new ResumeCoordinator({ toolkit, store: new MemoryPendingStore() });
-      front.access.clear();
-      front.refresh.clear();
+      const { toolkit, coordinator } = await loggedInThenRevoked(source);
       const request = pendingOf(await coordinator.execute('remote_echo', { text: 'bare' }, {}, { callId: 'c1', runId: 'r1' }))!;
       const code = new URL(await front.login(request.url!)).searchParams.get('code')!;
       const refused = await coordinator.resolve({ id: request.id, ok: true, data: { code } });
