@@ -8,7 +8,7 @@
  */
 import 'reflect-metadata';
 import { createPublicKey, generateKeyPairSync, randomBytes, sign, verify, type KeyObject } from 'node:crypto';
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { IsString } from 'class-validator';
 import { Tool, Toolkit } from '../../src';
@@ -21,6 +21,7 @@ import {
   type McpHttpServerHandle,
   type McpOAuthOptions,
 } from '../../src/mcp';
+import { forwardMcp } from '../fixtures/mcp-forward';
 
 class EchoArgs {
   @IsString()
@@ -246,15 +247,7 @@ class MachineFront {
           { error: 'invalid_token' },
           { 'www-authenticate': `Bearer resource_metadata="${this.base}/.well-known/oauth-protected-resource/mcp"` },
         );
-      const forward = httpRequest(
-        this.upstream,
-        { method: req.method, headers: { ...req.headers, host: this.upstream.host, authorization: '' } },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      forward.end(body);
+      forwardMcp(this.upstream, req, res, body);
       return;
     }
     json(404, { error: 'not_found' });

@@ -7,11 +7,12 @@
  */
 import 'reflect-metadata';
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { IsString } from 'class-validator';
 import { MemoryPendingStore, pendingOf, ResumeCoordinator, Tool, Toolkit } from '../../src';
 import { McpLoginError, McpLoginStateError, McpToolSource, MemoryOAuthStore, serveMcp, type McpHttpServerHandle } from '../../src/mcp';
+import { forwardMcp } from '../fixtures/mcp-forward';
 
 class EchoArgs {
   @IsString()
@@ -141,15 +142,7 @@ class OAuthFront {
         );
       if (this.echoOnCall && body.includes('"tools/call"'))
         return json(500, { error: 'server_error', error_description: `I got ${req.headers.authorization ?? ''}` });
-      const forward = httpRequest(
-        this.upstream,
-        { method: req.method, headers: { ...req.headers, host: this.upstream.host, authorization: '' } },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      forward.end(body);
+      forwardMcp(this.upstream, req, res, body);
       return;
     }
     json(404, { error: 'not_found' });
