@@ -44,7 +44,7 @@ export class DurableCall {
    * record already there says yes. Invalid arguments say no: `execute` reports them.
    */
   async needsApproval(callId: string, input: unknown, state: unknown): Promise<boolean> {
-    return (await this.approvalRequest(callId, input, state)) !== undefined;
+    return (await this.askApproval(callId, input, state)) !== undefined;
   }
 
   /**
@@ -52,11 +52,21 @@ export class DurableCall {
    * `@Sensitive()` values masked in its prompt), or undefined when the call needs none.
    */
   async approvalRequest(callId: string, input: unknown, state: unknown): Promise<PendingRequest | undefined> {
+    const asked = await this.askApproval(callId, input, state);
+    return asked && new Redactor(this.coordinator.toolkit).request(this.tool.name, asked.args, asked.request);
+  }
+
+  /** The approval request of this call and the arguments it was asked for, recorded now or before; undefined when none is needed. */
+  private async askApproval(
+    callId: string,
+    input: unknown,
+    state: unknown,
+  ): Promise<{ args: unknown; request: PendingRequest } | undefined> {
     const policy = this.tool.approval;
     if (!policy) return undefined;
     const key = this.prefix + callId;
     const recorded = await this.approvalOf(key);
-    if (recorded !== undefined) return new Redactor(this.coordinator.toolkit).call(recorded).request;
+    if (recorded !== undefined) return { args: recorded.args, request: recorded.request };
     const parsed = await this.coordinator.toolkit.parseArguments(this.tool.name, input);
     if (!parsed?.ok) return undefined;
     const ctx = hostState(state);
@@ -65,7 +75,7 @@ export class DurableCall {
     const result = await this.coordinator.execute(this.tool.name, parsed.value, ctx, { callId, runId: key });
     const request = pendingOf(result);
     if (request?.kind !== 'approval') throw new ToolnexusError(`${this.tool.name}: expected its approval request, got: ${result.output}`);
-    return new Redactor(this.coordinator.toolkit).request(this.tool.name, parsed.value, request);
+    return { args: parsed.value, request };
   }
 
   /**
