@@ -1,3 +1,15 @@
+const { exports: entries } = require('./package.json');
+
+function entryMap() {
+  const map = {};
+  for (const [entry, target] of Object.entries(entries)) {
+    if (typeof target === 'string') continue;
+    const name = entry === '.' ? 'toolnexus-ts' : 'toolnexus-ts/' + entry.slice(2);
+    map['^' + name + '$'] = '<rootDir>/' + target.default.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts');
+  }
+  return map;
+}
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
@@ -5,7 +17,8 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   // tsconfig.json plus isolatedModules: ts-jest then transpiles each file alone, and `npm run typecheck` is what checks types.
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: { isolatedModules: true } }] },
-  moduleNameMapper: { '^toolnexus-ts$': '<rootDir>/src/index.ts', '^toolnexus-ts/(.*)$': '<rootDir>/src/$1' },
+  // Each entry of package.json's "exports" maps to its source (dist/x/index.js → src/x/index.ts).
+  moduleNameMapper: entryMap(),
   testTimeout: 60000,
   // One embedded PostgreSQL for the whole run unless TOOLNEXUS_PG_URL names a server (test/fixtures/pg/global-setup.ts).
   globalSetup: '<rootDir>/test/fixtures/pg/global-setup.ts',

@@ -156,4 +156,4 @@ export type { TelemetryOptions, TelemetryOption, TracerProviderLike, MeterProvid
 export type { SessionStore, StoredSession, SessionSummary, SessionFilter, ActiveRun } from './sessions/store';
 // Context management (docs/chat.md, "Context"): beforeModel / afterModel and two strategies.
 export { trimToTokens, summarizeOlder, trimTurns, roughTokens } from './root-lazy';
-export type { ModelCall, BeforeModel, AfterModel, TrimOptions, SummarizeOptions, TokenEstimate } from './context';
+export type { ModelCall, BeforeModel, AfterModel, TrimOptions, SummarizeOptions, TokenEstimate } from './runner/transcript';

@@ -5,7 +5,7 @@
  */
 export { ResumeCoordinator, DEFAULT_LEASE_MS } from './suspension/coordinator';
 export { formatRefusal, DEFAULT_MAX_CHAIN } from './suspension/answers';
-export { MemoryPendingStore } from './suspension/stores/memory';
+export { MemoryPendingStore } from './stores/memory/store';
 export { redactCall } from './suspension/redact';
 export { MAX_COMMENT_LENGTH } from './suspension/audit';
 export { SqlitePendingStore, PostgresPendingStore } from './root-stores';
@@ -18,10 +18,10 @@ export { SubAgentInput, SubAgentTool } from './runner/sub-agent';
 export { answerAs } from './runner/answer-as';
 export { RUN_STATE_FORMAT } from './runner/state';
 export { redactRun } from './runner/redact-run';
-export { OpenAIChatModel } from './runner/models/openai';
-export { OpenAIResponsesModel } from './runner/models/openai-responses';
-export { AnthropicModel } from './runner/models/anthropic';
-export { GeminiModel } from './runner/models/gemini';
-export { FunctionModel } from './runner/models/function';
+export { OpenAIChatModel } from './models/openai';
+export { OpenAIResponsesModel } from './models/openai-responses';
+export { AnthropicModel } from './models/anthropic';
+export { GeminiModel } from './models/gemini';
+export { FunctionModel } from './models/function';
 
-export { trimToTokens, summarizeOlder, trimTurns, roughTokens } from './context/trim';
+export { trimToTokens, summarizeOlder, trimTurns, roughTokens } from './runner/transcript/trim';

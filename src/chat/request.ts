@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../errors';
-import type { ChatMessage } from '../runner/types';
+import type { ChatMessage } from '../models/types';
 import type { StoredSession } from '../sessions/store';
 import { ChatRequestError } from './errors';
 

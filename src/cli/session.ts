@@ -6,10 +6,11 @@ import { messageOf } from '../errors/message';
 import type { Principal } from '../suspension/audit';
 import { AgentRunner } from '../runner/agent-runner';
 import { ResumeCoordinator } from '../suspension/coordinator';
-import type { RunStore, SuspensionStore } from '../suspension/store';
+import type { SuspensionStore } from '../suspension/store';
+import type { RunStore } from '../runner/store';
 import { Toolkit } from '../toolkit/toolkit';
 import type { CliIo } from './command';
-import { checkPostgresTables } from './postgres-tables';
+import { checkPostgresTables } from '../stores/postgres/tables';
 import { openStore, parseStoreSpec, shownSpec } from './store-spec';
 
 /** What a `pending` command works with: the store, a coordinator over it, and who is acting. */

@@ -1,8 +1,9 @@
 import { isAbsolute, resolve } from 'node:path';
 import { InvalidArgumentError } from '../errors';
-import type { RunStore, SuspensionStore } from '../suspension/store';
-import { PostgresPendingStore } from '../suspension/stores/postgres';
-import { SqlitePendingStore } from '../suspension/stores/sqlite';
+import type { SuspensionStore } from '../suspension/store';
+import type { RunStore } from '../runner/store';
+import { PostgresPendingStore } from '../stores/postgres/index';
+import { SqlitePendingStore } from '../stores/sqlite/index';
 
 /** Where `--store` (or `TOOLNEXUS_STORE`) points: `sqlite:./file.db` or `postgres://…`. */
 export type StoreSpec = { kind: 'sqlite'; filename: string } | { kind: 'postgres'; connectionString: string };

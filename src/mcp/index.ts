@@ -3,16 +3,16 @@
  * A separate entry point, so that users of the core never need `@modelcontextprotocol/sdk`
  * installed; its public types name no type of the SDK. See docs/mcp.md.
  */
-export { serveMcp } from './serve';
-export type { McpStdioOptions, McpHttpOptions, McpServerHandle, McpHttpServerHandle } from './serve';
-export type { McpAuthorize } from './http-guard';
+export { serveMcp } from './server/serve';
+export type { McpStdioOptions, McpHttpOptions, McpServerHandle, McpHttpServerHandle } from './server/serve';
+export type { McpAuthorize } from './server/http-guard';
 export type { McpToolHost, McpServerOptions, McpCallInfo, McpToolContext } from './types';
 export { McpConfigError, McpConnectionError } from './errors';
-export { McpToolSource } from './source';
-export type { McpToolSourceOptions, McpConnectReport } from './source';
-export { parseMcpConfig, readMcpConfig } from './config';
-export type { McpServerSpec, McpServerEntry, McpEnvironment, McpConfigReading, McpServerOAuth } from './config';
-export { McpCatalog } from './catalog/catalog';
+export { McpToolSource } from './client/source';
+export type { McpToolSourceOptions, McpConnectReport } from './client/source';
+export { parseMcpConfig, readMcpConfig } from './client/config';
+export type { McpServerSpec, McpServerEntry, McpEnvironment, McpConfigReading, McpServerOAuth } from './client/config';
+export { McpCatalog } from './server/catalog/catalog';
 export type {
   McpCatalogOptions,
   ResourceListing,
@@ -20,10 +20,10 @@ export type {
   PromptListing,
   CatalogChange,
   Completion,
-} from './catalog/catalog';
-export { Resource } from './catalog/resource.decorator';
-export { ResourceTemplate } from './catalog/resource-template.decorator';
-export { Prompt } from './catalog/prompt.decorator';
+} from './server/catalog/catalog';
+export { Resource } from './server/catalog/resource.decorator';
+export { ResourceTemplate } from './server/catalog/resource-template.decorator';
+export { Prompt } from './server/catalog/prompt.decorator';
 export type {
   ResourceOptions,
   ResourceTemplateOptions,
@@ -35,13 +35,13 @@ export type {
   PromptBody,
   CatalogContext,
   Completes,
-} from './catalog/types';
+} from './server/catalog/types';
 export { McpCatalogError } from './errors';
 export type { McpSamplingLimits, McpSamplingContent, McpSampleRequest, McpSampleResult, McpSample } from './types';
-export type { McpServerResource, McpServerPrompt } from './source';
+export type { McpServerResource, McpServerPrompt } from './client/source';
 export type { McpSamplingOptions, McpSamplingRequestInfo } from './types';
 export { McpLoginRequiredError, McpLoginError } from './errors';
-export { MemoryOAuthStore } from './oauth-store';
-export type { McpOAuthOptions, McpOAuthStore, McpOAuthRecord, McpOAuthValue } from './oauth-store';
-export type { McpOAuthCommonOptions, McpOAuthLoginOptions, McpOAuthClientCredentialsOptions, McpOAuthCrossAppOptions } from './oauth-store';
+export { MemoryOAuthStore } from './client/oauth/store';
+export type { McpOAuthOptions, McpOAuthStore, McpOAuthRecord, McpOAuthValue } from './client/oauth/store';
+export type { McpOAuthCommonOptions, McpOAuthLoginOptions, McpOAuthClientCredentialsOptions, McpOAuthCrossAppOptions } from './client/oauth/store';
 export { McpLoginStateError, McpOAuthResponseTooLargeError } from './errors';

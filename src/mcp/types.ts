@@ -4,8 +4,8 @@
  * types, so `skipLibCheck: false` without `esModuleInterop` still compiles, and quickly.
  */
 import type { Principal } from '../suspension/audit';
-import type { ChatModel } from '../runner/types';
-import type { McpCatalog } from './catalog/catalog';
+import type { ChatModel } from '../models/types';
+import type { McpCatalog } from './server/catalog/catalog';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { ToolContext } from '../toolkit/context';
 import type { TelemetryOption } from '../telemetry/options';

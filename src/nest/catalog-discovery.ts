@@ -3,10 +3,10 @@ import { DiscoveryService } from '@nestjs/core';
 import type { AnyClass } from '../decorators/types';
 import { ToolnexusError } from '../errors';
 import { messageOf } from '../errors/message';
-import { McpCatalog } from '../mcp/catalog/catalog';
-import { promptOptionsOf } from '../mcp/catalog/prompt.decorator';
-import { resourceOptionsOf } from '../mcp/catalog/resource.decorator';
-import { resourceTemplateOptionsOf } from '../mcp/catalog/resource-template.decorator';
+import { McpCatalog } from '../mcp/server/catalog/catalog';
+import { promptOptionsOf } from '../mcp/server/catalog/prompt.decorator';
+import { resourceOptionsOf } from '../mcp/server/catalog/resource.decorator';
+import { resourceTemplateOptionsOf } from '../mcp/server/catalog/resource-template.decorator';
 import { ToolnexusModuleError } from './errors';
 
 /**

@@ -1,6 +1,7 @@
 import type { ModuleMetadata, Type, InjectionToken, OptionalFactoryDependency } from '@nestjs/common';
-import type { ChatModel } from '../runner/types';
-import type { RunStore, SuspensionStore } from '../suspension/store';
+import type { ChatModel } from '../models/types';
+import type { SuspensionStore } from '../suspension/store';
+import type { RunStore } from '../runner/store';
 import type { WaitFor } from '../suspension/coordinator';
 import type { ToolContext } from '../toolkit/context';
 import type { ToolkitHooks } from '../toolkit/hooks';

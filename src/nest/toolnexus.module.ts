@@ -2,14 +2,14 @@ import { Inject, Module, type DynamicModule, type OnApplicationShutdown, type Pr
 import { DiscoveryModule, ModuleRef } from '@nestjs/core';
 import type { ClassType } from '../decorators/types';
 import { AgentRunner } from '../runner/agent-runner';
-import type { ChatModel, ModelResponse } from '../runner/types';
+import type { ChatModel, ModelResponse } from '../models/types';
 import { ResumeCoordinator } from '../suspension/coordinator';
 import { Toolkit } from '../toolkit/toolkit';
 import { ToolnexusModuleError } from './errors';
 import type { ToolnexusModuleAsyncOptions, ToolnexusModuleOptions, ToolnexusModuleRootOptions, ToolnexusOptionsFactory } from './options';
 import { ToolDiscovery } from './tool-discovery';
 import { CatalogDiscovery } from './catalog-discovery';
-import { McpCatalog } from '../mcp/catalog/catalog';
+import { McpCatalog } from '../mcp/server/catalog/catalog';
 
 /** Injection token of the resolved {@link ToolnexusModuleOptions}. */
 export const TOOLNEXUS_OPTIONS = Symbol.for('toolnexus:nest-options');

@@ -3,7 +3,7 @@ import { InvalidArgumentError, RunConflictError, RunNotFoundError } from '../err
 import { messageOf } from '../errors/message';
 import { pendingOf } from '../results/helpers';
 import type { PendingRequest } from '../results/wire';
-import type { RunListing, RunStore } from '../suspension/store';
+import type { RunListing, RunStore } from './store';
 import { systemClock, type Clock, type ClockTimer } from '../timing/clock';
 import { callStatus } from './call-status';
 import type { LiveRun } from './loop';

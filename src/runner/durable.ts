@@ -5,7 +5,8 @@ import type { ToolResult } from '../results/wire';
 import { snapshot, type Checkpoints } from './checkpoints';
 import { callTool, feed, halt, type LiveRun, type LoopParts } from './loop';
 import type { RunStep, StepCall } from './state';
-import type { RunResult, ToolCall } from './types';
+import type { RunResult } from './types';
+import type { ToolCall } from '../models/types';
 
 /**
  * How often a run is checkpointed. `halt`: only when it halts (and after a resume), so a run

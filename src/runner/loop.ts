@@ -12,25 +12,18 @@ import { handoffOf } from './handoff';
 import { SUB_AGENT_EVENTS, subAgentUsage } from './sub-agent';
 import { runStep, startJournal, type Durability, type Journal } from './durable';
 import type { HaltedCall, RunStep } from './state';
-import { traceChat, type RunTrace } from '../telemetry/agent';
+import { traceChat, type RunTrace } from './agent-spans';
 import type { Telemetry } from '../telemetry/telemetry';
 import { addUsage, copyUsage } from './usage';
-import type { AfterModel, BeforeModel, ModelCall } from '../context/hooks';
+import type { AfterModel, BeforeModel, ModelCall } from './transcript/hooks';
 import type {
-  AssistantMessage,
-  ChatMessage,
-  ChatModel,
   ModelMetricEvent,
-  ModelRequest,
-  ModelResponse,
-  ModelTool,
   RunEvent,
   RunResult,
   RunStatus,
-  ToolCall,
-  ToolCallRecord,
-  Usage,
+  ToolCallRecord
 } from './types';
+import type { AssistantMessage, ChatMessage, ChatModel, ModelRequest, ModelResponse, ModelTool, ToolCall, Usage } from '../models/types';
 
 /**
  * The context a tool receives from the runner: the run's `context`, plus `signal`, the

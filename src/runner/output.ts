@@ -1,7 +1,7 @@
 import { InvalidArgumentError, InvalidResumeError } from '../errors';
 import type { ClassType } from '../decorators/types';
 import { planForClass, type ArgumentsPlan } from '../toolkit/arguments';
-import type { ChatModel, ModelTool, OutputFormat } from './types';
+import type { ChatModel, ModelTool, OutputFormat } from '../models/types';
 
 /** The name of the tool a model without native structured output gives its typed answer through. */
 export const FINAL_ANSWER_TOOL = 'final_answer';

@@ -19,9 +19,10 @@ import { cancelChildren, SUB_AGENT_EVENTS } from './sub-agent';
 import { callContext, feed, runLoop, type Emit, type LiveRun, type LoopParts } from './loop';
 import { offeredTools, resumeOutput, type OutputRun } from './output';
 import type { HaltedCall, RunState } from './state';
-import type { ModelTool, RunResult } from './types';
+import type { RunResult } from './types';
+import type { ModelTool } from '../models/types';
 import { openTrace, traced } from './run-trace';
-import type { RunTrace } from '../telemetry/agent';
+import type { RunTrace } from './agent-spans';
 
 /** What resuming needs besides the loop's parts. */
 export interface ResumeParts extends LoopParts {

@@ -1,6 +1,7 @@
-import { endRun, startRun, type RunTrace } from '../telemetry/agent';
+import { endRun, startRun, type RunTrace } from './agent-spans';
 import type { Telemetry } from '../telemetry/telemetry';
-import type { ChatModel, RunResult } from './types';
+import type { RunResult } from './types';
+import type { ChatModel } from '../models/types';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 
 /** What a run's span needs from its runner. */

@@ -4,7 +4,8 @@ import type { ToolResult } from '../results/wire';
 import type { RefusalStatus } from '../suspension/answers';
 import { callStatus } from './call-status';
 import type { OutputState } from './output';
-import type { ChatMessage, ProviderItem, ToolCall, ToolCallRecord, Usage } from './types';
+import type { ToolCallRecord } from './types';
+import type { ChatMessage, ProviderItem, ToolCall, Usage } from '../models/types';
 
 /** Tags every checkpoint this runner writes, so a foreign or future state is refused, not misread. */
 export const RUN_STATE_FORMAT = 'toolnexus.run/1';

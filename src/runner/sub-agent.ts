@@ -9,7 +9,8 @@ import { defaultToolName } from '../toolkit/toolkit';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { AgentRunner } from './agent-runner';
 import type { AgentToolContext, Emit } from './loop';
-import type { ChatMessage, RunEvent, RunResult, Usage } from './types';
+import type { RunEvent, RunResult } from './types';
+import type { ChatMessage, Usage } from '../models/types';
 
 /**
  * Where a sub-agent call sends its child's events when the calling run is streamed: set on

@@ -1,4 +1,4 @@
-import type { Usage } from './types';
+import type { Usage } from '../models/types';
 
 /** An empty count. */
 export function zeroUsage(): Usage {

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../runner/types';
+import type { ChatMessage } from '../models/types';
 
 /**
  * The run a session is busy with. `running`: a process drives it and holds the session

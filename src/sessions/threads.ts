@@ -1,5 +1,6 @@
 import { PendingStoreError, SessionBusyError, SessionFullError } from '../errors';
-import type { ChatMessage, RunResult } from '../runner/types';
+import type { RunResult } from '../runner/types';
+import type { ChatMessage } from '../models/types';
 import type { SessionStore, StoredSession } from './store';
 import { checkSessionId } from './validate';
 

@@ -25,8 +25,8 @@ import { Resolution, type ExpectedCall } from './resolution';
 import { Observers, type SuspensionObserver } from './observer';
 import { isSuspensionStatus } from './status';
 import type { Claim, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from './store';
-import { MemoryPendingStore } from './stores/memory';
-import { checkHistoryFilter, checkInsertable } from './stores/validate';
+import { MemoryPendingStore } from '../stores/memory/store';
+import { checkHistoryFilter, checkInsertable } from './validate';
 
 export type { WaitFor } from './answers';
 export type { ExpectedCall } from './resolution';

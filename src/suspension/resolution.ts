@@ -25,7 +25,7 @@ import { LeaseKeeper } from './lease';
 import { isSettled } from './status';
 import type { Claim, Settlement, SuspendedCall, SuspensionStore } from './store';
 import { keptAnswer } from './consumed';
-import { checkInsertable } from './stores/validate';
+import { checkInsertable } from './validate';
 
 /**
  * The call an answer is for, as the caller knows it (an agent run: its transcript's call).

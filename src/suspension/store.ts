@@ -1,5 +1,6 @@
 import type { Answer, AnsweredRequest, PendingRequest, ToolResult } from '../results/wire';
-import type { HistoryFilter, Principal, Audit } from './audit';
+import type { RunStore } from '../runner/store';
+import type { Audit, HistoryFilter, Principal } from './audit';
 
 export type { AnsweredRequest } from '../results/wire';
 
@@ -86,59 +87,6 @@ export interface Settlement {
   next?: SuspendedCall;
 }
 
-/** A versioned snapshot of a halted agent run (the runner owns the `state` shape). */
-export interface RunCheckpoint {
-  runId: string;
-  /** Starts at 1 and grows by one with every save. */
-  version: number;
-  state: Record<string, unknown>;
-  /** RFC 3339. */
-  updatedAt: string;
-}
-
-/**
- * Where an agent runner keeps versioned checkpoints of its runs: the runner's side of the
- * stores, apart from {@link SuspensionStore} so a store may keep one job without the other.
- * The three built-in stores implement both. The runner checks nothing it gives one: a
- * checkpoint is built by the runner itself (docs/design.md, "Stores").
- *
- * Rules every run store follows: checkpoints round-trip as JSON (copies in, copies out), a
- * save is a compare-and-set on `version` that exactly one of concurrent savers wins, and
- * after `close` (when it has one) every method rejects with `PendingStoreError`.
- */
-export interface RunStore {
-  /**
-   * Saves a run checkpoint with optimistic concurrency: `checkpoint.version` must be one
-   * more than the stored version (1 for a new run). Returns false on a version conflict.
-   */
-  saveRun(checkpoint: RunCheckpoint): Promise<boolean>;
-  loadRun(runId: string): Promise<RunCheckpoint | undefined>;
-  /**
-   * Runs a driver claims to be continuing (checkpoint state `phase: "running"`) whose
-   * checkpoint was last written before `updatedBefore` (RFC 3339): with durable steps every
-   * step and every lease renewal writes it, so these are the runs whose driver stopped
-   * renewing its lease, oldest first, at most `limit` (default 100). Optional: a store
-   * without it cannot list orphans (`AgentRunner.recoverOrphans`), only recover a named run.
-   */
-  listStaleRuns?(filter: StaleRunFilter): Promise<RunListing[]>;
-}
-
-/** Which stale runs {@link RunStore.listStaleRuns} lists. */
-export interface StaleRunFilter {
-  /** RFC 3339: only checkpoints last written before this instant. */
-  updatedBefore: string;
-  /** At most this many (1 to 1000; default 100). */
-  limit?: number;
-}
-
-/** A run checkpoint as a listing shows it (without its state). */
-export interface RunListing {
-  runId: string;
-  version: number;
-  /** RFC 3339: when the checkpoint was last written. */
-  updatedAt: string;
-}
-
 /**
  * The durable side of suspend/resume: where a `ResumeCoordinator` keeps suspended
  * calls. Implement it to keep them anywhere; every implementation must pass the shared
@@ -205,12 +153,3 @@ export interface SuspensionStore {
   /** Releases connections and file handles. Idempotent. */
   close(): Promise<void>;
 }
-
-/**
- * A store that keeps both suspended calls and run checkpoints, as the three built-in stores do.
- *
- * @deprecated Since 0.2: name the job instead, {@link SuspensionStore} (what a coordinator
- * needs) or {@link RunStore} (what a runner needs), or both as `SuspensionStore & RunStore`.
- * Kept one release as this alias.
- */
-export type PendingStore = SuspensionStore & RunStore;

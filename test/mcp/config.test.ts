@@ -1,6 +1,6 @@
 /** parseMcpConfig: the mcp.json shapes of Claude Desktop, Cursor and VS Code, ${ENV} expansion, per-server errors. */
 import { McpConfigError, parseMcpConfig, readMcpConfig } from '../../src/mcp';
-import { toolAllowed } from '../../src/mcp/config';
+import { toolAllowed } from '../../src/mcp/client/config';
 
 describe('parseMcpConfig', () => {
   it('reads Claude Desktop / Cursor "mcpServers": stdio by command, HTTP by url', () => {

@@ -5,7 +5,7 @@
  */
 import { constants, createPublicKey, generateKeyPairSync, verify, type KeyObject } from 'node:crypto';
 import { McpConfigError } from '../../src/mcp';
-import { ClientAssertionSigner } from '../../src/mcp/oauth-assertion';
+import { ClientAssertionSigner } from '../../src/mcp/client/oauth/assertion';
 
 const pemOf = (key: KeyObject): string => key.export({ type: 'pkcs8', format: 'pem' }).toString();
 

@@ -12,8 +12,8 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ResumeCoordinator, Tool, Toolkit } from '../../src';
 import { bearerTokens } from '../../src/inbox';
 import { serveMcp, type McpHttpServerHandle, type McpToolContext } from '../../src/mcp';
-import { BoundedEventStore, EventBudget } from '../../src/mcp/event-store';
-import { defaultAllowedHosts } from '../../src/mcp/http-guard';
+import { BoundedEventStore, EventBudget } from '../../src/mcp/server/event-store';
+import { defaultAllowedHosts } from '../../src/mcp/server/http-guard';
 import { mcpTestToolkit } from '../fixtures/mcp-tools';
 
 const INITIALIZE = JSON.stringify({

@@ -9,16 +9,16 @@ import ts from 'typescript';
 const ROOT = join(__dirname, '..', '..');
 const ENTRIES = {
   'toolnexus-ts': 'src/index.ts',
-  'toolnexus-ts/sqlite': 'src/sqlite/index.ts',
-  'toolnexus-ts/postgres': 'src/postgres/index.ts',
+  'toolnexus-ts/sqlite': 'src/stores/sqlite/index.ts',
+  'toolnexus-ts/postgres': 'src/stores/postgres/index.ts',
   'toolnexus-ts/nest': 'src/nest/index.ts',
   'toolnexus-ts/testing': 'src/testing/index.ts',
   'toolnexus-ts/mcp': 'src/mcp/index.ts',
   'toolnexus-ts/inbox': 'src/inbox/index.ts',
-  'toolnexus-ts/ai-sdk': 'src/ai-sdk/index.ts',
-  'toolnexus-ts/openai-agents': 'src/openai-agents/index.ts',
+  'toolnexus-ts/ai-sdk': 'src/adapters/ai-sdk/index.ts',
+  'toolnexus-ts/openai-agents': 'src/adapters/openai-agents/index.ts',
   'toolnexus-ts/chat': 'src/chat/index.ts',
-  'toolnexus-ts/langchain': 'src/langchain/index.ts',
+  'toolnexus-ts/langchain': 'src/adapters/langchain/index.ts',
 } as const;
 type Entry = keyof typeof ENTRIES;
 

@@ -1,0 +1,86 @@
+import type { FunctionTool, RunContext, RunToolApprovalItem } from '@openai/agents';
+import { coordinatorOf, DurableCall, hostState, keyPrefix, pendingOutput, toolsOf } from '../durable-call';
+import { pendingOf } from '../../results/helpers';
+import type { ToolResult } from '../../results/wire';
+import type { Principal } from '../../suspension/audit';
+import type { ResumeCoordinator } from '../../suspension/coordinator';
+import type { ToolContext } from '../../toolkit/context';
+import type { Toolkit } from '../../toolkit/toolkit';
+import { agents } from './peer';
+
+/** Options of {@link openAIAgentsTools}. */
+export interface OpenAIAgentsToolsOptions {
+  /**
+   * Names the conversation, so that its provider call ids key its durable calls apart from
+   * another's. Stored as the calls' `runId`: `openai-agents:<conversationId>:<callId>`.
+   */
+  conversationId?: string;
+  /** Only these tools (default: every tool registered). */
+  names?: readonly string[];
+  /** Recorded as who approved a call through `RunState.approve` (the audit trail). */
+  approvedBy?: Principal;
+}
+
+/** One toolnexus tool as an OpenAI Agents SDK function tool. */
+export type OpenAIAgentsTool = FunctionTool<unknown>;
+
+/**
+ * The Toolkit's tools as OpenAI Agents SDK `tool()`s (docs/interop.md): the DTO JSON Schema as
+ * non-strict `parameters`, our validation before `run` (its message is the tool output the
+ * model sees), and `needsApproval` from the declared approval. The approval request is
+ * recorded in the coordinator's store when the Runner asks; an interruption approved through
+ * `RunState.approve` executes by resolving that record, so however often the `RunState` is
+ * restored and run (in however many processes), the tool runs once and every run gets the
+ * same output. A login or input suspension is a JSON output `{ status: 'pending', id, kind,
+ * prompt, url? }` and a durable pending call an Answer settles.
+ */
+export function openAIAgentsTools(source: ResumeCoordinator | Toolkit, options: OpenAIAgentsToolsOptions = {}): OpenAIAgentsTool[] {
+  const coordinator = coordinatorOf(source, 'openAIAgentsTools');
+  const prefix = keyPrefix('openai-agents', options.conversationId);
+  return toolsOf(coordinator, options.names, 'openAIAgentsTools').map((registered) => {
+    const call = new DurableCall(coordinator, registered, prefix, options.approvedBy);
+    return agents().tool({
+      name: registered.name,
+      description: registered.description,
+      parameters: registered.inputSchema as never,
+      strict: false,
+      needsApproval: async (runContext: RunContext, input: unknown, callId?: string) =>
+        callId !== undefined && call.needsApproval(callId, input, runContext.context),
+      execute: async (input: unknown, runContext?: RunContext, details?: { toolCall?: { callId: string }; signal?: AbortSignal }) => {
+        const ctx: ToolContext = { ...hostState(runContext?.context) };
+        if (details?.signal) ctx.signal = details.signal;
+        const callId = details?.toolCall?.callId;
+        // Without a call id (a direct invoke), nothing can key the call: it runs through the coordinator unkeyed.
+        const result =
+          callId === undefined ? await coordinator.execute(registered.name, input, ctx) : await call.execute(callId, input, ctx);
+        return outputOf(result);
+      },
+      // Our results already are the model's text; a throw here is the SDK's own failure.
+      errorFunction: null,
+    });
+  });
+}
+
+/**
+ * Settles as declined the recorded approval of an interruption you reject with
+ * `state.reject(interruption)`, so that no other front end (the inbox, the CLI) can still
+ * approve what the Agents SDK's user refused: the SDK runs no tool for a rejection and tells
+ * none of it. Returns false when the call has no pending approval here (settled already, or not ours).
+ */
+export async function recordRejection(
+  coordinator: ResumeCoordinator,
+  interruption: RunToolApprovalItem,
+  options: Pick<OpenAIAgentsToolsOptions, 'conversationId' | 'approvedBy'> & { message?: string } = {},
+): Promise<boolean> {
+  const raw = interruption.rawItem as { callId?: unknown };
+  const tool = interruption.name === undefined ? undefined : coordinator.toolkit.get(interruption.name);
+  if (!tool || typeof raw.callId !== 'string') return false;
+  const call = new DurableCall(coordinator, tool, keyPrefix('openai-agents', options.conversationId), options.approvedBy);
+  return call.decline(raw.callId, options.message);
+}
+
+/** A result as the model's tool output: its text (an error's too), or the pending request as JSON. */
+function outputOf(result: ToolResult): string {
+  const request = pendingOf(result);
+  return request ? JSON.stringify(pendingOutput(request)) : result.output;
+}

@@ -1,0 +1,25 @@
+import { ModelResponseTooLargeError } from '../errors';
+import type { Reply, ReplyHeaders } from './transport';
+
+/**
+ * Reads a whole body as text, refusing it once more than `limit` bytes have come: a
+ * `content-length` over the limit is refused before reading, and a body without one is
+ * counted while it arrives (decoded, so a compressed body cannot inflate past it), so
+ * memory stays near the limit whatever the server sends.
+ */
+export async function readCapped(provider: string, reply: Reply, limit: number, option: string): Promise<string> {
+  if (declaredLength(reply.headers) > limit) {
+    await reply.discard();
+    throw new ModelResponseTooLargeError(provider, 'a response body', limit, option);
+  }
+  const text = await reply.text(limit);
+  if (text === undefined) throw new ModelResponseTooLargeError(provider, 'a response body', limit, option);
+  return text;
+}
+
+/** The `content-length` a response declares, or -1 when it declares none (or nonsense). */
+export function declaredLength(headers: ReplyHeaders): number {
+  const header = headers.get('content-length');
+  const length = header === null ? Number.NaN : Number(header);
+  return Number.isFinite(length) ? length : -1;
+}

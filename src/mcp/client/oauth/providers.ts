@@ -1,0 +1,380 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { McpConfigError, McpLoginError, McpLoginStateError, McpOAuthResponseTooLargeError } from '../../errors';
+import type { SecretMask } from '../mask';
+import { ClientAssertionSigner } from './assertion';
+import type { FetchLike } from './fetch';
+import type {
+  McpOAuthClientCredentialsOptions,
+  McpOAuthCrossAppOptions,
+  McpOAuthLoginOptions,
+  McpOAuthOptions,
+  McpOAuthRecord,
+} from './store';
+
+export { MemoryOAuthStore } from './store';
+export type { McpOAuthOptions, McpOAuthRecord, McpOAuthStore, McpOAuthValue } from './store';
+
+const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const ID_TOKEN = 'urn:ietf:params:oauth:token-type:id_token';
+const ID_JAG = 'urn:ietf:params:oauth:token-type:id-jag';
+
+/**
+ * The SDK's {@link OAuthClientProvider} for one server over the host's store: tokens, the
+ * client's registration and the discovery live there, and every secret read or saved is told
+ * to the server's mask. The grant is the subclass's: a person's login, or none (machine to
+ * machine), where `redirectUrl` is undefined and the SDK asks `prepareTokenRequest` instead.
+ */
+export abstract class StoredOAuthProvider implements OAuthClientProvider {
+  /** The authorization URL of the login the last request needed; cleared once read. */
+  loginUrl: URL | undefined;
+
+  constructor(
+    protected readonly server: string,
+    protected readonly options: McpOAuthOptions,
+    /** The server's mask: told every secret this provider reads, saves or makes. */
+    protected readonly mask: SecretMask,
+  ) {}
+
+  abstract get redirectUrl(): string | undefined;
+  abstract get clientMetadata(): OAuthClientMetadata;
+
+  /** The client given in the options, when the store has none (or forgot it). */
+  protected abstract givenClient(): OAuthClientInformationMixed | undefined;
+
+  protected get store(): McpOAuthOptions['store'] {
+    return this.options.store;
+  }
+
+  /** Masks a client's secret and the HTTP Basic credentials made of it, as a server may quote them. */
+  protected revealClient(information: OAuthClientInformationMixed | Record<string, unknown>): void {
+    const id = information.client_id;
+    const secret = information.client_secret;
+    if (typeof secret !== 'string') return;
+    const forms = [secret];
+    if (typeof id === 'string')
+      for (const pair of [`${id}:${secret}`, `${encodeURIComponent(id)}:${encodeURIComponent(secret)}`])
+        forms.push(Buffer.from(pair).toString('base64'));
+    this.mask.add(forms);
+  }
+
+  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+    const stored = await this.store.get(this.server, 'client');
+    if (typeof stored === 'object') {
+      this.revealClient(stored);
+      return stored as unknown as OAuthClientInformationMixed;
+    }
+    const given = this.givenClient();
+    if (given) this.revealClient(given);
+    return given;
+  }
+
+  async saveClientInformation(information: OAuthClientInformationMixed): Promise<void> {
+    this.revealClient(information);
+    await this.store.set(this.server, 'client', { ...information });
+  }
+
+  async tokens(): Promise<OAuthTokens | undefined> {
+    const stored = await this.store.get(this.server, 'tokens');
+    if (typeof stored !== 'object') return undefined;
+    this.mask.add(tokenSecrets(stored as unknown as OAuthTokens));
+    return stored as unknown as OAuthTokens;
+  }
+
+  async saveTokens(tokens: OAuthTokens): Promise<void> {
+    this.mask.add(tokenSecrets(tokens));
+    await this.store.set(this.server, 'tokens', { ...tokens });
+  }
+
+  redirectToAuthorization(authorizationUrl: URL): void {
+    this.loginUrl = authorizationUrl;
+  }
+
+  async saveCodeVerifier(codeVerifier: string): Promise<void> {
+    await this.store.set(this.server, 'verifier', codeVerifier);
+  }
+
+  async codeVerifier(): Promise<string> {
+    const stored = await this.store.get(this.server, 'verifier');
+    if (typeof stored !== 'string') throw new McpLoginError(`server ${this.server}: no login is under way for it`);
+    return stored;
+  }
+
+  async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    await this.store.set(this.server, 'discovery', JSON.parse(JSON.stringify(state)) as Record<string, unknown>);
+  }
+
+  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    const stored = await this.store.get(this.server, 'discovery');
+    return typeof stored === 'object' ? (stored as unknown as OAuthDiscoveryState) : undefined;
+  }
+
+  async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
+    const records: McpOAuthRecord[] =
+      scope === 'all' ? ['tokens', 'client', 'verifier', 'state', 'discovery'] : scope === 'verifier' ? ['verifier', 'state'] : [scope];
+    for (const record of records) await this.store.set(this.server, record, undefined);
+  }
+
+  /**
+   * The client metadata registered for a grant. The scope given here is asked for only when
+   * the server's challenge and metadata name none (the SDK's choice).
+   */
+  protected metadataOf(grantTypes: string[], authMethod: string, redirectUris: string[] = []): OAuthClientMetadata {
+    return {
+      client_name: this.options.clientName ?? 'toolnexus',
+      redirect_uris: redirectUris,
+      grant_types: grantTypes,
+      token_endpoint_auth_method: authMethod,
+      ...(this.options.scope !== undefined ? { scope: this.options.scope } : {}),
+    };
+  }
+}
+
+/** A person's login: authorization code with PKCE and a `state` kept beside the verifier. */
+export class LoginOAuthProvider extends StoredOAuthProvider {
+  readonly clientMetadataUrl?: string;
+
+  constructor(
+    server: string,
+    protected override readonly options: McpOAuthLoginOptions,
+    mask: SecretMask,
+  ) {
+    super(server, options, mask);
+    if (options.clientMetadataUrl !== undefined) this.clientMetadataUrl = options.clientMetadataUrl;
+  }
+
+  get redirectUrl(): string {
+    return this.options.redirectUrl;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    const method = this.options.clientSecret !== undefined ? 'client_secret_basic' : 'none';
+    return { ...this.metadataOf(['authorization_code', 'refresh_token'], method, [this.options.redirectUrl]), response_types: ['code'] };
+  }
+
+  protected givenClient(): OAuthClientInformationMixed | undefined {
+    if (this.options.clientId === undefined) return undefined;
+    return {
+      client_id: this.options.clientId,
+      ...(this.options.clientSecret !== undefined ? { client_secret: this.options.clientSecret } : {}),
+    };
+  }
+
+  /** A new random `state` for each login the SDK starts, kept in the store until it is finished. */
+  async state(): Promise<string> {
+    const state = randomBytes(32).toString('base64url');
+    await this.store.set(this.server, 'state', state);
+    return state;
+  }
+
+  /**
+   * Refuses a redirect whose `state` is missing or not this login's: it may be another login's
+   * code, or a forged one (login CSRF). Nothing is changed, so the right redirect still works.
+   */
+  async checkState(state: string | undefined): Promise<void> {
+    const kept = await this.store.get(this.server, 'state');
+    if (state === undefined)
+      throw new McpLoginStateError(`server ${this.server}: the redirect carries no state, so it cannot be tied to this login; refused`);
+    if (typeof kept !== 'string' || !sameText(kept, state))
+      throw new McpLoginStateError(`server ${this.server}: the redirect's state is not the one of the login under way; refused`);
+  }
+
+  /** Ends the state's use once its redirect was taken. */
+  async forgetState(): Promise<void> {
+    await this.store.set(this.server, 'state', undefined);
+  }
+}
+
+/**
+ * `client_credentials` (as the SDK's `ClientCredentialsProvider` and `PrivateKeyJwtProvider`,
+ * over the host's store) with `client_secret_basic` or `private_key_jwt`.
+ */
+export class ClientCredentialsOAuthProvider extends StoredOAuthProvider {
+  readonly addClientAuthentication?: AddClientAuthentication;
+
+  constructor(
+    server: string,
+    protected override readonly options: McpOAuthClientCredentialsOptions,
+    mask: SecretMask,
+  ) {
+    super(server, options, mask);
+    if ((options.clientSecret === undefined) === (options.privateKey === undefined))
+      throw new McpConfigError(`server ${server}: the client_credentials grant takes exactly one of clientSecret and privateKey`);
+    if (options.clientSecret !== undefined) this.revealClient({ client_id: options.clientId, client_secret: options.clientSecret });
+    const { privateKey } = options;
+    if (privateKey !== undefined) {
+      if (typeof privateKey === 'string') mask.add([privateKey]);
+      const signer = new ClientAssertionSigner(server, options.clientId, privateKey, options.algorithm ?? 'RS256');
+      this.addClientAuthentication = (_headers, params, url, metadata) => {
+        const assertion = signer.assertion(String(metadata?.issuer ?? url));
+        // The assertion is a credential too: masked before anything can echo it.
+        mask.add([assertion]);
+        params.set('client_assertion', assertion);
+        params.set('client_assertion_type', 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
+      };
+    }
+  }
+
+  get redirectUrl(): undefined {
+    return undefined;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return this.metadataOf(['client_credentials'], this.options.privateKey !== undefined ? 'private_key_jwt' : 'client_secret_basic');
+  }
+
+  protected givenClient(): OAuthClientInformationMixed {
+    const { clientId, clientSecret } = this.options;
+    return { client_id: clientId, ...(clientSecret !== undefined ? { client_secret: clientSecret } : {}) };
+  }
+
+  prepareTokenRequest(scope?: string): URLSearchParams {
+    return new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) });
+  }
+}
+
+/**
+ * Enterprise cross-app access (SEP-990): the IdP's ID token is exchanged at the IdP for an
+ * ID-JAG whose audience is the MCP server's authorization server and whose resource is the
+ * MCP server (both from the discovery the SDK has just stored), then given to that
+ * authorization server as a JWT bearer grant, the client authenticated with HTTP Basic.
+ */
+export class CrossAppOAuthProvider extends StoredOAuthProvider {
+  constructor(
+    server: string,
+    protected override readonly options: McpOAuthCrossAppOptions,
+    mask: SecretMask,
+    private readonly serverUrl: string,
+    /** The bounded fetch: the IdP's answer is read like any other OAuth response. */
+    private readonly fetchFn: FetchLike,
+  ) {
+    super(server, options, mask);
+    this.revealClient({ client_id: options.clientId, client_secret: options.clientSecret });
+    if (options.idpClientSecret !== undefined)
+      this.revealClient({ client_id: options.idpClientId ?? '', client_secret: options.idpClientSecret });
+  }
+
+  get redirectUrl(): undefined {
+    return undefined;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return this.metadataOf([JWT_BEARER], 'client_secret_basic');
+  }
+
+  protected givenClient(): OAuthClientInformationMixed {
+    return { client_id: this.options.clientId, client_secret: this.options.clientSecret };
+  }
+
+  async prepareTokenRequest(scope?: string): Promise<URLSearchParams> {
+    const discovery = await this.discoveryState();
+    const issuer = discovery?.authorizationServerMetadata?.issuer ?? discovery?.authorizationServerUrl;
+    if (issuer === undefined)
+      throw new McpLoginError(`server ${this.server}: its authorization server is not known, so no cross-app grant can be asked for`);
+    const resource = discovery?.resourceMetadata?.resource ?? this.serverUrl;
+    const assertion = await this.exchange(String(issuer), String(resource), scope);
+    return new URLSearchParams({ grant_type: JWT_BEARER, assertion, ...(scope ? { scope } : {}) });
+  }
+
+  /** RFC 8693 at the IdP: the ID token for an ID-JAG for `audience` and `resource`. */
+  private async exchange(audience: string, resource: string, scope: string | undefined): Promise<string> {
+    const idToken = await this.options.idToken();
+    this.mask.add([idToken]);
+    const { idpClientId, idpClientSecret } = this.options;
+    const form = new URLSearchParams({
+      grant_type: TOKEN_EXCHANGE,
+      subject_token: idToken,
+      subject_token_type: ID_TOKEN,
+      requested_token_type: ID_JAG,
+      audience,
+      resource,
+      ...(scope ? { scope } : {}),
+      ...(idpClientId !== undefined && idpClientSecret === undefined ? { client_id: idpClientId } : {}),
+    });
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+    if (idpClientId !== undefined && idpClientSecret !== undefined) {
+      const basic = `${encodeURIComponent(idpClientId)}:${encodeURIComponent(idpClientSecret)}`;
+      headers.authorization = `Basic ${Buffer.from(basic).toString('base64')}`;
+    }
+    const endpoint = new URL(this.options.idpTokenEndpoint);
+    let response: Response;
+    try {
+      response = await this.fetchFn(endpoint, { method: 'POST', headers, body: form.toString(), redirect: 'error' });
+    } catch (error) {
+      if (error instanceof McpOAuthResponseTooLargeError) throw error;
+      throw new McpLoginError(`server ${this.server}: the identity provider's token endpoint did not answer: ${this.said(error)}`);
+    }
+    const body = await response.text();
+    let answer: Record<string, unknown> = {};
+    try {
+      const parsed: unknown = JSON.parse(body);
+      if (typeof parsed === 'object' && parsed !== null) answer = parsed as Record<string, unknown>;
+    } catch {
+      // Said below: neither a grant nor an OAuth error.
+    }
+    const granted = answer.access_token;
+    if (!response.ok || typeof granted !== 'string' || granted === '') {
+      const code = typeof answer.error === 'string' ? answer.error.slice(0, 100) : `HTTP ${response.status}`;
+      const description = typeof answer.error_description === 'string' ? ` (${answer.error_description.slice(0, 300)})` : '';
+      throw new McpLoginError(
+        this.mask.text(`server ${this.server}: the identity provider refused the token exchange: ${code}${description}`),
+      );
+    }
+    this.mask.add([granted]);
+    if (answer.issued_token_type !== undefined && answer.issued_token_type !== ID_JAG)
+      throw new McpLoginError(`server ${this.server}: the identity provider issued a token that is not an ID-JAG`);
+    return granted;
+  }
+
+  private said(error: unknown): string {
+    return this.mask.text(error instanceof Error ? error.message : String(error)).slice(0, 300);
+  }
+}
+
+/** The provider of the grant the options name. */
+export function oauthProvider(
+  server: string,
+  serverUrl: string,
+  options: McpOAuthOptions,
+  mask: SecretMask,
+  fetchFn: FetchLike,
+): StoredOAuthProvider {
+  if (options.grant === 'client_credentials') return new ClientCredentialsOAuthProvider(server, options, mask);
+  if (options.grant === 'cross_app') return new CrossAppOAuthProvider(server, options, mask, serverUrl, fetchFn);
+  return new LoginOAuthProvider(server, options, mask);
+}
+
+function tokenSecrets(tokens: OAuthTokens): string[] {
+  return [tokens.access_token, tokens.refresh_token].filter((value): value is string => typeof value === 'string');
+}
+
+function sameText(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** What the browser was sent back with: the code (and `state`), or the authorization server's refusal. */
+export type LoginOutcome = { code: string; state?: string; bare: boolean } | { error: string; description?: string; state?: string };
+
+/**
+ * The code (or the refusal) in what the browser was sent back to: a redirect URL with
+ * `?code=` or `?error=` (and `state`), or a bare code (`bare`: there is no state to check).
+ */
+export function loginOutcome(codeOrRedirect: string): LoginOutcome {
+  const text = codeOrRedirect.trim();
+  if (!/^https?:\/\//i.test(text)) return { code: text, bare: true };
+  const url = new URL(text);
+  const state = url.searchParams.get('state') ?? undefined;
+  const withState = state !== undefined ? { state } : {};
+  const error = url.searchParams.get('error');
+  if (error !== null) {
+    const description = url.searchParams.get('error_description');
+    return { error, ...(description !== null ? { description } : {}), ...withState };
+  }
+  const code = url.searchParams.get('code');
+  if (code === null) return { error: 'invalid_request', description: 'the redirect carries neither code nor error', ...withState };
+  return { code, bare: false, ...withState };
+}

@@ -1,0 +1,268 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  CompleteRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type CallToolRequest,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { InvalidArgumentError } from '../../errors';
+import { messageOf } from '../../errors/message';
+import { failure, pendingOf } from '../../results/helpers';
+import { answerAs } from '../../runner/answer-as';
+import type { ToolResult } from '../../results/wire';
+import type { Principal } from '../../suspension/audit';
+import { ResumeCoordinator } from '../../suspension/coordinator';
+import { Redactor } from '../../suspension/redact';
+import type { ToolLogLevel } from '../../toolkit/context';
+import { Toolkit } from '../../toolkit/toolkit';
+import { answerOf, answerProblem, elicitationFor, elicitationPrincipal, type ElicitationSupport } from '../elicitation';
+import type { McpCatalog } from './catalog/catalog';
+import { McpCatalogError } from '../errors';
+import { outOfBandResult, toMcpResult, type McpCallResult } from '../results';
+import { samplerFor } from './sampling';
+import type { McpCallInfo, McpServerOptions, McpToolContext, McpToolHost } from '../types';
+import { endMcpCall, startMcpServerCall, type McpCallSite } from '../../telemetry/mcp';
+import { errorTypeOf, Telemetry } from '../../telemetry/telemetry';
+
+const DEFAULT_ELICITATION_TIMEOUT_MS = 600_000;
+const LOG_RANK: Record<ToolLogLevel, number> = { debug: 0, info: 1, notice: 2, warning: 3, error: 4, critical: 5, alert: 6, emergency: 7 };
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** The coordinator a host's calls go through; a bare Toolkit gets one with an in-memory store. */
+export function coordinatorOf(host: McpToolHost): ResumeCoordinator {
+  if (host instanceof ResumeCoordinator) return host;
+  if (host instanceof Toolkit) return new ResumeCoordinator({ toolkit: host });
+  throw new InvalidArgumentError('serveMcp needs a Toolkit or a ResumeCoordinator');
+}
+
+/** One SDK server (one per session over HTTP) whose tools are the coordinator's toolkit's. */
+export function createMcpServer(coordinator: ResumeCoordinator, options: McpServerOptions = {}, principal?: Principal): Server {
+  const catalog = options.catalog;
+  const server = new Server(
+    { name: options.name ?? 'toolnexus', version: options.version ?? '0.0.0' },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        logging: {},
+        ...(catalog ? { resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {} } : {}),
+      },
+      ...(options.instructions ? { instructions: options.instructions } : {}),
+    },
+  );
+  if (catalog) serveCatalog(server, catalog);
+  const stopTools = coordinator.toolkit.onChange(() => void server.sendToolListChanged().catch(() => undefined));
+  const previousClose = server.onclose;
+  server.onclose = () => {
+    stopTools();
+    previousClose?.();
+  };
+  const elicitationTimeoutMs = options.elicitationTimeoutMs ?? DEFAULT_ELICITATION_TIMEOUT_MS;
+  const telemetry = new Telemetry(options.telemetry, 'serveMcp');
+  let minLevel = 0;
+  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    minLevel = LOG_RANK[request.params.level];
+    return {};
+  });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: coordinator.toolkit.tools().map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema as { type: 'object' },
+      ...(tool.title !== undefined ? { title: tool.title } : {}),
+      ...(tool.annotations !== undefined ? { annotations: { ...tool.annotations } } : {}),
+      ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema as { type: 'object' } } : {}),
+    })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const log = (level: ToolLogLevel, message: string, data?: unknown): void => {
+      if ((LOG_RANK[level] ?? 0) < minLevel) return;
+      const payload = data === undefined ? message : { message, data };
+      extra
+        .sendNotification({ method: 'notifications/message', params: { level, logger: request.params.name, data: payload } })
+        .catch(() => undefined);
+    };
+    const call = () => callTool(server, coordinator, request, extra, log, elicitationTimeoutMs, principal, options);
+    const tracing = telemetry.active();
+    if (!tracing) return call();
+    const site: McpCallSite = { transport: extra.sessionId === undefined ? 'pipe' : 'tcp', requestId: extra.requestId };
+    if (extra.sessionId !== undefined) site.sessionId = extra.sessionId;
+    const { span, context } = startMcpServerCall(tracing, request.params.name, site, request.params._meta);
+    try {
+      const result = await tracing.within(context, call);
+      endMcpCall(tracing, span, { output: '', isError: result.isError === true });
+      return result;
+    } catch (error) {
+      endMcpCall(tracing, span, { thrown: errorTypeOf(error) });
+      throw error;
+    }
+  });
+  return server;
+}
+
+async function callTool(
+  server: Server,
+  coordinator: ResumeCoordinator,
+  request: CallToolRequest,
+  extra: Extra,
+  log: McpToolContext['log'],
+  elicitationTimeoutMs: number,
+  principal: Principal | undefined,
+  options: McpServerOptions,
+): Promise<McpCallResult> {
+  const name = request.params.name;
+  const tool = coordinator.toolkit.get(name);
+  if (!tool) return { content: [{ type: 'text', text: `unknown tool: ${name}` }], isError: true };
+  const mcp: McpCallInfo = {};
+  if (extra.sessionId !== undefined) mcp.sessionId = extra.sessionId;
+  if (extra.closeSSEStream) mcp.closeStream = extra.closeSSEStream;
+  if (principal) mcp.principal = { ...principal };
+  const ctx: McpToolContext = { signal: extra.signal, log, mcp };
+  // Asking the client's model is offered only to a client that declared it can be asked.
+  if (server.getClientCapabilities()?.sampling) ctx.sample = samplerFor(server, extra, options.sampling);
+  const token = request.params._meta?.progressToken;
+  if (token !== undefined) {
+    ctx.progress = (progress, total, message) => {
+      const params = {
+        progressToken: token,
+        progress,
+        ...(total !== undefined ? { total } : {}),
+        ...(message !== undefined ? { message } : {}),
+      };
+      extra.sendNotification({ method: 'notifications/progress', params }).catch(() => undefined);
+    };
+  }
+  let result: ToolResult;
+  try {
+    result = await coordinator.execute(name, request.params.arguments ?? {}, ctx);
+    const redactor = new Redactor(coordinator.toolkit);
+    for (let pending = pendingOf(result); pending; pending = pendingOf(result)) {
+      // What the client and its user are shown passes the one redaction path (docs/deploying.md, "What is masked where");
+      // the url a person must open and the form's schema are kept as asked.
+      const shown = redactor.request(name, request.params.arguments ?? {}, pending);
+      const capability = server.getClientCapabilities()?.elicitation;
+      const support: ElicitationSupport = { form: capability?.form !== undefined, url: capability?.url !== undefined };
+      if (!capability) return outOfBandResult(shown, 'the client did not declare the elicitation capability');
+      const plan = elicitationFor({ ...pending, prompt: shown.prompt }, support);
+      if ('outOfBand' in plan) return outOfBandResult(shown, plan.outOfBand);
+      let reply;
+      try {
+        // formSchemaOf checked the fields against what MCP forms allow; the SDK's type lists each shape.
+        const params = plan.elicit as Parameters<Server['elicitInput']>[0];
+        reply = await server.elicitInput(params, {
+          signal: extra.signal,
+          timeout: elicitationTimeoutMs,
+          relatedRequestId: extra.requestId,
+        });
+      } catch (error) {
+        if (extra.signal.aborted) return { content: [{ type: 'text', text: `${name} cancelled` }], isError: true };
+        return outOfBandResult(shown, `the elicitation failed: ${messageOf(error)}`);
+      }
+      const refused = answerProblem(plan.elicit, reply);
+      if (refused) return outOfBandResult(shown, `the answer was refused: ${refused}`);
+      // Answered as a principal, as the inbox and the CLI answer (docs/design.md, "the path of an answer"):
+      // the one the host's authorize hook named, else the MCP client or session.
+      const by =
+        principal ??
+        elicitationPrincipal({
+          clientId: extra.authInfo?.clientId,
+          sessionId: extra.sessionId,
+          clientName: server.getClientVersion()?.name,
+        });
+      const answered = await answerAs(coordinator, answerOf(pending, reply), { by, context: ctx, signal: extra.signal });
+      result = answered.outcome ?? failure(`suspension ${pending.id} is ${answered.call.status}`);
+    }
+  } catch (error) {
+    return { content: [{ type: 'text', text: messageOf(error) }], isError: true };
+  }
+  return toMcpResult(result, tool.outputSchema);
+}
+
+/**
+ * The catalog's three kinds served on one SDK server (one per session over HTTP): lists, reads,
+ * prompts, completions, and subscriptions kept per session. The session is told when a list
+ * changes or a resource it subscribed to is updated, until it closes.
+ */
+function serveCatalog(server: Server, catalog: McpCatalog): void {
+  const subscribed = new Set<string>();
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: catalog.resources() }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: catalog.templates() }));
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: catalog.prompts() }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
+    asProtocolError(RESOURCE_NOT_FOUND, async () => ({ contents: await catalog.read(request.params.uri, catalogContext(extra)) })),
+  );
+  server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
+    asProtocolError(ErrorCode.InvalidParams, () =>
+      catalog.getPrompt(request.params.name, request.params.arguments ?? {}, catalogContext(extra)),
+    ),
+  );
+  server.setRequestHandler(CompleteRequestSchema, (request) =>
+    asProtocolError(ErrorCode.InvalidParams, async () => {
+      const ref = request.params.ref;
+      const target =
+        ref.type === 'ref/prompt' ? { type: 'prompt' as const, name: ref.name } : { type: 'template' as const, uriTemplate: ref.uri };
+      const context = request.params.context?.arguments ? { arguments: request.params.context.arguments } : {};
+      return { completion: await catalog.complete(target, request.params.argument, context) };
+    }),
+  );
+  server.setRequestHandler(SubscribeRequestSchema, (request) => {
+    if (subscribed.size >= MAX_SUBSCRIPTIONS && !subscribed.has(request.params.uri))
+      throw new McpError(ErrorCode.InvalidRequest, `at most ${MAX_SUBSCRIPTIONS} resources may be subscribed to in one session`);
+    subscribed.add(request.params.uri);
+    return {};
+  });
+  server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+    subscribed.delete(request.params.uri);
+    return {};
+  });
+  const stop = catalog.onChange((change) => {
+    const sent =
+      'updated' in change
+        ? subscribed.has(change.updated)
+          ? server.sendResourceUpdated({ uri: change.updated })
+          : undefined
+        : change.list === 'resources'
+          ? server.sendResourceListChanged()
+          : server.sendPromptListChanged();
+    // Not yet initialized, or closed: there is nobody to tell.
+    sent?.catch(() => undefined);
+  });
+  const previous = server.onclose;
+  server.onclose = () => {
+    stop();
+    previous?.();
+  };
+}
+
+/** Most resources one session may subscribe to: a client cannot grow the server's memory without bound. */
+const MAX_SUBSCRIPTIONS = 1000;
+
+function catalogContext(extra: Extra): { signal: AbortSignal; mcp: { sessionId?: string } } {
+  return { signal: extra.signal, mcp: extra.sessionId !== undefined ? { sessionId: extra.sessionId } : {} };
+}
+
+/** The catalog's refusals as the protocol's errors: an unknown resource is -32002, as the MCP spec names it; bad input -32602. */
+async function asProtocolError<T>(notFound: number, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof McpCatalogError)
+      throw new McpError(error.reason === 'not-found' ? notFound : ErrorCode.InvalidParams, error.message);
+    throw new McpError(ErrorCode.InternalError, messageOf(error));
+  }
+}
+
+const RESOURCE_NOT_FOUND = -32002;

@@ -1,0 +1,133 @@
+import type { ChatMessage, ModelResponse, Usage } from '../models/types';
+import { ATTR, OPERATION, SPAN } from '../telemetry/conventions';
+import type { OtelAttributes, OtelContext, OtelSpan } from '../telemetry/otel';
+import { errorTypeOf, type Tracing } from '../telemetry/telemetry';
+import type { ShowArguments } from '../telemetry/tool';
+
+/** The trace of one run (or one resume of it) while this process drives it. */
+export interface RunTrace {
+  tracing: Tracing;
+  span: OtelSpan | undefined;
+  /** The context with the run's span: model calls and tool calls are its children. */
+  context: OtelContext;
+  provider: string;
+  model: string | undefined;
+  show: ShowArguments;
+}
+
+/** What identifies the run to its span. */
+export interface RunIdentity {
+  agent: string;
+  runId: string;
+  provider: string;
+  model: string | undefined;
+  show: ShowArguments;
+  /** The `traceparent` of the run's span that halted, when this continues it: linked. */
+  halted?: string;
+}
+
+/** Starts `invoke_agent {agent}` for a run or a resume. */
+export function startRun(tracing: Tracing, run: RunIdentity): RunTrace {
+  const attributes: OtelAttributes = {
+    [ATTR.operationName]: OPERATION.invokeAgent,
+    [ATTR.agentName]: run.agent,
+    [ATTR.conversationId]: run.runId,
+    [ATTR.providerName]: run.provider,
+    [ATTR.requestModel]: run.model,
+  };
+  const span = tracing.start(SPAN.invokeAgent(run.agent), 'internal', attributes, undefined, tracing.linkTo(run.halted));
+  return { tracing, span, context: tracing.contextOf(span), provider: run.provider, model: run.model, show: run.show };
+}
+
+/** Ends the run's span: how the run ended and its token totals, or the error that stopped it. */
+export function endRun(trace: RunTrace, outcome: { status: string; usage: Usage } | { error: unknown }): void {
+  const { span } = trace;
+  if (!span) return;
+  if ('error' in outcome) {
+    trace.tracing.fail(span, errorTypeOf(outcome.error));
+    return;
+  }
+  // A halted run is not an error: its status stays unset, and `pending` says why it stopped.
+  span.setAttributes({ [ATTR.runStatus]: outcome.status, ...usageAttributes(outcome.usage) });
+  span.end();
+}
+
+/** Runs one model call inside `chat {model}` (CLIENT), recording the two gen_ai client histograms. */
+export async function traceChat(
+  trace: RunTrace,
+  system: string | undefined,
+  messages: readonly ChatMessage[],
+  call: () => Promise<ModelResponse>,
+): Promise<ModelResponse> {
+  const { tracing } = trace;
+  const model = trace.model ?? trace.provider;
+  const base: OtelAttributes = {
+    [ATTR.operationName]: OPERATION.chat,
+    [ATTR.providerName]: trace.provider,
+    [ATTR.requestModel]: trace.model,
+  };
+  const span = tracing.start(SPAN.chat(model), 'client', base, trace.context);
+  if (span && tracing.captureContent) {
+    if (system !== undefined)
+      span.setAttribute(ATTR.systemInstructions, tracing.scrub(JSON.stringify([{ type: 'text', content: system }])));
+    span.setAttribute(ATTR.inputMessages, tracing.scrub(JSON.stringify(messages.map((message) => shownMessage(message, trace.show)))));
+  }
+  const started = performance.now();
+  let response: ModelResponse;
+  try {
+    response = await tracing.within(tracing.contextOf(span, trace.context), call);
+  } catch (error) {
+    const type = errorTypeOf(error);
+    const status = (error as { status?: unknown } | null)?.status;
+    if (span && typeof status === 'number') span.setAttribute(ATTR.httpStatus, status);
+    tracing.metrics?.duration.record((performance.now() - started) / 1000, { ...base, [ATTR.errorType]: type });
+    tracing.fail(span, type);
+    throw error;
+  }
+  const metrics = tracing.metrics;
+  if (metrics) {
+    metrics.duration.record((performance.now() - started) / 1000, base);
+    metrics.tokens.record(response.usage.inputTokens, { ...base, [ATTR.tokenType]: 'input' });
+    metrics.tokens.record(response.usage.outputTokens, { ...base, [ATTR.tokenType]: 'output' });
+  }
+  if (span) {
+    span.setAttributes(usageAttributes(response.usage));
+    if (response.stopReason !== undefined) span.setAttribute(ATTR.finishReasons, [response.stopReason]);
+    if (response.model !== undefined) span.setAttribute(ATTR.responseModel, response.model);
+    if (tracing.captureContent) {
+      const output = shownMessage({ role: 'assistant', content: response.text, toolCalls: response.toolCalls }, trace.show);
+      span.setAttribute(ATTR.outputMessages, tracing.scrub(JSON.stringify([{ ...output, finish_reason: response.stopReason ?? 'stop' }])));
+    }
+    span.end();
+  }
+  return response;
+}
+
+function usageAttributes(usage: Usage): OtelAttributes {
+  return {
+    [ATTR.inputTokens]: usage.inputTokens,
+    [ATTR.outputTokens]: usage.outputTokens,
+    [ATTR.cacheReadInputTokens]: usage.cachedInputTokens,
+    [ATTR.cacheCreationInputTokens]: usage.cacheWriteInputTokens,
+  };
+}
+
+/** A transcript entry in the GenAI conventions' message shape, tool arguments redacted by the toolkit. */
+function shownMessage(message: ChatMessage, show: ShowArguments): Record<string, unknown> {
+  if (message.role === 'tool') {
+    return { role: 'tool', parts: [{ type: 'tool_call_response', id: message.callId, response: message.content }] };
+  }
+  const parts: Record<string, unknown>[] = message.content === '' ? [] : [{ type: 'text', content: message.content }];
+  if (message.role === 'assistant') {
+    for (const call of message.toolCalls ?? []) {
+      let args: unknown;
+      try {
+        args = show(call.name, JSON.parse(call.arguments) as unknown);
+      } catch {
+        args = '[unparsable arguments]';
+      }
+      parts.push({ type: 'tool_call', id: call.id, name: call.name, arguments: args });
+    }
+  }
+  return { role: message.role, parts };
+}

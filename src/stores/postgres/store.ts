@@ -1,0 +1,394 @@
+import type { Pool, QueryResultRow } from 'pg';
+import { DuplicateSuspensionError, PendingStoreError, StoreUnavailableError } from '../../errors';
+import type { Answer } from '../../results/wire';
+import type { HistoryFilter, Audit } from '../../suspension/audit';
+import type {
+  Claim,
+  Settlement,
+  SuspendedCall,
+  SuspensionFilter,
+  SuspensionStore,
+} from '../../suspension/store';
+import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from '../../runner/store';
+import { toJson } from '../json';
+import { callOf, parseStored, rowOf, type SuspensionRow } from '../rows';
+import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../suspension/validate';
+import { isUniqueViolation, translate } from './errors';
+import type { PostgresPendingStoreOptions } from './options';
+import { resolveOptions } from './resolve';
+import { prepareTables, tablesOf, type Tables } from './schema';
+import { sleep } from '../../timing/sleep';
+import { PostgresSessions, sessionsTable } from './sessions';
+import type { SessionFilter, SessionStore, SessionSummary, StoredSession } from '../../sessions/store';
+
+const FIRST_RETRY_PAUSE_MS = 50;
+const MAX_RETRY_PAUSE_MS = 1_000;
+
+/** JSON columns are read as text and parsed here, so a pool's own type parsers cannot change what comes back. */
+const SUSPENSION_COLUMNS = `id, kind, tool, status, request::text AS request, args::text AS args, answer::text AS answer,
+  outcome::text AS outcome, call_id, run_id, created_at, updated_at, lease_until_ms, fence, chain::text AS chain, next_id, binding,
+  answered_by::text AS answered_by, answered_at, comment, traceparent`;
+
+/** Columns of an insert, in the order of {@link insertValues}; `$n` placeholders with the casts `INSERT … SELECT` needs. */
+const INSERT_COLUMNS =
+  'id, kind, tool, status, request, args, answer, outcome, call_id, run_id, created_at, updated_at, lease_until_ms, fence, chain, next_id, binding, ' +
+  'answered_by, answered_at, comment, traceparent';
+const insertPlaceholders = (from: number) =>
+  [
+    'text',
+    'text',
+    'text',
+    'text',
+    'json',
+    'json',
+    'json',
+    'json',
+    'text',
+    'text',
+    'text',
+    'text',
+    'bigint',
+    'integer',
+    'json',
+    'text',
+    'text',
+    'json',
+    'text',
+    'text',
+    'text',
+  ]
+    .map((type, i) => `$${from + i}::${type}`)
+    .join(', ');
+
+function insertValues(row: SuspensionRow): unknown[] {
+  return [
+    row.id,
+    row.kind,
+    row.tool,
+    row.status,
+    row.request,
+    row.args,
+    row.answer,
+    row.outcome,
+    row.call_id,
+    row.run_id,
+    row.created_at,
+    row.updated_at,
+    row.lease_until_ms,
+    row.fence,
+    row.chain,
+    row.next_id,
+    row.binding,
+    row.answered_by,
+    row.answered_at,
+    row.comment,
+    row.traceparent,
+  ];
+}
+
+/**
+ * The database server's now, read once per statement: `ms` (epoch milliseconds) grants and
+ * judges leases, `iso` (RFC 3339, UTC) is what `updatedAt` and `Claim.at` record. Every
+ * process sharing the database thus judges leases by one clock, whatever its own says.
+ */
+const CLOCK = `clock AS (
+  SELECT (extract(epoch FROM t) * 1000)::bigint AS ms, to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS iso
+  FROM (SELECT date_trunc('milliseconds', clock_timestamp()) AS t) AS now)`;
+
+interface RunRow {
+  run_id: string;
+  version: number;
+  state: string;
+  updated_at: string;
+}
+
+/**
+ * A {@link SuspensionStore} and {@link RunStore} in PostgreSQL (via `pg`), for a service that runs on several
+ * processes or machines: every process that shares the database sees the same suspended
+ * calls and run checkpoints, and a claim is one conditional `UPDATE … RETURNING`, so of
+ * two workers racing for one call exactly one wins. Leases are granted and judged by the
+ * database server's clock, so a worker whose own clock is off cannot take a live claim.
+ *
+ * Tables are created (and their layout versioned and upgraded) on first use. When the
+ * database cannot be reached or drops the connection, methods reject with
+ * {@link StoreUnavailableError}; what was already stored stays stored, so the caller
+ * retries once the database is back.
+ *
+ * @example
+ * const store = new PostgresPendingStore({ connectionString: process.env.DATABASE_URL, schema: 'agents' });
+ * const coordinator = new ResumeCoordinator({ toolkit, store });
+ * // ... on shutdown:
+ * await store.close();
+ */
+export class PostgresPendingStore implements SuspensionStore, RunStore, SessionStore {
+  private readonly pool: Pool;
+  private readonly ownsPool: boolean;
+  private readonly autoMigrate: boolean;
+  private readonly completeRetryMs: number;
+  private readonly tables: Tables;
+  private readyPromise: Promise<void> | undefined;
+  /** Sessions (docs/chat.md): in the same schema; their SQL is src/sessions/stores/postgres.ts. */
+  private readonly sessions: PostgresSessions;
+  private closed = false;
+
+  constructor(options: PostgresPendingStoreOptions) {
+    const resolved = resolveOptions(options);
+    this.pool = resolved.pool;
+    this.ownsPool = resolved.ownsPool;
+    this.autoMigrate = resolved.autoMigrate;
+    this.completeRetryMs = resolved.completeRetryMs;
+    this.tables = tablesOf(resolved.schema, resolved.tablePrefix);
+    this.sessions = new PostgresSessions(sessionsTable(resolved.schema, resolved.tablePrefix), (operation, text, values) =>
+      this.query(operation, text, values),
+    );
+  }
+
+  /**
+   * Creates or upgrades the tables (whatever `autoMigrate` says), once per store: later
+   * calls reuse the first result, and a failed attempt is retried on the next call. With
+   * `autoMigrate` on, every method calls it first, so calling it yourself only makes a
+   * service fail fast at boot (e.g. in a NestJS `onModuleInit`). Concurrent processes
+   * serialise on a PostgreSQL advisory lock, so eight workers starting at once migrate once.
+   */
+  ensureSchema(): Promise<void> {
+    return this.ready(true);
+  }
+
+  async insert(call: SuspendedCall): Promise<void> {
+    const row = rowOf(call);
+    const result = await this.query(
+      `insert of suspension ${row.id}`,
+      `INSERT INTO ${this.tables.suspensions} (${INSERT_COLUMNS}) VALUES (${insertPlaceholders(1)}) ON CONFLICT (id) DO NOTHING`,
+      insertValues(row),
+    );
+    if (result.rowCount === 0) throw new DuplicateSuspensionError(row.id);
+  }
+
+  async get(id: string): Promise<SuspendedCall | undefined> {
+    const result = await this.query<SuspensionRow>(
+      `get of suspension ${id}`,
+      `SELECT ${SUSPENSION_COLUMNS} FROM ${this.tables.suspensions} WHERE id = $1`,
+      [id],
+    );
+    return result.rows[0] ? callOf(result.rows[0]) : undefined;
+  }
+
+  async list(filter: SuspensionFilter = {}): Promise<SuspendedCall[]> {
+    const conditions: string[] = [];
+    const values: unknown[] = [];
+    for (const [column, value] of [
+      ['status', filter.status],
+      ['run_id', filter.runId],
+      ['kind', filter.kind],
+    ] as const) {
+      if (value === undefined) continue;
+      values.push(value);
+      conditions.push(`${column} = $${values.length}`);
+    }
+    const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+    const result = await this.query<SuspensionRow>(
+      'list of suspensions',
+      `SELECT ${SUSPENSION_COLUMNS} FROM ${this.tables.suspensions} ${where} ORDER BY created_at COLLATE "C", seq`,
+      values,
+    );
+    return result.rows.map(callOf);
+  }
+
+  async history(filter: HistoryFilter = {}): Promise<SuspendedCall[]> {
+    const conditions = ["status IN ('resolved', 'declined', 'expired', 'cancelled')"];
+    const values: unknown[] = [];
+    for (const [column, value] of [
+      ['status', filter.status],
+      ['kind', filter.kind],
+      ['run_id', filter.runId],
+      ['tool', filter.tool],
+    ] as const) {
+      if (value === undefined) continue;
+      values.push(value);
+      conditions.push(`${column} = $${values.length}`);
+    }
+    values.push(filter.limit ?? null);
+    const result = await this.query<SuspensionRow>(
+      'history of suspensions',
+      `SELECT ${SUSPENSION_COLUMNS} FROM ${this.tables.suspensions} WHERE ${conditions.join(' AND ')}
+        ORDER BY updated_at COLLATE "C" DESC NULLS LAST, seq DESC LIMIT $${values.length}::bigint`,
+      values,
+    );
+    return result.rows.map(callOf);
+  }
+
+  async claim(id: string, answer: Answer, leaseMs: number, audit?: Audit): Promise<Claim | undefined> {
+    const answerJson = toJson(answer, `the answer to ${id}`);
+    const byJson = audit?.by === undefined ? null : toJson(audit.by, `the principal who answered ${id}`);
+    // One statement: under READ COMMITTED a second concurrent UPDATE of the row waits for the
+    // first to commit, then re-checks the WHERE clause against the new row and matches nothing.
+    const result = await this.query<SuspensionRow & { claimed_at: string }>(
+      `claim of suspension ${id}`,
+      `WITH ${CLOCK}
+       UPDATE ${this.tables.suspensions}
+          SET status = 'resolving', answer = $2::json, fence = COALESCE(fence, 0) + 1,
+              lease_until_ms = clock.ms + $3::bigint, updated_at = clock.iso,
+              answered_at = clock.iso, answered_by = $4::json, comment = $5::text
+         FROM clock
+        WHERE id = $1 AND (status = 'pending' OR (status = 'resolving' AND lease_until_ms < clock.ms))
+        RETURNING ${SUSPENSION_COLUMNS}, clock.iso AS claimed_at`,
+      [id, answerJson, Math.ceil(leaseMs), byJson, audit?.comment ?? null],
+    );
+    const row = result.rows[0];
+    if (!row) return undefined;
+    const call = callOf(row);
+    return { id, fence: call.fence as number, call, at: row.claimed_at };
+  }
+
+  async renew(claim: Claim, leaseMs: number): Promise<boolean> {
+    const result = await this.query(
+      `renewal of suspension ${claim.id}`,
+      `WITH ${CLOCK}
+       UPDATE ${this.tables.suspensions} SET lease_until_ms = clock.ms + $3::bigint
+         FROM clock
+        WHERE id = $1 AND status = 'resolving' AND fence = $2`,
+      [claim.id, claim.fence, Math.ceil(leaseMs)],
+    );
+    return result.rowCount === 1;
+  }
+
+  async complete(claim: Claim, settlement: Settlement): Promise<boolean> {
+    const { status, next } = settlement;
+    const outcomeJson = toJson(settlement.outcome, `the outcome of ${claim.id}`);
+    const nextRow = next === undefined ? undefined : rowOf(next);
+    const settle = `UPDATE ${this.tables.suspensions}
+          SET status = $3, outcome = $4::json, updated_at = clock.iso, lease_until_ms = NULL, next_id = COALESCE($5::text, next_id)
+         FROM clock
+        WHERE id = $1 AND status = 'resolving' AND fence = $2
+        RETURNING id`;
+    // The next link goes in with the settlement, in one statement: no ON CONFLICT, so a
+    // taken id fails the whole statement and leaves the call claimed, as `insert` would refuse it.
+    const text = nextRow
+      ? `WITH ${CLOCK}, settled AS (${settle}),
+              linked AS (INSERT INTO ${this.tables.suspensions} (${INSERT_COLUMNS}) SELECT ${insertPlaceholders(6)} FROM settled RETURNING id)
+         SELECT (SELECT count(*) FROM settled)::int AS settled`
+      : `WITH ${CLOCK}, settled AS (${settle}) SELECT (SELECT count(*) FROM settled)::int AS settled`;
+    const values = [claim.id, claim.fence, status, outcomeJson, nextRow?.id ?? null, ...(nextRow ? insertValues(nextRow) : [])];
+    const giveUpAt = Date.now() + this.completeRetryMs;
+    for (let pause = FIRST_RETRY_PAUSE_MS; ; pause = Math.min(pause * 2, MAX_RETRY_PAUSE_MS)) {
+      try {
+        const result = await this.query<{ settled: number }>(`completion of suspension ${claim.id}`, text, values);
+        return result.rows[0]?.settled === 1;
+      } catch (error) {
+        if (nextRow && isUniqueViolation(error instanceof PendingStoreError ? error.cause : error))
+          throw new DuplicateSuspensionError(nextRow.id);
+        if (!(error instanceof StoreUnavailableError) || this.closed || Date.now() + pause > giveUpAt) throw error;
+        await sleep(pause);
+      }
+    }
+  }
+
+  async saveRun(checkpoint: RunCheckpoint): Promise<boolean> {
+    const { runId, version, state, updatedAt } = checkpoint;
+    const stateJson = toJson(state, `the checkpoint of run ${runId}`);
+    // Like the other stores: a version that cannot follow the stored one is a conflict.
+    if (!versionCanFollow(version)) return false;
+    const result =
+      version === 1
+        ? await this.query(
+            `save of run ${runId}`,
+            `INSERT INTO ${this.tables.runs} (run_id, version, state, updated_at) VALUES ($1, 1, $2::json, $3)
+             ON CONFLICT (run_id) DO NOTHING`,
+            [runId, stateJson, updatedAt],
+          )
+        : await this.query(
+            `save of run ${runId}`,
+            `UPDATE ${this.tables.runs} SET version = $2, state = $3::json, updated_at = $4
+              WHERE run_id = $1 AND version = $2 - 1`,
+            [runId, version, stateJson, updatedAt],
+          );
+    return result.rowCount === 1;
+  }
+
+  async loadRun(runId: string): Promise<RunCheckpoint | undefined> {
+    const result = await this.query<RunRow>(
+      `load of run ${runId}`,
+      `SELECT run_id, version, state::text AS state, updated_at FROM ${this.tables.runs} WHERE run_id = $1`,
+      [runId],
+    );
+    const row = result.rows[0];
+    if (!row) return undefined;
+    return {
+      runId: row.run_id,
+      version: Number(row.version),
+      state: parseStored<Record<string, unknown>>(row.state, `run ${runId}`),
+      updatedAt: row.updated_at,
+    };
+  }
+
+  async listStaleRuns(filter: StaleRunFilter): Promise<RunListing[]> {
+    const limit = staleRunLimit(filter);
+    // The phase is read from the state's JSON: no column of its own, so no schema step.
+    const result = await this.query<Omit<RunRow, 'state'>>(
+      'listing of stale runs',
+      `SELECT run_id, version, updated_at FROM ${this.tables.runs}
+        WHERE updated_at COLLATE "C" < $1 AND state->>'phase' = $2
+        ORDER BY updated_at COLLATE "C" LIMIT $3`,
+      [filter.updatedBefore, RUNNING_PHASE, limit],
+    );
+    return result.rows.map((row) => ({ runId: row.run_id, version: Number(row.version), updatedAt: row.updated_at }));
+  }
+
+  // Sessions: see SessionStore.
+  loadSession(id: string): Promise<StoredSession | undefined> {
+    return this.sessions.loadSession(id);
+  }
+
+  saveSession(session: StoredSession): Promise<boolean> {
+    return this.sessions.saveSession(session);
+  }
+
+  listSessions(filter?: SessionFilter): Promise<SessionSummary[]> {
+    return this.sessions.listSessions(filter);
+  }
+
+  deleteSession(id: string): Promise<boolean> {
+    return this.sessions.deleteSession(id);
+  }
+
+  sessionOfRun(runId: string): Promise<string | undefined> {
+    return this.sessions.sessionOfRun(runId);
+  }
+
+  /** Ends the pool if this store created it (a shared `pool` stays open for its owner). Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.ownsPool) await this.pool.end();
+  }
+
+  private ready(mayMigrate: boolean): Promise<void> {
+    if (this.closed) return Promise.reject(closedError());
+    if (!this.readyPromise) {
+      this.readyPromise = prepareTables(this.pool, this.tables, mayMigrate).catch((error: unknown) => {
+        this.readyPromise = undefined;
+        throw error;
+      });
+    }
+    return this.readyPromise;
+  }
+
+  private async query<Row extends object = Record<string, unknown>>(
+    operation: string,
+    text: string,
+    values: unknown[],
+  ): Promise<{ rows: Row[]; rowCount: number | null }> {
+    await this.ready(this.autoMigrate);
+    if (this.closed) throw closedError();
+    try {
+      const result = await this.pool.query<QueryResultRow>(text, values);
+      return { rows: result.rows as Row[], rowCount: result.rowCount };
+    } catch (error) {
+      throw translate(error, operation);
+    }
+  }
+}
+
+function closedError(): PendingStoreError {
+  return new PendingStoreError('PostgresPendingStore is closed');
+}

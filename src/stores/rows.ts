@@ -1,0 +1,105 @@
+import { PendingStoreError } from '../errors';
+import { messageOf } from '../errors/message';
+import type { Answer, PendingRequest, ToolResult } from '../results/wire';
+import type { Principal } from '../suspension/audit';
+import { isSuspensionStatus } from '../suspension/status';
+import type { AnsweredRequest, SuspendedCall } from '../suspension/store';
+import { toJson } from './json';
+
+/**
+ * A suspended call as the SQL stores keep it: one column per field, JSON values as text,
+ * the lease in epoch milliseconds. Drivers may hand integers back as strings (`pg` does for
+ * bigint), hence `number | string`.
+ */
+export interface SuspensionRow {
+  id: string;
+  kind: string;
+  tool: string;
+  status: string;
+  request: string;
+  args: string | null;
+  answer: string | null;
+  outcome: string | null;
+  call_id: string | null;
+  run_id: string | null;
+  created_at: string;
+  updated_at: string | null;
+  lease_until_ms: number | string | null;
+  fence: number | string | null;
+  chain: string | null;
+  next_id: string | null;
+  binding: string | null;
+  answered_by: string | null;
+  answered_at: string | null;
+  comment: string | null;
+  /** Absent from rows read by a store whose schema predates it. */
+  traceparent?: string | null;
+}
+
+/**
+ * The row a SQL store writes for `call`. JSON is serialised here, before any statement
+ * runs, so a value JSON cannot carry fails the operation with nothing written.
+ */
+export function rowOf(call: SuspendedCall): SuspensionRow {
+  const id = call.request.id;
+  return {
+    id,
+    kind: call.request.kind,
+    tool: call.tool,
+    status: call.status,
+    request: toJson(call.request, `the request of ${id}`),
+    args: call.args === undefined ? null : toJson(call.args, `the arguments of ${id}`),
+    answer: call.answer === undefined ? null : toJson(call.answer, `the answer to ${id}`),
+    outcome: call.outcome === undefined ? null : toJson(call.outcome, `the outcome of ${id}`),
+    call_id: call.callId ?? null,
+    run_id: call.runId ?? null,
+    created_at: call.createdAt,
+    updated_at: call.updatedAt ?? null,
+    lease_until_ms: call.leaseUntil === undefined ? null : Date.parse(call.leaseUntil),
+    fence: call.fence ?? null,
+    chain: call.chain === undefined ? null : toJson(call.chain, `the chain of ${id}`),
+    next_id: call.next ?? null,
+    binding: call.binding ?? null,
+    answered_by: call.answeredBy === undefined ? null : toJson(call.answeredBy, `the principal who answered ${id}`),
+    answered_at: call.answeredAt ?? null,
+    comment: call.comment ?? null,
+    traceparent: call.traceparent ?? null,
+  };
+}
+
+/** The call a stored row holds; an absent (NULL) column stays an absent field. */
+export function callOf(row: SuspensionRow): SuspendedCall {
+  const { id, status } = row;
+  if (!isSuspensionStatus(status)) throw new PendingStoreError(`stored suspension ${id} has unknown status ${JSON.stringify(status)}`);
+  const call: SuspendedCall = {
+    request: parseStored<PendingRequest>(row.request, `the request of ${id}`),
+    tool: row.tool,
+    args: row.args === null ? undefined : parseStored<unknown>(row.args, `the arguments of ${id}`),
+    status,
+    createdAt: row.created_at,
+  };
+  if (row.call_id !== null) call.callId = row.call_id;
+  if (row.run_id !== null) call.runId = row.run_id;
+  if (row.updated_at !== null) call.updatedAt = row.updated_at;
+  if (row.answer !== null) call.answer = parseStored<Answer>(row.answer, `the answer to ${id}`);
+  if (row.outcome !== null) call.outcome = parseStored<ToolResult>(row.outcome, `the outcome of ${id}`);
+  if (row.lease_until_ms !== null) call.leaseUntil = new Date(Number(row.lease_until_ms)).toISOString();
+  if (row.fence !== null) call.fence = Number(row.fence);
+  if (row.chain !== null) call.chain = parseStored<AnsweredRequest[]>(row.chain, `the chain of ${id}`);
+  if (row.next_id !== null) call.next = row.next_id;
+  if (row.binding !== null) call.binding = row.binding;
+  if (row.answered_by !== null) call.answeredBy = parseStored<Principal>(row.answered_by, `the principal who answered ${id}`);
+  if (row.answered_at !== null) call.answeredAt = row.answered_at;
+  if (row.comment !== null) call.comment = row.comment;
+  if (typeof row.traceparent === 'string') call.traceparent = row.traceparent;
+  return call;
+}
+
+/** Parses a stored JSON column; `what` names it in the error, so a corrupt row can be found and repaired. */
+export function parseStored<T>(text: string, what: string): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch (error) {
+    throw new PendingStoreError(`the stored JSON of ${what} is corrupt: ${messageOf(error)}`, { cause: error });
+  }
+}

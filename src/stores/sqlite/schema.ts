@@ -1,0 +1,155 @@
+import type Database from 'better-sqlite3';
+import { PendingStoreError } from '../../errors';
+import { SESSIONS_SQLITE_DDL } from './sessions';
+import { SQLITE_SCHEMA_VERSION } from './version';
+
+export { SQLITE_SCHEMA_VERSION };
+
+/**
+ * The DDL that brings a file from `version - 1` to `version`. Released steps are never
+ * edited (files in the field ran them); a change is a new step.
+ */
+const STEPS: Record<number, string> = {
+  1: `
+    CREATE TABLE suspensions (
+      seq         INTEGER PRIMARY KEY,
+      id          TEXT NOT NULL UNIQUE,
+      kind        TEXT NOT NULL,
+      tool        TEXT NOT NULL,
+      args        TEXT NOT NULL,
+      request     TEXT NOT NULL,
+      call_id     TEXT,
+      run_id      TEXT,
+      status      TEXT NOT NULL,
+      created_at  TEXT NOT NULL,
+      updated_at  TEXT,
+      answer      TEXT,
+      outcome     TEXT,
+      lease_until INTEGER,
+      lease_token TEXT
+    );
+    CREATE INDEX suspensions_status ON suspensions (status, created_at);
+    CREATE INDEX suspensions_run ON suspensions (run_id, created_at) WHERE run_id IS NOT NULL;
+    CREATE INDEX suspensions_kind ON suspensions (kind, created_at);
+    CREATE TABLE runs (
+      run_id     TEXT PRIMARY KEY,
+      version    INTEGER NOT NULL,
+      state      TEXT NOT NULL,
+      updated_at TEXT NOT NULL
+    );
+  `,
+  // Claims are fenced by a counter instead of a random token: a v1 call caught mid-claim
+  // counts as claimed once, so whoever takes it over after its lease holds fence 2.
+  2: `
+    ALTER TABLE suspensions ADD COLUMN fence INTEGER;
+    ALTER TABLE suspensions ADD COLUMN chain TEXT;
+    ALTER TABLE suspensions ADD COLUMN next_id TEXT;
+    ALTER TABLE suspensions ADD COLUMN binding TEXT;
+    UPDATE suspensions SET fence = 1 WHERE status = 'resolving';
+    ALTER TABLE suspensions DROP COLUMN lease_token;
+  `,
+  // The audit trail: who answered, when (by the store's clock), with which words. Rows
+  // answered before it keep NULLs: nobody recorded who answered them. The partial index
+  // serves history(), newest settlement first.
+  3: `
+    ALTER TABLE suspensions ADD COLUMN answered_by TEXT;
+    ALTER TABLE suspensions ADD COLUMN answered_at TEXT;
+    ALTER TABLE suspensions ADD COLUMN comment TEXT;
+    CREATE INDEX suspensions_settled ON suspensions (updated_at, seq)
+      WHERE status IN ('resolved', 'declined', 'expired', 'cancelled');
+  `,
+  // Step 4 (this release), one block per feature: trace context (a column) and sessions (a table).
+  4: [
+    // Traces: the W3C traceparent of the span that suspended a call, so the span that resolves
+    // it (maybe in another process, days later) links back to it. Rows recorded before it keep
+    // NULL: their resolutions start unlinked.
+    'ALTER TABLE suspensions ADD COLUMN traceparent TEXT;',
+    // Sessions (chat, docs/chat.md): conversations kept by id, saved by version compare-and-set.
+    SESSIONS_SQLITE_DDL,
+  ].join('\n'),
+};
+
+/**
+ * Creates the schema on a new file, or upgrades an older one in place (its rows kept), or
+ * refuses one newer than this code reads. One IMMEDIATE transaction: two processes opening
+ * a file at once upgrade it once, and a failed step leaves the file as it was.
+ */
+export function migrate(db: Database.Database, filename: string): void {
+  db.transaction(() => {
+    db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
+    const row = db.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: number | null };
+    const current = row.version ?? 0;
+    if (current > SQLITE_SCHEMA_VERSION) {
+      throw new PendingStoreError(
+        `SQLite file ${filename} has pending-store schema version ${current}; this library reads up to ${SQLITE_SCHEMA_VERSION}`,
+      );
+    }
+    for (let version = current + 1; version <= SQLITE_SCHEMA_VERSION; version++) {
+      const step = STEPS[version];
+      if (step === undefined) throw new PendingStoreError(`SQLite pending store: no migration to schema version ${version}`);
+      db.exec(step);
+      db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(version);
+    }
+  }).immediate();
+}
+
+/** The columns of a suspension, named as `SuspensionRow` (../rows) names them. */
+export const SUSPENSION_COLUMNS = `id, kind, tool, status, request, args, answer, outcome, call_id, run_id, created_at, updated_at,
+  lease_until AS lease_until_ms, fence, chain, next_id, binding, answered_by, answered_at, comment, traceparent`;
+
+/** The statements {@link prepare} returns; named, so the declaration emit can name them too. */
+export interface SqliteStatements {
+  relaxSync: Database.Statement | undefined;
+  restoreSync: Database.Statement | undefined;
+  insert: Database.Statement;
+  read: Database.Statement;
+  claim: Database.Statement;
+  renew: Database.Statement;
+  complete: Database.Statement;
+  insertRun: Database.Statement;
+  updateRun: Database.Statement;
+  readRun: Database.Statement;
+}
+
+/** SQLite's clock in milliseconds since the epoch (`julianday('now')` keeps milliseconds). */
+const NOW_MS = `CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)`;
+/** SQLite's clock as RFC 3339 with milliseconds, as `Date.toISOString` writes it. */
+const NOW_TEXT = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
+
+/** Every statement the store runs but `list`'s, which depend on the filter. */
+export function prepare(db: Database.Database, synchronous: 'full' | 'normal'): SqliteStatements {
+  return {
+    relaxSync: synchronous === 'full' ? db.prepare('PRAGMA synchronous = NORMAL') : undefined,
+    restoreSync: synchronous === 'full' ? db.prepare('PRAGMA synchronous = FULL') : undefined,
+    insert: db.prepare(`
+      INSERT INTO suspensions (id, kind, tool, args, request, call_id, run_id, status, created_at, updated_at, answer, outcome,
+                               lease_until, fence, chain, next_id, binding, answered_by, answered_at, comment, traceparent)
+      VALUES (@id, @kind, @tool, @args, @request, @call_id, @run_id, @status, @created_at, @updated_at, @answer, @outcome,
+              @lease_until_ms, @fence, @chain, @next_id, @binding, @answered_by, @answered_at, @comment, @traceparent)
+      ON CONFLICT (id) DO NOTHING`),
+    read: db.prepare(`SELECT ${SUSPENSION_COLUMNS} FROM suspensions WHERE id = ?`),
+    // Leases and the claim's instant are judged by SQLite's clock, read in the statement that
+    // uses them ('now' is one instant for a whole statement), not by each process's Date:
+    // a process whose clock is off cannot take over a lease that is still held.
+    claim: db.prepare(`
+      UPDATE suspensions
+      SET status = 'resolving', answer = @answer, lease_until = ${NOW_MS} + @lease_ms, fence = COALESCE(fence, 0) + 1,
+          updated_at = ${NOW_TEXT}, answered_at = ${NOW_TEXT}, answered_by = @answered_by, comment = @comment
+      WHERE id = @id AND (status = 'pending' OR (status = 'resolving' AND lease_until < ${NOW_MS}))
+      RETURNING ${SUSPENSION_COLUMNS}`),
+    renew: db.prepare(`
+      UPDATE suspensions SET lease_until = ${NOW_MS} + @lease_ms
+      WHERE id = @id AND status = 'resolving' AND fence = @fence`),
+    complete: db.prepare(`
+      UPDATE suspensions
+      SET status = @status, outcome = @outcome, lease_until = NULL, updated_at = ${NOW_TEXT}, next_id = COALESCE(@next_id, next_id)
+      WHERE id = @id AND status = 'resolving' AND fence = @fence`),
+    insertRun: db.prepare(`
+      INSERT INTO runs (run_id, version, state, updated_at) VALUES (@run_id, @version, @state, @updated_at)
+      ON CONFLICT (run_id) DO NOTHING`),
+    updateRun: db.prepare(`
+      UPDATE runs SET version = @version, state = @state, updated_at = @updated_at
+      WHERE run_id = @run_id AND version = @version - 1`),
+    readRun: db.prepare('SELECT * FROM runs WHERE run_id = ?'),
+  };
+}

@@ -1,0 +1,365 @@
+import type Database from 'better-sqlite3';
+import { closeSync, constants, openSync } from 'node:fs';
+import { DuplicateSuspensionError, PendingStoreError, ToolnexusError } from '../../errors';
+import { messageOf } from '../../errors/message';
+import type { Answer } from '../../results/wire';
+import type { HistoryFilter, Audit } from '../../suspension/audit';
+import type {
+  Claim,
+  Settlement,
+  SuspendedCall,
+  SuspensionFilter,
+  SuspensionStore,
+} from '../../suspension/store';
+import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from '../../runner/store';
+import { toJson } from '../json';
+import { callOf, parseStored, rowOf, type SuspensionRow } from '../rows';
+import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../suspension/validate';
+import { loadOptionalPeer } from '../peer';
+import { migrate, prepare, SUSPENSION_COLUMNS } from './schema';
+import { SqliteSessions } from './sessions';
+import type { SessionFilter, SessionStore, SessionSummary, StoredSession } from '../../sessions/store';
+
+/**
+ * The native driver is loaded when a store is first built, not when the package is
+ * imported: an application that never uses SQLite should not load an addon at startup, nor
+ * install (and compile) it. It is an optional peer dependency, kept to 12.x.
+ */
+function loadBetterSqlite3(): typeof Database {
+  return loadOptionalPeer<typeof Database>(
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer, required when a store is built, not at import
+    () => require('better-sqlite3'),
+    'better-sqlite3',
+    'npm install better-sqlite3@12',
+    'SqlitePendingStore',
+  );
+}
+
+/**
+ * Creates a database file that does not exist yet with mode 0600 (owner read/write only),
+ * before SQLite opens it: the store keeps tool arguments, answers and results in plain text.
+ * SQLite creates the `-wal` and `-shm` files with the database file's own mode, so they are
+ * 0600 too. An existing file keeps its mode; `:memory:` and a file that cannot be created
+ * here (a missing directory) are left to SQLite, which says what is wrong.
+ */
+function createPrivately(filename: string): void {
+  if (filename === ':memory:' || filename.startsWith('file:')) return;
+  try {
+    closeSync(openSync(filename, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o600));
+  } catch {
+    // EEXIST: an existing database keeps its mode; anything else, SQLite reports on open.
+  }
+}
+
+/** Options of a {@link SqlitePendingStore}. */
+export interface SqlitePendingStoreOptions {
+  /** The database file; created with its schema on first open. `:memory:` works for one process. */
+  filename: string;
+  /** How long a write waits for another process's lock before failing. Default 5000 ms. */
+  busyTimeoutMs?: number;
+  /**
+   * `full` (default) syncs every commit to disk, so a suspension survives power loss;
+   * `normal` survives any process crash but may lose the last commits on power loss, and is faster.
+   */
+  synchronous?: 'full' | 'normal';
+}
+
+interface RunRow {
+  run_id: string;
+  version: number;
+  state: string;
+  updated_at: string;
+}
+
+/**
+ * Keeps suspended calls in a SQLite file through better-sqlite3: the embedded store for
+ * anything that must survive a restart, shared safely by every process on one machine.
+ *
+ * The file runs in WAL mode with a busy timeout; its schema is created on first open,
+ * versioned in a `schema_version` table and upgraded in place. `status`, `run_id` and
+ * `kind` are indexed columns, so listing and claiming stay flat as the table grows. A claim
+ * is one conditional UPDATE inside an IMMEDIATE transaction: the database, not this process,
+ * decides the single winner. Leases are judged by SQLite's clock (the machine's, read in the statement), which every process on
+ * the one host shares.
+ *
+ * @example
+ * ```ts
+ * const store = new SqlitePendingStore({ filename: './suspensions.db' })
+ * const coordinator = new ResumeCoordinator({ toolkit, store })
+ * ```
+ */
+export class SqlitePendingStore implements SuspensionStore, RunStore, SessionStore {
+  /** The database file this store opened. */
+  readonly filename: string;
+  private readonly db: Database.Database;
+  private readonly statements: ReturnType<typeof prepare>;
+  private readonly claimTransaction: Database.Transaction<(params: ClaimParams) => { row: SuspensionRow; at: string } | undefined>;
+  private readonly completeTransaction: Database.Transaction<(params: CompleteParams, next: SuspensionRow | undefined) => boolean>;
+  private readonly listStatements = new Map<string, Database.Statement>();
+  /** Sessions (docs/chat.md): in the same file; their SQL is src/sessions/stores/sqlite.ts. */
+  private readonly sessions: SqliteSessions;
+  private closed = false;
+
+  constructor(options: SqlitePendingStoreOptions | string) {
+    const { filename, busyTimeoutMs = 5000, synchronous = 'full' } = typeof options === 'string' ? { filename: options } : options;
+    if (typeof filename !== 'string' || filename === '') throw new PendingStoreError('SqlitePendingStore needs a filename');
+    this.filename = filename;
+    const Driver = loadBetterSqlite3();
+    createPrivately(filename);
+    try {
+      this.db = new Driver(filename, { timeout: busyTimeoutMs });
+    } catch (error) {
+      throw new PendingStoreError(`cannot open SQLite file ${filename}: ${messageOf(error)}`, { cause: error });
+    }
+    try {
+      this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+      migrate(this.db, filename);
+      this.statements = prepare(this.db, synchronous);
+      this.sessions = new SqliteSessions(this.db, (work, what) => this.run(work, what));
+    } catch (error) {
+      this.db.close();
+      if (error instanceof ToolnexusError) throw error;
+      throw new PendingStoreError(`cannot use SQLite file ${filename} as a pending store: ${messageOf(error)}`, { cause: error });
+    }
+    // The clock is SQLite's, read by the claiming statement once the write lock is held, so a
+    // wait for another writer neither shortens the lease granted nor judges the old one by a
+    // stale now, and a process whose own clock is off judges nothing.
+    this.claimTransaction = this.db.transaction((params: ClaimParams) => {
+      const row = this.statements.claim.get(params) as SuspensionRow | undefined;
+      return row === undefined ? undefined : { row, at: row.answered_at as string };
+    });
+    this.completeTransaction = this.db.transaction((params: CompleteParams, next: SuspensionRow | undefined) => {
+      if (this.statements.complete.run(params).changes !== 1) return false;
+      // Throwing rolls the settlement back with it: the call stays claimed, nothing is inserted.
+      if (next && !this.insertRow(next)) throw new DuplicateSuspensionError(next.id);
+      return true;
+    });
+  }
+
+  async insert(call: SuspendedCall): Promise<void> {
+    this.assertOpen();
+    const row = rowOf(call);
+    if (!this.run(() => this.insertRow(row), `insert ${row.id}`)) throw new DuplicateSuspensionError(row.id);
+  }
+
+  async get(id: string): Promise<SuspendedCall | undefined> {
+    this.assertOpen();
+    const row = this.run(() => this.statements.read.get(id) as SuspensionRow | undefined, `read ${id}`);
+    return row ? callOf(row) : undefined;
+  }
+
+  async list(filter: SuspensionFilter = {}): Promise<SuspendedCall[]> {
+    this.assertOpen();
+    const params = { status: filter.status, run_id: filter.runId, kind: filter.kind };
+    const rows = this.run(() => this.listStatement(params).all(definedOnly(params)) as SuspensionRow[], 'list suspensions');
+    return rows.map(callOf);
+  }
+
+  async history(filter: HistoryFilter = {}): Promise<SuspendedCall[]> {
+    this.assertOpen();
+    const params = { status: filter.status, kind: filter.kind, run_id: filter.runId, tool: filter.tool };
+    const statement = this.historyStatement(params);
+    const rows = this.run(
+      () => statement.all({ ...definedOnly(params), limit: filter.limit ?? -1 }) as SuspensionRow[],
+      'read the suspension history',
+    );
+    return rows.map(callOf);
+  }
+
+  async claim(id: string, answer: Answer, leaseMs: number, audit?: Audit): Promise<Claim | undefined> {
+    this.assertOpen();
+    const answerJson = toJson(answer, `the answer to ${id}`);
+    // A claim need not survive power loss: losing it only lets the call be claimed again at
+    // once instead of after the lease, and a machine that lost power lost every holder too.
+    // The outcome's commit syncs the log, claim included. So the claim skips its own sync.
+    const params: ClaimParams = {
+      id,
+      answer: answerJson,
+      lease_ms: Math.ceil(leaseMs),
+      answered_by: audit?.by === undefined ? null : toJson(audit.by, `the principal who answered ${id}`),
+      comment: audit?.comment ?? null,
+    };
+    const claimed = this.run(() => this.relaxedSync(() => this.claimTransaction.immediate(params)), `claim ${id}`);
+    if (!claimed) return undefined;
+    const call = callOf(claimed.row);
+    return { id, fence: call.fence as number, call, at: claimed.at };
+  }
+
+  async renew(claim: Claim, leaseMs: number): Promise<boolean> {
+    this.assertOpen();
+    const params = { id: claim.id, fence: claim.fence, lease_ms: Math.ceil(leaseMs) };
+    // Like a claim, a renewal lost to power loss loses nothing a live holder needs.
+    return this.run(() => this.relaxedSync(() => this.statements.renew.run(params).changes === 1), `renew ${claim.id}`);
+  }
+
+  async complete(claim: Claim, settlement: Settlement): Promise<boolean> {
+    this.assertOpen();
+    const { status, next } = settlement;
+    const outcome = toJson(settlement.outcome, `the outcome of ${claim.id}`);
+    const nextRow = next === undefined ? undefined : rowOf(next);
+    const params = { id: claim.id, fence: claim.fence, status, outcome, next_id: nextRow?.id ?? null };
+    // One UPDATE commits atomically on its own; only a next link needs the surrounding transaction.
+    if (!nextRow) return this.run(() => this.statements.complete.run(params).changes === 1, `complete ${claim.id}`);
+    return this.run(() => this.completeTransaction.immediate(params, nextRow), `complete ${claim.id}`);
+  }
+
+  async saveRun(checkpoint: RunCheckpoint): Promise<boolean> {
+    this.assertOpen();
+    const params = {
+      run_id: checkpoint.runId,
+      version: checkpoint.version,
+      state: toJson(checkpoint.state, `the checkpoint of run ${checkpoint.runId}`),
+      updated_at: checkpoint.updatedAt,
+    };
+    if (!versionCanFollow(checkpoint.version)) return false;
+    const statement = checkpoint.version === 1 ? this.statements.insertRun : this.statements.updateRun;
+    return this.run(() => statement.run(params).changes === 1, `save run ${checkpoint.runId}`);
+  }
+
+  async loadRun(runId: string): Promise<RunCheckpoint | undefined> {
+    this.assertOpen();
+    const row = this.run(() => this.statements.readRun.get(runId) as RunRow | undefined, `load run ${runId}`);
+    if (!row) return undefined;
+    return { runId: row.run_id, version: row.version, state: parseStored(row.state, `run ${runId}`), updatedAt: row.updated_at };
+  }
+
+  async listStaleRuns(filter: StaleRunFilter): Promise<RunListing[]> {
+    this.assertOpen();
+    const limit = staleRunLimit(filter);
+    // The phase is read from the state's JSON: no column of its own, so no schema step. A
+    // fleet lists rarely (every lease or so); done runs are skipped by the phase test.
+    const rows = this.run(
+      () =>
+        this.db
+          .prepare(
+            `SELECT run_id, version, updated_at FROM runs
+             WHERE updated_at < @before AND json_extract(state, '$.phase') = @phase
+             ORDER BY updated_at LIMIT @limit`,
+          )
+          .all({ before: filter.updatedBefore, phase: RUNNING_PHASE, limit }) as Array<Omit<RunRow, 'state'>>,
+      'list stale runs',
+    );
+    return rows.map((row) => ({ runId: row.run_id, version: row.version, updatedAt: row.updated_at }));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+
+  // Sessions: see SessionStore.
+  async loadSession(id: string): Promise<StoredSession | undefined> {
+    this.assertOpen();
+    return this.sessions.loadSession(id);
+  }
+
+  async saveSession(session: StoredSession): Promise<boolean> {
+    this.assertOpen();
+    return this.sessions.saveSession(session);
+  }
+
+  async listSessions(filter?: SessionFilter): Promise<SessionSummary[]> {
+    this.assertOpen();
+    return this.sessions.listSessions(filter);
+  }
+
+  async deleteSession(id: string): Promise<boolean> {
+    this.assertOpen();
+    return this.sessions.deleteSession(id);
+  }
+
+  async sessionOfRun(runId: string): Promise<string | undefined> {
+    this.assertOpen();
+    return this.sessions.sessionOfRun(runId);
+  }
+
+  /** Inserts a row unless its id is taken; false when it is. The `args` column predates optional args: it holds `null` for none. */
+  private insertRow(row: SuspensionRow): boolean {
+    return this.statements.insert.run({ ...row, args: row.args ?? 'null' }).changes === 1;
+  }
+
+  /** Runs `work` (one autocommit statement or transaction) without syncing its commit to disk. */
+  private relaxedSync<T>(work: () => T): T {
+    const { relaxSync, restoreSync } = this.statements;
+    if (!relaxSync || !restoreSync) return work();
+    relaxSync.run();
+    try {
+      return work();
+    } finally {
+      restoreSync.run();
+    }
+  }
+
+  /** One statement per combination of filters, so each can use its index (an `IS NULL OR` test would defeat them). */
+  private listStatement(params: Record<'status' | 'run_id' | 'kind', string | undefined>): Database.Statement {
+    const columns = (Object.keys(params) as Array<keyof typeof params>).filter((column) => params[column] !== undefined);
+    const key = columns.join(',');
+    let statement = this.listStatements.get(key);
+    if (!statement) {
+      const where = columns.length === 0 ? '' : `WHERE ${columns.map((column) => `${column} = @${column}`).join(' AND ')}`;
+      // A run's calls are few; without statistics the planner may scan a kind or status
+      // instead (it did once the audit columns widened the row), so a run filter names its index.
+      const index = columns.includes('run_id') ? 'INDEXED BY suspensions_run' : '';
+      statement = this.db.prepare(`SELECT ${SUSPENSION_COLUMNS} FROM suspensions ${index} ${where} ORDER BY created_at, seq`);
+      this.listStatements.set(key, statement);
+    }
+    return statement;
+  }
+
+  /** Like {@link listStatement}: one statement per combination of filters, newest settlement first over the settled index. */
+  private historyStatement(params: Record<'status' | 'kind' | 'run_id' | 'tool', string | undefined>): Database.Statement {
+    const columns = (Object.keys(params) as Array<keyof typeof params>).filter((column) => params[column] !== undefined);
+    const key = `history:${columns.join(',')}`;
+    let statement = this.listStatements.get(key);
+    if (!statement) {
+      const where = [SETTLED, ...columns.map((column) => `${column} = @${column}`)].join(' AND ');
+      // Without statistics the planner prefers the status index and sorts every settled row;
+      // walking the settled index newest first stops after `limit` rows instead.
+      const index = columns.every((column) => column === 'status') ? 'INDEXED BY suspensions_settled' : '';
+      statement = this.db.prepare(
+        `SELECT ${SUSPENSION_COLUMNS} FROM suspensions ${index} WHERE ${where} ORDER BY updated_at DESC, seq DESC LIMIT @limit`,
+      );
+      this.listStatements.set(key, statement);
+    }
+    return statement;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new PendingStoreError(`the SQLite pending store ${this.filename} is closed`);
+  }
+
+  private run<T>(work: () => T, what: string): T {
+    try {
+      return work();
+    } catch (error) {
+      if (error instanceof ToolnexusError) throw error;
+      throw new PendingStoreError(`SQLite pending store ${this.filename} could not ${what}: ${messageOf(error)}`, { cause: error });
+    }
+  }
+}
+
+interface ClaimParams {
+  id: string;
+  answer: string;
+  lease_ms: number;
+  answered_by: string | null;
+  comment: string | null;
+}
+
+interface CompleteParams {
+  id: string;
+  fence: number;
+  status: string;
+  outcome: string;
+  next_id: string | null;
+}
+
+/** The settled statuses, written as the partial index `suspensions_settled` names them, so the planner uses it. */
+const SETTLED = "status IN ('resolved', 'declined', 'expired', 'cancelled')";
+
+function definedOnly(params: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(params).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}

@@ -1,0 +1,54 @@
+/**
+ * The approval request an adapter hands its framework's approval UI (the AI SDK's
+ * `tool-approval-request` reason): the declared prompt, recorded once per call id, with
+ * `@Sensitive()` values masked the way every other shown copy masks them.
+ */
+import 'reflect-metadata';
+import { IsInt, IsString, Min } from 'class-validator';
+import { DurableCall } from '../../src/adapters/durable-call';
+import { MemoryPendingStore, ResumeCoordinator, Sensitive, Tool, Toolkit } from 'toolnexus-ts';
+
+class TransferArgs {
+  @IsString() @Sensitive() iban!: string;
+  @IsInt() @Min(1) cents!: number;
+}
+
+@Tool({
+  name: 'transfer',
+  description: 'Transfers money',
+  args: TransferArgs,
+  approval: { prompt: (a: TransferArgs) => `Transfer ${a.cents} cents to ${a.iban}?` },
+})
+class TransferTool {
+  run(): string {
+    return 'sent';
+  }
+}
+
+function setup() {
+  const store = new MemoryPendingStore();
+  const coordinator = new ResumeCoordinator({ toolkit: new Toolkit().register(TransferTool), store });
+  const tool = coordinator.toolkit.get('transfer');
+  if (!tool) throw new Error('transfer is not registered');
+  return { store, call: new DurableCall(coordinator, tool, 'test:') };
+}
+
+test('the approval request is recorded once per call id and shown with its sensitive values masked', async () => {
+  const { store, call } = setup();
+  const args = { iban: 'DE89370400440532013000', cents: 500 };
+  const first = await call.approvalRequest('c1', args, undefined);
+  expect(first).toMatchObject({ kind: 'approval', prompt: 'Transfer 500 cents to [redacted]?' });
+  // Asked again for the same call (a framework re-checking an approved call): the recorded request, nothing new.
+  const again = await call.approvalRequest('c1', args, undefined);
+  expect(again).toEqual(first);
+  const stored = await store.list({});
+  expect(stored).toHaveLength(1);
+  expect(stored[0]?.request.prompt).toBe('Transfer 500 cents to DE89370400440532013000?');
+  expect(await call.needsApproval('c1', args, undefined)).toBe(true);
+});
+
+test('invalid arguments need no approval: the execution reports them, nothing is recorded', async () => {
+  const { store, call } = setup();
+  expect(await call.approvalRequest('c2', { iban: 'x', cents: 0 }, undefined)).toBeUndefined();
+  expect(await store.list({})).toEqual([]);
+});
