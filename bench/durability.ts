@@ -1,7 +1,7 @@
 /**
  * What durable steps cost on SQLite: the same 5-turn run (each turn one idempotent call
  * and one that is not, the fifth the answer) with `durability: 'halt'` (nothing written:
- * the run never suspends) and `durability: 'turn'` (a write at the start, after each
+ * the run never suspends) and `durability: 'step'` (a write at the start, after each
  * response, before the non-idempotent call and after each result), on a file with
  * `synchronous: 'normal'` and with `'full'`. Printed: each checkpoint write's p50 / p99
  * (the store's `saveRun`, timed around the call), writes per turn, and the whole run's p50
@@ -16,13 +16,13 @@ import {
   AgentRunner,
   FunctionModel,
   ResumeCoordinator,
-  SqlitePendingStore,
+  SqliteStore,
   Toolkit,
   defineTool,
   success,
   type JsonSchema,
   type RunStore,
-  type SqlitePendingStoreOptions,
+  type SqliteStoreOptions,
 } from 'toolnexus-ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -60,11 +60,11 @@ interface Variant {
   runner: AgentRunner;
   writes: number[];
   runs: number[];
-  store: SqlitePendingStore;
+  store: SqliteStore;
 }
 
-function variant(dir: string, durability: 'halt' | 'turn', synchronous: SqlitePendingStoreOptions['synchronous']): Variant {
-  const store = new SqlitePendingStore({ filename: join(dir, `${durability}-${synchronous}.db`), synchronous });
+function variant(dir: string, durability: 'halt' | 'step', synchronous: SqliteStoreOptions['synchronous']): Variant {
+  const store = new SqliteStore({ filename: join(dir, `${durability}-${synchronous}.db`), synchronous });
   const writes: number[] = [];
   const runs: RunStore = {
     async saveRun(checkpoint) {
@@ -87,7 +87,7 @@ function quantile(xs: number[], q: number): number {
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'toolnexus-bench-durability-'));
-  const variants = [variant(dir, 'halt', 'normal'), variant(dir, 'turn', 'normal'), variant(dir, 'turn', 'full')];
+  const variants = [variant(dir, 'halt', 'normal'), variant(dir, 'step', 'normal'), variant(dir, 'step', 'full')];
   try {
     for (let round = 0; round < ROUNDS; round++) {
       for (const v of variants) {

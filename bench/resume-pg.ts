@@ -1,6 +1,6 @@
 /**
  * Resume on PostgreSQL: resolves per second with 1, 2, 4 and 8 worker processes sharing one
- * PostgresPendingStore, as a ratio to one worker, next to a floor of the same processes
+ * PostgresStore, as a ratio to one worker, next to a floor of the same processes
  * running only the two statements any claim-then-settle hand-off needs (a conditional
  * UPDATE … RETURNING and the settling UPDATE) straight on `pg`.
  *
@@ -18,7 +18,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Client, Pool } from 'pg';
-import { PostgresPendingStore, ResumeCoordinator, Toolkit, defineTool, pending, success } from 'toolnexus-ts';
+import { PostgresStore, ResumeCoordinator, Toolkit, defineTool, pending, success } from 'toolnexus-ts';
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from '../test/fixtures/pg/embedded';
 
 const WORKER_COUNTS = [1, 2, 4, 8] as const;
@@ -41,7 +41,7 @@ const approve = defineTool({
 // ---------------------------------------------------------------- worker process
 
 async function worker(url: string, schema: string): Promise<void> {
-  const stores = new Map<string, { store: PostgresPendingStore; coordinator: ResumeCoordinator }>();
+  const stores = new Map<string, { store: PostgresStore; coordinator: ResumeCoordinator }>();
   const floorPool = new Pool({ connectionString: url, max: CONCURRENCY });
   const send = (message: FromWorker) => process.send!(message);
 
@@ -67,7 +67,7 @@ async function worker(url: string, schema: string): Promise<void> {
         let entry = stores.get(message.tablePrefix);
         if (!entry) {
           // One pool per worker, sized like the floor's, so both sides get the same connections.
-          const store = new PostgresPendingStore({
+          const store = new PostgresStore({
             connectionString: url,
             schema,
             tablePrefix: message.tablePrefix,
@@ -140,7 +140,7 @@ async function locateServer(): Promise<{ url: string; embedded?: EmbeddedPostgre
 }
 
 async function suspend(url: string, schema: string, tablePrefix: string, count: number): Promise<string[]> {
-  const store = new PostgresPendingStore({ connectionString: url, schema, tablePrefix, poolConfig: { max: 8 } });
+  const store = new PostgresStore({ connectionString: url, schema, tablePrefix, poolConfig: { max: 8 } });
   const createdAt = new Date().toISOString();
   const ids = Array.from({ length: count }, (_, i) => `pnd-${tablePrefix}${i}`);
   let next = 0;

@@ -17,13 +17,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   ResumeCoordinator,
-  SqlitePendingStore,
+  SqliteStore,
   Toolkit,
   defineTool,
   pending,
   pendingOf,
   success,
-  type SqlitePendingStoreOptions,
+  type SqliteStoreOptions,
 } from 'toolnexus-ts';
 
 const ROUNDS = 15;
@@ -49,8 +49,8 @@ function median(xs: number[]): number {
   return middle;
 }
 
-function coordinatorOn(filename: string, synchronous: SqlitePendingStoreOptions['synchronous']): ResumeCoordinator {
-  return new ResumeCoordinator({ toolkit: new Toolkit().register(approve), store: new SqlitePendingStore({ filename, synchronous }) });
+function coordinatorOn(filename: string, synchronous: SqliteStoreOptions['synchronous']): ResumeCoordinator {
+  return new ResumeCoordinator({ toolkit: new Toolkit().register(approve), store: new SqliteStore({ filename, synchronous }) });
 }
 
 async function coordinatorCycles(coordinator: ResumeCoordinator, round: number): Promise<number> {
@@ -63,7 +63,7 @@ async function coordinatorCycles(coordinator: ResumeCoordinator, round: number):
 }
 
 /** The floor: what any durable hand-off must at least do, straight on better-sqlite3. */
-function rawFloor(filename: string, synchronous: SqlitePendingStoreOptions['synchronous']) {
+function rawFloor(filename: string, synchronous: SqliteStoreOptions['synchronous']) {
   const db = new Database(filename);
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
@@ -89,8 +89,8 @@ function rawFloor(filename: string, synchronous: SqlitePendingStoreOptions['sync
  * Not the floor, but where the cost goes: the store's own SQL (its schema and indexes; insert,
  * claim in an IMMEDIATE transaction, complete) run straight on better-sqlite3, with no JS around it.
  */
-async function rawStoreSql(filename: string, synchronous: SqlitePendingStoreOptions['synchronous']) {
-  await new SqlitePendingStore({ filename, synchronous }).close(); // creates the schema
+async function rawStoreSql(filename: string, synchronous: SqliteStoreOptions['synchronous']) {
+  await new SqliteStore({ filename, synchronous }).close(); // creates the schema
   const db = new Database(filename);
   db.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
   const insert = db.prepare(`INSERT INTO suspensions (id, kind, tool, args, request, status, created_at)
@@ -138,7 +138,7 @@ async function rawStoreSql(filename: string, synchronous: SqlitePendingStoreOpti
 
 async function throughput(
   dir: string,
-  synchronous: SqlitePendingStoreOptions['synchronous'],
+  synchronous: SqliteStoreOptions['synchronous'],
 ): Promise<{ ours: number; floor: number; storeSql: number }> {
   const coordinator = coordinatorOn(join(dir, `cycles-${synchronous}.db`), synchronous);
   const floor = rawFloor(join(dir, `floor-${synchronous}.db`), synchronous);
@@ -165,7 +165,7 @@ async function throughput(
 
 async function prefill(filename: string, rows: number): Promise<ResumeCoordinator> {
   // Filling is not what is measured: write it without a sync per row, then reopen as configured.
-  const filler = new SqlitePendingStore({ filename, synchronous: 'normal' });
+  const filler = new SqliteStore({ filename, synchronous: 'normal' });
   const createdAt = new Date().toISOString();
   for (let i = 0; i < rows; i++) {
     await filler.insert({

@@ -14,7 +14,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentRunner, FunctionModel, ResumeCoordinator, SqlitePendingStore, Tool, Toolkit, success, trimToTokens } from 'toolnexus-ts';
+import { AgentRunner, FunctionModel, ResumeCoordinator, SqliteStore, Tool, Toolkit, success, trimToTokens } from 'toolnexus-ts';
 import { chatHandler } from 'toolnexus-ts/chat';
 
 class RefundArgs {
@@ -57,7 +57,7 @@ async function parts(response: Response): Promise<Array<Record<string, unknown>>
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'chat-example-'));
   const toolkit = new Toolkit().register(new RefundTool());
-  const store = new SqlitePendingStore(join(dir, 'chat.db'));
+  const store = new SqliteStore(join(dir, 'chat.db'));
   const runner = new AgentRunner({
     model,
     toolkit,

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import {
   Describe,
   ResumeCoordinator,
-  SqlitePendingStore,
+  SqliteStore,
   Tool,
   Toolkit,
   failure,
@@ -57,7 +57,7 @@ class TransferTool {
 /** What one process builds at start-up: its tools and a coordinator on the shared file. */
 function startProcess(file: string, ledger: Ledger): ResumeCoordinator {
   const toolkit = new Toolkit({ resolver: () => new TransferTool(ledger) }).register(TransferTool);
-  return new ResumeCoordinator({ toolkit, store: new SqlitePendingStore({ filename: file }) });
+  return new ResumeCoordinator({ toolkit, store: new SqliteStore({ filename: file }) });
 }
 
 function check(condition: boolean, what: string): void {

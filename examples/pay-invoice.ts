@@ -15,7 +15,7 @@ import {
   Describe,
   FunctionModel,
   ResumeCoordinator,
-  SqlitePendingStore,
+  SqliteStore,
   Tool,
   Toolkit,
   failure,
@@ -107,7 +107,7 @@ function scriptedModel(): FunctionModel {
 function buildAgent(dbFile: string) {
   const payables = new AccountsPayable();
   const toolkit = new Toolkit().register(new LookupInvoiceTool(payables), new PayInvoiceTool(payables));
-  const store = new SqlitePendingStore({ filename: dbFile });
+  const store = new SqliteStore({ filename: dbFile });
   const coordinator = new ResumeCoordinator({ toolkit, store });
   const runner = new AgentRunner({ model: scriptedModel(), toolkit, coordinator, systemPrompt: 'You settle invoices.' });
   return { runner, store };

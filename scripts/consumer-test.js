@@ -98,8 +98,8 @@ import { join } from 'node:path';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Describe, ResumeCoordinator, Tool, Toolkit, failure, pending, pendingOf, success, type ToolContext, type PendingStore } from 'toolnexus-ts';
-import { SqlitePendingStore, type SqlitePendingStoreOptions } from 'toolnexus-ts/sqlite';
-import { PostgresPendingStore, type PostgresPendingStoreOptions } from 'toolnexus-ts/postgres';
+import { SqliteStore, type SqliteStoreOptions } from 'toolnexus-ts/sqlite';
+import { PostgresStore, type PostgresStoreOptions } from 'toolnexus-ts/postgres';
 import { ToolnexusModule } from 'toolnexus-ts/nest';
 import type { runStoreConformance } from 'toolnexus-ts/testing';
 import { McpToolSource, serveMcp, type McpToolContext } from 'toolnexus-ts/mcp';
@@ -144,12 +144,12 @@ async function main(): Promise<void> {
   // A SQLite suspension, recorded by one coordinator and resolved by another on the same file.
   const dir = mkdtempSync(join(tmpdir(), 'tnx-consumer-app-'));
   try {
-    const options: SqlitePendingStoreOptions = { filename: join(dir, 'suspensions.db') };
-    const first = new ResumeCoordinator({ toolkit, store: new SqlitePendingStore(options) });
+    const options: SqliteStoreOptions = { filename: join(dir, 'suspensions.db') };
+    const first = new ResumeCoordinator({ toolkit, store: new SqliteStore(options) });
     const suspended = await first.execute('pay', { merchant: 'Hotel', amount: { cents: 1200, currency: 'GBP' } }, undefined, { runId: 'run-1' });
     const request = pendingOf(suspended);
     check(request !== undefined, 'the call suspended');
-    const store: PendingStore = new SqlitePendingStore(options);
+    const store: PendingStore = new SqliteStore(options);
     const second = new ResumeCoordinator({ toolkit: new Toolkit().register(PayTool), store });
     const resolved = await second.resolve({ id: request!.id, ok: true, data: { approver: 'dana' } });
     check(!resolved.isError && JSON.parse(resolved.output).by === 'dana', 'resolved from the file: ' + resolved.output);
@@ -160,8 +160,8 @@ async function main(): Promise<void> {
   }
 
   // The Postgres types need no @types/pg; the class is there (pg itself is not installed here).
-  const pgOptions: PostgresPendingStoreOptions = { connectionString: 'postgres://127.0.0.1:1/none', poolConfig: { max: 2 } };
-  check(typeof PostgresPendingStore === 'function' && pgOptions.poolConfig?.max === 2, 'postgres entry');
+  const pgOptions: PostgresStoreOptions = { connectionString: 'postgres://127.0.0.1:1/none', poolConfig: { max: 2 } };
+  check(typeof PostgresStore === 'function' && pgOptions.poolConfig?.max === 2, 'postgres entry');
   const conformance: typeof runStoreConformance | undefined = undefined;
   check(conformance === undefined, 'testing entry types');
 
@@ -285,11 +285,11 @@ async function main() {
     );
     write(alone, {
       'check.js': `require('reflect-metadata');
-const { MemoryPendingStore, SqlitePendingStore, PostgresPendingStore, PendingStoreError } = require('toolnexus-ts');
-new MemoryPendingStore();
-for (const [build, command] of [[() => new SqlitePendingStore(':memory:'), 'npm install better-sqlite3@12'], [() => new PostgresPendingStore({ connectionString: 'postgres://x' }), 'npm install pg']]) {
+const { MemoryStore, SqliteStore, PostgresStore, StoreError } = require('toolnexus-ts');
+new MemoryStore();
+for (const [build, command] of [[() => new SqliteStore(':memory:'), 'npm install better-sqlite3@12'], [() => new PostgresStore({ connectionString: 'postgres://x' }), 'npm install pg']]) {
   try { build(); throw new Error('built a store without its driver'); }
-  catch (error) { if (!(error instanceof PendingStoreError) || !error.message.includes(command)) throw error; console.log(error.message); }
+  catch (error) { if (!(error instanceof StoreError) || !error.message.includes(command)) throw error; console.log(error.message); }
 }
 // The framework adapters' entries, without their optional peers: a typed error naming the install command.
 for (const [entry, command] of [['toolnexus-ts/ai-sdk', 'npm install ai'], ['toolnexus-ts/openai-agents', 'npm install @openai/agents'], ['toolnexus-ts/langchain', 'npm install @langchain/core @langchain/langgraph']]) {

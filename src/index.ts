@@ -54,7 +54,7 @@ export type {
 } from './toolkit';
 
 // Suspending and resuming calls, and the stores that keep them.
-export { ResumeCoordinator, DEFAULT_LEASE_MS, formatRefusal, DEFAULT_MAX_CHAIN, MemoryPendingStore } from './root-lazy';
+export { ResumeCoordinator, DEFAULT_LEASE_MS, formatRefusal, DEFAULT_MAX_CHAIN, MemoryStore } from './root-lazy';
 // Operating suspensions: the audit trail and what is shown of a call (docs/operating.md).
 export { redactCall, MAX_COMMENT_LENGTH } from './root-lazy';
 export type { Principal, Audit, ResolveOptions, HistoryFilter, SuspensionObserver } from './suspension';
@@ -87,8 +87,9 @@ export type {
 export type { RunListing, StaleRunFilter } from './suspension';
 // The durable stores' home is their entry (`toolnexus-ts/sqlite`, `toolnexus-ts/postgres`),
 // with their schema versions and option types; the root keeps the classes one release.
-export { SqlitePendingStore, PostgresPendingStore } from './root-lazy';
-export type { SqlitePendingStoreOptions, PostgresPendingStoreOptions } from './root-stores';
+export { SqliteStore, PostgresStore } from './root-lazy';
+export type { SqliteStoreOptions } from './stores/sqlite';
+export type { PostgresStoreOptions } from './stores/postgres';
 
 // Running agents against chat models.
 export { AgentRunner, OpenAIChatModel, AnthropicModel, FunctionModel, RUN_STATE_FORMAT } from './root-lazy';
@@ -149,11 +150,11 @@ export type { SubAgentToolOptions, SubAgentRecord, SubAgentOrigin } from './runn
 export type { HandoffOptions } from './runner';
 /** Where time comes from (the Webhooks' `clock` option): a fake one steps through backoff in tests. */
 export type { Clock, ClockTimer } from './timing/clock';
-export type { MemoryPendingStoreOptions } from './suspension';
+export type { MemoryStoreOptions } from './suspension';
 export { SEMCONV_VERSION } from './telemetry';
 export type { TelemetryOptions, TelemetryOption, TracerProviderLike, MeterProviderLike } from './telemetry';
 // Sessions (docs/chat.md): conversations kept by id on the pending stores.
 export type { SessionStore, StoredSession, SessionSummary, SessionFilter, ActiveRun } from './sessions/store';
 // Context management (docs/chat.md, "Context"): beforeModel / afterModel and two strategies.
-export { trimToTokens, summarizeOlder, trimTurns, roughTokens } from './root-lazy';
+export { trimToTokens, summarizeOlder, trimExchanges, roughTokens } from './root-lazy';
 export type { ModelCall, BeforeModel, AfterModel, TrimOptions, SummarizeOptions, TokenEstimate } from './runner/transcript';

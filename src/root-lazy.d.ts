@@ -5,10 +5,11 @@
  */
 export { ResumeCoordinator, DEFAULT_LEASE_MS } from './suspension/coordinator';
 export { formatRefusal, DEFAULT_MAX_CHAIN } from './suspension/answers';
-export { MemoryPendingStore } from './stores/memory/store';
+export { MemoryStore } from './stores/memory/store';
 export { redactCall } from './suspension/redact';
 export { MAX_COMMENT_LENGTH } from './suspension/audit';
-export { SqlitePendingStore, PostgresPendingStore } from './root-stores';
+export { SqliteStore } from './stores/sqlite/store';
+export { PostgresStore } from './stores/postgres/store';
 
 export { Webhooks } from './webhooks/webhooks';
 export { signWebhook, verifyWebhook } from './webhooks/signature';
@@ -24,4 +25,4 @@ export { AnthropicModel } from './models/anthropic';
 export { GeminiModel } from './models/gemini';
 export { FunctionModel } from './models/function';
 
-export { trimToTokens, summarizeOlder, trimTurns, roughTokens } from './runner/transcript/trim';
+export { trimToTokens, summarizeOlder, trimExchanges, roughTokens } from './runner/transcript/trim';

@@ -40,11 +40,11 @@ lazy('ResumeCoordinator', () => require('./suspension/coordinator').ResumeCoordi
 lazy('DEFAULT_LEASE_MS', () => require('./suspension/coordinator').DEFAULT_LEASE_MS);
 lazy('formatRefusal', () => require('./suspension/answers').formatRefusal);
 lazy('DEFAULT_MAX_CHAIN', () => require('./suspension/answers').DEFAULT_MAX_CHAIN);
-lazy('MemoryPendingStore', () => require('./stores/memory/store').MemoryPendingStore);
+lazy('MemoryStore', () => require('./stores/memory/store').MemoryStore);
 lazy('redactCall', () => require('./suspension/redact').redactCall);
 lazy('MAX_COMMENT_LENGTH', () => require('./suspension/audit').MAX_COMMENT_LENGTH);
-lazy('SqlitePendingStore', () => require('./root-stores').SqlitePendingStore);
-lazy('PostgresPendingStore', () => require('./root-stores').PostgresPendingStore);
+lazy('SqliteStore', () => require('./stores/sqlite/store').SqliteStore);
+lazy('PostgresStore', () => require('./stores/postgres/store').PostgresStore);
 
 // Webhooks.
 lazy('Webhooks', () => require('./webhooks/webhooks').Webhooks);
@@ -67,5 +67,5 @@ lazy('FunctionModel', () => require('./models/function').FunctionModel);
 // Context strategies for the runner's beforeModel hook.
 lazy('trimToTokens', () => require('./runner/transcript/trim').trimToTokens);
 lazy('summarizeOlder', () => require('./runner/transcript/trim').summarizeOlder);
-lazy('trimTurns', () => require('./runner/transcript/trim').trimTurns);
+lazy('trimExchanges', () => require('./runner/transcript/trim').trimExchanges);
 lazy('roughTokens', () => require('./runner/transcript/trim').roughTokens);

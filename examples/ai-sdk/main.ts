@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   try {
     const refund = new RefundTool();
     const toolkit = new Toolkit().register(refund);
-    // A durable store (SqlitePendingStore, PostgresPendingStore) makes the approval survive a restart.
+    // A durable store (SqliteStore, PostgresStore) makes the approval survive a restart.
     const coordinator = new ResumeCoordinator({ toolkit });
     const model = createOpenAI({ baseURL: url, apiKey: 'not-needed-offline' }).chat('example-model');
 

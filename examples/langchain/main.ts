@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   const { url, server } = await startMockModel();
   try {
     const refund = new RefundTool();
-    // A durable store (SqlitePendingStore, PostgresPendingStore) lets another process answer.
+    // A durable store (SqliteStore, PostgresStore) lets another process answer.
     const coordinator = new ResumeCoordinator({ toolkit: new Toolkit().register(refund) });
     const tools = langchainTools(coordinator, { answeredBy: { id: 'user:ann' } });
     const llm = new ChatOpenAI({ model: 'example-model', apiKey: 'not-needed-offline', configuration: { baseURL: url } }).bindTools(tools);

@@ -16,7 +16,7 @@ export const DEMO_APPROVERS: readonly BearerTokenEntry[] = [
 ];
 
 export interface ApprovalsAppOptions {
-  /** Where suspensions and halted runs are kept; default in memory. Give a SqlitePendingStore to survive restarts. */
+  /** Where suspensions and halted runs are kept; default in memory. Give a SqliteStore to survive restarts. */
   store?: PendingStore;
 }
 

@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   const { url, server } = await startMockModel();
   try {
     const refund = new RefundTool();
-    // A durable store (SqlitePendingStore, PostgresPendingStore) lets another process approve.
+    // A durable store (SqliteStore, PostgresStore) lets another process approve.
     const coordinator = new ResumeCoordinator({ toolkit: new Toolkit().register(refund) });
     const agent = new Agent({
       name: 'clerk',

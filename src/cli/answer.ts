@@ -18,7 +18,7 @@ import type { RunStore } from '../runner/store';
 import type { CommandInput } from './command';
 import { EXIT, type ExitCode } from './exit-codes';
 import { callDetail } from './format';
-import type { Session } from './session';
+import type { CliTarget } from './target';
 
 /** What the operator does to a suspension. */
 export type Verdict = 'approve' | 'decline' | 'cancel';
@@ -127,13 +127,13 @@ function runLine(run: AnsweredRun): string {
 }
 
 /** True when the store keeps a checkpoint of `runId` (a call recorded with a runId by hand has none). */
-async function hasCheckpoint(session: Session, runId: string): Promise<boolean> {
+async function hasCheckpoint(session: CliTarget, runId: string): Promise<boolean> {
   const runs = session.store as Partial<Pick<RunStore, 'loadRun'>>;
   return typeof runs.loadRun === 'function' && (await runs.loadRun(runId)) !== undefined;
 }
 
 /** Why approving `call` from here cannot work: approving replays it, which needs its tool. */
-function approvalProblem(session: Session, call: SuspendedCall): string | undefined {
+function approvalProblem(session: CliTarget, call: SuspendedCall): string | undefined {
   if (!session.hasTools)
     return `refused: approving ${call.request.id} runs ${call.tool} again, so the CLI needs the tools: pass --tools MODULE (see docs/operating.md, "CLI"). Declining and cancelling need no tools.`;
   if (!session.coordinator.toolkit.has(call.tool))
@@ -147,7 +147,7 @@ function byWhom(call: SuspendedCall): string {
 }
 
 /** `pending show`'s body, shared with the JSON output. */
-export function shown(session: Session, call: SuspendedCall): { text: string; json: SuspendedCall } {
+export function shown(session: CliTarget, call: SuspendedCall): { text: string; json: SuspendedCall } {
   const json = redactCall(session.coordinator.toolkit, call);
   return { text: callDetail(json), json };
 }

@@ -1,6 +1,6 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { ExitCode } from './exit-codes';
-import type { Session } from './session';
+import type { CliTarget } from './target';
 
 /** What a command writes to and reads from: the process's, or a test's. */
 export interface CliIo {
@@ -29,7 +29,7 @@ export interface CommandInput {
   positionals: string[];
   io: CliIo;
   /** Opens the store (and the tools, with `--tools`) the options name; the runner closes it. */
-  open: () => Promise<Session>;
+  open: () => Promise<CliTarget>;
 }
 
 /**

@@ -3,7 +3,7 @@ import { messageOf } from '../errors/message';
 import type { CliCommand, CliIo } from './command';
 import { COMMANDS } from './commands';
 import { EXIT } from './exit-codes';
-import { CliProblem, openSession, type Session } from './session';
+import { CliProblem, openTarget, type CliTarget } from './target';
 
 const PROGRAM = 'toolnexus-ts';
 
@@ -40,13 +40,13 @@ export async function runCli(argv: readonly string[], io: CliIo, commands: reado
     );
     return EXIT.usage;
   }
-  let session: Session | undefined;
+  let session: CliTarget | undefined;
   try {
     return await command.run({
       values: parsed.values,
       positionals: parsed.positionals,
       io,
-      open: async () => (session ??= await openSession(parsed.values, io)),
+      open: async () => (session ??= await openTarget(parsed.values, io)),
     });
   } catch (error) {
     if (error instanceof CliProblem) {
@@ -66,7 +66,7 @@ function usageOf(command: CliCommand): string {
 
 const COMMON_HELP = `Options every command takes:
   --store SPEC        sqlite:./file.db or postgres://user@host/db (default: $TOOLNEXUS_STORE)
-  --schema S          PostgreSQL schema (default public, as PostgresPendingStore's); --table-prefix P
+  --schema S          PostgreSQL schema (default public, as PostgresStore's); --table-prefix P
                       (default toolnexus_); a schema without the store's tables is refused
   --create            create the tables where --schema says instead (a new, empty store)
   --tools MODULE      a CommonJS module exporting createRunner(store), createCoordinator(store) or a

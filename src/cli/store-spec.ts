@@ -2,8 +2,8 @@ import { isAbsolute, resolve } from 'node:path';
 import { InvalidArgumentError } from '../errors';
 import type { SuspensionStore } from '../suspension/store';
 import type { RunStore } from '../runner/store';
-import { PostgresPendingStore } from '../stores/postgres/index';
-import { SqlitePendingStore } from '../stores/sqlite/index';
+import { PostgresStore } from '../stores/postgres/index';
+import { SqliteStore } from '../stores/sqlite/index';
 
 /** Where `--store` (or `TOOLNEXUS_STORE`) points: `sqlite:./file.db` or `postgres://…`. */
 export type StoreSpec = { kind: 'sqlite'; filename: string } | { kind: 'postgres'; connectionString: string };
@@ -21,8 +21,8 @@ export function parseStoreSpec(spec: string, cwd: string): StoreSpec {
 
 /** Opens the store a spec names; a SQLite file must exist already (a typo must not create an empty store). */
 export function openStore(spec: StoreSpec, postgres: { schema?: string; tablePrefix?: string }): SuspensionStore & RunStore {
-  if (spec.kind === 'sqlite') return new SqlitePendingStore({ filename: spec.filename });
-  return new PostgresPendingStore({ connectionString: spec.connectionString, ...postgres });
+  if (spec.kind === 'sqlite') return new SqliteStore({ filename: spec.filename });
+  return new PostgresStore({ connectionString: spec.connectionString, ...postgres });
 }
 
 /** A spec as messages may show it: a connection string's password masked. */

@@ -7,7 +7,7 @@
  * dependency bundling its own) fail each other's `instanceof`. A code is never changed
  * or reused once released; a new class gets a new code. Subclasses inherit their parent's
  * code unless they declare their own. Leaf classes type `code` as its literal; the three
- * classes with subclasses here (`ToolRegistrationError`, `PendingStoreError`, `ModelError`) type it as `string`,
+ * classes with subclasses here (`ToolRegistrationError`, `StoreError`, `ModelError`) type it as `string`,
  * since an instance may carry a subclass's code.
  */
 
@@ -102,8 +102,8 @@ export class UnregisteredToolError extends ToolnexusError {
 }
 
 /** A pending store failed to read or write, is closed, or holds data it cannot understand. */
-export class PendingStoreError extends ToolnexusError {
-  override readonly code: string = 'TOOLNEXUS_PENDING_STORE';
+export class StoreError extends ToolnexusError {
+  override readonly code: string = 'TOOLNEXUS_STORE';
 }
 
 /** Base of every failure talking to a chat model provider; `provider` names it (`openai`, `anthropic`, ...). */
@@ -228,7 +228,7 @@ function afterAttempts(attempts: number): string {
  * restart, a failover, a network cut). What was already stored stays stored: retry the
  * operation once the database is back.
  */
-export class StoreUnavailableError extends PendingStoreError {
+export class StoreUnavailableError extends StoreError {
   override readonly code = 'TOOLNEXUS_STORE_UNAVAILABLE';
 }
 

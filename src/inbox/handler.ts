@@ -11,7 +11,7 @@ import type { InboxOptions } from './options';
 import { inboxPage, refusedPage, signInPage } from './page';
 import { InboxRules } from './rules';
 import { InboxService, queryOf } from './service';
-import { Sessions } from './sessions';
+import { SignIns } from './sessions';
 
 /**
  * A mounted inbox: a request handler for `node:http`, Express (`app.use('/inbox', inbox)`),
@@ -66,11 +66,11 @@ export function createInbox(options: InboxOptions): Inbox {
     throw new InvalidArgumentError("logger needs an error(message, stack?) method (Nest's Logger has one)");
   const trustProxy = options.trustProxy === true;
   // Browsers signed in with a bearer token hold a server-side session; other authorizers bring their own.
-  if (options.sessions !== undefined && !tokens)
+  if (options.signIns !== undefined && !tokens)
     throw new InvalidArgumentError(
       'sessions applies to the bearer-token sign-in (authorize: bearerToken(...)); a function authorize keeps its own sessions',
     );
-  const sessions = tokens ? new Sessions(options.sessions, options.clock ?? Date.now) : undefined;
+  const sessions = tokens ? new SignIns(options.signIns, options.clock ?? Date.now) : undefined;
 
   /** The principal of a request: what `authorize` says, else a live session's (a changed token ends it). */
   async function principalOf(request: InboxRequest): Promise<Principal | undefined> {

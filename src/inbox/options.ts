@@ -4,7 +4,7 @@ import type { Principal } from '../suspension/audit';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { Authorize, BearerTokens } from './auth';
 import type { InboxAllow, InboxRule } from './rules';
-import type { InboxSessionOptions } from './sessions';
+import type { InboxSignInOptions } from './sessions';
 
 /**
  * Where the inbox writes its internal errors: anything with an `error(message, stack?)`
@@ -72,7 +72,7 @@ export interface InboxOptions {
    */
   logger?: InboxLogger;
   /** How long a browser's sign-in lasts and where sessions are kept (docs/operating.md, "Sessions"). */
-  sessions?: InboxSessionOptions;
+  signIns?: InboxSignInOptions;
   /**
    * Believe the proxy in front about the client's scheme (`X-Forwarded-Proto: https`,
    * `Forwarded: proto=https`), so cookies get `Secure` behind a TLS-terminating proxy. Only

@@ -6,7 +6,7 @@ import { InvalidArgumentError } from '../errors';
  * cookie carries a random session id; the store keys the session by that id's SHA-256, so
  * what the store holds cannot be replayed as a cookie.
  */
-export interface InboxSession {
+export interface InboxSignIn {
   /** base64url SHA-256 of the session id the browser's cookie carries. */
   key: string;
   /** Which bearer token signed it in: an HMAC of the token, never the token. A changed token ends its sessions. */
@@ -18,16 +18,16 @@ export interface InboxSession {
 }
 
 /**
- * Where the inbox keeps its sessions. The default, {@link MemorySessionStore}, lives in one
+ * Where the inbox keeps its sessions. The default, {@link MemorySignInStore}, lives in one
  * process: with several replicas behind a load balancer, give them one shared store (a
  * table, Redis) implementing this, or a browser signed in on one replica is refused by
  * another and its sign-out revokes it on that one only.
  */
-export interface InboxSessionStore {
+export interface InboxSignInStore {
   /** Keeps a new session. */
-  create(session: InboxSession): void | Promise<void>;
+  create(session: InboxSignIn): void | Promise<void>;
   /** The session under `key`, or `undefined`. */
-  get(key: string): InboxSession | undefined | Promise<InboxSession | undefined>;
+  get(key: string): InboxSignIn | undefined | Promise<InboxSignIn | undefined>;
   /** Records that the session under `key` was used at `lastSeenAt`. */
   touch(key: string, lastSeenAt: number): void | Promise<void>;
   /** Forgets the session under `key` (sign-out, expiry). Forgetting an unknown key does nothing. */
@@ -35,9 +35,9 @@ export interface InboxSessionStore {
 }
 
 /** Session lifetimes and where sessions are kept: `createInbox({ sessions: { ... } })`. */
-export interface InboxSessionOptions {
-  /** Where sessions are kept. Default: a {@link MemorySessionStore} of this inbox (one process). */
-  store?: InboxSessionStore;
+export interface InboxSignInOptions {
+  /** Where sessions are kept. Default: a {@link MemorySignInStore} of this inbox (one process). */
+  store?: InboxSignInStore;
   /** A session unused this long is over, in ms. Default 30 minutes. */
   idleMs?: number;
   /** A session is over this long after sign-in, however used, in ms. Default 8 hours. */
@@ -46,12 +46,12 @@ export interface InboxSessionOptions {
 
 /**
  * Sessions in this process's memory, at most `maxSessions` (default 1000): signing in past
- * that ends the least recently used one. Right for one process; see {@link InboxSessionStore}
+ * that ends the least recently used one. Right for one process; see {@link InboxSignInStore}
  * for replicas.
  */
-export class MemorySessionStore implements InboxSessionStore {
+export class MemorySignInStore implements InboxSignInStore {
   // A Map iterates in insertion order; touching re-inserts, so the first entry is the least recently used.
-  private readonly sessions = new Map<string, InboxSession>();
+  private readonly sessions = new Map<string, InboxSignIn>();
   private readonly maxSessions: number;
 
   constructor(options: { maxSessions?: number } = {}) {
@@ -65,7 +65,7 @@ export class MemorySessionStore implements InboxSessionStore {
     return this.sessions.size;
   }
 
-  create(session: InboxSession): void {
+  create(session: InboxSignIn): void {
     while (this.sessions.size >= this.maxSessions) {
       const oldest = this.sessions.keys().next().value as string;
       this.sessions.delete(oldest);
@@ -73,7 +73,7 @@ export class MemorySessionStore implements InboxSessionStore {
     this.sessions.set(session.key, { ...session });
   }
 
-  get(key: string): InboxSession | undefined {
+  get(key: string): InboxSignIn | undefined {
     const session = this.sessions.get(key);
     return session ? { ...session } : undefined;
   }
@@ -95,13 +95,13 @@ const DEFAULT_IDLE_MS = 30 * 60_000;
 const DEFAULT_MAX_AGE_MS = 8 * 3600_000;
 
 /** The inbox's sessions: sign-in, lookup with expiry, sign-out. Time comes from `clock`. */
-export class Sessions {
+export class SignIns {
   readonly idleMs: number;
   readonly maxAgeMs: number;
-  private readonly store: InboxSessionStore;
+  private readonly store: InboxSignInStore;
 
   constructor(
-    options: InboxSessionOptions = {},
+    options: InboxSignInOptions = {},
     private readonly clock: () => number,
   ) {
     for (const key of ['idleMs', 'maxAgeMs'] as const) {
@@ -111,7 +111,7 @@ export class Sessions {
     }
     this.idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
     this.maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
-    const store = options.store ?? new MemorySessionStore();
+    const store = options.store ?? new MemorySignInStore();
     for (const method of ['create', 'get', 'touch', 'delete'] as const) {
       if (typeof store[method] !== 'function') throw new InvalidArgumentError(`sessions.store needs a ${method}() method`);
     }
@@ -127,7 +127,7 @@ export class Sessions {
   }
 
   /** The live session of a cookie's id, or `undefined`; an expired one is deleted on the way. */
-  async find(id: string | undefined): Promise<InboxSession | undefined> {
+  async find(id: string | undefined): Promise<InboxSignIn | undefined> {
     if (id === undefined || !SESSION_ID.test(id)) return undefined;
     const key = keyOf(id);
     const session = await this.store.get(key);

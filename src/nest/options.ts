@@ -28,7 +28,7 @@ export interface ToolnexusModuleOptions {
   hooks?: ToolkitHooks;
   /**
    * Where the `ResumeCoordinator` keeps suspended calls. Default: in memory (lost on
-   * restart). Give a `SqlitePendingStore` or `PostgresPendingStore` for durable approvals.
+   * restart). Give a `SqliteStore` or `PostgresStore` for durable approvals.
    */
   store?: SuspensionStore & RunStore;
   /** Closes `store` when the application shuts down (`app.close()`). Default: true. */

@@ -36,7 +36,7 @@ export interface AgentRunnerOptions {
   toolkit: Toolkit;
   /**
    * Records suspensions and replays them on `resume`. Give one with a durable store
-   * (`SqlitePendingStore`, `PostgresPendingStore`) to resume from another process; it must
+   * (`SqliteStore`, `PostgresStore`) to resume from another process; it must
    * use this runner's toolkit. Default: a coordinator over an in-memory store (resume in this process only).
    */
   coordinator?: ResumeCoordinator;
@@ -74,7 +74,7 @@ export interface AgentRunnerOptions {
   maxOutputRepairs?: number;
   /**
    * When runs are checkpointed. `'halt'` (default): when a run halts, and while a resumed run
-   * is driven; a run that never suspends is never written. `'turn'`: also when it starts,
+   * is driven; a run that never suspends is never written. `'step'`: also when it starts,
    * after every model response and around every tool call, under the driver lease, so a run
    * whose process died is continued by {@link AgentRunner.recover} (or
    * {@link AgentRunner.recoverOrphans}) from its last step: no recorded response is asked
@@ -224,8 +224,8 @@ export class AgentRunner {
     const runs: Partial<RunStore> | undefined = options.runs ?? (this.coordinator.store as Partial<RunStore>);
     if (typeof runs?.saveRun !== 'function' || typeof runs.loadRun !== 'function')
       throw new InvalidArgumentError("runs must be a RunStore (saveRun and loadRun); the coordinator's store is not one, so give `runs`");
-    if (options.durability !== undefined && options.durability !== 'halt' && options.durability !== 'turn')
-      throw new InvalidArgumentError(`durability must be 'halt' or 'turn', got ${JSON.stringify(options.durability)}`);
+    if (options.durability !== undefined && options.durability !== 'halt' && options.durability !== 'step')
+      throw new InvalidArgumentError(`durability must be 'halt' or 'step', got ${JSON.stringify(options.durability)}`);
     if (options.name !== undefined && (typeof options.name !== 'string' || options.name === ''))
       throw new InvalidArgumentError('name must be a non-empty string');
     this.name = options.name;

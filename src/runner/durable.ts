@@ -14,7 +14,7 @@ import type { ToolCall } from '../models/types';
  * its start, after every model response and around every tool call, so `recover` continues it
  * from its last step (docs/agents.md, "Durable steps").
  */
-export type Durability = 'halt' | 'turn';
+export type Durability = 'halt' | 'step';
 
 /**
  * Writes the live run after each step while this process drives it, one write at a time

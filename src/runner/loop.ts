@@ -7,7 +7,7 @@ import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { ToolContext } from '../toolkit/context';
 import { callStatus } from './call-status';
 import { pendingResult, snapshot, type Checkpoints } from './checkpoints';
-import { checkAnswer, FINAL_ANSWER_TOOL, keptAnswer, offeredTools, repairPrompt, textReminder, type OutputRun } from './output';
+import { checkOutput, FINAL_ANSWER_TOOL, keptOutput, offeredTools, repairPrompt, textReminder, type OutputRun } from './output';
 import { handoffOf } from './handoff';
 import { SUB_AGENT_EVENTS, subAgentUsage } from './sub-agent';
 import { runStep, startJournal, type Durability, type Journal } from './durable';
@@ -97,7 +97,7 @@ export interface LiveRun {
  */
 export async function runLoop(first: LoopParts, live: LiveRun): Promise<RunResult> {
   let parts = first;
-  if (parts.durability === 'turn' && !live.journal) await startJournal(parts, live);
+  if (parts.durability === 'step' && !live.journal) await startJournal(parts, live);
   for (;;) {
     parts = holder(parts, live);
     if (live.turns >= parts.maxTurns) return end(parts, live, 'incomplete');
@@ -169,7 +169,7 @@ async function answered(parts: LoopParts, live: LiveRun, output: OutputRun, resp
     problem = `it answered in text instead of calling ${FINAL_ANSWER_TOOL}`;
   } else {
     answer = call ? call.arguments : response.text;
-    const checked = await checkAnswer(output, answer);
+    const checked = await checkOutput(output, answer);
     if (checked.ok) {
       output.value = { plain: checked.plain, instance: checked.instance };
       // The final call gets its result, so the transcript stays one any provider accepts.
@@ -183,7 +183,7 @@ async function answered(parts: LoopParts, live: LiveRun, output: OutputRun, resp
   if (call) live.messages.push({ role: 'tool', callId: call.id, name: call.name, content: feedback, isError: true });
   else live.messages.push({ role: 'user', content: feedback });
   if (output.repairs >= output.maxRepairs) {
-    const error = new OutputValidationError(live.runId, output.format.name, problem, keptAnswer(answer), output.repairs + 1);
+    const error = new OutputValidationError(live.runId, output.format.name, problem, keptOutput(answer), output.repairs + 1);
     await live.stopDriving?.();
     if (live.version > 0) await parts.checkpoints.saveFailure(live, error);
     throw error;

@@ -119,7 +119,7 @@ export function textReminder(): string {
 }
 
 /** Validates an answer (JSON text or parsed arguments); the instance on success, the problem otherwise. */
-export async function checkAnswer(
+export async function checkOutput(
   output: OutputRun,
   answer: string,
 ): Promise<{ ok: true; plain: unknown; instance: object } | { ok: false; problem: string }> {
@@ -131,7 +131,7 @@ export async function checkAnswer(
 }
 
 /** A kept rejected answer, cut to size. */
-export function keptAnswer(answer: string): string {
+export function keptOutput(answer: string): string {
   return answer.length > MAX_KEPT_ANSWER ? `${answer.slice(0, MAX_KEPT_ANSWER)}...` : answer;
 }
 

@@ -272,7 +272,7 @@ async function drive(
   if (running.agent !== undefined) live.agent = running.agent;
   if (options.trace) live.trace = options.trace;
   // With durable steps (or a checkpoint written with them) the journal renews the lease instead.
-  const journaled = parts.durability === 'turn' || running.step !== undefined;
+  const journaled = parts.durability === 'step' || running.step !== undefined;
   if (!journaled) live.stopDriving = parts.checkpoints.renew(live, running, (error) => taken.abort(error));
   const halted = running.halted;
   if (halted) {

@@ -43,7 +43,7 @@ export interface RunState {
   output?: OutputState;
   halted?: { turn: number; calls: HaltedCall[] };
   /**
-   * With durable steps (`durability: 'turn'`), while `running`: the turn whose calls are
+   * With durable steps (`durability: 'step'`), while `running`: the turn whose calls are
    * being run, each with its result once it is in, and `started` once a call that is not
    * idempotent began. The transcript then ends with that turn's assistant message.
    */

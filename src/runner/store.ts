@@ -18,7 +18,7 @@ export interface RunCheckpoint {
  *
  * Rules every run store follows: checkpoints round-trip as JSON (copies in, copies out), a
  * save is a compare-and-set on `version` that exactly one of concurrent savers wins, and
- * after `close` (when it has one) every method rejects with `PendingStoreError`.
+ * after `close` (when it has one) every method rejects with `StoreError`.
  */
 export interface RunStore {
   /**

@@ -1,4 +1,4 @@
-import { PendingStoreError, SessionBusyError, SessionFullError } from '../errors';
+import { StoreError, SessionBusyError, SessionFullError } from '../errors';
 import type { RunResult } from '../runner/types';
 import type { ChatMessage } from '../models/types';
 import type { SessionStore, StoredSession } from './store';
@@ -75,7 +75,7 @@ export class Threads {
   async finish(held: HeldSession, result: RunResult): Promise<void> {
     const saved = await this.store.saveSession(this.after(held.id, held.version + 1, held.createdAt, result));
     // Only a takeover after the hold lapsed (this process was too slow) can get here.
-    if (!saved) throw new PendingStoreError(`session ${held.id}: run ${held.runId} held it too long and another run took it over`);
+    if (!saved) throw new StoreError(`session ${held.id}: run ${held.runId} held it too long and another run took it over`);
   }
 
   /** Gives the session back unchanged after a run that failed. */
@@ -97,7 +97,7 @@ export class Threads {
       if (result.status === 'halted' && stored.messages.length > result.messages.length) return;
       if (await this.store.saveSession(this.after(id, stored.version + 1, stored.createdAt, result))) return;
     }
-    throw new PendingStoreError(`run ${result.runId}: its session kept changing; the transcript was not written`);
+    throw new StoreError(`run ${result.runId}: its session kept changing; the transcript was not written`);
   }
 
   private after(id: string, version: number, createdAt: string, result: RunResult): StoredSession {

@@ -1,4 +1,4 @@
-import { PendingStoreError } from '../errors';
+import { StoreError } from '../errors';
 import { messageOf } from '../errors/message';
 
 /**
@@ -10,9 +10,9 @@ export function toJson(value: unknown, what: string): string {
   try {
     text = JSON.stringify(value);
   } catch (error) {
-    throw new PendingStoreError(`cannot store ${what}: ${messageOf(error)}`, { cause: error });
+    throw new StoreError(`cannot store ${what}: ${messageOf(error)}`, { cause: error });
   }
-  if (text === undefined) throw new PendingStoreError(`cannot store ${what}: it has no JSON form`);
+  if (text === undefined) throw new StoreError(`cannot store ${what}: it has no JSON form`);
   return text;
 }
 

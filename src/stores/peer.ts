@@ -1,4 +1,4 @@
-import { PendingStoreError } from '../errors';
+import { StoreError } from '../errors';
 
 /**
  * Loads an optional peer dependency (a database driver) when a store is built, not when the
@@ -12,7 +12,7 @@ export function loadOptionalPeer<T>(load: () => unknown, name: string, install: 
     return load() as T;
   } catch (error) {
     if (isMissingModule(error, name)) {
-      throw new PendingStoreError(
+      throw new StoreError(
         `${user} needs the package "${name}", an optional peer dependency of toolnexus-ts that is not installed: run \`${install}\``,
         { cause: error },
       );

@@ -1,4 +1,4 @@
-import { PendingStoreError } from '../errors';
+import { StoreError } from '../errors';
 import { messageOf } from '../errors/message';
 import type { Answer, PendingRequest, ToolResult } from '../results/wire';
 import type { Principal } from '../suspension/audit';
@@ -70,7 +70,7 @@ export function rowOf(call: SuspendedCall): SuspensionRow {
 /** The call a stored row holds; an absent (NULL) column stays an absent field. */
 export function callOf(row: SuspensionRow): SuspendedCall {
   const { id, status } = row;
-  if (!isSuspensionStatus(status)) throw new PendingStoreError(`stored suspension ${id} has unknown status ${JSON.stringify(status)}`);
+  if (!isSuspensionStatus(status)) throw new StoreError(`stored suspension ${id} has unknown status ${JSON.stringify(status)}`);
   const call: SuspendedCall = {
     request: parseStored<PendingRequest>(row.request, `the request of ${id}`),
     tool: row.tool,
@@ -100,6 +100,6 @@ export function parseStored<T>(text: string, what: string): T {
   try {
     return JSON.parse(text) as T;
   } catch (error) {
-    throw new PendingStoreError(`the stored JSON of ${what} is corrupt: ${messageOf(error)}`, { cause: error });
+    throw new StoreError(`the stored JSON of ${what} is corrupt: ${messageOf(error)}`, { cause: error });
   }
 }

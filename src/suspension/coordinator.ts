@@ -1,4 +1,4 @@
-import { InvalidAnswerError, InvalidArgumentError, PendingStoreError, ToolnexusError, UnknownSuspensionError } from '../errors';
+import { InvalidAnswerError, InvalidArgumentError, StoreError, ToolnexusError, UnknownSuspensionError } from '../errors';
 import { messageOf } from '../errors/message';
 import { failure, pending, pendingOf, type PendingRequestInit } from '../results/helpers';
 import type { Answer, PendingRequest, ToolResult } from '../results/wire';
@@ -25,7 +25,7 @@ import { Resolution, type ExpectedCall } from './resolution';
 import { Observers, type SuspensionObserver } from './observer';
 import { isSuspensionStatus } from './status';
 import type { Claim, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from './store';
-import { MemoryPendingStore } from '../stores/memory/store';
+import { MemoryStore } from '../stores/memory/store';
 import { checkHistoryFilter, checkInsertable } from './validate';
 
 export type { WaitFor } from './answers';
@@ -36,7 +36,7 @@ export interface ResumeCoordinatorOptions {
   /** The tools calls run through; a resolving process must register the same tools. */
   toolkit: Toolkit;
   /**
-   * Where suspended calls are kept. Default: a {@link MemoryPendingStore}. The coordinator
+   * Where suspended calls are kept. Default: a {@link MemoryStore}. The coordinator
    * checks everything it hands the store; the store keeps it (docs/design.md, "Stores").
    */
   store?: SuspensionStore;
@@ -108,7 +108,7 @@ export const DEFAULT_LEASE_MS = 60_000;
  *
  * @example
  * ```ts
- * const coordinator = new ResumeCoordinator({ toolkit, store: new SqlitePendingStore({ filename: 'app.db' }) })
+ * const coordinator = new ResumeCoordinator({ toolkit, store: new SqliteStore({ filename: 'app.db' }) })
  * const first = await coordinator.execute('transfer', args)      // pending: recorded, returned at once
  * // ... later, in any process:
  * const result = await coordinator.resolve({ id: pendingOf(first)!.id, ok: true })
@@ -153,7 +153,7 @@ export class ResumeCoordinator {
       throw new InvalidArgumentError('clock must have now, setTimeout and clearTimeout');
     this.clock = clock;
     this.toolkit = options.toolkit;
-    this.store = options.store ?? new MemoryPendingStore();
+    this.store = options.store ?? new MemoryStore();
     this.waitFor = options.waitFor;
     this.maxChain = maxChain;
     this.formatRefusal = options.formatRefusal ?? formatRefusal;
@@ -179,7 +179,7 @@ export class ResumeCoordinator {
    * recorded durably before this returns it (without). Any other result passes through.
    * `args` may be the model's raw JSON text: the toolkit parses it (and says so when it is not an object).
    *
-   * Rejects only when a suspension cannot be recorded ({@link PendingStoreError}): the
+   * Rejects only when a suspension cannot be recorded ({@link StoreError}): the
    * caller must not believe a call is pending that no store holds.
    */
   async execute<TState extends object>(
@@ -365,7 +365,7 @@ export class ResumeCoordinator {
    * Returns the pending result. `args` are parsed by the Toolkit as `execute` parses them.
    *
    * @throws {@link InvalidArgumentError} the tool is not registered, or the arguments do not parse (nothing is recorded).
-   * @throws {@link PendingStoreError} the store cannot record it.
+   * @throws {@link StoreError} the store cannot record it.
    */
   async suspend(
     name: string,
@@ -418,7 +418,7 @@ export class ResumeCoordinator {
       await this.store.insert(call);
     } catch (error) {
       if (error instanceof ToolnexusError) throw error;
-      throw new PendingStoreError(`could not record suspension ${call.request.id}: ${messageOf(error)}`, { cause: error });
+      throw new StoreError(`could not record suspension ${call.request.id}: ${messageOf(error)}`, { cause: error });
     }
   }
 }

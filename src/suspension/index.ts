@@ -18,13 +18,13 @@ export type { SuspensionObserver } from './observer';
 export { MAX_COMMENT_LENGTH } from './audit';
 export type { Principal, Audit, ResolveOptions, HistoryFilter } from './audit';
 export { SUSPENSION_STATUSES, isSettled, isSuspensionStatus } from './status';
-export { MemoryPendingStore } from '../stores/memory/store';
-export type { MemoryPendingStoreOptions } from '../stores/memory/store';
-export { SqlitePendingStore, SQLITE_SCHEMA_VERSION } from '../stores/sqlite/index';
-export type { SqlitePendingStoreOptions } from '../stores/sqlite/index';
-export { PostgresPendingStore, POSTGRES_STORE_SCHEMA_VERSION } from '../stores/postgres/index';
+export { MemoryStore } from '../stores/memory/store';
+export type { MemoryStoreOptions } from '../stores/memory/store';
+export { SqliteStore, SQLITE_SCHEMA_VERSION } from '../stores/sqlite/index';
+export type { SqliteStoreOptions } from '../stores/sqlite/index';
+export { PostgresStore, POSTGRES_STORE_SCHEMA_VERSION } from '../stores/postgres/index';
 export type {
-  PostgresPendingStoreOptions,
+  PostgresStoreOptions,
   PostgresStoreConnectionOptions,
   PostgresStoreSharedPoolOptions,
   PostgresStoreCommonOptions,

@@ -1,7 +1,7 @@
 import {
   AlreadyResolvedError,
   ClaimLostError,
-  PendingStoreError,
+  StoreError,
   SuspensionMismatchError,
   UnknownSuspensionError,
   UnregisteredToolError,
@@ -245,7 +245,7 @@ export class Resolution {
 /** The outcome a settled call gives `answer`, or an AlreadyResolvedError when the answer would have produced another. */
 function storedOutcome(call: SuspendedCall, answer: Answer): ToolResult {
   const outcome = call.outcome;
-  if (!outcome) throw new PendingStoreError(`suspension ${call.request.id} is ${call.status} but has no stored outcome`);
+  if (!outcome) throw new StoreError(`suspension ${call.request.id} is ${call.status} but has no stored outcome`);
   if (call.status === 'expired') return outcome; // any answer meets the same expiry
   const ranTool = call.status === 'resolved';
   // Compared as kept: a consumed field is not stored, so it cannot tell two answers apart.

@@ -106,14 +106,14 @@ export interface Settlement {
  *   returned, a settled status, a positive lease). What it reads back from its own storage it
  *   still checks, since a row may have been edited.
  * - Errors are told apart by their `code` (`TOOLNEXUS_DUPLICATE_SUSPENSION`,
- *   `TOOLNEXUS_PENDING_STORE`...), never by their message.
- * - After `close`, every method rejects with `PendingStoreError`.
+ *   `TOOLNEXUS_STORE`...), never by their message.
+ * - After `close`, every method rejects with `StoreError`.
  */
 export interface SuspensionStore {
   /**
    * Durably records a new call (normally with status `pending`). Resolves only once it is
    * stored. Rejects with `DuplicateSuspensionError` when the id is already recorded and with
-   * `PendingStoreError` for a value JSON cannot carry; a refused insert stores nothing.
+   * `StoreError` for a value JSON cannot carry; a refused insert stores nothing.
    */
   insert(call: SuspendedCall): Promise<void>;
   get(id: string): Promise<SuspendedCall | undefined>;

@@ -6,7 +6,7 @@
 import 'reflect-metadata';
 import { IsInt, IsString, Min } from 'class-validator';
 import { DurableCall } from '../../src/adapters/durable-call';
-import { MemoryPendingStore, ResumeCoordinator, Sensitive, Tool, Toolkit } from 'toolnexus-ts';
+import { MemoryStore, ResumeCoordinator, Sensitive, Tool, Toolkit } from 'toolnexus-ts';
 
 class TransferArgs {
   @IsString() @Sensitive() iban!: string;
@@ -26,7 +26,7 @@ class TransferTool {
 }
 
 function setup() {
-  const store = new MemoryPendingStore();
+  const store = new MemoryStore();
   const coordinator = new ResumeCoordinator({ toolkit: new Toolkit().register(TransferTool), store });
   const tool = coordinator.toolkit.get('transfer');
   if (!tool) throw new Error('transfer is not registered');

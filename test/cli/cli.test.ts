@@ -8,10 +8,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import {
-  PostgresPendingStore,
+  PostgresStore,
   REDACTED,
   ResumeCoordinator,
-  SqlitePendingStore,
+  SqliteStore,
   pendingOf,
   type PendingStore,
   type SuspendedCall,
@@ -179,7 +179,7 @@ function describeCli(label: string, target: () => { store: () => PendingStore; a
 
 describeCli('a SQLite file', () => {
   const file = join(dir, `cli-${Date.now()}-${Math.random().toString(36).slice(2)}.db`);
-  return { store: () => new SqlitePendingStore({ filename: file }), args: ['--store', `sqlite:${file}`] };
+  return { store: () => new SqliteStore({ filename: file }), args: ['--store', `sqlite:${file}`] };
 });
 
 const schema = uniqueSchema('cli');
@@ -194,7 +194,7 @@ let prefix = 0;
 describeCli('PostgreSQL', () => {
   const tablePrefix = `cli${++prefix}_`;
   return {
-    store: () => new PostgresPendingStore({ connectionString: url, schema, tablePrefix }),
+    store: () => new PostgresStore({ connectionString: url, schema, tablePrefix }),
     args: ['--store', url, '--schema', schema, '--table-prefix', tablePrefix],
   };
 });
@@ -206,7 +206,7 @@ describe('the CLI command line', () => {
     expect(help.stdout).toContain('pending approve ID [--reason R] [--data JSON]');
     expect(help.stdout).toContain('Exit codes: 0 done, 1 failed, 2 usage, 3 not found, 4 already settled, 5 refused.');
     const file = join(dir, 'usage.db');
-    new SqlitePendingStore(file).close().catch(() => undefined);
+    new SqliteStore(file).close().catch(() => undefined);
     const cases: Array<[string[], RegExp]> = [
       [['pending', 'frobnicate'], /^unknown command: pending frobnicate/],
       [['pending', 'approve', '--store', `sqlite:${file}`], /^pending approve takes 1 argument\(s\)/],

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ResumeCoordinator, Toolkit } from 'toolnexus-ts';
-import { SqlitePendingStore } from 'toolnexus-ts/sqlite';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { startInboxServer } from '../../src/cli/commands/serve';
 import { runCli } from '../../src/cli/run';
 import { startChild, until } from '../fixtures/children';
@@ -20,7 +20,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A halted run's approval in a SQLite file, as the service that asked left it. */
 async function haltedRun(file: string): Promise<{ runId: string; id: string }> {
-  const store = new SqlitePendingStore({ filename: file });
+  const store = new SqliteStore({ filename: file });
   try {
     const result = await inboxRunner(store).run(`pay 700 from acc-1 to ${SECRET_IBAN}`);
     return { runId: result.runId, id: result.pending?.id as string };
@@ -81,7 +81,7 @@ describe('toolnexus-ts serve', () => {
     const file = join(dir, 'app.db');
     const first = await haltedRun(file);
     const second = await haltedRun(file);
-    const store = new SqlitePendingStore({ filename: file });
+    const store = new SqliteStore({ filename: file });
     const server = await startInboxServer({
       coordinator: new ResumeCoordinator({ toolkit: new Toolkit(), store }),
       port: 0,

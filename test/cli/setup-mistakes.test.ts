@@ -5,7 +5,7 @@
  * was tried as PostgreSQL and reported as an outage.
  */
 import { join } from 'node:path';
-import { InvalidArgumentError, PostgresPendingStore } from 'toolnexus-ts';
+import { InvalidArgumentError, PostgresStore } from 'toolnexus-ts';
 import { startChild, type Exit } from '../fixtures/children';
 import { createCoordinator } from '../fixtures/cli-tools';
 import { dropSchema, postgresUrl, sql, uniqueSchema } from '../fixtures/pg/server';
@@ -23,7 +23,7 @@ const schemaExists = async (name: string) => (await sql(url, 'SELECT 1 FROM pg_n
 
 beforeAll(async () => {
   url = await postgresUrl();
-  const store = new PostgresPendingStore({ connectionString: url, schema, tablePrefix });
+  const store = new PostgresStore({ connectionString: url, schema, tablePrefix });
   await createCoordinator(store).execute('pay', { cents: 7, apiKey: 'sk-x' }, undefined, { runId: 'run-setup' });
   await store.close();
 });
@@ -69,18 +69,18 @@ describe('the CLI on PostgreSQL', () => {
   });
 });
 
-describe('PostgresPendingStore', () => {
+describe('PostgresStore', () => {
   it('refuses a connection string of another database instead of reporting PostgreSQL unavailable', () => {
-    const make = () => new PostgresPendingStore({ connectionString: 'mysql://ops:pw@127.0.0.1:3306/shop' });
+    const make = () => new PostgresStore({ connectionString: 'mysql://ops:pw@127.0.0.1:3306/shop' });
     expect(make).toThrow(InvalidArgumentError);
     expect(make).toThrow(
-      'PostgresPendingStore: connectionString has the scheme "mysql:", which is not PostgreSQL: give a postgres:// or postgresql:// URL',
+      'PostgresStore: connectionString has the scheme "mysql:", which is not PostgreSQL: give a postgres:// or postgresql:// URL',
     );
   });
 
   it('still takes postgres:// and postgresql:// URLs', async () => {
     for (const scheme of ['postgres', 'postgresql', 'POSTGRES']) {
-      await new PostgresPendingStore({ connectionString: url.replace(/^postgres(ql)?/, scheme), schema, tablePrefix }).close();
+      await new PostgresStore({ connectionString: url.replace(/^postgres(ql)?/, scheme), schema, tablePrefix }).close();
     }
   });
 });

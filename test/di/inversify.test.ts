@@ -4,7 +4,7 @@ import { Container, inject, injectable } from 'inversify';
 import {
   Describe,
   ResumeCoordinator,
-  SqlitePendingStore,
+  SqliteStore,
   Tool,
   Toolkit,
   failure,
@@ -92,7 +92,7 @@ describe('InversifyJS as the Toolkit resolver', () => {
     const filename = join(dir, 'suspensions.db');
     const before = appContainer();
     const toolkitBefore = new Toolkit({ resolver: (cls) => before.get(cls) }).register(TransferTool);
-    const storeBefore = new SqlitePendingStore({ filename });
+    const storeBefore = new SqliteStore({ filename });
     const first = await new ResumeCoordinator({ toolkit: toolkitBefore, store: storeBefore }).execute('transfer', {
       from: 'acc-1',
       to: 'acc-2',
@@ -103,7 +103,7 @@ describe('InversifyJS as the Toolkit resolver', () => {
 
     const after = appContainer();
     const toolkitAfter = new Toolkit({ resolver: (cls) => after.get(cls) }).register(TransferTool);
-    const storeAfter = new SqlitePendingStore({ filename });
+    const storeAfter = new SqliteStore({ filename });
     try {
       const coordinator = new ResumeCoordinator({ toolkit: toolkitAfter, store: storeAfter });
       const answer = { id: request?.id ?? '', ok: true };

@@ -2,7 +2,7 @@ import * as errors from 'toolnexus-ts';
 import {
   ModelConnectionError,
   ModelError,
-  PendingStoreError,
+  StoreError,
   StoreUnavailableError,
   ToolnexusError,
   UnknownSuspensionError,
@@ -21,7 +21,7 @@ const CODES: Record<string, string> = {
   InvalidAnswerError: 'TOOLNEXUS_INVALID_ANSWER',
   DuplicateSuspensionError: 'TOOLNEXUS_DUPLICATE_SUSPENSION',
   UnregisteredToolError: 'TOOLNEXUS_UNREGISTERED_TOOL',
-  PendingStoreError: 'TOOLNEXUS_PENDING_STORE',
+  StoreError: 'TOOLNEXUS_STORE',
   ModelError: 'TOOLNEXUS_MODEL',
   ModelHttpError: 'TOOLNEXUS_MODEL_HTTP',
   ModelTimeoutError: 'TOOLNEXUS_MODEL_TIMEOUT',
@@ -81,12 +81,12 @@ describe('error codes', () => {
 describe('error causes', () => {
   it('are the standard ES2022 cause, set only when given', () => {
     const root = new Error('socket hang up');
-    const withCause = new PendingStoreError('read failed', { cause: root });
+    const withCause = new StoreError('read failed', { cause: root });
     expect(withCause.cause).toBe(root);
     expect(Object.getOwnPropertyDescriptor(withCause, 'cause')).toMatchObject({ enumerable: false });
-    expect('cause' in new PendingStoreError('read failed')).toBe(false);
+    expect('cause' in new StoreError('read failed')).toBe(false);
     // An explicit undefined cause is still a cause, as with Error itself.
-    expect('cause' in new PendingStoreError('read failed', { cause: undefined })).toBe(true);
+    expect('cause' in new StoreError('read failed', { cause: undefined })).toBe(true);
   });
 
   it('pass through every constructor that takes options', () => {

@@ -11,7 +11,7 @@ import { gzipSync } from 'node:zlib';
 import {
   AgentRunner,
   AnthropicModel,
-  MemoryPendingStore,
+  MemoryStore,
   ResumeCoordinator,
   Toolkit,
   defineTool,
@@ -214,7 +214,7 @@ overEachTransport(() => {
           run: (_, ctx) => (ctx?.answer ? 'approved' : pending({ kind: 'approval', prompt: 'ok?' })),
         }),
       );
-      const store = new MemoryPendingStore();
+      const store = new MemoryStore();
       const runner = new AgentRunner({ model: openai(server.url), toolkit, coordinator: new ResumeCoordinator({ toolkit, store }) });
       const halted = await runner.run('go', { runId: 'run-canary' });
       expect(halted.status).toBe('halted');

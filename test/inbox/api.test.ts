@@ -21,7 +21,7 @@ import {
   type InboxOptions,
   type SuspensionView,
 } from 'toolnexus-ts/inbox';
-import { SqlitePendingStore } from 'toolnexus-ts/sqlite';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { inboxRunner, inboxToolkit, SECRET_IBAN, TOKENS } from '../fixtures/inbox/tools';
 
 interface ErrorBody {
@@ -29,13 +29,13 @@ interface ErrorBody {
 }
 
 let dir: string;
-let store: SqlitePendingStore;
+let store: SqliteStore;
 let runner: AgentRunner;
 const closers: Array<() => Promise<void>> = [];
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'tnx-inbox-api-'));
-  store = new SqlitePendingStore({ filename: join(dir, 'inbox.db') });
+  store = new SqliteStore({ filename: join(dir, 'inbox.db') });
   runner = inboxRunner(store);
 });
 
@@ -451,7 +451,7 @@ describe('live updates', () => {
     };
     await read(': connected');
     // Another store on the same file: what another process would hold.
-    const other = new SqlitePendingStore({ filename: join(dir, 'inbox.db') });
+    const other = new SqliteStore({ filename: join(dir, 'inbox.db') });
     try {
       await new ResumeCoordinator({ toolkit: inboxToolkit(), store: other }).execute('connect', { provider: 'github' });
       await read('event: change');

@@ -20,18 +20,18 @@ import { parse as parseQuery } from 'node:querystring';
 import { AgentRunner, type PendingStore } from 'toolnexus-ts';
 import { bearerTokens, createInbox, CSRF_COOKIE, SESSION_COOKIE, type Inbox } from 'toolnexus-ts/inbox';
 import { ToolnexusInboxModule, ToolnexusModule } from 'toolnexus-ts/nest';
-import { SqlitePendingStore } from 'toolnexus-ts/sqlite';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { ConnectTool, inboxRunner, scriptedModel, SECRET_IBAN, ShippingTool, TOKENS, TransferTool } from '../fixtures/inbox/tools';
 
 jest.setTimeout(30_000);
 
 let dir: string;
-let store: SqlitePendingStore;
+let store: SqliteStore;
 const closers: Array<() => Promise<void>> = [];
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'tnx-inbox-parsers-'));
-  store = new SqlitePendingStore({ filename: join(dir, 'inbox.db') });
+  store = new SqliteStore({ filename: join(dir, 'inbox.db') });
 });
 
 afterEach(async () => {

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { pendingOf, ResumeCoordinator } from 'toolnexus-ts';
-import { SqlitePendingStore } from 'toolnexus-ts/sqlite';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { launchBrowser, type Browser } from '../fixtures/browser';
 import { startChild, until, type Started } from '../fixtures/children';
 import { inboxToolkit, SECRET_IBAN, TOKENS } from '../fixtures/inbox/tools';
@@ -173,7 +173,7 @@ describe('the inbox page in Chromium', () => {
   });
 
   it('shows a suspension another process recorded in the same store, without a reload', async () => {
-    const store = new SqlitePendingStore({ filename: join(dir, 'inbox.db') });
+    const store = new SqliteStore({ filename: join(dir, 'inbox.db') });
     try {
       const coordinator = new ResumeCoordinator({ toolkit: inboxToolkit(), store });
       const asked = pendingOf(await coordinator.execute('connect', { provider: 'github' }));

@@ -15,18 +15,18 @@ import { join } from 'node:path';
 import { StoreUnavailableError, type PendingStore } from 'toolnexus-ts';
 import { bearerTokens, createInbox } from 'toolnexus-ts/inbox';
 import { ToolnexusInboxModule, ToolnexusModule } from 'toolnexus-ts/nest';
-import { SqlitePendingStore } from 'toolnexus-ts/sqlite';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { inboxRunner, scriptedModel, TOKENS, TransferTool } from '../fixtures/inbox/tools';
 
 const INTERNAL = 'connect ECONNREFUSED 10.9.8.7:5432 (user=ledger password=hunter2-secret)';
 
 let dir: string;
-let sqlite: SqlitePendingStore;
+let sqlite: SqliteStore;
 const closers: Array<() => Promise<void>> = [];
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'tnx-inbox-errors-'));
-  sqlite = new SqlitePendingStore({ filename: join(dir, 'inbox.db') });
+  sqlite = new SqliteStore({ filename: join(dir, 'inbox.db') });
 });
 
 afterEach(async () => {

@@ -5,7 +5,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PostgresPendingStore } from 'toolnexus-ts/postgres';
+import { PostgresStore } from 'toolnexus-ts/postgres';
 import { bearerTokens, createInbox } from 'toolnexus-ts/inbox';
 import { dropSchema, postgresUrl, uniqueSchema } from '../fixtures/pg/server';
 import { inboxRunner, SECRET_IBAN, TOKENS } from '../fixtures/inbox/tools';
@@ -18,8 +18,8 @@ beforeAll(async () => {
 });
 afterAll(() => dropSchema(url, schema));
 
-async function replica(): Promise<{ base: string; store: PostgresPendingStore; close(): Promise<void> }> {
-  const store = new PostgresPendingStore({ connectionString: url, schema });
+async function replica(): Promise<{ base: string; store: PostgresStore; close(): Promise<void> }> {
+  const store = new PostgresStore({ connectionString: url, schema });
   const runner = inboxRunner(store);
   const inbox = createInbox({
     runner,

@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'pg';
 import { bearerTokens, createInbox, CSRF_COOKIE, SESSION_COOKIE } from 'toolnexus-ts/inbox';
-import { PostgresPendingStore } from 'toolnexus-ts/postgres';
+import { PostgresStore } from 'toolnexus-ts/postgres';
 import { pgSessions, SESSIONS_TABLE } from '../fixtures/inbox/pg-sessions';
 import { inboxRunner, TOKENS } from '../fixtures/inbox/tools';
 import { dropSchema, postgresUrl, sql, uniqueSchema } from '../fixtures/pg/server';
@@ -25,12 +25,12 @@ afterAll(() => dropSchema(url, schema));
 /** One replica: its own pool, store and inbox, as another process would have. */
 async function replica() {
   const pool = new Pool({ connectionString: url, options: `-c search_path="${schema}"`, max: 2 });
-  const store = new PostgresPendingStore({ connectionString: url, schema });
+  const store = new PostgresStore({ connectionString: url, schema });
   const inbox = createInbox({
     runner: inboxRunner(store),
     basePath: '/inbox',
     authorize: bearerTokens([{ token: TOKENS.alice, principal: { id: 'alice' } }]),
-    sessions: { store: pgSessions(pool) },
+    signIns: { store: pgSessions(pool) },
   });
   const server = createServer(inbox);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -11,18 +11,18 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentRunner } from 'toolnexus-ts';
-import { bearerTokens, createInbox, CSRF_COOKIE, MemorySessionStore, SESSION_COOKIE, type InboxOptions } from 'toolnexus-ts/inbox';
-import { SqlitePendingStore } from 'toolnexus-ts/sqlite';
+import { bearerTokens, createInbox, CSRF_COOKIE, MemorySignInStore, SESSION_COOKIE, type InboxOptions } from 'toolnexus-ts/inbox';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { inboxRunner, TOKENS } from '../fixtures/inbox/tools';
 
 let dir: string;
-let store: SqlitePendingStore;
+let store: SqliteStore;
 let runner: AgentRunner;
 const closers: Array<() => Promise<void>> = [];
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'tnx-inbox-sessions-'));
-  store = new SqlitePendingStore({ filename: join(dir, 'inbox.db') });
+  store = new SqliteStore({ filename: join(dir, 'inbox.db') });
   runner = inboxRunner(store);
 });
 
@@ -129,7 +129,7 @@ describe('inbox sessions', () => {
 
   it('expires an idle session and, however used, an old one, on the injected clock', async () => {
     let now = Date.parse('2026-01-01T08:00:00Z');
-    const base = await serve({ clock: () => now, sessions: { idleMs: 10 * 60_000, maxAgeMs: 60 * 60_000 } });
+    const base = await serve({ clock: () => now, signIns: { idleMs: 10 * 60_000, maxAgeMs: 60 * 60_000 } });
     const idle = await signIn(base, TOKENS.alice);
     expect(idle.setCookie).toContain('Max-Age=3600');
     now += 9 * 60_000;
@@ -150,8 +150,8 @@ describe('inbox sessions', () => {
 
   it('keeps a bounded number of sessions: past the bound the least recently used one ends', async () => {
     let now = Date.parse('2026-01-01T08:00:00Z');
-    const sessions = new MemorySessionStore({ maxSessions: 2 });
-    const base = await serve({ clock: () => now, sessions: { store: sessions } });
+    const sessions = new MemorySignInStore({ maxSessions: 2 });
+    const base = await serve({ clock: () => now, signIns: { store: sessions } });
     const a = await signIn(base, TOKENS.alice);
     const b = await signIn(base, TOKENS.bob);
     now += 2 * 60_000; // a use is recorded once a minute at most
@@ -159,13 +159,13 @@ describe('inbox sessions', () => {
     const c = await signIn(base, TOKENS.bob);
     expect(sessions.size).toBe(2);
     expect([await me(base, a.session), await me(base, b.session), await me(base, c.session)]).toEqual([200, 401, 200]);
-    expect(() => new MemorySessionStore({ maxSessions: 0 })).toThrow(/maxSessions must be a positive integer/);
+    expect(() => new MemorySignInStore({ maxSessions: 0 })).toThrow(/maxSessions must be a positive integer/);
   });
 
   it('two replicas sharing one session store: signed in on one, used and signed out on the other', async () => {
-    const shared = new MemorySessionStore();
-    const one = await serve({ sessions: { store: shared } });
-    const two = await serve({ sessions: { store: shared } });
+    const shared = new MemorySignInStore();
+    const one = await serve({ signIns: { store: shared } });
+    const two = await serve({ signIns: { store: shared } });
     const { session, csrf } = await signIn(one, TOKENS.alice);
     expect(await me(two, session)).toBe(200);
     // The CSRF cookie is per browser, not per replica: the same token passes on both.
@@ -177,12 +177,12 @@ describe('inbox sessions', () => {
   });
 
   it('a session ends when its token is no longer accepted', async () => {
-    const shared = new MemorySessionStore();
-    const before = await serve({ sessions: { store: shared } });
+    const shared = new MemorySignInStore();
+    const before = await serve({ signIns: { store: shared } });
     const { session } = await signIn(before, TOKENS.alice);
     // The same store, the token list changed (alice's token rotated out).
     const after = await serve({
-      sessions: { store: shared },
+      signIns: { store: shared },
       authorize: bearerTokens([{ token: TOKENS.bob, principal: { id: 'bob' } }]),
     });
     expect(await me(before, session)).toBe(200);
@@ -202,11 +202,11 @@ describe('inbox sessions', () => {
     expect((await csrfOf(plain, https)).setCookie).not.toContain('Secure');
     expect((await signIn(plain, TOKENS.alice, https)).setCookie).not.toContain('Secure');
     expect(() => createInbox({ runner, authorize: tokens(), trustProxy: 'yes' as never })).toThrow(/trustProxy must be true or false/);
-    expect(() => createInbox({ runner, authorize: tokens(), sessions: { idleMs: 5 } })).toThrow(/sessions.idleMs must be/);
-    expect(() => createInbox({ runner, authorize: () => ({ id: 'x' }), sessions: {} })).toThrow(
+    expect(() => createInbox({ runner, authorize: tokens(), signIns: { idleMs: 5 } })).toThrow(/sessions.idleMs must be/);
+    expect(() => createInbox({ runner, authorize: () => ({ id: 'x' }), signIns: {} })).toThrow(
       /sessions applies to the bearer-token sign-in/,
     );
-    expect(() => createInbox({ runner, authorize: tokens(), sessions: { store: {} as never } })).toThrow(
+    expect(() => createInbox({ runner, authorize: tokens(), signIns: { store: {} as never } })).toThrow(
       /sessions.store needs a create\(\) method/,
     );
   });

@@ -10,7 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { IsString } from 'class-validator';
-import { MemoryPendingStore, pendingOf, ResumeCoordinator, Tool, Toolkit } from '../../src';
+import { MemoryStore, pendingOf, ResumeCoordinator, Tool, Toolkit } from '../../src';
 import { McpLoginError, McpLoginStateError, McpToolSource, MemoryOAuthStore, serveMcp, type McpHttpServerHandle } from '../../src/mcp';
 import { forwardMcp } from '../fixtures/mcp-forward';
 
@@ -178,7 +178,7 @@ describe('McpToolSource with OAuth: serveMcp behind an authorization server on 1
     await source.finishLogin('remote', await front.login(report.needsLogin[0]!.url));
     const toolkit = new Toolkit();
     source.register(toolkit);
-    const coordinator = new ResumeCoordinator({ toolkit, store: new MemoryPendingStore() });
+    const coordinator = new ResumeCoordinator({ toolkit, store: new MemoryStore() });
     front.access.clear();
     front.refresh.clear();
     return { toolkit, coordinator };

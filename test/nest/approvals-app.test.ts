@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqlitePendingStore } from 'toolnexus-ts';
+import { SqliteStore } from 'toolnexus-ts';
 import type { SuspensionView } from 'toolnexus-ts/inbox';
 import { createApprovalsApp, DEMO_APPROVERS } from '../../examples/nest-approvals/app';
 import type { RunView } from '../../examples/nest-approvals/chat.controller';
@@ -164,11 +164,11 @@ describe('examples/nest-approvals with a SQLite store', () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolnexus-approvals-'));
     try {
       const filename = join(dir, 'approvals.db');
-      const first = await createApprovalsApp({ store: new SqlitePendingStore({ filename }) });
+      const first = await createApprovalsApp({ store: new SqliteStore({ filename }) });
       const chat = await (await listen(first))<RunView>('POST', '/chat', { message: 'pay 300 from acc-1 to acc-2' });
       await first.close();
 
-      const second = await createApprovalsApp({ store: new SqlitePendingStore({ filename }) });
+      const second = await createApprovalsApp({ store: new SqliteStore({ filename }) });
       try {
         const http = await listen(second);
         const open = await http<{ suspensions: SuspensionView[] }>('GET', '/inbox/api/suspensions', undefined, { approver: 'alice' });

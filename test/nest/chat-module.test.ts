@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { UIMessage } from 'ai';
-import { AgentRunner, OpenAIChatModel, SqlitePendingStore } from 'toolnexus-ts';
+import { AgentRunner, OpenAIChatModel, SqliteStore } from 'toolnexus-ts';
 import { ToolnexusChatModule, ToolnexusModule, ToolnexusModuleError } from 'toolnexus-ts/nest';
 import { chatModel } from '../fixtures/chat/agent';
 import { loadAiClient } from '../fixtures/chat/ai-client';
@@ -19,13 +19,13 @@ import { startMockServer, type MockServer } from '../fixtures/runner/mock-server
 let dir: string;
 let model: MockServer;
 let app: INestApplication;
-let store: SqlitePendingStore;
+let store: SqliteStore;
 let url: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'toolnexus-nest-chat-'));
   model = await startMockServer(chatModel);
-  store = new SqlitePendingStore(join(dir, 'chat.db'));
+  store = new SqliteStore(join(dir, 'chat.db'));
   @Module({
     imports: [
       ToolnexusModule.forRoot({ model: new OpenAIChatModel({ baseUrl: `${model.url}/v1`, model: 'mock' }), store }),

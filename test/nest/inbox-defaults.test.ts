@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { AgentRunner, type RunStore } from 'toolnexus-ts';
 import { bearerToken } from 'toolnexus-ts/inbox';
 import { ToolnexusInboxModule, ToolnexusModule } from 'toolnexus-ts/nest';
-import { SqlitePendingStore } from 'toolnexus-ts/sqlite';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { launchBrowser, type Browser } from '../fixtures/browser';
 import { ConnectTool, scriptedModel, SECRET_IBAN, ShippingTool, TOKENS, TransferTool } from '../fixtures/inbox/tools';
 
@@ -37,7 +37,7 @@ afterAll(async () => {
 function appModule(file: string) {
   @Module({
     imports: [
-      ToolnexusModule.forRoot({ model: scriptedModel(), store: new SqlitePendingStore({ filename: file }) }),
+      ToolnexusModule.forRoot({ model: scriptedModel(), store: new SqliteStore({ filename: file }) }),
       ToolnexusInboxModule.forRoot({ authorize: bearerToken(TOKENS.alice, { id: 'alice', name: 'Alice Approver' }) }),
     ],
     providers: [TransferTool, ShippingTool, ConnectTool],

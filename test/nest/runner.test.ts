@@ -10,7 +10,7 @@ import {
   AlreadyResolvedError,
   OpenAIChatModel,
   ResumeCoordinator,
-  SqlitePendingStore,
+  SqliteStore,
   Tool,
   UnknownSuspensionError,
   pending,
@@ -58,7 +58,7 @@ describe('AgentRunner injected by ToolnexusModule (OpenAI-compatible model over 
           inject: [ModelSettings],
           useFactory: (settings: ModelSettings) => ({
             model: new OpenAIChatModel({ baseUrl: settings.baseUrl, model: 'scripted' }),
-            store: new SqlitePendingStore({ filename }),
+            store: new SqliteStore({ filename }),
             systemPrompt: 'You move money only with approval.',
             maxTurns: 4,
           }),

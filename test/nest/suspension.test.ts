@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import {
   AlreadyResolvedError,
   ResumeCoordinator,
-  SqlitePendingStore,
+  SqliteStore,
   Tool,
   Toolkit,
   UnknownSuspensionError,
@@ -36,7 +36,7 @@ describe('ResumeCoordinator injected by ToolnexusModule', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('records a suspension, replays it once on the answer, and keeps the injected service untouched until then', async () => {
-    const app = await boot(new SqlitePendingStore({ filename: join(dir, 'app.db') }));
+    const app = await boot(new SqliteStore({ filename: join(dir, 'app.db') }));
     const coordinator = app.get(ResumeCoordinator);
     expect(coordinator.toolkit).toBe(app.get(Toolkit));
 
@@ -58,13 +58,13 @@ describe('ResumeCoordinator injected by ToolnexusModule', () => {
 
   it('resumes after a restart: the store is closed with the first app and reopened by the second', async () => {
     const filename = join(dir, 'restart.db');
-    const before = await boot(new SqlitePendingStore({ filename }));
+    const before = await boot(new SqliteStore({ filename }));
     const request = pendingOf(await before.get(ResumeCoordinator).execute('transfer', { from: 'a', to: 'b', amount: 3 }));
     await before.close();
     // Closed on shutdown: the handle no longer serves reads.
     await expect(before.get(ResumeCoordinator).get(request?.id ?? '')).rejects.toThrow();
 
-    const after = await boot(new SqlitePendingStore({ filename }));
+    const after = await boot(new SqliteStore({ filename }));
     const coordinator = after.get(ResumeCoordinator);
     expect((await coordinator.get(request?.id ?? ''))?.status).toBe('pending');
     expect(await coordinator.resolve({ id: request?.id ?? '', ok: true })).toEqual({ output: 'moved 3 from a to b', isError: false });
@@ -73,7 +73,7 @@ describe('ResumeCoordinator injected by ToolnexusModule', () => {
   });
 
   it('leaves the store open when told to', async () => {
-    const store = new SqlitePendingStore({ filename: join(dir, 'shared.db') });
+    const store = new SqliteStore({ filename: join(dir, 'shared.db') });
     const app = await Test.createTestingModule({
       imports: [ToolnexusModule.forRoot({ store, closeStoreOnShutdown: false })],
       providers: [LedgerService, TransferTool],

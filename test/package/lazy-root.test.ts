@@ -123,7 +123,7 @@ describe('the lazy names', () => {
       if (home && home.flags & ts.SymbolFlags.Class) classes.push(name);
     }
     expect(classes).toEqual(
-      expect.arrayContaining(['AgentRunner', 'OpenAIChatModel', 'ResumeCoordinator', 'MemoryPendingStore', 'Webhooks', 'SubAgentTool']),
+      expect.arrayContaining(['AgentRunner', 'OpenAIChatModel', 'ResumeCoordinator', 'MemoryStore', 'Webhooks', 'SubAgentTool']),
     );
   }, 180_000); // type-checks the whole root: seconds, more on a loaded machine
 });

@@ -12,27 +12,27 @@ afterEach(() => {
 });
 
 describe('optional peer dependencies', () => {
-  it('SqlitePendingStore without better-sqlite3 names `npm install better-sqlite3@12`', () => {
+  it('SqliteStore without better-sqlite3 names `npm install better-sqlite3@12`', () => {
     jest.doMock('better-sqlite3', () => missing('better-sqlite3'));
     jest.isolateModules(() => {
-      const { SqlitePendingStore } = require('toolnexus-ts/sqlite') as typeof import('toolnexus-ts/sqlite');
+      const { SqliteStore } = require('toolnexus-ts/sqlite') as typeof import('toolnexus-ts/sqlite');
       const errors = require('toolnexus-ts') as typeof import('toolnexus-ts');
-      expect(() => new SqlitePendingStore(':memory:')).toThrow(errors.PendingStoreError);
-      expect(() => new SqlitePendingStore(':memory:')).toThrow(
-        'SqlitePendingStore needs the package "better-sqlite3", an optional peer dependency of toolnexus-ts that is not installed: run `npm install better-sqlite3@12`',
+      expect(() => new SqliteStore(':memory:')).toThrow(errors.StoreError);
+      expect(() => new SqliteStore(':memory:')).toThrow(
+        'SqliteStore needs the package "better-sqlite3", an optional peer dependency of toolnexus-ts that is not installed: run `npm install better-sqlite3@12`',
       );
     });
   });
 
-  it('PostgresPendingStore without pg names `npm install pg`', () => {
+  it('PostgresStore without pg names `npm install pg`', () => {
     jest.doMock('pg', () => missing('pg'));
     jest.isolateModules(() => {
-      const { PostgresPendingStore } = require('toolnexus-ts/postgres') as typeof import('toolnexus-ts/postgres');
+      const { PostgresStore } = require('toolnexus-ts/postgres') as typeof import('toolnexus-ts/postgres');
       const errors = require('toolnexus-ts') as typeof import('toolnexus-ts');
-      const build = () => new PostgresPendingStore({ connectionString: 'postgres://127.0.0.1:1/none' });
-      expect(build).toThrow(errors.PendingStoreError);
+      const build = () => new PostgresStore({ connectionString: 'postgres://127.0.0.1:1/none' });
+      expect(build).toThrow(errors.StoreError);
       expect(build).toThrow(
-        'PostgresPendingStore needs the package "pg", an optional peer dependency of toolnexus-ts that is not installed: run `npm install pg`',
+        'PostgresStore needs the package "pg", an optional peer dependency of toolnexus-ts that is not installed: run `npm install pg`',
       );
     });
   });
@@ -42,8 +42,8 @@ describe('optional peer dependencies', () => {
       throw new Error('was compiled against a different Node.js version');
     });
     jest.isolateModules(() => {
-      const { SqlitePendingStore } = require('toolnexus-ts/sqlite') as typeof import('toolnexus-ts/sqlite');
-      expect(() => new SqlitePendingStore(':memory:')).toThrow('was compiled against a different Node.js version');
+      const { SqliteStore } = require('toolnexus-ts/sqlite') as typeof import('toolnexus-ts/sqlite');
+      expect(() => new SqliteStore(':memory:')).toThrow('was compiled against a different Node.js version');
     });
   });
 

@@ -5,18 +5,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryPendingStore } from 'toolnexus-ts';
-import { SqlitePendingStore } from 'toolnexus-ts/sqlite';
+import { MemoryStore } from 'toolnexus-ts';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { runStoreConformance } from 'toolnexus-ts/testing';
 
-runStoreConformance('MemoryPendingStore (toolnexus-ts/testing)', async () => new MemoryPendingStore());
+runStoreConformance('MemoryStore (toolnexus-ts/testing)', async () => new MemoryStore());
 
 let dir: string | undefined;
 runStoreConformance(
-  'SqlitePendingStore (toolnexus-ts/testing)',
+  'SqliteStore (toolnexus-ts/testing)',
   async () => {
     dir = mkdtempSync(join(tmpdir(), 'tnx-conformance-'));
-    return new SqlitePendingStore({ filename: join(dir, 'store.db'), synchronous: 'normal' });
+    return new SqliteStore({ filename: join(dir, 'store.db'), synchronous: 'normal' });
   },
   async () => {
     if (dir) rmSync(dir, { recursive: true, force: true });

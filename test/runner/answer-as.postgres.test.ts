@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { PostgresPendingStore } from 'toolnexus-ts/postgres';
+import { PostgresStore } from 'toolnexus-ts/postgres';
 import { bearerTokens, createInbox } from 'toolnexus-ts/inbox';
 import { serveMcp } from 'toolnexus-ts/mcp';
 import { answerAs, type AgentRunner, type RunResult } from 'toolnexus-ts';
@@ -52,7 +52,7 @@ const lines = (prefix: string) =>
   (existsSync(ledger) ? readFileSync(ledger, 'utf8').split('\n') : []).filter((line) => line.startsWith(prefix));
 
 interface Replica {
-  store: PostgresPendingStore;
+  store: PostgresStore;
   runner: AgentRunner;
   base: string;
   close(): Promise<void>;
@@ -60,7 +60,7 @@ interface Replica {
 
 /** One replica of the service: a runner over the shared database, serving the inbox on 127.0.0.1. */
 async function replica(): Promise<Replica> {
-  const store = new PostgresPendingStore({ connectionString: url, schema });
+  const store = new PostgresStore({ connectionString: url, schema });
   const runner = answerRunner(store);
   const inbox = createInbox({ runner, authorize: bearerTokens([{ token: ALICE, principal: { id: 'alice', name: 'Alice' } }]) });
   const server = createServer(inbox);

@@ -6,7 +6,7 @@ import { IsInt, IsString } from 'class-validator';
 import {
   AgentRunner,
   FunctionModel,
-  MemoryPendingStore,
+  MemoryStore,
   ResumeCoordinator,
   Tool,
   Toolkit,
@@ -44,7 +44,7 @@ function agent(calls: FunctionToolCall[], waitFor?: ConstructorParameters<typeof
     }),
   );
   const model = new FunctionModel(({ messages }) => (messages[messages.length - 1]?.role === 'tool' ? 'done' : { toolCalls: calls }));
-  const store = new MemoryPendingStore();
+  const store = new MemoryStore();
   const coordinator = new ResumeCoordinator(waitFor ? { toolkit, waitFor } : { toolkit, store });
   return { runner: new AgentRunner({ model, toolkit, coordinator }), coordinator, store };
 }

@@ -9,10 +9,10 @@ import Database from 'better-sqlite3';
 import {
   AgentRunner,
   FunctionModel,
-  MemoryPendingStore,
+  MemoryStore,
   ResumeCoordinator,
   RunConflictError,
-  SqlitePendingStore,
+  SqliteStore,
   SuspensionMismatchError,
   Toolkit,
   pendingOf,
@@ -33,7 +33,7 @@ function refundAgent(filename: string, ledger: string[], tool = 'refund') {
     refund: (key, customer, cents, approvedBy) => void ledger.push(`${key} ${customer} ${cents} ${approvedBy}`),
   };
   const toolkit = new Toolkit({ resolver: (cls) => new cls(new Sessions(), payments) }).register(RefundTool, RefundByHandTool);
-  const store = new SqlitePendingStore({ filename });
+  const store = new SqliteStore({ filename });
   const model = new FunctionModel(({ messages }) => {
     const result = messages.find((m) => m.role === 'tool');
     if (result) return `refund: ${result.content}`;
@@ -105,7 +105,7 @@ describe('AgentRunner with chained suspensions', () => {
   });
 
   it("refuses a suspension that is not the call in the run's transcript, even with a valid digest", async () => {
-    const store = new MemoryPendingStore();
+    const store = new MemoryStore();
     const ledger: string[] = [];
     const payments: Payments = { refund: (key) => void ledger.push(key) };
     const toolkit = new Toolkit({ resolver: (cls) => new cls(new Sessions(), payments) }).register(RefundTool, RefundByHandTool);
@@ -133,7 +133,7 @@ describe('AgentRunner with chained suspensions', () => {
 
 describe('a run whose driver died', () => {
   it('is taken over once its driver lease lapses, and never while the driver renews it', async () => {
-    const store = new MemoryPendingStore();
+    const store = new MemoryStore();
     const ledger: string[] = [];
     const payments: Payments = { refund: (key) => void ledger.push(key) };
     const toolkit = new Toolkit({ resolver: (cls) => new cls(new Sessions(), payments) }).register(RefundTool, RefundByHandTool);

@@ -14,7 +14,7 @@ import {
   InvalidArgumentError,
   OpenAIChatModel,
   ResumeCoordinator,
-  SqlitePendingStore,
+  SqliteStore,
   Tool,
   Toolkit,
   answerAs,
@@ -61,7 +61,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function agents(store: SqlitePendingStore) {
+function agents(store: SqliteStore) {
   const chat = new OpenAIChatModel({ baseUrl: `${server.url}/v1`, model: 'mock', retry: { maxAttempts: 1 } });
   const agent = (name: string, toolkit: Toolkit) =>
     new AgentRunner({ name, model: chat, toolkit, coordinator: new ResumeCoordinator({ toolkit, store }), systemPrompt: name });
@@ -73,7 +73,7 @@ function agents(store: SqlitePendingStore) {
 }
 
 it('hands the conversation to billing and back; a halt in billing resumes in billing', async () => {
-  const store = new SqlitePendingStore({ filename: join(dir, 'runs.db') });
+  const store = new SqliteStore({ filename: join(dir, 'runs.db') });
   try {
     const { triage } = agents(store);
     const halted = await triage.run('Refund order 7', { runId: 'handoff-1' });

@@ -19,7 +19,7 @@ import {
   defineTool,
   schemaForClass,
   type RunEvent,
-  type MemoryPendingStore,
+  type MemoryStore,
 } from 'toolnexus-ts';
 import {
   anthropicCalls,
@@ -128,7 +128,7 @@ describe('typed answers through OpenAI chat structured output', () => {
     const runner = new AgentRunner({ model: openai(server), toolkit: new Toolkit().register(new PayTool()) });
     const halted = await runner.run('Pay A', { output: ReportDto, runId: 'run-typed' });
     expect(halted.status).toBe('halted');
-    const state = await (runner.coordinator.store as MemoryPendingStore).loadRun('run-typed');
+    const state = await (runner.coordinator.store as MemoryStore).loadRun('run-typed');
     expect(state?.state.output).toEqual({ name: 'ReportDto', repairs: 0, maxRepairs: 2 });
 
     const answer = { id: halted.pending?.id as string, ok: true };
@@ -162,7 +162,7 @@ describe('typed answers through OpenAI chat structured output', () => {
     const halted = await runner.run('Pay B', { output: ReportDto, runId: 'run-recover' });
     const failed = await runner.resume({ id: halted.pending?.id as string, ok: true }, { output: ReportDto }).catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(OutputValidationError);
-    const saved = await (runner.coordinator.store as MemoryPendingStore).loadRun('run-recover');
+    const saved = await (runner.coordinator.store as MemoryStore).loadRun('run-recover');
     expect(saved?.state).toMatchObject({ phase: 'failed', output: { name: 'ReportDto', repairs: 0 } });
     expect((saved?.state.messages as Array<{ role: string }>).at(-1)?.role).toBe('user');
 

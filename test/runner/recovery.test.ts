@@ -1,5 +1,5 @@
 /**
- * Durable steps in one process: what `durability: 'turn'` writes, the listing of runs whose
+ * Durable steps in one process: what `durability: 'step'` writes, the listing of runs whose
  * driver lease lapsed (memory and SQLite), two workers racing for one orphan (one takes it,
  * the old driver is fenced out), and the typed errors of the new options.
  */
@@ -12,10 +12,10 @@ import {
   AgentRunner,
   FunctionModel,
   InvalidArgumentError,
-  MemoryPendingStore,
+  MemoryStore,
   ResumeCoordinator,
   RunConflictError,
-  SqlitePendingStore,
+  SqliteStore,
   Tool,
   ToolRegistrationError,
   Toolkit,
@@ -46,7 +46,7 @@ const model = () =>
     messages.some((m) => m.role === 'tool') ? 'noted' : { toolCalls: [{ id: 'call_1', name: 'note', arguments: { text: 'hi' } }] },
   );
 
-function agent(store: PendingStore, tool: NoteTool, runLeaseMs: number, durability: 'halt' | 'turn' = 'turn', clock?: Clock) {
+function agent(store: PendingStore, tool: NoteTool, runLeaseMs: number, durability: 'halt' | 'step' = 'step', clock?: Clock) {
   const toolkit = new Toolkit().register(tool);
   return new AgentRunner({
     model: model(),
@@ -64,8 +64,8 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-it("checkpoints a run that never suspends with 'turn', and not with 'halt'", async () => {
-  const store = new MemoryPendingStore();
+it("checkpoints a run that never suspends with 'step', and not with 'halt'", async () => {
+  const store = new MemoryStore();
   const durable = await agent(store, new NoteTool(), 60_000).run('note hi', { runId: 'r-turn' });
   expect(durable.status).toBe('done');
   const saved = await store.loadRun('r-turn');
@@ -77,7 +77,7 @@ it("checkpoints a run that never suspends with 'turn', and not with 'halt'", asy
 });
 
 it.each(['memory', 'sqlite'])('lists only running runs whose lease lapsed (%s)', async (kind) => {
-  const store = kind === 'memory' ? new MemoryPendingStore() : new SqlitePendingStore({ filename: join(dir, 'runs.db') });
+  const store = kind === 'memory' ? new MemoryStore() : new SqliteStore({ filename: join(dir, 'runs.db') });
   try {
     const state = (phase: string) => ({ format: 'toolnexus.run/1', phase });
     await store.saveRun({ runId: 'old-running', version: 1, state: state('running'), updatedAt: '2026-01-01T00:00:00.000Z' });
@@ -96,20 +96,20 @@ it.each(['memory', 'sqlite'])('lists only running runs whose lease lapsed (%s)',
 });
 
 it('gives an orphan to one worker; the old driver is fenced out when it wakes', async () => {
-  const store = new MemoryPendingStore();
+  const store = new MemoryStore();
   const stuck = new NoteTool();
   let release!: () => void;
   stuck.gate = new Promise<void>((resolve) => (release = resolve));
   // Leases on a fake clock shared by the old driver and the workers: stepped, never raced.
   const clock = new FakeClock();
-  const first = agent(store, stuck, 600_000, 'turn', clock).run('note hi', { runId: 'r-orphan' });
+  const first = agent(store, stuck, 600_000, 'step', clock).run('note hi', { runId: 'r-orphan' });
   const settledFirst = first.then(
     (result) => ({ ok: true as const, result }),
     (error: unknown) => ({ ok: false as const, error }),
   );
   await until(() => stuck.runs > 0);
   const workerTools = [new NoteTool(), new NoteTool()];
-  const workers = workerTools.map((tool) => agent(store, tool, 10, 'turn', clock));
+  const workers = workerTools.map((tool) => agent(store, tool, 10, 'step', clock));
   expect(await workers[0]!.recoverOrphans()).toEqual([]); // written just now: not an orphan yet
   clock.advance(11); // older than the workers' 10 ms lease (the old driver's own lease is far off)
 
@@ -131,7 +131,7 @@ it('gives an orphan to one worker; the old driver is fenced out when it wakes', 
 
 it('refuses a durability it does not know, an idempotent flag that is not a boolean, and a suspension of an unknown tool', async () => {
   const toolkit = new Toolkit().register(new NoteTool());
-  expect(() => new AgentRunner({ model: model(), toolkit, durability: 'step' as 'turn' })).toThrow(InvalidArgumentError);
+  expect(() => new AgentRunner({ model: model(), toolkit, durability: 'turn' as 'step' })).toThrow(InvalidArgumentError);
   @Tool({ name: 'odd', description: 'Odd', idempotent: 'yes' as unknown as boolean })
   class OddTool {
     run() {

@@ -7,7 +7,7 @@ import {
   FunctionModel,
   InvalidAnswerError,
   InvalidResumeError,
-  MemoryPendingStore,
+  MemoryStore,
   ModelHttpError,
   AlreadyResolvedError,
   ResumeCoordinator,
@@ -92,7 +92,7 @@ describe('durable suspension in one process', () => {
 
 describe('resume refuses what it cannot apply, changing nothing', () => {
   async function halted() {
-    const store = new MemoryPendingStore();
+    const store = new MemoryStore();
     const toolkit = new Toolkit().register(WeatherTool, new PayTool());
     const coordinator = new ResumeCoordinator({ toolkit, store });
     const built = agent({ coordinator, toolkit });
@@ -140,7 +140,7 @@ describe('resume refuses what it cannot apply, changing nothing', () => {
   });
 
   it('refuses answers that belong to different runs', async () => {
-    const store = new MemoryPendingStore();
+    const store = new MemoryStore();
     const toolkit = new Toolkit().register(WeatherTool, new PayTool());
     const { runner } = agent({ coordinator: new ResumeCoordinator({ toolkit, store }), toolkit });
     const one = await runner.run('pay', { runId: 'run-a' });
@@ -151,7 +151,7 @@ describe('resume refuses what it cannot apply, changing nothing', () => {
   });
 
   it('refuses a suspension that no run recorded, and a run without a checkpoint', async () => {
-    const store = new MemoryPendingStore();
+    const store = new MemoryStore();
     const toolkit = new Toolkit().register(new PayTool());
     const coordinator = new ResumeCoordinator({ toolkit, store });
     const runner = new AgentRunner({ model: new FunctionModel(() => 'x'), toolkit, coordinator });
@@ -194,7 +194,7 @@ describe('recover: a resumed loop that stopped on a model error', () => {
   /** A model that fails on its `failOn`-th call (1-based), and otherwise plays the `agent()` script. */
   function flaky(failOn: number) {
     let calls = 0;
-    const store = new MemoryPendingStore();
+    const store = new MemoryStore();
     const payTool = new PayTool();
     const toolkit = new Toolkit().register(WeatherTool, payTool);
     const model = new FunctionModel(({ messages }) => {
@@ -290,7 +290,7 @@ describe('resume details', () => {
         },
       }),
     );
-    const store = new MemoryPendingStore();
+    const store = new MemoryStore();
     const model = new FunctionModel(
       ({ messages }) =>
         messages.find((m) => m.role === 'tool')?.content ?? { toolCalls: [{ id: 'call_x', name: 'approve', arguments: {} }] },
@@ -307,7 +307,7 @@ describe('resume details', () => {
   });
 
   it('ends incomplete after the resume when the halted turn was the last one allowed', async () => {
-    const store = new MemoryPendingStore();
+    const store = new MemoryStore();
     const toolkit = new Toolkit().register(WeatherTool, new PayTool());
     const { runner: base } = agent({ coordinator: new ResumeCoordinator({ toolkit, store }), toolkit });
     const runner = new AgentRunner({ model: base.model, toolkit, coordinator: base.coordinator, maxTurns: 1 });

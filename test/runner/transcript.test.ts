@@ -13,7 +13,7 @@ import {
   roughTokens,
   summarizeOlder,
   trimToTokens,
-  trimTurns,
+  trimExchanges,
   type ChatMessage,
   type ModelCall,
 } from 'toolnexus-ts';
@@ -133,7 +133,7 @@ it.each(['openai', 'anthropic'])(
       checkAnthropic(sent);
     }
     // Trimmed: fewer turns than stored, within the budget, the newest kept, the thread itself untouched.
-    const kept = trimTurns([...longThread(), { role: 'user', content: 'hello' }], budget).kept;
+    const kept = trimExchanges([...longThread(), { role: 'user', content: 'hello' }], budget).kept;
     expect(kept.reduce((sum, m) => sum + roughTokens(m), 0)).toBeLessThanOrEqual(budget);
     const users = sent.filter((m) => m.role === 'user' && typeof m.content === 'string');
     expect(users.length).toBe(kept.filter((m) => m.role === 'user').length);

@@ -2,7 +2,7 @@
  * Token counts per run and per turn, cached and reasoning counts from OpenAI chat, the
  * runner's model metric, and totals that survive a halt and resume.
  */
-import { AgentRunner, OpenAIChatModel, Toolkit, type ModelMetricEvent, type RunEvent, type MemoryPendingStore } from 'toolnexus-ts';
+import { AgentRunner, OpenAIChatModel, Toolkit, type ModelMetricEvent, type RunEvent, type MemoryStore } from 'toolnexus-ts';
 import { json, openaiCalls, sse, startMockServer, type MockServer, type Reply } from '../fixtures/runner/mock-servers';
 import { PayTool, weatherToolkit } from '../fixtures/runner/tools';
 
@@ -109,7 +109,7 @@ describe('usage per run and per turn', () => {
     });
     const halted = await runner.run('Pay A', { runId: 'run-halt-usage' });
     expect(halted.turnUsage).toEqual([{ inputTokens: 20, outputTokens: 7 }]);
-    const checkpoint = await (runner.coordinator.store as MemoryPendingStore).loadRun('run-halt-usage');
+    const checkpoint = await (runner.coordinator.store as MemoryStore).loadRun('run-halt-usage');
     expect(checkpoint?.state).toMatchObject({
       usage: { inputTokens: 20, outputTokens: 7 },
       turnUsage: [{ inputTokens: 20, outputTokens: 7 }],

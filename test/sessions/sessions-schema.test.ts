@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InvalidArgumentError, MemoryPendingStore, SqlitePendingStore, type SessionStore } from 'toolnexus-ts';
+import { InvalidArgumentError, MemoryStore, SqliteStore, type SessionStore } from 'toolnexus-ts';
 import { SQLITE_SCHEMA_VERSION } from 'toolnexus-ts/sqlite';
 
 let dir: string;
@@ -37,7 +37,7 @@ it('upgrades a version 3 file in place to version 4: rows kept, sessions added',
   const db = new Database(file);
   db.exec(V3_DDL);
   db.close();
-  const store = new SqlitePendingStore(file);
+  const store = new SqliteStore(file);
   expect((await store.get('pnd-3'))?.status).toBe('pending');
   expect((await store.loadRun('run-3'))?.state).toEqual({ x: 1 });
   await sessionRules(store);
@@ -49,7 +49,7 @@ it('upgrades a version 3 file in place to version 4: rows kept, sessions added',
 });
 
 it('the memory store follows the same session rules', async () => {
-  await sessionRules(new MemoryPendingStore());
+  await sessionRules(new MemoryStore());
 });
 
 async function sessionRules(store: SessionStore): Promise<void> {

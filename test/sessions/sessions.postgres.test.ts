@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PostgresPendingStore, answerAs, type ChatMessage } from 'toolnexus-ts';
+import { PostgresStore, answerAs, type ChatMessage } from 'toolnexus-ts';
 import { POSTGRES_STORE_SCHEMA_VERSION } from 'toolnexus-ts/postgres';
 import { buildChatAgent, chatModel, readLedger, type ChatAgent } from '../fixtures/chat/agent';
 import { dropSchema, postgresUrl, sql, uniqueSchema } from '../fixtures/pg/server';
@@ -99,10 +99,10 @@ it('upgrades layout version 3 tables in place to version 4: suspensions and runs
   );
   await sql(url, `INSERT INTO ${t('runs')} VALUES ('run-3', 1, '{"x":1}', '2030-01-01T00:00:00.000Z')`);
 
-  const strict = new PostgresPendingStore({ connectionString: url, schema, tablePrefix: 'v3_', autoMigrate: false });
+  const strict = new PostgresStore({ connectionString: url, schema, tablePrefix: 'v3_', autoMigrate: false });
   await expect(strict.get('pnd-3')).rejects.toThrow(/at layout version 3, this library needs 4/);
   await strict.close();
-  const store = new PostgresPendingStore({ connectionString: url, schema, tablePrefix: 'v3_' });
+  const store = new PostgresStore({ connectionString: url, schema, tablePrefix: 'v3_' });
   try {
     expect((await store.get('pnd-3'))?.status).toBe('pending');
     expect((await store.loadRun('run-3'))?.state).toEqual({ x: 1 });

@@ -1,10 +1,10 @@
 /**
- * MemoryPendingStore on a fake clock (MemoryPendingStoreOptions.clock): a lease lapses and an
+ * MemoryStore on a fake clock (MemoryStoreOptions.clock): a lease lapses and an
  * expiry passes when the clock says so, stepped through without waiting or wall-clock margins.
  */
 import 'reflect-metadata';
 import {
-  MemoryPendingStore,
+  MemoryStore,
   ResumeCoordinator,
   Tool,
   Toolkit,
@@ -38,10 +38,10 @@ class ShipTool {
   }
 }
 
-describe('MemoryPendingStore on a fake clock', () => {
+describe('MemoryStore on a fake clock', () => {
   it('a claim is held until its lease lapses by the clock, then taken over under the next fence', async () => {
     const clock = new FakeClock();
-    const store = new MemoryPendingStore({ clock });
+    const store = new MemoryStore({ clock });
     const coordinator = new ResumeCoordinator({ toolkit: new Toolkit().register(ShipTool), store });
     ShipTool.clock = clock;
     const { id } = pendingOf(await coordinator.execute('ship', {}))!;
@@ -63,7 +63,7 @@ describe('MemoryPendingStore on a fake clock', () => {
   it('judges a request’s expiry by the claim’s instant on the store clock', async () => {
     const clock = new FakeClock();
     ShipTool.clock = clock;
-    const store = new MemoryPendingStore({ clock });
+    const store = new MemoryStore({ clock });
     const coordinator = new ResumeCoordinator({ toolkit: new Toolkit().register(ShipTool), store });
 
     const inTime = pendingOf(await coordinator.execute('ship', {}))!;
@@ -79,6 +79,6 @@ describe('MemoryPendingStore on a fake clock', () => {
   });
 
   it('refuses a clock that is not one', () => {
-    expect(() => new MemoryPendingStore({ clock: {} as Clock })).toThrow('MemoryPendingStore: clock must be a Clock');
+    expect(() => new MemoryStore({ clock: {} as Clock })).toThrow('MemoryStore: clock must be a Clock');
   });
 });

@@ -1,4 +1,4 @@
-import { MemoryPendingStore } from 'toolnexus-ts';
+import { MemoryStore } from 'toolnexus-ts';
 import { runStoreConformance } from 'toolnexus-ts/testing';
 
-runStoreConformance('MemoryPendingStore', async () => new MemoryPendingStore());
+runStoreConformance('MemoryStore', async () => new MemoryStore());

@@ -5,7 +5,7 @@
  * the shared test server other test files are using, whatever TOOLNEXUS_PG_URL says.
  */
 import {
-  PostgresPendingStore,
+  PostgresStore,
   ResumeCoordinator,
   StoreUnavailableError,
   Toolkit,
@@ -19,7 +19,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgresServer } from '../fixtures/
 
 let server: EmbeddedPostgresServer | undefined;
 let url: string;
-const stores: PostgresPendingStore[] = [];
+const stores: PostgresStore[] = [];
 
 /** The private server (beforeAll failing leaves none, and the tests then fail on that). */
 function db(): EmbeddedPostgresServer {
@@ -41,7 +41,7 @@ afterAll(async () => {
 
 /** A coordinator whose `ship` tool counts its replays and can be held mid-replay by a gate. */
 function setup(tablePrefix: string, options: { completeRetryMs?: number; leaseMs?: number } = {}) {
-  const store = new PostgresPendingStore({
+  const store = new PostgresStore({
     connectionString: url,
     tablePrefix,
     completeRetryMs: options.completeRetryMs,
@@ -98,7 +98,7 @@ const UNAVAILABLE = (operation: string) =>
     `^PostgreSQL was unavailable during the ${operation} \\(.+\\)\\. Suspensions already stored are kept; retry once the database is reachable\\.$`,
   );
 
-describe('PostgresPendingStore when the database goes away', () => {
+describe('PostgresStore when the database goes away', () => {
   it('database stopped: resolve and execute fail with a clear StoreUnavailableError; nothing is lost and the retry succeeds', async () => {
     const t = setup('down_');
     const ids = await t.suspend(5);

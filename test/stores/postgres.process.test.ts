@@ -5,7 +5,7 @@
  * times each suspension really ran.
  */
 import { Pool } from 'pg';
-import { PostgresPendingStore, ResumeCoordinator, Toolkit, pendingOf } from 'toolnexus-ts';
+import { PostgresStore, ResumeCoordinator, Toolkit, pendingOf } from 'toolnexus-ts';
 import { dropSchema, postgresUrl, sql, sqlRow, uniqueSchema } from '../fixtures/pg/server';
 import { EFFECTS_DDL, shipTool } from '../fixtures/pg/worker';
 import { startWorker, warmUpWorkers, type WorkerHandle } from '../fixtures/pg/workers';
@@ -32,7 +32,7 @@ afterAll(async () => {
 
 /** Records `count` suspensions of `ship` through a coordinator in this process; returns their ids. */
 async function suspend(tablePrefix: string, count: number): Promise<string[]> {
-  const store = new PostgresPendingStore({ connectionString: url, schema, tablePrefix });
+  const store = new PostgresStore({ connectionString: url, schema, tablePrefix });
   const coordinator = new ResumeCoordinator({ toolkit: new Toolkit().register(shipTool(effects, schema)), store });
   const ids = new Array<string>(count);
   let next = 0;
@@ -51,7 +51,7 @@ function spawn(config: Omit<Parameters<typeof startWorker>[0], 'url' | 'schema'>
   return worker;
 }
 
-describe('PostgresPendingStore across worker processes', () => {
+describe('PostgresStore across worker processes', () => {
   it('8 worker processes resolve the same 1,000 suspensions concurrently: each replays exactly once', async () => {
     const ids = await suspend('race_', 1000);
     const racers = Array.from({ length: 8 }, () => spawn({ tablePrefix: 'race_', concurrency: 4 }));

@@ -1,11 +1,11 @@
 /**
- * PostgresPendingStore on a real PostgreSQL server (see test/fixtures/pg/server.ts for which one:
+ * PostgresStore on a real PostgreSQL server (see test/fixtures/pg/server.ts for which one:
  * TOOLNEXUS_PG_URL, by default the embedded server jest's global setup starts; never skipped).
  */
 import { Pool } from 'pg';
 import {
   InvalidArgumentError,
-  PendingStoreError,
+  StoreError,
   ResumeCoordinator,
   StoreUnavailableError,
   Toolkit,
@@ -14,7 +14,7 @@ import {
   success,
   type SuspendedCall,
 } from 'toolnexus-ts';
-import { POSTGRES_STORE_SCHEMA_VERSION, PostgresPendingStore } from 'toolnexus-ts/postgres';
+import { POSTGRES_STORE_SCHEMA_VERSION, PostgresStore } from 'toolnexus-ts/postgres';
 import { runStoreConformance, type Claim } from 'toolnexus-ts/testing';
 import { dropSchema, postgresUrl, sql, sqlRow, uniqueSchema } from '../fixtures/pg/server';
 
@@ -32,8 +32,8 @@ afterAll(async () => {
 // exercises table creation on first use).
 let tables = 0;
 runStoreConformance(
-  'PostgresPendingStore',
-  async () => new PostgresPendingStore({ connectionString: await postgresUrl(), schema, tablePrefix: `c${++tables}_` }),
+  'PostgresStore',
+  async () => new PostgresStore({ connectionString: await postgresUrl(), schema, tablePrefix: `c${++tables}_` }),
 );
 
 /** The tables of layout version 1, as released: databases in the field look like this. */
@@ -59,10 +59,10 @@ function call(id: string, over: Partial<SuspendedCall> = {}): SuspendedCall {
   };
 }
 
-describe('PostgresPendingStore specifics', () => {
-  const stores: PostgresPendingStore[] = [];
+describe('PostgresStore specifics', () => {
+  const stores: PostgresStore[] = [];
   const open = (over: { tablePrefix: string; autoMigrate?: boolean; schema?: string }) => {
-    const store = new PostgresPendingStore({ connectionString: url, schema, ...over });
+    const store = new PostgresStore({ connectionString: url, schema, ...over });
     stores.push(store);
     return store;
   };
@@ -110,7 +110,7 @@ describe('PostgresPendingStore specifics', () => {
     await sql(url, `CREATE TABLE "${schema}".future_schema_version (singleton boolean PRIMARY KEY, version integer NOT NULL)`);
     await sql(url, `INSERT INTO "${schema}".future_schema_version VALUES (true, 99)`);
     const store = open({ tablePrefix: 'future_' });
-    await expect(store.get('pnd-x')).rejects.toThrow(PendingStoreError);
+    await expect(store.get('pnd-x')).rejects.toThrow(StoreError);
     await expect(store.insert(call('pnd-x'))).rejects.toThrow(
       new RegExp(
         `layout version 99, written by a newer toolnexus-ts; this one knows up to ${POSTGRES_STORE_SCHEMA_VERSION} and will not touch them`,
@@ -214,24 +214,24 @@ describe('PostgresPendingStore specifics', () => {
       [{ connectionString: url, completeRetryMs: -1 }, /completeRetryMs must be a non-negative number of milliseconds, got -1/],
     ];
     for (const [options, message] of bad) {
-      expect(() => new PostgresPendingStore(options as never)).toThrow(InvalidArgumentError);
-      expect(() => new PostgresPendingStore(options as never)).toThrow(message);
+      expect(() => new PostgresStore(options as never)).toThrow(InvalidArgumentError);
+      expect(() => new PostgresStore(options as never)).toThrow(message);
     }
-    expect(() => new PostgresPendingStore({ connectionString: url, tablePrefix: 'p'.repeat(41) })).not.toThrow();
+    expect(() => new PostgresStore({ connectionString: url, tablePrefix: 'p'.repeat(41) })).not.toThrow();
     const pool = new Pool({ connectionString: url });
-    expect(() => new PostgresPendingStore({ pool, connectionString: url } as never)).toThrow(
+    expect(() => new PostgresStore({ pool, connectionString: url } as never)).toThrow(
       /either an existing pool or connection settings, not both/,
     );
     return pool.end();
   });
 
-  it('refuses an outcome JSON cannot carry with PendingStoreError and keeps the claim', async () => {
+  it('refuses an outcome JSON cannot carry with StoreError and keeps the claim', async () => {
     const store = open({ tablePrefix: 'args_' });
     await store.insert(call('pnd-a'));
     const claim = (await store.claim('pnd-a', { id: 'pnd-a', ok: true }, 60_000))!;
     await expect(
       store.complete(claim, { status: 'resolved', outcome: { output: 'x', isError: false, metadata: { n: 1n } } }),
-    ).rejects.toThrow(PendingStoreError);
+    ).rejects.toThrow(StoreError);
     expect(await store.get('pnd-a')).toMatchObject({ status: 'resolving', fence: 1 });
     expect(await store.complete(claim, { status: 'resolved', outcome: success('fine') })).toBe(true);
   });
@@ -437,13 +437,13 @@ describe('PostgresPendingStore specifics', () => {
   it('shares an existing pool and leaves it open on close()', async () => {
     const pool = new Pool({ connectionString: url, max: 2 });
     try {
-      const store = new PostgresPendingStore({ pool, schema, tablePrefix: 'shared_' });
+      const store = new PostgresStore({ pool, schema, tablePrefix: 'shared_' });
       await store.insert(call('pnd-shared'));
       await store.close();
-      await expect(store.get('pnd-shared')).rejects.toThrow(new PendingStoreError('PostgresPendingStore is closed'));
+      await expect(store.get('pnd-shared')).rejects.toThrow(new StoreError('PostgresStore is closed'));
       const { rows } = await pool.query(`SELECT status FROM "${schema}".shared_suspensions WHERE id = 'pnd-shared'`);
       expect(rows).toEqual([{ status: 'pending' }]);
-      const again = new PostgresPendingStore({ pool, schema, tablePrefix: 'shared_' });
+      const again = new PostgresStore({ pool, schema, tablePrefix: 'shared_' });
       expect((await again.get('pnd-shared'))?.status).toBe('pending');
       await again.close();
     } finally {
@@ -452,7 +452,7 @@ describe('PostgresPendingStore specifics', () => {
   });
 
   it('ends the pool it created on close(): its connections leave the server', async () => {
-    const store = new PostgresPendingStore({
+    const store = new PostgresStore({
       connectionString: url,
       schema,
       tablePrefix: 'own_',
@@ -468,7 +468,7 @@ describe('PostgresPendingStore specifics', () => {
   });
 
   it('reports an unreachable server as StoreUnavailableError; the coordinator does not pretend a call is pending', async () => {
-    const store = new PostgresPendingStore({
+    const store = new PostgresStore({
       connectionString: 'postgres://postgres@127.0.0.1:1/nowhere',
       poolConfig: { connectionTimeoutMillis: 2000 },
     });
@@ -487,11 +487,11 @@ describe('PostgresPendingStore specifics', () => {
     const coordinator = new ResumeCoordinator({ toolkit, store });
     const rejected = await coordinator.execute('approve', {}).catch((e: unknown) => e);
     expect(rejected).toBeInstanceOf(StoreUnavailableError);
-    expect(rejected).toBeInstanceOf(PendingStoreError);
+    expect(rejected).toBeInstanceOf(StoreError);
   });
 
   it('turns a connection killed mid-claim into StoreUnavailableError; the call is still pending and a retry claims it', async () => {
-    const store = new PostgresPendingStore({
+    const store = new PostgresStore({
       connectionString: url,
       schema,
       tablePrefix: 'kill_',
@@ -532,7 +532,7 @@ describe('PostgresPendingStore specifics', () => {
   });
 
   it('survives the server dropping its idle connections: no crash, the next call reconnects', async () => {
-    const store = new PostgresPendingStore({
+    const store = new PostgresStore({
       connectionString: url,
       schema,
       tablePrefix: 'idle_',

@@ -2,8 +2,8 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PendingStoreError } from 'toolnexus-ts';
-import { SQLITE_SCHEMA_VERSION, SqlitePendingStore } from 'toolnexus-ts/sqlite';
+import { StoreError } from 'toolnexus-ts';
+import { SQLITE_SCHEMA_VERSION, SqliteStore } from 'toolnexus-ts/sqlite';
 import { runStoreConformance } from 'toolnexus-ts/testing';
 
 let dir: string;
@@ -48,13 +48,13 @@ const V3_STEP = `
 `;
 
 let n = 0;
-runStoreConformance('SqlitePendingStore', async () => new SqlitePendingStore({ filename: join(dir, `store-${++n}.db`) }));
+runStoreConformance('SqliteStore', async () => new SqliteStore({ filename: join(dir, `store-${++n}.db`) }));
 
-describe('SqlitePendingStore specifics', () => {
+describe('SqliteStore specifics', () => {
   const file = (name: string) => join(dir, name);
 
   it('creates its schema on first open: WAL, a schema_version table, indexed status/run_id/kind', async () => {
-    const store = new SqlitePendingStore({ filename: file('schema.db') });
+    const store = new SqliteStore({ filename: file('schema.db') });
     await store.close();
     const db = new Database(file('schema.db'), { readonly: true });
     try {
@@ -75,8 +75,8 @@ describe('SqlitePendingStore specifics', () => {
   });
 
   it('keeps what it stored across a reopen, and two handles on one file see each other', async () => {
-    const a = new SqlitePendingStore(file('shared.db'));
-    const b = new SqlitePendingStore(file('shared.db'));
+    const a = new SqliteStore(file('shared.db'));
+    const b = new SqliteStore(file('shared.db'));
     await a.insert({
       request: { id: 'pnd-1', kind: 'approval', prompt: 'ok?' },
       tool: 't',
@@ -91,7 +91,7 @@ describe('SqlitePendingStore specifics', () => {
     expect(await a.complete(claim!, { status: 'resolved', outcome: { output: 'done', isError: false } })).toBe(true);
     await a.close();
     await b.close();
-    const reopened = new SqlitePendingStore(file('shared.db'));
+    const reopened = new SqliteStore(file('shared.db'));
     expect(await reopened.get('pnd-1')).toMatchObject({ status: 'resolved', outcome: { output: 'done', isError: false } });
     await reopened.close();
   });
@@ -136,7 +136,7 @@ describe('SqlitePendingStore specifics', () => {
     db.prepare("INSERT INTO runs VALUES ('run-1', 3, '{\"turns\":3}', '2030-01-01T00:00:03.000Z')").run();
     db.close();
 
-    const store = new SqlitePendingStore(file('v1.db'));
+    const store = new SqliteStore(file('v1.db'));
     const base = { tool: 'transfer', args: { amount: 5 }, runId: 'run-1', createdAt: '2030-01-01T00:00:00.000Z' };
     expect(await store.list()).toEqual([
       { ...base, request: JSON.parse(request('pnd-waiting')) as unknown, status: 'pending' },
@@ -183,7 +183,7 @@ describe('SqlitePendingStore specifics', () => {
     } finally {
       check.close();
     }
-    const reopened = new SqlitePendingStore(file('v1.db'));
+    const reopened = new SqliteStore(file('v1.db'));
     expect((await reopened.get('pnd-done'))?.outcome).toEqual({ output: 'ok', isError: false });
     await reopened.close();
   });
@@ -216,7 +216,7 @@ describe('SqlitePendingStore specifics', () => {
     });
     db.close();
 
-    const store = new SqlitePendingStore(file('v2.db'));
+    const store = new SqliteStore(file('v2.db'));
     const old = (await store.get('pnd-old'))!;
     expect(old).toMatchObject({ status: 'declined', fence: 1, runId: 'run-2' });
     expect(Object.keys(old)).not.toEqual(expect.arrayContaining(['answeredBy']));
@@ -259,7 +259,7 @@ describe('SqlitePendingStore specifics', () => {
     ).run({ request: JSON.stringify({ id: 'pnd-v3', kind: 'approval', prompt: 'Approve?' }) });
     db.close();
 
-    const store = new SqlitePendingStore(file('v3.db'));
+    const store = new SqliteStore(file('v3.db'));
     const old = (await store.get('pnd-v3'))!;
     expect(old).toMatchObject({ status: 'pending', runId: 'run-3' });
     expect('traceparent' in old).toBe(false);
@@ -289,8 +289,8 @@ describe('SqlitePendingStore specifics', () => {
     const db = new Database(file('future.db'));
     db.exec('CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (99);');
     db.close();
-    expect(() => new SqlitePendingStore(file('future.db'))).toThrow(
-      new PendingStoreError(
+    expect(() => new SqliteStore(file('future.db'))).toThrow(
+      new StoreError(
         `SQLite file ${file('future.db')} has pending-store schema version 99; this library reads up to ${SQLITE_SCHEMA_VERSION}`,
       ),
     );
@@ -299,22 +299,22 @@ describe('SqlitePendingStore specifics', () => {
     check.close();
   });
 
-  it('refuses a file that is not a SQLite database with a clear PendingStoreError, and leaves it untouched', () => {
+  it('refuses a file that is not a SQLite database with a clear StoreError, and leaves it untouched', () => {
     writeFileSync(file('notes.txt'), 'these are my notes, not a database\n'.repeat(20));
-    expect(() => new SqlitePendingStore(file('notes.txt'))).toThrow(PendingStoreError);
-    expect(() => new SqlitePendingStore(file('notes.txt'))).toThrow(
+    expect(() => new SqliteStore(file('notes.txt'))).toThrow(StoreError);
+    expect(() => new SqliteStore(file('notes.txt'))).toThrow(
       /cannot use SQLite file .*notes\.txt as a pending store: file is not a database/,
     );
     expect(readFileSync(file('notes.txt'), 'utf8')).toBe('these are my notes, not a database\n'.repeat(20));
   });
 
   it('refuses an empty filename and a directory that does not exist', () => {
-    expect(() => new SqlitePendingStore('')).toThrow(new PendingStoreError('SqlitePendingStore needs a filename'));
-    expect(() => new SqlitePendingStore(join(dir, 'no', 'such', 'dir', 'x.db'))).toThrow(/cannot open SQLite file/);
+    expect(() => new SqliteStore('')).toThrow(new StoreError('SqliteStore needs a filename'));
+    expect(() => new SqliteStore(join(dir, 'no', 'such', 'dir', 'x.db'))).toThrow(/cannot open SQLite file/);
   });
 
-  it('reports stored JSON that was corrupted outside the library as a PendingStoreError', async () => {
-    const store = new SqlitePendingStore(file('corrupt.db'));
+  it('reports stored JSON that was corrupted outside the library as a StoreError', async () => {
+    const store = new SqliteStore(file('corrupt.db'));
     await store.insert({
       request: { id: 'pnd-c', kind: 'approval', prompt: 'ok?' },
       tool: 't',

@@ -1,6 +1,6 @@
 import {
   AlreadyResolvedError,
-  MemoryPendingStore,
+  MemoryStore,
   ResumeCoordinator,
   Toolkit,
   defineTool,
@@ -41,7 +41,7 @@ const approve = (request: PendingRequest, approver = 'dana'): Answer => ({ id: r
 describe('chained suspensions, durable: login and approval on one call', () => {
   it('declared approval is asked first, then the login; money moves once, after both', async () => {
     const { ledger, toolkit } = refunds();
-    const coordinator = new ResumeCoordinator({ toolkit, store: new MemoryPendingStore() });
+    const coordinator = new ResumeCoordinator({ toolkit, store: new MemoryStore() });
     const first = await coordinator.execute('refund', { customer: 'c-1', cents: 99_900 }, {}, { callId: 'call_1', runId: 'run_1' });
     const approval = pendingOf(first)!;
     expect(approval).toMatchObject({ kind: 'approval', prompt: 'Refund 99900 cents to c-1?', data: { approvalFor: 'refund' } });
@@ -72,7 +72,7 @@ describe('chained suspensions, durable: login and approval on one call', () => {
 
   it('asked by hand: login first, then approval; a login answer alone never moves money', async () => {
     const { ledger, toolkit } = refunds();
-    const coordinator = new ResumeCoordinator({ toolkit, store: new MemoryPendingStore() });
+    const coordinator = new ResumeCoordinator({ toolkit, store: new MemoryStore() });
     const signIn = pendingOf(await coordinator.execute('refund_by_hand', { customer: 'c-2', cents: 99_900 }))!;
     expect(signIn.kind).toBe('authorization');
     const afterLogin = await coordinator.resolve(login(signIn));
@@ -88,7 +88,7 @@ describe('chained suspensions, durable: login and approval on one call', () => {
 
   it('a declined approval in the middle of a chain ends it: declined, the reason told, nothing moves', async () => {
     const { ledger, toolkit } = refunds();
-    const coordinator = new ResumeCoordinator({ toolkit, store: new MemoryPendingStore() });
+    const coordinator = new ResumeCoordinator({ toolkit, store: new MemoryStore() });
     const signIn = pendingOf(await coordinator.execute('refund_by_hand', { customer: 'c-3', cents: 5 }))!;
     const approval = pendingOf(await coordinator.resolve(login(signIn)))!;
     const result = await coordinator.resolve({ id: approval.id, ok: false, reason: 'declined', data: { reason: 'not this customer' } });
@@ -98,7 +98,7 @@ describe('chained suspensions, durable: login and approval on one call', () => {
 
   it('a policy that waves small refunds through asks only for the login', async () => {
     const { ledger, toolkit } = refunds();
-    const coordinator = new ResumeCoordinator({ toolkit, store: new MemoryPendingStore() });
+    const coordinator = new ResumeCoordinator({ toolkit, store: new MemoryStore() });
     const signIn = pendingOf(await coordinator.execute('refund', { customer: 'c-4', cents: 500 }))!;
     expect(signIn.kind).toBe('authorization');
     expect((await coordinator.resolve(login(signIn))).output).toBe('refunded 500 cents to c-4 for bob@example.com');
@@ -107,7 +107,7 @@ describe('chained suspensions, durable: login and approval on one call', () => {
 
   it('a signed-in user is asked only for the approval', async () => {
     const { ledger, toolkit } = refunds();
-    const coordinator = new ResumeCoordinator({ toolkit, store: new MemoryPendingStore() });
+    const coordinator = new ResumeCoordinator({ toolkit, store: new MemoryStore() });
     const approval = pendingOf(await coordinator.execute('refund', { customer: 'c-5', cents: 20_000 }, { sessionId: 'sess-ada' }))!;
     expect((await coordinator.resolve(approve(approval), { sessionId: 'sess-ada' })).output).toBe('refunded 20000 cents to c-5 for ada');
     expect(ledger).toHaveLength(1);
@@ -169,7 +169,7 @@ describe('chain limits', () => {
     expect(await coordinator.execute('asker')).toEqual({ output: 'unresolved: question 2', isError: true });
 
     const durable = asker(['input', 'input']);
-    const store = new MemoryPendingStore();
+    const store = new MemoryStore();
     const recorded = new ResumeCoordinator({ toolkit: durable.toolkit, store });
     const first = pendingOf(await recorded.execute('asker'))!;
     expect(await recorded.resolve({ id: first.id, ok: true })).toEqual({ output: 'unresolved: question 2', isError: true });
@@ -178,7 +178,7 @@ describe('chain limits', () => {
 
   it('a chain longer than maxChain ends unresolved', async () => {
     const { toolkit } = asker(['a', 'b', 'c', 'd', 'e', 'f']);
-    const coordinator = new ResumeCoordinator({ toolkit, store: new MemoryPendingStore() });
+    const coordinator = new ResumeCoordinator({ toolkit, store: new MemoryStore() });
     let result = await coordinator.execute('asker');
     const seen: string[] = [];
     for (let request = pendingOf(result); request; request = pendingOf(result)) {

@@ -12,9 +12,9 @@ import Database from 'better-sqlite3';
 import { Client } from 'pg';
 import {
   AlreadyResolvedError,
-  MemoryPendingStore,
+  MemoryStore,
   ResumeCoordinator,
-  SqlitePendingStore,
+  SqliteStore,
   Toolkit,
   defineTool,
   pending,
@@ -23,7 +23,7 @@ import {
   type SuspensionStore,
   type ToolContext,
 } from 'toolnexus-ts';
-import { PostgresPendingStore } from 'toolnexus-ts/postgres';
+import { PostgresStore } from 'toolnexus-ts/postgres';
 import { dropSchema, postgresUrl, uniqueSchema } from '../fixtures/pg/server';
 
 const CODE = 'one-time-code-7f3a9c1e';
@@ -101,7 +101,7 @@ async function walk(store: SuspensionStore) {
 
 describe('an answer consumed by its replay is kept nowhere', () => {
   it('memory store', async () => {
-    const store = new MemoryPendingStore();
+    const store = new MemoryStore();
     const { login, asked } = await walk(store);
     const rows = JSON.stringify([await store.get(login.id), await store.get(asked.id)]);
     expect(rows).not.toContain(CODE);
@@ -110,7 +110,7 @@ describe('an answer consumed by its replay is kept nowhere', () => {
 
   it('SQLite: not a byte of either secret in the database file or its WAL', async () => {
     const filename = join(dir, 'vault.db');
-    const store = new SqlitePendingStore({ filename });
+    const store = new SqliteStore({ filename });
     await walk(store);
     await store.close();
     const db = new Database(filename, { readonly: true });
@@ -134,7 +134,7 @@ describe('an answer consumed by its replay is kept nowhere', () => {
   it('PostgreSQL: not in any row of the table', async () => {
     const url = await postgresUrl();
     const schema = uniqueSchema('consumed');
-    const store = new PostgresPendingStore({ connectionString: url, schema });
+    const store = new PostgresStore({ connectionString: url, schema });
     try {
       await walk(store);
       const client = new Client({ connectionString: url });
@@ -158,7 +158,7 @@ describe('an answer consumed by its replay is kept nowhere', () => {
     const { toolkit, chains } = vaultToolkit();
     const coordinator = new ResumeCoordinator({
       toolkit,
-      store: new MemoryPendingStore(),
+      store: new MemoryStore(),
       waitFor: (request) =>
         request.kind === 'authorization'
           ? { id: request.id, ok: true, data: { code: CODE } }

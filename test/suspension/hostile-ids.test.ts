@@ -1,7 +1,7 @@
 /**
  * Issue 10, forged ids: an id no store could hold (NUL, a lone surrogate, over 512
  * characters) is an UnknownSuspensionError on every store, said by the coordinator before
- * any store is asked; PostgreSQL used to answer a NUL with a 500-like PendingStoreError.
+ * any store is asked; PostgreSQL used to answer a NUL with a 500-like StoreError.
  * Runs on memory, SQLite and PostgreSQL (TOOLNEXUS_PG_URL, a schema of its own, dropped after).
  */
 import { randomBytes } from 'node:crypto';
@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import {
-  MemoryPendingStore,
-  PostgresPendingStore,
+  MemoryStore,
+  PostgresStore,
   ResumeCoordinator,
-  SqlitePendingStore,
+  SqliteStore,
   Toolkit,
   UnknownSuspensionError,
   defineTool,
@@ -46,8 +46,8 @@ afterAll(async () => {
 
 let n = 0;
 const stores: Array<[string, () => PendingStore]> = [
-  ['memory', () => new MemoryPendingStore()],
-  ['SQLite', () => new SqlitePendingStore({ filename: join(dir, `ids-${++n}.db`) })],
+  ['memory', () => new MemoryStore()],
+  ['SQLite', () => new SqliteStore({ filename: join(dir, `ids-${++n}.db`) })],
   [
     'PostgreSQL',
     () => {
@@ -55,7 +55,7 @@ const stores: Array<[string, () => PendingStore]> = [
         throw new Error(
           'set TOOLNEXUS_PG_URL to a PostgreSQL server for these tests (the global setup, test/fixtures/pg/global-setup.ts, sets it)',
         );
-      return new PostgresPendingStore({ connectionString: PG_URL, schema, tablePrefix: `i${++n}_` });
+      return new PostgresStore({ connectionString: PG_URL, schema, tablePrefix: `i${++n}_` });
     },
   ],
 ];

@@ -1,6 +1,6 @@
 import {
   InvalidArgumentError,
-  MemoryPendingStore,
+  MemoryStore,
   ResumeCoordinator,
   Toolkit,
   defineTool,
@@ -15,7 +15,7 @@ type Ctx = ToolContext<{ user?: string }>;
 
 function setup(waitFor: (request: PendingRequest) => Answer | Promise<Answer>) {
   const runs: Array<{ args: unknown; ctx: Ctx | undefined }> = [];
-  const store = new MemoryPendingStore();
+  const store = new MemoryStore();
   const toolkit = new Toolkit().register(
     defineTool({
       name: 'delete_repo',
@@ -147,9 +147,9 @@ describe('ResumeCoordinator with waitFor (§5.1, in-process)', () => {
 });
 
 describe('ResumeCoordinator construction', () => {
-  it('defaults to a MemoryPendingStore and exposes it', () => {
+  it('defaults to a MemoryStore and exposes it', () => {
     const coordinator = new ResumeCoordinator({ toolkit: new Toolkit() });
-    expect(coordinator.store).toBeInstanceOf(MemoryPendingStore);
+    expect(coordinator.store).toBeInstanceOf(MemoryStore);
   });
 
   it.each([0, -5, Number.NaN, Number.POSITIVE_INFINITY])('refuses leaseMs %p', (leaseMs) => {

@@ -1,6 +1,6 @@
 import {
   ClaimLostError,
-  MemoryPendingStore,
+  MemoryStore,
   ResumeCoordinator,
   SuspensionMismatchError,
   Toolkit,
@@ -44,13 +44,13 @@ function slowTool(done: Promise<void>) {
 }
 
 // Leases, renewals and lapses on a fake clock shared by the coordinators and the store
-// (ResumeCoordinatorOptions.clock, MemoryPendingStoreOptions.clock): stepped, never raced.
+// (ResumeCoordinatorOptions.clock, MemoryStoreOptions.clock): stepped, never raced.
 describe('leases that hold', () => {
   it('a replay slower than its lease runs once: the holder renews, a second resolver waits and gets the outcome', async () => {
     const clock = new FakeClock();
     const slow = gate();
     const { toolkit, replays } = slowTool(slow.wait);
-    const store = new MemoryPendingStore({ clock });
+    const store = new MemoryStore({ clock });
     const coordinator = new ResumeCoordinator({ toolkit, store, leaseMs: 200, clock });
     const request = pendingOf(await coordinator.execute('slow'))!;
     const first = coordinator.resolve({ id: request.id, ok: true });
@@ -78,7 +78,7 @@ describe('leases that hold', () => {
     const clock = new FakeClock();
     const slow = gate();
     const { toolkit, replays } = slowTool(slow.wait);
-    const store = new MemoryPendingStore({ clock });
+    const store = new MemoryStore({ clock });
     // The store says the claim moved on (as after a takeover) at the first renewal.
     const displaced: PendingStore = Object.assign(Object.create(store) as PendingStore, {
       renew: async () => false,
@@ -108,7 +108,7 @@ describe('leases that hold', () => {
     const clock = new FakeClock();
     const slow = gate();
     const { toolkit, replays } = slowTool(slow.wait);
-    const store = new MemoryPendingStore({ clock });
+    const store = new MemoryStore({ clock });
     const unreachable: PendingStore = Object.assign(Object.create(store) as PendingStore, {
       renew: async () => {
         throw new Error('connection refused');
@@ -137,7 +137,7 @@ describe('leases that hold', () => {
     const clock = new FakeClock();
     const slow = gate();
     const { toolkit, replays } = slowTool(slow.wait);
-    const store = new MemoryPendingStore({ clock });
+    const store = new MemoryStore({ clock });
     const coordinator = new ResumeCoordinator({ toolkit, store, leaseMs: 100, clock });
     const request = pendingOf(await coordinator.execute('slow'))!;
     const holder = coordinator.resolve({ id: request.id, ok: true });
@@ -154,8 +154,8 @@ describe('leases that hold', () => {
 
 describe('a suspension bound to its call', () => {
   /** A store whose rows someone edits between the insert and the resolve. */
-  function tampered(edit: (call: SuspendedCall) => SuspendedCall): { store: PendingStore; inner: MemoryPendingStore } {
-    const inner = new MemoryPendingStore();
+  function tampered(edit: (call: SuspendedCall) => SuspendedCall): { store: PendingStore; inner: MemoryStore } {
+    const inner = new MemoryStore();
     const store: PendingStore = Object.assign(Object.create(inner) as PendingStore, {
       get: async (id: string) => {
         const call = await inner.get(id);
@@ -207,7 +207,7 @@ describe('a suspension bound to its call', () => {
         }),
       );
     const given = { zulu: 1, alpha: { yankee: true, bravo: [2, { x: 1, a: 0 }] } };
-    const plain = new ResumeCoordinator({ toolkit: echo(), store: new MemoryPendingStore() });
+    const plain = new ResumeCoordinator({ toolkit: echo(), store: new MemoryStore() });
     const first = pendingOf(await plain.execute('echo', given))!;
     expect((await plain.get(first.id))?.binding).toMatch(/^sha256:[\w-]+\/[\w-]+$/); // canonical, then plain
     expect(await plain.resolve({ id: first.id, ok: true })).toEqual({ output: 'done', isError: false });
@@ -238,7 +238,7 @@ describe('a suspension bound to its call', () => {
     await expect(keyed.resolve({ id: request.id, ok: true })).rejects.toThrow(/carries no binding digest/);
 
     // Recomputed by someone who has the row but not the key: a plain digest of the edited call.
-    const unkeyed = new ResumeCoordinator({ toolkit: transferTool(ran), store: new MemoryPendingStore() });
+    const unkeyed = new ResumeCoordinator({ toolkit: transferTool(ran), store: new MemoryStore() });
     const forged = pendingOf(await unkeyed.execute('transfer', { to: 'mallory', cents: 1 }))!;
     const forgedRow = (await unkeyed.get(forged.id))!;
     const swapped = tampered(() => forgedRow);
@@ -248,7 +248,7 @@ describe('a suspension bound to its call', () => {
     expect(ran).toEqual([]);
 
     // The untouched row resolves, keyed.
-    const clean = new ResumeCoordinator({ toolkit: transferTool(ran), store: new MemoryPendingStore(), bindingKey: 'k-1' });
+    const clean = new ResumeCoordinator({ toolkit: transferTool(ran), store: new MemoryStore(), bindingKey: 'k-1' });
     const fine = pendingOf(await clean.execute('transfer', { to: 'alice', cents: 5 }))!;
     expect((await clean.get(fine.id))?.binding).toMatch(/^hmac-sha256:/);
     expect(await clean.resolve({ id: fine.id, ok: true })).toEqual({ output: 'sent', isError: false });

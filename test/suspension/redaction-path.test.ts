@@ -16,7 +16,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import {
   REDACTED,
   ResumeCoordinator,
-  SqlitePendingStore,
+  SqliteStore,
   Toolkit,
   Webhooks,
   pendingOf,
@@ -134,7 +134,7 @@ describe('the CLI (a child process)', () => {
 
   it('pending show (text and --json) and pending history --json never print it, with --tools or without', async () => {
     const file = join(dir, 'calls.db');
-    const store = new SqlitePendingStore(file);
+    const store = new SqliteStore(file);
     const coordinator = new ResumeCoordinator({ toolkit, store });
     const open = pendingOf(await coordinator.execute('wire', ARGS))!;
     const settled = pendingOf(await coordinator.execute('wire', { cents: 800, iban: CANARY }))!;

@@ -6,7 +6,7 @@
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ResumeCoordinator, SqlitePendingStore, Toolkit, defineTool, pending } from 'toolnexus-ts';
+import { ResumeCoordinator, SqliteStore, Toolkit, defineTool, pending } from 'toolnexus-ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tnx-sqlite-mode-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -28,7 +28,7 @@ describe('SQLite files are private', () => {
     const previous = process.umask(0o022);
     try {
       const filename = join(dir, 'new.db');
-      const store = new SqlitePendingStore({ filename });
+      const store = new SqliteStore({ filename });
       await new ResumeCoordinator({ toolkit: toolkit(), store }).execute('ask', { secret: 'plain text' });
       expect(existsSync(`${filename}-wal`)).toBe(true);
       expect(existsSync(`${filename}-shm`)).toBe(true);
@@ -43,13 +43,13 @@ describe('SQLite files are private', () => {
     const filename = join(dir, 'existing.db');
     writeFileSync(filename, '');
     chmodSync(filename, 0o640);
-    const store = new SqlitePendingStore({ filename });
+    const store = new SqliteStore({ filename });
     await store.close();
     expect(modeOf(filename)).toBe(0o640);
   });
 
   it(':memory: still works', async () => {
-    const store = new SqlitePendingStore({ filename: ':memory:' });
+    const store = new SqliteStore({ filename: ':memory:' });
     await new ResumeCoordinator({ toolkit: toolkit(), store }).execute('ask', {});
     expect(await store.list()).toHaveLength(1);
     await store.close();

@@ -4,7 +4,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqlitePendingStore, type ToolResult } from 'toolnexus-ts';
+import { SqliteStore, type ToolResult } from 'toolnexus-ts';
 import { outputOf, startChild, until, type Started } from '../fixtures/children';
 
 /** A resume-child.ts process. */
@@ -46,7 +46,7 @@ describe('ResumeCoordinator across processes on one SQLite file', () => {
     expect(ids).toHaveLength(1);
     const id = ids[0]!;
 
-    const store = new SqlitePendingStore(db);
+    const store = new SqliteStore(db);
     expect(await store.get(id)).toMatchObject({
       tool: 'ship',
       args: { order: 'order-0' },
@@ -68,7 +68,7 @@ describe('ResumeCoordinator across processes on one SQLite file', () => {
     expect(second.outcomes[id]).toEqual({ output: `shipped order-0, approved by ops-lead, in process ${second.pid}`, isError: false });
     expect(logLines(log)).toEqual([{ id, event: 'shipped', pid: second.pid }]);
 
-    const reread = new SqlitePendingStore(db);
+    const reread = new SqliteStore(db);
     expect(await reread.get(id)).toMatchObject({
       status: 'resolved',
       outcome: second.outcomes[id],
@@ -109,7 +109,7 @@ describe('ResumeCoordinator across processes on one SQLite file', () => {
       });
       expect(racerPids.has(replayedBy.get(id) as number)).toBe(true);
     }
-    const store = new SqlitePendingStore(db);
+    const store = new SqliteStore(db);
     expect(await store.list({ status: 'resolved' })).toHaveLength(200);
     await store.close();
   });
@@ -139,7 +139,7 @@ describe('ResumeCoordinator across processes on one SQLite file', () => {
     await crashed.exited;
     const killedAt = Date.now();
 
-    const store = new SqlitePendingStore(db);
+    const store = new SqliteStore(db);
     const held = (await store.get(shortLease))!;
     expect(held.status).toBe('resolving');
     expect(await store.claim(shortLease, { id: shortLease, ok: true }, 60_000)).toBeUndefined();

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { IsString } from 'class-validator';
 import {
   ResumeCoordinator,
-  SqlitePendingStore,
+  SqliteStore,
   Tool,
   Toolkit,
   pending,
@@ -56,7 +56,7 @@ describe('an answer with data: null', () => {
   });
 
   it('resolves a stored call (SQLite) as an answer without data', async () => {
-    const store = new SqlitePendingStore(join(dir, 'null.db'));
+    const store = new SqliteStore(join(dir, 'null.db'));
     try {
       const coordinator = new ResumeCoordinator({ toolkit: new Toolkit().register(NoteTool), store });
       const asked = pendingOf(await coordinator.execute('note', { text: 'a' }))!;

@@ -2,7 +2,7 @@ import { InvalidArgumentError } from '../../errors';
 import { parseData, settleFromCli } from '../answer';
 import { STORE_OPTIONS, type CliCommand } from '../command';
 import { EXIT } from '../exit-codes';
-import { CliProblem } from '../session';
+import { CliProblem } from '../target';
 
 /** `pending approve ID`: answers yes and replays the call once, here; needs `--tools`. */
 export const pendingApprove: CliCommand = {

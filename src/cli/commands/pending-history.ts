@@ -4,7 +4,7 @@ import type { HistoryFilter } from '../../suspension/audit';
 import { STORE_OPTIONS, type CliCommand } from '../command';
 import { EXIT } from '../exit-codes';
 import { historyTable } from '../format';
-import { CliProblem } from '../session';
+import { CliProblem } from '../target';
 
 /** `pending history`: the audit trail, newest settlement first. */
 export const pendingHistory: CliCommand = {

@@ -4,7 +4,7 @@ import type { SuspensionFilter } from '../../suspension/store';
 import { STORE_OPTIONS, type CliCommand } from '../command';
 import { EXIT } from '../exit-codes';
 import { callsTable } from '../format';
-import { CliProblem } from '../session';
+import { CliProblem } from '../target';
 
 /** `pending list`: open suspensions (or those of `--status`), oldest first. */
 export const pendingList: CliCommand = {

@@ -8,7 +8,7 @@ import type { AgentRunner } from '../../runner/agent-runner';
 import type { ResumeCoordinator } from '../../suspension/coordinator';
 import { STORE_OPTIONS, type CliCommand } from '../command';
 import { EXIT } from '../exit-codes';
-import { CliProblem } from '../session';
+import { CliProblem } from '../target';
 
 /** How `serve` signs people in: a bearer token, or nobody on a loopback-only inbox. */
 export type ServeAuth = 'token' | 'none-local-only';

@@ -11,12 +11,12 @@ const MIN_WORD = 8;
  * `Authorization`) shows nothing of it. The forms a secret is likely echoed in are masked too:
  * the token after a scheme word, Basic credentials decoded, URL-encoded.
  */
-export class SecretMask {
+export class SecretRedactor {
   private secrets: string[];
   private readonly known: Set<string>;
 
   constructor(values: Iterable<string>) {
-    this.secrets = SecretMask.forms(values);
+    this.secrets = SecretRedactor.forms(values);
     this.known = new Set(this.secrets);
   }
 
@@ -26,7 +26,7 @@ export class SecretMask {
    * not a rebuild of the list.
    */
   add(values: Iterable<string>): void {
-    const fresh = SecretMask.forms(values).filter((form) => !this.known.has(form));
+    const fresh = SecretRedactor.forms(values).filter((form) => !this.known.has(form));
     if (fresh.length === 0) return;
     for (const form of fresh) this.known.add(form);
     this.secrets = [...this.known].sort((a, b) => b.length - a.length);

@@ -31,7 +31,7 @@ import { McpConfigError, McpConnectionError, McpLoginError, McpLoginRequiredErro
 import { loginOutcome, LoginOAuthProvider, oauthProvider, type LoginOutcome, type StoredOAuthProvider } from './oauth/providers';
 import { BoundedOAuthFetch } from './oauth/fetch';
 import { DEFAULT_OAUTH_RESPONSE_BYTES, type McpOAuthOptions } from './oauth/store';
-import { SecretMask } from './mask';
+import { SecretRedactor } from './mask';
 import { fromMcpResult } from '../results';
 import { endMcpCall, startMcpClientCall, type McpCallSite } from '../../telemetry/mcp';
 import type { TelemetryOption } from '../../telemetry/options';
@@ -142,7 +142,7 @@ interface Connection {
   /** The HTTP transport that answered the first time; a reconnect uses it again. */
   http?: 'http' | 'sse';
   /** The server's configured secrets, masked in everything made from what it says. */
-  readonly mask: SecretMask;
+  readonly mask: SecretRedactor;
 }
 
 /**
@@ -189,7 +189,7 @@ export class McpToolSource {
   /** Servers `connect` found needing a login: what `finishLogin` connects them with. */
   private readonly logins = new Map<
     string,
-    { spec: McpServerSpec; mask: SecretMask; transport: StreamableHTTPClientTransport | SSEClientTransport }
+    { spec: McpServerSpec; mask: SecretRedactor; transport: StreamableHTTPClientTransport | SSEClientTransport }
   >();
 
   constructor(options: McpToolSourceOptions) {
@@ -223,7 +223,7 @@ export class McpToolSource {
     const outcomes = await Promise.all(
       this.entries.map(async (entry): Promise<{ server: string; error: Error } | { server: string; tools: FunctionTool[] }> => {
         if ('error' in entry) return { server: entry.name, error: entry.error };
-        const mask = new SecretMask(entry.spec.secrets);
+        const mask = new SecretRedactor(entry.spec.secrets);
         try {
           return { server: entry.name, tools: await this.open(entry.name, entry.spec, mask) };
         } catch (error) {
@@ -450,7 +450,7 @@ export class McpToolSource {
   }
 
   /** Connects, lists every page of tools within the time and page limits, and defines them; nothing is kept on failure. */
-  private async open(name: string, spec: McpServerSpec, mask: SecretMask): Promise<FunctionTool[]> {
+  private async open(name: string, spec: McpServerSpec, mask: SecretRedactor): Promise<FunctionTool[]> {
     const connection: Connection = { name, spec, client: this.newClient(name), stderr: '', active: new Set(), mask };
     const connectTimeoutMs = spec.timeoutMs ?? this.options.connectTimeoutMs;
     const deadline = performance.now() + connectTimeoutMs;
@@ -624,7 +624,7 @@ export class McpToolSource {
   }
 
   /** The OAuth provider of a remote server the `oauth` option covers; made once per server. */
-  private providerOf(server: string, spec: McpServerSpec, mask: SecretMask): StoredOAuthProvider | undefined {
+  private providerOf(server: string, spec: McpServerSpec, mask: SecretRedactor): StoredOAuthProvider | undefined {
     if (spec.transport === 'stdio') return undefined;
     const own = spec.oauth;
     const oauth = this.options.oauth;
@@ -652,7 +652,7 @@ export class McpToolSource {
    * What OAuth itself failed with, if it did: an OAuth response over the bound (whatever the
    * SDK made of it), or, for a grant that needs no person, the authorization server's refusal.
    */
-  private oauthFailure(server: string, error: unknown, mask: SecretMask): Error | undefined {
+  private oauthFailure(server: string, error: unknown, mask: SecretRedactor): Error | undefined {
     const bounded = this.oauthFetches.get(server);
     const tripped = bounded?.tripped;
     if (bounded && tripped) {

@@ -1,3 +1,3 @@
 export type { ModelCall, BeforeModel, AfterModel } from './hooks';
-export { trimToTokens, summarizeOlder, trimTurns, roughTokens } from './trim';
+export { trimToTokens, summarizeOlder, trimExchanges, roughTokens } from './trim';
 export type { TrimOptions, SummarizeOptions, TokenEstimate } from './trim';

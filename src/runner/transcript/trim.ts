@@ -29,7 +29,7 @@ export function turnsOf(messages: readonly ChatMessage[]): ChatMessage[][] {
 }
 
 /** The oldest turns left out until the rest fits `maxTokens`; the latest turn is always kept. Returns the kept and the dropped. */
-export function trimTurns(
+export function trimExchanges(
   messages: readonly ChatMessage[],
   maxTokens: number,
   estimate: TokenEstimate = roughTokens,
@@ -66,7 +66,7 @@ function checkBudget(maxTokens: unknown, name: string): void {
 export function trimToTokens(options: TrimOptions): BeforeModel {
   checkBudget(options?.maxTokens, 'trimToTokens');
   const estimate = options.estimate ?? roughTokens;
-  return (call: ModelCall) => ({ ...call, messages: trimTurns(call.messages, options.maxTokens, estimate).kept });
+  return (call: ModelCall) => ({ ...call, messages: trimExchanges(call.messages, options.maxTokens, estimate).kept });
 }
 
 /** Options of {@link summarizeOlder}. */
@@ -96,7 +96,7 @@ export function summarizeOlder(options: SummarizeOptions): BeforeModel {
   const maxSource = options.maxSourceChars ?? 100_000;
   let cached: { key: string; summary: string } | undefined;
   return async (call: ModelCall) => {
-    const { kept, dropped } = trimTurns(call.messages, options.maxTokens, estimate);
+    const { kept, dropped } = trimExchanges(call.messages, options.maxTokens, estimate);
     if (dropped.length === 0) return call;
     const source = dropped.map(render).join('\n').slice(-maxSource);
     const key = `${dropped.length}:${source.length}:${source.slice(-200)}`;

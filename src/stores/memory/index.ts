@@ -1,3 +1,3 @@
-/** The in-memory store: `import { MemoryPendingStore } from 'toolnexus-ts/memory'`. */
-export { MemoryPendingStore } from './store';
-export type { MemoryPendingStoreOptions } from './store';
+/** The in-memory store: `import { MemoryStore } from 'toolnexus-ts/memory'`. */
+export { MemoryStore } from './store';
+export type { MemoryStoreOptions } from './store';

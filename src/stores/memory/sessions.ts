@@ -2,7 +2,7 @@ import { jsonCopy } from '../json';
 import type { SessionFilter, SessionStore, SessionSummary, StoredSession } from '../../sessions/store';
 import { checkSession, checkSessionFilter, checkSessionId } from '../../sessions/validate';
 
-/** The sessions of a `MemoryPendingStore`: JSON copies in a map, so it behaves as the durable stores do. */
+/** The sessions of a `MemoryStore`: JSON copies in a map, so it behaves as the durable stores do. */
 export class MemorySessions implements SessionStore {
   private readonly sessions = new Map<string, StoredSession>();
 

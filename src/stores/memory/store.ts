@@ -1,4 +1,4 @@
-import { DuplicateSuspensionError, InvalidArgumentError, PendingStoreError } from '../../errors';
+import { DuplicateSuspensionError, InvalidArgumentError, StoreError } from '../../errors';
 import { systemClock, type Clock } from '../../timing/clock';
 import type { Answer } from '../../results/wire';
 import type { HistoryFilter, Audit } from '../../suspension/audit';
@@ -23,8 +23,8 @@ interface Entry {
   leaseUntilMs?: number;
 }
 
-/** Options of {@link MemoryPendingStore}. */
-export interface MemoryPendingStoreOptions {
+/** Options of {@link MemoryStore}. */
+export interface MemoryStoreOptions {
   /** Where leases and claim instants take their time from. Default: the system clock. */
   clock?: Clock;
 }
@@ -32,14 +32,14 @@ export interface MemoryPendingStoreOptions {
 /**
  * Keeps suspended calls in this process's memory: the default store, for hosts that
  * resolve in the same process and tests. Nothing survives a restart; use
- * {@link SqlitePendingStore} (or a Postgres store) for that.
+ * {@link SqliteStore} (or a Postgres store) for that.
  *
  * Values are stored as JSON copies, so it behaves exactly like a durable store: what
  * comes back is what JSON can carry, and callers cannot mutate what is stored. Leases, and
  * the claim's instant that expiry is judged by, are read from `options.clock` (the system
  * clock by default), the only clock its callers share; tests pass a fake one.
  */
-export class MemoryPendingStore implements SuspensionStore, RunStore, SessionStore {
+export class MemoryStore implements SuspensionStore, RunStore, SessionStore {
   private readonly clock: Clock;
   private readonly calls = new Map<string, Entry>();
   private readonly runs = new Map<string, RunCheckpoint>();
@@ -48,10 +48,10 @@ export class MemoryPendingStore implements SuspensionStore, RunStore, SessionSto
   /** Sessions (docs/chat.md); their code is src/sessions/stores/memory.ts. */
   private readonly sessions = new MemorySessions(() => this.assertOpen());
 
-  constructor(options: MemoryPendingStoreOptions = {}) {
+  constructor(options: MemoryStoreOptions = {}) {
     const clock = options.clock ?? systemClock;
     if (typeof clock !== 'object' || clock === null || typeof clock.now !== 'function')
-      throw new InvalidArgumentError('MemoryPendingStore: clock must be a Clock { now, setTimeout, clearTimeout }');
+      throw new InvalidArgumentError('MemoryStore: clock must be a Clock { now, setTimeout, clearTimeout }');
     this.clock = clock;
   }
 
@@ -215,6 +215,6 @@ export class MemoryPendingStore implements SuspensionStore, RunStore, SessionSto
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new PendingStoreError('the memory pending store is closed');
+    if (this.closed) throw new StoreError('the memory pending store is closed');
   }
 }

@@ -1,4 +1,4 @@
-import { PendingStoreError, StoreUnavailableError } from '../../errors';
+import { StoreError, StoreUnavailableError } from '../../errors';
 import { messageOf } from '../../errors/message';
 
 /** Errors that mean "the database could not be reached or dropped the connection", not "the request was wrong". */
@@ -20,11 +20,11 @@ const DISCONNECT_MESSAGE =
 
 /**
  * What a failed query means to the caller: {@link StoreUnavailableError} when the database
- * was away (retry later, nothing stored was lost), {@link PendingStoreError} when it refused
+ * was away (retry later, nothing stored was lost), {@link StoreError} when it refused
  * the request. Errors the store raised itself pass through.
  */
 export function translate(error: unknown, operation: string): Error {
-  if (error instanceof PendingStoreError) return error;
+  if (error instanceof StoreError) return error;
   if (isUnavailable(error)) {
     return new StoreUnavailableError(
       `PostgreSQL was unavailable during the ${operation} (${messageOf(error)}). ` +
@@ -32,7 +32,7 @@ export function translate(error: unknown, operation: string): Error {
       { cause: error },
     );
   }
-  return new PendingStoreError(`PostgreSQL rejected the ${operation}: ${messageOf(error)}`, { cause: error });
+  return new StoreError(`PostgreSQL rejected the ${operation}: ${messageOf(error)}`, { cause: error });
 }
 
 /** True when the server, not the request, is the problem. */

@@ -1,5 +1,5 @@
 /*
- * The public option types of PostgresPendingStore. They name no type of `pg`, so that the
+ * The public option types of PostgresStore. They name no type of `pg`, so that the
  * package's declarations type-check without `@types/pg` (with `skipLibCheck: false` too),
  * whether the store is imported from the root or from `toolnexus-ts/postgres`; a real
  * `pg.Pool` and `pg.PoolConfig` are assignable to them.
@@ -69,7 +69,7 @@ export interface PostgresStoreCommonOptions {
   /**
    * Create or upgrade the tables on first use (default `true`). Set `false` where the
    * service's database role may not run DDL: the tables must then be created beforehand
-   * (by a privileged run of {@link PostgresPendingStore.ensureSchema}), and first use only
+   * (by a privileged run of {@link PostgresStore.ensureSchema}), and first use only
    * checks that their version is the one this library expects.
    */
   autoMigrate?: boolean;
@@ -103,5 +103,5 @@ export interface PostgresStoreSharedPoolOptions extends PostgresStoreCommonOptio
   poolConfig?: undefined;
 }
 
-/** Options of {@link PostgresPendingStore}: a connection string / pool settings, or an existing `pg.Pool`. */
-export type PostgresPendingStoreOptions = PostgresStoreConnectionOptions | PostgresStoreSharedPoolOptions;
+/** Options of {@link PostgresStore}: a connection string / pool settings, or an existing `pg.Pool`. */
+export type PostgresStoreOptions = PostgresStoreConnectionOptions | PostgresStoreSharedPoolOptions;

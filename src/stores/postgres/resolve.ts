@@ -1,7 +1,7 @@
 import type { Pool, PoolConfig } from 'pg';
 import { InvalidArgumentError } from '../../errors';
 import { loadOptionalPeer } from '../peer';
-import type { PostgresPendingStoreOptions } from './options';
+import type { PostgresStoreOptions } from './options';
 
 /**
  * `pg` is loaded when a store first builds its own pool, not when the package is imported:
@@ -11,7 +11,7 @@ import type { PostgresPendingStoreOptions } from './options';
  */
 function loadPg(): typeof import('pg') {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer, required when a store is built, not at import
-  return loadOptionalPeer<typeof import('pg')>(() => require('pg'), 'pg', 'npm install pg', 'PostgresPendingStore');
+  return loadOptionalPeer<typeof import('pg')>(() => require('pg'), 'pg', 'npm install pg', 'PostgresStore');
 }
 
 /** The options checked, with their defaults, and the pool the store uses. */
@@ -39,9 +39,9 @@ const LONGEST_NAME_SUFFIX = 'suspensions_status_idx';
  * Checks the options (throwing InvalidArgumentError before anything touches the database)
  * and creates the pool unless one is shared.
  */
-export function resolveOptions(options: PostgresPendingStoreOptions): ResolvedOptions {
+export function resolveOptions(options: PostgresStoreOptions): ResolvedOptions {
   if (options === null || typeof options !== 'object') {
-    throw new InvalidArgumentError('PostgresPendingStore needs options: { connectionString } or { poolConfig } or { pool }');
+    throw new InvalidArgumentError('PostgresStore needs options: { connectionString } or { poolConfig } or { pool }');
   }
   const schema = checkIdentifier(options.schema ?? 'public', 'schema', '');
   const tablePrefix = checkIdentifier(options.tablePrefix ?? 'toolnexus_', 'tablePrefix', LONGEST_NAME_SUFFIX);
@@ -49,35 +49,35 @@ export function resolveOptions(options: PostgresPendingStoreOptions): ResolvedOp
   const completeRetryMs = options.completeRetryMs ?? DEFAULT_COMPLETE_RETRY_MS;
   if (typeof completeRetryMs !== 'number' || !Number.isFinite(completeRetryMs) || completeRetryMs < 0) {
     throw new InvalidArgumentError(
-      `PostgresPendingStore: completeRetryMs must be a non-negative number of milliseconds, got ${String(options.completeRetryMs)}`,
+      `PostgresStore: completeRetryMs must be a non-negative number of milliseconds, got ${String(options.completeRetryMs)}`,
     );
   }
   const common = { schema, tablePrefix, autoMigrate, completeRetryMs };
 
   if (options.pool !== undefined) {
     if (options.connectionString !== undefined || options.poolConfig !== undefined) {
-      throw new InvalidArgumentError('PostgresPendingStore: give either an existing pool or connection settings, not both');
+      throw new InvalidArgumentError('PostgresStore: give either an existing pool or connection settings, not both');
     }
     // Duck-typed: a service may load its own copy of `pg`, whose Pool is another class.
     const pool = options.pool as unknown as Partial<Pool>;
     if (typeof pool !== 'object' || pool === null || typeof pool.query !== 'function' || typeof pool.connect !== 'function') {
-      throw new InvalidArgumentError('PostgresPendingStore: options.pool must be a pg.Pool (with query() and connect())');
+      throw new InvalidArgumentError('PostgresStore: options.pool must be a pg.Pool (with query() and connect())');
     }
     return { ...common, pool: pool as Pool, ownsPool: false };
   }
   const { connectionString, poolConfig } = options;
   if (connectionString === undefined && poolConfig === undefined) {
-    throw new InvalidArgumentError('PostgresPendingStore needs options: { connectionString } or { poolConfig } or { pool }');
+    throw new InvalidArgumentError('PostgresStore needs options: { connectionString } or { poolConfig } or { pool }');
   }
   if (connectionString !== undefined && (typeof connectionString !== 'string' || connectionString.trim() === '')) {
-    throw new InvalidArgumentError('PostgresPendingStore: connectionString must be a non-empty postgres:// URL');
+    throw new InvalidArgumentError('PostgresStore: connectionString must be a non-empty postgres:// URL');
   }
   // pg reads any URL's host and port and ignores its scheme: a mysql:// URL would be tried as
   // PostgreSQL and reported as unavailable, so a scheme that is not PostgreSQL's is refused here.
   const scheme = connectionString === undefined ? undefined : /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(connectionString.trim())?.[1];
   if (scheme !== undefined && !POSTGRES_SCHEMES.includes(scheme.toLowerCase())) {
     throw new InvalidArgumentError(
-      `PostgresPendingStore: connectionString has the scheme ${JSON.stringify(`${scheme}:`)}, which is not PostgreSQL: ` +
+      `PostgresStore: connectionString has the scheme ${JSON.stringify(`${scheme}:`)}, which is not PostgreSQL: ` +
         'give a postgres:// or postgresql:// URL (or socket:/path for a Unix socket)',
     );
   }
@@ -97,12 +97,12 @@ export function resolveOptions(options: PostgresPendingStoreOptions): ResolvedOp
 function checkIdentifier(value: unknown, option: string, longestSuffix: string): string {
   if (typeof value !== 'string' || !IDENTIFIER.test(value)) {
     throw new InvalidArgumentError(
-      `PostgresPendingStore: ${option} must be letters, digits and underscores, not starting with a digit; got ${JSON.stringify(value)}`,
+      `PostgresStore: ${option} must be letters, digits and underscores, not starting with a digit; got ${JSON.stringify(value)}`,
     );
   }
   if (value.length + longestSuffix.length > MAX_IDENTIFIER_BYTES) {
     throw new InvalidArgumentError(
-      `PostgresPendingStore: ${option} ${JSON.stringify(value)} is too long: at most ${MAX_IDENTIFIER_BYTES - longestSuffix.length} characters (PostgreSQL names are limited to ${MAX_IDENTIFIER_BYTES} bytes)`,
+      `PostgresStore: ${option} ${JSON.stringify(value)} is too long: at most ${MAX_IDENTIFIER_BYTES - longestSuffix.length} characters (PostgreSQL names are limited to ${MAX_IDENTIFIER_BYTES} bytes)`,
     );
   }
   return value;

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import { PendingStoreError } from '../../errors';
+import { StoreError } from '../../errors';
 import { isUnavailable, translate } from './errors';
 import { quoteIdentifier } from './resolve';
 import { sessionsPostgresDdl } from './sessions';
@@ -38,10 +38,10 @@ export async function prepareTables(pool: Pool, tables: Tables, mayMigrate: bool
     if (!mayMigrate) {
       const version = await storedVersion(client, tables);
       if (version !== POSTGRES_STORE_SCHEMA_VERSION) {
-        throw new PendingStoreError(
+        throw new StoreError(
           version === undefined
-            ? `PostgresPendingStore: no tables under ${tables.versions} and autoMigrate is off; create them with ensureSchema() from a role allowed to run DDL`
-            : `PostgresPendingStore: tables under ${tables.schema} are at layout version ${version}, this library needs ${POSTGRES_STORE_SCHEMA_VERSION}`,
+            ? `PostgresStore: no tables under ${tables.versions} and autoMigrate is off; create them with ensureSchema() from a role allowed to run DDL`
+            : `PostgresStore: tables under ${tables.schema} are at layout version ${version}, this library needs ${POSTGRES_STORE_SCHEMA_VERSION}`,
         );
       }
       return;
@@ -78,8 +78,8 @@ async function migrate(client: PoolClient, tables: Tables): Promise<void> {
   );
   const current = (await storedVersion(client, tables)) ?? 0;
   if (current > POSTGRES_STORE_SCHEMA_VERSION) {
-    throw new PendingStoreError(
-      `PostgresPendingStore: tables under ${tables.schema} are at layout version ${current}, written by a newer toolnexus-ts; ` +
+    throw new StoreError(
+      `PostgresStore: tables under ${tables.schema} are at layout version ${current}, written by a newer toolnexus-ts; ` +
         `this one knows up to ${POSTGRES_STORE_SCHEMA_VERSION} and will not touch them`,
     );
   }
@@ -170,6 +170,6 @@ function migrationTo(version: number, { schema, prefix, suspensions, runs }: Tab
         ...sessionsPostgresDdl(schema, prefix),
       ];
     default:
-      throw new PendingStoreError(`PostgresPendingStore: no migration to layout version ${version}`);
+      throw new StoreError(`PostgresStore: no migration to layout version ${version}`);
   }
 }

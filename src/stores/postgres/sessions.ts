@@ -36,7 +36,7 @@ export function sessionsPostgresDdl(schema: string, prefix: string): string[] {
   ];
 }
 
-/** The sessions of a `PostgresPendingStore`, in its schema. */
+/** The sessions of a `PostgresStore`, in its schema. */
 export class PostgresSessions implements SessionStore {
   constructor(
     private readonly table: string,

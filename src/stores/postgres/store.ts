@@ -1,5 +1,5 @@
 import type { Pool, QueryResultRow } from 'pg';
-import { DuplicateSuspensionError, PendingStoreError, StoreUnavailableError } from '../../errors';
+import { DuplicateSuspensionError, StoreError, StoreUnavailableError } from '../../errors';
 import type { Answer } from '../../results/wire';
 import type { HistoryFilter, Audit } from '../../suspension/audit';
 import type {
@@ -14,7 +14,7 @@ import { toJson } from '../json';
 import { callOf, parseStored, rowOf, type SuspensionRow } from '../rows';
 import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../suspension/validate';
 import { isUniqueViolation, translate } from './errors';
-import type { PostgresPendingStoreOptions } from './options';
+import type { PostgresStoreOptions } from './options';
 import { resolveOptions } from './resolve';
 import { prepareTables, tablesOf, type Tables } from './schema';
 import { sleep } from '../../timing/sleep';
@@ -115,12 +115,12 @@ interface RunRow {
  * retries once the database is back.
  *
  * @example
- * const store = new PostgresPendingStore({ connectionString: process.env.DATABASE_URL, schema: 'agents' });
+ * const store = new PostgresStore({ connectionString: process.env.DATABASE_URL, schema: 'agents' });
  * const coordinator = new ResumeCoordinator({ toolkit, store });
  * // ... on shutdown:
  * await store.close();
  */
-export class PostgresPendingStore implements SuspensionStore, RunStore, SessionStore {
+export class PostgresStore implements SuspensionStore, RunStore, SessionStore {
   private readonly pool: Pool;
   private readonly ownsPool: boolean;
   private readonly autoMigrate: boolean;
@@ -131,7 +131,7 @@ export class PostgresPendingStore implements SuspensionStore, RunStore, SessionS
   private readonly sessions: PostgresSessions;
   private closed = false;
 
-  constructor(options: PostgresPendingStoreOptions) {
+  constructor(options: PostgresStoreOptions) {
     const resolved = resolveOptions(options);
     this.pool = resolved.pool;
     this.ownsPool = resolved.ownsPool;
@@ -275,7 +275,7 @@ export class PostgresPendingStore implements SuspensionStore, RunStore, SessionS
         const result = await this.query<{ settled: number }>(`completion of suspension ${claim.id}`, text, values);
         return result.rows[0]?.settled === 1;
       } catch (error) {
-        if (nextRow && isUniqueViolation(error instanceof PendingStoreError ? error.cause : error))
+        if (nextRow && isUniqueViolation(error instanceof StoreError ? error.cause : error))
           throw new DuplicateSuspensionError(nextRow.id);
         if (!(error instanceof StoreUnavailableError) || this.closed || Date.now() + pause > giveUpAt) throw error;
         await sleep(pause);
@@ -389,6 +389,6 @@ export class PostgresPendingStore implements SuspensionStore, RunStore, SessionS
   }
 }
 
-function closedError(): PendingStoreError {
-  return new PendingStoreError('PostgresPendingStore is closed');
+function closedError(): StoreError {
+  return new StoreError('PostgresStore is closed');
 }

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { PendingStoreError } from '../../errors';
+import { StoreError } from '../../errors';
 import { SESSIONS_SQLITE_DDL } from './sessions';
 import { SQLITE_SCHEMA_VERSION } from './version';
 
@@ -80,13 +80,13 @@ export function migrate(db: Database.Database, filename: string): void {
     const row = db.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: number | null };
     const current = row.version ?? 0;
     if (current > SQLITE_SCHEMA_VERSION) {
-      throw new PendingStoreError(
+      throw new StoreError(
         `SQLite file ${filename} has pending-store schema version ${current}; this library reads up to ${SQLITE_SCHEMA_VERSION}`,
       );
     }
     for (let version = current + 1; version <= SQLITE_SCHEMA_VERSION; version++) {
       const step = STEPS[version];
-      if (step === undefined) throw new PendingStoreError(`SQLite pending store: no migration to schema version ${version}`);
+      if (step === undefined) throw new StoreError(`SQLite pending store: no migration to schema version ${version}`);
       db.exec(step);
       db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(version);
     }

@@ -33,7 +33,7 @@ interface SessionRow {
   updated_at: string;
 }
 
-/** The sessions of a `SqlitePendingStore`, in the same file. */
+/** The sessions of a `SqliteStore`, in the same file. */
 export class SqliteSessions implements SessionStore {
   private readonly insert: Database.Statement;
   private readonly update: Database.Statement;

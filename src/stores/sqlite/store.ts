@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { closeSync, constants, openSync } from 'node:fs';
-import { DuplicateSuspensionError, PendingStoreError, ToolnexusError } from '../../errors';
+import { DuplicateSuspensionError, StoreError, ToolnexusError } from '../../errors';
 import { messageOf } from '../../errors/message';
 import type { Answer } from '../../results/wire';
 import type { HistoryFilter, Audit } from '../../suspension/audit';
@@ -31,7 +31,7 @@ function loadBetterSqlite3(): typeof Database {
     () => require('better-sqlite3'),
     'better-sqlite3',
     'npm install better-sqlite3@12',
-    'SqlitePendingStore',
+    'SqliteStore',
   );
 }
 
@@ -51,8 +51,8 @@ function createPrivately(filename: string): void {
   }
 }
 
-/** Options of a {@link SqlitePendingStore}. */
-export interface SqlitePendingStoreOptions {
+/** Options of a {@link SqliteStore}. */
+export interface SqliteStoreOptions {
   /** The database file; created with its schema on first open. `:memory:` works for one process. */
   filename: string;
   /** How long a write waits for another process's lock before failing. Default 5000 ms. */
@@ -84,11 +84,11 @@ interface RunRow {
  *
  * @example
  * ```ts
- * const store = new SqlitePendingStore({ filename: './suspensions.db' })
+ * const store = new SqliteStore({ filename: './suspensions.db' })
  * const coordinator = new ResumeCoordinator({ toolkit, store })
  * ```
  */
-export class SqlitePendingStore implements SuspensionStore, RunStore, SessionStore {
+export class SqliteStore implements SuspensionStore, RunStore, SessionStore {
   /** The database file this store opened. */
   readonly filename: string;
   private readonly db: Database.Database;
@@ -100,16 +100,16 @@ export class SqlitePendingStore implements SuspensionStore, RunStore, SessionSto
   private readonly sessions: SqliteSessions;
   private closed = false;
 
-  constructor(options: SqlitePendingStoreOptions | string) {
+  constructor(options: SqliteStoreOptions | string) {
     const { filename, busyTimeoutMs = 5000, synchronous = 'full' } = typeof options === 'string' ? { filename: options } : options;
-    if (typeof filename !== 'string' || filename === '') throw new PendingStoreError('SqlitePendingStore needs a filename');
+    if (typeof filename !== 'string' || filename === '') throw new StoreError('SqliteStore needs a filename');
     this.filename = filename;
     const Driver = loadBetterSqlite3();
     createPrivately(filename);
     try {
       this.db = new Driver(filename, { timeout: busyTimeoutMs });
     } catch (error) {
-      throw new PendingStoreError(`cannot open SQLite file ${filename}: ${messageOf(error)}`, { cause: error });
+      throw new StoreError(`cannot open SQLite file ${filename}: ${messageOf(error)}`, { cause: error });
     }
     try {
       this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
@@ -121,7 +121,7 @@ export class SqlitePendingStore implements SuspensionStore, RunStore, SessionSto
     } catch (error) {
       this.db.close();
       if (error instanceof ToolnexusError) throw error;
-      throw new PendingStoreError(`cannot use SQLite file ${filename} as a pending store: ${messageOf(error)}`, { cause: error });
+      throw new StoreError(`cannot use SQLite file ${filename} as a pending store: ${messageOf(error)}`, { cause: error });
     }
     // The clock is SQLite's, read by the claiming statement once the write lock is held, so a
     // wait for another writer neither shortens the lease granted nor judges the old one by a
@@ -328,7 +328,7 @@ export class SqlitePendingStore implements SuspensionStore, RunStore, SessionSto
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new PendingStoreError(`the SQLite pending store ${this.filename} is closed`);
+    if (this.closed) throw new StoreError(`the SQLite pending store ${this.filename} is closed`);
   }
 
   private run<T>(work: () => T, what: string): T {
@@ -336,7 +336,7 @@ export class SqlitePendingStore implements SuspensionStore, RunStore, SessionSto
       return work();
     } catch (error) {
       if (error instanceof ToolnexusError) throw error;
-      throw new PendingStoreError(`SQLite pending store ${this.filename} could not ${what}: ${messageOf(error)}`, { cause: error });
+      throw new StoreError(`SQLite pending store ${this.filename} could not ${what}: ${messageOf(error)}`, { cause: error });
     }
   }
 }

@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { McpConfigError, McpLoginError, McpLoginStateError, McpOAuthResponseTooLargeError } from '../../errors';
-import type { SecretMask } from '../mask';
+import type { SecretRedactor } from '../mask';
 import { ClientAssertionSigner } from './assertion';
 import type { FetchLike } from './fetch';
 import type {
@@ -35,7 +35,7 @@ export abstract class StoredOAuthProvider implements OAuthClientProvider {
     protected readonly server: string,
     protected readonly options: McpOAuthOptions,
     /** The server's mask: told every secret this provider reads, saves or makes. */
-    protected readonly mask: SecretMask,
+    protected readonly mask: SecretRedactor,
   ) {}
 
   abstract get redirectUrl(): string | undefined;
@@ -139,7 +139,7 @@ export class LoginOAuthProvider extends StoredOAuthProvider {
   constructor(
     server: string,
     protected override readonly options: McpOAuthLoginOptions,
-    mask: SecretMask,
+    mask: SecretRedactor,
   ) {
     super(server, options, mask);
     if (options.clientMetadataUrl !== undefined) this.clientMetadataUrl = options.clientMetadataUrl;
@@ -197,7 +197,7 @@ export class ClientCredentialsOAuthProvider extends StoredOAuthProvider {
   constructor(
     server: string,
     protected override readonly options: McpOAuthClientCredentialsOptions,
-    mask: SecretMask,
+    mask: SecretRedactor,
   ) {
     super(server, options, mask);
     if ((options.clientSecret === undefined) === (options.privateKey === undefined))
@@ -245,7 +245,7 @@ export class CrossAppOAuthProvider extends StoredOAuthProvider {
   constructor(
     server: string,
     protected override readonly options: McpOAuthCrossAppOptions,
-    mask: SecretMask,
+    mask: SecretRedactor,
     private readonly serverUrl: string,
     /** The bounded fetch: the IdP's answer is read like any other OAuth response. */
     private readonly fetchFn: FetchLike,
@@ -338,7 +338,7 @@ export function oauthProvider(
   server: string,
   serverUrl: string,
   options: McpOAuthOptions,
-  mask: SecretMask,
+  mask: SecretRedactor,
   fetchFn: FetchLike,
 ): StoredOAuthProvider {
   if (options.grant === 'client_credentials') return new ClientCredentialsOAuthProvider(server, options, mask);

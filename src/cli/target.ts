@@ -14,7 +14,7 @@ import { checkPostgresTables } from '../stores/postgres/tables';
 import { openStore, parseStoreSpec, shownSpec } from './store-spec';
 
 /** What a `pending` command works with: the store, a coordinator over it, and who is acting. */
-export interface Session {
+export interface CliTarget {
   store: SuspensionStore & RunStore;
   coordinator: ResumeCoordinator;
   /** True when `--tools` registered the tools: approving (which replays the call) needs them. */
@@ -47,7 +47,7 @@ export class CliProblem extends Error {
 }
 
 /** Opens the store and the tools the options name. */
-export async function openSession(values: Record<string, string | boolean | undefined>, io: CliIo): Promise<Session> {
+export async function openTarget(values: Record<string, string | boolean | undefined>, io: CliIo): Promise<CliTarget> {
   const spec = typeof values.store === 'string' ? values.store : io.env.TOOLNEXUS_STORE;
   if (spec === undefined || spec === '')
     throw new CliProblem('no store: pass --store sqlite:./file.db or --store postgres://… (or set TOOLNEXUS_STORE)', 2);
@@ -74,7 +74,7 @@ export async function openSession(values: Record<string, string | boolean | unde
     const tools = toolsPath
       ? await coordinatorFromModule(toolsPath, io.cwd, store, bindingKey)
       : { coordinator: new ResumeCoordinator({ toolkit: new Toolkit(), store, ...(bindingKey ? { bindingKey } : {}) }) };
-    const session: Session = {
+    const session: CliTarget = {
       store,
       ...tools,
       hasTools: toolsPath !== undefined,
