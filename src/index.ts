@@ -98,7 +98,7 @@ export { answerAs } from './root-lazy';
 export type { AnswerAsOptions, Answered } from './runner';
 export { OpenAIResponsesModel, GeminiModel } from './root-lazy';
 export type { OpenAIResponsesModelOptions, GeminiModelOptions } from './runner';
-// A RunResult fit to return to a client: @Sensitive values masked in every copy (docs/agents.md).
+// A RunResult fit to return to a client: @Sensitive values redacted in every copy (docs/agents.md).
 export { redactRun } from './root-lazy';
 export type { ToolCallStatus } from './runner';
 export type {

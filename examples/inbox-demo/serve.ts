@@ -1,6 +1,6 @@
 /**
  * `npm run inbox`: the approvals inbox on 127.0.0.1 with work waiting in it. A scripted agent
- * run halts on a transfer that needs approval (its IBAN is `@Sensitive()`: the page masks it),
+ * run halts on a transfer that needs approval (its IBAN is `@Sensitive()`: the page redacts it),
  * another asks for shipping details through a form. Open the printed URL, sign in with the
  * printed token, approve or decline: the run resumes in this process. Ctrl-C stops it.
  * (Not run by `npm run examples`, since it serves until stopped; test/inbox/demo.test.ts runs it.)

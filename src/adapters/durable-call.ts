@@ -49,7 +49,7 @@ export class DurableCall {
 
   /**
    * {@link needsApproval}, answered with the approval request itself (as shown to a person:
-   * `@Sensitive()` values masked in its prompt), or undefined when the call needs none.
+   * `@Sensitive()` values redacted in its prompt), or undefined when the call needs none.
    */
   async approvalRequest(callId: string, input: unknown, state: unknown): Promise<PendingRequest | undefined> {
     const asked = await this.askApproval(callId, input, state);

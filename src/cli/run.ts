@@ -72,7 +72,7 @@ const COMMON_HELP = `Options every command takes:
   --tools MODULE      a CommonJS module exporting createRunner(store), createCoordinator(store) or a
                       Toolkit as \`toolkit\` (with createRunner, an answer continues its run here):
                       needed to approve (the call replays here) and to show arguments with
-                      only their @Sensitive fields masked (without it they are masked whole)
+                      only their @Sensitive fields redacted (without it they are redacted whole)
   --as NAME           who answers, recorded as cli:NAME (default: the OS user)
   --json              machine-readable output
   $TOOLNEXUS_BINDING_KEY  the bindingKey your coordinator uses, if any

@@ -25,7 +25,7 @@ export function openStore(spec: StoreSpec, postgres: { schema?: string; tablePre
   return new PostgresStore({ connectionString: spec.connectionString, ...postgres });
 }
 
-/** A spec as messages may show it: a connection string's password masked. */
+/** A spec as messages may show it: a connection string's password redacted. */
 export function shownSpec(spec: string): string {
   return spec.replace(/^([a-z]+:\/\/[^:/@]*:)[^@]*@/i, '$1***@');
 }

@@ -5,7 +5,7 @@ import { SENSITIVE_PROPERTIES } from '../metadata/keys';
  * Marks a DTO property whose value must never be shown: the inbox, the CLI, webhooks and
  * logs print `"[redacted]"` in its place (`toolkit.redact`, docs/operating.md, "Sensitive
  * fields"). The tool itself still receives the value; the store still keeps it, because a
- * replay needs it. On a nested DTO property it masks the whole object.
+ * replay needs it. On a nested DTO property it redacts the whole object.
  *
  * @example
  * ```ts

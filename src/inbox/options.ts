@@ -15,7 +15,7 @@ export interface InboxLogger {
   error(message: string, stack?: string): void;
 }
 
-/** One line the inbox logs: what was done to which suspension, by whom. Arguments are masked; tokens never appear. */
+/** One line the inbox logs: what was done to which suspension, by whom. Arguments are redacted; tokens never appear. */
 export interface InboxLogEntry {
   event: 'answered' | 'cancelled' | 'refused';
   id: string;
@@ -24,7 +24,7 @@ export interface InboxLogEntry {
   principal?: Principal;
   /** The suspension's status afterwards, or the refusal's error code. */
   status: string;
-  /** The call's arguments with sensitive fields masked. */
+  /** The call's arguments with sensitive fields redacted. */
   args?: unknown;
 }
 

@@ -100,7 +100,7 @@ export const PAGE_SCRIPT = String.raw`
     }
   }
 
-  /** What came of an answer, shown until the next one: the tool's result (masked as the list is) and where the run went. */
+  /** What came of an answer, shown until the next one: the tool's result (redacted as the list is) and where the run went. */
   function showOutcome(body) {
     outcome.textContent = '';
     var s = body && body.suspension;

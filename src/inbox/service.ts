@@ -119,8 +119,8 @@ export class InboxService {
       this.announce();
       this.record(action === 'cancel' ? 'cancelled' : 'answered', after, principal, after.status);
       const outcome: AnswerOutcome = { suspension: await this.view(principal, after) };
-      // The run's text may quote an argument: masked like everything else the inbox shows.
-      if (run) outcome.run = { runId: run.runId, status: run.status, text: this.redactor.forCall(after).scrub(run.text) };
+      // The run's text may quote an argument: redacted like everything else the inbox shows.
+      if (run) outcome.run = { runId: run.runId, status: run.status, text: this.redactor.forCall(after).redact(run.text) };
       return outcome;
     } catch (error) {
       this.record(

@@ -4,7 +4,7 @@ import { Redactor } from '../suspension/redact';
 import { inputFields, type InputField } from './input-schema';
 import type { InboxAction } from './rules';
 
-/** One suspension as the inbox's API and page show it: sensitive values masked, nothing stored beyond what helps decide. */
+/** One suspension as the inbox's API and page show it: sensitive values redacted, nothing stored beyond what helps decide. */
 export interface SuspensionView {
   id: string;
   kind: string;
@@ -12,14 +12,14 @@ export interface SuspensionView {
   /** An `authorization` request's URL (http and https only). */
   url?: string;
   expiresAt?: string;
-  /** The request's `data` without its schema, sensitive values masked. */
+  /** The request's `data` without its schema, sensitive values redacted. */
   data?: Record<string, unknown>;
   /** The form an `input`/`question` asks for. */
   fields?: InputField[];
   /** Who or what asked: `data.requestedBy` when the tool said, else the tool in its run. */
   requestedBy?: string;
   tool: string;
-  /** The call's arguments, `@Sensitive()` fields masked. */
+  /** The call's arguments, `@Sensitive()` fields redacted. */
   args: unknown;
   runId?: string;
   callId?: string;
@@ -59,7 +59,7 @@ export function viewOf(call: SuspendedCall, redactor: Redactor, actions: InboxAc
   if (request.data) {
     const { schema: _schema, ...rest } = request.data;
     if (Object.keys(rest).length > 0) view.data = rest;
-    // The form is built from the schema as asked: masking its words could change the fields it asks for.
+    // The form is built from the schema as asked: redacting its words could change the fields it asks for.
     const fields = call.request.data ? inputFields(call.request.data) : undefined;
     if (fields) view.fields = fields;
     if (typeof request.data.requestedBy === 'string') view.requestedBy = request.data.requestedBy;

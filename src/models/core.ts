@@ -6,7 +6,7 @@ import { joinUrl, ModelEndpoint, streamFailure, wholeAsStream } from './shared';
 
 /**
  * The skeleton every HTTP model shares (docs/design.md, "Models"): checks of the options all
- * providers have, the headers, the endpoint (retries, timers, size caps), the scrubbing of
+ * providers have, the headers, the endpoint (retries, timers, size caps), the redacting of
  * every error that leaves the model, and the stream loop (a whole JSON answer replayed as
  * events, the attempt's timer disposed whatever happens). A provider file extends it and
  * supplies only its wire conversion: {@link body}, {@link parse}, {@link readEvents}.
@@ -34,7 +34,7 @@ export abstract class HttpChatModel implements ChatModel {
       const json = await this.endpoint.json(this.body(request, false), request.signal);
       return withResponseModel(this.parse(json), json);
     } catch (error) {
-      throw this.endpoint.scrub(error);
+      throw this.endpoint.redact(error);
     }
   }
 
@@ -42,7 +42,7 @@ export abstract class HttpChatModel implements ChatModel {
     try {
       yield* this.streamEvents(request);
     } catch (error) {
-      throw this.streamEndpoint.scrub(error);
+      throw this.streamEndpoint.redact(error);
     }
   }
 

@@ -91,7 +91,7 @@ export class ModelEndpoint {
    * server echoed it back (in an error body, a stream error event). Models pass every
    * error they throw through here.
    */
-  scrub(error: unknown): unknown {
+  redact(error: unknown): unknown {
     if (this.secrets.length === 0 || !(error instanceof Error)) return error;
     const record = error as unknown as Record<string, unknown>;
     for (const key of ['message', 'stack', 'providerMessage', 'detail', 'bodySnippet']) {

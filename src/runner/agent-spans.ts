@@ -69,8 +69,8 @@ export async function traceChat(
   const span = tracing.start(SPAN.chat(model), 'client', base, trace.context);
   if (span && tracing.captureContent) {
     if (system !== undefined)
-      span.setAttribute(ATTR.systemInstructions, tracing.scrub(JSON.stringify([{ type: 'text', content: system }])));
-    span.setAttribute(ATTR.inputMessages, tracing.scrub(JSON.stringify(messages.map((message) => shownMessage(message, trace.show)))));
+      span.setAttribute(ATTR.systemInstructions, tracing.redact(JSON.stringify([{ type: 'text', content: system }])));
+    span.setAttribute(ATTR.inputMessages, tracing.redact(JSON.stringify(messages.map((message) => shownMessage(message, trace.show)))));
   }
   const started = performance.now();
   let response: ModelResponse;
@@ -96,7 +96,7 @@ export async function traceChat(
     if (response.model !== undefined) span.setAttribute(ATTR.responseModel, response.model);
     if (tracing.captureContent) {
       const output = shownMessage({ role: 'assistant', content: response.text, toolCalls: response.toolCalls }, trace.show);
-      span.setAttribute(ATTR.outputMessages, tracing.scrub(JSON.stringify([{ ...output, finish_reason: response.stopReason ?? 'stop' }])));
+      span.setAttribute(ATTR.outputMessages, tracing.redact(JSON.stringify([{ ...output, finish_reason: response.stopReason ?? 'stop' }])));
     }
     span.end();
   }

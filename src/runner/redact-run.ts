@@ -2,14 +2,14 @@ import type { Toolkit } from '../toolkit/toolkit';
 import { REDACTED } from '../toolkit/redaction';
 import type { RunResult } from './types';
 
-/** Shorter sensitive values are masked in arguments but not searched for in free text, where they would mask common words. */
+/** Shorter sensitive values are redacted in arguments but not searched for in free text, where they would mask common words. */
 const MIN_SEARCHED_LENGTH = 3;
 
 /**
  * A copy of `result` fit to return to a client (an HTTP body, a log): every tool call's
  * arguments, in `toolCalls` and in the transcript, pass through `toolkit.redact` (fields
  * marked `@Sensitive()` read `"[redacted]"`; a tool `toolkit` does not know, all of its
- * arguments), and every copy of a masked value elsewhere (a tool's result or prompt that
+ * arguments), and every copy of a redacted value elsewhere (a tool's result or prompt that
  * quoted it, the model's text, a pending request) is replaced by `"[redacted]"` too. A
  * typed answer (`output`) is copied as JSON. The run's own result is not changed.
  * docs/agents.md, "Returning a run to a client".
@@ -26,20 +26,20 @@ export function redactRun<TOutput>(result: RunResult<TOutput>, toolkit: Toolkit)
   return searched.length === 0 ? copy : (replaceIn(copy, searched) as RunResult<unknown>);
 }
 
-/** A call's argument text with its sensitive values masked; those values are added to `secrets`. */
+/** A call's argument text with its sensitive values redacted; those values are added to `secrets`. */
 function redactArguments(toolkit: Toolkit, name: string, text: string, secrets: Set<string>): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    parsed = text; // malformed: masked whole when the tool has anything sensitive, or is unknown
+    parsed = text; // malformed: redacted whole when the tool has anything sensitive, or is unknown
   }
   const redacted = toolkit.redact(name, parsed);
   collect(parsed, redacted, secrets, 0);
   return typeof redacted === 'string' ? redacted : JSON.stringify(redacted);
 }
 
-/** The values of `original` that `redacted` masks, as the strings they show as in text. */
+/** The values of `original` that `redacted` redacts, as the strings they show as in text. */
 function collect(original: unknown, redacted: unknown, secrets: Set<string>, depth: number): void {
   if (depth > 64) return;
   if (redacted === REDACTED && original !== REDACTED) {

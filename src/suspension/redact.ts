@@ -3,58 +3,58 @@ import { REDACTED } from '../toolkit/redaction';
 import type { Toolkit } from '../toolkit/toolkit';
 import type { SuspendedCall } from './store';
 
-/** Masked values shorter than this are left in free text: masking "no" or "1" everywhere would garble it, not protect it. */
-const MIN_SCRUBBED_LENGTH = 3;
+/** Redacted values shorter than this are left in free text: redacting "no" or "1" everywhere would garble it, not protect it. */
+const MIN_REDACTED_LENGTH = 3;
 
 /**
  * The one redaction path for every shown copy of a call (the inbox, the CLI, webhooks,
  * observers, MCP): the arguments pass through `toolkit.redact` (`@Sensitive()` fields read
  * `"[redacted]"`; the whole arguments when the tool is not registered), and every value so
- * masked is masked too wherever else the call holds it in text — the prompt, the url, the
+ * redacted is redacted too wherever else the call holds it in text — the prompt, the url, the
  * request's data, the answer, the comment, the outcome and the earlier links of its chain —
  * since a tool may well copy an argument into its prompt or its result. docs/deploying.md,
- * "What is masked where".
+ * "What is redacted where".
  */
 export class Redactor {
   constructor(private readonly toolkit: Toolkit) {}
 
-  /** The masked arguments of a call of `tool`, and a function masking the same values in any JSON value. */
-  forArgs(tool: string, args: unknown): { args: unknown; scrub: <T>(value: T) => T } {
-    const masked = this.toolkit.redact(tool, args);
+  /** The redacted arguments of a call of `tool`, and a function redacting the same values in any JSON value. */
+  forArgs(tool: string, args: unknown): { args: unknown; redact: <T>(value: T) => T } {
+    const redacted = this.toolkit.redact(tool, args);
     const secrets = new Set<string>();
-    collectMasked(args, masked, secrets, 0);
-    const list = [...secrets].filter((s) => s.length >= MIN_SCRUBBED_LENGTH).sort((a, b) => b.length - a.length);
-    const scrubText = (text: string) => list.reduce((out, secret) => out.split(secret).join(REDACTED), text);
-    const scrub = <T>(value: T): T => (list.length === 0 ? value : (deepMap(value, scrubText, 0) as T));
-    return { args: masked, scrub };
+    collectRedacted(args, redacted, secrets, 0);
+    const list = [...secrets].filter((s) => s.length >= MIN_REDACTED_LENGTH).sort((a, b) => b.length - a.length);
+    const redactText = (text: string) => list.reduce((out, secret) => out.split(secret).join(REDACTED), text);
+    const redactValue = <T>(value: T): T => (list.length === 0 ? value : (deepMap(value, redactText, 0) as T));
+    return { args: redacted, redact: redactValue };
   }
 
   /** {@link forArgs} for a stored call. */
-  forCall(call: SuspendedCall): { args: unknown; scrub: <T>(value: T) => T } {
+  forCall(call: SuspendedCall): { args: unknown; redact: <T>(value: T) => T } {
     return this.forArgs(call.tool, call.args);
   }
 
   /** A copy of `request` (asked by a call of `tool` with `args`) fit to show. */
   request(tool: string, args: unknown, request: PendingRequest): PendingRequest {
-    const { args: masked, scrub } = this.forArgs(tool, args);
-    return scrubRequest(request, args, masked, scrub);
+    const { args: redacted, redact } = this.forArgs(tool, args);
+    return redactRequest(request, args, redacted, redact);
   }
 
   /** A copy of `call` fit to show: see the class. Its `binding` is left out (a digest of the arguments would let a short secret be guessed). */
   call(call: SuspendedCall): SuspendedCall {
     const { binding: _binding, args, request, answer, outcome, comment, chain, ...rest } = call;
-    const { args: masked, scrub } = this.forArgs(call.tool, args);
+    const { args: redacted, redact } = this.forArgs(call.tool, args);
     const copy = structuredClone(rest) as SuspendedCall;
-    copy.request = scrubRequest(request, args, masked, scrub);
-    // Another field may quote a sensitive one: the arguments are scrubbed as well as masked.
-    copy.args = scrub(masked);
-    if (answer !== undefined) copy.answer = scrubAnswer(answer, scrub);
-    if (outcome !== undefined) copy.outcome = scrub(jsonCopy(outcome));
-    if (comment !== undefined) copy.comment = scrub(comment);
+    copy.request = redactRequest(request, args, redacted, redact);
+    // Another field may quote a sensitive one: the arguments are redacted by value as well as by field.
+    copy.args = redact(redacted);
+    if (answer !== undefined) copy.answer = redactAnswer(answer, redact);
+    if (outcome !== undefined) copy.outcome = redact(jsonCopy(outcome));
+    if (comment !== undefined) copy.comment = redact(comment);
     if (chain !== undefined)
       copy.chain = chain.map((link): AnsweredRequest => ({
-        request: scrubRequest(link.request, args, masked, scrub),
-        answer: scrubAnswer(link.answer, scrub),
+        request: redactRequest(link.request, args, redacted, redact),
+        answer: redactAnswer(link.answer, redact),
       }));
     return copy;
   }
@@ -62,31 +62,31 @@ export class Redactor {
 
 /**
  * A copy of a suspended call fit to show a person (the inbox, the CLI, a webhook, a log), by
- * the one redaction path ({@link Redactor}): `@Sensitive()` arguments masked, and the same
- * values masked in the prompt, data, answer, comment, outcome and chain. docs/operating.md,
+ * the one redaction path ({@link Redactor}): `@Sensitive()` arguments redacted, and the same
+ * values redacted in the prompt, data, answer, comment, outcome and chain. docs/operating.md,
  * "Sensitive fields".
  */
 export function redactCall(toolkit: Toolkit, call: SuspendedCall): SuspendedCall {
   return new Redactor(toolkit).call(call);
 }
 
-/** The request's words masked (prompt, url, data); its id, kind and deadline are kept as they are, since they are how it is answered. */
-function scrubRequest(request: PendingRequest, original: unknown, masked: unknown, scrub: <T>(value: T) => T): PendingRequest {
+/** The request's words redacted (prompt, url, data); its id, kind and deadline are kept as they are, since they are how it is answered. */
+function redactRequest(request: PendingRequest, original: unknown, redacted: unknown, redact: <T>(value: T) => T): PendingRequest {
   const copy = jsonCopy(request);
   if (typeof copy !== 'object' || copy === null) return copy;
-  copy.prompt = scrub(copy.prompt);
-  if (copy.url !== undefined) copy.url = scrub(copy.url);
-  // A data field named like a masked argument is masked whatever its value (it may hold it reformatted).
-  if (copy.data !== undefined) copy.data = scrub(maskLike(copy.data, original, masked));
+  copy.prompt = redact(copy.prompt);
+  if (copy.url !== undefined) copy.url = redact(copy.url);
+  // A data field named like a redacted argument is redacted whatever its value (it may hold it reformatted).
+  if (copy.data !== undefined) copy.data = redact(redactLike(copy.data, original, redacted));
   return copy;
 }
 
-/** The answer's data and reason masked; its id and ok kept. */
-function scrubAnswer<A extends { data?: Record<string, unknown>; reason?: unknown }>(answer: A, scrub: <T>(value: T) => T): A {
+/** The answer's data and reason redacted; its id and ok kept. */
+function redactAnswer<A extends { data?: Record<string, unknown>; reason?: unknown }>(answer: A, redact: <T>(value: T) => T): A {
   const copy = jsonCopy(answer);
   if (typeof copy !== 'object' || copy === null) return copy;
-  if (copy.data !== undefined) copy.data = scrub(copy.data);
-  if (typeof copy.reason === 'string') copy.reason = scrub(copy.reason);
+  if (copy.data !== undefined) copy.data = redact(copy.data);
+  if (typeof copy.reason === 'string') copy.reason = redact(copy.reason);
   return copy;
 }
 
@@ -100,32 +100,32 @@ function jsonCopy<T>(value: T): T {
   }
 }
 
-/** How deep the walks below follow a value: deeper parts are masked whole, so a hostile value cannot exhaust the stack. */
+/** How deep the walks below follow a value: deeper parts are redacted whole, so a hostile value cannot exhaust the stack. */
 const MAX_DEPTH = 64;
 
-/** Adds to `out` every string (or number) in `original` that `masked` replaced. */
-function collectMasked(original: unknown, masked: unknown, out: Set<string>, depth: number): void {
-  if (original === masked || depth > MAX_DEPTH) return;
+/** Adds to `out` every string (or number) in `original` that `redacted` replaced. */
+function collectRedacted(original: unknown, redacted: unknown, out: Set<string>, depth: number): void {
+  if (original === redacted || depth > MAX_DEPTH) return;
   if (typeof original === 'string' || typeof original === 'number') {
-    if (masked !== original) out.add(String(original));
+    if (redacted !== original) out.add(String(original));
     return;
   }
   if (typeof original !== 'object' || original === null) return;
-  if (typeof masked !== 'object' || masked === null) {
+  if (typeof redacted !== 'object' || redacted === null) {
     deepMap(original, (text) => (out.add(text), text), depth);
     return;
   }
-  for (const [key, value] of Object.entries(original)) collectMasked(value, (masked as Record<string, unknown>)[key], out, depth + 1);
+  for (const [key, value] of Object.entries(original)) collectRedacted(value, (redacted as Record<string, unknown>)[key], out, depth + 1);
 }
 
-/** The request's data with the fields masked that are masked in the arguments under the same name. */
-function maskLike(data: Record<string, unknown>, original: unknown, masked: unknown): Record<string, unknown> {
+/** The request's data with the fields redacted that are redacted in the arguments under the same name. */
+function redactLike(data: Record<string, unknown>, original: unknown, redacted: unknown): Record<string, unknown> {
   if (typeof data !== 'object' || data === null) return data;
-  if (typeof original !== 'object' || original === null || typeof masked !== 'object' || masked === null) return data;
+  if (typeof original !== 'object' || original === null || typeof redacted !== 'object' || redacted === null) return data;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(data)) {
     const was = (original as Record<string, unknown>)[key];
-    const now = (masked as Record<string, unknown>)[key];
+    const now = (redacted as Record<string, unknown>)[key];
     out[key] = was !== undefined && was !== now ? now : value;
   }
   return out;

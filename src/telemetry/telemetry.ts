@@ -90,7 +90,7 @@ export class Tracing {
   }
 
   /** Content as a span may show it: every configured secret redacted, cut to {@link MAX_CAPTURED_CHARS}. */
-  scrub(text: string): string {
+  redact(text: string): string {
     let shown = text;
     for (const secret of this.secrets) if (shown.includes(secret)) shown = shown.split(secret).join(REDACTED);
     return shown.length > MAX_CAPTURED_CHARS ? `${shown.slice(0, MAX_CAPTURED_CHARS)}…` : shown;

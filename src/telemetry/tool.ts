@@ -32,7 +32,7 @@ export async function traceTool(
   };
   if (typeof callId === 'string') attributes[ATTR.toolCallId] = callId;
   const span = tracing.start(SPAN.executeTool(name), 'internal', attributes);
-  if (span && tracing.captureContent) span.setAttribute(ATTR.toolArguments, tracing.scrub(JSON.stringify(show(name, parsed(args))) ?? ''));
+  if (span && tracing.captureContent) span.setAttribute(ATTR.toolArguments, tracing.redact(JSON.stringify(show(name, parsed(args))) ?? ''));
   let result: ToolResult;
   try {
     result = await tracing.within(tracing.contextOf(span), run);
@@ -46,7 +46,7 @@ export async function traceTool(
   tracing.metrics?.toolCalls.add(1, { [ATTR.toolName]: toolMetricName(name, registered), [ATTR.toolOutcome]: outcome });
   if (!span) return { result, traceparent: undefined };
   span.setAttribute(ATTR.toolOutcome, outcome);
-  if (tracing.captureContent) span.setAttribute(ATTR.toolResult, tracing.scrub(result.output));
+  if (tracing.captureContent) span.setAttribute(ATTR.toolResult, tracing.redact(result.output));
   if (request) {
     span.setAttributes({ [ATTR.requestKind]: request.kind, [ATTR.requestId]: request.id });
     const traceparent = tracing.traceparentOf(span);

@@ -6,15 +6,15 @@ import type { AnyClass } from '../decorators/types';
 /** What a sensitive value is shown as. */
 export const REDACTED = '[redacted]';
 
-/** How deep redaction follows a value; anything deeper is masked whole, so a hostile value cannot exhaust the stack. */
+/** How deep redaction follows a value; anything deeper is redacted whole, so a hostile value cannot exhaust the stack. */
 const MAX_DEPTH = 64;
 
 /**
- * Which properties of a DTO to mask, and which lead to nested DTOs with masks of their own.
+ * Which properties of a DTO to mask, and which lead to nested DTOs with redacts of their own.
  * Plans of self-referencing DTOs refer to themselves; walking a value is bounded by its depth.
  */
 export interface RedactionPlan {
-  readonly masked: ReadonlySet<string>;
+  readonly redacted: ReadonlySet<string>;
   readonly nested: ReadonlyMap<string, RedactionPlan>;
 }
 
@@ -26,9 +26,9 @@ export interface RedactionPlan {
  */
 export function redactionPlanFor(dto: AnyClass, cache: Map<AnyClass, RedactionPlan | undefined>): RedactionPlan | undefined {
   if (cache.has(dto)) return cache.get(dto);
-  const masked = new Set(sensitivePropertiesOf(dto.prototype as object));
+  const redacted = new Set(sensitivePropertiesOf(dto.prototype as object));
   const nested = new Map<string, RedactionPlan>();
-  const plan: RedactionPlan = { masked, nested };
+  const plan: RedactionPlan = { redacted, nested };
   // Placed before its children are read, so a DTO that contains itself finds its own plan.
   cache.set(dto, plan);
   const nestedKeys = new Set<string>();
@@ -36,13 +36,13 @@ export function redactionPlanFor(dto: AnyClass, cache: Map<AnyClass, RedactionPl
     if (m.type === ValidationTypes.NESTED_VALIDATION) nestedKeys.add(m.propertyName);
   }
   for (const key of nestedKeys) {
-    if (masked.has(key)) continue;
+    if (redacted.has(key)) continue;
     const child = defaultMetadataStorage.findTypeMetadata(dto, key)?.typeFunction?.() as AnyClass | undefined;
     if (typeof child !== 'function') continue;
     const childPlan = redactionPlanFor(child, cache);
     if (childPlan) nested.set(key, childPlan);
   }
-  const result = masked.size === 0 && nested.size === 0 ? undefined : plan;
+  const result = redacted.size === 0 && nested.size === 0 ? undefined : plan;
   cache.set(dto, result);
   return result;
 }
@@ -50,7 +50,7 @@ export function redactionPlanFor(dto: AnyClass, cache: Map<AnyClass, RedactionPl
 /**
  * A JSON copy of `value` with what `plan` marks replaced by {@link REDACTED}. It fails
  * closed: a value that cannot be copied as JSON, or a non-object where the plan expects
- * fields to mask, is masked whole.
+ * fields to mask, is redacted whole.
  */
 export function redactWith(plan: RedactionPlan | undefined, value: unknown): unknown {
   let copy: unknown;
@@ -69,7 +69,7 @@ function mask(plan: RedactionPlan, value: unknown, depth: number): unknown {
   if (typeof value !== 'object' || value === null) return value === undefined || value === null ? value : REDACTED;
   const record = value as Record<string, unknown>;
   for (const key of Object.keys(record)) {
-    if (plan.masked.has(key)) record[key] = REDACTED;
+    if (plan.redacted.has(key)) record[key] = REDACTED;
     else {
       const child = plan.nested.get(key);
       if (child) record[key] = mask(child, record[key], depth + 1);

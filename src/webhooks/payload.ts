@@ -4,7 +4,7 @@ import type { Principal } from '../suspension/audit';
 /** The events a webhook is sent for. */
 export type WebhookEvent = 'suspension.pending' | 'suspension.settled';
 
-/** The suspension as a webhook carries it: what a person needs to decide, with sensitive arguments masked. */
+/** The suspension as a webhook carries it: what a person needs to decide, with sensitive arguments redacted. */
 export interface WebhookSuspension {
   id: string;
   kind: string;

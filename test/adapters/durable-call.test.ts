@@ -1,7 +1,7 @@
 /**
  * The approval request an adapter hands its framework's approval UI (the AI SDK's
  * `tool-approval-request` reason): the declared prompt, recorded once per call id, with
- * `@Sensitive()` values masked the way every other shown copy masks them.
+ * `@Sensitive()` values redacted the way every other shown copy redacts them.
  */
 import 'reflect-metadata';
 import { IsInt, IsString, Min } from 'class-validator';
@@ -33,7 +33,7 @@ function setup() {
   return { store, call: new DurableCall(coordinator, tool, 'test:') };
 }
 
-test('the approval request is recorded once per call id and shown with its sensitive values masked', async () => {
+test('the approval request is recorded once per call id and shown with its sensitive values redacted', async () => {
   const { store, call } = setup();
   const args = { iban: 'DE89370400440532013000', cents: 500 };
   const first = await call.approvalRequest('c1', args, undefined);

@@ -66,13 +66,13 @@ function describeCli(label: string, target: () => { store: () => PendingStore; a
     const suspend = async (cents: number, runId = 'run-cli') =>
       pendingOf(await seed.execute('pay', { cents, apiKey: `sk-secret-${cents}` }, undefined, { runId }))!.id;
 
-    it('lists and shows open suspensions, masking arguments whole without --tools and only sensitive fields with them', async () => {
+    it('lists and shows open suspensions, redacting arguments whole without --tools and only sensitive fields with them', async () => {
       const id = await suspend(125);
       const table = await cli(['pending', 'list', ...storeArgs], env);
       expect(table.code).toBe(0);
       expect(table.stdout).toMatch(/^ID\s+STATUS\s+KIND\s+TOOL\s+RUN\s+AGE\s+EXPIRES\s+PROMPT/);
       expect(table.stdout).toContain(id);
-      // Without --tools no field is known to be safe: every argument value is masked in the prompt too (fails closed).
+      // Without --tools no field is known to be safe: every argument value is redacted in the prompt too (fails closed).
       expect(table.stdout).toMatch(/pending\s+approval\s+pay\s+run-cli\s+\d+s\s+Pay \[redacted\] cents\?/);
 
       const bare = json<SuspendedCall[]>(await cli(['pending', 'list', '--json', ...storeArgs], env));

@@ -410,7 +410,7 @@ describe('safe by default', () => {
     expect(rebound).toBe(403);
   });
 
-  it('masks @Sensitive() fields in the API and the log, and never logs a token', async () => {
+  it('redacts @Sensitive() fields in the API and the log, and never logs a token', async () => {
     const entries: InboxLogEntry[] = [];
     const base = await plainServer({ log: (entry) => entries.push(entry) });
     const { id } = await pay();

@@ -99,7 +99,7 @@ describe('the inbox page keeps what a person types', () => {
     await card(first.pendingId).waitFor({ state: 'detached' });
     // The model-side result carries the reason.
     expect(await runDone(first.runId)).toMatch(/\(declined: "wrong cost centre, ask finance"\)$/);
-    // The approver sees what came of it, masked as the list is.
+    // The approver sees what came of it, redacted as the list is.
     const outcome = page.locator('[data-testid=outcome]');
     await outcome.waitFor();
     expect(await outcome.locator('h2').innerText()).toBe('transfer: declined by Alice Approver');

@@ -55,7 +55,7 @@ describe('McpToolSource beyond tools, against the everything server', () => {
 
   afterAll(() => source.close());
 
-  it('lists and reads its resources, masked and bounded', async () => {
+  it('lists and reads its resources, redacted and bounded', async () => {
     const resources = await source.resources('everything');
     expect(resources.length).toBeGreaterThan(2);
     const doc = resources.find((resource) => resource.uri.endsWith('architecture.md'));

@@ -27,7 +27,7 @@ function expectNoSecret(value: unknown): void {
   for (const secret of [TOKEN, KEY, BASIC, 'basic-password-42']) expect(shown).not.toContain(secret);
 }
 
-describe('McpToolSource masks every configured secret', () => {
+describe('McpToolSource redacts every configured secret', () => {
   it.each([401, 403] as const)('in the connect report when the server answers %i with a body quoting the headers', async (status) => {
     const server = await startHostileServer({ refuse: true, refuseStatus: status });
     const source = new McpToolSource({ config: headersConfig(server.url), env: { HOSTILE_TOKEN: TOKEN } });

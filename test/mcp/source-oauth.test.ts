@@ -287,7 +287,7 @@ describe('McpToolSource with OAuth: serveMcp behind an authorization server on 1
     }
   });
 
-  it('a token the server quotes back in a failure is masked, and finishLogin without a login under way is refused', async () => {
+  it('a token the server quotes back in a failure is redacted, and finishLogin without a login under way is refused', async () => {
     const source = sourceWith(new MemoryOAuthStore());
     try {
       const report = await source.connect();

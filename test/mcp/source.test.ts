@@ -277,7 +277,7 @@ describe('McpToolSource against serveMcp over HTTP', () => {
 });
 
 describe('McpToolSource with a server that fails to start', () => {
-  it("quotes the server's stderr in the error, with the configured env values masked", async () => {
+  it("quotes the server's stderr in the error, with the configured env values redacted", async () => {
     const script = "process.stderr.write('bad token ' + process.env.SERVICE_TOKEN + '\\n'); process.exit(3)";
     const source = new McpToolSource({
       config: { mcpServers: { crashy: { command: process.execPath, args: ['-e', script], env: { SERVICE_TOKEN: 'tok-12345-secret' } } } },

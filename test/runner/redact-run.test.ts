@@ -37,7 +37,7 @@ async function runWith(calls: FunctionToolCall[]) {
 }
 
 describe('redactRun', () => {
-  it('masks the sensitive field in toolCalls and the transcript, and every quoted copy, leaving the run as it was', async () => {
+  it('redacts the sensitive field in toolCalls and the transcript, and every quoted copy, leaving the run as it was', async () => {
     const { toolkit, result } = await runWith([{ id: 'c1', name: 'login', arguments: { user: 'dana', password: SECRET } }]);
     const before = JSON.stringify(result);
     const view = redactRun(result, toolkit);
@@ -50,7 +50,7 @@ describe('redactRun', () => {
     expect(JSON.stringify(result)).toContain(SECRET);
   });
 
-  it('masks whole the arguments of a tool the toolkit does not know, and malformed arguments of one with sensitive fields', async () => {
+  it('redacts whole the arguments of a tool the toolkit does not know, and malformed arguments of one with sensitive fields', async () => {
     const { toolkit, result } = await runWith([
       { id: 'c1', name: 'elsewhere', arguments: { token: SECRET } },
       { id: 'c2', name: 'login', arguments: `{"user":"dana","password":"${SECRET}"` },

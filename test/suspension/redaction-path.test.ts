@@ -46,7 +46,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('redactCall', () => {
-  it('masks the sensitive value in the prompt, data, answer, comment, outcome and chain, and keeps ids and deadlines', async () => {
+  it('redacts the sensitive value in the prompt, data, answer, comment, outcome and chain, and keeps ids and deadlines', async () => {
     const coordinator = new ResumeCoordinator({ toolkit });
     const asked = pendingOf(await coordinator.execute('wire', ARGS))!;
     await coordinator.resolve({ id: asked.id, ok: true, data: { echoed: CANARY } }, undefined, {
@@ -67,7 +67,7 @@ describe('redactCall', () => {
     expect(shown.binding).toBeUndefined();
   });
 
-  it('without the tool registered masks the whole arguments and every string of them wherever it appears', async () => {
+  it('without the tool registered redacts the whole arguments and every string of them wherever it appears', async () => {
     const coordinator = new ResumeCoordinator({ toolkit });
     const asked = pendingOf(await coordinator.execute('wire', ARGS))!;
     const shown = redactCall(new Toolkit(), (await coordinator.get(asked.id))!);
@@ -75,7 +75,7 @@ describe('redactCall', () => {
     expectNoCanary('redactCall without the tool', shown);
   });
 
-  it('tells observers and the inbox the same masked copy', async () => {
+  it('tells observers and the inbox the same redacted copy', async () => {
     const seen: SuspendedCall[] = [];
     const observer: SuspensionObserver = { onPending: (c) => seen.push(c), onSettled: (c) => seen.push(c) };
     const coordinator = new ResumeCoordinator({ toolkit, observers: [observer] });
@@ -167,7 +167,7 @@ describe('the CLI (a child process)', () => {
 });
 
 describe('MCP', () => {
-  it('an MCP client without elicitation is told the request with the value masked', async () => {
+  it('an MCP client without elicitation is told the request with the value redacted', async () => {
     const server = await serveMcp(new ResumeCoordinator({ toolkit }), { transport: 'http' });
     const client = new Client({ name: 'plain', version: '1.0.0' });
     try {

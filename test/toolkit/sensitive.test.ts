@@ -87,7 +87,7 @@ const toolkit = new Toolkit().register(PayTool, TreeTool, PlainTool, raw);
 const card = (n: string) => ({ holder: 'Ada', number: n, cvc: '123' });
 
 describe('@Sensitive and toolkit.redact', () => {
-  it('masks marked fields, inherited ones, nested DTOs, arrays of them, and a marked nested DTO whole', () => {
+  it('redacts marked fields, inherited ones, nested DTOs, arrays of them, and a marked nested DTO whole', () => {
     const args = {
       apiKey: 'sk-live-1',
       cents: 500,
@@ -134,7 +134,7 @@ describe('@Sensitive and toolkit.redact', () => {
     expect(toolkit.redact('plain', undefined)).toBeUndefined();
   });
 
-  it('keeps masking the same way call after call (the plan is built once per class)', () => {
+  it('keeps redacting the same way call after call (the plan is built once per class)', () => {
     const first = toolkit.redact('pay', { apiKey: 'a', cents: 1, card: card('1') });
     const second = toolkit.redact('pay', { apiKey: 'b', cents: 2, card: card('2') });
     expect(first).toEqual({ apiKey: REDACTED, cents: 1, card: { holder: 'Ada', number: REDACTED, cvc: REDACTED } });
@@ -143,7 +143,7 @@ describe('@Sensitive and toolkit.redact', () => {
 });
 
 describe('redactCall', () => {
-  it('masks a stored call’s arguments, leaves out its binding, and the replay still gets the real values', async () => {
+  it('redacts a stored call’s arguments, leaves out its binding, and the replay still gets the real values', async () => {
     const coordinator = new ResumeCoordinator({ toolkit, bindingKey: 'k' });
     const result = await coordinator.execute('pay', { apiKey: 'sk-live-2', cents: 700, card: card('4242424242424242') });
     const id = pendingOf(result)!.id;

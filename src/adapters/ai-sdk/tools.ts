@@ -90,7 +90,7 @@ export function aiSdkTools(source: ResumeCoordinator | Toolkit, options: AiSdkTo
  * The AI SDK's `toolApproval` option for a tool set of {@link aiSdkTools}, so that each
  * approval request carries our approval prompt: `generateText({ tools, toolApproval:
  * aiSdkToolApproval(tools), ... })` makes every `tool-approval-request` of a declared approval
- * carry the request's prompt (`Refund 500 cents on A-1?`, `@Sensitive()` values masked) as its
+ * carry the request's prompt (`Refund 500 cents on A-1?`, `@Sensitive()` values redacted) as its
  * `reason`, which the AI SDK keeps in the response messages and sends to `useChat` for the
  * approver's UI. The AI SDK takes a reason only from `toolApproval`, not from a tool's own
  * `needsApproval` (a boolean): without this option the approval flow is the same, the reason

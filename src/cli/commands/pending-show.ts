@@ -5,7 +5,7 @@ import { EXIT } from '../exit-codes';
 /** `pending show ID`: one suspension, every field, arguments redacted. */
 export const pendingShow: CliCommand = {
   path: ['pending', 'show'],
-  summary: 'show one suspension: request, arguments (sensitive fields masked), answer, audit, outcome',
+  summary: 'show one suspension: request, arguments (sensitive fields redacted), answer, audit, outcome',
   usage: 'ID',
   options: { ...STORE_OPTIONS },
   positionals: 1,
@@ -21,7 +21,7 @@ export const pendingShow: CliCommand = {
     const { text, json } = shown(session, call);
     io.out(values.json ? JSON.stringify(json) : text);
     if (!session.hasTools && !values.json)
-      io.err('(arguments are masked whole without --tools: the CLI cannot tell which fields are sensitive)');
+      io.err('(arguments are redacted whole without --tools: the CLI cannot tell which fields are sensitive)');
     return EXIT.ok;
   },
 };

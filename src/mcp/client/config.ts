@@ -18,8 +18,8 @@ export type McpServerSpec = (
     }
 ) & {
   /**
-   * What is masked in every message about this server: its `env` and `headers` values and every
-   * value a `${VAR}` put into the config (docs/mcp.md, "What is masked").
+   * What is redacted in every message about this server: its `env` and `headers` values and every
+   * value a `${VAR}` put into the config (docs/mcp.md, "What is redacted").
    */
   secrets: string[];
   /** The server's own `timeout` (ms): bounds connecting, each `tools/list` phase and each call, in place of the source's defaults. */
@@ -35,7 +35,7 @@ export type McpServerSpec = (
 export interface McpServerOAuth {
   scope?: string;
   clientId?: string;
-  /** Masked like a header; `${VAR}` is expanded in it. */
+  /** Redacted like a header; `${VAR}` is expanded in it. */
   clientSecret?: string;
 }
 
@@ -242,7 +242,7 @@ export function toolAllowed(tools: Record<string, boolean> | undefined, tool: st
   return allowList ? tools[tool] === true : tools[tool] !== false;
 }
 
-/** Every value is a secret too: an env or header value is masked whole, whether a `${VAR}` made it or not. */
+/** Every value is a secret too: an env or header value is redacted whole, whether a `${VAR}` made it or not. */
 function expandAll(server: string, field: string, raw: unknown, env: McpEnvironment, secrets: string[]): Record<string, string> {
   if (raw === undefined) return {};
   if (!isObject(raw)) throw new McpConfigError(`server ${server}: ${field} must be an object of strings`);

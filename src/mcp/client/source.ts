@@ -31,7 +31,7 @@ import { McpConfigError, McpConnectionError, McpLoginError, McpLoginRequiredErro
 import { loginOutcome, LoginOAuthProvider, oauthProvider, type LoginOutcome, type StoredOAuthProvider } from './oauth/providers';
 import { BoundedOAuthFetch } from './oauth/fetch';
 import { DEFAULT_OAUTH_RESPONSE_BYTES, type McpOAuthOptions } from './oauth/store';
-import { SecretRedactor } from './mask';
+import { SecretRedactor } from './redactor';
 import { fromMcpResult } from '../results';
 import { endMcpCall, startMcpClientCall, type McpCallSite } from '../../telemetry/mcp';
 import type { TelemetryOption } from '../../telemetry/options';
@@ -141,8 +141,8 @@ interface Connection {
   transport?: StreamableHTTPClientTransport | SSEClientTransport;
   /** The HTTP transport that answered the first time; a reconnect uses it again. */
   http?: 'http' | 'sse';
-  /** The server's configured secrets, masked in everything made from what it says. */
-  readonly mask: SecretRedactor;
+  /** The server's configured secrets, redacted in everything made from what it says. */
+  readonly redactor: SecretRedactor;
 }
 
 /**
@@ -189,7 +189,7 @@ export class McpToolSource {
   /** Servers `connect` found needing a login: what `finishLogin` connects them with. */
   private readonly logins = new Map<
     string,
-    { spec: McpServerSpec; mask: SecretRedactor; transport: StreamableHTTPClientTransport | SSEClientTransport }
+    { spec: McpServerSpec; redactor: SecretRedactor; transport: StreamableHTTPClientTransport | SSEClientTransport }
   >();
 
   constructor(options: McpToolSourceOptions) {
@@ -223,20 +223,20 @@ export class McpToolSource {
     const outcomes = await Promise.all(
       this.entries.map(async (entry): Promise<{ server: string; error: Error } | { server: string; tools: FunctionTool[] }> => {
         if ('error' in entry) return { server: entry.name, error: entry.error };
-        const mask = new SecretRedactor(entry.spec.secrets);
+        const redactor = new SecretRedactor(entry.spec.secrets);
         try {
-          return { server: entry.name, tools: await this.open(entry.name, entry.spec, mask) };
+          return { server: entry.name, tools: await this.open(entry.name, entry.spec, redactor) };
         } catch (error) {
           const login = this.connections.get(entry.name)?.transport;
           await this.drop(entry.name);
           if (error instanceof McpLoginRequiredError && login) {
-            this.logins.set(entry.name, { spec: entry.spec, mask, transport: login });
+            this.logins.set(entry.name, { spec: entry.spec, redactor, transport: login });
             return { server: entry.name, error };
           }
-          // OAuth's own errors keep their class: their messages are made here, masked already.
+          // OAuth's own errors keep their class: their messages are made here, redacted already.
           if (error instanceof McpLoginError || error instanceof McpOAuthResponseTooLargeError) return { server: entry.name, error };
-          const masked = mask.error(error);
-          return { server: entry.name, error: error instanceof McpConnectionError ? masked : new McpConnectionError(masked.message) };
+          const redacted = redactor.error(error);
+          return { server: entry.name, error: error instanceof McpConnectionError ? redacted : new McpConnectionError(redacted.message) };
         }
       }),
     );
@@ -321,9 +321,9 @@ export class McpToolSource {
     try {
       await transport.finishAuth(outcome.code);
     } catch (error) {
-      const mask = waiting?.mask ?? connection?.mask;
+      const redactor = waiting?.redactor ?? connection?.redactor;
       throw new McpLoginError(
-        `server ${server}: the code was not taken: ${mask ? mask.text(said(error)) : 'see the authorization server'}`,
+        `server ${server}: the code was not taken: ${redactor ? redactor.text(said(error)) : 'see the authorization server'}`,
       );
     }
     // A login's state is good for one redirect.
@@ -332,7 +332,7 @@ export class McpToolSource {
     this.logins.delete(server);
     let tools: FunctionTool[];
     try {
-      tools = await this.open(server, waiting.spec, waiting.mask);
+      tools = await this.open(server, waiting.spec, waiting.redactor);
     } catch (error) {
       const again = this.connections.get(server)?.transport;
       await this.drop(server);
@@ -340,7 +340,7 @@ export class McpToolSource {
         this.logins.set(server, { ...waiting, transport: again ?? waiting.transport });
         throw error;
       }
-      throw error instanceof McpConnectionError ? waiting.mask.error(error) : new McpConnectionError(waiting.mask.text(said(error)));
+      throw error instanceof McpConnectionError ? waiting.redactor.error(error) : new McpConnectionError(waiting.redactor.text(said(error)));
     }
     const clash = tools.find((tool) => this.serverOf.has(tool.name));
     if (clash) {
@@ -362,7 +362,7 @@ export class McpToolSource {
         const page = await connection.client.listResources(cursor === undefined ? {} : { cursor }, { timeout: this.timeoutOf(connection) });
         for (const item of page.resources)
           found.push(
-            connection.mask.deep({
+            connection.redactor.deep({
               server: connection.name,
               ...pick(item, ['uri', 'name', 'title', 'description', 'mimeType']),
             }) as McpServerResource,
@@ -373,7 +373,7 @@ export class McpToolSource {
     return found;
   }
 
-  /** Reads a resource of `server`: its text and base64 contents, bounded by `maxOutputChars` and masked. */
+  /** Reads a resource of `server`: its text and base64 contents, bounded by `maxOutputChars` and redacted. */
   async readResource(server: string, uri: string): Promise<Array<{ uri: string; mimeType?: string; text?: string; blob?: string }>> {
     const connection = this.connectionOf(server);
     const answer = await this.asked(connection, 'resources/read', () =>
@@ -383,7 +383,7 @@ export class McpToolSource {
       (item) => pick(item, ['uri', 'mimeType', 'text', 'blob']) as { uri: string; mimeType?: string; text?: string; blob?: string },
     );
     this.bounded(connection, `resource ${uri}`, contents);
-    return connection.mask.deep(contents);
+    return connection.redactor.deep(contents);
   }
 
   /** The prompts of every connected server (or of one). */
@@ -395,7 +395,7 @@ export class McpToolSource {
         const page = await connection.client.listPrompts(cursor === undefined ? {} : { cursor }, { timeout: this.timeoutOf(connection) });
         for (const item of page.prompts)
           found.push(
-            connection.mask.deep({
+            connection.redactor.deep({
               server: connection.name,
               ...pick(item, ['name', 'title', 'description', 'arguments']),
             }) as McpServerPrompt,
@@ -406,7 +406,7 @@ export class McpToolSource {
     return found;
   }
 
-  /** A prompt of `server` with its arguments: its messages, bounded (`maxOutputChars`, 1000 messages) and masked. */
+  /** A prompt of `server` with its arguments: its messages, bounded (`maxOutputChars`, 1000 messages) and redacted. */
   async getPrompt(
     server: string,
     name: string,
@@ -422,7 +422,7 @@ export class McpToolSource {
       );
     const messages = answer.messages.map((message) => ({ role: message.role, content: { ...message.content } }));
     this.bounded(connection, `prompt ${name}`, messages);
-    return connection.mask.deep({ ...(answer.description !== undefined ? { description: answer.description } : {}), messages });
+    return connection.redactor.deep({ ...(answer.description !== undefined ? { description: answer.description } : {}), messages });
   }
 
   /**
@@ -450,8 +450,8 @@ export class McpToolSource {
   }
 
   /** Connects, lists every page of tools within the time and page limits, and defines them; nothing is kept on failure. */
-  private async open(name: string, spec: McpServerSpec, mask: SecretRedactor): Promise<FunctionTool[]> {
-    const connection: Connection = { name, spec, client: this.newClient(name), stderr: '', active: new Set(), mask };
+  private async open(name: string, spec: McpServerSpec, redactor: SecretRedactor): Promise<FunctionTool[]> {
+    const connection: Connection = { name, spec, client: this.newClient(name), stderr: '', active: new Set(), redactor };
     const connectTimeoutMs = spec.timeoutMs ?? this.options.connectTimeoutMs;
     const deadline = performance.now() + connectTimeoutMs;
     this.connections.set(name, connection);
@@ -526,18 +526,18 @@ export class McpToolSource {
         await connection.client.connect(transport, { timeout });
       } catch (error) {
         await transport.close().catch(() => undefined);
-        const stderr = connection.mask.text(connection.stderr.trim());
+        const stderr = connection.redactor.text(connection.stderr.trim());
         throw new McpConnectionError(
-          `server ${name}: ${connection.mask.text(said(error))}${stderr ? ` (its stderr: ${stderr.slice(-500)})` : ''}`,
+          `server ${name}: ${connection.redactor.text(said(error))}${stderr ? ` (its stderr: ${stderr.slice(-500)})` : ''}`,
           {
-            cause: connection.mask.error(error),
+            cause: connection.redactor.error(error),
           },
         );
       }
       return;
     }
     const init = { headers: spec.headers };
-    const authProvider = this.providerOf(name, spec, connection.mask);
+    const authProvider = this.providerOf(name, spec, connection.redactor);
     const bounded = this.oauthFetches.get(name);
     // Only this attempt's overflow is reported: one the SDK got past before (an optional document) is not.
     if (bounded) bounded.tripped = undefined;
@@ -551,13 +551,13 @@ export class McpToolSource {
         return;
       } catch (error) {
         await transport.close().catch(() => undefined);
-        const refused = this.oauthFailure(name, error, connection.mask);
+        const refused = this.oauthFailure(name, error, connection.redactor);
         if (refused) throw refused;
         if (error instanceof UnauthorizedError) throw this.loginRequired(name, error);
         // No HTTP answer at all says nothing about which transport the server speaks.
         if (spec.explicit || connection.http === 'http' || isConnectionLost(error))
-          throw new McpConnectionError(`server ${name}: ${connection.mask.text(said(error))}`, {
-            cause: connection.mask.error(error),
+          throw new McpConnectionError(`server ${name}: ${connection.redactor.text(said(error))}`, {
+            cause: connection.redactor.error(error),
           });
         connection.client = this.newClient(name);
       }
@@ -573,11 +573,11 @@ export class McpToolSource {
       connection.http = 'sse';
     } catch (error) {
       await sse.close().catch(() => undefined);
-      const refused = this.oauthFailure(name, error, connection.mask);
+      const refused = this.oauthFailure(name, error, connection.redactor);
       if (refused) throw refused;
       if (error instanceof UnauthorizedError) throw this.loginRequired(name, error);
-      throw new McpConnectionError(`server ${name}: neither Streamable HTTP nor SSE answered: ${connection.mask.text(said(error))}`, {
-        cause: connection.mask.error(error),
+      throw new McpConnectionError(`server ${name}: neither Streamable HTTP nor SSE answered: ${connection.redactor.text(said(error))}`, {
+        cause: connection.redactor.error(error),
       });
     }
   }
@@ -624,7 +624,7 @@ export class McpToolSource {
   }
 
   /** The OAuth provider of a remote server the `oauth` option covers; made once per server. */
-  private providerOf(server: string, spec: McpServerSpec, mask: SecretRedactor): StoredOAuthProvider | undefined {
+  private providerOf(server: string, spec: McpServerSpec, redactor: SecretRedactor): StoredOAuthProvider | undefined {
     if (spec.transport === 'stdio') return undefined;
     const own = spec.oauth;
     const oauth = this.options.oauth;
@@ -641,7 +641,7 @@ export class McpToolSource {
       const limit = oauth.maxResponseBytes ?? DEFAULT_OAUTH_RESPONSE_BYTES;
       if (!Number.isInteger(limit) || limit < 1) throw new McpConfigError(`oauth.maxResponseBytes must be a positive whole number`);
       const bounded = new BoundedOAuthFetch(server, spec.url, limit);
-      provider = oauthProvider(server, spec.url, { ...oauth, ...own }, mask, bounded.fetch);
+      provider = oauthProvider(server, spec.url, { ...oauth, ...own }, redactor, bounded.fetch);
       this.providers.set(server, provider);
       this.oauthFetches.set(server, bounded);
     }
@@ -652,7 +652,7 @@ export class McpToolSource {
    * What OAuth itself failed with, if it did: an OAuth response over the bound (whatever the
    * SDK made of it), or, for a grant that needs no person, the authorization server's refusal.
    */
-  private oauthFailure(server: string, error: unknown, mask: SecretRedactor): Error | undefined {
+  private oauthFailure(server: string, error: unknown, redactor: SecretRedactor): Error | undefined {
     const bounded = this.oauthFetches.get(server);
     const tripped = bounded?.tripped;
     if (bounded && tripped) {
@@ -664,7 +664,7 @@ export class McpToolSource {
     if (!provider || provider instanceof LoginOAuthProvider || error instanceof UnauthorizedError) return undefined;
     if (!(error instanceof Error) || !('errorCode' in error)) return undefined;
     const grant = provider.clientMetadata.grant_types?.[0] ?? 'OAuth';
-    return new McpLoginError(`server ${server}: the authorization server refused the ${grant} grant: ${mask.text(said(error))}`);
+    return new McpLoginError(`server ${server}: the authorization server refused the ${grant} grant: ${redactor.text(said(error))}`);
   }
 
   /** The transport refused for want of a login: the URL the provider was handed, or a plain failure. */
@@ -706,7 +706,7 @@ export class McpToolSource {
         this.logLines.set(ctx, told + 1);
         if (told === MAX_LOG_LINES_PER_CALL)
           ctx.log?.('warning', `[${server}] more log lines than ${MAX_LOG_LINES_PER_CALL} in one call; the rest are dropped`);
-        else ctx.log?.(level, `[${server}] ${connection.mask.text(text.slice(0, 10_000))}`);
+        else ctx.log?.(level, `[${server}] ${connection.redactor.text(text.slice(0, 10_000))}`);
       }
     });
     if (this.options.waitFor) {
@@ -726,8 +726,8 @@ export class McpToolSource {
     params: { message: string; mode?: string; url?: string; requestedSchema?: unknown },
   ): Promise<ElicitationReply> {
     const waitFor = this.options.waitFor as WaitFor;
-    const mask = this.connections.get(server)?.mask;
-    if (mask) params = mask.deep(params);
+    const redactor = this.connections.get(server)?.redactor;
+    if (redactor) params = redactor.deep(params);
     const request: PendingRequest = {
       id: newPendingId(),
       kind: params.mode === 'url' ? 'authorization' : 'input',
@@ -791,13 +791,13 @@ export class McpToolSource {
     }
   }
 
-  /** A request to a server, its failure said with the server's secrets masked. */
+  /** A request to a server, its failure said with the server's secrets redacted. */
   private async asked<T>(connection: Connection, what: string, request: () => Promise<T>): Promise<T> {
     try {
       return await request();
     } catch (error) {
       if (error instanceof McpConnectionError) throw error;
-      throw new McpConnectionError(`server ${connection.name}: ${what} failed: ${connection.mask.text(said(error))}`);
+      throw new McpConnectionError(`server ${connection.name}: ${what} failed: ${connection.redactor.text(said(error))}`);
     }
   }
 
@@ -888,11 +888,11 @@ export class McpToolSource {
     if (!connection || this.closed) return failure(`MCP server ${server} is not connected`);
     const login = await this.loginAnswered(server, ctx);
     if (login) return login;
-    const result = await this.callMasked(connection, tool, args, ctx);
-    return connection.mask.deep(result);
+    const result = await this.callRedacted(connection, tool, args, ctx);
+    return connection.redactor.deep(result);
   }
 
-  private async callMasked(
+  private async callRedacted(
     connection: Connection,
     tool: McpTool,
     args: Record<string, unknown>,

@@ -150,7 +150,7 @@ async function callTool(
     result = await coordinator.execute(name, request.params.arguments ?? {}, ctx);
     const redactor = new Redactor(coordinator.toolkit);
     for (let pending = pendingOf(result); pending; pending = pendingOf(result)) {
-      // What the client and its user are shown passes the one redaction path (docs/deploying.md, "What is masked where");
+      // What the client and its user are shown passes the one redaction path (docs/deploying.md, "What is redacted where");
       // the url a person must open and the form's schema are kept as asked.
       const shown = redactor.request(name, request.params.arguments ?? {}, pending);
       const capability = server.getClientCapabilities()?.elicitation;

@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { McpConfigError, McpLoginError, McpLoginStateError, McpOAuthResponseTooLargeError } from '../../errors';
-import type { SecretRedactor } from '../mask';
+import type { SecretRedactor } from '../redactor';
 import { ClientAssertionSigner } from './assertion';
 import type { FetchLike } from './fetch';
 import type {
@@ -35,7 +35,7 @@ export abstract class StoredOAuthProvider implements OAuthClientProvider {
     protected readonly server: string,
     protected readonly options: McpOAuthOptions,
     /** The server's mask: told every secret this provider reads, saves or makes. */
-    protected readonly mask: SecretRedactor,
+    protected readonly redactor: SecretRedactor,
   ) {}
 
   abstract get redirectUrl(): string | undefined;
@@ -48,7 +48,7 @@ export abstract class StoredOAuthProvider implements OAuthClientProvider {
     return this.options.store;
   }
 
-  /** Masks a client's secret and the HTTP Basic credentials made of it, as a server may quote them. */
+  /** Redacts a client's secret and the HTTP Basic credentials made of it, as a server may quote them. */
   protected revealClient(information: OAuthClientInformationMixed | Record<string, unknown>): void {
     const id = information.client_id;
     const secret = information.client_secret;
@@ -57,7 +57,7 @@ export abstract class StoredOAuthProvider implements OAuthClientProvider {
     if (typeof id === 'string')
       for (const pair of [`${id}:${secret}`, `${encodeURIComponent(id)}:${encodeURIComponent(secret)}`])
         forms.push(Buffer.from(pair).toString('base64'));
-    this.mask.add(forms);
+    this.redactor.add(forms);
   }
 
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
@@ -79,12 +79,12 @@ export abstract class StoredOAuthProvider implements OAuthClientProvider {
   async tokens(): Promise<OAuthTokens | undefined> {
     const stored = await this.store.get(this.server, 'tokens');
     if (typeof stored !== 'object') return undefined;
-    this.mask.add(tokenSecrets(stored as unknown as OAuthTokens));
+    this.redactor.add(tokenSecrets(stored as unknown as OAuthTokens));
     return stored as unknown as OAuthTokens;
   }
 
   async saveTokens(tokens: OAuthTokens): Promise<void> {
-    this.mask.add(tokenSecrets(tokens));
+    this.redactor.add(tokenSecrets(tokens));
     await this.store.set(this.server, 'tokens', { ...tokens });
   }
 
@@ -139,9 +139,9 @@ export class LoginOAuthProvider extends StoredOAuthProvider {
   constructor(
     server: string,
     protected override readonly options: McpOAuthLoginOptions,
-    mask: SecretRedactor,
+    redactor: SecretRedactor,
   ) {
-    super(server, options, mask);
+    super(server, options, redactor);
     if (options.clientMetadataUrl !== undefined) this.clientMetadataUrl = options.clientMetadataUrl;
   }
 
@@ -197,20 +197,20 @@ export class ClientCredentialsOAuthProvider extends StoredOAuthProvider {
   constructor(
     server: string,
     protected override readonly options: McpOAuthClientCredentialsOptions,
-    mask: SecretRedactor,
+    redactor: SecretRedactor,
   ) {
-    super(server, options, mask);
+    super(server, options, redactor);
     if ((options.clientSecret === undefined) === (options.privateKey === undefined))
       throw new McpConfigError(`server ${server}: the client_credentials grant takes exactly one of clientSecret and privateKey`);
     if (options.clientSecret !== undefined) this.revealClient({ client_id: options.clientId, client_secret: options.clientSecret });
     const { privateKey } = options;
     if (privateKey !== undefined) {
-      if (typeof privateKey === 'string') mask.add([privateKey]);
+      if (typeof privateKey === 'string') redactor.add([privateKey]);
       const signer = new ClientAssertionSigner(server, options.clientId, privateKey, options.algorithm ?? 'RS256');
       this.addClientAuthentication = (_headers, params, url, metadata) => {
         const assertion = signer.assertion(String(metadata?.issuer ?? url));
-        // The assertion is a credential too: masked before anything can echo it.
-        mask.add([assertion]);
+        // The assertion is a credential too: redacted before anything can echo it.
+        redactor.add([assertion]);
         params.set('client_assertion', assertion);
         params.set('client_assertion_type', 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
       };
@@ -245,12 +245,12 @@ export class CrossAppOAuthProvider extends StoredOAuthProvider {
   constructor(
     server: string,
     protected override readonly options: McpOAuthCrossAppOptions,
-    mask: SecretRedactor,
+    redactor: SecretRedactor,
     private readonly serverUrl: string,
     /** The bounded fetch: the IdP's answer is read like any other OAuth response. */
     private readonly fetchFn: FetchLike,
   ) {
-    super(server, options, mask);
+    super(server, options, redactor);
     this.revealClient({ client_id: options.clientId, client_secret: options.clientSecret });
     if (options.idpClientSecret !== undefined)
       this.revealClient({ client_id: options.idpClientId ?? '', client_secret: options.idpClientSecret });
@@ -281,7 +281,7 @@ export class CrossAppOAuthProvider extends StoredOAuthProvider {
   /** RFC 8693 at the IdP: the ID token for an ID-JAG for `audience` and `resource`. */
   private async exchange(audience: string, resource: string, scope: string | undefined): Promise<string> {
     const idToken = await this.options.idToken();
-    this.mask.add([idToken]);
+    this.redactor.add([idToken]);
     const { idpClientId, idpClientSecret } = this.options;
     const form = new URLSearchParams({
       grant_type: TOKEN_EXCHANGE,
@@ -319,17 +319,17 @@ export class CrossAppOAuthProvider extends StoredOAuthProvider {
       const code = typeof answer.error === 'string' ? answer.error.slice(0, 100) : `HTTP ${response.status}`;
       const description = typeof answer.error_description === 'string' ? ` (${answer.error_description.slice(0, 300)})` : '';
       throw new McpLoginError(
-        this.mask.text(`server ${this.server}: the identity provider refused the token exchange: ${code}${description}`),
+        this.redactor.text(`server ${this.server}: the identity provider refused the token exchange: ${code}${description}`),
       );
     }
-    this.mask.add([granted]);
+    this.redactor.add([granted]);
     if (answer.issued_token_type !== undefined && answer.issued_token_type !== ID_JAG)
       throw new McpLoginError(`server ${this.server}: the identity provider issued a token that is not an ID-JAG`);
     return granted;
   }
 
   private said(error: unknown): string {
-    return this.mask.text(error instanceof Error ? error.message : String(error)).slice(0, 300);
+    return this.redactor.text(error instanceof Error ? error.message : String(error)).slice(0, 300);
   }
 }
 
@@ -338,12 +338,12 @@ export function oauthProvider(
   server: string,
   serverUrl: string,
   options: McpOAuthOptions,
-  mask: SecretRedactor,
+  redactor: SecretRedactor,
   fetchFn: FetchLike,
 ): StoredOAuthProvider {
-  if (options.grant === 'client_credentials') return new ClientCredentialsOAuthProvider(server, options, mask);
-  if (options.grant === 'cross_app') return new CrossAppOAuthProvider(server, options, mask, serverUrl, fetchFn);
-  return new LoginOAuthProvider(server, options, mask);
+  if (options.grant === 'client_credentials') return new ClientCredentialsOAuthProvider(server, options, redactor);
+  if (options.grant === 'cross_app') return new CrossAppOAuthProvider(server, options, redactor, serverUrl, fetchFn);
+  return new LoginOAuthProvider(server, options, redactor);
 }
 
 function tokenSecrets(tokens: OAuthTokens): string[] {

@@ -1,14 +1,14 @@
-/** The shortest value masked: shorter ones (`1`, `on`) would mask ordinary words everywhere. */
+/** The shortest value redacted: shorter ones (`1`, `on`) would mask ordinary words everywhere. */
 const MIN_SECRET = 4;
-/** Header words (after `Bearer`, `Basic`, …) this long are masked on their own too. */
+/** Header words (after `Bearer`, `Basic`, …) this long are redacted on their own too. */
 const MIN_WORD = 8;
 
 /**
  * The configured secrets of one MCP server (its `env` values, its `headers` values, and every
- * value a `${VAR}` put into them), masked as `***` in every text this library makes from what
+ * value a `${VAR}` put into them), redacted as `***` in every text this library makes from what
  * the server or its transport said: connection errors, call failures, results, log lines,
  * elicitation prompts. A hostile server that echoes a header back (a 401 body quoting
- * `Authorization`) shows nothing of it. The forms a secret is likely echoed in are masked too:
+ * `Authorization`) shows nothing of it. The forms a secret is likely echoed in are redacted too:
  * the token after a scheme word, Basic credentials decoded, URL-encoded.
  */
 export class SecretRedactor {
@@ -21,8 +21,8 @@ export class SecretRedactor {
   }
 
   /**
-   * Masks `values` too from now on: a token obtained after connecting (OAuth). The OAuth
-   * provider tells its tokens on every request, so a value already masked costs a lookup,
+   * Redacts `values` too from now on: a token obtained after connecting (OAuth). The OAuth
+   * provider tells its tokens on every request, so a value already redacted costs a lookup,
    * not a rebuild of the list.
    */
   add(values: Iterable<string>): void {
@@ -32,7 +32,7 @@ export class SecretRedactor {
     this.secrets = [...this.known].sort((a, b) => b.length - a.length);
   }
 
-  /** Every form of `values` that is masked: as is, URL-encoded, JSON-escaped, its long words, Basic decoded. */
+  /** Every form of `values` that is redacted: as is, URL-encoded, JSON-escaped, its long words, Basic decoded. */
   private static forms(values: Iterable<string>): string[] {
     const found = new Set<string>();
     const add = (value: string): void => {
@@ -51,7 +51,7 @@ export class SecretRedactor {
         if (colon >= 0) add(decoded.slice(colon + 1));
       }
     }
-    // Longest first, so a secret containing another is masked whole.
+    // Longest first, so a secret containing another is redacted whole.
     return [...found].sort((a, b) => b.length - a.length);
   }
 
@@ -62,13 +62,13 @@ export class SecretRedactor {
     return out;
   }
 
-  /** A JSON-like value with every string in it masked (keys too); other values as they are. */
+  /** A JSON-like value with every string in it redacted (keys too); other values as they are. */
   deep<T>(value: T): T {
     if (this.secrets.length === 0) return value;
     return this.walk(value, 0) as T;
   }
 
-  /** An error whose message (and its cause's, down the chain) is masked: the original is not kept. */
+  /** An error whose message (and its cause's, down the chain) is redacted: the original is not kept. */
   error(error: unknown): Error {
     // By shape, not instanceof: fetch's errors come from Node's own realm, not a sandbox's (jest's).
     const isErrorLike = typeof error === 'object' && error !== null && typeof (error as Error).message === 'string';
