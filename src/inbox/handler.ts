@@ -11,7 +11,7 @@ import type { InboxOptions } from './options';
 import { inboxPage, refusedPage, signInPage } from './page';
 import { InboxRules } from './rules';
 import { InboxService, queryOf } from './service';
-import { SignIns } from './sessions';
+import { SignIns } from './sign-ins';
 
 /**
  * A mounted inbox: a request handler for `node:http`, Express (`app.use('/inbox', inbox)`),
@@ -68,15 +68,15 @@ export function createInbox(options: InboxOptions): Inbox {
   // Browsers signed in with a bearer token hold a server-side session; other authorizers bring their own.
   if (options.signIns !== undefined && !tokens)
     throw new InvalidArgumentError(
-      'sessions applies to the bearer-token sign-in (authorize: bearerToken(...)); a function authorize keeps its own sessions',
+      'signIns applies to the bearer-token sign-in (authorize: bearerToken(...)); a function authorize keeps its own sign-ins',
     );
-  const sessions = tokens ? new SignIns(options.signIns, options.clock ?? Date.now) : undefined;
+  const signIns = tokens ? new SignIns(options.signIns, options.clock ?? Date.now) : undefined;
 
   /** The principal of a request: what `authorize` says, else a live session's (a changed token ends it). */
   async function principalOf(request: InboxRequest): Promise<Principal | undefined> {
     const principal = (await authorize(request)) ?? undefined;
-    if (principal || !tokens || !sessions || bearerSent(request)) return principal;
-    const session = await sessions.find(cookieOf(request, SESSION_COOKIE));
+    if (principal || !tokens || !signIns || bearerSent(request)) return principal;
+    const session = await signIns.find(cookieOf(request, SESSION_COOKIE));
     return session ? tokens.byCredential(session.credential) : undefined;
   }
 
@@ -110,7 +110,7 @@ export function createInbox(options: InboxOptions): Inbox {
       if (path === '/logout' && method === 'POST') {
         checkCsrf(request, (await readForm(request, settings.maxBodyBytes)).fields.get(CSRF_FIELD));
         // Revoked server-side: a copy of the cookie taken before is refused from now on.
-        await sessions?.revoke(cookieOf(request, SESSION_COOKIE));
+        await signIns?.revoke(cookieOf(request, SESSION_COOKIE));
         response.setHeader('set-cookie', cookie(SESSION_COOKIE, '', cookiePath, secure, { maxAge: 0 }));
         response.statusCode = 303;
         response.setHeader('location', './');
@@ -152,13 +152,13 @@ export function createInbox(options: InboxOptions): Inbox {
       return showSignIn(request, response, cookiePath, secure, error.status, said);
     }
     const credential = tokens?.credentialFor(token);
-    if (credential === undefined || !sessions) {
+    if (credential === undefined || !signIns) {
       return showSignIn(request, response, cookiePath, secure, 401, 'That token does not sign anyone in.');
     }
     // A new session id on every sign-in; the one this browser held before (if any) ends.
-    await sessions.revoke(cookieOf(request, SESSION_COOKIE));
-    const id = await sessions.create(credential);
-    response.setHeader('set-cookie', cookie(SESSION_COOKIE, id, cookiePath, secure, { maxAge: sessions.cookieMaxAge }));
+    await signIns.revoke(cookieOf(request, SESSION_COOKIE));
+    const id = await signIns.create(credential);
+    response.setHeader('set-cookie', cookie(SESSION_COOKIE, id, cookiePath, secure, { maxAge: signIns.cookieMaxAge }));
     response.statusCode = 303;
     response.setHeader('location', './');
     response.end();

@@ -8,8 +8,8 @@ export { bearerToken, bearerTokens, BearerTokens, SESSION_COOKIE, LOCAL_PRINCIPA
 export type { Authorize, BearerTokenEntry } from './auth';
 export { CSRF_COOKIE, CSRF_HEADER, CSRF_FIELD } from './csrf';
 export type { InboxOptions, InboxLogEntry, InboxLogger } from './options';
-export { MemorySignInStore } from './sessions';
-export type { InboxSignIn, InboxSignInStore, InboxSignInOptions } from './sessions';
+export { MemorySignInStore } from './sign-ins';
+export type { InboxSignIn, InboxSignInStore, InboxSignInOptions } from './sign-ins';
 export type { InboxRule, InboxAllow, InboxAction } from './rules';
 export type { SuspensionView } from './view';
 export type { InputField, FieldProblem } from './input-schema';

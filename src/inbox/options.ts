@@ -4,7 +4,7 @@ import type { Principal } from '../suspension/audit';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { Authorize, BearerTokens } from './auth';
 import type { InboxAllow, InboxRule } from './rules';
-import type { InboxSignInOptions } from './sessions';
+import type { InboxSignInOptions } from './sign-ins';
 
 /**
  * Where the inbox writes its internal errors: anything with an `error(message, stack?)`
@@ -71,7 +71,7 @@ export interface InboxOptions {
    * gives Nest's `Logger`.
    */
   logger?: InboxLogger;
-  /** How long a browser's sign-in lasts and where sessions are kept (docs/operating.md, "Sessions"). */
+  /** How long a browser's sign-in lasts and where sign-ins are kept (docs/operating.md, "Sign-ins"). */
   signIns?: InboxSignInOptions;
   /**
    * Believe the proxy in front about the client's scheme (`X-Forwarded-Proto: https`,

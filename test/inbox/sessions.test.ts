@@ -150,7 +150,7 @@ describe('inbox sessions', () => {
 
   it('keeps a bounded number of sessions: past the bound the least recently used one ends', async () => {
     let now = Date.parse('2026-01-01T08:00:00Z');
-    const sessions = new MemorySignInStore({ maxSessions: 2 });
+    const sessions = new MemorySignInStore({ maxSignIns: 2 });
     const base = await serve({ clock: () => now, signIns: { store: sessions } });
     const a = await signIn(base, TOKENS.alice);
     const b = await signIn(base, TOKENS.bob);
@@ -159,7 +159,7 @@ describe('inbox sessions', () => {
     const c = await signIn(base, TOKENS.bob);
     expect(sessions.size).toBe(2);
     expect([await me(base, a.session), await me(base, b.session), await me(base, c.session)]).toEqual([200, 401, 200]);
-    expect(() => new MemorySignInStore({ maxSessions: 0 })).toThrow(/maxSessions must be a positive integer/);
+    expect(() => new MemorySignInStore({ maxSignIns: 0 })).toThrow(/maxSignIns must be a positive integer/);
   });
 
   it('two replicas sharing one session store: signed in on one, used and signed out on the other', async () => {
@@ -202,9 +202,9 @@ describe('inbox sessions', () => {
     expect((await csrfOf(plain, https)).setCookie).not.toContain('Secure');
     expect((await signIn(plain, TOKENS.alice, https)).setCookie).not.toContain('Secure');
     expect(() => createInbox({ runner, authorize: tokens(), trustProxy: 'yes' as never })).toThrow(/trustProxy must be true or false/);
-    expect(() => createInbox({ runner, authorize: tokens(), signIns: { idleMs: 5 } })).toThrow(/sessions.idleMs must be/);
+    expect(() => createInbox({ runner, authorize: tokens(), signIns: { idleMs: 5 } })).toThrow(/signIns.idleMs must be/);
     expect(() => createInbox({ runner, authorize: () => ({ id: 'x' }), signIns: {} })).toThrow(
-      /sessions applies to the bearer-token sign-in/,
+      /signIns applies to the bearer-token sign-in/,
     );
     expect(() => createInbox({ runner, authorize: tokens(), signIns: { store: {} as never } })).toThrow(
       /sessions.store needs a create\(\) method/,
