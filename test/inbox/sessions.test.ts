@@ -207,7 +207,7 @@ describe('inbox sessions', () => {
       /signIns applies to the bearer-token sign-in/,
     );
     expect(() => createInbox({ runner, authorize: tokens(), signIns: { store: {} as never } })).toThrow(
-      /sessions.store needs a create\(\) method/,
+      /signIns.store needs a create\(\) method/,
     );
   });
 });
