@@ -15,36 +15,36 @@ export interface TrimOptions {
 }
 
 /**
- * Splits a transcript into turns: each starts at a user message and runs to the next one,
+ * Splits a transcript into exchanges: each starts at a user message and runs to the next one,
  * so a tool call, its result and the provider items of its assistant message are always in
- * the same turn. Whatever comes before the first user message is a turn of its own.
+ * the same exchange. Whatever comes before the first user message is an exchange of its own.
  */
-export function turnsOf(messages: readonly ChatMessage[]): ChatMessage[][] {
-  const turns: ChatMessage[][] = [];
+export function exchangesOf(messages: readonly ChatMessage[]): ChatMessage[][] {
+  const exchanges: ChatMessage[][] = [];
   for (const message of messages) {
-    if (message.role === 'user' || turns.length === 0) turns.push([message]);
-    else (turns[turns.length - 1] as ChatMessage[]).push(message);
+    if (message.role === 'user' || exchanges.length === 0) exchanges.push([message]);
+    else (exchanges[exchanges.length - 1] as ChatMessage[]).push(message);
   }
-  return turns;
+  return exchanges;
 }
 
-/** The oldest turns left out until the rest fits `maxTokens`; the latest turn is always kept. Returns the kept and the dropped. */
+/** The oldest exchanges left out until the rest fits `maxTokens`; the latest exchange is always kept. Returns the kept and the dropped. */
 export function trimExchanges(
   messages: readonly ChatMessage[],
   maxTokens: number,
   estimate: TokenEstimate = roughTokens,
 ): { kept: ChatMessage[]; dropped: ChatMessage[] } {
-  const turns = turnsOf(messages);
-  const sizes = turns.map((turn) => turn.reduce((sum, message) => sum + estimate(message), 0));
+  const exchanges = exchangesOf(messages);
+  const sizes = exchanges.map((exchange) => exchange.reduce((sum, message) => sum + estimate(message), 0));
   let total = sizes.reduce((a, b) => a + b, 0);
   let first = 0;
-  // Whole turns only, and never a turn that does not start with the user's message: both
+  // Whole exchanges only, and never an exchange that does not start with the user's message: both
   // providers want the transcript to open with the user, and no tool result without its call.
-  while (first < turns.length - 1 && (total > maxTokens || turns[first]?.[0]?.role !== 'user')) {
+  while (first < exchanges.length - 1 && (total > maxTokens || exchanges[first]?.[0]?.role !== 'user')) {
     total -= sizes[first] as number;
     first++;
   }
-  return { kept: turns.slice(first).flat(), dropped: turns.slice(0, first).flat() };
+  return { kept: exchanges.slice(first).flat(), dropped: exchanges.slice(0, first).flat() };
 }
 
 function checkBudget(maxTokens: unknown, name: string): void {
@@ -53,8 +53,8 @@ function checkBudget(maxTokens: unknown, name: string): void {
 }
 
 /**
- * A `beforeModel` that leaves the oldest turns out of each request until the transcript fits
- * `maxTokens`: whole turns (a user message and everything up to the next), so the system
+ * A `beforeModel` that leaves the oldest exchanges out of each request until the transcript fits
+ * `maxTokens`: whole exchanges (a user message and everything up to the next), so the system
  * prompt stays (it is not in the transcript), a tool call is never split from its result,
  * and provider items (signed thinking, reasoning) stay with their assistant message.
  *
@@ -75,7 +75,7 @@ export interface SummarizeOptions extends TrimOptions {
   model: ChatModel;
   /** Its instructions. Default: summarise for the assistant who continues the conversation. */
   prompt?: string;
-  /** The most characters of the left-out turns sent to be summarised (the newest kept). Default 100 000. */
+  /** The most characters of the left-out exchanges sent to be summarised (the newest kept). Default 100 000. */
   maxSourceChars?: number;
 }
 
@@ -84,10 +84,10 @@ const SUMMARY_PROMPT =
   'facts, decisions, tool results that still matter, open questions. Be brief.';
 
 /**
- * A `beforeModel` like {@link trimToTokens} that, instead of just leaving the oldest turns
+ * A `beforeModel` like {@link trimToTokens} that, instead of just leaving the oldest exchanges
  * out, asks `model` to summarise them and sends the summary first (as a user message and an
  * assistant's acknowledgement, so the roles still alternate). The summary of the same
- * left-out turns is asked for once and reused.
+ * left-out exchanges is asked for once and reused.
  */
 export function summarizeOlder(options: SummarizeOptions): BeforeModel {
   checkBudget(options?.maxTokens, 'summarizeOlder');
