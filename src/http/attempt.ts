@@ -1,6 +1,15 @@
-import { ModelConnectionError, ModelTimeoutError } from '../errors';
-import { messageOf } from '../errors/message';
 import type { Watched, Watchdog } from './watchdog';
+
+/**
+ * What an attempt's failures are called by the one sending it: the models' `ModelTimeoutError`
+ * and `ModelConnectionError` (model-errors.ts), or the webhooks' reasons.
+ */
+export interface AttemptErrors {
+  /** The attempt ran out of time: `ms` is its timeout, or the call's whole budget when the call's deadline ended it. */
+  timeout(ms: number, attempt: number): Error;
+  /** The request failed on the network (refused, reset, a TLS failure), with no HTTP answer. */
+  network(error: unknown, attempt: number): Error;
+}
 
 /**
  * The live attempt behind a successful response. Its timeout keeps running while the body
@@ -19,12 +28,12 @@ export class Attempt implements Watched {
   watchPrevious: Watched | undefined = undefined;
   watchNext: Watched | undefined = undefined;
   private abandoned = false;
-  /** When the attempt times out, on the `performance.now()` clock (monotonic, unlike `Date.now()`). */
+  /** When the attempt times out, on its watchdog's clock (`performance.now()` unless it was given another). */
   deadline: number;
   private readonly onCallerAbort = (): void => this.abort(this.callerSignal?.reason);
 
   constructor(
-    private readonly provider: string,
+    private readonly errors: AttemptErrors,
     readonly timeoutMs: number,
     readonly number: number,
     private readonly callerSignal: AbortSignal | undefined,
@@ -38,7 +47,7 @@ export class Attempt implements Watched {
     // call alive on a long-lived caller signal (Node 20).
     if (callerSignal?.aborted) this.abort(callerSignal.reason);
     else callerSignal?.addEventListener('abort', this.onCallerAbort, { once: true });
-    this.deadline = Math.min(performance.now() + timeoutMs, end);
+    this.deadline = Math.min(watchdog.now() + timeoutMs, end);
     watchdog.watch(this);
   }
 
@@ -64,7 +73,7 @@ export class Attempt implements Watched {
 
   /** Restarts the timeout: a stream calls it on every chunk, making the timeout an idle timeout, within the call's deadline. */
   touch(): void {
-    if (!this.fired) this.deadline = Math.min(performance.now() + this.timeoutMs, this.end);
+    if (!this.fired) this.deadline = Math.min(this.watchdog.now() + this.timeoutMs, this.end);
   }
 
   dispose(): void {
@@ -92,30 +101,11 @@ export class Attempt implements Watched {
   failure(error: unknown): unknown {
     if (this.callerSignal?.aborted) return this.callerSignal.reason;
     if (this.fired) return this.timeoutError();
-    return new ModelConnectionError(this.provider, describeNetworkError(error), this.number, { cause: error });
+    return this.errors.network(error, this.number);
   }
 
-  private timeoutError(): ModelTimeoutError {
+  private timeoutError(): Error {
     const atEnd = Number.isFinite(this.end) && this.deadline >= this.end;
-    return new ModelTimeoutError(this.provider, atEnd ? Math.round(this.deadlineMs) : this.timeoutMs, this.number);
+    return this.errors.timeout(atEnd ? Math.round(this.deadlineMs) : this.timeoutMs, this.number);
   }
-}
-
-/**
- * What went wrong on the network (`ECONNREFUSED`, a TLS failure), with its code when it has
- * one. node:http's errors carry it themselves; fetch says only "fetch failed" and carries it
- * in its cause, so there the cause is what the message reports.
- */
-function describeNetworkError(error: unknown): string {
-  // Duck-typed: fetch's errors may come from another realm (a VM context), where instanceof fails.
-  if (!hasMessage(error)) return messageOf(error);
-  const { cause } = error;
-  const source = hasMessage(cause) ? cause : error;
-  return source.code
-    ? `${typeof source.code === 'string' || typeof source.code === 'number' ? source.code : 'error'} (${messageOf(source)})`
-    : messageOf(source);
-}
-
-function hasMessage(value: unknown): value is { message: string; code?: unknown; cause?: unknown } {
-  return typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string';
 }

@@ -3,9 +3,9 @@ import { declaredLength } from './body';
 import { refusalDetail, RequestRefused, type Reply, type ReplyHeaders, type Transport } from './transport';
 
 /**
- * The transport over a `fetch` the user passes (`options.fetch`: a proxy's, an
- * instrumented one, a test double). Redirects are never followed (`redirect: 'manual'`):
- * the request carries the key.
+ * The transport over a `fetch`: the one a user passes a model (`options.fetch`: a proxy's,
+ * an instrumented one, a test double), or the platform's for webhooks. Redirects are never
+ * followed (`redirect: 'manual'`): the request carries the key, or a signed delivery.
  */
 export class FetchTransport implements Transport {
   constructor(

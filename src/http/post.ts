@@ -2,6 +2,7 @@ import { ModelConnectionError, ModelHttpError, ModelRedirectError, ModelRequestE
 import { noteRetry } from '../telemetry/retry';
 import { sleep } from '../timing/sleep';
 import { Attempt } from './attempt';
+import { modelAttemptErrors } from './model-errors';
 import { providerMessage } from './provider-errors';
 import { backoff, isRetryableStatus, retryAfter } from './retry';
 import type { HttpSettings } from './settings';
@@ -46,7 +47,7 @@ export async function postWithRetry(call: HttpCall, settings: HttpSettings, watc
   for (let number = 1; ; number++) {
     throwIfAborted(call.signal);
     const attemptTimeout = Math.max(1, Math.min(settings.timeoutMs, end - performance.now()));
-    const attempt = new Attempt(call.provider, attemptTimeout, number, call.signal, watchdog, end, settings.deadlineMs);
+    const attempt = new Attempt(modelAttemptErrors(call.provider), attemptTimeout, number, call.signal, watchdog, end, settings.deadlineMs);
     let failure: Error;
     let retryAfterMs: number | undefined;
     try {

@@ -1,12 +1,12 @@
 import type { Attempt } from './attempt';
 
-/** The response headers a model reads (`retry-after`, `content-type`...), by lower-case name. */
+/** The response headers a sender reads (`retry-after`, `content-type`...), by lower-case name. */
 export interface ReplyHeaders {
   get(name: string): string | null;
 }
 
 /**
- * A provider's answer to one POST, as a {@link Transport} hands it over: the status, the
+ * A server's answer to one POST, as a {@link Transport} hands it over: the status, the
  * headers, and the body, read once in one of the ways below. Bodies come decoded from any
  * content coding (gzip, deflate, br), and every way of reading them is bounded.
  */
@@ -27,8 +27,9 @@ export interface Reply {
 }
 
 /**
- * How a model's POSTs reach its provider: the built-in node:http(s) client, or the `fetch`
- * a user passes (docs/agents.md, "HTTP"). One transport per endpoint URL. `send` cancels its
+ * How a model's POSTs reach its provider, and the webhooks' their receiver: the built-in
+ * node:http(s) client, or a `fetch` (a user's, docs/agents.md, "HTTP"; the platform's for
+ * webhooks). One transport per endpoint URL. `send` cancels its
  * request when the attempt is abandoned (`Attempt.onAbort`), and rejects with
  * {@link RequestRefused} for a request the client refuses before sending it.
  */

@@ -1,6 +1,8 @@
+import { monotonicOf, type Clock, type ClockTimer } from '../timing/clock';
+
 /** What the {@link Watchdog} times out: anything with a deadline that can be expired. */
 export interface Watched {
-  /** When to expire, on the `performance.now()` clock (monotonic, unlike `Date.now()`). */
+  /** When to expire, on the watchdog's clock ({@link Watchdog.now}). */
   readonly deadline: number;
   /** Called once, when the deadline has passed while still watched. */
   expire(): void;
@@ -34,7 +36,20 @@ export class Watchdog {
   private head: Watched | undefined;
   private count = 0;
   private timer: NodeJS.Timeout | undefined;
+  /** The timer armed on a given clock, in place of {@link timer}. */
+  private clockTimer: ClockTimer | undefined;
   private armedFor = Number.POSITIVE_INFINITY;
+  /** The time deadlines are read against: monotonic, unlike `Date.now()`, unless a clock says otherwise. */
+  readonly now: () => number;
+
+  /**
+   * On `clock` when given (the webhooks' clock, which a test fakes): deadlines are read
+   * against its monotonic time, its timer is armed and, once nothing is watched, cleared.
+   * Without one, on `performance.now()` and Node's own timer.
+   */
+  constructor(private readonly clock?: Clock) {
+    this.now = clock ? monotonicOf(clock) : () => performance.now();
+  }
 
   watch(item: Watched): void {
     if (item.watchedBy !== undefined) item.watchedBy.unlink(item);
@@ -50,8 +65,15 @@ export class Watchdog {
   }
 
   release(item: Watched): void {
-    // ...and idle, the timer left armed must not hold the process open.
-    if (this.unlink(item) && this.count === 0) this.timer?.unref();
+    if (!this.unlink(item) || this.count > 0) return;
+    // ...and idle, the timer left armed must not hold the process open. A clock's timer is
+    // cleared instead: a clock has no unref to count on, and a fake one lists what is armed.
+    if (this.clock === undefined) this.timer?.unref();
+    else if (this.clockTimer !== undefined) {
+      this.clock.clearTimeout(this.clockTimer);
+      this.clockTimer = undefined;
+      this.armedFor = Number.POSITIVE_INFINITY;
+    }
   }
 
   /** Takes `item` out of the list; false when this watchdog was not watching it. */
@@ -69,17 +91,24 @@ export class Watchdog {
   }
 
   private arm(at: number): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
     this.armedFor = at;
     // setTimeout fires at once (after a warning) for a delay over 2^31-1 ms: arm for at most
     // that long; fire() re-arms for what is left.
-    this.timer = setTimeout(() => this.fire(), Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(at - performance.now()))));
+    const ms = Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil(at - this.now())));
+    if (this.clock !== undefined) {
+      if (this.clockTimer !== undefined) this.clock.clearTimeout(this.clockTimer);
+      this.clockTimer = this.clock.setTimeout(() => this.fire(), ms);
+      return;
+    }
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.fire(), ms);
   }
 
   private fire(): void {
     this.timer = undefined;
+    this.clockTimer = undefined;
     this.armedFor = Number.POSITIVE_INFINITY;
-    const now = performance.now();
+    const now = this.now();
     let next = Number.POSITIVE_INFINITY;
     const expired: Watched[] = [];
     for (let item = this.head; item !== undefined; item = item.watchNext) {

@@ -6,10 +6,11 @@
 export { serveMcp } from './server/serve';
 export type { McpStdioOptions, McpHttpOptions, McpServerHandle, McpHttpServerHandle } from './server/serve';
 export type { McpAuthorize } from './server/http-guard';
-export type { McpToolHost, McpServerOptions, McpCallInfo, McpToolContext } from './types';
-export { McpConfigError, McpConnectionError } from './errors';
+export type { McpToolHost, McpServerOptions, McpCallInfo, McpToolContext } from './server/types';
+export { McpConfigError, McpConnectionError } from './client/errors';
 export { McpToolSource } from './client/source';
-export type { McpToolSourceOptions, McpConnectReport } from './client/source';
+export type { McpToolSourceOptions } from './client/options';
+export type { McpConnectReport } from './client/types';
 export { parseMcpConfig, readMcpConfig } from './client/config';
 export type { McpServerSpec, McpServerEntry, McpEnvironment, McpConfigReading, McpServerOAuth } from './client/config';
 export { McpCatalog } from './server/catalog/catalog';
@@ -36,12 +37,17 @@ export type {
   CatalogContext,
   Completes,
 } from './server/catalog/types';
-export { McpCatalogError } from './errors';
-export type { McpSamplingLimits, McpSamplingContent, McpSampleRequest, McpSampleResult, McpSample } from './types';
-export type { McpServerResource, McpServerPrompt } from './client/source';
-export type { McpSamplingOptions, McpSamplingRequestInfo } from './types';
-export { McpLoginRequiredError, McpLoginError } from './errors';
+export { McpCatalogError } from './server/errors';
+export type { McpSamplingLimits, McpSamplingContent, McpSampleRequest, McpSampleResult, McpSample } from './server/types';
+export type { McpServerResource, McpServerPrompt } from './client/types';
+export type { McpSamplingOptions, McpSamplingRequestInfo } from './client/types';
+export { McpLoginRequiredError, McpLoginError } from './client/errors';
 export { MemoryOAuthStore } from './client/oauth/store';
 export type { McpOAuthOptions, McpOAuthStore, McpOAuthRecord, McpOAuthValue } from './client/oauth/store';
-export type { McpOAuthCommonOptions, McpOAuthLoginOptions, McpOAuthClientCredentialsOptions, McpOAuthCrossAppOptions } from './client/oauth/store';
-export { McpLoginStateError, McpOAuthResponseTooLargeError } from './errors';
+export type {
+  McpOAuthCommonOptions,
+  McpOAuthLoginOptions,
+  McpOAuthClientCredentialsOptions,
+  McpOAuthCrossAppOptions,
+} from './client/oauth/store';
+export { McpLoginStateError, McpOAuthResponseTooLargeError } from './client/errors';

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError } from '../errors';
 import { messageOf } from '../errors/message';
+import { Attempt, type AttemptErrors } from '../http/attempt';
+import { FetchTransport } from '../http/fetch-transport';
+import { isRetryableStatus, retryAfter } from '../http/retry';
+import { RequestRefused, type Transport } from '../http/transport';
+import { Watchdog } from '../http/watchdog';
 import type { SuspensionObserver } from '../suspension/observer';
 import type { SuspendedCall } from '../suspension/store';
 import { systemClock, type Clock, type ClockTimer } from '../timing/clock';
@@ -93,12 +98,22 @@ const DEFAULTS = {
 };
 const MIN_SECRET_BYTES = 16;
 
+/** An attempt's failures as a delivery's reasons: fetch says only "fetch failed"; its cause says why (ECONNREFUSED, a TLS error). */
+const DELIVERY_ERRORS: AttemptErrors = {
+  timeout: (ms) => new Error(`no answer within ${ms} ms`),
+  network: (error) => {
+    // Duck-typed: undici's errors come from another realm under test runners.
+    const inner = typeof error === 'object' && error !== null ? (error as { cause?: unknown }).cause : undefined;
+    return new Error(`the request failed: ${messageOf(error)}${inner === undefined ? '' : ` (${messageOf(inner)})`}`);
+  },
+};
+
 /**
  * Signed webhook notifications of suspensions (docs/operating.md, "Webhooks"): attach it to
  * a coordinator as an observer, and every suspension it records (`suspension.pending`) and
  * settles (`suspension.settled`) is POSTed to `url` as JSON, signed with HMAC-SHA256 over
  * `<timestamp>.<body>`, retried with exponential backoff on network errors, timeouts, 408,
- * 425, 429 and 5xx, and given up after `maxAttempts`.
+ * 429 and 5xx (the models' policy, src/http/retry.ts), and given up after `maxAttempts`.
  *
  * It never blocks or fails the tool call: a delivery is queued after the store write and
  * sent in the background; failures go to `onFailure`. The payload carries the redacted
@@ -124,6 +139,9 @@ export class Webhooks implements SuspensionObserver {
   private readonly waitingRetries: Job[] = [];
   private readonly timers = new Set<ClockTimer>();
   private readonly clock: Clock;
+  /** Times out the attempts on `clock`. */
+  private readonly watchdog: Watchdog;
+  private readonly transport: Transport;
   private readonly sending = new Set<AbortController>();
   private held = 0;
   private closed = false;
@@ -166,6 +184,9 @@ export class Webhooks implements SuspensionObserver {
     )
       throw new InvalidArgumentError('Webhooks: clock must be { now, setTimeout, clearTimeout }');
     this.clock = clock;
+    this.watchdog = new Watchdog(clock);
+    // The platform fetch, looked up per request as before, so a fetch patched later is used.
+    this.transport = new FetchTransport((input, init) => fetch(input, init), this.url.href);
     this.onFailure = options.onFailure ?? warnWhenGivenUp(this.shownUrl);
     this.onDelivered = options.onDelivered;
   }
@@ -239,51 +260,43 @@ export class Webhooks implements SuspensionObserver {
   private async attempt(job: Job, controller: AbortController): Promise<void> {
     job.delivery.attempts++;
     const timestamp = Math.floor(this.clock.now() / 1000);
-    const timer = this.clock.setTimeout(
-      () => controller.abort(new Error(`no answer within ${this.settings.timeoutMs} ms`)),
-      this.settings.timeoutMs,
-    );
+    const attempt = new Attempt(DELIVERY_ERRORS, this.settings.timeoutMs, job.delivery.attempts, controller.signal, this.watchdog);
     let status: number | undefined;
     let retryAfterMs: number | undefined;
     let reason: string;
+    let retryable: boolean;
     try {
-      const response = await fetch(this.url, {
-        method: 'POST',
-        redirect: 'manual',
-        signal: controller.signal,
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'toolnexus-ts-webhooks',
-          [WEBHOOK_EVENT_HEADER]: job.delivery.event,
-          [WEBHOOK_DELIVERY_HEADER]: job.delivery.id,
-          [WEBHOOK_TIMESTAMP_HEADER]: String(timestamp),
-          [WEBHOOK_SIGNATURE_HEADER]: signWebhook(this.secret, timestamp, job.body),
-        },
-        body: job.body,
-      });
-      status = response.status;
+      const headers = {
+        'content-type': 'application/json',
+        'user-agent': 'toolnexus-ts-webhooks',
+        [WEBHOOK_EVENT_HEADER]: job.delivery.event,
+        [WEBHOOK_DELIVERY_HEADER]: job.delivery.id,
+        [WEBHOOK_TIMESTAMP_HEADER]: String(timestamp),
+        [WEBHOOK_SIGNATURE_HEADER]: signWebhook(this.secret, timestamp, job.body),
+      };
+      const reply = await this.transport.send(headers, job.body, attempt);
+      status = reply.status;
       // The body is not needed: discarding it frees the connection without reading an unbounded stream.
-      await response.body?.cancel().catch(() => undefined);
+      await reply.discard();
       if (status >= 200 && status < 300) {
         this.done();
         return this.tell(this.onDelivered, { ...job.delivery, status });
       }
-      retryAfterMs = retryAfter(response.headers.get('retry-after'));
+      retryAfterMs = retryAfter(reply.headers, this.clock.now());
       reason = `the receiver answered HTTP ${status}`;
+      retryable = isRetryableStatus(status);
     } catch (error) {
-      // fetch says only "fetch failed"; its cause says why (ECONNREFUSED, a TLS error). Duck-typed: undici's errors come from another realm under test runners.
-      const inner = typeof error === 'object' && error !== null ? (error as { cause?: unknown }).cause : undefined;
-      const cause = inner === undefined ? '' : ` (${messageOf(inner)})`;
-      reason = controller.signal.aborted ? messageOf(controller.signal.reason) : `the request failed: ${messageOf(error)}${cause}`;
+      // A request the HTTP client refused before sending it would be refused again on every retry.
+      retryable = !(error instanceof RequestRefused);
+      reason = error instanceof RequestRefused ? `the request failed: ${error.detail}` : messageOf(attempt.failure(error));
     } finally {
-      this.clock.clearTimeout(timer);
+      attempt.dispose();
     }
-    const retryable = status === undefined || status === 408 || status === 425 || status === 429 || status >= 500;
     if (!retryable || this.closed || job.delivery.attempts >= this.settings.maxAttempts) {
       const why = !retryable
         ? reason
         : this.closed
-          ? controller.signal.aborted
+          ? attempt.aborted
             ? reason
             : `${reason}; the Webhooks were closed`
           : `${reason}; gave up after ${job.delivery.attempts} attempts`;
@@ -295,9 +308,9 @@ export class Webhooks implements SuspensionObserver {
 
   private retryLater(job: Job, retryAfterMs: number | undefined): void {
     const { retryDelayMs, maxRetryDelayMs } = this.settings;
-    const backoff = retryDelayMs * 2 ** (job.delivery.attempts - 1);
-    // Jitter spreads the retries of many deliveries that failed together.
-    const delay = Math.min(maxRetryDelayMs, Math.max(retryAfterMs ?? 0, backoff * (0.8 + Math.random() * 0.4)));
+    // Jitter spreads the retries of many deliveries that failed together; the receiver's
+    // Retry-After sets the wait instead, as it does for the models (src/http/retry.ts).
+    const delay = Math.min(maxRetryDelayMs, retryAfterMs ?? retryDelayMs * 2 ** (job.delivery.attempts - 1) * (0.8 + Math.random() * 0.4));
     this.waitingRetries.push(job);
     const timer = this.clock.setTimeout(() => {
       this.timers.delete(timer);
@@ -356,12 +369,6 @@ function linkOf(inboxUrl: WebhooksOptions['inboxUrl']): ((id: string) => string)
     link.searchParams.set('suspension', id);
     return link.toString();
   };
-}
-
-/** A `Retry-After` of seconds, in ms; dates and nonsense are ignored (the backoff applies). */
-function retryAfter(header: string | null): number | undefined {
-  if (header === null || !/^\d{1,6}$/.test(header.trim())) return undefined;
-  return Number(header.trim()) * 1000;
 }
 
 function warnWhenGivenUp(shownUrl: string): (failure: WebhookFailure) => void {

@@ -1,5 +1,6 @@
-/** How a suspension becomes an MCP elicitation, and how the answer comes back (src/mcp/elicitation.ts). */
-import { answerOf, answerProblem, elicitationFor, formSchemaOf, replyOf, type Elicitation } from '../../src/mcp/elicitation';
+/** How a suspension becomes an MCP elicitation, and how the answer comes back (src/mcp/server/elicitation.ts, src/mcp/client/elicitation.ts). */
+import { replyOf } from '../../src/mcp/client/elicitation';
+import { answerOf, answerProblem, elicitationFor, formSchemaOf, type Elicitation } from '../../src/mcp/server/elicitation';
 
 const BOTH = { form: true, url: true };
 

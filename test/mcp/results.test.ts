@@ -1,6 +1,7 @@
-/** Results across MCP (src/mcp/results.ts): a Toolkit result as an MCP result, and an MCP result as a ToolResult, bounded. */
+/** Results across MCP (src/mcp/server/results.ts, src/mcp/client/results.ts): a Toolkit result as an MCP result, and an MCP result as a ToolResult, bounded. */
 import { failure, success, withContent } from '../../src';
-import { fromMcpResult, toMcpResult } from '../../src/mcp/results';
+import { fromMcpResult } from '../../src/mcp/client/results';
+import { toMcpResult } from '../../src/mcp/server/results';
 
 describe('toMcpResult', () => {
   it('sends output as text, rich content as it is, and the object as structuredContent when an output schema is declared', () => {

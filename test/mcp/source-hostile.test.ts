@@ -7,7 +7,7 @@
 import { inspect } from 'node:util';
 import { Toolkit, defineTool } from '../../src';
 import { McpToolSource } from '../../src/mcp';
-import { mcpToolName } from '../../src/mcp/client/source';
+import { mcpToolName } from '../../src/mcp/client/tools';
 import { startHostileServer, type HostileServer } from '../fixtures/mcp-hostile-server';
 
 const TOKEN = 'tok-SECRET-0123456789abcdef';

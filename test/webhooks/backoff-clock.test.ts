@@ -80,6 +80,41 @@ describe('Webhooks on a fake clock', () => {
     await hooks.close();
   });
 
+  it('follows the models’ retry policy: a Retry-After date sets the wait, and 425 is final', async () => {
+    const clock = new FakeClock();
+    const asked: number[] = [];
+    const strict = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        asked.push(clock.now());
+        if (asked.length === 1) res.writeHead(503, { 'retry-after': new Date(clock.now() + 5_000).toUTCString() }).end();
+        else res.writeHead(425).end();
+      });
+    });
+    await new Promise<void>((resolve) => strict.listen(0, '127.0.0.1', resolve));
+    const failures: WebhookFailure[] = [];
+    const hooks = new Webhooks({
+      url: `http://127.0.0.1:${(strict.address() as AddressInfo).port}/`,
+      secret: 'whsec-fake-clock-0123456789',
+      events: ['suspension.pending'],
+      clock,
+      onFailure: (f) => failures.push(f),
+    });
+    const coordinator = new ResumeCoordinator({ toolkit: new Toolkit().register(AskTool), observers: [hooks] });
+    await coordinator.execute('ask', {});
+    await until(() => failures.length === 1 && clock.timers.length === 1);
+    // The date is read against the clock: five seconds from its now, not the backoff's one.
+    expect(clock.timers[0]!.ms).toBe(5_000);
+    clock.advance(5_000);
+    await hooks.flush();
+    expect(failures.map((f) => [f.status, f.final, f.reason])).toEqual([
+      [503, false, 'the receiver answered HTTP 503'],
+      [425, true, 'the receiver answered HTTP 425'],
+    ]);
+    await hooks.close();
+    await new Promise<void>((resolve) => strict.close(() => resolve()));
+  });
+
   it('times out an attempt by the clock', async () => {
     const clock = new FakeClock();
     const hanging = createServer(() => undefined); // never answers

@@ -201,7 +201,7 @@ describe('Webhooks', () => {
     expect(delivered).toEqual([`${String(first!.headers['x-toolnexus-delivery'])}:2:200`]);
   });
 
-  it('gives up after maxAttempts, and at once on a 4xx other than 408/425/429', async () => {
+  it('gives up after maxAttempts, and at once on a 4xx other than 408/429', async () => {
     const failing = await receiver(503);
     const failures: WebhookFailure[] = [];
     const hook = webhooks({ url: failing.url, secret: SECRET, retryDelayMs: 1, maxAttempts: 3, onFailure: (f) => failures.push(f) });

@@ -1,4 +1,4 @@
-import { McpConfigError } from '../errors';
+import { McpConfigError } from './errors';
 
 /** How to reach one MCP server, after `${ENV}` expansion. */
 export type McpServerSpec = (

@@ -3,7 +3,7 @@ import { messageOf } from '../../errors/message';
 import { newPendingId } from '../../results/helpers';
 import type { PendingRequest } from '../../results/wire';
 import type { WaitFor } from '../../suspension/answers';
-import type { McpSamplingOptions, McpSamplingRequestInfo } from '../types';
+import type { McpSamplingOptions, McpSamplingRequestInfo } from './types';
 
 const DEFAULTS = { maxTokens: 4096, maxMessages: 100, maxRequestBytes: 1024 * 1024 };
 /** The MCP spec's code for a sampling request the user rejected. */

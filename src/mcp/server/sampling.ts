@@ -2,7 +2,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { InvalidArgumentError } from '../../errors';
-import type { McpSample, McpSampleRequest, McpSampleResult, McpSamplingLimits } from '../types';
+import type { McpSample, McpSampleRequest, McpSampleResult, McpSamplingLimits } from './types';
 
 const DEFAULTS: Required<McpSamplingLimits> = { maxTokens: 4096, maxMessages: 100, maxRequestBytes: 1024 * 1024, timeoutMs: 120_000 };
 /** Longest text kept from the client's answer: the client is as much an outsider as the model behind it. */

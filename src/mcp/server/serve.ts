@@ -11,7 +11,7 @@ import type { Principal } from '../../suspension/audit';
 import { BoundedEventStore, EventBudget } from './event-store';
 import { defaultAllowedHosts, HttpGuard, principalOf, type McpAuthorize } from './http-guard';
 import { coordinatorOf, createMcpServer } from './server';
-import type { McpServerOptions, McpToolHost } from '../types';
+import type { McpServerOptions, McpToolHost } from './types';
 
 /** {@link serveMcp} over stdin/stdout: what Claude Desktop and VS Code start as a child process. */
 export interface McpStdioOptions extends McpServerOptions {

@@ -28,12 +28,12 @@ import { ResumeCoordinator } from '../../suspension/coordinator';
 import { Redactor } from '../../suspension/redact';
 import type { ToolLogLevel } from '../../toolkit/context';
 import { Toolkit } from '../../toolkit/toolkit';
-import { answerOf, answerProblem, elicitationFor, elicitationPrincipal, type ElicitationSupport } from '../elicitation';
+import { answerOf, answerProblem, elicitationFor, elicitationPrincipal, type ElicitationSupport } from './elicitation';
 import type { McpCatalog } from './catalog/catalog';
-import { McpCatalogError } from '../errors';
-import { outOfBandResult, toMcpResult, type McpCallResult } from '../results';
+import { McpCatalogError } from './errors';
+import { outOfBandResult, toMcpResult, type McpCallResult } from './results';
 import { samplerFor } from './sampling';
-import type { McpCallInfo, McpServerOptions, McpToolContext, McpToolHost } from '../types';
+import type { McpCallInfo, McpServerOptions, McpToolContext, McpToolHost } from './types';
 import { endMcpCall, startMcpServerCall, type McpCallSite } from '../../telemetry/mcp';
 import { errorTypeOf, Telemetry } from '../../telemetry/telemetry';
 

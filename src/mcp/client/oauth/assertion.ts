@@ -1,5 +1,5 @@
 import { constants, createPrivateKey, randomUUID, sign, type KeyObject } from 'node:crypto';
-import { McpConfigError } from '../../errors';
+import { McpConfigError } from '../errors';
 
 /** JWS algorithms a client assertion may be signed with, and how node:crypto signs each. */
 const ALGORITHMS: Record<string, { hash: string | null; pss?: boolean; ec?: boolean }> = {

@@ -1,4 +1,4 @@
-import { McpOAuthResponseTooLargeError } from '../../errors';
+import { McpOAuthResponseTooLargeError } from '../errors';
 
 /** What the SDK's transports and `auth()` call to reach a server: the standard fetch's shape. */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;

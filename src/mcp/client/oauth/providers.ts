@@ -1,7 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { McpConfigError, McpLoginError, McpLoginStateError, McpOAuthResponseTooLargeError } from '../../errors';
+import { McpConfigError, McpLoginError, McpLoginStateError, McpOAuthResponseTooLargeError } from '../errors';
 import type { SecretRedactor } from '../redactor';
 import { ClientAssertionSigner } from './assertion';
 import type { FetchLike } from './fetch';

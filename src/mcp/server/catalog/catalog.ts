@@ -4,7 +4,7 @@ import type { AnyClass, ClassType } from '../../../decorators/types';
 import { schemaForClass } from '../../../schema/generate';
 import { planForClass } from '../../../toolkit/arguments';
 import type { ToolResolver } from '../../../toolkit/toolkit';
-import { McpCatalogError } from '../../errors';
+import { McpCatalogError } from '../errors';
 import { promptOptionsOf } from './prompt.decorator';
 import { resourceOptionsOf } from './resource.decorator';
 import { resourceTemplateOptionsOf } from './resource-template.decorator';

@@ -1,4 +1,4 @@
-import { ToolnexusError } from '../errors';
+import { ToolnexusError } from '../../errors';
 
 /** An MCP server configuration (an `mcp.json`) that cannot be used: a wrong shape, a missing variable. */
 export class McpConfigError extends ToolnexusError {
@@ -8,21 +8,6 @@ export class McpConfigError extends ToolnexusError {
 /** An MCP server could not be reached, or dropped the connection and could not be reached again. */
 export class McpConnectionError extends ToolnexusError {
   override readonly code = 'TOOLNEXUS_MCP_CONNECTION';
-}
-
-/**
- * A catalog request that cannot be served: no resource at that URI, no such prompt, arguments
- * or template parameters that do not validate. `reason` says which, for the protocol's error code.
- */
-export class McpCatalogError extends ToolnexusError {
-  override readonly code = 'TOOLNEXUS_MCP_CATALOG';
-
-  constructor(
-    message: string,
-    readonly reason: 'not-found' | 'invalid',
-  ) {
-    super(message);
-  }
 }
 
 /**

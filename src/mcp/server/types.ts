@@ -1,15 +1,14 @@
 /**
- * The public types of the MCP entry that name nothing of the SDK, in a file of their own: the
+ * The public types of the MCP server that name nothing of the SDK, in a file of their own: the
  * declarations a user's compiler reads from `toolnexus-ts/mcp` never reach the SDK's (and zod's)
  * types, so `skipLibCheck: false` without `esModuleInterop` still compiles, and quickly.
  */
-import type { Principal } from '../suspension/audit';
-import type { ChatModel } from '../models/types';
-import type { McpCatalog } from './server/catalog/catalog';
-import type { ResumeCoordinator } from '../suspension/coordinator';
-import type { ToolContext } from '../toolkit/context';
-import type { TelemetryOption } from '../telemetry/options';
-import type { Toolkit } from '../toolkit/toolkit';
+import type { Principal } from '../../suspension/audit';
+import type { McpCatalog } from './catalog/catalog';
+import type { ResumeCoordinator } from '../../suspension/coordinator';
+import type { ToolContext } from '../../toolkit/context';
+import type { TelemetryOption } from '../../telemetry/options';
+import type { Toolkit } from '../../toolkit/toolkit';
 
 /** What an MCP server serves: a Toolkit (suspensions kept in memory), or a ResumeCoordinator and its store. */
 export type McpToolHost = Toolkit | ResumeCoordinator;
@@ -99,29 +98,3 @@ export interface McpCallInfo {
 
 /** A tool context as the MCP server builds it. */
 export type McpToolContext = ToolContext<{ mcp: McpCallInfo; sample?: McpSample }>;
-
-/** A server's sampling request as the host's policy sees it: text only, cut for display. */
-export interface McpSamplingRequestInfo {
-  server: string;
-  messages: Array<{ role: 'user' | 'assistant'; text: string }>;
-  systemPrompt?: string;
-  maxTokens: number;
-}
-
-/**
- * How {@link McpToolSource} answers a server's `sampling/createMessage`: through `model`, and
- * only when `approve` says yes (`'ask'` asks a person through the source's `waitFor`, as an
- * `approval` request). Without this option the client declares no sampling capability.
- */
-export interface McpSamplingOptions {
-  /** The host's model the request goes to (any ChatModel: OpenAI, Anthropic, an AI SDK model...). */
-  model: ChatModel;
-  /** Decides per request; a refusal is answered to the server as the user's rejection. */
-  approve: (request: McpSamplingRequestInfo) => boolean | 'ask' | Promise<boolean | 'ask'>;
-  /** Largest `maxTokens` a server may ask (default 4096); past it the request is refused before the policy sees it. */
-  maxTokens?: number;
-  /** Most messages in one request (default 100). */
-  maxMessages?: number;
-  /** Largest request in bytes of JSON (default 1 MiB). */
-  maxRequestBytes?: number;
-}

@@ -1,0 +1,206 @@
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import type {
+  CreateMessageRequest,
+  CreateMessageResult,
+  LoggingMessageNotification,
+  Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { failure, newPendingId } from '../../results/helpers';
+import type { Answer, PendingRequest, ToolResult } from '../../results/wire';
+import type { WaitFor } from '../../suspension/answers';
+import { endMcpCall, startMcpClientCall, type McpCallSite } from '../../telemetry/mcp';
+import { errorTypeOf, type Telemetry } from '../../telemetry/telemetry';
+import type { ToolContext, ToolLogLevel } from '../../toolkit/context';
+import type { ElicitationReply } from '../elicitation';
+import { RECONNECT_ATTEMPTS, type Connection, type Connections, type ElicitParams, type ServerRequests } from './connection';
+import { replyOf, withDefaults } from './elicitation';
+import { McpLoginRequiredError } from './errors';
+import { isConnectionLost, isDroppedSession, said } from './failures';
+import type { Logins } from './oauth/logins';
+import type { LoginOutcome } from './oauth/providers';
+import type { SourceSettings } from './options';
+import { fromMcpResult } from './results';
+import { answerSampling } from './sampling';
+import type { McpSamplingOptions } from './types';
+
+const LOG_LEVELS = new Set<ToolLogLevel>(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
+/** A server's log lines passed to one call's `ctx.log`; one more says the rest were dropped. */
+const MAX_LOG_LINES_PER_CALL = 1000;
+
+/**
+ * Calls of a server's tools, and what the server asks while they run: its progress and log
+ * lines reach the caller's context, its elicitations become `pending` requests answered by
+ * `waitFor`, its sampling requests go to the host's model. A lost session is opened again.
+ */
+export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
+  /** How many of a server's log lines each call has been told (at most {@link MAX_LOG_LINES_PER_CALL}). */
+  private readonly logLines = new WeakMap<ToolContext, number>();
+
+  constructor(
+    private readonly settings: SourceSettings,
+    private readonly telemetry: Telemetry,
+    private readonly connections: Connections,
+    private readonly logins: Logins,
+    /** Finishes a login a call's replay carries the redirect of. */
+    private readonly finishLogin: (server: string, outcome: LoginOutcome) => Promise<unknown>,
+  ) {}
+
+  /** Calls `tool` of `server`; the result redacted of the server's secrets, never thrown. */
+  async call(server: string, tool: McpTool, args: Record<string, unknown>, ctx: ToolContext | undefined): Promise<ToolResult> {
+    const connection = this.connections.get(server);
+    if (!connection || this.connections.closed) return failure(`MCP server ${server} is not connected`);
+    const login = await this.logins.answered(server, ctx, this.finishLogin);
+    if (login) return login;
+    const result = await this.callRedacted(connection, tool, args, ctx);
+    return connection.redactor.deep(result);
+  }
+
+  /** A server's log line, told to every call of it now running (a bounded number per call). */
+  logged(connection: Connection, params: LoggingMessageNotification['params']): void {
+    const server = connection.name;
+    const level = LOG_LEVELS.has(params.level) ? params.level : 'info';
+    const data = params.data;
+    const text = typeof data === 'string' ? data : (JSON.stringify(data) ?? '');
+    for (const ctx of connection.active) {
+      // A server that logs without end must not flood the host's log: a bounded number per call.
+      const told = this.logLines.get(ctx) ?? 0;
+      if (told > MAX_LOG_LINES_PER_CALL) continue;
+      this.logLines.set(ctx, told + 1);
+      if (told === MAX_LOG_LINES_PER_CALL)
+        ctx.log?.('warning', `[${server}] more log lines than ${MAX_LOG_LINES_PER_CALL} in one call; the rest are dropped`);
+      else ctx.log?.(level, `[${server}] ${connection.redactor.text(text.slice(0, 10_000))}`);
+    }
+  }
+
+  /** A server's sampling request, answered through the host's model when its policy says yes. */
+  sampled(server: string, params: CreateMessageRequest['params'], signal: AbortSignal): Promise<CreateMessageResult> {
+    return answerSampling(server, params, this.settings.sampling as McpSamplingOptions, this.settings.waitFor, signal);
+  }
+
+  /** A server's elicitation, asked as a pending request of this library while the call waits. */
+  async elicited(server: string, params: ElicitParams): Promise<ElicitationReply> {
+    const waitFor = this.settings.waitFor as WaitFor;
+    const redactor = this.connections.get(server)?.redactor;
+    if (redactor) params = redactor.deep(params);
+    const request: PendingRequest = {
+      id: newPendingId(),
+      kind: params.mode === 'url' ? 'authorization' : 'input',
+      prompt: params.message,
+      data: { server, ...(params.requestedSchema !== undefined ? { schema: params.requestedSchema } : {}) },
+    };
+    if (params.mode === 'url' && typeof params.url === 'string') request.url = params.url;
+    try {
+      this.settings.onPending?.(request, server);
+    } catch {
+      // a listener that throws does not decide the answer
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), this.settings.elicitationTimeoutMs);
+    });
+    try {
+      const answer: Answer | undefined = await Promise.race([Promise.resolve(waitFor(request)), timedOut]);
+      if (!answer || answer.id !== request.id) return { action: 'decline' };
+      const reply = replyOf(answer);
+      return reply.action === 'accept' ? { action: 'accept', content: withDefaults(params.requestedSchema, reply.content ?? {}) } : reply;
+    } catch {
+      return { action: 'decline' };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async callRedacted(
+    connection: Connection,
+    tool: McpTool,
+    args: Record<string, unknown>,
+    ctx: ToolContext | undefined,
+  ): Promise<ToolResult> {
+    const server = connection.name;
+    const callCtx: ToolContext = ctx ?? {};
+    connection.active.add(callCtx);
+    try {
+      try {
+        return await this.callOnce(connection, tool.name, args, ctx);
+      } catch (error) {
+        if (connection.spec.transport === 'stdio') throw error;
+        if (isDroppedSession(error)) {
+          // The server forgot the session (it restarted) and said so: nothing ran, so open a new one and ask again once.
+          await this.connections.reconnect(connection);
+          return await this.callOnce(connection, tool.name, args, ctx);
+        }
+        if (!isConnectionLost(error)) throw error;
+        await this.connections.reconnect(connection);
+        // The request may have reached the server before the connection broke: only a tool that
+        // says repeating it changes nothing is asked again.
+        if (tool.annotations?.readOnlyHint === true || tool.annotations?.idempotentHint === true) {
+          for (let attempt = 1; ; attempt++) {
+            try {
+              return await this.callOnce(connection, tool.name, args, ctx);
+            } catch (again) {
+              if (attempt >= RECONNECT_ATTEMPTS || !isConnectionLost(again)) throw again;
+            }
+          }
+        }
+        return failure(
+          `MCP server ${server}, tool ${tool.name}: the connection was lost during the call (${said(error)}), so it may or may not have run; ` +
+            'a new session is open for the next call',
+        );
+      }
+    } catch (error) {
+      if (error instanceof UnauthorizedError) return this.logins.pending(server, tool.name, this.logins.required(server, error));
+      // A reconnect (the session was lost) that finds the login gone.
+      if (error instanceof McpLoginRequiredError) return this.logins.pending(server, tool.name, error);
+      if (ctx?.signal?.aborted) return failure(`${server}_${tool.name} cancelled`);
+      return failure(`MCP server ${server}, tool ${tool.name}: ${said(error)}`);
+    } finally {
+      connection.active.delete(callCtx);
+    }
+  }
+
+  private async callOnce(
+    connection: Connection,
+    tool: string,
+    args: Record<string, unknown>,
+    ctx: ToolContext | undefined,
+  ): Promise<ToolResult> {
+    const tracing = this.telemetry.active();
+    if (!tracing) return this.request(connection, tool, args, ctx, undefined);
+    const sessionId = (connection.client.transport as { sessionId?: string } | undefined)?.sessionId;
+    const site: McpCallSite = { transport: connection.spec.transport === 'stdio' ? 'pipe' : 'tcp' };
+    if (sessionId !== undefined) site.sessionId = sessionId;
+    const { span, meta } = startMcpClientCall(tracing, tool, site);
+    let result: ToolResult;
+    try {
+      result = await tracing.within(tracing.contextOf(span), () => this.request(connection, tool, args, ctx, meta));
+    } catch (error) {
+      endMcpCall(tracing, span, { thrown: errorTypeOf(error) });
+      throw error;
+    }
+    endMcpCall(tracing, span, result);
+    return result;
+  }
+
+  private async request(
+    connection: Connection,
+    tool: string,
+    args: Record<string, unknown>,
+    ctx: ToolContext | undefined,
+    meta: Record<string, string> | undefined,
+  ): Promise<ToolResult> {
+    const progress = ctx?.progress;
+    const params = meta && Object.keys(meta).length > 0 ? { name: tool, arguments: args, _meta: meta } : { name: tool, arguments: args };
+    const result = await connection.client.callTool(params, undefined, {
+      timeout: this.connections.timeoutOf(connection),
+      resetTimeoutOnProgress: true,
+      ...(ctx?.signal ? { signal: ctx.signal } : {}),
+      ...(progress
+        ? {
+            onprogress: (update: { progress: number; total?: number; message?: string }) =>
+              progress(update.progress, update.total, update.message),
+          }
+        : {}),
+    });
+    return fromMcpResult(result as { content?: unknown; isError?: unknown; structuredContent?: unknown }, this.settings.maxOutputChars);
+  }
+}

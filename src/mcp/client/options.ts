@@ -1,0 +1,81 @@
+import type { PendingRequest } from '../../results/wire';
+import type { WaitFor } from '../../suspension/answers';
+import type { TelemetryOption } from '../../telemetry/options';
+import type { McpEnvironment } from './config';
+import { McpConfigError } from './errors';
+import type { McpOAuthOptions } from './oauth/store';
+import type { McpSamplingOptions } from './types';
+
+/** Options of an {@link McpToolSource}. */
+export interface McpToolSourceOptions {
+  /** An `mcp.json` document (Claude Desktop, Cursor or VS Code shape), or servers already parsed. */
+  config: unknown;
+  /** Where `${VAR}` in the config is looked up. Default `process.env`. */
+  env?: McpEnvironment;
+  /**
+   * Answers a server's elicitation while its call waits: the elicitation becomes a `pending`
+   * request (kind `input`, or `authorization` for a URL) given to this function. Without it the
+   * client declares no elicitation capability.
+   */
+  waitFor?: WaitFor;
+  /** Told of every elicitation turned into a request, before `waitFor` is asked. */
+  onPending?: (request: PendingRequest, server: string) => void;
+  /** How long `waitFor` may take before the elicitation is declined, in ms (default 120 000). */
+  elicitationTimeoutMs?: number;
+  /** How long one call may take without progress, in ms (default 60 000; progress resets it). */
+  callTimeoutMs?: number;
+  /** How long connecting and listing tools may take per server, all pages together, in ms (default 30 000). */
+  connectTimeoutMs?: number;
+  /** Most `tools/list` pages read from one server (default 100); a server still giving cursors past it fails. */
+  maxListPages?: number;
+  /** Longest text output kept from a call (default 1 000 000 characters); the rest is cut, saying so. */
+  maxOutputChars?: number;
+  /** Most tools taken from one server (default 500). */
+  maxToolsPerServer?: number;
+  /** The client name servers see. Default `toolnexus`. */
+  clientName?: string;
+  /**
+   * OpenTelemetry: a `tools/call {tool}` CLIENT span per call, its trace context sent in the
+   * request's `_meta`; by the global tracer provider unless this picks another or turns it off.
+   */
+  telemetry?: TelemetryOption;
+  /**
+   * Answers servers' sampling requests (`sampling/createMessage`) through a model of the
+   * host's, when its policy says yes (docs/mcp.md, "Sampling"). Without it the client declares
+   * no sampling capability and servers do not ask.
+   */
+  sampling?: McpSamplingOptions;
+  /**
+   * OAuth for remote servers that ask for it (docs/mcp.md, "OAuth"): a person's login
+   * (the default grant) is reported by `connect()` (`needsLogin`) or suspends the call (a
+   * request of kind `authorization`); `client_credentials` and `cross_app` need nobody. Tokens
+   * refresh, or are granted again, silently. Without it a 401 fails the server.
+   */
+  oauth?: McpOAuthOptions;
+}
+
+const DEFAULTS = {
+  elicitationTimeoutMs: 120_000,
+  callTimeoutMs: 60_000,
+  connectTimeoutMs: 30_000,
+  maxOutputChars: 1_000_000,
+  maxToolsPerServer: 500,
+  maxListPages: 100,
+};
+
+/** {@link McpToolSourceOptions} with every bound given its default: what the parts of a source read. */
+export type SourceSettings = McpToolSourceOptions & typeof DEFAULTS;
+
+/** The options with their defaults, every bound checked to be a positive number. */
+export function sourceSettings(options: McpToolSourceOptions): SourceSettings {
+  const settings: SourceSettings = { ...DEFAULTS, ...definedOnly(options), config: options.config };
+  for (const key of Object.keys(DEFAULTS) as Array<keyof typeof DEFAULTS>) {
+    const value = settings[key];
+    if (!Number.isFinite(value) || value < 1) throw new McpConfigError(`${key} must be a positive number, got ${String(value)}`);
+  }
+  return settings;
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as Partial<T>;
+}
