@@ -1,6 +1,4 @@
-/** The PostgreSQL store's defaults (./resolve.ts): the CLI must look where a service writes. */
-export const DEFAULT_SCHEMA = 'public';
-export const DEFAULT_TABLE_PREFIX = 'toolnexus_';
+import { DEFAULT_SCHEMA, DEFAULT_TABLE_PREFIX } from './resolve';
 
 /**
  * Why the tables are not where the CLI is to look. `misplaced`: the schema (or the prefix)
