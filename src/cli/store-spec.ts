@@ -4,6 +4,8 @@ import type { SuspensionStore } from '../suspension/store';
 import type { RunStore } from '../runner/store';
 import { PostgresStore } from '../stores/postgres/index';
 import { SqliteStore } from '../stores/sqlite/index';
+import type { TablesProblem } from '../stores/postgres/tables';
+import { EXIT, type ExitCode } from './exit-codes';
 
 /** Where `--store` (or `TOOLNEXUS_STORE`) points: `sqlite:./file.db` or `postgres://…`. */
 export type StoreSpec = { kind: 'sqlite'; filename: string } | { kind: 'postgres'; connectionString: string };
@@ -29,3 +31,6 @@ export function openStore(spec: StoreSpec, postgres: { schema?: string; tablePre
 export function shownSpec(spec: string): string {
   return spec.replace(/^([a-z]+:\/\/[^:/@]*:)[^@]*@/i, '$1***@');
 }
+
+/** The exit code of each problem `checkPostgresTables` finds: a misplaced schema is a command line to fix. */
+export const TABLES_EXIT: Record<TablesProblem['kind'], ExitCode> = { misplaced: EXIT.usage };

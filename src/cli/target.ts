@@ -11,7 +11,7 @@ import type { RunStore } from '../runner/store';
 import { Toolkit } from '../toolkit/toolkit';
 import type { CliIo } from './command';
 import { checkPostgresTables } from '../stores/postgres/tables';
-import { openStore, parseStoreSpec, shownSpec } from './store-spec';
+import { openStore, parseStoreSpec, shownSpec, TABLES_EXIT } from './store-spec';
 
 /** What a `pending` command works with: the store, a coordinator over it, and who is acting. */
 export interface CliTarget {
@@ -64,7 +64,7 @@ export async function openTarget(values: Record<string, string | boolean | undef
   };
   if (parsed.kind === 'postgres') {
     const problem = await checkPostgresTables(parsed.connectionString, shownSpec(spec), { ...postgres, create: values.create === true });
-    if (problem) throw new CliProblem(problem.message, problem.code);
+    if (problem) throw new CliProblem(problem.message, TABLES_EXIT[problem.kind]);
   }
   const store = openStore(parsed, postgres);
   try {

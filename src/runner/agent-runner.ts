@@ -7,6 +7,7 @@ import type { WaitFor } from '../suspension/answers';
 import type { Audit } from '../suspension/audit';
 import { DEFAULT_LEASE_MS, ResumeCoordinator } from '../suspension/coordinator';
 import type { RunStore } from './store';
+import { MemoryRunStore, runStoreOf } from './memory';
 import type { Toolkit } from '../toolkit/toolkit';
 import { Checkpoints } from './checkpoints';
 import { runLoop, type Emit, type LiveRun } from './loop';
@@ -25,6 +26,7 @@ import type { TelemetryOption } from '../telemetry/options';
 import { Telemetry } from '../telemetry/telemetry';
 import { isSessionStore, type SessionStore } from '../sessions/store';
 import { Threads, type HeldSession } from '../sessions/threads';
+import { sessionStoreOf } from '../sessions/memory';
 import type { AfterModel, BeforeModel } from './transcript/hooks';
 import { systemClock, type Clock } from '../timing/clock';
 
@@ -220,8 +222,8 @@ export class AgentRunner {
     }
     this.model = options.model;
     this.toolkit = options.toolkit;
-    this.coordinator = options.coordinator ?? new ResumeCoordinator({ toolkit: options.toolkit });
-    const runs: Partial<RunStore> | undefined = options.runs ?? (this.coordinator.store as Partial<RunStore>);
+    this.coordinator = options.coordinator ?? new ResumeCoordinator({ toolkit: options.toolkit, store: new MemoryRunStore() });
+    const runs: Partial<RunStore> | undefined = options.runs ?? runStoreOf(this.coordinator.store);
     if (typeof runs?.saveRun !== 'function' || typeof runs.loadRun !== 'function')
       throw new InvalidArgumentError("runs must be a RunStore (saveRun and loadRun); the coordinator's store is not one, so give `runs`");
     if (options.durability !== undefined && options.durability !== 'halt' && options.durability !== 'step')
@@ -490,7 +492,7 @@ function hook<T>(value: T | undefined, name: string): T | undefined {
 }
 
 function sessionsOf(options: AgentRunnerOptions, store: unknown): Threads | undefined {
-  const sessions = options.sessions ?? (isSessionStore(store) ? store : undefined);
+  const sessions = options.sessions ?? sessionStoreOf(store);
   if (options.sessions !== undefined && !isSessionStore(options.sessions))
     throw new InvalidArgumentError('sessions must be a SessionStore (loadSession, saveSession, listSessions, deleteSession, sessionOfRun)');
   const limit = (value: number | undefined, fallback: number, name: string): number => {

@@ -34,9 +34,3 @@ export function checkSessionFilter(filter: unknown): asserts filter is SessionFi
   if (f.limit !== undefined && (!Number.isSafeInteger(f.limit) || f.limit < 0))
     throw new InvalidArgumentError('listSessions: limit must be an integer >= 0');
 }
-
-/** The JSON a SQL store keeps in its `state` column: the thread and the active run. */
-export interface SessionState {
-  messages: StoredSession['messages'];
-  active?: StoredSession['active'];
-}

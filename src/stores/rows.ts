@@ -4,7 +4,7 @@ import type { Answer, PendingRequest, ToolResult } from '../results/wire';
 import type { Principal } from '../suspension/audit';
 import { isSuspensionStatus } from '../suspension/status';
 import type { AnsweredRequest, SuspendedCall } from '../suspension/store';
-import { toJson } from './json';
+import { toJson } from '../suspension/json';
 
 /**
  * A suspended call as the SQL stores keep it: one column per field, JSON values as text,

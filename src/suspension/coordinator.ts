@@ -25,7 +25,7 @@ import { Resolution, type ExpectedCall } from './resolution';
 import { Observers, type SuspensionObserver } from './observer';
 import { isSuspensionStatus } from './status';
 import type { Claim, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from './store';
-import { MemoryStore } from '../stores/memory/store';
+import { MemorySuspensionStore } from './memory';
 import { checkHistoryFilter, checkInsertable } from './validate';
 
 export type { WaitFor } from './answers';
@@ -36,7 +36,7 @@ export interface ResumeCoordinatorOptions {
   /** The tools calls run through; a resolving process must register the same tools. */
   toolkit: Toolkit;
   /**
-   * Where suspended calls are kept. Default: a {@link MemoryStore}. The coordinator
+   * Where suspended calls are kept. Default: a {@link MemorySuspensionStore}. The coordinator
    * checks everything it hands the store; the store keeps it (docs/design.md, "Stores").
    */
   store?: SuspensionStore;
@@ -153,7 +153,7 @@ export class ResumeCoordinator {
       throw new InvalidArgumentError('clock must have now, setTimeout and clearTimeout');
     this.clock = clock;
     this.toolkit = options.toolkit;
-    this.store = options.store ?? new MemoryStore();
+    this.store = options.store ?? new MemorySuspensionStore();
     this.waitFor = options.waitFor;
     this.maxChain = maxChain;
     this.formatRefusal = options.formatRefusal ?? formatRefusal;

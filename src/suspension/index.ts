@@ -18,6 +18,8 @@ export type { SuspensionObserver } from './observer';
 export { MAX_COMMENT_LENGTH } from './audit';
 export type { Principal, Audit, ResolveOptions, HistoryFilter } from './audit';
 export { SUSPENSION_STATUSES, isSettled, isSuspensionStatus } from './status';
+export { MemorySuspensionStore } from './memory';
+export type { MemorySuspensionStoreOptions } from './memory';
 export { MemoryStore } from '../stores/memory/store';
 export type { MemoryStoreOptions } from '../stores/memory/store';
 export { SqliteStore, SQLITE_SCHEMA_VERSION } from '../stores/sqlite/index';

@@ -2,7 +2,6 @@ import { InvalidArgumentError } from '../errors';
 import type { HistoryFilter } from './audit';
 import { isSettled, isSuspensionStatus } from './status';
 import type { SuspendedCall } from './store';
-import type { StaleRunFilter } from '../runner/store';
 
 /*
  * What crosses from the coordinator into a store is checked here, once, at the coordinator's
@@ -65,11 +64,6 @@ export function checkHistoryFilter(filter: unknown): asserts filter is HistoryFi
 
 const STRING_FIELDS = ['callId', 'runId', 'updatedAt', 'next', 'binding', 'comment'] as const;
 
-/** True for a version some stored checkpoint could be followed by (a positive safe integer). */
-export function versionCanFollow(version: unknown): version is number {
-  return Number.isSafeInteger(version) && (version as number) >= 1;
-}
-
 function isTimestamp(value: unknown): value is string {
   return typeof value === 'string' && !Number.isNaN(Date.parse(value));
 }
@@ -80,22 +74,4 @@ function isFence(value: unknown): value is number {
 
 function isChain(value: unknown): boolean {
   return Array.isArray(value) && value.every((link) => isObject(link) && isObject(link.request) && isObject(link.answer));
-}
-
-/** The phase a runner's checkpoint has while a driver continues it; stale ones are orphans. */
-export const RUNNING_PHASE = 'running';
-
-/** The `limit` of a stale-run listing, checked (a store's own listing, not a coordinator's call). */
-export function staleRunLimit(filter: StaleRunFilter): number {
-  if (
-    typeof filter !== 'object' ||
-    filter === null ||
-    typeof filter.updatedBefore !== 'string' ||
-    Number.isNaN(Date.parse(filter.updatedBefore))
-  )
-    throw new InvalidArgumentError('listStaleRuns needs { updatedBefore } as an RFC 3339 instant');
-  const limit = filter.limit ?? 100;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
-    throw new InvalidArgumentError(`listStaleRuns limit must be an integer from 1 to 1000, got ${String(filter.limit)}`);
-  return limit;
 }

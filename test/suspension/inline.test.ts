@@ -10,6 +10,7 @@ import {
   type PendingRequest,
   type ToolContext,
 } from 'toolnexus-ts';
+import { MemorySuspensionStore } from 'toolnexus-ts/suspension';
 
 type Ctx = ToolContext<{ user?: string }>;
 
@@ -147,9 +148,9 @@ describe('ResumeCoordinator with waitFor (§5.1, in-process)', () => {
 });
 
 describe('ResumeCoordinator construction', () => {
-  it('defaults to a MemoryStore and exposes it', () => {
+  it('defaults to a MemorySuspensionStore and exposes it', () => {
     const coordinator = new ResumeCoordinator({ toolkit: new Toolkit() });
-    expect(coordinator.store).toBeInstanceOf(MemoryStore);
+    expect(coordinator.store).toBeInstanceOf(MemorySuspensionStore);
   });
 
   it.each([0, -5, Number.NaN, Number.POSITIVE_INFINITY])('refuses leaseMs %p', (leaseMs) => {

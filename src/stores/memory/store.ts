@@ -1,220 +1,49 @@
-import { DuplicateSuspensionError, InvalidArgumentError, StoreError } from '../../errors';
-import { systemClock, type Clock } from '../../timing/clock';
-import type { Answer } from '../../results/wire';
-import type { HistoryFilter, Audit } from '../../suspension/audit';
-import { isSettled } from '../../suspension/status';
-import type {
-  Claim,
-  Settlement,
-  SuspendedCall,
-  SuspensionFilter,
-  SuspensionStore,
-} from '../../suspension/store';
-import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from '../../runner/store';
-import { jsonCopy } from '../json';
-import { MemorySessions } from './sessions';
+import { MemoryRunStore } from '../../runner/memory';
+import { MemorySessionStore } from '../../sessions/memory';
 import type { SessionFilter, SessionStore, SessionSummary, StoredSession } from '../../sessions/store';
-import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../suspension/validate';
-
-interface Entry {
-  call: SuspendedCall;
-  seq: number;
-  /** The lease as a number, so judging it needs no parsing. */
-  leaseUntilMs?: number;
-}
+import type { MemorySuspensionStoreOptions } from '../../suspension/memory';
 
 /** Options of {@link MemoryStore}. */
-export interface MemoryStoreOptions {
-  /** Where leases and claim instants take their time from. Default: the system clock. */
-  clock?: Clock;
-}
+export type MemoryStoreOptions = MemorySuspensionStoreOptions;
 
 /**
- * Keeps suspended calls in this process's memory: the default store, for hosts that
- * resolve in the same process and tests. Nothing survives a restart; use
- * {@link SqliteStore} (or a Postgres store) for that.
+ * Keeps suspended calls, run checkpoints and sessions in this process's memory: one store
+ * for a coordinator and a runner, for hosts that resolve in the same process and tests.
+ * Nothing survives a restart; use {@link SqliteStore} (or a Postgres store) for that.
  *
- * Values are stored as JSON copies, so it behaves exactly like a durable store: what
+ * It joins the in-memory part of each job, each beside its interface: the suspension store
+ * (a `ResumeCoordinator`'s default), the run store it extends and the session store it
+ * holds. Values are stored as JSON copies, so it behaves exactly like a durable store: what
  * comes back is what JSON can carry, and callers cannot mutate what is stored. Leases, and
  * the claim's instant that expiry is judged by, are read from `options.clock` (the system
- * clock by default), the only clock its callers share; tests pass a fake one.
+ * clock by default), the only clock its callers share; tests pass a fake one. After
+ * `close`, every method rejects with `StoreError`, sessions' included.
  */
-export class MemoryStore implements SuspensionStore, RunStore, SessionStore {
-  private readonly clock: Clock;
-  private readonly calls = new Map<string, Entry>();
-  private readonly runs = new Map<string, RunCheckpoint>();
-  private nextSeq = 0;
-  private closed = false;
-  /** Sessions (docs/chat.md); their code is src/sessions/stores/memory.ts. */
-  private readonly sessions = new MemorySessions(() => this.assertOpen());
+export class MemoryStore extends MemoryRunStore implements SessionStore {
+  private readonly sessions = new MemorySessionStore();
 
-  constructor(options: MemoryStoreOptions = {}) {
-    const clock = options.clock ?? systemClock;
-    if (typeof clock !== 'object' || clock === null || typeof clock.now !== 'function')
-      throw new InvalidArgumentError('MemoryStore: clock must be a Clock { now, setTimeout, clearTimeout }');
-    this.clock = clock;
-  }
-
-  async insert(call: SuspendedCall): Promise<void> {
+  async loadSession(id: string): Promise<StoredSession | undefined> {
     this.assertOpen();
-    this.add(jsonCopy(call, `suspension ${call.request.id}`));
-  }
-
-  async get(id: string): Promise<SuspendedCall | undefined> {
-    this.assertOpen();
-    const entry = this.calls.get(id);
-    return entry ? structuredClone(entry.call) : undefined;
-  }
-
-  async list(filter: SuspensionFilter = {}): Promise<SuspendedCall[]> {
-    this.assertOpen();
-    const matches = [...this.calls.values()].filter(
-      ({ call }) =>
-        (filter.status === undefined || call.status === filter.status) &&
-        (filter.runId === undefined || call.runId === filter.runId) &&
-        (filter.kind === undefined || call.request.kind === filter.kind),
-    );
-    matches.sort((a, b) => (a.call.createdAt < b.call.createdAt ? -1 : a.call.createdAt > b.call.createdAt ? 1 : a.seq - b.seq));
-    return matches.map(({ call }) => structuredClone(call));
-  }
-
-  async history(filter: HistoryFilter = {}): Promise<SuspendedCall[]> {
-    this.assertOpen();
-    const matches = [...this.calls.values()].filter(
-      ({ call }) =>
-        isSettled(call.status) &&
-        (filter.status === undefined || call.status === filter.status) &&
-        (filter.kind === undefined || call.request.kind === filter.kind) &&
-        (filter.runId === undefined || call.runId === filter.runId) &&
-        (filter.tool === undefined || call.tool === filter.tool),
-    );
-    // A settled call without updatedAt (inserted so) sorts last, as NULL does in the SQL stores.
-    const at = (entry: Entry) => entry.call.updatedAt ?? '';
-    matches.sort((a, b) => (at(a) > at(b) ? -1 : at(a) < at(b) ? 1 : b.seq - a.seq));
-    return matches.slice(0, filter.limit ?? matches.length).map(({ call }) => structuredClone(call));
-  }
-
-  async claim(id: string, answer: Answer, leaseMs: number, audit?: Audit): Promise<Claim | undefined> {
-    this.assertOpen();
-    const storedAnswer = jsonCopy(answer, `the answer to ${id}`);
-    const entry = this.calls.get(id);
-    if (!entry) return undefined;
-    const now = this.clock.now();
-    const claimable = entry.call.status === 'pending' || (entry.call.status === 'resolving' && (entry.leaseUntilMs ?? 0) < now);
-    if (!claimable) return undefined;
-    const at = new Date(now).toISOString();
-    const fence = (entry.call.fence ?? 0) + 1;
-    entry.leaseUntilMs = now + leaseMs;
-    const { answeredBy: _by, comment: _comment, ...unaudited } = entry.call;
-    entry.call = {
-      ...unaudited,
-      status: 'resolving',
-      answer: storedAnswer,
-      leaseUntil: new Date(entry.leaseUntilMs).toISOString(),
-      fence,
-      updatedAt: at,
-      answeredAt: at,
-      ...(audit?.by ? { answeredBy: audit.by } : {}),
-      ...(audit?.comment !== undefined ? { comment: audit.comment } : {}),
-    };
-    return { id, fence, call: structuredClone(entry.call), at };
-  }
-
-  async renew(claim: Claim, leaseMs: number): Promise<boolean> {
-    this.assertOpen();
-    const entry = this.held(claim);
-    if (!entry) return false;
-    entry.leaseUntilMs = this.clock.now() + leaseMs;
-    entry.call = { ...entry.call, leaseUntil: new Date(entry.leaseUntilMs).toISOString() };
-    return true;
-  }
-
-  async complete(claim: Claim, settlement: Settlement): Promise<boolean> {
-    this.assertOpen();
-    const outcome = jsonCopy(settlement.outcome, `the outcome of ${claim.id}`);
-    const next = settlement.next === undefined ? undefined : jsonCopy(settlement.next, `suspension ${settlement.next.request.id}`);
-    const entry = this.held(claim);
-    if (!entry) return false;
-    // Refused before anything changes, as a SQL store's rolled-back transaction would be.
-    if (next && this.calls.has(next.request.id)) throw new DuplicateSuspensionError(next.request.id);
-    const { leaseUntil: _released, ...rest } = entry.call;
-    entry.call = {
-      ...rest,
-      status: settlement.status,
-      outcome,
-      updatedAt: new Date(this.clock.now()).toISOString(),
-      ...(next ? { next: next.request.id } : {}),
-    };
-    entry.leaseUntilMs = undefined;
-    if (next) this.add(next);
-    return true;
-  }
-
-  async saveRun(checkpoint: RunCheckpoint): Promise<boolean> {
-    this.assertOpen();
-    const copy = jsonCopy(checkpoint, `the checkpoint of run ${checkpoint.runId}`);
-    if (!versionCanFollow(checkpoint.version)) return false;
-    const stored = this.runs.get(checkpoint.runId);
-    if (checkpoint.version !== (stored ? stored.version + 1 : 1)) return false;
-    this.runs.set(checkpoint.runId, copy);
-    return true;
-  }
-
-  async loadRun(runId: string): Promise<RunCheckpoint | undefined> {
-    this.assertOpen();
-    const stored = this.runs.get(runId);
-    return stored ? structuredClone(stored) : undefined;
-  }
-
-  async listStaleRuns(filter: StaleRunFilter): Promise<RunListing[]> {
-    this.assertOpen();
-    const limit = staleRunLimit(filter);
-    return [...this.runs.values()]
-      .filter((run) => run.state.phase === RUNNING_PHASE && run.updatedAt < filter.updatedBefore)
-      .sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : 0))
-      .slice(0, limit)
-      .map((run) => ({ runId: run.runId, version: run.version, updatedAt: run.updatedAt }));
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-  }
-
-  // Sessions: see SessionStore.
-  loadSession(id: string): Promise<StoredSession | undefined> {
     return this.sessions.loadSession(id);
   }
 
-  saveSession(session: StoredSession): Promise<boolean> {
+  async saveSession(session: StoredSession): Promise<boolean> {
+    this.assertOpen();
     return this.sessions.saveSession(session);
   }
 
-  listSessions(filter?: SessionFilter): Promise<SessionSummary[]> {
+  async listSessions(filter?: SessionFilter): Promise<SessionSummary[]> {
+    this.assertOpen();
     return this.sessions.listSessions(filter);
   }
 
-  deleteSession(id: string): Promise<boolean> {
+  async deleteSession(id: string): Promise<boolean> {
+    this.assertOpen();
     return this.sessions.deleteSession(id);
   }
 
-  sessionOfRun(runId: string): Promise<string | undefined> {
+  async sessionOfRun(runId: string): Promise<string | undefined> {
+    this.assertOpen();
     return this.sessions.sessionOfRun(runId);
-  }
-
-  /** The entry while `claim` still holds it: resolving, with the claim's fence. */
-  private held(claim: Claim): Entry | undefined {
-    const entry = this.calls.get(claim.id);
-    return entry && entry.call.status === 'resolving' && entry.call.fence === claim.fence ? entry : undefined;
-  }
-
-  private add(call: SuspendedCall): void {
-    const id = call.request.id;
-    if (this.calls.has(id)) throw new DuplicateSuspensionError(id);
-    const leaseUntilMs = call.leaseUntil === undefined ? undefined : Date.parse(call.leaseUntil);
-    this.calls.set(id, { call, seq: this.nextSeq++, leaseUntilMs });
-  }
-
-  private assertOpen(): void {
-    if (this.closed) throw new StoreError('the memory pending store is closed');
   }
 }

@@ -25,6 +25,9 @@ export interface ResolvedOptions {
   completeRetryMs: number;
 }
 
+/** Where the tables are when the options say nothing; the CLI's table check (./tables.ts) looks there too. */
+export const DEFAULT_SCHEMA = 'public';
+export const DEFAULT_TABLE_PREFIX = 'toolnexus_';
 const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
 /** The URL schemes pg's connection strings mean PostgreSQL by. */
 const POSTGRES_SCHEMES: readonly string[] = ['postgres', 'postgresql', 'socket'];
@@ -43,8 +46,8 @@ export function resolveOptions(options: PostgresStoreOptions): ResolvedOptions {
   if (options === null || typeof options !== 'object') {
     throw new InvalidArgumentError('PostgresStore needs options: { connectionString } or { poolConfig } or { pool }');
   }
-  const schema = checkIdentifier(options.schema ?? 'public', 'schema', '');
-  const tablePrefix = checkIdentifier(options.tablePrefix ?? 'toolnexus_', 'tablePrefix', LONGEST_NAME_SUFFIX);
+  const schema = checkIdentifier(options.schema ?? DEFAULT_SCHEMA, 'schema', '');
+  const tablePrefix = checkIdentifier(options.tablePrefix ?? DEFAULT_TABLE_PREFIX, 'tablePrefix', LONGEST_NAME_SUFFIX);
   const autoMigrate = options.autoMigrate ?? true;
   const completeRetryMs = options.completeRetryMs ?? DEFAULT_COMPLETE_RETRY_MS;
   if (typeof completeRetryMs !== 'number' || !Number.isFinite(completeRetryMs) || completeRetryMs < 0) {

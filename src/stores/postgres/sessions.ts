@@ -1,7 +1,7 @@
 import { quoteIdentifier } from './resolve';
 import type { SessionFilter, SessionStore, SessionSummary, StoredSession } from '../../sessions/store';
 import { checkSession, checkSessionFilter, checkSessionId } from '../../sessions/validate';
-import { paramsOf, sessionOf, summaryOfRow, type SessionRow } from '../sqlite/sessions';
+import { sessionOf, sessionRowOf, summaryOfRow, type SessionRow } from '../sessions';
 
 /** Runs one query of the store (after its schema is ready), translating driver errors. */
 export type PostgresQuery = <Row extends object = Record<string, unknown>>(
@@ -55,7 +55,7 @@ export class PostgresSessions implements SessionStore {
 
   async saveSession(session: StoredSession): Promise<boolean> {
     checkSession(session);
-    const p = paramsOf(session);
+    const p = sessionRowOf(session);
     if (!Number.isSafeInteger(session.version) || session.version < 1) return false;
     const result =
       session.version === 1

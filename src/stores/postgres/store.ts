@@ -1,25 +1,19 @@
 import type { Pool, QueryResultRow } from 'pg';
 import { DuplicateSuspensionError, StoreError, StoreUnavailableError } from '../../errors';
 import type { Answer } from '../../results/wire';
-import type { HistoryFilter, Audit } from '../../suspension/audit';
-import type {
-  Claim,
-  Settlement,
-  SuspendedCall,
-  SuspensionFilter,
-  SuspensionStore,
-} from '../../suspension/store';
 import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from '../../runner/store';
-import { toJson } from '../json';
+import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../runner/store-checks';
+import type { Audit, HistoryFilter } from '../../suspension/audit';
+import { toJson } from '../../suspension/json';
+import type { Claim, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from '../../suspension/store';
+import { sleep } from '../../timing/sleep';
 import { callOf, parseStored, rowOf, type SuspensionRow } from '../rows';
-import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../suspension/validate';
+import { StoreSessions } from '../sessions';
 import { isUniqueViolation, translate } from './errors';
 import type { PostgresStoreOptions } from './options';
 import { resolveOptions } from './resolve';
 import { prepareTables, tablesOf, type Tables } from './schema';
-import { sleep } from '../../timing/sleep';
 import { PostgresSessions, sessionsTable } from './sessions';
-import type { SessionFilter, SessionStore, SessionSummary, StoredSession } from '../../sessions/store';
 
 const FIRST_RETRY_PAUSE_MS = 50;
 const MAX_RETRY_PAUSE_MS = 1_000;
@@ -120,18 +114,19 @@ interface RunRow {
  * // ... on shutdown:
  * await store.close();
  */
-export class PostgresStore implements SuspensionStore, RunStore, SessionStore {
+export class PostgresStore extends StoreSessions implements SuspensionStore, RunStore {
   private readonly pool: Pool;
   private readonly ownsPool: boolean;
   private readonly autoMigrate: boolean;
   private readonly completeRetryMs: number;
   private readonly tables: Tables;
   private readyPromise: Promise<void> | undefined;
-  /** Sessions (docs/chat.md): in the same schema; their SQL is src/sessions/stores/postgres.ts. */
-  private readonly sessions: PostgresSessions;
+  /** Sessions (docs/chat.md): in the same schema; their SQL is ./sessions.ts. */
+  protected readonly sessions: PostgresSessions;
   private closed = false;
 
   constructor(options: PostgresStoreOptions) {
+    super();
     const resolved = resolveOptions(options);
     this.pool = resolved.pool;
     this.ownsPool = resolved.ownsPool;
@@ -174,17 +169,15 @@ export class PostgresStore implements SuspensionStore, RunStore, SessionStore {
   }
 
   async list(filter: SuspensionFilter = {}): Promise<SuspendedCall[]> {
-    const conditions: string[] = [];
     const values: unknown[] = [];
-    for (const [column, value] of [
-      ['status', filter.status],
-      ['run_id', filter.runId],
-      ['kind', filter.kind],
-    ] as const) {
-      if (value === undefined) continue;
-      values.push(value);
-      conditions.push(`${column} = $${values.length}`);
-    }
+    const conditions = equalities(
+      [
+        ['status', filter.status],
+        ['run_id', filter.runId],
+        ['kind', filter.kind],
+      ],
+      values,
+    );
     const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
     const result = await this.query<SuspensionRow>(
       'list of suspensions',
@@ -195,18 +188,19 @@ export class PostgresStore implements SuspensionStore, RunStore, SessionStore {
   }
 
   async history(filter: HistoryFilter = {}): Promise<SuspendedCall[]> {
-    const conditions = ["status IN ('resolved', 'declined', 'expired', 'cancelled')"];
     const values: unknown[] = [];
-    for (const [column, value] of [
-      ['status', filter.status],
-      ['kind', filter.kind],
-      ['run_id', filter.runId],
-      ['tool', filter.tool],
-    ] as const) {
-      if (value === undefined) continue;
-      values.push(value);
-      conditions.push(`${column} = $${values.length}`);
-    }
+    const conditions = [
+      "status IN ('resolved', 'declined', 'expired', 'cancelled')",
+      ...equalities(
+        [
+          ['status', filter.status],
+          ['kind', filter.kind],
+          ['run_id', filter.runId],
+          ['tool', filter.tool],
+        ],
+        values,
+      ),
+    ];
     values.push(filter.limit ?? null);
     const result = await this.query<SuspensionRow>(
       'history of suspensions',
@@ -275,8 +269,7 @@ export class PostgresStore implements SuspensionStore, RunStore, SessionStore {
         const result = await this.query<{ settled: number }>(`completion of suspension ${claim.id}`, text, values);
         return result.rows[0]?.settled === 1;
       } catch (error) {
-        if (nextRow && isUniqueViolation(error instanceof StoreError ? error.cause : error))
-          throw new DuplicateSuspensionError(nextRow.id);
+        if (nextRow && isUniqueViolation(error instanceof StoreError ? error.cause : error)) throw new DuplicateSuspensionError(nextRow.id);
         if (!(error instanceof StoreUnavailableError) || this.closed || Date.now() + pause > giveUpAt) throw error;
         await sleep(pause);
       }
@@ -334,27 +327,6 @@ export class PostgresStore implements SuspensionStore, RunStore, SessionStore {
     return result.rows.map((row) => ({ runId: row.run_id, version: Number(row.version), updatedAt: row.updated_at }));
   }
 
-  // Sessions: see SessionStore.
-  loadSession(id: string): Promise<StoredSession | undefined> {
-    return this.sessions.loadSession(id);
-  }
-
-  saveSession(session: StoredSession): Promise<boolean> {
-    return this.sessions.saveSession(session);
-  }
-
-  listSessions(filter?: SessionFilter): Promise<SessionSummary[]> {
-    return this.sessions.listSessions(filter);
-  }
-
-  deleteSession(id: string): Promise<boolean> {
-    return this.sessions.deleteSession(id);
-  }
-
-  sessionOfRun(runId: string): Promise<string | undefined> {
-    return this.sessions.sessionOfRun(runId);
-  }
-
   /** Ends the pool if this store created it (a shared `pool` stays open for its owner). Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -387,6 +359,17 @@ export class PostgresStore implements SuspensionStore, RunStore, SessionStore {
       throw translate(error, operation);
     }
   }
+}
+
+/** `column = $n` for each filter that is given, in order, its value appended to `values` (which numbers it). */
+function equalities(filters: ReadonlyArray<readonly [string, string | undefined]>, values: unknown[]): string[] {
+  const conditions: string[] = [];
+  for (const [column, value] of filters) {
+    if (value === undefined) continue;
+    values.push(value);
+    conditions.push(`${column} = $${values.length}`);
+  }
+  return conditions;
 }
 
 function closedError(): StoreError {

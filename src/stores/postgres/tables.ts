@@ -1,8 +1,14 @@
-import { EXIT } from '../../cli/exit-codes';
+import { DEFAULT_SCHEMA, DEFAULT_TABLE_PREFIX } from './resolve';
 
-/** The PostgreSQL store's defaults (src/suspension/stores/postgres/resolve.ts): the CLI must look where a service writes. */
-export const DEFAULT_SCHEMA = 'public';
-export const DEFAULT_TABLE_PREFIX = 'toolnexus_';
+/**
+ * Why the tables are not where the CLI is to look. `misplaced`: the schema (or the prefix)
+ * holds no store's tables; the message says where they are, if anywhere. The CLI maps the
+ * kind to its exit code.
+ */
+export interface TablesProblem {
+  kind: 'misplaced';
+  message: string;
+}
 
 /**
  * Checks, before the store is opened, that the schema the CLI is to read holds a store's
@@ -15,7 +21,7 @@ export async function checkPostgresTables(
   connectionString: string,
   shown: string,
   options: { schema?: string; tablePrefix?: string; create: boolean },
-): Promise<{ message: string; code: number } | undefined> {
+): Promise<TablesProblem | undefined> {
   if (options.create) return undefined;
   const schema = options.schema ?? DEFAULT_SCHEMA;
   const prefix = options.tablePrefix ?? DEFAULT_TABLE_PREFIX;
@@ -47,7 +53,7 @@ export async function checkPostgresTables(
       ? `; ${table} is in ${holders.map((s) => `--schema ${s}`).join(', ')}`
       : `; no schema there has ${table}${options.tablePrefix === undefined ? '' : ' (check --table-prefix)'}`;
   return {
+    kind: 'misplaced',
     message: `${where} at ${shown}${elsewhere}. Pass the --schema your service's store uses, or --create to create the tables in ${schema}`,
-    code: EXIT.usage,
   };
 }

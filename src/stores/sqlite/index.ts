@@ -4,5 +4,5 @@
  * loaded when a store is built.
  */
 export { SqliteStore } from './store';
-export type { SqliteStoreOptions } from './store';
+export type { SqliteStoreOptions } from './options';
 export { SQLITE_SCHEMA_VERSION } from './version';

@@ -1,8 +1,7 @@
 import type Database from 'better-sqlite3';
-import { toJson } from '../json';
-import { parseStored } from '../rows';
 import type { SessionFilter, SessionStore, SessionSummary, StoredSession } from '../../sessions/store';
-import { checkSession, checkSessionFilter, checkSessionId, type SessionState } from '../../sessions/validate';
+import { checkSession, checkSessionFilter, checkSessionId } from '../../sessions/validate';
+import { sessionOf, sessionRowOf, summaryOfRow, type SessionRow } from '../sessions';
 
 /**
  * Schema step 4 of the SQLite store, sessions' block: one row per conversation, its thread
@@ -23,16 +22,6 @@ export const SESSIONS_SQLITE_DDL = `
     CREATE INDEX sessions_updated ON sessions (updated_at);
 `;
 
-interface SessionRow {
-  id: string;
-  version: number;
-  state: string;
-  message_count: number;
-  active_run: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
 /** The sessions of a `SqliteStore`, in the same file. */
 export class SqliteSessions implements SessionStore {
   private readonly insert: Database.Statement;
@@ -46,6 +35,8 @@ export class SqliteSessions implements SessionStore {
     db: Database.Database,
     /** Runs one statement, translating a driver error into the store's own. */
     private readonly run: <T>(work: () => T, what: string) => T,
+    /** The store's check that it is still open, made before anything else. */
+    private readonly assertOpen: () => void,
   ) {
     this.insert = db.prepare(`
       INSERT INTO sessions (id, version, state, message_count, active_run, created_at, updated_at)
@@ -62,74 +53,37 @@ export class SqliteSessions implements SessionStore {
   }
 
   async loadSession(id: string): Promise<StoredSession | undefined> {
+    this.assertOpen();
     checkSessionId(id, 'loadSession');
     const row = this.run(() => this.read.get(id) as SessionRow | undefined, `load session ${id}`);
     return row ? sessionOf(row) : undefined;
   }
 
   async saveSession(session: StoredSession): Promise<boolean> {
+    this.assertOpen();
     checkSession(session);
-    const params = paramsOf(session);
+    const params = sessionRowOf(session);
     if (!Number.isSafeInteger(session.version) || session.version < 1) return false;
     const statement = session.version === 1 ? this.insert : this.update;
     return this.run(() => statement.run(params).changes === 1, `save session ${session.id}`);
   }
 
   async listSessions(filter: SessionFilter = {}): Promise<SessionSummary[]> {
+    this.assertOpen();
     checkSessionFilter(filter);
     const rows = this.run(() => this.list.all(filter.limit ?? -1) as SessionRow[], 'list sessions');
     return rows.map(summaryOfRow);
   }
 
   async deleteSession(id: string): Promise<boolean> {
+    this.assertOpen();
     checkSessionId(id, 'deleteSession');
     return this.run(() => this.remove.run(id).changes === 1, `delete session ${id}`);
   }
 
   async sessionOfRun(runId: string): Promise<string | undefined> {
+    this.assertOpen();
     const row = this.run(() => this.ofRun.get(runId) as { id: string } | undefined, `find the session of run ${runId}`);
     return row?.id;
   }
 }
-
-/** The row values of a session, shared with the PostgreSQL store. */
-export function paramsOf(session: StoredSession): SessionRow {
-  const state: SessionState = { messages: session.messages };
-  if (session.active) state.active = session.active;
-  return {
-    id: session.id,
-    version: session.version,
-    state: toJson(state, `session ${session.id}`),
-    message_count: session.messages.length,
-    active_run: session.active?.runId ?? null,
-    created_at: session.createdAt,
-    updated_at: session.updatedAt,
-  };
-}
-
-export function sessionOf(row: SessionRow): StoredSession {
-  const state = parseStored<SessionState>(row.state, `session ${row.id}`);
-  const session: StoredSession = {
-    id: row.id,
-    version: Number(row.version),
-    messages: state.messages,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-  if (state.active) session.active = state.active;
-  return session;
-}
-
-export function summaryOfRow(row: Omit<SessionRow, 'state'>): SessionSummary {
-  const summary: SessionSummary = {
-    id: row.id,
-    version: Number(row.version),
-    messageCount: Number(row.message_count),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-  if (row.active_run !== null) summary.activeRun = row.active_run;
-  return summary;
-}
-
-export type { SessionRow };

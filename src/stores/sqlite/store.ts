@@ -3,22 +3,17 @@ import { closeSync, constants, openSync } from 'node:fs';
 import { DuplicateSuspensionError, StoreError, ToolnexusError } from '../../errors';
 import { messageOf } from '../../errors/message';
 import type { Answer } from '../../results/wire';
-import type { HistoryFilter, Audit } from '../../suspension/audit';
-import type {
-  Claim,
-  Settlement,
-  SuspendedCall,
-  SuspensionFilter,
-  SuspensionStore,
-} from '../../suspension/store';
 import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from '../../runner/store';
-import { toJson } from '../json';
-import { callOf, parseStored, rowOf, type SuspensionRow } from '../rows';
-import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../suspension/validate';
+import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../runner/store-checks';
+import type { Audit, HistoryFilter } from '../../suspension/audit';
+import { toJson } from '../../suspension/json';
+import type { Claim, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from '../../suspension/store';
 import { loadOptionalPeer } from '../peer';
+import { callOf, parseStored, rowOf, type SuspensionRow } from '../rows';
+import { StoreSessions } from '../sessions';
+import type { SqliteStoreOptions } from './options';
 import { migrate, prepare, SUSPENSION_COLUMNS } from './schema';
 import { SqliteSessions } from './sessions';
-import type { SessionFilter, SessionStore, SessionSummary, StoredSession } from '../../sessions/store';
 
 /**
  * The native driver is loaded when a store is first built, not when the package is
@@ -51,19 +46,6 @@ function createPrivately(filename: string): void {
   }
 }
 
-/** Options of a {@link SqliteStore}. */
-export interface SqliteStoreOptions {
-  /** The database file; created with its schema on first open. `:memory:` works for one process. */
-  filename: string;
-  /** How long a write waits for another process's lock before failing. Default 5000 ms. */
-  busyTimeoutMs?: number;
-  /**
-   * `full` (default) syncs every commit to disk, so a suspension survives power loss;
-   * `normal` survives any process crash but may lose the last commits on power loss, and is faster.
-   */
-  synchronous?: 'full' | 'normal';
-}
-
 interface RunRow {
   run_id: string;
   version: number;
@@ -88,7 +70,7 @@ interface RunRow {
  * const coordinator = new ResumeCoordinator({ toolkit, store })
  * ```
  */
-export class SqliteStore implements SuspensionStore, RunStore, SessionStore {
+export class SqliteStore extends StoreSessions implements SuspensionStore, RunStore {
   /** The database file this store opened. */
   readonly filename: string;
   private readonly db: Database.Database;
@@ -96,11 +78,12 @@ export class SqliteStore implements SuspensionStore, RunStore, SessionStore {
   private readonly claimTransaction: Database.Transaction<(params: ClaimParams) => { row: SuspensionRow; at: string } | undefined>;
   private readonly completeTransaction: Database.Transaction<(params: CompleteParams, next: SuspensionRow | undefined) => boolean>;
   private readonly listStatements = new Map<string, Database.Statement>();
-  /** Sessions (docs/chat.md): in the same file; their SQL is src/sessions/stores/sqlite.ts. */
-  private readonly sessions: SqliteSessions;
+  /** Sessions (docs/chat.md): in the same file; their SQL is ./sessions.ts. */
+  protected readonly sessions: SqliteSessions;
   private closed = false;
 
   constructor(options: SqliteStoreOptions | string) {
+    super();
     const { filename, busyTimeoutMs = 5000, synchronous = 'full' } = typeof options === 'string' ? { filename: options } : options;
     if (typeof filename !== 'string' || filename === '') throw new StoreError('SqliteStore needs a filename');
     this.filename = filename;
@@ -117,7 +100,11 @@ export class SqliteStore implements SuspensionStore, RunStore, SessionStore {
       this.db.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
       migrate(this.db, filename);
       this.statements = prepare(this.db, synchronous);
-      this.sessions = new SqliteSessions(this.db, (work, what) => this.run(work, what));
+      this.sessions = new SqliteSessions(
+        this.db,
+        (work, what) => this.run(work, what),
+        () => this.assertOpen(),
+      );
     } catch (error) {
       this.db.close();
       if (error instanceof ToolnexusError) throw error;
@@ -248,32 +235,6 @@ export class SqliteStore implements SuspensionStore, RunStore, SessionStore {
     if (this.closed) return;
     this.closed = true;
     this.db.close();
-  }
-
-  // Sessions: see SessionStore.
-  async loadSession(id: string): Promise<StoredSession | undefined> {
-    this.assertOpen();
-    return this.sessions.loadSession(id);
-  }
-
-  async saveSession(session: StoredSession): Promise<boolean> {
-    this.assertOpen();
-    return this.sessions.saveSession(session);
-  }
-
-  async listSessions(filter?: SessionFilter): Promise<SessionSummary[]> {
-    this.assertOpen();
-    return this.sessions.listSessions(filter);
-  }
-
-  async deleteSession(id: string): Promise<boolean> {
-    this.assertOpen();
-    return this.sessions.deleteSession(id);
-  }
-
-  async sessionOfRun(runId: string): Promise<string | undefined> {
-    this.assertOpen();
-    return this.sessions.sessionOfRun(runId);
   }
 
   /** Inserts a row unless its id is taken; false when it is. The `args` column predates optional args: it holds `null` for none. */

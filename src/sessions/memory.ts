@@ -1,22 +1,23 @@
-import { jsonCopy } from '../json';
-import type { SessionFilter, SessionStore, SessionSummary, StoredSession } from '../../sessions/store';
-import { checkSession, checkSessionFilter, checkSessionId } from '../../sessions/validate';
+import { MemorySuspensionStore } from '../suspension/memory';
+import { jsonCopy } from '../suspension/json';
+import { isSessionStore, type SessionFilter, type SessionStore, type SessionSummary, type StoredSession } from './store';
+import { checkSession, checkSessionFilter, checkSessionId } from './validate';
 
-/** The sessions of a `MemoryStore`: JSON copies in a map, so it behaves as the durable stores do. */
-export class MemorySessions implements SessionStore {
+/**
+ * Keeps sessions in this process's memory: JSON copies in a map, so it behaves as the
+ * durable stores do. A runner's sessions when its coordinator's store is an in-memory one
+ * that keeps none; `MemoryStore` keeps its sessions in one.
+ */
+export class MemorySessionStore implements SessionStore {
   private readonly sessions = new Map<string, StoredSession>();
 
-  constructor(private readonly assertOpen: () => void) {}
-
   async loadSession(id: string): Promise<StoredSession | undefined> {
-    this.assertOpen();
     checkSessionId(id, 'loadSession');
     const stored = this.sessions.get(id);
     return stored ? structuredClone(stored) : undefined;
   }
 
   async saveSession(session: StoredSession): Promise<boolean> {
-    this.assertOpen();
     checkSession(session);
     const copy = jsonCopy(session, `session ${session.id}`);
     const stored = this.sessions.get(session.id);
@@ -26,26 +27,23 @@ export class MemorySessions implements SessionStore {
   }
 
   async listSessions(filter: SessionFilter = {}): Promise<SessionSummary[]> {
-    this.assertOpen();
     checkSessionFilter(filter);
     const all = [...this.sessions.values()].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
     return all.slice(0, filter.limit ?? all.length).map(summaryOf);
   }
 
   async deleteSession(id: string): Promise<boolean> {
-    this.assertOpen();
     checkSessionId(id, 'deleteSession');
     return this.sessions.delete(id);
   }
 
   async sessionOfRun(runId: string): Promise<string | undefined> {
-    this.assertOpen();
     for (const session of this.sessions.values()) if (session.active?.runId === runId) return session.id;
     return undefined;
   }
 }
 
-export function summaryOf(session: StoredSession): SessionSummary {
+function summaryOf(session: StoredSession): SessionSummary {
   const summary: SessionSummary = {
     id: session.id,
     version: session.version,
@@ -55,4 +53,14 @@ export function summaryOf(session: StoredSession): SessionSummary {
   };
   if (session.active) summary.activeRun = session.active.runId;
   return summary;
+}
+
+/**
+ * Where a runner without `sessions` keeps them: the coordinator's store when it is a session
+ * store too; a {@link MemorySessionStore} of its own when that store is an in-memory
+ * suspension store that keeps none; otherwise none (the runner then refuses the `session` option).
+ */
+export function sessionStoreOf(store: unknown): SessionStore | undefined {
+  if (isSessionStore(store)) return store;
+  return store instanceof MemorySuspensionStore ? new MemorySessionStore() : undefined;
 }

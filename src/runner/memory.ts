@@ -1,0 +1,53 @@
+import { MemorySuspensionStore } from '../suspension/memory';
+import { jsonCopy } from '../suspension/json';
+import type { SuspensionStore } from '../suspension/store';
+import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from './store';
+import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from './store-checks';
+
+/**
+ * Keeps run checkpoints in this process's memory, beside the suspended calls of the
+ * in-memory suspension store it extends: the store of the coordinator an `AgentRunner`
+ * makes for itself, so that coordinator's store holds the runs too, as a durable store
+ * does. Checkpoints are kept as JSON copies, like everything a store keeps.
+ */
+export class MemoryRunStore extends MemorySuspensionStore implements RunStore {
+  private readonly runs = new Map<string, RunCheckpoint>();
+
+  async saveRun(checkpoint: RunCheckpoint): Promise<boolean> {
+    this.assertOpen();
+    const copy = jsonCopy(checkpoint, `the checkpoint of run ${checkpoint.runId}`);
+    if (!versionCanFollow(checkpoint.version)) return false;
+    const stored = this.runs.get(checkpoint.runId);
+    if (checkpoint.version !== (stored ? stored.version + 1 : 1)) return false;
+    this.runs.set(checkpoint.runId, copy);
+    return true;
+  }
+
+  async loadRun(runId: string): Promise<RunCheckpoint | undefined> {
+    this.assertOpen();
+    const stored = this.runs.get(runId);
+    return stored ? structuredClone(stored) : undefined;
+  }
+
+  async listStaleRuns(filter: StaleRunFilter): Promise<RunListing[]> {
+    this.assertOpen();
+    const limit = staleRunLimit(filter);
+    return [...this.runs.values()]
+      .filter((run) => run.state.phase === RUNNING_PHASE && run.updatedAt < filter.updatedBefore)
+      .sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : 0))
+      .slice(0, limit)
+      .map((run) => ({ runId: run.runId, version: run.version, updatedAt: run.updatedAt }));
+  }
+}
+
+/**
+ * Where a runner without `runs` keeps its checkpoints: the coordinator's store when it is a
+ * run store too; a {@link MemoryRunStore} of its own when that store is an in-memory
+ * suspension store that keeps none (a coordinator built with its default store); otherwise
+ * the store as it is, for the runner to refuse.
+ */
+export function runStoreOf(store: SuspensionStore): Partial<RunStore> | undefined {
+  const runs = store as Partial<RunStore> | undefined;
+  const keepsRuns = typeof runs?.saveRun === 'function' && typeof runs.loadRun === 'function';
+  return !keepsRuns && store instanceof MemorySuspensionStore ? new MemoryRunStore() : runs;
+}

@@ -1,0 +1,163 @@
+import { DuplicateSuspensionError, InvalidArgumentError, StoreError } from '../errors';
+import { systemClock, type Clock } from '../timing/clock';
+import type { Answer } from '../results/wire';
+import type { Audit, HistoryFilter } from './audit';
+import { jsonCopy } from './json';
+import { isSettled } from './status';
+import type { Claim, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from './store';
+
+interface Entry {
+  call: SuspendedCall;
+  seq: number;
+  /** The lease as a number, so judging it needs no parsing. */
+  leaseUntilMs?: number;
+}
+
+/** Options of {@link MemorySuspensionStore} (and of `MemoryStore`, which builds on it). */
+export interface MemorySuspensionStoreOptions {
+  /** Where leases and claim instants take their time from. Default: the system clock. */
+  clock?: Clock;
+}
+
+/**
+ * Keeps suspended calls in this process's memory: a `ResumeCoordinator`'s default store, for
+ * hosts that resolve in the same process and tests. Nothing survives a restart; use
+ * `SqliteStore` (or `PostgresStore`) for that. `MemoryStore` (`toolnexus-ts/memory`) keeps
+ * run checkpoints and sessions beside them, for a runner.
+ *
+ * Values are stored as JSON copies, so it behaves exactly like a durable store: what
+ * comes back is what JSON can carry, and callers cannot mutate what is stored. Leases, and
+ * the claim's instant that expiry is judged by, are read from `options.clock` (the system
+ * clock by default), the only clock its callers share; tests pass a fake one.
+ */
+export class MemorySuspensionStore implements SuspensionStore {
+  private readonly clock: Clock;
+  private readonly calls = new Map<string, Entry>();
+  private nextSeq = 0;
+  private closed = false;
+
+  constructor(options: MemorySuspensionStoreOptions = {}) {
+    const clock = options.clock ?? systemClock;
+    // Named by the class built, so a MemoryStore's refusal names MemoryStore.
+    if (typeof clock !== 'object' || clock === null || typeof clock.now !== 'function')
+      throw new InvalidArgumentError(`${new.target.name}: clock must be a Clock { now, setTimeout, clearTimeout }`);
+    this.clock = clock;
+  }
+
+  async insert(call: SuspendedCall): Promise<void> {
+    this.assertOpen();
+    this.add(jsonCopy(call, `suspension ${call.request.id}`));
+  }
+
+  async get(id: string): Promise<SuspendedCall | undefined> {
+    this.assertOpen();
+    const entry = this.calls.get(id);
+    return entry ? structuredClone(entry.call) : undefined;
+  }
+
+  async list(filter: SuspensionFilter = {}): Promise<SuspendedCall[]> {
+    this.assertOpen();
+    const matches = [...this.calls.values()].filter(
+      ({ call }) =>
+        (filter.status === undefined || call.status === filter.status) &&
+        (filter.runId === undefined || call.runId === filter.runId) &&
+        (filter.kind === undefined || call.request.kind === filter.kind),
+    );
+    matches.sort((a, b) => (a.call.createdAt < b.call.createdAt ? -1 : a.call.createdAt > b.call.createdAt ? 1 : a.seq - b.seq));
+    return matches.map(({ call }) => structuredClone(call));
+  }
+
+  async history(filter: HistoryFilter = {}): Promise<SuspendedCall[]> {
+    this.assertOpen();
+    const matches = [...this.calls.values()].filter(
+      ({ call }) =>
+        isSettled(call.status) &&
+        (filter.status === undefined || call.status === filter.status) &&
+        (filter.kind === undefined || call.request.kind === filter.kind) &&
+        (filter.runId === undefined || call.runId === filter.runId) &&
+        (filter.tool === undefined || call.tool === filter.tool),
+    );
+    // A settled call without updatedAt (inserted so) sorts last, as NULL does in the SQL stores.
+    const at = (entry: Entry) => entry.call.updatedAt ?? '';
+    matches.sort((a, b) => (at(a) > at(b) ? -1 : at(a) < at(b) ? 1 : b.seq - a.seq));
+    return matches.slice(0, filter.limit ?? matches.length).map(({ call }) => structuredClone(call));
+  }
+
+  async claim(id: string, answer: Answer, leaseMs: number, audit?: Audit): Promise<Claim | undefined> {
+    this.assertOpen();
+    const storedAnswer = jsonCopy(answer, `the answer to ${id}`);
+    const entry = this.calls.get(id);
+    if (!entry) return undefined;
+    const now = this.clock.now();
+    const claimable = entry.call.status === 'pending' || (entry.call.status === 'resolving' && (entry.leaseUntilMs ?? 0) < now);
+    if (!claimable) return undefined;
+    const at = new Date(now).toISOString();
+    const fence = (entry.call.fence ?? 0) + 1;
+    entry.leaseUntilMs = now + leaseMs;
+    const { answeredBy: _by, comment: _comment, ...unaudited } = entry.call;
+    entry.call = {
+      ...unaudited,
+      status: 'resolving',
+      answer: storedAnswer,
+      leaseUntil: new Date(entry.leaseUntilMs).toISOString(),
+      fence,
+      updatedAt: at,
+      answeredAt: at,
+      ...(audit?.by ? { answeredBy: audit.by } : {}),
+      ...(audit?.comment !== undefined ? { comment: audit.comment } : {}),
+    };
+    return { id, fence, call: structuredClone(entry.call), at };
+  }
+
+  async renew(claim: Claim, leaseMs: number): Promise<boolean> {
+    this.assertOpen();
+    const entry = this.held(claim);
+    if (!entry) return false;
+    entry.leaseUntilMs = this.clock.now() + leaseMs;
+    entry.call = { ...entry.call, leaseUntil: new Date(entry.leaseUntilMs).toISOString() };
+    return true;
+  }
+
+  async complete(claim: Claim, settlement: Settlement): Promise<boolean> {
+    this.assertOpen();
+    const outcome = jsonCopy(settlement.outcome, `the outcome of ${claim.id}`);
+    const next = settlement.next === undefined ? undefined : jsonCopy(settlement.next, `suspension ${settlement.next.request.id}`);
+    const entry = this.held(claim);
+    if (!entry) return false;
+    // Refused before anything changes, as a SQL store's rolled-back transaction would be.
+    if (next && this.calls.has(next.request.id)) throw new DuplicateSuspensionError(next.request.id);
+    const { leaseUntil: _released, ...rest } = entry.call;
+    entry.call = {
+      ...rest,
+      status: settlement.status,
+      outcome,
+      updatedAt: new Date(this.clock.now()).toISOString(),
+      ...(next ? { next: next.request.id } : {}),
+    };
+    entry.leaseUntilMs = undefined;
+    if (next) this.add(next);
+    return true;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  /** Throws once the store is closed; what a subclass keeps beside the calls checks it too, so closing closes all of it. */
+  protected assertOpen(): void {
+    if (this.closed) throw new StoreError('the memory pending store is closed');
+  }
+
+  /** The entry while `claim` still holds it: resolving, with the claim's fence. */
+  private held(claim: Claim): Entry | undefined {
+    const entry = this.calls.get(claim.id);
+    return entry && entry.call.status === 'resolving' && entry.call.fence === claim.fence ? entry : undefined;
+  }
+
+  private add(call: SuspendedCall): void {
+    const id = call.request.id;
+    if (this.calls.has(id)) throw new DuplicateSuspensionError(id);
+    const leaseUntilMs = call.leaseUntil === undefined ? undefined : Date.parse(call.leaseUntil);
+    this.calls.set(id, { call, seq: this.nextSeq++, leaseUntilMs });
+  }
+}
