@@ -77,7 +77,6 @@ export interface ExecuteOptions {
 /** Default claim lease. */
 export const DEFAULT_LEASE_MS = 60_000;
 
-
 /** The options a coordinator runs by, checked and with their defaults. */
 export interface CoordinatorSettings {
   leaseMs: number;
@@ -101,8 +100,7 @@ export function coordinatorSettings(options: ResumeCoordinatorOptions): Coordina
   if (!Number.isSafeInteger(maxAnswerBytes) || maxAnswerBytes < 1) {
     throw new InvalidArgumentError(`maxAnswerBytes must be a positive integer number of bytes, got ${String(options.maxAnswerBytes)}`);
   }
-  if (options.waitFor !== undefined && typeof options.waitFor !== 'function')
-    throw new InvalidArgumentError('waitFor must be a function');
+  if (options.waitFor !== undefined && typeof options.waitFor !== 'function') throw new InvalidArgumentError('waitFor must be a function');
   if (options.formatRefusal !== undefined && typeof options.formatRefusal !== 'function')
     throw new InvalidArgumentError('formatRefusal must be a function');
   const clock = options.clock ?? systemClock;

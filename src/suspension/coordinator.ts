@@ -22,7 +22,15 @@ import {
   type FormatRefusal,
   type WaitFor,
 } from './answers';
-import { checkedAudit, DEFAULT_HISTORY_LIMIT, MAX_COMMENT_LENGTH, MAX_HISTORY_LIMIT, withCommentAsReason, type HistoryFilter, type Audit } from './audit';
+import {
+  checkedAudit,
+  DEFAULT_HISTORY_LIMIT,
+  MAX_COMMENT_LENGTH,
+  MAX_HISTORY_LIMIT,
+  withCommentAsReason,
+  type HistoryFilter,
+  type Audit,
+} from './audit';
 import { Binding } from './binding';
 import { coordinatorSettings, type ExecuteOptions, type ResumeCoordinatorOptions } from './coordinator-options';
 import { answerInline } from './inline';
@@ -336,7 +344,10 @@ export class ResumeCoordinator {
     if (!stored.ok) throw new InvalidArgumentError(`cannot suspend a call of ${name}: its arguments cannot be stored: ${stored.problem}`);
     const result = pending(init);
     const request = pendingOf(result) as PendingRequest;
-    const sealed = await this.recorder.record(request, name, JSON.parse(stored.json) as unknown, { callId: options.callId, runId: options.runId });
+    const sealed = await this.recorder.record(request, name, JSON.parse(stored.json) as unknown, {
+      callId: options.callId,
+      runId: options.runId,
+    });
     this.observers.pending(sealed);
     return result;
   }

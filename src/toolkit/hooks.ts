@@ -41,7 +41,13 @@ export interface ToolkitHooks {
  * A finished call as the hooks see it: `afterTool` may replace its result, then `onMetric` is
  * told; neither can make the call reject. `started` is when the call began (`performance.now()`).
  */
-export async function afterCall(hooks: ToolkitHooks, name: string, args: unknown, result: ToolResult, started: number): Promise<ToolResult> {
+export async function afterCall(
+  hooks: ToolkitHooks,
+  name: string,
+  args: unknown,
+  result: ToolResult,
+  started: number,
+): Promise<ToolResult> {
   let final = result;
   if (hooks.afterTool) {
     try {

@@ -25,7 +25,13 @@ export class Problems {
  * array longer than its `maxItems` is refused without walking its items. Each failure is
  * reported once and its value removed, so class-validator does not walk it.
  */
-export function shapeProblems(schema: JsonSchema, value: Record<string, unknown>, parent: string, problems: Problems, removed: Set<string>): void {
+export function shapeProblems(
+  schema: JsonSchema,
+  value: Record<string, unknown>,
+  parent: string,
+  problems: Problems,
+  removed: Set<string>,
+): void {
   const properties = schema.properties;
   if (!properties) return;
   const required = schema.required ?? [];
@@ -146,4 +152,3 @@ function notOneOf(allowed: readonly unknown[], path: string, label: string, inde
   const each = index === undefined ? '' : 'each value in ';
   return `${path}: ${each}${label} must be one of the following values: ${allowed.map(String).join(', ')}`;
 }
-

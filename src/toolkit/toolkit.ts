@@ -278,4 +278,3 @@ function limitOption(name: string, value: number | undefined, fallback: number):
     throw new InvalidArgumentError(`${name} must be a number of at least 1, got ${String(value)}`);
   return value;
 }
-
