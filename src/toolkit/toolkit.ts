@@ -4,7 +4,7 @@ import { messageOf } from '../errors/message';
 import { failure } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
 import type { TelemetryOption } from '../telemetry/options';
-import { Telemetry } from '../telemetry/telemetry';
+import { Telemetry, type Tracing } from '../telemetry/telemetry';
 import { traceTool } from '../telemetry/tool';
 import { toAnthropicTools, toGeminiTools, toOpenAITools, type AnthropicTool, type GeminiTools, type OpenAITool } from './adapters';
 import type { ParsedArguments } from './arguments';
@@ -205,14 +205,8 @@ export class Toolkit {
   async runTraced<TState extends object = {}>(call: Preparation, ctx?: ToolContext<TState>): Promise<RanCall> {
     const tracing = this.telemetry.active();
     if (tracing === undefined) return { result: await this.finish(call, ctx, performance.now()) };
-    const { result, traceparent } = await traceTool(
-      tracing,
-      call.name,
-      this.entries.has(call.name),
-      (ctx as { callId?: unknown } | undefined)?.callId,
-      call.ok ? call.args : call.raw,
-      (tool, shown) => this.redact(tool, shown),
-      () => this.finish(call, ctx, performance.now()),
+    const { result, traceparent } = await this.traced(tracing, call.name, call.ok ? call.args : call.raw, ctx, () =>
+      this.finish(call, ctx, performance.now()),
     );
     return traceparent === undefined ? { result } : { result, traceparent };
   }
@@ -226,16 +220,19 @@ export class Toolkit {
   async execute<TState extends object = {}>(name: string, args?: unknown, ctx?: ToolContext<TState>): Promise<ToolResult> {
     const tracing = this.telemetry.active();
     if (tracing === undefined) return this.prepareAndFinish(name, args, ctx);
-    const { result } = await traceTool(
-      tracing,
-      name,
-      this.entries.has(name),
-      (ctx as { callId?: unknown } | undefined)?.callId,
-      args,
-      (tool, shown) => this.redact(tool, shown),
-      () => this.prepareAndFinish(name, args, ctx),
-    );
-    return result;
+    return (await this.traced(tracing, name, args, ctx, () => this.prepareAndFinish(name, args, ctx))).result;
+  }
+
+  /** Runs `body` inside the call's `execute_tool` span, showing `args` redacted. */
+  private traced(
+    tracing: Tracing,
+    name: string,
+    args: unknown,
+    ctx: ToolContext | undefined,
+    body: () => Promise<ToolResult>,
+  ): Promise<{ result: ToolResult; traceparent: string | undefined }> {
+    const callId = (ctx as { callId?: unknown } | undefined)?.callId;
+    return traceTool(tracing, name, this.entries.has(name), callId, args, (tool, shown) => this.redact(tool, shown), body);
   }
 
   /** One call from its raw arguments; its time, as the hooks are told it, includes the parse. */
