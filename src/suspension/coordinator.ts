@@ -222,9 +222,9 @@ export class ResumeCoordinator {
 
   /**
    * Checks an answer as {@link resolve} does and returns the copy `resolve` keeps: a
-   * {@link CheckedAnswer}, which `resolve` takes as it is. An answer this coordinator already
-   * checked is returned as it is. For a caller that must refuse a malformed answer before
-   * anything else (the runner, before it loads a run).
+   * {@link CheckedAnswer}, which `resolve` takes as it is. A checked answer whose cap is no
+   * larger than this coordinator's (one it made, say) is returned as it is. For a caller that
+   * must refuse a malformed answer before anything else (the runner, before it loads a run).
    *
    * @throws {@link InvalidAnswerError} the answer is not Answer-shaped, or its data is too large, too deep or not plain JSON.
    * @throws {@link UnknownSuspensionError} its id is one no store could hold.
