@@ -8,6 +8,7 @@ import { Redactor } from '../suspension/redact';
 import type { SuspendedCall } from '../suspension/store';
 import { APPROVAL_FOR } from '../toolkit/approval';
 import type { ToolContext } from '../toolkit/context';
+import type { PreparedCall } from '../toolkit/prepared';
 import { Toolkit, type RegisteredTool } from '../toolkit/toolkit';
 
 /**
@@ -20,7 +21,7 @@ import { Toolkit, type RegisteredTool } from '../toolkit/toolkit';
  */
 export class DurableCall {
   /** Arguments already validated, by the very object the framework then executes with. */
-  private readonly validated = new WeakMap<object, object>();
+  private readonly validated = new WeakMap<object, PreparedCall>();
 
   constructor(
     readonly coordinator: ResumeCoordinator,
@@ -32,9 +33,9 @@ export class DurableCall {
 
   /** Our validation, as a framework's validator wants it: the problem text, or the value accepted. */
   async validate(value: unknown): Promise<{ ok: true } | { ok: false; problem: string }> {
-    const parsed = await this.coordinator.toolkit.parseArguments(this.tool.name, value);
-    if (!parsed?.ok) return { ok: false, problem: `invalid arguments for ${this.tool.name}: ${parsed?.problem ?? 'unknown tool'}` };
-    if (typeof value === 'object' && value !== null) this.validated.set(value, parsed.value);
+    const call = await this.coordinator.toolkit.prepare(this.tool.name, value);
+    if (!call.ok) return { ok: false, problem: `invalid arguments for ${this.tool.name}: ${call.problem}` };
+    if (typeof value === 'object' && value !== null) this.validated.set(value, call);
     return { ok: true };
   }
 
@@ -67,15 +68,15 @@ export class DurableCall {
     const key = this.prefix + callId;
     const recorded = await this.approvalOf(key);
     if (recorded !== undefined) return { args: recorded.args, request: recorded.request };
-    const parsed = await this.coordinator.toolkit.parseArguments(this.tool.name, input);
-    if (!parsed?.ok) return undefined;
+    const call = await this.coordinator.toolkit.prepare(this.tool.name, input);
+    if (!call.ok) return undefined;
     const ctx = hostState(state);
-    if (policy.when && !(await policy.when(parsed.value, ctx))) return undefined;
+    if (policy.when && !(await policy.when(call.args, ctx))) return undefined;
     // The declared approval asks before run: this records the request and runs nothing.
-    const result = await this.coordinator.execute(this.tool.name, parsed.value, ctx, { callId, runId: key });
+    const result = await this.coordinator.run(call, ctx, { callId, runId: key });
     const request = pendingOf(result);
     if (request?.kind !== 'approval') throw new ToolnexusError(`${this.tool.name}: expected its approval request, got: ${result.output}`);
-    return { args: parsed.value, request };
+    return { args: call.args, request };
   }
 
   /**
@@ -88,8 +89,9 @@ export class DurableCall {
       const call = await this.approvalOf(key);
       if (call) return this.approve(call, ctx);
     }
-    const args = (typeof input === 'object' && input !== null && this.validated.get(input)) || input;
-    return this.coordinator.execute(this.tool.name, args, ctx, { callId, runId: key });
+    const prepared = typeof input === 'object' && input !== null ? this.validated.get(input) : undefined;
+    if (prepared) return this.coordinator.run(prepared, ctx, { callId, runId: key });
+    return this.coordinator.execute(this.tool.name, input, ctx, { callId, runId: key });
   }
 
   /** Settles the call's recorded approval as declined (the framework's user refused it); false when there is none pending. */

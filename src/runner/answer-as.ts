@@ -79,12 +79,14 @@ export async function answerAs(host: AgentRunner | ResumeCoordinator, answer: An
   const before = id === undefined ? undefined : await coordinator.get(id);
   // A malformed answer is the coordinator's to refuse, in its words.
   if (!before && id !== undefined) throw new UnknownSuspensionError(id);
+  // The one read before the claim: the answer carries the call down the path (the runner, `resolve`).
+  const given = before ? await coordinator.read(answer, before) : answer;
   let run: AnsweredRun | undefined;
   try {
-    run = before?.runId === undefined ? undefined : await continued(runner, before.runId, answer, audit, options);
+    run = before?.runId === undefined ? undefined : await continued(runner, before.runId, given, audit, options);
     if (!run) {
       const ctx = { ...options.context, ...(options.signal ? { signal: options.signal } : {}) } as ToolContext;
-      await coordinator.resolve(answer, ctx, audit);
+      await coordinator.resolve(given, ctx, audit);
       if (before?.runId !== undefined) run = { runId: before.runId, continued: false };
     }
   } catch (error) {

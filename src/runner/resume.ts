@@ -8,7 +8,7 @@ import {
 } from '../errors';
 import { pendingOf } from '../results/helpers';
 import type { Answer, ToolResult } from '../results/wire';
-import { refusalStatusOf, type RefusalStatus } from '../suspension/answers';
+import { refusalStatusOf, storedCallOf, type RefusalStatus } from '../suspension/answers';
 import type { Audit } from '../suspension/audit';
 import { isSettled } from '../suspension/status';
 import type { SuspendedCall } from '../suspension/store';
@@ -57,8 +57,9 @@ export async function continueRun(
   options: ContinueOptions,
   emit: Emit | undefined,
 ): Promise<RunResult> {
-  const answers = checkAnswers(parts, answersIn);
-  const calls = await Promise.all(answers.map((answer) => parts.coordinator.get(answer.id)));
+  // Each stored call is read once (or was, by answerAs) and carried by its answer to `resolve`.
+  const answers = await Promise.all(checkAnswers(parts, answersIn).map((answer) => parts.coordinator.read(answer)));
+  const calls = answers.map(storedCallOf);
   const runId = runOf(answers, calls);
   const { state } = await parts.checkpoints.load(runId);
   // The agent holding the conversation answers for it (its tools replay the calls).

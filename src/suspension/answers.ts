@@ -1,5 +1,7 @@
+import { UnknownSuspensionError } from '../errors';
 import { failure } from '../results/helpers';
 import type { Answer, PendingRequest, ToolResult } from '../results/wire';
+import type { SuspendedCall, SuspensionStore } from './store';
 
 /** How an in-process host answers a suspension: ask a human, wait, return the answer. */
 export type WaitFor = (request: PendingRequest) => Answer | Promise<Answer>;
@@ -34,8 +36,65 @@ export const MAX_SUSPENSION_ID_LENGTH = 512;
 /** Keys that could reach a prototype: an answer carrying one is refused. */
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
-/** A checked answer: a fresh copy holding only plain JSON, or why there is none. */
-export type CheckedAnswer = { ok: true; answer: Answer } | { ok: false; problem: string };
+/**
+ * Where a checked answer keeps the cap its `data` was checked under, and where an answer
+ * bound to its stored call keeps that call: symbols, and not enumerable, so JSON, spreads,
+ * stores and `toEqual` never see them. The value carries the fact; nothing remembers it aside.
+ */
+const CHECKED_UNDER: unique symbol = Symbol('toolnexus.checkedUnder');
+const READ_FROM: unique symbol = Symbol('toolnexus.readFrom');
+
+/**
+ * An answer {@link checkAnswer} checked and copied: `data` plain JSON within the cap it was
+ * checked under. It is an {@link Answer} like any other; `ResumeCoordinator.resolve` takes it
+ * without checking it again when that cap is no larger than its own.
+ */
+export type CheckedAnswer = Answer & { readonly [CHECKED_UNDER]: number };
+
+/**
+ * A checked answer with the stored call its id names, as read from a store once before the
+ * claim (`undefined`: no call by that id): the path of an answer hands it down (answerAs, the
+ * runner's resume, `resolve`) instead of each step reading the call again.
+ */
+export type AnswerWithCall = CheckedAnswer & { readonly [READ_FROM]: StoredCallRead };
+
+/** A stored call as one read found it, and the store it was read from. */
+interface StoredCallRead {
+  readonly store: SuspensionStore;
+  readonly call: SuspendedCall | undefined;
+}
+
+/** A checked answer, or why there is none. */
+export type AnswerCheck = { ok: true; answer: CheckedAnswer } | { ok: false; problem: string };
+
+/** Whether `answer` is a {@link CheckedAnswer} checked under a cap no larger than `maxDataBytes`. */
+export function isCheckedAnswer(answer: unknown, maxDataBytes: number): answer is CheckedAnswer {
+  if (typeof answer !== 'object' || answer === null) return false;
+  try {
+    const under = (answer as Partial<CheckedAnswer>)[CHECKED_UNDER];
+    return typeof under === 'number' && under <= maxDataBytes;
+  } catch {
+    return false; // a hostile getter: not a copy checkAnswer made
+  }
+}
+
+/** `answer` bound to `call`, the stored call its id names as just read from `store` (`undefined`: none). */
+export function withStoredCall(answer: CheckedAnswer, store: SuspensionStore, call: SuspendedCall | undefined): AnswerWithCall {
+  const copy: Answer = { ...answer };
+  Object.defineProperty(copy, CHECKED_UNDER, { value: answer[CHECKED_UNDER] });
+  Object.defineProperty(copy, READ_FROM, { value: { store, call } satisfies StoredCallRead });
+  return copy as AnswerWithCall;
+}
+
+/** The stored call `answer` was bound to, as read: `undefined` when that read found none. */
+export function storedCallOf(answer: AnswerWithCall): SuspendedCall | undefined {
+  return answer[READ_FROM].call;
+}
+
+/** Whether `answer` carries its stored call as read from `store`. */
+export function isAnswerWithCall(answer: CheckedAnswer, store: SuspensionStore): answer is AnswerWithCall {
+  return (answer as Partial<AnswerWithCall>)[READ_FROM]?.store === store;
+}
 
 /** Why `answer` is not Answer-shaped, or `undefined` when it is (see {@link checkAnswer}). */
 export function answerProblem(answer: unknown, maxDataBytes?: number): string | undefined {
@@ -50,8 +109,9 @@ export function answerProblem(answer: unknown, maxDataBytes?: number): string | 
  * and, when `maxDataBytes` is given, no larger than that as JSON. Fields beyond
  * `id`, `ok`, `data` and `reason` are dropped; a `data` or `reason` of `null` (how other ports of
  * the contract serialise an absent field) reads as absent. Never throws, whatever the answer's getters do.
+ * The copy is a {@link CheckedAnswer}.
  */
-export function checkAnswer(answer: unknown, maxDataBytes?: number): CheckedAnswer {
+export function checkAnswer(answer: unknown, maxDataBytes?: number): AnswerCheck {
   try {
     return checkFields(answer, maxDataBytes);
   } catch (error) {
@@ -60,7 +120,7 @@ export function checkAnswer(answer: unknown, maxDataBytes?: number): CheckedAnsw
   }
 }
 
-function checkFields(answer: unknown, maxDataBytes: number | undefined): CheckedAnswer {
+function checkFields(answer: unknown, maxDataBytes: number | undefined): AnswerCheck {
   if (typeof answer !== 'object' || answer === null || Array.isArray(answer))
     return { ok: false, problem: 'expected an object { id, ok, data?, reason? }' };
   const fields = answer as Record<string, unknown>;
@@ -82,7 +142,8 @@ function checkFields(answer: unknown, maxDataBytes: number | undefined): Checked
     if (maxDataBytes !== undefined && Buffer.byteLength(JSON.stringify(copy.data)) > maxDataBytes) throw tooLarge(maxDataBytes);
   }
   if (reason !== undefined) copy.reason = reason;
-  return { ok: true, answer: copy };
+  Object.defineProperty(copy, CHECKED_UNDER, { value: maxDataBytes ?? Number.POSITIVE_INFINITY });
+  return { ok: true, answer: copy as CheckedAnswer };
 }
 
 class DataProblem extends Error {}
@@ -147,6 +208,17 @@ export function suspensionIdProblem(id: string): string | undefined {
   if (id.includes('\u0000')) return 'contains NUL';
   if (/\p{Surrogate}/u.test(id)) return 'is not well-formed UTF-16';
   return undefined;
+}
+
+/** An id no store could hold is unknown, said before any store is asked (PostgreSQL would fail on NUL). */
+export function assertStorableId(id: string): void {
+  if (suspensionIdProblem(id) !== undefined) throw new UnknownSuspensionError(shownId(id));
+}
+
+/** An id as messages show it: cut when long, control characters escaped. */
+export function shownId(id: string): string {
+  const cut = id.length > 80 ? `${id.slice(0, 80)}… (${id.length} characters)` : id;
+  return JSON.stringify(cut).slice(1, -1);
 }
 
 /** True once the request's `expiresAt` has passed at `now`. */

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../errors';
+import type { Answer } from '../results/wire';
 import type { SettledStatus } from './store';
 
 /**
@@ -82,4 +83,15 @@ function checkedPrincipal(by: unknown, operation: string): Principal {
   if (typeof name === 'string' && name.length > MAX_PRINCIPAL_LENGTH)
     throw new InvalidArgumentError(`${operation}: by.name is longer than ${MAX_PRINCIPAL_LENGTH} characters`);
   return name === undefined ? { id } : { id, name };
+}
+
+/**
+ * A refusal's comment doubles as its `data.reason` (what the refusal text quotes to the
+ * model) when the answer carries no reason of its own; an approval's data is left alone.
+ */
+export function withCommentAsReason(answer: Answer, comment: string | undefined): Answer {
+  if (answer.ok || comment === undefined || comment.trim() === '') return answer;
+  const reason = answer.data?.reason;
+  if (typeof reason === 'string' && reason.trim() !== '') return answer;
+  return { ...answer, data: { ...answer.data, reason: comment } };
 }

@@ -1,105 +1,51 @@
-import { InvalidAnswerError, InvalidArgumentError, StoreError, ToolnexusError, UnknownSuspensionError } from '../errors';
-import { messageOf } from '../errors/message';
+import { InvalidAnswerError, InvalidArgumentError } from '../errors';
 import { failure, pending, pendingOf, type PendingRequestInit } from '../results/helpers';
 import type { Answer, PendingRequest, ToolResult } from '../results/wire';
 import { countSuspension } from '../telemetry/suspension';
-import type { TelemetryOption } from '../telemetry/options';
 import { Telemetry } from '../telemetry/telemetry';
-import { systemClock, type Clock } from '../timing/clock';
+import type { Clock } from '../timing/clock';
 import type { ToolContext } from '../toolkit/context';
+import type { Preparation } from '../toolkit/prepared';
 import type { Toolkit } from '../toolkit/toolkit';
 import {
+  assertStorableId,
   checkAnswer,
-  DEFAULT_MAX_ANSWER_BYTES,
-  DEFAULT_MAX_CHAIN,
+  isAnswerWithCall,
+  isCheckedAnswer,
   requestProblem,
-  formatRefusal,
+  shownId,
+  storedCallOf,
   suspensionIdProblem,
+  withStoredCall,
+  type AnswerWithCall,
+  type CheckedAnswer,
   type FormatRefusal,
   type WaitFor,
 } from './answers';
-import { checkedAudit, DEFAULT_HISTORY_LIMIT, MAX_COMMENT_LENGTH, MAX_HISTORY_LIMIT, type HistoryFilter, type Audit } from './audit';
+import {
+  checkedAudit,
+  DEFAULT_HISTORY_LIMIT,
+  MAX_COMMENT_LENGTH,
+  MAX_HISTORY_LIMIT,
+  withCommentAsReason,
+  type HistoryFilter,
+  type Audit,
+} from './audit';
 import { Binding } from './binding';
+import { coordinatorSettings, type ExecuteOptions, type ResumeCoordinatorOptions } from './coordinator-options';
 import { answerInline } from './inline';
 import { Resolution, type ExpectedCall } from './resolution';
 import { Observers, type SuspensionObserver } from './observer';
+import { Recorder } from './recorder';
 import { isSuspensionStatus } from './status';
 import type { Claim, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from './store';
 import { MemorySuspensionStore } from './memory';
-import { checkHistoryFilter, checkInsertable } from './validate';
+import { checkHistoryFilter } from './validate';
 
-export type { WaitFor } from './answers';
+export type { AnswerWithCall, CheckedAnswer, WaitFor } from './answers';
 export type { ExpectedCall } from './resolution';
-
-/** Options of a {@link ResumeCoordinator}. */
-export interface ResumeCoordinatorOptions {
-  /** The tools calls run through; a resolving process must register the same tools. */
-  toolkit: Toolkit;
-  /**
-   * Where suspended calls are kept. Default: a {@link MemorySuspensionStore}. The coordinator
-   * checks everything it hands the store; the store keeps it (docs/design.md, "Stores").
-   */
-  store?: SuspensionStore;
-  /**
-   * In-process posture: when set, `execute` awaits the answer and replays inline, and
-   * nothing is recorded. When absent (durable posture), suspensions are recorded and
-   * `execute` returns the pending result at once.
-   */
-  waitFor?: WaitFor;
-  /**
-   * How long a claim holds without renewal. The holder renews it every third of this while
-   * its replay runs, so it bounds how long a call stays stuck after its holder died, not how
-   * long a replay may take. Default 60 000 ms.
-   */
-  leaseMs?: number;
-  /**
-   * Where the coordinator reads the time and runs its timers: a replay's lease heartbeat, the
-   * hint that another holder's lease lapsed, an inline answer's expiry and the timestamps of the
-   * calls it records. Default: the system clock; tests pass a fake one to step through renewals
-   * and expiry. The stores judge leases by their own clock (docs/design.md, glossary: "clock").
-   */
-  clock?: Clock;
-  /** How many requests one call may chain (login, then approval, ...) before it ends `unresolved`. Default 4. */
-  maxChain?: number;
-  /** Words the text fed back for a declined, expired or cancelled suspension. */
-  formatRefusal?: FormatRefusal;
-  /**
-   * A secret that makes every stored call's binding digest an HMAC, so a call edited in the
-   * store cannot be made to pass. Keep it out of the database; every process needs the same.
-   */
-  bindingKey?: string | Uint8Array;
-  /**
-   * Largest `data` an answer to `resolve` may carry, in bytes of its JSON; a larger one is an
-   * {@link InvalidAnswerError} and nothing is stored. Default 64 KiB (65 536).
-   */
-  maxAnswerBytes?: number;
-  /**
-   * Told of every recorded suspension and every settlement, after the store write, with the
-   * call redacted (e.g. a {@link Webhooks}); more can be added with {@link ResumeCoordinator.observe}.
-   */
-  observers?: SuspensionObserver[];
-  /**
-   * OpenTelemetry: a `resolve_suspension {tool}` span per answer that wins its claim, linked to
-   * the span that suspended, and the suspension counter; by the global providers unless this
-   * picks others or turns them off (docs/observability.md).
-   */
-  telemetry?: TelemetryOption;
-}
-
-/** Where a call sits in a run, and how this one call is answered inline. */
-export interface ExecuteOptions {
-  /** The provider's tool-call id, stable across resume. */
-  callId?: string;
-  /** The agent run the call belongs to. */
-  runId?: string;
-  /** Answer this call's suspensions inline with this function instead of the coordinator's posture. */
-  waitFor?: WaitFor;
-  /** Told of every request before `waitFor` is asked for it. */
-  onPending?: (request: PendingRequest) => void;
-}
-
-/** Default claim lease. */
-export const DEFAULT_LEASE_MS = 60_000;
+export { DEFAULT_LEASE_MS } from './coordinator-options';
+export type { ExecuteOptions, ResumeCoordinatorOptions } from './coordinator-options';
 
 /**
  * Tracks suspended tool calls and replays each exactly once when its answer arrives
@@ -124,49 +70,32 @@ export class ResumeCoordinator {
   private readonly formatRefusal: FormatRefusal;
   private readonly binding: Binding;
   private readonly resolution: Resolution;
+  private readonly recorder: Recorder;
   private readonly clock: Clock;
   private readonly maxAnswerBytes: number;
   private readonly observers: Observers;
   private readonly telemetry: Telemetry;
-  /** Answers this coordinator checked ({@link checkAnswer}): the next `resolve` of each takes it as it is. */
-  private readonly checked = new WeakSet<Answer>();
 
   constructor(options: ResumeCoordinatorOptions) {
-    if (!options || typeof options.toolkit?.execute !== 'function') throw new InvalidArgumentError('ResumeCoordinator needs a toolkit');
-    const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-    if (!Number.isFinite(leaseMs) || leaseMs <= 0)
-      throw new InvalidArgumentError(`leaseMs must be a positive number of milliseconds, got ${String(options.leaseMs)}`);
-    const maxChain = options.maxChain ?? DEFAULT_MAX_CHAIN;
-    if (!Number.isInteger(maxChain) || maxChain < 1)
-      throw new InvalidArgumentError(`maxChain must be a positive integer, got ${String(options.maxChain)}`);
-    const maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
-    if (!Number.isSafeInteger(maxAnswerBytes) || maxAnswerBytes < 1) {
-      throw new InvalidArgumentError(`maxAnswerBytes must be a positive integer number of bytes, got ${String(options.maxAnswerBytes)}`);
-    }
-    this.maxAnswerBytes = maxAnswerBytes;
-    if (options.waitFor !== undefined && typeof options.waitFor !== 'function')
-      throw new InvalidArgumentError('waitFor must be a function');
-    if (options.formatRefusal !== undefined && typeof options.formatRefusal !== 'function')
-      throw new InvalidArgumentError('formatRefusal must be a function');
-    const clock = options.clock ?? systemClock;
-    if (typeof clock?.now !== 'function' || typeof clock.setTimeout !== 'function' || typeof clock.clearTimeout !== 'function')
-      throw new InvalidArgumentError('clock must have now, setTimeout and clearTimeout');
-    this.clock = clock;
+    const settings = coordinatorSettings(options);
+    this.maxAnswerBytes = settings.maxAnswerBytes;
+    this.clock = settings.clock;
     this.toolkit = options.toolkit;
     this.store = options.store ?? new MemorySuspensionStore();
-    this.waitFor = options.waitFor;
-    this.maxChain = maxChain;
-    this.formatRefusal = options.formatRefusal ?? formatRefusal;
+    this.waitFor = settings.waitFor;
+    this.maxChain = settings.maxChain;
+    this.formatRefusal = settings.formatRefusal;
     this.binding = new Binding(options.bindingKey);
     this.observers = new Observers(this.toolkit);
     this.telemetry = new Telemetry(options.telemetry, 'ResumeCoordinator');
     for (const observer of options.observers ?? []) this.observe(observer);
+    this.recorder = new Recorder(this.store, this.binding, this.clock);
     this.resolution = new Resolution({
       toolkit: this.toolkit,
       store: this.store,
-      leaseMs,
-      clock,
-      maxChain,
+      leaseMs: settings.leaseMs,
+      clock: this.clock,
+      maxChain: this.maxChain,
       formatRefusal: this.formatRefusal,
       binding: this.binding,
       telemetry: this.telemetry,
@@ -175,9 +104,10 @@ export class ResumeCoordinator {
   }
 
   /**
-   * Runs a call through the toolkit. A suspension is answered inline (with `waitFor`) or
-   * recorded durably before this returns it (without). Any other result passes through.
-   * `args` may be the model's raw JSON text: the toolkit parses it (and says so when it is not an object).
+   * Runs a call through the toolkit: {@link Toolkit.prepare}, then {@link run}. A suspension is
+   * answered inline (with `waitFor`) or recorded durably before this returns it (without). Any
+   * other result passes through. `args` may be the model's raw JSON text: the toolkit parses
+   * it (and says so when it is not an object).
    *
    * Rejects only when a suspension cannot be recorded ({@link StoreError}): the
    * caller must not believe a call is pending that no store holds.
@@ -188,25 +118,35 @@ export class ResumeCoordinator {
     ctx?: ToolContext<TState>,
     options: ExecuteOptions = {},
   ): Promise<ToolResult> {
-    // One parse: the Toolkit's, whose value the tool runs with and the store keeps.
-    const parsed = await this.toolkit.parseArguments(name, args);
+    return this.run(await this.toolkit.prepare(name, args), ctx, options);
+  }
+
+  /**
+   * Runs a call the toolkit prepared ({@link Toolkit.prepare}) as {@link execute} does: its
+   * arguments are not parsed again, and the parse the tool runs with is what the store keeps
+   * if it suspends. A refused call's error result is returned as {@link Toolkit.run} reports it.
+   *
+   * @throws {@link StoreError} a suspension cannot be recorded.
+   */
+  async run<TState extends object>(call: Preparation, ctx?: ToolContext<TState>, options: ExecuteOptions = {}): Promise<ToolResult> {
     // An unknown tool or invalid arguments: the Toolkit's own error result (and hooks), as always.
-    if (!parsed?.ok) return ctx === undefined ? this.toolkit.execute(name, args) : this.toolkit.execute(name, args, ctx);
+    if (!call.ok) return this.toolkit.run(call, ctx);
     // Taken before the tool runs, which may change the object it is given.
-    const stored = storableArguments(parsed.value);
-    const result = await (ctx === undefined ? this.toolkit.execute(name, parsed.value) : this.toolkit.execute(name, parsed.value, ctx));
+    const stored = call.stored;
+    const { result, traceparent } = await this.toolkit.runTraced(call, ctx);
     const request = pendingOf(result);
     if (!request) return result;
     const badRequest = requestProblem(request);
     if (badRequest) return failure(badRequest);
     const badId = suspensionIdProblem(request.id);
     if (badId) return failure(`the suspension id ${shownId(request.id)} cannot be stored: it ${badId}`);
-    if (!stored.ok) return failure(`${name} suspended, but its arguments cannot be stored: ${stored.problem}`);
-    const value = JSON.parse(stored.text) as unknown;
+    if (!stored.ok) return failure(`${call.name} suspended, but its arguments cannot be stored: ${stored.problem}`);
+    const value = JSON.parse(stored.json) as unknown;
     const waitFor = options.waitFor ?? this.waitFor;
     if (waitFor) {
+      // The replay starts from the stored form, as a durable one would: the Toolkit prepares it once.
       return answerInline(request, ctx, {
-        replay: (replayCtx) => this.toolkit.execute(name, value, replayCtx),
+        replay: (replayCtx) => this.toolkit.execute(call.name, value, replayCtx),
         waitFor,
         onPending: options.onPending,
         maxChain: this.maxChain,
@@ -214,20 +154,8 @@ export class ResumeCoordinator {
         clock: this.clock,
       });
     }
-    const call: SuspendedCall = {
-      request,
-      tool: name,
-      args: value,
-      status: 'pending',
-      createdAt: new Date(this.clock.now()).toISOString(),
-    };
-    if (options.callId !== undefined) call.callId = options.callId;
-    if (options.runId !== undefined) call.runId = options.runId;
-    const traceparent = this.toolkit.traceparentOf(result);
-    if (traceparent !== undefined) call.traceparent = traceparent;
-    const sealed = this.binding.seal(call);
-    await this.record(sealed);
-    countSuspension(this.telemetry.active(), 'pending', name, true, request.kind);
+    const sealed = await this.recorder.record(request, call.name, value, { callId: options.callId, runId: options.runId, traceparent });
+    countSuspension(this.telemetry.active(), 'pending', call.name, true, request.kind);
     this.observers.pending(sealed);
     return result;
   }
@@ -249,9 +177,11 @@ export class ResumeCoordinator {
    * concurrent `resolve` of the id, in any process, gets that stored outcome. When the
    * replay asks something new, the outcome is the pending result of the chain's next link.
    *
-   * The answer is checked and copied first: `data` must be plain JSON, nested at most 32 deep,
+   * The answer is checked and copied first, unless it is a {@link CheckedAnswer} this coordinator
+   * (or `checkAnswer` under a cap no larger) made: `data` must be plain JSON, nested at most 32 deep,
    * without own `__proto__`/`constructor`/`prototype` keys, and at most `maxAnswerBytes` as JSON;
-   * the copy, not the object given, is what the store keeps and the replay sees.
+   * the copy, not the object given, is what the store keeps and the replay sees. The stored call
+   * is read once before the claim, or not at all when the answer carries it ({@link read}).
    *
    * The `audit` (who answered, their comment) is recorded with the answer, in the same store write as the claim, with the
    * store's instant: `answeredBy`, `answeredAt` and `comment` of the call (docs/operating.md,
@@ -275,26 +205,57 @@ export class ResumeCoordinator {
     audit?: Audit,
     expected?: ExpectedCall,
   ): Promise<ToolResult> {
-    const checked = this.checked.delete(answer) ? answer : this.checkAnswer(answer);
-    if (audit === undefined) return this.resolution.settle(checked, ctx, undefined, expected);
-    const recorded = checkedAudit(audit, 'resolve');
-    return this.resolution.settle(withCommentAsReason(checked, recorded?.comment), ctx, recorded, expected);
+    const checked = this.checkAnswer(answer);
+    const recorded = audit === undefined ? undefined : checkedAudit(audit, 'resolve');
+    // An aborted caller must not spend the answer: the call stays as it is for a later resolve.
+    ctx?.signal?.throwIfAborted();
+    let call: SuspendedCall | undefined;
+    let given: Answer = checked;
+    if (isAnswerWithCall(checked, this.store)) {
+      call = storedCallOf(checked);
+      given = { ...checked }; // the replay is given the answer, not the read it carried
+    } else {
+      call = await this.store.get(checked.id);
+    }
+    return this.resolution.checkAndClaim(withCommentAsReason(given, recorded?.comment), call, ctx, recorded, expected);
   }
 
   /**
-   * Checks an answer as {@link resolve} does and returns the copy `resolve` keeps: given to
-   * the next `resolve` as it is, that copy is not checked again. For a caller that must refuse
-   * a malformed answer before anything else (the runner, before it loads a run).
+   * Checks an answer as {@link resolve} does and returns the copy `resolve` keeps: a
+   * {@link CheckedAnswer}, which `resolve` takes as it is. A checked answer whose cap is no
+   * larger than this coordinator's (one it made, say) is returned as it is. For a caller that
+   * must refuse a malformed answer before anything else (the runner, before it loads a run).
    *
    * @throws {@link InvalidAnswerError} the answer is not Answer-shaped, or its data is too large, too deep or not plain JSON.
    * @throws {@link UnknownSuspensionError} its id is one no store could hold.
    */
-  checkAnswer(answer: unknown): Answer {
+  checkAnswer(answer: unknown): CheckedAnswer {
+    if (isCheckedAnswer(answer, this.maxAnswerBytes)) {
+      assertStorableId(answer.id);
+      return answer;
+    }
     const checked = checkAnswer(answer, this.maxAnswerBytes);
     if (!checked.ok) throw new InvalidAnswerError(`invalid answer: ${checked.problem}`);
     assertStorableId(checked.answer.id);
-    this.checked.add(checked.answer);
     return checked.answer;
+  }
+
+  /**
+   * The answer checked as {@link checkAnswer} checks it, bound to the stored call its id names
+   * (`undefined` inside when there is none): `resolve` of the value returned claims that call
+   * without reading it again, so a front end that needs the call first (which run is it?) reads
+   * it once for the whole path of the answer (docs/design.md). `call`, when given, is that call
+   * as the caller just read it from this coordinator; an answer already bound is returned as it is.
+   *
+   * @throws {@link InvalidAnswerError} the answer is malformed (see {@link checkAnswer}).
+   * @throws {@link InvalidArgumentError} `call` is not the call the answer names.
+   */
+  async read(answer: unknown, call?: SuspendedCall): Promise<AnswerWithCall> {
+    const checked = this.checkAnswer(answer);
+    if (call === undefined && isAnswerWithCall(checked, this.store)) return checked;
+    if (call !== undefined && call.request?.id !== checked.id)
+      throw new InvalidArgumentError(`read: the call given is not suspension ${shownId(checked.id)}`);
+    return withStoredCall(checked, this.store, call ?? (await this.store.get(checked.id)));
   }
 
   /**
@@ -353,7 +314,8 @@ export class ResumeCoordinator {
     const comment = given?.comment ?? (typeof reason === 'string' ? reason.slice(0, MAX_COMMENT_LENGTH) : undefined);
     const recorded: Audit | undefined =
       given?.by === undefined && comment === undefined ? undefined : { ...given, ...(comment === undefined ? {} : { comment }) };
-    return this.resolution.settle(withCommentAsReason(checked.answer, recorded?.comment), undefined, recorded);
+    const call = await this.store.get(id);
+    return this.resolution.checkAndClaim(withCommentAsReason(checked.answer, recorded?.comment), call, undefined, recorded);
   }
 
   /**
@@ -373,26 +335,19 @@ export class ResumeCoordinator {
     init: PendingRequestInit,
     options: Pick<ExecuteOptions, 'callId' | 'runId'> = {},
   ): Promise<ToolResult> {
-    const parsed = await this.toolkit.parseArguments(name, args);
-    if (!parsed?.ok)
+    const call = await this.toolkit.prepare(name, args);
+    if (!call.ok)
       throw new InvalidArgumentError(
-        `cannot suspend a call of ${JSON.stringify(name)}: ${parsed ? 'its arguments do not parse' : 'no such tool'}`,
+        `cannot suspend a call of ${JSON.stringify(name)}: ${this.toolkit.has(name) ? 'its arguments do not parse' : 'no such tool'}`,
       );
-    const stored = storableArguments(parsed.value);
+    const stored = call.stored;
     if (!stored.ok) throw new InvalidArgumentError(`cannot suspend a call of ${name}: its arguments cannot be stored: ${stored.problem}`);
     const result = pending(init);
     const request = pendingOf(result) as PendingRequest;
-    const call: SuspendedCall = {
-      request,
-      tool: name,
-      args: JSON.parse(stored.text) as unknown,
-      status: 'pending',
-      createdAt: new Date(this.clock.now()).toISOString(),
-    };
-    if (options.callId !== undefined) call.callId = options.callId;
-    if (options.runId !== undefined) call.runId = options.runId;
-    const sealed = this.binding.seal(call);
-    await this.record(sealed);
+    const sealed = await this.recorder.record(request, name, JSON.parse(stored.json) as unknown, {
+      callId: options.callId,
+      runId: options.runId,
+    });
     this.observers.pending(sealed);
     return result;
   }
@@ -410,46 +365,5 @@ export class ResumeCoordinator {
     if (settlement.next) settled.next = settlement.next.request.id;
     this.observers.settled(settled);
     if (settlement.next) this.observers.pending(settlement.next);
-  }
-
-  private async record(call: SuspendedCall): Promise<void> {
-    checkInsertable(call);
-    try {
-      await this.store.insert(call);
-    } catch (error) {
-      if (error instanceof ToolnexusError) throw error;
-      throw new StoreError(`could not record suspension ${call.request.id}: ${messageOf(error)}`, { cause: error });
-    }
-  }
-}
-
-/**
- * A refusal's comment doubles as its `data.reason` (what the refusal text quotes to the
- * model) when the answer carries no reason of its own; an approval's data is left alone.
- */
-function withCommentAsReason(answer: Answer, comment: string | undefined): Answer {
-  if (answer.ok || comment === undefined || comment.trim() === '') return answer;
-  const reason = answer.data?.reason;
-  if (typeof reason === 'string' && reason.trim() !== '') return answer;
-  return { ...answer, data: { ...answer.data, reason: comment } };
-}
-
-/** An id no store could hold is unknown, said before any store is asked (PostgreSQL would fail on NUL). */
-function assertStorableId(id: string): void {
-  if (suspensionIdProblem(id) !== undefined) throw new UnknownSuspensionError(shownId(id));
-}
-
-/** An id as messages show it: cut when long, control characters escaped. */
-function shownId(id: string): string {
-  const cut = id.length > 80 ? `${id.slice(0, 80)}… (${id.length} characters)` : id;
-  return JSON.stringify(cut).slice(1, -1);
-}
-
-/** The parsed arguments as the JSON text a store keeps, or why JSON cannot carry them (a BigInt, a cycle). */
-function storableArguments(value: object): { ok: true; text: string } | { ok: false; problem: string } {
-  try {
-    return { ok: true, text: JSON.stringify(value) };
-  } catch (error) {
-    return { ok: false, problem: messageOf(error) };
   }
 }

@@ -17,6 +17,7 @@ import { withLatch } from '../timing/abort-latch';
 import { monotonicOf, type Clock } from '../timing/clock';
 import { sleep } from '../timing/sleep';
 import type { ToolContext } from '../toolkit/context';
+import type { RanCall } from '../toolkit/prepared';
 import type { Toolkit } from '../toolkit/toolkit';
 import type { Audit } from './audit';
 import { chainStop, isExpired, requestProblem, refusalOf, refused, type FormatRefusal } from './answers';
@@ -66,16 +67,24 @@ const MAX_POLL_MS = 50;
 export class Resolution {
   constructor(private readonly settings: ResolutionSettings) {}
 
-  /** The shared path of `resolve` and `cancel`; `audit` is recorded by the claim that wins, with the answer. */
-  async settle(answer: Answer, ctx: ToolContext | undefined, audit?: Audit, expected?: ExpectedCall): Promise<ToolResult> {
+  /**
+   * The shared path of `resolve` and `cancel`, from the stored call as read once before the
+   * claim (`undefined`: no store holds it): checks it (binding, expected call), claims it and
+   * replays it, or returns the outcome it settled with, or waits for whoever holds it.
+   * `audit` is recorded by the claim that wins, with the answer.
+   */
+  async checkAndClaim(
+    answer: Answer,
+    read: SuspendedCall | undefined,
+    ctx: ToolContext | undefined,
+    audit?: Audit,
+    expected?: ExpectedCall,
+  ): Promise<ToolResult> {
     const { store, leaseMs, toolkit, clock } = this.settings;
     const elapsed = monotonicOf(clock);
-    // An aborted caller must not spend the answer: the call stays as it is for a later resolve.
     const signal = ctx?.signal;
-    signal?.throwIfAborted();
-    let call = await store.get(answer.id);
-    if (!call) throw new UnknownSuspensionError(answer.id);
-    const read = call;
+    if (!read) throw new UnknownSuspensionError(answer.id);
+    let call = read;
     await this.check(read, expected);
     let lost: ClaimLostError | undefined;
     let pause = FIRST_POLL_MS;
@@ -138,11 +147,11 @@ export class Resolution {
   private async sameArguments(call: SuspendedCall, expected: ExpectedCall): Promise<boolean> {
     const { toolkit } = this.settings;
     if (!toolkit.has(expected.tool)) return true;
-    const parsed = await toolkit.parseArguments(expected.tool, expected.args);
-    if (!parsed?.ok) return false;
-    if (sameJson(call.args, parsed.value)) return true;
-    const stored = await toolkit.parseArguments(call.tool, call.args);
-    return stored?.ok === true && sameJson(stored.value, parsed.value);
+    const parsed = await toolkit.prepare(expected.tool, expected.args);
+    if (!parsed.ok) return false;
+    if (sameJson(call.args, parsed.args)) return true;
+    const stored = await toolkit.prepare(call.tool, call.args);
+    return stored.ok && sameJson(stored.args, parsed.args);
   }
 
   /** Runs what a won claim decides and stores it; `undefined` when the claim was lost meanwhile. */
@@ -183,20 +192,22 @@ export class Resolution {
     // The tool sees who answered, whichever front end recorded them (docs/suspension.md).
     const answered: Answer = call.answeredBy === undefined ? answer : { ...answer, answeredBy: { ...call.answeredBy } };
     const keeper = new LeaseKeeper(this.settings.store, claim, this.settings.leaseMs, ctx?.signal, this.settings.clock);
-    let outcome: ToolResult;
+    let ran: RanCall;
     try {
       const chain = call.chain ?? [];
       const replay: ToolContext = { ...ctx, answer: answered, replay: { request: call.request, chain, fence: claim.fence } };
-      outcome = await this.settings.toolkit.execute(call.tool, call.args, withLatch(replay, keeper.cancellation));
+      // The replay runs from the stored call, prepared once (a tool changed since refuses it here).
+      const prepared = await this.settings.toolkit.prepare(call.tool, call.args);
+      ran = await this.settings.toolkit.runTraced(prepared, withLatch(replay, keeper.cancellation));
     } finally {
       keeper.stop();
     }
     if (keeper.lost) return undefined;
-    return this.complete(claim, this.settlementOf(call, answered, outcome), tracing, span);
+    return this.complete(claim, this.settlementOf(call, answered, ran), tracing, span);
   }
 
   /** A replay's outcome as the store keeps it: a final result, or the next link of the chain. */
-  private settlementOf(call: SuspendedCall, answer: Answer, outcome: ToolResult): Settlement {
+  private settlementOf(call: SuspendedCall, answer: Answer, { result: outcome, traceparent }: RanCall): Settlement {
     const request = pendingOf(outcome);
     if (!request) return { status: 'resolved', outcome };
     const chain = call.chain ?? [];
@@ -216,7 +227,6 @@ export class Resolution {
     if (call.callId !== undefined) next.callId = call.callId;
     if (call.runId !== undefined) next.runId = call.runId;
     // The next link's resolution links to the replay that asked it.
-    const traceparent = this.settings.toolkit.traceparentOf(outcome);
     if (traceparent !== undefined) next.traceparent = traceparent;
     return { status: 'resolved', outcome, next: this.settings.binding.seal(next) };
   }

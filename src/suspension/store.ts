@@ -1,5 +1,4 @@
 import type { Answer, AnsweredRequest, PendingRequest, ToolResult } from '../results/wire';
-import type { RunStore } from '../runner/store';
 import type { Audit, HistoryFilter, Principal } from './audit';
 
 export type { AnsweredRequest } from '../results/wire';
@@ -91,7 +90,7 @@ export interface Settlement {
  * The durable side of suspend/resume: where a `ResumeCoordinator` keeps suspended
  * calls. Implement it to keep them anywhere; every implementation must pass the shared
  * conformance suite (`runSuspensionStoreConformance`, or `runStoreConformance` for a store
- * that is a {@link RunStore} too, from `toolnexus-ts/testing`).
+ * that is a `RunStore` too, from `toolnexus-ts/testing`).
  *
  * Rules every store follows:
  * - What it is given round-trips as JSON: `get` returns copies, never the objects passed in,

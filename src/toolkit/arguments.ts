@@ -3,28 +3,13 @@ import { plainToInstance } from 'class-transformer';
 import { defaultMetadataStorage } from '../metadata/transformer-storage';
 import { validate, type ValidationError, type ValidatorOptions } from 'class-validator';
 import type { ClassType } from '../decorators/types';
-import { messageOf } from '../errors/message';
 import { schemaForClass } from '../schema/generate';
 import type { JsonSchema } from '../schema/json-schema';
+import { DEFAULT_ARGUMENT_LIMITS, toPlainObject, type ArgumentLimits } from './plain-copy';
+import { needsShape, Problems, shapeProblems } from './shape';
 
 /** The outcome of turning a model's raw arguments into what `run` receives. */
 export type ParsedArguments = { ok: true; value: object } | { ok: false; problem: string };
-
-/**
- * Bounds on what a model may send, checked before class-transformer and class-validator
- * walk the arguments: their cost grows with the input, and their error text goes back to
- * the model.
- */
-export interface ArgumentLimits {
-  /** Largest argument text in bytes (UTF-8); an object is measured as its JSON would be, roughly. */
-  readonly maxArgumentBytes: number;
-  /** Longest array, at any depth. */
-  readonly maxArrayItems: number;
-  /** How many failures an error result lists before "… and N more". */
-  readonly maxErrorCount: number;
-}
-
-export const DEFAULT_ARGUMENT_LIMITS: ArgumentLimits = { maxArgumentBytes: 1024 * 1024, maxArrayItems: 10_000, maxErrorCount: 20 };
 
 /** Parses, cleans and validates one tool's arguments; built once per DTO class or schema. */
 export interface ArgumentsPlan {
@@ -32,19 +17,11 @@ export interface ArgumentsPlan {
   parse(raw: unknown, limits?: ArgumentLimits): Promise<ParsedArguments>;
 }
 
-/** Keys that could reach a prototype: never copied out of untrusted input. */
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
-const MAX_DEPTH = 64;
-/** How much of a malformed argument text an error quotes back. */
-const MAX_SHOWN_TEXT = 200;
 const VALIDATOR_OPTIONS: ValidatorOptions = {
   whitelist: true,
   forbidUnknownValues: true,
   validationError: { target: false, value: false },
 };
-
-class TooDeepError extends Error {}
-class TooLargeError extends Error {}
 
 /**
  * Plans are this module's cache, not something a decorator declared, so they live here
@@ -67,52 +44,9 @@ export function planForSchema(schema: JsonSchema | undefined): ArgumentsPlan {
   return new SchemaArgumentsPlan(schema ?? { type: 'object', properties: {}, required: [] });
 }
 
-/**
- * `plan` under a Toolkit's limits: the size and array bounds are checked while the
- * arguments are copied, before the plan (and class-validator) sees them.
- */
+/** `plan` under a Toolkit's limits: the size and array bounds are checked while the arguments are copied, before the plan (and class-validator) sees them. */
 export function boundedPlan(plan: ArgumentsPlan, limits: ArgumentLimits): ArgumentsPlan {
-  return {
-    schema: plan.schema,
-    parse(raw: unknown): Promise<ParsedArguments> {
-      if (typeof raw === 'object' && raw !== null && handedOut.delete(raw)) return Promise.resolve({ ok: true, value: raw });
-      if (plan instanceof DtoArgumentsPlan) return plan.parse(raw, limits);
-      const plain = toPlainObject(raw, limits);
-      if (!plain.ok) return Promise.resolve(plain);
-      cleaned.add(plain.value);
-      return plan.parse(plain.value, limits);
-    },
-  };
-}
-
-/**
- * Parsed values handed out to a caller that runs them next (the Toolkit's `parseArguments`,
- * for the coordinator): the next parse of one takes it as it is, once, so a call is parsed
- * and validated once however many layers it passes (docs/design.md, "the path of a call").
- */
-const handedOut = new WeakSet<object>();
-
-/** Marks `value`, a successful parse's, to be taken as it is by the next parse (once). */
-export function handOut(value: object): object {
-  handedOut.add(value);
-  return value;
-}
-
-/** The failures of one call: the first `max` kept as text, the rest only counted. */
-class Problems {
-  readonly shown: string[] = [];
-  total = 0;
-  constructor(private readonly max: number) {}
-
-  add(line: string): void {
-    this.total++;
-    if (this.shown.length < this.max) this.shown.push(line);
-  }
-
-  text(): string {
-    const more = this.total - this.shown.length;
-    return more > 0 ? `${this.shown.join('; ')}; … and ${more.toLocaleString('en-US')} more` : this.shown.join('; ');
-  }
+  return { schema: plan.schema, parse: (raw) => plan.parse(raw, limits) };
 }
 
 class DtoArgumentsPlan implements ArgumentsPlan {
@@ -213,8 +147,8 @@ class SchemaArgumentsPlan implements ArgumentsPlan {
     this.closed = schema.additionalProperties === false;
   }
 
-  async parse(raw: unknown): Promise<ParsedArguments> {
-    const plain = toPlainObject(raw);
+  async parse(raw: unknown, limits: ArgumentLimits = DEFAULT_ARGUMENT_LIMITS): Promise<ParsedArguments> {
+    const plain = toPlainObject(raw, limits);
     if (!plain.ok) return plain;
     const value = plain.value;
     const problems: string[] = [];
@@ -235,231 +169,6 @@ class SchemaArgumentsPlan implements ArgumentsPlan {
     }
     return problems.length > 0 ? { ok: false, problem: problems.join('; ') } : { ok: true, value };
   }
-}
-
-/** Objects this module copied and checked already: a second pass takes them as they are. */
-const cleaned = new WeakSet<object>();
-
-/**
- * Accepts an object, or a string holding a JSON object (what models send). `undefined`
- * and the empty string mean "no arguments". The copy drops prototype-reaching keys and
- * stops at the first bound `limits` sets.
- */
-function toPlainObject(
-  raw: unknown,
-  limits: ArgumentLimits = DEFAULT_ARGUMENT_LIMITS,
-  schema?: JsonSchema,
-): { ok: true; value: Record<string, unknown> } | { ok: false; problem: string } {
-  let value = raw;
-  if (value === undefined || value === '') return { ok: true, value: {} };
-  if (typeof value === 'object' && value !== null && cleaned.has(value)) return { ok: true, value: value as Record<string, unknown> };
-  const budget = { bytes: limits.maxArgumentBytes };
-  if (typeof value === 'string') {
-    const text = value;
-    // A UTF-16 unit is at least one byte, at most three: count bytes only when it can matter.
-    const bytes = text.length * 3 <= limits.maxArgumentBytes ? text.length : Buffer.byteLength(text);
-    if (bytes > limits.maxArgumentBytes) return { ok: false, problem: tooLarge(limits) };
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      // The parser's words and the start of the text tell the model what to fix.
-      const shown = text.length > MAX_SHOWN_TEXT ? `${text.slice(0, MAX_SHOWN_TEXT)}...` : text;
-      return { ok: false, problem: `arguments are not valid JSON (${messageOf(error)}): ${shown}` };
-    }
-    budget.bytes = Infinity; // measured exactly above
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { ok: false, problem: `arguments must be a JSON object, got ${kindOf(value)}` };
-  }
-  try {
-    return { ok: true, value: cleanCopy(value, 0, limits.maxArrayItems, budget, schema) as Record<string, unknown> };
-  } catch (error) {
-    if (error instanceof TooDeepError) return { ok: false, problem: `arguments are nested deeper than ${MAX_DEPTH} levels` };
-    if (error instanceof TooLargeError) return { ok: false, problem: error.message || tooLarge(limits) };
-    throw error;
-  }
-}
-
-function tooLarge(limits: ArgumentLimits): string {
-  return `arguments are larger than ${limits.maxArgumentBytes.toLocaleString('en-US')} bytes`;
-}
-
-/**
- * Stands in the copy for an array longer than the `maxItems` its schema declares: such an
- * array is refused whatever its items hold, so they are neither copied nor validated.
- */
-class Oversized {
-  constructor(readonly length: number) {}
-}
-
-/**
- * A copy of `value` without prototype-reaching keys, within the limits. `schema`, where
- * given, is the DTO's schema at this point, followed the way {@link shapeProblems} follows
- * it, so that every {@link Oversized} it leaves is found and reported there.
- */
-function cleanCopy(value: unknown, depth: number, maxItems: number, budget: { bytes: number }, schema: JsonSchema | undefined): unknown {
-  if (typeof value === 'string') budget.bytes -= value.length + 2;
-  else budget.bytes -= 8;
-  if (budget.bytes < 0) throw new TooLargeError();
-  if (typeof value !== 'object' || value === null) return value;
-  if (depth >= MAX_DEPTH) throw new TooDeepError();
-  if (Array.isArray(value)) {
-    if (schema?.type === 'array' && typeof schema.maxItems === 'number' && value.length > schema.maxItems)
-      return new Oversized(value.length);
-    if (value.length > maxItems) {
-      throw new TooLargeError(
-        `an array has ${value.length.toLocaleString('en-US')} items, more than the ${maxItems.toLocaleString('en-US')} allowed`,
-      );
-    }
-    const items = schema?.type === 'array' && schema.items !== undefined && isNestedObject(schema.items) ? schema.items : undefined;
-    const out = new Array<unknown>(value.length);
-    for (let i = 0; i < value.length; i++) out[i] = cleanCopy(value[i], depth + 1, maxItems, budget, items);
-    return out;
-  }
-  const proto: unknown = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return value; // a Date or class instance from code
-  const properties = schema !== undefined && isNestedObject(schema) ? schema.properties : undefined;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    if (FORBIDDEN_KEYS.has(key)) continue;
-    budget.bytes -= key.length + 3;
-    const child = properties !== undefined && Object.hasOwn(properties, key) ? properties[key] : undefined;
-    out[key] = cleanCopy((value as Record<string, unknown>)[key], depth + 1, maxItems, budget, child);
-  }
-  return out;
-}
-
-/**
- * What class-validator cannot see or would see too late, checked along the schema before
- * class-transformer builds instances: `@ValidateNested()` accepts an array where one object
- * is declared (it validates each element) and lets a missing nested object through; and an
- * array longer than its `maxItems` is refused without walking its items. Each failure is
- * reported once and its value removed, so class-validator does not walk it.
- */
-function shapeProblems(schema: JsonSchema, value: Record<string, unknown>, parent: string, problems: Problems, removed: Set<string>): void {
-  const properties = schema.properties;
-  if (!properties) return;
-  const required = schema.required ?? [];
-  for (const key of Object.keys(properties)) {
-    const childSchema = properties[key] as JsonSchema;
-    const child = Object.hasOwn(value, key) ? value[key] : undefined;
-    const path = parent ? `${parent}.${key}` : key;
-    let problem: string | undefined;
-    if (child === undefined || child === null) {
-      if (isNested(childSchema) && required.includes(key)) problem = `${path}: ${key} should not be null or undefined`;
-    } else {
-      problem = shapeOf(childSchema, child, path, key, problems, removed);
-    }
-    if (problem !== undefined) {
-      problems.add(problem);
-      removed.add(path);
-      delete value[key];
-    }
-  }
-}
-
-/**
- * Whether {@link shapeProblems} has something to check in this property: a nested DTO, a
- * `maxItems`, or an `enum` (class-validator's `@IsEnum` of a numeric enum also accepts the
- * enum's names, which the schema does not list; `@ArrayUnique()` compares items by identity,
- * so two equal objects pass it; `@Type(() => Date)` makes a date of `true` or `5` for
- * `@IsDate()`, where the schema says a date-time string: the shape check holds validation to the schema).
- */
-function needsShape(schema: JsonSchema): boolean {
-  return (
-    isNested(schema) ||
-    typeof schema.maxItems === 'number' ||
-    schema.uniqueItems === true ||
-    schema.format === 'date-time' ||
-    schema.enum !== undefined ||
-    schema.items?.enum !== undefined
-  );
-}
-
-/** A `@ValidateNested()` property: an inlined DTO, or an array of them. */
-function isNested(schema: JsonSchema): boolean {
-  return isNestedObject(schema) || (schema.type === 'array' && schema.items !== undefined && isNestedObject(schema.items));
-}
-
-function isNestedObject(schema: JsonSchema): boolean {
-  return schema.type === 'object' && schema.properties !== undefined;
-}
-
-/** The problem of the value itself, if any; problems inside it are added to `problems`. */
-function shapeOf(
-  schema: JsonSchema,
-  value: unknown,
-  path: string,
-  label: string,
-  problems: Problems,
-  removed: Set<string>,
-): string | undefined {
-  if (
-    value instanceof Oversized ||
-    (schema.type === 'array' && Array.isArray(value) && typeof schema.maxItems === 'number' && value.length > schema.maxItems)
-  ) {
-    return `${path}: ${label} must contain no more than ${String(schema.maxItems)} elements`;
-  }
-  if (schema.enum !== undefined && !schema.enum.some((allowed) => allowed === value)) return notOneOf(schema.enum, path, label);
-  if (schema.type === 'array' && Array.isArray(value) && schema.items?.enum !== undefined) {
-    const allowed = schema.items.enum;
-    for (let i = 0; i < value.length; i++) {
-      if (!allowed.some((a) => a === value[i])) return notOneOf(allowed, path, label, i);
-    }
-  }
-  if (schema.format === 'date-time' && typeof value !== 'string') return `${path}: ${label} must be a date-time string`;
-  if (schema.uniqueItems === true && Array.isArray(value) && !uniqueByValue(value))
-    return `${path}: All ${label}'s elements must be unique`;
-  if (schema.type === 'object' && schema.properties) {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return `${path}: ${label} must be an object`;
-    shapeProblems(schema, value as Record<string, unknown>, path, problems, removed);
-    return undefined;
-  }
-  if (schema.type === 'array' && schema.items?.type === 'object' && schema.items.properties) {
-    if (!Array.isArray(value)) return `${path}: ${label} must be an array`;
-    const items = schema.items;
-    for (let i = 0; i < value.length; i++) {
-      const item: unknown = value[i];
-      if (item === undefined || item === null) continue;
-      const itemPath = `${path}.${i}`;
-      const problem = shapeOf(items, item, itemPath, String(i), problems, removed);
-      if (problem !== undefined) {
-        problems.add(problem);
-        removed.add(itemPath);
-        value[i] = undefined;
-      }
-    }
-  }
-  return undefined;
-}
-
-/** JSON Schema's `uniqueItems`: no two items equal as JSON values (object keys in any order). */
-function uniqueByValue(items: readonly unknown[]): boolean {
-  const seen = new Set<string>();
-  for (const item of items) {
-    const key = canonical(item);
-    if (seen.has(key)) return false;
-    seen.add(key);
-  }
-  return true;
-}
-
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const record = value as Record<string, unknown>;
-    return `{${Object.keys(record)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(record[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'undefined';
-}
-
-/** class-validator's words for a value outside an `@IsEnum` / `@IsIn` list. */
-function notOneOf(allowed: readonly unknown[], path: string, label: string, index?: number): string {
-  const each = index === undefined ? '' : 'each value in ';
-  return `${path}: ${each}${label} must be one of the following values: ${allowed.map(String).join(', ')}`;
 }
 
 /** class-validator's errors as `path: message` lines, skipping what the shape check reported. */
@@ -491,10 +200,4 @@ function matchesType(value: unknown, type: string): boolean {
     default:
       return true;
   }
-}
-
-function kindOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return `a ${typeof value}`;
 }

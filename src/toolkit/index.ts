@@ -1,5 +1,7 @@
 export { Toolkit, defaultToolName, toResult } from './toolkit';
 export type { ToolkitOptions, ToolResolver, Registrable, RegisteredTool } from './toolkit';
+export { PreparedCall } from './prepared';
+export type { Preparation, RefusedCall, RanCall, StoredArguments } from './prepared';
 export { answerFor } from './context';
 export type { ToolContext, ReplayInfo, ToolLogLevel } from './context';
 export { defineTool, isFunctionTool } from './define-tool';

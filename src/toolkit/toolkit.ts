@@ -1,34 +1,26 @@
-import { toolOptionsOf } from '../decorators/tool.decorator';
-import type { AnyClass, ApprovalPolicy, ClassType, ToolAnnotations, ToolOptions } from '../decorators/types';
-import { DtoRuleError, InvalidArgumentError, ToolRegistrationError } from '../errors';
-import { failure, isToolResult, pendingOf, sanitizeName, success } from '../results/helpers';
-import type { ToolResult } from '../results/wire';
-import { schemaForClass } from '../schema/generate';
-import { onAbortOf, watchOf, type AbortWatch } from '../timing/abort-latch';
-import type { JsonSchema } from '../schema/json-schema';
-import { toAnthropicTools, toGeminiTools, toOpenAITools, type AnthropicTool, type GeminiTools, type OpenAITool } from './adapters';
-import { approvalPolicyOf, approvalStep } from './approval';
-import {
-  boundedPlan,
-  DEFAULT_ARGUMENT_LIMITS,
-  handOut,
-  planForClass,
-  planForSchema,
-  type ArgumentLimits,
-  type ArgumentsPlan,
-  type ParsedArguments,
-} from './arguments';
-import type { ToolContext } from './context';
-import { isFunctionTool, type FunctionTool } from './define-tool';
-import type { ToolkitHooks } from './hooks';
-import { REDACTED, redactionPlanFor, redactWith, type RedactionPlan } from './redaction';
+import type { AnyClass } from '../decorators/types';
+import { InvalidArgumentError, ToolRegistrationError } from '../errors';
 import { messageOf } from '../errors/message';
+import { failure } from '../results/helpers';
+import type { ToolResult } from '../results/wire';
 import type { TelemetryOption } from '../telemetry/options';
-import { Telemetry } from '../telemetry/telemetry';
+import { Telemetry, type Tracing } from '../telemetry/telemetry';
 import { traceTool } from '../telemetry/tool';
+import { toAnthropicTools, toGeminiTools, toOpenAITools, type AnthropicTool, type GeminiTools, type OpenAITool } from './adapters';
+import type { ParsedArguments } from './arguments';
+import type { ToolContext } from './context';
+import { dispatch, type DispatchSettings } from './dispatch';
+import { entryOf, type Entry, type Registrable, type RegisteredTool, type ToolResolver } from './entry';
+import { afterCall, type ToolkitHooks } from './hooks';
+import { DEFAULT_ARGUMENT_LIMITS, type ArgumentLimits } from './plain-copy';
+import { PreparedCall, type Preparation, type RanCall, type RefusedCall } from './prepared';
+import { REDACTED, redactionPlanFor, redactWith, type RedactionPlan } from './redaction';
 
-/** Builds a tool class's instance; plug a DI container in here. Default: `new cls()`. */
-export type ToolResolver = (cls: ClassType) => object;
+export { defaultToolName } from './entry';
+export type { Registrable, RegisteredTool, ToolResolver } from './entry';
+export { MAX_TIMEOUT_MS, toResult } from './dispatch';
+export { PreparedCall } from './prepared';
+export type { Preparation, RanCall, RefusedCall, StoredArguments } from './prepared';
 
 /** Options of a {@link Toolkit}. */
 export interface ToolkitOptions {
@@ -55,61 +47,24 @@ export interface ToolkitOptions {
   telemetry?: TelemetryOption;
 }
 
-/** Anything `register` accepts: a `@Tool` class, an instance of one, or a `defineTool` object. */
-export type Registrable = ClassType | object | FunctionTool;
-
-/** A tool as the Toolkit holds it. */
-export interface RegisteredTool {
-  readonly name: string;
-  readonly description: string;
-  readonly inputSchema: JsonSchema;
-  readonly timeoutMs?: number;
-  /** The approval calls need before `run`, when the tool declares one. */
-  readonly approval?: ApprovalPolicy;
-  /** The tool instance (or the `defineTool` object) whose `run` is called. */
-  readonly instance: object;
-  /** A human-readable name for UIs, when declared. */
-  readonly title?: string;
-  /** Behaviour hints for clients, when declared. */
-  readonly annotations?: ToolAnnotations;
-  /** The JSON Schema of what `run` returns, when the tool declares an output DTO (or schema). */
-  readonly outputSchema?: JsonSchema;
-  /** True when the tool declares that running a call again has no further effect (`@Tool({ idempotent: true })`). */
-  readonly idempotent?: boolean;
-}
-
-interface Runnable {
-  run(args: unknown, ctx?: ToolContext): unknown;
-}
-
-interface Entry extends RegisteredTool {
-  readonly instance: Runnable;
-  readonly plan: ArgumentsPlan;
-  /** The arguments DTO, when the tool declares one: where `@Sensitive` marks are read. */
-  readonly dto?: ClassType;
-}
-
 /**
  * Registers tools and dispatches calls by name. `execute` never rejects for anything the
  * model or the tool did: every such case becomes an error {@link ToolResult}.
  */
 export class Toolkit {
   private readonly entries = new Map<string, Entry>();
-  private readonly resolver: ToolResolver;
-  private readonly defaultTimeoutMs?: number;
+  private readonly resolver?: ToolResolver;
   private readonly hooks?: ToolkitHooks;
-  private readonly hasResolver: boolean;
+  /** What running a call needs: the hooks and the default deadline. */
+  private readonly settings: DispatchSettings;
   private readonly limits: ArgumentLimits;
   /** Each DTO's redaction plan, built on its first `redact` (docs/operating.md, "Sensitive fields"). */
   private readonly redactionPlans = new Map<AnyClass, RedactionPlan | undefined>();
   private readonly changeListeners = new Set<() => void>();
   private readonly telemetry: Telemetry;
-  /** The `traceparent` of the span of each suspended result this toolkit returned, for the store to keep. */
-  private readonly suspendedSpans = new WeakMap<ToolResult, string>();
 
   constructor(options: ToolkitOptions = {}) {
-    this.resolver = options.resolver ?? ((cls) => new cls());
-    this.hasResolver = options.resolver !== undefined;
+    this.resolver = options.resolver;
     const defaultTimeoutMs = options.defaultTimeoutMs;
     if (
       defaultTimeoutMs !== undefined &&
@@ -119,8 +74,8 @@ export class Toolkit {
         `defaultTimeoutMs must be a non-negative number of milliseconds (or Infinity for none), got ${String(defaultTimeoutMs)}`,
       );
     }
-    this.defaultTimeoutMs = defaultTimeoutMs;
     this.hooks = options.hooks;
+    this.settings = { hooks: options.hooks, defaultTimeoutMs };
     this.telemetry = new Telemetry(options.telemetry, 'Toolkit');
     this.limits = {
       maxArgumentBytes: limitOption('maxArgumentBytes', options.maxArgumentBytes, DEFAULT_ARGUMENT_LIMITS.maxArgumentBytes),
@@ -131,7 +86,7 @@ export class Toolkit {
 
   /** Registers tools; throws {@link ToolRegistrationError} on a programmer error. Chainable. */
   register(...tools: Registrable[]): this {
-    for (const tool of tools) this.add(this.toEntry(tool));
+    for (const tool of tools) this.add(entryOf(tool, this.resolver, this.limits));
     if (tools.length > 0) this.changed();
     return this;
   }
@@ -200,276 +155,118 @@ export class Toolkit {
 
   /**
    * The arguments a call of `name` would run with: parsed, cleaned and validated as
-   * {@link execute} does it (one plan per tool), or why not; `undefined` for an unknown tool.
-   * The value, passed straight to `execute`, is taken as it is, not validated a second time:
-   * the coordinator stores what the tool was given (docs/design.md, "the path of a call").
+   * {@link prepare} does it, or why not; `undefined` for an unknown tool. For a caller that
+   * only validates (a framework's validator); one that runs the call next keeps the
+   * {@link PreparedCall} instead, so the arguments are not parsed twice.
    */
   async parseArguments(name: string, args: unknown): Promise<ParsedArguments | undefined> {
+    if (!this.entries.has(name)) return undefined;
+    const call = await this.prepare(name, args);
+    return call.ok ? { ok: true, value: call.args } : { ok: false, problem: call.problem };
+  }
+
+  /**
+   * The first half of {@link execute}: finds the tool and parses, cleans and validates the
+   * arguments (the model's JSON text, or an object). A {@link PreparedCall} is ready for
+   * {@link run}; a {@link RefusedCall} holds the error result `execute` returns (`unknown tool:
+   * NAME`, `invalid arguments for NAME: ...`). Nothing runs and no hook is told here.
+   */
+  async prepare(name: string, args?: unknown): Promise<Preparation> {
     const entry = this.entries.get(name);
-    if (!entry) return undefined;
+    if (!entry) return refusal(name, args, 'unknown tool', failure(`unknown tool: ${name}`));
     try {
       const parsed = await entry.plan.parse(args);
-      return parsed.ok ? { ok: true, value: handOut(parsed.value) } : parsed;
+      if (parsed.ok) return new PreparedCall(entry, parsed.value);
+      return refusal(name, args, parsed.problem, failure(`invalid arguments for ${name}: ${parsed.problem}`));
     } catch (error) {
-      return { ok: false, problem: messageOf(error) };
+      const problem = messageOf(error);
+      return refusal(name, args, problem, failure(problem));
     }
   }
 
   /**
-   * Runs tool `name`. Without `ctx`, `run` is called with one argument; with it, with the
-   * very object passed (a shallow copy with a deadline signal when a deadline applies).
+   * The second half of {@link execute}: runs a call {@link prepare} made (declared approval,
+   * `beforeTool`, `run` under its deadline, the result as a `ToolResult`, `afterTool`,
+   * `onMetric`), or reports a refused one to the hooks and returns its error result. A call
+   * whose tool was unregistered (or replaced) since it was prepared is `unknown tool: NAME`.
+   * Without `ctx`, `run` is called with one argument; with it, with the very object passed.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{}` is the neutral element of `&`
+  async run<TState extends object = {}>(call: Preparation, ctx?: ToolContext<TState>): Promise<ToolResult> {
+    return (await this.runTraced(call, ctx)).result;
+  }
+
+  /**
+   * {@link run}, with the `traceparent` of the call's `execute_tool` span when a tracer recorded
+   * it and the call suspended: the coordinator stores it with the suspension, so the span that
+   * resolves it, maybe days later in another process, links back to it.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{}` is the neutral element of `&`
+  async runTraced<TState extends object = {}>(call: Preparation, ctx?: ToolContext<TState>): Promise<RanCall> {
+    const tracing = this.telemetry.active();
+    if (tracing === undefined) return { result: await this.finish(call, ctx, performance.now()) };
+    const { result, traceparent } = await this.traced(tracing, call.name, call.ok ? call.args : call.raw, ctx, () =>
+      this.finish(call, ctx, performance.now()),
+    );
+    return traceparent === undefined ? { result } : { result, traceparent };
+  }
+
+  /**
+   * Runs tool `name`: {@link prepare}, then {@link run}. Without `ctx`, `run` is called with
+   * one argument; with it, with the very object passed (a shallow copy with a deadline signal
+   * when a deadline applies).
    */
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{}` is the neutral element of `&`
   async execute<TState extends object = {}>(name: string, args?: unknown, ctx?: ToolContext<TState>): Promise<ToolResult> {
     const tracing = this.telemetry.active();
-    if (tracing === undefined) return this.executeCall(name, args, ctx);
-    const { result, traceparent } = await traceTool(
-      tracing,
-      name,
-      this.entries.has(name),
-      (ctx as { callId?: unknown } | undefined)?.callId,
-      args,
-      (tool, shown) => this.redact(tool, shown),
-      () => this.executeCall(name, args, ctx),
-    );
-    if (traceparent !== undefined) this.suspendedSpans.set(result, traceparent);
-    return result;
+    if (tracing === undefined) return this.prepareAndFinish(name, args, ctx);
+    return (await this.traced(tracing, name, args, ctx, () => this.prepareAndFinish(name, args, ctx))).result;
   }
 
-  /**
-   * The W3C `traceparent` of the `execute_tool` span that returned this suspended result, when
-   * a tracer recorded it: the coordinator stores it with the suspension, so the span that
-   * resolves it, maybe days later in another process, links back to it.
-   */
-  traceparentOf(result: ToolResult): string | undefined {
-    return this.suspendedSpans.get(result);
+  /** Runs `body` inside the call's `execute_tool` span, showing `args` redacted. */
+  private traced(
+    tracing: Tracing,
+    name: string,
+    args: unknown,
+    ctx: ToolContext | undefined,
+    body: () => Promise<ToolResult>,
+  ): Promise<{ result: ToolResult; traceparent: string | undefined }> {
+    const callId = (ctx as { callId?: unknown } | undefined)?.callId;
+    return traceTool(tracing, name, this.entries.has(name), callId, args, (tool, shown) => this.redact(tool, shown), body);
   }
 
-  private async executeCall(name: string, args: unknown, ctx: ToolContext | undefined): Promise<ToolResult> {
+  /** One call from its raw arguments; its time, as the hooks are told it, includes the parse. */
+  private async prepareAndFinish(name: string, args: unknown, ctx: ToolContext | undefined): Promise<ToolResult> {
     const started = performance.now();
-    const entry = this.entries.get(name);
-    let seenArgs = args;
+    return this.finish(await this.prepare(name, args), ctx, started);
+  }
+
+  /** Runs a prepared call (or takes a refused one's result) and tells the hooks. */
+  private async finish(call: Preparation, ctx: ToolContext | undefined, started: number): Promise<ToolResult> {
     let result: ToolResult;
-    if (!entry) {
-      result = failure(`unknown tool: ${name}`);
+    if (!call.ok) {
+      result = call.result;
+    } else if (this.entries.get(call.name) !== call.tool) {
+      result = failure(`unknown tool: ${call.name}`);
     } else {
       try {
-        const parsed = await entry.plan.parse(args);
-        if (!parsed.ok) {
-          result = failure(`invalid arguments for ${name}: ${parsed.problem}`);
-        } else {
-          seenArgs = parsed.value;
-          result = await this.dispatch(entry, parsed.value, ctx);
-        }
+        result = await dispatch(this.settings, call.tool as Entry, call.args, ctx);
       } catch (error) {
         result = failure(messageOf(error));
       }
     }
-    return this.hooks ? this.finish(name, seenArgs, result, started) : result;
-  }
-
-  private async dispatch(entry: Entry, args: object, given: ToolContext | undefined): Promise<ToolResult> {
-    if (watchOf(given)?.aborted) return failure(`${entry.name} cancelled`);
-    let ctx = given;
-    if (entry.approval) {
-      const step = await approvalStep(entry.name, entry.approval, args, ctx);
-      if ('result' in step) return step.result;
-      ctx = step.run;
-    }
-    const guard = await this.hooks?.beforeTool?.({ name: entry.name, args, ctx });
-    if (guard)
-      return isToolResult(guard.result)
-        ? guard.result
-        : failure(`the beforeTool hook of ${entry.name} returned { result } without a ToolResult`);
-    const timeoutMs = deadlineMs(ctx?.timeout ?? entry.timeoutMs ?? this.defaultTimeoutMs);
-    const watch = watchOf(ctx);
-    if (timeoutMs === undefined && watch === undefined) return invoke(entry, args, ctx);
-    return this.guarded(entry, args, ctx, timeoutMs, watch);
-  }
-
-  /**
-   * Races `run` against its deadline and the caller's cancellation. One AbortController per
-   * call carries both to `run`; the listener on the caller's (possibly long-lived) signal and
-   * the timer are removed in `finally`, so nothing is retained per call (unlike
-   * `AbortSignal.any` on Node 20, whose sources keep every combined signal).
-   */
-  private async guarded(
-    entry: Entry,
-    args: object,
-    ctx: ToolContext | undefined,
-    timeoutMs: number | undefined,
-    watch: AbortWatch | undefined,
-  ): Promise<ToolResult> {
-    let callCtx = ctx;
-    let timer: NodeJS.Timeout | undefined;
-    let unwatch: (() => void) | undefined;
-    const stops: Array<Promise<ToolResult>> = [];
-    const call = timeoutMs === undefined ? undefined : new AbortController();
-    if (call) {
-      callCtx = { ...ctx, signal: call.signal, timeout: timeoutMs };
-      stops.push(
-        new Promise((resolve) => {
-          timer = setTimeout(() => {
-            call.abort(new Error(`${entry.name} timed out after ${timeoutMs} ms`));
-            resolve(failure(`${entry.name} timed out after ${timeoutMs} ms`));
-          }, timeoutMs);
-        }),
-      );
-    }
-    if (watch) {
-      stops.push(
-        new Promise((resolve) => {
-          unwatch = onAbortOf(watch, (reason) => {
-            call?.abort(reason);
-            resolve(failure(`${entry.name} cancelled`));
-          });
-        }),
-      );
-    }
-    try {
-      return await Promise.race([invoke(entry, args, callCtx), ...stops]);
-    } finally {
-      if (timer) clearTimeout(timer);
-      unwatch?.();
-    }
-  }
-
-  private async finish(name: string, args: unknown, result: ToolResult, started: number): Promise<ToolResult> {
-    const hooks = this.hooks as ToolkitHooks;
-    let final = result;
-    if (hooks.afterTool) {
-      try {
-        const replaced: unknown = await hooks.afterTool({ name, args, result, ms: performance.now() - started });
-        if (replaced !== undefined && replaced !== null)
-          final = isToolResult(replaced) ? replaced : failure(`the afterTool hook of ${name} returned something that is not a ToolResult`);
-      } catch (error) {
-        final = failure(messageOf(error));
-      }
-    }
-    if (hooks.onMetric) {
-      // A metric sink that throws must not change (or reject) the call's result.
-      try {
-        const isPending = pendingOf(final) !== undefined;
-        hooks.onMetric({
-          event: 'tool',
-          tool: name,
-          isError: final.isError && !isPending,
-          pending: isPending,
-          ms: performance.now() - started,
-        });
-      } catch {
-        // dropped: the result stands
-      }
-    }
-    return final;
+    return this.hooks ? afterCall(this.hooks, call.name, call.ok ? call.args : call.raw, result, started) : result;
   }
 
   private add(entry: Entry): void {
     if (this.entries.has(entry.name)) throw new ToolRegistrationError(`a tool named "${entry.name}" is already registered`);
     this.entries.set(entry.name, entry);
   }
-
-  private toEntry(tool: Registrable): Entry {
-    if (isFunctionTool(tool)) {
-      return makeEntry(tool, tool.name, tool, this.limits);
-    }
-    if (typeof tool === 'function') {
-      const options = toolOptionsOf(tool as ClassType);
-      if (!options) throw new ToolRegistrationError(`class ${tool.name || '(anonymous)'} has no @Tool decorator`);
-      if (!this.hasResolver) {
-        const needed = constructorParameters(tool as ClassType);
-        if (needed > 0) {
-          const name = tool.name || '(anonymous)';
-          throw new ToolRegistrationError(
-            `class ${name} takes ${needed} constructor argument${needed === 1 ? '' : 's'} and this Toolkit has no resolver, so they would be undefined: ` +
-              `pass new Toolkit({ resolver: (cls) => ... }) to build it (a DI container, or a function that supplies them), or register an instance (new ${name}(...))`,
-          );
-        }
-      }
-      const instance = this.resolver(tool as ClassType);
-      return makeEntry(options, defaultToolName(tool.name), instance, this.limits);
-    }
-    if (typeof tool === 'object' && tool !== null) {
-      const options = toolOptionsOf(tool.constructor as ClassType);
-      if (!options) {
-        throw new ToolRegistrationError(
-          `cannot register ${tool.constructor?.name ?? 'value'}: not a @Tool class, an instance of one, or a defineTool object`,
-        );
-      }
-      return makeEntry(options, defaultToolName(tool.constructor.name), tool, this.limits);
-    }
-    throw new ToolRegistrationError(`cannot register ${String(tool)}: not a @Tool class, an instance of one, or a defineTool object`);
-  }
 }
 
-function makeEntry(options: ToolOptions | FunctionTool, fallbackName: string, instance: object, limits: ArgumentLimits): Entry {
-  const name = sanitizeName(options.name ?? fallbackName);
-  if (!name) throw new ToolRegistrationError('a tool needs a name');
-  if (typeof options.description !== 'string' || options.description === '') {
-    throw new ToolRegistrationError(`tool "${name}" needs a description`);
-  }
-  if (typeof (instance as Partial<Runnable>).run !== 'function') throw new ToolRegistrationError(`tool "${name}" has no run method`);
-  if (options.args && options.inputSchema) throw new ToolRegistrationError(`tool "${name}" declares both args and inputSchema`);
-  let plan: ArgumentsPlan;
-  try {
-    plan = boundedPlan(options.args ? planForClass(options.args) : planForSchema(options.inputSchema), limits);
-  } catch (error) {
-    // The tool's name goes in front; a DtoRuleError keeps its class, code and property.
-    if (error instanceof DtoRuleError) throw new DtoRuleError(error.property, `tool "${name}": ${error.message}`, { cause: error });
-    if (error instanceof ToolRegistrationError) throw new ToolRegistrationError(`tool "${name}": ${error.message}`, { cause: error });
-    throw error;
-  }
-  const entry: Entry = {
-    name,
-    description: options.description,
-    inputSchema: plan.schema,
-    timeoutMs: options.timeoutMs,
-    approval: approvalPolicyOf(options.approval),
-    instance: instance as Runnable,
-    plan,
-    ...(options.args ? { dto: options.args } : {}),
-  };
-  // A tool that declares none of the descriptive options keeps exactly the entry shape it always had.
-  const described = describedBy(name, options);
-  if (options.idempotent !== undefined && typeof options.idempotent !== 'boolean')
-    throw new ToolRegistrationError(`tool "${name}": idempotent must be a boolean`);
-  if (options.idempotent === true) Object.assign(described, { idempotent: true });
-  return Object.keys(described).length === 0 ? entry : { ...entry, ...described };
+function refusal(name: string, raw: unknown, problem: string, result: ToolResult): RefusedCall {
+  return { ok: false, name, raw, result, problem };
 }
-
-/** The optional, descriptive options (title, annotations, output schema), only those declared. */
-function describedBy(
-  name: string,
-  options: ToolOptions | FunctionTool,
-): { title?: string; annotations?: ToolAnnotations; outputSchema?: JsonSchema } {
-  const described: { title?: string; annotations?: ToolAnnotations; outputSchema?: JsonSchema } = {};
-  if (options.title !== undefined) {
-    if (typeof options.title !== 'string') throw new ToolRegistrationError(`tool "${name}": title must be a string`);
-    described.title = options.title;
-  }
-  if (options.annotations !== undefined) {
-    const annotations = options.annotations as unknown;
-    if (typeof annotations !== 'object' || annotations === null)
-      throw new ToolRegistrationError(`tool "${name}": annotations must be an object`);
-    for (const [key, value] of Object.entries(annotations)) {
-      if (!ANNOTATION_KEYS.has(key)) throw new ToolRegistrationError(`tool "${name}": unknown annotation ${key}`);
-      if (typeof value !== 'boolean') throw new ToolRegistrationError(`tool "${name}": annotation ${key} must be a boolean`);
-    }
-    described.annotations = { ...(annotations as ToolAnnotations) };
-  }
-  const rawOutput = 'outputSchema' in options ? options.outputSchema : undefined;
-  if (options.output !== undefined && rawOutput !== undefined)
-    throw new ToolRegistrationError(`tool "${name}" declares both output and outputSchema`);
-  if (options.output !== undefined) {
-    if (typeof options.output !== 'function') throw new ToolRegistrationError(`tool "${name}": output must be a DTO class`);
-    described.outputSchema = schemaForClass(options.output);
-  } else if (rawOutput !== undefined) {
-    described.outputSchema = rawOutput;
-  }
-  return described;
-}
-
-const ANNOTATION_KEYS = new Set(['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']);
 
 /** A limit option: a positive number (`Infinity` for none), else the default. */
 function limitOption(name: string, value: number | undefined, fallback: number): number {
@@ -477,53 +274,4 @@ function limitOption(name: string, value: number | undefined, fallback: number):
   if (typeof value !== 'number' || Number.isNaN(value) || value < 1)
     throw new InvalidArgumentError(`${name} must be a number of at least 1, got ${String(value)}`);
   return value;
-}
-
-/**
- * How many parameters the constructor `new cls()` would run declares. A class with no
- * constructor of its own runs its parent's: with emitDecoratorMetadata, TypeScript records
- * `design:paramtypes` on every decorated class that declares one, so a class without it
- * and without parameters is followed up to the parent whose constructor actually runs.
- */
-function constructorParameters(cls: ClassType): number {
-  let current: unknown = cls;
-  while (typeof current === 'function' && current !== Function.prototype) {
-    const declared = current.length > 0 || Reflect.getOwnMetadata('design:paramtypes', current) !== undefined;
-    if (declared) return current.length;
-    current = Object.getPrototypeOf(current);
-  }
-  return 0;
-}
-
-async function invoke(entry: Entry, args: object, ctx: ToolContext | undefined): Promise<ToolResult> {
-  const value: unknown = await (ctx === undefined ? entry.instance.run(args) : entry.instance.run(args, ctx));
-  return toResult(value);
-}
-
-/** What `run` returned, as a ToolResult. */
-export function toResult(value: unknown): ToolResult {
-  if (isToolResult(value)) return value;
-  if (value === undefined) return success('');
-  return success(value);
-}
-
-/** The longest delay `setTimeout` honours (2^31 − 1 ms, about 24.8 days); a longer one fires after 1 ms. */
-export const MAX_TIMEOUT_MS = 2_147_483_647;
-
-/**
- * The deadline a call gets from a configured timeout: `undefined` and `Infinity` mean none;
- * anything longer than {@link MAX_TIMEOUT_MS} is clamped to it (a timer cannot wait longer).
- */
-function deadlineMs(timeoutMs: number | undefined): number | undefined {
-  if (timeoutMs === undefined || timeoutMs === Number.POSITIVE_INFINITY) return undefined;
-  return timeoutMs > MAX_TIMEOUT_MS ? MAX_TIMEOUT_MS : timeoutMs;
-}
-
-/** `GetWeatherTool` → `get_weather`. */
-export function defaultToolName(className: string): string {
-  return className
-    .replace(/Tool$/, '')
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
-    .toLowerCase();
 }
