@@ -52,12 +52,3 @@ export interface RunListing {
   /** RFC 3339: when the checkpoint was last written. */
   updatedAt: string;
 }
-
-/**
- * A store that keeps both suspended calls and run checkpoints, as the three built-in stores do.
- *
- * @deprecated Since 0.2: name the job instead, {@link SuspensionStore} (what a coordinator
- * needs) or {@link RunStore} (what a runner needs), or both as `SuspensionStore & RunStore`.
- * Kept one release as this alias.
- */
-export type PendingStore = SuspensionStore & RunStore;

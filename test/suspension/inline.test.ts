@@ -1,7 +1,5 @@
 import {
   InvalidArgumentError,
-  MemoryStore,
-  ResumeCoordinator,
   Toolkit,
   defineTool,
   pending,
@@ -10,6 +8,8 @@ import {
   type PendingRequest,
   type ToolContext,
 } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { MemoryStore } from 'toolnexus-ts/memory';
 
 type Ctx = ToolContext<{ user?: string }>;
 
