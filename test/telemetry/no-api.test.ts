@@ -27,7 +27,11 @@ it('runs, halts and resumes with the api absent, and never loads it', async () =
     type Toolnexus = typeof Root & typeof Agents & typeof Models;
     let lib: Toolnexus | undefined;
     jest.isolateModules(() => {
-      lib = { ...(require('toolnexus-ts') as typeof Root), ...(require('toolnexus-ts/agents') as typeof Agents), ...(require('toolnexus-ts/models') as typeof Models) };
+      lib = {
+        ...(require('toolnexus-ts') as typeof Root),
+        ...(require('toolnexus-ts/agents') as typeof Agents),
+        ...(require('toolnexus-ts/models') as typeof Models),
+      };
     });
     const { AgentRunner, OpenAIChatModel, Toolkit, defineTool, pending } = lib as Toolnexus;
     const toolkit = new Toolkit({ telemetry: { captureContent: true } }).register(
