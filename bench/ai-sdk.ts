@@ -20,7 +20,9 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { asSchema, generateText, stepCountIs, tool, zodSchema, type Tool as AiTool } from 'ai';
 import { IsInt } from 'class-validator';
 import { z } from 'zod';
-import { AgentRunner, OpenAIChatModel, Tool, Toolkit } from 'toolnexus-ts';
+import { Tool, Toolkit } from 'toolnexus-ts';
+import { OpenAIChatModel } from 'toolnexus-ts/models';
+import { AgentRunner } from 'toolnexus-ts/agents';
 import { AiSdkModel, aiSdkTools } from 'toolnexus-ts/ai-sdk';
 
 class AddArgs {

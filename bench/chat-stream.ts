@@ -9,7 +9,9 @@
  */
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
-import { AgentRunner, Tool, Toolkit, success, type ChatModel, type ModelRequest, type ModelStreamEvent } from 'toolnexus-ts';
+import { Tool, Toolkit, success } from 'toolnexus-ts';
+import type { ChatModel, ModelRequest, ModelStreamEvent } from 'toolnexus-ts/models';
+import { AgentRunner } from 'toolnexus-ts/agents';
 import { UIPartWriter, type UIStreamPart } from 'toolnexus-ts/chat';
 
 class Args {

@@ -12,18 +12,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  AgentRunner,
-  FunctionModel,
-  ResumeCoordinator,
-  SqliteStore,
-  Toolkit,
-  defineTool,
-  success,
-  type JsonSchema,
-  type RunStore,
-  type SqliteStoreOptions,
-} from 'toolnexus-ts';
+import { Toolkit, defineTool, success, type JsonSchema } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { FunctionModel } from 'toolnexus-ts/models';
+import { AgentRunner, type RunStore } from 'toolnexus-ts/agents';
+import { SqliteStore, type SqliteStoreOptions } from 'toolnexus-ts/sqlite';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const RUNS = Number(process.env.BENCH_RUNS ?? 40);

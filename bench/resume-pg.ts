@@ -18,7 +18,9 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Client, Pool } from 'pg';
-import { PostgresStore, ResumeCoordinator, Toolkit, defineTool, pending, success } from 'toolnexus-ts';
+import { Toolkit, defineTool, pending, success } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { PostgresStore } from 'toolnexus-ts/postgres';
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from '../test/fixtures/pg/embedded';
 
 const WORKER_COUNTS = [1, 2, 4, 8] as const;

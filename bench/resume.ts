@@ -15,16 +15,9 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  ResumeCoordinator,
-  SqliteStore,
-  Toolkit,
-  defineTool,
-  pending,
-  pendingOf,
-  success,
-  type SqliteStoreOptions,
-} from 'toolnexus-ts';
+import { Toolkit, defineTool, pending, pendingOf, success } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { SqliteStore, type SqliteStoreOptions } from 'toolnexus-ts/sqlite';
 
 const ROUNDS = 15;
 const CYCLES = 200;

@@ -14,7 +14,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentRunner, FunctionModel, ResumeCoordinator, SqliteStore, Tool, Toolkit, success, trimToTokens } from 'toolnexus-ts';
+import { Tool, Toolkit, success } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { FunctionModel } from 'toolnexus-ts/models';
+import { AgentRunner, trimToTokens } from 'toolnexus-ts/agents';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { chatHandler } from 'toolnexus-ts/chat';
 
 class RefundArgs {

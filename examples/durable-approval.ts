@@ -11,18 +11,9 @@ import { IsInt, IsString, Min } from 'class-validator';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  Describe,
-  ResumeCoordinator,
-  SqliteStore,
-  Tool,
-  Toolkit,
-  failure,
-  pending,
-  pendingOf,
-  success,
-  type ToolContext,
-} from 'toolnexus-ts';
+import { Describe, Tool, Toolkit, failure, pending, pendingOf, success, type ToolContext } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
 
 class TransferArgs {
   @IsString() @Describe('Account to debit') from!: string;

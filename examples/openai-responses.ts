@@ -8,7 +8,9 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AgentRunner, OpenAIResponsesModel, Toolkit, defineTool } from 'toolnexus-ts';
+import { Toolkit, defineTool } from 'toolnexus-ts';
+import { OpenAIResponsesModel } from 'toolnexus-ts/models';
+import { AgentRunner } from 'toolnexus-ts/agents';
 
 export async function main(): Promise<void> {
   const server = createServer((req, res) => void answer(req, res));

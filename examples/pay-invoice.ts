@@ -10,22 +10,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IsInt, IsString, Matches, Min } from 'class-validator';
-import {
-  AgentRunner,
-  Describe,
-  FunctionModel,
-  ResumeCoordinator,
-  SqliteStore,
-  Tool,
-  Toolkit,
-  failure,
-  pending,
-  success,
-  type AgentToolContext,
-  type Answer,
-  type ChatMessage,
-  type RunResult,
-} from 'toolnexus-ts';
+import { Describe, Tool, Toolkit, failure, pending, success, type Answer } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { FunctionModel, type ChatMessage } from 'toolnexus-ts/models';
+import { AgentRunner, type AgentToolContext, type RunResult } from 'toolnexus-ts/agents';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
 
 // ---- The domain: an accounts-payable service the tools are given --------------------------
 

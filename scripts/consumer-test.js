@@ -97,7 +97,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { Describe, ResumeCoordinator, Tool, Toolkit, failure, pending, pendingOf, success, type ToolContext, type PendingStore } from 'toolnexus-ts';
+import { Describe, Tool, Toolkit, failure, pending, pendingOf, success, type ToolContext } from 'toolnexus-ts';
+import { ResumeCoordinator, type SuspensionStore } from 'toolnexus-ts/suspension';
+import type { RunStore } from 'toolnexus-ts/agents';
 import { SqliteStore, type SqliteStoreOptions } from 'toolnexus-ts/sqlite';
 import { PostgresStore, type PostgresStoreOptions } from 'toolnexus-ts/postgres';
 import { ToolnexusModule } from 'toolnexus-ts/nest';
@@ -149,7 +151,7 @@ async function main(): Promise<void> {
     const suspended = await first.execute('pay', { merchant: 'Hotel', amount: { cents: 1200, currency: 'GBP' } }, undefined, { runId: 'run-1' });
     const request = pendingOf(suspended);
     check(request !== undefined, 'the call suspended');
-    const store: PendingStore = new SqliteStore(options);
+    const store: SuspensionStore & RunStore = new SqliteStore(options);
     const second = new ResumeCoordinator({ toolkit: new Toolkit().register(PayTool), store });
     const resolved = await second.resolve({ id: request!.id, ok: true, data: { approver: 'dana' } });
     check(!resolved.isError && JSON.parse(resolved.output).by === 'dana', 'resolved from the file: ' + resolved.output);
@@ -285,7 +287,10 @@ async function main() {
     );
     write(alone, {
       'check.js': `require('reflect-metadata');
-const { MemoryStore, SqliteStore, PostgresStore, StoreError } = require('toolnexus-ts');
+const { MemoryStore } = require('toolnexus-ts/memory');
+const { SqliteStore } = require('toolnexus-ts/sqlite');
+const { PostgresStore } = require('toolnexus-ts/postgres');
+const { StoreError } = require('toolnexus-ts/suspension');
 new MemoryStore();
 for (const [build, command] of [[() => new SqliteStore(':memory:'), 'npm install better-sqlite3@12'], [() => new PostgresStore({ connectionString: 'postgres://x' }), 'npm install pg']]) {
   try { build(); throw new Error('built a store without its driver'); }
@@ -297,7 +302,8 @@ for (const [entry, command] of [['toolnexus-ts/ai-sdk', 'npm install ai'], ['too
   catch (error) { if (error.code !== 'TOOLNEXUS_MISSING_PEER' || !error.message.includes(command)) throw error; console.log(error.message); }
 }
 // Without @opentelemetry/api, a telemetry option changes nothing and a suspension still resumes.
-const { ResumeCoordinator, Toolkit, defineTool, pending } = require('toolnexus-ts');
+const { Toolkit, defineTool, pending } = require('toolnexus-ts');
+const { ResumeCoordinator } = require('toolnexus-ts/suspension');
 const pay = defineTool({ name: 'pay', description: 'Pays', inputSchema: { type: 'object' }, run: (_a, ctx) => (ctx && ctx.answer ? 'paid' : pending({ kind: 'approval', prompt: 'Pay?' })) });
 const coordinator = new ResumeCoordinator({ toolkit: new Toolkit({ telemetry: { captureContent: true } }).register(pay) });
 coordinator.execute('pay', {}).then((first) => coordinator.resolve({ id: first.metadata.pending.id, ok: true })).then((outcome) => {

@@ -16,7 +16,8 @@ if (!existsSync(distEntry)) {
   process.exit(1);
 }
 const ts = require(path.join(root, 'node_modules/typescript'));
-const library = require(distEntry);
+// The runner and its models are in their own entries (toolnexus-ts/agents, toolnexus-ts/models).
+const library = { ...require(path.join(root, 'dist/runner/index.js')), ...require(path.join(root, 'dist/models/index.js')) };
 
 const sources = ['frameworks/toolnexus-toolkit.ts'];
 if (typeof library.AgentRunner === 'function' && typeof library.OpenAIChatModel === 'function') {

@@ -8,7 +8,9 @@ import 'reflect-metadata';
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, stepCountIs, type ModelMessage } from 'ai';
 import { IsInt, IsString, Min } from 'class-validator';
-import { AgentRunner, ResumeCoordinator, Tool, Toolkit, type ToolContext } from 'toolnexus-ts';
+import { Tool, Toolkit, type ToolContext } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { AgentRunner } from 'toolnexus-ts/agents';
 import { AiSdkModel, aiSdkToolApproval, aiSdkTools, recordDeclines } from 'toolnexus-ts/ai-sdk';
 import { startMockModel } from './mock-model';
 

@@ -10,19 +10,10 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { IsInt, IsString, Min } from 'class-validator';
-import {
-  AgentRunner,
-  Describe,
-  FunctionModel,
-  ResumeCoordinator,
-  Sensitive,
-  Tool,
-  Toolkit,
-  failure,
-  pending,
-  success,
-  type ToolContext,
-} from 'toolnexus-ts';
+import { Describe, Sensitive, Tool, Toolkit, failure, pending, success, type ToolContext } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { FunctionModel } from 'toolnexus-ts/models';
+import { AgentRunner } from 'toolnexus-ts/agents';
 import { bearerToken, createInbox } from 'toolnexus-ts/inbox';
 
 class TransferArgs {

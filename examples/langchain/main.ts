@@ -12,7 +12,8 @@ import { Command, END, MemorySaver, MessagesAnnotation, START, StateGraph } from
 import { ToolNode, toolsCondition } from '@langchain/langgraph/prebuilt';
 import { ChatOpenAI } from '@langchain/openai';
 import { IsInt, IsString, Min } from 'class-validator';
-import { ResumeCoordinator, Tool, Toolkit } from 'toolnexus-ts';
+import { Tool, Toolkit } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
 import { langchainTools, type LangChainInterruptValue } from 'toolnexus-ts/langchain';
 import { startMockModel } from '../ai-sdk/mock-model';
 

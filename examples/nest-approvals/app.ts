@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { Module, ValidationPipe, type DynamicModule, type INestApplication } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE, NestFactory } from '@nestjs/core';
 import type { IncomingMessage } from 'node:http';
-import type { PendingStore } from 'toolnexus-ts';
+import type { SuspensionStore } from 'toolnexus-ts/suspension';
+import type { RunStore } from 'toolnexus-ts/agents';
 import { bearerTokens, type BearerTokenEntry } from 'toolnexus-ts/inbox';
 import { ToolnexusExceptionFilter, ToolnexusInboxModule, ToolnexusModule } from 'toolnexus-ts/nest';
 import { ChatController } from './chat.controller';
@@ -17,7 +18,7 @@ export const DEMO_APPROVERS: readonly BearerTokenEntry[] = [
 
 export interface ApprovalsAppOptions {
   /** Where suspensions and halted runs are kept; default in memory. Give a SqliteStore to survive restarts. */
-  store?: PendingStore;
+  store?: SuspensionStore & RunStore;
 }
 
 @Module({})

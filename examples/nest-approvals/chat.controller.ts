@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { IsNotEmpty, IsString } from 'class-validator';
-import { AgentRunner, type PendingRequest, type RunResult } from 'toolnexus-ts';
+import type { PendingRequest } from 'toolnexus-ts';
+import { AgentRunner, type RunResult } from 'toolnexus-ts/agents';
 
 export class ChatDto {
   @IsString() @IsNotEmpty() message!: string;

@@ -1,4 +1,4 @@
-import { FunctionModel } from 'toolnexus-ts';
+import { FunctionModel } from 'toolnexus-ts/models';
 
 /**
  * A scripted stand-in for a chat model, so the example runs offline: "pay N from X to Y"

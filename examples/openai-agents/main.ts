@@ -7,7 +7,8 @@
 import 'reflect-metadata';
 import { Agent, OpenAIProvider, RunState, Runner, setTracingDisabled } from '@openai/agents';
 import { IsInt, IsString, Min } from 'class-validator';
-import { ResumeCoordinator, Tool, Toolkit } from 'toolnexus-ts';
+import { Tool, Toolkit } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
 import { openAIAgentsTools } from 'toolnexus-ts/openai-agents';
 import { startMockModel } from '../ai-sdk/mock-model';
 

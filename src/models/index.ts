@@ -29,3 +29,13 @@ export type {
   ModelTool,
   Usage,
 } from './types';
+export {
+  ModelError,
+  ModelHttpError,
+  ModelTimeoutError,
+  ModelConnectionError,
+  ModelResponseError,
+  ModelResponseTooLargeError,
+  ModelRedirectError,
+  ModelRequestError,
+} from '../errors';

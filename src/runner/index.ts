@@ -1,27 +1,22 @@
+/**
+ * The agents entry, `toolnexus-ts/agents`: the `AgentRunner` that drives a chat model over a
+ * Toolkit, its run results, events and checkpointed state, the run store it keeps them in
+ * (`RunStore`), answering a halted run as a principal (`answerAs`), sub-agents and handoffs,
+ * the transcript strategies for its `beforeModel` hook, the sessions that keep conversations,
+ * and the errors a run throws (docs/agents.md, docs/chat.md). The models are in
+ * `toolnexus-ts/models`.
+ */
 export { AgentRunner } from './agent-runner';
-export type { AgentRunnerOptions, RunOptions, ResumeOptions, AgentToolContext } from './agent-runner';
-export type { OrphanRecovery } from './agent-runner';
+export type { AgentRunnerOptions, RunOptions, ResumeOptions, AgentToolContext, OrphanRecovery } from './agent-runner';
 export type { Durability } from './durable';
 export type { HandoffOptions } from './handoff';
 export { SubAgentInput, SubAgentTool } from './sub-agent';
 export type { SubAgentToolOptions, SubAgentRecord, SubAgentOrigin } from './sub-agent';
 export { answerAs } from './answer-as';
 export type { AnswerAsOptions, Answered, AnsweredRun } from './answer-as';
-export { OpenAIChatModel } from '../models/openai';
-export type { OpenAIChatModelOptions } from '../models/openai';
-export { AnthropicModel } from '../models/anthropic';
-export type { AnthropicModelOptions, AnthropicThinking, AnthropicPromptCache } from '../models/anthropic';
-export { FunctionModel } from '../models/function';
-export type { FunctionModelReply, FunctionToolCall, ModelFunction } from '../models/function';
-export type { HttpModelOptions, RetryOptions } from '../http';
 export { RUN_STATE_FORMAT } from './state';
+export type { RunState, RunPhase, HaltedCall, RunDriver, RunStep, StepCall } from './state';
 export { redactRun } from './redact-run';
-export type { RunState, RunPhase, HaltedCall, RunDriver } from './state';
-export type { RunStep, StepCall } from './state';
-export { OpenAIResponsesModel } from '../models/openai-responses';
-export type { OpenAIResponsesModelOptions } from '../models/openai-responses';
-export { GeminiModel } from '../models/gemini';
-export type { GeminiModelOptions } from '../models/gemini';
 export type {
   ToolCallRecord,
   ToolCallStatus,
@@ -30,9 +25,20 @@ export type {
   RunResult,
   RunResultBase,
   DoneRunResult,
-  PendingRunResult,
   HaltedRunResult,
   IncompleteRunResult,
   RunStatus,
 } from './types';
-export type { ChatModel, ChatMessage, UserMessage, AssistantMessage, ToolMessage, ToolCall, ModelRequest, ModelResponse, ModelStreamEvent, ProviderItem, OutputFormat, ModelTool, Usage } from '../models/types';
+export type { RunStore, RunCheckpoint, RunListing, StaleRunFilter } from './store';
+export { trimToTokens, summarizeOlder, trimExchanges, roughTokens } from './transcript';
+export type { ModelCall, BeforeModel, AfterModel, TrimOptions, SummarizeOptions, TokenEstimate } from './transcript';
+export type { SessionStore, StoredSession, SessionSummary, SessionFilter, ActiveRun } from '../sessions/store';
+export {
+  RunNotFoundError,
+  RunConflictError,
+  RunCheckpointError,
+  InvalidResumeError,
+  OutputValidationError,
+  SessionBusyError,
+  SessionFullError,
+} from '../errors';

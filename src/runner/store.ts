@@ -1,5 +1,3 @@
-import type { SuspensionStore } from '../suspension/store';
-
 /** A versioned snapshot of a halted agent run (the runner owns the `state` shape). */
 export interface RunCheckpoint {
   runId: string;
@@ -12,7 +10,7 @@ export interface RunCheckpoint {
 
 /**
  * Where an agent runner keeps versioned checkpoints of its runs: the runner's side of the
- * stores, apart from {@link SuspensionStore} so a store may keep one job without the other.
+ * stores, apart from `SuspensionStore` so a store may keep one job without the other.
  * The three built-in stores implement both. The runner checks nothing it gives one: a
  * checkpoint is built by the runner itself (docs/design.md, "Stores").
  *
@@ -52,12 +50,3 @@ export interface RunListing {
   /** RFC 3339: when the checkpoint was last written. */
   updatedAt: string;
 }
-
-/**
- * A store that keeps both suspended calls and run checkpoints, as the three built-in stores do.
- *
- * @deprecated Since 0.2: name the job instead, {@link SuspensionStore} (what a coordinator
- * needs) or {@link RunStore} (what a runner needs), or both as `SuspensionStore & RunStore`.
- * Kept one release as this alias.
- */
-export type PendingStore = SuspensionStore & RunStore;

@@ -26,7 +26,7 @@ export interface ToolCallRecord {
 /**
  * How a run ended: `done`, `halted` (a suspension waits for its answer; the run is
  * checkpointed) or `incomplete` (a limit stopped it). Before 0.2 a halted run said
- * `'pending'`, the word of a suspension's own status; see {@link PendingRunResult}.
+ * `'pending'`, the word of a suspension's own status.
  */
 export type RunStatus = 'done' | 'halted' | 'incomplete';
 
@@ -81,13 +81,6 @@ export interface IncompleteRunResult extends RunResultBase {
 
 /** The outcome of `run` and `resume`, told apart by `status`; `TOutput` is the typed answer's class instance. */
 export type RunResult<TOutput = unknown> = DoneRunResult<TOutput> | HaltedRunResult | IncompleteRunResult;
-
-/**
- * @deprecated Since 0.2: {@link HaltedRunResult}. A halted run's `status` is `'halted'`;
- * code that compared it with `'pending'` no longer compiles, on purpose (the comparison would
- * always be false). Kept one release as this alias.
- */
-export type PendingRunResult = HaltedRunResult;
 
 /** One model call of a run, as `AgentRunnerOptions.onMetric` sees it. */
 export interface ModelMetricEvent {

@@ -28,9 +28,6 @@ export interface Audit {
   comment?: string;
 }
 
-/** @deprecated Since 0.2: {@link Audit}, the one word for the audit data. Kept one release as this alias. */
-export type ResolveOptions = Audit;
-
 /** Filter of `ResumeCoordinator.history` and `SuspensionStore.history`; fields combine with AND. */
 export interface HistoryFilter {
   /** One settled status; without it, every settled status. */

@@ -1,3 +1,11 @@
+/**
+ * The suspension entry, `toolnexus-ts/suspension`: suspending and resuming tool calls
+ * exactly once (`ResumeCoordinator`), the answers and refusals that settle them, the store
+ * contract a suspension store implements (`SuspensionStore`, its records, `Claim` and
+ * `Settlement`, and the errors a store throws), who answered (`Principal`, `Audit`), the
+ * observers that watch settlements, and `redactCall` for showing a call (docs/suspension.md,
+ * docs/operating.md). The stores themselves are in `toolnexus-ts/memory`, `/sqlite`, `/postgres`.
+ */
 export { ResumeCoordinator, DEFAULT_LEASE_MS } from './coordinator';
 export type { ResumeCoordinatorOptions, ExecuteOptions, WaitFor, ExpectedCall } from './coordinator';
 export { formatRefusal, DEFAULT_MAX_CHAIN } from './answers';
@@ -8,26 +16,26 @@ export type {
   SuspensionStatus,
   SettledStatus,
   SuspensionFilter,
+  AnsweredRequest,
   Claim,
-  Settlement
+  Settlement,
 } from './store';
-export type { PendingStore, RunStore, RunCheckpoint } from '../runner/store';
-export type { RunListing, StaleRunFilter } from '../runner/store';
 export { redactCall } from './redact';
 export type { SuspensionObserver } from './observer';
 export { MAX_COMMENT_LENGTH } from './audit';
-export type { Principal, Audit, ResolveOptions, HistoryFilter } from './audit';
-export { SUSPENSION_STATUSES, isSettled, isSuspensionStatus } from './status';
+export type { Principal, Audit, HistoryFilter } from './audit';
+/** Where time comes from (a coordinator's, store's, runner's or webhooks' `clock`): a fake one steps through leases and backoff in tests. */
+export type { Clock, ClockTimer } from '../timing/clock';
+export {
+  UnknownSuspensionError,
+  AlreadyResolvedError,
+  InvalidAnswerError,
+  UnregisteredToolError,
+  ClaimLostError,
+  SuspensionMismatchError,
+  DuplicateSuspensionError,
+  StoreError,
+  StoreUnavailableError,
+} from '../errors';
 export { MemorySuspensionStore } from './memory';
 export type { MemorySuspensionStoreOptions } from './memory';
-export { MemoryStore } from '../stores/memory/store';
-export type { MemoryStoreOptions } from '../stores/memory/store';
-export { SqliteStore, SQLITE_SCHEMA_VERSION } from '../stores/sqlite/index';
-export type { SqliteStoreOptions } from '../stores/sqlite/index';
-export { PostgresStore, POSTGRES_STORE_SCHEMA_VERSION } from '../stores/postgres/index';
-export type {
-  PostgresStoreOptions,
-  PostgresStoreConnectionOptions,
-  PostgresStoreSharedPoolOptions,
-  PostgresStoreCommonOptions,
-} from '../stores/postgres/index';

@@ -1,14 +1,5 @@
-import {
-  ResumeCoordinator,
-  Toolkit,
-  defineTool,
-  failure,
-  pending,
-  pendingOf,
-  success,
-  type SuspensionStore,
-  type SuspendedCall,
-} from '../index';
+import { Toolkit, defineTool, failure, pending, pendingOf, success } from '../index';
+import { ResumeCoordinator, type SuspensionStore, type SuspendedCall } from '../suspension';
 import { testGlobals } from './globals';
 import { sampleCall } from './store-contract';
 

@@ -1,3 +1,8 @@
+/**
+ * The webhooks entry, `toolnexus-ts/webhooks`: `Webhooks` posts each suspension and
+ * settlement to your endpoints, signed; `verifyWebhook` checks a delivery on the receiving
+ * side and `signWebhook` makes the signature (docs/operating.md, "Webhooks").
+ */
 export { Webhooks } from './webhooks';
 export type { WebhooksOptions, WebhookDelivery, WebhookFailure } from './webhooks';
 export {

@@ -11,7 +11,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ModelResponse, ModelStreamEvent, RunResult } from 'toolnexus-ts';
+import type { ModelResponse, ModelStreamEvent } from 'toolnexus-ts/models';
+import type { RunResult } from 'toolnexus-ts/agents';
 import { outputOf, startChild } from '../fixtures/children';
 import { startMockServer, type MockServer, type Reply } from '../fixtures/runner/mock-servers';
 import { recordedBody, recordedEvents, recordedStream } from '../fixtures/runner/recorded';

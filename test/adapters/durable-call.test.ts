@@ -6,7 +6,9 @@
 import 'reflect-metadata';
 import { IsInt, IsString, Min } from 'class-validator';
 import { DurableCall } from '../../src/adapters/durable-call';
-import { MemoryStore, ResumeCoordinator, Sensitive, Tool, Toolkit } from 'toolnexus-ts';
+import { Sensitive, Tool, Toolkit } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { MemoryStore } from 'toolnexus-ts/memory';
 
 class TransferArgs {
   @IsString() @Sensitive() iban!: string;

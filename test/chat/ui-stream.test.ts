@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { UIMessage } from 'ai';
-import { answerAs } from 'toolnexus-ts';
+import { answerAs } from 'toolnexus-ts/agents';
 import { chatHandler, chatResponse } from 'toolnexus-ts/chat';
 import { buildChatAgent, chatModel, readLedger, type ChatAgent } from '../fixtures/chat/agent';
 import { loadAiClient } from '../fixtures/chat/ai-client';

@@ -7,15 +7,11 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
-import {
-  PostgresStore,
-  REDACTED,
-  ResumeCoordinator,
-  SqliteStore,
-  pendingOf,
-  type PendingStore,
-  type SuspendedCall,
-} from 'toolnexus-ts';
+import { REDACTED, pendingOf } from 'toolnexus-ts';
+import { ResumeCoordinator, type SuspensionStore, type SuspendedCall } from 'toolnexus-ts/suspension';
+import type { RunStore } from 'toolnexus-ts/agents';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
+import { PostgresStore } from 'toolnexus-ts/postgres';
 import { startChild, type Exit } from '../fixtures/children';
 import { createCoordinator } from '../fixtures/cli-tools';
 import { dropSchema, postgresUrl, uniqueSchema } from '../fixtures/pg/server';
@@ -42,9 +38,9 @@ const json = <T>(exit: Exit): T => JSON.parse(exit.stdout) as T;
 const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : []);
 
 /** The scenarios, on whichever store `target` opens. */
-function describeCli(label: string, target: () => { store: () => PendingStore; args: string[] }): void {
+function describeCli(label: string, target: () => { store: () => SuspensionStore & RunStore; args: string[] }): void {
   describe(`the CLI on ${label}`, () => {
-    let store: PendingStore;
+    let store: SuspensionStore & RunStore;
     let seed: ResumeCoordinator;
     let storeArgs: string[];
     let ledger: string;

@@ -5,7 +5,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ResumeCoordinator, Toolkit } from 'toolnexus-ts';
+import { Toolkit } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
 import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { startInboxServer } from '../../src/cli/commands/serve';
 import { runCli } from '../../src/cli/run';

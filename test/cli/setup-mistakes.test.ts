@@ -5,7 +5,8 @@
  * was tried as PostgreSQL and reported as an outage.
  */
 import { join } from 'node:path';
-import { InvalidArgumentError, PostgresStore } from 'toolnexus-ts';
+import { InvalidArgumentError } from 'toolnexus-ts';
+import { PostgresStore } from 'toolnexus-ts/postgres';
 import { startChild, type Exit } from '../fixtures/children';
 import { createCoordinator } from '../fixtures/cli-tools';
 import { dropSchema, postgresUrl, sql, uniqueSchema } from '../fixtures/pg/server';

@@ -1,18 +1,9 @@
 import 'reflect-metadata';
 import { IsInt, IsString, Min } from 'class-validator';
 import { Container, inject, injectable } from 'inversify';
-import {
-  Describe,
-  ResumeCoordinator,
-  SqliteStore,
-  Tool,
-  Toolkit,
-  failure,
-  pending,
-  pendingOf,
-  success,
-  type ToolContext,
-} from 'toolnexus-ts';
+import { Describe, Tool, Toolkit, failure, pending, pendingOf, success, type ToolContext } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

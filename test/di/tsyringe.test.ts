@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { IsInt, IsString, Min } from 'class-validator';
 import { container as rootContainer, inject, injectable, Lifecycle, type DependencyContainer } from 'tsyringe';
-import { Describe, ResumeCoordinator, Tool, Toolkit, failure, pending, pendingOf, success, type ToolContext } from 'toolnexus-ts';
+import { Describe, Tool, Toolkit, failure, pending, pendingOf, success, type ToolContext } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
 
 /** The service the tool depends on; a singleton, so the test can see every move. */
 @injectable()

@@ -1,12 +1,13 @@
-import * as errors from 'toolnexus-ts';
-import {
-  ModelConnectionError,
-  ModelError,
-  StoreError,
-  StoreUnavailableError,
-  ToolnexusError,
-  UnknownSuspensionError,
-} from 'toolnexus-ts';
+import * as rootEntry from 'toolnexus-ts';
+import { ToolnexusError } from 'toolnexus-ts';
+import * as suspensionEntry from 'toolnexus-ts/suspension';
+import { StoreError, StoreUnavailableError, UnknownSuspensionError } from 'toolnexus-ts/suspension';
+import * as modelsEntry from 'toolnexus-ts/models';
+import { ModelConnectionError, ModelError } from 'toolnexus-ts/models';
+import * as agentsEntry from 'toolnexus-ts/agents';
+
+/** The classes of src/errors, each exported by the entry of the layer that throws it. */
+const errors = { ...rootEntry, ...suspensionEntry, ...modelsEntry, ...agentsEntry };
 
 /**
  * The released codes. A code is a promise to programs that match on it: this list only

@@ -8,15 +8,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { getEventListeners } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
+import { Toolkit, defineTool, pending, InvalidArgumentError } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
 import {
-  AgentRunner,
   AnthropicModel,
-  MemoryStore,
-  ResumeCoordinator,
-  Toolkit,
-  defineTool,
-  pending,
-  InvalidArgumentError,
   ModelHttpError,
   ModelRedirectError,
   ModelRequestError,
@@ -26,7 +21,9 @@ import {
   OpenAIChatModel,
   type ChatModel,
   type ModelStreamEvent,
-} from 'toolnexus-ts';
+} from 'toolnexus-ts/models';
+import { AgentRunner } from 'toolnexus-ts/agents';
+import { MemoryStore } from 'toolnexus-ts/memory';
 import { readSse } from '../../src/http/sse';
 import { overEachTransport, transport } from '../fixtures/runner/transports';
 

@@ -4,7 +4,7 @@
  * Every call either answers or fails with a ModelError; nothing else is thrown, no error
  * ever holds the key, and memory stays bounded by the limits.
  */
-import { ModelError, OpenAIChatModel, type ModelStreamEvent } from 'toolnexus-ts';
+import { ModelError, OpenAIChatModel, type ModelStreamEvent } from 'toolnexus-ts/models';
 
 const CANARY = 'sk-live-FUZZCANARY-9f8e7d6c5b4a';
 const request = { messages: [{ role: 'user' as const, content: 'hi' }], tools: [] };

@@ -2,11 +2,10 @@
  * Retries, timeouts and clear failures of the HTTP models, over real HTTP on 127.0.0.1.
  */
 import { createServer } from 'node:net';
+import { InvalidArgumentError } from 'toolnexus-ts';
 import {
-  AgentRunner,
   AnthropicModel,
   GeminiModel,
-  InvalidArgumentError,
   ModelConnectionError,
   ModelHttpError,
   ModelResponseError,
@@ -15,7 +14,8 @@ import {
   OpenAIResponsesModel,
   type AnthropicModelOptions,
   type OpenAIChatModelOptions,
-} from 'toolnexus-ts';
+} from 'toolnexus-ts/models';
+import { AgentRunner } from 'toolnexus-ts/agents';
 import {
   anthropicText,
   dropConnection,

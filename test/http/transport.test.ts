@@ -11,7 +11,8 @@ import { createServer as createNetServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { InvalidArgumentError, ModelTimeoutError, OpenAIChatModel, type OpenAIChatModelOptions } from 'toolnexus-ts';
+import { InvalidArgumentError } from 'toolnexus-ts';
+import { ModelTimeoutError, OpenAIChatModel, type OpenAIChatModelOptions } from 'toolnexus-ts/models';
 import { startChild } from '../fixtures/children';
 
 const TLS = join(__dirname, '..', 'fixtures', 'tls');

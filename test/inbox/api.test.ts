@@ -11,7 +11,9 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defineTool, pending, pendingOf, ResumeCoordinator, success, type AgentRunner } from 'toolnexus-ts';
+import { defineTool, pending, pendingOf, success } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import type { AgentRunner } from 'toolnexus-ts/agents';
 import {
   bearerTokens,
   createInbox,

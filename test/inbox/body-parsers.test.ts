@@ -17,7 +17,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseQuery } from 'node:querystring';
-import { AgentRunner, type PendingStore } from 'toolnexus-ts';
+import type { SuspensionStore } from 'toolnexus-ts/suspension';
+import { AgentRunner, type RunStore } from 'toolnexus-ts/agents';
 import { bearerTokens, createInbox, CSRF_COOKIE, SESSION_COOKIE, type Inbox } from 'toolnexus-ts/inbox';
 import { ToolnexusInboxModule, ToolnexusModule } from 'toolnexus-ts/nest';
 import { SqliteStore } from 'toolnexus-ts/sqlite';
@@ -211,7 +212,7 @@ describe('Fastify', () => {
 });
 
 describe('Nest under its defaults: NestFactory.create(AppModule) and nothing else', () => {
-  function appModule(pendingStore: PendingStore) {
+  function appModule(pendingStore: SuspensionStore & RunStore) {
     @Module({
       imports: [
         ToolnexusModule.forRoot({ model: scriptedModel(), store: pendingStore, closeStoreOnShutdown: false }),

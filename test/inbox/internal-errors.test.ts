@@ -12,7 +12,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StoreUnavailableError, type PendingStore } from 'toolnexus-ts';
+import { StoreUnavailableError, type SuspensionStore } from 'toolnexus-ts/suspension';
+import type { RunStore } from 'toolnexus-ts/agents';
 import { bearerTokens, createInbox } from 'toolnexus-ts/inbox';
 import { ToolnexusInboxModule, ToolnexusModule } from 'toolnexus-ts/nest';
 import { SqliteStore } from 'toolnexus-ts/sqlite';
@@ -36,7 +37,7 @@ afterEach(async () => {
 });
 
 /** The real SQLite store, whose reads fail while `failing.error` is set (a database gone away). */
-function failingStore(store: PendingStore): { store: PendingStore; failing: { error?: Error } } {
+function failingStore(store: SuspensionStore & RunStore): { store: SuspensionStore & RunStore; failing: { error?: Error } } {
   const failing: { error?: Error } = {};
   const wrapped = new Proxy(store, {
     get(target, key, receiver) {

@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AgentRunner } from 'toolnexus-ts';
+import type { AgentRunner } from 'toolnexus-ts/agents';
 import { bearerTokens, createInbox, CSRF_COOKIE, MemorySignInStore, SESSION_COOKIE, type InboxOptions } from 'toolnexus-ts/inbox';
 import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { inboxRunner, TOKENS } from '../fixtures/inbox/tools';

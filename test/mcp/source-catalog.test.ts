@@ -4,7 +4,8 @@
  * its sampling requests answered by the host's model only when the host's policy says yes, and
  * its tools/list_changed applied to the toolkit. See docs/mcp.md, "Using MCP servers".
  */
-import { defineTool, FunctionModel, Toolkit, type ModelRequest, type PendingRequest } from '../../src';
+import { defineTool, Toolkit, type PendingRequest } from '../../src';
+import { FunctionModel, type ModelRequest } from '../../src/models';
 import { McpToolSource, serveMcp, type McpSamplingRequestInfo } from '../../src/mcp';
 
 const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');

@@ -12,7 +12,8 @@ import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { Toolkit, type ToolLogLevel } from '../../src';
+import { Toolkit } from '../../src';
+import type { ToolLogLevel } from '../../src/toolkit';
 import { McpToolSource } from '../../src/mcp';
 
 const STORM = 3_000;

@@ -10,7 +10,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { IsString } from 'class-validator';
-import { MemoryStore, pendingOf, ResumeCoordinator, Tool, Toolkit } from '../../src';
+import { pendingOf, Tool, Toolkit } from '../../src';
+import { MemoryStore } from '../../src/stores/memory';
+import { ResumeCoordinator } from '../../src/suspension';
 import { McpLoginError, McpLoginStateError, McpToolSource, MemoryOAuthStore, serveMcp, type McpHttpServerHandle } from '../../src/mcp';
 import { forwardMcp } from '../fixtures/mcp-forward';
 

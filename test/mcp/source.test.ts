@@ -10,7 +10,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentRunner, FunctionModel, Toolkit, type PendingRequest, type ToolContext } from '../../src';
+import { Toolkit, type PendingRequest, type ToolContext } from '../../src';
+import { AgentRunner } from '../../src/runner';
+import { FunctionModel } from '../../src/models';
 import { McpToolSource, serveMcp, type McpHttpServerHandle } from '../../src/mcp';
 import { mcpTestToolkit } from '../fixtures/mcp-tools';
 

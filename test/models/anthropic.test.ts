@@ -1,7 +1,8 @@
 /**
  * AnthropicModel + AgentRunner against a real messages-API server on 127.0.0.1.
  */
-import { AgentRunner, AnthropicModel, ModelHttpError, ModelResponseError, type RunEvent } from 'toolnexus-ts';
+import { AnthropicModel, ModelHttpError, ModelResponseError } from 'toolnexus-ts/models';
+import { AgentRunner, type RunEvent } from 'toolnexus-ts/agents';
 import {
   anthropicCalls,
   anthropicStream,

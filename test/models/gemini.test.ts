@@ -2,7 +2,9 @@
  * GeminiModel + AgentRunner against a Gemini API server on 127.0.0.1, playing back real
  * recorded responses where they exist (test/fixtures/runner/recorded/PROVENANCE-responses-gemini.md).
  */
-import { AgentRunner, GeminiModel, ModelResponseError, Toolkit, defineTool, type ModelStreamEvent, type RunEvent } from 'toolnexus-ts';
+import { Toolkit, defineTool } from 'toolnexus-ts';
+import { GeminiModel, ModelResponseError, type ModelStreamEvent } from 'toolnexus-ts/models';
+import { AgentRunner, type RunEvent } from 'toolnexus-ts/agents';
 import { json, sse, startMockServer, type MockServer, type Reply } from '../fixtures/runner/mock-servers';
 import { geminiJson, geminiStream } from '../fixtures/runner/provider-replies';
 import { recordedBody, recordedChunks, recordedJson, recordedStream } from '../fixtures/runner/playback';

@@ -18,7 +18,7 @@ import {
   type HttpModelOptions,
   type ModelResponse,
   type ModelStreamEvent,
-} from 'toolnexus-ts';
+} from 'toolnexus-ts/models';
 import { recordedChunks, splitFetch, sseBody } from '../fixtures/runner/playback';
 
 const CANARY = 'sk-live-CANARY0123456789abcdef';

@@ -2,15 +2,9 @@
  * OpenAIResponsesModel + AgentRunner against a Responses API server on 127.0.0.1, mostly
  * playing back real recorded responses (test/fixtures/runner/recorded/PROVENANCE-responses-gemini.md).
  */
-import {
-  AgentRunner,
-  ModelResponseError,
-  OpenAIResponsesModel,
-  Toolkit,
-  defineTool,
-  type ModelStreamEvent,
-  type RunEvent,
-} from 'toolnexus-ts';
+import { Toolkit, defineTool } from 'toolnexus-ts';
+import { ModelResponseError, OpenAIResponsesModel, type ModelStreamEvent } from 'toolnexus-ts/models';
+import { AgentRunner, type RunEvent } from 'toolnexus-ts/agents';
 import { json, startMockServer, type MockServer, type Reply } from '../fixtures/runner/mock-servers';
 import { responsesCall, responsesJson, responsesMessage, responsesReasoning, responsesStream } from '../fixtures/runner/provider-replies';
 import { recordedBody, recordedChunks, recordedJson, recordedStream } from '../fixtures/runner/playback';

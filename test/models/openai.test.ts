@@ -1,7 +1,9 @@
 /**
  * OpenAIChatModel + AgentRunner against a real chat-completions server on 127.0.0.1.
  */
-import { AgentRunner, ModelResponseError, OpenAIChatModel, Toolkit, defineTool, type ModelResponse, type RunEvent } from 'toolnexus-ts';
+import { Toolkit, defineTool } from 'toolnexus-ts';
+import { ModelResponseError, OpenAIChatModel, type ModelResponse } from 'toolnexus-ts/models';
+import { AgentRunner, type RunEvent } from 'toolnexus-ts/agents';
 import { json, openaiCalls, openaiStream, openaiText, sse, startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
 import { weatherToolkit } from '../fixtures/runner/tools';
 

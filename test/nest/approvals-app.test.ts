@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteStore } from 'toolnexus-ts';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
 import type { SuspensionView } from 'toolnexus-ts/inbox';
 import { createApprovalsApp, DEMO_APPROVERS } from '../../examples/nest-approvals/app';
 import type { RunView } from '../../examples/nest-approvals/chat.controller';

@@ -3,20 +3,16 @@ import { Controller, Get, Param, type INestApplication } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import type { AddressInfo } from 'node:net';
+import type { ToolnexusError } from 'toolnexus-ts';
 import {
   AlreadyResolvedError,
   InvalidAnswerError,
-  InvalidResumeError,
-  ModelError,
-  ModelHttpError,
-  RunCheckpointError,
-  RunConflictError,
-  RunNotFoundError,
   StoreUnavailableError,
   UnknownSuspensionError,
   UnregisteredToolError,
-  type ToolnexusError,
-} from 'toolnexus-ts';
+} from 'toolnexus-ts/suspension';
+import { ModelError, ModelHttpError } from 'toolnexus-ts/models';
+import { InvalidResumeError, RunCheckpointError, RunConflictError, RunNotFoundError } from 'toolnexus-ts/agents';
 import { ToolnexusExceptionFilter, ToolnexusModuleError, httpStatusOf, type ToolnexusErrorBody } from 'toolnexus-ts/nest';
 
 const errors: Record<string, () => Error> = {

@@ -9,7 +9,8 @@ import { APP_FILTER } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { InvalidAnswerError, OpenAIChatModel } from 'toolnexus-ts';
+import { InvalidAnswerError } from 'toolnexus-ts/suspension';
+import { OpenAIChatModel } from 'toolnexus-ts/models';
 import { ToolnexusExceptionFilter, type ToolnexusErrorBody } from 'toolnexus-ts/nest';
 
 const request = { messages: [{ role: 'user' as const, content: 'hi' }], tools: [] };

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentRunner, type RunStore } from 'toolnexus-ts';
+import { AgentRunner, type RunStore } from 'toolnexus-ts/agents';
 import { bearerToken } from 'toolnexus-ts/inbox';
 import { ToolnexusInboxModule, ToolnexusModule } from 'toolnexus-ts/nest';
 import { SqliteStore } from 'toolnexus-ts/sqlite';

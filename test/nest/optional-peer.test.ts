@@ -39,7 +39,7 @@ describe('Nest stays optional', () => {
   it('the package root loads and runs tools, suspensions and the runner without @nestjs/* installed', () => {
     const run = withoutNest(`
       require('reflect-metadata');
-      const core = require('./src');
+      const core = { ...require('./src'), ...require('./src/suspension'), ...require('./src/runner') };
       const toolkit = new core.Toolkit().register(core.defineTool({
         name: 'approve', description: 'needs approval', inputSchema: { type: 'object' },
         run: (args, ctx) => (ctx && ctx.answer ? 'approved' : core.pending({ kind: 'approval', prompt: 'ok?' })),

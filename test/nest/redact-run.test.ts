@@ -10,7 +10,10 @@ import type { INestApplication } from '@nestjs/common';
 import { IsInt, IsString } from 'class-validator';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AgentRunner, FunctionModel, ResumeCoordinator, Sensitive, Tool, Toolkit, redactRun } from 'toolnexus-ts';
+import { Sensitive, Tool, Toolkit } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { FunctionModel } from 'toolnexus-ts/models';
+import { AgentRunner, redactRun } from 'toolnexus-ts/agents';
 
 const CANARY = 'GB33BUKB20201555555555';
 

@@ -5,17 +5,11 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  AgentRunner,
-  AlreadyResolvedError,
-  OpenAIChatModel,
-  ResumeCoordinator,
-  SqliteStore,
-  Tool,
-  UnknownSuspensionError,
-  pending,
-  type AgentToolContext,
-} from 'toolnexus-ts';
+import { Tool, pending } from 'toolnexus-ts';
+import { AlreadyResolvedError, ResumeCoordinator, UnknownSuspensionError } from 'toolnexus-ts/suspension';
+import { OpenAIChatModel } from 'toolnexus-ts/models';
+import { AgentRunner, type AgentToolContext } from 'toolnexus-ts/agents';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { ToolnexusModule, ToolnexusModuleError } from 'toolnexus-ts/nest';
 import { startScriptedOpenAI, type ScriptedOpenAI } from '../fixtures/nest/scripted-openai';
 import { LedgerService, TransferTool } from '../fixtures/nest/ledger';

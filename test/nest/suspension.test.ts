@@ -5,22 +5,14 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  AlreadyResolvedError,
-  ResumeCoordinator,
-  SqliteStore,
-  Tool,
-  Toolkit,
-  UnknownSuspensionError,
-  pending,
-  pendingOf,
-  type PendingStore,
-  type ToolContext,
-} from 'toolnexus-ts';
+import { Tool, Toolkit, pending, pendingOf, type ToolContext } from 'toolnexus-ts';
+import { AlreadyResolvedError, ResumeCoordinator, UnknownSuspensionError, type SuspensionStore } from 'toolnexus-ts/suspension';
+import type { RunStore } from 'toolnexus-ts/agents';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { ToolnexusModule, ToolnexusModuleError, type NestToolContext } from 'toolnexus-ts/nest';
 import { LedgerService, TransferTool } from '../fixtures/nest/ledger';
 
-async function boot(store: PendingStore): Promise<TestingModule> {
+async function boot(store: SuspensionStore & RunStore): Promise<TestingModule> {
   const app = await Test.createTestingModule({
     imports: [ToolnexusModule.forRootAsync({ useFactory: () => ({ store }) })],
     providers: [LedgerService, TransferTool],

@@ -16,7 +16,7 @@ describe('optional peer dependencies', () => {
     jest.doMock('better-sqlite3', () => missing('better-sqlite3'));
     jest.isolateModules(() => {
       const { SqliteStore } = require('toolnexus-ts/sqlite') as typeof import('toolnexus-ts/sqlite');
-      const errors = require('toolnexus-ts') as typeof import('toolnexus-ts');
+      const errors = require('toolnexus-ts/suspension') as typeof import('toolnexus-ts/suspension');
       expect(() => new SqliteStore(':memory:')).toThrow(errors.StoreError);
       expect(() => new SqliteStore(':memory:')).toThrow(
         'SqliteStore needs the package "better-sqlite3", an optional peer dependency of toolnexus-ts that is not installed: run `npm install better-sqlite3@12`',
@@ -28,7 +28,7 @@ describe('optional peer dependencies', () => {
     jest.doMock('pg', () => missing('pg'));
     jest.isolateModules(() => {
       const { PostgresStore } = require('toolnexus-ts/postgres') as typeof import('toolnexus-ts/postgres');
-      const errors = require('toolnexus-ts') as typeof import('toolnexus-ts');
+      const errors = require('toolnexus-ts/suspension') as typeof import('toolnexus-ts/suspension');
       const build = () => new PostgresStore({ connectionString: 'postgres://127.0.0.1:1/none' });
       expect(build).toThrow(errors.StoreError);
       expect(build).toThrow(
@@ -50,6 +50,9 @@ describe('optional peer dependencies', () => {
   it('importing every entry but nest loads neither driver', () => {
     jest.isolateModules(() => {
       require('toolnexus-ts');
+      require('toolnexus-ts/suspension');
+      require('toolnexus-ts/agents');
+      require('toolnexus-ts/memory');
       require('toolnexus-ts/sqlite');
       require('toolnexus-ts/postgres');
       require('toolnexus-ts/testing');

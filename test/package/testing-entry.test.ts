@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MemoryStore } from 'toolnexus-ts';
+import { MemoryStore } from 'toolnexus-ts/memory';
 import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { runStoreConformance } from 'toolnexus-ts/testing';
 

@@ -17,7 +17,7 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { PostgresStore } from 'toolnexus-ts/postgres';
 import { bearerTokens, createInbox } from 'toolnexus-ts/inbox';
 import { serveMcp } from 'toolnexus-ts/mcp';
-import { answerAs, type AgentRunner, type RunResult } from 'toolnexus-ts';
+import { answerAs, type AgentRunner, type RunResult } from 'toolnexus-ts/agents';
 import { startChild, type Exit } from '../fixtures/children';
 import { answerRunner, createCoordinator } from '../fixtures/answer-tools';
 import { dropSchema, postgresUrl, uniqueSchema } from '../fixtures/pg/server';

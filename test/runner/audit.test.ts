@@ -2,7 +2,10 @@
  * `runner.resume(answers, { audit })` records who answered and why with each answer it
  * applies (docs/operating.md, "Audit trail"), and a decline's comment reaches the model.
  */
-import { AgentRunner, FunctionModel, ResumeCoordinator, Toolkit, defineTool, pending, success } from 'toolnexus-ts';
+import { Toolkit, defineTool, pending, success } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { FunctionModel } from 'toolnexus-ts/models';
+import { AgentRunner } from 'toolnexus-ts/agents';
 
 function agent() {
   const toolkit = new Toolkit().register(

@@ -3,21 +3,11 @@
  * suspension never counts as an error; the wire result stays the contract's shape.
  */
 import { IsInt, IsString } from 'class-validator';
-import {
-  AgentRunner,
-  FunctionModel,
-  MemoryStore,
-  ResumeCoordinator,
-  Tool,
-  Toolkit,
-  defineTool,
-  failure,
-  pending,
-  success,
-  type FunctionToolCall,
-  type RunResult,
-  type ToolCallStatus,
-} from 'toolnexus-ts';
+import { Tool, Toolkit, defineTool, failure, pending, success } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { FunctionModel, type FunctionToolCall } from 'toolnexus-ts/models';
+import { AgentRunner, type RunResult, type ToolCallStatus } from 'toolnexus-ts/agents';
+import { MemoryStore } from 'toolnexus-ts/memory';
 
 class PayArgs {
   @IsInt() cents!: number;

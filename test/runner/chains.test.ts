@@ -6,19 +6,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import {
-  AgentRunner,
-  FunctionModel,
-  MemoryStore,
-  ResumeCoordinator,
-  RunConflictError,
-  SqliteStore,
-  SuspensionMismatchError,
-  Toolkit,
-  pendingOf,
-  type RunEvent,
-  type RunResult,
-} from 'toolnexus-ts';
+import { Toolkit, pendingOf } from 'toolnexus-ts';
+import { ResumeCoordinator, SuspensionMismatchError } from 'toolnexus-ts/suspension';
+import { FunctionModel } from 'toolnexus-ts/models';
+import { AgentRunner, RunConflictError, type RunEvent, type RunResult } from 'toolnexus-ts/agents';
+import { MemoryStore } from 'toolnexus-ts/memory';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { RefundByHandTool, RefundTool, Sessions, type Payments } from '../fixtures/refund';
 import { FakeClock, until } from '../fixtures/fake-clock';
 

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunResult } from 'toolnexus-ts';
+import type { RunResult } from 'toolnexus-ts/agents';
 import { dropSchema, postgresUrl, uniqueSchema } from '../fixtures/pg/server';
 import { crashAndRecover, KILL_POINTS, uncrashed } from '../fixtures/runner/crash-harness';
 import { crashModel, type StoreSpec } from '../fixtures/runner/crash-agent';

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunResult } from 'toolnexus-ts';
+import type { RunResult } from 'toolnexus-ts/agents';
 import { crashAndRecover, KILL_POINTS, uncrashed } from '../fixtures/runner/crash-harness';
 import { crashModel } from '../fixtures/runner/crash-agent';
 import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';

@@ -8,7 +8,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AssistantMessage, RunResult } from 'toolnexus-ts';
+import type { AssistantMessage } from 'toolnexus-ts/models';
+import type { RunResult } from 'toolnexus-ts/agents';
 import { outputOf, startChild } from '../fixtures/children';
 import { startMockServer, type MockServer, type Reply } from '../fixtures/runner/mock-servers';
 import { geminiJson, responsesJson, responsesMessage } from '../fixtures/runner/provider-replies';

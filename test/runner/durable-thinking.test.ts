@@ -7,7 +7,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AssistantMessage, RunResult } from 'toolnexus-ts';
+import type { AssistantMessage } from 'toolnexus-ts/models';
+import type { RunResult } from 'toolnexus-ts/agents';
 import { outputOf, startChild } from '../fixtures/children';
 import { anthropicText, startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
 import { recordedBody, recordedText } from '../fixtures/runner/recorded';

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunResult } from 'toolnexus-ts';
+import type { RunResult } from 'toolnexus-ts/agents';
 import { dropSchema, postgresUrl, uniqueSchema } from '../fixtures/pg/server';
 import { buildPayAgent, readLedger, type StoreSpec } from '../fixtures/runner/pay-agent';
 import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';

@@ -6,14 +6,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  AlreadyResolvedError,
-  RUN_STATE_FORMAT,
-  UnknownSuspensionError,
-  type RunCheckpoint,
-  type RunResult,
-  type SuspendedCall,
-} from 'toolnexus-ts';
+import { AlreadyResolvedError, UnknownSuspensionError, type SuspendedCall } from 'toolnexus-ts/suspension';
+import { RUN_STATE_FORMAT, type RunCheckpoint, type RunResult } from 'toolnexus-ts/agents';
 import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
 import { buildPayAgent, readLedger } from '../fixtures/runner/pay-agent';
 import { payModel, resumeInChild, succeeded } from '../fixtures/runner/pay-harness';

@@ -9,18 +9,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IsString } from 'class-validator';
-import {
-  AgentRunner,
-  InvalidArgumentError,
-  OpenAIChatModel,
-  ResumeCoordinator,
-  SqliteStore,
-  Tool,
-  Toolkit,
-  answerAs,
-  success,
-  type RunResult,
-} from 'toolnexus-ts';
+import { InvalidArgumentError, Tool, Toolkit, success } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { OpenAIChatModel } from 'toolnexus-ts/models';
+import { AgentRunner, answerAs, type RunResult } from 'toolnexus-ts/agents';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { openaiCalls, openaiText, startMockServer, type MockServer, type Reply } from '../fixtures/runner/mock-servers';
 
 class RefundArgs {

@@ -2,23 +2,10 @@
  * The loop itself, driven by an in-process FunctionModel: parallelism, call order,
  * contexts, limits, inline suspension (waitFor) and the event stream.
  */
-import {
-  AgentRunner,
-  FunctionModel,
-  InvalidArgumentError,
-  ModelResponseError,
-  ResumeCoordinator,
-  Toolkit,
-  defineTool,
-  pending,
-  type AgentToolContext,
-  type Answer,
-  type ChatMessage,
-  type ModelRequest,
-  type PendingRequest,
-  type RunEvent,
-  type ToolContext,
-} from 'toolnexus-ts';
+import { InvalidArgumentError, Toolkit, defineTool, pending, type Answer, type PendingRequest, type ToolContext } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { FunctionModel, ModelResponseError, type ChatMessage, type ModelRequest } from 'toolnexus-ts/models';
+import { AgentRunner, type AgentToolContext, type RunEvent } from 'toolnexus-ts/agents';
 import { PayTool, weatherToolkit } from '../fixtures/runner/tools';
 
 /** A model that asks for `calls` on its first turn and answers `final` once it has seen tool results. */

@@ -2,7 +2,10 @@
  * Every call the model makes takes one path, through the coordinator and the toolkit: hooks
  * and metrics see malformed JSON and inline-answered suspensions as they see any call.
  */
-import { AgentRunner, FunctionModel, ResumeCoordinator, Toolkit, defineTool, pending, type ToolMetricEvent } from 'toolnexus-ts';
+import { Toolkit, defineTool, pending, type ToolMetricEvent } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { FunctionModel } from 'toolnexus-ts/models';
+import { AgentRunner } from 'toolnexus-ts/agents';
 
 function agent(waitFor?: ConstructorParameters<typeof AgentRunner>[0]['waitFor']) {
   const metrics: ToolMetricEvent[] = [];

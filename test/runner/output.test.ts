@@ -6,21 +6,10 @@
  */
 import 'reflect-metadata';
 import { IsInt, IsString, Min } from 'class-validator';
-import {
-  AgentRunner,
-  AnthropicModel,
-  GeminiModel,
-  InvalidArgumentError,
-  InvalidResumeError,
-  OpenAIChatModel,
-  OpenAIResponsesModel,
-  OutputValidationError,
-  Toolkit,
-  defineTool,
-  schemaForClass,
-  type RunEvent,
-  type MemoryStore,
-} from 'toolnexus-ts';
+import { InvalidArgumentError, Toolkit, defineTool, schemaForClass } from 'toolnexus-ts';
+import { AnthropicModel, GeminiModel, OpenAIChatModel, OpenAIResponsesModel } from 'toolnexus-ts/models';
+import { AgentRunner, InvalidResumeError, OutputValidationError, type RunEvent } from 'toolnexus-ts/agents';
+import type { MemoryStore } from 'toolnexus-ts/memory';
 import {
   anthropicCalls,
   anthropicText,

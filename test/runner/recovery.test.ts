@@ -8,21 +8,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IsString } from 'class-validator';
-import {
-  AgentRunner,
-  FunctionModel,
-  InvalidArgumentError,
-  MemoryStore,
-  ResumeCoordinator,
-  RunConflictError,
-  SqliteStore,
-  Tool,
-  ToolRegistrationError,
-  Toolkit,
-  success,
-  type Clock,
-  type PendingStore,
-} from 'toolnexus-ts';
+import { InvalidArgumentError, Tool, ToolRegistrationError, Toolkit, success } from 'toolnexus-ts';
+import { ResumeCoordinator, type Clock, type SuspensionStore } from 'toolnexus-ts/suspension';
+import { FunctionModel } from 'toolnexus-ts/models';
+import { AgentRunner, RunConflictError, type RunStore } from 'toolnexus-ts/agents';
+import { MemoryStore } from 'toolnexus-ts/memory';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { FakeClock, until } from '../fixtures/fake-clock';
 
 class NoteArgs {
@@ -46,7 +37,7 @@ const model = () =>
     messages.some((m) => m.role === 'tool') ? 'noted' : { toolCalls: [{ id: 'call_1', name: 'note', arguments: { text: 'hi' } }] },
   );
 
-function agent(store: PendingStore, tool: NoteTool, runLeaseMs: number, durability: 'halt' | 'step' = 'step', clock?: Clock) {
+function agent(store: SuspensionStore & RunStore, tool: NoteTool, runLeaseMs: number, durability: 'halt' | 'step' = 'step', clock?: Clock) {
   const toolkit = new Toolkit().register(tool);
   return new AgentRunner({
     model: model(),

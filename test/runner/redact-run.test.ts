@@ -1,16 +1,9 @@
 /** `redactRun`: a copy of a run fit for a client (docs/agents.md, "Returning a run to a client"). */
 import { IsString } from 'class-validator';
-import {
-  AgentRunner,
-  FunctionModel,
-  REDACTED,
-  ResumeCoordinator,
-  Sensitive,
-  Tool,
-  Toolkit,
-  redactRun,
-  type FunctionToolCall,
-} from 'toolnexus-ts';
+import { REDACTED, Sensitive, Tool, Toolkit } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { FunctionModel, type FunctionToolCall } from 'toolnexus-ts/models';
+import { AgentRunner, redactRun } from 'toolnexus-ts/agents';
 
 const SECRET = 'sk-live-canary-4711';
 

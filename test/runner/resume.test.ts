@@ -2,26 +2,19 @@
  * Durable suspension in one process (the default in-memory coordinator) and every way a
  * resume can be asked wrongly: each is a typed error that leaves the stored run as it was.
  */
+import { Toolkit, defineTool, pending, type Answer } from 'toolnexus-ts';
+import { InvalidAnswerError, AlreadyResolvedError, ResumeCoordinator, UnknownSuspensionError } from 'toolnexus-ts/suspension';
+import { FunctionModel, ModelHttpError } from 'toolnexus-ts/models';
 import {
   AgentRunner,
-  FunctionModel,
-  InvalidAnswerError,
   InvalidResumeError,
-  MemoryStore,
-  ModelHttpError,
-  AlreadyResolvedError,
-  ResumeCoordinator,
   RunCheckpointError,
   RunConflictError,
   RunNotFoundError,
-  Toolkit,
-  UnknownSuspensionError,
-  defineTool,
-  pending,
   type AgentToolContext,
-  type Answer,
   type RunEvent,
-} from 'toolnexus-ts';
+} from 'toolnexus-ts/agents';
+import { MemoryStore } from 'toolnexus-ts/memory';
 import { PayTool, WeatherTool } from '../fixtures/runner/tools';
 
 /** Turn 1: a weather lookup and two payments; then an answer that lists what came back. */

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { answerAs, type RunEvent, type RunResult } from 'toolnexus-ts';
+import { answerAs, type RunEvent, type RunResult } from 'toolnexus-ts/agents';
 import { outputOf, startChild } from '../fixtures/children';
 import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
 import { buildTeam, ledgerOf, teamModel } from '../fixtures/runner/team-agent';

@@ -4,18 +4,9 @@
  * (test/fixtures/runner/recorded/PROVENANCE.md; one stream there is hand-written, and says so).
  */
 import { IsString } from 'class-validator';
-import {
-  AgentRunner,
-  AnthropicModel,
-  InvalidArgumentError,
-  ModelResponseError,
-  Toolkit,
-  defineTool,
-  type AnthropicModelOptions,
-  type AssistantMessage,
-  type RunEvent,
-  type RunResult,
-} from 'toolnexus-ts';
+import { InvalidArgumentError, Toolkit, defineTool } from 'toolnexus-ts';
+import { AnthropicModel, ModelResponseError, type AnthropicModelOptions, type AssistantMessage } from 'toolnexus-ts/models';
+import { AgentRunner, type RunEvent, type RunResult } from 'toolnexus-ts/agents';
 import { anthropicText, json, sse, startMockServer, type MockServer, type Reply } from '../fixtures/runner/mock-servers';
 import { recordedBody, recordedEvents, recordedStream, recordedText } from '../fixtures/runner/recorded';
 import { weatherToolkit } from '../fixtures/runner/tools';

@@ -7,16 +7,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  AnthropicModel,
-  OpenAIChatModel,
-  roughTokens,
-  summarizeOlder,
-  trimToTokens,
-  trimExchanges,
-  type ChatMessage,
-  type ModelCall,
-} from 'toolnexus-ts';
+import { AnthropicModel, OpenAIChatModel, type ChatMessage } from 'toolnexus-ts/models';
+import { roughTokens, summarizeOlder, trimToTokens, trimExchanges, type ModelCall } from 'toolnexus-ts/agents';
 import { buildChatAgent, type ChatAgent } from '../fixtures/chat/agent';
 import { anthropicText, openaiText, startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
 

@@ -2,7 +2,10 @@
  * Token counts per run and per turn, cached and reasoning counts from OpenAI chat, the
  * runner's model metric, and totals that survive a halt and resume.
  */
-import { AgentRunner, OpenAIChatModel, Toolkit, type ModelMetricEvent, type RunEvent, type MemoryStore } from 'toolnexus-ts';
+import { Toolkit } from 'toolnexus-ts';
+import { OpenAIChatModel } from 'toolnexus-ts/models';
+import { AgentRunner, type ModelMetricEvent, type RunEvent } from 'toolnexus-ts/agents';
+import type { MemoryStore } from 'toolnexus-ts/memory';
 import { json, openaiCalls, sse, startMockServer, type MockServer, type Reply } from '../fixtures/runner/mock-servers';
 import { PayTool, weatherToolkit } from '../fixtures/runner/tools';
 

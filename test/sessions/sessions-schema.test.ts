@@ -3,8 +3,10 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InvalidArgumentError, MemoryStore, SqliteStore, type SessionStore } from 'toolnexus-ts';
-import { SQLITE_SCHEMA_VERSION } from 'toolnexus-ts/sqlite';
+import { InvalidArgumentError } from 'toolnexus-ts';
+import type { SessionStore } from 'toolnexus-ts/agents';
+import { MemoryStore } from 'toolnexus-ts/memory';
+import { SQLITE_SCHEMA_VERSION, SqliteStore } from 'toolnexus-ts/sqlite';
 
 let dir: string;
 beforeAll(() => {

@@ -6,8 +6,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PostgresStore, answerAs, type ChatMessage } from 'toolnexus-ts';
-import { POSTGRES_STORE_SCHEMA_VERSION } from 'toolnexus-ts/postgres';
+import type { ChatMessage } from 'toolnexus-ts/models';
+import { answerAs } from 'toolnexus-ts/agents';
+import { POSTGRES_STORE_SCHEMA_VERSION, PostgresStore } from 'toolnexus-ts/postgres';
 import { buildChatAgent, chatModel, readLedger, type ChatAgent } from '../fixtures/chat/agent';
 import { dropSchema, postgresUrl, sql, uniqueSchema } from '../fixtures/pg/server';
 import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';

@@ -7,7 +7,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InvalidArgumentError, SessionBusyError, SessionFullError, answerAs, type ChatMessage } from 'toolnexus-ts';
+import { InvalidArgumentError } from 'toolnexus-ts';
+import type { ChatMessage } from 'toolnexus-ts/models';
+import { SessionBusyError, SessionFullError, answerAs } from 'toolnexus-ts/agents';
 import { buildChatAgent, chatModel, readLedger } from '../fixtures/chat/agent';
 import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
 

@@ -3,18 +3,9 @@
  * expiry passes when the clock says so, stepped through without waiting or wall-clock margins.
  */
 import 'reflect-metadata';
-import {
-  MemoryStore,
-  ResumeCoordinator,
-  Tool,
-  Toolkit,
-  pending,
-  pendingOf,
-  success,
-  type Clock,
-  type ClockTimer,
-  type ToolContext,
-} from 'toolnexus-ts';
+import { Tool, Toolkit, pending, pendingOf, success, type ToolContext } from 'toolnexus-ts';
+import { ResumeCoordinator, type Clock, type ClockTimer } from 'toolnexus-ts/suspension';
+import { MemoryStore } from 'toolnexus-ts/memory';
 
 /** A clock that moves only when told to (no timers are needed by the store). */
 class FakeClock implements Clock {

@@ -1,4 +1,4 @@
-import { MemoryStore } from 'toolnexus-ts';
+import { MemoryStore } from 'toolnexus-ts/memory';
 import { runStoreConformance } from 'toolnexus-ts/testing';
 
 runStoreConformance('MemoryStore', async () => new MemoryStore());

@@ -4,17 +4,9 @@
  * run on a private embedded PostgreSQL of their own (its own directory and free port), never on
  * the shared test server other test files are using, whatever TOOLNEXUS_PG_URL says.
  */
-import {
-  PostgresStore,
-  ResumeCoordinator,
-  StoreUnavailableError,
-  Toolkit,
-  defineTool,
-  pending,
-  pendingOf,
-  success,
-  type ToolResult,
-} from 'toolnexus-ts';
+import { Toolkit, defineTool, pending, pendingOf, success, type ToolResult } from 'toolnexus-ts';
+import { ResumeCoordinator, StoreUnavailableError } from 'toolnexus-ts/suspension';
+import { PostgresStore } from 'toolnexus-ts/postgres';
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from '../fixtures/pg/embedded';
 
 let server: EmbeddedPostgresServer | undefined;

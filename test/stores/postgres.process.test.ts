@@ -5,7 +5,9 @@
  * times each suspension really ran.
  */
 import { Pool } from 'pg';
-import { PostgresStore, ResumeCoordinator, Toolkit, pendingOf } from 'toolnexus-ts';
+import { Toolkit, pendingOf } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { PostgresStore } from 'toolnexus-ts/postgres';
 import { dropSchema, postgresUrl, sql, sqlRow, uniqueSchema } from '../fixtures/pg/server';
 import { EFFECTS_DDL, shipTool } from '../fixtures/pg/worker';
 import { startWorker, warmUpWorkers, type WorkerHandle } from '../fixtures/pg/workers';

@@ -3,19 +3,10 @@
  * TOOLNEXUS_PG_URL, by default the embedded server jest's global setup starts; never skipped).
  */
 import { Pool } from 'pg';
-import {
-  InvalidArgumentError,
-  StoreError,
-  ResumeCoordinator,
-  StoreUnavailableError,
-  Toolkit,
-  defineTool,
-  pending,
-  success,
-  type SuspendedCall,
-} from 'toolnexus-ts';
+import { InvalidArgumentError, Toolkit, defineTool, pending, success } from 'toolnexus-ts';
+import { StoreError, ResumeCoordinator, StoreUnavailableError, type SuspendedCall, type Claim } from 'toolnexus-ts/suspension';
 import { POSTGRES_STORE_SCHEMA_VERSION, PostgresStore } from 'toolnexus-ts/postgres';
-import { runStoreConformance, type Claim } from 'toolnexus-ts/testing';
+import { runStoreConformance } from 'toolnexus-ts/testing';
 import { dropSchema, postgresUrl, sql, sqlRow, uniqueSchema } from '../fixtures/pg/server';
 
 const schema = uniqueSchema('store');

@@ -3,20 +3,11 @@
  * checked again, and the stored call is read once before the claim, whether the answer comes
  * through `answerAs` with a coordinator, with a runner, or through `resolve`.
  */
-import {
-  AgentRunner,
-  FunctionModel,
-  MemoryStore,
-  ResumeCoordinator,
-  Toolkit,
-  answerAs,
-  defineTool,
-  pending,
-  pendingOf,
-  type Answer,
-  type Audit,
-  type SuspendedCall,
-} from 'toolnexus-ts';
+import { Toolkit, defineTool, pending, pendingOf, type Answer } from 'toolnexus-ts';
+import { ResumeCoordinator, type Audit, type SuspendedCall } from 'toolnexus-ts/suspension';
+import { AgentRunner, answerAs } from 'toolnexus-ts/agents';
+import { FunctionModel } from 'toolnexus-ts/models';
+import { MemoryStore } from 'toolnexus-ts/memory';
 
 /** A memory store that logs its reads and claims, in order. */
 class LoggedStore extends MemoryStore {

@@ -1,16 +1,6 @@
-import {
-  AlreadyResolvedError,
-  MemoryStore,
-  ResumeCoordinator,
-  Toolkit,
-  defineTool,
-  pending,
-  pendingOf,
-  success,
-  type Answer,
-  type PendingRequest,
-  type ToolContext,
-} from 'toolnexus-ts';
+import { Toolkit, defineTool, pending, pendingOf, success, type Answer, type PendingRequest, type ToolContext } from 'toolnexus-ts';
+import { AlreadyResolvedError, ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { MemoryStore } from 'toolnexus-ts/memory';
 import { RefundByHandTool, RefundTool, Sessions, type Payments } from '../fixtures/refund';
 
 interface Refund {

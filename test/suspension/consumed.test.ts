@@ -10,19 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Client } from 'pg';
-import {
-  AlreadyResolvedError,
-  MemoryStore,
-  ResumeCoordinator,
-  SqliteStore,
-  Toolkit,
-  defineTool,
-  pending,
-  pendingOf,
-  success,
-  type SuspensionStore,
-  type ToolContext,
-} from 'toolnexus-ts';
+import { Toolkit, defineTool, pending, pendingOf, success, type ToolContext } from 'toolnexus-ts';
+import { AlreadyResolvedError, ResumeCoordinator, type SuspensionStore } from 'toolnexus-ts/suspension';
+import { MemoryStore } from 'toolnexus-ts/memory';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { PostgresStore } from 'toolnexus-ts/postgres';
 import { dropSchema, postgresUrl, uniqueSchema } from '../fixtures/pg/server';
 

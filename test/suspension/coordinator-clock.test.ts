@@ -2,7 +2,8 @@
  * The coordinator's own clock (ResumeCoordinatorOptions.clock): an inline answer's expiry and
  * the recorded call's timestamp are read from it, so a test steps past an expiry without waiting.
  */
-import { ResumeCoordinator, Toolkit, defineTool, pending, pendingOf, success } from 'toolnexus-ts';
+import { Toolkit, defineTool, pending, pendingOf, success } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
 import { FakeClock } from '../fixtures/fake-clock';
 
 function shipTool(clock: FakeClock) {

@@ -2,16 +2,8 @@
  * Issue 10, answers: `Answer.data` is copied through a prototype-safe path with a size and
  * depth cap before anything is stored; a refused answer changes nothing.
  */
-import {
-  InvalidAnswerError,
-  InvalidArgumentError,
-  ResumeCoordinator,
-  Toolkit,
-  defineTool,
-  pending,
-  pendingOf,
-  type ToolContext,
-} from 'toolnexus-ts';
+import { InvalidArgumentError, Toolkit, defineTool, pending, pendingOf, type ToolContext } from 'toolnexus-ts';
+import { InvalidAnswerError, ResumeCoordinator } from 'toolnexus-ts/suspension';
 
 const seen: unknown[] = [];
 

@@ -9,24 +9,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import {
-  MemoryStore,
-  PostgresStore,
-  ResumeCoordinator,
-  SqliteStore,
-  Toolkit,
-  UnknownSuspensionError,
-  defineTool,
-  pending,
-  pendingOf,
-  type PendingStore,
-  type ToolContext,
-} from 'toolnexus-ts';
+import { Toolkit, defineTool, pending, pendingOf, type ToolContext } from 'toolnexus-ts';
+import { ResumeCoordinator, UnknownSuspensionError, type SuspensionStore } from 'toolnexus-ts/suspension';
+import type { RunStore } from 'toolnexus-ts/agents';
+import { MemoryStore } from 'toolnexus-ts/memory';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
+import { PostgresStore } from 'toolnexus-ts/postgres';
 
 const PG_URL = process.env.TOOLNEXUS_PG_URL;
 const schema = `tnx_hostile_ids_${process.pid}_${randomBytes(3).toString('hex')}`;
 const dir = mkdtempSync(join(tmpdir(), 'tnx-hostile-ids-'));
-const opened: PendingStore[] = [];
+const opened: (SuspensionStore & RunStore)[] = [];
 
 async function sql(text: string): Promise<void> {
   const client = new Client({ connectionString: PG_URL });
@@ -45,7 +38,7 @@ afterAll(async () => {
 });
 
 let n = 0;
-const stores: Array<[string, () => PendingStore]> = [
+const stores: Array<[string, () => SuspensionStore & RunStore]> = [
   ['memory', () => new MemoryStore()],
   ['SQLite', () => new SqliteStore({ filename: join(dir, `ids-${++n}.db`) })],
   [
@@ -106,7 +99,7 @@ describe.each(stores)('forged ids on the %s store', (_name, open) => {
   it('a tool asking under an id no store could hold gets an error result, and nothing is recorded', async () => {
     const asking = new ResumeCoordinator({
       toolkit: tools('pnd-\u0000mine'),
-      store: (coordinator as unknown as { store: PendingStore }).store,
+      store: (coordinator as unknown as { store: SuspensionStore & RunStore }).store,
     });
     const before = (await asking.list()).length;
     const result = await asking.execute('ask', {});

@@ -1,7 +1,5 @@
 import {
   InvalidArgumentError,
-  MemoryStore,
-  ResumeCoordinator,
   Toolkit,
   defineTool,
   pending,
@@ -10,7 +8,8 @@ import {
   type PendingRequest,
   type ToolContext,
 } from 'toolnexus-ts';
-import { MemorySuspensionStore } from 'toolnexus-ts/suspension';
+import { MemorySuspensionStore, ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { MemoryStore } from 'toolnexus-ts/memory';
 
 type Ctx = ToolContext<{ user?: string }>;
 

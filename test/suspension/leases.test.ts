@@ -1,17 +1,14 @@
+import { Toolkit, defineTool, pending, pendingOf, success } from 'toolnexus-ts';
 import {
   ClaimLostError,
-  MemoryStore,
   ResumeCoordinator,
   SuspensionMismatchError,
-  Toolkit,
-  defineTool,
-  pending,
-  pendingOf,
-  success,
-  type PendingStore,
+  type SuspensionStore,
   type SuspendedCall,
-} from 'toolnexus-ts';
-import type { Claim } from 'toolnexus-ts/testing';
+  type Claim,
+} from 'toolnexus-ts/suspension';
+import type { RunStore } from 'toolnexus-ts/agents';
+import { MemoryStore } from 'toolnexus-ts/memory';
 import { FakeClock, until } from '../fixtures/fake-clock';
 
 /** A gate the test opens: a replay "takes its time" until then, however far the fake clock moves. */
@@ -80,9 +77,9 @@ describe('leases that hold', () => {
     const { toolkit, replays } = slowTool(slow.wait);
     const store = new MemoryStore({ clock });
     // The store says the claim moved on (as after a takeover) at the first renewal.
-    const displaced: PendingStore = Object.assign(Object.create(store) as PendingStore, {
+    const displaced: SuspensionStore & RunStore = Object.assign(Object.create(store) as SuspensionStore & RunStore, {
       renew: async () => false,
-      complete: (claim: Claim, settlement: Parameters<PendingStore['complete']>[1]) => store.complete(claim, settlement),
+      complete: (claim: Claim, settlement: Parameters<SuspensionStore['complete']>[1]) => store.complete(claim, settlement),
     });
     const coordinator = new ResumeCoordinator({ toolkit, store: displaced, leaseMs: 90, clock });
     const request = pendingOf(await coordinator.execute('slow'))!;
@@ -109,7 +106,7 @@ describe('leases that hold', () => {
     const slow = gate();
     const { toolkit, replays } = slowTool(slow.wait);
     const store = new MemoryStore({ clock });
-    const unreachable: PendingStore = Object.assign(Object.create(store) as PendingStore, {
+    const unreachable: SuspensionStore & RunStore = Object.assign(Object.create(store) as SuspensionStore & RunStore, {
       renew: async () => {
         throw new Error('connection refused');
       },
@@ -154,14 +151,14 @@ describe('leases that hold', () => {
 
 describe('a suspension bound to its call', () => {
   /** A store whose rows someone edits between the insert and the resolve. */
-  function tampered(edit: (call: SuspendedCall) => SuspendedCall): { store: PendingStore; inner: MemoryStore } {
+  function tampered(edit: (call: SuspendedCall) => SuspendedCall): { store: SuspensionStore & RunStore; inner: MemoryStore } {
     const inner = new MemoryStore();
-    const store: PendingStore = Object.assign(Object.create(inner) as PendingStore, {
+    const store: SuspensionStore & RunStore = Object.assign(Object.create(inner) as SuspensionStore & RunStore, {
       get: async (id: string) => {
         const call = await inner.get(id);
         return call && edit(call);
       },
-      claim: async (...args: Parameters<PendingStore['claim']>) => {
+      claim: async (...args: Parameters<SuspensionStore['claim']>) => {
         const claim = await inner.claim(...args);
         return claim && { ...claim, call: edit(claim.call) };
       },

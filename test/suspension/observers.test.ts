@@ -4,18 +4,8 @@
  */
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
-import {
-  REDACTED,
-  ResumeCoordinator,
-  Sensitive,
-  Tool,
-  Toolkit,
-  pending,
-  pendingOf,
-  success,
-  type SuspendedCall,
-  type ToolContext,
-} from 'toolnexus-ts';
+import { REDACTED, Sensitive, Tool, Toolkit, pending, pendingOf, success, type ToolContext } from 'toolnexus-ts';
+import { ResumeCoordinator, type SuspendedCall } from 'toolnexus-ts/suspension';
 
 class LoginArgs {
   @IsString() user!: string;

@@ -13,17 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {
-  REDACTED,
-  ResumeCoordinator,
-  SqliteStore,
-  Toolkit,
-  Webhooks,
-  pendingOf,
-  redactCall,
-  type SuspendedCall,
-  type SuspensionObserver,
-} from 'toolnexus-ts';
+import { REDACTED, Toolkit, pendingOf } from 'toolnexus-ts';
+import { ResumeCoordinator, redactCall, type SuspendedCall, type SuspensionObserver } from 'toolnexus-ts/suspension';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
+import { Webhooks } from 'toolnexus-ts/webhooks';
 import { serveMcp } from 'toolnexus-ts/mcp';
 import { Redactor, viewOf } from '../../src/inbox/view';
 import { startChild, type Exit } from '../fixtures/children';

@@ -6,7 +6,9 @@
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ResumeCoordinator, SqliteStore, Toolkit, defineTool, pending } from 'toolnexus-ts';
+import { Toolkit, defineTool, pending } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
 
 const dir = mkdtempSync(join(tmpdir(), 'tnx-sqlite-mode-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

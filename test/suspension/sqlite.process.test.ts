@@ -4,7 +4,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteStore, type ToolResult } from 'toolnexus-ts';
+import type { ToolResult } from 'toolnexus-ts';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { outputOf, startChild, until, type Started } from '../fixtures/children';
 
 /** A resume-child.ts process. */

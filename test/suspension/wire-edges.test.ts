@@ -9,17 +9,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IsString } from 'class-validator';
-import {
-  ResumeCoordinator,
-  SqliteStore,
-  Tool,
-  Toolkit,
-  pending,
-  pendingOf,
-  success,
-  type Answer,
-  type ToolContext,
-} from 'toolnexus-ts';
+import { Tool, Toolkit, pending, pendingOf, success, type Answer, type ToolContext } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
 
 class NoteArgs {
   @IsString() text!: string;

@@ -11,7 +11,7 @@ import { outputOf, startChild } from '../fixtures/children';
 import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
 import { payModel } from '../fixtures/runner/pay-harness';
 import { startOtlpReceiver, type OtlpReceiver, type OtlpSpan } from '../fixtures/telemetry/otlp-receiver';
-import type { RunResult } from 'toolnexus-ts';
+import type { RunResult } from 'toolnexus-ts/agents';
 
 let dir: string;
 let model: MockServer;

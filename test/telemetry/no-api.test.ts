@@ -3,7 +3,9 @@
  * agent, a suspension and its resume load nothing of OpenTelemetry and change nothing.
  */
 /* eslint-disable @typescript-eslint/no-require-imports -- jest.isolateModules needs a synchronous require to see the missing api */
-import type * as Toolnexus from 'toolnexus-ts';
+import type * as Root from 'toolnexus-ts';
+import type * as Agents from 'toolnexus-ts/agents';
+import type * as Models from 'toolnexus-ts/models';
 import { trace } from '@opentelemetry/api';
 import { startMockServer } from '../fixtures/runner/mock-servers';
 import { startOtel } from '../fixtures/telemetry/sdk';
@@ -22,11 +24,16 @@ it('runs, halts and resumes with the api absent, and never loads it', async () =
     jest.doMock('@opentelemetry/api', () => {
       throw Object.assign(new Error("Cannot find module '@opentelemetry/api' from 'otel.ts'"), { code: 'MODULE_NOT_FOUND' });
     });
-    let lib: typeof Toolnexus | undefined;
+    type Toolnexus = typeof Root & typeof Agents & typeof Models;
+    let lib: Toolnexus | undefined;
     jest.isolateModules(() => {
-      lib = require('toolnexus-ts') as typeof Toolnexus;
+      lib = {
+        ...(require('toolnexus-ts') as typeof Root),
+        ...(require('toolnexus-ts/agents') as typeof Agents),
+        ...(require('toolnexus-ts/models') as typeof Models),
+      };
     });
-    const { AgentRunner, OpenAIChatModel, Toolkit, defineTool, pending } = lib as typeof Toolnexus;
+    const { AgentRunner, OpenAIChatModel, Toolkit, defineTool, pending } = lib as Toolnexus;
     const toolkit = new Toolkit({ telemetry: { captureContent: true } }).register(
       defineTool({ name: 'lookup_invoice', description: 'x', inputSchema: { type: 'object' }, run: () => 'found' }),
       defineTool({

@@ -6,7 +6,10 @@
  */
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
-import { AgentRunner, OpenAIChatModel, ResumeCoordinator, Sensitive, Tool, Toolkit, pending, type ToolContext } from 'toolnexus-ts';
+import { Sensitive, Tool, Toolkit, pending, type ToolContext } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { OpenAIChatModel } from 'toolnexus-ts/models';
+import { AgentRunner } from 'toolnexus-ts/agents';
 import { json, openaiText, startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
 import { everyAttributeText, startOtel, type Otel } from '../fixtures/telemetry/sdk';
 

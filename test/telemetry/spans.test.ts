@@ -8,21 +8,10 @@ import 'reflect-metadata';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { IsString } from 'class-validator';
-import {
-  AgentRunner,
-  AnthropicModel,
-  GeminiModel,
-  OpenAIChatModel,
-  OpenAIResponsesModel,
-  ResumeCoordinator,
-  SEMCONV_VERSION,
-  Tool,
-  Toolkit,
-  defineTool,
-  pending,
-  type ChatModel,
-  type TelemetryOptions,
-} from 'toolnexus-ts';
+import { SEMCONV_VERSION, Tool, Toolkit, defineTool, pending, type TelemetryOptions } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { AnthropicModel, GeminiModel, OpenAIChatModel, OpenAIResponsesModel, type ChatModel } from 'toolnexus-ts/models';
+import { AgentRunner } from 'toolnexus-ts/agents';
 import { only, startOtel, type Otel } from '../fixtures/telemetry/sdk';
 import {
   anthropicCalls,

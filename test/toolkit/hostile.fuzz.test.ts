@@ -7,16 +7,8 @@
 import fc from 'fast-check';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import {
-  ResumeCoordinator,
-  Toolkit,
-  ToolnexusError,
-  defineTool,
-  pending,
-  pendingOf,
-  type ToolContext,
-  type ToolResult,
-} from 'toolnexus-ts';
+import { Toolkit, ToolnexusError, defineTool, pending, pendingOf, type ToolContext, type ToolResult } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

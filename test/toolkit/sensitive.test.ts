@@ -5,19 +5,8 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, ValidateNested } from 'class-validator';
-import {
-  REDACTED,
-  ResumeCoordinator,
-  Sensitive,
-  Tool,
-  Toolkit,
-  defineTool,
-  pending,
-  pendingOf,
-  redactCall,
-  success,
-  type ToolContext,
-} from 'toolnexus-ts';
+import { REDACTED, Sensitive, Tool, Toolkit, defineTool, pending, pendingOf, success, type ToolContext } from 'toolnexus-ts';
+import { ResumeCoordinator, redactCall } from 'toolnexus-ts/suspension';
 
 class Card {
   @IsString() holder!: string;

@@ -6,7 +6,9 @@
 import 'reflect-metadata';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ResumeCoordinator, Tool, Toolkit, Webhooks, pending, type WebhookFailure } from 'toolnexus-ts';
+import { Tool, Toolkit, pending } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { Webhooks, type WebhookFailure } from 'toolnexus-ts/webhooks';
 import { FakeClock, until } from '../fixtures/fake-clock';
 
 @Tool({ name: 'ask', description: 'Asks for an approval' })

@@ -8,22 +8,9 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { IsInt, IsString } from 'class-validator';
-import {
-  InvalidArgumentError,
-  REDACTED,
-  ResumeCoordinator,
-  Sensitive,
-  Tool,
-  Toolkit,
-  Webhooks,
-  pending,
-  pendingOf,
-  success,
-  verifyWebhook,
-  type ToolContext,
-  type WebhookFailure,
-  type WebhookPayload,
-} from 'toolnexus-ts';
+import { InvalidArgumentError, REDACTED, Sensitive, Tool, Toolkit, pending, pendingOf, success, type ToolContext } from 'toolnexus-ts';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { Webhooks, verifyWebhook, type WebhookFailure, type WebhookPayload } from 'toolnexus-ts/webhooks';
 
 const SECRET = 'whsec-test-0123456789abcdef';
 

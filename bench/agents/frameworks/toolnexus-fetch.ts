@@ -1,7 +1,9 @@
 // Diagnostic row, not a peer: the AgentRunner row with `fetch: globalThis.fetch`, so its
 // requests go over the same `fetch` as the floor's. Its distance to the floor is the
 // runner's own cost on the floor's transport.
-import { AgentRunner, OpenAIChatModel, Toolkit } from '../../../dist';
+import { Toolkit } from '../../../dist';
+import { AgentRunner } from '../../../dist/runner';
+import { OpenAIChatModel } from '../../../dist/models';
 import { API_KEY, MODEL, PROMPT, SYSTEM_PROMPT } from '../scenario.cjs';
 import { AddTool, GetWeatherTool } from './tools';
 

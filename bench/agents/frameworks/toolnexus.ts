@@ -1,7 +1,9 @@
 // toolnexus-ts: the real library from the repository's dist/, an AgentRunner over an
 // OpenAIChatModel, with the tools as classes whose class-validator DTOs are checked on
 // every call (argument validation ON).
-import { AgentRunner, OpenAIChatModel, Toolkit } from '../../../dist';
+import { Toolkit } from '../../../dist';
+import { AgentRunner } from '../../../dist/runner';
+import { OpenAIChatModel } from '../../../dist/models';
 import { API_KEY, MODEL, PROMPT, SYSTEM_PROMPT } from '../scenario.cjs';
 import { AddTool, GetWeatherTool } from './tools';
 
