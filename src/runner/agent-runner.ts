@@ -14,7 +14,7 @@ import { Checkpoints } from './checkpoints';
 import { subAgentTool, type SubAgentToolOptions } from './child-run';
 import { driveNew } from './drive';
 import { handoffTool, type HandoffOptions } from './handoff';
-import type { AgentParts, Emit, LiveRun } from './live';
+import type { AgentParts, Emit, LiveRun } from './live-run';
 import type { AgentRunnerOptions, OrphanRecovery, ResumeOptions, RunOptions } from './options';
 import { DEFAULT_OUTPUT_REPAIRS, offeredTools, startOutput } from './output';
 import { continueAnswered, continueRun, recoverRun } from './resume';
@@ -25,7 +25,7 @@ import { threadsOf, type HeldSession, type Threads } from './threads';
 import type { RunEvent, RunResult } from './types';
 import { zeroUsage } from './usage';
 
-export type { AgentToolContext } from './live';
+export type { AgentToolContext } from './live-run';
 export type { AgentRunnerOptions, OrphanRecovery, ResumeOptions, RunOptions } from './options';
 
 /**

@@ -1,7 +1,7 @@
 import { ModelResponseError } from '../errors';
 import type { AssistantMessage, ChatModel, ModelRequest, ModelResponse } from '../models/types';
 import { traceChat } from './agent-spans';
-import type { AgentParts, Emit, LiveRun } from './live';
+import type { AgentParts, Emit, LiveRun } from './live-run';
 import type { BeforeModel, ModelCall } from './transcript/hooks';
 import { copyUsage } from './usage';
 

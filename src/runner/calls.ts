@@ -2,7 +2,7 @@ import { failure, pendingOf } from '../results/helpers';
 import type { PendingRequest, ToolResult } from '../results/wire';
 import type { ToolCall } from '../models/types';
 import { SUB_AGENT_EVENTS } from './child-run';
-import { callContext, type AgentParts, type LiveRun } from './live';
+import { callContext, type AgentParts, type LiveRun } from './live-run';
 import { FINAL_ANSWER_TOOL } from './output';
 
 /**

@@ -7,7 +7,7 @@ import type { Audit } from '../suspension/audit';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import { defineTool, type FunctionTool } from '../toolkit/define-tool';
 import type { ChatMessage, Usage } from '../models/types';
-import type { AgentToolContext, Emit } from './live';
+import type { AgentToolContext, Emit } from './live-run';
 import type { RunEvent, RunResult } from './types';
 
 /**

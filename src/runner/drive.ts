@@ -4,7 +4,7 @@ import type { RunTrace } from './agent-spans';
 import { PLAIN_CALLS, type TurnCalls } from './calls';
 import { startSteps } from './durable';
 import { DriverLease } from './lease';
-import type { AgentParts, Emit, LiveRun } from './live';
+import type { AgentParts, Emit, LiveRun } from './live-run';
 import { runLoop } from './loop';
 import { AGAIN, fed, type NextStep } from './next-step';
 import { offeredTools, resumeOutput } from './output';

@@ -4,7 +4,7 @@ import type { ToolResult } from '../results/wire';
 import type { ToolCall } from '../models/types';
 import { callTool, type TurnCalls } from './calls';
 import { DriverLease } from './lease';
-import { snapshot, type AgentParts, type LiveRun } from './live';
+import { snapshot, type AgentParts, type LiveRun } from './live-run';
 import { settle, type NextStep } from './next-step';
 import type { RunDriver, RunState, RunStep, StepCall } from './state';
 

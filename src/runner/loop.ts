@@ -5,7 +5,7 @@ import type { ToolResult } from '../results/wire';
 import type { ToolCall } from '../models/types';
 import type { TurnCalls } from './calls';
 import { pendingResult } from './checkpoints';
-import { snapshot, type AgentParts, type LiveRun } from './live';
+import { snapshot, type AgentParts, type LiveRun } from './live-run';
 import { AGAIN, type NextStep } from './next-step';
 import { offeredTools } from './output';
 import type { HaltedCall } from './state';

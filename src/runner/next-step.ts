@@ -5,7 +5,7 @@ import type { ToolCall } from '../models/types';
 import { callStatus } from './call-status';
 import { subAgentUsage } from './child-run';
 import { handoffOf } from './handoff';
-import type { AgentParts, LiveRun } from './live';
+import type { AgentParts, LiveRun } from './live-run';
 import { addUsage } from './usage';
 
 /**

@@ -15,7 +15,7 @@ import { sleep } from '../timing/sleep';
 import { pendingResult, resultOf } from './checkpoints';
 import { cancelChildren, SUB_AGENT_EVENTS } from './child-run';
 import { drive, takeOver, type ContinueOptions } from './drive';
-import { callContext, type AgentParts as ResumeParts, type Emit } from './live';
+import { callContext, type AgentParts as ResumeParts, type Emit } from './live-run';
 import { resumeOutput, type OutputRun } from './output';
 import type { HaltedCall, RunState } from './state';
 import type { RunResult } from './types';

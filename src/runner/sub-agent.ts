@@ -4,7 +4,7 @@ import type { ToolResult } from '../results/wire';
 import { defaultToolName } from '../toolkit/toolkit';
 import type { AgentRunner } from './agent-runner';
 import { runSubAgent } from './child-run';
-import type { AgentToolContext } from './live';
+import type { AgentToolContext } from './live-run';
 
 export { SubAgentInput } from './child-run';
 export type { SubAgentOrigin, SubAgentRecord, SubAgentToolOptions } from './child-run';

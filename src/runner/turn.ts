@@ -2,7 +2,7 @@ import { OutputValidationError } from '../errors';
 import type { ModelResponse } from '../models/types';
 import { ask, assistantTurn } from './ask';
 import type { TurnCalls } from './calls';
-import { stopFailed, type AgentParts, type LiveRun } from './live';
+import { stopFailed, type AgentParts, type LiveRun } from './live-run';
 import { AGAIN, FINAL, INCOMPLETE, settle, type NextStep } from './next-step';
 import { answersNow, checkOutput, FINAL_ANSWER_TOOL, keptOutput, repairPrompt, textReminder, type OutputRun } from './output';
 import { addUsage, copyUsage } from './usage';
