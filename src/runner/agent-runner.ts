@@ -189,13 +189,13 @@ export class AgentRunner {
   async continue<T extends object>(runId: string, options: ResumeOptions & { output: ClassType<T> }): Promise<RunResult<T>>;
   async continue(runId: string, options?: ResumeOptions): Promise<RunResult>;
   async continue(runId: string, options: ResumeOptions = {}): Promise<RunResult> {
-    if (typeof runId !== 'string' || runId === '') throw new InvalidArgumentError('continue needs a runId');
+    checkRunId(runId, 'continue');
     return this.settled(continueAnswered(this.parts, runId, options, undefined));
   }
 
   /** {@link continue} as a stream of events, ending with `done`. */
   continueStream(runId: string, options: ResumeOptions = {}): AsyncGenerator<RunEvent> {
-    if (typeof runId !== 'string' || runId === '') throw new InvalidArgumentError('continue needs a runId');
+    checkRunId(runId, 'continue');
     return streamRun(options.signal, (emit, signal) => this.settled(continueAnswered(this.parts, runId, { ...options, signal }, emit)));
   }
 
@@ -213,13 +213,13 @@ export class AgentRunner {
   async recover<T extends object>(runId: string, options: ResumeOptions & { force?: boolean; output: ClassType<T> }): Promise<RunResult<T>>;
   async recover(runId: string, options?: ResumeOptions & { force?: boolean }): Promise<RunResult>;
   async recover(runId: string, options: ResumeOptions & { force?: boolean } = {}): Promise<RunResult> {
-    if (typeof runId !== 'string' || runId === '') throw new InvalidArgumentError('recover needs a runId');
+    checkRunId(runId, 'recover');
     return this.settled(recoverRun(this.parts, runId, options, undefined));
   }
 
   /** {@link recover} as a stream of events, ending with `done`. */
   recoverStream(runId: string, options: ResumeOptions & { force?: boolean } = {}): AsyncGenerator<RunEvent> {
-    if (typeof runId !== 'string' || runId === '') throw new InvalidArgumentError('recover needs a runId');
+    checkRunId(runId, 'recover');
     return streamRun(options.signal, (emit, signal) => this.settled(recoverRun(this.parts, runId, { ...options, signal }, emit)));
   }
 
@@ -366,6 +366,11 @@ export class AgentRunner {
     this.offeredTools = tools;
     return tools;
   }
+}
+
+/** A run named by its caller: a non-empty string. */
+function checkRunId(runId: unknown, operation: string): void {
+  if (typeof runId !== 'string' || runId === '') throw new InvalidArgumentError(`${operation} needs a runId`);
 }
 
 function hook<T>(value: T | undefined, name: string): T | undefined {
