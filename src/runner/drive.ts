@@ -27,8 +27,11 @@ export interface ContinueOptions {
  * Drives a new run: its calls run plainly, or, with durable steps, recorded from its first
  * write on under this process's driver lease (a lost lease aborts the run's signal).
  */
-export async function driveNew(parts: AgentParts, live: LiveRun): Promise<RunResult> {
-  if (parts.durability !== 'step') return runLoop(parts, live, PLAIN_CALLS);
+export function driveNew(parts: AgentParts, live: LiveRun): Promise<RunResult> {
+  return parts.durability === 'step' ? driveSteps(parts, live) : runLoop(parts, live, PLAIN_CALLS);
+}
+
+async function driveSteps(parts: AgentParts, live: LiveRun): Promise<RunResult> {
   const lost = new AbortController();
   live.signal = live.signal ? AbortSignal.any([live.signal, lost.signal]) : lost.signal;
   const steps = await startSteps(parts, live, parts.checkpoints.driver().id, (error) => lost.abort(error));

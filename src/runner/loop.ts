@@ -22,20 +22,8 @@ import type { RunResult, RunStatus } from './types';
 export async function runLoop(first: AgentParts, live: LiveRun, calls: TurnCalls, next: NextStep = AGAIN): Promise<RunResult> {
   let parts = first;
   try {
-    for (;;) {
-      switch (next.type) {
-        case 'final':
-          return await end(parts, live, 'done');
-        case 'incomplete':
-          return await end(parts, live, 'incomplete');
-        case 'halt':
-          return await halt(parts, live, next.calls, next.results);
-        case 'handoff':
-          parts = handedTo(parts, live, next.agent);
-          break;
-        case 'again':
-          break;
-      }
+    while (next.type === 'again' || next.type === 'handoff') {
+      if (next.type === 'handoff') parts = handedTo(parts, live, next.agent);
       next = await turn(parts, live, calls);
     }
   } catch (error) {
@@ -43,6 +31,9 @@ export async function runLoop(first: AgentParts, live: LiveRun, calls: TurnCalls
     await live.lease?.stop();
     throw error;
   }
+  // Each of these stops the lease before its own last write.
+  if (next.type === 'halt') return halt(parts, live, next.calls, next.results);
+  return end(parts, live, next.type === 'final' ? 'done' : 'incomplete');
 }
 
 /**
