@@ -118,7 +118,7 @@ async function chatEvents(
   const events =
     open.length > 0
       ? (async function* () {})()
-      : runner.recoverStream(runId as string, { ...(signal ? { signal } : {}), ...(context ? { context } : {}) });
+      : runner.continueStream(runId as string, { ...(signal ? { signal } : {}), ...(context ? { context } : {}) });
   return { events, stream: { messageId, before, ...(errorText ? { errorText } : {}) } };
 }
 

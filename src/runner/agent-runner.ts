@@ -3,172 +3,31 @@ import { InvalidArgumentError, InvalidResumeError, RunConflictError } from '../e
 import { messageOf } from '../errors/message';
 import type { ClassType } from '../decorators/types';
 import type { Answer } from '../results/wire';
-import type { WaitFor } from '../suspension/answers';
-import type { Audit } from '../suspension/audit';
 import { DEFAULT_LEASE_MS, ResumeCoordinator } from '../suspension/coordinator';
-import type { RunStore } from './store';
-import { MemoryRunStore, runStoreOf } from './memory';
-import type { Toolkit } from '../toolkit/toolkit';
-import { Checkpoints } from './checkpoints';
-import { runLoop, type Emit, type LiveRun } from './loop';
-import { DEFAULT_OUTPUT_REPAIRS, offeredTools, startOutput } from './output';
-import type { Durability } from './durable';
-import { subAgentTool, type SubAgentToolOptions } from './sub-agent';
-import { handoffTool, type HandoffOptions } from './handoff';
-import type { FunctionTool } from '../toolkit/define-tool';
-import { continueRun, recoverRun, type ResumeParts } from './resume';
-import { streamRun } from './stream';
-import type { ModelMetricEvent, RunEvent, RunResult } from './types';
-import type { ChatMessage, ChatModel, ModelTool } from '../models/types';
-import { zeroUsage } from './usage';
-import { openTrace, traced } from './run-trace';
-import type { TelemetryOption } from '../telemetry/options';
 import { Telemetry } from '../telemetry/telemetry';
-import { isSessionStore, type SessionStore } from '../sessions/store';
-import { Threads, type HeldSession } from '../sessions/threads';
-import { sessionStoreOf } from '../sessions/memory';
-import type { AfterModel, BeforeModel } from './transcript/hooks';
-import { systemClock, type Clock } from '../timing/clock';
+import { systemClock } from '../timing/clock';
+import type { FunctionTool } from '../toolkit/define-tool';
+import type { Toolkit } from '../toolkit/toolkit';
+import type { SessionStore } from '../sessions/store';
+import type { ChatMessage, ChatModel, ModelTool } from '../models/types';
+import { Checkpoints } from './checkpoints';
+import { subAgentTool, type SubAgentToolOptions } from './child-run';
+import { driveNew } from './drive';
+import { handoffTool, type HandoffOptions } from './handoff';
+import type { AgentParts, Emit, LiveRun } from './live-run';
+import type { AgentRunnerOptions, OrphanRecovery, ResumeOptions, RunOptions } from './options';
+import { MemoryRunStore, runStoreOf } from './memory';
+import { DEFAULT_OUTPUT_REPAIRS, offeredTools, startOutput } from './output';
+import { continueAnswered, continueRun, recoverRun } from './resume';
+import { openTrace, traced } from './run-trace';
+import type { RunStore } from './store';
+import { streamRun } from './stream';
+import { threadsOf, type HeldSession, type Threads } from './threads';
+import type { RunEvent, RunResult } from './types';
+import { zeroUsage } from './usage';
 
-export type { AgentToolContext } from './loop';
-
-/** Options of an {@link AgentRunner}. */
-export interface AgentRunnerOptions {
-  model: ChatModel;
-  toolkit: Toolkit;
-  /**
-   * Records suspensions and replays them on `resume`. Give one with a durable store
-   * (`SqliteStore`, `PostgresStore`) to resume from another process; it must
-   * use this runner's toolkit. Default: a coordinator over an in-memory store (resume in this process only).
-   */
-  coordinator?: ResumeCoordinator;
-  /**
-   * Where run checkpoints are kept. Default: the coordinator's store, when it is a
-   * {@link RunStore} too (the three built-in stores are); give one when it is not.
-   */
-  runs?: RunStore;
-  systemPrompt?: string;
-  /** Model calls one run may make before it ends `incomplete`. Default 10. */
-  maxTurns?: number;
-  /**
-   * In-process posture: a suspended call awaits `waitFor(request)` and is replayed with
-   * the answer inline (and along its chain); the run never halts. Without it, a suspension halts the run durably.
-   */
-  waitFor?: WaitFor;
-  /**
-   * How long a resumed run's driver holds it without renewal; it renews every third of
-   * this. A run whose driver died is taken over by `recover` or a repeated `resume` once
-   * its lease has lapsed (judged by process clocks). Default 60 000 ms.
-   */
-  runLeaseMs?: number;
-  /**
-   * Where the driver lease takes its time: its renewals, the lapse `recover` and `resume` judge,
-   * and the checkpoints' timestamps. Default: the system clock; tests pass a fake one to step
-   * through renewals and lapses. (A model's retries take their own `clock`, `HttpModelOptions.clock`.)
-   */
-  clock?: Clock;
-  /**
-   * Told of every model call: provider, run, turn, token counts and duration. A sink that
-   * throws is ignored. (Tool calls have the toolkit's own `onMetric` hook.)
-   */
-  onMetric?: (event: ModelMetricEvent) => void;
-  /** Repair rounds a typed answer (`output`) gets after its first attempt fails validation. Default 2. */
-  maxOutputRepairs?: number;
-  /**
-   * When runs are checkpointed. `'halt'` (default): when a run halts, and while a resumed run
-   * is driven; a run that never suspends is never written. `'step'`: also when it starts,
-   * after every model response and around every tool call, under the driver lease, so a run
-   * whose process died is continued by {@link AgentRunner.recover} (or
-   * {@link AgentRunner.recoverOrphans}) from its last step: no recorded response is asked
-   * again, no recorded tool result is run again (docs/agents.md, "Durable steps").
-   */
-  durability?: Durability;
-  /**
-   * This agent's name: needed to take part in handoffs ({@link AgentRunner.handoffTo}), where
-   * the checkpoint records which agent holds the conversation. Every agent a run may reach
-   * needs its own name, and all must share one store.
-   */
-  name?: string;
-  /**
-   * OpenTelemetry: `invoke_agent` per run and per resume, `chat` per model call and the
-   * gen_ai client histograms, by the global providers unless this picks others or turns
-   * them off. Tool spans are the toolkit's, resolutions the coordinator's: give each the
-   * same option (docs/observability.md).
-   */
-  telemetry?: TelemetryOption;
-  /**
-   * Where conversations are kept for the `session` option of `run`/`stream`. Default: the
-   * coordinator's store (each of the three stores is a session store). docs/chat.md, "Sessions".
-   */
-  sessions?: SessionStore;
-  /** The most messages a session's thread may hold; a run that would pass it is refused (`SessionFullError`). Default 10 000. */
-  maxSessionMessages?: number;
-  /** The most bytes (as JSON) a session's thread may hold; as `maxSessionMessages`. Default 8 MiB. */
-  maxSessionBytes?: number;
-  /**
-   * How long a run holds its session while it runs; a process that died holding one frees
-   * it after this. Longer runs are taken over. Default 600 000 ms (10 minutes).
-   */
-  sessionHoldMs?: number;
-  /**
-   * Rewrites each model request before it is sent: messages, tools, system prompt (a copy;
-   * the run's transcript is unchanged). `trimToTokens` and `summarizeOlder` are two. docs/chat.md, "Context".
-   */
-  beforeModel?: BeforeModel;
-  /** Sees each model answer before the run uses it; may return a changed copy. */
-  afterModel?: AfterModel;
-}
-
-/** What {@link AgentRunner.recoverOrphans} did with one orphaned run. */
-export type OrphanRecovery =
-  /** This process took the run over: where it stands now (`done`, or `pending`: a `recovery` request, say). */
-  | { runId: string; status: 'recovered'; result: RunResult }
-  /** Another process took it first, or its driver renewed its lease after all. */
-  | { runId: string; status: 'taken' }
-  /** Taking it over failed (the model failed again, say): the error, and the run is left for a later attempt. */
-  | { runId: string; status: 'failed'; error: Error };
-
-/** Options of {@link AgentRunner.run} and {@link AgentRunner.stream}. */
-export interface RunOptions {
-  /** Names the run (its checkpoint key). Default: `run-` + a random UUID. */
-  runId?: string;
-  /** Cancels the run: model calls abort, tools see it as `ctx.signal`. */
-  signal?: AbortSignal;
-  /** Host state every tool call gets a shallow copy of (identity, tenant, a DI scope...). */
-  context?: object;
-  /**
-   * Asks for a typed final answer: a class-validator DTO. The model is asked for its JSON
-   * Schema (natively where the model has structured output, else through a `final_answer`
-   * tool), the answer is validated like tool arguments, and a `done` result carries the
-   * DTO instance as `output`. See docs/agents.md, "Typed answers".
-   */
-  output?: ClassType;
-  /** Overrides the runner's `maxOutputRepairs` for this run. */
-  maxOutputRepairs?: number;
-  /**
-   * Continues the conversation kept under this id: the input is appended to its thread, and
-   * the run's new turns are written back when it ends or halts (a halted run's later turns
-   * when it is resumed, wherever). A session busy with another run refuses with
-   * `SessionBusyError`. docs/chat.md, "Sessions".
-   */
-  session?: string;
-}
-
-/**
- * Options of {@link AgentRunner.resume} and {@link AgentRunner.recover}. The context is
- * the host's again: it is never stored. A run that asks for a typed answer needs its DTO
- * class again as `output` (the checkpoint names it; a class cannot be stored).
- */
-export interface ResumeOptions {
-  signal?: AbortSignal;
-  context?: object;
-  output?: ClassType;
-  /**
-   * Recorded with every answer of this resume, as `ResumeCoordinator.resolve` records it:
-   * who answered and why (docs/operating.md, "Audit trail").
-   */
-  audit?: Audit;
-}
+export type { AgentToolContext } from './live-run';
+export type { AgentRunnerOptions, OrphanRecovery, ResumeOptions, RunOptions } from './options';
 
 /**
  * Drives a chat model through the tool-calling loop: ask the model, run every tool call
@@ -191,7 +50,7 @@ export class AgentRunner {
   readonly model: ChatModel;
   readonly toolkit: Toolkit;
   readonly coordinator: ResumeCoordinator;
-  private readonly parts: ResumeParts;
+  private readonly parts: AgentParts;
   /** The agents this one hands conversations to, by name. */
   private readonly handoffs = new Map<string, AgentRunner>();
   /** This agent's name, when it has one. */
@@ -252,7 +111,7 @@ export class AgentRunner {
     this.maxOutputRepairs = options.maxOutputRepairs ?? DEFAULT_OUTPUT_REPAIRS;
     if (!Number.isInteger(this.maxOutputRepairs) || this.maxOutputRepairs < 0)
       throw new InvalidArgumentError(`maxOutputRepairs must be an integer >= 0, got ${String(options.maxOutputRepairs)}`);
-    this.threads = sessionsOf(options, this.coordinator.store);
+    this.threads = threadsOf(options, this.coordinator.store);
     this.sessions = this.threads?.store;
   }
 
@@ -318,6 +177,30 @@ export class AgentRunner {
   }
 
   /**
+   * Continues a halted run whose questions were all answered without this runner: through the
+   * coordinator alone (`answerAs` given the coordinator, `ResumeCoordinator.resolve`, the CLI
+   * without a runner). The outcomes are taken into the checkpoint, and the loop goes on from
+   * them, as the last answer through {@link resume} would have. A run another process
+   * continued meanwhile gets its result (waiting for a live driver, taking over a dead one).
+   * For a run whose driver died mid-run, use {@link recover}.
+   *
+   * @throws {@link RunNotFoundError} no checkpoint for `runId`.
+   * @throws {@link InvalidResumeError} some of its questions are still open.
+   */
+  async continue<T extends object>(runId: string, options: ResumeOptions & { output: ClassType<T> }): Promise<RunResult<T>>;
+  async continue(runId: string, options?: ResumeOptions): Promise<RunResult>;
+  async continue(runId: string, options: ResumeOptions = {}): Promise<RunResult> {
+    checkRunId(runId, 'continue');
+    return this.settled(continueAnswered(this.parts, runId, options, undefined));
+  }
+
+  /** {@link continue} as a stream of events, ending with `done`. */
+  continueStream(runId: string, options: ResumeOptions = {}): AsyncGenerator<RunEvent> {
+    checkRunId(runId, 'continue');
+    return streamRun(options.signal, (emit, signal) => this.settled(continueAnswered(this.parts, runId, { ...options, signal }, emit)));
+  }
+
+  /**
    * Continues a run whose loop stopped after a resume: a model call failed (the checkpoint
    * is `failed`), or the process driving it died (it is `running` and its driver lease has
    * lapsed). `force` takes a `running` run over at once: pass it only when you know its
@@ -331,8 +214,14 @@ export class AgentRunner {
   async recover<T extends object>(runId: string, options: ResumeOptions & { force?: boolean; output: ClassType<T> }): Promise<RunResult<T>>;
   async recover(runId: string, options?: ResumeOptions & { force?: boolean }): Promise<RunResult>;
   async recover(runId: string, options: ResumeOptions & { force?: boolean } = {}): Promise<RunResult> {
-    if (typeof runId !== 'string' || runId === '') throw new InvalidArgumentError('recover needs a runId');
+    checkRunId(runId, 'recover');
     return this.settled(recoverRun(this.parts, runId, options, undefined));
+  }
+
+  /** {@link recover} as a stream of events, ending with `done`. */
+  recoverStream(runId: string, options: ResumeOptions & { force?: boolean } = {}): AsyncGenerator<RunEvent> {
+    checkRunId(runId, 'recover');
+    return streamRun(options.signal, (emit, signal) => this.settled(recoverRun(this.parts, runId, { ...options, signal }, emit)));
   }
 
   /**
@@ -411,12 +300,6 @@ export class AgentRunner {
     return undefined;
   }
 
-  /** {@link recover} as a stream of events, ending with `done`. */
-  recoverStream(runId: string, options: ResumeOptions & { force?: boolean } = {}): AsyncGenerator<RunEvent> {
-    if (typeof runId !== 'string' || runId === '') throw new InvalidArgumentError('recover needs a runId');
-    return streamRun(options.signal, (emit, signal) => this.settled(recoverRun(this.parts, runId, { ...options, signal }, emit)));
-  }
-
   /** A run in a session: take it, run on its thread plus the input, write the transcript back. */
   private async inSession(input: string | readonly ChatMessage[], options: RunOptions, emit: Emit | undefined): Promise<RunResult> {
     if (!this.threads) throw new InvalidArgumentError('the session option needs a session store: give the runner `sessions`');
@@ -443,9 +326,9 @@ export class AgentRunner {
 
   private runTraced(live: LiveRun): Promise<RunResult> {
     const trace = openTrace(this.parts, live.runId);
-    if (!trace) return runLoop(this.parts, live);
+    if (!trace) return driveNew(this.parts, live);
     live.trace = trace;
-    return traced(trace, () => runLoop(this.parts, live));
+    return traced(trace, () => driveNew(this.parts, live));
   }
 
   private begin(input: string | readonly ChatMessage[], options: RunOptions, emit: Emit | undefined): LiveRun {
@@ -486,27 +369,14 @@ export class AgentRunner {
   }
 }
 
+/** A run named by its caller: a non-empty string. */
+function checkRunId(runId: unknown, operation: string): void {
+  if (typeof runId !== 'string' || runId === '') throw new InvalidArgumentError(`${operation} needs a runId`);
+}
+
 function hook<T>(value: T | undefined, name: string): T | undefined {
   if (value !== undefined && typeof value !== 'function') throw new InvalidArgumentError(`${name} must be a function`);
   return value;
-}
-
-function sessionsOf(options: AgentRunnerOptions, store: unknown): Threads | undefined {
-  const sessions = options.sessions ?? sessionStoreOf(store);
-  if (options.sessions !== undefined && !isSessionStore(options.sessions))
-    throw new InvalidArgumentError('sessions must be a SessionStore (loadSession, saveSession, listSessions, deleteSession, sessionOfRun)');
-  const limit = (value: number | undefined, fallback: number, name: string): number => {
-    const chosen = value ?? fallback;
-    if (!Number.isSafeInteger(chosen) || chosen < 1)
-      throw new InvalidArgumentError(`${name} must be a positive integer, got ${String(value)}`);
-    return chosen;
-  };
-  const limits = {
-    maxMessages: limit(options.maxSessionMessages, 10_000, 'maxSessionMessages'),
-    maxBytes: limit(options.maxSessionBytes, 8 * 1024 * 1024, 'maxSessionBytes'),
-    holdMs: limit(options.sessionHoldMs, 600_000, 'sessionHoldMs'),
-  };
-  return sessions ? new Threads(sessions, limits) : undefined;
 }
 
 function copyMessage(message: ChatMessage): ChatMessage {

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, InvalidResumeError } from '../errors';
 import type { ClassType } from '../decorators/types';
 import { planForClass, type ArgumentsPlan } from '../toolkit/arguments';
-import type { ChatModel, ModelTool, OutputFormat } from '../models/types';
+import type { ChatModel, ModelTool, OutputFormat, ToolCall } from '../models/types';
 
 /** The name of the tool a model without native structured output gives its typed answer through. */
 export const FINAL_ANSWER_TOOL = 'final_answer';
@@ -139,4 +139,9 @@ export function keptOutput(answer: string): string {
 function stripFence(text: string): string {
   const match = /^\s*```(?:json)?\s*\n([\s\S]*?)\n?```\s*$/.exec(text);
   return match ? (match[1] as string) : text;
+}
+
+/** True when the model's response is the typed answer: text (no calls), or the one final-answer call. */
+export function answersNow(output: OutputRun, calls: readonly ToolCall[]): boolean {
+  return calls.length === 0 || (!output.native && calls.length === 1 && calls[0]?.name === FINAL_ANSWER_TOOL);
 }

@@ -9,37 +9,17 @@ import {
 import { pendingOf } from '../results/helpers';
 import type { Answer, ToolResult } from '../results/wire';
 import { refusalStatusOf, storedCallOf, type RefusalStatus } from '../suspension/answers';
-import type { Audit } from '../suspension/audit';
 import { isSettled } from '../suspension/status';
 import type { SuspendedCall } from '../suspension/store';
 import { sleep } from '../timing/sleep';
 import { pendingResult, resultOf } from './checkpoints';
-import { finishStep, startJournal } from './durable';
-import { cancelChildren, SUB_AGENT_EVENTS } from './sub-agent';
-import { callContext, feed, runLoop, type Emit, type LiveRun, type LoopParts } from './loop';
-import { offeredTools, resumeOutput, type OutputRun } from './output';
+import { cancelChildren, SUB_AGENT_EVENTS } from './child-run';
+import { drive, takeOver, type ContinueOptions } from './drive';
+import { callContext, type AgentParts as ResumeParts, type Emit } from './live-run';
+import { resumeOutput, type OutputRun } from './output';
 import type { HaltedCall, RunState } from './state';
 import type { RunResult } from './types';
-import type { ModelTool } from '../models/types';
 import { openTrace, traced } from './run-trace';
-import type { RunTrace } from './agent-spans';
-
-/** What resuming needs besides the loop's parts. */
-export interface ResumeParts extends LoopParts {
-  tools(): readonly ModelTool[];
-}
-
-/** Options of a resume or recover (the host's context again: it is never stored). */
-export interface ContinueOptions {
-  signal?: AbortSignal;
-  context?: object;
-  /** The typed answer's DTO class, when the run asks for one (checked against the checkpoint's name). */
-  output?: unknown;
-  /** Who answered and why, recorded with each answer this resume applies. */
-  audit?: Audit;
-  /** This resume's span, when a tracer records it (set here, not by callers). */
-  trace?: RunTrace;
-}
 
 const MAX_MERGE_ATTEMPTS = 100;
 const FIRST_WAIT_MS = 20;
@@ -185,15 +165,7 @@ async function recoverLoaded(
   emit: Emit | undefined,
 ): Promise<RunResult> {
   resumeOutput(runId, state.output, options.output, parts.model, parts.tools());
-  if (state.phase === 'halted') {
-    // Its calls may all have been answered without this runner: then it continues here.
-    const caught = await catchUp(parts, runId, state);
-    if (caught.continues) return drive(parts, runId, caught.state, caught.version, options, emit);
-    const open = (caught.state.halted?.calls ?? []).filter((entry) => entry.pendingId).map((entry) => entry.pendingId);
-    if (caught.state.phase === 'halted')
-      throw new InvalidResumeError(`run ${runId} is waiting for answers to ${open.join(', ')}: resume it with them`);
-    return currentResult(parts, runId, options, emit);
-  }
+  if (state.phase === 'halted') return answeredElsewhere(parts, runId, state, options, emit);
   if (state.phase === 'done' || state.phase === 'incomplete') throw new InvalidResumeError(`run ${runId} is already ${state.phase}`);
   if (state.phase === 'running' && !options.force && !parts.checkpoints.lapsed(state)) {
     throw new RunConflictError(
@@ -202,6 +174,48 @@ async function recoverLoaded(
     );
   }
   return takeOver(parts, runId, state, version, options, emit);
+}
+
+/**
+ * Continues a halted run whose open calls were all answered without this runner (through
+ * the coordinator alone: `answerAs` given no runner, the CLI, a chat back end that streams the
+ * continuation itself): the checkpoint takes the stored outcomes and the loop goes on. A run
+ * that is not halted any more (another process continued it) gets its result once nobody
+ * drives it, as an answer given again does.
+ *
+ * @throws {@link InvalidResumeError} some of its calls still wait for answers.
+ */
+export async function continueAnswered(
+  parts: ResumeParts,
+  runId: string,
+  options: ContinueOptions,
+  emit: Emit | undefined,
+): Promise<RunResult> {
+  const { state } = await parts.checkpoints.load(runId);
+  const held = heldBy(parts, runId, state);
+  const trace = openTrace(held, runId, state.traceparent);
+  const traceOptions = trace ? { ...options, trace } : options;
+  return traced(trace, async () => {
+    resumeOutput(runId, state.output, options.output, held.model, held.tools());
+    if (state.phase === 'halted') return answeredElsewhere(held, runId, state, traceOptions, emit);
+    return currentResult(held, runId, traceOptions, emit);
+  });
+}
+
+/** A halted checkpoint whose calls may all have been answered without this runner: then it continues here. */
+async function answeredElsewhere(
+  parts: ResumeParts,
+  runId: string,
+  state: RunState,
+  options: ContinueOptions,
+  emit: Emit | undefined,
+): Promise<RunResult> {
+  const caught = await catchUp(parts, runId, state);
+  if (caught.continues) return drive(parts, runId, caught.state, caught.version, options, emit);
+  const open = (caught.state.halted?.calls ?? []).filter((entry) => entry.pendingId).map((entry) => entry.pendingId);
+  if (caught.state.phase === 'halted')
+    throw new InvalidResumeError(`run ${runId} is waiting for answers to ${open.join(', ')}: resume it with them`);
+  return currentResult(parts, runId, options, emit);
 }
 
 /** The run's result as the checkpoint has it, once nobody is driving it: waits for a live driver, takes over a dead one. */
@@ -222,79 +236,6 @@ async function currentResult(parts: ResumeParts, runId: string, options: Continu
       }
     }
     await sleep(pause, options.signal);
-  }
-}
-
-/** Becomes the run's driver (compare-and-set on the version) and continues the loop from the checkpoint. */
-async function takeOver(
-  parts: ResumeParts,
-  runId: string,
-  state: RunState,
-  version: number,
-  options: ContinueOptions,
-  emit: Emit | undefined,
-): Promise<RunResult> {
-  const running: RunState = { ...state, phase: 'running', driver: parts.checkpoints.driver() };
-  delete running.error;
-  if (!(await parts.checkpoints.write(runId, version + 1, running)))
-    throw new RunConflictError(runId, 'another process took it over first');
-  return drive(parts, runId, running, version + 1, options, emit);
-}
-
-/** Drives a `running` checkpoint: renews its driver lease while the loop runs. */
-async function drive(
-  parts: ResumeParts,
-  runId: string,
-  running: RunState,
-  version: number,
-  options: ContinueOptions,
-  emit: Emit | undefined,
-): Promise<RunResult> {
-  const taken = new AbortController();
-  const onAbort = () => taken.abort(options.signal?.reason);
-  if (options.signal?.aborted) onAbort();
-  else options.signal?.addEventListener('abort', onAbort, { once: true });
-  const output = resumeOutput(runId, running.output, options.output, parts.model, parts.tools());
-  const live: LiveRun = {
-    runId,
-    messages: running.messages,
-    toolCalls: running.toolCalls,
-    turns: running.turns,
-    usage: running.usage,
-    turnUsage: running.turnUsage ?? [],
-    text: running.text,
-    output,
-    version,
-    tools: offeredTools(parts.tools(), output),
-    signal: taken.signal,
-    context: options.context,
-    emit,
-  };
-  if (running.agent !== undefined) live.agent = running.agent;
-  if (options.trace) live.trace = options.trace;
-  // With durable steps (or a checkpoint written with them) the journal renews the lease instead.
-  const journaled = parts.durability === 'step' || running.step !== undefined;
-  if (!journaled) live.stopDriving = parts.checkpoints.renew(live, running, (error) => taken.abort(error));
-  const halted = running.halted;
-  if (halted) {
-    feed(
-      live,
-      halted.calls.map((entry) => entry.call),
-      halted.calls.map((entry) => entry.result),
-      halted.turn,
-      halted.calls.map((entry) => entry.refusal),
-    );
-  }
-  try {
-    if (journaled) {
-      const journal = await startJournal(parts, live);
-      const stopped = running.step ? await finishStep(parts, live, journal, running.step) : undefined;
-      if (stopped) return stopped;
-    }
-    return await runLoop(parts, live);
-  } finally {
-    await live.stopDriving?.();
-    options.signal?.removeEventListener('abort', onAbort);
   }
 }
 

@@ -24,6 +24,14 @@ export interface ToolCallRecord {
 }
 
 /**
+ * How often a run is checkpointed. `halt`: only when it halts (and after a resume), so a run
+ * that never suspends costs no I/O, and a driver that dies mid-run loses it. `step`: also at
+ * its start, after every model response and around every tool call, so `recover` continues it
+ * from its last step (docs/agents.md, "Durable steps").
+ */
+export type Durability = 'halt' | 'step';
+
+/**
  * How a run ended: `done`, `halted` (a suspension waits for its answer; the run is
  * checkpointed) or `incomplete` (a limit stopped it). Before 0.2 a halted run said
  * `'pending'`, the word of a suspension's own status.

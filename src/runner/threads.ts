@@ -1,8 +1,9 @@
-import { StoreError, SessionBusyError, SessionFullError } from '../errors';
-import type { RunResult } from '../runner/types';
+import { InvalidArgumentError, StoreError, SessionBusyError, SessionFullError } from '../errors';
 import type { ChatMessage } from '../models/types';
-import type { SessionStore, StoredSession } from './store';
-import { checkSessionId } from './validate';
+import { sessionStoreOf } from '../sessions/memory';
+import { isSessionStore, type SessionStore, type StoredSession } from '../sessions/store';
+import { checkSessionId } from '../sessions/validate';
+import type { RunResult } from './types';
 
 /** Bounds and timing of the sessions a runner keeps. */
 export interface ThreadLimits {
@@ -105,4 +106,31 @@ export class Threads {
     if (result.status === 'halted') session.active = { runId: result.runId, phase: 'halted' };
     return session;
   }
+}
+
+/** What the runner's options say of sessions: where they are kept, and their bounds. */
+export interface ThreadOptions {
+  sessions?: SessionStore;
+  maxSessionMessages?: number;
+  maxSessionBytes?: number;
+  sessionHoldMs?: number;
+}
+
+/** The runner's threads over `options.sessions`, else over `store` when it keeps sessions; undefined when neither does. */
+export function threadsOf(options: ThreadOptions, store: unknown): Threads | undefined {
+  const sessions = options.sessions ?? sessionStoreOf(store);
+  if (options.sessions !== undefined && !isSessionStore(options.sessions))
+    throw new InvalidArgumentError('sessions must be a SessionStore (loadSession, saveSession, listSessions, deleteSession, sessionOfRun)');
+  const limit = (value: number | undefined, fallback: number, name: string): number => {
+    const chosen = value ?? fallback;
+    if (!Number.isSafeInteger(chosen) || chosen < 1)
+      throw new InvalidArgumentError(`${name} must be a positive integer, got ${String(value)}`);
+    return chosen;
+  };
+  const limits = {
+    maxMessages: limit(options.maxSessionMessages, 10_000, 'maxSessionMessages'),
+    maxBytes: limit(options.maxSessionBytes, 8 * 1024 * 1024, 'maxSessionBytes'),
+    holdMs: limit(options.sessionHoldMs, 600_000, 'sessionHoldMs'),
+  };
+  return sessions ? new Threads(sessions, limits) : undefined;
 }

@@ -1,0 +1,53 @@
+import { failure, pendingOf } from '../results/helpers';
+import type { PendingRequest, ToolResult } from '../results/wire';
+import type { ToolCall } from '../models/types';
+import { SUB_AGENT_EVENTS } from './child-run';
+import { callContext, type AgentParts, type LiveRun } from './live-run';
+import { FINAL_ANSWER_TOOL } from './output';
+
+/**
+ * How a run's turns run their calls, chosen once per run by its durability: {@link PLAIN_CALLS},
+ * or durable steps (`DurableSteps`), which record the turn before any call runs and each
+ * call's start and result as they come.
+ */
+export interface TurnCalls {
+  /** The model asked for `calls` (at least one) in turn `turn`: recorded here before anything else happens. */
+  record?(turn: number, calls: readonly ToolCall[]): Promise<void>;
+  /** Runs the turn's calls in parallel; their results in call order. */
+  run(parts: AgentParts, live: LiveRun, calls: readonly ToolCall[]): Promise<ToolResult[]>;
+}
+
+/** Calls run in parallel, nothing recorded until the run halts or ends. */
+export const PLAIN_CALLS: TurnCalls = {
+  run: (parts, live, calls) => Promise.all(calls.map((call) => callTool(parts, live, call))),
+};
+
+/**
+ * One call, on the one path every call takes: the model's raw arguments go to the
+ * coordinator, which runs them through the toolkit (parsing, validation, hooks, metrics)
+ * and answers inline or records the suspension. Never rejects for the model's or the
+ * tool's doing (only for a store that cannot record).
+ */
+export async function callTool(parts: AgentParts, live: LiveRun, call: ToolCall): Promise<ToolResult> {
+  if (live.output && !live.output.native && call.name === FINAL_ANSWER_TOOL) {
+    const result = failure(`call ${FINAL_ANSWER_TOOL} on its own, once every other tool result is in`);
+    live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result });
+    return result;
+  }
+  const ctx = callContext(live.context, live.signal, call.id, live.runId);
+  const emit = live.emit;
+  // A sub-agent's events join the stream of the run that called it.
+  if (emit) Object.assign(ctx, { [SUB_AGENT_EVENTS]: emit });
+  const result = await parts.coordinator.execute(call.name, call.arguments, ctx, {
+    callId: call.id,
+    runId: live.runId,
+    waitFor: parts.waitFor,
+    // Inline answers are announced before `waitFor` runs, so a channel can push the link at once.
+    onPending: emit ? (request: PendingRequest) => emit({ type: 'pending', callId: call.id, request }) : undefined,
+  });
+  if (live.emit) {
+    const request = pendingOf(result);
+    live.emit(request ? { type: 'pending', callId: call.id, request } : { type: 'tool_result', callId: call.id, name: call.name, result });
+  }
+  return result;
+}

@@ -1,0 +1,195 @@
+import { IsString, MaxLength, MinLength } from 'class-validator';
+import { randomUUID } from 'node:crypto';
+import type { ClassType } from '../decorators/types';
+import { failure, pending } from '../results/helpers';
+import type { Answer, PendingRequest, ToolResult } from '../results/wire';
+import type { Audit } from '../suspension/audit';
+import type { ResumeCoordinator } from '../suspension/coordinator';
+import { defineTool, type FunctionTool } from '../toolkit/define-tool';
+import type { ChatMessage, Usage } from '../models/types';
+import type { AgentToolContext, Emit } from './live-run';
+import type { RunEvent, RunResult } from './types';
+
+/**
+ * Where a sub-agent call sends its child's events when the calling run is streamed: set on
+ * the call's context by the runner, under a symbol so no host key can collide with it.
+ */
+export const SUB_AGENT_EVENTS = Symbol.for('toolnexus:sub-agent-events');
+
+/** The default arguments of a sub-agent tool: the message the sub-agent is given. */
+export class SubAgentInput {
+  /** What the sub-agent is asked, in the calling model's words. */
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100_000)
+  input!: string;
+}
+
+/** Options of `AgentRunner.asTool`. */
+export interface SubAgentToolOptions {
+  /** The tool's name, as the calling model sees it. */
+  name: string;
+  /** What the sub-agent does, for the calling model. */
+  description: string;
+  /**
+   * The arguments DTO. Default {@link SubAgentInput} (`{ input: string }`). The sub-agent's
+   * user message is `input` when the DTO has a string `input`, else the arguments as JSON.
+   */
+  args?: ClassType;
+}
+
+/**
+ * What a sub-agent call's result carries in `metadata.subAgent` (kept in the parent's
+ * checkpoint with the call): the child run, its transcript and its usage, which the parent
+ * run adds to its own.
+ */
+export interface SubAgentRecord {
+  runId: string;
+  status: RunResult['status'];
+  turns: number;
+  usage: Usage;
+  messages: ChatMessage[];
+}
+
+/**
+ * Where a sub-agent's request came from, in `request.data.subAgent` of the request the
+ * calling run surfaces: the sub-agent tools from the root down to the agent that asked
+ * (`path`), the child run, and the child's own request id.
+ */
+export interface SubAgentOrigin {
+  path: string[];
+  runId: string;
+  requestId: string;
+}
+
+/** What a sub-agent call needs of the runner it runs (an `AgentRunner`). */
+export interface SubAgentHost {
+  run(input: string, options: { runId: string; context?: object; signal?: AbortSignal }): Promise<RunResult>;
+  stream(input: string, options: { runId: string; context?: object; signal?: AbortSignal }): AsyncGenerator<RunEvent>;
+  resume(answer: Answer, options: { context?: object; signal?: AbortSignal; audit?: Audit }): Promise<RunResult>;
+  resumeStream(answer: Answer, options: { context?: object; signal?: AbortSignal; audit?: Audit }): AsyncGenerator<RunEvent>;
+}
+
+/**
+ * Runs `runner` as the tool call `ctx.callId` of run `ctx.runId`: its child run is named
+ * after both (`<runId>/<callId>`), so a replay finds it again. A child that halts makes
+ * the call suspend with the child's first open request (id `sub-<child's id>`, its origin
+ * in `data.subAgent`); the replay with the answer resumes the child exactly where it
+ * stopped (the child's own suspension is claimed once, as any) and returns its answer,
+ * or suspends again with the child's next request.
+ */
+export async function runSubAgent(
+  runner: SubAgentHost,
+  name: string,
+  args: object,
+  ctx: AgentToolContext | undefined,
+): Promise<ToolResult> {
+  const host = hostContext(ctx);
+  const signal = ctx?.signal;
+  const origin = originOf(ctx?.replay?.request);
+  const emit = (ctx as { [SUB_AGENT_EVENTS]?: Emit } | undefined)?.[SUB_AGENT_EVENTS];
+  const common = { ...(host ? { context: host } : {}), ...(signal ? { signal } : {}) };
+  if (ctx?.answer && origin) {
+    const answeredBy = ctx.answer.answeredBy;
+    const answer: Answer = { id: origin.requestId, ok: true, ...(ctx.answer.data === undefined ? {} : { data: ctx.answer.data }) };
+    const options = { ...common, ...(answeredBy ? { audit: { by: answeredBy } } : {}) };
+    const result = emit ? await nested(name, runner.resumeStream(answer, options), emit) : await runner.resume(answer, options);
+    return resultOf(name, origin.runId, result);
+  }
+  const runId = `${ctx?.runId ?? 'run'}/${ctx?.callId ?? randomUUID()}`;
+  const message = messageOf(args);
+  const result = emit
+    ? await nested(name, runner.stream(message, { ...common, runId }), emit)
+    : await runner.run(message, { ...common, runId });
+  return resultOf(name, runId, result);
+}
+
+/** Forwards a child's events under its path, and returns its result. */
+async function nested(name: string, events: AsyncGenerator<RunEvent>, emit: Emit): Promise<RunResult> {
+  for await (const event of events) {
+    if (event.type === 'done') return event.result;
+    emit({ ...event, path: [name, ...(event.path ?? [])] });
+  }
+  throw new Error(`the sub-agent ${name} stopped streaming without a result`);
+}
+
+/** The child's outcome as the parent call's result. */
+function resultOf(name: string, runId: string, result: RunResult): ToolResult {
+  if (result.status === 'halted') {
+    const request = result.pending;
+    const inner = originOf(request);
+    const origin: SubAgentOrigin = { path: [name, ...(inner?.path ?? [])], runId, requestId: request.id };
+    const up: Omit<PendingRequest, 'id'> & { id: string } = {
+      id: `sub-${request.id}`,
+      kind: request.kind,
+      prompt: request.prompt,
+      data: { ...request.data, subAgent: origin },
+    };
+    if (request.url !== undefined) up.url = request.url;
+    if (request.expiresAt !== undefined) up.expiresAt = request.expiresAt;
+    return pending(up);
+  }
+  const record: SubAgentRecord = { runId, status: result.status, turns: result.turns, usage: result.usage, messages: result.messages };
+  if (result.status === 'incomplete')
+    return failure(`the sub-agent ${name} stopped after ${result.turns} turns without an answer`, { subAgent: record });
+  return { output: result.text, isError: false, metadata: { subAgent: record } };
+}
+
+/** The child's usage a sub-agent call's result carries, to add to the parent's. */
+export function subAgentUsage(result: ToolResult): Usage | undefined {
+  const record = result.metadata?.subAgent as Partial<SubAgentRecord> | undefined;
+  const usage = record?.usage;
+  if (typeof usage !== 'object' || usage === null || typeof usage.inputTokens !== 'number' || typeof usage.outputTokens !== 'number')
+    return undefined;
+  return usage;
+}
+
+/** Longest chain of sub-agents a refusal is passed down. */
+const MAX_DEPTH = 32;
+
+/**
+ * A surfaced request was refused: the parent's call is settled without running the
+ * sub-agent tool, so the child's own request (and its child's, down to the agent that asked)
+ * is cancelled, best effort, rather than left pending in the store. The child runs stay halted.
+ */
+export async function cancelChildren(
+  coordinator: ResumeCoordinator,
+  request: PendingRequest | undefined,
+  reason: string | undefined,
+): Promise<void> {
+  let origin = originOf(request);
+  for (let depth = 0; origin && depth < MAX_DEPTH; depth++) {
+    const child = await coordinator.get(origin.requestId).catch(() => undefined);
+    await coordinator
+      .cancel(origin.requestId, `the request it surfaced in the calling run was ${reason ?? 'refused'}`)
+      .catch(() => undefined);
+    origin = originOf(child?.request);
+  }
+}
+
+/** The sub-agent origin of a request the call surfaced, when it is one. */
+function originOf(request: PendingRequest | undefined): SubAgentOrigin | undefined {
+  const origin = request?.data?.subAgent as Partial<SubAgentOrigin> | undefined;
+  if (typeof origin !== 'object' || origin === null) return undefined;
+  if (typeof origin.runId !== 'string' || typeof origin.requestId !== 'string' || !Array.isArray(origin.path)) return undefined;
+  return origin as SubAgentOrigin;
+}
+
+/** The child's user message: the `input` string of the arguments, else the arguments as JSON. */
+function messageOf(args: object): string {
+  const input = (args as { input?: unknown }).input;
+  return typeof input === 'string' ? input : JSON.stringify(args);
+}
+
+/** The host's own context, without what the library adds to a call's. */
+function hostContext(ctx: AgentToolContext | undefined): object | undefined {
+  if (!ctx) return undefined;
+  const { callId: _c, runId: _r, answer: _a, replay: _p, approval: _v, signal: _s, timeout: _t, ...host } = ctx;
+  return Object.keys(host).length === 0 ? undefined : host;
+}
+
+/** The tool `runner.asTool(options)` registers. */
+export function subAgentTool(runner: SubAgentHost, options: SubAgentToolOptions): FunctionTool {
+  const { name, description, args = SubAgentInput } = options;
+  return defineTool({ name, description, args, run: (input: object, ctx?: AgentToolContext) => runSubAgent(runner, name, input, ctx) });
+}

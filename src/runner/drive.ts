@@ -1,0 +1,124 @@
+import { RunConflictError } from '../errors';
+import type { Audit } from '../suspension/audit';
+import type { RunTrace } from './agent-spans';
+import { PLAIN_CALLS, type TurnCalls } from './calls';
+import { startSteps } from './durable';
+import { DriverLease } from './lease';
+import type { AgentParts, Emit, LiveRun } from './live-run';
+import { runLoop } from './loop';
+import { AGAIN, fed, type NextStep } from './next-step';
+import { offeredTools, resumeOutput } from './output';
+import type { RunState } from './state';
+import type { RunResult } from './types';
+
+/** Options of a resume, continue or recover (the host's context again: it is never stored). */
+export interface ContinueOptions {
+  signal?: AbortSignal;
+  context?: object;
+  /** The typed answer's DTO class, when the run asks for one (checked against the checkpoint's name). */
+  output?: unknown;
+  /** Who answered and why, recorded with each answer this resume applies. */
+  audit?: Audit;
+  /** This resume's span, when a tracer records it (set here, not by callers). */
+  trace?: RunTrace;
+}
+
+/**
+ * Drives a new run: its calls run plainly, or, with durable steps, recorded from its first
+ * write on under this process's driver lease (a lost lease aborts the run's signal).
+ */
+export function driveNew(parts: AgentParts, live: LiveRun): Promise<RunResult> {
+  return parts.durability === 'step' ? driveSteps(parts, live) : runLoop(parts, live, PLAIN_CALLS);
+}
+
+async function driveSteps(parts: AgentParts, live: LiveRun): Promise<RunResult> {
+  const lost = new AbortController();
+  live.signal = live.signal ? AbortSignal.any([live.signal, lost.signal]) : lost.signal;
+  const steps = await startSteps(parts, live, parts.checkpoints.driver().id, (error) => lost.abort(error));
+  return runLoop(parts, live, steps);
+}
+
+/** Becomes the run's driver (compare-and-set on the version) and continues the loop from the checkpoint. */
+export async function takeOver(
+  parts: AgentParts,
+  runId: string,
+  state: RunState,
+  version: number,
+  options: ContinueOptions,
+  emit: Emit | undefined,
+): Promise<RunResult> {
+  const running: RunState = { ...state, phase: 'running', driver: parts.checkpoints.driver() };
+  delete running.error;
+  if (!(await parts.checkpoints.write(runId, version + 1, running)))
+    throw new RunConflictError(runId, 'another process took it over first');
+  return drive(parts, runId, running, version + 1, options, emit);
+}
+
+/**
+ * Drives a `running` checkpoint (this process wrote it so) under its driver lease: the halted
+ * turn's results are fed back, or the step a dead driver left is finished, and the loop goes on.
+ */
+export async function drive(
+  parts: AgentParts,
+  runId: string,
+  running: RunState,
+  version: number,
+  options: ContinueOptions,
+  emit: Emit | undefined,
+): Promise<RunResult> {
+  const taken = new AbortController();
+  const onAbort = () => taken.abort(options.signal?.reason);
+  if (options.signal?.aborted) onAbort();
+  else options.signal?.addEventListener('abort', onAbort, { once: true });
+  const output = resumeOutput(runId, running.output, options.output, parts.model, parts.tools());
+  const live: LiveRun = {
+    runId,
+    messages: running.messages,
+    toolCalls: running.toolCalls,
+    turns: running.turns,
+    usage: running.usage,
+    turnUsage: running.turnUsage ?? [],
+    text: running.text,
+    output,
+    version,
+    tools: offeredTools(parts.tools(), output),
+    signal: taken.signal,
+    context: options.context,
+    emit,
+  };
+  if (running.agent !== undefined) live.agent = running.agent;
+  if (options.trace) live.trace = options.trace;
+  const driverId = running.driver?.id ?? parts.checkpoints.driver().id;
+  const lost = (error: RunConflictError) => taken.abort(error);
+  // With durable steps (or a checkpoint written with them) each step's write renews the lease;
+  // without, the renewals write the checkpoint as it is now (a copy: the loop appends to the transcript).
+  const journaled = parts.durability === 'step' || running.step !== undefined;
+  if (!journaled) {
+    const saved = JSON.parse(JSON.stringify(running)) as RunState;
+    live.lease = new DriverLease(parts.checkpoints, live, driverId, (driver) => ({ ...saved, driver }));
+    live.lease.renew(lost);
+  }
+  const halted = running.halted;
+  let next: NextStep = halted
+    ? fed(
+        parts,
+        live,
+        halted.calls.map((entry) => entry.call),
+        halted.calls.map((entry) => entry.result),
+        halted.turn,
+        halted.calls.map((entry) => entry.refusal),
+      )
+    : AGAIN;
+  try {
+    let calls: TurnCalls = PLAIN_CALLS;
+    if (journaled) {
+      const steps = await startSteps(parts, live, driverId, lost);
+      calls = steps;
+      if (running.step) next = await steps.finish(parts, live, running.step);
+    }
+    return await runLoop(parts, live, calls, next);
+  } finally {
+    await live.lease?.stop();
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+}

@@ -1,0 +1,125 @@
+import { messageOf } from '../errors/message';
+import type { WaitFor } from '../suspension/answers';
+import type { ResumeCoordinator } from '../suspension/coordinator';
+import type { Telemetry } from '../telemetry/telemetry';
+import type { ToolContext } from '../toolkit/context';
+import type { ChatMessage, ChatModel, ModelTool, Usage } from '../models/types';
+import type { RunTrace } from './agent-spans';
+import type { Checkpoints } from './checkpoints';
+import type { DriverLease } from './lease';
+import { outputState, type OutputRun } from './output';
+import { RUN_STATE_FORMAT, type RunState } from './state';
+import type { AfterModel, BeforeModel } from './transcript/hooks';
+import type { Durability, ModelMetricEvent, RunEvent, ToolCallRecord } from './types';
+
+/**
+ * The context a tool receives from the runner: the run's `context`, plus `signal`, the
+ * provider's `callId` and the `runId` of the run that made the call (a sub-agent tool names
+ * its child run after both).
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{}` is the neutral element of `&`
+export type AgentToolContext<TState extends object = {}> = ToolContext<TState & { callId: string; runId?: string }>;
+
+/** Where a run's events go (the stream), when someone listens. */
+export type Emit = (event: RunEvent) => void;
+
+/** What driving a run needs from its runner, or from the agent a handoff gave the conversation to. */
+export interface AgentParts {
+  model: ChatModel;
+  coordinator: ResumeCoordinator;
+  checkpoints: Checkpoints;
+  systemPrompt?: string;
+  maxTurns: number;
+  waitFor?: WaitFor;
+  /** Told of every model call (provider, turn, usage, duration). */
+  onMetric?: (event: ModelMetricEvent) => void;
+  /** When runs are checkpointed: on halt only, or after every step. */
+  durability: Durability;
+  /** This agent's name, when it takes part in handoffs. */
+  agent?: string;
+  /** The parts of the agent named `name`, this one or one reachable by handoffs; undefined when unknown. */
+  agentParts?(name: string): AgentParts | undefined;
+  /** OpenTelemetry spans and metrics of runs and model calls. */
+  telemetry: Telemetry;
+  /** Rewrites each request before it is sent (context management, docs/chat.md). */
+  beforeModel?: BeforeModel;
+  /** Sees each answer before the run uses it. */
+  afterModel?: AfterModel;
+  /** The toolkit's tools as offered now. */
+  tools(): readonly ModelTool[];
+}
+
+/** The working state of one run while this process drives it. */
+export interface LiveRun {
+  runId: string;
+  messages: ChatMessage[];
+  toolCalls: ToolCallRecord[];
+  turns: number;
+  usage: Usage;
+  /** Each model call's counts, in turn order. */
+  turnUsage: Usage[];
+  text: string;
+  /** The typed answer the run asks for, when it asks for one. */
+  output?: OutputRun;
+  /** The checkpoint version this process last read or wrote; 0 when the run was never checkpointed. */
+  version: number;
+  tools: readonly ModelTool[];
+  signal?: AbortSignal;
+  context?: object;
+  emit?: Emit;
+  /** The driver lease this process renews while it drives a checkpointed run (a resumed one, or one with durable steps). */
+  lease?: DriverLease;
+  /** The agent holding the conversation, once a handoff moved it (the runner's own agent until then). */
+  agent?: string;
+  /** The run's span while a tracer records it; its `traceparent` is checkpointed when the run halts. */
+  trace?: RunTrace;
+}
+
+/** The context each call gets: a shallow copy of the run's, plus the run's signal and the call's id. */
+export function callContext(
+  context: object | undefined,
+  signal: AbortSignal | undefined,
+  callId: string,
+  runId?: string,
+): AgentToolContext {
+  const ctx: AgentToolContext = runId === undefined ? { ...context, callId } : { ...context, callId, runId };
+  if (signal) ctx.signal = signal;
+  return ctx;
+}
+
+/** The checkpoint state of a live run. */
+export function snapshot(live: LiveRun, phase: RunState['phase'], halted: RunState['halted']): RunState {
+  const state: RunState = {
+    format: RUN_STATE_FORMAT,
+    phase,
+    messages: live.messages,
+    toolCalls: live.toolCalls,
+    turns: live.turns,
+    usage: live.usage,
+    turnUsage: live.turnUsage,
+    text: live.text,
+  };
+  if (live.output) state.output = outputState(live.output);
+  if (live.agent !== undefined) state.agent = live.agent;
+  if (halted) state.halted = halted;
+  const traceparent = live.trace?.tracing.traceparentOf(live.trace.span);
+  if (traceparent !== undefined) state.traceparent = traceparent;
+  return state;
+}
+
+/**
+ * The run stops on `error`: this process stops driving it, and a checkpointed run is saved
+ * as `failed` with its (balanced) transcript, so `recover` (or the same answer again) can
+ * continue it. The error is the caller's to throw.
+ */
+export async function stopFailed(parts: AgentParts, live: LiveRun, error: unknown): Promise<void> {
+  await live.lease?.stop();
+  if (live.version === 0) return;
+  const state = snapshot(live, 'failed', undefined);
+  state.error = messageOf(error);
+  try {
+    await parts.checkpoints.save(live, state);
+  } catch {
+    // The run's own error is what the caller must see; the driver lease lapses and the run can be taken over.
+  }
+}

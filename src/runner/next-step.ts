@@ -1,0 +1,69 @@
+import { pendingOf } from '../results/helpers';
+import type { ToolResult } from '../results/wire';
+import type { RefusalStatus } from '../suspension/answers';
+import type { ToolCall } from '../models/types';
+import { callStatus } from './call-status';
+import { subAgentUsage } from './child-run';
+import { handoffOf } from './handoff';
+import type { AgentParts, LiveRun } from './live-run';
+import { addUsage } from './usage';
+
+/**
+ * What a turn leaves the loop to do, which the loop applies: `final` (the model answered:
+ * the run is done), `again` (ask the model again), `handoff` (ask again, of the agent that now
+ * holds the conversation), `halt` (some calls are suspended: checkpoint and stop), or
+ * `incomplete` (the turn limit is reached).
+ */
+export type NextStep =
+  | { readonly type: 'final' }
+  | { readonly type: 'again' }
+  | { readonly type: 'handoff'; readonly agent: string }
+  | { readonly type: 'halt'; readonly calls: ToolCall[]; readonly results: ToolResult[] }
+  | { readonly type: 'incomplete' };
+
+export const FINAL: NextStep = { type: 'final' };
+export const AGAIN: NextStep = { type: 'again' };
+export const INCOMPLETE: NextStep = { type: 'incomplete' };
+
+/** Where a turn's settled calls take the run: it halts on a suspended one, else their results are fed back. */
+export function settle(parts: AgentParts, live: LiveRun, calls: ToolCall[], results: ToolResult[], turn: number): NextStep {
+  if (results.some((result) => pendingOf(result) !== undefined)) return { type: 'halt', calls, results };
+  return fed(parts, live, calls, results, turn);
+}
+
+/** Feeds the results back; a handoff among them gives the next turn to its agent. */
+export function fed(
+  parts: AgentParts,
+  live: LiveRun,
+  calls: readonly ToolCall[],
+  results: readonly ToolResult[],
+  turn: number,
+  refusals?: ReadonlyArray<RefusalStatus | undefined>,
+): NextStep {
+  feed(live, calls, results, turn, refusals);
+  return live.agent === undefined || live.agent === parts.agent ? AGAIN : { type: 'handoff', agent: live.agent };
+}
+
+/**
+ * Appends one tool result per call, in call order, and records the calls; `refusals[i]`,
+ * where known, is how call `i`'s answer refused it. A sub-agent's usage is added to the
+ * run's; a handoff moves the conversation (`live.agent`, which the checkpoint keeps).
+ */
+function feed(
+  live: LiveRun,
+  calls: readonly ToolCall[],
+  results: readonly ToolResult[],
+  turn: number,
+  refusals: ReadonlyArray<RefusalStatus | undefined> = [],
+): void {
+  for (let i = 0; i < calls.length; i++) {
+    const call = calls[i] as ToolCall;
+    const result = results[i] as ToolResult;
+    live.messages.push({ role: 'tool', callId: call.id, name: call.name, content: result.output, isError: result.isError });
+    const childUsage = subAgentUsage(result);
+    if (childUsage) addUsage(live.usage, childUsage);
+    const to = handoffOf(result);
+    if (to !== undefined) live.agent = to;
+    live.toolCalls.push({ id: call.id, name: call.name, arguments: call.arguments, result, status: callStatus(result, refusals[i]), turn });
+  }
+}

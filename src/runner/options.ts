@@ -1,0 +1,150 @@
+import type { ClassType } from '../decorators/types';
+import type { WaitFor } from '../suspension/answers';
+import type { Audit } from '../suspension/audit';
+import type { ResumeCoordinator } from '../suspension/coordinator';
+import type { SessionStore } from '../sessions/store';
+import type { TelemetryOption } from '../telemetry/options';
+import type { Clock } from '../timing/clock';
+import type { Toolkit } from '../toolkit/toolkit';
+import type { ChatModel } from '../models/types';
+import type { RunStore } from './store';
+import type { AfterModel, BeforeModel } from './transcript/hooks';
+import type { Durability, ModelMetricEvent, RunResult } from './types';
+
+/** Options of an {@link AgentRunner}. */
+export interface AgentRunnerOptions {
+  model: ChatModel;
+  toolkit: Toolkit;
+  /**
+   * Records suspensions and replays them on `resume`. Give one with a durable store
+   * (`SqliteStore`, `PostgresStore`) to resume from another process; it must
+   * use this runner's toolkit. Default: a coordinator over an in-memory store (resume in this process only).
+   */
+  coordinator?: ResumeCoordinator;
+  /**
+   * Where run checkpoints are kept. Default: the coordinator's store, when it is a
+   * {@link RunStore} too (the three built-in stores are); give one when it is not.
+   */
+  runs?: RunStore;
+  systemPrompt?: string;
+  /** Model calls one run may make before it ends `incomplete`. Default 10. */
+  maxTurns?: number;
+  /**
+   * In-process posture: a suspended call awaits `waitFor(request)` and is replayed with
+   * the answer inline (and along its chain); the run never halts. Without it, a suspension halts the run durably.
+   */
+  waitFor?: WaitFor;
+  /**
+   * How long a resumed run's driver holds it without renewal; it renews every third of
+   * this. A run whose driver died is taken over by `recover` or a repeated `resume` once
+   * its lease has lapsed (judged by process clocks). Default 60 000 ms.
+   */
+  runLeaseMs?: number;
+  /**
+   * Where the driver lease takes its time: its renewals, the lapse `recover` and `resume` judge,
+   * and the checkpoints' timestamps. Default: the system clock; tests pass a fake one to step
+   * through renewals and lapses. (A model's retries take their own `clock`, `HttpModelOptions.clock`.)
+   */
+  clock?: Clock;
+  /**
+   * Told of every model call: provider, run, turn, token counts and duration. A sink that
+   * throws is ignored. (Tool calls have the toolkit's own `onMetric` hook.)
+   */
+  onMetric?: (event: ModelMetricEvent) => void;
+  /** Repair rounds a typed answer (`output`) gets after its first attempt fails validation. Default 2. */
+  maxOutputRepairs?: number;
+  /**
+   * When runs are checkpointed. `'halt'` (default): when a run halts, and while a resumed run
+   * is driven; a run that never suspends is never written. `'step'`: also when it starts,
+   * after every model response and around every tool call, under the driver lease, so a run
+   * whose process died is continued by {@link AgentRunner.recover} (or
+   * {@link AgentRunner.recoverOrphans}) from its last step: no recorded response is asked
+   * again, no recorded tool result is run again (docs/agents.md, "Durable steps").
+   */
+  durability?: Durability;
+  /**
+   * This agent's name: needed to take part in handoffs ({@link AgentRunner.handoffTo}), where
+   * the checkpoint records which agent holds the conversation. Every agent a run may reach
+   * needs its own name, and all must share one store.
+   */
+  name?: string;
+  /**
+   * OpenTelemetry: `invoke_agent` per run and per resume, `chat` per model call and the
+   * gen_ai client histograms, by the global providers unless this picks others or turns
+   * them off. Tool spans are the toolkit's, resolutions the coordinator's: give each the
+   * same option (docs/observability.md).
+   */
+  telemetry?: TelemetryOption;
+  /**
+   * Where conversations are kept for the `session` option of `run`/`stream`. Default: the
+   * coordinator's store (each of the three pending stores is a session store). docs/chat.md, "Sessions".
+   */
+  sessions?: SessionStore;
+  /** The most messages a session's thread may hold; a run that would pass it is refused (`SessionFullError`). Default 10 000. */
+  maxSessionMessages?: number;
+  /** The most bytes (as JSON) a session's thread may hold; as `maxSessionMessages`. Default 8 MiB. */
+  maxSessionBytes?: number;
+  /**
+   * How long a run holds its session while it runs; a process that died holding one frees
+   * it after this. Longer runs are taken over. Default 600 000 ms (10 minutes).
+   */
+  sessionHoldMs?: number;
+  /**
+   * Rewrites each model request before it is sent: messages, tools, system prompt (a copy;
+   * the run's transcript is unchanged). `trimToTokens` and `summarizeOlder` are two. docs/chat.md, "Context".
+   */
+  beforeModel?: BeforeModel;
+  /** Sees each model answer before the run uses it; may return a changed copy. */
+  afterModel?: AfterModel;
+}
+
+/** What {@link AgentRunner.recoverOrphans} did with one orphaned run. */
+export type OrphanRecovery =
+  /** This process took the run over: where it stands now (`done`, or `pending`: a `recovery` request, say). */
+  | { runId: string; status: 'recovered'; result: RunResult }
+  /** Another process took it first, or its driver renewed its lease after all. */
+  | { runId: string; status: 'taken' }
+  /** Taking it over failed (the model failed again, say): the error, and the run is left for a later attempt. */
+  | { runId: string; status: 'failed'; error: Error };
+
+/** Options of {@link AgentRunner.run} and {@link AgentRunner.stream}. */
+export interface RunOptions {
+  /** Names the run (its checkpoint key). Default: `run-` + a random UUID. */
+  runId?: string;
+  /** Cancels the run: model calls abort, tools see it as `ctx.signal`. */
+  signal?: AbortSignal;
+  /** Host state every tool call gets a shallow copy of (identity, tenant, a DI scope...). */
+  context?: object;
+  /**
+   * Asks for a typed final answer: a class-validator DTO. The model is asked for its JSON
+   * Schema (natively where the model has structured output, else through a `final_answer`
+   * tool), the answer is validated like tool arguments, and a `done` result carries the
+   * DTO instance as `output`. See docs/agents.md, "Typed answers".
+   */
+  output?: ClassType;
+  /** Overrides the runner's `maxOutputRepairs` for this run. */
+  maxOutputRepairs?: number;
+  /**
+   * Continues the conversation kept under this id: the input is appended to its thread, and
+   * the run's new turns are written back when it ends or halts (a halted run's later turns
+   * when it is resumed, wherever). A session busy with another run refuses with
+   * `SessionBusyError`. docs/chat.md, "Sessions".
+   */
+  session?: string;
+}
+
+/**
+ * Options of {@link AgentRunner.resume} and {@link AgentRunner.recover}. The context is
+ * the host's again: it is never stored. A run that asks for a typed answer needs its DTO
+ * class again as `output` (the checkpoint names it; a class cannot be stored).
+ */
+export interface ResumeOptions {
+  signal?: AbortSignal;
+  context?: object;
+  output?: ClassType;
+  /**
+   * Recorded with every answer of this resume, as `ResumeCoordinator.resolve` records it:
+   * who answered and why (docs/operating.md, "Audit trail").
+   */
+  audit?: Audit;
+}
