@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../schema/json-schema';
+import type { JsonSchema } from '../results/json-schema';
 
 /**
  * A class that can be constructed with `new` (the DTO or tool class itself). Its parameter

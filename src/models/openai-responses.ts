@@ -1,5 +1,5 @@
 import { ModelResponseError } from '../errors';
-import type { JsonSchema } from '../schema/json-schema';
+import type { JsonSchema } from '../results/json-schema';
 import type { HttpModelOptions } from '../http/settings';
 import type { SseEvent } from '../http/sse';
 import type { ChatMessage, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ProviderItem, ToolCall, Usage } from './types';

@@ -2,7 +2,7 @@ import { ModelResponseError } from '../errors';
 import { toOpenAITools } from '../toolkit/adapters';
 import type { HttpModelOptions } from '../http/settings';
 import type { SseEvent } from '../http/sse';
-import type { JsonSchema } from '../schema/json-schema';
+import type { JsonSchema } from '../results/json-schema';
 import type { ChatMessage, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, OutputFormat, ToolCall, Usage } from './types';
 import { argumentsText, asCount, asRecord, asString, fallbackCallId, parseChunk, snippet, ToolsCache } from './shared';
 import { HttpChatModel, openAIWiring } from './core';

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../schema/json-schema';
+import type { JsonSchema } from '../results/json-schema';
 
 /**
  * One tool call a model asked for. `arguments` is the JSON text exactly as the model sent

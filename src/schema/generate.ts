@@ -36,7 +36,7 @@ import { defaultMetadataStorage } from '../metadata/transformer-storage';
 import { describedPositionsOf, describedPropertiesOf, descriptionOf } from '../decorators/describe.decorator';
 import type { AnyClass } from '../decorators/types';
 import { DtoRuleError, ToolRegistrationError } from '../errors';
-import type { JsonSchema } from './json-schema';
+import type { JsonSchema } from '../results/json-schema';
 
 // class-validator's root does not export this type; derived from the root API so nothing
 // depends on the package's internal file layout.

@@ -1,2 +1,2 @@
-export type { JsonSchema } from './json-schema';
+export type { JsonSchema } from '../results/json-schema';
 export { schemaForClass } from './generate';

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../schema/json-schema';
+import type { JsonSchema } from '../results/json-schema';
 
 /** The part of a registered tool the provider adapters need. */
 export interface ToolSchemaSource {

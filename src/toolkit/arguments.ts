@@ -4,7 +4,7 @@ import { defaultMetadataStorage } from '../metadata/transformer-storage';
 import { validate, type ValidationError, type ValidatorOptions } from 'class-validator';
 import type { ClassType } from '../decorators/types';
 import { schemaForClass } from '../schema/generate';
-import type { JsonSchema } from '../schema/json-schema';
+import type { JsonSchema } from '../results/json-schema';
 import { DEFAULT_ARGUMENT_LIMITS, toPlainObject, type ArgumentLimits } from './plain-copy';
 import { needsShape, Problems, shapeProblems } from './shape';
 

@@ -1,5 +1,5 @@
 import type { ApprovalPolicy, ClassType, ToolAnnotations } from '../decorators/types';
-import type { JsonSchema } from '../schema/json-schema';
+import type { JsonSchema } from '../results/json-schema';
 import type { ToolContext } from './context';
 
 /** Marks objects made by {@link defineTool}, so the Toolkit registers them as they are. */

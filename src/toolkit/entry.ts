@@ -3,7 +3,7 @@ import type { ApprovalPolicy, ClassType, ToolAnnotations, ToolOptions } from '..
 import { DtoRuleError, ToolRegistrationError } from '../errors';
 import { sanitizeName } from '../results/helpers';
 import { schemaForClass } from '../schema/generate';
-import type { JsonSchema } from '../schema/json-schema';
+import type { JsonSchema } from '../results/json-schema';
 import { approvalPolicyOf } from './approval';
 import { boundedPlan, planForClass, planForSchema, type ArgumentsPlan } from './arguments';
 import type { ToolContext } from './context';

@@ -1,5 +1,5 @@
 import { messageOf } from '../errors/message';
-import type { JsonSchema } from '../schema/json-schema';
+import type { JsonSchema } from '../results/json-schema';
 
 /**
  * Bounds on what a model may send, checked before class-transformer and class-validator

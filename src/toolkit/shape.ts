@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../schema/json-schema';
+import type { JsonSchema } from '../results/json-schema';
 import { isNestedObject, Oversized } from './plain-copy';
 
 /** The failures of one call: the first `max` kept as text, the rest only counted. */

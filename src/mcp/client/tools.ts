@@ -5,7 +5,7 @@ import { ErrorCode, McpError, type Tool as McpTool } from '@modelcontextprotocol
 import { ToolRegistrationError } from '../../errors';
 import { sanitizeName } from '../../results/helpers';
 import type { ToolResult } from '../../results/wire';
-import type { JsonSchema } from '../../schema/json-schema';
+import type { JsonSchema } from '../../results/json-schema';
 import type { ToolContext } from '../../toolkit/context';
 import { defineTool, type FunctionTool } from '../../toolkit/define-tool';
 import type { Toolkit } from '../../toolkit/toolkit';
