@@ -85,7 +85,7 @@ export class InboxService {
   async answer(request: IncomingMessage, principal: Principal, id: string, body: Record<string, unknown>): Promise<AnswerOutcome> {
     const comment = commentOf(body.comment);
     const answer = answerOf(id, body);
-    return this.settle(request, principal, answer, comment, 'answer');
+    return this.give(request, principal, answer, comment, 'answer');
   }
 
   /** Cancels a pending suspension as `principal`: the call never runs, and its run (if any) is told so. */
@@ -93,10 +93,10 @@ export class InboxService {
     const reason = commentOf(body.reason);
     const answer: Answer =
       reason === undefined ? { id, ok: false, reason: 'cancelled' } : { id, ok: false, reason: 'cancelled', data: { reason } };
-    return this.settle(request, principal, answer, reason, 'cancel');
+    return this.give(request, principal, answer, reason, 'cancel');
   }
 
-  private async settle(
+  private async give(
     request: IncomingMessage,
     principal: Principal,
     answer: Answer,

@@ -320,7 +320,7 @@ export class AgentRunner {
   /** A resumed run's result, written to the session waiting for it (if any). */
   private async settled(running: Promise<RunResult>): Promise<RunResult> {
     const result = await running;
-    await this.threads?.settle(result);
+    await this.threads?.writeBack(result);
     return result;
   }
 

@@ -121,7 +121,7 @@ async function continued(
     });
     return { runId, continued: true, result };
   } catch (error) {
-    // The call names a run this store has no checkpoint of (a call recorded with a runId by hand): just settle it.
+    // The call names a run this store has no checkpoint of (a call recorded with a runId by hand): just resolve it.
     if (error instanceof RunNotFoundError) return undefined;
     throw error;
   }

@@ -5,7 +5,7 @@ import type { ToolCall } from '../models/types';
 import { callTool, type TurnCalls } from './calls';
 import { DriverLease } from './lease';
 import { snapshot, type AgentParts, type LiveRun } from './live-run';
-import { settle, type NextStep } from './next-step';
+import { nextStepOf, type NextStep } from './next-step';
 import type { RunDriver, RunState, RunStep, StepCall } from './state';
 
 export type { Durability } from './types';
@@ -60,7 +60,7 @@ export class DurableSteps implements TurnCalls {
       }),
     );
     this.step = undefined;
-    return settle(
+    return nextStepOf(
       parts,
       live,
       step.calls.map((entry) => entry.call),

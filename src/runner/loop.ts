@@ -60,7 +60,7 @@ async function halt(parts: AgentParts, live: LiveRun, calls: ToolCall[], results
   try {
     await parts.checkpoints.save(live, state);
   } catch (error) {
-    // No checkpoint means no run could ever continue these: settle them rather than leave orphans.
+    // No checkpoint means no run could ever continue these: cancel them rather than leave orphans.
     await Promise.allSettled(
       halted.filter((entry) => entry.pendingId).map((entry) => parts.coordinator.cancel(entry.pendingId as string, messageOf(error))),
     );

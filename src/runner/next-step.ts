@@ -26,7 +26,7 @@ export const AGAIN: NextStep = { type: 'again' };
 export const INCOMPLETE: NextStep = { type: 'incomplete' };
 
 /** Where a turn's settled calls take the run: it halts on a suspended one, else their results are fed back. */
-export function settle(parts: AgentParts, live: LiveRun, calls: ToolCall[], results: ToolResult[], turn: number): NextStep {
+export function nextStepOf(parts: AgentParts, live: LiveRun, calls: ToolCall[], results: ToolResult[], turn: number): NextStep {
   if (results.some((result) => pendingOf(result) !== undefined)) return { type: 'halt', calls, results };
   return fed(parts, live, calls, results, turn);
 }

@@ -12,7 +12,7 @@ export interface ThreadLimits {
   holdMs: number;
 }
 
-/** Saves of a finished run that lose a compare-and-set are retried this often (a settle races only other settles). */
+/** Saves of a finished run that lose a compare-and-set are retried this often (a write-back races only other write-backs). */
 const MAX_SAVE_ATTEMPTS = 20;
 
 /** What a run holding a session carries from `hold` to `finish`. */
@@ -88,7 +88,7 @@ export class Threads {
   }
 
   /** After a resume or recover: the session waiting for this run (if any) gets its transcript. */
-  async settle(result: RunResult): Promise<void> {
+  async writeBack(result: RunResult): Promise<void> {
     for (let attempt = 0; attempt < MAX_SAVE_ATTEMPTS; attempt++) {
       const id = await this.store.sessionOfRun(result.runId);
       if (id === undefined) return;

@@ -3,7 +3,7 @@ import type { ModelResponse } from '../models/types';
 import { ask, assistantTurn } from './ask';
 import type { TurnCalls } from './calls';
 import { stopFailed, type AgentParts, type LiveRun } from './live-run';
-import { AGAIN, FINAL, INCOMPLETE, settle, type NextStep } from './next-step';
+import { AGAIN, FINAL, INCOMPLETE, nextStepOf, type NextStep } from './next-step';
 import { answersNow, checkOutput, FINAL_ANSWER_TOOL, keptOutput, repairPrompt, textReminder, type OutputRun } from './output';
 import { addUsage, copyUsage } from './usage';
 
@@ -36,7 +36,7 @@ export async function turn(parts: AgentParts, live: LiveRun, calls: TurnCalls): 
   if (live.emit) for (const call of asked) live.emit({ type: 'tool_call', call });
   const trace = live.trace;
   const results = await (trace ? trace.tracing.within(trace.context, () => calls.run(parts, live, asked)) : calls.run(parts, live, asked));
-  return settle(parts, live, asked, results, live.turns);
+  return nextStepOf(parts, live, asked, results, live.turns);
 }
 
 /**

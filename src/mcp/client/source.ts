@@ -123,7 +123,7 @@ export class McpToolSource {
       this.tools.take(outcome.server, outcome.tools);
       report.connected.push({ server: outcome.server, tools: outcome.tools.map((tool) => tool.name) });
     }
-    this.tools.settle(outcomes.map((outcome) => outcome.server));
+    this.tools.connected(outcomes.map((outcome) => outcome.server));
     return report;
   }
 

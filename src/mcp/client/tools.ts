@@ -84,7 +84,7 @@ export class RemoteTools {
   }
 
   /** `connect` is done with these servers: a change they announced meanwhile is applied now. */
-  settle(servers: string[]): void {
+  connected(servers: string[]): void {
     for (const server of servers) this.settled.add(server);
     for (const server of this.changedEarly) void this.refresh(server);
     this.changedEarly.clear();
