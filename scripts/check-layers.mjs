@@ -77,7 +77,11 @@ export function check(srcDir) {
       let typeOnly = Boolean(match[2]);
       const clause = match[3]?.trim();
       if (!typeOnly && clause && /^\{[^}]*\}$/.test(clause)) {
-        const names = clause.slice(1, -1).split(',').map((n) => n.trim()).filter(Boolean);
+        const names = clause
+          .slice(1, -1)
+          .split(',')
+          .map((n) => n.trim())
+          .filter(Boolean);
         typeOnly = names.length > 0 && names.every((n) => n.startsWith('type '));
       }
       const toFolder = folderOf(to);
@@ -122,6 +126,8 @@ export function check(srcDir) {
 if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
   const problems = check(process.argv[2] ?? join(dirname(new URL(import.meta.url).pathname), '..', 'src'));
   for (const problem of problems) console.log(problem);
-  console.log(problems.length ? `layers: ${problems.length} problem(s)` : `layers: ${LAYERS.length} folders in order, no upward import, no cycle`);
+  console.log(
+    problems.length ? `layers: ${problems.length} problem(s)` : `layers: ${LAYERS.length} folders in order, no upward import, no cycle`,
+  );
   process.exit(problems.length ? 1 : 0);
 }

@@ -1,7 +1,18 @@
 import type { LanguageModel } from 'ai';
 import { InvalidArgumentError, ModelError, ModelHttpError, ModelResponseError, ToolnexusError } from '../../errors';
 import { messageOf } from '../../errors/message';
-import type { AssistantMessage, ChatModel, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ProviderItem, ToolCall, ToolMessage, Usage } from '../../models/types';
+import type {
+  AssistantMessage,
+  ChatModel,
+  ModelRequest,
+  ModelResponse,
+  ModelStreamEvent,
+  ModelTool,
+  ProviderItem,
+  ToolCall,
+  ToolMessage,
+  Usage,
+} from '../../models/types';
 import { ai } from './peer';
 
 /** The AI SDK language model specification this adapter drives (`LanguageModelV4`: every `@ai-sdk/*` provider of ai 7). */
