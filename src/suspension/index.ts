@@ -7,7 +7,7 @@
  * docs/operating.md). The stores themselves are in `toolnexus-ts/memory`, `/sqlite`, `/postgres`.
  */
 export { ResumeCoordinator, DEFAULT_LEASE_MS } from './coordinator';
-export type { ResumeCoordinatorOptions, ExecuteOptions, WaitFor, ExpectedCall } from './coordinator';
+export type { ResumeCoordinatorOptions, ExecuteOptions, WaitFor, ExpectedCall, CheckedAnswer, AnswerWithCall } from './coordinator';
 export { formatRefusal, DEFAULT_MAX_CHAIN } from './answers';
 export type { FormatRefusal, Refusal, RefusalStatus } from './answers';
 export type {
