@@ -21,7 +21,7 @@ export function messageIdOf(runId: string): string {
 }
 
 /**
- * Turns a run's events (`runner.stream`, `resumeStream`, `recoverStream`) into UI message
+ * Turns a run's events (`runner.stream`, `resumeStream`, `continueStream`, `recoverStream`) into UI message
  * stream parts: `start`, a `start-step`/`finish-step` per model turn, text and reasoning
  * blocks, each tool call's input and output, `tool-approval-request` for an approval,
  * `data-toolnexus-request` for any other suspension, and `finish`. A failed run ends with an

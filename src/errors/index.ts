@@ -101,7 +101,7 @@ export class UnregisteredToolError extends ToolnexusError {
   }
 }
 
-/** A pending store failed to read or write, is closed, or holds data it cannot understand. */
+/** A store failed to read or write, is closed, or holds data it cannot understand. */
 export class StoreError extends ToolnexusError {
   override readonly code: string = 'TOOLNEXUS_STORE';
 }

@@ -77,7 +77,7 @@ export interface AgentRunnerOptions {
   telemetry?: TelemetryOption;
   /**
    * Where conversations are kept for the `session` option of `run`/`stream`. Default: the
-   * coordinator's store (each of the three pending stores is a session store). docs/chat.md, "Sessions".
+   * coordinator's store (each of the three stores is a session store). docs/chat.md, "Sessions".
    */
   sessions?: SessionStore;
   /** The most messages a session's thread may hold; a run that would pass it is refused (`SessionFullError`). Default 10 000. */

@@ -45,7 +45,7 @@ export interface SessionFilter {
 
 /**
  * Where conversations are kept: one row per session, each save a compare-and-set on its
- * version, so two processes never interleave one thread. The three pending stores
+ * version, so two processes never interleave one thread. The three stores
  * (`MemoryStore`, `SqliteStore`, `PostgresStore`) are each one, in the
  * same file or tables as their suspensions. The runner's `session` option reads and writes it
  * (docs/chat.md, "Sessions").

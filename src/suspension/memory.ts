@@ -145,7 +145,7 @@ export class MemorySuspensionStore implements SuspensionStore {
 
   /** Throws once the store is closed; what a subclass keeps beside the calls checks it too, so closing closes all of it. */
   protected assertOpen(): void {
-    if (this.closed) throw new StoreError('the memory pending store is closed');
+    if (this.closed) throw new StoreError('the memory store is closed');
   }
 
   /** The entry while `claim` still holds it: resolving, with the claim's fence. */

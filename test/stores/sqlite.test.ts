@@ -303,7 +303,7 @@ describe('SqliteStore specifics', () => {
     writeFileSync(file('notes.txt'), 'these are my notes, not a database\n'.repeat(20));
     expect(() => new SqliteStore(file('notes.txt'))).toThrow(StoreError);
     expect(() => new SqliteStore(file('notes.txt'))).toThrow(
-      /cannot use SQLite file .*notes\.txt as a pending store: file is not a database/,
+      /cannot use SQLite file .*notes\.txt as a store: file is not a database/,
     );
     expect(readFileSync(file('notes.txt'), 'utf8')).toBe('these are my notes, not a database\n'.repeat(20));
   });

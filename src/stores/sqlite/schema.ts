@@ -86,7 +86,7 @@ export function migrate(db: Database.Database, filename: string): void {
     }
     for (let version = current + 1; version <= SQLITE_SCHEMA_VERSION; version++) {
       const step = STEPS[version];
-      if (step === undefined) throw new StoreError(`SQLite pending store: no migration to schema version ${version}`);
+      if (step === undefined) throw new StoreError(`SQLite store: no migration to schema version ${version}`);
       db.exec(step);
       db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(version);
     }

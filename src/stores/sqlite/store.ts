@@ -108,7 +108,7 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
     } catch (error) {
       this.db.close();
       if (error instanceof ToolnexusError) throw error;
-      throw new StoreError(`cannot use SQLite file ${filename} as a pending store: ${messageOf(error)}`, { cause: error });
+      throw new StoreError(`cannot use SQLite file ${filename} as a store: ${messageOf(error)}`, { cause: error });
     }
     // The clock is SQLite's, read by the claiming statement once the write lock is held, so a
     // wait for another writer neither shortens the lease granted nor judges the old one by a
@@ -289,7 +289,7 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new StoreError(`the SQLite pending store ${this.filename} is closed`);
+    if (this.closed) throw new StoreError(`the SQLite store ${this.filename} is closed`);
   }
 
   private run<T>(work: () => T, what: string): T {
@@ -297,7 +297,7 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
       return work();
     } catch (error) {
       if (error instanceof ToolnexusError) throw error;
-      throw new StoreError(`SQLite pending store ${this.filename} could not ${what}: ${messageOf(error)}`, { cause: error });
+      throw new StoreError(`SQLite store ${this.filename} could not ${what}: ${messageOf(error)}`, { cause: error });
     }
   }
 }
