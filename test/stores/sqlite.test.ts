@@ -302,9 +302,7 @@ describe('SqliteStore specifics', () => {
   it('refuses a file that is not a SQLite database with a clear StoreError, and leaves it untouched', () => {
     writeFileSync(file('notes.txt'), 'these are my notes, not a database\n'.repeat(20));
     expect(() => new SqliteStore(file('notes.txt'))).toThrow(StoreError);
-    expect(() => new SqliteStore(file('notes.txt'))).toThrow(
-      /cannot use SQLite file .*notes\.txt as a store: file is not a database/,
-    );
+    expect(() => new SqliteStore(file('notes.txt'))).toThrow(/cannot use SQLite file .*notes\.txt as a store: file is not a database/);
     expect(readFileSync(file('notes.txt'), 'utf8')).toBe('these are my notes, not a database\n'.repeat(20));
   });
 
