@@ -130,22 +130,67 @@ export class ToolDiscovery implements OnModuleInit {
 }
 
 /**
- * A tool class whose constructor takes parameters but carries no `design:paramtypes` (the
- * app was compiled without `emitDecoratorMetadata`, or by a tool that drops it, such as a
- * plain esbuild or swc set-up) is built by Nest with `undefined` for each of them: the app
- * boots and the tool fails at its first call. Refused here, at module init, unless every
- * parameter names its token with `@Inject(...)`.
+ * A tool class whose constructor takes parameters Nest cannot name is built with `undefined`
+ * for each of them: the app boots and the tool fails at its first call with a raw
+ * `TypeError`. Refused here, at module init, in the two ways it happens:
+ *
+ * - the constructor is inherited from a base class that has no decorator: TypeScript emits
+ *   `design:paramtypes` only on a decorated class that declares a constructor, Nest looks the
+ *   metadata up through the prototype chain, and finds none (`cls.length` is 0 for an
+ *   inherited constructor, so the parameter count is the declaring class's);
+ * - the app was compiled without `emitDecoratorMetadata`, or by a tool that drops it (a plain
+ *   esbuild or swc set-up).
+ *
+ * Either passes when every parameter names its token with `@Inject(...)`.
  */
 function checkDecoratorMetadata(cls: ClassType, where: string): void {
-  const parameters = cls.length;
+  const declaring = constructorDeclaringClass(cls);
+  const parameters = declaring.length;
+  // Read as Nest's injector reads them: inherited lookups, so a decorated base class counts.
   if (parameters === 0 || Reflect.getMetadata('design:paramtypes', cls) !== undefined) return;
   const declared: unknown = Reflect.getMetadata(SELF_DECLARED_DEPS_METADATA, cls);
   if (Array.isArray(declared) && declared.length >= parameters) return;
+  if (declaring !== cls) {
+    throw new ToolnexusModuleError(
+      `@Tool provider ${where}: ${cls.name} inherits its constructor from ${declaring.name}, which takes ${parameters} parameter(s) ` +
+        `but has no design:paramtypes metadata, so Nest would build ${cls.name} with undefined for each: ` +
+        `put @Injectable() on ${declaring.name} (with "emitDecoratorMetadata": true in tsconfig.json), ` +
+        `declare a constructor in ${cls.name} that takes the dependencies and passes them to super(...), or name each with @Inject(Token)`,
+    );
+  }
   throw new ToolnexusModuleError(
     `@Tool provider ${where}: its constructor takes ${parameters} parameter(s) but ${cls.name} has no design:paramtypes metadata, ` +
       'so Nest would inject undefined for each: compile with "emitDecoratorMetadata": true (and "experimentalDecorators": true) ' +
       'in tsconfig.json (esbuild/swc/Vite set-ups need their decorator-metadata option too), or name each dependency with @Inject(Token)',
   );
+}
+
+/**
+ * The class whose constructor `new cls()` runs: `cls` itself when it declares one, else the
+ * nearest base class that does (Nest then passes `cls` what it finds for that constructor).
+ */
+function constructorDeclaringClass(cls: ClassType): ClassType {
+  let current = cls;
+  for (;;) {
+    if (declaresConstructor(current)) return current;
+    const base: unknown = Object.getPrototypeOf(current);
+    if (typeof base !== 'function' || base === Function.prototype) return current;
+    current = base as ClassType;
+  }
+}
+
+/**
+ * Whether `cls` has a constructor of its own. A decorated class that declares one always has
+ * its own `design:paramtypes` when metadata is emitted (`[]` for no parameters), and an
+ * inherited constructor has `length` 0. Without metadata a declared constructor with no
+ * parameters (`constructor() { super(new Ledger()) }`) looks like an inherited one by both, so
+ * the class's source decides: refusing a tool that works would leave no way to boot it, while
+ * missing a mention of `constructor(` in its body only falls back to the first-call failure.
+ */
+function declaresConstructor(cls: ClassType): boolean {
+  if (cls.length > 0 || Reflect.getOwnMetadata('design:paramtypes', cls) !== undefined) return true;
+  const source = Function.prototype.toString.call(cls);
+  return source.startsWith('class') && /\bconstructor\s*\(/.test(source);
 }
 
 function describeToken(wrapper: InstanceWrapper): string {
