@@ -78,12 +78,9 @@ async function chatEvents(
       await runner.recover(active.runId, context ? { context } : {}).catch(() => undefined);
       active = (await sessions.loadSession(sessionId))?.active;
     }
-    if (active && (active.phase === 'halted' || (active.until ?? 0) >= Date.now()))
-      throw new ChatRequestError(
-        409,
-        'busy',
-        `this chat is ${active.phase === 'halted' ? 'waiting for an answer' : 'busy'}: answer or wait first`,
-      );
+    if (active?.phase === 'halted') throw await haltedChat(runner, active.runId);
+    if (active && (active.until ?? 0) >= Date.now())
+      throw new ChatRequestError(409, 'busy', 'this chat is busy: another request of it is still running; send again when it has ended');
     const runId = `run-${randomUUID()}`;
     const events = runner.stream(text, { session: sessionId, runId, ...(signal ? { signal } : {}), ...(context ? { context } : {}) });
     return { events, stream: { messageId: messageIdOf(runId), ...(errorText ? { errorText } : {}) } };
@@ -120,6 +117,26 @@ async function chatEvents(
       ? (async function* () {})()
       : runner.continueStream(runId as string, { ...(signal ? { signal } : {}), ...(context ? { context } : {}) });
   return { events, stream: { messageId, before, ...(errorText ? { errorText } : {}) } };
+}
+
+/**
+ * The 409 for a message to a chat whose run is halted, saying what is true: either it waits for
+ * answers, or all are in but the run could not be continued (the attempt above failed), where
+ * answering is impossible and the next message tries again.
+ */
+async function haltedChat(runner: AgentRunner, runId: string): Promise<ChatRequestError> {
+  const open = await runner.coordinator.store.list({ runId, status: 'pending' });
+  if (open.length > 0)
+    return new ChatRequestError(
+      409,
+      'busy',
+      `this chat is waiting for an answer: answer its open request${open.length > 1 ? 's' : ''} first`,
+    );
+  return new ChatRequestError(
+    409,
+    'busy',
+    'this chat has every answer it asked for, but its run could not be continued yet: send again to retry',
+  );
 }
 
 async function checkApproval(
