@@ -21,6 +21,8 @@ const CHAT_OPTIONS = Symbol('toolnexus-chat-options');
  *
  * @example
  * ```ts
+ * import { ToolnexusChatModule, ToolnexusModule } from 'toolnexus-ts/nest';
+ *
  * @Module({ imports: [ToolnexusModule.forRoot({ model, store }), ToolnexusChatModule.forRoot({ principal: (req) => userOf(req) })] })
  * export class AppModule {}
  * ```

@@ -117,7 +117,7 @@ export class AgentRunner {
 
   /**
    * Runs the loop from a user message (or a prior transcript) to `done`, `incomplete`,
-   * or `pending` (a tool suspended and no `waitFor`: the run is checkpointed).
+   * or `halted` (a tool suspended and no `waitFor`: the run is checkpointed).
    * Rejects for model failures (`ModelHttpError`, `ModelTimeoutError`...), a store that
    * cannot record, or the signal's reason when cancelled; never for a tool's own failure.
    */
@@ -150,7 +150,7 @@ export class AgentRunner {
    * Continues a halted run from one answer or several, in any order, from any process
    * that shares the store and registers the same tools and model. Each suspension is
    * replayed exactly once. While some of the halted turn's suspensions remain open (or a
-   * replay asked something new: the next link of its chain), the result is `pending` with
+   * replay asked something new: the next link of its chain), the result is `halted` with
    * those, and the model is not called; the answer that closes the last one continues the
    * loop with one tool result per call, in call order. An answer given again identically
    * returns the run's result again (waiting for a live driver, taking over a dead one).

@@ -24,7 +24,7 @@ export interface AnsweredRun {
   runId: string;
   /**
    * True when this process continued the run (through the runner it was given): `result` is
-   * where the run is now (`done`, or `pending` on its next question). False when only the
+   * where the run is now (`done`, or `halted` on its next question). False when only the
    * call was settled (no runner here): the run stays halted until a process with its runner
    * continues it, with `runner.recover(runId)` or by answering its next question through it.
    */

@@ -100,7 +100,7 @@ export interface AgentRunnerOptions {
 
 /** What {@link AgentRunner.recoverOrphans} did with one orphaned run. */
 export type OrphanRecovery =
-  /** This process took the run over: where it stands now (`done`, or `pending`: a `recovery` request, say). */
+  /** This process took the run over: where it stands now (`done`, or `halted`: on a `recovery` request, say). */
   | { runId: string; status: 'recovered'; result: RunResult }
   /** Another process took it first, or its driver renewed its lease after all. */
   | { runId: string; status: 'taken' }
