@@ -93,6 +93,7 @@ async function chatEvents(
   checkIssued(parts, session);
   const responded = parts.filter((part) => part.state === 'approval-responded');
   if (responded.length === 0) throw new ChatRequestError(400, 'bad_body', 'the assistant message answers no approval request');
+  refuseDuplicates(responded);
   const runId = session?.active?.phase === 'halted' ? session.active.runId : undefined;
   // Every answer is checked before any is applied: a forged one changes nothing.
   const checked = await Promise.all(responded.map((part) => checkApproval(runner, part, runId)));
@@ -120,6 +121,24 @@ async function chatEvents(
       ? (async function* () {})()
       : runner.continueStream(runId as string, { ...(signal ? { signal } : {}), ...(context ? { context } : {}) });
   return { events, stream: { messageId, before, ...(errorText ? { errorText } : {}) } };
+}
+
+/**
+ * One answer per approval and per tool call: two (approved and declined) would have the first
+ * run the tool and the second fail after it, so such a request is refused before anything runs.
+ */
+function refuseDuplicates(parts: readonly ToolPartIn[]): void {
+  const approvals = new Set<string>();
+  const calls = new Set<string>();
+  for (const part of parts) {
+    const approvalId = part.approval?.id;
+    if (approvalId !== undefined && approvals.has(approvalId))
+      throw new ChatRequestError(400, 'duplicate_approval', `approval request ${approvalId} is answered twice in one message`);
+    if (calls.has(part.toolCallId))
+      throw new ChatRequestError(400, 'duplicate_approval', `tool call ${part.toolCallId} is answered twice in one message`);
+    if (approvalId !== undefined) approvals.add(approvalId);
+    calls.add(part.toolCallId);
+  }
 }
 
 async function checkApproval(

@@ -258,3 +258,21 @@ it('a run whose questions were answered elsewhere without continuing is finished
   expect(thread.map((m) => m.role).join(' ')).toBe('user assistant tool assistant user assistant');
   expect(readLedger(join(dir, 'ledger'))).toHaveLength(1);
 });
+
+it('a request answering the same approval twice (approved and declined) is refused before anything runs', async () => {
+  await serve(chatModel);
+  const asked = await send([user('refund o-9 700')]);
+  const twice = respond(asked, true);
+  const denied = structuredClone(toolPart(twice));
+  denied.approval = { ...(denied.approval as object), approved: false } as { id: string };
+  twice.parts.push(denied as never);
+  const response = await post({ id: 'chat-1', messages: [user('refund o-9 700'), twice] });
+  expect(response.status).toBe(400);
+  const { error } = JSON.parse(response.body) as { error: { reason: string; message: string } };
+  expect(error.reason).toBe('duplicate_approval');
+  expect(error.message).toContain('twice');
+  expect(readLedger(join(dir, 'ledger'))).toEqual([]);
+  expect((await agent.runner.coordinator.get(toolPart(asked).approval!.id))?.status).toBe('pending');
+  // The page's genuine answer still goes through.
+  expect(toolPart(await send([user('refund o-9 700'), respond(asked, true)]))).toMatchObject({ state: 'output-available' });
+});
