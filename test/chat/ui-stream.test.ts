@@ -264,7 +264,7 @@ it('a request answering the same approval twice (approved and declined) is refus
   const asked = await send([user('refund o-9 700')]);
   const twice = respond(asked, true);
   const denied = structuredClone(toolPart(twice));
-  denied.approval = { ...(denied.approval as object), approved: false } as { id: string };
+  Object.assign(denied.approval as object, { approved: false });
   twice.parts.push(denied as never);
   const response = await post({ id: 'chat-1', messages: [user('refund o-9 700'), twice] });
   expect(response.status).toBe(400);
@@ -275,4 +275,14 @@ it('a request answering the same approval twice (approved and declined) is refus
   expect((await agent.runner.coordinator.get(toolPart(asked).approval!.id))?.status).toBe('pending');
   // The page's genuine answer still goes through.
   expect(toolPart(await send([user('refund o-9 700'), respond(asked, true)]))).toMatchObject({ state: 'output-available' });
+});
+
+it("the tool replayed after a chat approval sees the call's callId and runId, as a resume through the runner gives", async () => {
+  await serve(chatModel);
+  const asked = await send([user('refund o-9 700')]);
+  await send([user('refund o-9 700'), respond(asked, true)]);
+  const call = await agent.runner.coordinator.get(toolPart(asked).approval!.id);
+  expect(call?.runId).toMatch(/^run-/);
+  const [order, cents, callId, runId] = (readLedger(join(dir, 'ledger'))[0] ?? '').split(' ').slice(1);
+  expect([order, cents, callId, runId]).toEqual(['o-9', '700', 'call_refund_o-9', call?.runId]);
 });
