@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InvalidArgumentError, ToolnexusError } from '../errors';
 import { pendingOf } from '../results/helpers';
+import type { ToolCall } from '../models/types';
 import type { Answer } from '../results/wire';
 import { answerAs } from '../runner/answer-as';
 import type { AgentRunner } from '../runner/agent-runner';
 import type { RunEvent } from '../runner/types';
+import type { StoredSession } from '../sessions/store';
 import type { Principal } from '../suspension/audit';
 import type { SuspendedCall } from '../suspension/store';
 import { ChatRequestError } from './errors';
@@ -68,6 +70,8 @@ async function chatEvents(
   const sessionId = (options.sessionOf ?? defaultSessionOf)(chatId, principal);
   const session = await sessions.loadSession(sessionId);
   const context = options.context?.(principal);
+  // Every response is redacted by the runner's toolkit, knowing the thread's earlier calls (a result may quote one).
+  const redaction = { toolkit: runner.toolkit, calls: threadCalls(session) };
   const errorText = options.errorText;
   if (last.role === 'user') {
     const text = userText(last);
@@ -86,7 +90,7 @@ async function chatEvents(
       );
     const runId = `run-${randomUUID()}`;
     const events = runner.stream(text, { session: sessionId, runId, ...(signal ? { signal } : {}), ...(context ? { context } : {}) });
-    return { events, stream: { messageId: messageIdOf(runId), ...(errorText ? { errorText } : {}) } };
+    return { events, stream: { messageId: messageIdOf(runId), ...redaction, ...(errorText ? { errorText } : {}) } };
   }
 
   const parts = toolParts(last);
@@ -120,7 +124,14 @@ async function chatEvents(
     open.length > 0
       ? (async function* () {})()
       : runner.continueStream(runId as string, { ...(signal ? { signal } : {}), ...(context ? { context } : {}) });
-  return { events, stream: { messageId, before, ...(errorText ? { errorText } : {}) } };
+  return { events, stream: { messageId, before, ...redaction, ...(errorText ? { errorText } : {}) } };
+}
+
+/** The tool calls of a stored thread, in order. */
+function threadCalls(session: StoredSession | undefined): ToolCall[] {
+  const calls: ToolCall[] = [];
+  for (const message of session?.messages ?? []) if (message.role === 'assistant') calls.push(...(message.toolCalls ?? []));
+  return calls;
 }
 
 /**
