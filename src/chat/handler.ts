@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InvalidArgumentError, ToolnexusError } from '../errors';
 import { pendingOf } from '../results/helpers';
+import type { ToolCall } from '../models/types';
 import type { Answer } from '../results/wire';
 import { answerAs } from '../runner/answer-as';
 import type { AgentRunner } from '../runner/agent-runner';
 import type { RunEvent } from '../runner/types';
+import type { StoredSession } from '../sessions/store';
 import type { Principal } from '../suspension/audit';
 import type { SuspendedCall } from '../suspension/store';
 import { ChatRequestError } from './errors';
@@ -68,6 +70,8 @@ async function chatEvents(
   const sessionId = (options.sessionOf ?? defaultSessionOf)(chatId, principal);
   const session = await sessions.loadSession(sessionId);
   const context = options.context?.(principal);
+  // Every response is redacted by the runner's toolkit, knowing the thread's earlier calls (a result may quote one).
+  const redaction = { toolkit: runner.toolkit, calls: threadCalls(session) };
   const errorText = options.errorText;
   if (last.role === 'user') {
     const text = userText(last);
@@ -83,13 +87,14 @@ async function chatEvents(
       throw new ChatRequestError(409, 'busy', 'this chat is busy: another request of it is still running; send again when it has ended');
     const runId = `run-${randomUUID()}`;
     const events = runner.stream(text, { session: sessionId, runId, ...(signal ? { signal } : {}), ...(context ? { context } : {}) });
-    return { events, stream: { messageId: messageIdOf(runId), ...(errorText ? { errorText } : {}) } };
+    return { events, stream: { messageId: messageIdOf(runId), ...redaction, ...(errorText ? { errorText } : {}) } };
   }
 
   const parts = toolParts(last);
   checkIssued(parts, session);
   const responded = parts.filter((part) => part.state === 'approval-responded');
   if (responded.length === 0) throw new ChatRequestError(400, 'bad_body', 'the assistant message answers no approval request');
+  refuseDuplicates(responded);
   const runId = session?.active?.phase === 'halted' ? session.active.runId : undefined;
   // Every answer is checked before any is applied: a forged one changes nothing.
   const checked = await Promise.all(responded.map((part) => checkApproval(runner, part, runId)));
@@ -116,7 +121,32 @@ async function chatEvents(
     open.length > 0
       ? (async function* () {})()
       : runner.continueStream(runId as string, { ...(signal ? { signal } : {}), ...(context ? { context } : {}) });
-  return { events, stream: { messageId, before, ...(errorText ? { errorText } : {}) } };
+  return { events, stream: { messageId, before, ...redaction, ...(errorText ? { errorText } : {}) } };
+}
+
+/** The tool calls of a stored thread, in order. */
+function threadCalls(session: StoredSession | undefined): ToolCall[] {
+  const calls: ToolCall[] = [];
+  for (const message of session?.messages ?? []) if (message.role === 'assistant') calls.push(...(message.toolCalls ?? []));
+  return calls;
+}
+
+/**
+ * One answer per approval and per tool call: two (approved and declined) would have the first
+ * run the tool and the second fail after it, so such a request is refused before anything runs.
+ */
+function refuseDuplicates(parts: readonly ToolPartIn[]): void {
+  const approvals = new Set<string>();
+  const calls = new Set<string>();
+  for (const part of parts) {
+    const approvalId = part.approval?.id;
+    if (approvalId !== undefined && approvals.has(approvalId))
+      throw new ChatRequestError(400, 'duplicate_approval', `approval request ${approvalId} is answered twice in one message`);
+    if (calls.has(part.toolCallId))
+      throw new ChatRequestError(400, 'duplicate_approval', `tool call ${part.toolCallId} is answered twice in one message`);
+    if (approvalId !== undefined) approvals.add(approvalId);
+    calls.add(part.toolCallId);
+  }
 }
 
 /**

@@ -20,7 +20,8 @@ export type UIStreamPart =
   | { type: 'tool-output-available'; toolCallId: string; output: unknown }
   | { type: 'tool-output-error'; toolCallId: string; errorText: string }
   | { type: 'tool-output-denied'; toolCallId: string }
-  | { type: 'tool-approval-request'; approvalId: string; toolCallId: string }
+  /** `reason` is the request's prompt, redacted: `useChat` keeps it as the tool part's `approval.requestReason`. */
+  | { type: 'tool-approval-request'; approvalId: string; toolCallId: string; reason?: string }
   | { type: 'data-toolnexus-request'; id: string; data: ChatRequestData }
   | { type: 'error'; errorText: string };
 

@@ -1,6 +1,9 @@
 import { ToolnexusError } from '../errors';
+import type { ToolCall } from '../models/types';
 import type { RunEvent, RunResult } from '../runner/types';
+import type { Toolkit } from '../toolkit/toolkit';
 import type { UIStreamPart } from './parts';
+import { jsonOrText, StreamRedactor, TextHold } from './redact';
 
 /** Options of {@link toUIMessageStream}. */
 export interface UIStreamOptions {
@@ -13,6 +16,15 @@ export interface UIStreamOptions {
    * (`the run failed: TOOLNEXUS_MODEL_HTTP`), never its message, which may quote a provider's body.
    */
   errorText?: (error: unknown) => string;
+  /**
+   * The toolkit of the run's tools: given, every part is redacted as every other front end
+   * redacts a call (its `@Sensitive()` arguments read `"[redacted]"`, and so does every copy
+   * of their values in results, requests and the model's text). The chat front ends pass the
+   * runner's. Without it, nothing is redacted.
+   */
+  toolkit?: Toolkit;
+  /** Tool calls made before this stream (the session's earlier turns): their sensitive values are redacted here too. */
+  calls?: readonly ToolCall[];
 }
 
 /** The message id of a run's assistant message: stable across a halt and every resume. */
@@ -56,13 +68,16 @@ export class UIPartWriter {
   private result: RunResult | undefined;
 
   constructor(private readonly options: UIStreamOptions) {
-    this.state = new StepState(options.messageId);
+    const redactor = new StreamRedactor(options.toolkit);
+    for (const call of options.calls ?? []) redactor.call(call.name, call.arguments);
+    this.state = new StepState(options.messageId, redactor);
   }
 
   /** The parts that open the response. */
   start(): UIStreamPart[] {
     const first: UIStreamPart[] = [{ type: 'start', messageId: this.options.messageId }];
-    if (this.options.before?.length) first.push({ type: 'start-step' }, ...this.options.before, { type: 'finish-step' });
+    const before = this.options.before ?? [];
+    if (before.length) first.push({ type: 'start-step' }, ...before.map((part) => this.state.redactor.part(part)), { type: 'finish-step' });
     return first;
   }
 
@@ -110,10 +125,13 @@ function defaultErrorText(error: unknown): string {
 class StepState {
   private inStep = false;
   private toolsDone = false;
-  private open: { kind: 'text' | 'reasoning'; id: string } | undefined;
+  private open: { kind: 'text' | 'reasoning'; id: string; hold: TextHold } | undefined;
   private blocks = 0;
 
-  constructor(private readonly messageId: string) {}
+  constructor(
+    private readonly messageId: string,
+    readonly redactor: StreamRedactor,
+  ) {}
 
   *parts(event: Exclude<RunEvent, { type: 'done' }>): Generator<UIStreamPart> {
     switch (event.type) {
@@ -122,29 +140,31 @@ class StepState {
         yield* this.step();
         if (this.open?.kind !== event.type) {
           yield* this.endBlock();
-          this.open = { kind: event.type, id: `${this.messageId}-${event.type}-${++this.blocks}` };
+          this.open = { kind: event.type, id: `${this.messageId}-${event.type}-${++this.blocks}`, hold: new TextHold(this.redactor) };
           yield { type: `${event.type}-start`, id: this.open.id };
         }
-        yield { type: `${event.type}-delta`, id: this.open.id, delta: event.delta };
+        const delta = this.redactor.active ? this.open.hold.push(event.delta) : event.delta;
+        if (delta !== '') yield { type: `${event.type}-delta`, id: this.open.id, delta };
         return;
       }
       case 'tool_call': {
         yield* this.step();
         yield* this.endBlock();
         const { id, name } = event.call;
+        const input = this.redactor.call(name, event.call.arguments);
         yield { type: 'tool-input-start', toolCallId: id, toolName: name };
-        yield { type: 'tool-input-available', toolCallId: id, toolName: name, input: jsonOrText(event.call.arguments) };
+        yield { type: 'tool-input-available', toolCallId: id, toolName: name, input };
         return;
       }
       case 'tool_result':
         this.toolsDone = true;
         yield* this.endBlock();
-        yield outputPart(event.callId, event.result);
+        yield this.redactor.part(outputPart(event.callId, event.result));
         return;
       case 'pending':
         this.toolsDone = true;
         yield* this.endBlock();
-        yield* requestParts(event.callId, event.request);
+        for (const part of requestParts(event.callId, event.request)) yield this.redactor.part(part);
         return;
     }
   }
@@ -152,7 +172,8 @@ class StepState {
   /** The delta part of `event` when its block is open and its step still runs; otherwise undefined. */
   delta(event: { type: 'text' | 'reasoning'; delta: string }): UIStreamPart | undefined {
     const open = this.open;
-    if (!this.inStep || this.toolsDone || open?.kind !== event.type) return undefined;
+    // With values to redact, a delta may be held back: the general path sends what it may.
+    if (!this.inStep || this.toolsDone || open?.kind !== event.type || this.redactor.active) return undefined;
     return { type: `${event.type}-delta`, id: open.id, delta: event.delta };
   }
 
@@ -167,6 +188,8 @@ class StepState {
 
   private *endBlock(): Generator<UIStreamPart> {
     if (!this.open) return;
+    const rest = this.open.hold.flush();
+    if (rest !== '') yield { type: `${this.open.kind}-delta`, id: this.open.id, delta: rest };
     yield { type: `${this.open.kind}-end`, id: this.open.id };
     this.open = undefined;
   }
@@ -190,7 +213,8 @@ export function* requestParts(
   request: { id: string; kind: string; prompt: string; url?: string; data?: Record<string, unknown>; expiresAt?: string },
 ): Generator<UIStreamPart> {
   if (request.kind === 'approval') {
-    yield { type: 'tool-approval-request', approvalId: request.id, toolCallId };
+    // The prompt is what `useChat` shows as `part.approval.requestReason` ("Refund 2,500 to c-1?").
+    yield { type: 'tool-approval-request', approvalId: request.id, toolCallId, reason: request.prompt };
     return;
   }
   const data: Extract<UIStreamPart, { type: 'data-toolnexus-request' }>['data'] = {
@@ -203,12 +227,4 @@ export function* requestParts(
   if (request.data?.schema !== undefined) data.schema = request.data.schema;
   if (request.expiresAt !== undefined) data.expiresAt = request.expiresAt;
   yield { type: 'data-toolnexus-request', id: request.id, data };
-}
-
-function jsonOrText(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
 }

@@ -195,7 +195,13 @@ export class Resolution {
     let ran: RanCall;
     try {
       const chain = call.chain ?? [];
-      const replay: ToolContext = { ...ctx, answer: answered, replay: { request: call.request, chain, fence: claim.fence } };
+      // The call's own ids, whichever front end answered: a tool keys its side effect on
+      // `callId`, so the replay must see what the first run saw (and `runner.resume` passes).
+      const ids = {
+        ...(call.callId !== undefined ? { callId: call.callId } : {}),
+        ...(call.runId !== undefined ? { runId: call.runId } : {}),
+      };
+      const replay: ToolContext = { ...ctx, ...ids, answer: answered, replay: { request: call.request, chain, fence: claim.fence } };
       // The replay runs from the stored call, prepared once (a tool changed since refuses it here).
       const prepared = await this.settings.toolkit.prepare(call.tool, call.args);
       ran = await this.settings.toolkit.runTraced(prepared, withLatch(replay, keeper.cancellation));

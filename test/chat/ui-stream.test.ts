@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { UIMessage } from 'ai';
 import { answerAs } from 'toolnexus-ts/agents';
 import { chatHandler, chatResponse } from 'toolnexus-ts/chat';
-import { buildChatAgent, chatModel, readLedger, type ChatAgent } from '../fixtures/chat/agent';
+import { buildChatAgent, chatModel, PayCardTool, readLedger, type ChatAgent } from '../fixtures/chat/agent';
 import { loadAiClient } from '../fixtures/chat/ai-client';
 import { hang, json, startMockServer, type MockServer, type Reply } from '../fixtures/runner/mock-servers';
 
@@ -257,4 +257,84 @@ it('a run whose questions were answered elsewhere without continuing is finished
   const thread = (await agent.runner.sessions!.loadSession('alice:chat-1'))!.messages;
   expect(thread.map((m) => m.role).join(' ')).toBe('user assistant tool assistant user assistant');
   expect(readLedger(join(dir, 'ledger'))).toHaveLength(1);
+});
+
+/** One request's raw SSE text, and the assistant message the AI SDK's own reader makes of it. */
+async function sendRaw(messages: UIMessage[], who = 'alice', chatId = 'chat-1'): Promise<{ raw: string; message: UIMessage }> {
+  const response = await post({ id: chatId, messages, trigger: 'submit-message' }, who);
+  expect(response.status).toBe(200);
+  const chunks = response.body
+    .split('\n\n')
+    .filter((event) => event.startsWith('data: ') && event !== 'data: [DONE]')
+    .map((event) => JSON.parse(event.slice('data: '.length)) as never);
+  const stream = new ReadableStream({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(chunk);
+      controller.close();
+    },
+  });
+  const last = messages[messages.length - 1];
+  let message: UIMessage | undefined;
+  for await (const next of ai.readUIMessageStream<UIMessage>({ message: last?.role === 'assistant' ? last : undefined, stream }))
+    message = next;
+  return { raw: response.body, message: message as UIMessage };
+}
+
+it('a request answering the same approval twice (approved and declined) is refused before anything runs', async () => {
+  await serve(chatModel);
+  const asked = await send([user('refund o-9 700')]);
+  const twice = respond(asked, true);
+  const denied = structuredClone(toolPart(twice));
+  Object.assign(denied.approval as object, { approved: false });
+  twice.parts.push(denied as never);
+  const response = await post({ id: 'chat-1', messages: [user('refund o-9 700'), twice] });
+  expect(response.status).toBe(400);
+  const { error } = JSON.parse(response.body) as { error: { reason: string; message: string } };
+  expect(error.reason).toBe('duplicate_approval');
+  expect(error.message).toContain('twice');
+  expect(readLedger(join(dir, 'ledger'))).toEqual([]);
+  expect((await agent.runner.coordinator.get(toolPart(asked).approval!.id))?.status).toBe('pending');
+  // The page's genuine answer still goes through.
+  expect(toolPart(await send([user('refund o-9 700'), respond(asked, true)]))).toMatchObject({ state: 'output-available' });
+});
+
+it("the tool replayed after a chat approval sees the call's callId and runId, as a resume through the runner gives", async () => {
+  await serve(chatModel);
+  const asked = await send([user('refund o-9 700')]);
+  await send([user('refund o-9 700'), respond(asked, true)]);
+  const call = await agent.runner.coordinator.get(toolPart(asked).approval!.id);
+  expect(call?.runId).toMatch(/^run-/);
+  const [order, cents, callId, runId] = (readLedger(join(dir, 'ledger'))[0] ?? '').split(' ').slice(1);
+  expect([order, cents, callId, runId]).toEqual(['o-9', '700', 'call_refund_o-9', call?.runId]);
+});
+
+it("the approval part carries the request's prompt, redacted, as the AI SDK's requestReason", async () => {
+  await serve(chatModel);
+  agent.runner.toolkit.register(new PayCardTool());
+  const asked = await send([user('refund o-9 700')]);
+  expect(toolPart(asked)).toMatchObject({ state: 'approval-requested', approval: { requestReason: 'Refund 700 cents on order o-9?' } });
+  const pay = await sendRaw([user('pay 4111-CANARY-1881 2500')], 'alice', 'chat-pay');
+  expect(toolPart(pay.message)).toMatchObject({
+    type: 'tool-pay_card',
+    state: 'approval-requested',
+    approval: { requestReason: 'Charge 2500 cents to card [redacted]?' },
+  });
+});
+
+it('@Sensitive() arguments, and results and texts quoting them, never reach the page', async () => {
+  await serve(chatModel);
+  agent.runner.toolkit.register(new PayCardTool());
+  const canary = '4111-CANARY-1881';
+  const asked = await sendRaw([user(`pay ${canary} 2500`)]);
+  expect(asked.raw).toContain('tool-approval-request');
+  expect(asked.raw).not.toContain(canary);
+  expect(toolPart(asked.message)).toMatchObject({ input: { card: '[redacted]', cents: 2500 } });
+  const done = await sendRaw([user(`pay ${canary} 2500`), respond(asked.message, true)]);
+  expect(done.raw).toContain('tool-output-available');
+  expect(done.raw).not.toContain(canary);
+  expect(toolPart(done.message)).toMatchObject({ state: 'output-available', output: { charged: '[redacted]', cents: 2500 } });
+  // The model quoted the result in its answer (streamed in pieces): redacted there too.
+  expect(done.message.parts.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text)).toEqual([
+    'Done: {"charged":"[redacted]","cents":2500}',
+  ]);
 });
