@@ -1,4 +1,5 @@
 import type { Pool, QueryResultRow } from 'pg';
+import type { SessionStore } from '../../sessions/store';
 import { DuplicateSuspensionError, StoreError, StoreUnavailableError } from '../../errors';
 import type { Answer } from '../../results/wire';
 import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from '../../runner/store';
@@ -122,7 +123,7 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
   private readonly tables: Tables;
   private readyPromise: Promise<void> | undefined;
   /** Sessions (docs/chat.md): in the same schema; their SQL is ./sessions.ts. */
-  protected readonly sessions: PostgresSessions;
+  protected readonly sessions: SessionStore;
   private closed = false;
 
   constructor(options: PostgresStoreOptions) {

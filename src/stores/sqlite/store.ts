@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { SessionStore } from '../../sessions/store';
 import { closeSync, constants, openSync } from 'node:fs';
 import { DuplicateSuspensionError, StoreError, ToolnexusError } from '../../errors';
 import { messageOf } from '../../errors/message';
@@ -79,7 +80,7 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
   private readonly completeTransaction: Database.Transaction<(params: CompleteParams, next: SuspensionRow | undefined) => boolean>;
   private readonly listStatements = new Map<string, Database.Statement>();
   /** Sessions (docs/chat.md): in the same file; their SQL is ./sessions.ts. */
-  protected readonly sessions: SqliteSessions;
+  protected readonly sessions: SessionStore;
   private closed = false;
 
   constructor(options: SqliteStoreOptions | string) {
