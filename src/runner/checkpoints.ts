@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError, RunConflictError, RunNotFoundError } from '../errors';
 import { pendingOf } from '../results/helpers';
+import { jsonCopy } from '../suspension/json';
 import type { PendingRequest } from '../results/wire';
 import { systemClock, type Clock } from '../timing/clock';
 import { callStatus } from './call-status';
@@ -44,9 +45,17 @@ export class Checkpoints {
     return { state: readRunState(runId, checkpoint.state), version: checkpoint.version };
   }
 
-  /** Writes `state` as `version`; false when another writer got there first. */
-  write(runId: string, version: number, state: RunState): Promise<boolean> {
-    return this.runs.saveRun({ runId, version, state: state as unknown as Record<string, unknown>, updatedAt: this.nowIso() });
+  /**
+   * Writes `state` as `version`; false when another writer got there first. The store gets a
+   * JSON copy taken now, before `saveRun` is called: `state` shares the live run's transcript
+   * and step, which keep changing while a store that copies after its first `await` (a pooled
+   * connection, a logging wrapper) still holds them, and a step saved with results already
+   * fed to the transcript would feed them to the model twice on `recover`. Every save path
+   * (a durable step, a lease renewal, a halt, a resume) comes through here.
+   */
+  async write(runId: string, version: number, state: RunState): Promise<boolean> {
+    const copy = jsonCopy(state as unknown as Record<string, unknown>, `the checkpoint of run ${runId}`);
+    return this.runs.saveRun({ runId, version, state: copy, updatedAt: this.nowIso() });
   }
 
   /** Saves the run's next version. @throws {@link RunConflictError} when another process wrote it meanwhile. */

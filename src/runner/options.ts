@@ -80,7 +80,12 @@ export interface AgentRunnerOptions {
    * coordinator's store (each of the three stores is a session store). docs/chat.md, "Sessions".
    */
   sessions?: SessionStore;
-  /** The most messages a session's thread may hold; a run that would pass it is refused (`SessionFullError`). Default 10 000. */
+  /**
+   * The most messages a session's thread may hold. Input that would pass it is refused before
+   * the run (`SessionFullError`); a run that grows the thread past it has the oldest turns
+   * dropped when it writes the thread back, its own turn kept whole (refused with
+   * `SessionFullError`, the session unchanged, when that turn alone passes it). Default 10 000.
+   */
   maxSessionMessages?: number;
   /** The most bytes (as JSON) a session's thread may hold; as `maxSessionMessages`. Default 8 MiB. */
   maxSessionBytes?: number;

@@ -14,6 +14,9 @@ export interface RunCheckpoint {
  * The three built-in stores implement both. The runner checks nothing it gives one: a
  * checkpoint is built by the runner itself (docs/design.md, "Stores").
  *
+ * Each checkpoint a store is handed is its own copy, taken when `saveRun` is called: a store
+ * may read it after an `await` and still saves the run as it stood at the call.
+ *
  * Rules every run store follows: checkpoints round-trip as JSON (copies in, copies out), a
  * save is a compare-and-set on `version` that exactly one of concurrent savers wins, and
  * after `close` (when it has one) every method rejects with `StoreError`.

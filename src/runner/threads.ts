@@ -72,9 +72,18 @@ export class Threads {
     return { id, runId, version: next.version, createdAt: next.createdAt, thread };
   }
 
-  /** Writes the run's transcript as the thread; a halted run keeps the session until it ends. */
+  /**
+   * Writes the run's transcript as the thread, within the bounds (see {@link fitted}); a
+   * halted run keeps the session until it ends.
+   * @throws {@link SessionFullError} the run's own turn passes a bound: the session is given back as it was before the run.
+   */
   async finish(held: HeldSession, result: RunResult): Promise<void> {
-    const saved = await this.store.saveSession(this.after(held.id, held.version + 1, held.createdAt, result));
+    const thread = this.fitted(result.messages, held.thread.length);
+    if (!thread) {
+      await this.release(held);
+      throw this.full(held.id, result);
+    }
+    const saved = await this.store.saveSession(this.after(held.id, held.version + 1, held.createdAt, result, thread));
     // Only a takeover after the hold lapsed (this process was too slow) can get here.
     if (!saved) throw new StoreError(`session ${held.id}: run ${held.runId} held it too long and another run took it over`);
   }
@@ -87,25 +96,80 @@ export class Threads {
     await this.store.saveSession({ ...rest, version: stored.version + 1, updatedAt: new Date().toISOString() });
   }
 
-  /** After a resume or recover: the session waiting for this run (if any) gets its transcript. */
+  /**
+   * After a resume or recover: the session waiting for this run (if any) gets its transcript,
+   * within the bounds (see {@link fitted}; the run's own turn starts at its last user message).
+   * @throws {@link SessionFullError} the run's own turn passes a bound: the session is given back as it was, without the run.
+   */
   async writeBack(result: RunResult): Promise<void> {
+    const thread = this.fitted(result.messages, lastUserIndex(result.messages));
     for (let attempt = 0; attempt < MAX_SAVE_ATTEMPTS; attempt++) {
       const id = await this.store.sessionOfRun(result.runId);
       if (id === undefined) return;
       const stored = await this.store.loadSession(id);
       if (!stored || stored.active?.runId !== result.runId) return;
-      // A later result of this run (the one that ended it) was written already.
-      if (result.status === 'halted' && stored.messages.length > result.messages.length) return;
-      if (await this.store.saveSession(this.after(id, stored.version + 1, stored.createdAt, result))) return;
+      // A later result of this run (the one that ended it, or halted it again) was written
+      // already. Both keep the run's own turn whole, so the part after its last user message
+      // compares them even when older turns were dropped.
+      if (result.status === 'halted' && ownTurnLength(stored.messages) > ownTurnLength(result.messages)) return;
+      if (!thread) {
+        const { active: _released, ...rest } = stored;
+        if (await this.store.saveSession({ ...rest, version: stored.version + 1, updatedAt: new Date().toISOString() }))
+          throw this.full(id, result);
+        continue;
+      }
+      if (await this.store.saveSession(this.after(id, stored.version + 1, stored.createdAt, result, thread))) return;
     }
     throw new StoreError(`run ${result.runId}: its session kept changing; the transcript was not written`);
   }
 
-  private after(id: string, version: number, createdAt: string, result: RunResult): StoredSession {
-    const session: StoredSession = { id, version, messages: result.messages, createdAt, updatedAt: new Date().toISOString() };
+  /**
+   * The thread a run leaves, within the bounds: all of `messages` when they fit, else the
+   * oldest whole turns (each from a user message, so every tool call keeps its result) dropped
+   * until the rest fits, never a message from `keep` on (the run's own turn: it records what
+   * ran). Undefined when even that turn passes a bound. A bound is checked when a run takes the
+   * session too ({@link hold}), but only the write sees what the run's tool calls added.
+   */
+  private fitted(messages: ChatMessage[], keep: number): ChatMessage[] | undefined {
+    const { maxMessages, maxBytes } = this.limits;
+    // The bytes of a thread as JSON: its messages', the commas between them and the brackets.
+    const sizes = messages.map((message) => Buffer.byteLength(JSON.stringify(message)));
+    let bytes = 2 + sizes.reduce((sum, size) => sum + size, 0) + Math.max(0, messages.length - 1);
+    for (let from = 0; from <= Math.min(keep, messages.length - 1); from++) {
+      const count = messages.length - from;
+      if ((from === 0 || messages[from]?.role === 'user') && count <= maxMessages && bytes <= maxBytes)
+        return from === 0 ? messages : messages.slice(from);
+      bytes -= (sizes[from] as number) + (count > 1 ? 1 : 0);
+    }
+    return messages.length === 0 ? messages : undefined;
+  }
+
+  private full(id: string, result: RunResult): SessionFullError {
+    const count = result.messages.length;
+    const bytes = Buffer.byteLength(JSON.stringify(result.messages));
+    return new SessionFullError(
+      id,
+      `run ${result.runId} grew its thread to ${count} messages and ${bytes} bytes, and its own turn alone passes the bound of ` +
+        `${this.limits.maxMessages} messages and ${this.limits.maxBytes} bytes; the session is kept as it was before the run (the run's result is in its checkpoint, if it has one)`,
+    );
+  }
+
+  private after(id: string, version: number, createdAt: string, result: RunResult, messages: ChatMessage[]): StoredSession {
+    const session: StoredSession = { id, version, messages, createdAt, updatedAt: new Date().toISOString() };
     if (result.status === 'halted') session.active = { runId: result.runId, phase: 'halted' };
     return session;
   }
+}
+
+/** Where the newest turn starts: the last user message (0 when there is none). */
+function lastUserIndex(messages: readonly ChatMessage[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.role === 'user') return i;
+  return 0;
+}
+
+/** How many messages the newest turn has. */
+function ownTurnLength(messages: readonly ChatMessage[]): number {
+  return messages.length - lastUserIndex(messages);
 }
 
 /** What the runner's options say of sessions: where they are kept, and their bounds. */
