@@ -378,7 +378,11 @@ export class SessionBusyError extends ToolnexusError {
   }
 }
 
-/** A session's thread is at its size bound (`maxSessionMessages` / `maxSessionBytes`): the run is refused before anything runs. */
+/**
+ * A session's thread is at its size bound (`maxSessionMessages` / `maxSessionBytes`): the run is
+ * refused before anything runs, or, when the run's own turn alone is over the bound at write,
+ * fails with the session left as it was (docs/chat.md, "Bounds").
+ */
 export class SessionFullError extends ToolnexusError {
   override readonly code = 'TOOLNEXUS_SESSION_FULL';
 
