@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Answer, AnsweredRequest, PendingRequest } from '../results/wire';
 
 /**
@@ -36,6 +37,13 @@ export type ToolContext<TState extends object = {}> = {
   /** For a tool declared with `approval`: the answer that approved this call. */
   approval?: Answer;
   /**
+   * A key for this call's side effect that stays the same on its first execution, every
+   * replay, a retry after a lease takeover and a crash recovery: pass it to a payment API's
+   * idempotency header (docs/who-may-answer.md, "Idempotency key"). Present when the call has
+   * a run and a call id: every call of an agent run, and `execute` given `runId` and `callId`.
+   */
+  idempotencyKey?: string;
+  /**
    * Reports how far a long call has come, to a host that shows it (an MCP client's
    * `notifications/progress`). Present only when someone listens: call it as `ctx.progress?.(…)`.
    */
@@ -46,6 +54,15 @@ export type ToolContext<TState extends object = {}> = {
    */
   log?: (level: ToolLogLevel, message: string, data?: unknown) => void;
 } & TState;
+
+/**
+ * The idempotency key of a call with a run and a call id: a digest of both, 47 characters, so
+ * it fits any API's key field and shows neither id. `undefined` without both.
+ */
+export function idempotencyKeyOf(place: { runId?: string; callId?: string }): string | undefined {
+  if (place.runId === undefined || place.callId === undefined) return undefined;
+  return `tnx_${createHash('sha256').update(`${place.runId}\n${place.callId}`).digest('base64url')}`;
+}
 
 /** Severity of a {@link ToolContext.log} line (the syslog levels MCP uses). */
 export type ToolLogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
