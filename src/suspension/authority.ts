@@ -98,6 +98,12 @@ export class Authority {
     return allowed;
   }
 
+  /** The decision on `answer` by `principal`, as {@link judge} would take it, without telling anyone (a dry run). */
+  async decision(principal: Principal, call: SuspendedCall, answer: Answer): Promise<AnswerDecision> {
+    if (!this.active) return 'allow';
+    return this.decide(principal, call, answer, actionOf(answer));
+  }
+
   private async decide(principal: Principal, surfaced: SuspendedCall, answer: Answer, action: AnswerAction): Promise<AnswerDecision> {
     const asking = await this.askingCall(surfaced);
     if ('deny' in asking) return asking;

@@ -32,7 +32,7 @@ import {
   type Audit,
   type Principal,
 } from './audit';
-import type { AnswerAction } from './policy';
+import type { AnswerAction, AnswerDecision } from './policy';
 import { Authority, keepSystemMark } from './authority';
 import { Binding } from './binding';
 import { coordinatorSettings, type ExecuteOptions, type ResumeCoordinatorOptions } from './coordinator-options';
@@ -380,6 +380,15 @@ export class ResumeCoordinator {
    */
   async actionsOf(principal: Principal, call: SuspendedCall): Promise<AnswerAction[]> {
     return this.authority.actionsOf(principal, call);
+  }
+
+  /**
+   * The answer policy's decision on `answer` to `call` by `principal`, taken as `resolve` would
+   * take it but changing and telling nothing: for a front end that refuses a batch of answers
+   * before applying any (the chat), or a policy's dry run. `resolve` judges again.
+   */
+  async decide(principal: Principal, call: SuspendedCall, answer: Answer): Promise<AnswerDecision> {
+    return this.authority.decision(principal, call, answer);
   }
 
   /** Whether an answer policy judges this coordinator's answers. */
