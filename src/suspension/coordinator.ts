@@ -4,7 +4,8 @@ import type { Answer, PendingRequest, ToolResult } from '../results/wire';
 import { countSuspension } from '../telemetry/suspension';
 import { Telemetry } from '../telemetry/telemetry';
 import type { Clock } from '../timing/clock';
-import { idempotencyKeyOf, type ToolContext } from '../toolkit/context';
+import type { ToolContext } from '../toolkit/context';
+import { idempotencyKeyOf } from './idempotency';
 import type { Preparation } from '../toolkit/prepared';
 import type { Toolkit } from '../toolkit/toolkit';
 import {

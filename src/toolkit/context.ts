@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Answer, AnsweredRequest, PendingRequest } from '../results/wire';
 
 /**
@@ -54,15 +53,6 @@ export type ToolContext<TState extends object = {}> = {
    */
   log?: (level: ToolLogLevel, message: string, data?: unknown) => void;
 } & TState;
-
-/**
- * The idempotency key of a call with a run and a call id: a digest of both, 47 characters, so
- * it fits any API's key field and shows neither id. `undefined` without both.
- */
-export function idempotencyKeyOf(place: { runId?: string; callId?: string }): string | undefined {
-  if (place.runId === undefined || place.callId === undefined) return undefined;
-  return `tnx_${createHash('sha256').update(`${place.runId}\n${place.callId}`).digest('base64url')}`;
-}
 
 /** Severity of a {@link ToolContext.log} line (the syslog levels MCP uses). */
 export type ToolLogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
