@@ -4,7 +4,9 @@ import {
   InvalidArgumentError,
   SuspensionMismatchError,
   UnknownSuspensionError,
-  UnregisteredToolError, AnswerRefusedError } from '../errors';
+  UnregisteredToolError,
+  AnswerRefusedError,
+} from '../errors';
 import { messageOf } from '../errors/message';
 import { pendingOf } from '../results/helpers';
 import type { Answer } from '../results/wire';

@@ -44,7 +44,10 @@ beforeAll(async () => {
     store: new MemoryStore(),
     policy: rulesPolicy([{ principals: ['manager:ann'], tools: ['refund'] }]),
   });
-  server = await serveMcp(coordinator, { transport: 'http', authorize: bearerTokens([{ token: RITA, principal: { id: 'customer:rita' } }]) });
+  server = await serveMcp(coordinator, {
+    transport: 'http',
+    authorize: bearerTokens([{ token: RITA, principal: { id: 'customer:rita' } }]),
+  });
 });
 afterAll(() => server.close());
 
@@ -55,7 +58,9 @@ it('does not elicit an approval from a client the policy refuses; the call waits
     elicited++;
     return { action: 'accept', content: {} };
   });
-  await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${RITA}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${RITA}` } } }),
+  );
   try {
     const result = (await client.callTool({ name: 'refund', arguments: { order: 'o-1', cents: 999_999 } })) as {
       isError?: boolean;

@@ -147,8 +147,7 @@ async function callTool(
   }
   // Who calls, and so who answers what is elicited from this client: the principal the host's
   // authorize hook named, else the MCP client or session (never a name the client gives itself).
-  const by =
-    principal ?? elicitationPrincipal({ clientId: extra.authInfo?.clientId, sessionId: extra.sessionId });
+  const by = principal ?? elicitationPrincipal({ clientId: extra.authInfo?.clientId, sessionId: extra.sessionId });
   let result: ToolResult;
   try {
     // The call is made on the caller's behalf: with an answer policy, they may not approve it themselves.
