@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Module, ValidationPipe, type DynamicModule, type INestApplication } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE, NestFactory } from '@nestjs/core';
 import type { IncomingMessage } from 'node:http';
-import type { SuspensionStore } from 'toolnexus-ts/suspension';
+import { rulesPolicy, type SuspensionStore } from 'toolnexus-ts/suspension';
 import type { RunStore } from 'toolnexus-ts/agents';
 import { bearerTokens, type BearerTokenEntry } from 'toolnexus-ts/inbox';
 import { ToolnexusExceptionFilter, ToolnexusInboxModule, ToolnexusModule } from 'toolnexus-ts/nest';
@@ -31,12 +31,13 @@ export class ApprovalsModule {
           model: scriptedModel(),
           store: options.store,
           systemPrompt: 'You move money between accounts, only with approval.',
+          // Who may answer, at every door (the inbox below, the chat): Alice and Carol approve transfers.
+          policy: rulesPolicy([{ principals: ['alice', 'carol'], kinds: ['approval'], tools: ['transfer'] }]),
         }),
         // GET /inbox/ (the page), /inbox/api/... (the JSON API): answering resumes the run here.
         ToolnexusInboxModule.forRoot({
           path: 'inbox',
           authorize: bearerTokens(DEMO_APPROVERS),
-          rules: [{ principals: ['alice', 'carol'], kinds: ['approval'], tools: ['transfer'] }],
           // The replay runs in the answering request; CurrentUser (request-scoped) reads the approver from it.
           context: (request, principal) => {
             (request as IncomingMessage & { user?: unknown }).user = principal;

@@ -29,6 +29,8 @@ export class DurableCall {
     /** Prefix of the durable key: `<framework>:[<conversation>:]`. */
     private readonly prefix: string,
     private readonly approvedBy?: Principal,
+    /** On whose behalf calls are made: recorded as `requestedBy`, so they may not approve their own (docs/who-may-answer.md). */
+    private readonly requestedBy?: Principal,
   ) {}
 
   /** Our validation, as a framework's validator wants it: the problem text, or the value accepted. */
@@ -73,7 +75,7 @@ export class DurableCall {
     const ctx = hostState(state);
     if (policy.when && !(await policy.when(call.args, ctx))) return undefined;
     // The declared approval asks before run: this records the request and runs nothing.
-    const result = await this.coordinator.run(call, ctx, { callId, runId: key });
+    const result = await this.coordinator.run(call, ctx, { callId, runId: key, ...this.requester() });
     const request = pendingOf(result);
     if (request?.kind !== 'approval') throw new ToolnexusError(`${this.tool.name}: expected its approval request, got: ${result.output}`);
     return { args: call.args, request };
@@ -90,8 +92,8 @@ export class DurableCall {
       if (call) return this.approve(call, ctx);
     }
     const prepared = typeof input === 'object' && input !== null ? this.validated.get(input) : undefined;
-    if (prepared) return this.coordinator.run(prepared, ctx, { callId, runId: key });
-    return this.coordinator.execute(this.tool.name, input, ctx, { callId, runId: key });
+    if (prepared) return this.coordinator.run(prepared, ctx, { callId, runId: key, ...this.requester() });
+    return this.coordinator.execute(this.tool.name, input, ctx, { callId, runId: key, ...this.requester() });
   }
 
   /** Settles the call's recorded approval as declined (the framework's user refused it); false when there is none pending. */
@@ -110,6 +112,10 @@ export class DurableCall {
       // Declined in the inbox, say, before the framework's approval arrived: the model is told.
       return { output: `${this.tool.name}: ${messageOf(error)}`, isError: true };
     }
+  }
+
+  private requester(): { principal?: Principal } {
+    return this.requestedBy ? { principal: this.requestedBy } : {};
   }
 
   /** This tool's recorded approval request for the key, if any. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { InvalidArgumentError, ToolnexusError } from '../errors';
+import { AnswerRefusedError, InvalidArgumentError, ToolnexusError } from '../errors';
 import { pendingOf } from '../results/helpers';
 import type { ToolCall } from '../models/types';
 import type { Answer } from '../results/wire';
@@ -86,7 +86,14 @@ async function chatEvents(
     if (active && (active.until ?? 0) >= Date.now())
       throw new ChatRequestError(409, 'busy', 'this chat is busy: another request of it is still running; send again when it has ended');
     const runId = `run-${randomUUID()}`;
-    const events = runner.stream(text, { session: sessionId, runId, ...(signal ? { signal } : {}), ...(context ? { context } : {}) });
+    // The run is made on the principal's behalf: its requests record them, so they cannot approve their own (docs/who-may-answer.md).
+    const events = runner.stream(text, {
+      session: sessionId,
+      runId,
+      principal,
+      ...(signal ? { signal } : {}),
+      ...(context ? { context } : {}),
+    });
     return { events, stream: { messageId: messageIdOf(runId), ...redaction, ...(errorText ? { errorText } : {}) } };
   }
 
@@ -97,7 +104,7 @@ async function chatEvents(
   refuseDuplicates(responded);
   const runId = session?.active?.phase === 'halted' ? session.active.runId : undefined;
   // Every answer is checked before any is applied: a forged one changes nothing.
-  const checked = await Promise.all(responded.map((part) => checkApproval(runner, part, runId)));
+  const checked = await Promise.all(responded.map((part) => checkApproval(runner, part, runId, principal)));
   const before: UIStreamPart[] = [];
   for (const { part, call } of checked) {
     const approval = part.approval as { id: string; approved: boolean; reason?: string };
@@ -173,6 +180,7 @@ async function checkApproval(
   runner: AgentRunner,
   part: ToolPartIn,
   runId: string | undefined,
+  principal: Principal,
 ): Promise<{ part: ToolPartIn; call: SuspendedCall }> {
   const approval = part.approval;
   if (!approval || typeof approval.approved !== 'boolean')
@@ -186,6 +194,11 @@ async function checkApproval(
   if (call.status !== 'pending') throw new ChatRequestError(409, 'not_pending', `request ${approval.id} is already ${call.status}`);
   if (runId === undefined || call.runId !== runId)
     throw new ChatRequestError(403, 'not_yours', `request ${approval.id} is not one this chat is waiting for`);
+  // The coordinator's answer policy, asked before any answer is applied; the claim judges again.
+  const answer: Answer = approval.approved ? { id: call.request.id, ok: true } : { id: call.request.id, ok: false, reason: 'declined' };
+  const decision = await runner.coordinator.decide(principal, call, answer);
+  if (decision !== 'allow')
+    throw new ChatRequestError(403, 'answer_refused', `you may not answer request ${approval.id}: ${decision.deny}`);
   return { part, call };
 }
 
@@ -226,6 +239,7 @@ function errorBody(error: ChatRequestError): string {
 function refusal(error: unknown): ChatRequestError {
   if (error instanceof ChatRequestError) return error;
   if (error instanceof InvalidArgumentError) return new ChatRequestError(400, 'bad_body', error.message);
+  if (error instanceof AnswerRefusedError) return new ChatRequestError(403, 'answer_refused', error.message);
   const code = error instanceof ToolnexusError ? error.code : 'an internal error';
   return new ChatRequestError(500, 'internal', `the chat request failed: ${code}`);
 }

@@ -5,6 +5,7 @@ import {
   SuspensionMismatchError,
   UnknownSuspensionError,
   UnregisteredToolError,
+  AnswerRefusedError,
 } from '../errors';
 import { messageOf } from '../errors/message';
 import { pendingOf } from '../results/helpers';
@@ -87,6 +88,7 @@ export async function settleFromCli(input: CommandInput, verdict: Verdict, data?
     });
   } catch (error) {
     if (error instanceof UnknownSuspensionError) return say(EXIT.notFound, `no suspension ${id} in ${session.storeShown}`);
+    if (error instanceof AnswerRefusedError) return say(EXIT.notAllowed, `not allowed: ${error.reason}`, before);
     if (error instanceof AlreadyResolvedError) {
       const now = await coordinator.get(id);
       return say(EXIT.alreadySettled, `${id} is already ${error.status}${now ? byWhom(now) : ''}`, now);

@@ -18,6 +18,12 @@ export const EXIT = {
    * match its binding (another `TOOLNEXUS_BINDING_KEY`), or the answer or reason is invalid.
    */
   refused: 5,
+  /**
+   * The answer policy refused this principal (`--as`, else the OS user, as `cli:<name>`): the
+   * `--tools` module's coordinator has a policy that does not let them give this answer
+   * (docs/who-may-answer.md). Nothing was done.
+   */
+  notAllowed: 6,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -393,3 +393,24 @@ export class SessionFullError extends ToolnexusError {
     super(`session ${sessionId} is full: ${detail}`);
   }
 }
+
+/**
+ * An answer the coordinator's answer policy refused (docs/who-may-answer.md): the principal
+ * may not give it, an answer came without a principal while a policy is set, or the
+ * requester approved their own request (separation of duties). Nothing stored changed.
+ * Front ends show it as 403 (HTTP), an MCP error, or CLI exit code 7.
+ */
+export class AnswerRefusedError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_ANSWER_REFUSED';
+
+  constructor(
+    /** The suspension the answer named. */
+    readonly suspensionId: string,
+    /** Why, in words fit for the person refused (never an argument value). */
+    readonly reason: string,
+    /** Who gave the answer, when anyone was named. */
+    readonly principalId?: string,
+  ) {
+    super(`answer to ${suspensionId} refused: ${reason}`);
+  }
+}

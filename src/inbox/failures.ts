@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import {
   AlreadyResolvedError,
+  AnswerRefusedError,
   ClaimLostError,
   InvalidAnswerError,
   InvalidResumeError,
@@ -79,6 +80,7 @@ export function fail(response: ServerResponse, error: unknown, report: () => str
 function statusOf(error: unknown): number {
   if (error instanceof InboxError) return error.status;
   if (error instanceof UnknownSuspensionError) return 404;
+  if (error instanceof AnswerRefusedError) return 403;
   if (error instanceof InvalidAnswerError || error instanceof InvalidResumeError) return 400;
   if (
     error instanceof AlreadyResolvedError ||

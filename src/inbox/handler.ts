@@ -9,7 +9,6 @@ import { cookie, cookieOf, isSecure, readForm, readJsonObject, sendHtml, sendJso
 import { errorReporter, fail } from './failures';
 import type { InboxOptions } from './options';
 import { inboxPage, refusedPage, signInPage } from './page';
-import { InboxRules } from './rules';
 import { InboxService, queryOf } from './service';
 import { SignIns } from './sign-ins';
 
@@ -53,11 +52,14 @@ export function createInbox(options: InboxOptions): Inbox {
   }
   if (options.title !== undefined) settings.title = String(options.title);
   const basePath = normalBase(options.basePath);
-  const rules = new InboxRules(options.rules);
+  if ((options as { rules?: unknown }).rules !== undefined)
+    throw new InvalidArgumentError(
+      'inbox rules moved to the coordinator: new ResumeCoordinator({ toolkit, store, policy: rulesPolicy([...]) }) judges every door (docs/who-may-answer.md)',
+    );
   const feed = new ChangeFeed(coordinator.store, settings.pollMs, settings.maxStreams, (error) =>
     report({ method: 'POLL', url: '/api/events' } as InboxRequest, error),
   );
-  const service = new InboxService(options, rules, () => feed.changed());
+  const service = new InboxService(options, () => feed.changed());
   const tokens = options.authorize instanceof BearerTokens ? options.authorize : undefined;
   if (options.trustProxy !== undefined && typeof options.trustProxy !== 'boolean')
     throw new InvalidArgumentError('trustProxy must be true or false');

@@ -10,7 +10,6 @@ export { CSRF_COOKIE, CSRF_HEADER, CSRF_FIELD } from './csrf';
 export type { InboxOptions, InboxLogEntry, InboxLogger } from './options';
 export { MemorySignInStore } from './sign-ins';
 export type { InboxSignIn, InboxSignInStore, InboxSignInOptions } from './sign-ins';
-export type { InboxRule, InboxAllow, InboxAction } from './rules';
 export type { SuspensionView } from './view';
 export type { InputField, FieldProblem } from './input-schema';
 export type { AnswerOutcome, InboxQuery, InboxStatusFilter } from './service';

@@ -3,7 +3,6 @@ import type { AgentRunner } from '../runner/agent-runner';
 import type { Principal } from '../suspension/audit';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { Authorize, BearerTokens } from './auth';
-import type { InboxAllow, InboxRule } from './rules';
 import type { InboxSignInOptions } from './sign-ins';
 
 /**
@@ -44,8 +43,6 @@ export interface InboxOptions {
    * host name. Required: there is no default.
    */
   authorize: Authorize | BearerTokens | 'none-local-only';
-  /** Who may answer or cancel what (docs/operating.md, "Per-principal rules"). Default: every signed-in principal may do both. */
-  rules?: readonly InboxRule[] | InboxAllow;
   /**
    * The path the inbox is mounted at (`/inbox`). With Express's `app.use('/inbox', inbox)` it is
    * found on its own (`req.baseUrl`); give it for `node:http`, Fastify and Nest.

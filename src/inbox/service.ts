@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { AlreadyResolvedError, InvalidAnswerError, UnknownSuspensionError } from '../errors';
+import { AlreadyResolvedError, AnswerRefusedError, InvalidAnswerError, UnknownSuspensionError } from '../errors';
 import type { Answer } from '../results/wire';
 import type { AgentRunner } from '../runner/agent-runner';
 import { answerAs } from '../runner/answer-as';
@@ -8,17 +8,10 @@ import { MAX_COMMENT_LENGTH, type Principal } from '../suspension/audit';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import { isSettled, isSuspensionStatus } from '../suspension/status';
 import type { SuspendedCall, SuspensionStatus } from '../suspension/store';
-import {
-  AnsweredByOtherError,
-  InboxBadRequestError,
-  InboxError,
-  InboxForbiddenError,
-  InboxInvalidInputError,
-  SuspensionExpiredError,
-} from './errors';
+import { AnsweredByOtherError, InboxBadRequestError, InboxError, InboxInvalidInputError, SuspensionExpiredError } from './errors';
 import { declaredFields, inputFields, inputProblems } from './input-schema';
 import type { InboxLogEntry, InboxOptions } from './options';
-import type { InboxAction, InboxRules } from './rules';
+import type { AnswerAction } from '../suspension/policy';
 import { Redactor, viewOf, type SuspensionView } from './view';
 
 /** Which suspensions a list shows: `open` (pending and resolving), `settled` (the history), or one status. */
@@ -48,7 +41,6 @@ export class InboxService {
 
   constructor(
     options: Pick<InboxOptions, 'runner' | 'coordinator' | 'context' | 'log'>,
-    private readonly rules: InboxRules,
     private readonly announce: () => void,
   ) {
     this.runner = options.runner;
@@ -101,15 +93,11 @@ export class InboxService {
     principal: Principal,
     answer: Answer,
     comment: string | undefined,
-    action: InboxAction,
+    action: AnswerAction,
   ): Promise<AnswerOutcome> {
     const before = await this.call(answer.id);
     try {
-      if (!(await this.rules.allows(principal, before, action))) {
-        throw new InboxForbiddenError(
-          `${principal.name ?? principal.id} may not ${action} ${before.request.kind} requests of ${before.tool}`,
-        );
-      }
+      // Who may answer is the coordinator's policy, judged on the answer's path (docs/who-may-answer.md).
       this.checkStillOpen(before, principal);
       if (answer.ok) this.checkInput(before, answer);
       const run = await this.apply(request, principal, answer, comment);
@@ -127,7 +115,7 @@ export class InboxService {
         'refused',
         before,
         principal,
-        error instanceof InboxError || error instanceof AlreadyResolvedError ? error.code : 'error',
+        error instanceof InboxError || error instanceof AlreadyResolvedError || error instanceof AnswerRefusedError ? error.code : 'error',
       );
       throw error;
     }
@@ -177,7 +165,7 @@ export class InboxService {
   }
 
   private async view(principal: Principal, call: SuspendedCall): Promise<SuspensionView> {
-    return viewOf(call, this.redactor, await this.rules.actionsOn(principal, call));
+    return viewOf(call, this.redactor, await this.coordinator.actionsOf(principal, call));
   }
 
   private record(event: InboxLogEntry['event'], call: SuspendedCall, principal: Principal, status: string): void {

@@ -2,7 +2,7 @@ import type { Principal } from '../suspension/audit';
 import type { SuspendedCall, SuspensionStatus } from '../suspension/store';
 import { Redactor } from '../suspension/redact';
 import { inputFields, type InputField } from './input-schema';
-import type { InboxAction } from './rules';
+import type { AnswerAction } from '../suspension/policy';
 
 /** One suspension as the inbox's API and page show it: sensitive values redacted, nothing stored beyond what helps decide. */
 export interface SuspensionView {
@@ -34,13 +34,13 @@ export interface SuspensionView {
   /** The settled outcome's text. */
   outcome?: { isError: boolean; output: string };
   /** What the viewer may do now. */
-  actions: InboxAction[];
+  actions: AnswerAction[];
 }
 
 export { Redactor };
 
 /** The view of `call` for a viewer allowed `actions`. */
-export function viewOf(call: SuspendedCall, redactor: Redactor, actions: InboxAction[]): SuspensionView {
+export function viewOf(call: SuspendedCall, redactor: Redactor, actions: AnswerAction[]): SuspensionView {
   // The one redaction path (src/suspension/redact.ts): what the inbox shows is what the CLI, webhooks and MCP show.
   const shown = redactor.call(call);
   const request = shown.request;

@@ -3,6 +3,7 @@ import type { ChatModel } from '../models/types';
 import type { SuspensionStore } from '../suspension/store';
 import type { RunStore } from '../runner/store';
 import type { WaitFor } from '../suspension/coordinator';
+import type { AnswerPolicy } from '../suspension/policy';
 import type { ToolContext } from '../toolkit/context';
 import type { ToolkitHooks } from '../toolkit/hooks';
 
@@ -41,6 +42,13 @@ export interface ToolnexusModuleOptions {
   waitFor?: WaitFor;
   /** How long a resolving process holds a claim; see `ResumeCoordinator`. */
   leaseMs?: number;
+  /**
+   * Who may answer what, judged for every door built on this module's coordinator (the inbox,
+   * the chat, MCP): see `ResumeCoordinator`'s `policy` and docs/who-may-answer.md.
+   */
+  policy?: AnswerPolicy;
+  /** Separation of duties (default on with a policy): see `ResumeCoordinator`'s `separationOfDuties`. */
+  separationOfDuties?: boolean;
 }
 
 /** Options of `ToolnexusModule.forRoot`. */

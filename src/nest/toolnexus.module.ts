@@ -72,7 +72,14 @@ export class ToolnexusModule implements OnApplicationShutdown {
       provide: ResumeCoordinator,
       inject: [TOOLNEXUS_OPTIONS, Toolkit],
       useFactory: (options: ToolnexusModuleOptions, tools: Toolkit) =>
-        new ResumeCoordinator({ toolkit: tools, store: options.store, waitFor: options.waitFor, leaseMs: options.leaseMs }),
+        new ResumeCoordinator({
+          toolkit: tools,
+          store: options.store,
+          waitFor: options.waitFor,
+          leaseMs: options.leaseMs,
+          ...(options.policy === undefined ? {} : { policy: options.policy }),
+          ...(options.separationOfDuties === undefined ? {} : { separationOfDuties: options.separationOfDuties }),
+        }),
     };
     const runner: Provider = {
       provide: AgentRunner,

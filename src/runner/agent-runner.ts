@@ -3,6 +3,7 @@ import { InvalidArgumentError, InvalidResumeError, RunConflictError } from '../e
 import { messageOf } from '../errors/message';
 import type { ClassType } from '../decorators/types';
 import type { Answer } from '../results/wire';
+import { checkedAudit } from '../suspension/audit';
 import { DEFAULT_LEASE_MS, ResumeCoordinator } from '../suspension/coordinator';
 import { Telemetry } from '../telemetry/telemetry';
 import { systemClock } from '../timing/clock';
@@ -357,6 +358,7 @@ export class AgentRunner {
       signal: options.signal,
       context: options.context,
       emit,
+      ...(options.principal === undefined ? {} : { principal: checkedAudit({ by: options.principal }, 'run')?.by }),
     };
   }
 

@@ -34,13 +34,14 @@ export async function callTool(parts: AgentParts, live: LiveRun, call: ToolCall)
     live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result });
     return result;
   }
-  const ctx = callContext(live.context, live.signal, call.id, live.runId);
+  const ctx = callContext(live.context, live.signal, call.id, live.runId, live.principal);
   const emit = live.emit;
   // A sub-agent's events join the stream of the run that called it.
   if (emit) Object.assign(ctx, { [SUB_AGENT_EVENTS]: emit });
   const result = await parts.coordinator.execute(call.name, call.arguments, ctx, {
     callId: call.id,
     runId: live.runId,
+    principal: live.principal,
     waitFor: parts.waitFor,
     // Inline answers are announced before `waitFor` runs, so a channel can push the link at once.
     onPending: emit ? (request: PendingRequest) => emit({ type: 'pending', callId: call.id, request }) : undefined,

@@ -5,9 +5,12 @@ import { failure, pending } from '../results/helpers';
 import type { Answer, PendingRequest, ToolResult } from '../results/wire';
 import type { Audit } from '../suspension/audit';
 import type { ResumeCoordinator } from '../suspension/coordinator';
+import { systemAudit } from '../suspension/authority';
+import { subAgentOriginOf, type SubAgentOrigin } from '../suspension/origin';
+import type { Principal } from '../suspension/audit';
 import { defineTool, type FunctionTool } from '../toolkit/define-tool';
 import type { ChatMessage, Usage } from '../models/types';
-import type { AgentToolContext, Emit } from './live-run';
+import { RUN_PRINCIPAL, type AgentToolContext, type Emit } from './live-run';
 import type { RunEvent, RunResult } from './types';
 
 /**
@@ -51,21 +54,15 @@ export interface SubAgentRecord {
   messages: ChatMessage[];
 }
 
-/**
- * Where a sub-agent's request came from, in `request.data.subAgent` of the request the
- * calling run surfaces: the sub-agent tools from the root down to the agent that asked
- * (`path`), the child run, and the child's own request id.
- */
-export interface SubAgentOrigin {
-  path: string[];
-  runId: string;
-  requestId: string;
-}
+export type { SubAgentOrigin } from '../suspension/origin';
 
 /** What a sub-agent call needs of the runner it runs (an `AgentRunner`). */
 export interface SubAgentHost {
-  run(input: string, options: { runId: string; context?: object; signal?: AbortSignal }): Promise<RunResult>;
-  stream(input: string, options: { runId: string; context?: object; signal?: AbortSignal }): AsyncGenerator<RunEvent>;
+  run(input: string, options: { runId: string; context?: object; signal?: AbortSignal; principal?: Principal }): Promise<RunResult>;
+  stream(
+    input: string,
+    options: { runId: string; context?: object; signal?: AbortSignal; principal?: Principal },
+  ): AsyncGenerator<RunEvent>;
   resume(answer: Answer, options: { context?: object; signal?: AbortSignal; audit?: Audit }): Promise<RunResult>;
   resumeStream(answer: Answer, options: { context?: object; signal?: AbortSignal; audit?: Audit }): AsyncGenerator<RunEvent>;
 }
@@ -86,7 +83,7 @@ export async function runSubAgent(
 ): Promise<ToolResult> {
   const host = hostContext(ctx);
   const signal = ctx?.signal;
-  const origin = originOf(ctx?.replay?.request);
+  const origin = subAgentOriginOf(ctx?.replay?.request);
   const emit = (ctx as { [SUB_AGENT_EVENTS]?: Emit } | undefined)?.[SUB_AGENT_EVENTS];
   const common = { ...(host ? { context: host } : {}), ...(signal ? { signal } : {}) };
   if (ctx?.answer && origin) {
@@ -98,9 +95,10 @@ export async function runSubAgent(
   }
   const runId = `${ctx?.runId ?? 'run'}/${ctx?.callId ?? randomUUID()}`;
   const message = messageOf(args);
-  const result = emit
-    ? await nested(name, runner.stream(message, { ...common, runId }), emit)
-    : await runner.run(message, { ...common, runId });
+  // The child run is made on behalf of the caller's principal: its requests record them too.
+  const principal = (ctx as { [RUN_PRINCIPAL]?: Principal } | undefined)?.[RUN_PRINCIPAL];
+  const started = { ...common, runId, ...(principal ? { principal } : {}) };
+  const result = emit ? await nested(name, runner.stream(message, started), emit) : await runner.run(message, started);
   return resultOf(name, runId, result);
 }
 
@@ -117,7 +115,7 @@ async function nested(name: string, events: AsyncGenerator<RunEvent>, emit: Emit
 function resultOf(name: string, runId: string, result: RunResult): ToolResult {
   if (result.status === 'halted') {
     const request = result.pending;
-    const inner = originOf(request);
+    const inner = subAgentOriginOf(request);
     const origin: SubAgentOrigin = { path: [name, ...(inner?.path ?? [])], runId, requestId: request.id };
     const up: Omit<PendingRequest, 'id'> & { id: string } = {
       id: `sub-${request.id}`,
@@ -157,22 +155,14 @@ export async function cancelChildren(
   request: PendingRequest | undefined,
   reason: string | undefined,
 ): Promise<void> {
-  let origin = originOf(request);
+  let origin = subAgentOriginOf(request);
   for (let depth = 0; origin && depth < MAX_DEPTH; depth++) {
     const child = await coordinator.get(origin.requestId).catch(() => undefined);
     await coordinator
-      .cancel(origin.requestId, `the request it surfaced in the calling run was ${reason ?? 'refused'}`)
+      .cancel(origin.requestId, `the request it surfaced in the calling run was ${reason ?? 'refused'}`, systemAudit())
       .catch(() => undefined);
-    origin = originOf(child?.request);
+    origin = subAgentOriginOf(child?.request);
   }
-}
-
-/** The sub-agent origin of a request the call surfaced, when it is one. */
-function originOf(request: PendingRequest | undefined): SubAgentOrigin | undefined {
-  const origin = request?.data?.subAgent as Partial<SubAgentOrigin> | undefined;
-  if (typeof origin !== 'object' || origin === null) return undefined;
-  if (typeof origin.runId !== 'string' || typeof origin.requestId !== 'string' || !Array.isArray(origin.path)) return undefined;
-  return origin as SubAgentOrigin;
 }
 
 /** The child's user message: the `input` string of the arguments, else the arguments as JSON. */

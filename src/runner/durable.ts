@@ -99,7 +99,7 @@ export class DurableSteps implements TurnCalls {
           prompt: recoveryPrompt(live.runId, entry.call),
           data: { runId: live.runId, callId: entry.call.id, tool: entry.call.name, turn },
         },
-        { callId: entry.call.id, runId: live.runId },
+        { callId: entry.call.id, runId: live.runId, principal: live.principal },
       );
     } catch (error) {
       // Arguments that do not parse never ran the tool: running the call again only repeats its error result.

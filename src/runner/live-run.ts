@@ -3,6 +3,8 @@ import type { WaitFor } from '../suspension/answers';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { Telemetry } from '../telemetry/telemetry';
 import type { ToolContext } from '../toolkit/context';
+import { idempotencyKeyOf } from '../suspension/idempotency';
+import type { Principal } from '../suspension/audit';
 import type { ChatMessage, ChatModel, ModelTool, Usage } from '../models/types';
 import type { RunTrace } from './agent-spans';
 import type { Checkpoints } from './checkpoints';
@@ -73,6 +75,8 @@ export interface LiveRun {
   agent?: string;
   /** The run's span while a tracer records it; its `traceparent` is checkpointed when the run halts. */
   trace?: RunTrace;
+  /** On whose behalf the run is made: recorded with every suspension it raises. */
+  principal?: Principal;
 }
 
 /** The context each call gets: a shallow copy of the run's, plus the run's signal and the call's id. */
@@ -81,11 +85,19 @@ export function callContext(
   signal: AbortSignal | undefined,
   callId: string,
   runId?: string,
+  principal?: Principal,
 ): AgentToolContext {
   const ctx: AgentToolContext = runId === undefined ? { ...context, callId } : { ...context, callId, runId };
   if (signal) ctx.signal = signal;
+  const idempotencyKey = idempotencyKeyOf({ runId, callId });
+  if (idempotencyKey !== undefined) ctx.idempotencyKey = idempotencyKey;
+  // A sub-agent's child run is made on behalf of the same principal.
+  if (principal !== undefined) Object.assign(ctx, { [RUN_PRINCIPAL]: principal });
   return ctx;
 }
+
+/** Where a call's context carries its run's principal to a sub-agent: a symbol, so no host key collides with it. */
+export const RUN_PRINCIPAL = Symbol.for('toolnexus:run-principal');
 
 /** The checkpoint state of a live run. */
 export function snapshot(live: LiveRun, phase: RunState['phase'], halted: RunState['halted']): RunState {
@@ -101,6 +113,7 @@ export function snapshot(live: LiveRun, phase: RunState['phase'], halted: RunSta
   };
   if (live.output) state.output = outputState(live.output);
   if (live.agent !== undefined) state.agent = live.agent;
+  if (live.principal !== undefined) state.principal = live.principal;
   if (halted) state.halted = halted;
   const traceparent = live.trace?.tracing.traceparentOf(live.trace.span);
   if (traceparent !== undefined) state.traceparent = traceparent;

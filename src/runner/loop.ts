@@ -1,4 +1,5 @@
 import { RunCheckpointError } from '../errors';
+import { systemAudit } from '../suspension/authority';
 import { messageOf } from '../errors/message';
 import { pendingOf } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
@@ -62,7 +63,9 @@ async function halt(parts: AgentParts, live: LiveRun, calls: ToolCall[], results
   } catch (error) {
     // No checkpoint means no run could ever continue these: cancel them rather than leave orphans.
     await Promise.allSettled(
-      halted.filter((entry) => entry.pendingId).map((entry) => parts.coordinator.cancel(entry.pendingId as string, messageOf(error))),
+      halted
+        .filter((entry) => entry.pendingId)
+        .map((entry) => parts.coordinator.cancel(entry.pendingId as string, messageOf(error), systemAudit())),
     );
     throw error;
   }

@@ -1,6 +1,6 @@
 import type { ClassType } from '../decorators/types';
 import type { WaitFor } from '../suspension/answers';
-import type { Audit } from '../suspension/audit';
+import type { Audit, Principal } from '../suspension/audit';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { SessionStore } from '../sessions/store';
 import type { TelemetryOption } from '../telemetry/options';
@@ -136,6 +136,13 @@ export interface RunOptions {
    * `SessionBusyError`. docs/chat.md, "Sessions".
    */
   session?: string;
+  /**
+   * On whose behalf the run is made (the signed-in user of a chat, a Nest request's user):
+   * recorded with every suspension it raises as `requestedBy`, kept in its checkpoint and
+   * handed to its sub-agents, so separation of duties refuses their own approvals
+   * (docs/who-may-answer.md).
+   */
+  principal?: Principal;
 }
 
 /**

@@ -351,7 +351,8 @@ async function outputInstance(output: OutputRun | undefined, plain: unknown): Pr
 
 async function resolveAgain(parts: ResumeParts, runId: string, answer: Answer, options: ContinueOptions): Promise<void> {
   try {
-    await parts.coordinator.resolve(answer, { signal: options.signal });
+    // With the answerer's audit: the answer policy judges this retry as any answer.
+    await parts.coordinator.resolve(answer, { signal: options.signal }, options.audit);
   } catch (error) {
     throw withRun(error, runId);
   }

@@ -2,6 +2,7 @@ import { RunCheckpointError } from '../errors';
 import { isToolResult } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
 import type { RefusalStatus } from '../suspension/answers';
+import type { Principal } from '../suspension/audit';
 import { callStatus } from './call-status';
 import type { OutputState } from './output';
 import type { ToolCallRecord } from './types';
@@ -63,6 +64,8 @@ export interface RunState {
    * recorded it: the resume's span links to it, in whichever process resumes.
    */
   traceparent?: string;
+  /** On whose behalf the run was started (`RunOptions.principal`). */
+  principal?: Principal;
 }
 
 /** The calls of the turn in progress under durable steps (see {@link RunState.step}). */

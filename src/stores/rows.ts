@@ -34,6 +34,8 @@ export interface SuspensionRow {
   comment: string | null;
   /** Absent from rows read by a store whose schema predates it. */
   traceparent?: string | null;
+  /** Absent from rows read by a store whose schema predates it. */
+  requested_by?: string | null;
 }
 
 /**
@@ -64,6 +66,7 @@ export function rowOf(call: SuspendedCall): SuspensionRow {
     answered_at: call.answeredAt ?? null,
     comment: call.comment ?? null,
     traceparent: call.traceparent ?? null,
+    requested_by: call.requestedBy === undefined ? null : toJson(call.requestedBy, `the principal ${id} was requested for`),
   };
 }
 
@@ -92,6 +95,8 @@ export function callOf(row: SuspensionRow): SuspendedCall {
   if (row.answered_at !== null) call.answeredAt = row.answered_at;
   if (row.comment !== null) call.comment = row.comment;
   if (typeof row.traceparent === 'string') call.traceparent = row.traceparent;
+  if (typeof row.requested_by === 'string')
+    call.requestedBy = parseStored<Principal>(row.requested_by, `the principal ${id} was requested for`);
   return call;
 }
 

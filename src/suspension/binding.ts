@@ -66,7 +66,7 @@ export class Binding {
 }
 
 /** What a binding covers. */
-type Bound = Pick<SuspendedCall, 'tool' | 'args' | 'callId' | 'runId' | 'request' | 'chain'>;
+type Bound = Pick<SuspendedCall, 'tool' | 'args' | 'callId' | 'runId' | 'request' | 'chain' | 'requestedBy'>;
 
 /** The parts a digest is taken over, in canonical (sorted) key order. */
 interface Parts {
@@ -76,6 +76,8 @@ interface Parts {
   request: PendingRequest;
   runId: string | null;
   tool: string;
+  /** Only when recorded: a call without one digests as it always did. */
+  requestedBy?: { id: string; name?: string };
 }
 
 function partsOf(call: Bound): Parts {
@@ -86,6 +88,7 @@ function partsOf(call: Bound): Parts {
     request: call.request,
     runId: call.runId ?? null,
     tool: call.tool,
+    ...(call.requestedBy === undefined ? {} : { requestedBy: call.requestedBy }),
   };
 }
 

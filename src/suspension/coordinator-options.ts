@@ -5,6 +5,8 @@ import { systemClock, type Clock } from '../timing/clock';
 import type { Toolkit } from '../toolkit/toolkit';
 import { DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_CHAIN, formatRefusal, type FormatRefusal, type WaitFor } from './answers';
 import type { SuspensionObserver } from './observer';
+import type { Principal } from './audit';
+import type { AnswerPolicy } from './policy';
 import type { SuspensionStore } from './store';
 
 /** Options of a {@link ResumeCoordinator}. */
@@ -60,6 +62,17 @@ export interface ResumeCoordinatorOptions {
    * picks others or turns them off (docs/observability.md).
    */
   telemetry?: TelemetryOption;
+  /**
+   * Who may answer what (docs/who-may-answer.md): judged inside the path of every answer,
+   * whichever front end brings it. With a policy, an answer that names no principal is refused.
+   * Default: none (every answer is taken, as before).
+   */
+  policy?: AnswerPolicy;
+  /**
+   * With a policy, refuse an approval given by the principal the call was requested for (the
+   * run's `principal`, recorded as the call's `requestedBy`). Default true when a policy is set.
+   */
+  separationOfDuties?: boolean;
 }
 
 /** Where a call sits in a run, and how this one call is answered inline. */
@@ -72,6 +85,8 @@ export interface ExecuteOptions {
   waitFor?: WaitFor;
   /** Told of every request before `waitFor` is asked for it. */
   onPending?: (request: PendingRequest) => void;
+  /** On whose behalf the call runs (an agent run's principal): recorded as a suspension's `requestedBy`. */
+  principal?: Principal;
 }
 
 /** Default claim lease. */
@@ -85,6 +100,8 @@ export interface CoordinatorSettings {
   clock: Clock;
   formatRefusal: FormatRefusal;
   waitFor?: WaitFor;
+  policy?: AnswerPolicy;
+  separationOfDuties: boolean;
 }
 
 /** Checks a coordinator's options, in the order their messages have always come; fills in the defaults. */
@@ -106,7 +123,19 @@ export function coordinatorSettings(options: ResumeCoordinatorOptions): Coordina
   const clock = options.clock ?? systemClock;
   if (typeof clock?.now !== 'function' || typeof clock.setTimeout !== 'function' || typeof clock.clearTimeout !== 'function')
     throw new InvalidArgumentError('clock must have now, setTimeout and clearTimeout');
-  const settings: CoordinatorSettings = { leaseMs, maxChain, maxAnswerBytes, clock, formatRefusal: options.formatRefusal ?? formatRefusal };
+  if (options.policy !== undefined && typeof options.policy !== 'function')
+    throw new InvalidArgumentError('policy must be a function (question) => "allow" | { deny } (rulesPolicy([...]) makes one)');
+  if (options.separationOfDuties !== undefined && typeof options.separationOfDuties !== 'boolean')
+    throw new InvalidArgumentError('separationOfDuties must be a boolean');
+  const settings: CoordinatorSettings = {
+    leaseMs,
+    maxChain,
+    maxAnswerBytes,
+    clock,
+    formatRefusal: options.formatRefusal ?? formatRefusal,
+    separationOfDuties: options.separationOfDuties ?? options.policy !== undefined,
+  };
   if (options.waitFor !== undefined) settings.waitFor = options.waitFor;
+  if (options.policy !== undefined) settings.policy = options.policy;
   return settings;
 }

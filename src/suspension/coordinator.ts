@@ -5,6 +5,7 @@ import { countSuspension } from '../telemetry/suspension';
 import { Telemetry } from '../telemetry/telemetry';
 import type { Clock } from '../timing/clock';
 import type { ToolContext } from '../toolkit/context';
+import { idempotencyKeyOf } from './idempotency';
 import type { Preparation } from '../toolkit/prepared';
 import type { Toolkit } from '../toolkit/toolkit';
 import {
@@ -30,7 +31,10 @@ import {
   withCommentAsReason,
   type HistoryFilter,
   type Audit,
+  type Principal,
 } from './audit';
+import type { AnswerAction, AnswerDecision } from './policy';
+import { Authority, keepSystemMark } from './authority';
 import { Binding } from './binding';
 import { coordinatorSettings, type ExecuteOptions, type ResumeCoordinatorOptions } from './coordinator-options';
 import { answerInline } from './inline';
@@ -75,6 +79,7 @@ export class ResumeCoordinator {
   private readonly maxAnswerBytes: number;
   private readonly observers: Observers;
   private readonly telemetry: Telemetry;
+  private readonly authority: Authority;
 
   constructor(options: ResumeCoordinatorOptions) {
     const settings = coordinatorSettings(options);
@@ -90,7 +95,14 @@ export class ResumeCoordinator {
     this.telemetry = new Telemetry(options.telemetry, 'ResumeCoordinator');
     for (const observer of options.observers ?? []) this.observe(observer);
     this.recorder = new Recorder(this.store, this.binding, this.clock);
+    this.authority = new Authority({
+      store: this.store,
+      ...(settings.policy ? { policy: settings.policy } : {}),
+      separationOfDuties: settings.separationOfDuties,
+      onRefused: (call, refusal) => this.observers.refused(call, refusal),
+    });
     this.resolution = new Resolution({
+      authority: this.authority,
       toolkit: this.toolkit,
       store: this.store,
       leaseMs: settings.leaseMs,
@@ -133,6 +145,8 @@ export class ResumeCoordinator {
     if (!call.ok) return this.toolkit.run(call, ctx);
     // Taken before the tool runs, which may change the object it is given.
     const stored = call.stored;
+    const idempotencyKey = ctx?.idempotencyKey === undefined ? idempotencyKeyOf(options) : undefined;
+    if (idempotencyKey !== undefined) ctx = { ...ctx, idempotencyKey } as ToolContext<TState>;
     const { result, traceparent } = await this.toolkit.runTraced(call, ctx);
     const request = pendingOf(result);
     if (!request) return result;
@@ -154,7 +168,12 @@ export class ResumeCoordinator {
         clock: this.clock,
       });
     }
-    const sealed = await this.recorder.record(request, call.name, value, { callId: options.callId, runId: options.runId, traceparent });
+    const sealed = await this.recorder.record(request, call.name, value, {
+      callId: options.callId,
+      runId: options.runId,
+      traceparent,
+      requestedBy: options.principal,
+    });
     countSuspension(this.telemetry.active(), 'pending', call.name, true, request.kind);
     this.observers.pending(sealed);
     return result;
@@ -206,7 +225,7 @@ export class ResumeCoordinator {
     expected?: ExpectedCall,
   ): Promise<ToolResult> {
     const checked = this.checkAnswer(answer);
-    const recorded = audit === undefined ? undefined : checkedAudit(audit, 'resolve');
+    const recorded = keepSystemMark(audit, audit === undefined ? undefined : checkedAudit(audit, 'resolve'));
     // An aborted caller must not spend the answer: the call stays as it is for a later resolve.
     ctx?.signal?.throwIfAborted();
     let call: SuspendedCall | undefined;
@@ -312,8 +331,10 @@ export class ResumeCoordinator {
     if (!checked.ok) throw new InvalidAnswerError(`invalid cancellation: ${checked.problem}`);
     const given = checkedAudit(audit, 'cancel');
     const comment = given?.comment ?? (typeof reason === 'string' ? reason.slice(0, MAX_COMMENT_LENGTH) : undefined);
-    const recorded: Audit | undefined =
-      given?.by === undefined && comment === undefined ? undefined : { ...given, ...(comment === undefined ? {} : { comment }) };
+    const recorded = keepSystemMark(
+      audit,
+      given?.by === undefined && comment === undefined ? undefined : { ...given, ...(comment === undefined ? {} : { comment }) },
+    );
     const call = await this.store.get(id);
     return this.resolution.checkAndClaim(withCommentAsReason(checked.answer, recorded?.comment), call, undefined, recorded);
   }
@@ -333,7 +354,7 @@ export class ResumeCoordinator {
     name: string,
     args: unknown,
     init: PendingRequestInit,
-    options: Pick<ExecuteOptions, 'callId' | 'runId'> = {},
+    options: Pick<ExecuteOptions, 'callId' | 'runId' | 'principal'> = {},
   ): Promise<ToolResult> {
     const call = await this.toolkit.prepare(name, args);
     if (!call.ok)
@@ -347,9 +368,33 @@ export class ResumeCoordinator {
     const sealed = await this.recorder.record(request, name, JSON.parse(stored.json) as unknown, {
       callId: options.callId,
       runId: options.runId,
+      requestedBy: options.principal,
     });
     this.observers.pending(sealed);
     return result;
+  }
+
+  /**
+   * What `principal` may do to `call` now under this coordinator's answer policy: `answer`,
+   * `cancel`, both (no policy), or none (settled, or refused). For front ends that show the
+   * actions; the answer itself is judged again when it is given (docs/who-may-answer.md).
+   */
+  async actionsOf(principal: Principal, call: SuspendedCall): Promise<AnswerAction[]> {
+    return this.authority.actionsOf(principal, call);
+  }
+
+  /**
+   * The answer policy's decision on `answer` to `call` by `principal`, taken as `resolve` would
+   * take it but changing and telling nothing: for a front end that refuses a batch of answers
+   * before applying any (the chat), or a policy's dry run. `resolve` judges again.
+   */
+  async decide(principal: Principal, call: SuspendedCall, answer: Answer): Promise<AnswerDecision> {
+    return this.authority.decision(principal, call, answer);
+  }
+
+  /** Whether an answer policy judges this coordinator's answers. */
+  get hasPolicy(): boolean {
+    return this.authority.active;
   }
 
   /** Tells the observers of a stored settlement: the call as settled, then the chain's next link. */

@@ -22,6 +22,9 @@ export type {
 } from './store';
 export { redactCall } from './redact';
 export type { SuspensionObserver } from './observer';
+export { rulesPolicy } from './policy';
+export type { AnswerPolicy, AnswerDecision, AnswerQuestion, AnswerRule, AnswerAction } from './policy';
+export type { AnswerRefusal } from './authority';
 export { MAX_COMMENT_LENGTH } from './audit';
 export type { Principal, Audit, HistoryFilter } from './audit';
 /** Where time comes from (a coordinator's, store's, runner's or webhooks' `clock`): a fake one steps through leases and backoff in tests. */
@@ -36,6 +39,7 @@ export {
   DuplicateSuspensionError,
   StoreError,
   StoreUnavailableError,
+  AnswerRefusedError,
 } from '../errors';
 export { MemorySuspensionStore } from './memory';
 export type { MemorySuspensionStoreOptions } from './memory';

@@ -1,5 +1,6 @@
 import type { Toolkit } from '../toolkit/toolkit';
 import { redactCall } from './redact';
+import type { AnswerRefusal } from './authority';
 import type { SuspendedCall } from './store';
 
 /**
@@ -13,6 +14,8 @@ export interface SuspensionObserver {
   onPending?(call: SuspendedCall): void;
   /** A call settled (resolved, declined, expired, cancelled), with its outcome and audit fields. */
   onSettled?(call: SuspendedCall): void;
+  /** An answer the answer policy refused: the call as it stays (unchanged), who was refused, and why. */
+  onRefused?(call: SuspendedCall, refusal: AnswerRefusal): void;
 }
 
 /** The observers of one coordinator; tells each of them, redacting once per event. */
@@ -38,6 +41,23 @@ export class Observers {
 
   settled(call: SuspendedCall): void {
     this.tell('onSettled', call);
+  }
+
+  refused(call: SuspendedCall, refusal: AnswerRefusal): void {
+    if (this.observers.size === 0) return;
+    let shown: SuspendedCall;
+    try {
+      shown = redactCall(this.toolkit, call);
+    } catch {
+      return;
+    }
+    for (const observer of this.observers) {
+      try {
+        observer.onRefused?.(structuredClone(shown), structuredClone(refusal));
+      } catch {
+        // An observer's failure is its own.
+      }
+    }
   }
 
   private tell(event: 'onPending' | 'onSettled', call: SuspendedCall): void {

@@ -2,6 +2,7 @@ import { StoreError, ToolnexusError } from '../errors';
 import { messageOf } from '../errors/message';
 import type { PendingRequest } from '../results/wire';
 import type { Clock } from '../timing/clock';
+import type { Principal } from './audit';
 import type { Binding } from './binding';
 import type { SuspendedCall, SuspensionStore } from './store';
 import { checkInsertable } from './validate';
@@ -11,6 +12,7 @@ export interface RecordedPlace {
   callId?: string;
   runId?: string;
   traceparent?: string;
+  requestedBy?: Principal;
 }
 
 /** Writes a coordinator's new suspensions: each sealed with its binding, checked once, inserted. */
@@ -31,6 +33,7 @@ export class Recorder {
     if (place.callId !== undefined) call.callId = place.callId;
     if (place.runId !== undefined) call.runId = place.runId;
     if (place.traceparent !== undefined) call.traceparent = place.traceparent;
+    if (place.requestedBy !== undefined) call.requestedBy = { ...place.requestedBy };
     const sealed = this.binding.seal(call);
     checkInsertable(sealed);
     try {

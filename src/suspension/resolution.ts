@@ -17,9 +17,11 @@ import { withLatch } from '../timing/abort-latch';
 import { monotonicOf, type Clock } from '../timing/clock';
 import { sleep } from '../timing/sleep';
 import type { ToolContext } from '../toolkit/context';
+import { idempotencyKeyOf } from './idempotency';
 import type { RanCall } from '../toolkit/prepared';
 import type { Toolkit } from '../toolkit/toolkit';
 import type { Audit } from './audit';
+import type { Authority } from './authority';
 import { chainStop, isExpired, requestProblem, refusalOf, refused, type FormatRefusal } from './answers';
 import { sameJson, type Binding } from './binding';
 import { LeaseKeeper } from './lease';
@@ -50,6 +52,8 @@ export interface ResolutionSettings {
   maxChain: number;
   formatRefusal: FormatRefusal;
   binding: Binding;
+  /** Who may answer: judged before the claim (docs/who-may-answer.md). */
+  authority: Authority;
   /** Told after a settlement is stored (never when this resolver's claim was lost). */
   onSettled?: (claim: Claim, settlement: Settlement) => void;
   /** Spans and counters of resolutions (docs/observability.md). */
@@ -86,6 +90,8 @@ export class Resolution {
     if (!read) throw new UnknownSuspensionError(answer.id);
     let call = read;
     await this.check(read, expected);
+    // Before anything else: a refused answer changes nothing and learns nothing of the outcome.
+    await this.settings.authority.judge(read, answer, audit);
     let lost: ClaimLostError | undefined;
     let pause = FIRST_POLL_MS;
     let lastTry = Number.NEGATIVE_INFINITY;
@@ -202,6 +208,9 @@ export class Resolution {
         ...(call.runId !== undefined ? { runId: call.runId } : {}),
       };
       const replay: ToolContext = { ...ctx, ...ids, answer: answered, replay: { request: call.request, chain, fence: claim.fence } };
+      // The same key the first execution had: of the call's run and call id.
+      const idempotencyKey = idempotencyKeyOf(ids);
+      if (idempotencyKey !== undefined) replay.idempotencyKey = idempotencyKey;
       // The replay runs from the stored call, prepared once (a tool changed since refuses it here).
       const prepared = await this.settings.toolkit.prepare(call.tool, call.args);
       ran = await this.settings.toolkit.runTraced(prepared, withLatch(replay, keeper.cancellation));
@@ -232,6 +241,7 @@ export class Resolution {
     };
     if (call.callId !== undefined) next.callId = call.callId;
     if (call.runId !== undefined) next.runId = call.runId;
+    if (call.requestedBy !== undefined) next.requestedBy = { ...call.requestedBy };
     // The next link's resolution links to the replay that asked it.
     if (traceparent !== undefined) next.traceparent = traceparent;
     return { status: 'resolved', outcome, next: this.settings.binding.seal(next) };

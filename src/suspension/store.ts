@@ -47,6 +47,11 @@ export interface SuspendedCall {
    * coordinator when it records the call and checked before anything replays it.
    */
   binding?: string;
+  /**
+   * On whose behalf the call was made (the agent run's `principal`), recorded with the call:
+   * separation of duties refuses their own approval (docs/who-may-answer.md).
+   */
+  requestedBy?: Principal;
   /** Who gave the answer that claimed the call (`Audit.by`), recorded with the claim. */
   answeredBy?: Principal;
   /** RFC 3339, by the store's clock: when the answer that claimed the call was recorded. */

@@ -36,6 +36,13 @@ export type ToolContext<TState extends object = {}> = {
   /** For a tool declared with `approval`: the answer that approved this call. */
   approval?: Answer;
   /**
+   * A key for this call's side effect that stays the same on its first execution, every
+   * replay, a retry after a lease takeover and a crash recovery: pass it to a payment API's
+   * idempotency header (docs/who-may-answer.md, "Idempotency key"). Present when the call has
+   * a run and a call id: every call of an agent run, and `execute` given `runId` and `callId`.
+   */
+  idempotencyKey?: string;
+  /**
    * Reports how far a long call has come, to a host that shows it (an MCP client's
    * `notifications/progress`). Present only when someone listens: call it as `ctx.progress?.(…)`.
    */

@@ -7,7 +7,7 @@ import 'reflect-metadata';
 import { IsInt, IsString, Min } from 'class-validator';
 import { DurableCall } from '../../src/adapters/durable-call';
 import { Sensitive, Tool, Toolkit } from 'toolnexus-ts';
-import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { ResumeCoordinator, rulesPolicy } from 'toolnexus-ts/suspension';
 import { MemoryStore } from 'toolnexus-ts/memory';
 
 class TransferArgs {
@@ -53,4 +53,27 @@ test('invalid arguments need no approval: the execution reports them, nothing is
   const { store, call } = setup();
   expect(await call.approvalRequest('c2', { iban: 'x', cents: 0 }, undefined)).toBeUndefined();
   expect(await store.list({})).toEqual([]);
+});
+
+test('with an answer policy, the principal a call was made for may not approve it through the adapter; another may (docs/who-may-answer.md)', async () => {
+  const store = new MemoryStore();
+  const coordinator = new ResumeCoordinator({
+    toolkit: new Toolkit().register(TransferTool),
+    store,
+    policy: rulesPolicy([{ principals: '*' }]),
+  });
+  const tool = coordinator.toolkit.get('transfer');
+  if (!tool) throw new Error('transfer is not registered');
+  const rita = { id: 'user:rita' };
+  const own = new DurableCall(coordinator, tool, 'ai-sdk:', rita, rita);
+  const args = { iban: 'DE89370400440532013000', cents: 500 };
+  await own.approvalRequest('c9', args, undefined);
+  const [asked] = await store.list({});
+  expect(asked?.requestedBy).toEqual(rita);
+  const refused = await own.execute('c9', args, {});
+  expect(refused).toMatchObject({ isError: true });
+  expect(refused.output).toContain('separation of duties');
+  expect((await store.get(asked?.request.id as string))?.status).toBe('pending');
+  const manager = new DurableCall(coordinator, tool, 'ai-sdk:', { id: 'manager:ann' }, rita);
+  expect(await manager.execute('c9', args, {})).toEqual({ output: 'sent', isError: false });
 });

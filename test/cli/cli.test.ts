@@ -111,6 +111,21 @@ function describeCli(label: string, target: () => { store: () => SuspensionStore
       expect(lines(ledger)).toHaveLength(1);
     });
 
+    it('exits 6 when the tools module’s answer policy does not allow the principal, changing nothing', async () => {
+      const id = await suspend(410);
+      const policyEnv = { ...env, CLI_APPROVERS: 'cli:ann' };
+      const bob = await cli(['pending', 'approve', id, '--as', 'bob', '--tools', TOOLS, ...storeArgs], policyEnv);
+      expect(bob.code).toBe(6);
+      expect(bob.stderr.trim()).toBe('not allowed: cli:bob may not answer approval requests of pay');
+      const declined = await cli(['pending', 'decline', id, '--as', 'bob', '--tools', TOOLS, ...storeArgs], policyEnv);
+      expect(declined.code).toBe(6);
+      expect((await seed.get(id))?.status).toBe('pending');
+      expect(lines(ledger)).toHaveLength(0);
+      const ann = await cli(['pending', 'approve', id, '--as', 'ann', '--tools', TOOLS, ...storeArgs], policyEnv);
+      expect(ann.code).toBe(0);
+      expect(lines(ledger)).toHaveLength(1);
+    });
+
     it('lets two racing approvers settle a call once: one exits 0, the other 4 naming the winner', async () => {
       const id = await suspend(77);
       const [a, b] = await Promise.all(

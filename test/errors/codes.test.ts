@@ -42,6 +42,7 @@ const CODES: Record<string, string> = {
   DtoRuleError: 'TOOLNEXUS_DTO_RULE',
   SessionBusyError: 'TOOLNEXUS_SESSION_BUSY',
   SessionFullError: 'TOOLNEXUS_SESSION_FULL',
+  AnswerRefusedError: 'TOOLNEXUS_ANSWER_REFUSED',
   MissingPeerError: 'TOOLNEXUS_MISSING_PEER',
 };
 

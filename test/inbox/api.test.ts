@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineTool, pending, pendingOf, success } from 'toolnexus-ts';
-import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { ResumeCoordinator, rulesPolicy } from 'toolnexus-ts/suspension';
 import type { AgentRunner } from 'toolnexus-ts/agents';
 import {
   bearerTokens,
@@ -54,7 +54,7 @@ const TOKEN_PRINCIPALS = bearerTokens([
 ]);
 
 function inboxOf(options: Partial<InboxOptions> = {}): Inbox {
-  const inbox = createInbox({ runner, authorize: TOKEN_PRINCIPALS, rules: [{ principals: ['alice', 'bob'] }], ...options });
+  const inbox = createInbox({ runner, authorize: TOKEN_PRINCIPALS, ...options });
   closers.push(async () => inbox.close());
   return inbox;
 }
@@ -315,12 +315,14 @@ describe('safe by default', () => {
   });
 
   it('per-principal rules: a viewer sees but may not answer; rules by kind and tool; a function rule', async () => {
-    const base = await plainServer({
-      rules: [
+    runner = inboxRunner(
+      store,
+      rulesPolicy([
         { principals: ['alice'], kinds: ['approval'], tools: ['transfer'] },
         { principals: ['bob'], kinds: ['input'], actions: ['answer'] },
-      ],
-    });
+      ]),
+    );
+    const base = await plainServer();
     const { id } = await pay();
     const shipping = (await runner.run('ship ORD-2')).pending?.id as string;
     const seen = await call<SuspensionView>(base, 'GET', `/api/suspensions/${id}`, { token: TOKENS.viewer });
@@ -338,15 +340,18 @@ describe('safe by default', () => {
       [TOKENS.alice, shipping],
     ] as const) {
       const refused = await answer(base, target, token, { ok: false, reason: 'declined' });
-      expect([refused.status, refused.body.error.code]).toEqual([403, 'TOOLNEXUS_INBOX_FORBIDDEN']);
+      expect([refused.status, refused.body.error.code]).toEqual([403, 'TOOLNEXUS_ANSWER_REFUSED']);
     }
     const bobCancels = await call<ErrorBody>(base, 'POST', `/api/suspensions/${shipping}/cancel`, { token: TOKENS.bob, body: {} });
     expect(bobCancels.status).toBe(403);
     expect((await runner.coordinator.list({ status: 'pending' })).length).toBe(2);
 
-    const limit = await plainServer({
-      rules: (principal, call, action) => action === 'answer' && principal.id === 'bob' && (call.args as { amount: number }).amount < 1000,
-    });
+    runner = inboxRunner(store, ({ principal, call, action }) =>
+      action === 'answer' && principal.id === 'bob' && (call.args as { amount: number }).amount < 1000
+        ? 'allow'
+        : { deny: 'over the limit' },
+    );
+    const limit = await plainServer();
     const small = await pay(500);
     const large = await pay(5000);
     expect((await answer(limit, large.id, TOKENS.bob, { ok: true })).status).toBe(403);

@@ -233,7 +233,7 @@ describe('the approver the tool sees', () => {
       'payout 102 approver=cli:ops name=ops',
       'payout 103 approver=svc:billing name=Billing',
       'payout 104 approver=svc:resume name=undefined',
-      expect.stringMatching(/^payout 105 approver=mcp:session:\S+ name=approver-client$/),
+      expect.stringMatching(/^payout 105 approver=mcp:session:\S+ name=undefined$/),
     ]);
     expect(lines('finished ')).toHaveLength(4);
   });

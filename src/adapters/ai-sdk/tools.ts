@@ -38,6 +38,11 @@ export interface AiSdkToolsOptions {
   names?: readonly string[];
   /** Recorded as who approved a call through the AI SDK's `tool-approval-response` (the audit trail). */
   approvedBy?: Principal;
+  /**
+   * On whose behalf the calls are made (the signed-in user): recorded with each approval
+   * request, so with an answer policy they may not approve their own (docs/who-may-answer.md).
+   */
+  principal?: Principal;
 }
 
 /** The durable call key prefix of the AI SDK adapter: `runId` of the calls it records. */
@@ -81,7 +86,7 @@ export function aiSdkTools(source: ResumeCoordinator | Toolkit, options: AiSdkTo
   const prefix = keyPrefix('ai-sdk', options.conversationId);
   const set: Record<string, AiSdkTool> = {};
   for (const registered of toolsOf(coordinator, options.names, 'aiSdkTools')) {
-    set[registered.name] = aiSdkTool(new DurableCall(coordinator, registered, prefix, options.approvedBy));
+    set[registered.name] = aiSdkTool(new DurableCall(coordinator, registered, prefix, options.approvedBy, options.principal));
   }
   return set;
 }
@@ -186,7 +191,7 @@ export async function withOutcomes(messages: readonly ModelMessage[], coordinato
 export async function recordDeclines(
   messages: readonly ModelMessage[],
   coordinator: ResumeCoordinator,
-  options: Pick<AiSdkToolsOptions, 'conversationId' | 'approvedBy'> = {},
+  options: Pick<AiSdkToolsOptions, 'conversationId' | 'approvedBy' | 'principal'> = {},
 ): Promise<number> {
   const last = messages[messages.length - 1];
   if (last?.role !== 'tool') return 0;
@@ -207,7 +212,8 @@ export async function recordDeclines(
     const request = requests.get(part.approvalId);
     const tool = request && coordinator.toolkit.get(request.toolName);
     if (!request || !tool) continue;
-    if (await new DurableCall(coordinator, tool, prefix, options.approvedBy).decline(request.toolCallId, part.reason)) settled++;
+    if (await new DurableCall(coordinator, tool, prefix, options.approvedBy, options.principal).decline(request.toolCallId, part.reason))
+      settled++;
   }
   return settled;
 }

@@ -24,6 +24,11 @@ export interface LangChainToolsOptions {
   names?: readonly string[];
   /** Recorded as who answered a request through `Command({ resume })` (the audit trail). */
   answeredBy?: Principal;
+  /**
+   * On whose behalf the calls are made (the signed-in user): recorded with each request, so
+   * with an answer policy they may not approve their own (docs/who-may-answer.md).
+   */
+  principal?: Principal;
 }
 
 /** One toolnexus tool as a LangChain structured tool; its schema is the DTO's JSON Schema. */
@@ -97,7 +102,13 @@ class LangChainCall {
     // LangGraph re-runs the whole node on resume: the call recorded the first time is the one
     // to answer, never a second execution.
     const recorded = (await this.coordinator.list({ runId })).find((c) => c.tool === this.tool.name);
-    let result = recorded ? undefined : await this.coordinator.execute(this.tool.name, input, ctx, { callId, runId });
+    let result = recorded
+      ? undefined
+      : await this.coordinator.execute(this.tool.name, input, ctx, {
+          callId,
+          runId,
+          ...(this.options.principal ? { principal: this.options.principal } : {}),
+        });
     let request = recorded ? recorded.request : pendingOf(result);
     while (request) {
       const answer = answerFor(request, langchain().langgraph.interrupt(pendingOutput(request)));

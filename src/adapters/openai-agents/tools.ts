@@ -19,6 +19,11 @@ export interface OpenAIAgentsToolsOptions {
   names?: readonly string[];
   /** Recorded as who approved a call through `RunState.approve` (the audit trail). */
   approvedBy?: Principal;
+  /**
+   * On whose behalf the calls are made (the signed-in user): recorded with each approval
+   * request, so with an answer policy they may not approve their own (docs/who-may-answer.md).
+   */
+  principal?: Principal;
 }
 
 /** One toolnexus tool as an OpenAI Agents SDK function tool. */
@@ -38,7 +43,7 @@ export function openAIAgentsTools(source: ResumeCoordinator | Toolkit, options: 
   const coordinator = coordinatorOf(source, 'openAIAgentsTools');
   const prefix = keyPrefix('openai-agents', options.conversationId);
   return toolsOf(coordinator, options.names, 'openAIAgentsTools').map((registered) => {
-    const call = new DurableCall(coordinator, registered, prefix, options.approvedBy);
+    const call = new DurableCall(coordinator, registered, prefix, options.approvedBy, options.principal);
     return agents().tool({
       name: registered.name,
       description: registered.description,
@@ -70,12 +75,18 @@ export function openAIAgentsTools(source: ResumeCoordinator | Toolkit, options: 
 export async function recordRejection(
   coordinator: ResumeCoordinator,
   interruption: RunToolApprovalItem,
-  options: Pick<OpenAIAgentsToolsOptions, 'conversationId' | 'approvedBy'> & { message?: string } = {},
+  options: Pick<OpenAIAgentsToolsOptions, 'conversationId' | 'approvedBy' | 'principal'> & { message?: string } = {},
 ): Promise<boolean> {
   const raw = interruption.rawItem as { callId?: unknown };
   const tool = interruption.name === undefined ? undefined : coordinator.toolkit.get(interruption.name);
   if (!tool || typeof raw.callId !== 'string') return false;
-  const call = new DurableCall(coordinator, tool, keyPrefix('openai-agents', options.conversationId), options.approvedBy);
+  const call = new DurableCall(
+    coordinator,
+    tool,
+    keyPrefix('openai-agents', options.conversationId),
+    options.approvedBy,
+    options.principal,
+  );
   return call.decline(raw.callId, options.message);
 }
 

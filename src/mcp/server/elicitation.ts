@@ -124,19 +124,17 @@ function enumOf(field: Record<string, unknown>): unknown[] | undefined {
 /**
  * Who answered an elicitation, as the audit records it and the tool sees it
  * (`ctx.answer.answeredBy`): the authenticated client (`mcp:<clientId>`), else the session
- * (`mcp:session:<id>`), else the one client of a stdio server (`mcp:client`); named by the
- * client's own name when it gave one.
+ * (`mcp:session:<id>`), else the one client of a stdio server (`mcp:client`). Never the name
+ * a client gives itself in `initialize`: an audit must not record a name nobody checked.
  */
-export function elicitationPrincipal(who: { clientId?: string; sessionId?: string; clientName?: string }): Principal {
+export function elicitationPrincipal(who: { clientId?: string; sessionId?: string }): Principal {
   const id =
     who.clientId !== undefined && who.clientId !== ''
       ? `mcp:${who.clientId}`
       : who.sessionId !== undefined
         ? `mcp:session:${who.sessionId}`
         : 'mcp:client';
-  const principal: Principal = { id: id.slice(0, MAX_PRINCIPAL_LENGTH) };
-  if (who.clientName) principal.name = who.clientName.slice(0, MAX_PRINCIPAL_LENGTH);
-  return principal;
+  return { id: id.slice(0, MAX_PRINCIPAL_LENGTH) };
 }
 
 const TOP_IGNORED = new Set(['$schema', 'title', 'description', 'additionalProperties']);

@@ -145,9 +145,13 @@ async function callTool(
       extra.sendNotification({ method: 'notifications/progress', params }).catch(() => undefined);
     };
   }
+  // Who calls, and so who answers what is elicited from this client: the principal the host's
+  // authorize hook named, else the MCP client or session (never a name the client gives itself).
+  const by = principal ?? elicitationPrincipal({ clientId: extra.authInfo?.clientId, sessionId: extra.sessionId });
   let result: ToolResult;
   try {
-    result = await coordinator.execute(name, request.params.arguments ?? {}, ctx);
+    // The call is made on the caller's behalf: with an answer policy, they may not approve it themselves.
+    result = await coordinator.execute(name, request.params.arguments ?? {}, ctx, { principal: by });
     const redactor = new Redactor(coordinator.toolkit);
     for (let pending = pendingOf(result); pending; pending = pendingOf(result)) {
       // What the client and its user are shown passes the one redaction path (docs/deploying.md, "What is redacted where");
@@ -156,6 +160,12 @@ async function callTool(
       const capability = server.getClientCapabilities()?.elicitation;
       const support: ElicitationSupport = { form: capability?.form !== undefined, url: capability?.url !== undefined };
       if (!capability) return outOfBandResult(shown, 'the client did not declare the elicitation capability');
+      // A request this caller may not answer is not put to it: it stays recorded for someone who may (the inbox).
+      if (coordinator.hasPolicy) {
+        const stored = await coordinator.get(pending.id);
+        const decision = stored ? await coordinator.decide(by, stored, { id: pending.id, ok: true }) : 'allow';
+        if (decision !== 'allow') return outOfBandResult(shown, `this client may not answer it (${decision.deny})`);
+      }
       const plan = elicitationFor({ ...pending, prompt: shown.prompt }, support);
       if ('outOfBand' in plan) return outOfBandResult(shown, plan.outOfBand);
       let reply;
@@ -173,15 +183,7 @@ async function callTool(
       }
       const refused = answerProblem(plan.elicit, reply);
       if (refused) return outOfBandResult(shown, `the answer was refused: ${refused}`);
-      // Answered as a principal, as the inbox and the CLI answer (docs/design.md, "the path of an answer"):
-      // the one the host's authorize hook named, else the MCP client or session.
-      const by =
-        principal ??
-        elicitationPrincipal({
-          clientId: extra.authInfo?.clientId,
-          sessionId: extra.sessionId,
-          clientName: server.getClientVersion()?.name,
-        });
+      // Answered as a principal, as the inbox and the CLI answer (docs/design.md, "the path of an answer").
       const answered = await answerAs(coordinator, answerOf(pending, reply), { by, context: ctx, signal: extra.signal });
       result = answered.outcome ?? failure(`suspension ${pending.id} is ${answered.call.status}`);
     }

@@ -166,6 +166,9 @@ function migrationTo(version: number, { schema, prefix, suspensions, runs }: Tab
         // resolves it (maybe in another process, days later) links back to it. Rows recorded
         // before it keep NULL: their resolutions start unlinked.
         `ALTER TABLE ${suspensions} ADD COLUMN traceparent text`,
+        // Who may answer (docs/who-may-answer.md): on whose behalf a call was made, so
+        // separation of duties can refuse their own approval. Rows before it keep NULL.
+        `ALTER TABLE ${suspensions} ADD COLUMN requested_by json`,
         // Sessions (chat, docs/chat.md): conversations kept by id, saved by version compare-and-set.
         ...sessionsPostgresDdl(schema, prefix),
       ];

@@ -22,12 +22,12 @@ const MAX_RETRY_PAUSE_MS = 1_000;
 /** JSON columns are read as text and parsed here, so a pool's own type parsers cannot change what comes back. */
 const SUSPENSION_COLUMNS = `id, kind, tool, status, request::text AS request, args::text AS args, answer::text AS answer,
   outcome::text AS outcome, call_id, run_id, created_at, updated_at, lease_until_ms, fence, chain::text AS chain, next_id, binding,
-  answered_by::text AS answered_by, answered_at, comment, traceparent`;
+  answered_by::text AS answered_by, answered_at, comment, traceparent, requested_by::text AS requested_by`;
 
 /** Columns of an insert, in the order of {@link insertValues}; `$n` placeholders with the casts `INSERT … SELECT` needs. */
 const INSERT_COLUMNS =
   'id, kind, tool, status, request, args, answer, outcome, call_id, run_id, created_at, updated_at, lease_until_ms, fence, chain, next_id, binding, ' +
-  'answered_by, answered_at, comment, traceparent';
+  'answered_by, answered_at, comment, traceparent, requested_by';
 const insertPlaceholders = (from: number) =>
   [
     'text',
@@ -51,6 +51,7 @@ const insertPlaceholders = (from: number) =>
     'text',
     'text',
     'text',
+    'json',
   ]
     .map((type, i) => `$${from + i}::${type}`)
     .join(', ');
@@ -78,6 +79,7 @@ function insertValues(row: SuspensionRow): unknown[] {
     row.answered_at,
     row.comment,
     row.traceparent,
+    row.requested_by,
   ];
 }
 

@@ -64,6 +64,9 @@ const STEPS: Record<number, string> = {
     // it (maybe in another process, days later) links back to it. Rows recorded before it keep
     // NULL: their resolutions start unlinked.
     'ALTER TABLE suspensions ADD COLUMN traceparent TEXT;',
+    // Who may answer (docs/who-may-answer.md): on whose behalf a call was made, so separation
+    // of duties can refuse their own approval. Rows recorded before it keep NULL.
+    'ALTER TABLE suspensions ADD COLUMN requested_by TEXT;',
     // Sessions (chat, docs/chat.md): conversations kept by id, saved by version compare-and-set.
     SESSIONS_SQLITE_DDL,
   ].join('\n'),
@@ -95,7 +98,7 @@ export function migrate(db: Database.Database, filename: string): void {
 
 /** The columns of a suspension, named as `SuspensionRow` (../rows) names them. */
 export const SUSPENSION_COLUMNS = `id, kind, tool, status, request, args, answer, outcome, call_id, run_id, created_at, updated_at,
-  lease_until AS lease_until_ms, fence, chain, next_id, binding, answered_by, answered_at, comment, traceparent`;
+  lease_until AS lease_until_ms, fence, chain, next_id, binding, answered_by, answered_at, comment, traceparent, requested_by`;
 
 /** The statements {@link prepare} returns; named, so the declaration emit can name them too. */
 export interface SqliteStatements {
@@ -123,9 +126,11 @@ export function prepare(db: Database.Database, synchronous: 'full' | 'normal'): 
     restoreSync: synchronous === 'full' ? db.prepare('PRAGMA synchronous = FULL') : undefined,
     insert: db.prepare(`
       INSERT INTO suspensions (id, kind, tool, args, request, call_id, run_id, status, created_at, updated_at, answer, outcome,
-                               lease_until, fence, chain, next_id, binding, answered_by, answered_at, comment, traceparent)
+                               lease_until, fence, chain, next_id, binding, answered_by, answered_at, comment, traceparent,
+                               requested_by)
       VALUES (@id, @kind, @tool, @args, @request, @call_id, @run_id, @status, @created_at, @updated_at, @answer, @outcome,
-              @lease_until_ms, @fence, @chain, @next_id, @binding, @answered_by, @answered_at, @comment, @traceparent)
+              @lease_until_ms, @fence, @chain, @next_id, @binding, @answered_by, @answered_at, @comment, @traceparent,
+              @requested_by)
       ON CONFLICT (id) DO NOTHING`),
     read: db.prepare(`SELECT ${SUSPENSION_COLUMNS} FROM suspensions WHERE id = ?`),
     // Leases and the claim's instant are judged by SQLite's clock, read in the statement that

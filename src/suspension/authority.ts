@@ -1,0 +1,157 @@
+import { AnswerRefusedError } from '../errors';
+import { messageOf } from '../errors/message';
+import type { Answer } from '../results/wire';
+import type { Audit, Principal } from './audit';
+import { subAgentOriginOf } from './origin';
+import type { AnswerAction, AnswerDecision, AnswerPolicy } from './policy';
+import type { SuspendedCall, SuspensionStore } from './store';
+
+/** Marks an audit as the library's own settlement (a failed run cancelling its open calls): no person answers it. */
+const SYSTEM = Symbol.for('toolnexus:system-settlement');
+
+/** Longest sub-agent path followed to the call that asked. */
+const MAX_DEPTH = 32;
+
+/** An audit for a settlement the library makes itself, which no answer policy judges. Internal: never exported from an entry. */
+export function systemAudit(comment?: string): Audit {
+  const audit: Audit = comment === undefined ? {} : { comment };
+  Object.defineProperty(audit, SYSTEM, { value: true, enumerable: false });
+  return audit;
+}
+
+/** Whether `audit` was made by {@link systemAudit}. */
+export function isSystemAudit(audit: Audit | undefined): boolean {
+  return audit !== undefined && (audit as { [SYSTEM]?: boolean })[SYSTEM] === true;
+}
+
+/** `copy` marked as `source` is (a checked copy of a system audit stays one). */
+export function keepSystemMark(source: unknown, copy: Audit | undefined): Audit | undefined {
+  if (!isSystemAudit(source as Audit | undefined)) return copy;
+  const marked = systemAudit();
+  return Object.assign(marked, copy);
+}
+
+/** A refused answer, as observers are told of it (docs/who-may-answer.md, "Audit"). */
+export interface AnswerRefusal {
+  by?: Principal;
+  action: AnswerAction;
+  reason: string;
+}
+
+/** What {@link Authority} works with: the coordinator's answer policy settings. */
+export interface AuthoritySettings {
+  store: SuspensionStore;
+  policy?: AnswerPolicy;
+  /** Refuse an approval by the principal the call was requested for. */
+  separationOfDuties: boolean;
+  /** Told of every refusal (the call as read, not changed). */
+  onRefused?: (call: SuspendedCall, refusal: AnswerRefusal) => void;
+}
+
+/**
+ * The one place that decides whether an answer may be given (docs/who-may-answer.md): the
+ * coordinator's policy, separation of duties, and the sub-agent path. Judged before the claim,
+ * on the call as read; the claim then refuses a call that changed since.
+ */
+export class Authority {
+  constructor(private readonly settings: AuthoritySettings) {}
+
+  /** Whether any answer is judged at all. */
+  get active(): boolean {
+    return this.settings.policy !== undefined;
+  }
+
+  /**
+   * Refuses an answer the policy does not allow, telling observers.
+   * @throws {@link AnswerRefusedError} the answer may not be given (nothing changed).
+   */
+  async judge(read: SuspendedCall, answer: Answer, audit: Audit | undefined): Promise<void> {
+    if (!this.active || isSystemAudit(audit)) return;
+    const action = actionOf(answer);
+    const by = audit?.by;
+    const decision =
+      by === undefined
+        ? { deny: 'an answer policy is set, and the answer names no principal' }
+        : await this.decide(by, read, answer, action);
+    if (decision === 'allow') return;
+    const refusal: AnswerRefusal = { action, reason: decision.deny, ...(by ? { by: { ...by } } : {}) };
+    try {
+      this.settings.onRefused?.(read, refusal);
+    } catch {
+      // An observer's failure is its own.
+    }
+    throw new AnswerRefusedError(read.request.id, decision.deny, by?.id);
+  }
+
+  /** What `principal` may do to `call` now: for front ends that show the actions (the inbox, the chat). */
+  async actionsOf(principal: Principal, call: SuspendedCall): Promise<AnswerAction[]> {
+    if (call.status !== 'pending') return [];
+    if (!this.active) return ['answer', 'cancel'];
+    const allowed: AnswerAction[] = [];
+    const probes: Record<AnswerAction, Answer> = {
+      answer: { id: call.request.id, ok: true },
+      cancel: { id: call.request.id, ok: false, reason: 'cancelled' },
+    };
+    for (const action of ['answer', 'cancel'] as const) {
+      if ((await this.decide(principal, call, probes[action], action)) === 'allow') allowed.push(action);
+    }
+    return allowed;
+  }
+
+  /** The decision on `answer` by `principal`, as {@link judge} would take it, without telling anyone (a dry run). */
+  async decision(principal: Principal, call: SuspendedCall, answer: Answer): Promise<AnswerDecision> {
+    if (!this.active) return 'allow';
+    return this.decide(principal, call, answer, actionOf(answer));
+  }
+
+  private async decide(principal: Principal, surfaced: SuspendedCall, answer: Answer, action: AnswerAction): Promise<AnswerDecision> {
+    const asking = await this.askingCall(surfaced);
+    if ('deny' in asking) return asking;
+    const { call, path } = asking;
+    const requester = call.requestedBy ?? surfaced.requestedBy;
+    if (
+      this.settings.separationOfDuties &&
+      answer.ok &&
+      call.request.kind === 'approval' &&
+      requester !== undefined &&
+      requester.id === principal.id
+    ) {
+      return { deny: `${principal.id} requested this call and may not approve it (separation of duties)` };
+    }
+    try {
+      const decision = await (this.settings.policy as AnswerPolicy)({ principal, call, surfaced, path, answer, action });
+      if (decision === 'allow') return decision;
+      if (typeof decision === 'object' && decision !== null && typeof decision.deny === 'string') return decision;
+      return { deny: 'the answer policy gave no decision' };
+    } catch (error) {
+      return { deny: `the answer policy failed: ${messageOf(error)}` };
+    }
+  }
+
+  /**
+   * The call that asked: down a sub-agent's path, each child read from the store and checked
+   * to be the child run of the call above it (a request's data alone cannot point elsewhere).
+   */
+  private async askingCall(surfaced: SuspendedCall): Promise<{ call: SuspendedCall; path: string[] } | { deny: string }> {
+    let call = surfaced;
+    const path: string[] = [];
+    for (let depth = 0; depth < MAX_DEPTH; depth++) {
+      const origin = subAgentOriginOf(call.request);
+      if (!origin) return { call, path };
+      const childRun = call.runId !== undefined && call.callId !== undefined ? `${call.runId}/${call.callId}` : undefined;
+      if (childRun !== undefined && origin.runId !== childRun)
+        return { deny: `the request names a sub-agent run (${origin.runId}) that is not its call's (${childRun})` };
+      const child = await this.settings.store.get(origin.requestId);
+      if (!child || child.runId !== origin.runId)
+        return { deny: `the sub-agent request ${origin.requestId} it surfaced is not held by this coordinator's store` };
+      path.push(call.tool);
+      call = child;
+    }
+    return { deny: `the sub-agent path is deeper than ${MAX_DEPTH}` };
+  }
+}
+
+/** A cancellation is an `ok: false` answer whose reason is `cancelled`; any other answer answers. */
+function actionOf(answer: Answer): AnswerAction {
+  return !answer.ok && answer.reason === 'cancelled' ? 'cancel' : 'answer';
+}

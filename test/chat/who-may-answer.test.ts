@@ -1,0 +1,97 @@
+/**
+ * The chat door and who may answer (docs/who-may-answer.md): the chat's run is made on behalf
+ * of its signed-in principal, so with an answer policy the customer who asked for a refund
+ * cannot approve it themselves (separation of duties, on by default with a policy): 403
+ * `answer_refused`, nothing runs, nothing stored changes. A manager answering the same request
+ * elsewhere (here `answerAs`, as the inbox does) runs it once. Read by ai@7's own client.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { UIMessage } from 'ai';
+import { answerAs } from 'toolnexus-ts/agents';
+import { chatHandler } from 'toolnexus-ts/chat';
+import { rulesPolicy } from 'toolnexus-ts/suspension';
+import { buildChatAgent, chatModel, readLedger, type ChatAgent } from '../fixtures/chat/agent';
+import { loadAiClient } from '../fixtures/chat/ai-client';
+import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
+
+const ai = loadAiClient();
+let dir: string;
+let model: MockServer;
+let agent: ChatAgent;
+let server: Server;
+let url: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'toolnexus-chat-who-'));
+  model = await startMockServer(chatModel);
+  // Everyone may answer anything: only separation of duties stands between the customer and their refund.
+  agent = buildChatAgent(join(dir, 'chat.db'), join(dir, 'ledger'), model.url, {}, rulesPolicy([{ principals: '*' }]));
+  const route = chatHandler(agent.runner, {
+    principal: (request) => {
+      const user = request.headers['x-user'];
+      return typeof user === 'string' ? { id: user } : undefined;
+    },
+  });
+  server = createServer((request, response) => void route(request, response));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/chat`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await model.close();
+  await agent.store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function send(messages: UIMessage[]): Promise<UIMessage> {
+  const transport = new ai.DefaultChatTransport<UIMessage>({ api: url, headers: { 'x-user': 'customer:rita' } });
+  const stream = await transport.sendMessages({
+    chatId: 'c',
+    messages,
+    trigger: 'submit-message',
+    messageId: undefined,
+    abortSignal: undefined,
+  });
+  let final: UIMessage | undefined;
+  for await (const message of ai.readUIMessageStream<UIMessage>({ stream })) final = message;
+  return final as UIMessage;
+}
+
+function approved(message: UIMessage): UIMessage {
+  const copy = structuredClone(message);
+  for (const part of copy.parts as Array<Record<string, unknown>>) {
+    if (part.state !== 'approval-requested') continue;
+    part.state = 'approval-responded';
+    part.approval = { ...(part.approval as object), approved: true };
+  }
+  return copy;
+}
+
+it('refuses the requester’s own approval with 403 answer_refused and runs nothing; a manager’s approval runs it once', async () => {
+  const user: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'refund o-7 2500' }] };
+  const asked = await send([user]);
+  const approval = (asked.parts as Array<{ state?: string; approval?: { id: string } }>).find((p) => p.state === 'approval-requested');
+  const id = approval?.approval?.id as string;
+  expect((await agent.store.get(id))?.requestedBy).toEqual({ id: 'customer:rita' });
+
+  const self = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-user': 'customer:rita' },
+    body: JSON.stringify({ id: 'c', messages: [user, approved(asked)] }),
+  });
+  expect(self.status).toBe(403);
+  const body = (await self.json()) as { error: { reason: string; message: string } };
+  expect(body.error.reason).toBe('answer_refused');
+  expect(body.error.message).toContain('separation of duties');
+  expect(readLedger(join(dir, 'ledger'))).toEqual([]);
+  expect((await agent.store.get(id))?.status).toBe('pending');
+
+  const manager = await answerAs(agent.runner, { id, ok: true }, { by: { id: 'manager:ann' } });
+  expect(manager.won).toBe(true);
+  expect(readLedger(join(dir, 'ledger'))).toHaveLength(1);
+});
