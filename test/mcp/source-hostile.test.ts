@@ -7,7 +7,7 @@
 import { inspect } from 'node:util';
 import { Toolkit, defineTool } from '../../src';
 import { McpToolSource } from '../../src/mcp';
-import { mcpToolName } from '../../src/mcp/client/tools';
+import { mcpToolNames } from '../../src/mcp/client/tools';
 import { startHostileServer, type HostileServer } from '../fixtures/mcp-hostile-server';
 
 const TOKEN = 'tok-SECRET-0123456789abcdef';
@@ -135,17 +135,6 @@ describe('McpToolSource bounds tools/list', () => {
 });
 
 describe('McpToolSource names never collide', () => {
-  it('gives a stable suffix to every name that could be ambiguous', () => {
-    expect(mcpToolName('h', 'do_it')).toBe('h_do_it');
-    expect(mcpToolName('h', 'do.it')).toMatch(/^h_do_it_[0-9a-f]{8}$/);
-    expect(mcpToolName('gh', 'enterprise_merge')).toBe('gh_enterprise_merge');
-    expect(mcpToolName('gh_enterprise', 'merge')).toMatch(/^gh_enterprise_merge_[0-9a-f]{8}$/);
-    expect(mcpToolName('h', 'do.it')).toBe(mcpToolName('h', 'do.it'));
-    const long = mcpToolName('server', 'x'.repeat(80));
-    expect(long).toHaveLength(64);
-    expect(long).not.toBe(mcpToolName('server', 'x'.repeat(81)));
-  });
-
   let servers: HostileServer[] = [];
   afterEach(async () => {
     await Promise.all(servers.map((server) => server.close()));
@@ -168,9 +157,18 @@ describe('McpToolSource names never collide', () => {
       const names = report.connected.flatMap((server) => server.tools);
       expect(names).toHaveLength(4);
       expect(new Set(names).size).toBe(4);
+      // Every pair whose plain name collides is suffixed (test/mcp/tool-names.test.ts).
       expect(names).toEqual(
-        expect.arrayContaining(['h_do_it', mcpToolName('h', 'do.it'), 'gh_enterprise_merge', mcpToolName('gh_enterprise', 'merge')]),
+        expect.arrayContaining(
+          mcpToolNames([
+            { server: 'h', tool: 'do.it' },
+            { server: 'h', tool: 'do_it' },
+            { server: 'gh', tool: 'enterprise_merge' },
+            { server: 'gh_enterprise', tool: 'merge' },
+          ]),
+        ),
       );
+      expect(names.filter((name) => /_[0-9a-f]{8}$/.test(name))).toHaveLength(4);
       const toolkit = new Toolkit();
       expect(source.register(toolkit).sort()).toEqual([...names].sort());
       expect(toolkit.tools()).toHaveLength(4);

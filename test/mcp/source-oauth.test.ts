@@ -10,7 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { IsString } from 'class-validator';
-import { pendingOf, Tool, Toolkit } from '../../src';
+import { defineTool, pendingOf, Tool, Toolkit } from '../../src';
 import { MemoryStore } from '../../src/stores/memory';
 import { ResumeCoordinator } from '../../src/suspension';
 import { McpLoginError, McpLoginStateError, McpToolSource, MemoryOAuthStore, serveMcp, type McpHttpServerHandle } from '../../src/mcp';
@@ -399,6 +399,42 @@ describe('McpToolSource with OAuth: serveMcp behind an authorization server on 1
       expect(echo.runs).toBe(1);
     } finally {
       await source.close();
+    }
+  });
+
+  it("a login finished after register renames another server's tool its tools now collide with, where register put it", async () => {
+    // Served as `gh_enterprise` (login needed), its `echo` collides with the open server `gh`'s `enterprise_echo`.
+    const open = await serveMcp(new Toolkit().register(defineTool({ name: 'enterprise_echo', description: 'a copy', run: () => 'open' })), {
+      transport: 'http',
+      host: '127.0.0.1',
+      port: 0,
+    });
+    const source = new McpToolSource({
+      config: { mcpServers: { gh_enterprise: { type: 'http', url: `${front.base}/mcp` }, gh: { type: 'http', url: open.url } } },
+      oauth: { store: new MemoryOAuthStore(), redirectUrl: 'http://127.0.0.1:1/callback', clientName: 'toolnexus test' },
+    });
+    try {
+      const report = await source.connect();
+      expect(report.connected).toEqual([{ server: 'gh', tools: ['gh_enterprise_echo'] }]);
+      const toolkit = new Toolkit();
+      source.register(toolkit);
+
+      const names = await source.finishLogin('gh_enterprise', await front.login(report.needsLogin[0]!.url));
+      expect(names).toEqual([expect.stringMatching(/^gh_enterprise_echo_[0-9a-f]{8}$/)]);
+      const openName = source.toolDefinitions().find((tool) => tool.name !== names[0])!.name;
+      expect(openName).toMatch(/^gh_enterprise_echo_[0-9a-f]{8}$/);
+      expect(toolkit.has('gh_enterprise_echo')).toBe(false);
+      expect(
+        toolkit
+          .tools()
+          .map((tool) => tool.name)
+          .sort(),
+      ).toEqual([names[0], openName].sort());
+      await expect(toolkit.execute(names[0]!, { text: 'hi' })).resolves.toMatchObject({ output: 'echo: hi' });
+      await expect(toolkit.execute(openName, {})).resolves.toMatchObject({ output: 'open' });
+    } finally {
+      await source.close();
+      await open.close();
     }
   });
 });

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { messageOf } from '../../errors/message';
 import { Telemetry } from '../../telemetry/telemetry';
 import type { FunctionTool } from '../../toolkit/define-tool';
@@ -82,7 +83,7 @@ export class McpToolSource {
     this.connecting = true;
     const report: McpConnectReport = { connected: [], failed: [], needsLogin: [], disabled: this.disabled.slice() };
     const outcomes = await Promise.all(
-      this.entries.map(async (entry): Promise<{ server: string; error: Error } | { server: string; tools: FunctionTool[] }> => {
+      this.entries.map(async (entry): Promise<{ server: string; error: Error } | { server: string; tools: McpTool[] }> => {
         if ('error' in entry) return { server: entry.name, error: entry.error };
         const redactor = new SecretRedactor(entry.spec.secrets);
         try {
@@ -101,8 +102,8 @@ export class McpToolSource {
         }
       }),
     );
-    // A server's tools are taken all together or not at all; config order decides who keeps a name.
-    const taken = new Set<string>();
+    // A server's tools are taken all together or not at all, every server's at once: names are made over all of them.
+    const listed: Array<{ server: string; tools: McpTool[] }> = [];
     for (const outcome of outcomes) {
       if ('error' in outcome && outcome.error instanceof McpLoginRequiredError) {
         report.needsLogin.push({ server: outcome.server, url: outcome.error.url });
@@ -112,17 +113,10 @@ export class McpToolSource {
         report.failed.push({ server: outcome.server, error: outcome.error });
         continue;
       }
-      const clash = outcome.tools.find((tool) => taken.has(tool.name));
-      if (clash) {
-        await this.connections.drop(outcome.server);
-        const error = new McpConnectionError(`server ${outcome.server}: its tool name ${clash.name} is taken by another server's tool`);
-        report.failed.push({ server: outcome.server, error });
-        continue;
-      }
-      for (const tool of outcome.tools) taken.add(tool.name);
-      this.tools.take(outcome.server, outcome.tools);
-      report.connected.push({ server: outcome.server, tools: outcome.tools.map((tool) => tool.name) });
+      listed.push(outcome);
     }
+    this.tools.take(listed);
+    for (const { server } of listed) report.connected.push({ server, tools: this.tools.namesOf(server) });
     this.tools.connected(outcomes.map((outcome) => outcome.server));
     return report;
   }
@@ -192,7 +186,7 @@ export class McpToolSource {
   }
 
   /** Connects, lists every page of tools within the time and page limits, and defines them; nothing is kept on failure. */
-  private async open(name: string, spec: McpServerSpec, redactor: SecretRedactor): Promise<FunctionTool[]> {
+  private async open(name: string, spec: McpServerSpec, redactor: SecretRedactor): Promise<McpTool[]> {
     const connectTimeoutMs = spec.timeoutMs ?? this.settings.connectTimeoutMs;
     const deadline = performance.now() + connectTimeoutMs;
     const connection = await this.connections.connect(name, spec, redactor);
@@ -202,7 +196,7 @@ export class McpToolSource {
   private async finishLoginWith(server: string, outcome: LoginOutcome): Promise<string[]> {
     const waiting = await this.logins.exchange(server, outcome, this.connections.get(server));
     if (!waiting) return this.tools.namesOf(server);
-    let tools: FunctionTool[];
+    let tools: McpTool[];
     try {
       tools = await this.open(server, waiting.spec, waiting.redactor);
     } catch (error) {
@@ -216,12 +210,7 @@ export class McpToolSource {
         ? waiting.redactor.error(error)
         : new McpConnectionError(waiting.redactor.text(said(error)));
     }
-    const clash = tools.find((tool) => this.tools.has(tool.name));
-    if (clash) {
-      await this.connections.drop(server);
-      throw new McpConnectionError(`server ${server}: its tool name ${clash.name} is taken by another server's tool`);
-    }
     this.tools.add(server, tools);
-    return tools.map((tool) => tool.name);
+    return this.tools.namesOf(server);
   }
 }

@@ -22,16 +22,22 @@ const MAX_NAME = 64;
 export type RunRemote = (server: string, tool: McpTool, args: Record<string, unknown>, ctx: ToolContext | undefined) => Promise<ToolResult>;
 
 /**
- * The servers' tools as Toolkit tools: listed (every page, within the bounds), named
- * `server_tool`, registered on toolkits, and kept up to date when a server says its list
- * changed.
+ * The servers' tools as Toolkit tools: listed (every page, within the bounds), named by
+ * {@link mcpToolNames} over every server's tools together, registered on toolkits, and kept up
+ * to date when a server says its list changed (or a server connects late): a change may rename
+ * another server's tool, which every toolkit `register` filled then sees.
  */
 export class RemoteTools {
-  private readonly tools: FunctionTool[] = [];
-  /** The toolkits `register` filled: a server's changed tool list is applied to them. */
-  private readonly registeredIn = new Set<Toolkit>();
+  /** Each server's listed tools, servers in the order taken: what the names are made from. */
+  private readonly listed = new Map<string, McpTool[]>();
+  /** Every tool defined, in the order taken. */
+  private tools: FunctionTool[] = [];
   /** Which server each defined tool came from, by its name. */
   private readonly serverOf = new Map<string, string>();
+  /** The definition of each listed tool: the same object while its name and listing stay. */
+  private readonly definitionOfListed = new Map<McpTool, FunctionTool>();
+  /** The toolkits `register` filled, with the names it registered there (never a tool of the host's). */
+  private readonly registeredIn = new Map<Toolkit, Set<string>>();
   /** Servers whose tools `connect` took (or refused): a change they announce is applied from then on. */
   private readonly settled = new Set<string>();
   /** Servers that announced a change while `connect` was still listing: applied once it settles them. */
@@ -51,11 +57,6 @@ export class RemoteTools {
     return this.tools.slice();
   }
 
-  /** Whether a tool of that name is taken already. */
-  has(name: string): boolean {
-    return this.serverOf.has(name);
-  }
-
   /** The names of the tools taken from `server`. */
   namesOf(server: string): string[] {
     return this.tools.filter((tool) => this.serverOf.get(tool.name) === server).map((tool) => tool.name);
@@ -67,20 +68,23 @@ export class RemoteTools {
     if (taken.length > 0)
       throw new ToolRegistrationError(`the toolkit already has tools named ${taken.slice(0, 10).join(', ')}; no MCP tool was registered`);
     toolkit.register(...this.tools);
-    this.registeredIn.add(toolkit);
+    this.registeredIn.set(toolkit, new Set(this.tools.map((tool) => tool.name)));
     return this.tools.map((tool) => tool.name);
   }
 
-  /** Takes a server's tools, their names checked free by the caller (`connect`, which registers nothing itself). */
-  take(server: string, tools: FunctionTool[]): void {
-    for (const tool of tools) this.serverOf.set(tool.name, server);
-    this.tools.push(...tools);
+  /**
+   * Takes the tools `connect` listed, every server at once, so that which names collide does
+   * not depend on which server answered first.
+   */
+  take(servers: ReadonlyArray<{ server: string; tools: McpTool[] }>): void {
+    for (const { server, tools } of servers) this.listed.set(server, tools);
+    this.rename();
   }
 
   /** Takes a server's tools connected later (a finished login) and registers them where `register` did. */
-  add(server: string, tools: FunctionTool[]): void {
-    this.take(server, tools);
-    for (const toolkit of this.registeredIn) toolkit.register(...tools.filter((tool) => !toolkit.has(tool.name)));
+  add(server: string, tools: McpTool[]): void {
+    this.listed.set(server, tools);
+    this.rename();
   }
 
   /** `connect` is done with these servers: a change they announced meanwhile is applied now. */
@@ -90,8 +94,8 @@ export class RemoteTools {
     this.changedEarly.clear();
   }
 
-  /** Lists every page of a connected server's tools within the deadline and the page limits, and defines them. */
-  async list(connection: Connection, deadline: number, connectTimeoutMs: number): Promise<FunctionTool[]> {
+  /** Lists every page of a connected server's tools within the deadline and the page limits, unnamed yet. */
+  async list(connection: Connection, deadline: number, connectTimeoutMs: number): Promise<McpTool[]> {
     const { name, spec } = connection;
     const { maxToolsPerServer, maxListPages } = this.settings;
     const listed: McpTool[] = [];
@@ -129,13 +133,14 @@ export class RemoteTools {
       if (seen.has(tool.name)) throw new McpConnectionError(`server ${name}: tools/list gave the tool ${tool.name.slice(0, 80)} twice`);
       seen.add(tool.name);
     }
-    return tools.map((tool) => this.definitionOf(connection, tool));
+    return tools;
   }
 
   /**
    * A server said its tools changed: list them again and apply the change to every toolkit
-   * `register` filled: tools it dropped are unregistered, new ones registered (unless another
-   * server's tool has the name). A failed listing keeps the tools as they were.
+   * `register` filled: tools it dropped are unregistered, new ones registered, and tools of
+   * other servers renamed where the change made their names collide or stop colliding. A failed
+   * listing keeps the tools as they were.
    */
   refresh(server: string): Promise<void> {
     // However many notifications arrive, one listing runs at a time and at most one follows it.
@@ -165,31 +170,58 @@ export class RemoteTools {
       return;
     }
     const connection = this.connections.get(server);
-    if (!connection || this.connections.closed) return;
+    if (!connection || this.connections.closed || !this.listed.has(server)) return;
     const timeout = this.connections.timeoutOf(connection);
-    let fresh: FunctionTool[];
+    let fresh: McpTool[];
     try {
       fresh = await this.list(connection, performance.now() + timeout, timeout);
     } catch {
       return;
     }
-    const prefix = (tool: FunctionTool): boolean => this.serverOf.get(tool.name) === server;
-    const old = this.tools.filter(prefix);
-    const others = new Set(this.tools.filter((tool) => !prefix(tool)).map((tool) => tool.name));
-    const kept = fresh.filter((tool) => !others.has(tool.name));
-    for (const tool of old) this.tools.splice(this.tools.indexOf(tool), 1);
-    for (const tool of old) this.serverOf.delete(tool.name);
-    for (const tool of kept) this.serverOf.set(tool.name, server);
-    this.tools.push(...kept);
-    for (const toolkit of this.registeredIn) {
-      for (const tool of old) toolkit.unregister(tool.name);
-      toolkit.register(...kept.filter((tool) => !toolkit.has(tool.name)));
+    this.listed.set(server, fresh);
+    this.rename();
+  }
+
+  /**
+   * Names every listed tool again and applies the difference: a tool whose name and listing
+   * stayed keeps its definition (and its registration); any other is unregistered where
+   * `register` put it and its new definition registered there, unless the host's own tool
+   * has that name.
+   */
+  private rename(): void {
+    const pairs = [...this.listed].flatMap(([server, tools]) => tools.map((tool) => ({ server, tool })));
+    const names = mcpToolNames(pairs.map(({ server, tool }) => ({ server, tool: tool.name })));
+    const next: FunctionTool[] = [];
+    const nextServerOf = new Map<string, string>();
+    const nextDefinitions = new Map<McpTool, FunctionTool>();
+    pairs.forEach(({ server, tool }, index) => {
+      const name = names[index];
+      if (name === undefined) return;
+      const kept = this.definitionOfListed.get(tool);
+      const definition = kept?.name === name ? kept : this.definitionOf(server, tool, name);
+      next.push(definition);
+      nextServerOf.set(name, server);
+      nextDefinitions.set(tool, definition);
+    });
+    const staying = new Set(next);
+    const gone = this.tools.filter((tool) => !staying.has(tool));
+    const before = new Set(this.tools);
+    const arriving = next.filter((tool) => !before.has(tool));
+    this.tools = next;
+    this.serverOf.clear();
+    for (const [name, server] of nextServerOf) this.serverOf.set(name, server);
+    this.definitionOfListed.clear();
+    for (const [tool, definition] of nextDefinitions) this.definitionOfListed.set(tool, definition);
+    for (const [toolkit, ours] of this.registeredIn) {
+      for (const tool of gone) if (ours.delete(tool.name)) toolkit.unregister(tool.name);
+      const free = arriving.filter((tool) => !toolkit.has(tool.name));
+      toolkit.register(...free);
+      for (const tool of free) ours.add(tool.name);
     }
   }
 
-  private definitionOf(connection: Connection, tool: McpTool): FunctionTool {
-    const name = mcpToolName(connection.name, tool.name);
-    const description = tool.description || `${tool.title ?? tool.name} (MCP server ${connection.name})`;
+  private definitionOf(server: string, tool: McpTool, name: string): FunctionTool {
+    const description = tool.description || `${tool.title ?? tool.name} (MCP server ${server})`;
     const annotations = tool.annotations
       ? Object.fromEntries(Object.entries(tool.annotations).filter(([key, value]) => key.endsWith('Hint') && typeof value === 'boolean'))
       : undefined;
@@ -201,22 +233,48 @@ export class RemoteTools {
       ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema as JsonSchema } : {}),
       ...(tool.title !== undefined ? { title: tool.title } : {}),
       ...(annotations && Object.keys(annotations).length > 0 ? { annotations } : {}),
-      run: (args: Record<string, unknown>, ctx?: ToolContext) => this.run(connection.name, tool, args, ctx),
+      run: (args: Record<string, unknown>, ctx?: ToolContext) => this.run(server, tool, args, ctx),
     });
   }
 }
 
 /**
- * `server_tool` when that name says unambiguously which server and tool it is: the server name
- * of letters, digits and `-` (so the first `_` splits it), the tool name of letters, digits, `_`
- * and `-`, 64 characters at most (the longest name model APIs take). Any other pair gets the
- * sanitized name, cut, and `_` plus 8 hex digits of SHA-256 of the pair: stable (the same pair
- * always gets the same name, whatever else is connected) and distinct (`do.it` and `do_it`;
- * server `gh` tool `enterprise_merge` and server `gh_enterprise` tool `merge`). docs/mcp.md.
+ * The names the model sees for MCP tools, one per `{ server, tool }` pair (server names are
+ * unique, and so are a server's tool names), in the pairs' order: upstream toolnexus's
+ * `sanitize(server)_sanitize(tool)` (SPEC §0.2), cut to the 64 characters model APIs take,
+ * wherever that name is unique among all the pairs.
+ *
+ * Pairs whose plain names collide ALL get `_` plus 8 hex digits of the SHA-256 of the pair
+ * (the plain name cut to make room), so the result depends on the set of pairs only, never on
+ * their order: a server listing first cannot keep a name another server's tool also maps to,
+ * and a hostile server cannot take a trusted server's name by copying it (it only makes both
+ * suffixed). A suffixed name that meets another name again is suffixed anew from the pair and
+ * the round, the same way; a pair still colliding after as many rounds as there are pairs
+ * (two 32-bit hashes of distinct pairs equal every round) gets no name, and its tool is left out.
  */
-export function mcpToolName(server: string, tool: string): string {
-  const plain = `${server}_${tool}`;
-  if (/^[A-Za-z0-9-]+$/.test(server) && /^[A-Za-z0-9_-]+$/.test(tool) && plain.length <= MAX_NAME) return plain;
-  const suffix = createHash('sha256').update(`${server}\u0000${tool}`, 'utf8').digest('hex').slice(0, 8);
-  return `${sanitizeName(plain).slice(0, MAX_NAME - suffix.length - 1)}_${suffix}`;
+export function mcpToolNames(pairs: ReadonlyArray<{ server: string; tool: string }>): Array<string | undefined> {
+  const names: Array<string | undefined> = pairs.map(({ server, tool }) => sanitizeName(`${server}_${tool}`).slice(0, MAX_NAME));
+  for (let round = 1; round <= pairs.length + 1; round++) {
+    const holders = new Map<string, number[]>();
+    names.forEach((name, index) => {
+      if (name === undefined) return;
+      const indexes = holders.get(name);
+      if (indexes) indexes.push(index);
+      else holders.set(name, [index]);
+    });
+    const colliding = [...holders.values()].filter((indexes) => indexes.length > 1).flat();
+    if (colliding.length === 0) return names;
+    for (const index of colliding) names[index] = suffixed(pairs[index]!, round);
+  }
+  // Unreachable but for repeated hash collisions: a name the toolkit would refuse is no name.
+  const counts = new Map<string, number>();
+  for (const name of names) if (name !== undefined) counts.set(name, (counts.get(name) ?? 0) + 1);
+  return names.map((name) => (name !== undefined && counts.get(name) === 1 ? name : undefined));
+}
+
+/** The pair's plain name cut, `_`, and 8 hex digits of SHA-256 of the pair (and of the round after the first). */
+function suffixed({ server, tool }: { server: string; tool: string }, round: number): string {
+  const hashed = round === 1 ? `${server}\u0000${tool}` : `${round}\u0000${server}\u0000${tool}`;
+  const suffix = createHash('sha256').update(hashed, 'utf8').digest('hex').slice(0, 8);
+  return `${sanitizeName(`${server}_${tool}`).slice(0, MAX_NAME - suffix.length - 1)}_${suffix}`;
 }
