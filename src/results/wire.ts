@@ -45,6 +45,18 @@ export interface Answer {
    * links), whichever front end answered. Never read from an answer given to `resolve`.
    */
   answeredBy?: { id: string; name?: string };
+  /**
+   * Every approval of a quorum request (docs/who-may-answer.md, "Quorum"), in the order they
+   * were recorded: set on the answer the replay sees, never read from an answer given to `resolve`.
+   */
+  signatures?: Signature[];
+}
+
+/** One approval of a quorum request: who gave it, when (the store's clock, RFC 3339), in which words. */
+export interface Signature {
+  by: { id: string; name?: string };
+  at: string;
+  comment?: string;
 }
 
 /** A request of a call's chain together with the answer that replayed it. */

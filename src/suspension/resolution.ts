@@ -1,4 +1,5 @@
 import {
+  InvalidArgumentError,
   AlreadyResolvedError,
   ClaimLostError,
   StoreError,
@@ -7,7 +8,8 @@ import {
   UnregisteredToolError,
 } from '../errors';
 import { messageOf } from '../errors/message';
-import { pendingOf } from '../results/helpers';
+import { pending, pendingOf } from '../results/helpers';
+import { quorumOf, type Quorum } from './quorum';
 import type { Answer, ToolResult } from '../results/wire';
 import { ATTR } from '../telemetry/conventions';
 import { countSuspension, startResolution } from '../telemetry/suspension';
@@ -92,6 +94,13 @@ export class Resolution {
     await this.check(read, expected);
     // Before anything else: a refused answer changes nothing and learns nothing of the outcome.
     await this.settings.authority.judge(read, answer, audit);
+    // A quorum approval is a signature until the last one needed: that one claims and replays.
+    const quorum = answer.ok && read.status === 'pending' ? quorumOf(read.request) : undefined;
+    if (quorum) {
+      const signed = await this.sign(read, quorum, audit);
+      if ('waiting' in signed) return signed.waiting;
+      call = signed.call;
+    }
     let lost: ClaimLostError | undefined;
     let pause = FIRST_POLL_MS;
     let lastTry = Number.NEGATIVE_INFINITY;
@@ -124,6 +133,33 @@ export class Resolution {
       if (!next) throw new UnknownSuspensionError(answer.id);
       call = next;
     }
+  }
+
+  /**
+   * Records `audit.by`'s approval of a quorum request: the call still waits (its pending result,
+   * with the quorum's progress) until `quorum.of` principals signed; then the caller claims it.
+   */
+  private async sign(
+    read: SuspendedCall,
+    quorum: Quorum,
+    audit: Audit | undefined,
+  ): Promise<{ waiting: ToolResult } | { call: SuspendedCall }> {
+    const { store } = this.settings;
+    const by = audit?.by;
+    if (by === undefined)
+      throw new InvalidArgumentError(`${read.request.id} needs ${quorum.of} approvals: an approval must name its principal`);
+    if (typeof store.sign !== 'function')
+      throw new StoreError(
+        `${read.request.id} needs ${quorum.of} approvals, and this store cannot keep signatures (it has no sign method)`,
+      );
+    const after = await store.sign(read.request.id, by, audit?.comment);
+    if (!after) throw new UnknownSuspensionError(read.request.id);
+    const signed = after.signatures?.length ?? 0;
+    if (after.status !== 'pending' || signed >= quorum.of) return { call: after };
+    const waiting = pending(after.request);
+    waiting.output = `${after.request.prompt} (approved by ${signed} of the ${quorum.of} needed)`;
+    waiting.metadata = { ...waiting.metadata, quorum: { of: quorum.of, signatures: after.signatures ?? [] } };
+    return { waiting };
   }
 
   /**
@@ -196,7 +232,9 @@ export class Resolution {
       return this.complete(claim, { status: refusal.status, outcome: refused(refusal, this.settings.formatRefusal) }, tracing, span);
     }
     // The tool sees who answered, whichever front end recorded them (docs/suspension.md).
-    const answered: Answer = call.answeredBy === undefined ? answer : { ...answer, answeredBy: { ...call.answeredBy } };
+    let answered: Answer = call.answeredBy === undefined ? answer : { ...answer, answeredBy: { ...call.answeredBy } };
+    // A quorum's replay sees every approval (ctx.approval.signatures).
+    if (call.signatures !== undefined) answered = { ...answered, signatures: call.signatures.map((s) => ({ ...s, by: { ...s.by } })) };
     const keeper = new LeaseKeeper(this.settings.store, claim, this.settings.leaseMs, ctx?.signal, this.settings.clock);
     let ran: RanCall;
     try {
