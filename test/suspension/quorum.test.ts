@@ -7,11 +7,14 @@
 import 'reflect-metadata';
 import { IsInt, Min } from 'class-validator';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Tool, Toolkit, pendingOf, success, type ToolContext } from 'toolnexus-ts';
 import { AgentRunner, answerAs } from 'toolnexus-ts/agents';
 import { FunctionModel } from 'toolnexus-ts/models';
+import { bearerTokens, createInbox } from 'toolnexus-ts/inbox';
 import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { ResumeCoordinator } from 'toolnexus-ts/suspension';
 
@@ -99,5 +102,39 @@ it('through a halted agent run and answerAs: the run stays halted after one sign
     expect(runs).toEqual([['finance:c', 'finance:a']]);
   } finally {
     await store.close();
+  }
+});
+
+it('through the inbox: each approval is a signature, the view shows the progress and who signed; the second runs it', async () => {
+  const runs: string[][] = [];
+  const coordinator = new ResumeCoordinator({ toolkit: new Toolkit().register(wireTool(runs)) });
+  const inbox = createInbox({
+    coordinator,
+    authorize: bearerTokens([
+      { token: 'finance-a-token-0123456789', principal: { id: 'finance:a', name: 'Ann' } },
+      { token: 'finance-b-token-0123456789', principal: { id: 'finance:b' } },
+    ]),
+  });
+  const server: Server = createServer((request, response) => inbox(request, response));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const approve = async (token: string) =>
+    (await fetch(`${base}/api/suspensions/${encodeURIComponent(id)}/answer`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ ok: true }),
+    }).then((r) => r.json())) as { suspension: { status: string; quorum?: { of: number; signatures: Array<{ by: { id: string } }> } } };
+  const id = pendingOf(await coordinator.execute('wire', { cents: 40 }))!.id;
+  try {
+    const first = await approve('finance-a-token-0123456789');
+    expect(first.suspension.status).toBe('pending');
+    expect(first.suspension.quorum).toMatchObject({ of: 2, signatures: [{ by: { id: 'finance:a', name: 'Ann' } }] });
+    const second = await approve('finance-b-token-0123456789');
+    expect(second.suspension.status).toBe('resolved');
+    expect(runs).toEqual([['finance:a', 'finance:b']]);
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    inbox.close();
   }
 });
