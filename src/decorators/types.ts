@@ -88,4 +88,9 @@ export interface ApprovalPolicy {
    * given) before the call runs: docs/who-may-answer.md, "Quorum". Asked as `data.quorum`.
    */
   quorum?: { of: number; from?: readonly string[] };
+  /**
+   * The approver may approve with edited arguments (`{ ok: true, args }`), validated by the
+   * tool's DTO; the call runs with them (docs/who-may-answer.md, "Edit"). Asked as `data.editable`.
+   */
+  editable?: boolean;
 }

@@ -40,6 +40,12 @@ export interface Answer {
   /** Only when `ok` is false. */
   reason?: AnswerReason;
   /**
+   * Approved with these arguments instead of the call's, where the request allows edits
+   * (`data.editable`): validated by the tool's DTO before anything is stored, and what the
+   * replay runs with (docs/who-may-answer.md, "Edit").
+   */
+  args?: Record<string, unknown>;
+  /**
    * Who gave the answer, as the coordinator recorded it with the claim (`answeredBy` of the
    * stored call): set on the answer a replay sees (`ctx.answer`, `ctx.approval`, the chain's
    * links), whichever front end answered. Never read from an answer given to `resolve`.

@@ -1,4 +1,5 @@
 import {
+  InvalidAnswerError,
   InvalidArgumentError,
   AlreadyResolvedError,
   ClaimLostError,
@@ -94,6 +95,8 @@ export class Resolution {
     await this.check(read, expected);
     // Before anything else: a refused answer changes nothing and learns nothing of the outcome.
     await this.settings.authority.judge(read, answer, audit);
+    // Edited arguments are checked by the tool's DTO now: a bad edit is refused, nothing stored.
+    if (answer.args !== undefined) answer = await this.edited(read, answer);
     // A quorum approval is a signature until the last one needed: that one claims and replays.
     const quorum = answer.ok && read.status === 'pending' ? quorumOf(read.request) : undefined;
     if (quorum) {
@@ -133,6 +136,22 @@ export class Resolution {
       if (!next) throw new UnknownSuspensionError(answer.id);
       call = next;
     }
+  }
+
+  /**
+   * An approval with edited arguments, where the request allows it, with the arguments as the
+   * tool's DTO parses them (what the store keeps and the replay runs with).
+   * @throws {@link InvalidAnswerError} the request allows no edit, or the edit does not validate.
+   */
+  private async edited(read: SuspendedCall, answer: Answer): Promise<Answer> {
+    const id = read.request.id;
+    if (read.request.data?.editable !== true) throw new InvalidAnswerError(`${id} does not allow edited arguments`);
+    if (quorumOf(read.request)) throw new InvalidAnswerError(`${id} needs a quorum: its arguments cannot be edited`);
+    const prepared = await this.settings.toolkit.prepare(read.tool, answer.args);
+    if (!prepared.ok) throw new InvalidAnswerError(`the edited arguments of ${id} are invalid: ${prepared.problem}`);
+    const stored = prepared.stored;
+    if (!stored.ok) throw new InvalidAnswerError(`the edited arguments of ${id} cannot be stored: ${stored.problem}`);
+    return { ...answer, args: JSON.parse(stored.json) as Record<string, unknown> };
   }
 
   /**
@@ -250,7 +269,8 @@ export class Resolution {
       const idempotencyKey = idempotencyKeyOf(ids);
       if (idempotencyKey !== undefined) replay.idempotencyKey = idempotencyKey;
       // The replay runs from the stored call, prepared once (a tool changed since refuses it here).
-      const prepared = await this.settings.toolkit.prepare(call.tool, call.args);
+      // An approver's edit, as the claim recorded it, is what runs.
+      const prepared = await this.settings.toolkit.prepare(call.tool, call.answer?.args ?? call.args);
       ran = await this.settings.toolkit.runTraced(prepared, withLatch(replay, keeper.cancellation));
     } finally {
       keeper.stop();
@@ -260,8 +280,17 @@ export class Resolution {
   }
 
   /** A replay's outcome as the store keeps it: a final result, or the next link of the chain. */
-  private settlementOf(call: SuspendedCall, answer: Answer, { result: outcome, traceparent }: RanCall): Settlement {
-    const request = pendingOf(outcome);
+  private settlementOf(call: SuspendedCall, answer: Answer, { result, traceparent }: RanCall): Settlement {
+    const edits = call.answer?.args;
+    const request = pendingOf(result);
+    // The model is told which arguments ran when they are not the ones it gave (sensitive values redacted).
+    const outcome =
+      edits === undefined || request
+        ? result
+        : {
+            ...result,
+            output: `The approver edited the arguments; the call ran with ${JSON.stringify(this.settings.toolkit.redact(call.tool, edits))}.\n${result.output}`,
+          };
     if (!request) return { status: 'resolved', outcome };
     const chain = call.chain ?? [];
     // Before anything walks it: a request with a cycle is a failure, not a stack overflow.
@@ -272,7 +301,7 @@ export class Resolution {
     const next: SuspendedCall = {
       request,
       tool: call.tool,
-      args: call.args,
+      args: edits ?? call.args,
       status: 'pending',
       createdAt: new Date(this.settings.clock.now()).toISOString(),
       chain: [...chain, { request: call.request, answer: keptAnswer(call.request, answer) }],
@@ -313,7 +342,10 @@ function storedOutcome(call: SuspendedCall, answer: Answer): ToolResult {
   if (call.status === 'expired') return outcome; // any answer meets the same expiry
   const ranTool = call.status === 'resolved';
   // Compared as kept: a consumed field is not stored, so it cannot tell two answers apart.
-  if (answer.ok !== ranTool || (ranTool && !sameJson(keptAnswer(call.request, answer).data, call.answer?.data))) {
+  if (
+    answer.ok !== ranTool ||
+    (ranTool && (!sameJson(keptAnswer(call.request, answer).data, call.answer?.data) || !sameJson(answer.args, call.answer?.args)))
+  ) {
     throw new AlreadyResolvedError(call.request.id, call.status, call.runId);
   }
   return outcome;

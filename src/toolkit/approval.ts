@@ -32,6 +32,7 @@ export async function approvalStep(
   if (answered?.ok) return { run: { ...ctx, approval: answered } };
   if (answered) return { result: failure(`declined/expired: ${promptOf(tool, policy, args)}`) };
   const data: Record<string, unknown> = { [APPROVAL_FOR]: tool };
+  if (policy.editable === true) data.editable = true;
   if (policy.quorum) data.quorum = { of: policy.quorum.of, ...(policy.quorum.from ? { from: [...policy.quorum.from] } : {}) };
   const request: Omit<PendingRequest, 'id'> = { kind: 'approval', prompt: promptOf(tool, policy, args), data };
   if (policy.expiresInMs !== undefined) request.expiresAt = new Date(Date.now() + policy.expiresInMs).toISOString();
