@@ -83,4 +83,14 @@ export interface ApprovalPolicy {
   prompt?: string | { bivarianceHack(args: object): string }['bivarianceHack'];
   /** The approval goes stale this long after it is asked. */
   expiresInMs?: number;
+  /**
+   * Needs `of` approvals, each a recorded signature, by distinct principals (of `from`, when
+   * given) before the call runs: docs/who-may-answer.md, "Quorum". Asked as `data.quorum`.
+   */
+  quorum?: { of: number; from?: readonly string[] };
+  /**
+   * The approver may approve with edited arguments (`{ ok: true, args }`), validated by the
+   * tool's DTO; the call runs with them (docs/who-may-answer.md, "Edit"). Asked as `data.editable`.
+   */
+  editable?: boolean;
 }

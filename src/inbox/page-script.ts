@@ -228,6 +228,11 @@ export const PAGE_SCRIPT = String.raw`
       el('span', { text: 'asked by: ' + item.requestedBy }),
       el('span', { text: 'created ' + new Date(item.createdAt).toLocaleString() }),
       el('span', { text: 'id ' + item.id })]);
+    if (item.quorum) {
+      var signers = item.quorum.signatures.map(function (s) { return s.by.name || s.by.id; });
+      meta.appendChild(el('span', { 'data-testid': 'quorum',
+        text: 'approvals: ' + item.quorum.signatures.length + ' of ' + item.quorum.of + (signers.length ? ' (' + signers.join(', ') + ')' : '') }));
+    }
     if (item.runId) {
       var run = el('a', { href: '#', text: 'run ' + item.runId, title: 'show only this run' });
       run.addEventListener('click', function (event) { event.preventDefault(); document.getElementById('run').value = item.runId; state.runId = item.runId; refresh(); });

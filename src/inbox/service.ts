@@ -219,6 +219,8 @@ function answerOf(id: string, body: Record<string, unknown>): Answer {
   const answer: Answer = { id, ok: body.ok };
   if (body.data !== undefined) answer.data = body.data as Record<string, unknown>;
   if (body.reason !== undefined) answer.reason = body.reason as Answer['reason'];
+  // Edited arguments: the coordinator checks them by the tool's DTO (docs/who-may-answer.md, "Edit").
+  if (body.args !== undefined) answer.args = body.args as Record<string, unknown>;
   if (answer.ok && answer.reason !== undefined) throw new InvalidAnswerError('invalid answer: an ok answer has no reason');
   if (!answer.ok && answer.reason === undefined) answer.reason = 'declined';
   return answer;

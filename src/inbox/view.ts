@@ -1,3 +1,5 @@
+import { quorumOf } from '../suspension/quorum';
+import type { Signature } from '../results/wire';
 import type { Principal } from '../suspension/audit';
 import type { SuspendedCall, SuspensionStatus } from '../suspension/store';
 import { Redactor } from '../suspension/redact';
@@ -16,8 +18,13 @@ export interface SuspensionView {
   data?: Record<string, unknown>;
   /** The form an `input`/`question` asks for. */
   fields?: InputField[];
-  /** Who or what asked: `data.requestedBy` when the tool said, else the tool in its run. */
+  /**
+   * Who or what asked: the principal the run was made for (`SuspendedCall.requestedBy`), else
+   * `data.requestedBy` when the tool said, else the tool in its run.
+   */
   requestedBy?: string;
+  /** A quorum request's approvals so far, and how many it needs (docs/who-may-answer.md, "Quorum"). */
+  quorum?: { of: number; from?: readonly string[]; signatures: Signature[] };
   tool: string;
   /** The call's arguments, `@Sensitive()` fields redacted. */
   args: unknown;
@@ -67,6 +74,9 @@ export function viewOf(call: SuspendedCall, redactor: Redactor, actions: AnswerA
   if (!view.fields && (request.kind === 'input' || request.kind === 'question')) {
     view.fields = [{ name: 'answer', type: 'string', required: true, title: 'Answer' }];
   }
+  if (call.requestedBy) view.requestedBy = call.requestedBy.name ?? call.requestedBy.id;
+  const quorum = quorumOf(call.request);
+  if (quorum) view.quorum = { ...quorum, signatures: (call.signatures ?? []).map((s) => ({ ...s, by: { ...s.by } })) };
   view.requestedBy ??= call.runId === undefined ? `tool ${call.tool}` : `tool ${call.tool} in run ${call.runId}`;
   if (call.runId !== undefined) view.runId = call.runId;
   if (call.callId !== undefined) view.callId = call.callId;

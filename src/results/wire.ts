@@ -40,11 +40,29 @@ export interface Answer {
   /** Only when `ok` is false. */
   reason?: AnswerReason;
   /**
+   * Approved with these arguments instead of the call's, where the request allows edits
+   * (`data.editable`): validated by the tool's DTO before anything is stored, and what the
+   * replay runs with (docs/who-may-answer.md, "Edit").
+   */
+  args?: Record<string, unknown>;
+  /**
    * Who gave the answer, as the coordinator recorded it with the claim (`answeredBy` of the
    * stored call): set on the answer a replay sees (`ctx.answer`, `ctx.approval`, the chain's
    * links), whichever front end answered. Never read from an answer given to `resolve`.
    */
   answeredBy?: { id: string; name?: string };
+  /**
+   * Every approval of a quorum request (docs/who-may-answer.md, "Quorum"), in the order they
+   * were recorded: set on the answer the replay sees, never read from an answer given to `resolve`.
+   */
+  signatures?: Signature[];
+}
+
+/** One approval of a quorum request: who gave it, when (the store's clock, RFC 3339), in which words. */
+export interface Signature {
+  by: { id: string; name?: string };
+  at: string;
+  comment?: string;
 }
 
 /** A request of a call's chain together with the answer that replayed it. */

@@ -1,6 +1,6 @@
 import { StoreError } from '../errors';
 import { messageOf } from '../errors/message';
-import type { Answer, PendingRequest, ToolResult } from '../results/wire';
+import type { Answer, PendingRequest, Signature, ToolResult } from '../results/wire';
 import type { Principal } from '../suspension/audit';
 import { isSuspensionStatus } from '../suspension/status';
 import type { AnsweredRequest, SuspendedCall } from '../suspension/store';
@@ -36,6 +36,8 @@ export interface SuspensionRow {
   traceparent?: string | null;
   /** Absent from rows read by a store whose schema predates it. */
   requested_by?: string | null;
+  /** Absent from rows read by a store whose schema predates it. */
+  signatures?: string | null;
 }
 
 /**
@@ -67,6 +69,7 @@ export function rowOf(call: SuspendedCall): SuspensionRow {
     comment: call.comment ?? null,
     traceparent: call.traceparent ?? null,
     requested_by: call.requestedBy === undefined ? null : toJson(call.requestedBy, `the principal ${id} was requested for`),
+    signatures: call.signatures === undefined ? null : toJson(call.signatures, `the signatures of ${id}`),
   };
 }
 
@@ -95,6 +98,7 @@ export function callOf(row: SuspensionRow): SuspendedCall {
   if (row.answered_at !== null) call.answeredAt = row.answered_at;
   if (row.comment !== null) call.comment = row.comment;
   if (typeof row.traceparent === 'string') call.traceparent = row.traceparent;
+  if (typeof row.signatures === 'string') call.signatures = parseStored<Signature[]>(row.signatures, `the signatures of ${id}`);
   if (typeof row.requested_by === 'string')
     call.requestedBy = parseStored<Principal>(row.requested_by, `the principal ${id} was requested for`);
   return call;

@@ -142,6 +142,13 @@ function checkFields(answer: unknown, maxDataBytes: number | undefined): AnswerC
     if (maxDataBytes !== undefined && Buffer.byteLength(JSON.stringify(copy.data)) > maxDataBytes) throw tooLarge(maxDataBytes);
   }
   if (reason !== undefined) copy.reason = reason;
+  const args = fields.args === null ? undefined : fields.args;
+  if (args !== undefined) {
+    if (typeof args !== 'object' || Array.isArray(args)) return { ok: false, problem: 'args must be an object when present' };
+    if (!ok) return { ok: false, problem: 'args (edited arguments) come only with an approval (ok: true)' };
+    const budget = { left: maxDataBytes ?? Number.POSITIVE_INFINITY, max: maxDataBytes };
+    copy.args = copyJson(args, 'args', 0, budget) as Record<string, unknown>;
+  }
   Object.defineProperty(copy, CHECKED_UNDER, { value: maxDataBytes ?? Number.POSITIVE_INFINITY });
   return { ok: true, answer: copy as CheckedAnswer };
 }

@@ -3,6 +3,7 @@ import { messageOf } from '../errors/message';
 import type { Answer } from '../results/wire';
 import type { Audit, Principal } from './audit';
 import { subAgentOriginOf } from './origin';
+import { quorumOf } from './quorum';
 import type { AnswerAction, AnswerDecision, AnswerPolicy } from './policy';
 import type { SuspendedCall, SuspensionStore } from './store';
 
@@ -66,9 +67,12 @@ export class Authority {
    * @throws {@link AnswerRefusedError} the answer may not be given (nothing changed).
    */
   async judge(read: SuspendedCall, answer: Answer, audit: Audit | undefined): Promise<void> {
-    if (!this.active || isSystemAudit(audit)) return;
+    if (isSystemAudit(audit)) return;
+    // A quorum's list of signers holds with or without a policy.
+    if (!this.active && quorumOf(read.request)?.from === undefined) return;
     const action = actionOf(answer);
     const by = audit?.by;
+    if (by === undefined && !this.active) return; // a quorum approval without a principal is refused when it signs
     const decision =
       by === undefined
         ? { deny: 'an answer policy is set, and the answer names no principal' }
@@ -86,7 +90,7 @@ export class Authority {
   /** What `principal` may do to `call` now: for front ends that show the actions (the inbox, the chat). */
   async actionsOf(principal: Principal, call: SuspendedCall): Promise<AnswerAction[]> {
     if (call.status !== 'pending') return [];
-    if (!this.active) return ['answer', 'cancel'];
+    if (!this.active && quorumOf(call.request)?.from === undefined) return ['answer', 'cancel'];
     const allowed: AnswerAction[] = [];
     const probes: Record<AnswerAction, Answer> = {
       answer: { id: call.request.id, ok: true },
@@ -100,7 +104,7 @@ export class Authority {
 
   /** The decision on `answer` by `principal`, as {@link judge} would take it, without telling anyone (a dry run). */
   async decision(principal: Principal, call: SuspendedCall, answer: Answer): Promise<AnswerDecision> {
-    if (!this.active) return 'allow';
+    if (!this.active && quorumOf(call.request)?.from === undefined) return 'allow';
     return this.decide(principal, call, answer, actionOf(answer));
   }
 
@@ -108,6 +112,9 @@ export class Authority {
     const asking = await this.askingCall(surfaced);
     if ('deny' in asking) return asking;
     const { call, path } = asking;
+    const quorum = quorumOf(call.request);
+    if (quorum?.from && answer.ok && !quorum.from.includes(principal.id))
+      return { deny: `${principal.id} is not one of the principals who may sign this approval` };
     const requester = call.requestedBy ?? surfaced.requestedBy;
     if (
       this.settings.separationOfDuties &&
@@ -118,8 +125,10 @@ export class Authority {
     ) {
       return { deny: `${principal.id} requested this call and may not approve it (separation of duties)` };
     }
+    const policy = this.settings.policy;
+    if (policy === undefined) return 'allow';
     try {
-      const decision = await (this.settings.policy as AnswerPolicy)({ principal, call, surfaced, path, answer, action });
+      const decision = await policy({ principal, call, surfaced, path, answer, action });
       if (decision === 'allow') return decision;
       if (typeof decision === 'object' && decision !== null && typeof decision.deny === 'string') return decision;
       return { deny: 'the answer policy gave no decision' };

@@ -25,6 +25,7 @@ export type { SuspensionObserver } from './observer';
 export { rulesPolicy } from './policy';
 export type { AnswerPolicy, AnswerDecision, AnswerQuestion, AnswerRule, AnswerAction } from './policy';
 export type { AnswerRefusal } from './authority';
+export type { Signature } from '../results/wire';
 export { MAX_COMMENT_LENGTH } from './audit';
 export type { Principal, Audit, HistoryFilter } from './audit';
 /** Where time comes from (a coordinator's, store's, runner's or webhooks' `clock`): a fake one steps through leases and backoff in tests. */

@@ -1,7 +1,7 @@
 import { DuplicateSuspensionError, InvalidArgumentError, StoreError } from '../errors';
 import { systemClock, type Clock } from '../timing/clock';
 import type { Answer } from '../results/wire';
-import type { Audit, HistoryFilter } from './audit';
+import type { Audit, HistoryFilter, Principal } from './audit';
 import { jsonCopy } from './json';
 import { isSettled } from './status';
 import type { Claim, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from './store';
@@ -107,6 +107,19 @@ export class MemorySuspensionStore implements SuspensionStore {
       ...(audit?.comment !== undefined ? { comment: audit.comment } : {}),
     };
     return { id, fence, call: structuredClone(entry.call), at };
+  }
+
+  async sign(id: string, by: Principal, comment?: string): Promise<SuspendedCall | undefined> {
+    this.assertOpen();
+    const entry = this.calls.get(id);
+    if (!entry) return undefined;
+    const signatures = entry.call.signatures ?? [];
+    if (entry.call.status === 'pending' && !signatures.some((s) => s.by.id === by.id)) {
+      const at = new Date(this.clock.now()).toISOString();
+      const signature = { by: jsonCopy(by, `the principal signing ${id}`), at, ...(comment === undefined ? {} : { comment }) };
+      entry.call = { ...entry.call, signatures: [...signatures, signature], updatedAt: at };
+    }
+    return structuredClone(entry.call);
   }
 
   async renew(claim: Claim, leaseMs: number): Promise<boolean> {

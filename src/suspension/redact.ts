@@ -1,4 +1,4 @@
-import type { AnsweredRequest, PendingRequest } from '../results/wire';
+import type { Answer, AnsweredRequest, PendingRequest } from '../results/wire';
 import { REDACTED } from '../toolkit/redaction';
 import type { Toolkit } from '../toolkit/toolkit';
 import type { SuspendedCall } from './store';
@@ -48,14 +48,22 @@ export class Redactor {
     copy.request = redactRequest(request, args, redacted, redact);
     // Another field may quote a sensitive one: the arguments are redacted by value as well as by field.
     copy.args = redact(redacted);
-    if (answer !== undefined) copy.answer = redactAnswer(answer, redact);
+    if (answer !== undefined) copy.answer = this.answerShown(call.tool, answer, redact);
     if (outcome !== undefined) copy.outcome = redact(jsonCopy(outcome));
     if (comment !== undefined) copy.comment = redact(comment);
     if (chain !== undefined)
       copy.chain = chain.map((link): AnsweredRequest => ({
         request: redactRequest(link.request, args, redacted, redact),
-        answer: redactAnswer(link.answer, redact),
+        answer: this.answerShown(call.tool, link.answer, redact),
       }));
+    return copy;
+  }
+
+  /** An answer fit to show: edited arguments redacted as the call's own are (their new values by field too). */
+  private answerShown(tool: string, answer: Answer, redact: <T>(value: T) => T): Answer {
+    const copy = redactAnswer(answer, redact);
+    if (answer.args !== undefined && typeof copy === 'object' && copy !== null)
+      copy.args = redact(this.forArgs(tool, answer.args).args) as Record<string, unknown>;
     return copy;
   }
 }

@@ -1,4 +1,6 @@
 import {
+  InvalidAnswerError,
+  InvalidArgumentError,
   AlreadyResolvedError,
   ClaimLostError,
   StoreError,
@@ -7,7 +9,8 @@ import {
   UnregisteredToolError,
 } from '../errors';
 import { messageOf } from '../errors/message';
-import { pendingOf } from '../results/helpers';
+import { pending, pendingOf } from '../results/helpers';
+import { quorumOf, type Quorum } from './quorum';
 import type { Answer, ToolResult } from '../results/wire';
 import { ATTR } from '../telemetry/conventions';
 import { countSuspension, startResolution } from '../telemetry/suspension';
@@ -92,6 +95,15 @@ export class Resolution {
     await this.check(read, expected);
     // Before anything else: a refused answer changes nothing and learns nothing of the outcome.
     await this.settings.authority.judge(read, answer, audit);
+    // Edited arguments are checked by the tool's DTO now: a bad edit is refused, nothing stored.
+    if (answer.args !== undefined) answer = await this.edited(read, answer);
+    // A quorum approval is a signature until the last one needed: that one claims and replays.
+    const quorum = answer.ok && read.status === 'pending' ? quorumOf(read.request) : undefined;
+    if (quorum) {
+      const signed = await this.sign(read, quorum, audit);
+      if ('waiting' in signed) return signed.waiting;
+      call = signed.call;
+    }
     let lost: ClaimLostError | undefined;
     let pause = FIRST_POLL_MS;
     let lastTry = Number.NEGATIVE_INFINITY;
@@ -124,6 +136,49 @@ export class Resolution {
       if (!next) throw new UnknownSuspensionError(answer.id);
       call = next;
     }
+  }
+
+  /**
+   * An approval with edited arguments, where the request allows it, with the arguments as the
+   * tool's DTO parses them (what the store keeps and the replay runs with).
+   * @throws {@link InvalidAnswerError} the request allows no edit, or the edit does not validate.
+   */
+  private async edited(read: SuspendedCall, answer: Answer): Promise<Answer> {
+    const id = read.request.id;
+    if (read.request.data?.editable !== true) throw new InvalidAnswerError(`${id} does not allow edited arguments`);
+    if (quorumOf(read.request)) throw new InvalidAnswerError(`${id} needs a quorum: its arguments cannot be edited`);
+    const prepared = await this.settings.toolkit.prepare(read.tool, answer.args);
+    if (!prepared.ok) throw new InvalidAnswerError(`the edited arguments of ${id} are invalid: ${prepared.problem}`);
+    const stored = prepared.stored;
+    if (!stored.ok) throw new InvalidAnswerError(`the edited arguments of ${id} cannot be stored: ${stored.problem}`);
+    return { ...answer, args: JSON.parse(stored.json) as Record<string, unknown> };
+  }
+
+  /**
+   * Records `audit.by`'s approval of a quorum request: the call still waits (its pending result,
+   * with the quorum's progress) until `quorum.of` principals signed; then the caller claims it.
+   */
+  private async sign(
+    read: SuspendedCall,
+    quorum: Quorum,
+    audit: Audit | undefined,
+  ): Promise<{ waiting: ToolResult } | { call: SuspendedCall }> {
+    const { store } = this.settings;
+    const by = audit?.by;
+    if (by === undefined)
+      throw new InvalidArgumentError(`${read.request.id} needs ${quorum.of} approvals: an approval must name its principal`);
+    if (typeof store.sign !== 'function')
+      throw new StoreError(
+        `${read.request.id} needs ${quorum.of} approvals, and this store cannot keep signatures (it has no sign method)`,
+      );
+    const after = await store.sign(read.request.id, by, audit?.comment);
+    if (!after) throw new UnknownSuspensionError(read.request.id);
+    const signed = after.signatures?.length ?? 0;
+    if (after.status !== 'pending' || signed >= quorum.of) return { call: after };
+    const waiting = pending(after.request);
+    waiting.output = `${after.request.prompt} (approved by ${signed} of the ${quorum.of} needed)`;
+    waiting.metadata = { ...waiting.metadata, quorum: { of: quorum.of, signatures: after.signatures ?? [] } };
+    return { waiting };
   }
 
   /**
@@ -196,7 +251,9 @@ export class Resolution {
       return this.complete(claim, { status: refusal.status, outcome: refused(refusal, this.settings.formatRefusal) }, tracing, span);
     }
     // The tool sees who answered, whichever front end recorded them (docs/suspension.md).
-    const answered: Answer = call.answeredBy === undefined ? answer : { ...answer, answeredBy: { ...call.answeredBy } };
+    let answered: Answer = call.answeredBy === undefined ? answer : { ...answer, answeredBy: { ...call.answeredBy } };
+    // A quorum's replay sees every approval (ctx.approval.signatures).
+    if (call.signatures !== undefined) answered = { ...answered, signatures: call.signatures.map((s) => ({ ...s, by: { ...s.by } })) };
     const keeper = new LeaseKeeper(this.settings.store, claim, this.settings.leaseMs, ctx?.signal, this.settings.clock);
     let ran: RanCall;
     try {
@@ -212,7 +269,8 @@ export class Resolution {
       const idempotencyKey = idempotencyKeyOf(ids);
       if (idempotencyKey !== undefined) replay.idempotencyKey = idempotencyKey;
       // The replay runs from the stored call, prepared once (a tool changed since refuses it here).
-      const prepared = await this.settings.toolkit.prepare(call.tool, call.args);
+      // An approver's edit, as the claim recorded it, is what runs.
+      const prepared = await this.settings.toolkit.prepare(call.tool, call.answer?.args ?? call.args);
       ran = await this.settings.toolkit.runTraced(prepared, withLatch(replay, keeper.cancellation));
     } finally {
       keeper.stop();
@@ -222,8 +280,17 @@ export class Resolution {
   }
 
   /** A replay's outcome as the store keeps it: a final result, or the next link of the chain. */
-  private settlementOf(call: SuspendedCall, answer: Answer, { result: outcome, traceparent }: RanCall): Settlement {
-    const request = pendingOf(outcome);
+  private settlementOf(call: SuspendedCall, answer: Answer, { result, traceparent }: RanCall): Settlement {
+    const edits = call.answer?.args;
+    const request = pendingOf(result);
+    // The model is told which arguments ran when they are not the ones it gave (sensitive values redacted).
+    const outcome =
+      edits === undefined || request
+        ? result
+        : {
+            ...result,
+            output: `The approver edited the arguments; the call ran with ${JSON.stringify(this.settings.toolkit.redact(call.tool, edits))}.\n${result.output}`,
+          };
     if (!request) return { status: 'resolved', outcome };
     const chain = call.chain ?? [];
     // Before anything walks it: a request with a cycle is a failure, not a stack overflow.
@@ -234,7 +301,7 @@ export class Resolution {
     const next: SuspendedCall = {
       request,
       tool: call.tool,
-      args: call.args,
+      args: edits ?? call.args,
       status: 'pending',
       createdAt: new Date(this.settings.clock.now()).toISOString(),
       chain: [...chain, { request: call.request, answer: keptAnswer(call.request, answer) }],
@@ -275,7 +342,10 @@ function storedOutcome(call: SuspendedCall, answer: Answer): ToolResult {
   if (call.status === 'expired') return outcome; // any answer meets the same expiry
   const ranTool = call.status === 'resolved';
   // Compared as kept: a consumed field is not stored, so it cannot tell two answers apart.
-  if (answer.ok !== ranTool || (ranTool && !sameJson(keptAnswer(call.request, answer).data, call.answer?.data))) {
+  if (
+    answer.ok !== ranTool ||
+    (ranTool && (!sameJson(keptAnswer(call.request, answer).data, call.answer?.data) || !sameJson(answer.args, call.answer?.args)))
+  ) {
     throw new AlreadyResolvedError(call.request.id, call.status, call.runId);
   }
   return outcome;

@@ -1,4 +1,4 @@
-import type { Answer, AnsweredRequest, PendingRequest, ToolResult } from '../results/wire';
+import type { Answer, AnsweredRequest, PendingRequest, Signature, ToolResult } from '../results/wire';
 import type { Audit, HistoryFilter, Principal } from './audit';
 
 export type { AnsweredRequest } from '../results/wire';
@@ -52,6 +52,8 @@ export interface SuspendedCall {
    * separation of duties refuses their own approval (docs/who-may-answer.md).
    */
   requestedBy?: Principal;
+  /** The approvals recorded so far of a quorum request, oldest first, one per principal. */
+  signatures?: Signature[];
   /** Who gave the answer that claimed the call (`Audit.by`), recorded with the claim. */
   answeredBy?: Principal;
   /** RFC 3339, by the store's clock: when the answer that claimed the call was recorded. */
@@ -154,6 +156,14 @@ export interface SuspensionStore {
    * most `filter.limit` of them (all when absent).
    */
   history(filter?: HistoryFilter): Promise<SuspendedCall[]>;
+  /**
+   * Atomically adds an approval to a `pending` call's `signatures` (docs/who-may-answer.md,
+   * "Quorum"), stamped with the store's clock, unless `by.id` already signed (a principal counts
+   * once). Returns the call afterwards (unchanged when it was not pending or already signed),
+   * or `undefined` when unknown. Concurrent signers, in any process, each see their own
+   * signature and every one recorded before it. Optional: a store without it cannot keep quorums.
+   */
+  sign?(id: string, by: Principal, comment?: string): Promise<SuspendedCall | undefined>;
   /** Releases connections and file handles. Idempotent. */
   close(): Promise<void>;
 }

@@ -31,7 +31,10 @@ export async function approvalStep(
   const answered = approvalAnswered(tool, ctx);
   if (answered?.ok) return { run: { ...ctx, approval: answered } };
   if (answered) return { result: failure(`declined/expired: ${promptOf(tool, policy, args)}`) };
-  const request: Omit<PendingRequest, 'id'> = { kind: 'approval', prompt: promptOf(tool, policy, args), data: { [APPROVAL_FOR]: tool } };
+  const data: Record<string, unknown> = { [APPROVAL_FOR]: tool };
+  if (policy.editable === true) data.editable = true;
+  if (policy.quorum) data.quorum = { of: policy.quorum.of, ...(policy.quorum.from ? { from: [...policy.quorum.from] } : {}) };
+  const request: Omit<PendingRequest, 'id'> = { kind: 'approval', prompt: promptOf(tool, policy, args), data };
   if (policy.expiresInMs !== undefined) request.expiresAt = new Date(Date.now() + policy.expiresInMs).toISOString();
   return { result: pending(request) };
 }

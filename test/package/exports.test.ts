@@ -132,6 +132,7 @@ const EXPECTED: Record<string, string[]> = {
     'type ResumeCoordinatorOptions',
     'type SettledStatus',
     'type Settlement',
+    'type Signature',
     'type SuspendedCall',
     'type SuspensionFilter',
     'type SuspensionObserver',

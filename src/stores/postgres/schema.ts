@@ -169,6 +169,8 @@ function migrationTo(version: number, { schema, prefix, suspensions, runs }: Tab
         // Who may answer (docs/who-may-answer.md): on whose behalf a call was made, so
         // separation of duties can refuse their own approval. Rows before it keep NULL.
         `ALTER TABLE ${suspensions} ADD COLUMN requested_by json`,
+        // Quorum: the approvals recorded so far, one per principal, stamped by the server's clock.
+        `ALTER TABLE ${suspensions} ADD COLUMN signatures json`,
         // Sessions (chat, docs/chat.md): conversations kept by id, saved by version compare-and-set.
         ...sessionsPostgresDdl(schema, prefix),
       ];

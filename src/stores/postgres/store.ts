@@ -4,7 +4,7 @@ import { DuplicateSuspensionError, StoreError, StoreUnavailableError } from '../
 import type { Answer } from '../../results/wire';
 import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from '../../runner/store';
 import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../runner/store-checks';
-import type { Audit, HistoryFilter } from '../../suspension/audit';
+import type { Audit, HistoryFilter, Principal } from '../../suspension/audit';
 import { toJson } from '../../suspension/json';
 import type { Claim, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from '../../suspension/store';
 import { sleep } from '../../timing/sleep';
@@ -22,12 +22,13 @@ const MAX_RETRY_PAUSE_MS = 1_000;
 /** JSON columns are read as text and parsed here, so a pool's own type parsers cannot change what comes back. */
 const SUSPENSION_COLUMNS = `id, kind, tool, status, request::text AS request, args::text AS args, answer::text AS answer,
   outcome::text AS outcome, call_id, run_id, created_at, updated_at, lease_until_ms, fence, chain::text AS chain, next_id, binding,
-  answered_by::text AS answered_by, answered_at, comment, traceparent, requested_by::text AS requested_by`;
+  answered_by::text AS answered_by, answered_at, comment, traceparent, requested_by::text AS requested_by,
+  signatures::text AS signatures`;
 
 /** Columns of an insert, in the order of {@link insertValues}; `$n` placeholders with the casts `INSERT … SELECT` needs. */
 const INSERT_COLUMNS =
   'id, kind, tool, status, request, args, answer, outcome, call_id, run_id, created_at, updated_at, lease_until_ms, fence, chain, next_id, binding, ' +
-  'answered_by, answered_at, comment, traceparent, requested_by';
+  'answered_by, answered_at, comment, traceparent, requested_by, signatures';
 const insertPlaceholders = (from: number) =>
   [
     'text',
@@ -51,6 +52,7 @@ const insertPlaceholders = (from: number) =>
     'text',
     'text',
     'text',
+    'json',
     'json',
   ]
     .map((type, i) => `$${from + i}::${type}`)
@@ -80,6 +82,7 @@ function insertValues(row: SuspensionRow): unknown[] {
     row.comment,
     row.traceparent,
     row.requested_by,
+    row.signatures,
   ];
 }
 
@@ -235,6 +238,28 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
     if (!row) return undefined;
     const call = callOf(row);
     return { id, fence: call.fence as number, call, at: row.claimed_at };
+  }
+
+  async sign(id: string, by: Principal, comment?: string): Promise<SuspendedCall | undefined> {
+    const byJson = toJson(by, `the principal signing ${id}`);
+    // One statement, as a claim: a concurrent signer's UPDATE waits for this one to commit, then
+    // re-checks the WHERE clause against the row with this signature in it.
+    const result = await this.query<SuspensionRow>(
+      `signature of suspension ${id}`,
+      `WITH ${CLOCK}
+       UPDATE ${this.tables.suspensions}
+          SET signatures = (COALESCE(signatures::jsonb, '[]'::jsonb)
+                || jsonb_build_array(jsonb_strip_nulls(jsonb_build_object('by', $2::jsonb, 'at', clock.iso, 'comment', $3::text))))::json,
+              updated_at = clock.iso
+         FROM clock
+        WHERE id = $1 AND status = 'pending'
+          AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(COALESCE(signatures::jsonb, '[]'::jsonb)) AS s WHERE s->'by'->>'id' = $4)
+        RETURNING ${SUSPENSION_COLUMNS}`,
+      [id, byJson, comment ?? null, by.id],
+    );
+    const row = result.rows[0];
+    if (row) return callOf(row);
+    return this.get(id);
   }
 
   async renew(claim: Claim, leaseMs: number): Promise<boolean> {

@@ -67,6 +67,8 @@ const STEPS: Record<number, string> = {
     // Who may answer (docs/who-may-answer.md): on whose behalf a call was made, so separation
     // of duties can refuse their own approval. Rows recorded before it keep NULL.
     'ALTER TABLE suspensions ADD COLUMN requested_by TEXT;',
+    // Quorum: the approvals recorded so far (JSON), one per principal, stamped by SQLite's clock.
+    'ALTER TABLE suspensions ADD COLUMN signatures TEXT;',
     // Sessions (chat, docs/chat.md): conversations kept by id, saved by version compare-and-set.
     SESSIONS_SQLITE_DDL,
   ].join('\n'),
@@ -98,7 +100,7 @@ export function migrate(db: Database.Database, filename: string): void {
 
 /** The columns of a suspension, named as `SuspensionRow` (../rows) names them. */
 export const SUSPENSION_COLUMNS = `id, kind, tool, status, request, args, answer, outcome, call_id, run_id, created_at, updated_at,
-  lease_until AS lease_until_ms, fence, chain, next_id, binding, answered_by, answered_at, comment, traceparent, requested_by`;
+  lease_until AS lease_until_ms, fence, chain, next_id, binding, answered_by, answered_at, comment, traceparent, requested_by, signatures`;
 
 /** The statements {@link prepare} returns; named, so the declaration emit can name them too. */
 export interface SqliteStatements {
@@ -112,6 +114,8 @@ export interface SqliteStatements {
   insertRun: Database.Statement;
   updateRun: Database.Statement;
   readRun: Database.Statement;
+  sign: Database.Statement;
+  now: Database.Statement;
 }
 
 /** SQLite's clock in milliseconds since the epoch (`julianday('now')` keeps milliseconds). */
@@ -127,12 +131,15 @@ export function prepare(db: Database.Database, synchronous: 'full' | 'normal'): 
     insert: db.prepare(`
       INSERT INTO suspensions (id, kind, tool, args, request, call_id, run_id, status, created_at, updated_at, answer, outcome,
                                lease_until, fence, chain, next_id, binding, answered_by, answered_at, comment, traceparent,
-                               requested_by)
+                               requested_by, signatures)
       VALUES (@id, @kind, @tool, @args, @request, @call_id, @run_id, @status, @created_at, @updated_at, @answer, @outcome,
               @lease_until_ms, @fence, @chain, @next_id, @binding, @answered_by, @answered_at, @comment, @traceparent,
-              @requested_by)
+              @requested_by, @signatures)
       ON CONFLICT (id) DO NOTHING`),
     read: db.prepare(`SELECT ${SUSPENSION_COLUMNS} FROM suspensions WHERE id = ?`),
+    // The approvals with one more, computed after reading the row in the same IMMEDIATE transaction.
+    sign: db.prepare(`UPDATE suspensions SET signatures = @signatures, updated_at = @at WHERE id = @id AND status = 'pending'`),
+    now: db.prepare(`SELECT ${NOW_TEXT} AS now`),
     // Leases and the claim's instant are judged by SQLite's clock, read in the statement that
     // uses them ('now' is one instant for a whole statement), not by each process's Date:
     // a process whose clock is off cannot take over a lease that is still held.

@@ -6,8 +6,8 @@ import { messageOf } from '../../errors/message';
 import type { Answer } from '../../results/wire';
 import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from '../../runner/store';
 import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../runner/store-checks';
-import type { Audit, HistoryFilter } from '../../suspension/audit';
-import { toJson } from '../../suspension/json';
+import type { Audit, HistoryFilter, Principal } from '../../suspension/audit';
+import { jsonCopy, toJson } from '../../suspension/json';
 import type { Claim, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from '../../suspension/store';
 import { loadOptionalPeer } from '../peer';
 import { callOf, parseStored, rowOf, type SuspensionRow } from '../rows';
@@ -77,6 +77,9 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
   private readonly db: Database.Database;
   private readonly statements: ReturnType<typeof prepare>;
   private readonly claimTransaction: Database.Transaction<(params: ClaimParams) => { row: SuspensionRow; at: string } | undefined>;
+  private readonly signTransaction: Database.Transaction<
+    (id: string, by: Principal, comment: string | undefined) => SuspendedCall | undefined
+  >;
   private readonly completeTransaction: Database.Transaction<(params: CompleteParams, next: SuspensionRow | undefined) => boolean>;
   private readonly listStatements = new Map<string, Database.Statement>();
   /** Sessions (docs/chat.md): in the same file; their SQL is ./sessions.ts. */
@@ -117,6 +120,18 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
     this.claimTransaction = this.db.transaction((params: ClaimParams) => {
       const row = this.statements.claim.get(params) as SuspensionRow | undefined;
       return row === undefined ? undefined : { row, at: row.answered_at as string };
+    });
+    // Read, add, write under SQLite's write lock: signers in other processes wait their turn.
+    this.signTransaction = this.db.transaction((id: string, by: Principal, comment: string | undefined) => {
+      const row = this.statements.read.get(id) as SuspensionRow | undefined;
+      if (row === undefined) return undefined;
+      const call = callOf(row);
+      const signatures = call.signatures ?? [];
+      if (call.status !== 'pending' || signatures.some((s) => s.by.id === by.id)) return call;
+      const at = (this.statements.now.get() as { now: string }).now;
+      const next = [...signatures, { by, at, ...(comment === undefined ? {} : { comment }) }];
+      this.statements.sign.run({ id, at, signatures: toJson(next, `the signatures of ${id}`) });
+      return { ...call, signatures: next, updatedAt: at };
     });
     this.completeTransaction = this.db.transaction((params: CompleteParams, next: SuspensionRow | undefined) => {
       if (this.statements.complete.run(params).changes !== 1) return false;
@@ -173,6 +188,12 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
     if (!claimed) return undefined;
     const call = callOf(claimed.row);
     return { id, fence: call.fence as number, call, at: claimed.at };
+  }
+
+  async sign(id: string, by: Principal, comment?: string): Promise<SuspendedCall | undefined> {
+    this.assertOpen();
+    const signer = jsonCopy(by, `the principal signing ${id}`);
+    return this.run(() => this.signTransaction.immediate(id, signer, comment), `sign ${id}`);
   }
 
   async renew(claim: Claim, leaseMs: number): Promise<boolean> {
