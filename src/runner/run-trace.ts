@@ -1,5 +1,6 @@
 import { endRun, startRun, type RunTrace } from './agent-spans';
 import type { Telemetry } from '../telemetry/telemetry';
+import { showCalls } from '../toolkit/redaction';
 import type { RunResult } from './types';
 import type { ChatModel } from '../models/types';
 import type { ResumeCoordinator } from '../suspension/coordinator';
@@ -25,7 +26,7 @@ export function openTrace(parts: TraceParts, runId: string, halted?: string): Ru
     runId,
     provider: parts.model.provider,
     model: parts.model.model,
-    show: (name, args) => toolkit.redact(name, args),
+    show: (calls) => showCalls((name, args) => toolkit.redact(name, args), calls),
     halted,
   });
 }
