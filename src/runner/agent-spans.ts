@@ -18,7 +18,8 @@ export interface RunTrace {
 /** What identifies the run to its span. */
 export interface RunIdentity {
   agent: string;
-  runId: string;
+  /** `gen_ai.conversation.id`: the session the run belongs to, else the run's id. */
+  conversationId: string;
   provider: string;
   model: string | undefined;
   show: ShowCalls;
@@ -31,7 +32,7 @@ export function startRun(tracing: Tracing, run: RunIdentity): RunTrace {
   const attributes: OtelAttributes = {
     [ATTR.operationName]: OPERATION.invokeAgent,
     [ATTR.agentName]: run.agent,
-    [ATTR.conversationId]: run.runId,
+    [ATTR.conversationId]: run.conversationId,
     [ATTR.providerName]: run.provider,
     [ATTR.requestModel]: run.model,
   };
