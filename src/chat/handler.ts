@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AnswerRefusedError, InvalidArgumentError, ToolnexusError } from '../errors';
+import { AnswerRefusedError, InvalidArgumentError, ModelError, ToolnexusError } from '../errors';
 import { pendingOf } from '../results/helpers';
 import type { ToolCall } from '../models/types';
 import type { Answer } from '../results/wire';
@@ -25,6 +25,14 @@ export interface ChatOptions {
   maxBodyBytes?: number;
   /** The `errorText` of a failed run (default: the error's code only, never its message). */
   errorText?: (error: unknown) => string;
+  /**
+   * Where a failed run (a model outage after its retries, a store down) is logged on the
+   * server, since the page is told only `errorText`: one line naming the run, the error's
+   * code and, for a model, its provider and HTTP status; never the error's message, which may
+   * quote the conversation. Default: stderr. (`ToolnexusChatModule` gives Nest's `Logger`.)
+   * A logger that throws is ignored.
+   */
+  logger?: { error(message: string): void };
 }
 
 const DEFAULT_MAX_BODY = 1024 * 1024;
@@ -44,9 +52,9 @@ export async function chatStream(
   signal: AbortSignal | undefined,
   options: ChatOptions = {},
 ): Promise<AsyncIterable<UIStreamPart>> {
-  const { events, stream } = await chatEvents(runner, rawBody, principal, signal, options);
+  const { events, stream, failed } = await chatEvents(runner, rawBody, principal, signal, options);
   return (async function* () {
-    for await (const batch of uiPartBatches(events, stream)) yield* batch;
+    for await (const batch of uiPartBatches(logFailure(events, failed), stream)) yield* batch;
   })();
 }
 
@@ -54,6 +62,29 @@ export async function chatStream(
 interface ChatEvents {
   events: AsyncIterable<RunEvent>;
   stream: UIStreamOptions;
+  /** Tells the server's log that the run failed. */
+  failed: (error: unknown) => void;
+}
+
+/** Failed runs go to stderr when the host gives no logger. */
+const STDERR_LOGGER = { error: (message: string) => void process.stderr.write(`${message}\n`) };
+
+/** Logs a failed run of a chat: its id and the error's code (and a model's provider and status), never the error's message. */
+function failureLog(options: ChatOptions, runId: string): (error: unknown) => void {
+  const logger = options.logger ?? STDERR_LOGGER;
+  return (error) => {
+    try {
+      const code = error instanceof ToolnexusError ? error.code : 'an internal error';
+      let line = `toolnexus chat: run ${runId} failed: ${code}`;
+      if (error instanceof ModelError) {
+        const status = (error as { status?: unknown }).status;
+        line += ` (model provider ${error.provider}${typeof status === 'number' ? `, HTTP ${status}` : ''})`;
+      }
+      logger.error(line);
+    } catch {
+      // A failing logger must not keep the page from its error part.
+    }
+  };
 }
 
 /** What {@link chatStream} streams, before it becomes parts (the front ends convert as they write). */
@@ -94,7 +125,11 @@ async function chatEvents(
       ...(signal ? { signal } : {}),
       ...(context ? { context } : {}),
     });
-    return { events, stream: { messageId: messageIdOf(runId), ...redaction, ...(errorText ? { errorText } : {}) } };
+    return {
+      events,
+      stream: { messageId: messageIdOf(runId), ...redaction, ...(errorText ? { errorText } : {}) },
+      failed: failureLog(options, runId),
+    };
   }
 
   const parts = toolParts(last);
@@ -128,7 +163,11 @@ async function chatEvents(
     open.length > 0
       ? (async function* () {})()
       : runner.continueStream(runId as string, { ...(signal ? { signal } : {}), ...(context ? { context } : {}) });
-  return { events, stream: { messageId, before, ...redaction, ...(errorText ? { errorText } : {}) } };
+  return {
+    events,
+    stream: { messageId, before, ...redaction, ...(errorText ? { errorText } : {}) },
+    failed: failureLog(options, runId as string),
+  };
 }
 
 /** The tool calls of a stored thread, in order. */
@@ -202,6 +241,16 @@ async function checkApproval(
   return { part, call };
 }
 
+/** `events`, telling `failed` of the error that ends them, if one does (and passing it on). */
+async function* logFailure(events: AsyncIterable<RunEvent>, failed: (error: unknown) => void): AsyncGenerator<RunEvent> {
+  try {
+    yield* events;
+  } catch (error) {
+    failed(error);
+    throw error;
+  }
+}
+
 /** Encodes parts as server-sent events, ending with `data: [DONE]` as the AI SDK's own responses do. */
 export async function* sseOf(parts: AsyncIterable<UIStreamPart>): AsyncGenerator<string> {
   for await (const part of parts) yield `data: ${JSON.stringify(part)}\n\n`;
@@ -209,7 +258,7 @@ export async function* sseOf(parts: AsyncIterable<UIStreamPart>): AsyncGenerator
 }
 
 /** The SSE text of a chat's run: one string (one write) per run event, converted as it is read. */
-async function* sseOfEvents({ events, stream }: ChatEvents): AsyncGenerator<string> {
+async function* sseOfEvents({ events, stream, failed }: ChatEvents): AsyncGenerator<string> {
   const writer = new UIPartWriter(stream);
   yield sseText(writer.start());
   try {
@@ -218,6 +267,7 @@ async function* sseOfEvents({ events, stream }: ChatEvents): AsyncGenerator<stri
       if (text !== '') yield text;
     }
   } catch (error) {
+    failed(error);
     yield sseText(writer.fail(error));
     yield 'data: [DONE]\n\n';
     return;

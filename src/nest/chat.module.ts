@@ -1,4 +1,4 @@
-import { Inject, Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { Inject, Logger, Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { chatHandler, type ChatHandlerOptions } from '../chat/handler';
@@ -53,7 +53,8 @@ export class ToolnexusChatModule implements NestModule {
       throw new ToolnexusModuleError('ToolnexusChatModule needs ToolnexusModule in the same application (it serves its AgentRunner)');
     }
     const { path: _path, ...chatOptions } = this.options;
-    const handler = chatHandler(runner, chatOptions);
+    // A failed run (a model outage) is logged with the app's own logs; the page gets only its error part.
+    const handler = chatHandler(runner, { ...chatOptions, logger: chatOptions.logger ?? new Logger('ToolnexusChat') });
     const middleware = (request: IncomingMessage, response: ServerResponse) => void handler(request, response);
     consumer.apply(middleware).forRoutes({ path, method: RequestMethod.POST });
   }

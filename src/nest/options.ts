@@ -6,6 +6,7 @@ import type { WaitFor } from '../suspension/coordinator';
 import type { AnswerPolicy } from '../suspension/policy';
 import type { ToolContext } from '../toolkit/context';
 import type { ToolkitHooks } from '../toolkit/hooks';
+import type { TelemetryOption } from '../telemetry/options';
 
 /**
  * What `ToolnexusModule` builds its providers from. `model` drives the injected
@@ -49,6 +50,17 @@ export interface ToolnexusModuleOptions {
   policy?: AnswerPolicy;
   /** Separation of duties (default on with a policy): see `ResumeCoordinator`'s `separationOfDuties`. */
   separationOfDuties?: boolean;
+  /**
+   * The injected `AgentRunner`'s name: its `invoke_agent {name}` spans and `gen_ai.agent.name`
+   * (and its name in handoffs), so that two agents of one service are told apart.
+   */
+  name?: string;
+  /**
+   * OpenTelemetry for the `Toolkit`, `ResumeCoordinator` and `AgentRunner` the module builds
+   * (providers, content capture, secrets): see docs/observability.md. `false` turns it off.
+   * Default: the global providers, as each of them uses without the option.
+   */
+  telemetry?: TelemetryOption;
 }
 
 /** Options of `ToolnexusModule.forRoot`. */

@@ -64,6 +64,7 @@ export class ToolnexusModule implements OnApplicationShutdown {
         new Toolkit({
           defaultTimeoutMs: options.defaultTimeoutMs,
           hooks: options.hooks,
+          telemetry: options.telemetry,
           // `toolkit.register(SomeTool)` at run time takes the provider Nest already built.
           resolver: (cls: ClassType) => moduleRef.get(cls, { strict: false }),
         }),
@@ -77,6 +78,7 @@ export class ToolnexusModule implements OnApplicationShutdown {
           store: options.store,
           waitFor: options.waitFor,
           leaseMs: options.leaseMs,
+          telemetry: options.telemetry,
           ...(options.policy === undefined ? {} : { policy: options.policy }),
           ...(options.separationOfDuties === undefined ? {} : { separationOfDuties: options.separationOfDuties }),
         }),
@@ -92,6 +94,8 @@ export class ToolnexusModule implements OnApplicationShutdown {
           systemPrompt: options.systemPrompt,
           maxTurns: options.maxTurns,
           waitFor: options.waitFor,
+          telemetry: options.telemetry,
+          ...(options.name === undefined ? {} : { name: options.name }),
         }),
     };
     // The MCP catalog (resources, templates, prompts) discovered like tools; it needs no MCP SDK until served.

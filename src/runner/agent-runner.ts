@@ -326,7 +326,7 @@ export class AgentRunner {
   }
 
   private runTraced(live: LiveRun): Promise<RunResult> {
-    const trace = openTrace(this.parts, live.runId);
+    const trace = openTrace(this.parts, live.runId, undefined, live.session);
     if (!trace) return driveNew(this.parts, live);
     live.trace = trace;
     return traced(trace, () => driveNew(this.parts, live));
@@ -359,6 +359,7 @@ export class AgentRunner {
       context: options.context,
       emit,
       ...(options.principal === undefined ? {} : { principal: checkedAudit({ by: options.principal }, 'run')?.by }),
+      ...(options.session === undefined ? {} : { session: options.session }),
     };
   }
 

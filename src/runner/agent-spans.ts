@@ -2,7 +2,7 @@ import type { ChatMessage, ModelResponse, Usage } from '../models/types';
 import { ATTR, OPERATION, SPAN } from '../telemetry/conventions';
 import type { OtelAttributes, OtelContext, OtelSpan } from '../telemetry/otel';
 import { errorTypeOf, type Tracing } from '../telemetry/telemetry';
-import type { ShowArguments } from '../telemetry/tool';
+import type { ShowCalls } from '../telemetry/tool';
 
 /** The trace of one run (or one resume of it) while this process drives it. */
 export interface RunTrace {
@@ -12,16 +12,17 @@ export interface RunTrace {
   context: OtelContext;
   provider: string;
   model: string | undefined;
-  show: ShowArguments;
+  show: ShowCalls;
 }
 
 /** What identifies the run to its span. */
 export interface RunIdentity {
   agent: string;
-  runId: string;
+  /** `gen_ai.conversation.id`: the session the run belongs to, else the run's id. */
+  conversationId: string;
   provider: string;
   model: string | undefined;
-  show: ShowArguments;
+  show: ShowCalls;
   /** The `traceparent` of the run's span that halted, when this continues it: linked. */
   halted?: string;
 }
@@ -31,7 +32,7 @@ export function startRun(tracing: Tracing, run: RunIdentity): RunTrace {
   const attributes: OtelAttributes = {
     [ATTR.operationName]: OPERATION.invokeAgent,
     [ATTR.agentName]: run.agent,
-    [ATTR.conversationId]: run.runId,
+    [ATTR.conversationId]: run.conversationId,
     [ATTR.providerName]: run.provider,
     [ATTR.requestModel]: run.model,
   };
@@ -70,7 +71,7 @@ export async function traceChat(
   if (span && tracing.captureContent) {
     if (system !== undefined)
       span.setAttribute(ATTR.systemInstructions, tracing.redact(JSON.stringify([{ type: 'text', content: system }])));
-    span.setAttribute(ATTR.inputMessages, tracing.redact(JSON.stringify(messages.map((message) => shownMessage(message, trace.show)))));
+    span.setAttribute(ATTR.inputMessages, tracing.redact(JSON.stringify(shownMessages(messages, trace.show))));
   }
   const started = performance.now();
   let response: ModelResponse;
@@ -95,7 +96,9 @@ export async function traceChat(
     if (response.stopReason !== undefined) span.setAttribute(ATTR.finishReasons, [response.stopReason]);
     if (response.model !== undefined) span.setAttribute(ATTR.responseModel, response.model);
     if (tracing.captureContent) {
-      const output = shownMessage({ role: 'assistant', content: response.text, toolCalls: response.toolCalls }, trace.show);
+      // The transcript's calls are shown too, so that an answer quoting an earlier call's sensitive value is redacted.
+      const shown = shownMessages([...messages, { role: 'assistant', content: response.text, toolCalls: response.toolCalls }], trace.show);
+      const output = shown[shown.length - 1];
       span.setAttribute(ATTR.outputMessages, tracing.redact(JSON.stringify([{ ...output, finish_reason: response.stopReason ?? 'stop' }])));
     }
     span.end();
@@ -112,22 +115,34 @@ function usageAttributes(usage: Usage): OtelAttributes {
   };
 }
 
-/** A transcript entry in the GenAI conventions' message shape, tool arguments redacted by the toolkit. */
-function shownMessage(message: ChatMessage, show: ShowArguments): Record<string, unknown> {
-  if (message.role === 'tool') {
-    return { role: 'tool', parts: [{ type: 'tool_call_response', id: message.callId, response: message.content }] };
-  }
-  const parts: Record<string, unknown>[] = message.content === '' ? [] : [{ type: 'text', content: message.content }];
-  if (message.role === 'assistant') {
-    for (const call of message.toolCalls ?? []) {
-      let args: unknown;
-      try {
-        args = show(call.name, JSON.parse(call.arguments) as unknown);
-      } catch {
-        args = '[unparsable arguments]';
-      }
-      parts.push({ type: 'tool_call', id: call.id, name: call.name, arguments: args });
+/**
+ * Transcript entries in the GenAI conventions' message shape: tool arguments redacted by the
+ * toolkit, and every value so redacted redacted wherever else the transcript holds it (a tool
+ * result or the model's text quoting it).
+ */
+function shownMessages(messages: readonly ChatMessage[], show: ShowCalls): Record<string, unknown>[] {
+  const calls = messages.flatMap((message) => (message.role === 'assistant' ? (message.toolCalls ?? []) : []));
+  const shown = show(calls.map((call) => ({ tool: call.name, args: parsedArguments(call.arguments) })));
+  const argsOf = new Map(calls.map((call, index) => [call, shown.args[index]]));
+  const out = messages.map((message): Record<string, unknown> => {
+    if (message.role === 'tool') {
+      return { role: 'tool', parts: [{ type: 'tool_call_response', id: message.callId, response: message.content }] };
     }
+    const parts: Record<string, unknown>[] = message.content === '' ? [] : [{ type: 'text', content: message.content }];
+    if (message.role === 'assistant') {
+      for (const call of message.toolCalls ?? [])
+        parts.push({ type: 'tool_call', id: call.id, name: call.name, arguments: argsOf.get(call) });
+    }
+    return { role: message.role, parts };
+  });
+  return shown.redact(out);
+}
+
+/** A call's argument text as the object it encodes, so its fields can be redacted; unparsable text is not shown. */
+function parsedArguments(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return '[unparsable arguments]';
   }
-  return { role: message.role, parts };
 }

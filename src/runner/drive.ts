@@ -88,6 +88,7 @@ export async function drive(
   };
   if (running.agent !== undefined) live.agent = running.agent;
   if (running.principal !== undefined) live.principal = running.principal;
+  if (running.session !== undefined) live.session = running.session;
   if (options.trace) live.trace = options.trace;
   const driverId = running.driver?.id ?? parts.checkpoints.driver().id;
   const lost = (error: RunConflictError) => taken.abort(error);

@@ -77,6 +77,8 @@ export interface LiveRun {
   trace?: RunTrace;
   /** On whose behalf the run is made: recorded with every suspension it raises. */
   principal?: Principal;
+  /** The session the run belongs to, kept in the checkpoint so a resume's span names the same conversation. */
+  session?: string;
 }
 
 /** The context each call gets: a shallow copy of the run's, plus the run's signal and the call's id. */
@@ -114,6 +116,7 @@ export function snapshot(live: LiveRun, phase: RunState['phase'], halted: RunSta
   if (live.output) state.output = outputState(live.output);
   if (live.agent !== undefined) state.agent = live.agent;
   if (live.principal !== undefined) state.principal = live.principal;
+  if (live.session !== undefined) state.session = live.session;
   if (halted) state.halted = halted;
   const traceparent = live.trace?.tracing.traceparentOf(live.trace.span);
   if (traceparent !== undefined) state.traceparent = traceparent;

@@ -45,7 +45,7 @@ export async function continueRun(
   // The agent holding the conversation answers for it (its tools replay the calls).
   const held = heldBy(parts, runId, state);
   // One span per resume, linked to the run's span that halted (maybe in another process).
-  const trace = openTrace(held, runId, state.traceparent);
+  const trace = openTrace(held, runId, state.traceparent, state.session);
   const traceOptions = trace ? { ...options, trace } : options;
   return traced(trace, () => continueLoaded(held, answers, calls, runId, state, traceOptions, emit));
 }
@@ -152,7 +152,7 @@ export async function recoverRun(
 ): Promise<RunResult> {
   const loaded = await parts.checkpoints.load(runId);
   const held = heldBy(parts, runId, loaded.state);
-  const trace = openTrace(held, runId, loaded.state.traceparent);
+  const trace = openTrace(held, runId, loaded.state.traceparent, loaded.state.session);
   const traceOptions = trace ? { ...options, trace } : options;
   return traced(trace, () => recoverLoaded(held, runId, loaded, traceOptions, emit));
 }
@@ -193,7 +193,7 @@ export async function continueAnswered(
 ): Promise<RunResult> {
   const { state } = await parts.checkpoints.load(runId);
   const held = heldBy(parts, runId, state);
-  const trace = openTrace(held, runId, state.traceparent);
+  const trace = openTrace(held, runId, state.traceparent, state.session);
   const traceOptions = trace ? { ...options, trace } : options;
   return traced(trace, async () => {
     resumeOutput(runId, state.output, options.output, held.model, held.tools());

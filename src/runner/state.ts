@@ -66,6 +66,8 @@ export interface RunState {
   traceparent?: string;
   /** On whose behalf the run was started (`RunOptions.principal`). */
   principal?: Principal;
+  /** The session the run belongs to (`RunOptions.session`, a chat's): its spans' `gen_ai.conversation.id` in every process. */
+  session?: string;
 }
 
 /** The calls of the turn in progress under durable steps (see {@link RunState.step}). */

@@ -1,10 +1,7 @@
 import type { Answer, AnsweredRequest, PendingRequest } from '../results/wire';
-import { REDACTED } from '../toolkit/redaction';
+import { REDACTED, showCalls } from '../toolkit/redaction';
 import type { Toolkit } from '../toolkit/toolkit';
 import type { SuspendedCall } from './store';
-
-/** Redacted values shorter than this are left in free text: redacting "no" or "1" everywhere would garble it, not protect it. */
-const MIN_REDACTED_LENGTH = 3;
 
 /**
  * The one redaction path for every shown copy of a call (the inbox, the CLI, webhooks,
@@ -20,13 +17,8 @@ export class Redactor {
 
   /** The redacted arguments of a call of `tool`, and a function redacting the same values in any JSON value. */
   forArgs(tool: string, args: unknown): { args: unknown; redact: <T>(value: T) => T } {
-    const redacted = this.toolkit.redact(tool, args);
-    const secrets = new Set<string>();
-    collectRedacted(args, redacted, secrets, 0);
-    const list = [...secrets].filter((s) => s.length >= MIN_REDACTED_LENGTH).sort((a, b) => b.length - a.length);
-    const redactText = (text: string) => list.reduce((out, secret) => out.split(secret).join(REDACTED), text);
-    const redactValue = <T>(value: T): T => (list.length === 0 ? value : (deepMap(value, redactText, 0) as T));
-    return { args: redacted, redact: redactValue };
+    const { args: shown, redact } = showCalls((name, value) => this.toolkit.redact(name, value), [{ tool, args }]);
+    return { args: shown[0], redact };
   }
 
   /** {@link forArgs} for a stored call. */
@@ -108,24 +100,6 @@ function jsonCopy<T>(value: T): T {
   }
 }
 
-/** How deep the walks below follow a value: deeper parts are redacted whole, so a hostile value cannot exhaust the stack. */
-const MAX_DEPTH = 64;
-
-/** Adds to `out` every string (or number) in `original` that `redacted` replaced. */
-function collectRedacted(original: unknown, redacted: unknown, out: Set<string>, depth: number): void {
-  if (original === redacted || depth > MAX_DEPTH) return;
-  if (typeof original === 'string' || typeof original === 'number') {
-    if (redacted !== original) out.add(String(original));
-    return;
-  }
-  if (typeof original !== 'object' || original === null) return;
-  if (typeof redacted !== 'object' || redacted === null) {
-    deepMap(original, (text) => (out.add(text), text), depth);
-    return;
-  }
-  for (const [key, value] of Object.entries(original)) collectRedacted(value, (redacted as Record<string, unknown>)[key], out, depth + 1);
-}
-
 /** The request's data with the fields redacted that are redacted in the arguments under the same name. */
 function redactLike(data: Record<string, unknown>, original: unknown, redacted: unknown): Record<string, unknown> {
   if (typeof data !== 'object' || data === null) return data;
@@ -137,22 +111,4 @@ function redactLike(data: Record<string, unknown>, original: unknown, redacted: 
     out[key] = was !== undefined && was !== now ? now : value;
   }
   return out;
-}
-
-/** A copy of a JSON value with every string (and number) passed through `map`; numbers that `map` changes become strings. */
-function deepMap(value: unknown, map: (text: string) => string, depth: number): unknown {
-  if (depth > MAX_DEPTH) return REDACTED;
-  if (typeof value === 'string') return map(value);
-  if (typeof value === 'number') {
-    const text = String(value);
-    const mapped = map(text);
-    return mapped === text ? value : mapped;
-  }
-  if (Array.isArray(value)) return value.map((item) => deepMap(item, map, depth + 1));
-  if (typeof value === 'object' && value !== null) {
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = deepMap(item, map, depth + 1);
-    return out;
-  }
-  return value;
 }

@@ -26,7 +26,7 @@ export interface TelemetryOptions {
   secrets?: readonly string[];
   /** Records who answered a suspension (the principal's id) on its resolution span. Default false. */
   recordAnsweredBy?: boolean;
-  /** The agent's name in `invoke_agent {name}` and `gen_ai.agent.name` (an AgentRunner's). Default `agent`. */
+  /** The agent's name in `invoke_agent {name}` and `gen_ai.agent.name` (an AgentRunner's). Default: the runner's `name`, else `agent`. */
   agentName?: string;
 }
 

@@ -126,8 +126,9 @@ export class Telemetry {
     return this.options.enabled === false;
   }
 
-  get agentName(): string {
-    return this.options.agentName ?? 'agent';
+  /** The agent's name on its spans: `agentName` when set, else `name` (the runner's own), else `agent`. */
+  agentNameOr(name: string | undefined): string {
+    return this.options.agentName ?? name ?? 'agent';
   }
 
   /** What records now, or `undefined` when nothing does (off, no api, no provider registered). */

@@ -3,8 +3,12 @@ import type { ToolResult } from '../results/wire';
 import { ATTR, OPERATION, SPAN } from './conventions';
 import type { Tracing } from './telemetry';
 
-/** How a span shows a call's arguments: `@Sensitive` fields redacted by the toolkit that knows the DTO. */
-export type ShowArguments = (name: string, args: unknown) => unknown;
+/**
+ * How a span shows calls (the toolkit's `showCalls`, which knows the DTOs): their arguments
+ * with `@Sensitive` fields redacted, and a function redacting those values wherever else they
+ * appear, since a tool may copy an argument into its result and a transcript holds both.
+ */
+export type ShowCalls = (calls: readonly { tool: string; args: unknown }[]) => { args: unknown[]; redact: <T>(value: T) => T };
 
 /** The metric value of a tool name: registered names only, so a model inventing names cannot grow the series. */
 export function toolMetricName(name: string, registered: boolean): string {
@@ -22,7 +26,7 @@ export async function traceTool(
   registered: boolean,
   callId: unknown,
   args: unknown,
-  show: ShowArguments,
+  show: ShowCalls,
   run: () => Promise<ToolResult>,
 ): Promise<{ result: ToolResult; traceparent: string | undefined }> {
   const attributes: Record<string, string> = {
@@ -32,7 +36,9 @@ export async function traceTool(
   };
   if (typeof callId === 'string') attributes[ATTR.toolCallId] = callId;
   const span = tracing.start(SPAN.executeTool(name), 'internal', attributes);
-  if (span && tracing.captureContent) span.setAttribute(ATTR.toolArguments, tracing.redact(JSON.stringify(show(name, parsed(args))) ?? ''));
+  const shown = span && tracing.captureContent ? show([{ tool: name, args: parsed(args) }]) : undefined;
+  // Another field may quote a sensitive one: the arguments are redacted by value as well as by field.
+  if (span && shown) span.setAttribute(ATTR.toolArguments, tracing.redact(JSON.stringify(shown.redact(shown.args[0])) ?? ''));
   let result: ToolResult;
   try {
     result = await tracing.within(tracing.contextOf(span), run);
@@ -46,7 +52,7 @@ export async function traceTool(
   tracing.metrics?.toolCalls.add(1, { [ATTR.toolName]: toolMetricName(name, registered), [ATTR.toolOutcome]: outcome });
   if (!span) return { result, traceparent: undefined };
   span.setAttribute(ATTR.toolOutcome, outcome);
-  if (tracing.captureContent) span.setAttribute(ATTR.toolResult, tracing.redact(result.output));
+  if (shown) span.setAttribute(ATTR.toolResult, tracing.redact(shown.redact(result.output)));
   if (request) {
     span.setAttributes({ [ATTR.requestKind]: request.kind, [ATTR.requestId]: request.id });
     const traceparent = tracing.traceparentOf(span);

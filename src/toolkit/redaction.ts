@@ -77,3 +77,70 @@ function mask(plan: RedactionPlan, value: unknown, depth: number): unknown {
   }
   return record;
 }
+
+/** Redacted values shorter than this are left in free text: redacting "no" or "1" everywhere would garble it, not protect it. */
+const MIN_SEARCHED_LENGTH = 3;
+
+/** Calls' arguments as they may be shown, and the redaction of their sensitive values anywhere else. */
+export interface ShownCalls {
+  /** Each call's arguments as `redact` gave them (`@Sensitive` fields read `"[redacted]"`), in the calls' order. */
+  args: unknown[];
+  /** A copy of a JSON value with every value the arguments had redacted replaced in its strings (and numbers). */
+  redact: <T>(value: T) => T;
+}
+
+/**
+ * The one value redaction every shown copy goes through (the inbox, the CLI, webhooks, spans):
+ * each call's arguments pass through `redact` (a Toolkit's, by its field plans), and each value
+ * so redacted is learnt, so that a result, prompt or text quoting it is redacted too: a tool
+ * may well copy an argument into what it returns. docs/deploying.md, "What is redacted where".
+ */
+export function showCalls(redact: (tool: string, args: unknown) => unknown, calls: readonly { tool: string; args: unknown }[]): ShownCalls {
+  const values = new Set<string>();
+  const args = calls.map(({ tool, args: original }) => {
+    const redacted = redact(tool, original);
+    collectRedacted(original, redacted, values, 0);
+    return redacted;
+  });
+  const searched = [...values].filter((value) => value.length >= MIN_SEARCHED_LENGTH).sort((a, b) => b.length - a.length);
+  const redactText = (text: string): string =>
+    searched.reduce((out, secret) => (out.includes(secret) ? out.split(secret).join(REDACTED) : out), text);
+  return { args, redact: <T>(value: T): T => (searched.length === 0 ? value : (deepMap(value, redactText, 0) as T)) };
+}
+
+/** Adds to `out` every string (or number) in `original` that `redacted` replaced, also as it reads inside JSON text. */
+function collectRedacted(original: unknown, redacted: unknown, out: Set<string>, depth: number): void {
+  if (original === redacted || depth > MAX_DEPTH) return;
+  if (typeof original === 'string' || typeof original === 'number') {
+    if (redacted === original) return;
+    const text = String(original);
+    out.add(text);
+    // A result holding JSON text (a tool echoing its arguments) shows the value escaped.
+    if (typeof original === 'string') out.add(JSON.stringify(original).slice(1, -1));
+    return;
+  }
+  if (typeof original !== 'object' || original === null) return;
+  if (typeof redacted !== 'object' || redacted === null) {
+    deepMap(original, (text) => (collectRedacted(text, REDACTED, out, depth), text), depth);
+    return;
+  }
+  for (const [key, value] of Object.entries(original)) collectRedacted(value, (redacted as Record<string, unknown>)[key], out, depth + 1);
+}
+
+/** A copy of a JSON value with every string (and number) passed through `map`; numbers that `map` changes become strings. */
+function deepMap(value: unknown, map: (text: string) => string, depth: number): unknown {
+  if (depth > MAX_DEPTH) return REDACTED;
+  if (typeof value === 'string') return map(value);
+  if (typeof value === 'number') {
+    const text = String(value);
+    const mapped = map(text);
+    return mapped === text ? value : mapped;
+  }
+  if (Array.isArray(value)) return value.map((item) => deepMap(item, map, depth + 1));
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) out[key] = deepMap(item, map, depth + 1);
+    return out;
+  }
+  return value;
+}

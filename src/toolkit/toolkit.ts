@@ -14,7 +14,7 @@ import { entryOf, type Entry, type Registrable, type RegisteredTool, type ToolRe
 import { afterCall, type ToolkitHooks } from './hooks';
 import { DEFAULT_ARGUMENT_LIMITS, type ArgumentLimits } from './plain-copy';
 import { PreparedCall, type Preparation, type RanCall, type RefusedCall } from './prepared';
-import { REDACTED, redactionPlanFor, redactWith, type RedactionPlan } from './redaction';
+import { REDACTED, redactionPlanFor, redactWith, showCalls, type RedactionPlan } from './redaction';
 
 export { defaultToolName } from './entry';
 export type { Registrable, RegisteredTool, ToolResolver } from './entry';
@@ -232,7 +232,8 @@ export class Toolkit {
     body: () => Promise<ToolResult>,
   ): Promise<{ result: ToolResult; traceparent: string | undefined }> {
     const callId = (ctx as { callId?: unknown } | undefined)?.callId;
-    return traceTool(tracing, name, this.entries.has(name), callId, args, (tool, shown) => this.redact(tool, shown), body);
+    const show = (calls: readonly { tool: string; args: unknown }[]) => showCalls((tool, value) => this.redact(tool, value), calls);
+    return traceTool(tracing, name, this.entries.has(name), callId, args, show, body);
   }
 
   /** One call from its raw arguments; its time, as the hooks are told it, includes the parse. */

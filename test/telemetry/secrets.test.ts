@@ -10,7 +10,7 @@ import { Sensitive, Tool, Toolkit, pending, type ToolContext } from 'toolnexus-t
 import { ResumeCoordinator } from 'toolnexus-ts/suspension';
 import { OpenAIChatModel } from 'toolnexus-ts/models';
 import { AgentRunner } from 'toolnexus-ts/agents';
-import { json, openaiText, startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
+import { json, openaiCalls, openaiText, startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
 import { everyAttributeText, startOtel, type Otel } from '../fixtures/telemetry/sdk';
 
 const CANARY = 'canary-5e1f0c7a9b';
@@ -32,6 +32,16 @@ class LoginTool {
 class RotateTool {
   run(args: LoginArgs, ctx?: ToolContext): unknown {
     return ctx?.answer ? `rotated for ${args.user}` : pending({ kind: 'approval', prompt: `Rotate the password of ${args.user}?` });
+  }
+}
+
+const ECHOED = 'echoed-pw-7c3d91';
+
+/** Copies its sensitive argument into its result, as a careless tool does: no `secrets` option names it. */
+@Tool({ name: 'echo_login', description: 'Signs in and says how', args: LoginArgs })
+class EchoLoginTool {
+  run(args: LoginArgs): string {
+    return JSON.stringify({ user: args.user, usedPassword: args.password, note: `signed in with ${args.password}` });
   }
 }
 
@@ -124,4 +134,34 @@ it('records no content by default', async () => {
     'gen_ai.tool.type',
     'toolnexus.tool.outcome',
   ]);
+});
+
+it('masks a @Sensitive value a tool copied into its result, in the tool span and in the next model call', async () => {
+  otel.reset();
+  const echoServer = await startMockServer([
+    openaiCalls([{ id: 'call_echo', name: 'echo_login', args: { user: 'dana', password: ECHOED } }]),
+    openaiText('Done.'),
+  ]);
+  try {
+    const telemetry = { tracerProvider: otel.tracerProvider, captureContent: true };
+    const toolkit = new Toolkit({ telemetry }).register(EchoLoginTool);
+    const model = new OpenAIChatModel({ baseUrl: `${echoServer.url}/v1`, model: 'gpt-test', apiKey: 'sk-test', retry: { maxAttempts: 1 } });
+    const runner = new AgentRunner({ model, toolkit, telemetry });
+    expect((await runner.run('Sign dana in')).status).toBe('done');
+    // The tool really copied it, and the model really got it back.
+    expect(echoServer.requests[1]?.raw).toContain(ECHOED);
+
+    const spans = otel.spans();
+    const tool = spans.find((span) => span.name === 'execute_tool echo_login');
+    expect(JSON.parse(tool?.attributes['gen_ai.tool.call.result'] as string)).toEqual({
+      user: 'dana',
+      usedPassword: '[redacted]',
+      note: 'signed in with [redacted]',
+    });
+    const secondChat = spans.filter((span) => span.name === 'chat gpt-test')[1];
+    expect(secondChat?.attributes['gen_ai.input.messages']).toContain('usedPassword');
+    for (const text of everyAttributeText(spans)) expect(text).not.toContain(ECHOED);
+  } finally {
+    await echoServer.close();
+  }
 });

@@ -149,8 +149,19 @@ function outputOf(result: ToolResult): AiSdkToolOutput {
  * The messages with every suspended tool output of {@link aiSdkTools} whose call has since
  * been settled replaced by its outcome (the tool's text, or the refusal as an error), so the
  * next `generateText` continues with the real result. Calls still pending stay as they are.
+ *
+ * Messages come from the client, so a tool result may name any suspension id. Only a call
+ * of this conversation made for that very tool call (its `runId` is
+ * `ai-sdk:[<conversationId>:]<toolCallId>`) is filled in; a result naming another
+ * conversation's call is left as the client sent it, so one user cannot read another's
+ * outcome. Pass the `conversationId` the tool set was made with.
  */
-export async function withOutcomes(messages: readonly ModelMessage[], coordinator: ResumeCoordinator): Promise<ModelMessage[]> {
+export async function withOutcomes(
+  messages: readonly ModelMessage[],
+  coordinator: ResumeCoordinator,
+  options: Pick<AiSdkToolsOptions, 'conversationId'> = {},
+): Promise<ModelMessage[]> {
+  const prefix = keyPrefix('ai-sdk', options.conversationId);
   const out: ModelMessage[] = [];
   for (const message of messages) {
     if (message.role !== 'tool') {
@@ -161,7 +172,7 @@ export async function withOutcomes(messages: readonly ModelMessage[], coordinato
     for (const part of message.content) {
       const id = part.type === 'tool-result' ? suspensionIdOf(part.output) : undefined;
       const call = id === undefined ? undefined : await coordinator.get(id);
-      const settled = settledOutcome(call);
+      const settled = part.type === 'tool-result' && call?.runId === prefix + part.toolCallId ? settledOutcome(call) : undefined;
       if (part.type !== 'tool-result' || !settled) {
         content.push(part);
         continue;
