@@ -66,6 +66,8 @@ async function chatEvents(
 ): Promise<ChatEvents> {
   const sessions = runner.sessions;
   if (!sessions) throw new InvalidArgumentError('a chat back end needs a runner whose store keeps sessions');
+  // A page gone before anything started changes nothing; once started, a run goes on to its end.
+  signal?.throwIfAborted();
   const { chatId, last } = readChatBody(rawBody);
   const sessionId = (options.sessionOf ?? defaultSessionOf)(chatId, principal);
   const session = await sessions.loadSession(sessionId);
@@ -87,13 +89,8 @@ async function chatEvents(
       throw new ChatRequestError(409, 'busy', 'this chat is busy: another request of it is still running; send again when it has ended');
     const runId = `run-${randomUUID()}`;
     // The run is made on the principal's behalf: its requests record them, so they cannot approve their own (docs/who-may-answer.md).
-    const events = runner.stream(text, {
-      session: sessionId,
-      runId,
-      principal,
-      ...(signal ? { signal } : {}),
-      ...(context ? { context } : {}),
-    });
+    // Not the page's signal: a run keeps going when the page goes away, so its session records what ran.
+    const events = runner.stream(text, { session: sessionId, runId, principal, ...(context ? { context } : {}) });
     return { events, stream: { messageId: messageIdOf(runId), ...redaction, ...(errorText ? { errorText } : {}) } };
   }
 
@@ -113,7 +110,6 @@ async function chatEvents(
       by: principal,
       ...(approval.reason ? { comment: approval.reason.slice(0, 500) } : {}),
       ...(context ? { context } : {}),
-      ...(signal ? { signal } : {}),
     });
     const outcome = answered.outcome;
     const next = pendingOf(outcome);
@@ -124,10 +120,7 @@ async function chatEvents(
   const open = await runner.coordinator.store.list({ runId: runId as string, status: 'pending' });
   const messageId = messageIdOf(runId as string);
   // Some calls of the turn still wait for answers: the run continues when the last is given.
-  const events =
-    open.length > 0
-      ? (async function* () {})()
-      : runner.continueStream(runId as string, { ...(signal ? { signal } : {}), ...(context ? { context } : {}) });
+  const events = open.length > 0 ? (async function* () {})() : runner.continueStream(runId as string, context ? { context } : {});
   return { events, stream: { messageId, before, ...redaction, ...(errorText ? { errorText } : {}) } };
 }
 
@@ -252,8 +245,8 @@ export interface ChatResponseOptions extends ChatOptions {
 
 /**
  * A chat request as a web `Request` (a Next.js route, Hono, Deno, Bun) answered with a web
- * `Response`: the UI message stream, or a JSON refusal with its 4xx status. The request's
- * `signal` (the page going away) cancels the run.
+ * `Response`: the UI message stream, or a JSON refusal with its 4xx status. A run goes on to
+ * its end when the page goes away (the stream is cancelled), so its session records what ran.
  *
  * @example
  * ```ts
@@ -279,7 +272,8 @@ export async function chatResponse(runner: AgentRunner, request: Request, option
         else controller.enqueue(encoder.encode(next.value));
       },
       async cancel() {
-        await iterator.return?.(undefined);
+        // The page went away: the run goes on to its end unread, so its session records what ran.
+        while (!(await iterator.next()).done);
       },
     });
     return new Response(body, { status: 200, headers: UI_STREAM_HEADERS });
@@ -327,8 +321,8 @@ export interface ChatHandlerOptions extends ChatOptions {
 
 /**
  * A chat route for node:http and Express (`app.post('/api/chat', chatHandler(runner, { principal }))`):
- * the UI message stream, or a JSON refusal with its 4xx status. The connection closing before
- * the stream ends (the page went away) cancels the run.
+ * the UI message stream, or a JSON refusal with its 4xx status. A run goes on to its end,
+ * unread, when the connection closes first (the page went away), so its session records what ran.
  */
 export function chatHandler(
   runner: AgentRunner,
@@ -359,7 +353,8 @@ export function chatHandler(
     response.flushHeaders();
     try {
       for await (const chunk of sseOfEvents(chat)) {
-        if (abort.signal.aborted) break;
+        // The page went away: the run goes on to its end unread, so its session records what ran.
+        if (abort.signal.aborted) continue;
         if (!response.write(chunk)) await new Promise<void>((resolve) => response.once('drain', resolve).once('close', resolve));
       }
     } finally {
