@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AnswerRefusedError, InvalidArgumentError, ToolnexusError } from '../errors';
+import { AnswerRefusedError, ClaimHeldError, InvalidArgumentError, ToolnexusError } from '../errors';
 import { pendingOf } from '../results/helpers';
 import type { ToolCall } from '../models/types';
 import type { Answer } from '../results/wire';
@@ -9,6 +9,7 @@ import type { AgentRunner } from '../runner/agent-runner';
 import type { RunEvent } from '../runner/types';
 import type { StoredSession } from '../sessions/store';
 import type { Principal } from '../suspension/audit';
+import { isSettled } from '../suspension/status';
 import type { SuspendedCall } from '../suspension/store';
 import { ChatRequestError } from './errors';
 import { UI_STREAM_HEADERS, type UIStreamPart } from './parts';
@@ -25,7 +26,16 @@ export interface ChatOptions {
   maxBodyBytes?: number;
   /** The `errorText` of a failed run (default: the error's code only, never its message). */
   errorText?: (error: unknown) => string;
+  /** Where a failure the page is not told of goes (a halted run that could not be recovered); default stderr. Given codes, never messages. */
+  logger?: ChatLogger;
 }
+
+/** The log of a chat back end (Nest's `Logger` is one). */
+export interface ChatLogger {
+  error(message: string): void;
+}
+
+const STDERR_LOGGER: ChatLogger = { error: (message) => process.stderr.write(`${message}\n`) };
 
 const DEFAULT_MAX_BODY = 1024 * 1024;
 
@@ -80,8 +90,9 @@ async function chatEvents(
     let active = session?.active;
     if (active?.phase === 'halted' && (await runner.coordinator.store.list({ runId: active.runId, status: 'pending' })).length === 0) {
       // Its questions were all answered, but its continuation stopped (the page went away
-      // mid-resume, or an answer came without a runner): finish it first, then take the message.
-      await runner.recover(active.runId, context ? { context } : {}).catch(() => undefined);
+      // mid-resume, an answer came without a runner, a process died mid-replay): finish it
+      // first, then take the message.
+      await recoverHalted(runner, active.runId, context, options.logger ?? STDERR_LOGGER);
       active = (await sessions.loadSession(sessionId))?.active;
     }
     if (active?.phase === 'halted') throw await haltedChat(runner, active.runId);
@@ -106,11 +117,22 @@ async function chatEvents(
   for (const { part, call } of checked) {
     const approval = part.approval as { id: string; approved: boolean; reason?: string };
     const answer: Answer = approval.approved ? { id: call.request.id, ok: true } : { id: call.request.id, ok: false, reason: 'declined' };
-    const answered = await answerAs(runner.coordinator, answer, {
-      by: principal,
-      ...(approval.reason ? { comment: approval.reason.slice(0, 500) } : {}),
-      ...(context ? { context } : {}),
-    });
+    let answered;
+    try {
+      // The store's claim decides between two requests answering the same call: one goes on.
+      answered = await answerAs(runner.coordinator, answer, {
+        by: principal,
+        ...(approval.reason ? { comment: approval.reason.slice(0, 500) } : {}),
+        ...(context ? { context } : {}),
+        // A call whose server died mid-replay is taken over under the tool's idempotent / recovery rule.
+        ifClaimed: 'refuse',
+        takeover: 'recover',
+      });
+    } catch (error) {
+      if (error instanceof ClaimHeldError)
+        throw new ChatRequestError(409, 'not_pending', `request ${call.request.id} is being answered or was answered by another request`);
+      throw error;
+    }
     const outcome = answered.outcome;
     const next = pendingOf(outcome);
     if (!approval.approved) before.push({ type: 'tool-output-denied', toolCallId: part.toolCallId });
@@ -122,6 +144,38 @@ async function chatEvents(
   // Some calls of the turn still wait for answers: the run continues when the last is given.
   const events = open.length > 0 ? (async function* () {})() : runner.continueStream(runId as string, context ? { context } : {});
   return { events, stream: { messageId, before, ...redaction, ...(errorText ? { errorText } : {}) } };
+}
+
+/**
+ * A halted run with no open question: a call whose replay stopped (its process died before
+ * storing the outcome) is taken over with the answer that claimed it, once its lease lapsed
+ * by the store's clock (the replay follows the tool's `idempotent` / `recovery` rule), then
+ * the run is continued. What fails is logged by code, as the page is only told the chat is busy.
+ */
+async function recoverHalted(runner: AgentRunner, runId: string, context: object | undefined, logger: ChatLogger): Promise<void> {
+  const log = (what: string, error: unknown): void => {
+    const code = error instanceof ToolnexusError ? error.code : error instanceof Error ? error.name : typeof error;
+    try {
+      logger.error(`toolnexus chat: run ${runId}: ${what} failed: ${code}`);
+    } catch {
+      // A failing logger changes nothing here.
+    }
+  };
+  const store = runner.coordinator.store;
+  let held = false;
+  for (const call of await store.list({ runId, status: 'resolving' })) {
+    if (!call.answer) continue;
+    const audit = call.answeredBy ? { by: call.answeredBy, ...(call.comment ? { comment: call.comment } : {}) } : undefined;
+    try {
+      await runner.coordinator.resolve(call.answer, { ...context }, audit, undefined, { ifClaimed: 'refuse', takeover: 'recover' });
+    } catch (error) {
+      // A live holder is still replaying it: the chat is busy until it ends.
+      if (error instanceof ClaimHeldError) held = true;
+      else log(`taking over suspension ${call.request.id}`, error);
+    }
+  }
+  if (held || (await store.list({ runId, status: 'pending' })).length > 0) return;
+  await runner.recover(runId, context ? { context } : {}).catch((error: unknown) => log('recovering the run', error));
 }
 
 /** The tool calls of a stored thread, in order. */
@@ -184,7 +238,8 @@ async function checkApproval(
     throw new ChatRequestError(400, 'wrong_kind', `request ${approval.id} is a ${call.request.kind} request, not an approval`);
   if (call.callId !== part.toolCallId || call.tool !== part.toolName)
     throw new ChatRequestError(400, 'wrong_call', `request ${approval.id} does not belong to tool call ${part.toolCallId}`);
-  if (call.status !== 'pending') throw new ChatRequestError(409, 'not_pending', `request ${approval.id} is already ${call.status}`);
+  // A call being resolved is not refused here: its holder may have died, and the claim decides.
+  if (isSettled(call.status)) throw new ChatRequestError(409, 'not_pending', `request ${approval.id} is already ${call.status}`);
   if (runId === undefined || call.runId !== runId)
     throw new ChatRequestError(403, 'not_yours', `request ${approval.id} is not one this chat is waiting for`);
   // The coordinator's answer policy, asked before any answer is applied; the claim judges again.
