@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AnswerRefusedError, InvalidArgumentError, ModelError, ToolnexusError } from '../errors';
+import { AnswerRefusedError, ClaimHeldError, InvalidArgumentError, ModelError, ToolnexusError } from '../errors';
 import { pendingOf } from '../results/helpers';
 import type { ToolCall } from '../models/types';
 import type { Answer } from '../results/wire';
@@ -9,6 +9,7 @@ import type { AgentRunner } from '../runner/agent-runner';
 import type { RunEvent } from '../runner/types';
 import type { StoredSession } from '../sessions/store';
 import type { Principal } from '../suspension/audit';
+import { isSettled } from '../suspension/status';
 import type { SuspendedCall } from '../suspension/store';
 import { ChatRequestError } from './errors';
 import { UI_STREAM_HEADERS, type UIStreamPart } from './parts';
@@ -26,14 +27,21 @@ export interface ChatOptions {
   /** The `errorText` of a failed run (default: the error's code only, never its message). */
   errorText?: (error: unknown) => string;
   /**
-   * Where a failed run (a model outage after its retries, a store down) is logged on the
-   * server, since the page is told only `errorText`: one line naming the run, the error's
-   * code and, for a model, its provider and HTTP status; never the error's message, which may
-   * quote the conversation. Default: stderr. (`ToolnexusChatModule` gives Nest's `Logger`.)
-   * A logger that throws is ignored.
+   * Where failures the page is not told in full are logged on the server: a failed run (a model
+   * outage after its retries, a store down) and a halted run that could not be recovered after a
+   * crash. One line naming the run and the error's code (for a model, its provider and HTTP
+   * status); never the error's message, which may quote the conversation. Default: stderr.
+   * (`ToolnexusChatModule` gives Nest's `Logger`.) A logger that throws is ignored.
    */
-  logger?: { error(message: string): void };
+  logger?: ChatLogger;
 }
+
+/** The log of a chat back end (Nest's `Logger` is one). */
+export interface ChatLogger {
+  error(message: string): void;
+}
+
+const STDERR_LOGGER: ChatLogger = { error: (message) => process.stderr.write(`${message}\n`) };
 
 const DEFAULT_MAX_BODY = 1024 * 1024;
 
@@ -66,9 +74,6 @@ interface ChatEvents {
   failed: (error: unknown) => void;
 }
 
-/** Failed runs go to stderr when the host gives no logger. */
-const STDERR_LOGGER = { error: (message: string) => void process.stderr.write(`${message}\n`) };
-
 /** Logs a failed run of a chat: its id and the error's code (and a model's provider and status), never the error's message. */
 function failureLog(options: ChatOptions, runId: string): (error: unknown) => void {
   const logger = options.logger ?? STDERR_LOGGER;
@@ -97,6 +102,8 @@ async function chatEvents(
 ): Promise<ChatEvents> {
   const sessions = runner.sessions;
   if (!sessions) throw new InvalidArgumentError('a chat back end needs a runner whose store keeps sessions');
+  // A page gone before anything started changes nothing; once started, a run goes on to its end.
+  signal?.throwIfAborted();
   const { chatId, last } = readChatBody(rawBody);
   const sessionId = (options.sessionOf ?? defaultSessionOf)(chatId, principal);
   const session = await sessions.loadSession(sessionId);
@@ -109,8 +116,9 @@ async function chatEvents(
     let active = session?.active;
     if (active?.phase === 'halted' && (await runner.coordinator.store.list({ runId: active.runId, status: 'pending' })).length === 0) {
       // Its questions were all answered, but its continuation stopped (the page went away
-      // mid-resume, or an answer came without a runner): finish it first, then take the message.
-      await runner.recover(active.runId, context ? { context } : {}).catch(() => undefined);
+      // mid-resume, an answer came without a runner, a process died mid-replay): finish it
+      // first, then take the message.
+      await recoverHalted(runner, active.runId, context, options.logger ?? STDERR_LOGGER);
       active = (await sessions.loadSession(sessionId))?.active;
     }
     if (active?.phase === 'halted') throw await haltedChat(runner, active.runId);
@@ -118,13 +126,8 @@ async function chatEvents(
       throw new ChatRequestError(409, 'busy', 'this chat is busy: another request of it is still running; send again when it has ended');
     const runId = `run-${randomUUID()}`;
     // The run is made on the principal's behalf: its requests record them, so they cannot approve their own (docs/who-may-answer.md).
-    const events = runner.stream(text, {
-      session: sessionId,
-      runId,
-      principal,
-      ...(signal ? { signal } : {}),
-      ...(context ? { context } : {}),
-    });
+    // Not the page's signal: a run keeps going when the page goes away, so its session records what ran.
+    const events = runner.stream(text, { session: sessionId, runId, principal, ...(context ? { context } : {}) });
     return {
       events,
       stream: { messageId: messageIdOf(runId), ...redaction, ...(errorText ? { errorText } : {}) },
@@ -144,12 +147,22 @@ async function chatEvents(
   for (const { part, call } of checked) {
     const approval = part.approval as { id: string; approved: boolean; reason?: string };
     const answer: Answer = approval.approved ? { id: call.request.id, ok: true } : { id: call.request.id, ok: false, reason: 'declined' };
-    const answered = await answerAs(runner.coordinator, answer, {
-      by: principal,
-      ...(approval.reason ? { comment: approval.reason.slice(0, 500) } : {}),
-      ...(context ? { context } : {}),
-      ...(signal ? { signal } : {}),
-    });
+    let answered;
+    try {
+      // The store's claim decides between two requests answering the same call: one goes on.
+      answered = await answerAs(runner.coordinator, answer, {
+        by: principal,
+        ...(approval.reason ? { comment: approval.reason.slice(0, 500) } : {}),
+        ...(context ? { context } : {}),
+        // A call whose server died mid-replay is taken over under the tool's idempotent / recovery rule.
+        ifClaimed: 'refuse',
+        takeover: 'recover',
+      });
+    } catch (error) {
+      if (error instanceof ClaimHeldError)
+        throw new ChatRequestError(409, 'not_pending', `request ${call.request.id} is being answered or was answered by another request`);
+      throw error;
+    }
     const outcome = answered.outcome;
     const next = pendingOf(outcome);
     if (!approval.approved) before.push({ type: 'tool-output-denied', toolCallId: part.toolCallId });
@@ -159,15 +172,44 @@ async function chatEvents(
   const open = await runner.coordinator.store.list({ runId: runId as string, status: 'pending' });
   const messageId = messageIdOf(runId as string);
   // Some calls of the turn still wait for answers: the run continues when the last is given.
-  const events =
-    open.length > 0
-      ? (async function* () {})()
-      : runner.continueStream(runId as string, { ...(signal ? { signal } : {}), ...(context ? { context } : {}) });
+  const events = open.length > 0 ? (async function* () {})() : runner.continueStream(runId as string, context ? { context } : {});
   return {
     events,
     stream: { messageId, before, ...redaction, ...(errorText ? { errorText } : {}) },
     failed: failureLog(options, runId as string),
   };
+}
+
+/**
+ * A halted run with no open question: a call whose replay stopped (its process died before
+ * storing the outcome) is taken over with the answer that claimed it, once its lease lapsed
+ * by the store's clock (the replay follows the tool's `idempotent` / `recovery` rule), then
+ * the run is continued. What fails is logged by code, as the page is only told the chat is busy.
+ */
+async function recoverHalted(runner: AgentRunner, runId: string, context: object | undefined, logger: ChatLogger): Promise<void> {
+  const log = (what: string, error: unknown): void => {
+    const code = error instanceof ToolnexusError ? error.code : error instanceof Error ? error.name : typeof error;
+    try {
+      logger.error(`toolnexus chat: run ${runId}: ${what} failed: ${code}`);
+    } catch {
+      // A failing logger changes nothing here.
+    }
+  };
+  const store = runner.coordinator.store;
+  let held = false;
+  for (const call of await store.list({ runId, status: 'resolving' })) {
+    if (!call.answer) continue;
+    const audit = call.answeredBy ? { by: call.answeredBy, ...(call.comment ? { comment: call.comment } : {}) } : undefined;
+    try {
+      await runner.coordinator.resolve(call.answer, { ...context }, audit, undefined, { ifClaimed: 'refuse', takeover: 'recover' });
+    } catch (error) {
+      // A live holder is still replaying it: the chat is busy until it ends.
+      if (error instanceof ClaimHeldError) held = true;
+      else log(`taking over suspension ${call.request.id}`, error);
+    }
+  }
+  if (held || (await store.list({ runId, status: 'pending' })).length > 0) return;
+  await runner.recover(runId, context ? { context } : {}).catch((error: unknown) => log('recovering the run', error));
 }
 
 /** The tool calls of a stored thread, in order. */
@@ -230,7 +272,8 @@ async function checkApproval(
     throw new ChatRequestError(400, 'wrong_kind', `request ${approval.id} is a ${call.request.kind} request, not an approval`);
   if (call.callId !== part.toolCallId || call.tool !== part.toolName)
     throw new ChatRequestError(400, 'wrong_call', `request ${approval.id} does not belong to tool call ${part.toolCallId}`);
-  if (call.status !== 'pending') throw new ChatRequestError(409, 'not_pending', `request ${approval.id} is already ${call.status}`);
+  // A call being resolved is not refused here: its holder may have died, and the claim decides.
+  if (isSettled(call.status)) throw new ChatRequestError(409, 'not_pending', `request ${approval.id} is already ${call.status}`);
   if (runId === undefined || call.runId !== runId)
     throw new ChatRequestError(403, 'not_yours', `request ${approval.id} is not one this chat is waiting for`);
   // The coordinator's answer policy, asked before any answer is applied; the claim judges again.
@@ -302,8 +345,8 @@ export interface ChatResponseOptions extends ChatOptions {
 
 /**
  * A chat request as a web `Request` (a Next.js route, Hono, Deno, Bun) answered with a web
- * `Response`: the UI message stream, or a JSON refusal with its 4xx status. The request's
- * `signal` (the page going away) cancels the run.
+ * `Response`: the UI message stream, or a JSON refusal with its 4xx status. A run goes on to
+ * its end when the page goes away (the stream is cancelled), so its session records what ran.
  *
  * @example
  * ```ts
@@ -329,7 +372,8 @@ export async function chatResponse(runner: AgentRunner, request: Request, option
         else controller.enqueue(encoder.encode(next.value));
       },
       async cancel() {
-        await iterator.return?.(undefined);
+        // The page went away: the run goes on to its end unread, so its session records what ran.
+        while (!(await iterator.next()).done);
       },
     });
     return new Response(body, { status: 200, headers: UI_STREAM_HEADERS });
@@ -377,8 +421,8 @@ export interface ChatHandlerOptions extends ChatOptions {
 
 /**
  * A chat route for node:http and Express (`app.post('/api/chat', chatHandler(runner, { principal }))`):
- * the UI message stream, or a JSON refusal with its 4xx status. The connection closing before
- * the stream ends (the page went away) cancels the run.
+ * the UI message stream, or a JSON refusal with its 4xx status. A run goes on to its end,
+ * unread, when the connection closes first (the page went away), so its session records what ran.
  */
 export function chatHandler(
   runner: AgentRunner,
@@ -409,7 +453,8 @@ export function chatHandler(
     response.flushHeaders();
     try {
       for await (const chunk of sseOfEvents(chat)) {
-        if (abort.signal.aborted) break;
+        // The page went away: the run goes on to its end unread, so its session records what ran.
+        if (abort.signal.aborted) continue;
         if (!response.write(chunk)) await new Promise<void>((resolve) => response.once('drain', resolve).once('close', resolve));
       }
     } finally {

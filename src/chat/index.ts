@@ -6,6 +6,7 @@
 export { chatStream, chatResponse, chatHandler, chatFastifyHandler, sseOf } from './handler';
 export type {
   ChatOptions,
+  ChatLogger,
   ChatResponseOptions,
   ChatHandlerOptions,
   ChatFastifyOptions,

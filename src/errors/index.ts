@@ -250,6 +250,17 @@ export class ClaimLostError extends ToolnexusError {
 }
 
 /**
+ * An answer given with `ifClaimed: 'refuse'` did not win the call's claim: another resolver
+ * holds it under a live lease, or settled it first. Nothing this answer carried was applied.
+ */
+export class ClaimHeldError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_CLAIM_HELD';
+  constructor(readonly id: string) {
+    super(`suspension ${id} is claimed or settled by another answer; this one was not applied`);
+  }
+}
+
+/**
  * A stored suspension is not the call that made it: its tool, arguments, run or request
  * were changed in the store (or differ from the run's transcript). Nothing runs.
  */

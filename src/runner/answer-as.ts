@@ -1,7 +1,7 @@
 import { AlreadyResolvedError, RunNotFoundError, UnknownSuspensionError } from '../errors';
 import type { Answer, ToolResult } from '../results/wire';
 import type { Principal, Audit } from '../suspension/audit';
-import type { ResumeCoordinator } from '../suspension/coordinator';
+import type { IfClaimed, ResumeCoordinator, Takeover } from '../suspension/coordinator';
 import type { SuspendedCall } from '../suspension/store';
 import type { ToolContext } from '../toolkit/context';
 import type { AgentRunner } from './agent-runner';
@@ -17,6 +17,14 @@ export interface AnswerAsOptions {
   context?: object;
   /** Cancels the wait: before the claim nothing changes. */
   signal?: AbortSignal;
+  /**
+   * With a coordinator alone: `refuse` throws {@link ClaimHeldError} when another answer holds
+   * the call's claim or settled it first, instead of waiting for its outcome, so exactly one of
+   * two racing answers goes on (the chat's approvals). Default `wait`.
+   */
+  ifClaimed?: IfClaimed;
+  /** With a coordinator alone: what a takeover of a call whose holder died replays ({@link Takeover}; default `replay`). */
+  takeover?: Takeover;
 }
 
 /** Where the run a call belongs to stands after {@link answerAs}. */
@@ -86,7 +94,11 @@ export async function answerAs(host: AgentRunner | ResumeCoordinator, answer: An
     run = before?.runId === undefined ? undefined : await continued(runner, before.runId, given, audit, options);
     if (!run) {
       const ctx = { ...options.context, ...(options.signal ? { signal: options.signal } : {}) } as ToolContext;
-      await coordinator.resolve(given, ctx, audit);
+      const how = {
+        ...(options.ifClaimed ? { ifClaimed: options.ifClaimed } : {}),
+        ...(options.takeover ? { takeover: options.takeover } : {}),
+      };
+      await coordinator.resolve(given, ctx, audit, undefined, how);
       if (before?.runId !== undefined) run = { runId: before.runId, continued: false };
     }
   } catch (error) {

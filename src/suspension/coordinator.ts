@@ -38,7 +38,7 @@ import { Authority, keepSystemMark } from './authority';
 import { Binding } from './binding';
 import { coordinatorSettings, type ExecuteOptions, type ResumeCoordinatorOptions } from './coordinator-options';
 import { answerInline } from './inline';
-import { Resolution, type ExpectedCall } from './resolution';
+import { Resolution, type ExpectedCall, type ResolveOptions } from './resolution';
 import { Observers, type SuspensionObserver } from './observer';
 import { Recorder } from './recorder';
 import { isSuspensionStatus } from './status';
@@ -47,7 +47,7 @@ import { MemorySuspensionStore } from './memory';
 import { checkHistoryFilter } from './validate';
 
 export type { AnswerWithCall, CheckedAnswer, WaitFor } from './answers';
-export type { ExpectedCall } from './resolution';
+export type { ExpectedCall, IfClaimed, ResolveOptions, Takeover } from './resolution';
 export { DEFAULT_LEASE_MS } from './coordinator-options';
 export type { ExecuteOptions, ResumeCoordinatorOptions } from './coordinator-options';
 
@@ -215,6 +215,7 @@ export class ResumeCoordinator {
    * @throws {@link UnregisteredToolError} the call's tool is not registered here (nothing changes).
    * @throws {@link SuspensionMismatchError} the stored call was changed since it was recorded (nothing runs).
    * @throws {@link ClaimLostError} this resolver's replay lost its claim and nobody holds the call now.
+   * @throws {@link ClaimHeldError} with `ifClaimed: 'refuse'`: another answer holds the claim or settled the call (nothing changes).
    * @throws `ctx.signal.reason` when the signal aborts before this resolver claims the call
    *   (nothing changes; a wait for another resolver's outcome ends early).
    */
@@ -223,6 +224,7 @@ export class ResumeCoordinator {
     ctx?: ToolContext<TState>,
     audit?: Audit,
     expected?: ExpectedCall,
+    options: ResolveOptions = {},
   ): Promise<ToolResult> {
     const checked = this.checkAnswer(answer);
     const recorded = keepSystemMark(audit, audit === undefined ? undefined : checkedAudit(audit, 'resolve'));
@@ -236,7 +238,7 @@ export class ResumeCoordinator {
     } else {
       call = await this.store.get(checked.id);
     }
-    return this.resolution.checkAndClaim(withCommentAsReason(given, recorded?.comment), call, ctx, recorded, expected);
+    return this.resolution.checkAndClaim(withCommentAsReason(given, recorded?.comment), call, ctx, recorded, expected, options);
   }
 
   /**

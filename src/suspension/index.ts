@@ -7,7 +7,17 @@
  * docs/operating.md). The stores themselves are in `toolnexus-ts/memory`, `/sqlite`, `/postgres`.
  */
 export { ResumeCoordinator, DEFAULT_LEASE_MS } from './coordinator';
-export type { ResumeCoordinatorOptions, ExecuteOptions, WaitFor, ExpectedCall, CheckedAnswer, AnswerWithCall } from './coordinator';
+export type {
+  ResumeCoordinatorOptions,
+  ExecuteOptions,
+  WaitFor,
+  ExpectedCall,
+  CheckedAnswer,
+  AnswerWithCall,
+  ResolveOptions,
+  IfClaimed,
+  Takeover,
+} from './coordinator';
 export { formatRefusal, DEFAULT_MAX_CHAIN } from './answers';
 export type { FormatRefusal, Refusal, RefusalStatus } from './answers';
 export type {
@@ -35,6 +45,7 @@ export {
   AlreadyResolvedError,
   InvalidAnswerError,
   UnregisteredToolError,
+  ClaimHeldError,
   ClaimLostError,
   SuspensionMismatchError,
   DuplicateSuspensionError,

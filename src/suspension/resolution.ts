@@ -2,6 +2,7 @@ import {
   InvalidAnswerError,
   InvalidArgumentError,
   AlreadyResolvedError,
+  ClaimHeldError,
   ClaimLostError,
   StoreError,
   SuspensionMismatchError,
@@ -11,7 +12,7 @@ import {
 import { messageOf } from '../errors/message';
 import { pending, pendingOf } from '../results/helpers';
 import { quorumOf, type Quorum } from './quorum';
-import type { Answer, ToolResult } from '../results/wire';
+import type { Answer, PendingRequest, ToolResult } from '../results/wire';
 import { ATTR } from '../telemetry/conventions';
 import { countSuspension, startResolution } from '../telemetry/suspension';
 import type { Telemetry, Tracing } from '../telemetry/telemetry';
@@ -43,6 +44,29 @@ export interface ExpectedCall {
   args: unknown;
   callId?: string;
   runId?: string;
+}
+
+/**
+ * What an answer does when another resolver holds the call's claim or settled it first:
+ * `wait` for that outcome and return it (the default), or `refuse` with {@link ClaimHeldError}
+ * at once, so exactly one of several answers racing for a call goes on (a chat's approval).
+ */
+export type IfClaimed = 'wait' | 'refuse';
+
+/**
+ * What a takeover replays (a claim with fence > 1: an earlier holder began the replay and
+ * stored nothing, so the tool may have taken effect): `replay` runs the tool again (the
+ * default); `recover` follows the runner's rule for a crashed durable step: an `idempotent`
+ * tool runs again, any other is settled with a `recovery` request as the chain's next link.
+ */
+export type Takeover = 'replay' | 'recover';
+
+/** How {@link ResumeCoordinator.resolve} meets another answer to the same call, and a dead one's replay. */
+export interface ResolveOptions {
+  /** `refuse`: when another answer holds the claim or settled the call first, throw {@link ClaimHeldError} instead of waiting for its outcome. Default `wait`. */
+  ifClaimed?: IfClaimed;
+  /** What this answer does when its claim takes the call over from a holder that died: see {@link Takeover}. Default `replay`. */
+  takeover?: Takeover;
 }
 
 /** What {@link Resolution} works with; the coordinator's settings. */
@@ -86,6 +110,7 @@ export class Resolution {
     ctx: ToolContext | undefined,
     audit?: Audit,
     expected?: ExpectedCall,
+    { ifClaimed = 'wait', takeover = 'replay' }: ResolveOptions = {},
   ): Promise<ToolResult> {
     const { store, leaseMs, toolkit, clock } = this.settings;
     const elapsed = monotonicOf(clock);
@@ -107,6 +132,7 @@ export class Resolution {
     let lost: ClaimLostError | undefined;
     let pause = FIRST_POLL_MS;
     let lastTry = Number.NEGATIVE_INFINITY;
+    if (ifClaimed === 'refuse') return this.claimOrRefuse(answer, call, ctx, audit, read, takeover);
     for (;;) {
       if (isSettled(call.status)) return storedOutcome(call, answer);
       // The local clock only hints that a lease lapsed; the store's claim decides. A process
@@ -123,7 +149,7 @@ export class Resolution {
         // The store keeps the answer without what the replay consumes (a login's code): see consumed.ts.
         const claim = await store.claim(answer.id, keptAnswer(call.request, answer), leaseMs, audit);
         if (claim) {
-          const settled = await this.finish(claim, answer, ctx, read);
+          const settled = await this.finish(claim, answer, ctx, read, takeover);
           if (settled) return settled;
           lost = new ClaimLostError(claim.id, claim.fence);
         }
@@ -182,6 +208,30 @@ export class Resolution {
   }
 
   /**
+   * One claim, and the store decides: a pending call, or one whose lease lapsed by the store's
+   * clock, is this answer's; any other is refused without waiting (nothing is applied).
+   */
+  private async claimOrRefuse(
+    answer: Answer,
+    call: SuspendedCall,
+    ctx: ToolContext | undefined,
+    audit: Audit | undefined,
+    read: SuspendedCall,
+    takeover: Takeover,
+  ): Promise<ToolResult> {
+    const { store, leaseMs, toolkit, clock } = this.settings;
+    if (isSettled(call.status)) throw new ClaimHeldError(answer.id);
+    if (answer.ok && !isExpired(call.request, new Date(clock.now())) && !toolkit.has(call.tool))
+      throw new UnregisteredToolError(answer.id, call.tool);
+    ctx?.signal?.throwIfAborted();
+    const claim = await store.claim(answer.id, keptAnswer(call.request, answer), leaseMs, audit);
+    if (!claim) throw new ClaimHeldError(answer.id);
+    const settled = await this.finish(claim, answer, ctx, read, takeover);
+    if (!settled) throw new ClaimLostError(claim.id, claim.fence);
+    return settled;
+  }
+
+  /**
    * The one check of a stored call before an answer claims it: it is the call that was
    * recorded (its binding), and, when the caller knows which call it answers (an agent run's
    * transcript), that call: same tool, call id, run and arguments as the Toolkit parses them.
@@ -216,7 +266,13 @@ export class Resolution {
   }
 
   /** Runs what a won claim decides and stores it; `undefined` when the claim was lost meanwhile. */
-  private async finish(claim: Claim, answer: Answer, ctx: ToolContext | undefined, read: SuspendedCall): Promise<ToolResult | undefined> {
+  private async finish(
+    claim: Claim,
+    answer: Answer,
+    ctx: ToolContext | undefined,
+    read: SuspendedCall,
+    takeover: Takeover,
+  ): Promise<ToolResult | undefined> {
     const { call } = claim;
     // The row as claimed is what replays: it may have changed since it was checked.
     const problem = this.settings.binding.problem(call);
@@ -224,10 +280,10 @@ export class Resolution {
     if (call.tool !== read.tool || call.callId !== read.callId || call.runId !== read.runId || !sameJson(call.args, read.args))
       throw new SuspensionMismatchError(call.request.id, 'the call changed between the check and the claim');
     const tracing = this.settings.telemetry?.active();
-    if (!tracing) return this.replay(claim, answer, ctx, undefined, undefined);
+    if (!tracing) return this.replay(claim, answer, ctx, takeover, undefined, undefined);
     const { span, context } = startResolution(tracing, call);
     try {
-      const settled = await tracing.within(context, () => this.replay(claim, answer, ctx, tracing, span));
+      const settled = await tracing.within(context, () => this.replay(claim, answer, ctx, takeover, tracing, span));
       if (settled === undefined) tracing.fail(span, 'claim_lost');
       else span?.end();
       return settled;
@@ -241,6 +297,7 @@ export class Resolution {
     claim: Claim,
     answer: Answer,
     ctx: ToolContext | undefined,
+    takeover: Takeover,
     tracing: Tracing | undefined,
     span: OtelSpan | undefined,
   ): Promise<ToolResult | undefined> {
@@ -254,6 +311,11 @@ export class Resolution {
     let answered: Answer = call.answeredBy === undefined ? answer : { ...answer, answeredBy: { ...call.answeredBy } };
     // A quorum's replay sees every approval (ctx.approval.signatures).
     if (call.signatures !== undefined) answered = { ...answered, signatures: call.signatures.map((s) => ({ ...s, by: { ...s.by } })) };
+    // A takeover (fence > 1): an earlier holder began this replay and stored nothing, so the
+    // tool may have taken effect. Under `recover`, the rule of a crashed durable step: an
+    // idempotent tool runs again; any other is put to an operator (docs/agents.md).
+    if (claim.fence > 1 && takeover === 'recover' && this.settings.toolkit.get(call.tool)?.idempotent !== true)
+      return this.complete(claim, this.recoveryOf(call, answered), tracing, span);
     const keeper = new LeaseKeeper(this.settings.store, claim, this.settings.leaseMs, ctx?.signal, this.settings.clock);
     let ran: RanCall;
     try {
@@ -279,6 +341,23 @@ export class Resolution {
     return this.complete(claim, this.settlementOf(call, answered, ran), tracing, span);
   }
 
+  /**
+   * The taken-over link settled with a `recovery` question as its chain's next link, worded as
+   * a durable step's: approving it replays the tool (the chain still holds the approval), a
+   * refusal tells the model it did not run again.
+   */
+  private recoveryOf(call: SuspendedCall, answer: Answer): Settlement {
+    const data: Record<string, string> = { tool: call.tool };
+    if (call.runId !== undefined) data.runId = call.runId;
+    if (call.callId !== undefined) data.callId = call.callId;
+    const outcome = pending({
+      kind: 'recovery',
+      prompt: `The process running ${call.tool} (call ${call.callId ?? '-'} of run ${call.runId ?? '-'}) stopped before its result was recorded: it may or may not have taken effect. Run it again?`,
+      data,
+    });
+    return { status: 'resolved', outcome, next: this.nextLink(call, answer, pendingOf(outcome) as PendingRequest, undefined) };
+  }
+
   /** A replay's outcome as the store keeps it: a final result, or the next link of the chain. */
   private settlementOf(call: SuspendedCall, answer: Answer, { result, traceparent }: RanCall): Settlement {
     const edits = call.answer?.args;
@@ -298,10 +377,16 @@ export class Resolution {
     if (bad) return { status: 'resolved', outcome: { output: bad, isError: true } };
     const stop = chainStop(call.request, request, chain.length + 1, this.settings.maxChain);
     if (stop) return { status: 'resolved', outcome: stop };
+    return { status: 'resolved', outcome, next: this.nextLink(call, answer, request, traceparent) };
+  }
+
+  /** The chain's next link after `call`, answered by `answer`: a new pending call asking `request`. */
+  private nextLink(call: SuspendedCall, answer: Answer, request: PendingRequest, traceparent: string | undefined): SuspendedCall {
+    const chain = call.chain ?? [];
     const next: SuspendedCall = {
       request,
       tool: call.tool,
-      args: edits ?? call.args,
+      args: call.answer?.args ?? call.args,
       status: 'pending',
       createdAt: new Date(this.settings.clock.now()).toISOString(),
       chain: [...chain, { request: call.request, answer: keptAnswer(call.request, answer) }],
@@ -311,7 +396,7 @@ export class Resolution {
     if (call.requestedBy !== undefined) next.requestedBy = { ...call.requestedBy };
     // The next link's resolution links to the replay that asked it.
     if (traceparent !== undefined) next.traceparent = traceparent;
-    return { status: 'resolved', outcome, next: this.settings.binding.seal(next) };
+    return this.settings.binding.seal(next);
   }
 
   private async complete(

@@ -3,7 +3,7 @@
  * (DefaultChatTransport + readUIMessageStream, ai@7): text, tool parts with inputs and
  * outputs, an approval request answered into the same assistant message, a decline, a login
  * as a data part, errors without secrets, forged answers refused with a 4xx changing
- * nothing, a 10 MB body refused, and a client disconnect cancelling the run.
+ * nothing, a 10 MB body refused, and a run that ends, recorded, after its client disconnected.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +15,7 @@ import { answerAs } from 'toolnexus-ts/agents';
 import { chatHandler, chatResponse } from 'toolnexus-ts/chat';
 import { buildChatAgent, chatModel, PayCardTool, readLedger, type ChatAgent } from '../fixtures/chat/agent';
 import { loadAiClient } from '../fixtures/chat/ai-client';
-import { hang, json, startMockServer, type MockServer, type Reply } from '../fixtures/runner/mock-servers';
+import { json, openaiText, startMockServer, type MockServer, type Reply } from '../fixtures/runner/mock-servers';
 
 const ai = loadAiClient();
 let dir: string;
@@ -225,8 +225,13 @@ it('a failed run ends with an error part that holds no secret', async () => {
   expect(errors[0]?.message).not.toContain('sk-secret');
 });
 
-it('the page going away cancels the run, and the session is given back', async () => {
-  await serve(hang);
+it('the page going away mid-run: the run ends anyway, and the session records it', async () => {
+  let gone!: () => void;
+  const clientGone = new Promise<void>((resolve) => (gone = resolve));
+  await serve(async (res, req, index) => {
+    await clientGone;
+    return openaiText('a late answer')(res, req, index);
+  });
   const abort = new AbortController();
   const response = await fetch(url, {
     method: 'POST',
@@ -238,12 +243,17 @@ it('the page going away cancels the run, and the session is given back', async (
   for (let i = 0; i < 500 && model.requests.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
   expect(model.requests).toHaveLength(1);
   abort.abort();
-  let active: unknown = 'held';
-  for (let i = 0; i < 500 && active !== undefined; i++) {
+  gone();
+  let session = await agent.runner.sessions!.loadSession('alice:chat-1');
+  for (let i = 0; i < 500 && session?.active !== undefined; i++) {
     await new Promise((resolve) => setTimeout(resolve, 10));
-    active = (await agent.runner.sessions!.loadSession('alice:chat-1'))?.active;
+    session = await agent.runner.sessions!.loadSession('alice:chat-1');
   }
-  expect(active).toBeUndefined();
+  expect(session?.active).toBeUndefined();
+  expect(session?.messages).toEqual([
+    { role: 'user', content: 'hello' },
+    expect.objectContaining({ role: 'assistant', content: 'a late answer' }),
+  ]);
 });
 
 it('a run whose questions were answered elsewhere without continuing is finished before the next message', async () => {

@@ -34,6 +34,7 @@ const CODES: Record<string, string> = {
   InvalidResumeError: 'TOOLNEXUS_INVALID_RESUME',
   StoreUnavailableError: 'TOOLNEXUS_STORE_UNAVAILABLE',
   ClaimLostError: 'TOOLNEXUS_CLAIM_LOST',
+  ClaimHeldError: 'TOOLNEXUS_CLAIM_HELD',
   SuspensionMismatchError: 'TOOLNEXUS_SUSPENSION_MISMATCH',
   ModelResponseTooLargeError: 'TOOLNEXUS_MODEL_RESPONSE_TOO_LARGE',
   ModelRedirectError: 'TOOLNEXUS_MODEL_REDIRECT',

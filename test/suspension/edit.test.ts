@@ -57,7 +57,10 @@ it('refuses an edit outside the DTO and changes nothing; runs a valid edit once,
 
   await expect(
     coordinator.resolve({ id: asked.id, ok: true, args: { order: 'o-1', cents: 999_999, iban: IBAN } }, undefined, { by: { id: 'ann' } }),
-  ).rejects.toMatchObject({ code: 'TOOLNEXUS_INVALID_ANSWER', message: expect.stringContaining('cents must not be greater than 10000') });
+  ).rejects.toThrow(expect.objectContaining({ code: 'TOOLNEXUS_INVALID_ANSWER' }) as Error);
+  await expect(
+    coordinator.resolve({ id: asked.id, ok: true, args: { order: 'o-1', cents: 999_999, iban: IBAN } }, undefined, { by: { id: 'ann' } }),
+  ).rejects.toThrow('cents must not be greater than 10000');
   expect(await coordinator.get(asked.id)).toEqual(before);
   expect(ran).toEqual([]);
 
@@ -81,7 +84,7 @@ it('refuses an edit outside the DTO and changes nothing; runs a valid edit once,
   await expect(
     coordinator.resolve({ id: fixed.id, ok: true, args: { order: 'o-2', cents: 6, iban: IBAN } }, undefined, { by: { id: 'ann' } }),
   ).rejects.toThrow(`${fixed.id} does not allow edited arguments`);
-  await expect(coordinator.resolve({ id: fixed.id, ok: false, args: { order: 'x' } } as never)).rejects.toThrow(
+  await expect(coordinator.resolve({ id: fixed.id, ok: false, args: { order: 'x' } })).rejects.toThrow(
     'args (edited arguments) come only with an approval',
   );
 });

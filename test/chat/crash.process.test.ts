@@ -1,0 +1,253 @@
+/**
+ * The chat back end after a crash, with real server processes (test/fixtures/chat/crash-child.ts)
+ * on a shared SQLite file and on PostgreSQL (issue 32, items 1 and 13):
+ *
+ * - a server SIGKILLed after the approved tool ran and before its outcome was stored: once the
+ *   lease has lapsed by the store's clock, the next answer (or message) takes the call over
+ *   under a new fence; an idempotent tool runs again (its effect, keyed on `ctx.callId`,
+ *   happens once), any other raises a `recovery` request; the chat goes on and its session is
+ *   given back;
+ * - two approvals of the same call sent to two servers at once: exactly one goes on.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { answerAs } from 'toolnexus-ts/agents';
+import { startChild, until, type Started } from '../fixtures/children';
+import { readLedger } from '../fixtures/chat/agent';
+import { buildCrashAgent, crashModel } from '../fixtures/chat/crash-agent';
+import { dropSchema, postgresUrl, sqlRow, uniqueSchema } from '../fixtures/pg/server';
+import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
+
+const LEASE_MS = 1500;
+
+let dir: string;
+let pgUrl: string;
+let model: MockServer;
+const schemas: string[] = [];
+const children: Started[] = [];
+
+beforeAll(async () => {
+  pgUrl = await postgresUrl();
+  model = await startMockServer(crashModel);
+});
+afterAll(async () => {
+  await model.close();
+  for (const schema of schemas) await dropSchema(pgUrl, schema);
+});
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'toolnexus-chat-crash-'));
+});
+afterEach(async () => {
+  for (const child of children.splice(0)) {
+    child.kill('SIGTERM');
+    await child.exited;
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Store {
+  spec: string;
+  /** The store's own clock, in epoch ms: leases are judged by it. */
+  now(): Promise<number>;
+}
+
+const STORES: Array<[string, () => Store]> = [
+  ['SQLite', () => ({ spec: `sqlite:${join(dir, 'chat.db')}`, now: () => Promise.resolve(Date.now()) })],
+  [
+    'PostgreSQL',
+    () => {
+      const schema = uniqueSchema('chatcrash');
+      schemas.push(schema);
+      return {
+        spec: `pg:${pgUrl}#${schema}`,
+        now: async () =>
+          Number((await sqlRow<{ ms: string }>(pgUrl, 'SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint AS ms'))?.ms),
+      };
+    },
+  ],
+];
+
+async function server(spec: string, ledger: string, crash = false): Promise<{ child: Started; url: string }> {
+  const child = startChild('chat/crash-child.ts', [spec, ledger, model.url, String(LEASE_MS), ...(crash ? ['crash'] : [])]);
+  children.push(child);
+  await until(() => child.stdout().includes('\n'), 30_000, 'the chat server to listen');
+  const { port } = JSON.parse(child.stdout().split('\n')[0] as string) as { port: number };
+  return { child, url: `http://127.0.0.1:${port}/api/chat` };
+}
+
+type Part = Record<string, unknown> & { type: string };
+
+async function post(url: string, body: unknown): Promise<{ status: number; parts: Part[]; text: string }> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const text = await response.text();
+  const parts =
+    response.status === 200
+      ? text
+          .split('\n\n')
+          .filter((event) => event.startsWith('data: {'))
+          .map((event) => JSON.parse(event.slice('data: '.length)) as Part)
+      : [];
+  return { status: response.status, parts, text };
+}
+
+/** The text the parts stream, deltas joined. */
+const textOf = (parts: readonly Part[]): string =>
+  parts
+    .filter((part) => part.type === 'text-delta')
+    .map((part) => part.delta as string)
+    .join('');
+
+const userMessage = (chatId: string, text: string) => ({
+  id: chatId,
+  messages: [{ id: `u-${text}`, role: 'user', parts: [{ type: 'text', text }] }],
+});
+
+/** The page's answer: the assistant message with its tool part approved, as useChat sends it. */
+function approvalMessage(chatId: string, asked: Part, tool: string) {
+  return {
+    id: chatId,
+    messages: [
+      {
+        id: 'a-1',
+        role: 'assistant',
+        parts: [
+          {
+            type: `tool-${tool}`,
+            toolCallId: asked.toolCallId,
+            state: 'approval-responded',
+            approval: { id: asked.approvalId, approved: true },
+          },
+        ],
+      },
+    ],
+  };
+}
+
+async function askApproval(url: string, chatId: string, text: string): Promise<Part> {
+  const asked = await post(url, userMessage(chatId, text));
+  expect(asked.status).toBe(200);
+  const request = asked.parts.find((part) => part.type === 'tool-approval-request');
+  expect(request).toBeDefined();
+  return request as Part;
+}
+
+/** Crashes a server in the approved tool's replay; returns the approval, and the server to answer next. */
+async function crashInReplay(store: Store, ledger: string, tool: string, chatId: string): Promise<{ asked: Part; url: string }> {
+  const crashing = await server(store.spec, ledger, true);
+  const asked = await askApproval(crashing.url, chatId, `${tool} o-1 500`);
+  await expect(post(crashing.url, approvalMessage(chatId, asked, tool))).rejects.toThrow();
+  expect((await crashing.child.exited).signal).toBe('SIGKILL');
+  expect(readLedger(ledger)).toHaveLength(1);
+  const next = await server(store.spec, ledger);
+  return { asked, url: next.url };
+}
+
+/** Waits until the store's own clock is past the call's lease. */
+async function pastLease(store: Store, leaseUntil: string | undefined): Promise<void> {
+  const until = Date.parse(leaseUntil as string);
+  for (;;) {
+    if ((await store.now()) > until) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe.each(STORES)('after a crash mid-replay (%s)', (_name, makeStore) => {
+  it('an idempotent tool: the next answer takes over under fence 2, runs it again, its effect happens once, the chat goes on', async () => {
+    const store = makeStore();
+    const ledger = join(dir, 'ledger');
+    const { asked, url } = await crashInReplay(store, ledger, 'credit', 'c-credit');
+    const agent = buildCrashAgent(store.spec, ledger, model.url, LEASE_MS);
+    try {
+      const stuck = await agent.store.get(asked.approvalId as string);
+      expect(stuck).toMatchObject({ status: 'resolving', fence: 1 });
+      // Before the lease lapses, the claim of the dead server still holds.
+      expect((await post(url, approvalMessage('c-credit', asked, 'credit'))).status).toBe(409);
+      await pastLease(store, stuck?.leaseUntil);
+
+      const answered = await post(url, approvalMessage('c-credit', asked, 'credit'));
+      expect(answered.status).toBe(200);
+      expect(answered.parts).toContainEqual(expect.objectContaining({ type: 'tool-output-available', toolCallId: asked.toolCallId }));
+      expect(answered.parts).toContainEqual(expect.objectContaining({ type: 'finish' }));
+      expect(await agent.store.get(asked.approvalId as string)).toMatchObject({ status: 'resolved', fence: 2 });
+      expect(readLedger(ledger)).toHaveLength(1);
+      const session = await agent.runner.sessions?.loadSession('alice:c-credit');
+      expect(session?.active).toBeUndefined();
+      expect(session?.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+
+      const next = await post(url, userMessage('c-credit', 'hello'));
+      expect(next.status).toBe(200);
+      expect(textOf(next.parts)).toBe('You said: hello');
+    } finally {
+      await agent.store.close();
+    }
+  });
+
+  it('a tool that is not idempotent: the takeover raises a recovery request instead of running it again', async () => {
+    const store = makeStore();
+    const ledger = join(dir, 'ledger');
+    const { asked, url } = await crashInReplay(store, ledger, 'refund', 'c-refund');
+    const agent = buildCrashAgent(store.spec, ledger, model.url, LEASE_MS);
+    try {
+      await pastLease(store, (await agent.store.get(asked.approvalId as string))?.leaseUntil);
+      const answered = await post(url, approvalMessage('c-refund', asked, 'refund'));
+      expect(answered.status).toBe(200);
+      const recovery = answered.parts.find((part) => part.type === 'data-toolnexus-request') as unknown as {
+        data: { id: string; kind: string };
+      };
+      expect(recovery.data.kind).toBe('recovery');
+      expect(await agent.store.get(asked.approvalId as string)).toMatchObject({ status: 'resolved', fence: 2, next: recovery.data.id });
+      expect(readLedger(ledger)).toHaveLength(1);
+      // The chat waits for the operator, and says so.
+      const busy = await post(url, userMessage('c-refund', 'hello'));
+      expect(busy.status).toBe(409);
+      expect(busy.text).toContain('waiting for an answer');
+
+      // The operator says it did take effect: not again. The run goes on, the session is given back.
+      const declined = await answerAs(agent.runner, { id: recovery.data.id, ok: false, reason: 'declined' }, { by: { id: 'ops' } });
+      expect(declined.run?.result?.status).toBe('done');
+      expect(readLedger(ledger)).toHaveLength(1);
+      expect((await agent.runner.sessions?.loadSession('alice:c-refund'))?.active).toBeUndefined();
+      expect((await post(url, userMessage('c-refund', 'hello'))).status).toBe(200);
+    } finally {
+      await agent.store.close();
+    }
+  });
+
+  it('a new message takes the call over once the lease lapsed, finishes the run, then answers', async () => {
+    const store = makeStore();
+    const ledger = join(dir, 'ledger');
+    const { asked, url } = await crashInReplay(store, ledger, 'credit', 'c-msg');
+    const agent = buildCrashAgent(store.spec, ledger, model.url, LEASE_MS);
+    try {
+      await pastLease(store, (await agent.store.get(asked.approvalId as string))?.leaseUntil);
+      const next = await post(url, userMessage('c-msg', 'hello'));
+      expect(next.status).toBe(200);
+      expect(textOf(next.parts)).toBe('You said: hello');
+      expect(await agent.store.get(asked.approvalId as string)).toMatchObject({ status: 'resolved', fence: 2 });
+      expect(readLedger(ledger)).toHaveLength(1);
+      const session = await agent.runner.sessions?.loadSession('alice:c-msg');
+      expect(session?.active).toBeUndefined();
+      expect(session?.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant']);
+    } finally {
+      await agent.store.close();
+    }
+  });
+
+  it('two approvals of one call sent to two servers at once: exactly one goes on, the other is 409', async () => {
+    const store = makeStore();
+    const ledger = join(dir, 'ledger');
+    const [a, b] = await Promise.all([server(store.spec, ledger), server(store.spec, ledger)]);
+    const chats = ['r-1', 'r-2', 'r-3', 'r-4'];
+    const asked = await Promise.all(chats.map((chatId) => askApproval(a.url, chatId, `credit ${chatId} 100`)));
+    const raced = await Promise.all(
+      chats.map((chatId, i) => Promise.all([a.url, b.url].map((url) => post(url, approvalMessage(chatId, asked[i]!, 'credit'))))),
+    );
+    for (const pair of raced) {
+      expect(pair.map((response) => response.status).sort()).toEqual([200, 409]);
+      const loser = pair.find((response) => response.status === 409);
+      expect(loser?.text).toContain('not_pending');
+    }
+    expect(readLedger(ledger)).toHaveLength(chats.length);
+  });
+});
