@@ -25,6 +25,8 @@ export interface ChatOptions {
   maxBodyBytes?: number;
   /** The `errorText` of a failed run (default: the error's code only, never its message). */
   errorText?: (error: unknown) => string;
+  /** What the page sees of a sub-agent's own work: nothing (`'hidden'`, default) or a part per sub-agent call (`'part'`); see {@link UIStreamOptions.subAgents}. */
+  subAgents?: 'hidden' | 'part';
 }
 
 const DEFAULT_MAX_BODY = 1024 * 1024;
@@ -71,7 +73,11 @@ async function chatEvents(
   const session = await sessions.loadSession(sessionId);
   const context = options.context?.(principal);
   // Every response is redacted by the runner's toolkit, knowing the thread's earlier calls (a result may quote one).
-  const redaction = { toolkit: runner.toolkit, calls: threadCalls(session) };
+  const redaction = {
+    toolkit: runner.toolkit,
+    calls: threadCalls(session),
+    ...(options.subAgents ? { subAgents: options.subAgents } : {}),
+  };
   const errorText = options.errorText;
   if (last.role === 'user') {
     const text = userText(last);

@@ -15,5 +15,5 @@ export type {
 export { toUIMessageStream, uiPartBatches, UIPartWriter, messageIdOf } from './ui-stream';
 export type { UIStreamOptions } from './ui-stream';
 export { UI_STREAM_HEADERS } from './parts';
-export type { UIStreamPart, ChatRequestData } from './parts';
+export type { UIStreamPart, ChatRequestData, ChatSubAgentData } from './parts';
 export { ChatRequestError } from './errors';

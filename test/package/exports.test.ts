@@ -322,6 +322,7 @@ const EXPECTED: Record<string, string[]> = {
     'type ChatOptions',
     'type ChatRequestData',
     'type ChatResponseOptions',
+    'type ChatSubAgentData',
     'type FastifyLikeReply',
     'type FastifyLikeRequest',
     'type UIStreamOptions',
