@@ -237,12 +237,12 @@ function sseText(parts: readonly UIStreamPart[]): string {
   return text;
 }
 
-function errorBody(error: ChatRequestError): string {
+export function errorBody(error: ChatRequestError): string {
   return JSON.stringify({ error: { code: error.code, reason: error.reason, message: error.message } });
 }
 
 /** A refusal, or an unexpected failure told without its message (which may hold what the page must not see). */
-function refusal(error: unknown): ChatRequestError {
+export function refusal(error: unknown): ChatRequestError {
   if (error instanceof ChatRequestError) return error;
   if (error instanceof InvalidArgumentError) return new ChatRequestError(400, 'bad_body', error.message);
   if (error instanceof AnswerRefusedError) return new ChatRequestError(403, 'answer_refused', error.message);

@@ -12,6 +12,8 @@ export type {
   FastifyLikeRequest,
   FastifyLikeReply,
 } from './handler';
+export { chatThread, chatThreadResponse, chatThreadHandler } from './thread';
+export type { ChatUIMessage, ChatUIPart, ChatToolUIPart } from './thread';
 export { toUIMessageStream, uiPartBatches, UIPartWriter, messageIdOf } from './ui-stream';
 export type { UIStreamOptions } from './ui-stream';
 export { UI_STREAM_HEADERS } from './parts';

@@ -113,6 +113,30 @@ it('the server process killed between the approval request and the click: a new 
   await page.close();
 });
 
+it('a returning customer: the page reloaded while the approval is open shows it from the stored thread; approving finishes the run once', async () => {
+  const ledger = join(dir, 'ledger-3');
+  const { port } = await startServer(join(dir, 'chat-3.db'), ledger);
+  const page = await browser.context.newPage();
+  const messageId = await askForRefund(page, port);
+  await page.reload();
+  // Rebuilt from GET /api/chat?id=: the user's message, and the same assistant message with its open approval.
+  const tool = page.locator('.message.assistant .tool[data-state="approval-requested"]');
+  await tool.waitFor();
+  expect(await page.locator('.message.user p.text').textContent()).toBe('refund o-42 1500');
+  expect(await page.locator('.message.assistant').getAttribute('data-id')).toBe(messageId);
+  expect(JSON.parse((await tool.locator('.tool-input').textContent()) as string)).toEqual({ order: 'o-42', cents: 1500 });
+  expect(readLedger(ledger)).toEqual([]);
+  await approveAndSeeResult(page, messageId);
+  expect(readLedger(ledger)).toHaveLength(1);
+  // Reloaded once more, the finished thread: the result and the answer, nothing left to approve.
+  await page.reload();
+  await page.locator('.message.assistant p.text').waitFor();
+  expect(await page.locator('.message.assistant p.text').textContent()).toBe('Done: {"refunded":"o-42","cents":1500}');
+  expect(await page.locator('button.approve').count()).toBe(0);
+  expect(readLedger(ledger)).toHaveLength(1);
+  await page.close();
+});
+
 const LOOKUP = '{"order":"o-42","status":"shipped"}';
 
 async function askResearch(page: Page, port: number): Promise<void> {
