@@ -34,6 +34,8 @@ export interface ChatOptions {
    * (`ToolnexusChatModule` gives Nest's `Logger`.) A logger that throws is ignored.
    */
   logger?: ChatLogger;
+  /** What the page sees of a sub-agent's own work: nothing (`'hidden'`, default) or a part per sub-agent call (`'part'`); see {@link UIStreamOptions.subAgents}. */
+  subAgents?: 'hidden' | 'part';
 }
 
 /** The log of a chat back end (Nest's `Logger` is one). */
@@ -109,7 +111,11 @@ async function chatEvents(
   const session = await sessions.loadSession(sessionId);
   const context = options.context?.(principal);
   // Every response is redacted by the runner's toolkit, knowing the thread's earlier calls (a result may quote one).
-  const redaction = { toolkit: runner.toolkit, calls: threadCalls(session) };
+  const redaction = {
+    toolkit: runner.toolkit,
+    calls: threadCalls(session),
+    ...(options.subAgents ? { subAgents: options.subAgents } : {}),
+  };
   const errorText = options.errorText;
   if (last.role === 'user') {
     const text = userText(last);
@@ -324,12 +330,12 @@ function sseText(parts: readonly UIStreamPart[]): string {
   return text;
 }
 
-function errorBody(error: ChatRequestError): string {
+export function errorBody(error: ChatRequestError): string {
   return JSON.stringify({ error: { code: error.code, reason: error.reason, message: error.message } });
 }
 
 /** A refusal, or an unexpected failure told without its message (which may hold what the page must not see). */
-function refusal(error: unknown): ChatRequestError {
+export function refusal(error: unknown): ChatRequestError {
   if (error instanceof ChatRequestError) return error;
   if (error instanceof InvalidArgumentError) return new ChatRequestError(400, 'bad_body', error.message);
   if (error instanceof AnswerRefusedError) return new ChatRequestError(403, 'answer_refused', error.message);

@@ -13,8 +13,10 @@ export type {
   FastifyLikeRequest,
   FastifyLikeReply,
 } from './handler';
+export { chatThread, chatThreadResponse, chatThreadHandler } from './thread';
+export type { ChatUIMessage, ChatUIPart, ChatToolUIPart } from './thread';
 export { toUIMessageStream, uiPartBatches, UIPartWriter, messageIdOf } from './ui-stream';
 export type { UIStreamOptions } from './ui-stream';
 export { UI_STREAM_HEADERS } from './parts';
-export type { UIStreamPart, ChatRequestData } from './parts';
+export type { UIStreamPart, ChatRequestData, ChatSubAgentData } from './parts';
 export { ChatRequestError } from './errors';

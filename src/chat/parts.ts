@@ -23,6 +23,7 @@ export type UIStreamPart =
   /** `reason` is the request's prompt, redacted: `useChat` keeps it as the tool part's `approval.requestReason`. */
   | { type: 'tool-approval-request'; approvalId: string; toolCallId: string; reason?: string }
   | { type: 'data-toolnexus-request'; id: string; data: ChatRequestData }
+  | { type: 'data-toolnexus-sub-agent'; id: string; data: ChatSubAgentData }
   | { type: 'error'; errorText: string };
 
 /**
@@ -45,6 +46,22 @@ export interface ChatRequestData {
   schema?: unknown;
   /** RFC 3339. */
   expiresAt?: string;
+}
+
+/**
+ * The `data-toolnexus-sub-agent` part (with the chat option `subAgents: 'part'`): what one
+ * sub-agent call did, apart from the customer's message. It is sent again, with the same id,
+ * as the sub-agent goes on, so the page shows its latest state.
+ */
+export interface ChatSubAgentData {
+  /** The sub-agent tool's name (the first of the events' `path`). */
+  agent: string;
+  /** The agent's call of that tool, when it is known: absent for a resumed sub-agent, or when two calls of it run at once. */
+  toolCallId?: string;
+  /** The sub-agent's text so far (its own sub-agents' too), redacted as the rest of the response. */
+  text: string;
+  /** The tools it called, by name only: their inputs and outputs may hold its `@Sensitive()` values, which its own toolkit declares. */
+  tools: Array<{ path: string[]; toolCallId: string; toolName: string; state: 'running' | 'done' | 'error' | 'waiting' }>;
 }
 
 /** The response headers of a UI message stream, as `ai`'s `UI_MESSAGE_STREAM_HEADERS`. */

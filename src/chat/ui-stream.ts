@@ -2,7 +2,7 @@ import { ToolnexusError } from '../errors';
 import type { ToolCall } from '../models/types';
 import type { RunEvent, RunResult } from '../runner/types';
 import type { Toolkit } from '../toolkit/toolkit';
-import type { UIStreamPart } from './parts';
+import type { ChatSubAgentData, UIStreamPart } from './parts';
 import { jsonOrText, StreamRedactor, TextHold } from './redact';
 
 /** Options of {@link toUIMessageStream}. */
@@ -25,6 +25,14 @@ export interface UIStreamOptions {
   toolkit?: Toolkit;
   /** Tool calls made before this stream (the session's earlier turns): their sensitive values are redacted here too. */
   calls?: readonly ToolCall[];
+  /**
+   * What the page sees of a sub-agent's own work (its events carry `path`). `'hidden'`
+   * (default): nothing; the customer sees the sub-agent tool's call and result and the
+   * agent's answer, so the sub-agent's answer appears once. `'part'`: a
+   * `data-toolnexus-sub-agent` part per sub-agent call, apart from the customer's text and
+   * tool parts (docs/chat.md, "Sub-agents").
+   */
+  subAgents?: 'hidden' | 'part';
 }
 
 /** The message id of a run's assistant message: stable across a halt and every resume. */
@@ -65,12 +73,14 @@ export async function* uiPartBatches(events: AsyncIterable<RunEvent>, options: U
 /** Turns run events into UI stream parts one event at a time, synchronously (the state of one response). */
 export class UIPartWriter {
   private readonly state: StepState;
+  private readonly subAgents: SubAgentParts | undefined;
   private result: RunResult | undefined;
 
   constructor(private readonly options: UIStreamOptions) {
     const redactor = new StreamRedactor(options.toolkit);
     for (const call of options.calls ?? []) redactor.call(call.name, call.arguments);
     this.state = new StepState(options.messageId, redactor);
+    if (options.subAgents === 'part') this.subAgents = new SubAgentParts(options.messageId, redactor);
   }
 
   /** The parts that open the response. */
@@ -83,10 +93,19 @@ export class UIPartWriter {
 
   /** The parts of one run event (none for `done`, whose result `finish` reports). */
   next(event: RunEvent): UIStreamPart[] {
+    // A sub-agent's events are its own work, not the customer's message: they would add its
+    // text to the agent's, and its tool calls (named from a toolkit this one does not know,
+    // so unredacted) to the customer's.
+    if (event.path !== undefined && event.path.length > 0) return this.subAgents?.event(event, event.path) ?? [];
     if (event.type === 'done') {
       this.result = event.result;
       return [];
     }
+    if (this.subAgents) return [...this.subAgents.parent(event), ...this.parts(event)];
+    return this.parts(event);
+  }
+
+  private parts(event: Exclude<RunEvent, { type: 'done' }>): UIStreamPart[] {
     // The common case, a delta of the block already open, without a generator.
     if (event.type === 'text' || event.type === 'reasoning') {
       const delta = this.state.delta(event);
@@ -97,12 +116,13 @@ export class UIPartWriter {
 
   /** The parts that close a response whose run ended. */
   finish(): UIStreamPart[] {
-    return [...this.state.close(), { type: 'finish', finishReason: finishReason(this.result) }];
+    return [...(this.subAgents?.flush() ?? []), ...this.state.close(), { type: 'finish', finishReason: finishReason(this.result) }];
   }
 
   /** The parts that close a response whose run failed: an `error` part without the error's message. */
   fail(error: unknown): UIStreamPart[] {
     return [
+      ...(this.subAgents?.flush() ?? []),
       ...this.state.close(),
       { type: 'error', errorText: (this.options.errorText ?? defaultErrorText)(error) },
       { type: 'finish', finishReason: 'error' },
@@ -119,6 +139,96 @@ function finishReason(result: RunResult | undefined): 'stop' | 'length' | 'tool-
 
 function defaultErrorText(error: unknown): string {
   return `the run failed: ${error instanceof ToolnexusError ? error.code : 'an internal error'}`;
+}
+
+/** A sub-agent call's part as it is built: sent again (same id, so the page replaces it) when it changed. */
+interface SubAgentEntry {
+  id: string;
+  data: ChatSubAgentData;
+  changed: boolean;
+}
+
+/**
+ * The `data-toolnexus-sub-agent` parts of one response. A sub-agent's events name the
+ * sub-agent tools down to it (`path`), not the call: they are given to the one open call of
+ * the agent's tool of that name, and to a part per tool name when there is none (a resumed
+ * sub-agent) or several at once. Text is sent when something else happens (a tool, the
+ * call's result, the response's end), not per delta, so the part is resent a bounded number
+ * of times. Tool inputs and outputs are not sent: the sub-agent's `@Sensitive()` fields are
+ * declared in its own toolkit, which the chat does not know.
+ */
+class SubAgentParts {
+  private readonly open = new Map<string, string[]>();
+  private readonly entries = new Map<string, SubAgentEntry>();
+
+  constructor(
+    private readonly messageId: string,
+    private readonly redactor: StreamRedactor,
+  ) {}
+
+  /** Follows the agent's own calls (which sub-agent call is open), and sends what changed before them. */
+  parent(event: Exclude<RunEvent, { type: 'done' }>): UIStreamPart[] {
+    if (event.type === 'tool_call') {
+      this.open.set(event.call.name, [...(this.open.get(event.call.name) ?? []), event.call.id]);
+      return [];
+    }
+    if (event.type !== 'tool_result' && event.type !== 'pending') return this.flush();
+    for (const [name, ids] of this.open) {
+      if (!ids.includes(event.callId)) continue;
+      const rest = ids.filter((id) => id !== event.callId);
+      if (rest.length > 0) this.open.set(name, rest);
+      else this.open.delete(name);
+    }
+    return this.flush();
+  }
+
+  /** One event of a sub-agent: its call's part, sent at once unless only its text grew. */
+  event(event: RunEvent, path: readonly string[]): UIStreamPart[] {
+    if (event.type === 'done') return [];
+    const agent = path[0] as string;
+    const calls = this.open.get(agent);
+    const toolCallId = calls?.length === 1 ? calls[0] : undefined;
+    const key = toolCallId ?? `agent-${agent}`;
+    let entry = this.entries.get(key);
+    if (!entry) {
+      const data: ChatSubAgentData = { agent, text: '', tools: [] };
+      if (toolCallId !== undefined) data.toolCallId = toolCallId;
+      entry = { id: `${this.messageId}-sub-${key}`, data, changed: true };
+      this.entries.set(key, entry);
+    }
+    const data = entry.data;
+    entry.changed = true;
+    switch (event.type) {
+      case 'text':
+        data.text += event.delta;
+        return [];
+      case 'reasoning':
+        return [];
+      case 'tool_call':
+        data.tools.push({ path: [...path], toolCallId: event.call.id, toolName: event.call.name, state: 'running' });
+        break;
+      case 'tool_result':
+      case 'pending': {
+        const tool = data.tools.find((t) => t.toolCallId === event.callId && t.path.join('/') === path.join('/'));
+        const state = event.type === 'pending' ? 'waiting' : event.result.isError ? 'error' : 'done';
+        if (tool) tool.state = state;
+        break;
+      }
+    }
+    return this.flush();
+  }
+
+  /** Every part that changed since it was last sent. */
+  flush(): UIStreamPart[] {
+    const parts: UIStreamPart[] = [];
+    for (const entry of this.entries.values()) {
+      if (!entry.changed) continue;
+      entry.changed = false;
+      // A copy: the entry keeps growing after the part is handed on.
+      parts.push({ type: 'data-toolnexus-sub-agent', id: entry.id, data: this.redactor.value(structuredClone(entry.data)) });
+    }
+    return parts;
+  }
 }
 
 /** Where the stream is inside a step: the open text or reasoning block, and whether tools ran since the step began. */

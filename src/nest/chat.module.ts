@@ -2,12 +2,13 @@ import { Inject, Logger, Module, RequestMethod, type DynamicModule, type Middlew
 import { ModuleRef } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { chatHandler, type ChatHandlerOptions } from '../chat/handler';
+import { chatThreadHandler } from '../chat/thread';
 import { AgentRunner } from '../runner/agent-runner';
 import { ToolnexusModuleError } from './errors';
 
 /** Options of {@link ToolnexusChatModule.forRoot}: the chat route's, and where it is served. */
 export interface ToolnexusChatModuleOptions extends ChatHandlerOptions {
-  /** Where the chat route is served (POST), without a leading slash. Default `api/chat`. */
+  /** Where the chat route is served (POST, and GET `?id=` for the stored thread), without a leading slash. Default `api/chat`. */
   path?: string;
 }
 
@@ -16,7 +17,8 @@ const CHAT_OPTIONS = Symbol('toolnexus-chat-options');
 /**
  * Serves the chat back end (docs/chat.md) in a Nest app, over the `AgentRunner` of
  * `ToolnexusModule`: POST `path` takes the body `useChat` sends and answers with the UI
- * message stream. It is Nest middleware, so guards do not apply: `principal` authenticates
+ * message stream; GET `path?id=<chat id>` gives the stored thread back (`chatThread`: a
+ * returning customer's `useChat` messages, an open approval included). It is Nest middleware, so guards do not apply: `principal` authenticates
  * every request (from the request your own middleware decorated, a cookie, a token).
  *
  * @example
@@ -57,5 +59,9 @@ export class ToolnexusChatModule implements NestModule {
     const handler = chatHandler(runner, { ...chatOptions, logger: chatOptions.logger ?? new Logger('ToolnexusChat') });
     const middleware = (request: IncomingMessage, response: ServerResponse) => void handler(request, response);
     consumer.apply(middleware).forRoutes({ path, method: RequestMethod.POST });
+    const thread = chatThreadHandler(runner, chatOptions);
+    consumer
+      .apply((request: IncomingMessage, response: ServerResponse) => void thread(request, response))
+      .forRoutes({ path, method: RequestMethod.GET });
   }
 }

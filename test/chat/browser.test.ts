@@ -48,8 +48,13 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function startServer(file: string, ledger: string, port?: number): Promise<{ child: Started; port: number }> {
-  const child = startChild('chat/server-child.ts', [file, ledger, model.url, bundle, ...(port ? [String(port)] : [])]);
+async function startServer(
+  file: string,
+  ledger: string,
+  port?: number,
+  env: Record<string, string> = {},
+): Promise<{ child: Started; port: number }> {
+  const child = startChild('chat/server-child.ts', [file, ledger, model.url, bundle, ...(port ? [String(port)] : [])], env);
   children.push(child);
   await until(() => child.stdout().includes('"port"') || child.stderr().includes('Error'), 90_000, 'the chat server to listen');
   const line = child.stdout().split('\n')[0] as string;
@@ -105,5 +110,70 @@ it('the server process killed between the approval request and the click: a new 
   const lines = readLedger(ledger);
   expect(lines).toHaveLength(1);
   expect(lines[0]).toContain(`${second.child.pid}`);
+  await page.close();
+});
+
+it('a returning customer: the page reloaded while the approval is open shows it from the stored thread; approving finishes the run once', async () => {
+  const ledger = join(dir, 'ledger-3');
+  const { port } = await startServer(join(dir, 'chat-3.db'), ledger);
+  const page = await browser.context.newPage();
+  const messageId = await askForRefund(page, port);
+  await page.reload();
+  // Rebuilt from GET /api/chat?id=: the user's message, and the same assistant message with its open approval.
+  const tool = page.locator('.message.assistant .tool[data-state="approval-requested"]');
+  await tool.waitFor();
+  expect(await page.locator('.message.user p.text').textContent()).toBe('refund o-42 1500');
+  expect(await page.locator('.message.assistant').getAttribute('data-id')).toBe(messageId);
+  expect(JSON.parse((await tool.locator('.tool-input').textContent()) as string)).toEqual({ order: 'o-42', cents: 1500 });
+  expect(readLedger(ledger)).toEqual([]);
+  await approveAndSeeResult(page, messageId);
+  expect(readLedger(ledger)).toHaveLength(1);
+  // Reloaded once more, the finished thread: the result and the answer, nothing left to approve.
+  await page.reload();
+  await page.locator('.message.assistant p.text').waitFor();
+  expect(await page.locator('.message.assistant p.text').textContent()).toBe('Done: {"refunded":"o-42","cents":1500}');
+  expect(await page.locator('button.approve').count()).toBe(0);
+  expect(readLedger(ledger)).toHaveLength(1);
+  await page.close();
+});
+
+const LOOKUP = '{"order":"o-42","status":"shipped"}';
+
+async function askResearch(page: Page, port: number): Promise<void> {
+  await page.goto(`http://127.0.0.1:${port}/`);
+  await page.fill('input[name=prompt]', 'research o-42');
+  await page.click('button[type=submit]');
+  await page.locator('.message.assistant .tool[data-tool-call="call_research_o-42"][data-state="output-available"]').waitFor();
+  await page.locator('main[data-status="ready"]').waitFor();
+}
+
+it("a sub-agent's work stays out of the customer's message: its answer appears once, its own tool calls not at all", async () => {
+  const { port } = await startServer(join(dir, 'chat-4.db'), join(dir, 'ledger-4'));
+  const page = await browser.context.newPage();
+  await askResearch(page, port);
+  const message = page.locator('.message.assistant');
+  expect(await message.locator('.tool .tool-name').allTextContents()).toEqual(['tool-research']);
+  const text = (await message.locator('p.text').allTextContents()).join('');
+  expect(text).toBe(`Done: Done: ${LOOKUP}`);
+  expect(text.split(LOOKUP)).toHaveLength(2);
+  expect(await message.locator('.sub-agent').count()).toBe(0);
+  await page.close();
+});
+
+it("with subAgents: 'part', a sub-agent's work is its own part, apart from the customer's text and tools", async () => {
+  const { port } = await startServer(join(dir, 'chat-5.db'), join(dir, 'ledger-5'), undefined, { CHAT_SUB_AGENTS: 'part' });
+  const page = await browser.context.newPage();
+  await askResearch(page, port);
+  const message = page.locator('.message.assistant');
+  expect(await message.locator('.tool .tool-name').allTextContents()).toEqual(['tool-research']);
+  expect((await message.locator('p.text').allTextContents()).join('')).toBe(`Done: Done: ${LOOKUP}`);
+  const parts = await message.locator('.sub-agent').allTextContents();
+  expect(parts).toHaveLength(1);
+  expect(JSON.parse(parts[0] as string)).toEqual({
+    agent: 'research',
+    toolCallId: 'call_research_o-42',
+    text: `Done: ${LOOKUP}`,
+    tools: [{ path: ['research'], toolCallId: 'call_lookup_o-42', toolName: 'lookup_order', state: 'done' }],
+  });
   await page.close();
 });

@@ -1,6 +1,7 @@
 /**
  * ToolnexusChatModule in a Nest app on Express: POST /api/chat streams the UI message stream
- * of a run in the principal's session (read by ai@7's own client), refuses without a principal.
+ * of a run in the principal's session (read by ai@7's own client), refuses without a principal;
+ * GET /api/chat?id= gives the principal's stored thread back.
  */
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
@@ -64,6 +65,12 @@ it('streams a run in the principal’s session to the AI SDK client, and refuses
   expect((await app.get(AgentRunner).sessions?.loadSession('ada:c1'))?.messages).toHaveLength(2);
   const anonymous = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   expect(anonymous.status).toBe(401);
+  const thread = await fetch(`${url}?id=c1`, { headers: { 'x-user': 'ada' } });
+  expect(await thread.json()).toEqual([
+    { id: 'stored-0', role: 'user', parts: [{ type: 'text', text: 'hello', state: 'done' }] },
+    { id: 'stored-1', role: 'assistant', parts: [{ type: 'step-start' }, { type: 'text', text: 'You said: hello', state: 'done' }] },
+  ]);
+  expect((await fetch(`${url}?id=c1`)).status).toBe(401);
 });
 
 it('needs a principal function', () => {
