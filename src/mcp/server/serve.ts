@@ -166,8 +166,6 @@ async function serveHttp(coordinator: ResumeCoordinator, options: McpHttpOptions
   if (authorize !== undefined && typeof authorize !== 'function' && typeof authorize?.byToken !== 'function')
     throw new InvalidArgumentError('authorize must be a function of the request or bearerToken(...)');
   const sessions = new Map<string, Session>();
-  /** Initializes admitted but not yet in `sessions`: they hold a place, or a burst would overshoot `maxSessions`. */
-  let opening = 0;
   let guard: HttpGuard | undefined;
 
   const drop = (id: string): Session | undefined => {
@@ -205,7 +203,7 @@ async function serveHttp(coordinator: ResumeCoordinator, options: McpHttpOptions
       const own = [...sessions].filter(([, session]) => session.principal?.id === principal.id);
       if (own.length >= maxPerPrincipal && !evictIdlest(own)) return false;
     }
-    if (sessions.size + opening < maxSessions) return true;
+    if (sessions.size < maxSessions) return true;
     return evictIdlest([...sessions]);
   };
   /** Keeps `session.inFlight` to the client's requests the server has not answered yet. */
@@ -271,7 +269,6 @@ async function serveHttp(coordinator: ResumeCoordinator, options: McpHttpOptions
       }
       if (!isInitializeRequest(body.value)) return rpcError(res, 400, -32000, 'no mcp-session-id, and not an initialize request');
       if (!admit(principal)) return rpcError(res, 503, -32000, 'too many sessions, all with calls in flight');
-      let placeHeld = false;
       const server = createMcpServer(coordinator, options, principal);
       const events = new BoundedEventStore({ maxEvents, maxBytes: maxEventBytes, budget });
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
@@ -281,8 +278,6 @@ async function serveHttp(coordinator: ResumeCoordinator, options: McpHttpOptions
         onsessioninitialized: (id) => {
           const session: Session = { server, transport, events, lastSeen: clock.now(), open: 0, inFlight: new Set() };
           if (principal) session.principal = principal;
-          opening--;
-          placeHeld = false;
           sessions.set(id, session);
           track(session, res);
         },
@@ -294,15 +289,11 @@ async function serveHttp(coordinator: ResumeCoordinator, options: McpHttpOptions
         if (transport.sessionId) drop(transport.sessionId);
         else events.clear();
       };
-      opening++;
-      placeHeld = true;
-      try {
-        await server.connect(transport);
-        countCalls(transport, () => (transport.sessionId === undefined ? undefined : sessions.get(transport.sessionId)));
-        return await transport.handleRequest(req, res, body.value);
-      } finally {
-        if (placeHeld) opening--;
-      }
+      await server.connect(transport);
+      countCalls(transport, () => (transport.sessionId === undefined ? undefined : sessions.get(transport.sessionId)));
+      // Between admit() and onsessioninitialized only microtasks run (the body is parsed), so no
+      // other initialize can take the place meanwhile.
+      return transport.handleRequest(req, res, body.value);
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
       const session = sessionId === undefined ? undefined : sessionFor(sessionId);
