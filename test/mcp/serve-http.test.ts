@@ -1,7 +1,7 @@
 /**
  * serveMcp's Streamable HTTP endpoint on 127.0.0.1: a stream closed mid-call is resumed by the
  * SDK client (Last-Event-ID), and everything an outsider sends is bounded or refused: other
- * Hosts and Origins (DNS rebinding), large bodies, unknown sessions, too many sessions.
+ * Hosts and Origins (DNS rebinding), large bodies, unknown sessions, the cap on sessions.
  */
 import { request as httpRequest } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -105,13 +105,14 @@ describe('serveMcp over Streamable HTTP', () => {
     expect(await raw(server.url.replace('/mcp', '/other'), { body: INITIALIZE })).toMatchObject({ status: 404 });
   });
 
-  it('caps the number of open sessions, and close() ends them', async () => {
+  it('caps the number of open sessions (a new one takes the place of the least recently used idle one), and close() ends them', async () => {
     const other = await serveMcp(new Toolkit(), { transport: 'http', maxSessions: 1 });
     const first = new Client({ name: 'one', version: '1' });
     await first.connect(new StreamableHTTPClientTransport(new URL(other.url)));
     expect(other.sessionCount()).toBe(1);
     const second = await raw(other.url, { body: INITIALIZE });
-    expect(second.status).toBe(503);
+    expect(second.status).toBe(200);
+    expect(other.sessionCount()).toBe(1);
     await other.close();
     expect(other.sessionCount()).toBe(0);
     await first.close();

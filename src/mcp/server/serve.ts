@@ -32,8 +32,21 @@ export interface McpHttpOptions extends McpServerOptions {
   path?: string;
   /** Largest request body in bytes (default 4 MiB); a larger one is answered 413. */
   maxBodyBytes?: number;
-  /** Most sessions open at once (default 100); past it `initialize` is answered 503. */
+  /**
+   * Most sessions open at once (default 100). When all are taken, a new client's `initialize`
+   * closes the least recently used session that has no request in flight, so whoever can reach
+   * the port cannot lock everyone else out by opening sessions and leaving them; that session's
+   * next request gets 404 and its client starts a new one. Only when every session has a request
+   * in flight is `initialize` answered 503.
+   */
   maxSessions?: number;
+  /**
+   * Most sessions one principal (named by `authorize`) holds at once (default `maxSessions`, no
+   * bound of its own). Past it, that principal's own least recently used idle session is closed
+   * (503 when all of its sessions are busy), so one token cannot hold every place with calls it
+   * keeps in flight.
+   */
+  maxSessionsPerPrincipal?: number;
   /** Events kept per session for resuming a dropped stream (default 1000). */
   maxEventsPerSession?: number;
   /** Bytes (of the events' JSON) kept per session for resuming a dropped stream (default 4 MiB). */
@@ -130,12 +143,19 @@ interface Session {
   lastSeen: number;
   /** Requests of this session still open: while any is, the session is not idle. */
   open: number;
+  /**
+   * JSON-RPC requests of the client not yet answered: while any is, the session is never closed
+   * to make room. Counted apart from `open` because a call outlives its HTTP request when its
+   * stream closes early (SSE polling), and a standing GET stream is no call.
+   */
+  inFlight: Set<string | number>;
 }
 
 async function serveHttp(coordinator: ResumeCoordinator, options: McpHttpOptions): Promise<McpHttpServerHandle> {
   const path = options.path ?? '/mcp';
   const maxBodyBytes = positive('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY);
   const maxSessions = positive('maxSessions', options.maxSessions, 100);
+  const maxPerPrincipal = positive('maxSessionsPerPrincipal', options.maxSessionsPerPrincipal, maxSessions);
   const maxEvents = positive('maxEventsPerSession', options.maxEventsPerSession, 1000);
   const maxEventBytes = positive('maxEventBytesPerSession', options.maxEventBytesPerSession, 4 * 1024 * 1024);
   const budget = new EventBudget(positive('maxEventBytes', options.maxEventBytes, 64 * 1024 * 1024));
@@ -160,6 +180,52 @@ async function serveHttp(coordinator: ResumeCoordinator, options: McpHttpOptions
     const now = clock.now();
     const idle = [...sessions].filter(([, session]) => session.open === 0 && now - session.lastSeen >= idleMs);
     await Promise.allSettled(idle.map(([id]) => drop(id)?.server.close() ?? Promise.resolve()));
+  };
+  /**
+   * Makes room for one more session among `candidates`: closes the least recently used one with
+   * no call in flight. False when every one is busy.
+   */
+  const evictIdlest = (candidates: Array<[string, Session]>): boolean => {
+    let idlest: [string, Session] | undefined;
+    for (const entry of candidates) {
+      if (entry[1].inFlight.size > 0) continue;
+      if (!idlest || entry[1].lastSeen < idlest[1].lastSeen) idlest = entry;
+    }
+    if (!idlest) return false;
+    void drop(idlest[0])
+      ?.server.close()
+      .catch(() => undefined);
+    return true;
+  };
+  /** Whether a new session of `principal` fits, after closing idle ones to make room. */
+  const admit = (principal: Principal | undefined): boolean => {
+    if (principal) {
+      const own = [...sessions].filter(([, session]) => session.principal?.id === principal.id);
+      if (own.length >= maxPerPrincipal && !evictIdlest(own)) return false;
+    }
+    if (sessions.size < maxSessions) return true;
+    return evictIdlest([...sessions]);
+  };
+  /** Keeps `session.inFlight` to the client's requests the server has not answered yet. */
+  const countCalls = (transport: StreamableHTTPServerTransport, session: () => Session | undefined): void => {
+    const received = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      const calls = session()?.inFlight;
+      if (calls && 'method' in message) {
+        if ('id' in message && message.id !== undefined) calls.add(message.id);
+        // A cancelled call may never be answered (the SDK drops its reply).
+        else if (message.method === 'notifications/cancelled') {
+          const cancelled = (message.params as { requestId?: string | number } | undefined)?.requestId;
+          if (cancelled !== undefined) calls.delete(cancelled);
+        }
+      }
+      received?.(message, extra);
+    };
+    const send = transport.send.bind(transport);
+    transport.send = (message, sendOptions) => {
+      if (!('method' in message) && 'id' in message && message.id !== undefined) session()?.inFlight.delete(message.id);
+      return send(message, sendOptions);
+    };
   };
   /** Marks a session busy until the response ends. */
   const track = (session: Session, res: ServerResponse): void => {
@@ -202,7 +268,7 @@ async function serveHttp(coordinator: ResumeCoordinator, options: McpHttpOptions
         return session.transport.handleRequest(req, res, body.value);
       }
       if (!isInitializeRequest(body.value)) return rpcError(res, 400, -32000, 'no mcp-session-id, and not an initialize request');
-      if (sessions.size >= maxSessions) return rpcError(res, 503, -32000, 'too many sessions');
+      if (!admit(principal)) return rpcError(res, 503, -32000, 'too many sessions, all with calls in flight');
       const server = createMcpServer(coordinator, options, principal);
       const events = new BoundedEventStore({ maxEvents, maxBytes: maxEventBytes, budget });
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
@@ -210,7 +276,7 @@ async function serveHttp(coordinator: ResumeCoordinator, options: McpHttpOptions
         eventStore: events,
         retryInterval,
         onsessioninitialized: (id) => {
-          const session: Session = { server, transport, events, lastSeen: clock.now(), open: 0 };
+          const session: Session = { server, transport, events, lastSeen: clock.now(), open: 0, inFlight: new Set() };
           if (principal) session.principal = principal;
           sessions.set(id, session);
           track(session, res);
@@ -224,6 +290,9 @@ async function serveHttp(coordinator: ResumeCoordinator, options: McpHttpOptions
         else events.clear();
       };
       await server.connect(transport);
+      countCalls(transport, () => (transport.sessionId === undefined ? undefined : sessions.get(transport.sessionId)));
+      // Between admit() and onsessioninitialized only microtasks run (the body is parsed), so no
+      // other initialize can take the place meanwhile.
       return transport.handleRequest(req, res, body.value);
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
