@@ -93,4 +93,11 @@ export interface ApprovalPolicy {
    * tool's DTO; the call runs with them (docs/who-may-answer.md, "Edit"). Asked as `data.editable`.
    */
   editable?: boolean;
+  /**
+   * After `afterMs`, the principals in `to` may answer too (a manager when the team lead did not):
+   * observers and webhooks are told when `ResumeCoordinator.sweep` sees it come due. Asked as
+   * `data.escalation` (docs/who-may-answer.md, "Escalation"). With `expiresInMs`, the request
+   * then settles `expired` when a sweep finds it past its deadline.
+   */
+  escalate?: { afterMs: number; to: readonly string[] };
 }

@@ -4,6 +4,8 @@ import type { Answer } from '../results/wire';
 import type { Audit, Principal } from './audit';
 import { subAgentOriginOf } from './origin';
 import { quorumOf } from './quorum';
+import { escalationOf } from './escalation';
+import type { Clock } from '../timing/clock';
 import type { AnswerAction, AnswerDecision, AnswerPolicy } from './policy';
 import type { SuspendedCall, SuspensionStore } from './store';
 
@@ -45,6 +47,8 @@ export interface AuthoritySettings {
   policy?: AnswerPolicy;
   /** Refuse an approval by the principal the call was requested for. */
   separationOfDuties: boolean;
+  /** Judges when an escalation came due. */
+  clock: Clock;
   /** Told of every refusal (the call as read, not changed). */
   onRefused?: (call: SuspendedCall, refusal: AnswerRefusal) => void;
 }
@@ -116,6 +120,8 @@ export class Authority {
     if (quorum?.from && answer.ok && !quorum.from.includes(principal.id))
       return { deny: `${principal.id} is not one of the principals who may sign this approval` };
     const requester = call.requestedBy ?? surfaced.requestedBy;
+    const escalation = escalationOf(call.request);
+    const escalated = escalation !== undefined && this.settings.clock.now() >= escalation.at && escalation.to.includes(principal.id);
     if (
       this.settings.separationOfDuties &&
       answer.ok &&
@@ -125,6 +131,8 @@ export class Authority {
     ) {
       return { deny: `${principal.id} requested this call and may not approve it (separation of duties)` };
     }
+    // Once due, an escalation lets the principals it names answer, whatever the policy says of them.
+    if (escalated) return 'allow';
     const policy = this.settings.policy;
     if (policy === undefined) return 'allow';
     try {

@@ -34,7 +34,8 @@ import {
   type Principal,
 } from './audit';
 import type { AnswerAction, AnswerDecision } from './policy';
-import { Authority, keepSystemMark } from './authority';
+import { Authority, keepSystemMark, systemAudit } from './authority';
+import { escalationOf } from './escalation';
 import { Binding } from './binding';
 import { coordinatorSettings, type ExecuteOptions, type ResumeCoordinatorOptions } from './coordinator-options';
 import { answerInline } from './inline';
@@ -80,6 +81,8 @@ export class ResumeCoordinator {
   private readonly observers: Observers;
   private readonly telemetry: Telemetry;
   private readonly authority: Authority;
+  /** The clock's instant of the last {@link sweep}: escalations due before it were told. */
+  private lastSweep = Number.NEGATIVE_INFINITY;
 
   constructor(options: ResumeCoordinatorOptions) {
     const settings = coordinatorSettings(options);
@@ -99,6 +102,7 @@ export class ResumeCoordinator {
       store: this.store,
       ...(settings.policy ? { policy: settings.policy } : {}),
       separationOfDuties: settings.separationOfDuties,
+      clock: this.clock,
       onRefused: (call, refusal) => this.observers.refused(call, refusal),
     });
     this.resolution = new Resolution({
@@ -112,6 +116,7 @@ export class ResumeCoordinator {
       binding: this.binding,
       telemetry: this.telemetry,
       onSettled: (claim, settlement) => this.settledOf(claim, settlement),
+      onSigned: (call) => this.observers.signed(call),
     });
   }
 
@@ -392,6 +397,42 @@ export class ResumeCoordinator {
    */
   async decide(principal: Principal, call: SuspendedCall, answer: Answer): Promise<AnswerDecision> {
     return this.authority.decision(principal, call, answer);
+  }
+
+  /**
+   * Settles what time alone decides, and tells of it (docs/who-may-answer.md, "Escalation"):
+   * every pending call past its `expiresAt` is settled `expired` (never `declined`: the model
+   * is told it expired), and every escalation that came due since this coordinator's last sweep
+   * is told to the observers (`onEscalated`, the webhook `suspension.escalated`). Time is this
+   * coordinator's clock. Run it on a timer in one process or several: a call is settled once.
+   * Returns the ids of each.
+   */
+  async sweep(): Promise<{ expired: string[]; escalated: string[] }> {
+    const now = this.clock.now();
+    const since = this.lastSweep;
+    this.lastSweep = now;
+    const expired: string[] = [];
+    const escalated: string[] = [];
+    for (const call of await this.store.list({ status: 'pending' })) {
+      const id = call.request.id;
+      const deadline = call.request.expiresAt === undefined ? Number.NaN : Date.parse(call.request.expiresAt);
+      if (deadline <= now) {
+        try {
+          const answer: Answer = { id, ok: false, reason: 'expired' };
+          await this.resolution.checkAndClaim(answer, call, undefined, systemAudit('expired'));
+          expired.push(id);
+        } catch {
+          // Settled or taken meanwhile: whoever holds it decides.
+        }
+        continue;
+      }
+      const escalation = escalationOf(call.request);
+      if (escalation && escalation.at <= now && escalation.at > since) {
+        this.observers.escalated(call);
+        escalated.push(id);
+      }
+    }
+    return { expired, escalated };
   }
 
   /** Whether an answer policy judges this coordinator's answers. */

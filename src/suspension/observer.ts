@@ -16,6 +16,10 @@ export interface SuspensionObserver {
   onSettled?(call: SuspendedCall): void;
   /** An answer the answer policy refused: the call as it stays (unchanged), who was refused, and why. */
   onRefused?(call: SuspendedCall, refusal: AnswerRefusal): void;
+  /** A quorum approval was recorded as a signature; the call still waits for more (its `signatures` say who signed). */
+  onSigned?(call: SuspendedCall): void;
+  /** A request's escalation came due: the principals it names may now answer it (docs/who-may-answer.md, "Escalation"). */
+  onEscalated?(call: SuspendedCall): void;
 }
 
 /** The observers of one coordinator; tells each of them, redacting once per event. */
@@ -43,6 +47,14 @@ export class Observers {
     this.tell('onSettled', call);
   }
 
+  signed(call: SuspendedCall): void {
+    this.tell('onSigned', call);
+  }
+
+  escalated(call: SuspendedCall): void {
+    this.tell('onEscalated', call);
+  }
+
   refused(call: SuspendedCall, refusal: AnswerRefusal): void {
     if (this.observers.size === 0) return;
     let shown: SuspendedCall;
@@ -60,7 +72,7 @@ export class Observers {
     }
   }
 
-  private tell(event: 'onPending' | 'onSettled', call: SuspendedCall): void {
+  private tell(event: 'onPending' | 'onSettled' | 'onSigned' | 'onEscalated', call: SuspendedCall): void {
     if (this.observers.size === 0) return;
     let shown: SuspendedCall;
     try {

@@ -81,6 +81,8 @@ export interface ResolutionSettings {
   binding: Binding;
   /** Who may answer: judged before the claim (docs/who-may-answer.md). */
   authority: Authority;
+  /** Told after a quorum approval was recorded as a signature and the call still waits. */
+  onSigned?: (call: SuspendedCall) => void;
   /** Told after a settlement is stored (never when this resolver's claim was lost). */
   onSettled?: (claim: Claim, settlement: Settlement) => void;
   /** Spans and counters of resolutions (docs/observability.md). */
@@ -201,6 +203,7 @@ export class Resolution {
     if (!after) throw new UnknownSuspensionError(read.request.id);
     const signed = after.signatures?.length ?? 0;
     if (after.status !== 'pending' || signed >= quorum.of) return { call: after };
+    if (!read.signatures?.some((s) => s.by.id === by.id)) this.settings.onSigned?.(after);
     const waiting = pending(after.request);
     waiting.output = `${after.request.prompt} (approved by ${signed} of the ${quorum.of} needed)`;
     waiting.metadata = { ...waiting.metadata, quorum: { of: quorum.of, signatures: after.signatures ?? [] } };

@@ -33,6 +33,7 @@ export async function approvalStep(
   if (answered) return { result: failure(`declined/expired: ${promptOf(tool, policy, args)}`) };
   const data: Record<string, unknown> = { [APPROVAL_FOR]: tool };
   if (policy.editable === true) data.editable = true;
+  if (policy.escalate) data.escalation = { at: new Date(Date.now() + policy.escalate.afterMs).toISOString(), to: [...policy.escalate.to] };
   if (policy.quorum) data.quorum = { of: policy.quorum.of, ...(policy.quorum.from ? { from: [...policy.quorum.from] } : {}) };
   const request: Omit<PendingRequest, 'id'> = { kind: 'approval', prompt: promptOf(tool, policy, args), data };
   if (policy.expiresInMs !== undefined) request.expiresAt = new Date(Date.now() + policy.expiresInMs).toISOString();

@@ -1,8 +1,11 @@
 import type { SuspendedCall, SuspensionStatus } from '../suspension/store';
 import type { Principal } from '../suspension/audit';
+import type { AnswerRefusal } from '../suspension/authority';
+import type { Signature } from '../results/wire';
 
 /** The events a webhook is sent for. */
-export type WebhookEvent = 'suspension.pending' | 'suspension.settled';
+export type WebhookEvent =
+  'suspension.pending' | 'suspension.settled' | 'suspension.signed' | 'suspension.escalated' | 'suspension.refused';
 
 /** The suspension as a webhook carries it: what a person needs to decide, with sensitive arguments redacted. */
 export interface WebhookSuspension {
@@ -28,6 +31,10 @@ export interface WebhookSuspension {
   comment?: string;
   /** Settled only, when the replay asked something new: the next suspension's id. */
   next?: string;
+  /** A quorum request's approvals so far (`suspension.signed`, and after). */
+  signatures?: Signature[];
+  /** `suspension.refused` only: who was refused what, and why (docs/who-may-answer.md). */
+  refusal?: AnswerRefusal;
 }
 
 /** The JSON body of a delivery. */
@@ -50,7 +57,13 @@ function cut(text: string, max: number): string {
 }
 
 /** The payload of `event` for `call`, which the coordinator already redacted. */
-export function payloadOf(id: string, event: WebhookEvent, call: SuspendedCall, url: string | undefined): WebhookPayload {
+export function payloadOf(
+  id: string,
+  event: WebhookEvent,
+  call: SuspendedCall,
+  url: string | undefined,
+  refusal?: AnswerRefusal,
+): WebhookPayload {
   const { request } = call;
   const argsJson = JSON.stringify(call.args) ?? 'null';
   const suspension: WebhookSuspension = {
@@ -73,6 +86,13 @@ export function payloadOf(id: string, event: WebhookEvent, call: SuspendedCall, 
   if (call.answeredAt !== undefined) suspension.answeredAt = call.answeredAt;
   if (call.comment !== undefined) suspension.comment = call.comment;
   if (call.next !== undefined) suspension.next = call.next;
-  const occurredAt = (event === 'suspension.settled' ? call.updatedAt : call.createdAt) ?? new Date().toISOString();
+  if (call.signatures !== undefined) suspension.signatures = call.signatures;
+  if (refusal !== undefined) suspension.refusal = refusal;
+  const occurredAt =
+    (event === 'suspension.pending'
+      ? call.createdAt
+      : event === 'suspension.settled' || event === 'suspension.signed'
+        ? call.updatedAt
+        : undefined) ?? new Date().toISOString();
   return { id, type: event, occurredAt, suspension };
 }

@@ -8,6 +8,7 @@ import { RequestRefused, type Transport } from '../http/transport';
 import { Watchdog } from '../http/watchdog';
 import type { SuspensionObserver } from '../suspension/observer';
 import type { SuspendedCall } from '../suspension/store';
+import type { AnswerRefusal } from '../suspension/authority';
 import { systemClock, type Clock, type ClockTimer } from '../timing/clock';
 import { payloadOf, type WebhookEvent } from './payload';
 import {
@@ -17,6 +18,15 @@ import {
   WEBHOOK_TIMESTAMP_HEADER,
   signWebhook,
 } from './signature';
+
+/** Every event a webhook can be sent for; the default is the first two. */
+const WEBHOOK_EVENTS: readonly WebhookEvent[] = [
+  'suspension.pending',
+  'suspension.settled',
+  'suspension.signed',
+  'suspension.escalated',
+  'suspension.refused',
+];
 
 /** Options of {@link Webhooks}. */
 export interface WebhooksOptions {
@@ -32,7 +42,11 @@ export interface WebhooksOptions {
    * with `?suspension=<id>`), or a function of the suspension id. Absent: no link.
    */
   inboxUrl?: string | ((suspensionId: string) => string);
-  /** The events to send. Default: both. */
+  /**
+   * The events to send. Default: `suspension.pending` and `suspension.settled`; also
+   * `suspension.signed` (a quorum approval recorded), `suspension.escalated` and
+   * `suspension.refused` (an answer the answer policy refused) when listed (docs/who-may-answer.md).
+   */
   events?: WebhookEvent[];
   /** Attempts per delivery, the first included. Default 6. */
   maxAttempts?: number;
@@ -162,8 +176,8 @@ export class Webhooks implements SuspensionObserver {
     this.secret = options.secret;
     this.link = linkOf(options.inboxUrl);
     const events = options.events ?? ['suspension.pending', 'suspension.settled'];
-    if (!Array.isArray(events) || events.some((e) => e !== 'suspension.pending' && e !== 'suspension.settled'))
-      throw new InvalidArgumentError('Webhooks: events must be a list of "suspension.pending" and "suspension.settled"');
+    if (!Array.isArray(events) || events.some((e) => !WEBHOOK_EVENTS.includes(e)))
+      throw new InvalidArgumentError(`Webhooks: events must be a list of ${WEBHOOK_EVENTS.map((e) => JSON.stringify(e)).join(', ')}`);
     this.events = new Set(events);
     this.settings = { ...DEFAULTS };
     for (const key of Object.keys(DEFAULTS) as Array<keyof typeof DEFAULTS>) {
@@ -201,6 +215,21 @@ export class Webhooks implements SuspensionObserver {
     this.enqueue('suspension.settled', call);
   }
 
+  /** Queues a `suspension.signed` delivery (a quorum approval recorded); returns at once. */
+  onSigned(call: SuspendedCall): void {
+    this.enqueue('suspension.signed', call);
+  }
+
+  /** Queues a `suspension.escalated` delivery; returns at once. */
+  onEscalated(call: SuspendedCall): void {
+    this.enqueue('suspension.escalated', call);
+  }
+
+  /** Queues a `suspension.refused` delivery (an answer the policy refused); returns at once. */
+  onRefused(call: SuspendedCall, refusal: AnswerRefusal): void {
+    this.enqueue('suspension.refused', call, refusal);
+  }
+
   /** How many deliveries are held: sending, waiting, or waiting to be retried. */
   get pendingDeliveries(): number {
     return this.held;
@@ -227,7 +256,7 @@ export class Webhooks implements SuspensionObserver {
     await this.flush();
   }
 
-  private enqueue(event: WebhookEvent, call: SuspendedCall): void {
+  private enqueue(event: WebhookEvent, call: SuspendedCall, refusal?: AnswerRefusal): void {
     if (!this.events.has(event)) return;
     const delivery: WebhookDelivery = { id: randomUUID(), event, suspensionId: call.request.id, attempts: 0 };
     if (this.closed) return this.report({ ...delivery, reason: 'the Webhooks were closed', final: true });
@@ -236,7 +265,7 @@ export class Webhooks implements SuspensionObserver {
     let body: string;
     try {
       const url = this.link?.(call.request.id);
-      body = JSON.stringify(payloadOf(delivery.id, event, call, url));
+      body = JSON.stringify(payloadOf(delivery.id, event, call, url, refusal));
     } catch (error) {
       return this.report({ ...delivery, reason: `the payload could not be built: ${messageOf(error)}`, final: true });
     }

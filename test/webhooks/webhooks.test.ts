@@ -8,8 +8,19 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { IsInt, IsString } from 'class-validator';
-import { InvalidArgumentError, REDACTED, Sensitive, Tool, Toolkit, pending, pendingOf, success, type ToolContext } from 'toolnexus-ts';
-import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import {
+  InvalidArgumentError,
+  REDACTED,
+  Sensitive,
+  Tool,
+  Toolkit,
+  defineTool,
+  pending,
+  pendingOf,
+  success,
+  type ToolContext,
+} from 'toolnexus-ts';
+import { ResumeCoordinator, rulesPolicy } from 'toolnexus-ts/suspension';
 import { Webhooks, verifyWebhook, type WebhookFailure, type WebhookPayload } from 'toolnexus-ts/webhooks';
 
 const SECRET = 'whsec-test-0123456789abcdef';
@@ -337,9 +348,49 @@ describe('Webhooks', () => {
       [{ url: 'https://x.example', secret: SECRET, maxAttempts: 0 }, 'Webhooks: maxAttempts must be a finite number of at least 1, got 0'],
       [
         { url: 'https://x.example', secret: SECRET, events: ['suspension.created'] },
-        'Webhooks: events must be a list of "suspension.pending" and "suspension.settled"',
+        'Webhooks: events must be a list of "suspension.pending", "suspension.settled", "suspension.signed", "suspension.escalated", "suspension.refused"',
       ],
     ];
     for (const [options, message] of cases) expect(() => new Webhooks(options as never)).toThrow(new InvalidArgumentError(message));
+  });
+});
+
+describe('who-may-answer events (docs/who-may-answer.md)', () => {
+  it('sends suspension.refused with who was refused and why, and suspension.signed with the signatures so far', async () => {
+    const server = await receiver(204);
+    const hook = webhooks({
+      url: server.url,
+      secret: 'a-webhook-secret-of-enough-bytes',
+      events: ['suspension.refused', 'suspension.signed', 'suspension.escalated'],
+    });
+    const quorumPay = defineTool({
+      name: 'wire',
+      description: 'Wires after two approvals',
+      inputSchema: { type: 'object', properties: {} },
+      run: (_args, ctx) => (ctx?.answer ? success('wired') : pending({ kind: 'approval', prompt: 'Wire?', data: { quorum: { of: 2 } } })),
+    });
+    const coordinator = new ResumeCoordinator({
+      toolkit: new Toolkit().register(quorumPay),
+      policy: rulesPolicy([{ principals: ['finance:a', 'finance:b'] }]),
+      observers: [hook],
+    });
+    const id = pendingOf(await coordinator.execute('wire', {}))!.id;
+    await expect(coordinator.resolve({ id, ok: true }, undefined, { by: { id: 'clerk:z' } })).rejects.toMatchObject({
+      code: 'TOOLNEXUS_ANSWER_REFUSED',
+    });
+    await coordinator.resolve({ id, ok: true }, undefined, { by: { id: 'finance:a' } });
+    const [refused, signed] = (await server.requests(2)).map(parse);
+    expect(refused).toMatchObject({
+      type: 'suspension.refused',
+      suspension: {
+        id,
+        status: 'pending',
+        refusal: { by: { id: 'clerk:z' }, action: 'answer', reason: 'clerk:z may not answer approval requests of wire' },
+      },
+    });
+    expect(signed).toMatchObject({
+      type: 'suspension.signed',
+      suspension: { id, status: 'pending', signatures: [{ by: { id: 'finance:a' } }] },
+    });
   });
 });
