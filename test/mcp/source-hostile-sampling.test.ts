@@ -129,4 +129,18 @@ describe("a hostile server's sampling requests", () => {
     expect(server.sampled.filter((outcome) => 'error' in outcome)).toHaveLength(1);
     expect(model.requests).toHaveLength(10);
   });
+
+  it.each([
+    ['maxRequestsPerWindow', Number.NaN],
+    ['windowMs', -1],
+    ['maxTokensPerConnection', 0],
+  ] as const)('refuses a sampling.%s of %d when the source is made', (key, value) => {
+    expect(
+      () =>
+        new McpToolSource({
+          config: { mcpServers: {} },
+          sampling: { model: new OpenAIChatModel({ apiKey: 'k', model: 'm' }), approve: () => true, [key]: value },
+        }),
+    ).toThrow(`sampling.${key} must be a positive number, got ${String(value)}`);
+  });
 });
