@@ -163,4 +163,20 @@ describe("OAuth discovery stays on the MCP server's origin", () => {
     );
     expect(other.seen).toEqual([]);
   });
+
+  it("takes root metadata naming an issuer with a path on the server's own origin (MCP 2025-03-26 servers)", async () => {
+    const mcp = await hostile((path, res, base) => {
+      if (path !== '/.well-known/oauth-authorization-server') return false;
+      json(res, 200, {
+        issuer: `${base}/oauth`,
+        authorization_endpoint: `${base}/authorize`,
+        token_endpoint: `${base}/token`,
+        response_types_supported: ['code'],
+      });
+      return true;
+    });
+    const error = await connect(mcp);
+    expect(error).not.toBeInstanceOf(McpOAuthIssuerError);
+    expect(mcp.seen).toContain('/token');
+  });
 });

@@ -74,7 +74,7 @@ export class BoundedOAuthFetch {
     } catch {
       return response; // not JSON: the SDK says so itself
     }
-    if (typeof issuer === 'string' && trimSlash(issuer) === trimSlash(expected)) return response;
+    if (typeof issuer === 'string' && issuerMatches(issuer, expected)) return response;
     this.tripped = new McpOAuthIssuerError(this.server, pathOf(url), typeof issuer === 'string' ? issuer : String(issuer));
     throw this.tripped;
   }
@@ -140,6 +140,22 @@ function issuerOf(url: string): string | undefined {
     if (pathname === prefix || pathname.startsWith(`${prefix}/`)) return origin + pathname.slice(prefix.length);
   if (pathname.endsWith(OIDC_METADATA)) return origin + pathname.slice(0, -OIDC_METADATA.length);
   return undefined;
+}
+
+/**
+ * The issuer is the one the address was made from; at an origin's root it may carry a path
+ * too, on that origin: a server without protected-resource metadata (MCP 2025-03-26) has its
+ * root metadata fetched with no issuer known beforehand, and names its own (`/oauth`).
+ */
+function issuerMatches(issuer: string, expected: string): boolean {
+  if (trimSlash(issuer) === trimSlash(expected)) return true;
+  const root = new URL(expected);
+  if (root.pathname !== '/') return false;
+  try {
+    return new URL(issuer).origin === root.origin;
+  } catch {
+    return false;
+  }
 }
 
 function trimSlash(url: string): string {
