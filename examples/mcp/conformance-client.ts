@@ -91,7 +91,11 @@ async function main(): Promise<void> {
   const source = new McpToolSource({
     config: { mcpServers: { conformance: { type: 'http', url } } },
     waitFor: (request) => ({ id: request.id, ok: true }),
-    oauth: oauthFor(scenario, JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Context),
+    oauth: {
+      ...oauthFor(scenario, JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Context),
+      // The suite runs its authorization server on another port of localhost, unknown beforehand.
+      allowedOrigins: (origin) => new URL(origin).hostname === 'localhost',
+    },
   });
   try {
     const report = await source.connect();

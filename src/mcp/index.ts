@@ -50,4 +50,4 @@ export type {
   McpOAuthClientCredentialsOptions,
   McpOAuthCrossAppOptions,
 } from './client/oauth/store';
-export { McpLoginStateError, McpOAuthResponseTooLargeError } from './client/errors';
+export { McpLoginStateError, McpOAuthIssuerError, McpOAuthOriginError, McpOAuthResponseTooLargeError } from './client/errors';

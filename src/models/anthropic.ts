@@ -4,7 +4,7 @@ import type { HttpModelOptions } from '../http/settings';
 import type { SseEvent } from '../http/sse';
 import type { ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ProviderItem, ToolCall, Usage } from './types';
 import { ANTHROPIC, anthropicUsage, toWire, type CacheControl } from './anthropic-wire';
-import { argumentsText, asRecord, asString, joinUrl, parseChunk, ToolsCache } from './shared';
+import { argumentsText, asRecord, asString, headWithCap, joinUrl, parseChunk, ToolsCache } from './shared';
 import { HttpChatModel, wire, type Wiring } from './core';
 
 /** The most content blocks one streamed message may carry. */
@@ -68,6 +68,7 @@ export class AnthropicModel extends HttpChatModel {
   /** The model asked for, as traces name it. */
   readonly model: string;
   private readonly bodyHead: string;
+  private readonly headFields: Record<string, unknown>;
   private readonly toolsJson: ToolsCache<string>;
   private readonly systemCache: CacheControl | undefined;
   private readonly messagesCache: CacheControl | undefined;
@@ -88,12 +89,13 @@ export class AnthropicModel extends HttpChatModel {
       if (last && toolsControl) last.cache_control = toolsControl;
       return JSON.stringify(wire);
     });
-    this.bodyHead = JSON.stringify({
+    this.headFields = {
       max_tokens: maxTokens,
       ...(thinking ? { thinking } : {}),
       ...options.params,
       model: options.model,
-    }).slice(0, -1);
+    };
+    this.bodyHead = JSON.stringify(this.headFields).slice(0, -1);
   }
 
   /** A stream a server answered with one document: its thinking as reasoning, then its text. */
@@ -252,7 +254,7 @@ export class AnthropicModel extends HttpChatModel {
   }
 
   protected body(request: ModelRequest, stream: boolean): string {
-    let body = this.bodyHead;
+    let body = headWithCap(this.bodyHead, this.headFields, ['max_tokens'], request.maxOutputTokens);
     if (request.system) {
       body += this.systemCache
         ? `,"system":${JSON.stringify([{ type: 'text', text: request.system, cache_control: this.systemCache }])}`

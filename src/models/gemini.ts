@@ -4,7 +4,7 @@ import { toGeminiTools } from '../toolkit/adapters';
 import type { HttpModelOptions } from '../http/settings';
 import type { SseEvent } from '../http/sse';
 import type { ChatMessage, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ProviderItem, ToolCall, Usage } from './types';
-import { asCount, asRecord, asString, joinUrl, parseChunk, snippet, ToolsCache } from './shared';
+import { asCount, asRecord, asString, headWithCap, joinUrl, parseChunk, snippet, ToolsCache } from './shared';
 import { HttpChatModel, wire, type Wiring } from './core';
 
 /** The most parts one streamed response may carry. */
@@ -45,12 +45,14 @@ export class GeminiModel extends HttpChatModel {
   /** The model asked for, as traces name it. */
   readonly model: string;
   private readonly bodyHead: string;
+  private readonly headFields: Record<string, unknown>;
   private readonly toolsJson = new ToolsCache((tools: readonly ModelTool[]) => JSON.stringify(toGeminiTools(tools)));
 
   constructor(options: GeminiModelOptions) {
     super(wiring(options));
     this.model = options.model;
-    this.bodyHead = JSON.stringify({ ...options.params }).slice(0, -1);
+    this.headFields = { ...options.params };
+    this.bodyHead = JSON.stringify(this.headFields).slice(0, -1);
   }
 
   protected async *readEvents(events: AsyncGenerator<SseEvent>): AsyncGenerator<ModelStreamEvent, ModelResponse> {
@@ -71,7 +73,7 @@ export class GeminiModel extends HttpChatModel {
   }
 
   protected body(request: ModelRequest): string {
-    let body = this.bodyHead;
+    let body = headWithCap(this.bodyHead, this.headFields, ['generationConfig', 'maxOutputTokens'], request.maxOutputTokens);
     const sep = (): string => (body.length > 1 ? ',' : '');
     if (request.system) body += `${sep()}"systemInstruction":${JSON.stringify({ parts: [{ text: request.system }] })}`;
     body += `${sep()}"contents":${JSON.stringify(toContents(this.provider, request.messages))}`;

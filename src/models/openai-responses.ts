@@ -3,7 +3,7 @@ import type { JsonSchema } from '../results/json-schema';
 import type { HttpModelOptions } from '../http/settings';
 import type { SseEvent } from '../http/sse';
 import type { ChatMessage, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ProviderItem, ToolCall, Usage } from './types';
-import { argumentsText, asCount, asRecord, asString, fallbackCallId, parseChunk, snippet, ToolsCache } from './shared';
+import { argumentsText, asCount, asRecord, asString, fallbackCallId, headWithCap, parseChunk, snippet, ToolsCache } from './shared';
 import { HttpChatModel, openAIWiring } from './core';
 
 /** The most output items one streamed response may carry. */
@@ -66,6 +66,7 @@ export class OpenAIResponsesModel extends HttpChatModel {
   readonly structuredOutput: boolean;
   /** `{<params>,"model":...,"store":...` without its closing brace: the constant prefix of every body. */
   private readonly bodyHead: string;
+  private readonly headFields: Record<string, unknown>;
   private readonly toolsJson: ToolsCache<string>;
   private readonly textParams: Record<string, unknown> | undefined;
 
@@ -82,7 +83,8 @@ export class OpenAIResponsesModel extends HttpChatModel {
     // `text` (verbosity, a fixed format) is added per request, where a typed answer's format joins it.
     const { text, ...rest } = params;
     this.textParams = asRecord(text);
-    this.bodyHead = JSON.stringify({ ...rest, model: options.model, store }).slice(0, -1);
+    this.headFields = { ...rest, model: options.model, store };
+    this.bodyHead = JSON.stringify(this.headFields).slice(0, -1);
     const strict = options.strictTools ?? false;
     this.toolsJson = new ToolsCache((tools) => JSON.stringify(tools.map((tool) => toResponsesTool(tool, strict))));
   }
@@ -165,7 +167,7 @@ export class OpenAIResponsesModel extends HttpChatModel {
   }
 
   protected body(request: ModelRequest, stream: boolean): string {
-    let body = this.bodyHead;
+    let body = headWithCap(this.bodyHead, this.headFields, ['max_output_tokens'], request.maxOutputTokens);
     if (request.system) body += `,"instructions":${JSON.stringify(request.system)}`;
     body += `,"input":${JSON.stringify(toInput(this.provider, request.messages))}`;
     if (request.tools.length > 0) body += `,"tools":${this.toolsJson.get(request.tools)}`;

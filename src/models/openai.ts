@@ -4,7 +4,7 @@ import type { HttpModelOptions } from '../http/settings';
 import type { SseEvent } from '../http/sse';
 import type { JsonSchema } from '../results/json-schema';
 import type { ChatMessage, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, OutputFormat, ToolCall, Usage } from './types';
-import { argumentsText, asCount, asRecord, asString, fallbackCallId, parseChunk, snippet, ToolsCache } from './shared';
+import { argumentsText, asCount, asRecord, asString, fallbackCallId, headWithCap, parseChunk, snippet, ToolsCache } from './shared';
 import { HttpChatModel, openAIWiring } from './core';
 
 /** The most distinct tool calls one streamed response may carry. */
@@ -54,6 +54,9 @@ export class OpenAIChatModel extends HttpChatModel {
   readonly structuredOutput: boolean;
   /** `{"model":...,<params>` without its closing brace: the constant prefix of every body. */
   private readonly bodyHead: string;
+  private readonly headFields: Record<string, unknown>;
+  /** `max_tokens` when the params use the older field (many compatible servers know only it), else `max_completion_tokens`. */
+  private readonly limitField: string;
   private readonly streamTail: string;
   private readonly toolsJson = new ToolsCache((tools: readonly ModelTool[]) => JSON.stringify(toOpenAITools(tools)));
 
@@ -61,8 +64,9 @@ export class OpenAIChatModel extends HttpChatModel {
     super(openAIWiring('OpenAIChatModel', options, 'chat/completions'));
     this.model = options.model;
     this.structuredOutput = options.structuredOutput !== false;
-    const head = JSON.stringify({ ...options.params, model: options.model });
-    this.bodyHead = head.slice(0, -1);
+    this.headFields = { ...options.params, model: options.model };
+    this.bodyHead = JSON.stringify(this.headFields).slice(0, -1);
+    this.limitField = options.params && 'max_tokens' in options.params ? 'max_tokens' : 'max_completion_tokens';
     this.streamTail = options.streamUsage === false ? ',"stream":true' : ',"stream":true,"stream_options":{"include_usage":true}';
   }
 
@@ -132,7 +136,8 @@ export class OpenAIChatModel extends HttpChatModel {
   }
 
   protected body(request: ModelRequest, stream: boolean): string {
-    let body = `${this.bodyHead},"messages":${JSON.stringify(toWire(request.system, request.messages))}`;
+    const head = headWithCap(this.bodyHead, this.headFields, [this.limitField], request.maxOutputTokens);
+    let body = `${head},"messages":${JSON.stringify(toWire(request.system, request.messages))}`;
     if (request.tools.length > 0) body += `,"tools":${this.toolsJson.get(request.tools)}`;
     if (request.output) body += `,"response_format":${JSON.stringify(responseFormat(request.output))}`;
     if (stream) body += this.streamTail;

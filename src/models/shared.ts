@@ -12,6 +12,32 @@ import { readSse, type SseEvent } from '../http/sse';
 import type { ModelResponse, ModelStreamEvent, ModelTool } from './types';
 
 /**
+ * The constant body prefix (`head`, without its closing brace), or, when a request caps its
+ * output, the same prefix with the provider's limit field (at `path`) lowered to the cap:
+ * the prefix is built per such request, so the usual call still reuses the constant one.
+ */
+export function headWithCap(
+  head: string,
+  fields: Record<string, unknown>,
+  path: readonly [string, ...string[]],
+  cap: number | undefined,
+): string {
+  if (cap === undefined) return head;
+  const copy: Record<string, unknown> = { ...fields };
+  let holder = copy;
+  for (const key of path.slice(0, -1)) {
+    const inner = holder[key];
+    const next: Record<string, unknown> = typeof inner === 'object' && inner !== null ? { ...(inner as Record<string, unknown>) } : {};
+    holder[key] = next;
+    holder = next;
+  }
+  const last = path[path.length - 1] as string;
+  const configured = holder[last];
+  holder[last] = typeof configured === 'number' && configured < cap ? configured : cap;
+  return JSON.stringify(copy).slice(0, -1);
+}
+
+/**
  * Caches one derived value per tools array. The runner hands the same array for as long
  * as the toolkit is unchanged, so the provider JSON of the tools is built once, not per call.
  */

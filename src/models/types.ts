@@ -91,6 +91,12 @@ export interface ModelRequest {
    * other models get a final-answer tool among `tools` instead.
    */
   output?: OutputFormat;
+  /**
+   * The most output tokens this one call may produce, for a caller that must keep an answer
+   * short whatever the model is configured with (an MCP server's sampling request). Each HTTP
+   * model sends it as its provider's limit field, never raising a lower limit in its `params`.
+   */
+  maxOutputTokens?: number;
 }
 
 /** A typed final answer as a model request asks for it: a name (`[a-zA-Z0-9_-]`, at most 64) and the JSON Schema. */

@@ -106,6 +106,8 @@ describe('error codes of the toolnexus-ts/mcp entry', () => {
     const mcp = await import('toolnexus-ts/mcp');
     expect(new mcp.McpConfigError('x').code).toBe('TOOLNEXUS_MCP_CONFIG');
     expect(new mcp.McpConnectionError('x').code).toBe('TOOLNEXUS_MCP_CONNECTION');
+    expect(new mcp.McpOAuthOriginError('s', 'http://a', 'to reach').code).toBe('TOOLNEXUS_MCP_OAUTH_ORIGIN');
+    expect(new mcp.McpOAuthIssuerError('s', 'http://a', 'http://b').code).toBe('TOOLNEXUS_MCP_OAUTH_ISSUER');
     expect(new mcp.McpConfigError('x')).toBeInstanceOf(ToolnexusError);
   });
 });

@@ -349,6 +349,8 @@ const EXPECTED: Record<string, string[]> = {
     'McpLoginError',
     'McpLoginRequiredError',
     'McpLoginStateError',
+    'McpOAuthIssuerError',
+    'McpOAuthOriginError',
     'McpOAuthResponseTooLargeError',
     'McpToolSource',
     'MemoryOAuthStore',

@@ -1,9 +1,11 @@
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import type {
-  CreateMessageRequest,
-  CreateMessageResult,
-  LoggingMessageNotification,
-  Tool as McpTool,
+import {
+  ErrorCode,
+  McpError,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+  type LoggingMessageNotification,
+  type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { failure, newPendingId } from '../../results/helpers';
 import type { Answer, PendingRequest, ToolResult } from '../../results/wire';
@@ -20,7 +22,7 @@ import type { Logins } from './oauth/logins';
 import type { LoginOutcome } from './oauth/providers';
 import type { SourceSettings } from './options';
 import { fromMcpResult } from './results';
-import { answerSampling } from './sampling';
+import { answerSampling, SamplingMeter } from './sampling';
 import type { McpSamplingOptions } from './types';
 
 const LOG_LEVELS = new Set<ToolLogLevel>(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
@@ -35,6 +37,8 @@ const MAX_LOG_LINES_PER_CALL = 1000;
 export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
   /** How many of a server's log lines each call has been told (at most {@link MAX_LOG_LINES_PER_CALL}). */
   private readonly logLines = new WeakMap<ToolContext, number>();
+  /** What each connection's sampling requests have used: a new connection starts afresh. */
+  private readonly samplingUse = new WeakMap<Connection, SamplingMeter>();
 
   constructor(
     private readonly settings: SourceSettings,
@@ -74,7 +78,15 @@ export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
 
   /** A server's sampling request, answered through the host's model when its policy says yes. */
   sampled(server: string, params: CreateMessageRequest['params'], signal: AbortSignal): Promise<CreateMessageResult> {
-    return answerSampling(server, params, this.settings.sampling as McpSamplingOptions, this.settings.waitFor, signal);
+    const options = this.settings.sampling as McpSamplingOptions;
+    const connection = this.connections.get(server);
+    if (!connection) return Promise.reject(new McpError(ErrorCode.InvalidRequest, `MCP server ${server} is not connected`));
+    let meter = this.samplingUse.get(connection);
+    if (!meter) {
+      meter = new SamplingMeter(options.clock);
+      this.samplingUse.set(connection, meter);
+    }
+    return answerSampling(server, params, options, meter, this.settings.waitFor, signal);
   }
 
   /** A server's elicitation, asked as a pending request of this library while the call waits. */

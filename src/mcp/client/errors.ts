@@ -58,3 +58,49 @@ export class McpOAuthResponseTooLargeError extends ToolnexusError {
     );
   }
 }
+
+/**
+ * OAuth discovery of a remote MCP server was refused an address: a URL (the challenge's
+ * `resource_metadata`, a metadata document's authorization server or endpoint, or where a
+ * redirect points) on an origin that is neither the MCP server's nor in `oauth.allowedOrigins`.
+ * Nothing was sent there; the server is not connected. `origin` is the refused origin.
+ */
+export class McpOAuthOriginError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_MCP_OAUTH_ORIGIN';
+
+  constructor(
+    readonly server: string,
+    readonly origin: string,
+    how: string,
+  ) {
+    super(`server ${server}: OAuth refused ${how} ${origin}, not the server's origin (allow it with oauth.allowedOrigins)`);
+  }
+}
+
+/**
+ * An authorization server's metadata names an `issuer` other than the one its address was made
+ * from (RFC 8414, section 3.3): a server passing off another's metadata. It is not used; the
+ * server is not connected. No option allows it.
+ */
+export class McpOAuthIssuerError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_MCP_OAUTH_ISSUER';
+
+  constructor(
+    readonly server: string,
+    /** The metadata's address, without its query. */
+    readonly url: string,
+    readonly issuer: string,
+  ) {
+    super(
+      `server ${server}: the authorization-server metadata at ${url} names issuer ${issuer.slice(0, 200)}, not where it was fetched from; it is not used`,
+    );
+  }
+}
+
+/** What {@link `BoundedOAuthFetch` refuses an OAuth response or address with. */
+export type McpOAuthRefusal = McpOAuthResponseTooLargeError | McpOAuthOriginError | McpOAuthIssuerError;
+
+/** True for the OAuth client's own refusals, which keep their class and message in a connect report. */
+export function isOAuthRefusal(error: unknown): error is McpOAuthRefusal {
+  return error instanceof McpOAuthResponseTooLargeError || error instanceof McpOAuthOriginError || error instanceof McpOAuthIssuerError;
+}

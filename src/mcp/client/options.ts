@@ -63,6 +63,15 @@ const DEFAULTS = {
   maxListPages: 100,
 };
 
+const SAMPLING_BOUNDS = [
+  'maxTokens',
+  'maxMessages',
+  'maxRequestBytes',
+  'maxRequestsPerWindow',
+  'windowMs',
+  'maxTokensPerConnection',
+] as const;
+
 /** {@link McpToolSourceOptions} with every bound given its default: what the parts of a source read. */
 export type SourceSettings = McpToolSourceOptions & typeof DEFAULTS;
 
@@ -72,6 +81,13 @@ export function sourceSettings(options: McpToolSourceOptions): SourceSettings {
   for (const key of Object.keys(DEFAULTS) as Array<keyof typeof DEFAULTS>) {
     const value = settings[key];
     if (!Number.isFinite(value) || value < 1) throw new McpConfigError(`${key} must be a positive number, got ${String(value)}`);
+  }
+  // A NaN or negative sampling bound would let a server ask without end: refused here, not at its first request.
+  const sampling = options.sampling ?? {};
+  for (const key of SAMPLING_BOUNDS) {
+    const value = (sampling as Partial<Record<(typeof SAMPLING_BOUNDS)[number], number>>)[key];
+    if (value !== undefined && (!Number.isFinite(value) || value < 1))
+      throw new McpConfigError(`sampling.${key} must be a positive number, got ${String(value)}`);
   }
   return settings;
 }

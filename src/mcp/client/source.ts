@@ -8,7 +8,7 @@ import { RemoteCalls } from './call';
 import { RemoteCatalog } from './catalog';
 import { readMcpConfig, type McpServerEntry, type McpServerSpec } from './config';
 import { Connections } from './connection';
-import { McpConfigError, McpConnectionError, McpLoginError, McpLoginRequiredError, McpOAuthResponseTooLargeError } from './errors';
+import { McpConfigError, McpConnectionError, McpLoginError, McpLoginRequiredError, isOAuthRefusal } from './errors';
 import { said } from './failures';
 import { Logins } from './oauth/logins';
 import { loginOutcome, type LoginOutcome } from './oauth/providers';
@@ -96,7 +96,7 @@ export class McpToolSource {
             return { server: entry.name, error };
           }
           // OAuth's own errors keep their class: their messages are made here, redacted already.
-          if (error instanceof McpLoginError || error instanceof McpOAuthResponseTooLargeError) return { server: entry.name, error };
+          if (error instanceof McpLoginError || isOAuthRefusal(error)) return { server: entry.name, error };
           const redacted = redactor.error(error);
           return { server: entry.name, error: error instanceof McpConnectionError ? redacted : new McpConnectionError(redacted.message) };
         }

@@ -4,6 +4,7 @@
  * `toolnexus-ts/mcp` never reach the SDK's (and zod's) types.
  */
 import type { ChatModel } from '../../models/types';
+import type { Clock } from '../../timing/clock';
 
 /** A server's sampling request as the host's policy sees it: text only, cut for display. */
 export interface McpSamplingRequestInfo {
@@ -29,6 +30,22 @@ export interface McpSamplingOptions {
   maxMessages?: number;
   /** Largest request in bytes of JSON (default 1 MiB). */
   maxRequestBytes?: number;
+  /**
+   * Most sampling requests one server may make in `windowMs` (default 10 per 60 000 ms);
+   * past it a request is refused before the policy or the model sees it.
+   */
+  maxRequestsPerWindow?: number;
+  /** The sliding window of `maxRequestsPerWindow`, in ms (default 60 000). */
+  windowMs?: number;
+  /**
+   * Most tokens (input and output, as the model reports them) one server's requests may spend
+   * over one connection (default 50 000). A request whose `maxTokens` would go past what is
+   * left is refused before the policy sees it; a call that reports no usage counts as its
+   * `maxTokens`.
+   */
+  maxTokensPerConnection?: number;
+  /** Where the window's time is read from (default the system's). */
+  clock?: Clock;
 }
 
 /** A resource of a connected server, as it listed it. */

@@ -7,7 +7,7 @@ import type { ToolResult } from '../../../results/wire';
 import type { ToolContext } from '../../../toolkit/context';
 import type { McpServerSpec } from '../config';
 import type { Connection } from '../connection';
-import { McpConfigError, McpLoginError, McpLoginRequiredError, McpOAuthResponseTooLargeError } from '../errors';
+import { McpConfigError, McpLoginError, McpLoginRequiredError, isOAuthRefusal } from '../errors';
 import { said } from '../failures';
 import type { SecretRedactor } from '../redactor';
 import { BoundedOAuthFetch, type FetchLike } from './fetch';
@@ -91,7 +91,7 @@ export class Logins {
       bounded.tripped = undefined;
       return tripped;
     }
-    if (error instanceof McpLoginError || error instanceof McpOAuthResponseTooLargeError) return error;
+    if (error instanceof McpLoginError || isOAuthRefusal(error)) return error;
     const provider = this.providers.get(server);
     if (!provider || provider instanceof LoginOAuthProvider || error instanceof UnauthorizedError) return undefined;
     if (!(error instanceof Error) || !('errorCode' in error)) return undefined;
@@ -171,11 +171,43 @@ export class Logins {
     if (!provider) {
       const limit = oauth.maxResponseBytes ?? DEFAULT_OAUTH_RESPONSE_BYTES;
       if (!Number.isInteger(limit) || limit < 1) throw new McpConfigError(`oauth.maxResponseBytes must be a positive whole number`);
-      const bounded = new BoundedOAuthFetch(server, spec.url, limit);
+      const bounded = new BoundedOAuthFetch(server, spec.url, limit, allowedOriginsOf(oauth));
       provider = oauthProvider(server, spec.url, { ...oauth, ...own }, redactor, bounded.fetch);
       this.providers.set(server, provider);
       this.fetches.set(server, bounded);
     }
     return provider;
   }
+}
+
+/**
+ * Whether the host allowed OAuth to reach an origin besides each server's own: its list (or
+ * its function), and the IdP it named for cross_app.
+ */
+function allowedOriginsOf(oauth: McpOAuthOptions): (origin: string) => boolean {
+  const { allowedOrigins } = oauth;
+  const named = [...(Array.isArray(allowedOrigins) ? (allowedOrigins as readonly string[]) : [])];
+  if (oauth.grant === 'cross_app') named.push(oauth.idpTokenEndpoint);
+  const origins = new Set(
+    named.map((url) => {
+      let origin: string | undefined;
+      try {
+        origin = new URL(url).origin;
+      } catch {
+        origin = undefined;
+      }
+      if (origin === undefined || origin === 'null')
+        throw new McpConfigError(`oauth.allowedOrigins: ${url.slice(0, 100)} is not a URL with an origin (https://auth.example.com)`);
+      return origin;
+    }),
+  );
+  const decide = typeof allowedOrigins === 'function' ? allowedOrigins : undefined;
+  return (origin) => {
+    if (origins.has(origin)) return true;
+    try {
+      return decide?.(origin) === true;
+    } catch {
+      return false; // a function that throws allows nothing
+    }
+  };
 }

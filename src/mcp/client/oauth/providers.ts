@@ -1,7 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { McpConfigError, McpLoginError, McpLoginStateError, McpOAuthResponseTooLargeError } from '../errors';
+import { McpConfigError, McpLoginError, McpLoginStateError, isOAuthRefusal } from '../errors';
 import type { SecretRedactor } from '../redactor';
 import { ClientAssertionSigner } from './assertion';
 import type { FetchLike } from './fetch';
@@ -303,7 +303,7 @@ export class CrossAppOAuthProvider extends StoredOAuthProvider {
     try {
       response = await this.fetchFn(endpoint, { method: 'POST', headers, body: form.toString(), redirect: 'error' });
     } catch (error) {
-      if (error instanceof McpOAuthResponseTooLargeError) throw error;
+      if (isOAuthRefusal(error)) throw error;
       throw new McpLoginError(`server ${this.server}: the identity provider's token endpoint did not answer: ${this.said(error)}`);
     }
     const body = await response.text();

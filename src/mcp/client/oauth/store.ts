@@ -55,6 +55,16 @@ export interface McpOAuthCommonOptions {
    * `McpOAuthResponseTooLargeError`. Default 1 MiB.
    */
   maxResponseBytes?: number;
+  /**
+   * Origins besides each MCP server's own that OAuth may reach: discovery (the challenge's
+   * `resource_metadata`, the metadata's authorization servers), registration and token
+   * requests, and redirects. An authorization server on a host of its own must be named
+   * (`['https://auth.example.com']`); anything else is refused with an `McpOAuthOriginError`
+   * before a request is sent. The cross_app `idpTokenEndpoint` is allowed as configured.
+   * A function decides per origin (`scheme://host:port`), for hosts whose authorization
+   * servers' ports are not known beforehand.
+   */
+  allowedOrigins?: readonly string[] | ((origin: string) => boolean);
 }
 
 /**
