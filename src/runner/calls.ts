@@ -42,6 +42,7 @@ export async function callTool(parts: AgentParts, live: LiveRun, call: ToolCall)
     callId: call.id,
     runId: live.runId,
     principal: live.principal,
+    session: live.session,
     waitFor: parts.waitFor,
     // Inline answers are announced before `waitFor` runs, so a channel can push the link at once.
     onPending: emit ? (request: PendingRequest) => emit({ type: 'pending', callId: call.id, request }) : undefined,

@@ -4,6 +4,7 @@ import type { Answer, PendingRequest, Signature, ToolResult } from '../results/w
 import type { Principal } from '../suspension/audit';
 import { isSuspensionStatus } from '../suspension/status';
 import type { AnsweredRequest, SuspendedCall } from '../suspension/store';
+import type { Grant } from '../suspension/grants';
 import { toJson } from '../suspension/json';
 
 /**
@@ -111,4 +112,10 @@ export function parseStored<T>(text: string, what: string): T {
   } catch (error) {
     throw new StoreError(`the stored JSON of ${what} is corrupt: ${messageOf(error)}`, { cause: error });
   }
+}
+
+/** A grant as a SQL store keeps it: its JSON, and the instant it was revoked (by the database's clock). */
+export function grantOf(json: string, revokedAt: string | null): Grant {
+  const grant = parseStored<Grant>(json, 'a stored grant');
+  return revokedAt === null ? grant : { ...grant, revokedAt };
 }

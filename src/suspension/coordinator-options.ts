@@ -87,6 +87,8 @@ export interface ExecuteOptions {
   onPending?: (request: PendingRequest) => void;
   /** On whose behalf the call runs (an agent run's principal): recorded as a suspension's `requestedBy`. */
   principal?: Principal;
+  /** The chat session the call's run belongs to: a standing grant of scope `session` covers it. */
+  session?: string;
 }
 
 /** Default claim lease. */

@@ -1,4 +1,5 @@
-import { InvalidAnswerError, InvalidArgumentError } from '../errors';
+import { randomUUID } from 'node:crypto';
+import { AnswerRefusedError, InvalidAnswerError, InvalidArgumentError, StoreError } from '../errors';
 import { failure, pending, pendingOf, type PendingRequestInit } from '../results/helpers';
 import type { Answer, PendingRequest, ToolResult } from '../results/wire';
 import { countSuspension } from '../telemetry/suspension';
@@ -36,6 +37,8 @@ import {
 import type { AnswerAction, AnswerDecision } from './policy';
 import { Authority, keepSystemMark, systemAudit } from './authority';
 import { escalationOf } from './escalation';
+import { checkedGrant, covers, isGrantStore, type Grant, type GrantInit, type GrantPlace, type GrantStore } from './grants';
+import { quorumOf } from './quorum';
 import { Binding } from './binding';
 import { coordinatorSettings, type ExecuteOptions, type ResumeCoordinatorOptions } from './coordinator-options';
 import { answerInline } from './inline';
@@ -181,7 +184,62 @@ export class ResumeCoordinator {
     });
     countSuspension(this.telemetry.active(), 'pending', call.name, true, request.kind);
     this.observers.pending(sealed);
+    // A standing grant answers an approval it covers at once, as its granter (docs/who-may-answer.md, "Grants").
+    const granted = await this.grantFor(sealed, options);
+    if (granted) {
+      try {
+        return await this.resolution.checkAndClaim({ id: request.id, ok: true }, sealed, ctx, {
+          by: { ...granted.by },
+          comment: `standing grant ${granted.id}`,
+        });
+      } catch (error) {
+        // The granter may no longer answer it (the policy changed, or they asked it): a person is asked.
+        if (!(error instanceof AnswerRefusedError)) throw error;
+      }
+    }
     return result;
+  }
+
+  /** The live grant that covers this just-recorded approval request, if the store keeps grants and one does. */
+  private async grantFor(call: SuspendedCall, options: ExecuteOptions): Promise<Grant | undefined> {
+    if (call.request.kind !== 'approval' || quorumOf(call.request) || !isGrantStore(this.store)) return undefined;
+    const place: GrantPlace = { tool: call.tool };
+    if (options.runId !== undefined) place.runId = options.runId;
+    if (options.session !== undefined) place.session = options.session;
+    if (options.principal !== undefined) place.requestedBy = options.principal.id;
+    const now = this.clock.now();
+    return (await this.store.listGrants()).find((grant) => covers(grant, place, now));
+  }
+
+  /**
+   * Records a standing approval (docs/who-may-answer.md, "Grants"): from now until `until` (or
+   * until revoked), every approval request of `tool` raised in the scope is settled at once as
+   * approved by `by`, audited with the grant's id, without asking; the answer policy judges `by`
+   * as it judges any answer (a refused grant asks a person). Not for quorum requests.
+   * @throws {@link InvalidArgumentError} a malformed grant.
+   * @throws {@link StoreError} the store keeps no grants.
+   */
+  async grant(init: GrantInit): Promise<Grant> {
+    const store = this.grantStore();
+    const grant = checkedGrant(init, `grant-${randomUUID()}`, this.clock.now());
+    await store.insertGrant(grant);
+    return grant;
+  }
+
+  /** Revokes a grant: the next request it would have covered is asked. False when unknown or already revoked. */
+  async revoke(grantId: string): Promise<boolean> {
+    if (typeof grantId !== 'string' || grantId === '') throw new InvalidArgumentError('revoke needs a grant id');
+    return this.grantStore().revokeGrant(grantId);
+  }
+
+  /** Every grant the store keeps, revoked and lapsed ones included, oldest first. */
+  async grants(): Promise<Grant[]> {
+    return this.grantStore().listGrants();
+  }
+
+  private grantStore(): GrantStore {
+    if (!isGrantStore(this.store)) throw new StoreError('this store keeps no grants (insertGrant, revokeGrant, listGrants)');
+    return this.store;
   }
 
   /**

@@ -35,6 +35,7 @@ export type { SuspensionObserver } from './observer';
 export { rulesPolicy } from './policy';
 export type { AnswerPolicy, AnswerDecision, AnswerQuestion, AnswerRule, AnswerAction } from './policy';
 export type { AnswerRefusal } from './authority';
+export type { Grant, GrantInit, GrantScope, GrantStore } from './grants';
 export type { Signature } from '../results/wire';
 export { MAX_COMMENT_LENGTH } from './audit';
 export type { Principal, Audit, HistoryFilter } from './audit';

@@ -5,6 +5,7 @@ import type { Audit, HistoryFilter, Principal } from './audit';
 import { jsonCopy } from './json';
 import { isSettled } from './status';
 import type { Claim, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from './store';
+import type { Grant } from './grants';
 
 interface Entry {
   call: SuspendedCall;
@@ -33,6 +34,7 @@ export interface MemorySuspensionStoreOptions {
 export class MemorySuspensionStore implements SuspensionStore {
   private readonly clock: Clock;
   private readonly calls = new Map<string, Entry>();
+  private readonly grants = new Map<string, Grant>();
   private nextSeq = 0;
   private closed = false;
 
@@ -120,6 +122,25 @@ export class MemorySuspensionStore implements SuspensionStore {
       entry.call = { ...entry.call, signatures: [...signatures, signature], updatedAt: at };
     }
     return structuredClone(entry.call);
+  }
+
+  async insertGrant(grant: Grant): Promise<void> {
+    this.assertOpen();
+    if (this.grants.has(grant.id)) throw new StoreError(`grant ${grant.id} is already recorded`);
+    this.grants.set(grant.id, jsonCopy(grant, `grant ${grant.id}`));
+  }
+
+  async revokeGrant(id: string): Promise<boolean> {
+    this.assertOpen();
+    const grant = this.grants.get(id);
+    if (!grant || grant.revokedAt !== undefined) return false;
+    this.grants.set(id, { ...grant, revokedAt: new Date(this.clock.now()).toISOString() });
+    return true;
+  }
+
+  async listGrants(): Promise<Grant[]> {
+    this.assertOpen();
+    return [...this.grants.values()].map((grant) => structuredClone(grant));
   }
 
   async renew(claim: Claim, leaseMs: number): Promise<boolean> {

@@ -74,7 +74,7 @@ describe('PostgresStore specifics', () => {
     const store = open({ tablePrefix: 'lazy_' });
     expect(await tableNames('lazy_')).toEqual([]);
     expect(await store.get('pnd-x')).toBeUndefined();
-    expect(await tableNames('lazy_')).toEqual(['lazy_runs', 'lazy_schema_version', 'lazy_sessions', 'lazy_suspensions']);
+    expect(await tableNames('lazy_')).toEqual(['lazy_grants', 'lazy_runs', 'lazy_schema_version', 'lazy_sessions', 'lazy_suspensions']);
     expect(await sql(url, `SELECT version FROM "${schema}".lazy_schema_version`)).toEqual([{ version: POSTGRES_STORE_SCHEMA_VERSION }]);
   });
 
@@ -83,7 +83,13 @@ describe('PostgresStore specifics', () => {
     try {
       const store = open({ tablePrefix: 'app_', schema: ownSchema });
       await store.insert(call('pnd-s'));
-      expect(await tableNames('app_', ownSchema)).toEqual(['app_runs', 'app_schema_version', 'app_sessions', 'app_suspensions']);
+      expect(await tableNames('app_', ownSchema)).toEqual([
+        'app_grants',
+        'app_runs',
+        'app_schema_version',
+        'app_sessions',
+        'app_suspensions',
+      ]);
     } finally {
       await dropSchema(url, ownSchema);
     }
@@ -132,6 +138,10 @@ describe('PostgresStore specifics', () => {
       [schema, prefix],
     );
     expect(names.map((n) => n.relname.slice(prefix.length))).toEqual([
+      'grants',
+      'grants_id_key',
+      'grants_pkey',
+      'grants_seq_seq',
       'runs',
       'runs_pkey',
       'schema_version',

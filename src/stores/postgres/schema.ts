@@ -14,11 +14,19 @@ export interface Tables {
   suspensions: string;
   runs: string;
   versions: string;
+  grants: string;
 }
 
 export function tablesOf(schema: string, prefix: string): Tables {
   const table = (suffix: string) => `${quoteIdentifier(schema)}.${quoteIdentifier(prefix + suffix)}`;
-  return { schema, prefix, suspensions: table('suspensions'), runs: table('runs'), versions: table('schema_version') };
+  return {
+    schema,
+    prefix,
+    suspensions: table('suspensions'),
+    runs: table('runs'),
+    versions: table('schema_version'),
+    grants: table('grants'),
+  };
 }
 
 /**
@@ -103,7 +111,7 @@ async function storedVersion(client: PoolClient, tables: Tables): Promise<number
 }
 
 /** The DDL that brings the tables from `version - 1` to `version`. Never edit a released step; add one. */
-function migrationTo(version: number, { schema, prefix, suspensions, runs }: Tables): string[] {
+function migrationTo(version: number, { schema, prefix, suspensions, runs, grants }: Tables): string[] {
   const index = (name: string): string => quoteIdentifier(`${prefix}${name}`);
   switch (version) {
     case 1:
@@ -171,6 +179,12 @@ function migrationTo(version: number, { schema, prefix, suspensions, runs }: Tab
         `ALTER TABLE ${suspensions} ADD COLUMN requested_by json`,
         // Quorum: the approvals recorded so far, one per principal, stamped by the server's clock.
         `ALTER TABLE ${suspensions} ADD COLUMN signatures json`,
+        // Standing grants (docs/who-may-answer.md, "Grants"): each as JSON, revoked by the server's clock.
+        `CREATE TABLE ${grants} (
+           seq        bigserial PRIMARY KEY,
+           id         text NOT NULL UNIQUE,
+           grant_json json NOT NULL,
+           revoked_at text)`,
         // Sessions (chat, docs/chat.md): conversations kept by id, saved by version compare-and-set.
         ...sessionsPostgresDdl(schema, prefix),
       ];

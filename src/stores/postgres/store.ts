@@ -7,8 +7,9 @@ import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../runner/sto
 import type { Audit, HistoryFilter, Principal } from '../../suspension/audit';
 import { toJson } from '../../suspension/json';
 import type { Claim, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from '../../suspension/store';
+import type { Grant } from '../../suspension/grants';
 import { sleep } from '../../timing/sleep';
-import { callOf, parseStored, rowOf, type SuspensionRow } from '../rows';
+import { callOf, grantOf, parseStored, rowOf, type SuspensionRow } from '../rows';
 import { StoreSessions } from '../sessions';
 import { isUniqueViolation, translate } from './errors';
 import type { PostgresStoreOptions } from './options';
@@ -260,6 +261,34 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
     const row = result.rows[0];
     if (row) return callOf(row);
     return this.get(id);
+  }
+
+  async insertGrant(grant: Grant): Promise<void> {
+    const json = toJson(grant, `grant ${grant.id}`);
+    const result = await this.query(
+      `insert of grant ${grant.id}`,
+      `INSERT INTO ${this.tables.grants} (id, grant_json) VALUES ($1, $2::json) ON CONFLICT (id) DO NOTHING`,
+      [grant.id, json],
+    );
+    if (result.rowCount !== 1) throw new StoreError(`grant ${grant.id} is already recorded`);
+  }
+
+  async revokeGrant(id: string): Promise<boolean> {
+    const result = await this.query(
+      `revocation of grant ${id}`,
+      `WITH ${CLOCK} UPDATE ${this.tables.grants} SET revoked_at = clock.iso FROM clock WHERE id = $1 AND revoked_at IS NULL`,
+      [id],
+    );
+    return result.rowCount === 1;
+  }
+
+  async listGrants(): Promise<Grant[]> {
+    const result = await this.query<{ grant_json: string; revoked_at: string | null }>(
+      'list of grants',
+      `SELECT grant_json::text AS grant_json, revoked_at FROM ${this.tables.grants} ORDER BY seq`,
+      [],
+    );
+    return result.rows.map((row) => grantOf(row.grant_json, row.revoked_at));
   }
 
   async renew(claim: Claim, leaseMs: number): Promise<boolean> {

@@ -9,8 +9,9 @@ import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../runner/sto
 import type { Audit, HistoryFilter, Principal } from '../../suspension/audit';
 import { jsonCopy, toJson } from '../../suspension/json';
 import type { Claim, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from '../../suspension/store';
+import type { Grant } from '../../suspension/grants';
 import { loadOptionalPeer } from '../peer';
-import { callOf, parseStored, rowOf, type SuspensionRow } from '../rows';
+import { callOf, grantOf, parseStored, rowOf, type SuspensionRow } from '../rows';
 import { StoreSessions } from '../sessions';
 import type { SqliteStoreOptions } from './options';
 import { migrate, prepare, SUSPENSION_COLUMNS } from './schema';
@@ -194,6 +195,27 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
     this.assertOpen();
     const signer = jsonCopy(by, `the principal signing ${id}`);
     return this.run(() => this.signTransaction.immediate(id, signer, comment), `sign ${id}`);
+  }
+
+  async insertGrant(grant: Grant): Promise<void> {
+    this.assertOpen();
+    const params = { id: grant.id, grant_json: toJson(grant, `grant ${grant.id}`) };
+    const inserted = this.run(() => this.statements.insertGrant.run(params).changes === 1, `insert grant ${grant.id}`);
+    if (!inserted) throw new StoreError(`grant ${grant.id} is already recorded`);
+  }
+
+  async revokeGrant(id: string): Promise<boolean> {
+    this.assertOpen();
+    return this.run(() => this.statements.revokeGrant.run(id).changes === 1, `revoke grant ${id}`);
+  }
+
+  async listGrants(): Promise<Grant[]> {
+    this.assertOpen();
+    const rows = this.run(
+      () => this.statements.listGrants.all() as Array<{ grant_json: string; revoked_at: string | null }>,
+      'list grants',
+    );
+    return rows.map((row) => grantOf(row.grant_json, row.revoked_at));
   }
 
   async renew(claim: Claim, leaseMs: number): Promise<boolean> {
