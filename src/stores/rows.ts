@@ -5,6 +5,7 @@ import type { Principal } from '../suspension/audit';
 import { isSuspensionStatus } from '../suspension/status';
 import type { AnsweredRequest, SuspendedCall } from '../suspension/store';
 import type { Grant } from '../suspension/grants';
+import type { AutomaticRecord } from '../suspension/automatic';
 import { toJson } from '../suspension/json';
 
 /**
@@ -39,6 +40,8 @@ export interface SuspensionRow {
   requested_by?: string | null;
   /** Absent from rows read by a store whose schema predates it. */
   signatures?: string | null;
+  /** Absent from rows read by a store whose schema predates it. */
+  automatic?: string | null;
 }
 
 /**
@@ -71,6 +74,7 @@ export function rowOf(call: SuspendedCall): SuspensionRow {
     traceparent: call.traceparent ?? null,
     requested_by: call.requestedBy === undefined ? null : toJson(call.requestedBy, `the principal ${id} was requested for`),
     signatures: call.signatures === undefined ? null : toJson(call.signatures, `the signatures of ${id}`),
+    automatic: call.automatic === undefined ? null : toJson(call.automatic, `the automatic decision on ${id}`),
   };
 }
 
@@ -99,6 +103,7 @@ export function callOf(row: SuspensionRow): SuspendedCall {
   if (row.answered_at !== null) call.answeredAt = row.answered_at;
   if (row.comment !== null) call.comment = row.comment;
   if (typeof row.traceparent === 'string') call.traceparent = row.traceparent;
+  if (typeof row.automatic === 'string') call.automatic = parseStored<AutomaticRecord>(row.automatic, `the automatic decision on ${id}`);
   if (typeof row.signatures === 'string') call.signatures = parseStored<Signature[]>(row.signatures, `the signatures of ${id}`);
   if (typeof row.requested_by === 'string')
     call.requestedBy = parseStored<Principal>(row.requested_by, `the principal ${id} was requested for`);

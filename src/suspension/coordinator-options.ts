@@ -7,6 +7,7 @@ import { DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_CHAIN, formatRefusal, type Format
 import type { SuspensionObserver } from './observer';
 import type { Principal } from './audit';
 import type { AnswerPolicy } from './policy';
+import type { AutomaticAnswers } from './automatic';
 import type { SuspensionStore } from './store';
 
 /** Options of a {@link ResumeCoordinator}. */
@@ -73,6 +74,11 @@ export interface ResumeCoordinatorOptions {
    * run's `principal`, recorded as the call's `requestedBy`). Default true when a policy is set.
    */
   separationOfDuties?: boolean;
+  /**
+   * Answers approval requests by rule before a person is asked, or (with `shadow`) records what
+   * it would have decided beside the person's answer (docs/who-may-answer.md, "Automatic answers").
+   */
+  automaticAnswers?: AutomaticAnswers;
 }
 
 /** Where a call sits in a run, and how this one call is answered inline. */

@@ -39,6 +39,7 @@ import { Authority, keepSystemMark, systemAudit } from './authority';
 import { escalationOf } from './escalation';
 import { checkedGrant, covers, isGrantStore, type Grant, type GrantInit, type GrantPlace, type GrantStore } from './grants';
 import { quorumOf } from './quorum';
+import { automaticDecision, type AutomaticAnswers, type AutomaticQuestion, type AutomaticRecord } from './automatic';
 import { Binding } from './binding';
 import { coordinatorSettings, type ExecuteOptions, type ResumeCoordinatorOptions } from './coordinator-options';
 import { answerInline } from './inline';
@@ -84,6 +85,7 @@ export class ResumeCoordinator {
   private readonly observers: Observers;
   private readonly telemetry: Telemetry;
   private readonly authority: Authority;
+  private readonly automaticAnswers?: AutomaticAnswers;
   /** The clock's instant of the last {@link sweep}: escalations due before it were told. */
   private lastSweep = Number.NEGATIVE_INFINITY;
 
@@ -101,6 +103,12 @@ export class ResumeCoordinator {
     this.telemetry = new Telemetry(options.telemetry, 'ResumeCoordinator');
     for (const observer of options.observers ?? []) this.observe(observer);
     this.recorder = new Recorder(this.store, this.binding, this.clock);
+    if (options.automaticAnswers !== undefined) {
+      const automatic = options.automaticAnswers;
+      if (typeof automatic?.decide !== 'function' || typeof automatic.name !== 'string' || automatic.name === '')
+        throw new InvalidArgumentError('automaticAnswers needs { name, decide(question, ctx), shadow? }');
+      this.automaticAnswers = automatic;
+    }
     this.authority = new Authority({
       store: this.store,
       ...(settings.policy ? { policy: settings.policy } : {}),
@@ -176,14 +184,24 @@ export class ResumeCoordinator {
         clock: this.clock,
       });
     }
+    const automatic = await this.automaticOf(request, call.name, value, options, ctx);
     const sealed = await this.recorder.record(request, call.name, value, {
       callId: options.callId,
       runId: options.runId,
       traceparent,
       requestedBy: options.principal,
+      automatic,
     });
     countSuspension(this.telemetry.active(), 'pending', call.name, true, request.kind);
     this.observers.pending(sealed);
+    // Automatic answers settle what their rule decided, as `policy:<name>` (unless only shadowing).
+    if (automatic && !automatic.shadow && (automatic.decision === 'approved' || automatic.decision === 'denied')) {
+      const audit = systemAudit(`automatic answer by ${automatic.policy}`);
+      audit.by = { id: `policy:${automatic.policy}` };
+      const answer: Answer =
+        automatic.decision === 'approved' ? { id: request.id, ok: true } : { id: request.id, ok: false, reason: 'declined' };
+      return this.resolution.checkAndClaim(withCommentAsReason(answer, audit.comment), sealed, ctx, audit);
+    }
     // A standing grant answers an approval it covers at once, as its granter (docs/who-may-answer.md, "Grants").
     const granted = await this.grantFor(sealed, options);
     if (granted) {
@@ -198,6 +216,22 @@ export class ResumeCoordinator {
       }
     }
     return result;
+  }
+
+  /** What the automatic answers decide of an approval request about to be recorded; `undefined` when none are set or it is not one. */
+  private async automaticOf(
+    request: PendingRequest,
+    tool: string,
+    args: unknown,
+    options: ExecuteOptions,
+    ctx: ToolContext | undefined,
+  ): Promise<AutomaticRecord | undefined> {
+    const automatic = this.automaticAnswers;
+    if (!automatic || request.kind !== 'approval' || quorumOf(request)) return undefined;
+    const question: AutomaticQuestion = { tool, args, request };
+    if (options.principal !== undefined) question.requestedBy = { ...options.principal };
+    const decision = await automaticDecision(automatic, question, ctx);
+    return { policy: automatic.name, decision, shadow: automatic.shadow === true };
   }
 
   /** The live grant that covers this just-recorded approval request, if the store keeps grants and one does. */

@@ -3,6 +3,7 @@ import { messageOf } from '../errors/message';
 import type { PendingRequest } from '../results/wire';
 import type { Clock } from '../timing/clock';
 import type { Principal } from './audit';
+import type { AutomaticRecord } from './automatic';
 import type { Binding } from './binding';
 import type { SuspendedCall, SuspensionStore } from './store';
 import { checkInsertable } from './validate';
@@ -13,6 +14,7 @@ export interface RecordedPlace {
   runId?: string;
   traceparent?: string;
   requestedBy?: Principal;
+  automatic?: AutomaticRecord;
 }
 
 /** Writes a coordinator's new suspensions: each sealed with its binding, checked once, inserted. */
@@ -34,6 +36,7 @@ export class Recorder {
     if (place.runId !== undefined) call.runId = place.runId;
     if (place.traceparent !== undefined) call.traceparent = place.traceparent;
     if (place.requestedBy !== undefined) call.requestedBy = { ...place.requestedBy };
+    if (place.automatic !== undefined) call.automatic = { ...place.automatic };
     const sealed = this.binding.seal(call);
     checkInsertable(sealed);
     try {

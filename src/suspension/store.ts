@@ -1,5 +1,6 @@
 import type { Answer, AnsweredRequest, PendingRequest, Signature, ToolResult } from '../results/wire';
 import type { Audit, HistoryFilter, Principal } from './audit';
+import type { AutomaticRecord } from './automatic';
 
 export type { AnsweredRequest } from '../results/wire';
 
@@ -52,6 +53,8 @@ export interface SuspendedCall {
    * separation of duties refuses their own approval (docs/who-may-answer.md).
    */
   requestedBy?: Principal;
+  /** What automatic answers decided of this approval request when it was recorded (docs/who-may-answer.md). */
+  automatic?: AutomaticRecord;
   /** The approvals recorded so far of a quorum request, oldest first, one per principal. */
   signatures?: Signature[];
   /** Who gave the answer that claimed the call (`Audit.by`), recorded with the claim. */

@@ -20,6 +20,7 @@ import { bearerTokens, createInbox } from 'toolnexus-ts/inbox';
 import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { MemoryStore } from 'toolnexus-ts/memory';
 import { ResumeCoordinator, rulesPolicy, type AnswerRefusal, type SuspendedCall } from 'toolnexus-ts/suspension';
+import { FakeClock } from '../fixtures/fake-clock';
 import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
 import { buildTeam, ledgerOf, teamModel } from '../fixtures/runner/team-agent';
 
@@ -195,6 +196,26 @@ describe('ctx.idempotencyKey', () => {
     } finally {
       await store.close();
     }
+  });
+});
+
+describe('ctx.idempotencyKey across a lease takeover', () => {
+  it('is the key of the first execution when another resolver takes over a dead holder’s claim', async () => {
+    const runs: Array<{ replay: boolean; key: string | undefined }> = [];
+    const clock = new FakeClock(Date.parse('2026-12-04T09:00:00.000Z'));
+    const store = new MemoryStore({ clock });
+    const coordinator = new ResumeCoordinator({ toolkit: new Toolkit().register(refundTool(runs)), store, clock, leaseMs: 1_000 });
+    const id = pendingOf(
+      await coordinator.execute('refund', { order: 'o-5', amount: 5 }, undefined, { runId: 'run-t', callId: 'call-t' }),
+    )!.id;
+    // A resolver claimed it and died before its replay stored anything.
+    expect(await store.claim(id, { id, ok: true }, 1_000)).toBeDefined();
+    clock.advance(2_000);
+    await coordinator.resolve({ id, ok: true });
+    expect((await store.get(id))?.fence).toBe(2);
+    expect(runs.map((r) => r.replay)).toEqual([false, true]);
+    expect(runs[1]?.key).toBe(runs[0]?.key);
+    expect(runs[0]?.key).toMatch(/^tnx_/);
   });
 });
 

@@ -179,6 +179,8 @@ function migrationTo(version: number, { schema, prefix, suspensions, runs, grant
         `ALTER TABLE ${suspensions} ADD COLUMN requested_by json`,
         // Quorum: the approvals recorded so far, one per principal, stamped by the server's clock.
         `ALTER TABLE ${suspensions} ADD COLUMN signatures json`,
+        // Automatic answers: what the rule decided of an approval request, acted on or shadowed.
+        `ALTER TABLE ${suspensions} ADD COLUMN automatic json`,
         // Standing grants (docs/who-may-answer.md, "Grants"): each as JSON, revoked by the server's clock.
         `CREATE TABLE ${grants} (
            seq        bigserial PRIMARY KEY,

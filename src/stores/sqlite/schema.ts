@@ -69,6 +69,8 @@ const STEPS: Record<number, string> = {
     'ALTER TABLE suspensions ADD COLUMN requested_by TEXT;',
     // Quorum: the approvals recorded so far (JSON), one per principal, stamped by SQLite's clock.
     'ALTER TABLE suspensions ADD COLUMN signatures TEXT;',
+    // Automatic answers: what the rule decided of an approval request (JSON), acted on or shadowed.
+    'ALTER TABLE suspensions ADD COLUMN automatic TEXT;',
     // Standing grants (docs/who-may-answer.md, "Grants"): each as JSON, revoked by SQLite's clock.
     'CREATE TABLE grants (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, grant_json TEXT NOT NULL, revoked_at TEXT);',
     // Sessions (chat, docs/chat.md): conversations kept by id, saved by version compare-and-set.
@@ -102,7 +104,8 @@ export function migrate(db: Database.Database, filename: string): void {
 
 /** The columns of a suspension, named as `SuspensionRow` (../rows) names them. */
 export const SUSPENSION_COLUMNS = `id, kind, tool, status, request, args, answer, outcome, call_id, run_id, created_at, updated_at,
-  lease_until AS lease_until_ms, fence, chain, next_id, binding, answered_by, answered_at, comment, traceparent, requested_by, signatures`;
+  lease_until AS lease_until_ms, fence, chain, next_id, binding, answered_by, answered_at, comment, traceparent, requested_by, signatures,
+  automatic`;
 
 /** The statements {@link prepare} returns; named, so the declaration emit can name them too. */
 export interface SqliteStatements {
@@ -136,10 +139,10 @@ export function prepare(db: Database.Database, synchronous: 'full' | 'normal'): 
     insert: db.prepare(`
       INSERT INTO suspensions (id, kind, tool, args, request, call_id, run_id, status, created_at, updated_at, answer, outcome,
                                lease_until, fence, chain, next_id, binding, answered_by, answered_at, comment, traceparent,
-                               requested_by, signatures)
+                               requested_by, signatures, automatic)
       VALUES (@id, @kind, @tool, @args, @request, @call_id, @run_id, @status, @created_at, @updated_at, @answer, @outcome,
               @lease_until_ms, @fence, @chain, @next_id, @binding, @answered_by, @answered_at, @comment, @traceparent,
-              @requested_by, @signatures)
+              @requested_by, @signatures, @automatic)
       ON CONFLICT (id) DO NOTHING`),
     read: db.prepare(`SELECT ${SUSPENSION_COLUMNS} FROM suspensions WHERE id = ?`),
     // The approvals with one more, computed after reading the row in the same IMMEDIATE transaction.
