@@ -29,15 +29,15 @@ const BINDING_HINT = ' (if your coordinator has a bindingKey, set TOOLNEXUS_BIND
 const DONE: Record<Verdict, string> = { approve: 'approved', decline: 'declined', cancel: 'cancelled' };
 
 /** `--data` for an approval: a JSON object, the answer's `data` (what an `input` request asked for). */
-export function parseData(text: string | boolean | undefined): Record<string, unknown> | undefined {
+export function parseData(text: string | boolean | undefined, option = '--data'): Record<string, unknown> | undefined {
   if (typeof text !== 'string') return undefined;
   let data: unknown;
   try {
     data = JSON.parse(text) as unknown;
   } catch {
-    throw new InvalidArgumentError('--data must be a JSON object');
+    throw new InvalidArgumentError(`${option} must be a JSON object`);
   }
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new InvalidArgumentError('--data must be a JSON object');
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new InvalidArgumentError(`${option} must be a JSON object`);
   return data as Record<string, unknown>;
 }
 
@@ -48,7 +48,12 @@ export function parseData(text: string | boolean | undefined): Record<string, un
  * `createRunner(store)` the run that halted on the call continues here; without one the
  * message says the run is left for a process with its runner.
  */
-export async function settleFromCli(input: CommandInput, verdict: Verdict, data?: Record<string, unknown>): Promise<ExitCode> {
+export async function settleFromCli(
+  input: CommandInput,
+  verdict: Verdict,
+  data?: Record<string, unknown>,
+  args?: Record<string, unknown>,
+): Promise<ExitCode> {
   const { io, values } = input;
   const id = input.positionals[0] as string;
   const reason = typeof values.reason === 'string' ? values.reason : undefined;
@@ -77,7 +82,7 @@ export async function settleFromCli(input: CommandInput, verdict: Verdict, data?
   }
   const answer: Answer =
     verdict === 'approve'
-      ? { id, ok: true, ...(data ? { data } : {}) }
+      ? { id, ok: true, ...(data ? { data } : {}), ...(args ? { args } : {}) }
       : { id, ok: false, reason: verdict === 'cancel' ? 'cancelled' : 'declined', ...(reason === undefined ? {} : { data: { reason } }) };
   let answered: Answered;
   try {
@@ -103,6 +108,11 @@ export async function settleFromCli(input: CommandInput, verdict: Verdict, data?
     throw error;
   }
   const { call: after, outcome } = answered;
+  // A quorum approval before the last one needed: recorded as a signature; the call still waits.
+  if (verdict === 'approve' && after.status === 'pending' && after.signatures?.some((s) => s.by.id === principal.id)) {
+    const of = (after.request.data?.quorum as { of?: number } | undefined)?.of;
+    return say(EXIT.ok, `signed ${id}: ${after.signatures.length} of ${String(of)} approvals; it waits for the rest`, after);
+  }
   // An answer that lost the race gets the winner's outcome; the audit says whose it was.
   if (!answered.won || (verdict === 'approve' && after.status === 'declined'))
     return say(EXIT.alreadySettled, `${id} was answered first${byWhom(after)}: it is ${after.status}`, after);

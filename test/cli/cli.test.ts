@@ -126,6 +126,27 @@ function describeCli(label: string, target: () => { store: () => SuspensionStore
       expect(lines(ledger)).toHaveLength(1);
     });
 
+    it('approves with edited arguments (pending edit), lists and revokes grants', async () => {
+      const id = await suspend(2000);
+      const bad = await cli(['pending', 'edit', id, '--args', '{"cents":"x","apiKey":"k"}', '--tools', TOOLS, ...storeArgs], env);
+      expect(bad.code).toBe(5);
+      expect(bad.stderr).toMatch(/^refused: the edited arguments of .* are invalid: cents: cents must be an integer number/);
+      expect((await seed.get(id))?.status).toBe('pending');
+      const edited = await cli(['pending', 'edit', id, '--args', '{"cents":1500,"apiKey":"sk-new"}', '--tools', TOOLS, ...storeArgs], env);
+      expect({ code: edited.code, stderr: edited.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(lines(ledger).map((l) => l.split(' ')[0])).toEqual(['1500']);
+      expect((await seed.get(id))?.answer?.args).toEqual({ cents: 1500, apiKey: 'sk-new' });
+
+      const grant = await seed.grant({ by: { id: 'cli:ann' }, tool: 'pay', scope: 'principal', subject: 'customer:rita' });
+      const listed = await cli(['grants', 'list', ...storeArgs], env);
+      expect(listed.stdout.trim()).toBe(`${grant.id}  pay  principal customer:rita  by cli:ann  live`);
+      expect((await cli(['grants', 'revoke', grant.id, ...storeArgs], env)).code).toBe(0);
+      expect((await cli(['grants', 'revoke', grant.id, ...storeArgs], env)).code).toBe(3);
+      expect(json<Array<{ revokedAt?: string }>>(await cli(['grants', 'list', '--json', ...storeArgs], env))[0]?.revokedAt).toEqual(
+        expect.any(String),
+      );
+    });
+
     it('lets two racing approvers settle a call once: one exits 0, the other 4 naming the winner', async () => {
       const id = await suspend(77);
       const [a, b] = await Promise.all(

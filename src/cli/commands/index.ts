@@ -6,14 +6,21 @@ import { pendingHistory } from './pending-history';
 import { pendingList } from './pending-list';
 import { pendingShow } from './pending-show';
 import { serve } from './serve';
+import { pendingEdit } from './pending-edit';
+import { pendingSign } from './pending-sign';
+import { grantsList, grantsRevoke } from './grants';
 
 /** Every command the CLI knows, in the order `--help` lists them. A new command is a file and a line here. */
 export const COMMANDS: readonly CliCommand[] = [
   pendingList,
   pendingShow,
   pendingApprove,
+  pendingSign,
+  pendingEdit,
   pendingDecline,
   pendingCancel,
   pendingHistory,
+  grantsList,
+  grantsRevoke,
   serve,
 ];
