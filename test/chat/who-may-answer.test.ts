@@ -14,7 +14,7 @@ import type { UIMessage } from 'ai';
 import { answerAs } from 'toolnexus-ts/agents';
 import { chatHandler } from 'toolnexus-ts/chat';
 import { rulesPolicy } from 'toolnexus-ts/suspension';
-import { buildChatAgent, chatModel, readLedger, type ChatAgent } from '../fixtures/chat/agent';
+import { buildChatAgent, chatModel, readLedger, withRefunder, type ChatAgent } from '../fixtures/chat/agent';
 import { loadAiClient } from '../fixtures/chat/ai-client';
 import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
 
@@ -94,4 +94,78 @@ it('refuses the requester’s own approval with 403 answer_refused and runs noth
   const manager = await answerAs(agent.runner, { id, ok: true }, { by: { id: 'manager:ann' } });
   expect(manager.won).toBe(true);
   expect(readLedger(join(dir, 'ledger'))).toHaveLength(1);
+});
+
+describe('a sub-agent’s refund in the chat', () => {
+  let subDir: string;
+  let subAgent: ChatAgent;
+  let subServer: Server;
+  let subUrl: string;
+
+  beforeAll(async () => {
+    subDir = mkdtempSync(join(tmpdir(), 'toolnexus-chat-who-sub-'));
+    // Only managers may approve refunds; the customer may answer the wrapper tool's other requests.
+    const policy = rulesPolicy([
+      { principals: ['manager:ann'], tools: ['refund'] },
+      { principals: '*', tools: ['delegate', 'lookup_order'] },
+    ]);
+    subAgent = withRefunder(
+      buildChatAgent(join(subDir, 'chat.db'), join(subDir, 'ledger'), model.url, {}, policy),
+      model.url,
+      join(subDir, 'ledger'),
+      policy,
+    );
+    // A support desk's shared chat: the session is the chat's, so a clerk answers in the customer's thread.
+    const route = chatHandler(subAgent.runner, {
+      sessionOf: (chatId) => chatId,
+      principal: (request) => {
+        const user = request.headers['x-user'];
+        return typeof user === 'string' ? { id: user } : undefined;
+      },
+    });
+    subServer = createServer((request, response) => void route(request, response));
+    await new Promise<void>((resolve) => subServer.listen(0, '127.0.0.1', resolve));
+    subUrl = `http://127.0.0.1:${(subServer.address() as AddressInfo).port}/api/chat`;
+  });
+  afterAll(async () => {
+    subServer.closeAllConnections();
+    await new Promise<void>((resolve) => subServer.close(() => resolve()));
+    await subAgent.store.close();
+    rmSync(subDir, { recursive: true, force: true });
+  });
+
+  it('is judged by the refund that asked, not by the sub-agent tool: a clerk is refused, a manager’s approval runs it', async () => {
+    const user: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'delegate refund o-8 2500' }] };
+    const transport = new ai.DefaultChatTransport<UIMessage>({ api: subUrl, headers: { 'x-user': 'customer:rita' } });
+    const stream = await transport.sendMessages({
+      chatId: 's',
+      messages: [user],
+      trigger: 'submit-message',
+      messageId: undefined,
+      abortSignal: undefined,
+    });
+    let asked: UIMessage | undefined;
+    for await (const message of ai.readUIMessageStream<UIMessage>({ stream })) asked = message;
+    const part = (asked?.parts as Array<{ type: string; state?: string; approval?: { id: string } }>).find(
+      (p) => p.state === 'approval-requested',
+    );
+    expect(part?.type).toBe('tool-delegate');
+    const id = part?.approval?.id as string;
+
+    const self = await fetch(subUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-user': 'clerk:carl' },
+      body: JSON.stringify({ id: 's', messages: [user, approved(asked as UIMessage)] }),
+    });
+    expect(self.status).toBe(403);
+    expect(((await self.json()) as { error: { message: string } }).error.message).toContain(
+      'clerk:carl may not answer approval requests of refund',
+    );
+    expect(readLedger(join(subDir, 'ledger'))).toEqual([]);
+    expect((await subAgent.store.list({ status: 'pending' })).length).toBe(2);
+
+    const manager = await answerAs(subAgent.runner, { id, ok: true }, { by: { id: 'manager:ann' } });
+    expect(manager.won).toBe(true);
+    expect(readLedger(join(subDir, 'ledger'))).toHaveLength(1);
+  });
 });
