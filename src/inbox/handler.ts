@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isGrantStore } from '../suspension/grants';
 import { InvalidArgumentError } from '../errors';
 import type { Principal } from '../suspension/audit';
 import { BearerTokens, LOCAL_PRINCIPAL, localOnlyProblem, SESSION_COOKIE, type Authorize } from './auth';
@@ -213,6 +214,11 @@ export function createInbox(options: InboxOptions): Inbox {
         sendJson(response, 503, { error: { code: 'TOOLNEXUS_INBOX_BUSY', message: 'too many open event streams' } });
       return;
     }
+    if (method === 'GET' && path === '/api/grants') {
+      // Standing grants, for everyone signed in to see who approves what in advance (docs/who-may-answer.md).
+      const keeper = service.coordinator;
+      return sendJson(response, 200, { grants: isGrantStore(keeper.store) ? await keeper.grants() : [] });
+    }
     if (method === 'GET' && path === '/api/suspensions') {
       return sendJson(response, 200, { suspensions: await service.list(principal, queryOf(params, settings.historyLimit)) });
     }
@@ -241,7 +247,12 @@ export function createInbox(options: InboxOptions): Inbox {
   }) as Inbox;
   // Calls recorded or settled by this process (a run halting here, the CLI's coordinator) are
   // announced at once; other processes' changes arrive with the next poll.
-  const unobserve = coordinator.observe({ onPending: () => feed.changed(), onSettled: () => feed.changed() });
+  const unobserve = coordinator.observe({
+    onPending: () => feed.changed(),
+    onSettled: () => feed.changed(),
+    onSigned: () => feed.changed(),
+    onEscalated: () => feed.changed(),
+  });
   inbox.close = () => {
     unobserve();
     feed.close();

@@ -1,3 +1,4 @@
+import { escalationOf } from '../suspension/escalation';
 import { quorumOf } from '../suspension/quorum';
 import type { Signature } from '../results/wire';
 import type { Principal } from '../suspension/audit';
@@ -25,6 +26,8 @@ export interface SuspensionView {
   requestedBy?: string;
   /** A quorum request's approvals so far, and how many it needs (docs/who-may-answer.md, "Quorum"). */
   quorum?: { of: number; from?: readonly string[]; signatures: Signature[] };
+  /** When the request escalates (RFC 3339) and to whom (docs/who-may-answer.md, "Escalation"). */
+  escalation?: { at: string; to: readonly string[] };
   tool: string;
   /** The call's arguments, `@Sensitive()` fields redacted. */
   args: unknown;
@@ -76,6 +79,8 @@ export function viewOf(call: SuspendedCall, redactor: Redactor, actions: AnswerA
   }
   if (call.requestedBy) view.requestedBy = call.requestedBy.name ?? call.requestedBy.id;
   const quorum = quorumOf(call.request);
+  const escalation = escalationOf(call.request);
+  if (escalation) view.escalation = { at: new Date(escalation.at).toISOString(), to: [...escalation.to] };
   if (quorum) view.quorum = { ...quorum, signatures: (call.signatures ?? []).map((s) => ({ ...s, by: { ...s.by } })) };
   view.requestedBy ??= call.runId === undefined ? `tool ${call.tool}` : `tool ${call.tool} in run ${call.runId}`;
   if (call.runId !== undefined) view.runId = call.runId;

@@ -51,6 +51,7 @@ it('hands the request to the manager once due, telling observers once; then sett
   const call = async () => (await coordinator.get(id)) as SuspendedCall;
 
   expect(await coordinator.decide(manager, await call(), { id, ok: true })).toMatchObject({ deny: expect.any(String) as string });
+  expect((await call()).request.data?.escalation).toEqual({ at: '2026-12-04T10:00:00.000Z', to: ['manager:max'] });
   expect(await coordinator.sweep()).toEqual({ expired: [], escalated: [] });
 
   clock.advance(HOUR);

@@ -7,11 +7,14 @@
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Tool, Toolkit, success, type ToolContext } from 'toolnexus-ts';
 import { AgentRunner } from 'toolnexus-ts/agents';
 import { FunctionModel } from 'toolnexus-ts/models';
+import { bearerTokens, createInbox } from 'toolnexus-ts/inbox';
 import { MemoryStore } from 'toolnexus-ts/memory';
 import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { ResumeCoordinator, rulesPolicy, type SuspensionStore } from 'toolnexus-ts/suspension';
@@ -75,6 +78,22 @@ it('approves the next call without asking, audited with the grant; revoked, the 
     expect((await runner.run('refund o-3', { principal: RITA })).status).toBe('halted');
     expect(ran).toHaveLength(1);
     expect((await coordinator.grants()).map((g) => [g.id, g.revokedAt !== undefined])).toEqual([[grant.id, true]]);
+
+    // The inbox's JSON API lists them for anyone signed in.
+    const inbox = createInbox({ runner, authorize: bearerTokens([{ token: 'viewer-token-0123456789ab', principal: { id: 'viewer' } }]) });
+    const server: Server = createServer((request, response) => inbox(request, response));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/grants`, {
+        headers: { authorization: 'Bearer viewer-token-0123456789ab' },
+      });
+      const body = (await response.json()) as { grants: Array<{ id: string; by: { id: string }; revokedAt?: string }> };
+      expect(body.grants).toEqual([expect.objectContaining({ id: grant.id, by: MANAGER, revokedAt: expect.any(String) as string })]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      inbox.close();
+    }
   } finally {
     await store.close();
   }
