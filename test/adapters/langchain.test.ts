@@ -18,6 +18,8 @@ import { agentGraph, chatModel } from '../fixtures/interop/langgraph';
 import { scriptedOpenAI } from '../fixtures/interop/openai-script';
 import { interopCoordinator, interopToolkit, runsIn } from '../fixtures/interop/tools';
 import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
+import { ResumeCoordinator, rulesPolicy } from 'toolnexus-ts/suspension';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
 
 const CHILD = 'interop/langgraph-child.ts';
 let server: MockServer;
@@ -244,3 +246,25 @@ test('restored in another process and declined there: the tool never runs', asyn
   expect(out.stored).toEqual(['declined']);
   expect(runs('refund')).toHaveLength(0);
 }, 120_000);
+
+test('with an answer policy, the principal the graph runs for may not approve their own call through Command({ resume }) (docs/who-may-answer.md)', async () => {
+  const db = join(dir, 'calls.db');
+  const ann = { id: 'user:ann' };
+  const coordinator = () =>
+    new ResumeCoordinator({
+      toolkit: interopToolkit(),
+      store: new SqliteStore({ filename: db, busyTimeoutMs: 30_000 }),
+      policy: rulesPolicy([{ principals: '*' }]),
+    });
+  const own = agentGraph(langchainTools(coordinator(), { answeredBy: ann, principal: ann }), chatModel(server.url));
+  const { value } = await askRefund(own, 'sod', db);
+  const refused = await own.invoke(new Command({ resume: { id: value?.id ?? '', ok: true } }), thread('sod'));
+  expect(lastText(refused)).toContain('separation of duties');
+  expect(runs('refund')).toHaveLength(0);
+  expect(await interopCoordinator(db).list({ status: 'pending' })).toEqual([expect.objectContaining({ requestedBy: ann })]);
+
+  // A manager answers the same stored call elsewhere (the inbox, say): it runs once.
+  const outcome = await coordinator().resolve({ id: value?.id ?? '', ok: true }, undefined, { by: { id: 'manager:max' } });
+  expect(outcome.output).toBe('refunded 500 cents on A-1 (approved by manager:max)');
+  expect(runs('refund')).toHaveLength(1);
+});

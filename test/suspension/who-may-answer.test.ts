@@ -154,6 +154,47 @@ describe('separation of duties', () => {
     }
   });
 
+  it('holds in the inbox: the requester signed in there is refused their own approval (403), a colleague approves', async () => {
+    const runs: Array<{ replay: boolean; key: string | undefined }> = [];
+    const toolkit = new Toolkit().register(refundTool(runs));
+    const coordinator = new ResumeCoordinator({ toolkit, policy: rulesPolicy([{ principals: '*' }]) });
+    const model = new FunctionModel((request) =>
+      request.messages.some((m) => m.role === 'tool')
+        ? 'done'
+        : { toolCalls: [{ name: 'refund', arguments: { order: 'o-4', amount: 40 } }] },
+    );
+    const runner = new AgentRunner({ model, toolkit, coordinator });
+    const inbox = createInbox({
+      runner,
+      authorize: bearerTokens([
+        { token: 'rita-token-0123456789abcdef', principal: { id: 'user:rita' } },
+        { token: 'sam-token-0123456789abcdefg', principal: { id: 'user:sam' } },
+      ]),
+    });
+    const http: Server = createServer((request, response) => inbox(request, response));
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    const approve = (token: string, id: string) =>
+      fetch(`${base}/api/suspensions/${encodeURIComponent(id)}/answer`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ ok: true }),
+      });
+    try {
+      const id = (await runner.run('refund o-4', { principal: { id: 'user:rita' } })).pending?.id as string;
+      const own = await approve('rita-token-0123456789abcdef', id);
+      expect(own.status).toBe(403);
+      expect(((await own.json()) as { error: { message: string } }).error.message).toContain('separation of duties');
+      expect(runs.filter((r) => r.replay)).toHaveLength(0);
+      expect((await approve('sam-token-0123456789abcdefg', id)).status).toBe(200);
+      expect(runs.filter((r) => r.replay)).toHaveLength(1);
+    } finally {
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+      inbox.close();
+    }
+  });
+
   it('can be turned off', async () => {
     const toolkit = new Toolkit().register(refundTool([]));
     const coordinator = new ResumeCoordinator({ toolkit, policy: rulesPolicy([{ principals: '*' }]), separationOfDuties: false });
