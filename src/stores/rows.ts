@@ -42,6 +42,8 @@ export interface SuspensionRow {
   signatures?: string | null;
   /** Absent from rows read by a store whose schema predates it. */
   automatic?: string | null;
+  /** Absent from rows read by a store whose schema predates it. */
+  session_id?: string | null;
 }
 
 /**
@@ -75,6 +77,7 @@ export function rowOf(call: SuspendedCall): SuspensionRow {
     requested_by: call.requestedBy === undefined ? null : toJson(call.requestedBy, `the principal ${id} was requested for`),
     signatures: call.signatures === undefined ? null : toJson(call.signatures, `the signatures of ${id}`),
     automatic: call.automatic === undefined ? null : toJson(call.automatic, `the automatic decision on ${id}`),
+    session_id: call.session ?? null,
   };
 }
 
@@ -103,6 +106,7 @@ export function callOf(row: SuspensionRow): SuspendedCall {
   if (row.answered_at !== null) call.answeredAt = row.answered_at;
   if (row.comment !== null) call.comment = row.comment;
   if (typeof row.traceparent === 'string') call.traceparent = row.traceparent;
+  if (typeof row.session_id === 'string') call.session = row.session_id;
   if (typeof row.automatic === 'string') call.automatic = parseStored<AutomaticRecord>(row.automatic, `the automatic decision on ${id}`);
   if (typeof row.signatures === 'string') call.signatures = parseStored<Signature[]>(row.signatures, `the signatures of ${id}`);
   if (typeof row.requested_by === 'string')

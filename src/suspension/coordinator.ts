@@ -191,6 +191,7 @@ export class ResumeCoordinator {
       traceparent,
       requestedBy: options.principal,
       automatic,
+      session: options.session,
     });
     countSuspension(this.telemetry.active(), 'pending', call.name, true, request.kind);
     this.observers.pending(sealed);

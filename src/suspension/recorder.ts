@@ -15,6 +15,7 @@ export interface RecordedPlace {
   traceparent?: string;
   requestedBy?: Principal;
   automatic?: AutomaticRecord;
+  session?: string;
 }
 
 /** Writes a coordinator's new suspensions: each sealed with its binding, checked once, inserted. */
@@ -37,6 +38,7 @@ export class Recorder {
     if (place.traceparent !== undefined) call.traceparent = place.traceparent;
     if (place.requestedBy !== undefined) call.requestedBy = { ...place.requestedBy };
     if (place.automatic !== undefined) call.automatic = { ...place.automatic };
+    if (place.session !== undefined) call.session = place.session;
     const sealed = this.binding.seal(call);
     checkInsertable(sealed);
     try {

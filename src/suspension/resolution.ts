@@ -397,6 +397,7 @@ export class Resolution {
     if (call.callId !== undefined) next.callId = call.callId;
     if (call.runId !== undefined) next.runId = call.runId;
     if (call.requestedBy !== undefined) next.requestedBy = { ...call.requestedBy };
+    if (call.session !== undefined) next.session = call.session;
     // The next link's resolution links to the replay that asked it.
     if (traceparent !== undefined) next.traceparent = traceparent;
     return this.settings.binding.seal(next);

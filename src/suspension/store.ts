@@ -53,6 +53,8 @@ export interface SuspendedCall {
    * separation of duties refuses their own approval (docs/who-may-answer.md).
    */
   requestedBy?: Principal;
+  /** The chat session the call's run belongs to, when it has one: the conversation of its spans. */
+  session?: string;
   /** What automatic answers decided of this approval request when it was recorded (docs/who-may-answer.md). */
   automatic?: AutomaticRecord;
   /** The approvals recorded so far of a quorum request, oldest first, one per principal. */

@@ -10,6 +10,8 @@ export interface ResolvedCall {
   tool: string;
   callId?: string;
   runId?: string;
+  /** The chat session the call's run belongs to: the span's conversation when present. */
+  session?: string;
   traceparent?: string;
   answeredBy?: { id: string };
 }
@@ -26,7 +28,9 @@ export function startResolution(tracing: Tracing, call: ResolvedCall): { span: O
     [ATTR.requestId]: call.request.id,
   };
   if (call.callId !== undefined) attributes[ATTR.toolCallId] = call.callId;
-  if (call.runId !== undefined) attributes[ATTR.conversationId] = call.runId;
+  // The conversation is the chat session when the run has one, as on the run's own spans.
+  const conversation = call.session ?? call.runId;
+  if (conversation !== undefined) attributes[ATTR.conversationId] = conversation;
   if (tracing.options.recordAnsweredBy === true && call.answeredBy !== undefined) attributes[ATTR.answeredBy] = call.answeredBy.id;
   const span = tracing.start(SPAN.resolve(call.tool), 'internal', attributes, undefined, tracing.linkTo(call.traceparent));
   return { span, context: tracing.contextOf(span) };

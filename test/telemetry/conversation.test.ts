@@ -47,7 +47,7 @@ afterAll(async () => {
 function runner(telemetry: { agentName?: string } = {}): AgentRunner {
   const toolkit = new Toolkit().register(CloseAccountTool);
   const store = new MemoryStore();
-  const coordinator = new ResumeCoordinator({ toolkit, store });
+  const coordinator = new ResumeCoordinator({ toolkit, store, telemetry: { tracerProvider: otel.tracerProvider } });
   const model = new OpenAIChatModel({ baseUrl: `${server.url}/v1`, model: 'gpt-test', apiKey: 'sk-test', retry: { maxAttempts: 1 } });
   return new AgentRunner({
     model,
@@ -73,6 +73,9 @@ it('a run of a session and its resume: the agent by its name, the session as the
     expect(span.attributes['gen_ai.agent.name']).toBe('billing');
     expect(span.attributes['gen_ai.conversation.id']).toBe('chat-ada-7');
   }
+  // The answer's span names the same conversation: the session is kept with the suspension.
+  const resolved = otel.spans().filter((span) => span.name.startsWith('resolve_suspension'));
+  expect(resolved.map((span) => span.attributes['gen_ai.conversation.id'])).toEqual(['chat-ada-7']);
 });
 
 it('a run outside a session is its own conversation; telemetry.agentName overrides the name', async () => {

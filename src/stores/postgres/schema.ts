@@ -181,6 +181,8 @@ function migrationTo(version: number, { schema, prefix, suspensions, runs, grant
         `ALTER TABLE ${suspensions} ADD COLUMN signatures json`,
         // Automatic answers: what the rule decided of an approval request, acted on or shadowed.
         `ALTER TABLE ${suspensions} ADD COLUMN automatic json`,
+        // The chat session of the call's run: the conversation its resolution's span names.
+        `ALTER TABLE ${suspensions} ADD COLUMN session_id text`,
         // Standing grants (docs/who-may-answer.md, "Grants"): each as JSON, revoked by the server's clock.
         `CREATE TABLE ${grants} (
            seq        bigserial PRIMARY KEY,

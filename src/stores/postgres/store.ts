@@ -24,12 +24,12 @@ const MAX_RETRY_PAUSE_MS = 1_000;
 const SUSPENSION_COLUMNS = `id, kind, tool, status, request::text AS request, args::text AS args, answer::text AS answer,
   outcome::text AS outcome, call_id, run_id, created_at, updated_at, lease_until_ms, fence, chain::text AS chain, next_id, binding,
   answered_by::text AS answered_by, answered_at, comment, traceparent, requested_by::text AS requested_by,
-  signatures::text AS signatures, automatic::text AS automatic`;
+  signatures::text AS signatures, automatic::text AS automatic, session_id`;
 
 /** Columns of an insert, in the order of {@link insertValues}; `$n` placeholders with the casts `INSERT … SELECT` needs. */
 const INSERT_COLUMNS =
   'id, kind, tool, status, request, args, answer, outcome, call_id, run_id, created_at, updated_at, lease_until_ms, fence, chain, next_id, binding, ' +
-  'answered_by, answered_at, comment, traceparent, requested_by, signatures, automatic';
+  'answered_by, answered_at, comment, traceparent, requested_by, signatures, automatic, session_id';
 const insertPlaceholders = (from: number) =>
   [
     'text',
@@ -56,6 +56,7 @@ const insertPlaceholders = (from: number) =>
     'json',
     'json',
     'json',
+    'text',
   ]
     .map((type, i) => `$${from + i}::${type}`)
     .join(', ');
@@ -86,6 +87,7 @@ function insertValues(row: SuspensionRow): unknown[] {
     row.requested_by,
     row.signatures,
     row.automatic,
+    row.session_id,
   ];
 }
 

@@ -71,6 +71,8 @@ const STEPS: Record<number, string> = {
     'ALTER TABLE suspensions ADD COLUMN signatures TEXT;',
     // Automatic answers: what the rule decided of an approval request (JSON), acted on or shadowed.
     'ALTER TABLE suspensions ADD COLUMN automatic TEXT;',
+    // The chat session of the call's run: the conversation its resolution's span names.
+    'ALTER TABLE suspensions ADD COLUMN session_id TEXT;',
     // Standing grants (docs/who-may-answer.md, "Grants"): each as JSON, revoked by SQLite's clock.
     'CREATE TABLE grants (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, grant_json TEXT NOT NULL, revoked_at TEXT);',
     // Sessions (chat, docs/chat.md): conversations kept by id, saved by version compare-and-set.
@@ -105,7 +107,7 @@ export function migrate(db: Database.Database, filename: string): void {
 /** The columns of a suspension, named as `SuspensionRow` (../rows) names them. */
 export const SUSPENSION_COLUMNS = `id, kind, tool, status, request, args, answer, outcome, call_id, run_id, created_at, updated_at,
   lease_until AS lease_until_ms, fence, chain, next_id, binding, answered_by, answered_at, comment, traceparent, requested_by, signatures,
-  automatic`;
+  automatic, session_id`;
 
 /** The statements {@link prepare} returns; named, so the declaration emit can name them too. */
 export interface SqliteStatements {
@@ -139,10 +141,10 @@ export function prepare(db: Database.Database, synchronous: 'full' | 'normal'): 
     insert: db.prepare(`
       INSERT INTO suspensions (id, kind, tool, args, request, call_id, run_id, status, created_at, updated_at, answer, outcome,
                                lease_until, fence, chain, next_id, binding, answered_by, answered_at, comment, traceparent,
-                               requested_by, signatures, automatic)
+                               requested_by, signatures, automatic, session_id)
       VALUES (@id, @kind, @tool, @args, @request, @call_id, @run_id, @status, @created_at, @updated_at, @answer, @outcome,
               @lease_until_ms, @fence, @chain, @next_id, @binding, @answered_by, @answered_at, @comment, @traceparent,
-              @requested_by, @signatures, @automatic)
+              @requested_by, @signatures, @automatic, @session_id)
       ON CONFLICT (id) DO NOTHING`),
     read: db.prepare(`SELECT ${SUSPENSION_COLUMNS} FROM suspensions WHERE id = ?`),
     // The approvals with one more, computed after reading the row in the same IMMEDIATE transaction.
