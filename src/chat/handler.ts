@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AnswerRefusedError, ClaimHeldError, InvalidArgumentError, ModelError, ToolnexusError } from '../errors';
+import { AnswerRefusedError, ClaimHeldError, InvalidArgumentError, ToolnexusError } from '../errors';
 import { pendingOf } from '../results/helpers';
 import type { ToolCall } from '../models/types';
 import type { Answer } from '../results/wire';
@@ -9,11 +9,11 @@ import type { AgentRunner } from '../runner/agent-runner';
 import type { RunEvent } from '../runner/types';
 import type { StoredSession } from '../sessions/store';
 import type { Principal } from '../suspension/audit';
-import { isSettled } from '../suspension/status';
-import type { SuspendedCall } from '../suspension/store';
 import { ChatRequestError } from './errors';
+import { checkApproval, haltedChat, refuseDuplicates } from './approvals';
+import { failureLog, logFailure, recoverHalted, STDERR_LOGGER, type ChatLogger } from './log';
 import { UI_STREAM_HEADERS, type UIStreamPart } from './parts';
-import { checkIssued, defaultSessionOf, readChatBody, toolParts, userText, type ToolPartIn } from './request';
+import { checkIssued, defaultSessionOf, readChatBody, toolParts, userText } from './request';
 import { messageIdOf, outputPart, requestParts, uiPartBatches, UIPartWriter, type UIStreamOptions } from './ui-stream';
 
 /** Options of every chat front end ({@link chatResponse}, {@link chatHandler}). */
@@ -37,13 +37,6 @@ export interface ChatOptions {
   /** What the page sees of a sub-agent's own work: nothing (`'hidden'`, default) or a part per sub-agent call (`'part'`); see {@link UIStreamOptions.subAgents}. */
   subAgents?: 'hidden' | 'part';
 }
-
-/** The log of a chat back end (Nest's `Logger` is one). */
-export interface ChatLogger {
-  error(message: string): void;
-}
-
-const STDERR_LOGGER: ChatLogger = { error: (message) => process.stderr.write(`${message}\n`) };
 
 const DEFAULT_MAX_BODY = 1024 * 1024;
 
@@ -74,24 +67,6 @@ interface ChatEvents {
   stream: UIStreamOptions;
   /** Tells the server's log that the run failed. */
   failed: (error: unknown) => void;
-}
-
-/** Logs a failed run of a chat: its id and the error's code (and a model's provider and status), never the error's message. */
-function failureLog(options: ChatOptions, runId: string): (error: unknown) => void {
-  const logger = options.logger ?? STDERR_LOGGER;
-  return (error) => {
-    try {
-      const code = error instanceof ToolnexusError ? error.code : 'an internal error';
-      let line = `toolnexus chat: run ${runId} failed: ${code}`;
-      if (error instanceof ModelError) {
-        const status = (error as { status?: unknown }).status;
-        line += ` (model provider ${error.provider}${typeof status === 'number' ? `, HTTP ${status}` : ''})`;
-      }
-      logger.error(line);
-    } catch {
-      // A failing logger must not keep the page from its error part.
-    }
-  };
 }
 
 /** What {@link chatStream} streams, before it becomes parts (the front ends convert as they write). */
@@ -137,7 +112,7 @@ async function chatEvents(
     return {
       events,
       stream: { messageId: messageIdOf(runId), ...redaction, ...(errorText ? { errorText } : {}) },
-      failed: failureLog(options, runId),
+      failed: failureLog(options.logger, runId),
     };
   }
 
@@ -182,40 +157,8 @@ async function chatEvents(
   return {
     events,
     stream: { messageId, before, ...redaction, ...(errorText ? { errorText } : {}) },
-    failed: failureLog(options, runId as string),
+    failed: failureLog(options.logger, runId as string),
   };
-}
-
-/**
- * A halted run with no open question: a call whose replay stopped (its process died before
- * storing the outcome) is taken over with the answer that claimed it, once its lease lapsed
- * by the store's clock (the replay follows the tool's `idempotent` / `recovery` rule), then
- * the run is continued. What fails is logged by code, as the page is only told the chat is busy.
- */
-async function recoverHalted(runner: AgentRunner, runId: string, context: object | undefined, logger: ChatLogger): Promise<void> {
-  const log = (what: string, error: unknown): void => {
-    const code = error instanceof ToolnexusError ? error.code : error instanceof Error ? error.name : typeof error;
-    try {
-      logger.error(`toolnexus chat: run ${runId}: ${what} failed: ${code}`);
-    } catch {
-      // A failing logger changes nothing here.
-    }
-  };
-  const store = runner.coordinator.store;
-  let held = false;
-  for (const call of await store.list({ runId, status: 'resolving' })) {
-    if (!call.answer) continue;
-    const audit = call.answeredBy ? { by: call.answeredBy, ...(call.comment ? { comment: call.comment } : {}) } : undefined;
-    try {
-      await runner.coordinator.resolve(call.answer, { ...context }, audit, undefined, { ifClaimed: 'refuse', takeover: 'recover' });
-    } catch (error) {
-      // A live holder is still replaying it: the chat is busy until it ends.
-      if (error instanceof ClaimHeldError) held = true;
-      else log(`taking over suspension ${call.request.id}`, error);
-    }
-  }
-  if (held || (await store.list({ runId, status: 'pending' })).length > 0) return;
-  await runner.recover(runId, context ? { context } : {}).catch((error: unknown) => log('recovering the run', error));
 }
 
 /** The tool calls of a stored thread, in order. */
@@ -223,81 +166,6 @@ function threadCalls(session: StoredSession | undefined): ToolCall[] {
   const calls: ToolCall[] = [];
   for (const message of session?.messages ?? []) if (message.role === 'assistant') calls.push(...(message.toolCalls ?? []));
   return calls;
-}
-
-/**
- * One answer per approval and per tool call: two (approved and declined) would have the first
- * run the tool and the second fail after it, so such a request is refused before anything runs.
- */
-function refuseDuplicates(parts: readonly ToolPartIn[]): void {
-  const approvals = new Set<string>();
-  const calls = new Set<string>();
-  for (const part of parts) {
-    const approvalId = part.approval?.id;
-    if (approvalId !== undefined && approvals.has(approvalId))
-      throw new ChatRequestError(400, 'duplicate_approval', `approval request ${approvalId} is answered twice in one message`);
-    if (calls.has(part.toolCallId))
-      throw new ChatRequestError(400, 'duplicate_approval', `tool call ${part.toolCallId} is answered twice in one message`);
-    if (approvalId !== undefined) approvals.add(approvalId);
-    calls.add(part.toolCallId);
-  }
-}
-
-/**
- * The 409 for a message to a chat whose run is halted, saying what is true: either it waits for
- * answers, or all are in but the run could not be continued (the attempt above failed), where
- * answering is impossible and the next message tries again.
- */
-async function haltedChat(runner: AgentRunner, runId: string): Promise<ChatRequestError> {
-  const open = await runner.coordinator.store.list({ runId, status: 'pending' });
-  if (open.length > 0)
-    return new ChatRequestError(
-      409,
-      'busy',
-      `this chat is waiting for an answer: answer its open request${open.length > 1 ? 's' : ''} first`,
-    );
-  return new ChatRequestError(
-    409,
-    'busy',
-    'this chat has every answer it asked for, but its run could not be continued yet: send again to retry',
-  );
-}
-
-async function checkApproval(
-  runner: AgentRunner,
-  part: ToolPartIn,
-  runId: string | undefined,
-  principal: Principal,
-): Promise<{ part: ToolPartIn; call: SuspendedCall }> {
-  const approval = part.approval;
-  if (!approval || typeof approval.approved !== 'boolean')
-    throw new ChatRequestError(400, 'bad_body', `tool call ${part.toolCallId} is approval-responded without approved: true | false`);
-  const call = await runner.coordinator.get(approval.id);
-  if (!call) throw new ChatRequestError(404, 'unknown_approval', `no approval request ${approval.id}`);
-  if (call.request.kind !== 'approval')
-    throw new ChatRequestError(400, 'wrong_kind', `request ${approval.id} is a ${call.request.kind} request, not an approval`);
-  if (call.callId !== part.toolCallId || call.tool !== part.toolName)
-    throw new ChatRequestError(400, 'wrong_call', `request ${approval.id} does not belong to tool call ${part.toolCallId}`);
-  // A call being resolved is not refused here: its holder may have died, and the claim decides.
-  if (isSettled(call.status)) throw new ChatRequestError(409, 'not_pending', `request ${approval.id} is already ${call.status}`);
-  if (runId === undefined || call.runId !== runId)
-    throw new ChatRequestError(403, 'not_yours', `request ${approval.id} is not one this chat is waiting for`);
-  // The coordinator's answer policy, asked before any answer is applied; the claim judges again.
-  const answer: Answer = approval.approved ? { id: call.request.id, ok: true } : { id: call.request.id, ok: false, reason: 'declined' };
-  const decision = await runner.coordinator.decide(principal, call, answer);
-  if (decision !== 'allow')
-    throw new ChatRequestError(403, 'answer_refused', `you may not answer request ${approval.id}: ${decision.deny}`);
-  return { part, call };
-}
-
-/** `events`, telling `failed` of the error that ends them, if one does (and passing it on). */
-async function* logFailure(events: AsyncIterable<RunEvent>, failed: (error: unknown) => void): AsyncGenerator<RunEvent> {
-  try {
-    yield* events;
-  } catch (error) {
-    failed(error);
-    throw error;
-  }
 }
 
 /** Encodes parts as server-sent events, ending with `data: [DONE]` as the AI SDK's own responses do. */

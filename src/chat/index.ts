@@ -6,13 +6,13 @@
 export { chatStream, chatResponse, chatHandler, chatFastifyHandler, sseOf } from './handler';
 export type {
   ChatOptions,
-  ChatLogger,
   ChatResponseOptions,
   ChatHandlerOptions,
   ChatFastifyOptions,
   FastifyLikeRequest,
   FastifyLikeReply,
 } from './handler';
+export type { ChatLogger } from './log';
 export { chatThread, chatThreadResponse, chatThreadHandler } from './thread';
 export type { ChatUIMessage, ChatUIPart, ChatToolUIPart } from './thread';
 export { toUIMessageStream, uiPartBatches, UIPartWriter, messageIdOf } from './ui-stream';

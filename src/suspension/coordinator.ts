@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { AnswerRefusedError, InvalidAnswerError, InvalidArgumentError, StoreError } from '../errors';
+import { InvalidAnswerError, InvalidArgumentError } from '../errors';
 import { failure, pending, pendingOf, type PendingRequestInit } from '../results/helpers';
 import type { Answer, PendingRequest, ToolResult } from '../results/wire';
 import { countSuspension } from '../telemetry/suspension';
@@ -35,11 +34,10 @@ import {
   type Principal,
 } from './audit';
 import type { AnswerAction, AnswerDecision } from './policy';
-import { Authority, keepSystemMark, systemAudit } from './authority';
-import { escalationOf } from './escalation';
-import { checkedGrant, covers, isGrantStore, type Grant, type GrantInit, type GrantPlace, type GrantStore } from './grants';
-import { quorumOf } from './quorum';
-import { automaticDecision, type AutomaticAnswers, type AutomaticQuestion, type AutomaticRecord } from './automatic';
+import { Authority, keepSystemMark } from './authority';
+import type { Grant, GrantInit } from './grants';
+import { StandingAnswers } from './standing';
+import { Sweeper, type SweepResult } from './sweep';
 import { Binding } from './binding';
 import { coordinatorSettings, type ExecuteOptions, type ResumeCoordinatorOptions } from './coordinator-options';
 import { answerInline } from './inline';
@@ -47,7 +45,7 @@ import { Resolution, type ExpectedCall, type ResolveOptions } from './resolution
 import { Observers, type SuspensionObserver } from './observer';
 import { Recorder } from './recorder';
 import { isSuspensionStatus } from './status';
-import type { Claim, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from './store';
+import type { SuspendedCall, SuspensionFilter, SuspensionStore } from './store';
 import { MemorySuspensionStore } from './memory';
 import { checkHistoryFilter } from './validate';
 
@@ -85,9 +83,8 @@ export class ResumeCoordinator {
   private readonly observers: Observers;
   private readonly telemetry: Telemetry;
   private readonly authority: Authority;
-  private readonly automaticAnswers?: AutomaticAnswers;
-  /** The clock's instant of the last {@link sweep}: escalations due before it were told. */
-  private lastSweep = Number.NEGATIVE_INFINITY;
+  private readonly standing: StandingAnswers;
+  private readonly sweeper: Sweeper;
 
   constructor(options: ResumeCoordinatorOptions) {
     const settings = coordinatorSettings(options);
@@ -103,12 +100,9 @@ export class ResumeCoordinator {
     this.telemetry = new Telemetry(options.telemetry, 'ResumeCoordinator');
     for (const observer of options.observers ?? []) this.observe(observer);
     this.recorder = new Recorder(this.store, this.binding, this.clock);
-    if (options.automaticAnswers !== undefined) {
-      const automatic = options.automaticAnswers;
-      if (typeof automatic?.decide !== 'function' || typeof automatic.name !== 'string' || automatic.name === '')
-        throw new InvalidArgumentError('automaticAnswers needs { name, decide(question, ctx), shadow? }');
-      this.automaticAnswers = automatic;
-    }
+    const automatic = options.automaticAnswers;
+    if (automatic !== undefined && (typeof automatic?.decide !== 'function' || typeof automatic.name !== 'string' || automatic.name === ''))
+      throw new InvalidArgumentError('automaticAnswers needs { name, decide(question, ctx), shadow? }');
     this.authority = new Authority({
       store: this.store,
       ...(settings.policy ? { policy: settings.policy } : {}),
@@ -126,9 +120,16 @@ export class ResumeCoordinator {
       formatRefusal: this.formatRefusal,
       binding: this.binding,
       telemetry: this.telemetry,
-      onSettled: (claim, settlement) => this.settledOf(claim, settlement),
+      onSettled: (claim, settlement) => this.observers.settlement(claim, settlement, this.clock.now()),
       onSigned: (call) => this.observers.signed(call),
     });
+    this.standing = new StandingAnswers({
+      store: this.store,
+      clock: this.clock,
+      resolution: this.resolution,
+      ...(automatic ? { automatic } : {}),
+    });
+    this.sweeper = new Sweeper(this.store, this.clock, this.resolution, this.observers);
   }
 
   /**
@@ -184,7 +185,7 @@ export class ResumeCoordinator {
         clock: this.clock,
       });
     }
-    const automatic = await this.automaticOf(request, call.name, value, options, ctx);
+    const automatic = await this.standing.automaticOf(request, call.name, value, options, ctx);
     const sealed = await this.recorder.record(request, call.name, value, {
       callId: options.callId,
       runId: options.runId,
@@ -195,55 +196,8 @@ export class ResumeCoordinator {
     });
     countSuspension(this.telemetry.active(), 'pending', call.name, true, request.kind);
     this.observers.pending(sealed);
-    // Automatic answers settle what their rule decided, as `policy:<name>` (unless only shadowing).
-    if (automatic && !automatic.shadow && (automatic.decision === 'approved' || automatic.decision === 'denied')) {
-      const audit = systemAudit(`automatic answer by ${automatic.policy}`);
-      audit.by = { id: `policy:${automatic.policy}` };
-      const answer: Answer =
-        automatic.decision === 'approved' ? { id: request.id, ok: true } : { id: request.id, ok: false, reason: 'declined' };
-      return this.resolution.checkAndClaim(withCommentAsReason(answer, audit.comment), sealed, ctx, audit);
-    }
-    // A standing grant answers an approval it covers at once, as its granter (docs/who-may-answer.md, "Grants").
-    const granted = await this.grantFor(sealed, options);
-    if (granted) {
-      try {
-        return await this.resolution.checkAndClaim({ id: request.id, ok: true }, sealed, ctx, {
-          by: { ...granted.by },
-          comment: `standing grant ${granted.id}`,
-        });
-      } catch (error) {
-        // The granter may no longer answer it (the policy changed, or they asked it): a person is asked.
-        if (!(error instanceof AnswerRefusedError)) throw error;
-      }
-    }
-    return result;
-  }
-
-  /** What the automatic answers decide of an approval request about to be recorded; `undefined` when none are set or it is not one. */
-  private async automaticOf(
-    request: PendingRequest,
-    tool: string,
-    args: unknown,
-    options: ExecuteOptions,
-    ctx: ToolContext | undefined,
-  ): Promise<AutomaticRecord | undefined> {
-    const automatic = this.automaticAnswers;
-    if (!automatic || request.kind !== 'approval' || quorumOf(request)) return undefined;
-    const question: AutomaticQuestion = { tool, args, request };
-    if (options.principal !== undefined) question.requestedBy = { ...options.principal };
-    const decision = await automaticDecision(automatic, question, ctx);
-    return { policy: automatic.name, decision, shadow: automatic.shadow === true };
-  }
-
-  /** The live grant that covers this just-recorded approval request, if the store keeps grants and one does. */
-  private async grantFor(call: SuspendedCall, options: ExecuteOptions): Promise<Grant | undefined> {
-    if (call.request.kind !== 'approval' || quorumOf(call.request) || !isGrantStore(this.store)) return undefined;
-    const place: GrantPlace = { tool: call.tool };
-    if (options.runId !== undefined) place.runId = options.runId;
-    if (options.session !== undefined) place.session = options.session;
-    if (options.principal !== undefined) place.requestedBy = options.principal.id;
-    const now = this.clock.now();
-    return (await this.store.listGrants()).find((grant) => covers(grant, place, now));
+    // An automatic answer or a standing grant may settle it at once (docs/who-may-answer.md).
+    return (await this.standing.settle(sealed, automatic, options, ctx)) ?? result;
   }
 
   /**
@@ -255,26 +209,17 @@ export class ResumeCoordinator {
    * @throws {@link StoreError} the store keeps no grants.
    */
   async grant(init: GrantInit): Promise<Grant> {
-    const store = this.grantStore();
-    const grant = checkedGrant(init, `grant-${randomUUID()}`, this.clock.now());
-    await store.insertGrant(grant);
-    return grant;
+    return this.standing.grant(init);
   }
 
   /** Revokes a grant: the next request it would have covered is asked. False when unknown or already revoked. */
   async revoke(grantId: string): Promise<boolean> {
-    if (typeof grantId !== 'string' || grantId === '') throw new InvalidArgumentError('revoke needs a grant id');
-    return this.grantStore().revokeGrant(grantId);
+    return this.standing.revoke(grantId);
   }
 
   /** Every grant the store keeps, revoked and lapsed ones included, oldest first. */
   async grants(): Promise<Grant[]> {
-    return this.grantStore().listGrants();
-  }
-
-  private grantStore(): GrantStore {
-    if (!isGrantStore(this.store)) throw new StoreError('this store keeps no grants (insertGrant, revokeGrant, listGrants)');
-    return this.store;
+    return this.standing.grants();
   }
 
   /**
@@ -500,51 +445,12 @@ export class ResumeCoordinator {
    * coordinator's clock. Run it on a timer in one process or several: a call is settled once.
    * Returns the ids of each.
    */
-  async sweep(): Promise<{ expired: string[]; escalated: string[] }> {
-    const now = this.clock.now();
-    const since = this.lastSweep;
-    this.lastSweep = now;
-    const expired: string[] = [];
-    const escalated: string[] = [];
-    for (const call of await this.store.list({ status: 'pending' })) {
-      const id = call.request.id;
-      const deadline = call.request.expiresAt === undefined ? Number.NaN : Date.parse(call.request.expiresAt);
-      if (deadline <= now) {
-        try {
-          const answer: Answer = { id, ok: false, reason: 'expired' };
-          await this.resolution.checkAndClaim(answer, call, undefined, systemAudit('expired'));
-          expired.push(id);
-        } catch {
-          // Settled or taken meanwhile: whoever holds it decides.
-        }
-        continue;
-      }
-      const escalation = escalationOf(call.request);
-      if (escalation && escalation.at <= now && escalation.at > since) {
-        this.observers.escalated(call);
-        escalated.push(id);
-      }
-    }
-    return { expired, escalated };
+  async sweep(): Promise<SweepResult> {
+    return this.sweeper.sweep();
   }
 
   /** Whether an answer policy judges this coordinator's answers. */
   get hasPolicy(): boolean {
     return this.authority.active;
-  }
-
-  /** Tells the observers of a stored settlement: the call as settled, then the chain's next link. */
-  private settledOf(claim: Claim, settlement: Settlement): void {
-    if (this.observers.size === 0) return;
-    const { leaseUntil: _released, ...held } = claim.call;
-    const settled: SuspendedCall = {
-      ...held,
-      status: settlement.status,
-      outcome: settlement.outcome,
-      updatedAt: new Date(this.clock.now()).toISOString(),
-    };
-    if (settlement.next) settled.next = settlement.next.request.id;
-    this.observers.settled(settled);
-    if (settlement.next) this.observers.pending(settlement.next);
   }
 }

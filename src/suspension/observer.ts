@@ -1,7 +1,7 @@
 import type { Toolkit } from '../toolkit/toolkit';
 import { redactCall } from './redact';
 import type { AnswerRefusal } from './authority';
-import type { SuspendedCall } from './store';
+import type { Claim, Settlement, SuspendedCall } from './store';
 
 /**
  * Told when a suspension is recorded and when one settles, after the store write
@@ -45,6 +45,21 @@ export class Observers {
 
   settled(call: SuspendedCall): void {
     this.tell('onSettled', call);
+  }
+
+  /** Tells of a stored settlement: the call as settled (lease released), then the chain's next link. */
+  settlement(claim: Claim, settlement: Settlement, now: number): void {
+    if (this.observers.size === 0) return;
+    const { leaseUntil: _released, ...held } = claim.call;
+    const settled: SuspendedCall = {
+      ...held,
+      status: settlement.status,
+      outcome: settlement.outcome,
+      updatedAt: new Date(now).toISOString(),
+    };
+    if (settlement.next) settled.next = settlement.next.request.id;
+    this.settled(settled);
+    if (settlement.next) this.pending(settlement.next);
   }
 
   signed(call: SuspendedCall): void {

@@ -1,6 +1,4 @@
 import {
-  InvalidAnswerError,
-  InvalidArgumentError,
   AlreadyResolvedError,
   ClaimHeldError,
   ClaimLostError,
@@ -11,7 +9,8 @@ import {
 } from '../errors';
 import { messageOf } from '../errors/message';
 import { pending, pendingOf } from '../results/helpers';
-import { quorumOf, type Quorum } from './quorum';
+import { quorumOf } from './quorum';
+import { editedAnswer, signQuorum } from './signing';
 import type { Answer, PendingRequest, ToolResult } from '../results/wire';
 import { ATTR } from '../telemetry/conventions';
 import { countSuspension, startResolution } from '../telemetry/suspension';
@@ -123,11 +122,11 @@ export class Resolution {
     // Before anything else: a refused answer changes nothing and learns nothing of the outcome.
     await this.settings.authority.judge(read, answer, audit);
     // Edited arguments are checked by the tool's DTO now: a bad edit is refused, nothing stored.
-    if (answer.args !== undefined) answer = await this.edited(read, answer);
+    if (answer.args !== undefined) answer = await editedAnswer(this.settings.toolkit, read, answer);
     // A quorum approval is a signature until the last one needed: that one claims and replays.
     const quorum = answer.ok && read.status === 'pending' ? quorumOf(read.request) : undefined;
     if (quorum) {
-      const signed = await this.sign(read, quorum, audit);
+      const signed = await signQuorum(this.settings.store, read, quorum, audit, this.settings.onSigned);
       if ('waiting' in signed) return signed.waiting;
       call = signed.call;
     }
@@ -164,50 +163,6 @@ export class Resolution {
       if (!next) throw new UnknownSuspensionError(answer.id);
       call = next;
     }
-  }
-
-  /**
-   * An approval with edited arguments, where the request allows it, with the arguments as the
-   * tool's DTO parses them (what the store keeps and the replay runs with).
-   * @throws {@link InvalidAnswerError} the request allows no edit, or the edit does not validate.
-   */
-  private async edited(read: SuspendedCall, answer: Answer): Promise<Answer> {
-    const id = read.request.id;
-    if (read.request.data?.editable !== true) throw new InvalidAnswerError(`${id} does not allow edited arguments`);
-    if (quorumOf(read.request)) throw new InvalidAnswerError(`${id} needs a quorum: its arguments cannot be edited`);
-    const prepared = await this.settings.toolkit.prepare(read.tool, answer.args);
-    if (!prepared.ok) throw new InvalidAnswerError(`the edited arguments of ${id} are invalid: ${prepared.problem}`);
-    const stored = prepared.stored;
-    if (!stored.ok) throw new InvalidAnswerError(`the edited arguments of ${id} cannot be stored: ${stored.problem}`);
-    return { ...answer, args: JSON.parse(stored.json) as Record<string, unknown> };
-  }
-
-  /**
-   * Records `audit.by`'s approval of a quorum request: the call still waits (its pending result,
-   * with the quorum's progress) until `quorum.of` principals signed; then the caller claims it.
-   */
-  private async sign(
-    read: SuspendedCall,
-    quorum: Quorum,
-    audit: Audit | undefined,
-  ): Promise<{ waiting: ToolResult } | { call: SuspendedCall }> {
-    const { store } = this.settings;
-    const by = audit?.by;
-    if (by === undefined)
-      throw new InvalidArgumentError(`${read.request.id} needs ${quorum.of} approvals: an approval must name its principal`);
-    if (typeof store.sign !== 'function')
-      throw new StoreError(
-        `${read.request.id} needs ${quorum.of} approvals, and this store cannot keep signatures (it has no sign method)`,
-      );
-    const after = await store.sign(read.request.id, by, audit?.comment);
-    if (!after) throw new UnknownSuspensionError(read.request.id);
-    const signed = after.signatures?.length ?? 0;
-    if (after.status !== 'pending' || signed >= quorum.of) return { call: after };
-    if (!read.signatures?.some((s) => s.by.id === by.id)) this.settings.onSigned?.(after);
-    const waiting = pending(after.request);
-    waiting.output = `${after.request.prompt} (approved by ${signed} of the ${quorum.of} needed)`;
-    waiting.metadata = { ...waiting.metadata, quorum: { of: quorum.of, signatures: after.signatures ?? [] } };
-    return { waiting };
   }
 
   /**

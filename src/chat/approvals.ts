@@ -1,0 +1,73 @@
+import type { Answer } from '../results/wire';
+import type { AgentRunner } from '../runner/agent-runner';
+import type { Principal } from '../suspension/audit';
+import { isSettled } from '../suspension/status';
+import type { SuspendedCall } from '../suspension/store';
+import { ChatRequestError } from './errors';
+import type { ToolPartIn } from './request';
+
+/**
+ * One answer per approval and per tool call: two (approved and declined) would have the first
+ * run the tool and the second fail after it, so such a request is refused before anything runs.
+ */
+export function refuseDuplicates(parts: readonly ToolPartIn[]): void {
+  const approvals = new Set<string>();
+  const calls = new Set<string>();
+  for (const part of parts) {
+    const approvalId = part.approval?.id;
+    if (approvalId !== undefined && approvals.has(approvalId))
+      throw new ChatRequestError(400, 'duplicate_approval', `approval request ${approvalId} is answered twice in one message`);
+    if (calls.has(part.toolCallId))
+      throw new ChatRequestError(400, 'duplicate_approval', `tool call ${part.toolCallId} is answered twice in one message`);
+    if (approvalId !== undefined) approvals.add(approvalId);
+    calls.add(part.toolCallId);
+  }
+}
+
+/**
+ * The 409 for a message to a chat whose run is halted, saying what is true: either it waits for
+ * answers, or all are in but the run could not be continued (the attempt above failed), where
+ * answering is impossible and the next message tries again.
+ */
+export async function haltedChat(runner: AgentRunner, runId: string): Promise<ChatRequestError> {
+  const open = await runner.coordinator.store.list({ runId, status: 'pending' });
+  if (open.length > 0)
+    return new ChatRequestError(
+      409,
+      'busy',
+      `this chat is waiting for an answer: answer its open request${open.length > 1 ? 's' : ''} first`,
+    );
+  return new ChatRequestError(
+    409,
+    'busy',
+    'this chat has every answer it asked for, but its run could not be continued yet: send again to retry',
+  );
+}
+
+/** One approval response checked against its stored request, the chat's run and the answer policy, before any is applied. */
+export async function checkApproval(
+  runner: AgentRunner,
+  part: ToolPartIn,
+  runId: string | undefined,
+  principal: Principal,
+): Promise<{ part: ToolPartIn; call: SuspendedCall }> {
+  const approval = part.approval;
+  if (!approval || typeof approval.approved !== 'boolean')
+    throw new ChatRequestError(400, 'bad_body', `tool call ${part.toolCallId} is approval-responded without approved: true | false`);
+  const call = await runner.coordinator.get(approval.id);
+  if (!call) throw new ChatRequestError(404, 'unknown_approval', `no approval request ${approval.id}`);
+  if (call.request.kind !== 'approval')
+    throw new ChatRequestError(400, 'wrong_kind', `request ${approval.id} is a ${call.request.kind} request, not an approval`);
+  if (call.callId !== part.toolCallId || call.tool !== part.toolName)
+    throw new ChatRequestError(400, 'wrong_call', `request ${approval.id} does not belong to tool call ${part.toolCallId}`);
+  // A call being resolved is not refused here: its holder may have died, and the claim decides.
+  if (isSettled(call.status)) throw new ChatRequestError(409, 'not_pending', `request ${approval.id} is already ${call.status}`);
+  if (runId === undefined || call.runId !== runId)
+    throw new ChatRequestError(403, 'not_yours', `request ${approval.id} is not one this chat is waiting for`);
+  // The coordinator's answer policy, asked before any answer is applied; the claim judges again.
+  const answer: Answer = approval.approved ? { id: call.request.id, ok: true } : { id: call.request.id, ok: false, reason: 'declined' };
+  const decision = await runner.coordinator.decide(principal, call, answer);
+  if (decision !== 'allow')
+    throw new ChatRequestError(403, 'answer_refused', `you may not answer request ${approval.id}: ${decision.deny}`);
+  return { part, call };
+}

@@ -1,0 +1,53 @@
+import { InvalidAnswerError, InvalidArgumentError, StoreError, UnknownSuspensionError } from '../errors';
+import { pending } from '../results/helpers';
+import type { Answer, ToolResult } from '../results/wire';
+import type { Toolkit } from '../toolkit/toolkit';
+import type { Audit } from './audit';
+import { quorumOf, type Quorum } from './quorum';
+import type { SuspendedCall, SuspensionStore } from './store';
+
+/**
+ * An approval with edited arguments, where the request allows it (docs/who-may-answer.md,
+ * "Edit"), with the arguments as the tool's DTO parses them: what the store keeps and the
+ * replay runs with.
+ * @throws {@link InvalidAnswerError} the request allows no edit, or the edit does not validate.
+ */
+export async function editedAnswer(toolkit: Toolkit, read: SuspendedCall, answer: Answer): Promise<Answer> {
+  const id = read.request.id;
+  if (read.request.data?.editable !== true) throw new InvalidAnswerError(`${id} does not allow edited arguments`);
+  if (quorumOf(read.request)) throw new InvalidAnswerError(`${id} needs a quorum: its arguments cannot be edited`);
+  const prepared = await toolkit.prepare(read.tool, answer.args);
+  if (!prepared.ok) throw new InvalidAnswerError(`the edited arguments of ${id} are invalid: ${prepared.problem}`);
+  const stored = prepared.stored;
+  if (!stored.ok) throw new InvalidAnswerError(`the edited arguments of ${id} cannot be stored: ${stored.problem}`);
+  return { ...answer, args: JSON.parse(stored.json) as Record<string, unknown> };
+}
+
+/**
+ * Records `audit.by`'s approval of a quorum request (docs/who-may-answer.md, "Quorum"): the
+ * call still waits (its pending result, with the quorum's progress) until `quorum.of`
+ * principals signed; then the caller claims it. `onSigned` is told of a new signature that
+ * leaves the call waiting.
+ */
+export async function signQuorum(
+  store: SuspensionStore,
+  read: SuspendedCall,
+  quorum: Quorum,
+  audit: Audit | undefined,
+  onSigned: ((call: SuspendedCall) => void) | undefined,
+): Promise<{ waiting: ToolResult } | { call: SuspendedCall }> {
+  const id = read.request.id;
+  const by = audit?.by;
+  if (by === undefined) throw new InvalidArgumentError(`${id} needs ${quorum.of} approvals: an approval must name its principal`);
+  if (typeof store.sign !== 'function')
+    throw new StoreError(`${id} needs ${quorum.of} approvals, and this store cannot keep signatures (it has no sign method)`);
+  const after = await store.sign(id, by, audit?.comment);
+  if (!after) throw new UnknownSuspensionError(id);
+  const signed = after.signatures?.length ?? 0;
+  if (after.status !== 'pending' || signed >= quorum.of) return { call: after };
+  if (!read.signatures?.some((s) => s.by.id === by.id)) onSigned?.(after);
+  const waiting = pending(after.request);
+  waiting.output = `${after.request.prompt} (approved by ${signed} of the ${quorum.of} needed)`;
+  waiting.metadata = { ...waiting.metadata, quorum: { of: quorum.of, signatures: after.signatures ?? [] } };
+  return { waiting };
+}

@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import { AnswerRefusedError, InvalidArgumentError, StoreError } from '../errors';
+import type { Answer, PendingRequest, ToolResult } from '../results/wire';
+import type { Clock } from '../timing/clock';
+import type { ToolContext } from '../toolkit/context';
+import { withCommentAsReason } from './audit';
+import { systemAudit } from './authority';
+import { automaticDecision, type AutomaticAnswers, type AutomaticQuestion, type AutomaticRecord } from './automatic';
+import type { ExecuteOptions } from './coordinator-options';
+import { checkedGrant, covers, isGrantStore, type Grant, type GrantInit, type GrantPlace, type GrantStore } from './grants';
+import { quorumOf } from './quorum';
+import type { Resolution } from './resolution';
+import type { SuspendedCall, SuspensionStore } from './store';
+
+/** What {@link StandingAnswers} works with: the coordinator's store, clock and answer path. */
+export interface StandingSettings {
+  store: SuspensionStore;
+  clock: Clock;
+  resolution: Resolution;
+  automatic?: AutomaticAnswers;
+}
+
+/**
+ * Answers given before anyone is asked (docs/who-may-answer.md): the host's automatic answers
+ * and the standing grants people gave. A just-recorded approval request one of them covers is
+ * settled at once, on the same answer path as any answer.
+ */
+export class StandingAnswers {
+  constructor(private readonly settings: StandingSettings) {}
+
+  /** What the automatic answers decide of an approval request about to be recorded; `undefined` when none are set or it is not one. */
+  async automaticOf(
+    request: PendingRequest,
+    tool: string,
+    args: unknown,
+    options: ExecuteOptions,
+    ctx: ToolContext | undefined,
+  ): Promise<AutomaticRecord | undefined> {
+    const automatic = this.settings.automatic;
+    if (!automatic || request.kind !== 'approval' || quorumOf(request)) return undefined;
+    const question: AutomaticQuestion = { tool, args, request };
+    if (options.principal !== undefined) question.requestedBy = { ...options.principal };
+    const decision = await automaticDecision(automatic, question, ctx);
+    return { policy: automatic.name, decision, shadow: automatic.shadow === true };
+  }
+
+  /**
+   * Settles a just-recorded call as its automatic decision or a live grant says; `undefined` when
+   * neither does (or the grant's giver may not answer it), and a person is asked.
+   */
+  async settle(
+    call: SuspendedCall,
+    automatic: AutomaticRecord | undefined,
+    options: ExecuteOptions,
+    ctx: ToolContext | undefined,
+  ): Promise<ToolResult | undefined> {
+    const { resolution } = this.settings;
+    const id = call.request.id;
+    // Automatic answers settle what their rule decided, as `policy:<name>` (unless only shadowing).
+    if (automatic && !automatic.shadow && (automatic.decision === 'approved' || automatic.decision === 'denied')) {
+      const audit = systemAudit(`automatic answer by ${automatic.policy}`);
+      audit.by = { id: `policy:${automatic.policy}` };
+      const answer: Answer = automatic.decision === 'approved' ? { id, ok: true } : { id, ok: false, reason: 'declined' };
+      return resolution.checkAndClaim(withCommentAsReason(answer, audit.comment), call, ctx, audit);
+    }
+    const granted = await this.grantFor(call, options);
+    if (!granted) return undefined;
+    try {
+      return await resolution.checkAndClaim({ id, ok: true }, call, ctx, {
+        by: { ...granted.by },
+        comment: `standing grant ${granted.id}`,
+      });
+    } catch (error) {
+      // The granter may no longer answer it (the policy changed, or they asked it): a person is asked.
+      if (error instanceof AnswerRefusedError) return undefined;
+      throw error;
+    }
+  }
+
+  /** Records a grant; see `ResumeCoordinator.grant`. */
+  async grant(init: GrantInit): Promise<Grant> {
+    const grant = checkedGrant(init, `grant-${randomUUID()}`, this.settings.clock.now());
+    await this.grantStore().insertGrant(grant);
+    return grant;
+  }
+
+  /** Revokes a grant; see `ResumeCoordinator.revoke`. */
+  async revoke(grantId: string): Promise<boolean> {
+    if (typeof grantId !== 'string' || grantId === '') throw new InvalidArgumentError('revoke needs a grant id');
+    return this.grantStore().revokeGrant(grantId);
+  }
+
+  /** Every grant the store keeps. */
+  async grants(): Promise<Grant[]> {
+    return this.grantStore().listGrants();
+  }
+
+  /** The live grant that covers this just-recorded approval request, if the store keeps grants and one does. */
+  private async grantFor(call: SuspendedCall, options: ExecuteOptions): Promise<Grant | undefined> {
+    const { store, clock } = this.settings;
+    if (call.request.kind !== 'approval' || quorumOf(call.request) || !isGrantStore(store)) return undefined;
+    const place: GrantPlace = { tool: call.tool };
+    if (options.runId !== undefined) place.runId = options.runId;
+    if (options.session !== undefined) place.session = options.session;
+    if (options.principal !== undefined) place.requestedBy = options.principal.id;
+    const now = clock.now();
+    return (await store.listGrants()).find((grant) => covers(grant, place, now));
+  }
+
+  private grantStore(): GrantStore {
+    const { store } = this.settings;
+    if (!isGrantStore(store)) throw new StoreError('this store keeps no grants (insertGrant, revokeGrant, listGrants)');
+    return store;
+  }
+}
