@@ -71,9 +71,7 @@ export class Authority {
    * @throws {@link AnswerRefusedError} the answer may not be given (nothing changed).
    */
   async judge(read: SuspendedCall, answer: Answer, audit: Audit | undefined): Promise<void> {
-    if (isSystemAudit(audit)) return;
-    // A quorum's list of signers holds with or without a policy.
-    if (!this.active && quorumOf(read.request)?.from === undefined) return;
+    if (isSystemAudit(audit) || this.takesAll(read)) return;
     const action = actionOf(answer);
     const by = audit?.by;
     if (by === undefined && !this.active) return; // a quorum approval without a principal is refused when it signs
@@ -94,7 +92,7 @@ export class Authority {
   /** What `principal` may do to `call` now: for front ends that show the actions (the inbox, the chat). */
   async actionsOf(principal: Principal, call: SuspendedCall): Promise<AnswerAction[]> {
     if (call.status !== 'pending') return [];
-    if (!this.active && quorumOf(call.request)?.from === undefined) return ['answer', 'cancel'];
+    if (this.takesAll(call)) return ['answer', 'cancel'];
     const allowed: AnswerAction[] = [];
     const probes: Record<AnswerAction, Answer> = {
       answer: { id: call.request.id, ok: true },
@@ -108,8 +106,13 @@ export class Authority {
 
   /** The decision on `answer` by `principal`, as {@link judge} would take it, without telling anyone (a dry run). */
   async decision(principal: Principal, call: SuspendedCall, answer: Answer): Promise<AnswerDecision> {
-    if (!this.active && quorumOf(call.request)?.from === undefined) return 'allow';
+    if (this.takesAll(call)) return 'allow';
     return this.decide(principal, call, answer, actionOf(answer));
+  }
+
+  /** True when nothing judges answers to `call`: no policy, and no quorum naming its signers (which holds with or without one). */
+  private takesAll(call: SuspendedCall): boolean {
+    return !this.active && quorumOf(call.request)?.from === undefined;
   }
 
   private async decide(principal: Principal, surfaced: SuspendedCall, answer: Answer, action: AnswerAction): Promise<AnswerDecision> {

@@ -48,8 +48,16 @@ export interface GrantStore {
   insertGrant(grant: Grant): Promise<void>;
   /** Marks it revoked at the store's now; false when unknown or already revoked. */
   revokeGrant(id: string): Promise<boolean>;
-  /** Every grant, revoked and lapsed ones included, oldest first. */
-  listGrants(): Promise<Grant[]>;
+  /**
+   * Grants oldest first: every one (revoked and lapsed ones included), or, given a tool, only
+   * that tool's grants not revoked: what an approval request of it is matched against.
+   */
+  listGrants(filter?: GrantFilter): Promise<Grant[]>;
+}
+
+/** Filter of {@link GrantStore.listGrants}: one tool's grants that are not revoked. */
+export interface GrantFilter {
+  tool: string;
 }
 
 const SCOPES: readonly GrantScope[] = ['run', 'session', 'principal'];

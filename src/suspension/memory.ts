@@ -5,7 +5,7 @@ import type { Audit, HistoryFilter, Principal } from './audit';
 import { jsonCopy } from './json';
 import { isSettled } from './status';
 import type { Claim, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from './store';
-import type { Grant } from './grants';
+import type { Grant, GrantFilter } from './grants';
 
 interface Entry {
   call: SuspendedCall;
@@ -138,9 +138,11 @@ export class MemorySuspensionStore implements SuspensionStore {
     return true;
   }
 
-  async listGrants(): Promise<Grant[]> {
+  async listGrants(filter?: GrantFilter): Promise<Grant[]> {
     this.assertOpen();
-    return [...this.grants.values()].map((grant) => structuredClone(grant));
+    const grants = [...this.grants.values()];
+    const kept = filter ? grants.filter((g) => g.tool === filter.tool && g.revokedAt === undefined) : grants;
+    return kept.map((grant) => structuredClone(grant));
   }
 
   async renew(claim: Claim, leaseMs: number): Promise<boolean> {

@@ -104,7 +104,8 @@ export class StandingAnswers {
     if (options.session !== undefined) place.session = options.session;
     if (options.principal !== undefined) place.requestedBy = options.principal.id;
     const now = clock.now();
-    return (await store.listGrants()).find((grant) => covers(grant, place, now));
+    // Only this tool's unrevoked grants are read: the lookup stays small however many grants were given.
+    return (await store.listGrants({ tool: call.tool })).find((grant) => covers(grant, place, now));
   }
 
   private grantStore(): GrantStore {

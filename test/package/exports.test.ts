@@ -130,6 +130,7 @@ const EXPECTED: Record<string, string[]> = {
     'type ExpectedCall',
     'type FormatRefusal',
     'type Grant',
+    'type GrantFilter',
     'type GrantInit',
     'type GrantScope',
     'type GrantStore',

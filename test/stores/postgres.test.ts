@@ -142,6 +142,7 @@ describe('PostgresStore specifics', () => {
       'grants_id_key',
       'grants_pkey',
       'grants_seq_seq',
+      'grants_tool_idx',
       'runs',
       'runs_pkey',
       'schema_version',

@@ -187,8 +187,10 @@ function migrationTo(version: number, { schema, prefix, suspensions, runs, grant
         `CREATE TABLE ${grants} (
            seq        bigserial PRIMARY KEY,
            id         text NOT NULL UNIQUE,
+           tool       text NOT NULL,
            grant_json json NOT NULL,
            revoked_at text)`,
+        `CREATE INDEX ${index('grants_tool_idx')} ON ${grants} (tool, seq) WHERE revoked_at IS NULL`,
         // Sessions (chat, docs/chat.md): conversations kept by id, saved by version compare-and-set.
         ...sessionsPostgresDdl(schema, prefix),
       ];

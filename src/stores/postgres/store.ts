@@ -7,7 +7,7 @@ import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../runner/sto
 import type { Audit, HistoryFilter, Principal } from '../../suspension/audit';
 import { toJson } from '../../suspension/json';
 import type { Claim, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from '../../suspension/store';
-import type { Grant } from '../../suspension/grants';
+import type { Grant, GrantFilter } from '../../suspension/grants';
 import { sleep } from '../../timing/sleep';
 import { callOf, grantOf, parseStored, rowOf, type SuspensionRow } from '../rows';
 import { StoreSessions } from '../sessions';
@@ -271,8 +271,8 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
     const json = toJson(grant, `grant ${grant.id}`);
     const result = await this.query(
       `insert of grant ${grant.id}`,
-      `INSERT INTO ${this.tables.grants} (id, grant_json) VALUES ($1, $2::json) ON CONFLICT (id) DO NOTHING`,
-      [grant.id, json],
+      `INSERT INTO ${this.tables.grants} (id, tool, grant_json) VALUES ($1, $2, $3::json) ON CONFLICT (id) DO NOTHING`,
+      [grant.id, grant.tool, json],
     );
     if (result.rowCount !== 1) throw new StoreError(`grant ${grant.id} is already recorded`);
   }
@@ -286,11 +286,12 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
     return result.rowCount === 1;
   }
 
-  async listGrants(): Promise<Grant[]> {
+  async listGrants(filter?: GrantFilter): Promise<Grant[]> {
+    const where = filter ? 'WHERE tool = $1 AND revoked_at IS NULL ' : '';
     const result = await this.query<{ grant_json: string; revoked_at: string | null }>(
       'list of grants',
-      `SELECT grant_json::text AS grant_json, revoked_at FROM ${this.tables.grants} ORDER BY seq`,
-      [],
+      `SELECT grant_json::text AS grant_json, revoked_at FROM ${this.tables.grants} ${where}ORDER BY seq`,
+      filter ? [filter.tool] : [],
     );
     return result.rows.map((row) => grantOf(row.grant_json, row.revoked_at));
   }

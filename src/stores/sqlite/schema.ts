@@ -74,7 +74,8 @@ const STEPS: Record<number, string> = {
     // The chat session of the call's run: the conversation its resolution's span names.
     'ALTER TABLE suspensions ADD COLUMN session_id TEXT;',
     // Standing grants (docs/who-may-answer.md, "Grants"): each as JSON, revoked by SQLite's clock.
-    'CREATE TABLE grants (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, grant_json TEXT NOT NULL, revoked_at TEXT);',
+    'CREATE TABLE grants (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, tool TEXT NOT NULL, grant_json TEXT NOT NULL, revoked_at TEXT);',
+    'CREATE INDEX grants_tool ON grants (tool, seq) WHERE revoked_at IS NULL;',
     // Sessions (chat, docs/chat.md): conversations kept by id, saved by version compare-and-set.
     SESSIONS_SQLITE_DDL,
   ].join('\n'),
@@ -126,6 +127,7 @@ export interface SqliteStatements {
   insertGrant: Database.Statement;
   revokeGrant: Database.Statement;
   listGrants: Database.Statement;
+  listToolGrants: Database.Statement;
 }
 
 /** SQLite's clock in milliseconds since the epoch (`julianday('now')` keeps milliseconds). */
@@ -150,9 +152,10 @@ export function prepare(db: Database.Database, synchronous: 'full' | 'normal'): 
     // The approvals with one more, computed after reading the row in the same IMMEDIATE transaction.
     sign: db.prepare(`UPDATE suspensions SET signatures = @signatures, updated_at = @at WHERE id = @id AND status = 'pending'`),
     now: db.prepare(`SELECT ${NOW_TEXT} AS now`),
-    insertGrant: db.prepare('INSERT INTO grants (id, grant_json) VALUES (@id, @grant_json) ON CONFLICT (id) DO NOTHING'),
+    insertGrant: db.prepare('INSERT INTO grants (id, tool, grant_json) VALUES (@id, @tool, @grant_json) ON CONFLICT (id) DO NOTHING'),
     revokeGrant: db.prepare(`UPDATE grants SET revoked_at = ${NOW_TEXT} WHERE id = ? AND revoked_at IS NULL`),
     listGrants: db.prepare('SELECT grant_json, revoked_at FROM grants ORDER BY seq'),
+    listToolGrants: db.prepare('SELECT grant_json, revoked_at FROM grants WHERE tool = ? AND revoked_at IS NULL ORDER BY seq'),
     // Leases and the claim's instant are judged by SQLite's clock, read in the statement that
     // uses them ('now' is one instant for a whole statement), not by each process's Date:
     // a process whose clock is off cannot take over a lease that is still held.

@@ -9,7 +9,7 @@ import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../runner/sto
 import type { Audit, HistoryFilter, Principal } from '../../suspension/audit';
 import { jsonCopy, toJson } from '../../suspension/json';
 import type { Claim, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from '../../suspension/store';
-import type { Grant } from '../../suspension/grants';
+import type { Grant, GrantFilter } from '../../suspension/grants';
 import { loadOptionalPeer } from '../peer';
 import { callOf, grantOf, parseStored, rowOf, type SuspensionRow } from '../rows';
 import { StoreSessions } from '../sessions';
@@ -199,7 +199,7 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
 
   async insertGrant(grant: Grant): Promise<void> {
     this.assertOpen();
-    const params = { id: grant.id, grant_json: toJson(grant, `grant ${grant.id}`) };
+    const params = { id: grant.id, tool: grant.tool, grant_json: toJson(grant, `grant ${grant.id}`) };
     const inserted = this.run(() => this.statements.insertGrant.run(params).changes === 1, `insert grant ${grant.id}`);
     if (!inserted) throw new StoreError(`grant ${grant.id} is already recorded`);
   }
@@ -209,10 +209,11 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
     return this.run(() => this.statements.revokeGrant.run(id).changes === 1, `revoke grant ${id}`);
   }
 
-  async listGrants(): Promise<Grant[]> {
+  async listGrants(filter?: GrantFilter): Promise<Grant[]> {
     this.assertOpen();
+    const { listGrants, listToolGrants } = this.statements;
     const rows = this.run(
-      () => this.statements.listGrants.all() as Array<{ grant_json: string; revoked_at: string | null }>,
+      () => (filter ? listToolGrants.all(filter.tool) : listGrants.all()) as Array<{ grant_json: string; revoked_at: string | null }>,
       'list grants',
     );
     return rows.map((row) => grantOf(row.grant_json, row.revoked_at));
