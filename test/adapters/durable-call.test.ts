@@ -104,3 +104,23 @@ test('a request an automatic answer approves when it is recorded needs no approv
   expect(runs).toBe(1);
   expect(await store.list({})).toEqual([expect.objectContaining({ status: 'resolved', answeredBy: { id: 'policy:small' } })]);
 });
+
+test('"always approve" needs a conversation to scope the grant to and a principal to give it; a call not pending gets none', async () => {
+  const store = new MemoryStore();
+  const coordinator = new ResumeCoordinator({ toolkit: new Toolkit().register(TransferTool), store });
+  const tool = coordinator.toolkit.get('transfer');
+  if (!tool) throw new Error('transfer is not registered');
+  const ann = { id: 'manager:ann' };
+  const args = { iban: 'DE89370400440532013000', cents: 500 };
+  const unnamed = new DurableCall(coordinator, tool, { framework: 'ai-sdk', approvedBy: ann });
+  await unnamed.approvalRequest('c4', args, undefined);
+  // Without a conversation every unnamed conversation would share the grant.
+  await expect(unnamed.alwaysApprove('c4')).rejects.toThrow(/needs a conversationId/);
+  const nobody = new DurableCall(coordinator, tool, { framework: 'ai-sdk', conversationId: 'k' });
+  await nobody.approvalRequest('c5', args, undefined);
+  await expect(nobody.alwaysApprove('c5')).rejects.toThrow(/needs approvedBy/);
+  const named = new DurableCall(coordinator, tool, { framework: 'ai-sdk', conversationId: 'k', approvedBy: ann });
+  expect(await named.alwaysApprove('c-never-asked')).toBeUndefined();
+  expect(await coordinator.grants()).toEqual([]);
+  expect(await named.alwaysApprove('c5')).toMatchObject({ by: ann, tool: 'transfer', scope: 'session', subject: 'ai-sdk:k' });
+});

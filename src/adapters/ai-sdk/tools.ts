@@ -242,7 +242,7 @@ export async function alwaysApprove(
   options: AiSdkAlwaysApproveOptions,
 ): Promise<Grant[]> {
   const responses = approvalResponses(messages, coordinator).filter((r) => r.part.approved);
-  const chosen = options.approvalIds.map((id) => {
+  const chosen = [...new Set(options.approvalIds)].map((id) => {
     const response = responses.find((r) => r.part.approvalId === id);
     if (!response) throw new InvalidArgumentError(`alwaysApprove: ${id} is no approved tool-approval-response of the last tool message`);
     return response;
