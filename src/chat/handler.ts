@@ -14,7 +14,9 @@ import { checkApproval, haltedChat, refuseDuplicates } from './approvals';
 import { failureLog, logFailure, recoverHalted, STDERR_LOGGER, type ChatLogger } from './log';
 import { UI_STREAM_HEADERS, type UIStreamPart } from './parts';
 import { checkIssued, defaultSessionOf, readChatBody, toolParts, userText } from './request';
-import { messageIdOf, outputPart, requestParts, uiPartBatches, UIPartWriter, type UIStreamOptions } from './ui-stream';
+import { approvalPart, messageIdOf, outputPart, requestParts, uiPartBatches, UIPartWriter, type UIStreamOptions } from './ui-stream';
+import { storedApprovalData, withApprovalData } from './approval-data';
+import type { ChatApprovalData } from './parts';
 
 /** Options of every chat front end ({@link chatResponse}, {@link chatHandler}). */
 export interface ChatOptions {
@@ -92,6 +94,10 @@ async function chatEvents(
     ...(options.subAgents ? { subAgents: options.subAgents } : {}),
   };
   const errorText = options.errorText;
+  // What the principal may do with each approval the run asks, decided as its event passes (docs/chat.md).
+  const approvals = new Map<string, ChatApprovalData>();
+  const approvalData = (id: string) => approvals.get(id);
+  const rights = (events: AsyncIterable<RunEvent>) => withApprovalData(events, runner.coordinator, principal, approvals);
   if (last.role === 'user') {
     const text = userText(last);
     let active = session?.active;
@@ -108,10 +114,10 @@ async function chatEvents(
     const runId = `run-${randomUUID()}`;
     // The run is made on the principal's behalf: its requests record them, so they cannot approve their own (docs/who-may-answer.md).
     // Not the page's signal: a run keeps going when the page goes away, so its session records what ran.
-    const events = runner.stream(text, { session: sessionId, runId, principal, ...(context ? { context } : {}) });
+    const events = rights(runner.stream(text, { session: sessionId, runId, principal, ...(context ? { context } : {}) }));
     return {
       events,
-      stream: { messageId: messageIdOf(runId), ...redaction, ...(errorText ? { errorText } : {}) },
+      stream: { messageId: messageIdOf(runId), approvalData, ...redaction, ...(errorText ? { errorText } : {}) },
       failed: failureLog(options.logger, runId),
     };
   }
@@ -145,18 +151,23 @@ async function chatEvents(
       throw error;
     }
     const outcome = answered.outcome;
-    const next = pendingOf(outcome);
+    // A quorum's approval before the last one needed is a signature: the same request still waits.
+    const next = answered.call.status === 'pending' ? answered.call.request : pendingOf(outcome);
     if (!approval.approved) before.push({ type: 'tool-output-denied', toolCallId: part.toolCallId });
-    else if (next) before.push(...requestParts(part.toolCallId, next));
-    else if (outcome) before.push(outputPart(part.toolCallId, outcome));
+    else if (next) {
+      before.push(...requestParts(part.toolCallId, next));
+      // A quorum short of signatures is asked again, with its progress; a chain's next link is a new request.
+      const data = next.kind === 'approval' ? await storedApprovalData(runner.coordinator, principal, next.id, part.toolCallId) : undefined;
+      if (data) before.push(approvalPart(data));
+    } else if (outcome) before.push(outputPart(part.toolCallId, outcome));
   }
   const open = await runner.coordinator.store.list({ runId: runId as string, status: 'pending' });
   const messageId = messageIdOf(runId as string);
   // Some calls of the turn still wait for answers: the run continues when the last is given.
-  const events = open.length > 0 ? (async function* () {})() : runner.continueStream(runId as string, context ? { context } : {});
+  const events = open.length > 0 ? (async function* () {})() : rights(runner.continueStream(runId as string, context ? { context } : {}));
   return {
     events,
-    stream: { messageId, before, ...redaction, ...(errorText ? { errorText } : {}) },
+    stream: { messageId, before, approvalData, ...redaction, ...(errorText ? { errorText } : {}) },
     failed: failureLog(options.logger, runId as string),
   };
 }

@@ -334,6 +334,8 @@ const EXPECTED: Record<string, string[]> = {
     'messageIdOf',
     'sseOf',
     'toUIMessageStream',
+    'type ChatApprovalAction',
+    'type ChatApprovalData',
     'type ChatFastifyOptions',
     'type ChatHandlerOptions',
     'type ChatLogger',
