@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AnswerRefusedError, ClaimHeldError, InvalidArgumentError, ToolnexusError } from '../errors';
+import { AnswerRefusedError, ClaimHeldError, InvalidAnswerError, InvalidArgumentError, ToolnexusError } from '../errors';
 import { pendingOf } from '../results/helpers';
 import type { ToolCall } from '../models/types';
-import type { Answer } from '../results/wire';
 import { answerAs } from '../runner/answer-as';
 import type { AgentRunner } from '../runner/agent-runner';
 import type { RunEvent } from '../runner/types';
 import type { StoredSession } from '../sessions/store';
 import type { Principal } from '../suspension/audit';
 import { ChatRequestError } from './errors';
-import { checkApproval, haltedChat, refuseDuplicates } from './approvals';
+import { checkApproval, haltedChat, refuseDuplicates, refuseStrayEdits } from './approvals';
 import { failureLog, logFailure, recoverHalted, STDERR_LOGGER, type ChatLogger } from './log';
 import { UI_STREAM_HEADERS, type UIStreamPart } from './parts';
 import { checkIssued, defaultSessionOf, readChatBody, toolParts, userText } from './request';
@@ -83,7 +82,7 @@ async function chatEvents(
   if (!sessions) throw new InvalidArgumentError('a chat back end needs a runner whose store keeps sessions');
   // A page gone before anything started changes nothing; once started, a run goes on to its end.
   signal?.throwIfAborted();
-  const { chatId, last } = readChatBody(rawBody);
+  const { chatId, last, edits } = readChatBody(rawBody);
   const sessionId = (options.sessionOf ?? defaultSessionOf)(chatId, principal);
   const session = await sessions.loadSession(sessionId);
   const context = options.context?.(principal);
@@ -99,6 +98,7 @@ async function chatEvents(
   const approvalData = (id: string) => approvals.get(id);
   const rights = (events: AsyncIterable<RunEvent>) => withApprovalData(events, runner.coordinator, principal, approvals);
   if (last.role === 'user') {
+    if (edits) throw new ChatRequestError(400, 'bad_body', 'edits come with approval responses, not with a user message');
     const text = userText(last);
     let active = session?.active;
     if (active?.phase === 'halted' && (await runner.coordinator.store.list({ runId: active.runId, status: 'pending' })).length === 0) {
@@ -127,13 +127,22 @@ async function chatEvents(
   const responded = parts.filter((part) => part.state === 'approval-responded');
   if (responded.length === 0) throw new ChatRequestError(400, 'bad_body', 'the assistant message answers no approval request');
   refuseDuplicates(responded);
+  refuseStrayEdits(responded, edits);
   const runId = session?.active?.phase === 'halted' ? session.active.runId : undefined;
-  // Every answer is checked before any is applied: a forged one changes nothing.
-  const checked = await Promise.all(responded.map((part) => checkApproval(runner, part, runId, principal)));
+  // Every answer is checked before any is applied: a forged one, or a bad edit, changes nothing.
+  const checked = await Promise.all(
+    responded.map((part) => checkApproval(runner, part, runId, principal, edits?.get(part.approval?.id as string))),
+  );
+  const refused = checked.find((approval) => approval.refused !== undefined);
+  if (refused)
+    throw new ChatRequestError(
+      403,
+      'answer_refused',
+      `you may not answer request ${refused.call.request.id}: ${refused.refused as string}`,
+    );
   const before: UIStreamPart[] = [];
-  for (const { part, call } of checked) {
+  for (const { part, call, answer } of checked) {
     const approval = part.approval as { id: string; approved: boolean; reason?: string };
-    const answer: Answer = approval.approved ? { id: call.request.id, ok: true } : { id: call.request.id, ok: false, reason: 'declined' };
     let answered;
     try {
       // The store's claim decides between two requests answering the same call: one goes on.
@@ -218,6 +227,8 @@ export function refusal(error: unknown): ChatRequestError {
   if (error instanceof ChatRequestError) return error;
   if (error instanceof InvalidArgumentError) return new ChatRequestError(400, 'bad_body', error.message);
   if (error instanceof AnswerRefusedError) return new ChatRequestError(403, 'answer_refused', error.message);
+  // Only an edit makes an approval's answer invalid: the coordinator's words say what is wrong with it.
+  if (error instanceof InvalidAnswerError) return new ChatRequestError(400, 'invalid_edit', error.message);
   const code = error instanceof ToolnexusError ? error.code : 'an internal error';
   return new ChatRequestError(500, 'internal', `the chat request failed: ${code}`);
 }

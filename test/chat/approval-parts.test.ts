@@ -201,3 +201,74 @@ describe('the approval part carries what the principal may do', () => {
     expect(approvalDataIn(forBen as ChatUIMessage)?.quorum).toEqual({ of: 2, signed: 1, byYou: false });
   });
 });
+
+async function post(user: string, chatId: string, messages: UIMessage[], extra: object = {}): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-user': user },
+    body: JSON.stringify({ id: chatId, messages, ...extra }),
+  });
+}
+
+/** The page's view of a thread without the approval data parts (the page sends back what it shows). */
+function pageOf(message: ChatUIMessage): UIMessage {
+  return { ...message, parts: message.parts.filter((p) => p.type !== 'data-toolnexus-approval') } as UIMessage;
+}
+
+describe('an edit in the chat', () => {
+  it('refuses an edit outside the DTO with a clear error and stores nothing; one inside it runs once, as the model is told', async () => {
+    await send('customer:rita', 'c-edit', [userMessage('capped o-9 3000')]);
+    const [user, view] = (await thread('manager:ann', 'c-edit')) as [ChatUIMessage, ChatUIMessage];
+    const id = (approvalDataIn(view) as ChatApprovalData).id;
+    const approvedPage = responded(pageOf(view), true);
+
+    const tooMuch = await post('manager:ann', 'c-edit', [user as UIMessage, approvedPage], {
+      edits: { [id]: { order: 'o-9', cents: 9000 } },
+    });
+    expect(tooMuch.status).toBe(400);
+    const refusal = ((await tooMuch.json()) as { error: { reason: string; message: string } }).error;
+    expect(refusal.reason).toBe('invalid_edit');
+    expect(refusal.message).toContain(`the edited arguments of ${id} are invalid`);
+    expect(refusal.message).toContain('cents must not be greater than 5000');
+    const untouched = await agent.store.get(id);
+    expect([untouched?.status, untouched?.answer, untouched?.answeredBy]).toEqual(['pending', undefined, undefined]);
+    expect(readLedger(ledger).filter((line) => line.startsWith('capped o-9'))).toEqual([]);
+
+    // useChat: addToolApprovalResponse({ id, approved: true, options: { body: { edits } } }).
+    const done = await send('manager:ann', 'c-edit', [user as UIMessage, approvedPage], { edits: { [id]: { order: 'o-9', cents: 2000 } } });
+    const output = (done.parts as AnyPart[]).find((p) => p.type === 'tool-capped_refund')?.output;
+    expect(output).toContain('The approver edited the arguments; the call ran with {"order":"o-9","cents":2000}');
+    expect(readLedger(ledger).filter((line) => line.startsWith('capped o-9'))).toEqual(['capped o-9 2000']);
+    const stored = await agent.store.get(id);
+    expect(stored?.args).toEqual({ order: 'o-9', cents: 3000 });
+    expect(stored?.answer?.args).toEqual({ order: 'o-9', cents: 2000 });
+    expect(stored?.answeredBy).toEqual({ id: 'manager:ann' });
+    // The model's next request carries the arguments that ran.
+    const toolMessages = models.requests.flatMap((r) => (r.body.messages ?? []) as Array<{ role: string; content?: unknown }>);
+    expect(toolMessages.some((m) => m.role === 'tool' && String(m.content).includes('ran with {"order":"o-9","cents":2000}'))).toBe(true);
+  });
+
+  it('refuses an edit of a request that allows none, of a declined call, or with a user message', async () => {
+    await send('customer:rita', 'c-no-edit', [userMessage('refund o-4 100')]);
+    const [user, view] = (await thread('manager:ann', 'c-no-edit')) as [ChatUIMessage, ChatUIMessage];
+    const id = (approvalDataIn(view) as ChatApprovalData).id;
+    const edits = { [id]: { order: 'o-4', cents: 50 } };
+
+    const notEditable = await post('manager:ann', 'c-no-edit', [user as UIMessage, responded(pageOf(view), true)], { edits });
+    expect(notEditable.status).toBe(400);
+    expect(((await notEditable.json()) as { error: { reason: string; message: string } }).error).toMatchObject({
+      reason: 'invalid_edit',
+      message: `${id} does not allow edited arguments`,
+    });
+    const declined = await post('manager:ann', 'c-no-edit', [user as UIMessage, responded(pageOf(view), false)], { edits });
+    expect(declined.status).toBe(400);
+    expect(((await declined.json()) as { error: { message: string } }).error.message).toContain('only an approval is edited');
+    const stray = await post('manager:ann', 'c-no-edit', [userMessage('hello')], { edits });
+    expect(stray.status).toBe(400);
+    const notAnObject = await post('manager:ann', 'c-no-edit', [user as UIMessage, responded(pageOf(view), true)], {
+      edits: { [id]: [1] },
+    });
+    expect(notAnObject.status).toBe(400);
+    expect((await agent.store.get(id))?.status).toBe('pending');
+  });
+});
