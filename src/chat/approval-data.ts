@@ -3,7 +3,8 @@ import type { Principal } from '../suspension/audit';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import { quorumOf } from '../suspension/quorum';
 import type { SuspendedCall } from '../suspension/store';
-import type { ChatApprovalData } from './parts';
+import type { ChatApprovalData, UIStreamPart } from './parts';
+import { approvalPart, requestParts } from './ui-stream';
 
 /**
  * What `principal` may do with the approval `call` asks, as the coordinator's answer policy
@@ -67,4 +68,21 @@ export async function* withApprovalData(
     }
     yield event;
   }
+}
+
+/**
+ * The parts that ask an approval again, as it still waits: its `tool-approval-request` (the
+ * page's tool part goes back to `approval-requested`) and its data part, saying what the
+ * principal may do now and, given `refusal`, why their answer was refused.
+ */
+export async function askedAgain(
+  coordinator: ResumeCoordinator,
+  principal: Principal,
+  toolCallId: string,
+  call: SuspendedCall,
+  refusal?: string,
+): Promise<UIStreamPart[]> {
+  const data = await approvalDataOf(coordinator, principal, call, toolCallId);
+  if (refusal !== undefined) data.refusal = { code: 'TOOLNEXUS_ANSWER_REFUSED', reason: refusal };
+  return [...requestParts(toolCallId, call.request), approvalPart(data)];
 }

@@ -14,7 +14,7 @@ import { failureLog, logFailure, recoverHalted, STDERR_LOGGER, type ChatLogger }
 import { UI_STREAM_HEADERS, type UIStreamPart } from './parts';
 import { checkIssued, defaultSessionOf, readChatBody, toolParts, userText } from './request';
 import { approvalPart, messageIdOf, outputPart, requestParts, uiPartBatches, UIPartWriter, type UIStreamOptions } from './ui-stream';
-import { storedApprovalData, withApprovalData } from './approval-data';
+import { askedAgain, storedApprovalData, withApprovalData } from './approval-data';
 import type { ChatApprovalData } from './parts';
 
 /** Options of every chat front end ({@link chatResponse}, {@link chatHandler}). */
@@ -68,7 +68,16 @@ interface ChatEvents {
   stream: UIStreamOptions;
   /** Tells the server's log that the run failed. */
   failed: (error: unknown) => void;
+  /** The answer policy refused an approval of the request: the response says so (its header, and the approval's data part). */
+  refused?: boolean;
 }
+
+/**
+ * The header of a chat response that explains a refused approval (docs/chat.md, "A refused
+ * approval"): the response is the UI message stream, so `useChat` shows why; a client that
+ * reads no stream tells it by this header.
+ */
+export const CHAT_REFUSED_HEADER = 'x-toolnexus-refused';
 
 /** What {@link chatStream} streams, before it becomes parts (the front ends convert as they write). */
 async function chatEvents(
@@ -133,14 +142,18 @@ async function chatEvents(
   const checked = await Promise.all(
     responded.map((part) => checkApproval(runner, part, runId, principal, edits?.get(part.approval?.id as string))),
   );
-  const refused = checked.find((approval) => approval.refused !== undefined);
-  if (refused)
-    throw new ChatRequestError(
-      403,
-      'answer_refused',
-      `you may not answer request ${refused.call.request.id}: ${refused.refused as string}`,
-    );
+  const messageId = messageIdOf(runId as string);
+  const stream = { messageId, approvalData, ...redaction, ...(errorText ? { errorText } : {}) };
+  const failed = failureLog(options.logger, runId as string);
+  if (checked.some((approval) => approval.refused !== undefined)) {
+    // Nothing is applied: every approval of the message is asked again, the refused ones saying why.
+    const before: UIStreamPart[] = [];
+    for (const { part, call, refused } of checked)
+      before.push(...(await askedAgain(runner.coordinator, principal, part.toolCallId, call, refused)));
+    return { events: (async function* () {})(), stream: { ...stream, before }, failed, refused: true };
+  }
   const before: UIStreamPart[] = [];
+  let refused = false;
   for (const { part, call, answer } of checked) {
     const approval = part.approval as { id: string; approved: boolean; reason?: string };
     let answered;
@@ -157,7 +170,12 @@ async function chatEvents(
     } catch (error) {
       if (error instanceof ClaimHeldError)
         throw new ChatRequestError(409, 'not_pending', `request ${call.request.id} is being answered or was answered by another request`);
-      throw error;
+      if (!(error instanceof AnswerRefusedError)) throw error;
+      // Refused at the claim (the policy changed since the check): explained, and the others still apply.
+      const now = (await runner.coordinator.get(call.request.id)) ?? call;
+      before.push(...(await askedAgain(runner.coordinator, principal, part.toolCallId, now, error.reason)));
+      refused = true;
+      continue;
     }
     const outcome = answered.outcome;
     // A quorum's approval before the last one needed is a signature: the same request still waits.
@@ -171,14 +189,9 @@ async function chatEvents(
     } else if (outcome) before.push(outputPart(part.toolCallId, outcome));
   }
   const open = await runner.coordinator.store.list({ runId: runId as string, status: 'pending' });
-  const messageId = messageIdOf(runId as string);
   // Some calls of the turn still wait for answers: the run continues when the last is given.
   const events = open.length > 0 ? (async function* () {})() : rights(runner.continueStream(runId as string, context ? { context } : {}));
-  return {
-    events,
-    stream: { messageId, before, approvalData, ...redaction, ...(errorText ? { errorText } : {}) },
-    failed: failureLog(options.logger, runId as string),
-  };
+  return { events, stream: { ...stream, before }, failed, ...(refused ? { refused } : {}) };
 }
 
 /** The tool calls of a stored thread, in order. */
@@ -210,6 +223,11 @@ async function* sseOfEvents({ events, stream, failed }: ChatEvents): AsyncGenera
     return;
   }
   yield `${sseText(writer.finish())}data: [DONE]\n\n`;
+}
+
+/** The headers of a chat's stream: {@link CHAT_REFUSED_HEADER} says when it explains a refused approval. */
+function streamHeaders(chat: ChatEvents): Record<string, string> {
+  return chat.refused ? { ...UI_STREAM_HEADERS, [CHAT_REFUSED_HEADER]: 'answer_refused' } : { ...UI_STREAM_HEADERS };
 }
 
 function sseText(parts: readonly UIStreamPart[]): string {
@@ -272,7 +290,7 @@ export async function chatResponse(runner: AgentRunner, request: Request, option
         while (!(await iterator.next()).done);
       },
     });
-    return new Response(body, { status: 200, headers: UI_STREAM_HEADERS });
+    return new Response(body, { status: 200, headers: streamHeaders(chat) });
   } catch (error) {
     return json(refusal(error));
   }
@@ -345,7 +363,7 @@ export function chatHandler(
       response.end(errorBody(refused));
       return;
     }
-    response.writeHead(200, UI_STREAM_HEADERS);
+    response.writeHead(200, streamHeaders(chat));
     response.flushHeaders();
     try {
       for await (const chunk of sseOfEvents(chat)) {

@@ -3,7 +3,7 @@
  * the UI message stream protocol (JSON over server-sent events) itself: no `ai` package is
  * needed at run time.
  */
-export { chatStream, chatResponse, chatHandler, chatFastifyHandler, sseOf } from './handler';
+export { chatStream, chatResponse, chatHandler, chatFastifyHandler, sseOf, CHAT_REFUSED_HEADER } from './handler';
 export type {
   ChatOptions,
   ChatResponseOptions,

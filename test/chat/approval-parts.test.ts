@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { UIMessage } from 'ai';
 import { IsInt, IsString, Max, Min } from 'class-validator';
 import { Tool, success } from 'toolnexus-ts';
-import { chatHandler, chatThreadHandler, type ChatApprovalData, type ChatUIMessage } from 'toolnexus-ts/chat';
+import { CHAT_REFUSED_HEADER, chatHandler, chatThreadHandler, type ChatApprovalData, type ChatUIMessage } from 'toolnexus-ts/chat';
 import { rulesPolicy } from 'toolnexus-ts/suspension';
 import { buildChatAgent, chatModel, readLedger, type ChatAgent } from '../fixtures/chat/agent';
 import { loadAiClient } from '../fixtures/chat/ai-client';
@@ -270,5 +270,52 @@ describe('an edit in the chat', () => {
     });
     expect(notAnObject.status).toBe(400);
     expect((await agent.store.get(id))?.status).toBe('pending');
+  });
+});
+
+describe('a refused approval explained in the stream', () => {
+  it('asks the approval again with the policy’s code and reason, marks the response refused, and keeps the call for someone allowed', async () => {
+    const asked = await send('customer:rita', 'c-refused', [userMessage('refund o-5 100')]);
+    const id = approvalIdIn(asked);
+
+    // The customer approves their own refund, as useChat sends it.
+    const transport = new ai.DefaultChatTransport<UIMessage>({ api: url, headers: { 'x-user': 'customer:rita' } });
+    const stream = await transport.sendMessages({
+      chatId: 'c-refused',
+      messages: [userMessage('refund o-5 100'), responded(asked, true)],
+      trigger: 'submit-message',
+      messageId: undefined,
+      abortSignal: undefined,
+    });
+    let page: UIMessage | undefined;
+    for await (const message of ai.readUIMessageStream<UIMessage>({ stream, message: responded(asked, true) })) page = message;
+    // The page's tool part is open again, and says why: the buttons it renders are none.
+    const tool = (page?.parts as AnyPart[]).find((p) => p.type === 'tool-refund');
+    expect([tool?.state, tool?.approval?.id]).toEqual(['approval-requested', id]);
+    expect(approvalDataIn(page as UIMessage)).toEqual({
+      id,
+      toolCallId: 'call_refund_o-5',
+      actions: [],
+      refusal: {
+        code: 'TOOLNEXUS_ANSWER_REFUSED',
+        reason: 'customer:rita requested this call and may not approve it (separation of duties)',
+      },
+    });
+    expect(readLedger(ledger).filter((line) => line.startsWith('refund o-5'))).toEqual([]);
+    const stored = await agent.store.get(id);
+    expect([stored?.status, stored?.answeredBy]).toEqual(['pending', undefined]);
+
+    // A plain HTTP client tells it by the header, before reading the stream.
+    const plain = await post('customer:rita', 'c-refused', [userMessage('refund o-5 100'), responded(asked, true)]);
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get(CHAT_REFUSED_HEADER)).toBe('answer_refused');
+    expect(plain.headers.get('content-type')).toBe('text/event-stream');
+    expect(await plain.text()).toContain('"type":"finish"');
+
+    // Someone allowed answers it in the same chat: it runs once, and the response is not marked refused.
+    const managerPost = await post('manager:ann', 'c-refused', [userMessage('refund o-5 100'), responded(asked, true)]);
+    expect(managerPost.headers.get(CHAT_REFUSED_HEADER)).toBeNull();
+    expect(await managerPost.text()).toContain('"type":"tool-output-available"');
+    expect(readLedger(ledger).filter((line) => line.startsWith('refund o-5'))).toHaveLength(1);
   });
 });

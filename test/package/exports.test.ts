@@ -321,6 +321,7 @@ const EXPECTED: Record<string, string[]> = {
     'type SuspensionView',
   ],
   'toolnexus-ts/chat': [
+    'CHAT_REFUSED_HEADER',
     'ChatRequestError',
     'UIPartWriter',
     'UI_STREAM_HEADERS',
