@@ -8,6 +8,7 @@ import type { AgentRunner } from '../runner/agent-runner';
 import type { RunEvent } from '../runner/types';
 import type { StoredSession } from '../sessions/store';
 import type { Principal } from '../suspension/audit';
+import { parseJson, readNodeBody, readWebBody } from './body';
 import { ChatRequestError } from './errors';
 import { checkApproval, haltedChat, refuseDuplicates, refuseStrayEdits } from './approvals';
 import { failureLog, logFailure, recoverHalted, STDERR_LOGGER, type ChatLogger } from './log';
@@ -296,37 +297,6 @@ export async function chatResponse(runner: AgentRunner, request: Request, option
   }
 }
 
-async function readWebBody(request: Request, limit: number): Promise<string> {
-  const declared = Number(request.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
-  if (!request.body) return '';
-  const reader: ReadableStreamDefaultReader<Uint8Array> = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const next = (await reader.read()) as { done: boolean; value?: Uint8Array };
-    if (next.done || !next.value) break;
-    const value = next.value;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw tooLarge(limit);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-const tooLarge = (limit: number) => new ChatRequestError(413, 'too_large', `the request body is larger than ${limit} bytes`);
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new ChatRequestError(400, 'bad_body', 'the body is not JSON');
-  }
-}
-
 /** Options of {@link chatHandler}. */
 export interface ChatHandlerOptions extends ChatOptions {
   /** Who asks, from the host's auth (a session cookie, a bearer token); `undefined` answers 401. */
@@ -375,30 +345,6 @@ export function chatHandler(
       response.end();
     }
   };
-}
-
-function readNodeBody(request: IncomingMessage, limit: number): Promise<string> {
-  const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) {
-    request.resume();
-    return Promise.reject(tooLarge(limit));
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        request.removeAllListeners('data');
-        request.resume();
-        reject(tooLarge(limit));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
 }
 
 /** The parts of a Fastify request the chat route reads (no `fastify` import needed). */
