@@ -15,7 +15,7 @@ import type { UIMessage } from 'ai';
 import { IsInt, IsString, Max, Min } from 'class-validator';
 import { Tool, success } from 'toolnexus-ts';
 import { CHAT_REFUSED_HEADER, chatHandler, chatThreadHandler, type ChatApprovalData, type ChatUIMessage } from 'toolnexus-ts/chat';
-import { rulesPolicy } from 'toolnexus-ts/suspension';
+import { rulesPolicy, type AnswerPolicy } from 'toolnexus-ts/suspension';
 import { buildChatAgent, chatModel, readLedger, type ChatAgent } from '../fixtures/chat/agent';
 import { loadAiClient } from '../fixtures/chat/ai-client';
 import { openaiCalls, openaiStream, startMockServer, type MockServer, type Reply } from '../fixtures/runner/mock-servers';
@@ -71,13 +71,23 @@ let models: MockServer;
 let agent: ChatAgent;
 let server: Server;
 let url: string;
+let withdrawn: 'none' | 'after-check' | 'now' = 'none';
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'toolnexus-chat-parts-'));
   ledger = join(dir, 'ledger');
   models = await startMockServer(model);
   // Only managers approve; the customer may answer nothing.
-  const policy = rulesPolicy([{ principals: ['manager:ann', 'manager:ben'], kinds: ['approval'] }]);
+  const rules = rulesPolicy([{ principals: ['manager:ann', 'manager:ben'], kinds: ['approval'] }]);
+  // Armed by a test: Ben's next approval passes the chat's check, and his right is withdrawn before the claim.
+  const policy: AnswerPolicy = (question) => {
+    if (withdrawn === 'none' || question.principal.id !== 'manager:ben' || !question.answer.ok) return rules(question);
+    if (withdrawn === 'after-check') {
+      withdrawn = 'now';
+      return rules(question);
+    }
+    return { deny: 'manager:ben’s approval right was withdrawn' };
+  };
   agent = buildChatAgent(join(dir, 'chat.db'), ledger, models.url, {}, policy);
   agent.runner.toolkit.register(new CappedRefundTool(ledger), new WireTool(ledger));
   const principal = (request: { headers: Record<string, unknown> }) => {
@@ -317,5 +327,32 @@ describe('a refused approval explained in the stream', () => {
     expect(managerPost.headers.get(CHAT_REFUSED_HEADER)).toBeNull();
     expect(await managerPost.text()).toContain('"type":"tool-output-available"');
     expect(readLedger(ledger).filter((line) => line.startsWith('refund o-5'))).toHaveLength(1);
+  });
+
+  it('explains a refusal found only at the claim, when the policy changed since the check', async () => {
+    const asked = await send('customer:rita', 'c-withdrawn', [userMessage('refund o-6 100')]);
+    const id = approvalIdIn(asked);
+    withdrawn = 'after-check';
+    try {
+      const response = await post('manager:ben', 'c-withdrawn', [userMessage('refund o-6 100'), responded(asked, true)]);
+      expect(withdrawn).toBe('now');
+      expect(response.status).toBe(200);
+      expect(response.headers.get(CHAT_REFUSED_HEADER)).toBe('answer_refused');
+      const parts = (await response.text())
+        .split('\n\n')
+        .filter((event) => event.startsWith('data: {'))
+        .map((event) => JSON.parse(event.slice('data: '.length)) as { type: string; data?: ChatApprovalData });
+      expect(parts.find((part) => part.type === 'data-toolnexus-approval')?.data).toEqual({
+        id,
+        toolCallId: 'call_refund_o-6',
+        actions: ['decline'],
+        refusal: { code: 'TOOLNEXUS_ANSWER_REFUSED', reason: 'manager:ben’s approval right was withdrawn' },
+      });
+      expect(parts.some((part) => part.type === 'tool-output-available')).toBe(false);
+    } finally {
+      withdrawn = 'none';
+    }
+    expect((await agent.store.get(id))?.status).toBe('pending');
+    expect(readLedger(ledger).filter((line) => line.startsWith('refund o-6'))).toEqual([]);
   });
 });
