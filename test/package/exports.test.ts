@@ -322,6 +322,7 @@ const EXPECTED: Record<string, string[]> = {
     'type SuspensionView',
   ],
   'toolnexus-ts/chat': [
+    'CHAT_REFUSED_HEADER',
     'ChatRequestError',
     'UIPartWriter',
     'UI_STREAM_HEADERS',
@@ -335,6 +336,8 @@ const EXPECTED: Record<string, string[]> = {
     'messageIdOf',
     'sseOf',
     'toUIMessageStream',
+    'type ChatApprovalAction',
+    'type ChatApprovalData',
     'type ChatFastifyOptions',
     'type ChatHandlerOptions',
     'type ChatLogger',
