@@ -30,7 +30,7 @@ interface Installer {
 const Database = require(
   process.env.TOOLNEXUS_BETTER_SQLITE3 || (require(join(process.cwd(), 'scripts', 'better-sqlite3.js')) as Installer).ensure(),
 ) as typeof BetterSqlite3;
-/* eslint-enable @typescript-eslint/no-require-imports */
+/* eslint-enable @typescript-eslint/no-require-imports -- end of the run-time require */
 
 const ROUNDS = 15;
 const CYCLES = 200;
