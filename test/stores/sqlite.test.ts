@@ -50,13 +50,19 @@ const V3_STEP = `
 describe.each(sqliteDrivers().map((driver) => [driver.name, driver] as const))('on %s', (name, { driver, open }) => {
   const tag = name === 'node:sqlite' ? 'node' : 'bs3';
   let n = 0;
-  runStoreConformance(`SqliteStore on ${name}`, async () => new SqliteStore({ filename: join(dir, `${tag}-store-${++n}.db`), driver }));
+  runStoreConformance(`SqliteStore on ${name}`, async () => {
+    const store = new SqliteStore({ filename: join(dir, `${tag}-store-${++n}.db`), driver });
+    // The kit must run on the driver it is named for, not on whichever one the store fell back to.
+    if (store.driver !== name) throw new Error(`the store opened its file through ${String(store.driver)}, not ${name}`);
+    return store;
+  });
 
   describe('SqliteStore specifics', () => {
     const file = (name: string) => join(dir, `${tag}-${name}`);
 
     it('creates its schema on first open: WAL, a schema_version table, indexed status/run_id/kind', async () => {
       const store = new SqliteStore({ filename: file('schema.db'), driver });
+      expect(store.driver).toBe(name);
       await store.close();
       const db = open(file('schema.db'), { readonly: true });
       try {
