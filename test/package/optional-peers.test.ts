@@ -3,6 +3,10 @@
  * building a store without its driver installed fails with an error naming the command. The
  * SQLite store needs better-sqlite3 only where the runtime has no node:sqlite, or when asked.
  */
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 /* eslint-disable @typescript-eslint/no-require-imports -- jest.isolateModules needs a synchronous require to see the mocked driver */
 function missing(name: string): never {
   throw Object.assign(new Error(`Cannot find module '${name}' from 'store.ts'`), { code: 'MODULE_NOT_FOUND' });
@@ -51,6 +55,10 @@ describe('optional peer dependencies', () => {
         `SqliteStore needs a SQLite driver: this Node.js (${process.version}) has no node:sqlite (built in from Node.js 22.13), ` +
           `and the optional peer dependency "better-sqlite3" is not installed: run \`${install}\`, or run on Node.js 22.13 or later`,
       );
+      // The driver is looked for before the file is made: a store that cannot be built leaves none.
+      const filename = join(tmpdir(), `toolnexus-no-driver-${process.pid}.db`);
+      expect(() => new SqliteStore(filename)).toThrow(errors.StoreError);
+      expect(existsSync(filename)).toBe(false);
       expect(() => new SqliteStore({ filename: ':memory:', driver: 'node:sqlite' })).toThrow(
         `SqliteStore was asked for node:sqlite, which this Node.js (${process.version}) does not have: run on Node.js 22.13 or later, or choose driver 'better-sqlite3'`,
       );

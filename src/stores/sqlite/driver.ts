@@ -119,14 +119,18 @@ function loadBetterSqlite3(): BetterSqlite3Class {
   return typeof loaded === 'function' ? loaded : loaded.default;
 }
 
+/** Opens a file through one driver, already loaded. */
+export type SqliteOpener = (filename: string, options?: { readonly?: boolean }) => SqliteConnection;
+
 /**
- * Opens `filename` with the chosen driver. Without a choice: node:sqlite where the runtime
- * has it, else better-sqlite3, else an error naming both ways out.
+ * Loads the chosen driver, or says why it cannot, before any file is touched. Without a
+ * choice: node:sqlite where the runtime has it, else better-sqlite3, else an error naming
+ * both ways out.
  */
-export function openSqlite(filename: string, driver: SqliteDriver | undefined, options: { readonly?: boolean } = {}): SqliteConnection {
+export function sqliteOpener(driver: SqliteDriver | undefined): SqliteOpener {
   if (driver === undefined) {
     const builtIn = nodeSqlite();
-    if (builtIn) return openNodeSqlite(builtIn, filename, options);
+    if (builtIn) return (filename, options = {}) => openNodeSqlite(builtIn, filename, options);
     let Database: BetterSqlite3Class;
     try {
       Database = loadBetterSqlite3();
@@ -138,7 +142,7 @@ export function openSqlite(filename: string, driver: SqliteDriver | undefined, o
         { cause: error },
       );
     }
-    return openBetterSqlite3(Database, filename, options);
+    return (filename, options = {}) => openBetterSqlite3(Database, filename, options);
   }
   if (driver === 'node:sqlite') {
     const builtIn = nodeSqlite();
@@ -147,15 +151,14 @@ export function openSqlite(filename: string, driver: SqliteDriver | undefined, o
         `SqliteStore was asked for node:sqlite, which this Node.js (${process.version}) does not have: run on Node.js 22.13 or later, or choose driver 'better-sqlite3'`,
       );
     }
-    return openNodeSqlite(builtIn, filename, options);
+    return (filename, options = {}) => openNodeSqlite(builtIn, filename, options);
   }
-  if (driver === 'better-sqlite3') return openBetterSqlite3(loadBetterSqlite3(), filename, options);
-  if (typeof driver !== 'function') {
-    throw new StoreError(
-      `SqliteStore's driver is 'node:sqlite', 'better-sqlite3' or better-sqlite3's Database class, not ${String(driver)}`,
-    );
+  if (typeof driver === 'function') return (filename, options = {}) => openBetterSqlite3(driver, filename, options);
+  if (driver === 'better-sqlite3') {
+    const Database = loadBetterSqlite3();
+    return (filename, options = {}) => openBetterSqlite3(Database, filename, options);
   }
-  return openBetterSqlite3(driver, filename, options);
+  throw new StoreError(`SqliteStore's driver is 'node:sqlite', 'better-sqlite3' or better-sqlite3's Database class, not ${String(driver)}`);
 }
 
 function openBetterSqlite3(Database: BetterSqlite3Class, filename: string, options: { readonly?: boolean }): SqliteConnection {

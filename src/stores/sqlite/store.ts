@@ -11,7 +11,7 @@ import type { Claim, Settlement, SuspendedCall, SuspensionFilter, SuspensionStor
 import type { Grant, GrantFilter } from '../../suspension/grants';
 import { callOf, grantOf, parseStored, rowOf, type SuspensionRow } from '../rows';
 import { StoreSessions } from '../sessions';
-import { immediate, openSqlite, type SqliteConnection, type SqliteStatement } from './driver';
+import { immediate, sqliteOpener, type SqliteConnection, type SqliteStatement } from './driver';
 import type { SqliteStoreOptions } from './options';
 import { migrate, prepare, SUSPENSION_COLUMNS } from './schema';
 import { SqliteSessions } from './sessions';
@@ -75,9 +75,11 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
     const { filename, busyTimeoutMs = 5000, synchronous = 'full', driver } = typeof options === 'string' ? { filename: options } : options;
     if (typeof filename !== 'string' || filename === '') throw new StoreError('SqliteStore needs a filename');
     this.filename = filename;
+    // The driver first: a store that cannot be built leaves no empty file behind.
+    const open = sqliteOpener(driver);
     createPrivately(filename);
     try {
-      this.db = openSqlite(filename, driver);
+      this.db = open(filename);
     } catch (error) {
       if (error instanceof ToolnexusError) throw error;
       throw new StoreError(`cannot open SQLite file ${filename}: ${messageOf(error)}`, { cause: error });
