@@ -81,7 +81,9 @@ function ensure(nodeBin = process.execPath, major) {
   const nodeDir = path.dirname(binDir);
   if (fs.existsSync(path.join(nodeDir, 'include', 'node', 'node_version.h'))) env.npm_config_nodedir = nodeDir;
   const started = Date.now();
-  process.stderr.write(`better-sqlite3@${where.major}: installing (and compiling) for ${nodeBin} into ${where.folder}\n`);
+  process.stderr.write(
+    `better-sqlite3@${where.major}: installing for ${nodeBin} (12 compiles from source: minutes) into ${where.folder}\n`,
+  );
   try {
     execFileSync('npm', ['install', `better-sqlite3@${where.major}`, '--no-audit', '--no-fund', '--no-save', '--foreground-scripts'], {
       cwd: staging,
