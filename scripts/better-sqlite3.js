@@ -94,6 +94,8 @@ function ensure(nodeBin = process.execPath, major) {
       throw new Error(`better-sqlite3@${where.major} installed but ${nodeBin} cannot load it`);
     }
     try {
+      // A folder there that does not load (an install cut short by hand, say) is replaced.
+      if (!installed(nodeBin, where.package)) fs.rmSync(where.folder, { recursive: true, force: true });
       fs.renameSync(staging, where.folder);
     } catch (error) {
       // Another run finished first: its copy is as good as this one.
