@@ -257,7 +257,14 @@ const EXPECTED: Record<string, string[]> = {
     'type TrimOptions',
   ],
   'toolnexus-ts/memory': ['MemoryStore', 'type MemoryStoreOptions'],
-  'toolnexus-ts/sqlite': ['SQLITE_SCHEMA_VERSION', 'SqliteStore', 'type SqliteStoreOptions'],
+  'toolnexus-ts/sqlite': [
+    'SQLITE_SCHEMA_VERSION',
+    'SqliteStore',
+    'type BetterSqlite3Class',
+    'type BetterSqlite3Database',
+    'type SqliteDriver',
+    'type SqliteStoreOptions',
+  ],
   'toolnexus-ts/postgres': [
     'POSTGRES_STORE_SCHEMA_VERSION',
     'PostgresStore',
