@@ -52,6 +52,12 @@ export class InboxForbiddenError extends InboxError {
   override readonly status = 403;
 }
 
+/** The route or the thing it names does not exist (an unknown grant, say). */
+export class InboxNotFoundError extends InboxError {
+  override readonly code = 'TOOLNEXUS_INBOX_NOT_FOUND';
+  override readonly status = 404;
+}
+
 /** A state-changing request without the page's CSRF token, or from another origin. */
 export class InboxCsrfError extends InboxError {
   override readonly code = 'TOOLNEXUS_INBOX_CSRF';

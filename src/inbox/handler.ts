@@ -216,8 +216,17 @@ export function createInbox(options: InboxOptions): Inbox {
     }
     if (method === 'GET' && path === '/api/grants') {
       // Standing grants, for everyone signed in to see who approves what in advance (docs/who-may-answer.md).
-      const keeper = service.coordinator;
-      return sendJson(response, 200, { grants: isGrantStore(keeper.store) ? await keeper.grants() : [] });
+      return sendJson(response, 200, { grants: isGrantStore(service.coordinator.store) ? await service.grants(principal) : [] });
+    }
+    const grant = /^\/api\/grants\/([^/]+)\/revoke$/.exec(path);
+    const grantId = grant ? safeDecode(grant[1] as string) : undefined;
+    if (grant && grantId !== undefined && ID.test(grantId)) {
+      if (method !== 'POST') {
+        response.setHeader('allow', 'POST');
+        return sendJson(response, 405, { error: { code: 'TOOLNEXUS_INBOX_METHOD', message: 'use POST' } });
+      }
+      checkCsrf(request);
+      return sendJson(response, 200, { grant: await service.revoke(principal, grantId) });
     }
     if (method === 'GET' && path === '/api/suspensions') {
       return sendJson(response, 200, { suspensions: await service.list(principal, queryOf(params, settings.historyLimit)) });

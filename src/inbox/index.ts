@@ -10,9 +10,9 @@ export { CSRF_COOKIE, CSRF_HEADER, CSRF_FIELD } from './csrf';
 export type { InboxOptions, InboxLogEntry, InboxLogger } from './options';
 export { MemorySignInStore } from './sign-ins';
 export type { InboxSignIn, InboxSignInStore, InboxSignInOptions } from './sign-ins';
-export type { SuspensionView } from './view';
+export type { SuspensionView, ViewContext } from './view';
 export type { InputField, FieldProblem } from './input-schema';
-export type { AnswerOutcome, InboxQuery, InboxStatusFilter } from './service';
+export type { AnswerOutcome, GrantView, InboxQuery, InboxStatusFilter } from './service';
 export {
   InboxError,
   InboxBadRequestError,
@@ -20,6 +20,7 @@ export {
   InboxBodyTooLargeError,
   InboxUnauthorizedError,
   InboxForbiddenError,
+  InboxNotFoundError,
   InboxCsrfError,
   SuspensionExpiredError,
   AnsweredByOtherError,

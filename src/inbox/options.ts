@@ -16,7 +16,8 @@ export interface InboxLogger {
 
 /** One line the inbox logs: what was done to which suspension, by whom. Arguments are redacted; tokens never appear. */
 export interface InboxLogEntry {
-  event: 'answered' | 'cancelled' | 'refused';
+  /** `revoked`: a standing grant was revoked (`id` is the grant's; `kind` is `grant`). */
+  event: 'answered' | 'cancelled' | 'refused' | 'revoked';
   id: string;
   tool?: string;
   kind?: string;

@@ -1,3 +1,5 @@
+import { APPROVAL_SCRIPT } from './page-approval-script';
+
 /**
  * The page's script, served inline under the page's CSP nonce. Everything it shows is set as
  * text (never parsed as HTML), so a prompt or an argument cannot inject markup. It talks to
@@ -220,6 +222,8 @@ export const PAGE_SCRIPT = String.raw`
     return form;
   }
 
+${APPROVAL_SCRIPT}
+
   function card(item) {
     var node = el('article', { className: 'card', 'data-id': item.id, 'data-testid': 'suspension' });
     node.appendChild(el('h2', {}, [el('span', { className: 'badge ' + item.kind, text: item.kind }), document.createTextNode(item.tool)]));
@@ -233,6 +237,11 @@ export const PAGE_SCRIPT = String.raw`
       meta.appendChild(el('span', { 'data-testid': 'quorum',
         text: 'approvals: ' + item.quorum.signatures.length + ' of ' + item.quorum.of + (signers.length ? ' (' + signers.join(', ') + ')' : '') }));
     }
+    if (item.escalation) {
+      var to = item.escalation.to.join(', ');
+      meta.appendChild(el('span', { 'data-testid': 'escalation', className: item.escalation.escalated ? 'escalated' : '',
+        text: item.escalation.escalated ? 'escalated to ' + to : 'escalates to ' + to + ' at ' + new Date(item.escalation.at).toLocaleString() }));
+    }
     if (item.runId) {
       var run = el('a', { href: '#', text: 'run ' + item.runId, title: 'show only this run' });
       run.addEventListener('click', function (event) { event.preventDefault(); document.getElementById('run').value = item.runId; state.runId = item.runId; refresh(); });
@@ -241,6 +250,7 @@ export const PAGE_SCRIPT = String.raw`
     if (item.expiresAt) meta.appendChild(el('span', { className: 'expiry', 'data-expires': item.expiresAt }));
     node.appendChild(meta);
     node.appendChild(el('div', { className: 'prompt', text: item.prompt, 'data-testid': 'prompt' }));
+    if (item.quorum && item.quorum.signatures.length) node.appendChild(signatureList(item.quorum.signatures));
     node.appendChild(el('div', { className: 'hint', text: 'arguments' }));
     node.appendChild(pre(item.args));
     var extra = item.data ? Object.keys(item.data).filter(function (k) { return k !== 'requestedBy'; }) : [];
@@ -251,7 +261,7 @@ export const PAGE_SCRIPT = String.raw`
     var path = 'suspensions/' + encodeURIComponent(item.id);
     if (canAnswer && item.kind === 'approval') {
       var reason = el('textarea', { placeholder: 'reason (optional)', 'aria-label': 'reason', name: 'reason' });
-      var approve = el('button', { className: 'approve', text: 'Approve' });
+      var approve = el('button', { className: 'approve', text: item.quorum ? 'Sign (' + item.quorum.signatures.length + ' of ' + item.quorum.of + ')' : 'Approve' });
       var decline = el('button', { className: 'decline', text: 'Decline' });
       approve.addEventListener('click', function () { send(node, path + '/answer', { ok: true, comment: reason.value || undefined }); });
       decline.addEventListener('click', function () {
@@ -260,6 +270,7 @@ export const PAGE_SCRIPT = String.raw`
         send(node, path + '/answer', body);
       });
       actions.appendChild(reason); actions.appendChild(approve); actions.appendChild(decline);
+      if (item.edit) actions.appendChild(editForm(node, item, reason));
     } else if (canAnswer && item.fields) {
       actions.appendChild(inputForm(node, item));
     }
@@ -350,10 +361,12 @@ export const PAGE_SCRIPT = String.raw`
   var statusSelect = document.getElementById('status');
   var STATUSES = { open: ['open', 'pending', 'resolving'], history: ['settled', 'resolved', 'declined', 'expired', 'cancelled'] };
   function setTab(tab) {
+    document.querySelectorAll('nav button').forEach(function (b) { b.classList.toggle('active', b.getAttribute('data-tab') === tab); });
+    document.querySelector('.filters').hidden = tab === 'grants';
+    if (tab === 'grants') { state.tab = tab; return showGrants(); }
     state.tab = tab; state.status = STATUSES[tab][0];
     statusSelect.textContent = '';
     STATUSES[tab].forEach(function (s) { statusSelect.appendChild(el('option', { value: s, text: s })); });
-    document.querySelectorAll('nav button').forEach(function (b) { b.classList.toggle('active', b.getAttribute('data-tab') === tab); });
     refresh();
   }
   document.querySelectorAll('nav button').forEach(function (b) { b.addEventListener('click', function () { setTab(b.getAttribute('data-tab')); }); });
@@ -364,7 +377,7 @@ export const PAGE_SCRIPT = String.raw`
   function listen() {
     var source = new EventSource('api/events');
     source.addEventListener('open', function () { live.textContent = 'live'; live.classList.add('on'); });
-    source.addEventListener('change', function () { refresh(); });
+    source.addEventListener('change', function () { if (state.tab === 'grants') showGrants(); else refresh(); });
     source.addEventListener('error', function () { live.textContent = 'reconnecting…'; live.classList.remove('on'); });
   }
   setTab('open');

@@ -46,4 +46,10 @@ a { color: var(--accent); }
 .signin { max-width: 380px; margin: 80px auto; }
 .outcome { margin: 12px 20px; max-width: 1060px; border-color: var(--accent); }
 .outcome[hidden] { display: none; }
+.filters[hidden] { display: none; }
+.signatures { margin: 4px 0; padding-left: 18px; color: var(--muted); font-size: 12px; }
+.escalated { color: var(--warn); font-weight: 600; }
+details.edit { flex-basis: 100%; }
+details.edit summary { cursor: pointer; color: var(--accent); }
+form[data-testid=edit-form] { display: flex; flex-wrap: wrap; gap: 4px 14px; align-items: flex-end; }
 `;

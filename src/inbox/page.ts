@@ -42,7 +42,7 @@ export function inboxPage(title: string, principal: Principal, csrf: string, sig
 <body>
 <header>
   <h1>${escapeHtml(title)}</h1>
-  <nav><button data-tab="open" class="active">Open</button><button data-tab="history">History</button></nav>
+  <nav><button data-tab="open" class="active">Open</button><button data-tab="history">History</button><button data-tab="grants">Grants</button></nav>
   <span class="live" id="live">connecting…</span>
   <span class="who">signed in as <strong data-testid="principal">${escapeHtml(principal.name ?? principal.id)}</strong></span>
   ${signOut ? `<form method="post" action="logout"><input type="hidden" name="${CSRF_FIELD}" value="${escapeHtml(csrf)}"><button type="submit">Sign out</button></form>` : ''}

@@ -8,11 +8,26 @@ import { MAX_COMMENT_LENGTH, type Principal } from '../suspension/audit';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import { isSettled, isSuspensionStatus } from '../suspension/status';
 import type { SuspendedCall, SuspensionStatus } from '../suspension/store';
-import { AnsweredByOtherError, InboxBadRequestError, InboxError, InboxInvalidInputError, SuspensionExpiredError } from './errors';
+import {
+  AnsweredByOtherError,
+  InboxBadRequestError,
+  InboxError,
+  InboxForbiddenError,
+  InboxInvalidInputError,
+  InboxNotFoundError,
+  SuspensionExpiredError,
+} from './errors';
 import { declaredFields, inputFields, inputProblems } from './input-schema';
 import type { InboxLogEntry, InboxOptions } from './options';
 import type { AnswerAction } from '../suspension/policy';
 import { Redactor, viewOf, type SuspensionView } from './view';
+import type { Grant } from '../suspension/grants';
+import type { InputField } from './input-schema';
+
+/** A standing grant as the inbox shows it, with whether the viewer may revoke it. */
+export interface GrantView extends Grant {
+  mayRevoke: boolean;
+}
 
 /** Which suspensions a list shows: `open` (pending and resolving), `settled` (the history), or one status. */
 export type InboxStatusFilter = 'open' | 'settled' | SuspensionStatus;
@@ -38,11 +53,13 @@ export class InboxService {
   private readonly redactor: Redactor;
   private readonly context: InboxOptions['context'];
   private readonly log: InboxOptions['log'];
+  private readonly now: () => number;
 
   constructor(
-    options: Pick<InboxOptions, 'runner' | 'coordinator' | 'context' | 'log'>,
+    options: Pick<InboxOptions, 'runner' | 'coordinator' | 'context' | 'log' | 'clock'>,
     private readonly announce: () => void,
   ) {
+    this.now = options.clock ?? Date.now;
     this.runner = options.runner;
     this.coordinator = (options.runner?.coordinator ?? options.coordinator) as ResumeCoordinator;
     this.redactor = new Redactor(this.coordinator.toolkit);
@@ -165,7 +182,65 @@ export class InboxService {
   }
 
   private async view(principal: Principal, call: SuspendedCall): Promise<SuspensionView> {
-    return viewOf(call, this.redactor, await this.coordinator.actionsOf(principal, call));
+    const actions = await this.coordinator.actionsOf(principal, call);
+    const toolFields = this.toolFields(call.tool);
+    return viewOf(call, this.redactor, { actions, now: this.now(), ...(toolFields ? { toolFields } : {}) });
+  }
+
+  /** The fields of a tool's input schema the page can render as a form (the edit form's fields). */
+  private toolFields(tool: string): InputField[] | undefined {
+    const registered = this.coordinator.toolkit.get(tool);
+    return registered ? inputFields({ schema: registered.inputSchema }) : undefined;
+  }
+
+  /** The live and past grants, newest first, each saying whether `principal` may revoke it. */
+  async grants(principal: Principal): Promise<GrantView[]> {
+    const grants = await this.coordinator.grants();
+    const views = await Promise.all(grants.map(async (grant) => ({ ...grant, mayRevoke: await this.mayRevoke(principal, grant) })));
+    return views.reverse();
+  }
+
+  /**
+   * Revokes a grant as `principal`: allowed to the one who gave it and, under an answer policy,
+   * to whoever the policy lets approve the grant's tool (without a policy, to anyone signed in,
+   * as answering is). Revoking only takes an approval back, so no separation of duties applies.
+   */
+  async revoke(principal: Principal, grantId: string): Promise<GrantView> {
+    const grant = (await this.coordinator.grants()).find((g) => g.id === grantId);
+    if (!grant) throw new InboxNotFoundError(`no grant ${grantId}`);
+    if (!(await this.mayRevoke(principal, grant))) {
+      this.recordGrant('refused', grant, principal);
+      throw new InboxForbiddenError(`${principal.name ?? principal.id} may not revoke grant ${grantId} (${grant.tool})`);
+    }
+    if (grant.revokedAt === undefined) await this.coordinator.revoke(grantId);
+    this.announce();
+    this.recordGrant('revoked', grant, principal);
+    const after = (await this.coordinator.grants()).find((g) => g.id === grantId) ?? grant;
+    return { ...after, mayRevoke: false };
+  }
+
+  private async mayRevoke(principal: Principal, grant: Grant): Promise<boolean> {
+    if (grant.revokedAt !== undefined) return false;
+    if (grant.by.id === principal.id || !this.coordinator.hasPolicy) return true;
+    // Judged as an approval of a call of the grant's tool: who may approve it may take a standing approval of it back.
+    const probe: SuspendedCall = {
+      request: { id: `revoke-${grant.id}`, kind: 'approval', prompt: `revoke ${grant.id}` },
+      tool: grant.tool,
+      args: {},
+      status: 'pending',
+      createdAt: grant.createdAt,
+    };
+    return (await this.coordinator.actionsOf(principal, probe)).includes('answer');
+  }
+
+  private recordGrant(event: 'revoked' | 'refused', grant: Grant, principal: Principal): void {
+    if (!this.log) return;
+    try {
+      const status = event === 'refused' ? 'TOOLNEXUS_INBOX_FORBIDDEN' : 'revoked';
+      this.log({ event, id: grant.id, tool: grant.tool, kind: 'grant', principal: { ...principal }, status });
+    } catch {
+      // A failing logger must not turn a revocation that was applied into an error.
+    }
   }
 
   private record(event: InboxLogEntry['event'], call: SuspendedCall, principal: Principal, status: string): void {

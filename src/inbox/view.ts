@@ -26,8 +26,18 @@ export interface SuspensionView {
   requestedBy?: string;
   /** A quorum request's approvals so far, and how many it needs (docs/who-may-answer.md, "Quorum"). */
   quorum?: { of: number; from?: readonly string[]; signatures: Signature[] };
-  /** When the request escalates (RFC 3339) and to whom (docs/who-may-answer.md, "Escalation"). */
-  escalation?: { at: string; to: readonly string[] };
+  /**
+   * When the request escalates (RFC 3339), to whom, and whether it has by the inbox's clock
+   * (docs/who-may-answer.md, "Escalation"): the page shows what the server says, never its own time.
+   */
+  escalation?: { at: string; to: readonly string[]; escalated: boolean };
+  /**
+   * The form for approving with edited arguments, where the request allows an edit and the
+   * viewer may approve it (docs/who-may-answer.md, "Edit"): the tool's fields, filled with the
+   * arguments as asked. A `@Sensitive()` value is left empty (it is never sent to the page).
+   * The tool's DTO checks the edit on the server; the page checks the same fields first.
+   */
+  edit?: { fields: InputField[]; values: Record<string, unknown> };
   tool: string;
   /** The call's arguments, `@Sensitive()` fields redacted. */
   args: unknown;
@@ -49,8 +59,18 @@ export interface SuspensionView {
 
 export { Redactor };
 
-/** The view of `call` for a viewer allowed `actions`. */
-export function viewOf(call: SuspendedCall, redactor: Redactor, actions: AnswerAction[]): SuspensionView {
+/** What a view needs besides the call: the viewer's actions, the inbox's time, the tool's fields. */
+export interface ViewContext {
+  actions: AnswerAction[];
+  /** The inbox's clock, in ms since the epoch. */
+  now: number;
+  /** The fields of the called tool's input schema, when it has a form the inbox can render. */
+  toolFields?: InputField[];
+}
+
+/** The view of `call` for a viewer in `context`. */
+export function viewOf(call: SuspendedCall, redactor: Redactor, context: ViewContext): SuspensionView {
+  const { actions } = context;
   // The one redaction path (src/suspension/redact.ts): what the inbox shows is what the CLI, webhooks and MCP show.
   const shown = redactor.call(call);
   const request = shown.request;
@@ -80,7 +100,10 @@ export function viewOf(call: SuspendedCall, redactor: Redactor, actions: AnswerA
   if (call.requestedBy) view.requestedBy = call.requestedBy.name ?? call.requestedBy.id;
   const quorum = quorumOf(call.request);
   const escalation = escalationOf(call.request);
-  if (escalation) view.escalation = { at: new Date(escalation.at).toISOString(), to: [...escalation.to] };
+  if (escalation)
+    view.escalation = { at: new Date(escalation.at).toISOString(), to: [...escalation.to], escalated: context.now >= escalation.at };
+  const edit = editForm(call, shown.args, context);
+  if (edit) view.edit = edit;
   if (quorum) view.quorum = { ...quorum, signatures: (call.signatures ?? []).map((s) => ({ ...s, by: { ...s.by } })) };
   view.requestedBy ??= call.runId === undefined ? `tool ${call.tool}` : `tool ${call.tool} in run ${call.runId}`;
   if (call.runId !== undefined) view.runId = call.runId;
@@ -95,4 +118,25 @@ export function viewOf(call: SuspendedCall, redactor: Redactor, actions: AnswerA
     view.outcome = { isError: shown.outcome.isError, output: shown.outcome.output };
   }
   return view;
+}
+
+/** The edit form of an editable approval the viewer may approve; none for a quorum (its arguments are fixed). */
+function editForm(call: SuspendedCall, shownArgs: unknown, context: ViewContext): SuspensionView['edit'] {
+  const { request } = call;
+  if (request.kind !== 'approval' || request.data?.editable !== true || quorumOf(request)) return undefined;
+  if (!context.actions.includes('answer') || !context.toolFields || context.toolFields.length === 0) return undefined;
+  const asked = isRecord(call.args) ? call.args : {};
+  const shown = isRecord(shownArgs) ? shownArgs : {};
+  const values: Record<string, unknown> = {};
+  for (const field of context.toolFields) {
+    // A value the redaction changed is sensitive: the page gets nothing of it and asks for it again.
+    if (field.name in asked && JSON.stringify(asked[field.name]) === JSON.stringify(shown[field.name])) {
+      values[field.name] = asked[field.name];
+    }
+  }
+  return { fields: context.toolFields, values };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -9,6 +9,7 @@ const RELEASED: Record<string, [code: string, status: number]> = {
   InboxBodyTooLargeError: ['TOOLNEXUS_INBOX_BODY_TOO_LARGE', 413],
   InboxUnauthorizedError: ['TOOLNEXUS_INBOX_UNAUTHORIZED', 401],
   InboxForbiddenError: ['TOOLNEXUS_INBOX_FORBIDDEN', 403],
+  InboxNotFoundError: ['TOOLNEXUS_INBOX_NOT_FOUND', 404],
   InboxCsrfError: ['TOOLNEXUS_INBOX_CSRF', 403],
   SuspensionExpiredError: ['TOOLNEXUS_SUSPENSION_EXPIRED', 410],
   AnsweredByOtherError: ['TOOLNEXUS_ANSWERED_BY_OTHER', 409],

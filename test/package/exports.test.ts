@@ -304,6 +304,7 @@ const EXPECTED: Record<string, string[]> = {
     'InboxError',
     'InboxForbiddenError',
     'InboxInvalidInputError',
+    'InboxNotFoundError',
     'InboxUnauthorizedError',
     'LOCAL_PRINCIPAL',
     'MemorySignInStore',
@@ -316,6 +317,7 @@ const EXPECTED: Record<string, string[]> = {
     'type Authorize',
     'type BearerTokenEntry',
     'type FieldProblem',
+    'type GrantView',
     'type Inbox',
     'type InboxLogEntry',
     'type InboxLogger',
@@ -327,6 +329,7 @@ const EXPECTED: Record<string, string[]> = {
     'type InboxStatusFilter',
     'type InputField',
     'type SuspensionView',
+    'type ViewContext',
   ],
   'toolnexus-ts/chat': [
     'CHAT_REFUSED_HEADER',

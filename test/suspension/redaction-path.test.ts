@@ -74,9 +74,9 @@ describe('redactCall', () => {
     const coordinator = new ResumeCoordinator({ toolkit, observers: [observer] });
     const asked = pendingOf(await coordinator.execute('wire', ARGS))!;
     const redactor = new Redactor(toolkit);
-    const viewPending = viewOf((await coordinator.get(asked.id))!, redactor, []);
+    const viewPending = viewOf((await coordinator.get(asked.id))!, redactor, { actions: [], now: Date.now() });
     await coordinator.resolve({ id: asked.id, ok: true });
-    const viewSettled = viewOf((await coordinator.get(asked.id))!, redactor, []);
+    const viewSettled = viewOf((await coordinator.get(asked.id))!, redactor, { actions: [], now: Date.now() });
     expect(seen.map((c) => c.status)).toEqual(['pending', 'resolved']);
     expectNoCanary('an observer', seen);
     expectNoCanary('the inbox', [viewPending, viewSettled]);
