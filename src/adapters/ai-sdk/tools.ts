@@ -1,4 +1,5 @@
-import type { JSONSchema7, ModelMessage, Tool, ToolApprovalStatus } from 'ai';
+// `ai` is ESM only: the attribute lets a CommonJS app (node16/nodenext) read these types.
+import type { JSONSchema7, ModelMessage, Tool, ToolApprovalStatus } from 'ai' with { 'resolution-mode': 'import' };
 import { coordinatorOf, DurableCall, hostState, keyPrefix, pendingOutput, toolsOf } from '../durable-call';
 import { pendingOf } from '../../results/helpers';
 import type { PendingRequest, ToolResult } from '../../results/wire';
