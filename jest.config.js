@@ -10,6 +10,10 @@ function entryMap() {
   return map;
 }
 
+// better-sqlite3 is no devDependency: the tests take it from the folder jest's global setup
+// installs it in (scripts/better-sqlite3.js), or from TOOLNEXUS_BETTER_SQLITE3.
+const betterSqlite3 = process.env.TOOLNEXUS_BETTER_SQLITE3 || require('./scripts/better-sqlite3.js').packagePath().package;
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
@@ -18,10 +22,11 @@ module.exports = {
   // tsconfig.json plus isolatedModules: ts-jest then transpiles each file alone, and `npm run typecheck` is what checks types.
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: { isolatedModules: true } }] },
   // Each entry of package.json's "exports" maps to its source (dist/x/index.js → src/x/index.ts).
-  moduleNameMapper: entryMap(),
+  moduleNameMapper: { ...entryMap(), '^better-sqlite3$': betterSqlite3 },
   testTimeout: 60000,
-  // One embedded PostgreSQL for the whole run unless TOOLNEXUS_PG_URL names a server (test/fixtures/pg/global-setup.ts).
-  globalSetup: '<rootDir>/test/fixtures/pg/global-setup.ts',
+  // better-sqlite3 for this Node.js, then one embedded PostgreSQL for the whole run unless
+  // TOOLNEXUS_PG_URL names a server (test/fixtures/global-setup.ts).
+  globalSetup: '<rootDir>/test/fixtures/global-setup.ts',
   globalTeardown: '<rootDir>/test/fixtures/pg/global-teardown.ts',
   reporters: ['default', '<rootDir>/scripts/jest-summary-line.js'],
 };

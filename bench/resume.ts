@@ -9,15 +9,28 @@
  * 2. Resolve latency as the table grows: p50 of `resolve` with 1,000 versus 100,000
  *    pending rows already in the file (sampled alternately from both files).
  *
+ * The store runs on better-sqlite3 here, as the raw floor does, so the ratio compares like
+ * with like. better-sqlite3 is no devDependency: it comes from TOOLNEXUS_BETTER_SQLITE3 or the
+ * cache folder scripts/better-sqlite3.js fills (docs/deploying.md, "Running the SQLite tests").
+ *
  *   npm run bench:resume
  */
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Toolkit, defineTool, pending, pendingOf, success } from 'toolnexus-ts';
 import { ResumeCoordinator } from 'toolnexus-ts/suspension';
 import { SqliteStore, type SqliteStoreOptions } from 'toolnexus-ts/sqlite';
+
+interface Installer {
+  ensure(): string;
+}
+/* eslint-disable @typescript-eslint/no-require-imports -- a package outside the repository, found at run time */
+const Database = require(
+  process.env.TOOLNEXUS_BETTER_SQLITE3 || (require(join(process.cwd(), 'scripts', 'better-sqlite3.js')) as Installer).ensure(),
+) as typeof BetterSqlite3;
+/* eslint-enable @typescript-eslint/no-require-imports -- end of the run-time require */
 
 const ROUNDS = 15;
 const CYCLES = 200;
@@ -43,7 +56,10 @@ function median(xs: number[]): number {
 }
 
 function coordinatorOn(filename: string, synchronous: SqliteStoreOptions['synchronous']): ResumeCoordinator {
-  return new ResumeCoordinator({ toolkit: new Toolkit().register(approve), store: new SqliteStore({ filename, synchronous }) });
+  return new ResumeCoordinator({
+    toolkit: new Toolkit().register(approve),
+    store: new SqliteStore({ filename, synchronous, driver: Database }),
+  });
 }
 
 async function coordinatorCycles(coordinator: ResumeCoordinator, round: number): Promise<number> {
@@ -83,7 +99,7 @@ function rawFloor(filename: string, synchronous: SqliteStoreOptions['synchronous
  * claim in an IMMEDIATE transaction, complete) run straight on better-sqlite3, with no JS around it.
  */
 async function rawStoreSql(filename: string, synchronous: SqliteStoreOptions['synchronous']) {
-  await new SqliteStore({ filename, synchronous }).close(); // creates the schema
+  await new SqliteStore({ filename, synchronous, driver: Database }).close(); // creates the schema
   const db = new Database(filename);
   db.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
   const insert = db.prepare(`INSERT INTO suspensions (id, kind, tool, args, request, status, created_at)
@@ -158,7 +174,7 @@ async function throughput(
 
 async function prefill(filename: string, rows: number): Promise<ResumeCoordinator> {
   // Filling is not what is measured: write it without a sync per row, then reopen as configured.
-  const filler = new SqliteStore({ filename, synchronous: 'normal' });
+  const filler = new SqliteStore({ filename, synchronous: 'normal', driver: Database });
   const createdAt = new Date().toISOString();
   for (let i = 0; i < rows; i++) {
     await filler.insert({

@@ -4,7 +4,8 @@
  * in a temporary directory, each with `strict` and `skipLibCheck: false`:
  *
  *   alone     the package and nothing else: installs in seconds (no native compile), the
- *             required peers come with it, and building a SQLite store names the missing driver;
+ *             required peers come with it, a SQLite store runs on node:sqlite where Node.js
+ *             has it, and asking for better-sqlite3 names the missing driver;
  *   node10    CommonJS, `moduleResolution: node10` (typesVersions), with better-sqlite3 and Nest;
  *   nodenext  ESM, `module`/`moduleResolution: nodenext` (the exports map), the same program,
  *             also type-checked under `moduleResolution: bundler`;
@@ -16,9 +17,9 @@
  *
  * The typed apps live in one scratch folder whose own node_modules holds what they share
  * (typescript, @types/node, Nest, better-sqlite3), as in a monorepo; each app installs the
- * package itself. better-sqlite3 compiles from source here (~2 minutes): the shared folder
- * installs it with `--ignore-scripts` and takes the addon the repository already built (same
- * version, same Node); without one it compiles it once. The apps then build in parallel.
+ * package itself. better-sqlite3 is the one scripts/better-sqlite3.js keeps for this Node.js
+ * (13 ships its N-API build; 12 compiles from source, ~2 minutes): the shared folder installs
+ * it with `--ignore-scripts` and takes 12's compiled addon from there. The apps then build in parallel.
  * Run: npm run test:consumer (KEEP=1 keeps the scratch directory).
  */
 'use strict';
@@ -74,8 +75,10 @@ function write(dir, files) {
 }
 
 const versionOf = (name) => JSON.parse(fs.readFileSync(require.resolve(`${name}/package.json`, { paths: [REPO] }), 'utf8')).version;
-const SQLITE_VERSION = versionOf('better-sqlite3');
-check(SQLITE_VERSION.startsWith('12.'), `better-sqlite3 must stay 12.x (13 crashes on Node 20), the repository has ${SQLITE_VERSION}`);
+// better-sqlite3 is no devDependency: the typed apps share the one scripts/better-sqlite3.js
+// keeps for this Node.js (13 on Node.js 22 and later, 12 on 20), as the tests do.
+const SQLITE_PACKAGE = process.env.TOOLNEXUS_BETTER_SQLITE3 || require('./better-sqlite3.js').ensure();
+const SQLITE_VERSION = JSON.parse(fs.readFileSync(path.join(SQLITE_PACKAGE, 'package.json'), 'utf8')).version;
 const DEV = {
   typescript: versionOf('typescript'),
   '@types/node': versionOf('@types/node'),
@@ -253,17 +256,14 @@ async function main() {
     const apps = path.join(tmp, 'apps');
     write(alone, { 'package.json': { name: 'alone', private: true, version: '1.0.0' } });
     write(apps, { 'package.json': { name: 'apps', private: true, version: '1.0.0' } });
-    const addon = path.join(
-      path.dirname(require.resolve('better-sqlite3/package.json', { paths: [REPO] })),
-      'build',
-      'Release',
-      'better_sqlite3.node',
-    );
+    // 12 compiles at install: its addon is copied from the cache folder. 13 ships its N-API build.
+    const addon = path.join(SQLITE_PACKAGE, 'build', 'Release', 'better_sqlite3.node');
     const shared = [`better-sqlite3@${SQLITE_VERSION}`, ...Object.entries(DEV).map(([name, version]) => `${name}@${version}`)];
     await Promise.all([
       timed('npm install <tarball> alone (required peers only, no optional peer)', () => run(NPM, [...INSTALL, tarball], alone)),
       timed(`npm install shared tools (${shared.join(', ')}; --ignore-scripts)`, async () => {
         await run(NPM, [...INSTALL, '--ignore-scripts', ...shared], apps);
+        if (!SQLITE_VERSION.startsWith('12.')) return;
         const target = path.join(apps, 'node_modules', 'better-sqlite3', 'build', 'Release');
         fs.mkdirSync(target, { recursive: true });
         if (fs.existsSync(addon)) fs.copyFileSync(addon, path.join(target, 'better_sqlite3.node'));
@@ -292,7 +292,17 @@ const { SqliteStore } = require('toolnexus-ts/sqlite');
 const { PostgresStore } = require('toolnexus-ts/postgres');
 const { StoreError } = require('toolnexus-ts/suspension');
 new MemoryStore();
-for (const [build, command] of [[() => new SqliteStore(':memory:'), 'npm install better-sqlite3@12'], [() => new PostgresStore({ connectionString: 'postgres://x' }), 'npm install pg']]) {
+// Where Node.js has node:sqlite, SqliteStore needs nothing installed; better-sqlite3 only when asked for.
+const hasNodeSqlite = typeof process.getBuiltinModule === 'function' && process.getBuiltinModule('node:sqlite') !== undefined;
+if (hasNodeSqlite) {
+  const builtIn = new SqliteStore(':memory:');
+  if (builtIn.driver !== 'node:sqlite') throw new Error('SqliteStore did not choose node:sqlite');
+  builtIn.close();
+  console.log('SqliteStore on node:sqlite, nothing installed');
+}
+const sqliteInstall = Number(process.versions.node.split('.')[0]) < 22 ? 'npm install better-sqlite3@12' : 'npm install better-sqlite3';
+const sqliteWithout = () => new SqliteStore(hasNodeSqlite ? { filename: ':memory:', driver: 'better-sqlite3' } : ':memory:');
+for (const [build, command] of [[sqliteWithout, sqliteInstall], [() => new PostgresStore({ connectionString: 'postgres://x' }), 'npm install pg']]) {
   try { build(); throw new Error('built a store without its driver'); }
   catch (error) { if (!(error instanceof StoreError) || !error.message.includes(command)) throw error; console.log(error.message); }
 }

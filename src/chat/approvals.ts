@@ -1,6 +1,8 @@
+import { InvalidAnswerError } from '../errors';
 import type { Answer } from '../results/wire';
 import type { AgentRunner } from '../runner/agent-runner';
 import type { Principal } from '../suspension/audit';
+import { editedAnswer } from '../suspension/signing';
 import { isSettled } from '../suspension/status';
 import type { SuspendedCall } from '../suspension/store';
 import { ChatRequestError } from './errors';
@@ -44,13 +46,32 @@ export async function haltedChat(runner: AgentRunner, runId: string): Promise<Ch
   );
 }
 
-/** One approval response checked against its stored request, the chat's run and the answer policy, before any is applied. */
+/**
+ * Every edit of the body names an approval this message approves: an edit of nothing, or of a
+ * declined call, is refused rather than dropped.
+ */
+export function refuseStrayEdits(parts: readonly ToolPartIn[], edits: ReadonlyMap<string, unknown> | undefined): void {
+  for (const id of edits?.keys() ?? []) {
+    const part = parts.find((p) => p.approval?.id === id);
+    if (!part) throw new ChatRequestError(400, 'bad_body', `edits name approval ${id}, which this message does not answer`);
+    if (part.approval?.approved !== true)
+      throw new ChatRequestError(400, 'bad_body', `approval ${id} is declined: only an approval is edited`);
+  }
+}
+
+/**
+ * One approval response checked against its stored request, the chat's run and the answer
+ * policy, before any is applied; `args` are its edited arguments, checked as the coordinator
+ * checks them (shape and size, the request allows an edit, the tool's DTO). Returns the answer
+ * to give. A refusal by the policy is returned, not thrown: the chat explains it in the stream.
+ */
 export async function checkApproval(
   runner: AgentRunner,
   part: ToolPartIn,
   runId: string | undefined,
   principal: Principal,
-): Promise<{ part: ToolPartIn; call: SuspendedCall }> {
+  args?: Record<string, unknown>,
+): Promise<CheckedApproval> {
   const approval = part.approval;
   if (!approval || typeof approval.approved !== 'boolean')
     throw new ChatRequestError(400, 'bad_body', `tool call ${part.toolCallId} is approval-responded without approved: true | false`);
@@ -64,10 +85,28 @@ export async function checkApproval(
   if (isSettled(call.status)) throw new ChatRequestError(409, 'not_pending', `request ${approval.id} is already ${call.status}`);
   if (runId === undefined || call.runId !== runId)
     throw new ChatRequestError(403, 'not_yours', `request ${approval.id} is not one this chat is waiting for`);
+  const id = call.request.id;
+  let answer: Answer = approval.approved ? { id, ok: true, ...(args ? { args } : {}) } : { id, ok: false, reason: 'declined' };
+  if (args) {
+    try {
+      // The coordinator's own checks, so a bad edit is refused before any answer of the message is applied.
+      answer = await editedAnswer(runner.coordinator.toolkit, call, runner.coordinator.checkAnswer(answer));
+    } catch (error) {
+      if (error instanceof InvalidAnswerError) throw new ChatRequestError(400, 'invalid_edit', error.message);
+      throw error;
+    }
+  }
   // The coordinator's answer policy, asked before any answer is applied; the claim judges again.
-  const answer: Answer = approval.approved ? { id: call.request.id, ok: true } : { id: call.request.id, ok: false, reason: 'declined' };
   const decision = await runner.coordinator.decide(principal, call, answer);
-  if (decision !== 'allow')
-    throw new ChatRequestError(403, 'answer_refused', `you may not answer request ${approval.id}: ${decision.deny}`);
-  return { part, call };
+  return { part, call, answer, ...(decision === 'allow' ? {} : { refused: decision.deny }) };
+}
+
+/** An approval response as {@link checkApproval} found it. */
+export interface CheckedApproval {
+  part: ToolPartIn;
+  call: SuspendedCall;
+  /** The answer to give (an approval's edited arguments as the tool's DTO parsed them). */
+  answer: Answer;
+  /** The answer policy's reason, when it refuses the principal's answer. */
+  refused?: string;
 }

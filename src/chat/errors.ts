@@ -10,7 +10,7 @@ export class ChatRequestError extends ToolnexusError {
   constructor(
     /** The HTTP status (400, 401, 403, 404, 409, 413). */
     readonly status: number,
-    /** What is wrong, for programs: `bad_body`, `too_large`, `unauthenticated`, `unknown_tool_call`, `unknown_approval`, `duplicate_approval`, `wrong_kind`, `wrong_call`, `not_yours`, `not_pending`, `busy`, `no_session`. */
+    /** What is wrong, for programs: `bad_body`, `too_large`, `unauthenticated`, `unknown_tool_call`, `unknown_approval`, `duplicate_approval`, `wrong_kind`, `wrong_call`, `not_yours`, `not_pending`, `busy`, `no_session`, `invalid_edit` (an approval's edited arguments), `answer_refused`. */
     readonly reason: string,
     message: string,
   ) {

@@ -1,20 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AnswerRefusedError, ClaimHeldError, InvalidArgumentError, ToolnexusError } from '../errors';
+import { AnswerRefusedError, ClaimHeldError, InvalidAnswerError, InvalidArgumentError, ToolnexusError } from '../errors';
 import { pendingOf } from '../results/helpers';
 import type { ToolCall } from '../models/types';
-import type { Answer } from '../results/wire';
 import { answerAs } from '../runner/answer-as';
 import type { AgentRunner } from '../runner/agent-runner';
 import type { RunEvent } from '../runner/types';
 import type { StoredSession } from '../sessions/store';
 import type { Principal } from '../suspension/audit';
+import { parseJson, readNodeBody, readWebBody } from './body';
 import { ChatRequestError } from './errors';
-import { checkApproval, haltedChat, refuseDuplicates } from './approvals';
+import { checkApproval, haltedChat, refuseDuplicates, refuseStrayEdits } from './approvals';
 import { failureLog, logFailure, recoverHalted, STDERR_LOGGER, type ChatLogger } from './log';
 import { UI_STREAM_HEADERS, type UIStreamPart } from './parts';
 import { checkIssued, defaultSessionOf, readChatBody, toolParts, userText } from './request';
-import { messageIdOf, outputPart, requestParts, uiPartBatches, UIPartWriter, type UIStreamOptions } from './ui-stream';
+import { approvalPart, messageIdOf, outputPart, requestParts, uiPartBatches, UIPartWriter, type UIStreamOptions } from './ui-stream';
+import { askedAgain, storedApprovalData, withApprovalData } from './approval-data';
+import type { ChatApprovalData } from './parts';
 
 /** Options of every chat front end ({@link chatResponse}, {@link chatHandler}). */
 export interface ChatOptions {
@@ -67,7 +69,16 @@ interface ChatEvents {
   stream: UIStreamOptions;
   /** Tells the server's log that the run failed. */
   failed: (error: unknown) => void;
+  /** The answer policy refused an approval of the request: the response says so (its header, and the approval's data part). */
+  refused?: boolean;
 }
+
+/**
+ * The header of a chat response that explains a refused approval (docs/chat.md, "A refused
+ * approval"): the response is the UI message stream, so `useChat` shows why; a client that
+ * reads no stream tells it by this header.
+ */
+export const CHAT_REFUSED_HEADER = 'x-toolnexus-refused';
 
 /** What {@link chatStream} streams, before it becomes parts (the front ends convert as they write). */
 async function chatEvents(
@@ -81,7 +92,7 @@ async function chatEvents(
   if (!sessions) throw new InvalidArgumentError('a chat back end needs a runner whose store keeps sessions');
   // A page gone before anything started changes nothing; once started, a run goes on to its end.
   signal?.throwIfAborted();
-  const { chatId, last } = readChatBody(rawBody);
+  const { chatId, last, edits } = readChatBody(rawBody);
   const sessionId = (options.sessionOf ?? defaultSessionOf)(chatId, principal);
   const session = await sessions.loadSession(sessionId);
   const context = options.context?.(principal);
@@ -92,7 +103,12 @@ async function chatEvents(
     ...(options.subAgents ? { subAgents: options.subAgents } : {}),
   };
   const errorText = options.errorText;
+  // What the principal may do with each approval the run asks, decided as its event passes (docs/chat.md).
+  const approvals = new Map<string, ChatApprovalData>();
+  const approvalData = (id: string) => approvals.get(id);
+  const rights = (events: AsyncIterable<RunEvent>) => withApprovalData(events, runner.coordinator, principal, approvals);
   if (last.role === 'user') {
+    if (edits) throw new ChatRequestError(400, 'bad_body', 'edits come with approval responses, not with a user message');
     const text = userText(last);
     let active = session?.active;
     if (active?.phase === 'halted' && (await runner.coordinator.store.list({ runId: active.runId, status: 'pending' })).length === 0) {
@@ -108,10 +124,10 @@ async function chatEvents(
     const runId = `run-${randomUUID()}`;
     // The run is made on the principal's behalf: its requests record them, so they cannot approve their own (docs/who-may-answer.md).
     // Not the page's signal: a run keeps going when the page goes away, so its session records what ran.
-    const events = runner.stream(text, { session: sessionId, runId, principal, ...(context ? { context } : {}) });
+    const events = rights(runner.stream(text, { session: sessionId, runId, principal, ...(context ? { context } : {}) }));
     return {
       events,
-      stream: { messageId: messageIdOf(runId), ...redaction, ...(errorText ? { errorText } : {}) },
+      stream: { messageId: messageIdOf(runId), approvalData, ...redaction, ...(errorText ? { errorText } : {}) },
       failed: failureLog(options.logger, runId),
     };
   }
@@ -121,13 +137,26 @@ async function chatEvents(
   const responded = parts.filter((part) => part.state === 'approval-responded');
   if (responded.length === 0) throw new ChatRequestError(400, 'bad_body', 'the assistant message answers no approval request');
   refuseDuplicates(responded);
+  refuseStrayEdits(responded, edits);
   const runId = session?.active?.phase === 'halted' ? session.active.runId : undefined;
-  // Every answer is checked before any is applied: a forged one changes nothing.
-  const checked = await Promise.all(responded.map((part) => checkApproval(runner, part, runId, principal)));
+  // Every answer is checked before any is applied: a forged one, or a bad edit, changes nothing.
+  const checked = await Promise.all(
+    responded.map((part) => checkApproval(runner, part, runId, principal, edits?.get(part.approval?.id as string))),
+  );
+  const messageId = messageIdOf(runId as string);
+  const stream = { messageId, approvalData, ...redaction, ...(errorText ? { errorText } : {}) };
+  const failed = failureLog(options.logger, runId as string);
+  if (checked.some((approval) => approval.refused !== undefined)) {
+    // Nothing is applied: every approval of the message is asked again, the refused ones saying why.
+    const before: UIStreamPart[] = [];
+    for (const { part, call, refused } of checked)
+      before.push(...(await askedAgain(runner.coordinator, principal, part.toolCallId, call, refused)));
+    return { events: (async function* () {})(), stream: { ...stream, before }, failed, refused: true };
+  }
   const before: UIStreamPart[] = [];
-  for (const { part, call } of checked) {
+  let refused = false;
+  for (const { part, call, answer } of checked) {
     const approval = part.approval as { id: string; approved: boolean; reason?: string };
-    const answer: Answer = approval.approved ? { id: call.request.id, ok: true } : { id: call.request.id, ok: false, reason: 'declined' };
     let answered;
     try {
       // The store's claim decides between two requests answering the same call: one goes on.
@@ -142,23 +171,28 @@ async function chatEvents(
     } catch (error) {
       if (error instanceof ClaimHeldError)
         throw new ChatRequestError(409, 'not_pending', `request ${call.request.id} is being answered or was answered by another request`);
-      throw error;
+      if (!(error instanceof AnswerRefusedError)) throw error;
+      // Refused at the claim (the policy changed since the check): explained, and the others still apply.
+      const now = (await runner.coordinator.get(call.request.id)) ?? call;
+      before.push(...(await askedAgain(runner.coordinator, principal, part.toolCallId, now, error.reason)));
+      refused = true;
+      continue;
     }
     const outcome = answered.outcome;
-    const next = pendingOf(outcome);
+    // A quorum's approval before the last one needed is a signature: the same request still waits.
+    const next = answered.call.status === 'pending' ? answered.call.request : pendingOf(outcome);
     if (!approval.approved) before.push({ type: 'tool-output-denied', toolCallId: part.toolCallId });
-    else if (next) before.push(...requestParts(part.toolCallId, next));
-    else if (outcome) before.push(outputPart(part.toolCallId, outcome));
+    else if (next) {
+      before.push(...requestParts(part.toolCallId, next));
+      // A quorum short of signatures is asked again, with its progress; a chain's next link is a new request.
+      const data = next.kind === 'approval' ? await storedApprovalData(runner.coordinator, principal, next.id, part.toolCallId) : undefined;
+      if (data) before.push(approvalPart(data));
+    } else if (outcome) before.push(outputPart(part.toolCallId, outcome));
   }
   const open = await runner.coordinator.store.list({ runId: runId as string, status: 'pending' });
-  const messageId = messageIdOf(runId as string);
   // Some calls of the turn still wait for answers: the run continues when the last is given.
-  const events = open.length > 0 ? (async function* () {})() : runner.continueStream(runId as string, context ? { context } : {});
-  return {
-    events,
-    stream: { messageId, before, ...redaction, ...(errorText ? { errorText } : {}) },
-    failed: failureLog(options.logger, runId as string),
-  };
+  const events = open.length > 0 ? (async function* () {})() : rights(runner.continueStream(runId as string, context ? { context } : {}));
+  return { events, stream: { ...stream, before }, failed, ...(refused ? { refused } : {}) };
 }
 
 /** The tool calls of a stored thread, in order. */
@@ -192,6 +226,11 @@ async function* sseOfEvents({ events, stream, failed }: ChatEvents): AsyncGenera
   yield `${sseText(writer.finish())}data: [DONE]\n\n`;
 }
 
+/** The headers of a chat's stream: {@link CHAT_REFUSED_HEADER} says when it explains a refused approval. */
+function streamHeaders(chat: ChatEvents): Record<string, string> {
+  return chat.refused ? { ...UI_STREAM_HEADERS, [CHAT_REFUSED_HEADER]: 'answer_refused' } : { ...UI_STREAM_HEADERS };
+}
+
 function sseText(parts: readonly UIStreamPart[]): string {
   let text = '';
   for (const part of parts) text += `data: ${JSON.stringify(part)}\n\n`;
@@ -207,6 +246,8 @@ export function refusal(error: unknown): ChatRequestError {
   if (error instanceof ChatRequestError) return error;
   if (error instanceof InvalidArgumentError) return new ChatRequestError(400, 'bad_body', error.message);
   if (error instanceof AnswerRefusedError) return new ChatRequestError(403, 'answer_refused', error.message);
+  // Only an edit makes an approval's answer invalid: the coordinator's words say what is wrong with it.
+  if (error instanceof InvalidAnswerError) return new ChatRequestError(400, 'invalid_edit', error.message);
   const code = error instanceof ToolnexusError ? error.code : 'an internal error';
   return new ChatRequestError(500, 'internal', `the chat request failed: ${code}`);
 }
@@ -250,40 +291,9 @@ export async function chatResponse(runner: AgentRunner, request: Request, option
         while (!(await iterator.next()).done);
       },
     });
-    return new Response(body, { status: 200, headers: UI_STREAM_HEADERS });
+    return new Response(body, { status: 200, headers: streamHeaders(chat) });
   } catch (error) {
     return json(refusal(error));
-  }
-}
-
-async function readWebBody(request: Request, limit: number): Promise<string> {
-  const declared = Number(request.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
-  if (!request.body) return '';
-  const reader: ReadableStreamDefaultReader<Uint8Array> = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const next = (await reader.read()) as { done: boolean; value?: Uint8Array };
-    if (next.done || !next.value) break;
-    const value = next.value;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw tooLarge(limit);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-const tooLarge = (limit: number) => new ChatRequestError(413, 'too_large', `the request body is larger than ${limit} bytes`);
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new ChatRequestError(400, 'bad_body', 'the body is not JSON');
   }
 }
 
@@ -323,7 +333,7 @@ export function chatHandler(
       response.end(errorBody(refused));
       return;
     }
-    response.writeHead(200, UI_STREAM_HEADERS);
+    response.writeHead(200, streamHeaders(chat));
     response.flushHeaders();
     try {
       for await (const chunk of sseOfEvents(chat)) {
@@ -335,30 +345,6 @@ export function chatHandler(
       response.end();
     }
   };
-}
-
-function readNodeBody(request: IncomingMessage, limit: number): Promise<string> {
-  const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) {
-    request.resume();
-    return Promise.reject(tooLarge(limit));
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        request.removeAllListeners('data');
-        request.resume();
-        reject(tooLarge(limit));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
 }
 
 /** The parts of a Fastify request the chat route reads (no `fastify` import needed). */

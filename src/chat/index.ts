@@ -3,7 +3,7 @@
  * the UI message stream protocol (JSON over server-sent events) itself: no `ai` package is
  * needed at run time.
  */
-export { chatStream, chatResponse, chatHandler, chatFastifyHandler, sseOf } from './handler';
+export { chatStream, chatResponse, chatHandler, chatFastifyHandler, sseOf, CHAT_REFUSED_HEADER } from './handler';
 export type {
   ChatOptions,
   ChatResponseOptions,
@@ -18,5 +18,5 @@ export type { ChatUIMessage, ChatUIPart, ChatToolUIPart } from './thread';
 export { toUIMessageStream, uiPartBatches, UIPartWriter, messageIdOf } from './ui-stream';
 export type { UIStreamOptions } from './ui-stream';
 export { UI_STREAM_HEADERS } from './parts';
-export type { UIStreamPart, ChatRequestData, ChatSubAgentData } from './parts';
+export type { UIStreamPart, ChatRequestData, ChatSubAgentData, ChatApprovalData, ChatApprovalAction } from './parts';
 export { ChatRequestError } from './errors';

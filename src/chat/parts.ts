@@ -23,6 +23,7 @@ export type UIStreamPart =
   /** `reason` is the request's prompt, redacted: `useChat` keeps it as the tool part's `approval.requestReason`. */
   | { type: 'tool-approval-request'; approvalId: string; toolCallId: string; reason?: string }
   | { type: 'data-toolnexus-request'; id: string; data: ChatRequestData }
+  | { type: 'data-toolnexus-approval'; id: string; data: ChatApprovalData }
   | { type: 'data-toolnexus-sub-agent'; id: string; data: ChatSubAgentData }
   | { type: 'error'; errorText: string };
 
@@ -46,6 +47,36 @@ export interface ChatRequestData {
   schema?: unknown;
   /** RFC 3339. */
   expiresAt?: string;
+}
+
+/** What the chat's principal may do with an approval request: the buttons a page shows. */
+export type ChatApprovalAction = 'approve' | 'decline' | 'edit' | 'sign';
+
+/**
+ * The `data-toolnexus-approval` part, sent after each `tool-approval-request` (its `id` is the
+ * approval's, so a later one replaces it): what the response's principal may do with that
+ * approval, as the coordinator's answer policy decides it now (docs/who-may-answer.md,
+ * "The doors"). Advisory: an answer is judged again when it is given.
+ */
+export interface ChatApprovalData {
+  /** The approval's id: the suspension's, `part.approval.id` of the tool part. */
+  id: string;
+  /** The tool call that asks. */
+  toolCallId: string;
+  /**
+   * What the principal may do now: `approve` (or `sign`, for a quorum: their approval is one
+   * signature), `decline`, and `edit` (approve with other arguments, sent as the body's
+   * `edits`) where the request allows it. Empty: they may not answer it (someone else may).
+   */
+  actions: ChatApprovalAction[];
+  /** A quorum's progress: `signed` of the `of` approvals needed; `byYou` when the principal signed already. */
+  quorum?: { of: number; signed: number; byYou: boolean };
+  /**
+   * Present when this response is the refusal of the principal's answer to it: the answer
+   * policy's stable code and its reason. Nothing changed; the approval still waits for
+   * someone allowed.
+   */
+  refusal?: { code: 'TOOLNEXUS_ANSWER_REFUSED'; reason: string };
 }
 
 /**

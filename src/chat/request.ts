@@ -7,7 +7,12 @@ import { ChatRequestError } from './errors';
 export interface ChatBody {
   chatId: string;
   last: UIMessageIn;
+  /** Edited arguments by approval id (the body's `edits`): each approves its call with them instead of the asked ones. */
+  edits?: ReadonlyMap<string, Record<string, unknown>>;
 }
+
+/** The most approvals one message may edit: as many as one turn's calls can reasonably ask. */
+const MAX_EDITS = 100;
 
 /** The subset of an AI SDK `UIMessage` read here. */
 export interface UIMessageIn {
@@ -29,7 +34,7 @@ const bad = (message: string): ChatRequestError => new ChatRequestError(400, 'ba
 /** Checks the body `DefaultChatTransport` sends (`{ id, messages, trigger, ... }`) and picks out what is needed. */
 export function readChatBody(raw: unknown): ChatBody {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad('the body must be a JSON object { id, messages }');
-  const body = raw as { id?: unknown; messages?: unknown };
+  const body = raw as { id?: unknown; messages?: unknown; edits?: unknown };
   if (typeof body.id !== 'string' || body.id === '' || body.id.length > 100)
     throw bad('id must be the chat id: a string of 1 to 100 characters');
   if (!Array.isArray(body.messages) || body.messages.length === 0) throw bad('messages must be a non-empty array of UI messages');
@@ -38,7 +43,20 @@ export function readChatBody(raw: unknown): ChatBody {
     throw bad('the last message must be a UI message { id, role, parts }');
   if (last.role !== 'user' && last.role !== 'assistant') throw bad("the last message must be the user's or the assistant's");
   for (const part of last.parts) if (typeof part !== 'object' || part === null) throw bad('every message part must be an object');
-  return { chatId: body.id, last: last as UIMessageIn };
+  const edits = editsOf(body.edits);
+  return { chatId: body.id, last: last as UIMessageIn, ...(edits ? { edits } : {}) };
+}
+
+/** The body's `edits`, `{ [approvalId]: args }`, checked for shape; their size and content are the coordinator's to check. */
+function editsOf(raw: unknown): Map<string, Record<string, unknown>> | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const isObject = (value: unknown): value is Record<string, unknown> =>
+    typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (!isObject(raw)) throw bad('edits must be an object { [approval id]: the edited arguments }');
+  const entries = Object.entries(raw);
+  if (entries.length > MAX_EDITS) throw bad(`edits may name at most ${MAX_EDITS} approvals`);
+  for (const [id, args] of entries) if (!isObject(args)) throw bad(`the edited arguments of ${id} must be an object`);
+  return new Map(entries as Array<[string, Record<string, unknown>]>);
 }
 
 /** The text of the user's message. */

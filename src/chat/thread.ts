@@ -6,7 +6,8 @@ import type { Principal } from '../suspension/audit';
 import type { SuspendedCall } from '../suspension/store';
 import { ChatRequestError } from './errors';
 import { errorBody, refusal, type ChatHandlerOptions, type ChatOptions, type ChatResponseOptions } from './handler';
-import type { ChatRequestData } from './parts';
+import type { ChatApprovalData, ChatRequestData } from './parts';
+import { approvalDataOf } from './approval-data';
 import { jsonOrText, StreamRedactor } from './redact';
 import { defaultSessionOf } from './request';
 import { messageIdOf, requestParts } from './ui-stream';
@@ -29,7 +30,8 @@ export type ChatUIPart =
   | { type: 'step-start' }
   | { type: 'text'; text: string; state: 'done' }
   | ChatToolUIPart
-  | { type: 'data-toolnexus-request'; id: string; data: ChatRequestData };
+  | { type: 'data-toolnexus-request'; id: string; data: ChatRequestData }
+  | { type: 'data-toolnexus-approval'; id: string; data: ChatApprovalData };
 
 /** A message of a stored chat as an AI SDK `UIMessage`: what `useChat({ messages })` starts from. */
 export interface ChatUIMessage {
@@ -65,8 +67,15 @@ export async function chatThread(
   if (!session) return [];
   const halted = session.active?.phase === 'halted' ? session.active.runId : undefined;
   const open = halted ? await runner.coordinator.store.list({ runId: halted, status: 'pending' }) : [];
+  // What this principal may do with each open approval, as the stream tells it.
+  const approvals = new Map<string, ChatApprovalData>();
+  for (const call of open) {
+    if (call.request.kind === 'approval' && call.callId !== undefined)
+      approvals.set(call.request.id, await approvalDataOf(runner.coordinator, principal, call, call.callId));
+  }
   return uiMessagesOf(session.messages, new StreamRedactor(runner.toolkit), {
     open: new Map(open.map((call) => [call.callId, call])),
+    approvals,
     ...(halted ? { lastId: messageIdOf(halted) } : {}),
   });
 }
@@ -74,7 +83,7 @@ export async function chatThread(
 function uiMessagesOf(
   thread: readonly ChatMessage[],
   redactor: StreamRedactor,
-  halted: { open: ReadonlyMap<string | undefined, SuspendedCall>; lastId?: string },
+  halted: { open: ReadonlyMap<string | undefined, SuspendedCall>; approvals: ReadonlyMap<string, ChatApprovalData>; lastId?: string },
 ): ChatUIMessage[] {
   // Every call's values are learnt first: a later result may quote an earlier call, and an
   // earlier text a value only a later call marks sensitive.
@@ -118,6 +127,8 @@ function uiMessagesOf(
             id: request.approvalId,
             ...(request.reason !== undefined ? { requestReason: redactor.text(request.reason) } : {}),
           };
+          const data = halted.approvals.get(request.approvalId);
+          if (data) assistant.parts.push({ type: 'data-toolnexus-approval', id: data.id, data: redactor.value(data) });
         } else if (request.type === 'data-toolnexus-request') {
           assistant.parts.push({ type: request.type, id: request.id, data: redactor.value(request.data) });
         }

@@ -2,7 +2,7 @@ import { ToolnexusError } from '../errors';
 import type { ToolCall } from '../models/types';
 import type { RunEvent, RunResult } from '../runner/types';
 import type { Toolkit } from '../toolkit/toolkit';
-import type { ChatSubAgentData, UIStreamPart } from './parts';
+import type { ChatApprovalData, ChatSubAgentData, UIStreamPart } from './parts';
 import { jsonOrText, StreamRedactor, TextHold } from './redact';
 
 /** Options of {@link toUIMessageStream}. */
@@ -33,6 +33,13 @@ export interface UIStreamOptions {
    * tool parts (docs/chat.md, "Sub-agents").
    */
   subAgents?: 'hidden' | 'part';
+  /**
+   * What the page's principal may do with an approval, by the approval's id: when it gives
+   * data, a `data-toolnexus-approval` part follows the approval's `tool-approval-request`
+   * (docs/chat.md, "Who may answer in the chat"). The chat front ends fill it from the
+   * coordinator's answer policy before each approval's event reaches the stream.
+   */
+  approvalData?: (approvalId: string) => ChatApprovalData | undefined;
 }
 
 /** The message id of a run's assistant message: stable across a halt and every resume. */
@@ -79,7 +86,7 @@ export class UIPartWriter {
   constructor(private readonly options: UIStreamOptions) {
     const redactor = new StreamRedactor(options.toolkit);
     for (const call of options.calls ?? []) redactor.call(call.name, call.arguments);
-    this.state = new StepState(options.messageId, redactor);
+    this.state = new StepState(options.messageId, redactor, options.approvalData);
     if (options.subAgents === 'part') this.subAgents = new SubAgentParts(options.messageId, redactor);
   }
 
@@ -241,6 +248,7 @@ class StepState {
   constructor(
     private readonly messageId: string,
     readonly redactor: StreamRedactor,
+    private readonly approvalData: UIStreamOptions['approvalData'],
   ) {}
 
   *parts(event: Exclude<RunEvent, { type: 'done' }>): Generator<UIStreamPart> {
@@ -271,11 +279,14 @@ class StepState {
         yield* this.endBlock();
         yield this.redactor.part(outputPart(event.callId, event.result));
         return;
-      case 'pending':
+      case 'pending': {
         this.toolsDone = true;
         yield* this.endBlock();
         for (const part of requestParts(event.callId, event.request)) yield this.redactor.part(part);
+        const data = event.request.kind === 'approval' ? this.approvalData?.(event.request.id) : undefined;
+        if (data) yield this.redactor.part(approvalPart(data));
         return;
+      }
     }
   }
 
@@ -316,6 +327,11 @@ class StepState {
 export function outputPart(toolCallId: string, result: { output: string; isError: boolean }): UIStreamPart {
   if (result.isError) return { type: 'tool-output-error', toolCallId, errorText: result.output };
   return { type: 'tool-output-available', toolCallId, output: jsonOrText(result.output) };
+}
+
+/** The `data-toolnexus-approval` part of an approval's data: its id is the approval's, so a later one replaces it. */
+export function approvalPart(data: ChatApprovalData): UIStreamPart {
+  return { type: 'data-toolnexus-approval', id: data.id, data };
 }
 
 export function* requestParts(

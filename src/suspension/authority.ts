@@ -1,4 +1,4 @@
-import { AnswerRefusedError } from '../errors';
+import { AnswerRefusedError, InvalidArgumentError } from '../errors';
 import { messageOf } from '../errors/message';
 import type { Answer } from '../results/wire';
 import type { Audit, Principal } from './audit';
@@ -87,6 +87,24 @@ export class Authority {
       // An observer's failure is its own.
     }
     throw new AnswerRefusedError(read.request.id, decision.deny, by?.id);
+  }
+
+  /**
+   * Refuses a standing grant of `tool` by `by` given in answer to `read`, as an approval of
+   * `read` by `by` would be refused (observers told); the grant must be for the tool that asked.
+   * @throws {@link AnswerRefusedError} `by` may not approve `read` (nothing changed).
+   * @throws {@link InvalidArgumentError} `read` is no pending approval request of `tool`.
+   */
+  async judgeGrant(read: SuspendedCall, by: Principal, tool: string): Promise<void> {
+    const id = read.request.id;
+    if (read.status !== 'pending') throw new InvalidArgumentError(`grant: the request ${id} it answers is no longer pending`);
+    if (quorumOf(read.request)) throw new InvalidArgumentError(`grant: the request ${id} needs a quorum, which no grant gives`);
+    const asking = await this.askingCall(read);
+    if ('deny' in asking) throw new AnswerRefusedError(id, asking.deny, by.id);
+    const { call } = asking;
+    if (call.request.kind !== 'approval' || call.tool !== tool)
+      throw new InvalidArgumentError(`grant: the request ${id} it answers is no approval request of ${tool}`);
+    await this.judge(read, { id, ok: true }, { by });
   }
 
   /** What `principal` may do to `call` now: for front ends that show the actions (the inbox, the chat). */

@@ -35,7 +35,7 @@ import {
 } from './audit';
 import type { AnswerAction, AnswerDecision } from './policy';
 import { Authority, keepSystemMark } from './authority';
-import type { Grant, GrantInit } from './grants';
+import type { Grant, GrantInit, GrantOptions } from './grants';
 import { StandingAnswers } from './standing';
 import { Sweeper, type SweepResult } from './sweep';
 import { Binding } from './binding';
@@ -127,6 +127,7 @@ export class ResumeCoordinator {
       store: this.store,
       clock: this.clock,
       resolution: this.resolution,
+      authority: this.authority,
       ...(automatic ? { automatic } : {}),
     });
     this.sweeper = new Sweeper(this.store, this.clock, this.resolution, this.observers);
@@ -204,12 +205,14 @@ export class ResumeCoordinator {
    * Records a standing approval (docs/who-may-answer.md, "Grants"): from now until `until` (or
    * until revoked), every approval request of `tool` raised in the scope is settled at once as
    * approved by `by`, audited with the grant's id, without asking; the answer policy judges `by`
-   * as it judges any answer (a refused grant asks a person). Not for quorum requests.
-   * @throws {@link InvalidArgumentError} a malformed grant.
-   * @throws {@link StoreError} the store keeps no grants.
+   * as it judges any answer (a refused grant asks a person). Not for quorum requests. With
+   * `answering` (an "always approve" of that request), `by` is judged at once as its approver.
+   * @throws {@link InvalidArgumentError} a malformed grant, or `answering` is no pending approval request of `tool`.
+   * @throws {@link AnswerRefusedError} `by` may not approve the request it answers (nothing stored; observers told).
+   * @throws {@link UnknownSuspensionError} `answering` names no stored request. {@link StoreError}: the store keeps no grants.
    */
-  async grant(init: GrantInit): Promise<Grant> {
-    return this.standing.grant(init);
+  async grant(init: GrantInit, options: GrantOptions = {}): Promise<Grant> {
+    return this.standing.grant(init, options);
   }
 
   /** Revokes a grant: the next request it would have covered is asked. False when unknown or already revoked. */

@@ -35,6 +35,17 @@ export interface GrantInit {
   until?: Date | string;
 }
 
+/** What `ResumeCoordinator.grant` takes besides the grant. */
+export interface GrantOptions {
+  /**
+   * The id of the pending approval request this grant is given in answer to (an "always
+   * approve" of it, as the adapters map one): the grant must be for the tool that asked, and
+   * `by` is judged as an approval of that request is, so a principal refused it (the answer
+   * policy, separation of duties) is refused the grant, nothing stored.
+   */
+  answering?: string;
+}
+
 /** Where a call is, for matching grants: its tool, run, session and the principal it was made for. */
 export interface GrantPlace {
   tool: string;

@@ -35,7 +35,7 @@ export type { SuspensionObserver } from './observer';
 export { rulesPolicy } from './policy';
 export type { AnswerPolicy, AnswerDecision, AnswerQuestion, AnswerRule, AnswerAction } from './policy';
 export type { AnswerRefusal } from './authority';
-export type { Grant, GrantFilter, GrantInit, GrantScope, GrantStore } from './grants';
+export type { Grant, GrantFilter, GrantInit, GrantOptions, GrantScope, GrantStore } from './grants';
 export type { AutomaticAnswers, AutomaticDecision, AutomaticQuestion, AutomaticRecord } from './automatic';
 export type { Signature } from '../results/wire';
 export { MAX_COMMENT_LENGTH } from './audit';

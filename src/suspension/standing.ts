@@ -1,13 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { AnswerRefusedError, InvalidArgumentError, StoreError } from '../errors';
+import { AnswerRefusedError, InvalidArgumentError, StoreError, UnknownSuspensionError } from '../errors';
 import type { Answer, PendingRequest, ToolResult } from '../results/wire';
 import type { Clock } from '../timing/clock';
 import type { ToolContext } from '../toolkit/context';
 import { withCommentAsReason } from './audit';
-import { systemAudit } from './authority';
+import { systemAudit, type Authority } from './authority';
 import { automaticDecision, type AutomaticAnswers, type AutomaticQuestion, type AutomaticRecord } from './automatic';
 import type { ExecuteOptions } from './coordinator-options';
-import { checkedGrant, covers, isGrantStore, type Grant, type GrantInit, type GrantPlace, type GrantStore } from './grants';
+import {
+  checkedGrant,
+  covers,
+  isGrantStore,
+  type Grant,
+  type GrantInit,
+  type GrantOptions,
+  type GrantPlace,
+  type GrantStore,
+} from './grants';
 import { quorumOf } from './quorum';
 import type { Resolution } from './resolution';
 import type { SuspendedCall, SuspensionStore } from './store';
@@ -17,7 +26,23 @@ export interface StandingSettings {
   store: SuspensionStore;
   clock: Clock;
   resolution: Resolution;
+  /** Judges a grant given in answer to a request. */
+  authority: Authority;
   automatic?: AutomaticAnswers;
+}
+
+/** The comment a call settled by a standing grant is audited with: this, then the grant's id. */
+export const GRANT_COMMENT = 'standing grant ';
+
+/**
+ * Whether a call was settled when it was recorded, by a standing grant or an automatic
+ * answer, rather than by someone answering it: what an adapter's framework never asked about.
+ */
+export function settledAtOnce(call: SuspendedCall): boolean {
+  if (call.status === 'pending' || call.status === 'resolving') return false;
+  const automatic = call.automatic;
+  if (automatic && !automatic.shadow && (automatic.decision === 'approved' || automatic.decision === 'denied')) return true;
+  return call.comment?.startsWith(GRANT_COMMENT) === true && call.answeredBy !== undefined;
 }
 
 /**
@@ -68,7 +93,7 @@ export class StandingAnswers {
     try {
       return await resolution.checkAndClaim({ id, ok: true }, call, ctx, {
         by: { ...granted.by },
-        comment: `standing grant ${granted.id}`,
+        comment: `${GRANT_COMMENT}${granted.id}`,
       });
     } catch (error) {
       // The granter may no longer answer it (the policy changed, or they asked it): a person is asked.
@@ -78,9 +103,15 @@ export class StandingAnswers {
   }
 
   /** Records a grant; see `ResumeCoordinator.grant`. */
-  async grant(init: GrantInit): Promise<Grant> {
+  async grant(init: GrantInit, options: GrantOptions = {}): Promise<Grant> {
     const grant = checkedGrant(init, `grant-${randomUUID()}`, this.settings.clock.now());
-    await this.grantStore().insertGrant(grant);
+    const store = this.grantStore();
+    if (options.answering !== undefined) {
+      const answered = await this.settings.store.get(options.answering);
+      if (!answered) throw new UnknownSuspensionError(options.answering);
+      await this.settings.authority.judgeGrant(answered, grant.by, grant.tool);
+    }
+    await store.insertGrant(grant);
     return grant;
   }
 

@@ -8,7 +8,7 @@
 import 'reflect-metadata';
 import type { ModelMessage } from 'ai';
 import { IsString } from 'class-validator';
-import { DurableCall, keyPrefix } from '../../src/adapters/durable-call';
+import { DurableCall } from '../../src/adapters/durable-call';
 import { withOutcomes } from '../../src/adapters/ai-sdk/tools';
 import { Tool, Toolkit, answerFor, authRequired, pendingOf, type ToolContext } from 'toolnexus-ts';
 import { ResumeCoordinator } from 'toolnexus-ts/suspension';
@@ -48,7 +48,10 @@ afterEach(async () => {
 async function settledCall(conversation: string | undefined, user: string): Promise<string> {
   const crm = coordinator.toolkit.get('crm');
   if (!crm) throw new Error('crm not registered');
-  const result = await new DurableCall(coordinator, crm, keyPrefix('ai-sdk', conversation)).execute('call_1', { customer: 'c-9' }, {});
+  const result = await new DurableCall(coordinator, crm, {
+    framework: 'ai-sdk',
+    ...(conversation === undefined ? {} : { conversationId: conversation }),
+  }).execute('call_1', { customer: 'c-9' }, {});
   const id = pendingOf(result)?.id;
   if (id === undefined) throw new Error(`expected a suspension, got ${result.output}`);
   await coordinator.resolve({ id, ok: true, data: { user } }, undefined, { by: { id: `user:${user}` } });

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AIMessageChunk, HumanMessage, ToolMessage } from '@langchain/core/messages';
-import { Command, type StateSnapshot } from '@langchain/langgraph';
+import { Command, MemorySaver, type StateSnapshot } from '@langchain/langgraph';
 import { langchainTools, type LangChainInterruptValue } from '../../src/adapters/langchain';
 import { outputOf, startChild, until } from '../fixtures/children';
 import { agentGraph, chatModel } from '../fixtures/interop/langgraph';
@@ -247,7 +247,7 @@ test('restored in another process and declined there: the tool never runs', asyn
   expect(runs('refund')).toHaveLength(0);
 }, 120_000);
 
-test('with an answer policy, the principal the graph runs for may not approve their own call through Command({ resume }) (docs/who-may-answer.md)', async () => {
+test('with an answer policy, the principal the graph runs for may not approve their own call through Command({ resume }); a manager resuming the same checkpoint runs it once (docs/who-may-answer.md)', async () => {
   const db = join(dir, 'calls.db');
   const ann = { id: 'user:ann' };
   const coordinator = () =>
@@ -256,15 +256,24 @@ test('with an answer policy, the principal the graph runs for may not approve th
       store: new SqliteStore({ filename: db, busyTimeoutMs: 30_000 }),
       policy: rulesPolicy([{ principals: '*' }]),
     });
-  const own = agentGraph(langchainTools(coordinator(), { answeredBy: ann, principal: ann }), chatModel(server.url));
-  const { value } = await askRefund(own, 'sod', db);
+  const saver = new MemorySaver();
+  const own = agentGraph(langchainTools(coordinator(), { answeredBy: ann, principal: ann }), chatModel(server.url), saver);
+  const { value, snapshot } = await askRefund(own, 'sod', db);
   const refused = await own.invoke(new Command({ resume: { id: value?.id ?? '', ok: true } }), thread('sod'));
-  expect(lastText(refused)).toContain('separation of duties');
+  expect(lastText(refused)).toContain(`answer to ${value?.id} refused: user:ann requested this call and may not approve it`);
   expect(runs('refund')).toHaveLength(0);
-  expect(await interopCoordinator(db).list({ status: 'pending' })).toEqual([expect.objectContaining({ requestedBy: ann })]);
+  const [waiting, ...others] = await interopCoordinator(db).list({});
+  expect(others).toEqual([]);
+  expect(waiting).toMatchObject({ status: 'pending', requestedBy: ann });
+  expect(waiting?.answeredBy).toBeUndefined();
 
-  // A manager answers the same stored call elsewhere (the inbox, say): it runs once.
-  const outcome = await coordinator().resolve({ id: value?.id ?? '', ok: true }, undefined, { by: { id: 'manager:max' } });
-  expect(outcome.output).toBe('refunded 500 cents on A-1 (approved by manager:max)');
+  // A manager's graph over the same checkpoints resumes the interrupted checkpoint: it runs once.
+  const manager = agentGraph(
+    langchainTools(coordinator(), { answeredBy: { id: 'manager:max' }, principal: ann }),
+    chatModel(server.url),
+    saver,
+  );
+  const approved = await manager.invoke(new Command({ resume: { id: value?.id ?? '', ok: true } }), snapshot.config);
+  expect(lastText(approved)).toBe('saw: refunded 500 cents on A-1 (approved by manager:max)');
   expect(runs('refund')).toHaveLength(1);
 });

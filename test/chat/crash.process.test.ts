@@ -18,6 +18,7 @@ import { readLedger } from '../fixtures/chat/agent';
 import { buildCrashAgent, crashModel } from '../fixtures/chat/crash-agent';
 import { dropSchema, postgresUrl, sqlRow, uniqueSchema } from '../fixtures/pg/server';
 import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
+import { sqliteDriverNames, sqliteSpec } from '../fixtures/sqlite-drivers';
 
 const LEASE_MS = 1500;
 
@@ -53,7 +54,10 @@ interface Store {
 }
 
 const STORES: Array<[string, () => Store]> = [
-  ['SQLite', () => ({ spec: `sqlite:${join(dir, 'chat.db')}`, now: () => Promise.resolve(Date.now()) })],
+  ...sqliteDriverNames().map((driver): [string, () => Store] => [
+    `SQLite, ${driver}`,
+    () => ({ spec: sqliteSpec(join(dir, 'chat.db'), driver), now: () => Promise.resolve(Date.now()) }),
+  ]),
   [
     'PostgreSQL',
     () => {

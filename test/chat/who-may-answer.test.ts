@@ -1,8 +1,9 @@
 /**
  * The chat door and who may answer (docs/who-may-answer.md): the chat's run is made on behalf
  * of its signed-in principal, so with an answer policy the customer who asked for a refund
- * cannot approve it themselves (separation of duties, on by default with a policy): 403
- * `answer_refused`, nothing runs, nothing stored changes. A manager answering the same request
+ * cannot approve it themselves (separation of duties, on by default with a policy): the
+ * response explains the refusal in the stream (header `x-toolnexus-refused: answer_refused`),
+ * nothing runs, nothing stored changes. A manager answering the same request
  * elsewhere (here `answerAs`, as the inbox does) runs it once. Read by ai@7's own client.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { UIMessage } from 'ai';
 import { answerAs } from 'toolnexus-ts/agents';
-import { chatHandler } from 'toolnexus-ts/chat';
+import { CHAT_REFUSED_HEADER, chatHandler, type ChatApprovalData } from 'toolnexus-ts/chat';
 import { rulesPolicy } from 'toolnexus-ts/suspension';
 import { buildChatAgent, chatModel, readLedger, withRefunder, type ChatAgent } from '../fixtures/chat/agent';
 import { loadAiClient } from '../fixtures/chat/ai-client';
@@ -72,7 +73,24 @@ function approved(message: UIMessage): UIMessage {
   return copy;
 }
 
-it('refuses the requester’s own approval with 403 answer_refused and runs nothing; a manager’s approval runs it once', async () => {
+/** The parts of a UI message stream response. */
+async function partsOf(response: Response): Promise<Array<{ type: string; data?: unknown }>> {
+  const text = await response.text();
+  return text
+    .split('\n\n')
+    .filter((event) => event.startsWith('data: ') && event !== 'data: [DONE]')
+    .map((event) => JSON.parse(event.slice('data: '.length)) as { type: string; data?: unknown });
+}
+
+/** The refusal the response's approval data part explains. */
+async function refusalIn(response: Response): Promise<ChatApprovalData['refusal']> {
+  expect(response.status).toBe(200);
+  expect(response.headers.get(CHAT_REFUSED_HEADER)).toBe('answer_refused');
+  const data = (await partsOf(response)).find((part) => part.type === 'data-toolnexus-approval')?.data as ChatApprovalData;
+  return data.refusal;
+}
+
+it('refuses the requester’s own approval, explained in the stream, and runs nothing; a manager’s approval runs it once', async () => {
   const user: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'refund o-7 2500' }] };
   const asked = await send([user]);
   const approval = (asked.parts as Array<{ state?: string; approval?: { id: string } }>).find((p) => p.state === 'approval-requested');
@@ -84,10 +102,9 @@ it('refuses the requester’s own approval with 403 answer_refused and runs noth
     headers: { 'content-type': 'application/json', 'x-user': 'customer:rita' },
     body: JSON.stringify({ id: 'c', messages: [user, approved(asked)] }),
   });
-  expect(self.status).toBe(403);
-  const body = (await self.json()) as { error: { reason: string; message: string } };
-  expect(body.error.reason).toBe('answer_refused');
-  expect(body.error.message).toContain('separation of duties');
+  const refusal = await refusalIn(self);
+  expect(refusal?.code).toBe('TOOLNEXUS_ANSWER_REFUSED');
+  expect(refusal?.reason).toContain('separation of duties');
   expect(readLedger(join(dir, 'ledger'))).toEqual([]);
   expect((await agent.store.get(id))?.status).toBe('pending');
 
@@ -157,10 +174,7 @@ describe('a sub-agent’s refund in the chat', () => {
       headers: { 'content-type': 'application/json', 'x-user': 'clerk:carl' },
       body: JSON.stringify({ id: 's', messages: [user, approved(asked as UIMessage)] }),
     });
-    expect(self.status).toBe(403);
-    expect(((await self.json()) as { error: { message: string } }).error.message).toContain(
-      'clerk:carl may not answer approval requests of refund',
-    );
+    expect((await refusalIn(self))?.reason).toBe('clerk:carl may not answer approval requests of refund');
     expect(readLedger(join(subDir, 'ledger'))).toEqual([]);
     expect((await subAgent.store.list({ status: 'pending' })).length).toBe(2);
 

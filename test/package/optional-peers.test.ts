@@ -1,7 +1,12 @@
 /**
  * `better-sqlite3` and `pg` are optional peers: importing the package never loads them, and
- * building a store without its driver installed fails with an error naming the command.
+ * building a store without its driver installed fails with an error naming the command. The
+ * SQLite store needs better-sqlite3 only where the runtime has no node:sqlite, or when asked.
  */
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 /* eslint-disable @typescript-eslint/no-require-imports -- jest.isolateModules needs a synchronous require to see the mocked driver */
 function missing(name: string): never {
   throw Object.assign(new Error(`Cannot find module '${name}' from 'store.ts'`), { code: 'MODULE_NOT_FOUND' });
@@ -12,16 +17,61 @@ afterEach(() => {
 });
 
 describe('optional peer dependencies', () => {
-  it('SqliteStore without better-sqlite3 names `npm install better-sqlite3@12`', () => {
+  /** What installs a better-sqlite3 this runtime loads: 13 needs Node.js 22. */
+  const install = Number(process.versions.node.split('.')[0]) < 22 ? 'npm install better-sqlite3@12' : 'npm install better-sqlite3';
+
+  /** This runtime as Node.js 20 is: no node:sqlite (there it is so already; on 22.13 and later, pretended). */
+  function withoutNodeSqlite(): void {
+    const getBuiltinModule = process.getBuiltinModule?.bind(process);
+    if (!getBuiltinModule) return;
+    jest
+      .spyOn(process, 'getBuiltinModule')
+      .mockImplementation((id: string) => (id === 'node:sqlite' || id === 'sqlite' ? undefined : getBuiltinModule(id)));
+  }
+
+  afterEach(() => jest.restoreAllMocks());
+
+  it(`SqliteStore asked for better-sqlite3 without it names \`${install}\``, () => {
+    jest.doMock('better-sqlite3', () => missing('better-sqlite3'));
+    jest.isolateModules(() => {
+      const { SqliteStore } = require('toolnexus-ts/sqlite') as typeof import('toolnexus-ts/sqlite');
+      const errors = require('toolnexus-ts/suspension') as typeof import('toolnexus-ts/suspension');
+      const build = () => new SqliteStore({ filename: ':memory:', driver: 'better-sqlite3' });
+      expect(build).toThrow(errors.StoreError);
+      expect(build).toThrow(
+        `SqliteStore needs the package "better-sqlite3", an optional peer dependency of toolnexus-ts that is not installed: run \`${install}\``,
+      );
+    });
+  });
+
+  it('SqliteStore on a runtime without node:sqlite and without better-sqlite3 names both ways out', () => {
+    withoutNodeSqlite();
     jest.doMock('better-sqlite3', () => missing('better-sqlite3'));
     jest.isolateModules(() => {
       const { SqliteStore } = require('toolnexus-ts/sqlite') as typeof import('toolnexus-ts/sqlite');
       const errors = require('toolnexus-ts/suspension') as typeof import('toolnexus-ts/suspension');
       expect(() => new SqliteStore(':memory:')).toThrow(errors.StoreError);
       expect(() => new SqliteStore(':memory:')).toThrow(
-        'SqliteStore needs the package "better-sqlite3", an optional peer dependency of toolnexus-ts that is not installed: run `npm install better-sqlite3@12`',
+        `SqliteStore needs a SQLite driver: this Node.js (${process.version}) has no node:sqlite (built in from Node.js 22.13), ` +
+          `and the optional peer dependency "better-sqlite3" is not installed: run \`${install}\`, or run on Node.js 22.13 or later`,
+      );
+      // The driver is looked for before the file is made: a store that cannot be built leaves none.
+      const filename = join(tmpdir(), `toolnexus-no-driver-${process.pid}.db`);
+      expect(() => new SqliteStore(filename)).toThrow(errors.StoreError);
+      expect(existsSync(filename)).toBe(false);
+      expect(() => new SqliteStore({ filename: ':memory:', driver: 'node:sqlite' })).toThrow(
+        `SqliteStore was asked for node:sqlite, which this Node.js (${process.version}) does not have: run on Node.js 22.13 or later, or choose driver 'better-sqlite3'`,
       );
     });
+  });
+
+  it('on a runtime without node:sqlite, the store falls back to better-sqlite3', async () => {
+    withoutNodeSqlite();
+    jest.dontMock('better-sqlite3');
+    const { SqliteStore } = await import('toolnexus-ts/sqlite');
+    const store = new SqliteStore(':memory:');
+    expect(store.driver).toBe('better-sqlite3');
+    await store.close();
   });
 
   it('PostgresStore without pg names `npm install pg`', () => {
@@ -38,12 +88,16 @@ describe('optional peer dependencies', () => {
   });
 
   it('a driver that is installed but fails to load is reported as it is', () => {
+    withoutNodeSqlite();
     jest.doMock('better-sqlite3', () => {
       throw new Error('was compiled against a different Node.js version');
     });
     jest.isolateModules(() => {
       const { SqliteStore } = require('toolnexus-ts/sqlite') as typeof import('toolnexus-ts/sqlite');
       expect(() => new SqliteStore(':memory:')).toThrow('was compiled against a different Node.js version');
+      expect(() => new SqliteStore({ filename: ':memory:', driver: 'better-sqlite3' })).toThrow(
+        'was compiled against a different Node.js version',
+      );
     });
   });
 

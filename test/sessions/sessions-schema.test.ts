@@ -1,5 +1,4 @@
 /** The SQLite file's step 4 (sessions): a version 3 file upgraded in place, its rows kept; the session rows' rules. */
-import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +6,7 @@ import { InvalidArgumentError } from 'toolnexus-ts';
 import type { SessionStore } from 'toolnexus-ts/agents';
 import { MemoryStore } from 'toolnexus-ts/memory';
 import { SQLITE_SCHEMA_VERSION, SqliteStore } from 'toolnexus-ts/sqlite';
+import { sqliteDrivers } from '../fixtures/sqlite-drivers';
 
 let dir: string;
 beforeAll(() => {
@@ -34,21 +34,24 @@ const V3_DDL = `
   INSERT INTO runs VALUES ('run-3', 1, '{"x":1}', '2030-01-01T00:00:00.000Z');
 `;
 
-it('upgrades a version 3 file in place to version 4: rows kept, sessions added', async () => {
-  const file = join(dir, 'v3.db');
-  const db = new Database(file);
-  db.exec(V3_DDL);
-  db.close();
-  const store = new SqliteStore(file);
-  expect((await store.get('pnd-3'))?.status).toBe('pending');
-  expect((await store.loadRun('run-3'))?.state).toEqual({ x: 1 });
-  await sessionRules(store);
-  await store.close();
-  const check = new Database(file, { readonly: true });
-  expect(check.prepare('SELECT MAX(version) AS version FROM schema_version').get()).toEqual({ version: 4 });
-  expect(SQLITE_SCHEMA_VERSION).toBe(4);
-  check.close();
-});
+it.each(sqliteDrivers().map((driver) => [driver.name, driver] as const))(
+  'on %s, upgrades a version 3 file in place to version 4: rows kept, sessions added',
+  async (name, { driver, open }) => {
+    const file = join(dir, `v3-${name.replace(':', '-')}.db`);
+    const db = open(file);
+    db.exec(V3_DDL);
+    db.close();
+    const store = new SqliteStore({ filename: file, driver });
+    expect((await store.get('pnd-3'))?.status).toBe('pending');
+    expect((await store.loadRun('run-3'))?.state).toEqual({ x: 1 });
+    await sessionRules(store);
+    await store.close();
+    const check = open(file, { readonly: true });
+    expect(check.prepare('SELECT MAX(version) AS version FROM schema_version').get()).toEqual({ version: 4 });
+    expect(SQLITE_SCHEMA_VERSION).toBe(4);
+    check.close();
+  },
+);
 
 it('the memory store follows the same session rules', async () => {
   await sessionRules(new MemoryStore());

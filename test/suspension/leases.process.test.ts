@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { outputOf, startChild, until, type Started } from '../fixtures/children';
+import { sqliteDriverNames, sqliteSpec } from '../fixtures/sqlite-drivers';
 import { dropSchema, postgresUrl, uniqueSchema } from '../fixtures/pg/server';
 
 interface Replay {
@@ -31,9 +32,17 @@ afterAll(async () => {
   for (const schema of schemas) await dropSchema(pgUrl, schema);
 });
 
+/** SQLite through each driver this runtime should have, then PostgreSQL. */
+function sqliteStores(prefix: string): Array<[string, () => string]> {
+  return sqliteDriverNames().map((driver) => [
+    `SQLite (${driver})`,
+    () => sqliteSpec(join(dir, `${prefix}${Math.random().toString(36).slice(2)}.db`), driver),
+  ]);
+}
+
 function stores(): Array<[string, () => string]> {
   return [
-    ['SQLite', () => `sqlite:${join(dir, `${Math.random().toString(36).slice(2)}.db`)}`],
+    ...sqliteStores(''),
     [
       'PostgreSQL',
       () => {
@@ -127,7 +136,7 @@ describe.each(stores())('leases across processes on %s', (_name, newStore) => {
 });
 
 describe.each([
-  ['SQLite', () => `sqlite:${join(dir, `skew-${Math.random().toString(36).slice(2)}.db`)}`],
+  ...sqliteStores('skew-'),
   [
     'PostgreSQL',
     () => {

@@ -1,5 +1,6 @@
 /**
- * Cross-process resume on one SQLite file, with real child processes (test/fixtures/resume-child.ts).
+ * Cross-process resume on one SQLite file, with real child processes (test/fixtures/resume-child.ts),
+ * through each SQLite driver the runtime should have.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,10 +8,14 @@ import { join } from 'node:path';
 import type { ToolResult } from 'toolnexus-ts';
 import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { outputOf, startChild, until, type Started } from '../fixtures/children';
+import { sqliteDriverNames, type SqliteDriverName } from '../fixtures/sqlite-drivers';
+
+/** The SQLite driver of the describe block running: its children are told to use it too. */
+let driver: SqliteDriverName;
 
 /** A resume-child.ts process. */
 function start(args: string[], env: Record<string, string> = {}): Started {
-  return startChild('resume-child.ts', args, env);
+  return startChild('resume-child.ts', args, { SQLITE_DRIVER: driver, ...env });
 }
 
 function run<T>(args: [command: string, ...rest: string[]], env: Record<string, string> = {}): Promise<T & { pid: number }> {
@@ -31,12 +36,14 @@ function logLines(log: string): Array<{ id: string; event: string; pid: number }
 }
 
 let dir: string;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'toolnexus-cross-process-'));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('ResumeCoordinator across processes on one SQLite file', () => {
+describe.each(sqliteDriverNames())('ResumeCoordinator across processes on one SQLite file (%s)', (name) => {
+  beforeAll(() => {
+    driver = name;
+    dir = mkdtempSync(join(tmpdir(), 'toolnexus-cross-process-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
   it('process 1 suspends and dies at once; process 2, freshly started, resolves and the tool replays with the answer', async () => {
     const db = join(dir, 'handoff.db');
     const log = join(dir, 'handoff.log');
@@ -47,7 +54,7 @@ describe('ResumeCoordinator across processes on one SQLite file', () => {
     expect(ids).toHaveLength(1);
     const id = ids[0]!;
 
-    const store = new SqliteStore(db);
+    const store = new SqliteStore({ filename: db, driver });
     expect(await store.get(id)).toMatchObject({
       tool: 'ship',
       args: { order: 'order-0' },
@@ -69,7 +76,7 @@ describe('ResumeCoordinator across processes on one SQLite file', () => {
     expect(second.outcomes[id]).toEqual({ output: `shipped order-0, approved by ops-lead, in process ${second.pid}`, isError: false });
     expect(logLines(log)).toEqual([{ id, event: 'shipped', pid: second.pid }]);
 
-    const reread = new SqliteStore(db);
+    const reread = new SqliteStore({ filename: db, driver });
     expect(await reread.get(id)).toMatchObject({
       status: 'resolved',
       outcome: second.outcomes[id],
@@ -110,7 +117,7 @@ describe('ResumeCoordinator across processes on one SQLite file', () => {
       });
       expect(racerPids.has(replayedBy.get(id) as number)).toBe(true);
     }
-    const store = new SqliteStore(db);
+    const store = new SqliteStore({ filename: db, driver });
     expect(await store.list({ status: 'resolved' })).toHaveLength(200);
     await store.close();
   });
@@ -140,7 +147,7 @@ describe('ResumeCoordinator across processes on one SQLite file', () => {
     await crashed.exited;
     const killedAt = Date.now();
 
-    const store = new SqliteStore(db);
+    const store = new SqliteStore({ filename: db, driver });
     const held = (await store.get(shortLease))!;
     expect(held.status).toBe('resolving');
     expect(await store.claim(shortLease, { id: shortLease, ok: true }, 60_000)).toBeUndefined();

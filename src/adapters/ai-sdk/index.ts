@@ -12,8 +12,8 @@ import { ai } from './peer';
 
 ai();
 
-export { aiSdkTools, withOutcomes, recordDeclines, AI_SDK_RUN_PREFIX } from './tools';
-export type { AiSdkTool, AiSdkToolOutput, AiSdkToolsOptions, SuspendedToolOutput } from './tools';
+export { aiSdkTools, withOutcomes, recordDeclines, alwaysApprove, AI_SDK_RUN_PREFIX } from './tools';
+export type { AiSdkAlwaysApproveOptions, AiSdkTool, AiSdkToolOutput, AiSdkToolsOptions, SuspendedToolOutput } from './tools';
 export { aiSdkToolApproval } from './tools';
 export type { AiSdkApprovalFunction, AiSdkToolApproval } from './tools';
 export { AiSdkModel, AI_SDK_CONTENT_ITEM } from './model';

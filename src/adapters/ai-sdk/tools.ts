@@ -1,13 +1,15 @@
 // `ai` is ESM only: the attribute lets a CommonJS app (node16/nodenext) read these types.
-import type { JSONSchema7, ModelMessage, Tool, ToolApprovalStatus } from 'ai' with { 'resolution-mode': 'import' };
-import { coordinatorOf, DurableCall, hostState, keyPrefix, pendingOutput, toolsOf } from '../durable-call';
+import type { JSONSchema7, ModelMessage, Tool, ToolApprovalResponse, ToolApprovalStatus } from 'ai' with { 'resolution-mode': 'import' };
+import { coordinatorOf, DurableCall, hostState, keyPrefix, pendingOutput, toolsOf, type DurableCallOptions } from '../durable-call';
+import { InvalidArgumentError } from '../../errors';
 import { pendingOf } from '../../results/helpers';
 import type { PendingRequest, ToolResult } from '../../results/wire';
 import type { Principal } from '../../suspension/audit';
 import type { ResumeCoordinator } from '../../suspension/coordinator';
+import type { Grant } from '../../suspension/grants';
 import type { SuspendedCall } from '../../suspension/store';
 import type { ToolContext } from '../../toolkit/context';
-import type { Toolkit } from '../../toolkit/toolkit';
+import type { RegisteredTool, Toolkit } from '../../toolkit/toolkit';
 import { ai } from './peer';
 
 /**
@@ -84,10 +86,9 @@ function durableCallOf(tool: AiSdkTool): DurableCall | undefined {
  */
 export function aiSdkTools(source: ResumeCoordinator | Toolkit, options: AiSdkToolsOptions = {}): Record<string, AiSdkTool> {
   const coordinator = coordinatorOf(source, 'aiSdkTools');
-  const prefix = keyPrefix('ai-sdk', options.conversationId);
   const set: Record<string, AiSdkTool> = {};
   for (const registered of toolsOf(coordinator, options.names, 'aiSdkTools')) {
-    set[registered.name] = aiSdkTool(new DurableCall(coordinator, registered, prefix, options.approvedBy, options.principal));
+    set[registered.name] = aiSdkTool(new DurableCall(coordinator, registered, durableOptions(options)));
   }
   return set;
 }
@@ -205,8 +206,63 @@ export async function recordDeclines(
   coordinator: ResumeCoordinator,
   options: Pick<AiSdkToolsOptions, 'conversationId' | 'approvedBy' | 'principal'> = {},
 ): Promise<number> {
+  let settled = 0;
+  for (const { part, toolCallId, tool } of approvalResponses(messages, coordinator)) {
+    if (part.approved) continue;
+    if (await new DurableCall(coordinator, tool, durableOptions(options)).decline(toolCallId, part.reason)) settled++;
+  }
+  return settled;
+}
+
+/** Options of {@link alwaysApprove}. */
+export interface AiSdkAlwaysApproveOptions extends Pick<AiSdkToolsOptions, 'conversationId' | 'approvedBy' | 'principal'> {
+  /** The approval ids the user approved "always" (`tool-approval-response` parts of the last tool message, `approved: true`). */
+  approvalIds: readonly string[];
+  /** The grants lapse then (a `Date`, or RFC 3339). Absent: until revoked. */
+  until?: Date | string;
+}
+
+/**
+ * The AI SDK's "always approve for this conversation", mapped onto standing grants
+ * (docs/who-may-answer.md, "Grants"). ai 7's `tool-approval-response` carries only
+ * `approved` and a `reason`, so the approver's "always" reaches the server as the approval
+ * ids your UI sends beside the messages: for each, a grant by `approvedBy` of the tool that
+ * asked, scope `session`, its subject this conversation (`ai-sdk:<conversationId>`), given in
+ * answer to that call's pending request. The answer policy judges it as that approval: a
+ * principal who may not approve it (or who asked it: separation of duties) gets
+ * `AnswerRefusedError` and nothing is stored. From then on a call of that tool in the
+ * conversation is approved by the grant when the AI SDK asks (`needsApproval` answers no, and
+ * the call runs once), until `coordinator.revoke(grant.id)`. The approved call itself runs
+ * in the AI SDK's approval flow as any approval. Call it, like {@link recordDeclines}, with the
+ * messages you pass to `generateText`; a call no longer pending gets no grant.
+ * @throws {@link InvalidArgumentError} an id is no approved response of the last tool message; no `approvedBy` or `conversationId`.
+ */
+export async function alwaysApprove(
+  messages: readonly ModelMessage[],
+  coordinator: ResumeCoordinator,
+  options: AiSdkAlwaysApproveOptions,
+): Promise<Grant[]> {
+  const responses = approvalResponses(messages, coordinator).filter((r) => r.part.approved);
+  const chosen = [...new Set(options.approvalIds)].map((id) => {
+    const response = responses.find((r) => r.part.approvalId === id);
+    if (!response) throw new InvalidArgumentError(`alwaysApprove: ${id} is no approved tool-approval-response of the last tool message`);
+    return response;
+  });
+  const grants: Grant[] = [];
+  for (const { toolCallId, tool } of chosen) {
+    const grant = await new DurableCall(coordinator, tool, durableOptions(options)).alwaysApprove(toolCallId, options.until);
+    if (grant) grants.push(grant);
+  }
+  return grants;
+}
+
+/** The `tool-approval-response` parts of the last tool message, each with the tool call it answers, when that tool is registered. */
+function approvalResponses(
+  messages: readonly ModelMessage[],
+  coordinator: ResumeCoordinator,
+): Array<{ part: ToolApprovalResponse; toolCallId: string; tool: RegisteredTool }> {
   const last = messages[messages.length - 1];
-  if (last?.role !== 'tool') return 0;
+  if (last?.role !== 'tool') return [];
   const requests = new Map<string, { toolCallId: string; toolName: string }>();
   const names = new Map<string, string>();
   for (const message of messages) {
@@ -217,17 +273,19 @@ export async function recordDeclines(
         requests.set(part.approvalId, { toolCallId: part.toolCallId, toolName: names.get(part.toolCallId) ?? '' });
     }
   }
-  const prefix = keyPrefix('ai-sdk', options.conversationId);
-  let settled = 0;
+  const found = [];
   for (const part of last.content) {
-    if (part.type !== 'tool-approval-response' || part.approved) continue;
+    if (part.type !== 'tool-approval-response') continue;
     const request = requests.get(part.approvalId);
     const tool = request && coordinator.toolkit.get(request.toolName);
-    if (!request || !tool) continue;
-    if (await new DurableCall(coordinator, tool, prefix, options.approvedBy, options.principal).decline(request.toolCallId, part.reason))
-      settled++;
+    if (request && tool) found.push({ part, toolCallId: request.toolCallId, tool });
   }
-  return settled;
+  return found;
+}
+
+/** What a {@link DurableCall} of this adapter is given. */
+function durableOptions(options: Pick<AiSdkToolsOptions, 'conversationId' | 'approvedBy' | 'principal'>): DurableCallOptions {
+  return { framework: 'ai-sdk', ...options };
 }
 
 function suspensionIdOf(output: unknown): string | undefined {

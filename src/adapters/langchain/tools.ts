@@ -3,11 +3,12 @@ import type { ToolMessage } from '@langchain/core/messages';
 import type { StructuredTool, ToolRunnableConfig } from '@langchain/core/tools';
 import { InvalidAnswerError } from '../../errors';
 import { messageOf } from '../../errors/message';
-import { coordinatorOf, hostState, keyPrefix, pendingOutput, toolsOf, type PendingOutput } from '../durable-call';
+import { coordinatorOf, hostState, keyPrefix, pendingOutput, sessionOf, toolsOf, type PendingOutput } from '../durable-call';
 import { pendingOf } from '../../results/helpers';
 import type { Answer, PendingRequest, ToolResult } from '../../results/wire';
 import type { Principal } from '../../suspension/audit';
 import type { ResumeCoordinator } from '../../suspension/coordinator';
+import { settledAtOnce } from '../../suspension/standing';
 import type { ToolContext } from '../../toolkit/context';
 import type { RegisteredTool, Toolkit } from '../../toolkit/toolkit';
 import { langchain } from './peer';
@@ -76,12 +77,17 @@ export function langchainTools(source: ResumeCoordinator | Toolkit, options: Lan
 
 /** One tool's calls from LangChain: validation, the durable key, and the interrupt loop. */
 class LangChainCall {
+  /** The conversation's key, recorded as each call's `session`: what a grant of scope `session` names. */
+  private readonly session?: string;
+
   constructor(
     readonly coordinator: ResumeCoordinator,
     readonly tool: RegisteredTool,
     private readonly prefix: string,
     private readonly options: LangChainToolsOptions,
-  ) {}
+  ) {
+    this.session = sessionOf('langchain', options.conversationId);
+  }
 
   /** Our validation's problem text, or undefined when the arguments are valid. */
   async problemOf(input: unknown): Promise<string | undefined> {
@@ -102,12 +108,15 @@ class LangChainCall {
     // LangGraph re-runs the whole node on resume: the call recorded the first time is the one
     // to answer, never a second execution.
     const recorded = (await this.coordinator.list({ runId })).find((c) => c.tool === this.tool.name);
+    // Settled by a standing grant when it was recorded: its outcome, no interrupt.
+    if (recorded && settledAtOnce(recorded) && recorded.outcome) return recorded.outcome;
     let result = recorded
       ? undefined
       : await this.coordinator.execute(this.tool.name, input, ctx, {
           callId,
           runId,
           ...(this.options.principal ? { principal: this.options.principal } : {}),
+          ...(this.session === undefined ? {} : { session: this.session }),
         });
     let request = recorded ? recorded.request : pendingOf(result);
     while (request) {

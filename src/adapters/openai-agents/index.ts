@@ -11,5 +11,5 @@ import { agents } from './peer';
 
 agents();
 
-export { openAIAgentsTools, recordRejection } from './tools';
-export type { OpenAIAgentsTool, OpenAIAgentsToolsOptions } from './tools';
+export { approveInterruption, openAIAgentsTools, recordRejection } from './tools';
+export type { ApprovingState, OpenAIAgentsApproveOptions, OpenAIAgentsTool, OpenAIAgentsToolsOptions } from './tools';

@@ -1,9 +1,10 @@
 import type { FunctionTool, RunContext, RunToolApprovalItem } from '@openai/agents';
-import { coordinatorOf, DurableCall, hostState, keyPrefix, pendingOutput, toolsOf } from '../durable-call';
+import { coordinatorOf, DurableCall, hostState, pendingOutput, toolsOf, type DurableCallOptions } from '../durable-call';
 import { pendingOf } from '../../results/helpers';
 import type { ToolResult } from '../../results/wire';
 import type { Principal } from '../../suspension/audit';
 import type { ResumeCoordinator } from '../../suspension/coordinator';
+import type { Grant } from '../../suspension/grants';
 import type { ToolContext } from '../../toolkit/context';
 import type { Toolkit } from '../../toolkit/toolkit';
 import { agents } from './peer';
@@ -41,9 +42,8 @@ export type OpenAIAgentsTool = FunctionTool<unknown>;
  */
 export function openAIAgentsTools(source: ResumeCoordinator | Toolkit, options: OpenAIAgentsToolsOptions = {}): OpenAIAgentsTool[] {
   const coordinator = coordinatorOf(source, 'openAIAgentsTools');
-  const prefix = keyPrefix('openai-agents', options.conversationId);
   return toolsOf(coordinator, options.names, 'openAIAgentsTools').map((registered) => {
-    const call = new DurableCall(coordinator, registered, prefix, options.approvedBy, options.principal);
+    const call = new DurableCall(coordinator, registered, durableOptions(options));
     return agents().tool({
       name: registered.name,
       description: registered.description,
@@ -77,17 +77,70 @@ export async function recordRejection(
   interruption: RunToolApprovalItem,
   options: Pick<OpenAIAgentsToolsOptions, 'conversationId' | 'approvedBy' | 'principal'> & { message?: string } = {},
 ): Promise<boolean> {
+  const found = durableCallOf(coordinator, interruption, options);
+  return found ? found.call.decline(found.callId, options.message) : false;
+}
+
+/** Options of {@link approveInterruption}. */
+export interface OpenAIAgentsApproveOptions extends Pick<OpenAIAgentsToolsOptions, 'conversationId' | 'approvedBy' | 'principal'> {
+  /**
+   * The Agents SDK's `alwaysApprove` ("approve this tool for all future calls in this run"),
+   * kept as a standing grant in the coordinator's store rather than in the `RunState`.
+   */
+  alwaysApprove?: boolean;
+  /** With `alwaysApprove`: the grant lapses then (a `Date`, or RFC 3339). Absent: until revoked. */
+  until?: Date | string;
+}
+
+/** What {@link approveInterruption} approves on: a `RunState` (its `approve`). */
+export interface ApprovingState {
+  approve(interruption: RunToolApprovalItem, options?: { alwaysApprove?: boolean }): void;
+}
+
+/**
+ * Approves an interruption on `state` as `state.approve(interruption)` does; with
+ * `alwaysApprove`, the Agents SDK's "approve this tool for all future calls", kept as a
+ * standing grant (docs/who-may-answer.md, "Grants"): by `approvedBy`, of the tool that asked,
+ * scope `session`, its subject this conversation (`openai-agents:<conversationId>`), given in
+ * answer to the interruption's pending request. The answer policy judges it as that approval:
+ * a principal who may not approve it (or who asked it: separation of duties) gets
+ * `AnswerRefusedError`, nothing is stored and `state` is left unapproved. From then on a call
+ * of that tool in the conversation (this run or the next) is approved by the grant when the
+ * Runner asks, without an interruption, until `coordinator.revoke(grant.id)`; the call after
+ * that interrupts again. The SDK's own sticky approval is never set, so a revocation holds.
+ * Returns the grant, or undefined without `alwaysApprove` (or when the call is settled already).
+ * @throws {@link InvalidArgumentError} `alwaysApprove` without `approvedBy` or `conversationId`.
+ */
+export async function approveInterruption(
+  coordinator: ResumeCoordinator,
+  state: ApprovingState,
+  interruption: RunToolApprovalItem,
+  options: OpenAIAgentsApproveOptions = {},
+): Promise<Grant | undefined> {
+  let grant: Grant | undefined;
+  if (options.alwaysApprove) {
+    const found = durableCallOf(coordinator, interruption, options);
+    grant = found && (await found.call.alwaysApprove(found.callId, options.until));
+  }
+  state.approve(interruption);
+  return grant;
+}
+
+/** The durable call of an interruption of one of our tools, and its call id; undefined for anything else. */
+function durableCallOf(
+  coordinator: ResumeCoordinator,
+  interruption: RunToolApprovalItem,
+  options: Pick<OpenAIAgentsToolsOptions, 'conversationId' | 'approvedBy' | 'principal'>,
+): { call: DurableCall; callId: string } | undefined {
   const raw = interruption.rawItem as { callId?: unknown };
   const tool = interruption.name === undefined ? undefined : coordinator.toolkit.get(interruption.name);
-  if (!tool || typeof raw.callId !== 'string') return false;
-  const call = new DurableCall(
-    coordinator,
-    tool,
-    keyPrefix('openai-agents', options.conversationId),
-    options.approvedBy,
-    options.principal,
-  );
-  return call.decline(raw.callId, options.message);
+  if (!tool || typeof raw.callId !== 'string') return undefined;
+  return { call: new DurableCall(coordinator, tool, durableOptions(options)), callId: raw.callId };
+}
+
+/** What a {@link DurableCall} of this adapter is given. */
+function durableOptions(options: Pick<OpenAIAgentsToolsOptions, 'conversationId' | 'approvedBy' | 'principal'>): DurableCallOptions {
+  return { framework: 'openai-agents', ...options };
 }
 
 /** A result as the model's tool output: its text (an error's too), or the pending request as JSON. */

@@ -1,5 +1,5 @@
-import type Database from 'better-sqlite3';
 import { StoreError } from '../../errors';
+import { immediate, type SqliteConnection, type SqliteStatement } from './driver';
 import { SESSIONS_SQLITE_DDL } from './sessions';
 import { SQLITE_SCHEMA_VERSION } from './version';
 
@@ -86,8 +86,8 @@ const STEPS: Record<number, string> = {
  * refuses one newer than this code reads. One IMMEDIATE transaction: two processes opening
  * a file at once upgrade it once, and a failed step leaves the file as it was.
  */
-export function migrate(db: Database.Database, filename: string): void {
-  db.transaction(() => {
+export function migrate(db: SqliteConnection, filename: string): void {
+  immediate(db, () => {
     db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
     const row = db.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: number | null };
     const current = row.version ?? 0;
@@ -102,7 +102,7 @@ export function migrate(db: Database.Database, filename: string): void {
       db.exec(step);
       db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(version);
     }
-  }).immediate();
+  });
 }
 
 /** The columns of a suspension, named as `SuspensionRow` (../rows) names them. */
@@ -112,22 +112,22 @@ export const SUSPENSION_COLUMNS = `id, kind, tool, status, request, args, answer
 
 /** The statements {@link prepare} returns; named, so the declaration emit can name them too. */
 export interface SqliteStatements {
-  relaxSync: Database.Statement | undefined;
-  restoreSync: Database.Statement | undefined;
-  insert: Database.Statement;
-  read: Database.Statement;
-  claim: Database.Statement;
-  renew: Database.Statement;
-  complete: Database.Statement;
-  insertRun: Database.Statement;
-  updateRun: Database.Statement;
-  readRun: Database.Statement;
-  sign: Database.Statement;
-  now: Database.Statement;
-  insertGrant: Database.Statement;
-  revokeGrant: Database.Statement;
-  listGrants: Database.Statement;
-  listToolGrants: Database.Statement;
+  relaxSync: SqliteStatement | undefined;
+  restoreSync: SqliteStatement | undefined;
+  insert: SqliteStatement;
+  read: SqliteStatement;
+  claim: SqliteStatement;
+  renew: SqliteStatement;
+  complete: SqliteStatement;
+  insertRun: SqliteStatement;
+  updateRun: SqliteStatement;
+  readRun: SqliteStatement;
+  sign: SqliteStatement;
+  now: SqliteStatement;
+  insertGrant: SqliteStatement;
+  revokeGrant: SqliteStatement;
+  listGrants: SqliteStatement;
+  listToolGrants: SqliteStatement;
 }
 
 /** SQLite's clock in milliseconds since the epoch (`julianday('now')` keeps milliseconds). */
@@ -136,7 +136,7 @@ const NOW_MS = `CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER
 const NOW_TEXT = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
 
 /** Every statement the store runs but `list`'s, which depend on the filter. */
-export function prepare(db: Database.Database, synchronous: 'full' | 'normal'): SqliteStatements {
+export function prepare(db: SqliteConnection, synchronous: 'full' | 'normal'): SqliteStatements {
   return {
     relaxSync: synchronous === 'full' ? db.prepare('PRAGMA synchronous = NORMAL') : undefined,
     restoreSync: synchronous === 'full' ? db.prepare('PRAGMA synchronous = FULL') : undefined,

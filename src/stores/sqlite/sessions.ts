@@ -1,7 +1,7 @@
-import type Database from 'better-sqlite3';
 import type { SessionFilter, SessionStore, SessionSummary, StoredSession } from '../../sessions/store';
 import { checkSession, checkSessionFilter, checkSessionId } from '../../sessions/validate';
 import { sessionOf, sessionRowOf, summaryOfRow, type SessionRow } from '../sessions';
+import type { SqliteConnection, SqliteStatement } from './driver';
 
 /**
  * Schema step 4 of the SQLite store, sessions' block: one row per conversation, its thread
@@ -24,15 +24,15 @@ export const SESSIONS_SQLITE_DDL = `
 
 /** The sessions of a `SqliteStore`, in the same file. */
 export class SqliteSessions implements SessionStore {
-  private readonly insert: Database.Statement;
-  private readonly update: Database.Statement;
-  private readonly read: Database.Statement;
-  private readonly list: Database.Statement;
-  private readonly remove: Database.Statement;
-  private readonly ofRun: Database.Statement;
+  private readonly insert: SqliteStatement;
+  private readonly update: SqliteStatement;
+  private readonly read: SqliteStatement;
+  private readonly list: SqliteStatement;
+  private readonly remove: SqliteStatement;
+  private readonly ofRun: SqliteStatement;
 
   constructor(
-    db: Database.Database,
+    db: SqliteConnection,
     /** Runs one statement, translating a driver error into the store's own. */
     private readonly run: <T>(work: () => T, what: string) => T,
     /** The store's check that it is still open, made before anything else. */

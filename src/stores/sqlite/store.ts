@@ -1,4 +1,3 @@
-import type Database from 'better-sqlite3';
 import type { SessionStore } from '../../sessions/store';
 import { closeSync, constants, openSync } from 'node:fs';
 import { DuplicateSuspensionError, StoreError, ToolnexusError } from '../../errors';
@@ -10,27 +9,12 @@ import type { Audit, HistoryFilter, Principal } from '../../suspension/audit';
 import { jsonCopy, toJson } from '../../suspension/json';
 import type { Claim, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from '../../suspension/store';
 import type { Grant, GrantFilter } from '../../suspension/grants';
-import { loadOptionalPeer } from '../peer';
 import { callOf, grantOf, parseStored, rowOf, type SuspensionRow } from '../rows';
 import { StoreSessions } from '../sessions';
+import { immediate, sqliteOpener, type SqliteConnection, type SqliteStatement } from './driver';
 import type { SqliteStoreOptions } from './options';
 import { migrate, prepare, SUSPENSION_COLUMNS } from './schema';
 import { SqliteSessions } from './sessions';
-
-/**
- * The native driver is loaded when a store is first built, not when the package is
- * imported: an application that never uses SQLite should not load an addon at startup, nor
- * install (and compile) it. It is an optional peer dependency, kept to 12.x.
- */
-function loadBetterSqlite3(): typeof Database {
-  return loadOptionalPeer<typeof Database>(
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer, required when a store is built, not at import
-    () => require('better-sqlite3'),
-    'better-sqlite3',
-    'npm install better-sqlite3@12',
-    'SqliteStore',
-  );
-}
 
 /**
  * Creates a database file that does not exist yet with mode 0600 (owner read/write only),
@@ -56,8 +40,10 @@ interface RunRow {
 }
 
 /**
- * Keeps suspended calls in a SQLite file through better-sqlite3: the embedded store for
- * anything that must survive a restart, shared safely by every process on one machine.
+ * Keeps suspended calls in a SQLite file: the embedded store for anything that must survive
+ * a restart, shared safely by every process on one machine. The driver is node:sqlite where
+ * the runtime has it (Node.js 22.13 and later), else the optional peer better-sqlite3; the
+ * `driver` option chooses (docs/deploying.md, "Which SQLite driver").
  *
  * The file runs in WAL mode with a busy timeout; its schema is created on first open,
  * versioned in a `schema_version` table and upgraded in place. `status`, `run_id` and
@@ -75,34 +61,35 @@ interface RunRow {
 export class SqliteStore extends StoreSessions implements SuspensionStore, RunStore {
   /** The database file this store opened. */
   readonly filename: string;
-  private readonly db: Database.Database;
+  /** The driver that opened the file: node:sqlite or better-sqlite3. */
+  readonly driver: 'node:sqlite' | 'better-sqlite3';
+  private readonly db: SqliteConnection;
   private readonly statements: ReturnType<typeof prepare>;
-  private readonly claimTransaction: Database.Transaction<(params: ClaimParams) => { row: SuspensionRow; at: string } | undefined>;
-  private readonly signTransaction: Database.Transaction<
-    (id: string, by: Principal, comment: string | undefined) => SuspendedCall | undefined
-  >;
-  private readonly completeTransaction: Database.Transaction<(params: CompleteParams, next: SuspensionRow | undefined) => boolean>;
-  private readonly listStatements = new Map<string, Database.Statement>();
+  private readonly listStatements = new Map<string, SqliteStatement>();
   /** Sessions (docs/chat.md): in the same file; their SQL is ./sessions.ts. */
   protected readonly sessions: SessionStore;
   private closed = false;
 
   constructor(options: SqliteStoreOptions | string) {
     super();
-    const { filename, busyTimeoutMs = 5000, synchronous = 'full' } = typeof options === 'string' ? { filename: options } : options;
+    const { filename, busyTimeoutMs = 5000, synchronous = 'full', driver } = typeof options === 'string' ? { filename: options } : options;
     if (typeof filename !== 'string' || filename === '') throw new StoreError('SqliteStore needs a filename');
     this.filename = filename;
-    const Driver = loadBetterSqlite3();
+    // The driver first: a store that cannot be built leaves no empty file behind.
+    const open = sqliteOpener(driver);
     createPrivately(filename);
     try {
-      this.db = new Driver(filename, { timeout: busyTimeoutMs });
+      this.db = open(filename);
     } catch (error) {
+      if (error instanceof ToolnexusError) throw error;
       throw new StoreError(`cannot open SQLite file ${filename}: ${messageOf(error)}`, { cause: error });
     }
+    this.driver = this.db.driver;
     try {
-      this.db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+      // Set first: the WAL switch and the schema step below may wait for another process's lock.
+      this.db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+      this.db.exec('PRAGMA journal_mode = WAL');
+      this.db.exec(`PRAGMA synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
       migrate(this.db, filename);
       this.statements = prepare(this.db, synchronous);
       this.sessions = new SqliteSessions(
@@ -115,31 +102,6 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
       if (error instanceof ToolnexusError) throw error;
       throw new StoreError(`cannot use SQLite file ${filename} as a store: ${messageOf(error)}`, { cause: error });
     }
-    // The clock is SQLite's, read by the claiming statement once the write lock is held, so a
-    // wait for another writer neither shortens the lease granted nor judges the old one by a
-    // stale now, and a process whose own clock is off judges nothing.
-    this.claimTransaction = this.db.transaction((params: ClaimParams) => {
-      const row = this.statements.claim.get(params) as SuspensionRow | undefined;
-      return row === undefined ? undefined : { row, at: row.answered_at as string };
-    });
-    // Read, add, write under SQLite's write lock: signers in other processes wait their turn.
-    this.signTransaction = this.db.transaction((id: string, by: Principal, comment: string | undefined) => {
-      const row = this.statements.read.get(id) as SuspensionRow | undefined;
-      if (row === undefined) return undefined;
-      const call = callOf(row);
-      const signatures = call.signatures ?? [];
-      if (call.status !== 'pending' || signatures.some((s) => s.by.id === by.id)) return call;
-      const at = (this.statements.now.get() as { now: string }).now;
-      const next = [...signatures, { by, at, ...(comment === undefined ? {} : { comment }) }];
-      this.statements.sign.run({ id, at, signatures: toJson(next, `the signatures of ${id}`) });
-      return { ...call, signatures: next, updatedAt: at };
-    });
-    this.completeTransaction = this.db.transaction((params: CompleteParams, next: SuspensionRow | undefined) => {
-      if (this.statements.complete.run(params).changes !== 1) return false;
-      // Throwing rolls the settlement back with it: the call stays claimed, nothing is inserted.
-      if (next && !this.insertRow(next)) throw new DuplicateSuspensionError(next.id);
-      return true;
-    });
   }
 
   async insert(call: SuspendedCall): Promise<void> {
@@ -185,16 +147,35 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
       answered_by: audit?.by === undefined ? null : toJson(audit.by, `the principal who answered ${id}`),
       comment: audit?.comment ?? null,
     };
-    const claimed = this.run(() => this.relaxedSync(() => this.claimTransaction.immediate(params)), `claim ${id}`);
+    // The clock is SQLite's, read by the claiming statement once the write lock is held, so a
+    // wait for another writer neither shortens the lease granted nor judges the old one by a
+    // stale now, and a process whose own clock is off judges nothing.
+    const claimed = this.run(
+      () => this.relaxedSync(() => immediate(this.db, () => this.statements.claim.get(params) as SuspensionRow | undefined)),
+      `claim ${id}`,
+    );
     if (!claimed) return undefined;
-    const call = callOf(claimed.row);
-    return { id, fence: call.fence as number, call, at: claimed.at };
+    const call = callOf(claimed);
+    return { id, fence: call.fence as number, call, at: claimed.answered_at as string };
   }
 
   async sign(id: string, by: Principal, comment?: string): Promise<SuspendedCall | undefined> {
     this.assertOpen();
     const signer = jsonCopy(by, `the principal signing ${id}`);
-    return this.run(() => this.signTransaction.immediate(id, signer, comment), `sign ${id}`);
+    return this.run(() => immediate(this.db, () => this.signInTransaction(id, signer, comment)), `sign ${id}`);
+  }
+
+  /** Read, add, write under SQLite's write lock: signers in other processes wait their turn. */
+  private signInTransaction(id: string, by: Principal, comment: string | undefined): SuspendedCall | undefined {
+    const row = this.statements.read.get(id) as SuspensionRow | undefined;
+    if (row === undefined) return undefined;
+    const call = callOf(row);
+    const signatures = call.signatures ?? [];
+    if (call.status !== 'pending' || signatures.some((s) => s.by.id === by.id)) return call;
+    const at = (this.statements.now.get() as { now: string }).now;
+    const next = [...signatures, { by, at, ...(comment === undefined ? {} : { comment }) }];
+    this.statements.sign.run({ id, at, signatures: toJson(next, `the signatures of ${id}`) });
+    return { ...call, signatures: next, updatedAt: at };
   }
 
   async insertGrant(grant: Grant): Promise<void> {
@@ -234,7 +215,13 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
     const params = { id: claim.id, fence: claim.fence, status, outcome, next_id: nextRow?.id ?? null };
     // One UPDATE commits atomically on its own; only a next link needs the surrounding transaction.
     if (!nextRow) return this.run(() => this.statements.complete.run(params).changes === 1, `complete ${claim.id}`);
-    return this.run(() => this.completeTransaction.immediate(params, nextRow), `complete ${claim.id}`);
+    const settleAndLink = (): boolean => {
+      if (this.statements.complete.run(params).changes !== 1) return false;
+      // Throwing rolls the settlement back with it: the call stays claimed, nothing is inserted.
+      if (!this.insertRow(nextRow)) throw new DuplicateSuspensionError(nextRow.id);
+      return true;
+    };
+    return this.run(() => immediate(this.db, settleAndLink), `complete ${claim.id}`);
   }
 
   async saveRun(checkpoint: RunCheckpoint): Promise<boolean> {
@@ -300,7 +287,7 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
   }
 
   /** One statement per combination of filters, so each can use its index (an `IS NULL OR` test would defeat them). */
-  private listStatement(params: Record<'status' | 'run_id' | 'kind', string | undefined>): Database.Statement {
+  private listStatement(params: Record<'status' | 'run_id' | 'kind', string | undefined>): SqliteStatement {
     const columns = (Object.keys(params) as Array<keyof typeof params>).filter((column) => params[column] !== undefined);
     const key = columns.join(',');
     let statement = this.listStatements.get(key);
@@ -316,7 +303,7 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
   }
 
   /** Like {@link listStatement}: one statement per combination of filters, newest settlement first over the settled index. */
-  private historyStatement(params: Record<'status' | 'kind' | 'run_id' | 'tool', string | undefined>): Database.Statement {
+  private historyStatement(params: Record<'status' | 'kind' | 'run_id' | 'tool', string | undefined>): SqliteStatement {
     const columns = (Object.keys(params) as Array<keyof typeof params>).filter((column) => params[column] !== undefined);
     const key = `history:${columns.join(',')}`;
     let statement = this.listStatements.get(key);
@@ -353,14 +340,6 @@ interface ClaimParams {
   lease_ms: number;
   answered_by: string | null;
   comment: string | null;
-}
-
-interface CompleteParams {
-  id: string;
-  fence: number;
-  status: string;
-  outcome: string;
-  next_id: string | null;
 }
 
 /** The settled statuses, written as the partial index `suspensions_settled` names them, so the planner uses it. */
