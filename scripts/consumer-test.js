@@ -392,6 +392,7 @@ coordinator.execute('pay', {}).then((first) => coordinator.resolve({ id: first.m
         );
       }),
     );
+    await require('./consumer-typescript').compileUserApp({ apps, tarball, tmp, run, timed, check, write }); // TypeScript 5.9 and 7
   } finally {
     if (process.env.KEEP) console.log(`   kept ${tmp}`);
     else fs.rmSync(tmp, { recursive: true, force: true });

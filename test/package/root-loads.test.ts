@@ -76,7 +76,7 @@ describe("import { Toolkit } from 'toolnexus-ts', in an ESM program against a bu
     execFileSync(
       process.execPath,
       [
-        join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+        join(ROOT, 'node_modules', 'typescript-7', 'bin', 'tsc'),
         ...['-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(pkg, 'dist')],
         ...['--declaration', 'false', '--declarationMap', 'false', '--sourceMap', 'false'],
       ],

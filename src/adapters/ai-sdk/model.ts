@@ -1,4 +1,5 @@
-import type { LanguageModel } from 'ai';
+// `ai` is ESM only: the attribute lets a CommonJS app (node16/nodenext) read these types.
+import type { LanguageModel } from 'ai' with { 'resolution-mode': 'import' };
 import { InvalidArgumentError, ModelError, ModelHttpError, ModelResponseError, ToolnexusError } from '../../errors';
 import { messageOf } from '../../errors/message';
 import type {

@@ -1,4 +1,5 @@
-import type { JSONSchema7, ModelMessage, Tool, ToolApprovalResponse, ToolApprovalStatus } from 'ai';
+// `ai` is ESM only: the attribute lets a CommonJS app (node16/nodenext) read these types.
+import type { JSONSchema7, ModelMessage, Tool, ToolApprovalResponse, ToolApprovalStatus } from 'ai' with { 'resolution-mode': 'import' };
 import { coordinatorOf, DurableCall, hostState, keyPrefix, pendingOutput, toolsOf, type DurableCallOptions } from '../durable-call';
 import { InvalidArgumentError } from '../../errors';
 import { pendingOf } from '../../results/helpers';
