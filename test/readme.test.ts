@@ -24,7 +24,17 @@ describe('README', () => {
   it('links only to docs that exist', () => {
     for (const [, target] of readme.matchAll(/\]\((docs\/[^)]+)\)/g)) {
       // The group is not optional: every match has it.
-      expect(() => readFileSync(join(root, target!))).not.toThrow();
+      const [file, anchor] = target!.split('#') as [string, string | undefined];
+      expect(() => readFileSync(join(root, file))).not.toThrow();
+      if (anchor === undefined) continue;
+      // GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens.
+      const anchors = [...readFileSync(join(root, file), 'utf8').matchAll(/^#+ (.+)$/gm)].map(([, heading]) =>
+        heading!
+          .toLowerCase()
+          .replace(/[^\w\s-]/g, '')
+          .replace(/\s/g, '-'),
+      );
+      expect(anchors).toContain(anchor);
     }
   });
 });
