@@ -250,6 +250,7 @@ async function main() {
     console.log(`   tarball: ${packed[0].filename}, ${shipped.length} files, ${(packed[0].size / 1024).toFixed(0)} kB`);
     fs.mkdirSync(path.join(tmp, 'unpacked'));
     await run('tar', ['-xzf', tarball, '-C', path.join(tmp, 'unpacked')], tmp);
+    await require('./consumer-peers').checkPeersAndNest({ repo: REPO, tarball, tmp, run, timed }); // peers at @latest; Nest 11 and 12 apps
 
     // 2. The package alone (no optional peer, no native compile), beside the shared tools.
     const alone = path.join(tmp, 'alone');

@@ -6,18 +6,26 @@ const fs = require('node:fs');
 
 // With a `label` option (a second run, e.g. jest.cv015.config.js) it says "label: N tests ok,
 // N not ok, N skipped" instead and writes no file: only the main run's line has the CI shape.
+// With TOOLNEXUS_TEST_MATRIX set (.ci/run's runs on Node 24, 22 and 20) the line on stderr is
+// labelled with the Node version that ran jest, "node 22.23.5: N tests ok, …", and the plain line
+// goes only to the TOOLNEXUS_TEST_SUMMARY file, which .ci/run adds up into its last line.
 class SummaryLineReporter {
   constructor(_globalConfig, options = {}) {
     this.label = options.label;
   }
 
   onRunComplete(_contexts, results) {
+    const counts = `${results.numPassedTests} tests ok, ${results.numFailedTests} not ok, ${results.numPendingTests} skipped`;
     if (this.label) {
-      const counts = `${results.numPassedTests} tests ok, ${results.numFailedTests} not ok, ${results.numPendingTests} skipped`;
       process.stderr.write(`\n${this.label}: ${counts}\n`);
       return;
     }
     const line = `${results.numPassedTests} passed, ${results.numFailedTests} failed, ${results.numPendingTests} skipped`;
+    if (process.env.TOOLNEXUS_TEST_MATRIX) {
+      process.stderr.write(`\nnode ${process.versions.node}: ${counts}\n`);
+      if (process.env.TOOLNEXUS_TEST_SUMMARY) fs.writeFileSync(process.env.TOOLNEXUS_TEST_SUMMARY, `${line}\n`);
+      return;
+    }
     process.stderr.write(`\n${line}\n`);
     if (process.env.TOOLNEXUS_TEST_SUMMARY) fs.writeFileSync(process.env.TOOLNEXUS_TEST_SUMMARY, `${line}\n`);
   }

@@ -495,10 +495,11 @@ const EXPECTED: Record<string, string[]> = {
 };
 
 /**
- * Entries whose peer is ESM-only (`ai`): jest on Node 20 cannot load it, node can, so their
- * run-time export list is read in a child process (test/fixtures/register-ts.js).
+ * Entries whose peer is ESM-only (`ai`; `@nestjs/*` since 12): jest before Node 24.9 cannot load
+ * it, node can (require(esm), Node 20.19+), so their run-time export list is read in a child
+ * process (test/fixtures/register-ts.js).
  */
-const LOADED_IN_CHILD: ReadonlySet<string> = new Set(['toolnexus-ts/ai-sdk']);
+const LOADED_IN_CHILD: ReadonlySet<string> = new Set(['toolnexus-ts/ai-sdk', 'toolnexus-ts/nest']);
 
 function valuesInChild(entry: string): string[] {
   const script = `process.stdout.write(JSON.stringify(Object.keys(require(${JSON.stringify(join(ROOT, ENTRIES[entry] ?? ''))}))))`;

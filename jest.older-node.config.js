@@ -1,0 +1,24 @@
+// The suite on Node 22 and 20 (.ci/run runs it after the main run on Node 24), less two groups:
+// - Nest's test files, and test/di/docs.test.ts, which runs the Nest doc program. NestJS 12
+//   ships ES modules only; Node itself require()s them on 20.19+ and 22.12+ (the engines
+//   range), but jest's own module loader can only do so on Node 24.9+ with
+//   --experimental-vm-modules (the "test" script). test/package/exports.test.ts still loads
+//   toolnexus-ts/nest, and so Nest 12, in a real child process on these Nodes.
+// - The browser tests (Chromium through playwright-core): the pages are the same bytes on every
+//   Node, and they are the slowest files; the Node 24 run keeps them.
+const base = require('./jest.config.js');
+
+/** @type {import('jest').Config} */
+module.exports = {
+  ...base,
+  testPathIgnorePatterns: [
+    '/node_modules/',
+    '<rootDir>/test/nest/',
+    '<rootDir>/test/inbox/body-parsers\\.test\\.ts$',
+    '<rootDir>/test/inbox/internal-errors\\.test\\.ts$',
+    // Runs docs/dependency-injection.md's programs, the NestJS one among them, inside jest.
+    '<rootDir>/test/di/docs\\.test\\.ts$',
+    '<rootDir>/test/inbox/browser(-live)?\\.test\\.ts$',
+    '<rootDir>/test/chat/browser\\.test\\.ts$',
+  ],
+};
