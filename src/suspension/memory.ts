@@ -124,6 +124,11 @@ export class MemorySuspensionStore implements SuspensionStore {
     return structuredClone(entry.call);
   }
 
+  async now(): Promise<number> {
+    this.assertOpen();
+    return this.clock.now();
+  }
+
   async insertGrant(grant: Grant): Promise<void> {
     this.assertOpen();
     if (this.grants.has(grant.id)) throw new StoreError(`grant ${grant.id} is already recorded`);

@@ -267,6 +267,11 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
     return this.get(id);
   }
 
+  async now(): Promise<number> {
+    const result = await this.query<{ ms: string }>('read of the clock', `WITH ${CLOCK} SELECT ms::text AS ms FROM clock`, []);
+    return Number(result.rows[0]?.ms);
+  }
+
   async insertGrant(grant: Grant): Promise<void> {
     const json = toJson(grant, `grant ${grant.id}`);
     const result = await this.query(

@@ -197,6 +197,11 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
     return this.run(() => this.signTransaction.immediate(id, signer, comment), `sign ${id}`);
   }
 
+  async now(): Promise<number> {
+    this.assertOpen();
+    return Date.parse(this.run(() => (this.statements.now.get() as { now: string }).now, 'read the clock'));
+  }
+
   async insertGrant(grant: Grant): Promise<void> {
     this.assertOpen();
     const params = { id: grant.id, tool: grant.tool, grant_json: toJson(grant, `grant ${grant.id}`) };
