@@ -128,6 +128,8 @@ export class ResumeCoordinator {
       clock: this.clock,
       resolution: this.resolution,
       ...(automatic ? { automatic } : {}),
+      onGranted: (grant) => this.observers.granted(grant),
+      onRevoked: (grant) => this.observers.revoked(grant),
     });
     this.sweeper = new Sweeper(this.store, this.clock, this.resolution, this.observers);
   }

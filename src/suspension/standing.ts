@@ -18,6 +18,10 @@ export interface StandingSettings {
   clock: Clock;
   resolution: Resolution;
   automatic?: AutomaticAnswers;
+  /** Told of every grant given, after the store kept it. */
+  onGranted?: (grant: Grant) => void;
+  /** Told of every grant revoked, as revoked, after the store kept it. */
+  onRevoked?: (grant: Grant) => void;
 }
 
 /**
@@ -81,13 +85,16 @@ export class StandingAnswers {
   async grant(init: GrantInit): Promise<Grant> {
     const grant = checkedGrant(init, `grant-${randomUUID()}`, this.settings.clock.now());
     await this.grantStore().insertGrant(grant);
+    this.settings.onGranted?.(grant);
     return grant;
   }
 
   /** Revokes a grant; see `ResumeCoordinator.revoke`. */
   async revoke(grantId: string): Promise<boolean> {
     if (typeof grantId !== 'string' || grantId === '') throw new InvalidArgumentError('revoke needs a grant id');
-    return this.grantStore().revokeGrant(grantId);
+    const revoked = await this.grantStore().revokeGrant(grantId);
+    if (revoked) this.settings.onRevoked?.(revoked);
+    return revoked !== undefined;
   }
 
   /** Every grant the store keeps. */

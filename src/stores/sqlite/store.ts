@@ -209,9 +209,13 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
     if (!inserted) throw new StoreError(`grant ${grant.id} is already recorded`);
   }
 
-  async revokeGrant(id: string): Promise<boolean> {
+  async revokeGrant(id: string): Promise<Grant | undefined> {
     this.assertOpen();
-    return this.run(() => this.statements.revokeGrant.run(id).changes === 1, `revoke grant ${id}`);
+    const row = this.run(
+      () => this.statements.revokeGrant.get(id) as { grant_json: string; revoked_at: string | null } | undefined,
+      `revoke grant ${id}`,
+    );
+    return row === undefined ? undefined : grantOf(row.grant_json, row.revoked_at);
   }
 
   async listGrants(filter?: GrantFilter): Promise<Grant[]> {
