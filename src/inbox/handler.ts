@@ -261,6 +261,8 @@ export function createInbox(options: InboxOptions): Inbox {
     onSettled: () => feed.changed(),
     onSigned: () => feed.changed(),
     onEscalated: () => feed.changed(),
+    onGranted: () => feed.changed(),
+    onRevoked: () => feed.changed(),
   });
   inbox.close = () => {
     unobserve();

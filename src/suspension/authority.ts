@@ -4,7 +4,7 @@ import type { Answer } from '../results/wire';
 import type { Audit, Principal } from './audit';
 import { subAgentOriginOf } from './origin';
 import { quorumOf } from './quorum';
-import { escalationOf } from './escalation';
+import { escalationOf, storeNow } from './escalation';
 import type { Clock } from '../timing/clock';
 import type { AnswerAction, AnswerDecision, AnswerPolicy } from './policy';
 import type { SuspendedCall, SuspensionStore } from './store';
@@ -47,7 +47,7 @@ export interface AuthoritySettings {
   policy?: AnswerPolicy;
   /** Refuse an approval by the principal the call was requested for. */
   separationOfDuties: boolean;
-  /** Judges when an escalation came due. */
+  /** Judges when an escalation came due, for a store without a clock of its own (`SuspensionStore.now`). */
   clock: Clock;
   /** Told of every refusal (the call as read, not changed). */
   onRefused?: (call: SuspendedCall, refusal: AnswerRefusal) => void;
@@ -142,7 +142,11 @@ export class Authority {
       return { deny: `${principal.id} is not one of the principals who may sign this approval` };
     const requester = call.requestedBy ?? surfaced.requestedBy;
     const escalation = escalationOf(call.request);
-    const escalated = escalation !== undefined && this.settings.clock.now() >= escalation.at && escalation.to.includes(principal.id);
+    // Judged by the store's clock, as leases are: every process sharing the store agrees when it came due.
+    const escalated =
+      escalation !== undefined &&
+      escalation.to.includes(principal.id) &&
+      (await storeNow(this.settings.store, this.settings.clock)) >= escalation.at;
     if (
       this.settings.separationOfDuties &&
       answer.ok &&

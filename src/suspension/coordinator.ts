@@ -129,6 +129,8 @@ export class ResumeCoordinator {
       resolution: this.resolution,
       authority: this.authority,
       ...(automatic ? { automatic } : {}),
+      onGranted: (grant) => this.observers.granted(grant),
+      onRevoked: (grant) => this.observers.revoked(grant),
     });
     this.sweeper = new Sweeper(this.store, this.clock, this.resolution, this.observers);
   }
@@ -444,8 +446,9 @@ export class ResumeCoordinator {
    * Settles what time alone decides, and tells of it (docs/who-may-answer.md, "Escalation"):
    * every pending call past its `expiresAt` is settled `expired` (never `declined`: the model
    * is told it expired), and every escalation that came due since this coordinator's last sweep
-   * is told to the observers (`onEscalated`, the webhook `suspension.escalated`). Time is this
-   * coordinator's clock. Run it on a timer in one process or several: a call is settled once.
+   * is told to the observers (`onEscalated`, the webhook `suspension.escalated`). Time is the
+   * store's clock (`SuspensionStore.now`), as for leases; this coordinator's for a store without
+   * one. Run it on a timer in one process or several: a call is settled once.
    * Returns the ids of each.
    */
   async sweep(): Promise<SweepResult> {

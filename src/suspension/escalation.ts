@@ -1,4 +1,6 @@
 import type { PendingRequest } from '../results/wire';
+import type { Clock } from '../timing/clock';
+import type { SuspensionStore } from './store';
 
 /** When a request's escalation comes due (epoch ms) and who may answer it from then on. */
 export interface Escalation {
@@ -14,4 +16,12 @@ export function escalationOf(request: PendingRequest): Escalation | undefined {
   const to = escalation.to;
   if (Number.isNaN(at) || !Array.isArray(to) || !to.every((id) => typeof id === 'string')) return undefined;
   return { at, to: to };
+}
+
+/**
+ * The instant escalations and expiries are judged at: the store's clock, as leases are (so every
+ * process sharing the store agrees), else `fallback` for a store that keeps no clock of its own.
+ */
+export async function storeNow(store: SuspensionStore, fallback: Clock): Promise<number> {
+  return typeof store.now === 'function' ? store.now() : fallback.now();
 }

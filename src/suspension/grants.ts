@@ -57,8 +57,8 @@ export interface GrantPlace {
 /** The grants a store keeps: optional on a {@link SuspensionStore}; every built-in store has them. */
 export interface GrantStore {
   insertGrant(grant: Grant): Promise<void>;
-  /** Marks it revoked at the store's now; false when unknown or already revoked. */
-  revokeGrant(id: string): Promise<boolean>;
+  /** Marks it revoked at the store's now and returns it so; `undefined` when unknown or already revoked. */
+  revokeGrant(id: string): Promise<Grant | undefined>;
   /**
    * Grants oldest first: every one (revoked and lapsed ones included), or, given a tool, only
    * that tool's grants not revoked: what an approval request of it is matched against.

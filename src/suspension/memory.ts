@@ -124,18 +124,24 @@ export class MemorySuspensionStore implements SuspensionStore {
     return structuredClone(entry.call);
   }
 
+  async now(): Promise<number> {
+    this.assertOpen();
+    return this.clock.now();
+  }
+
   async insertGrant(grant: Grant): Promise<void> {
     this.assertOpen();
     if (this.grants.has(grant.id)) throw new StoreError(`grant ${grant.id} is already recorded`);
     this.grants.set(grant.id, jsonCopy(grant, `grant ${grant.id}`));
   }
 
-  async revokeGrant(id: string): Promise<boolean> {
+  async revokeGrant(id: string): Promise<Grant | undefined> {
     this.assertOpen();
     const grant = this.grants.get(id);
-    if (!grant || grant.revokedAt !== undefined) return false;
-    this.grants.set(id, { ...grant, revokedAt: new Date(this.clock.now()).toISOString() });
-    return true;
+    if (!grant || grant.revokedAt !== undefined) return undefined;
+    const revoked = { ...grant, revokedAt: new Date(this.clock.now()).toISOString() };
+    this.grants.set(id, revoked);
+    return structuredClone(revoked);
   }
 
   async listGrants(filter?: GrantFilter): Promise<Grant[]> {

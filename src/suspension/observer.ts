@@ -1,6 +1,7 @@
 import type { Toolkit } from '../toolkit/toolkit';
 import { redactCall } from './redact';
 import type { AnswerRefusal } from './authority';
+import type { Grant } from './grants';
 import type { Claim, Settlement, SuspendedCall } from './store';
 
 /**
@@ -20,6 +21,10 @@ export interface SuspensionObserver {
   onSigned?(call: SuspendedCall): void;
   /** A request's escalation came due: the principals it names may now answer it (docs/who-may-answer.md, "Escalation"). */
   onEscalated?(call: SuspendedCall): void;
+  /** A standing grant was given (docs/who-may-answer.md, "Grants"). */
+  onGranted?(grant: Grant): void;
+  /** A standing grant was revoked: it covers nothing from the next request on. */
+  onRevoked?(grant: Grant): void;
 }
 
 /** The observers of one coordinator; tells each of them, redacting once per event. */
@@ -70,6 +75,14 @@ export class Observers {
     this.tell('onEscalated', call);
   }
 
+  granted(grant: Grant): void {
+    this.tellGrant('onGranted', grant);
+  }
+
+  revoked(grant: Grant): void {
+    this.tellGrant('onRevoked', grant);
+  }
+
   refused(call: SuspendedCall, refusal: AnswerRefusal): void {
     if (this.observers.size === 0) return;
     let shown: SuspendedCall;
@@ -81,6 +94,16 @@ export class Observers {
     for (const observer of this.observers) {
       try {
         observer.onRefused?.(structuredClone(shown), structuredClone(refusal));
+      } catch {
+        // An observer's failure is its own.
+      }
+    }
+  }
+
+  private tellGrant(event: 'onGranted' | 'onRevoked', grant: Grant): void {
+    for (const observer of this.observers) {
+      try {
+        observer[event]?.(structuredClone(grant));
       } catch {
         // An observer's failure is its own.
       }

@@ -29,6 +29,10 @@ export interface StandingSettings {
   /** Judges a grant given in answer to a request. */
   authority: Authority;
   automatic?: AutomaticAnswers;
+  /** Told of every grant given, after the store kept it. */
+  onGranted?: (grant: Grant) => void;
+  /** Told of every grant revoked, as revoked, after the store kept it. */
+  onRevoked?: (grant: Grant) => void;
 }
 
 /** The comment a call settled by a standing grant is audited with: this, then the grant's id. */
@@ -112,13 +116,16 @@ export class StandingAnswers {
       await this.settings.authority.judgeGrant(answered, grant.by, grant.tool);
     }
     await store.insertGrant(grant);
+    this.settings.onGranted?.(grant);
     return grant;
   }
 
   /** Revokes a grant; see `ResumeCoordinator.revoke`. */
   async revoke(grantId: string): Promise<boolean> {
     if (typeof grantId !== 'string' || grantId === '') throw new InvalidArgumentError('revoke needs a grant id');
-    return this.grantStore().revokeGrant(grantId);
+    const revoked = await this.grantStore().revokeGrant(grantId);
+    if (revoked) this.settings.onRevoked?.(revoked);
+    return revoked !== undefined;
   }
 
   /** Every grant the store keeps. */

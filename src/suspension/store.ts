@@ -169,6 +169,14 @@ export interface SuspensionStore {
    * signature and every one recorded before it. Optional: a store without it cannot keep quorums.
    */
   sign?(id: string, by: Principal, comment?: string): Promise<SuspendedCall | undefined>;
+  /**
+   * The store's clock now, in epoch milliseconds: the one leases and claim instants are judged
+   * by (the database server's for PostgreSQL, SQLite's, the memory store's injected clock).
+   * Escalations and expiries are judged by it too (docs/who-may-answer.md, "Escalation"), so a
+   * process whose own clock is off neither hands a request over early nor settles it late.
+   * Optional: without it the coordinator's clock judges them.
+   */
+  now?(): Promise<number>;
   /** Releases connections and file handles. Idempotent. */
   close(): Promise<void>;
 }

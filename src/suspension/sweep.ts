@@ -1,7 +1,7 @@
 import type { Answer } from '../results/wire';
 import type { Clock } from '../timing/clock';
 import { systemAudit } from './authority';
-import { escalationOf } from './escalation';
+import { escalationOf, storeNow } from './escalation';
 import type { Observers } from './observer';
 import type { Resolution } from './resolution';
 import type { SuspensionStore } from './store';
@@ -14,7 +14,7 @@ export interface SweepResult {
 
 /** Settles what time alone decides (see `ResumeCoordinator.sweep`); remembers when it last swept. */
 export class Sweeper {
-  /** The clock's instant of the last sweep: escalations due before it were told. */
+  /** The store's instant of the last sweep: escalations due before it were told. */
   private last = Number.NEGATIVE_INFINITY;
 
   constructor(
@@ -25,7 +25,8 @@ export class Sweeper {
   ) {}
 
   async sweep(): Promise<SweepResult> {
-    const now = this.clock.now();
+    // The store's clock, as leases and the claim's expiry are judged by.
+    const now = await storeNow(this.store, this.clock);
     const since = this.last;
     this.last = now;
     const result: SweepResult = { expired: [], escalated: [] };

@@ -15,4 +15,12 @@ export {
   DEFAULT_WEBHOOK_TOLERANCE_SECONDS,
 } from './signature';
 export type { WebhookVerification } from './signature';
-export type { WebhookEvent, WebhookPayload, WebhookSuspension } from './payload';
+export type {
+  WebhookEvent,
+  WebhookGrant,
+  WebhookGrantEvent,
+  WebhookGrantPayload,
+  WebhookPayload,
+  WebhookSuspension,
+  WebhookSuspensionEvent,
+} from './payload';

@@ -2,10 +2,17 @@ import type { SuspendedCall, SuspensionStatus } from '../suspension/store';
 import type { Principal } from '../suspension/audit';
 import type { AnswerRefusal } from '../suspension/authority';
 import type { Signature } from '../results/wire';
+import type { Grant, GrantScope } from '../suspension/grants';
+
+/** The events a webhook is sent for about one suspension. */
+export type WebhookSuspensionEvent =
+  'suspension.pending' | 'suspension.settled' | 'suspension.signed' | 'suspension.escalated' | 'suspension.expired' | 'suspension.refused';
+
+/** The events a webhook is sent for about a standing grant (docs/who-may-answer.md, "Grants"). */
+export type WebhookGrantEvent = 'grant.given' | 'grant.revoked';
 
 /** The events a webhook is sent for. */
-export type WebhookEvent =
-  'suspension.pending' | 'suspension.settled' | 'suspension.signed' | 'suspension.escalated' | 'suspension.refused';
+export type WebhookEvent = WebhookSuspensionEvent | WebhookGrantEvent;
 
 /** The suspension as a webhook carries it: what a person needs to decide, with sensitive arguments redacted. */
 export interface WebhookSuspension {
@@ -37,11 +44,38 @@ export interface WebhookSuspension {
   refusal?: AnswerRefusal;
 }
 
-/** The JSON body of a delivery. */
+/** A standing grant as a webhook carries it: what it covers and until when; nothing else is kept on a grant. */
+export interface WebhookGrant {
+  id: string;
+  tool: string;
+  scope: GrantScope;
+  /** The run id, session id or principal id the scope names. */
+  subject: string;
+  /** Who granted it. */
+  by: Principal;
+  /** RFC 3339. */
+  createdAt: string;
+  /** RFC 3339: when it lapses; absent, until revoked. */
+  until?: string;
+  /** RFC 3339, `grant.revoked` only: when it was revoked (the store's clock). */
+  revokedAt?: string;
+}
+
+/** The JSON body of a delivery about a standing grant (`grant.given`, `grant.revoked`). */
+export interface WebhookGrantPayload {
+  /** The delivery id (also the `x-toolnexus-delivery` header), the same on every retry. */
+  id: string;
+  type: WebhookGrantEvent;
+  /** RFC 3339: when the grant was given or revoked. */
+  occurredAt: string;
+  grant: WebhookGrant;
+}
+
+/** The JSON body of a delivery about a suspension. */
 export interface WebhookPayload {
   /** The delivery id (also the `x-toolnexus-delivery` header), the same on every retry. */
   id: string;
-  type: WebhookEvent;
+  type: WebhookSuspensionEvent;
   /** RFC 3339: when the event happened (not when this attempt was sent). */
   occurredAt: string;
   suspension: WebhookSuspension;
@@ -59,7 +93,7 @@ function cut(text: string, max: number): string {
 /** The payload of `event` for `call`, which the coordinator already redacted. */
 export function payloadOf(
   id: string,
-  event: WebhookEvent,
+  event: WebhookSuspensionEvent,
   call: SuspendedCall,
   url: string | undefined,
   refusal?: AnswerRefusal,
@@ -91,8 +125,25 @@ export function payloadOf(
   const occurredAt =
     (event === 'suspension.pending'
       ? call.createdAt
-      : event === 'suspension.settled' || event === 'suspension.signed'
+      : event === 'suspension.settled' || event === 'suspension.signed' || event === 'suspension.expired'
         ? call.updatedAt
         : undefined) ?? new Date().toISOString();
   return { id, type: event, occurredAt, suspension };
+}
+
+/** The payload of a grant event: the grant's own fields, picked one by one so nothing else a store adds is sent. */
+export function grantPayloadOf(id: string, event: WebhookGrantEvent, grant: Grant): WebhookGrantPayload {
+  const by: Principal = { id: grant.by.id, ...(grant.by.name === undefined ? {} : { name: grant.by.name }) };
+  const shown: WebhookGrant = {
+    id: grant.id,
+    tool: grant.tool,
+    scope: grant.scope,
+    subject: grant.subject,
+    by,
+    createdAt: grant.createdAt,
+  };
+  if (grant.until !== undefined) shown.until = grant.until;
+  if (grant.revokedAt !== undefined) shown.revokedAt = grant.revokedAt;
+  const occurredAt = (event === 'grant.revoked' ? grant.revokedAt : grant.createdAt) ?? new Date().toISOString();
+  return { id, type: event, occurredAt, grant: shown };
 }

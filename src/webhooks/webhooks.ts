@@ -9,8 +9,9 @@ import { Watchdog } from '../http/watchdog';
 import type { SuspensionObserver } from '../suspension/observer';
 import type { SuspendedCall } from '../suspension/store';
 import type { AnswerRefusal } from '../suspension/authority';
+import type { Grant } from '../suspension/grants';
 import { systemClock, type Clock, type ClockTimer } from '../timing/clock';
-import { payloadOf, type WebhookEvent } from './payload';
+import { grantPayloadOf, payloadOf, type WebhookEvent, type WebhookGrantPayload, type WebhookPayload } from './payload';
 import {
   WEBHOOK_DELIVERY_HEADER,
   WEBHOOK_EVENT_HEADER,
@@ -25,7 +26,10 @@ const WEBHOOK_EVENTS: readonly WebhookEvent[] = [
   'suspension.settled',
   'suspension.signed',
   'suspension.escalated',
+  'suspension.expired',
   'suspension.refused',
+  'grant.given',
+  'grant.revoked',
 ];
 
 /** Options of {@link Webhooks}. */
@@ -44,8 +48,10 @@ export interface WebhooksOptions {
   inboxUrl?: string | ((suspensionId: string) => string);
   /**
    * The events to send. Default: `suspension.pending` and `suspension.settled`; also
-   * `suspension.signed` (a quorum approval recorded), `suspension.escalated` and
-   * `suspension.refused` (an answer the answer policy refused) when listed (docs/who-may-answer.md).
+   * `suspension.signed` (a quorum approval recorded), `suspension.escalated`,
+   * `suspension.expired` (a call settled `expired`, besides its `suspension.settled`),
+   * `suspension.refused` (an answer the answer policy refused), `grant.given` and
+   * `grant.revoked` (a standing grant) when listed (docs/who-may-answer.md).
    */
   events?: WebhookEvent[];
   /** Attempts per delivery, the first included. Default 6. */
@@ -82,7 +88,10 @@ export interface WebhookDelivery {
   /** The delivery id: the payload's `id` and the `x-toolnexus-delivery` header. */
   id: string;
   event: WebhookEvent;
-  suspensionId: string;
+  /** The suspension the event is about; absent for a grant event. */
+  suspensionId?: string;
+  /** The grant a `grant.given` or `grant.revoked` event is about. */
+  grantId?: string;
   /** Attempts made so far, this one included. */
   attempts: number;
   /** The receiver's HTTP status, when it answered. */
@@ -210,9 +219,10 @@ export class Webhooks implements SuspensionObserver {
     this.enqueue('suspension.pending', call);
   }
 
-  /** Queues a `suspension.settled` delivery; returns at once. */
+  /** Queues a `suspension.settled` delivery, and `suspension.expired` for a call settled `expired`; returns at once. */
   onSettled(call: SuspendedCall): void {
     this.enqueue('suspension.settled', call);
+    if (call.status === 'expired') this.enqueue('suspension.expired', call);
   }
 
   /** Queues a `suspension.signed` delivery (a quorum approval recorded); returns at once. */
@@ -228,6 +238,16 @@ export class Webhooks implements SuspensionObserver {
   /** Queues a `suspension.refused` delivery (an answer the policy refused); returns at once. */
   onRefused(call: SuspendedCall, refusal: AnswerRefusal): void {
     this.enqueue('suspension.refused', call, refusal);
+  }
+
+  /** Queues a `grant.given` delivery; returns at once. */
+  onGranted(grant: Grant): void {
+    this.deliver('grant.given', { grantId: grant.id }, (id) => grantPayloadOf(id, 'grant.given', grant));
+  }
+
+  /** Queues a `grant.revoked` delivery; returns at once. */
+  onRevoked(grant: Grant): void {
+    this.deliver('grant.revoked', { grantId: grant.id }, (id) => grantPayloadOf(id, 'grant.revoked', grant));
   }
 
   /** How many deliveries are held: sending, waiting, or waiting to be retried. */
@@ -256,16 +276,24 @@ export class Webhooks implements SuspensionObserver {
     await this.flush();
   }
 
-  private enqueue(event: WebhookEvent, call: SuspendedCall, refusal?: AnswerRefusal): void {
+  private enqueue(event: WebhookPayload['type'], call: SuspendedCall, refusal?: AnswerRefusal): void {
+    // The inbox link is made with the payload: a link function that throws fails this delivery only.
+    this.deliver(event, { suspensionId: call.request.id }, (id) => payloadOf(id, event, call, this.link?.(call.request.id), refusal));
+  }
+
+  private deliver(
+    event: WebhookEvent,
+    about: { suspensionId: string } | { grantId: string },
+    payload: (deliveryId: string) => WebhookPayload | WebhookGrantPayload,
+  ): void {
     if (!this.events.has(event)) return;
-    const delivery: WebhookDelivery = { id: randomUUID(), event, suspensionId: call.request.id, attempts: 0 };
+    const delivery: WebhookDelivery = { id: randomUUID(), event, ...about, attempts: 0 };
     if (this.closed) return this.report({ ...delivery, reason: 'the Webhooks were closed', final: true });
     if (this.held >= this.settings.maxQueue)
       return this.report({ ...delivery, reason: `the webhook queue is full (${this.settings.maxQueue} deliveries held)`, final: true });
     let body: string;
     try {
-      const url = this.link?.(call.request.id);
-      body = JSON.stringify(payloadOf(delivery.id, event, call, url, refusal));
+      body = JSON.stringify(payload(delivery.id));
     } catch (error) {
       return this.report({ ...delivery, reason: `the payload could not be built: ${messageOf(error)}`, final: true });
     }
@@ -404,7 +432,7 @@ function warnWhenGivenUp(shownUrl: string): (failure: WebhookFailure) => void {
   return (failure) => {
     if (!failure.final) return;
     console.warn(
-      `toolnexus-ts: webhook ${failure.event} for suspension ${failure.suspensionId} to ${shownUrl} was given up: ${failure.reason}`,
+      `toolnexus-ts: webhook ${failure.event} for ${failure.grantId === undefined ? `suspension ${failure.suspensionId}` : `grant ${failure.grantId}`} to ${shownUrl} was given up: ${failure.reason}`,
     );
   };
 }

@@ -348,7 +348,7 @@ describe('Webhooks', () => {
       [{ url: 'https://x.example', secret: SECRET, maxAttempts: 0 }, 'Webhooks: maxAttempts must be a finite number of at least 1, got 0'],
       [
         { url: 'https://x.example', secret: SECRET, events: ['suspension.created'] },
-        'Webhooks: events must be a list of "suspension.pending", "suspension.settled", "suspension.signed", "suspension.escalated", "suspension.refused"',
+        'Webhooks: events must be a list of "suspension.pending", "suspension.settled", "suspension.signed", "suspension.escalated", "suspension.expired", "suspension.refused", "grant.given", "grant.revoked"',
       ],
     ];
     for (const [options, message] of cases) expect(() => new Webhooks(options as never)).toThrow(new InvalidArgumentError(message));

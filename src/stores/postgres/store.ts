@@ -267,6 +267,11 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
     return this.get(id);
   }
 
+  async now(): Promise<number> {
+    const result = await this.query<{ ms: string }>('read of the clock', `WITH ${CLOCK} SELECT ms::text AS ms FROM clock`, []);
+    return Number(result.rows[0]?.ms);
+  }
+
   async insertGrant(grant: Grant): Promise<void> {
     const json = toJson(grant, `grant ${grant.id}`);
     const result = await this.query(
@@ -277,13 +282,15 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
     if (result.rowCount !== 1) throw new StoreError(`grant ${grant.id} is already recorded`);
   }
 
-  async revokeGrant(id: string): Promise<boolean> {
-    const result = await this.query(
+  async revokeGrant(id: string): Promise<Grant | undefined> {
+    const result = await this.query<{ grant_json: string; revoked_at: string | null }>(
       `revocation of grant ${id}`,
-      `WITH ${CLOCK} UPDATE ${this.tables.grants} SET revoked_at = clock.iso FROM clock WHERE id = $1 AND revoked_at IS NULL`,
+      `WITH ${CLOCK} UPDATE ${this.tables.grants} SET revoked_at = clock.iso FROM clock WHERE id = $1 AND revoked_at IS NULL
+        RETURNING grant_json::text AS grant_json, revoked_at`,
       [id],
     );
-    return result.rowCount === 1;
+    const row = result.rows[0];
+    return row === undefined ? undefined : grantOf(row.grant_json, row.revoked_at);
   }
 
   async listGrants(filter?: GrantFilter): Promise<Grant[]> {

@@ -153,7 +153,9 @@ export function prepare(db: SqliteConnection, synchronous: 'full' | 'normal'): S
     sign: db.prepare(`UPDATE suspensions SET signatures = @signatures, updated_at = @at WHERE id = @id AND status = 'pending'`),
     now: db.prepare(`SELECT ${NOW_TEXT} AS now`),
     insertGrant: db.prepare('INSERT INTO grants (id, tool, grant_json) VALUES (@id, @tool, @grant_json) ON CONFLICT (id) DO NOTHING'),
-    revokeGrant: db.prepare(`UPDATE grants SET revoked_at = ${NOW_TEXT} WHERE id = ? AND revoked_at IS NULL`),
+    revokeGrant: db.prepare(
+      `UPDATE grants SET revoked_at = ${NOW_TEXT} WHERE id = ? AND revoked_at IS NULL RETURNING grant_json, revoked_at`,
+    ),
     listGrants: db.prepare('SELECT grant_json, revoked_at FROM grants ORDER BY seq'),
     listToolGrants: db.prepare('SELECT grant_json, revoked_at FROM grants WHERE tool = ? AND revoked_at IS NULL ORDER BY seq'),
     // Leases and the claim's instant are judged by SQLite's clock, read in the statement that

@@ -178,6 +178,11 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
     return { ...call, signatures: next, updatedAt: at };
   }
 
+  async now(): Promise<number> {
+    this.assertOpen();
+    return Date.parse(this.run(() => (this.statements.now.get() as { now: string }).now, 'read the clock'));
+  }
+
   async insertGrant(grant: Grant): Promise<void> {
     this.assertOpen();
     const params = { id: grant.id, tool: grant.tool, grant_json: toJson(grant, `grant ${grant.id}`) };
@@ -185,9 +190,13 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
     if (!inserted) throw new StoreError(`grant ${grant.id} is already recorded`);
   }
 
-  async revokeGrant(id: string): Promise<boolean> {
+  async revokeGrant(id: string): Promise<Grant | undefined> {
     this.assertOpen();
-    return this.run(() => this.statements.revokeGrant.run(id).changes === 1, `revoke grant ${id}`);
+    const row = this.run(
+      () => this.statements.revokeGrant.get(id) as { grant_json: string; revoked_at: string | null } | undefined,
+      `revoke grant ${id}`,
+    );
+    return row === undefined ? undefined : grantOf(row.grant_json, row.revoked_at);
   }
 
   async listGrants(filter?: GrantFilter): Promise<Grant[]> {
