@@ -1,3 +1,4 @@
+import { approvalsOf, declinesOf, quorumOf } from '../suspension/quorum';
 import {
   AlreadyResolvedError,
   InvalidAnswerError,
@@ -109,9 +110,16 @@ export async function settleFromCli(
   }
   const { call: after, outcome } = answered;
   // A quorum approval before the last one needed: recorded as a signature; the call still waits.
-  if (verdict === 'approve' && after.status === 'pending' && after.signatures?.some((s) => s.by.id === principal.id)) {
-    const of = (after.request.data?.quorum as { of?: number } | undefined)?.of;
-    return say(EXIT.ok, `signed ${id}: ${after.signatures.length} of ${String(of)} approvals; it waits for the rest`, after);
+  const mine = after.status === 'pending' ? after.signatures?.find((s) => s.by.id === principal.id) : undefined;
+  const quorum = quorumOf(after.request);
+  if (verdict === 'approve' && mine && quorum) {
+    const signed = approvalsOf(after.signatures).length;
+    return say(EXIT.ok, `signed ${id}: ${signed} of ${quorum.of} approvals; it waits for the rest`, after);
+  }
+  // A quorum decline before the last one needed (`quorum.declines`): recorded; the call still waits.
+  if (verdict === 'decline' && mine?.declined === true && quorum) {
+    const declined = declinesOf(after.signatures).length;
+    return say(EXIT.ok, `declined ${id}: ${declined} of ${quorum.declines ?? 1} declines; it waits for the rest`, after);
   }
   // An answer that lost the race gets the winner's outcome; the audit says whose it was.
   if (!answered.won || (verdict === 'approve' && after.status === 'declined'))

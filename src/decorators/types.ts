@@ -87,7 +87,15 @@ export interface ApprovalPolicy {
    * Needs `of` approvals, each a recorded signature, by distinct principals (of `from`, when
    * given) before the call runs: docs/who-may-answer.md, "Quorum". Asked as `data.quorum`.
    */
-  quorum?: { of: number; from?: readonly string[] };
+  quorum?: {
+    of: number;
+    from?: readonly string[];
+    /**
+     * How many distinct eligible principals' declines settle it declined (default 1: the first
+     * decline does). Below that, a decline is recorded beside the approvals and it still waits.
+     */
+    declines?: number;
+  };
   /**
    * The approver may approve with edited arguments (`{ ok: true, args }`), validated by the
    * tool's DTO; the call runs with them (docs/who-may-answer.md, "Edit"). Asked as `data.editable`.

@@ -5,10 +5,15 @@
  * the form fields) and, like them, sets everything it shows as text.
  */
 export const APPROVAL_SCRIPT = String.raw`
-  /** Who signed a quorum request so far, when, and what they said. */
+  /** A quorum request's approvals so far (its declines are listed beside them, not counted). */
+  function approvalCount(item) {
+    return item.quorum.signatures.filter(function (s) { return !s.declined; }).length;
+  }
+
+  /** Who signed a quorum request so far (or declined it, where it takes several declines), when, and what they said. */
   function signatureList(signatures) {
     var items = signatures.map(function (s) {
-      var text = who(s.by) + ' · ' + new Date(s.at).toLocaleString() + (s.comment ? ' · ' + s.comment : '');
+      var text = who(s.by) + (s.declined ? ' declined' : '') + ' · ' + new Date(s.at).toLocaleString() + (s.comment ? ' · ' + s.comment : '');
       return el('li', { text: text });
     });
     return el('ul', { className: 'signatures', 'data-testid': 'signatures' }, items);

@@ -233,9 +233,10 @@ ${APPROVAL_SCRIPT}
       el('span', { text: 'created ' + new Date(item.createdAt).toLocaleString() }),
       el('span', { text: 'id ' + item.id })]);
     if (item.quorum) {
-      var signers = item.quorum.signatures.map(function (s) { return s.by.name || s.by.id; });
+      var approvals = item.quorum.signatures.filter(function (s) { return !s.declined; });
+      var signers = approvals.map(function (s) { return s.by.name || s.by.id; });
       meta.appendChild(el('span', { 'data-testid': 'quorum',
-        text: 'approvals: ' + item.quorum.signatures.length + ' of ' + item.quorum.of + (signers.length ? ' (' + signers.join(', ') + ')' : '') }));
+        text: 'approvals: ' + approvals.length + ' of ' + item.quorum.of + (signers.length ? ' (' + signers.join(', ') + ')' : '') }));
     }
     if (item.escalation) {
       var to = item.escalation.to.join(', ');
@@ -261,7 +262,7 @@ ${APPROVAL_SCRIPT}
     var path = 'suspensions/' + encodeURIComponent(item.id);
     if (canAnswer && item.kind === 'approval') {
       var reason = el('textarea', { placeholder: 'reason (optional)', 'aria-label': 'reason', name: 'reason' });
-      var approve = el('button', { className: 'approve', text: item.quorum ? 'Sign (' + item.quorum.signatures.length + ' of ' + item.quorum.of + ')' : 'Approve' });
+      var approve = el('button', { className: 'approve', text: item.quorum ? 'Sign (' + approvalCount(item) + ' of ' + item.quorum.of + ')' : 'Approve' });
       var decline = el('button', { className: 'decline', text: 'Decline' });
       approve.addEventListener('click', function () { send(node, path + '/answer', { ok: true, comment: reason.value || undefined }); });
       decline.addEventListener('click', function () {

@@ -25,7 +25,7 @@ export interface SuspensionView {
    */
   requestedBy?: string;
   /** A quorum request's approvals so far, and how many it needs (docs/who-may-answer.md, "Quorum"). */
-  quorum?: { of: number; from?: readonly string[]; signatures: Signature[] };
+  quorum?: { of: number; from?: readonly string[]; declines?: number; signatures: Signature[] };
   /**
    * When the request escalates (RFC 3339), to whom, and whether it has by the inbox's clock
    * (docs/who-may-answer.md, "Escalation"): the page shows what the server says, never its own time.

@@ -58,11 +58,16 @@ export interface Answer {
   signatures?: Signature[];
 }
 
-/** One approval of a quorum request: who gave it, when (the store's clock, RFC 3339), in which words. */
+/**
+ * One approval of a quorum request: who gave it, when (the store's clock, RFC 3339), in which
+ * words; or, with `declined`, one decline of a quorum that takes several (`quorum.declines`).
+ */
 export interface Signature {
   by: { id: string; name?: string };
   at: string;
   comment?: string;
+  /** A decline recorded toward `quorum.declines`, not an approval. */
+  declined?: true;
 }
 
 /** A request of a call's chain together with the answer that replayed it. */

@@ -111,14 +111,19 @@ export class MemorySuspensionStore implements SuspensionStore {
     return { id, fence, call: structuredClone(entry.call), at };
   }
 
-  async sign(id: string, by: Principal, comment?: string): Promise<SuspendedCall | undefined> {
+  async sign(id: string, by: Principal, comment?: string, declined?: boolean): Promise<SuspendedCall | undefined> {
     this.assertOpen();
     const entry = this.calls.get(id);
     if (!entry) return undefined;
     const signatures = entry.call.signatures ?? [];
     if (entry.call.status === 'pending' && !signatures.some((s) => s.by.id === by.id)) {
       const at = new Date(this.clock.now()).toISOString();
-      const signature = { by: jsonCopy(by, `the principal signing ${id}`), at, ...(comment === undefined ? {} : { comment }) };
+      const signature = {
+        by: jsonCopy(by, `the principal signing ${id}`),
+        at,
+        ...(comment === undefined ? {} : { comment }),
+        ...(declined === true ? { declined: true as const } : {}),
+      };
       entry.call = { ...entry.call, signatures: [...signatures, signature], updatedAt: at };
     }
     return structuredClone(entry.call);

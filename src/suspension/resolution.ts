@@ -10,7 +10,7 @@ import {
 import { messageOf } from '../errors/message';
 import { pending, pendingOf } from '../results/helpers';
 import { quorumOf } from './quorum';
-import { editedAnswer, signQuorum } from './signing';
+import { editedAnswer, declineQuorum, signQuorum } from './signing';
 import type { Answer, PendingRequest, ToolResult } from '../results/wire';
 import { ATTR } from '../telemetry/conventions';
 import { countSuspension, startResolution } from '../telemetry/suspension';
@@ -124,9 +124,14 @@ export class Resolution {
     // Edited arguments are checked by the tool's DTO now: a bad edit is refused, nothing stored.
     if (answer.args !== undefined) answer = await editedAnswer(this.settings.toolkit, read, answer);
     // A quorum approval is a signature until the last one needed: that one claims and replays.
-    const quorum = answer.ok && read.status === 'pending' ? quorumOf(read.request) : undefined;
-    if (quorum) {
-      const signed = await signQuorum(this.settings.store, read, quorum, audit, this.settings.onSigned);
+    // So is a decline of a quorum that takes several declines: the last one needed settles it.
+    const quorum = read.status === 'pending' ? quorumOf(read.request) : undefined;
+    const declines = quorum?.declines ?? 1;
+    if (quorum && (answer.ok || (answer.reason === 'declined' && declines > 1))) {
+      const { store, onSigned } = this.settings;
+      const signed = answer.ok
+        ? await signQuorum(store, read, quorum, audit, onSigned)
+        : await declineQuorum(store, read, { ...quorum, declines }, audit, onSigned);
       if ('waiting' in signed) return signed.waiting;
       call = signed.call;
     }

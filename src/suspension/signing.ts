@@ -3,7 +3,7 @@ import { pending } from '../results/helpers';
 import type { Answer, ToolResult } from '../results/wire';
 import type { Toolkit } from '../toolkit/toolkit';
 import type { Audit } from './audit';
-import { quorumOf, type Quorum } from './quorum';
+import { approvalsOf, declinesOf, quorumOf, type Quorum } from './quorum';
 import type { SuspendedCall, SuspensionStore } from './store';
 
 /**
@@ -43,11 +43,41 @@ export async function signQuorum(
     throw new StoreError(`${id} needs ${quorum.of} approvals, and this store cannot keep signatures (it has no sign method)`);
   const after = await store.sign(id, by, audit?.comment);
   if (!after) throw new UnknownSuspensionError(id);
-  const signed = after.signatures?.length ?? 0;
+  const signed = approvalsOf(after.signatures).length;
   if (after.status !== 'pending' || signed >= quorum.of) return { call: after };
   if (!read.signatures?.some((s) => s.by.id === by.id)) onSigned?.(after);
   const waiting = pending(after.request);
   waiting.output = `${after.request.prompt} (approved by ${signed} of the ${quorum.of} needed)`;
   waiting.metadata = { ...waiting.metadata, quorum: { of: quorum.of, signatures: after.signatures ?? [] } };
+  return { waiting };
+}
+
+/**
+ * Records `audit.by`'s decline of a quorum request that takes several (`quorum.declines` > 1):
+ * the call still waits (its pending result, with the declines so far) until that many distinct
+ * principals declined; then the caller settles it declined. A principal's first word counts:
+ * one who approved cannot then decline, nor the reverse. `onSigned` is told of a new decline
+ * that leaves the call waiting, as of a signature.
+ */
+export async function declineQuorum(
+  store: SuspensionStore,
+  read: SuspendedCall,
+  quorum: Quorum & { declines: number },
+  audit: Audit | undefined,
+  onSigned: ((call: SuspendedCall) => void) | undefined,
+): Promise<{ waiting: ToolResult } | { call: SuspendedCall }> {
+  const id = read.request.id;
+  const by = audit?.by;
+  if (by === undefined) throw new InvalidArgumentError(`${id} needs ${quorum.declines} declines: a decline must name its principal`);
+  if (typeof store.sign !== 'function')
+    throw new StoreError(`${id} needs ${quorum.declines} declines, and this store cannot keep signatures (it has no sign method)`);
+  const after = await store.sign(id, by, audit?.comment, true);
+  if (!after) throw new UnknownSuspensionError(id);
+  const declined = declinesOf(after.signatures).length;
+  if (after.status !== 'pending' || declined >= quorum.declines) return { call: after };
+  if (!read.signatures?.some((s) => s.by.id === by.id)) onSigned?.(after);
+  const waiting = pending(after.request);
+  waiting.output = `${after.request.prompt} (declined by ${declined} of the ${quorum.declines} needed to refuse it)`;
+  waiting.metadata = { ...waiting.metadata, quorum: { of: quorum.of, declines: quorum.declines, signatures: after.signatures ?? [] } };
   return { waiting };
 }

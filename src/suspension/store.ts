@@ -167,8 +167,9 @@ export interface SuspensionStore {
    * once). Returns the call afterwards (unchanged when it was not pending or already signed),
    * or `undefined` when unknown. Concurrent signers, in any process, each see their own
    * signature and every one recorded before it. Optional: a store without it cannot keep quorums.
+   * With `declined`, the signature is a decline (`declined: true`) toward `quorum.declines`.
    */
-  sign?(id: string, by: Principal, comment?: string): Promise<SuspendedCall | undefined>;
+  sign?(id: string, by: Principal, comment?: string, declined?: boolean): Promise<SuspendedCall | undefined>;
   /**
    * The store's clock now, in epoch milliseconds: the one leases and claim instants are judged
    * by (the database server's for PostgreSQL, SQLite's, the memory store's injected clock).

@@ -1,3 +1,4 @@
+import { ToolRegistrationError } from '../errors';
 import type { ApprovalPolicy } from '../decorators/types';
 import { failure, pending } from '../results/helpers';
 import type { Answer, AnsweredRequest, PendingRequest, ToolResult } from '../results/wire';
@@ -13,7 +14,15 @@ export type ApprovalStep = { run: ToolContext | undefined } | { result: ToolResu
 /** The declared policy as one shape, or `undefined` when calls need no approval. */
 export function approvalPolicyOf(option: boolean | ApprovalPolicy | undefined): ApprovalPolicy | undefined {
   if (option === undefined || option === false) return undefined;
-  return option === true ? {} : option;
+  if (option === true) return {};
+  const quorum = option.quorum;
+  if (quorum !== undefined) {
+    if (!Number.isSafeInteger(quorum.of) || quorum.of < 2)
+      throw new ToolRegistrationError('approval.quorum.of must be a whole number of 2 or more');
+    if (quorum.declines !== undefined && !(Number.isSafeInteger(quorum.declines) && quorum.declines >= 1))
+      throw new ToolRegistrationError('approval.quorum.declines must be a whole number of 1 or more');
+  }
+  return option;
 }
 
 /**
@@ -34,7 +43,10 @@ export async function approvalStep(
   const data: Record<string, unknown> = { [APPROVAL_FOR]: tool };
   if (policy.editable === true) data.editable = true;
   if (policy.escalate) data.escalation = { at: new Date(Date.now() + policy.escalate.afterMs).toISOString(), to: [...policy.escalate.to] };
-  if (policy.quorum) data.quorum = { of: policy.quorum.of, ...(policy.quorum.from ? { from: [...policy.quorum.from] } : {}) };
+  if (policy.quorum) {
+    const { of, from, declines } = policy.quorum;
+    data.quorum = { of, ...(from ? { from: [...from] } : {}), ...(declines === undefined ? {} : { declines }) };
+  }
   const request: Omit<PendingRequest, 'id'> = { kind: 'approval', prompt: promptOf(tool, policy, args), data };
   if (policy.expiresInMs !== undefined) request.expiresAt = new Date(Date.now() + policy.expiresInMs).toISOString();
   return { result: pending(request) };

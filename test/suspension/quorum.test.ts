@@ -82,6 +82,69 @@ it('a decline by one eligible principal refuses the call', async () => {
   expect(runs).toEqual([]);
 });
 
+function wireTakingTwoDeclines(runs: string[][]) {
+  @Tool({
+    name: 'wire',
+    description: 'Wires money',
+    args: WireArgs,
+    approval: { prompt: 'Wire?', quorum: { of: 2, from: FINANCE, declines: 2 } },
+  })
+  class WireTool {
+    run(args: WireArgs, ctx?: ToolContext) {
+      runs.push((ctx?.approval?.signatures ?? []).map((s) => `${s.by.id}${s.declined ? ' declined' : ''}`));
+      return success({ wired: args.cents });
+    }
+  }
+  return new WireTool();
+}
+
+it('quorum.declines 2: a first decline is recorded and it waits, approvals do not count it, and two declines settle it declined', async () => {
+  const runs: string[][] = [];
+  const store = new SqliteStore({ filename: join(dir, 'declines.db') });
+  const coordinator = new ResumeCoordinator({ toolkit: new Toolkit().register(wireTakingTwoDeclines(runs)), store });
+  try {
+    // Declined by one, approved by two: it runs once, its replay sees the decline beside the approvals.
+    const ran = pendingOf(await coordinator.execute('wire', { cents: 300 }))!;
+    expect(ran.data?.quorum).toEqual({ of: 2, from: FINANCE, declines: 2 });
+    const waiting = await coordinator.resolve({ id: ran.id, ok: false, reason: 'declined' }, undefined, { by: { id: 'finance:a' } });
+    expect(pendingOf(waiting)?.id).toBe(ran.id);
+    expect(waiting.output).toBe('Wire? (declined by 1 of the 2 needed to refuse it)');
+    expect((await store.get(ran.id))?.signatures).toEqual([{ by: { id: 'finance:a' }, at: expect.any(String), declined: true }]);
+    const one = await coordinator.resolve({ id: ran.id, ok: true }, undefined, { by: { id: 'finance:b' } });
+    expect(one.output).toBe('Wire? (approved by 1 of the 2 needed)');
+    // A principal's first word counts: finance:a's approval after its decline adds nothing.
+    await coordinator.resolve({ id: ran.id, ok: true }, undefined, { by: { id: 'finance:a' } });
+    expect((await store.get(ran.id))?.status).toBe('pending');
+    expect(runs).toEqual([]);
+    await coordinator.resolve({ id: ran.id, ok: true }, undefined, { by: { id: 'finance:c' } });
+    expect(runs).toEqual([['finance:a declined', 'finance:b', 'finance:c']]);
+
+    // Two distinct declines settle the next one declined; nothing runs.
+    const refused = pendingOf(await coordinator.execute('wire', { cents: 400 }))!;
+    await coordinator.resolve({ id: refused.id, ok: false, reason: 'declined' }, undefined, { by: { id: 'finance:b' } });
+    await coordinator.resolve({ id: refused.id, ok: false, reason: 'declined' }, undefined, { by: { id: 'finance:b' } });
+    expect((await store.get(refused.id))?.status).toBe('pending');
+    const declined = await coordinator.resolve({ id: refused.id, ok: false, reason: 'declined' }, undefined, { by: { id: 'finance:c' } });
+    expect(declined.isError).toBe(true);
+    expect(await store.get(refused.id)).toMatchObject({ status: 'declined', answeredBy: { id: 'finance:c' } });
+    expect(runs).toHaveLength(1);
+  } finally {
+    await store.close();
+  }
+});
+
+it('refuses a malformed quorum when the tool is registered', () => {
+  for (const quorum of [{ of: 2, declines: 0 }, { of: 2, declines: 1.5 }, { of: 1 }]) {
+    @Tool({ name: 'bad', description: 'Bad', args: WireArgs, approval: { quorum } })
+    class Bad {
+      run() {
+        return success('never');
+      }
+    }
+    expect(() => new Toolkit().register(new Bad())).toThrow(/approval\.quorum\.(declines|of) must be a whole number/);
+  }
+});
+
 it('through a halted agent run and answerAs: the run stays halted after one signature and finishes once after the second', async () => {
   const runs: string[][] = [];
   const toolkit = new Toolkit().register(wireTool(runs));

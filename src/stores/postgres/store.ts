@@ -245,7 +245,7 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
     return { id, fence: call.fence as number, call, at: row.claimed_at };
   }
 
-  async sign(id: string, by: Principal, comment?: string): Promise<SuspendedCall | undefined> {
+  async sign(id: string, by: Principal, comment?: string, declined?: boolean): Promise<SuspendedCall | undefined> {
     const byJson = toJson(by, `the principal signing ${id}`);
     // One statement, as a claim: a concurrent signer's UPDATE waits for this one to commit, then
     // re-checks the WHERE clause against the row with this signature in it.
@@ -254,13 +254,14 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
       `WITH ${CLOCK}
        UPDATE ${this.tables.suspensions}
           SET signatures = (COALESCE(signatures::jsonb, '[]'::jsonb)
-                || jsonb_build_array(jsonb_strip_nulls(jsonb_build_object('by', $2::jsonb, 'at', clock.iso, 'comment', $3::text))))::json,
+                || jsonb_build_array(jsonb_strip_nulls(jsonb_build_object('by', $2::jsonb, 'at', clock.iso, 'comment', $3::text, 'declined', $5::boolean))))::json,
               updated_at = clock.iso
          FROM clock
         WHERE id = $1 AND status = 'pending'
           AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(COALESCE(signatures::jsonb, '[]'::jsonb)) AS s WHERE s->'by'->>'id' = $4)
         RETURNING ${SUSPENSION_COLUMNS}`,
-      [id, byJson, comment ?? null, by.id],
+      // A decline is marked `declined: true`; an approval carries no such key (null is stripped).
+      [id, byJson, comment ?? null, by.id, declined === true ? true : null],
     );
     const row = result.rows[0];
     if (row) return callOf(row);

@@ -159,21 +159,24 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
     return { id, fence: call.fence as number, call, at: claimed.answered_at as string };
   }
 
-  async sign(id: string, by: Principal, comment?: string): Promise<SuspendedCall | undefined> {
+  async sign(id: string, by: Principal, comment?: string, declined?: boolean): Promise<SuspendedCall | undefined> {
     this.assertOpen();
     const signer = jsonCopy(by, `the principal signing ${id}`);
-    return this.run(() => immediate(this.db, () => this.signInTransaction(id, signer, comment)), `sign ${id}`);
+    return this.run(() => immediate(this.db, () => this.signInTransaction(id, signer, comment, declined === true)), `sign ${id}`);
   }
 
   /** Read, add, write under SQLite's write lock: signers in other processes wait their turn. */
-  private signInTransaction(id: string, by: Principal, comment: string | undefined): SuspendedCall | undefined {
+  private signInTransaction(id: string, by: Principal, comment: string | undefined, declined: boolean): SuspendedCall | undefined {
     const row = this.statements.read.get(id) as SuspensionRow | undefined;
     if (row === undefined) return undefined;
     const call = callOf(row);
     const signatures = call.signatures ?? [];
     if (call.status !== 'pending' || signatures.some((s) => s.by.id === by.id)) return call;
     const at = (this.statements.now.get() as { now: string }).now;
-    const next = [...signatures, { by, at, ...(comment === undefined ? {} : { comment }) }];
+    const next = [
+      ...signatures,
+      { by, at, ...(comment === undefined ? {} : { comment }), ...(declined ? { declined: true as const } : {}) },
+    ];
     this.statements.sign.run({ id, at, signatures: toJson(next, `the signatures of ${id}`) });
     return { ...call, signatures: next, updatedAt: at };
   }
