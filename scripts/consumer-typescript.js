@@ -3,7 +3,10 @@
  * TypeScript 5.9 and TypeScript 7, each in four resolution modes, every one `strict` with
  * `skipLibCheck: false`:
  *
- *   node16    `module`/`moduleResolution: node16` in a CommonJS package (the exports map);
+ *   node16    `module`/`moduleResolution: node16` in a CommonJS package (the exports map),
+ *             without the Nest parts: NestJS 12 ships ES modules only, which a CommonJS app may
+ *             require() only under `module: nodenext` (or `node20`), so `node16` cannot import it;
+ *   nodenext-cjs  `module`/`moduleResolution: nodenext` in a CommonJS package, Nest included;
  *   nodenext  `module`/`moduleResolution: nodenext` in an ESM package (`"type": "module"`);
  *   bundler   `module: preserve`, `moduleResolution: bundler` (type-checked only, as a bundler's app);
  *   default   `module: commonjs`, no `moduleResolution`: each compiler's own default, which is
@@ -32,7 +35,8 @@ const versionOf = (name) => JSON.parse(fs.readFileSync(path.join(REPO, 'node_mod
 
 /** The resolution modes: where the sources sit (`esm` is a `"type": "module"` folder) and whether they emit. */
 const MODES = [
-  { name: 'node16', folder: '.', options: { module: 'node16', moduleResolution: 'node16' }, emit: true },
+  { name: 'node16', folder: 'cjs-node16', options: { module: 'node16', moduleResolution: 'node16' }, emit: true, nest: false },
+  { name: 'nodenext-cjs', folder: '.', options: { module: 'nodenext', moduleResolution: 'nodenext' }, emit: true },
   { name: 'nodenext', folder: 'esm', options: { module: 'nodenext', moduleResolution: 'nodenext' }, emit: true },
   { name: 'bundler', folder: '.', options: { module: 'preserve', moduleResolution: 'bundler' }, emit: false },
   { name: 'default', folder: '.', options: { module: 'commonjs' }, emit: true },
@@ -116,10 +120,10 @@ export async function orders(): Promise<string[]> {
 }
 `;
 
-/** A type-only import of every published entry, used so that each is resolved and checked. */
-function entriesSource(exportsMap) {
+/** A type-only import of every published entry (but `skip`), used so that each is resolved and checked. */
+function entriesSource(exportsMap, skip = []) {
   const entries = Object.keys(exportsMap)
-    .filter((key) => key !== './package.json')
+    .filter((key) => key !== './package.json' && !skip.includes(key))
     .map((key) => (key === '.' ? 'toolnexus-ts' : `toolnexus-ts/${key.slice(2)}`));
   const lines = entries.map((entry, i) => `import type * as entry${i} from '${entry}';`);
   lines.push(`export type Entries = [${entries.map((_, i) => `typeof entry${i}`).join(', ')}];`);
@@ -167,6 +171,14 @@ async function compileUserApp({ apps, tarball, tmp, run, timed, check, write }) 
     'src/main.ts': MAIN,
   };
   write(dir, { 'package.json': { name: 'user-app', private: true, version: '1.0.0', type: 'commonjs' }, ...sources });
+  // Without Nest: NestJS 12 is ES modules only, which `module: node16` cannot require().
+  write(path.join(dir, 'cjs-node16'), {
+    'package.json': { name: 'user-app-node16', private: true, version: '1.0.0', type: 'commonjs' },
+    'src/quick-start.ts': sources['src/quick-start.ts'],
+    'src/dtos.ts': DTOS,
+    'src/entries.ts': entriesSource(packed.exports, ['./nest']).source,
+    'src/main.ts': MAIN.replace("import { main as nestModule } from './nest-module.js';\n", '').replace('  await nestModule();\n', ''),
+  });
   write(path.join(dir, 'esm'), { 'package.json': { name: 'user-app-esm', private: true, version: '1.0.0', type: 'module' }, ...sources });
 
   const ts7 = versionOf('typescript-7');
@@ -217,13 +229,15 @@ async function compileUserApp({ apps, tarball, tmp, run, timed, check, write }) 
         if (!mode.emit) continue;
         const main = await run(process.execPath, [path.join(folder, outDir, 'main.js')], folder);
         const quick = await run(process.execPath, [path.join(folder, outDir, 'quick-start.js')], folder);
-        outputs.push({ label: `${compiler.name} ${mode.name}`, text: `${quick}${main}` });
+        outputs.push({ label: `${compiler.name} ${mode.name}`, text: `${quick}${main}`, nest: mode.nest !== false });
       }
     }),
   );
 
   // Every build prints the same: schemas from decorator metadata, validation, Nest's injection.
-  const [first, ...rest] = outputs;
+  // Compared with a build that has Nest; the chains ran side by side, so any may have finished first.
+  const first = outputs.find((output) => output.nest);
+  const rest = outputs.filter((output) => output !== first);
   check(first.text.includes('"name":"transfer"') && first.text.includes('Transfer 5 from a?'), `the quick start ran: ${first.text}`);
   check(
     first.text.includes('halted: Transfer 500 from acc-1?') && first.text.includes('done: Done: moved 500'),
@@ -234,8 +248,16 @@ async function compileUserApp({ apps, tarball, tmp, run, timed, check, write }) 
     `the order DTOs validated, nested lines as instances: ${first.text}`,
   );
   check(first.text.includes(`entries typed: ${entryNames.length}`), `every entry typed: ${first.text}`);
-  for (const other of rest)
-    check(other.text === first.text, `${other.label} printed what ${first.label} printed:\n${other.text}\n---\n${first.text}`);
+  // A build without Nest prints the same but the Nest module's two lines, and one entry fewer.
+  const withoutNest = first.text
+    .split('\n')
+    .filter((line) => !/^(halted|done): /.test(line))
+    .join('\n')
+    .replace(`entries typed: ${entryNames.length}`, `entries typed: ${entryNames.length - 1}`);
+  for (const other of rest) {
+    const expected = other.nest ? first.text : withoutNest;
+    check(other.text === expected, `${other.label} printed what ${first.label} printed:\n${other.text}\n---\n${expected}`);
+  }
   console.log(
     `   user app: TypeScript ${compilers.map((c) => c.version).join(' and ')}, modes ${MODES.map((m) => m.name).join(', ')}; ` +
       `${entryNames.length} entries typed; ${outputs.length} builds ran alike`,
