@@ -20,6 +20,24 @@ import { launchBrowser, type Browser } from '../fixtures/browser';
 import { ConnectTool, scriptedModel, SECRET_IBAN, ShippingTool, TOKENS, TransferTool } from '../fixtures/inbox/tools';
 
 jest.setTimeout(60_000);
+// Once in a full CI run on Node 24 (2 cores, Chromium and two jest workers) the Fastify case
+// hung past 60 s and did not recur in isolation. Every step without a timeout of its own is now
+// bounded and named (`step`), so a hang fails saying where; one retry keeps that rare stall of
+// the machine from failing CI while its log shows which step it was.
+jest.retryTimes(1, { logErrorsBeforeRetry: true });
+
+/** `work`, or an error naming `what` if it takes longer than 15 s. */
+async function step<T>(what: string, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer in 15 s`)), 15_000);
+  });
+  try {
+    return await Promise.race([work, hung]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 let dir: string;
 let browser: Browser;
@@ -47,13 +65,13 @@ function appModule(file: string) {
 }
 
 async function signInAndApprove(app: INestApplication): Promise<void> {
-  await app.listen(0, '127.0.0.1');
+  await step('app.listen', app.listen(0, '127.0.0.1'));
   const root = `http://127.0.0.1:${((app.getHttpServer() as Server).address() as AddressInfo).port}`;
   const runner = app.get(AgentRunner);
-  const run = await runner.run(`pay 2500 from acc-1 to ${SECRET_IBAN}`);
+  const run = await step('runner.run', runner.run(`pay 2500 from acc-1 to ${SECRET_IBAN}`));
   expect(run.status).toBe('halted');
 
-  const page = await browser.context.newPage();
+  const page = await step('newPage', browser.context.newPage());
   try {
     expect((await page.goto(`${root}/inbox/`))?.status()).toBe(401);
     await page.fill('#token', TOKENS.alice);
@@ -71,17 +89,18 @@ async function signInAndApprove(app: INestApplication): Promise<void> {
     const checkpoint = await (app.get(AgentRunner).coordinator.store as unknown as RunStore).loadRun(run.runId);
     expect([checkpoint?.state.phase, checkpoint?.state.text]).toEqual(['done', 'Done: moved 2500 from acc-1']);
   } finally {
-    await page.close();
-    await app.close();
+    await step('page.close', page.close());
+    await step('app.close', app.close());
   }
 }
 
 describe('ToolnexusInboxModule under NestFactory.create(AppModule), in Chromium', () => {
   it('on Express', async () => {
-    await signInAndApprove(await NestFactory.create(appModule(join(dir, 'express.db')), { logger: false }));
+    await signInAndApprove(await step('NestFactory.create', NestFactory.create(appModule(join(dir, 'express.db')), { logger: false })));
   });
 
   it('on Fastify', async () => {
-    await signInAndApprove(await NestFactory.create(appModule(join(dir, 'fastify.db')), new FastifyAdapter(), { logger: false }));
+    const file = join(dir, `fastify-${Date.now()}.db`);
+    await signInAndApprove(await step('NestFactory.create', NestFactory.create(appModule(file), new FastifyAdapter(), { logger: false })));
   });
 });
