@@ -17,6 +17,7 @@ export const LAYERS = [
   'decorators',
   'schema',
   'toolkit',
+  'skills',
   'suspension',
   'http',
   'models',

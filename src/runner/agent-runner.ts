@@ -26,6 +26,7 @@ import { streamRun } from './stream';
 import { threadsOf, type HeldSession, type Threads } from './threads';
 import type { RunEvent, RunResult } from './types';
 import { zeroUsage } from './usage';
+import { promptWithSkills } from './skills';
 
 export type { AgentToolContext } from './live-run';
 export type { AgentRunnerOptions, OrphanRecovery, ResumeOptions, RunOptions } from './options';
@@ -98,7 +99,7 @@ export class AgentRunner {
       model: this.model,
       coordinator: this.coordinator,
       checkpoints: new Checkpoints(runs as RunStore, runLeaseMs, options.clock ?? systemClock),
-      systemPrompt: options.systemPrompt,
+      systemPrompt: promptWithSkills(options.toolkit, options.systemPrompt, options.skills),
       maxTurns,
       waitFor: options.waitFor,
       onMetric: options.onMetric,

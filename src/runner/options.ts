@@ -7,6 +7,7 @@ import type { TelemetryOption } from '../telemetry/options';
 import type { Clock } from '../timing/clock';
 import type { Toolkit } from '../toolkit/toolkit';
 import type { ChatModel } from '../models/types';
+import type { Skills } from '../skills/skills';
 import type { RunStore } from './store';
 import type { AfterModel, BeforeModel } from './transcript/hooks';
 import type { Durability, ModelMetricEvent, RunResult } from './types';
@@ -27,6 +28,12 @@ export interface AgentRunnerOptions {
    */
   runs?: RunStore;
   systemPrompt?: string;
+  /**
+   * Skills the model may load (`loadSkills` of `toolnexus-ts/skills`): their `skill` tool is
+   * registered on the toolkit (unless one of that name is there) and their catalog follows the
+   * system prompt after a blank line (docs/skills.md).
+   */
+  skills?: Skills;
   /** Model calls one run may make before it ends `incomplete`. Default 10. */
   maxTurns?: number;
   /**

@@ -1,4 +1,4 @@
-import { loadPeer } from '../peer';
+import { loadPeer } from '../../errors/peer';
 
 type Ai = typeof import('ai');
 let loaded: Ai | undefined;

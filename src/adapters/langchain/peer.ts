@@ -1,4 +1,4 @@
-import { loadPeer } from '../peer';
+import { loadPeer } from '../../errors/peer';
 
 type Tools = typeof import('@langchain/core/tools');
 type Messages = typeof import('@langchain/core/messages');

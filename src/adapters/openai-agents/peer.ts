@@ -1,4 +1,4 @@
-import { loadPeer } from '../peer';
+import { loadPeer } from '../../errors/peer';
 
 type Agents = typeof import('@openai/agents');
 let loaded: Agents | undefined;

@@ -1,7 +1,7 @@
-import { MissingPeerError } from '../errors';
+import { MissingPeerError } from './index';
 
 /**
- * Loads the optional peer an adapter entry wraps, when that entry is loaded (never from the
+ * Loads the optional peer an entry wraps (an adapter's framework, the skills entry's YAML parser), when that entry is loaded (never from the
  * root). Without the peer the error names the command that installs it; any other failure (a
  * peer installed but broken) is passed on unchanged.
  *
