@@ -30,6 +30,7 @@ export type {
   RunStatus,
 } from './types';
 export type { RunStore, RunCheckpoint, RunListing, StaleRunFilter } from './store';
+export type { PrunableStore, PruneOptions, PruneReport, PrunedBatch } from './retention';
 export { trimToTokens, summarizeOlder, trimExchanges, roughTokens } from './transcript';
 export type { ModelCall, BeforeModel, AfterModel, TrimOptions, SummarizeOptions, TokenEstimate } from './transcript';
 export type { SessionStore, StoredSession, SessionSummary, SessionFilter, ActiveRun } from '../sessions/store';

@@ -29,6 +29,19 @@ export class MemoryRunStore extends MemorySuspensionStore implements RunStore {
     return stored ? structuredClone(stored) : undefined;
   }
 
+  /** Finished runs last written before `cutoff` (RFC 3339), oldest first, and the deletion of one: what `MemoryStore.prune` works through. */
+  protected prunableRuns(cutoff: string): RunCheckpoint[] {
+    return [...this.runs.values()]
+      .filter((run) => finishedBefore(run, cutoff))
+      .sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : 0))
+      .map((run) => structuredClone(run));
+  }
+
+  protected deletePrunableRun(runId: string, cutoff: string): boolean {
+    const run = this.runs.get(runId);
+    return run !== undefined && finishedBefore(run, cutoff) && this.runs.delete(runId);
+  }
+
   async listStaleRuns(filter: StaleRunFilter): Promise<RunListing[]> {
     this.assertOpen();
     const limit = staleRunLimit(filter);
@@ -38,6 +51,10 @@ export class MemoryRunStore extends MemorySuspensionStore implements RunStore {
       .slice(0, limit)
       .map((run) => ({ runId: run.runId, version: run.version, updatedAt: run.updatedAt }));
   }
+}
+
+function finishedBefore(run: RunCheckpoint, cutoff: string): boolean {
+  return run.updatedAt < cutoff && run.state.phase !== RUNNING_PHASE && run.state.phase !== 'halted';
 }
 
 /**

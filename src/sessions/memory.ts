@@ -37,6 +37,19 @@ export class MemorySessionStore implements SessionStore {
     return this.sessions.delete(id);
   }
 
+  /** Sessions with no active run last saved before `cutoff` (RFC 3339), oldest first, and the deletion of one: what `MemoryStore.prune` works through. */
+  prunableSessions(cutoff: string): StoredSession[] {
+    return [...this.sessions.values()]
+      .filter((session) => session.active === undefined && session.updatedAt < cutoff)
+      .sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : 0))
+      .map((session) => structuredClone(session));
+  }
+
+  deletePrunableSession(id: string, cutoff: string): boolean {
+    const session = this.sessions.get(id);
+    return session !== undefined && session.active === undefined && session.updatedAt < cutoff && this.sessions.delete(id);
+  }
+
   async sessionOfRun(runId: string): Promise<string | undefined> {
     for (const session of this.sessions.values()) if (session.active?.runId === runId) return session.id;
     return undefined;

@@ -190,6 +190,30 @@ export class MemorySuspensionStore implements SuspensionStore {
     this.closed = true;
   }
 
+  /**
+   * The settled calls last updated before `cutoff` (RFC 3339) whose next link does not wait,
+   * oldest first, and the deletion of one of them: what `MemoryStore.prune` works through.
+   */
+  protected prunableCalls(cutoff: string): SuspendedCall[] {
+    return [...this.calls.values()]
+      .filter(({ call }) => this.prunable(call, cutoff))
+      .sort((a, b) =>
+        (a.call.updatedAt ?? '') < (b.call.updatedAt ?? '') ? -1 : (a.call.updatedAt ?? '') > (b.call.updatedAt ?? '') ? 1 : a.seq - b.seq,
+      )
+      .map(({ call }) => structuredClone(call));
+  }
+
+  protected deletePrunableCall(id: string, cutoff: string): boolean {
+    const entry = this.calls.get(id);
+    return entry !== undefined && this.prunable(entry.call, cutoff) && this.calls.delete(id);
+  }
+
+  private prunable(call: SuspendedCall, cutoff: string): boolean {
+    if (!isSettled(call.status) || call.updatedAt === undefined || call.updatedAt >= cutoff) return false;
+    const next = call.next === undefined ? undefined : this.calls.get(call.next);
+    return next === undefined || isSettled(next.call.status);
+  }
+
   /** Throws once the store is closed; what a subclass keeps beside the calls checks it too, so closing closes all of it. */
   protected assertOpen(): void {
     if (this.closed) throw new StoreError('the memory store is closed');

@@ -9,6 +9,7 @@ import { serve } from './serve';
 import { pendingEdit } from './pending-edit';
 import { pendingSign } from './pending-sign';
 import { grantsList, grantsRevoke } from './grants';
+import { prune } from './prune';
 
 /** Every command the CLI knows, in the order `--help` lists them. A new command is a file and a line here. */
 export const COMMANDS: readonly CliCommand[] = [
@@ -22,5 +23,6 @@ export const COMMANDS: readonly CliCommand[] = [
   pendingHistory,
   grantsList,
   grantsRevoke,
+  prune,
   serve,
 ];

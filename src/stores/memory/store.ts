@@ -2,6 +2,8 @@ import { MemoryRunStore } from '../../runner/memory';
 import { MemorySessionStore } from '../../sessions/memory';
 import type { SessionFilter, SessionStore, SessionSummary, StoredSession } from '../../sessions/store';
 import type { MemorySuspensionStoreOptions } from '../../suspension/memory';
+import type { PrunableStore, PruneOptions, PruneReport } from '../../runner/retention';
+import { cutoffOf, pruneInBatches, type PruneTable } from '../retention';
 
 /** Options of {@link MemoryStore}. */
 export type MemoryStoreOptions = MemorySuspensionStoreOptions;
@@ -19,7 +21,7 @@ export type MemoryStoreOptions = MemorySuspensionStoreOptions;
  * clock by default), the only clock its callers share; tests pass a fake one. After
  * `close`, every method rejects with `StoreError`, sessions' included.
  */
-export class MemoryStore extends MemoryRunStore implements SessionStore {
+export class MemoryStore extends MemoryRunStore implements SessionStore, PrunableStore {
   private readonly sessions = new MemorySessionStore();
 
   async loadSession(id: string): Promise<StoredSession | undefined> {
@@ -45,5 +47,53 @@ export class MemoryStore extends MemoryRunStore implements SessionStore {
   async sessionOfRun(runId: string): Promise<string | undefined> {
     this.assertOpen();
     return this.sessions.sessionOfRun(runId);
+  }
+
+  /** Deletes settled suspensions, finished runs and idle sessions older than the cut-offs given, as the durable stores do. */
+  async prune(options: PruneOptions): Promise<PruneReport> {
+    this.assertOpen();
+    return pruneInBatches(options, (checked) => this.pruneSteps(checked));
+  }
+
+  private pruneSteps(options: PruneOptions): PruneTable[] {
+    const steps: PruneTable[] = [];
+    const table = (
+      name: PruneTable['table'],
+      key: string,
+      cutoff: string | undefined,
+      rows: (cutoff: string) => object[],
+      remove: (key: string, cutoff: string) => boolean,
+    ): void => {
+      if (cutoff === undefined) return;
+      steps.push({
+        table: name,
+        key,
+        cutoff,
+        select: (at, limit) => Promise.resolve(rows(at).slice(0, limit) as Array<Record<string, unknown>>),
+        remove: (at, keys) => Promise.resolve(keys.filter((k) => remove(k, at)).length),
+      });
+    };
+    table(
+      'suspensions',
+      'id',
+      cutoffOf(options.settledBefore, 'settledBefore'),
+      (at) => this.prunableCalls(at).map((call) => ({ id: call.request.id, ...call })),
+      (id, at) => this.deletePrunableCall(id, at),
+    );
+    table(
+      'runs',
+      'runId',
+      cutoffOf(options.finishedBefore, 'finishedBefore'),
+      (at) => this.prunableRuns(at),
+      (id, at) => this.deletePrunableRun(id, at),
+    );
+    table(
+      'sessions',
+      'id',
+      cutoffOf(options.idleBefore, 'idleBefore'),
+      (at) => this.sessions.prunableSessions(at),
+      (id, at) => this.sessions.deletePrunableSession(id, at),
+    );
+    return steps;
   }
 }

@@ -191,6 +191,9 @@ function migrationTo(version: number, { schema, prefix, suspensions, runs, grant
            grant_json json NOT NULL,
            revoked_at text)`,
         `CREATE INDEX ${index('grants_tool_idx')} ON ${grants} (tool, seq) WHERE revoked_at IS NULL`,
+        // Retention and recovery (docs/deploying.md, "Retention"): runs by age, which a prune of
+        // finished runs and the orphan scan (listStaleRuns) walk from the oldest.
+        `CREATE INDEX ${index('runs_upd_idx')} ON ${runs} (updated_at COLLATE "C")`,
         // Sessions (chat, docs/chat.md): conversations kept by id, saved by version compare-and-set.
         ...sessionsPostgresDdl(schema, prefix),
       ];

@@ -1,4 +1,7 @@
 import type { Pool, QueryResultRow } from 'pg';
+import type { PrunableStore, PruneOptions, PruneReport } from '../../runner/retention';
+import { pruneInBatches } from '../retention';
+import { postgresPruneTables } from './prune';
 import type { SessionStore } from '../../sessions/store';
 import { DuplicateSuspensionError, StoreError, StoreUnavailableError } from '../../errors';
 import type { Answer } from '../../results/wire';
@@ -125,7 +128,7 @@ interface RunRow {
  * // ... on shutdown:
  * await store.close();
  */
-export class PostgresStore extends StoreSessions implements SuspensionStore, RunStore {
+export class PostgresStore extends StoreSessions implements SuspensionStore, RunStore, PrunableStore {
   private readonly pool: Pool;
   private readonly ownsPool: boolean;
   private readonly autoMigrate: boolean;
@@ -395,6 +398,17 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
       [filter.updatedBefore, RUNNING_PHASE, limit],
     );
     return result.rows.map((row) => ({ runId: row.run_id, version: Number(row.version), updatedAt: row.updated_at }));
+  }
+
+  /**
+   * Deletes settled suspensions, finished runs and idle sessions older than the cut-offs
+   * given, a batch at a time, each batch one short statement (docs/deploying.md, "Retention").
+   */
+  prune(options: PruneOptions): Promise<PruneReport> {
+    const sessions = sessionsTable(this.tables.schema, this.tables.prefix);
+    return pruneInBatches(options, (checked) =>
+      postgresPruneTables(this.tables, sessions, (operation, text, values) => this.query(operation, text, values), checked),
+    );
   }
 
   /** Ends the pool if this store created it (a shared `pool` stays open for its owner). Idempotent. */

@@ -76,6 +76,9 @@ const STEPS: Record<number, string> = {
     // Standing grants (docs/who-may-answer.md, "Grants"): each as JSON, revoked by SQLite's clock.
     'CREATE TABLE grants (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, tool TEXT NOT NULL, grant_json TEXT NOT NULL, revoked_at TEXT);',
     'CREATE INDEX grants_tool ON grants (tool, seq) WHERE revoked_at IS NULL;',
+    // Retention and recovery (docs/deploying.md, "Retention"): runs by age, which a prune of
+    // finished runs and the orphan scan (listStaleRuns) walk from the oldest.
+    'CREATE INDEX runs_updated ON runs (updated_at);',
     // Sessions (chat, docs/chat.md): conversations kept by id, saved by version compare-and-set.
     SESSIONS_SQLITE_DDL,
   ].join('\n'),

@@ -1,4 +1,7 @@
 import type { SessionStore } from '../../sessions/store';
+import type { PrunableStore, PruneOptions, PruneReport } from '../../runner/retention';
+import { pruneInBatches } from '../retention';
+import { sqlitePruneTables } from './prune';
 import { closeSync, constants, openSync } from 'node:fs';
 import { DuplicateSuspensionError, StoreError, ToolnexusError } from '../../errors';
 import { messageOf } from '../../errors/message';
@@ -58,7 +61,7 @@ interface RunRow {
  * const coordinator = new ResumeCoordinator({ toolkit, store })
  * ```
  */
-export class SqliteStore extends StoreSessions implements SuspensionStore, RunStore {
+export class SqliteStore extends StoreSessions implements SuspensionStore, RunStore, PrunableStore {
   /** The database file this store opened. */
   readonly filename: string;
   /** The driver that opened the file: node:sqlite or better-sqlite3. */
@@ -254,6 +257,15 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
     const row = this.run(() => this.statements.readRun.get(runId) as RunRow | undefined, `load run ${runId}`);
     if (!row) return undefined;
     return { runId: row.run_id, version: row.version, state: parseStored(row.state, `run ${runId}`), updatedAt: row.updated_at };
+  }
+
+  /**
+   * Deletes settled suspensions, finished runs and idle sessions older than the cut-offs
+   * given, a batch at a time, each batch one short statement (docs/deploying.md, "Retention").
+   */
+  async prune(options: PruneOptions): Promise<PruneReport> {
+    this.assertOpen();
+    return pruneInBatches(options, (checked) => sqlitePruneTables(this.db, (work, what) => this.run(work, what), checked));
   }
 
   async listStaleRuns(filter: StaleRunFilter): Promise<RunListing[]> {
