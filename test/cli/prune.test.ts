@@ -125,8 +125,7 @@ it('says what a prune needs, and refuses a bad age or batch size with a usage er
     code: 2,
     stderr: '--idle-older-than takes an age (90d, 12h, 30m, 45s) or an RFC 3339 instant, got "ninety days"\n',
   });
-  expect(await cli(['prune', ...store, '--idle-older-than', '1d', '--batch-size', '0'])).toMatchObject({
-    code: 2,
-    stderr: expect.stringContaining('batchSize must be a whole number from 1 to 10000') as unknown as string,
-  });
+  const zero = await cli(['prune', ...store, '--idle-older-than', '1d', '--batch-size', '0']);
+  expect(zero.code).toBe(2);
+  expect(zero.stderr).toContain('batchSize must be a whole number from 1 to 10000');
 }, 60_000);
