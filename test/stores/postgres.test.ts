@@ -145,6 +145,8 @@ describe('PostgresStore specifics', () => {
       'grants_tool_idx',
       'runs',
       'runs_pkey',
+      'runs_running_idx',
+      'runs_upd_idx',
       'schema_version',
       'schema_version_pkey',
       'sessions',
@@ -550,5 +552,36 @@ describe('PostgresStore specifics', () => {
     await new Promise((r) => setTimeout(r, 100));
     // Inserted at once on two connections: which commits first is the server's business, so compare as sets.
     expect((await store.list()).map((c) => c.request.id).sort()).toEqual(['pnd-i1', 'pnd-i2']);
+  });
+});
+
+describe('PostgresStore prepared statements', () => {
+  /** The statements prepared on the one connection of `pool`, after a read through a store on it. */
+  async function preparedAfterRead(preparedStatements: boolean | undefined): Promise<string[]> {
+    const pool = new Pool({ connectionString: url, max: 1 });
+    const store = new PostgresStore({ pool, schema, tablePrefix: `prep${String(preparedStatements)}_`, preparedStatements });
+    try {
+      await store.get('pnd-none');
+      await store.get('pnd-none');
+      const { rows } = await pool.query<{ name: string }>('SELECT name FROM pg_prepared_statements ORDER BY name');
+      return rows.map((row) => row.name);
+    } finally {
+      await store.close();
+      await pool.end();
+    }
+  }
+
+  it('names its statements, so PostgreSQL parses and plans each once per connection (docs/performance.md)', async () => {
+    expect(await preparedAfterRead(undefined)).toEqual([expect.stringMatching(/^toolnexus_[0-9a-f]{32}$/)]);
+  });
+
+  it('runs them unnamed with preparedStatements: false, for a pooler that cannot keep them', async () => {
+    expect(await preparedAfterRead(false)).toEqual([]);
+  });
+
+  it('refuses a preparedStatements that is not a boolean', () => {
+    expect(() => new PostgresStore({ connectionString: url, preparedStatements: 'yes' as unknown as boolean })).toThrow(
+      'PostgresStore: preparedStatements must be true or false, got yes',
+    );
   });
 });

@@ -81,6 +81,14 @@ export interface PostgresStoreCommonOptions {
    * a retry after a lost reply, or after another process took the call over, changes nothing.
    */
   completeRetryMs?: number;
+  /**
+   * Runs its statements as named prepared statements (default `true`): PostgreSQL parses and
+   * plans each once per connection instead of on every call, which took a resolve's database
+   * CPU from 0.87 ms to 0.31 ms (docs/performance.md, "A fleet on one PostgreSQL"). Turn it off
+   * behind a pooler that cannot keep prepared statements (PgBouncer in transaction mode before
+   * 1.21, or with `max_prepared_statements = 0`).
+   */
+  preparedStatements?: boolean;
 }
 
 /** Let the store create and own its pool, from a connection string and/or `pg` pool settings. */

@@ -23,6 +23,7 @@ export interface ResolvedOptions {
   tablePrefix: string;
   autoMigrate: boolean;
   completeRetryMs: number;
+  preparedStatements: boolean;
 }
 
 /** Where the tables are when the options say nothing; the CLI's table check (./tables.ts) looks there too. */
@@ -55,7 +56,11 @@ export function resolveOptions(options: PostgresStoreOptions): ResolvedOptions {
       `PostgresStore: completeRetryMs must be a non-negative number of milliseconds, got ${String(options.completeRetryMs)}`,
     );
   }
-  const common = { schema, tablePrefix, autoMigrate, completeRetryMs };
+  const preparedStatements = options.preparedStatements ?? true;
+  if (typeof preparedStatements !== 'boolean') {
+    throw new InvalidArgumentError(`PostgresStore: preparedStatements must be true or false, got ${String(options.preparedStatements)}`);
+  }
+  const common = { schema, tablePrefix, autoMigrate, completeRetryMs, preparedStatements };
 
   if (options.pool !== undefined) {
     if (options.connectionString !== undefined || options.poolConfig !== undefined) {

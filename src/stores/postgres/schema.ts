@@ -194,6 +194,9 @@ function migrationTo(version: number, { schema, prefix, suspensions, runs, grant
         // Retention and recovery (docs/deploying.md, "Retention"): runs by age, which a prune of
         // finished runs and the orphan scan (listStaleRuns) walk from the oldest.
         `CREATE INDEX ${index('runs_upd_idx')} ON ${runs} (updated_at COLLATE "C")`,
+        // The orphan scan looks only at running runs, a few among millions: a partial index
+        // holds just those (listStaleRuns names the phase as a literal, so the planner can use it).
+        `CREATE INDEX ${index('runs_running_idx')} ON ${runs} (updated_at COLLATE "C") WHERE (state->>'phase') = 'running'`,
         // Sessions (chat, docs/chat.md): conversations kept by id, saved by version compare-and-set.
         ...sessionsPostgresDdl(schema, prefix),
       ];

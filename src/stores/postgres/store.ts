@@ -2,6 +2,7 @@ import type { Pool, QueryResultRow } from 'pg';
 import type { PrunableStore, PruneOptions, PruneReport } from '../../runner/retention';
 import { pruneInBatches } from '../retention';
 import { postgresPruneTables } from './prune';
+import { PreparedStatements } from './prepared';
 import type { SessionStore } from '../../sessions/store';
 import { DuplicateSuspensionError, StoreError, StoreUnavailableError } from '../../errors';
 import type { Answer } from '../../results/wire';
@@ -133,6 +134,8 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
   private readonly ownsPool: boolean;
   private readonly autoMigrate: boolean;
   private readonly completeRetryMs: number;
+  /** Names of the statements prepared on each connection, when `preparedStatements` is on. */
+  private readonly statements: PreparedStatements | undefined;
   private readonly tables: Tables;
   private readyPromise: Promise<void> | undefined;
   /** Sessions (docs/chat.md): in the same schema; their SQL is ./sessions.ts. */
@@ -146,6 +149,7 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
     this.ownsPool = resolved.ownsPool;
     this.autoMigrate = resolved.autoMigrate;
     this.completeRetryMs = resolved.completeRetryMs;
+    this.statements = resolved.preparedStatements ? new PreparedStatements() : undefined;
     this.tables = tablesOf(resolved.schema, resolved.tablePrefix);
     this.sessions = new PostgresSessions(sessionsTable(resolved.schema, resolved.tablePrefix), (operation, text, values) =>
       this.query(operation, text, values),
@@ -389,13 +393,14 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
 
   async listStaleRuns(filter: StaleRunFilter): Promise<RunListing[]> {
     const limit = staleRunLimit(filter);
-    // The phase is read from the state's JSON: no column of its own, so no schema step.
+    // The phase is read from the state's JSON, written as a literal so the partial index
+    // runs_running_idx (which holds only running runs) serves the scan.
     const result = await this.query<Omit<RunRow, 'state'>>(
       'listing of stale runs',
       `SELECT run_id, version, updated_at FROM ${this.tables.runs}
-        WHERE updated_at COLLATE "C" < $1 AND state->>'phase' = $2
-        ORDER BY updated_at COLLATE "C" LIMIT $3`,
-      [filter.updatedBefore, RUNNING_PHASE, limit],
+        WHERE updated_at COLLATE "C" < $1 AND (state->>'phase') = '${RUNNING_PHASE}'
+        ORDER BY updated_at COLLATE "C" LIMIT $2`,
+      [filter.updatedBefore, limit],
     );
     return result.rows.map((row) => ({ runId: row.run_id, version: Number(row.version), updatedAt: row.updated_at }));
   }
@@ -437,7 +442,7 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
     await this.ready(this.autoMigrate);
     if (this.closed) throw closedError();
     try {
-      const result = await this.pool.query<QueryResultRow>(text, values);
+      const result = await this.pool.query<QueryResultRow>(this.statements ? this.statements.config(text, values) : { text, values });
       return { rows: result.rows as Row[], rowCount: result.rowCount };
     } catch (error) {
       throw translate(error, operation);

@@ -79,6 +79,8 @@ const STEPS: Record<number, string> = {
     // Retention and recovery (docs/deploying.md, "Retention"): runs by age, which a prune of
     // finished runs and the orphan scan (listStaleRuns) walk from the oldest.
     'CREATE INDEX runs_updated ON runs (updated_at);',
+    // The orphan scan looks only at running runs, a few among millions: a partial index holds just those.
+    "CREATE INDEX runs_running ON runs (updated_at) WHERE json_extract(state, '$.phase') = 'running';",
     // Sessions (chat, docs/chat.md): conversations kept by id, saved by version compare-and-set.
     SESSIONS_SQLITE_DDL,
   ].join('\n'),

@@ -271,17 +271,17 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
   async listStaleRuns(filter: StaleRunFilter): Promise<RunListing[]> {
     this.assertOpen();
     const limit = staleRunLimit(filter);
-    // The phase is read from the state's JSON: no column of its own, so no schema step. A
-    // fleet lists rarely (every lease or so); done runs are skipped by the phase test.
+    // The phase is read from the state's JSON, written as a literal so the partial index
+    // runs_running (which holds only running runs) serves the scan.
     const rows = this.run(
       () =>
         this.db
           .prepare(
             `SELECT run_id, version, updated_at FROM runs
-             WHERE updated_at < @before AND json_extract(state, '$.phase') = @phase
+             WHERE updated_at < @before AND json_extract(state, '$.phase') = '${RUNNING_PHASE}'
              ORDER BY updated_at LIMIT @limit`,
           )
-          .all({ before: filter.updatedBefore, phase: RUNNING_PHASE, limit }) as Array<Omit<RunRow, 'state'>>,
+          .all({ before: filter.updatedBefore, limit }) as Array<Omit<RunRow, 'state'>>,
       'list stale runs',
     );
     return rows.map((row) => ({ runId: row.run_id, version: row.version, updatedAt: row.updated_at }));
