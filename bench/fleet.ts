@@ -277,19 +277,26 @@ function start<In, Out>(role: string, args: string[]): Handle<In, Out> {
   };
 }
 
-/** PostgreSQL's CPU so far, in ms: every process named `postgres` on this machine (utime + stime). */
+/**
+ * PostgreSQL's CPU so far, in ms: utime + stime of every process named `postgres` on this
+ * machine, plus the postmaster's cutime + cstime, where the CPU of the backends it has reaped
+ * (closed connections) is kept, so the figure never goes down when a pool closes.
+ */
 function postgresCpuMs(): number {
-  let ticks = 0;
+  const stats = new Map<number, string[]>();
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const close = stat.lastIndexOf(')');
-      if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue;
-      const fields = stat.slice(close + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
+      if (stat.slice(stat.indexOf('(') + 1, close) === 'postgres') stats.set(Number(pid), stat.slice(close + 2).split(' '));
     } catch {
       // A process that ended between the listing and the read.
     }
+  }
+  let ticks = 0;
+  for (const fields of stats.values()) {
+    ticks += Number(fields[11]) + Number(fields[12]);
+    if (!stats.has(Number(fields[1]))) ticks += Number(fields[13]) + Number(fields[14]); // the postmaster: its reaped children
   }
   return ticks * 10; // USER_HZ is 100 on Linux
 }
