@@ -31,6 +31,7 @@ export const LAYERS = [
   'cli',
   'nest',
   'adapters',
+  'dbos',
   'testing',
 ];
 /** Files directly in src/ (the root entry) sit on the toolkit's layer: the root is the tools layer. */

@@ -228,6 +228,10 @@ const EXPECTED: Record<string, string[]> = {
     'type ModelCall',
     'type ModelMetricEvent',
     'type OrphanRecovery',
+    'type PrunableStore',
+    'type PruneOptions',
+    'type PruneReport',
+    'type PrunedBatch',
     'type ResumeOptions',
     'type RunCheckpoint',
     'type RunDriver',
@@ -290,6 +294,7 @@ const EXPECTED: Record<string, string[]> = {
     'type Skills',
     'type SkillsOptions',
   ],
+  'toolnexus-ts/dbos': ['ANSWER_TOPIC', 'DbosRuns', 'type DbosRunSummary', 'type DbosRunsOptions'],
   'toolnexus-ts/webhooks': [
     'DEFAULT_WEBHOOK_TOLERANCE_SECONDS',
     'WEBHOOK_DELIVERY_HEADER',
