@@ -182,8 +182,10 @@ async function compileUserApp({ apps, tarball, tmp, run, timed, check, write }) 
   write(path.join(dir, 'esm'), { 'package.json': { name: 'user-app-esm', private: true, version: '1.0.0', type: 'module' }, ...sources });
 
   const ts7 = versionOf('typescript-7');
-  // The optional peers the adapters' declarations import; the shared folder has Nest and the MCP SDK.
-  const peers = ['ai', '@openai/agents', 'zod', '@langchain/core', '@langchain/langgraph'].map((name) => `${name}@${versionOf(name)}`);
+  // The optional peers the adapters' and the DBOS entry's declarations import; the shared folder has Nest and the MCP SDK.
+  const peers = ['ai', '@openai/agents', 'zod', '@langchain/core', '@langchain/langgraph', '@dbos-inc/dbos-sdk'].map(
+    (name) => `${name}@${versionOf(name)}`,
+  );
   await timed(`user app: npm install <tarball> typescript@${ts7} (as typescript-7) ${peers.join(' ')}`, () =>
     run(NPM, [...INSTALL, tarball, `typescript-7@npm:typescript@${ts7}`, ...peers], dir),
   );

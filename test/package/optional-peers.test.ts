@@ -101,6 +101,33 @@ describe('optional peer dependencies', () => {
     });
   });
 
+  it('loadSkills over a folder without yaml names `npm install yaml`; importing the entry loads nothing', () => {
+    jest.doMock('yaml', () => missing('yaml'));
+    jest.isolateModules(() => {
+      const skills = require('toolnexus-ts/skills') as typeof import('toolnexus-ts/skills');
+      const root = require('toolnexus-ts') as typeof import('toolnexus-ts');
+      expect(() => skills.loadSkills({ dirs: tmpdir() })).toThrow(root.MissingPeerError);
+      expect(() => skills.loadSkills({ dirs: tmpdir() })).toThrow(
+        'toolnexus-ts/skills needs the package "yaml", an optional peer dependency of toolnexus-ts that is not installed: run `npm install yaml`',
+      );
+      expect(skills.loadSkills({ skills: [{ name: 'data', content: 'no folder, no YAML' }] }).skills).toHaveLength(1);
+    });
+  });
+
+  it('DbosRuns without @dbos-inc/dbos-sdk names its install; importing the entry loads nothing', () => {
+    jest.doMock('@dbos-inc/dbos-sdk', () => missing('@dbos-inc/dbos-sdk'));
+    jest.isolateModules(() => {
+      const { DbosRuns } = require('toolnexus-ts/dbos') as typeof import('toolnexus-ts/dbos');
+      const { AgentRunner } = require('toolnexus-ts/agents') as typeof import('toolnexus-ts/agents');
+      const { FunctionModel } = require('toolnexus-ts/models') as typeof import('toolnexus-ts/models');
+      const { Toolkit } = require('toolnexus-ts') as typeof import('toolnexus-ts');
+      const runner = new AgentRunner({ model: new FunctionModel(() => 'ok'), toolkit: new Toolkit() });
+      expect(() => new DbosRuns(runner)).toThrow(
+        'toolnexus-ts/dbos needs the package "@dbos-inc/dbos-sdk", an optional peer dependency of toolnexus-ts that is not installed: run `npm install @dbos-inc/dbos-sdk`',
+      );
+    });
+  });
+
   it('importing every entry but nest loads neither driver', () => {
     jest.isolateModules(() => {
       require('toolnexus-ts');
@@ -110,9 +137,11 @@ describe('optional peer dependencies', () => {
       require('toolnexus-ts/sqlite');
       require('toolnexus-ts/postgres');
       require('toolnexus-ts/testing');
+      require('toolnexus-ts/skills');
+      require('toolnexus-ts/dbos');
     });
     const loaded = Object.keys(require.cache);
-    expect(loaded.filter((file) => /node_modules[\\/](pg|better-sqlite3)[\\/]/.test(file))).toEqual([]);
+    expect(loaded.filter((file) => /node_modules[\\/](pg|better-sqlite3|yaml|@dbos-inc)[\\/]/.test(file))).toEqual([]);
   });
 });
 /* eslint-enable @typescript-eslint/no-require-imports -- end of the isolated requires */
