@@ -136,8 +136,8 @@ async function launchServer(port) {
     ...['-c', 'unix_socket_directories='],
     ...['-c', 'max_connections=200'],
     // A test cluster need not survive a power cut; a clean stop flushes everything anyway.
-    ...['-c', 'fsync=off'],
-    ...['-c', 'full_page_writes=off'],
+    // TOOLNEXUS_PG_DURABLE=1 keeps PostgreSQL's defaults (each commit waits for the disk), for benches.
+    ...(process.env.TOOLNEXUS_PG_DURABLE === '1' ? [] : ['-c', 'fsync=off', '-c', 'full_page_writes=off']),
   ]);
   const ready = new Promise((resolve, reject) => {
     child.stderr?.on('data', (chunk) => {
