@@ -128,3 +128,28 @@ it('survives a SIGKILL after a tool step and another while waiting, with the ans
     await store.close();
   }
 }, 180_000);
+
+it('puts a run on a DBOS queue when asked, and the queue carries it to its halt', async () => {
+  const runId = 'dbos-run-queued';
+  const queued = startChild(CHILD, ['queue', url, schema, dbosSchema, server.url, join(dir, 'queued-ledger'), runId]);
+  const sql = new Client({ connectionString: url });
+  await sql.connect();
+  const store = new PostgresStore({ connectionString: url, schema });
+  try {
+    const deadline = Date.now() + 60_000;
+    while (!(await store.list({ status: 'pending' })).some((call) => call.runId === runId)) {
+      if (Date.now() > deadline) throw new Error(`the queued run did not halt: ${queued.stderr()}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const status = await sql.query<{ queue_name: string | null }>(
+      `SELECT queue_name FROM "${dbosSchema}".workflow_status WHERE workflow_uuid = $1`,
+      [runId],
+    );
+    expect(status.rows).toEqual([{ queue_name: 'toolnexus-runs' }]);
+  } finally {
+    queued.kill('SIGKILL');
+    await queued.exited;
+    await store.close();
+    await sql.end();
+  }
+}, 120_000);
