@@ -21,6 +21,7 @@ export const LAYERS = [
   'suspension',
   'http',
   'models',
+  'openapi',
   'sessions',
   'runner',
   'stores',

@@ -53,15 +53,32 @@ export class NodeTransport implements Transport {
       sent = withUserAgent(headers);
       this.sent.set(headers, sent);
     }
-    return this.sendOnce(sent, body, attempt, true);
+    return this.sendOnce(sent, body, attempt, true, this.target.method as string, this.target.path as string);
   }
 
-  private sendOnce(headers: Record<string, string>, body: string, attempt: Attempt, mayRetryStale: boolean): Promise<Reply> {
+  /**
+   * Any method to any path of this transport's origin, over the same keep-alive pool: the
+   * HTTP tools' requests (`toolnexus-ts/openapi`). A body of `undefined` sends none. A stale
+   * pooled socket is retried once only for a method that is safe to send again.
+   */
+  exchange(method: string, path: string, headers: Readonly<Record<string, string>>, body: string | undefined, attempt: Attempt): Promise<Reply> {
+    const idempotent = method === 'GET' || method === 'HEAD' || method === 'OPTIONS' || method === 'PUT' || method === 'DELETE';
+    return this.sendOnce(withUserAgent(headers), body, attempt, idempotent, method, path);
+  }
+
+  private sendOnce(
+    headers: Record<string, string>,
+    body: string | undefined,
+    attempt: Attempt,
+    mayRetryStale: boolean,
+    method: string,
+    path: string,
+  ): Promise<Reply> {
     return new Promise((resolve, reject) => {
       let request: ClientRequest;
       try {
         // Spelled out: a spread of the target plus `headers` cost more than the rest of this function.
-        const { protocol, hostname, port, path, method, agent } = this.target;
+        const { protocol, hostname, port, agent } = this.target;
         request = this.request({ protocol, hostname, port, path, method, agent, headers });
       } catch (error) {
         // Node validates header names and values before anything is sent.
@@ -78,7 +95,7 @@ export class NodeTransport implements Transport {
         // A pooled socket the server had just closed: the request never reached it. Node's
         // documented remedy is to send again, once, on a fresh socket.
         if (mayRetryStale && request.reusedSocket && !attempt.aborted && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
-          resolve(this.sendOnce(headers, body, attempt, false));
+          resolve(this.sendOnce(headers, body, attempt, false, method, path));
           return;
         }
         reject(error);

@@ -295,6 +295,15 @@ const EXPECTED: Record<string, string[]> = {
     'type SkillsOptions',
   ],
   'toolnexus-ts/dbos': ['ANSWER_TOPIC', 'DbosRuns', 'type DbosRunSummary', 'type DbosRunsOptions'],
+  'toolnexus-ts/openapi': [
+    'OpenApiDocumentError',
+    'httpTool',
+    'openApiTools',
+    'type EnvSource',
+    'type HttpToolSpec',
+    'type OpenApiOperation',
+    'type OpenApiToolsOptions',
+  ],
   'toolnexus-ts/webhooks': [
     'DEFAULT_WEBHOOK_TOLERANCE_SECONDS',
     'WEBHOOK_DELIVERY_HEADER',

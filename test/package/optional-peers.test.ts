@@ -128,6 +128,15 @@ describe('optional peer dependencies', () => {
     });
   });
 
+  it('openApiTools without its parser names the install; httpTool and the import need none', async () => {
+    jest.doMock('@readme/openapi-parser', () => missing('@readme/openapi-parser'));
+    const { openApiTools, httpTool } = await import('toolnexus-ts/openapi');
+    expect(httpTool({ name: 'h', description: 'd', method: 'GET', url: 'http://127.0.0.1:9/x' }).name).toBe('h');
+    await expect(openApiTools({ openapi: '3.0.3', info: {}, paths: {} })).rejects.toThrow(
+      'toolnexus-ts/openapi needs the package "@readme/openapi-parser", an optional peer dependency of toolnexus-ts that is not installed: run `npm install @readme/openapi-parser ajv yaml`',
+    );
+  });
+
   it('importing every entry but nest loads neither driver', () => {
     jest.isolateModules(() => {
       require('toolnexus-ts');
@@ -139,9 +148,10 @@ describe('optional peer dependencies', () => {
       require('toolnexus-ts/testing');
       require('toolnexus-ts/skills');
       require('toolnexus-ts/dbos');
+      require('toolnexus-ts/openapi');
     });
     const loaded = Object.keys(require.cache);
-    expect(loaded.filter((file) => /node_modules[\\/](pg|better-sqlite3|yaml|@dbos-inc)[\\/]/.test(file))).toEqual([]);
+    expect(loaded.filter((file) => /node_modules[\\/](pg|better-sqlite3|yaml|@dbos-inc|ajv|@readme)[\\/]/.test(file))).toEqual([]);
   });
 });
 /* eslint-enable @typescript-eslint/no-require-imports -- end of the isolated requires */

@@ -1,0 +1,11 @@
+/**
+ * `toolnexus-ts/openapi`: HTTP endpoints and OpenAPI documents as tools (docs/openapi.md).
+ * `httpTool` needs nothing more; `openApiTools` needs the optional peers
+ * `@readme/openapi-parser`, `ajv` and `yaml`.
+ */
+export { httpTool } from './http-tool';
+export type { HttpToolSpec } from './http-tool';
+export { openApiTools } from './openapi';
+export type { OpenApiOperation, OpenApiToolsOptions } from './openapi';
+export { OpenApiDocumentError } from './errors';
+export type { EnvSource } from './secrets';
