@@ -61,7 +61,13 @@ export class NodeTransport implements Transport {
    * HTTP tools' requests (`toolnexus-ts/openapi`). A body of `undefined` sends none. A stale
    * pooled socket is retried once only for a method that is safe to send again.
    */
-  exchange(method: string, path: string, headers: Readonly<Record<string, string>>, body: string | undefined, attempt: Attempt): Promise<Reply> {
+  exchange(
+    method: string,
+    path: string,
+    headers: Readonly<Record<string, string>>,
+    body: string | undefined,
+    attempt: Attempt,
+  ): Promise<Reply> {
     const idempotent = method === 'GET' || method === 'HEAD' || method === 'OPTIONS' || method === 'PUT' || method === 'DELETE';
     return this.sendOnce(withUserAgent(headers), body, attempt, idempotent, method, path);
   }
