@@ -15,8 +15,10 @@
  * tool; it must equal the pool), PostgreSQL's CPU per 1,000 answers (its processes' utime +
  * stime from /proc, so only for a server on this machine), and the pool size. Then a recovery
  * phase: 4 workers with a 2 s lease, one SIGKILLed at 30 % of the answers, its answers sent
- * again to the others, every replay written to a ledger table: each id must be there once,
- * unless the kill fell between a replay's side effect and its settling (reported, not hidden).
+ * again to the others; the tool writes its side effect to a ledger keyed on the request id, as
+ * docs/who-may-answer.md ("Idempotency key") tells a tool to, and counts how often it ran: each
+ * answer takes effect once, and a claim the killed worker held is replayed again by the worker
+ * that takes it over (counted, not hidden).
  *
  *   npm run bench:fleet
  *   (TOOLNEXUS_PG_URL=postgres://… to use your server; else a throwaway embedded PostgreSQL)
@@ -124,7 +126,14 @@ async function worker(url: string, schema: string): Promise<void> {
         run: async (args, ctx) => {
           if (!ctx?.answer) return pending({ kind: 'approval', prompt: `Pay ${String(args.invoice)}?` });
           replays++;
-          if (message.ledger) await pool.query(`INSERT INTO ${ledger} (id) VALUES ($1)`, [String(args.invoice)]);
+          // The side effect keyed on the request id (docs/who-may-answer.md, "Idempotency key"): a replay after a
+          // takeover finds it done; `replays` counts how often the tool ran for it.
+          const key = ctx.replay?.request.id ?? String(args.invoice);
+          if (message.ledger)
+            await pool.query(
+              `INSERT INTO ${ledger} (id, replays) VALUES ($1, 1) ON CONFLICT (id) DO UPDATE SET replays = ${ledger}.replays + 1`,
+              [key],
+            );
           return success(`paid ${String(args.invoice)}`);
         },
       });
@@ -314,7 +323,7 @@ async function seed(admin: Client, schema: string, prefix: string, count: number
        FROM generate_series(0, $3 - 1) AS g`,
     [prefix, new Date().toISOString(), count],
   );
-  await admin.query(`CREATE TABLE "${schema}"."${prefix}ledger" (id text NOT NULL)`);
+  await admin.query(`CREATE TABLE "${schema}"."${prefix}ledger" (id text PRIMARY KEY, replays integer NOT NULL)`);
   await admin.query(`ANALYZE "${schema}"."${prefix}suspensions"`);
 }
 
@@ -442,14 +451,14 @@ async function run(url: string): Promise<void> {
   // Recovery: one of four workers SIGKILLed at 30 %; its answers go to the others, which take its claims over once the lease lapses.
   const { measurement: kill, prefix } = await measure('store', 4, 'k4', { leaseMs: KILL_LEASE_MS, ledger: true, killAt: 0.3 });
   const ledger = (
-    await admin.query<{ total: string; distinct: string }>(
-      `SELECT count(*) AS total, count(DISTINCT id) AS distinct FROM "${schema}"."${prefix}ledger"`,
+    await admin.query<{ effects: string; twice: string }>(
+      `SELECT count(*) AS effects, count(*) FILTER (WHERE replays > 1) AS twice FROM "${schema}"."${prefix}ledger"`,
     )
   ).rows[0]!;
   console.log(
     `\nrecovery: 4 workers, one SIGKILLed at 30 %, lease ${KILL_LEASE_MS} ms: ${kill.perSecond.toFixed(0)} answers/s, p99 ${kill.p99.toFixed(0)} ms, ` +
-      `${kill.redeliveries} answers sent again; ledger ${ledger.total} replays of ${ledger.distinct} ids (${Number(ledger.total) - Number(ledger.distinct)} duplicates: ` +
-      'a replay whose side effect was written when its process was killed, before it settled)',
+      `${kill.redeliveries} answers sent again; ${ledger.effects} side effects for ${POOL} answers (keyed on the request id); ` +
+      `${ledger.twice} replayed a second time by the worker that took over a claim the killed one held`,
   );
   for (const w of workers) if (w.child.exitCode === null && !w.child.killed) w.send({ type: 'exit' });
   producerHandle.send({ type: 'exit' });
