@@ -3,11 +3,13 @@ import { SELF_DECLARED_DEPS_METADATA } from '@nestjs/common/constants';
 import { ContextIdFactory, DiscoveryService, ModuleRef } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 import { toolOptionsOf } from '../decorators/tool.decorator';
+import type { StandardSchemaWithJson } from '../decorators/standard-schema';
 import type { ClassType, ToolOptions } from '../decorators/types';
 import { ToolnexusError } from '../errors';
 import { messageOf } from '../errors/message';
 import type { ToolContext } from '../toolkit/context';
 import { defineTool, type FunctionTool } from '../toolkit/define-tool';
+import { isStandardSchema } from '../toolkit/standard-plan';
 import { defaultToolName, Toolkit } from '../toolkit/toolkit';
 import { ToolnexusModuleError } from './errors';
 import type { NestToolContext } from './options';
@@ -102,9 +104,9 @@ export class ToolDiscovery implements OnModuleInit {
       return ctx === undefined ? instance.run(args) : instance.run(args, ctx);
     };
     const common = { name: options.name ?? defaultToolName(cls.name), description: options.description, timeoutMs: options.timeoutMs };
-    return options.args
-      ? defineTool({ ...common, args: options.args, run })
-      : defineTool({ ...common, inputSchema: options.inputSchema, run });
+    const args = options.args;
+    if (isStandardSchema(args)) return defineTool({ ...common, args: args as StandardSchemaWithJson, sensitive: options.sensitive, run });
+    return args ? defineTool({ ...common, args, run }) : defineTool({ ...common, inputSchema: options.inputSchema, run });
   }
 
   private async instanceFor(cls: ClassType, ctx: NestToolContext | undefined): Promise<Runnable> {
