@@ -43,7 +43,6 @@ export interface StandardTypes<Input, Output> {
  * target it does not support.
  */
 // `{} & string` keeps the named targets in editors' completion while allowing any string, as the spec does.
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export type JsonSchemaTarget = 'draft-2020-12' | 'draft-07' | 'openapi-3.0' | ({} & string);
 
 /** The options of `jsonSchema.input` / `output`. */
@@ -64,10 +63,7 @@ export interface StandardSchemaV1<Input = unknown, Output = Input> {
     readonly version: 1;
     readonly vendor: string;
     readonly types?: StandardTypes<Input, Output> | undefined;
-    readonly validate: (
-      value: unknown,
-      options?: StandardValidateOptions | undefined,
-    ) => StandardResult<Output> | Promise<StandardResult<Output>>;
+    readonly validate: (value: unknown, options?: StandardValidateOptions) => StandardResult<Output> | Promise<StandardResult<Output>>;
   };
 }
 

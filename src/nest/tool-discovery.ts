@@ -3,7 +3,6 @@ import { SELF_DECLARED_DEPS_METADATA } from '@nestjs/common/constants';
 import { ContextIdFactory, DiscoveryService, ModuleRef } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 import { toolOptionsOf } from '../decorators/tool.decorator';
-import type { StandardSchemaWithJson } from '../decorators/standard-schema';
 import type { ClassType, ToolOptions } from '../decorators/types';
 import { ToolnexusError } from '../errors';
 import { messageOf } from '../errors/message';
@@ -105,7 +104,7 @@ export class ToolDiscovery implements OnModuleInit {
     };
     const common = { name: options.name ?? defaultToolName(cls.name), description: options.description, timeoutMs: options.timeoutMs };
     const args = options.args;
-    if (isStandardSchema(args)) return defineTool({ ...common, args: args as StandardSchemaWithJson, sensitive: options.sensitive, run });
+    if (isStandardSchema(args)) return defineTool({ ...common, args: args, sensitive: options.sensitive, run });
     return args ? defineTool({ ...common, args, run }) : defineTool({ ...common, inputSchema: options.inputSchema, run });
   }
 

@@ -71,7 +71,7 @@ export function defineTool(spec: SchemaFunctionToolSpec): FunctionTool;
 export function defineTool(
   spec: DtoFunctionToolSpec<object> | StandardFunctionToolSpec<StandardSchemaWithJson> | SchemaFunctionToolSpec,
 ): FunctionTool {
-  return { ...spec, [FUNCTION_TOOL]: true } as FunctionTool;
+  return { ...spec, [FUNCTION_TOOL]: true };
 }
 
 /** True for objects made by {@link defineTool}. */

@@ -56,8 +56,8 @@ function issuesOf(problems: ReadonlyArray<{ path: string; message: string }>): S
 /** The schema in the asked dialect, as a fresh copy: a caller may change it without touching the cached one. */
 function forTarget(schema: JsonSchema, options: StandardJsonSchemaOptions): Record<string, unknown> {
   const target = (options as Partial<StandardJsonSchemaOptions> | undefined)?.target;
-  if (target === 'draft-2020-12' || target === 'draft-07') return structuredClone(schema) as Record<string, unknown>;
-  if (target === 'openapi-3.0') return toOpenApi30(schema) as Record<string, unknown>;
+  if (target === 'draft-2020-12' || target === 'draft-07') return structuredClone(schema);
+  if (target === 'openapi-3.0') return toOpenApi30(schema);
   throw new InvalidArgumentError(
     `toolnexus cannot give its JSON Schema for the target ${JSON.stringify(target)}: use "draft-2020-12", "draft-07" or "openapi-3.0"`,
   );
@@ -91,5 +91,5 @@ function toOpenApi30(schema: JsonSchema): JsonSchema {
       out[key] = structuredClone(value);
     }
   }
-  return out as JsonSchema;
+  return out;
 }
