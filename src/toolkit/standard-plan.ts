@@ -16,7 +16,8 @@ export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
 /**
  * The plan of a tool whose `args` is a Standard Schema with JSON Schema. The one rule holds
  * as for a DTO: the schema the model is shown is the one asked of the schema here, once
- * (`draft-2020-12`), and the arguments are validated by the same schema's `validate`.
+ * (`draft-2020-12`; less its top-level `$schema`), and the arguments are validated by the
+ * same schema's `validate`.
  * Throws {@link StandardSchemaError} for a schema that cannot say its JSON Schema.
  */
 export function planForStandardSchema(schema: StandardSchemaV1): ArgumentsPlan {
@@ -47,7 +48,9 @@ export function planForStandardSchema(schema: StandardSchemaV1): ArgumentsPlan {
       `args (vendor ${vendor}) must describe an object (JSON Schema type "object"), as a tool's arguments are one; it gives ${JSON.stringify(json)?.slice(0, 200)}`,
     );
   }
-  return new StandardArgumentsPlan(props.validate, json as JsonSchema);
+  // The dialect marker says nothing about which arguments pass, and some providers (Gemini) refuse the key.
+  const { $schema: _dialect, ...shown } = json as JsonSchema & { $schema?: unknown };
+  return new StandardArgumentsPlan(props.validate, shown);
 }
 
 class StandardArgumentsPlan implements ArgumentsPlan {
