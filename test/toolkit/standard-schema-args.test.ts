@@ -125,6 +125,10 @@ test('zod: a default and an async refinement take effect, as the library validat
   expect((await toolkit.execute('greet', { user: 'mallory' })).output).toBe('invalid arguments for greet: user: user is blocked');
   expect((await toolkit.execute('greet', { user: 'ann' })).output).toBe('hi ann');
   expect((await toolkit.execute('forecast', { city: 'Oslo' })).output).toBe('Oslo 3');
+  // The tool's arguments as a Standard Schema again: the library's validation under the Toolkit's bounds.
+  const again = toolkit.standardSchemaOf('greet')?.['~standard'];
+  expect(await again?.validate({ user: 'mallory' })).toEqual({ issues: [{ path: ['user'], message: 'user is blocked' }] });
+  expect(await again?.validate({ user: 'ann', extra: 1 })).toEqual({ value: { user: 'ann' } });
 });
 
 test('a Standard Schema without ~standard.jsonSchema is refused at registration with a stable code', () => {
