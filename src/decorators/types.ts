@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../results/json-schema';
+import type { StandardSchemaWithJson } from './standard-schema';
 
 /**
  * A class that can be constructed with `new` (the DTO or tool class itself). Its parameter
@@ -19,8 +20,19 @@ export interface ToolOptions {
   name?: string;
   /** What the tool does, for the model. Required. */
   description: string;
-  /** The arguments DTO: validated with class-validator and the source of the JSON Schema. */
-  args?: ClassType;
+  /**
+   * The arguments DTO: validated with class-validator and the source of the JSON Schema. Or
+   * any Standard Schema with JSON Schema (zod 4, arktype, valibot with `toStandardJsonSchema`):
+   * the model is shown its `jsonSchema.input`, and its `validate` checks the arguments
+   * (docs/standard-schema.md). `@Sensitive` has no meaning there; `sensitive` lists its secrets.
+   */
+  args?: ClassType | StandardSchemaWithJson;
+  /**
+   * With a Standard Schema `args`: the top-level argument names whose values are secrets,
+   * redacted wherever a call is shown, as `@Sensitive()` fields of a DTO are. Ignored with a DTO
+   * (mark its fields `@Sensitive()`).
+   */
+  sensitive?: readonly string[];
   /** A raw JSON Schema for tools without a DTO. */
   inputSchema?: JsonSchema;
   /** Per-tool deadline in milliseconds. */

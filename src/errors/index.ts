@@ -47,6 +47,15 @@ export class DtoRuleError extends ToolRegistrationError {
   }
 }
 
+/**
+ * A tool's `args` is a Standard Schema this library cannot use, refused at registration: it
+ * has no `~standard.jsonSchema` (so the model would be shown nothing of what validation
+ * checks), its JSON Schema conversion threw, or that schema is not of an object.
+ */
+export class StandardSchemaError extends ToolRegistrationError {
+  override readonly code = 'TOOLNEXUS_STANDARD_SCHEMA';
+}
+
 /** An answer names a suspension that no store knows (stale, forged or misrouted). */
 export class UnknownSuspensionError extends ToolnexusError {
   override readonly code = 'TOOLNEXUS_UNKNOWN_SUSPENSION';

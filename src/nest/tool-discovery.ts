@@ -8,6 +8,7 @@ import { ToolnexusError } from '../errors';
 import { messageOf } from '../errors/message';
 import type { ToolContext } from '../toolkit/context';
 import { defineTool, type FunctionTool } from '../toolkit/define-tool';
+import { isStandardSchema } from '../toolkit/standard-plan';
 import { defaultToolName, Toolkit } from '../toolkit/toolkit';
 import { ToolnexusModuleError } from './errors';
 import type { NestToolContext } from './options';
@@ -102,9 +103,9 @@ export class ToolDiscovery implements OnModuleInit {
       return ctx === undefined ? instance.run(args) : instance.run(args, ctx);
     };
     const common = { name: options.name ?? defaultToolName(cls.name), description: options.description, timeoutMs: options.timeoutMs };
-    return options.args
-      ? defineTool({ ...common, args: options.args, run })
-      : defineTool({ ...common, inputSchema: options.inputSchema, run });
+    const args = options.args;
+    if (isStandardSchema(args)) return defineTool({ ...common, args: args, sensitive: options.sensitive, run });
+    return args ? defineTool({ ...common, args, run }) : defineTool({ ...common, inputSchema: options.inputSchema, run });
   }
 
   private async instanceFor(cls: ClassType, ctx: NestToolContext | undefined): Promise<Runnable> {

@@ -1,20 +1,30 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { defaultMetadataStorage } from '../metadata/transformer-storage';
-import { validate, type ValidationError, type ValidatorOptions } from 'class-validator';
+import { validate, validateSync, type ValidationError, type ValidatorOptions } from 'class-validator';
 import type { ClassType } from '../decorators/types';
 import { schemaForClass } from '../schema/generate';
 import type { JsonSchema } from '../results/json-schema';
 import { DEFAULT_ARGUMENT_LIMITS, toPlainObject, type ArgumentLimits } from './plain-copy';
-import { needsShape, Problems, shapeProblems } from './shape';
+import { hasAsyncConstraints } from './async-constraints';
+import { needsShape, Problems, shapeProblems, type Problem } from './shape';
 
-/** The outcome of turning a model's raw arguments into what `run` receives. */
-export type ParsedArguments = { ok: true; value: object } | { ok: false; problem: string };
+/**
+ * The outcome of turning a model's raw arguments into what `run` receives. A failure's
+ * `problem` is the text the model reads; `issues`, when the plan has them, are the same
+ * failures one by one (what a Standard Schema reports).
+ */
+export type ParsedArguments = { ok: true; value: object } | { ok: false; problem: string; issues?: readonly Problem[] };
 
 /** Parses, cleans and validates one tool's arguments; built once per DTO class or schema. */
 export interface ArgumentsPlan {
   readonly schema: JsonSchema;
   parse(raw: unknown, limits?: ArgumentLimits): Promise<ParsedArguments>;
+  /**
+   * The same as `parse`, synchronously, for a plan whose every rule is synchronous (a DTO
+   * with no async class-validator constraint); absent otherwise.
+   */
+  readonly parseSync?: (raw: unknown, limits?: ArgumentLimits) => ParsedArguments;
 }
 
 const VALIDATOR_OPTIONS: ValidatorOptions = {
@@ -46,7 +56,12 @@ export function planForSchema(schema: JsonSchema | undefined): ArgumentsPlan {
 
 /** `plan` under a Toolkit's limits: the size and array bounds are checked while the arguments are copied, before the plan (and class-validator) sees them. */
 export function boundedPlan(plan: ArgumentsPlan, limits: ArgumentLimits): ArgumentsPlan {
-  return { schema: plan.schema, parse: (raw) => plan.parse(raw, limits) };
+  const { parseSync } = plan;
+  return {
+    schema: plan.schema,
+    parse: (raw) => plan.parse(raw, limits),
+    ...(parseSync ? { parseSync: (raw: unknown) => parseSync(raw, limits) } : {}),
+  };
 }
 
 class DtoArgumentsPlan implements ArgumentsPlan {
@@ -57,6 +72,7 @@ class DtoArgumentsPlan implements ArgumentsPlan {
   private readonly empty: boolean;
   /** class-transformer has nothing recorded for the DTO: flat arguments become an instance without it ({@link flatInstance}). */
   private readonly untransformed: boolean;
+  readonly parseSync?: (raw: unknown, limits?: ArgumentLimits) => ParsedArguments;
 
   constructor(private readonly dto: ClassType) {
     this.schema = schemaForClass(dto);
@@ -64,11 +80,27 @@ class DtoArgumentsPlan implements ArgumentsPlan {
     this.shaped = properties.some(needsShape);
     this.empty = properties.length === 0;
     this.untransformed = untransformed(dto);
+    // class-validator's `validateSync` skips a constraint declared async, so a DTO with one has
+    // no synchronous parse: a Standard Schema of it answers with a promise instead.
+    if (!hasAsyncConstraints(dto)) this.parseSync = (raw, limits) => this.parseNow(raw, limits);
   }
 
   async parse(raw: unknown, limits: ArgumentLimits = DEFAULT_ARGUMENT_LIMITS): Promise<ParsedArguments> {
+    const built = this.build(raw, limits);
+    if (built.ok !== 'built') return built;
+    return this.finish(built, await validate(built.instance, VALIDATOR_OPTIONS), limits);
+  }
+
+  private parseNow(raw: unknown, limits: ArgumentLimits = DEFAULT_ARGUMENT_LIMITS): ParsedArguments {
+    const built = this.build(raw, limits);
+    if (built.ok !== 'built') return built;
+    return this.finish(built, validateSync(built.instance, VALIDATOR_OPTIONS), limits);
+  }
+
+  /** Everything before class-validator runs: the bounded copy, the shape check, the instance. */
+  private build(raw: unknown, limits: ArgumentLimits): ParsedArguments | Built {
     const plain = toPlainObject(raw, limits, this.shaped ? this.schema : undefined);
-    if (!plain.ok) return plain;
+    if (!plain.ok) return { ok: false, problem: plain.problem, issues: [{ path: '', message: plain.problem }] };
     // Every key is unknown to an empty DTO, and whitelisting would strip it: the instance is bare.
     if (this.empty) return { ok: true, value: plainToInstance<object, Record<string, unknown>>(this.dto, {}) };
     let problems: Problems | undefined;
@@ -82,14 +114,26 @@ class DtoArgumentsPlan implements ArgumentsPlan {
     const instance =
       (this.untransformed ? flatInstance(this.dto, plain.value) : undefined) ??
       plainToInstance<object, Record<string, unknown>>(this.dto, plain.value);
-    const errors = await validate(instance, VALIDATOR_OPTIONS);
+    return { ok: 'built', instance, problems, removed };
+  }
+
+  private finish(built: Built, errors: readonly ValidationError[], limits: ArgumentLimits): ParsedArguments {
+    let problems = built.problems;
     if (errors.length > 0) {
       problems ??= new Problems(limits.maxErrorCount);
-      describeErrors(errors, '', problems, removed);
+      describeErrors(errors, '', problems, built.removed);
     }
-    if (problems !== undefined && problems.total > 0) return { ok: false, problem: problems.text() };
-    return { ok: true, value: instance };
+    if (problems !== undefined && problems.total > 0) return { ok: false, problem: problems.text(), issues: problems.shown };
+    return { ok: true, value: built.instance };
   }
+}
+
+/** An instance built from the arguments, waiting for class-validator. */
+interface Built {
+  readonly ok: 'built';
+  readonly instance: object;
+  readonly problems: Problems | undefined;
+  readonly removed: ReadonlySet<string>;
 }
 
 /** The maps class-transformer's storage keeps per class (`@Type`, `@Transform`, `@Expose`, `@Exclude`). */
@@ -176,7 +220,7 @@ function describeErrors(errors: readonly ValidationError[], parent: string, prob
   for (const error of errors) {
     const path = parent ? `${parent}.${error.property}` : error.property;
     if (removed.has(path)) continue;
-    if (error.constraints) problems.add(`${path}: ${Object.values(error.constraints).join(', ')}`);
+    if (error.constraints) problems.add(path, Object.values(error.constraints).join(', '));
     if (error.children?.length) describeErrors(error.children, path, problems, removed);
   }
 }

@@ -1,3 +1,4 @@
+import type { StandardOutput, StandardSchemaWithJson } from '../decorators/standard-schema';
 import type { ApprovalPolicy, ClassType, ToolAnnotations } from '../decorators/types';
 import type { JsonSchema } from '../results/json-schema';
 import type { ToolContext } from './context';
@@ -30,6 +31,19 @@ export interface DtoFunctionToolSpec<TArgs extends object> extends FunctionToolB
   run(args: TArgs, ctx?: ToolContext): unknown;
 }
 
+/**
+ * A tool whose arguments are any Standard Schema with JSON Schema (zod 4, arktype, valibot with
+ * `toStandardJsonSchema`): the model is shown its `jsonSchema.input`, and `run` gets what its
+ * `validate` gives (docs/standard-schema.md).
+ */
+export interface StandardFunctionToolSpec<S extends StandardSchemaWithJson> extends FunctionToolBase {
+  args: S;
+  inputSchema?: undefined;
+  /** The top-level argument names whose values are secrets, redacted wherever a call is shown. */
+  sensitive?: readonly string[];
+  run(args: StandardOutput<S>, ctx?: ToolContext): unknown;
+}
+
 /** A tool described by a raw JSON Schema (or taking no arguments). */
 export interface SchemaFunctionToolSpec extends FunctionToolBase {
   args?: undefined;
@@ -38,7 +52,9 @@ export interface SchemaFunctionToolSpec extends FunctionToolBase {
 }
 
 /** What {@link defineTool} returns: register it on a Toolkit as it is. */
-export type FunctionTool = (DtoFunctionToolSpec<object> | SchemaFunctionToolSpec) & { readonly [FUNCTION_TOOL]: true };
+export type FunctionTool = (DtoFunctionToolSpec<object> | StandardFunctionToolSpec<StandardSchemaWithJson> | SchemaFunctionToolSpec) & {
+  readonly [FUNCTION_TOOL]: true;
+};
 
 /**
  * Makes a tool from a plain function, for quick cases.
@@ -50,8 +66,11 @@ export type FunctionTool = (DtoFunctionToolSpec<object> | SchemaFunctionToolSpec
  * ```
  */
 export function defineTool<TArgs extends object>(spec: DtoFunctionToolSpec<TArgs>): FunctionTool;
+export function defineTool<S extends StandardSchemaWithJson>(spec: StandardFunctionToolSpec<S>): FunctionTool;
 export function defineTool(spec: SchemaFunctionToolSpec): FunctionTool;
-export function defineTool(spec: DtoFunctionToolSpec<object> | SchemaFunctionToolSpec): FunctionTool {
+export function defineTool(
+  spec: DtoFunctionToolSpec<object> | StandardFunctionToolSpec<StandardSchemaWithJson> | SchemaFunctionToolSpec,
+): FunctionTool {
   return { ...spec, [FUNCTION_TOOL]: true };
 }
 

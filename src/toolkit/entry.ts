@@ -1,6 +1,6 @@
 import { toolOptionsOf } from '../decorators/tool.decorator';
 import type { ApprovalPolicy, ClassType, ToolAnnotations, ToolOptions } from '../decorators/types';
-import { DtoRuleError, ToolRegistrationError } from '../errors';
+import { DtoRuleError, StandardSchemaError, ToolRegistrationError } from '../errors';
 import { sanitizeName } from '../results/helpers';
 import { schemaForClass } from '../schema/generate';
 import type { JsonSchema } from '../results/json-schema';
@@ -9,6 +9,8 @@ import { boundedPlan, planForClass, planForSchema, type ArgumentsPlan } from './
 import type { ToolContext } from './context';
 import { isFunctionTool, type FunctionTool } from './define-tool';
 import type { ArgumentLimits } from './plain-copy';
+import type { RedactionPlan } from './redaction';
+import { isStandardSchema, planForStandardSchema } from './standard-plan';
 
 /** Builds a tool class's instance; plug a DI container in here. Default: `new cls()`. */
 export type ToolResolver = (cls: ClassType) => object;
@@ -46,6 +48,8 @@ export interface Entry extends RegisteredTool {
   readonly plan: ArgumentsPlan;
   /** The arguments DTO, when the tool declares one: where `@Sensitive` marks are read. */
   readonly dto?: ClassType;
+  /** What to redact of a Standard Schema tool's arguments: its declared `sensitive` keys. */
+  readonly redaction?: RedactionPlan;
 }
 
 /**
@@ -93,12 +97,23 @@ function makeEntry(options: ToolOptions | FunctionTool, fallbackName: string, in
   }
   if (typeof (instance as Partial<Runnable>).run !== 'function') throw new ToolRegistrationError(`tool "${name}" has no run method`);
   if (options.args && options.inputSchema) throw new ToolRegistrationError(`tool "${name}" declares both args and inputSchema`);
+  const args: unknown = options.args;
+  const standard = isStandardSchema(args) ? args : undefined;
+  if (args !== undefined && standard === undefined && typeof args !== 'function') {
+    throw new ToolRegistrationError(`tool "${name}": args must be a DTO class or a Standard Schema with JSON Schema`);
+  }
   let plan: ArgumentsPlan;
   try {
-    plan = boundedPlan(options.args ? planForClass(options.args) : planForSchema(options.inputSchema), limits);
+    const unbounded = standard
+      ? planForStandardSchema(standard)
+      : options.args
+        ? planForClass(options.args as ClassType)
+        : planForSchema(options.inputSchema);
+    plan = boundedPlan(unbounded, limits);
   } catch (error) {
     // The tool's name goes in front; a DtoRuleError keeps its class, code and property.
     if (error instanceof DtoRuleError) throw new DtoRuleError(error.property, `tool "${name}": ${error.message}`, { cause: error });
+    if (error instanceof StandardSchemaError) throw new StandardSchemaError(`tool "${name}": ${error.message}`, { cause: error });
     if (error instanceof ToolRegistrationError) throw new ToolRegistrationError(`tool "${name}": ${error.message}`, { cause: error });
     throw error;
   }
@@ -110,7 +125,8 @@ function makeEntry(options: ToolOptions | FunctionTool, fallbackName: string, in
     approval: approvalPolicyOf(options.approval),
     instance: instance as Runnable,
     plan,
-    ...(options.args ? { dto: options.args } : {}),
+    ...(options.args && !standard ? { dto: options.args as ClassType } : {}),
+    ...(standard ? sensitiveOf(name, options) : {}),
   };
   // A tool that declares none of the descriptive options keeps exactly the entry shape it always had.
   const described = describedBy(name, options);
@@ -118,6 +134,16 @@ function makeEntry(options: ToolOptions | FunctionTool, fallbackName: string, in
     throw new ToolRegistrationError(`tool "${name}": idempotent must be a boolean`);
   if (options.idempotent === true) Object.assign(described, { idempotent: true });
   return Object.keys(described).length === 0 ? entry : { ...entry, ...described };
+}
+
+/** A Standard Schema tool's `sensitive` keys as a redaction plan (a DTO's come from `@Sensitive`). */
+function sensitiveOf(name: string, options: ToolOptions | FunctionTool): { redaction?: RedactionPlan } {
+  const keys: unknown = 'sensitive' in options ? options.sensitive : undefined;
+  if (keys === undefined) return {};
+  if (!Array.isArray(keys) || !keys.every((key) => typeof key === 'string')) {
+    throw new ToolRegistrationError(`tool "${name}": sensitive must be an array of argument names`);
+  }
+  return keys.length === 0 ? {} : { redaction: { redacted: new Set(keys), nested: new Map() } };
 }
 
 /** The optional, descriptive options (title, annotations, output schema), only those declared. */

@@ -5,7 +5,8 @@ export type { Preparation, RefusedCall, RanCall, StoredArguments } from './prepa
 export { answerFor } from './context';
 export type { ToolContext, ReplayInfo, ToolLogLevel } from './context';
 export { defineTool, isFunctionTool } from './define-tool';
-export type { FunctionTool, DtoFunctionToolSpec, SchemaFunctionToolSpec } from './define-tool';
+export type { FunctionTool, DtoFunctionToolSpec, SchemaFunctionToolSpec, StandardFunctionToolSpec } from './define-tool';
 export type { ToolkitHooks, BeforeToolEvent, AfterToolEvent, ToolMetricEvent } from './hooks';
 export type { OpenAITool, AnthropicTool, GeminiTools } from './adapters';
 export { REDACTED } from './redaction';
+export { standardSchemaOf } from './standard-schema';

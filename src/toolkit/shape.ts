@@ -1,20 +1,27 @@
 import type { JsonSchema } from '../results/json-schema';
 import { isNestedObject, Oversized } from './plain-copy';
 
-/** The failures of one call: the first `max` kept as text, the rest only counted. */
+/** One failure of a call: where (a dotted path, empty for the arguments as a whole) and what. */
+export interface Problem {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** The failures of one call: the first `max` kept, the rest only counted. */
 export class Problems {
-  readonly shown: string[] = [];
+  readonly shown: Problem[] = [];
   total = 0;
   constructor(private readonly max: number) {}
 
-  add(line: string): void {
+  add(path: string, message: string): void {
     this.total++;
-    if (this.shown.length < this.max) this.shown.push(line);
+    if (this.shown.length < this.max) this.shown.push({ path, message });
   }
 
   text(): string {
+    const lines = this.shown.map(({ path, message }) => (path === '' ? message : `${path}: ${message}`));
     const more = this.total - this.shown.length;
-    return more > 0 ? `${this.shown.join('; ')}; … and ${more.toLocaleString('en-US')} more` : this.shown.join('; ');
+    return more > 0 ? `${lines.join('; ')}; … and ${more.toLocaleString('en-US')} more` : lines.join('; ');
   }
 }
 
@@ -41,12 +48,12 @@ export function shapeProblems(
     const path = parent ? `${parent}.${key}` : key;
     let problem: string | undefined;
     if (child === undefined || child === null) {
-      if (isNested(childSchema) && required.includes(key)) problem = `${path}: ${key} should not be null or undefined`;
+      if (isNested(childSchema) && required.includes(key)) problem = `${key} should not be null or undefined`;
     } else {
       problem = shapeOf(childSchema, child, path, key, problems, removed);
     }
     if (problem !== undefined) {
-      problems.add(problem);
+      problems.add(path, problem);
       removed.add(path);
       delete value[key];
     }
@@ -76,7 +83,7 @@ function isNested(schema: JsonSchema): boolean {
   return isNestedObject(schema) || (schema.type === 'array' && schema.items !== undefined && isNestedObject(schema.items));
 }
 
-/** The problem of the value itself, if any; problems inside it are added to `problems`. */
+/** The problem of the value itself (its message; the caller knows the path), if any; problems inside it are added to `problems`. */
 function shapeOf(
   schema: JsonSchema,
   value: unknown,
@@ -89,25 +96,24 @@ function shapeOf(
     value instanceof Oversized ||
     (schema.type === 'array' && Array.isArray(value) && typeof schema.maxItems === 'number' && value.length > schema.maxItems)
   ) {
-    return `${path}: ${label} must contain no more than ${String(schema.maxItems)} elements`;
+    return `${label} must contain no more than ${String(schema.maxItems)} elements`;
   }
-  if (schema.enum !== undefined && !schema.enum.some((allowed) => allowed === value)) return notOneOf(schema.enum, path, label);
+  if (schema.enum !== undefined && !schema.enum.some((allowed) => allowed === value)) return notOneOf(schema.enum, label);
   if (schema.type === 'array' && Array.isArray(value) && schema.items?.enum !== undefined) {
     const allowed = schema.items.enum;
     for (let i = 0; i < value.length; i++) {
-      if (!allowed.some((a) => a === value[i])) return notOneOf(allowed, path, label, i);
+      if (!allowed.some((a) => a === value[i])) return notOneOf(allowed, label, i);
     }
   }
-  if (schema.format === 'date-time' && typeof value !== 'string') return `${path}: ${label} must be a date-time string`;
-  if (schema.uniqueItems === true && Array.isArray(value) && !uniqueByValue(value))
-    return `${path}: All ${label}'s elements must be unique`;
+  if (schema.format === 'date-time' && typeof value !== 'string') return `${label} must be a date-time string`;
+  if (schema.uniqueItems === true && Array.isArray(value) && !uniqueByValue(value)) return `All ${label}'s elements must be unique`;
   if (schema.type === 'object' && schema.properties) {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return `${path}: ${label} must be an object`;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return `${label} must be an object`;
     shapeProblems(schema, value as Record<string, unknown>, path, problems, removed);
     return undefined;
   }
   if (schema.type === 'array' && schema.items?.type === 'object' && schema.items.properties) {
-    if (!Array.isArray(value)) return `${path}: ${label} must be an array`;
+    if (!Array.isArray(value)) return `${label} must be an array`;
     const items = schema.items;
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
@@ -115,7 +121,7 @@ function shapeOf(
       const itemPath = `${path}.${i}`;
       const problem = shapeOf(items, item, itemPath, String(i), problems, removed);
       if (problem !== undefined) {
-        problems.add(problem);
+        problems.add(itemPath, problem);
         removed.add(itemPath);
         value[i] = undefined;
       }
@@ -148,7 +154,7 @@ function canonical(value: unknown): string {
 }
 
 /** class-validator's words for a value outside an `@IsEnum` / `@IsIn` list. */
-function notOneOf(allowed: readonly unknown[], path: string, label: string, index?: number): string {
+function notOneOf(allowed: readonly unknown[], label: string, index?: number): string {
   const each = index === undefined ? '' : 'each value in ';
-  return `${path}: ${each}${label} must be one of the following values: ${allowed.map(String).join(', ')}`;
+  return `${each}${label} must be one of the following values: ${allowed.map(String).join(', ')}`;
 }

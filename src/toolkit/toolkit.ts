@@ -1,3 +1,4 @@
+import type { StandardSchemaWithJson } from '../decorators/standard-schema';
 import type { AnyClass } from '../decorators/types';
 import { InvalidArgumentError, ToolRegistrationError } from '../errors';
 import { messageOf } from '../errors/message';
@@ -14,6 +15,7 @@ import { entryOf, type Entry, type Registrable, type RegisteredTool, type ToolRe
 import { afterCall, type ToolkitHooks } from './hooks';
 import { DEFAULT_ARGUMENT_LIMITS, type ArgumentLimits } from './plain-copy';
 import { PreparedCall, type Preparation, type RanCall, type RefusedCall } from './prepared';
+import { standardSchemaOfPlan } from './standard-schema';
 import { REDACTED, redactionPlanFor, redactWith, showCalls, type RedactionPlan } from './redaction';
 
 export { defaultToolName } from './entry';
@@ -145,12 +147,13 @@ export class Toolkit {
    * A JSON copy of a call's arguments fit to show: every DTO property marked `@Sensitive()`
    * (in nested `@ValidateNested()` DTOs and arrays of them too) reads `"[redacted]"`. It fails
    * closed: arguments of a tool not registered here, or that JSON cannot copy, are
-   * `"[redacted]"` whole. Tools without a DTO (a raw `inputSchema`) mark nothing.
+   * `"[redacted]"` whole. A Standard Schema tool's `sensitive` keys read `"[redacted]"` too;
+   * tools with a raw `inputSchema` mark nothing.
    */
   redact(name: string, args: unknown): unknown {
     const entry = this.entries.get(name);
     if (!entry) return REDACTED;
-    return redactWith(entry.dto ? redactionPlanFor(entry.dto, this.redactionPlans) : undefined, args);
+    return redactWith(entry.dto ? redactionPlanFor(entry.dto, this.redactionPlans) : entry.redaction, args);
   }
 
   /**
@@ -163,6 +166,18 @@ export class Toolkit {
     if (!this.entries.has(name)) return undefined;
     const call = await this.prepare(name, args);
     return call.ok ? { ok: true, value: call.args } : { ok: false, problem: call.problem };
+  }
+
+  /**
+   * The arguments of the registered tool `name` as a Standard Schema with its JSON Schema, to
+   * hand to a library that takes one (docs/standard-schema.md): `validate` parses as
+   * {@link prepare} does, under this Toolkit's bounds, and `jsonSchema.input` is the tool's
+   * `inputSchema`. A tool whose `args` is already a Standard Schema gets this face too, so its
+   * bounds apply. `undefined` for an unknown tool.
+   */
+  standardSchemaOf(name: string): StandardSchemaWithJson<Record<string, unknown>, object> | undefined {
+    const entry = this.entries.get(name);
+    return entry && standardSchemaOfPlan(entry.plan);
   }
 
   /**

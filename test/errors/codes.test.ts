@@ -41,6 +41,7 @@ const CODES: Record<string, string> = {
   ModelRequestError: 'TOOLNEXUS_MODEL_REQUEST',
   OutputValidationError: 'TOOLNEXUS_OUTPUT_INVALID',
   DtoRuleError: 'TOOLNEXUS_DTO_RULE',
+  StandardSchemaError: 'TOOLNEXUS_STANDARD_SCHEMA',
   SessionBusyError: 'TOOLNEXUS_SESSION_BUSY',
   SessionFullError: 'TOOLNEXUS_SESSION_FULL',
   AnswerRefusedError: 'TOOLNEXUS_ANSWER_REFUSED',

@@ -3,6 +3,7 @@ import { Controller, Inject, Injectable, Module, Post, Req, Scope, type INestApp
 import { REQUEST } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { IsString } from 'class-validator';
+import { z } from 'zod';
 import type { AddressInfo, Server } from 'node:net';
 import { Tool, Toolkit, defineTool, type ToolContext } from 'toolnexus-ts';
 import { ToolnexusModule, ToolnexusModuleError, type NestToolContext, type ToolnexusOptionsFactory } from 'toolnexus-ts/nest';
@@ -365,6 +366,30 @@ describe('request-scoped tools', () => {
     const ctx: NestToolContext = { request: {} };
     expect(await moduleRef.get(Toolkit).execute('flaky', {}, ctx)).toEqual({ output: 'connection pool not ready', isError: true });
     expect(await moduleRef.get(Toolkit).execute('flaky', {}, ctx)).toEqual({ output: 'built', isError: false });
+    await moduleRef.close();
+  });
+
+  it('keeps a Standard Schema args and its sensitive keys for a request-scoped tool', async () => {
+    const args = z.object({ user: z.string(), token: z.string().min(4) });
+    @Injectable({ scope: Scope.REQUEST })
+    @Tool({ name: 'sign_in', description: 'Signs in', args, sensitive: ['token'] })
+    class SignInTool {
+      constructor(@Inject(REQUEST) readonly request: object) {}
+      run(value: z.infer<typeof args>) {
+        return `signed in ${value.user}`;
+      }
+    }
+    const moduleRef = await Test.createTestingModule({ imports: [ToolnexusModule.forRoot()], providers: [SignInTool] }).compile();
+    await moduleRef.init();
+    const toolkit = moduleRef.get(Toolkit);
+    const { $schema: _dialect, ...shown } = args['~standard'].jsonSchema.input({ target: 'draft-2020-12' });
+    expect(toolkit.get('sign_in')?.inputSchema).toEqual(shown);
+    const ctx: NestToolContext = { request: {} };
+    expect(await toolkit.execute('sign_in', { user: 'ann', token: 'secret' }, ctx)).toEqual({ output: 'signed in ann', isError: false });
+    expect((await toolkit.execute('sign_in', { user: 'ann', token: 'x' }, ctx)).output).toBe(
+      'invalid arguments for sign_in: token: Too small: expected string to have >=4 characters',
+    );
+    expect(toolkit.redact('sign_in', { user: 'ann', token: 'secret' })).toEqual({ user: 'ann', token: '[redacted]' });
     await moduleRef.close();
   });
 
