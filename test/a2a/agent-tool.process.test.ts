@@ -85,6 +85,14 @@ describe('a remote A2A agent as a tool, answered from another process', () => {
     ]);
   });
 
+  it('takes the card itself, named and described as the host says', async () => {
+    const card = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as Record<string, unknown>;
+    const options = { card, name: 'rooms', description: 'Books rooms' };
+    const { result, name } = await child(['ask', join(dir, 'card.db'), url, 'plain request', JSON.stringify(options)]);
+    expect(name).toBe('rooms');
+    expect(result).toMatchObject({ output: 'done: plain request', isError: false });
+  });
+
   it('asks again on the same task when the agent asks again, and finishes after the second answer', async () => {
     const db = join(dir, 'book2.db');
     const asked = await child(['ask', db, url, 'book2 a room']);

@@ -54,17 +54,22 @@ export async function a2aAgentTool(options: A2AAgentToolOptions): Promise<Functi
     maxResponseBytes: settings.maxResponseBytes,
     timeoutMs: settings.timeoutMs,
   });
-  const resolver = new sdkClient.DefaultAgentCardResolver({ fetchImpl: fetch });
+  // An agent still on A2A 0.3 (its card has `url` and `protocolVersion: '0.3…'`) is spoken to in 0.3 by the SDK.
+  const legacyCompat = { enabled: true };
+  const resolver = new sdkClient.DefaultAgentCardResolver({ fetchImpl: fetch, legacyCompat });
   let card: AgentCard;
   try {
     card = settings.card !== undefined ? resolver.normalizeAgentCard(settings.card) : await resolveCard(resolver, settings.url as string);
   } catch (error) {
     throw new A2AAgentError(`the A2A agent card could not be read: ${redactor.text(messageOf(error))}`);
   }
-  if (typeof card.name !== 'string' || card.name === '') throw new A2AAgentError('the A2A agent card has no name');
+  if (typeof card?.name !== 'string' || card.name === '') throw new A2AAgentError('the A2A agent card has no name');
   const factory = new sdkClient.ClientFactory(
     sdkClient.ClientFactoryOptions.createFrom(sdkClient.ClientFactoryOptions.default, {
-      transports: [new sdkClient.JsonRpcTransportFactory({ fetchImpl: fetch }), new sdkClient.RestTransportFactory({ fetchImpl: fetch })],
+      transports: [
+        new sdkClient.JsonRpcTransportFactory({ fetchImpl: fetch, legacyCompat }),
+        new sdkClient.RestTransportFactory({ fetchImpl: fetch, legacyCompat }),
+      ],
       cardResolver: resolver,
     }),
   );
@@ -77,7 +82,7 @@ export async function a2aAgentTool(options: A2AAgentToolOptions): Promise<Functi
   const agent = card.name;
   const calls = new AgentCalls(sdk, client, agent, settings, redactor);
   return defineTool({
-    name: settings.name ?? sanitizeName(agent),
+    name: settings.name ?? sanitizeName(agent).slice(0, 64),
     description: settings.description ?? describe(card),
     inputSchema: TASK_SCHEMA,
     run: (args, ctx) => calls.run(args, ctx),
@@ -89,9 +94,19 @@ async function resolveCard(resolver: { resolve(base: string, path?: string): Pro
   return new URL(url).pathname.endsWith('.json') ? resolver.resolve(url, '') : resolver.resolve(url);
 }
 
+/** Most skills a default description lists, and its longest text: a card is the agent's to write. */
+const MAX_DESCRIBED_SKILLS = 20;
+const MAX_DESCRIPTION_CHARS = 4_000;
+
 function describe(card: AgentCard): string {
-  const skills = card.skills.map((skill) => `- ${skill.name || skill.id}${skill.description ? `: ${skill.description}` : ''}`);
-  return [card.description || `The A2A agent ${card.name}`, ...(skills.length > 0 ? ['Skills:', ...skills] : [])].join('\n');
+  // A card read as JSON may lack what the SDK's type promises.
+  const all = Array.isArray(card.skills) ? card.skills : [];
+  const skills = all
+    .slice(0, MAX_DESCRIBED_SKILLS)
+    .map((skill) => `- ${skill.name || skill.id}${skill.description ? `: ${skill.description}` : ''}`);
+  if (all.length > MAX_DESCRIBED_SKILLS) skills.push(`- (${all.length - MAX_DESCRIBED_SKILLS} more)`);
+  const text = [card.description || `The A2A agent ${card.name}`, ...(skills.length > 0 ? ['Skills:', ...skills] : [])].join('\n');
+  return text.length > MAX_DESCRIPTION_CHARS ? `${text.slice(0, MAX_DESCRIPTION_CHARS)}…` : text;
 }
 
 /** One agent's calls: send, follow the task, and turn where it stopped into a result. */
