@@ -146,6 +146,25 @@ describe('a remote A2A agent as a tool, answered from another process', () => {
     expect(lines[100]).toBe('(50 more parts left out)');
   });
 
+  it('a card that cannot be read, or a header whose variable is not set, throws A2AAgentError naming no value', async () => {
+    const make = (target: string, options: object) =>
+      outputOf<{ made: boolean; code?: string; message?: string }>(
+        startChild('a2a/agent-tool-child.ts', ['make', '-', target, JSON.stringify(options)], { A2A_TOKEN: TOKEN }),
+        'make',
+      );
+    const unset = await make(url, { headers: { authorization: 'Bearer ${A2A_UNSET_VARIABLE}' } });
+    expect(unset).toMatchObject({ made: false, code: 'TOOLNEXUS_A2A_AGENT' });
+    expect(unset.message).toContain('${A2A_UNSET_VARIABLE}, which is not set');
+    const missing = await make(`${url}/no-such-card.json`, { headers: { authorization: 'Bearer ${A2A_TOKEN}' } });
+    expect(missing).toMatchObject({
+      made: false,
+      code: 'TOOLNEXUS_A2A_AGENT',
+      message: expect.stringContaining('could not be read') as unknown,
+    });
+    expect(JSON.stringify(missing)).not.toContain(TOKEN);
+    expect(await make(url, { headers: { authorization: 'Bearer ${A2A_TOKEN}' } })).toEqual({ made: true });
+  });
+
   it('header values never reach a result, an error, a request or a stored row', async () => {
     const db = join(dir, 'secret.db');
     const echoed = await child(['ask', db, url, 'echo it']);

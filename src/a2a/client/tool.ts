@@ -47,7 +47,8 @@ const TASK_SCHEMA: JsonSchema = {
 export async function a2aAgentTool(options: A2AAgentToolOptions): Promise<FunctionTool> {
   const settings = agentSettings(options);
   const { sdk, client: sdkClient } = a2aSdk();
-  const redactor = new SecretRedactor(Object.values(settings.headers));
+  // A value with a `${VAR}` is a template, not a secret: what it expands to is added when it is read.
+  const redactor = new SecretRedactor(Object.values(settings.headers).filter((value) => !value.includes('${')));
   const fetch = boundedFetch({
     fetch: settings.fetch,
     headers: () => expandHeaders(settings.headers, settings.env, redactor),
