@@ -138,6 +138,12 @@ describe('a remote A2A agent as a tool, answered from another process', () => {
     });
   });
 
+  it('a call whose caller gives up (its signal aborts) while the agent works ends as canceled, at once', async () => {
+    const { result } = await child(['ask', join(dir, 'abort.db'), url, 'slow work', JSON.stringify({ abortAfterMs: 500 })]);
+    // The Toolkit's own word for a cancelled call (docs/tools.md).
+    expect(result).toEqual({ isError: true, output: 'Booking_Agent cancelled' });
+  });
+
   it('at most maxParts parts become the result; the rest are counted', async () => {
     const { result } = await child(['ask', join(dir, 'many.db'), url, 'many parts', JSON.stringify({ maxParts: 100 })]);
     const lines = result.output.split('\n');

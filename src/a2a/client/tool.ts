@@ -147,7 +147,7 @@ class AgentCalls {
       }
       return this.redactor.deep(this.resultOf(task, progress.state, ctx, meta, started));
     } catch (error) {
-      if (ctx?.signal?.aborted) return failure(`A2A task ${progress.taskId} canceled`, meta());
+      if (ctx?.signal?.aborted) return failure(`${taskLabel(progress.taskId)} canceled`, meta());
       if (timer.signal.aborted) return this.timedOut(progress, meta());
       const said = error instanceof A2AAgentError ? error.message : messageOf(error);
       return failure(`A2A agent ${this.agent}: ${this.redactor.text(said)}`, meta());
@@ -186,9 +186,7 @@ class AgentCalls {
   }
 
   private timedOut(progress: { taskId: string; state: string }, metadata: Record<string, unknown>): ToolResult {
-    // A task the agent held the send open on has no id yet.
-    const task = progress.taskId === '' ? 'A2A task' : `A2A task ${progress.taskId}`;
-    return failure(`${task} timed out after ${this.settings.timeoutMs}ms (state=${progress.state})`, metadata);
+    return failure(`${taskLabel(progress.taskId)} timed out after ${this.settings.timeoutMs}ms (state=${progress.state})`, metadata);
   }
 
   /** The model's task as a user message: a text part, and a data part when it gave data. */
@@ -217,6 +215,11 @@ class AgentCalls {
   private replyText(message: Message): string {
     return partsText(message.parts, this.settings.maxParts);
   }
+}
+
+/** Upstream's name of a task in a result; a task the agent held the send open on has no id yet. */
+function taskLabel(taskId: string): string {
+  return taskId === '' ? 'A2A task' : `A2A task ${taskId}`;
 }
 
 /** The remote task a replay answers: the request this tool made, carrying `data.a2a`, answered ok. */
