@@ -85,6 +85,21 @@ describe('a remote A2A agent as a tool, answered from another process', () => {
     ]);
   });
 
+  it('is answered from the CLI as well: `pending approve --data` replays the call, which answers the task', async () => {
+    const db = join(dir, 'cli.db');
+    const request = (await child(['ask', db, url, 'book a room by the CLI'])).request!;
+    const tools = join(__dirname, '..', 'fixtures', 'a2a', 'agent-cli-tools.ts');
+    const cliArgs = ['pending', 'approve', request.id, '--data', JSON.stringify({ text: 'Wednesday' }), '--json', '--tools', tools];
+    const exit = await startChild(join('..', '..', 'src', 'cli', 'main.ts'), [...cliArgs, '--store', `sqlite:${db}`], {
+      A2A_AGENT_URL: url,
+      A2A_TOKEN: TOKEN,
+    }).exited;
+    expect([exit.code, exit.stderr]).toEqual([0, '']);
+    expect(exit.stdout).toContain('booked for Wednesday');
+    const { taskId } = (request.data as { a2a: { taskId: string } }).a2a;
+    expect((await recorded()).filter((item) => item.taskId === taskId && item.answer).map((item) => item.text)).toEqual(['Wednesday']);
+  });
+
   it('takes the card itself, named and described as the host says', async () => {
     const card = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as Record<string, unknown>;
     const options = { card, name: 'rooms', description: 'Books rooms' };
