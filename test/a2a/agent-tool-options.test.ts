@@ -16,6 +16,7 @@ describe('a2aAgentTool options', () => {
     [{ url: 'http://127.0.0.1:1', timeoutMs: 0 }, 'timeoutMs must be a positive number'],
     [{ url: 'http://127.0.0.1:1', maxResponseBytes: Number.NaN }, 'maxResponseBytes must be a positive number'],
     [{ url: 'http://127.0.0.1:1', maxParts: -1 }, 'maxParts must be a positive number'],
+    [{ url: 'http://127.0.0.1:1', headerOrigins: ['https://api.example.com/a2a'] }, 'headerOrigins must be origins'],
   ])('refuses %j', async (options, message) => {
     const made = a2aAgentTool(options);
     await expect(made).rejects.toBeInstanceOf(InvalidArgumentError);

@@ -186,6 +186,26 @@ describe('a remote A2A agent as a tool, answered from another process', () => {
     expect(await make(url, { headers: { authorization: 'Bearer ${A2A_TOKEN}' } })).toEqual({ made: true });
   });
 
+  it('sends the headers to the origin the card came from only, unless the host lists another', async () => {
+    const db = join(dir, 'origin.db');
+    const refused = await child(['ask', db, `${url}/elsewhere/.well-known/agent-card.json`, 'echo it']);
+    expect(refused.result).toMatchObject({
+      isError: true,
+      output: expect.stringMatching(
+        /^A2A agent Booking Agent: the agent's endpoint is at http:\/\/127\.0\.0\.1:\d+, not at the origin its card came from/,
+      ) as unknown,
+    });
+    const endpoint = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(refused.result.output)![1] as string;
+    const allowed = await child([
+      'ask',
+      db,
+      `${url}/elsewhere/.well-known/agent-card.json`,
+      'echo it',
+      JSON.stringify({ headerOrigins: [endpoint] }),
+    ]);
+    expect(allowed.result).toMatchObject({ isError: false, output: 'you sent ***' });
+  });
+
   it('header values never reach a result, an error, a request or a stored row', async () => {
     const db = join(dir, 'secret.db');
     const echoed = await child(['ask', db, url, 'echo it']);

@@ -30,6 +30,12 @@ export interface FetchBounds {
   maxResponseBytes: number;
   /** One request's own limit, besides the caller's signal (the card has no other). */
   timeoutMs: number;
+  /**
+   * The origins the headers may go to: the card's own, and those the host listed. A card names
+   * the agent's endpoint, so a card that was tampered with could name another host to collect
+   * the credentials: a request elsewhere is refused before it is sent.
+   */
+  origins: ReadonlySet<string>;
 }
 
 /**
@@ -42,7 +48,15 @@ export interface FetchBounds {
 export function boundedFetch(bounds: FetchBounds): typeof globalThis.fetch {
   return async (input, init) => {
     const headers = new Headers(init?.headers);
-    for (const [key, value] of Object.entries(bounds.headers())) headers.set(key, value);
+    const own = bounds.headers();
+    if (Object.keys(own).length > 0) {
+      const target = new URL(input instanceof Request ? input.url : input).origin;
+      if (!bounds.origins.has(target))
+        throw new A2AAgentError(
+          `the agent's endpoint is at ${target}, not at the origin its card came from; its headers are not sent there (list the origin in headerOrigins to allow it)`,
+        );
+    }
+    for (const [key, value] of Object.entries(own)) headers.set(key, value);
     const timeout = AbortSignal.timeout(bounds.timeoutMs);
     const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
     const response = await bounds.fetch(input, { ...init, headers, signal, redirect: 'manual' });

@@ -23,6 +23,13 @@ export interface A2AAgentToolOptions {
    * `env`; every value is redacted as `***` from results, errors and stored rows.
    */
   headers?: Record<string, string>;
+  /**
+   * Origins besides the card's (`url`'s) the headers may be sent to: an agent whose card names an
+   * endpoint elsewhere (`https://api.example.com`). A request with headers to any other origin
+   * fails before it is sent. With `card` given instead of `url`, the endpoints the card names
+   * may have them too (the card is the host's).
+   */
+  headerOrigins?: string[];
   /** Where `${VAR}` is looked up. Default `process.env`. */
   env?: A2AEnvironment;
   /** The whole wait of one call (its send, the polls, and each answer's send), in ms. Default 300 000 (upstream's). */
@@ -66,6 +73,16 @@ export function agentSettings(options: A2AAgentToolOptions): A2AAgentSettings {
   }
   if (options.card !== undefined && (typeof options.card !== 'object' || options.card === null || Array.isArray(options.card)))
     throw new InvalidArgumentError('a2aAgentTool: card must be the agent card as a JSON object');
+  for (const origin of options.headerOrigins ?? []) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed?.origin !== origin)
+      throw new InvalidArgumentError(`a2aAgentTool: headerOrigins must be origins (scheme://host[:port]), got ${JSON.stringify(origin)}`);
+  }
   const headers = options.headers ?? {};
   for (const [key, value] of Object.entries(headers))
     if (typeof value !== 'string') throw new InvalidArgumentError(`a2aAgentTool: header ${key} must be a string`);

@@ -49,11 +49,13 @@ export async function a2aAgentTool(options: A2AAgentToolOptions): Promise<Functi
   const { sdk, client: sdkClient } = a2aSdk();
   // A value with a `${VAR}` is a template, not a secret: what it expands to is added when it is read.
   const redactor = new SecretRedactor(Object.values(settings.headers).filter((value) => !value.includes('${')));
+  const origins = new Set([...(settings.url !== undefined ? [new URL(settings.url).origin] : []), ...(settings.headerOrigins ?? [])]);
   const fetch = boundedFetch({
     fetch: settings.fetch,
     headers: () => expandHeaders(settings.headers, settings.env, redactor),
     maxResponseBytes: settings.maxResponseBytes,
     timeoutMs: settings.timeoutMs,
+    origins,
   });
   // An agent still on A2A 0.3 (its card has `url` and `protocolVersion: '0.3…'`) is spoken to in 0.3 by the SDK.
   const legacyCompat = { enabled: true };
@@ -65,6 +67,8 @@ export async function a2aAgentTool(options: A2AAgentToolOptions): Promise<Functi
     throw new A2AAgentError(`the A2A agent card could not be read: ${redactor.text(messageOf(error))}`);
   }
   if (typeof card?.name !== 'string' || card.name === '') throw new A2AAgentError('the A2A agent card has no name');
+  // A card the host gave is the host's word: the endpoints it names may have the headers.
+  if (settings.card !== undefined) for (const endpoint of endpointsOf(card)) origins.add(endpoint);
   const factory = new sdkClient.ClientFactory(
     sdkClient.ClientFactoryOptions.createFrom(sdkClient.ClientFactoryOptions.default, {
       transports: [
@@ -88,6 +92,22 @@ export async function a2aAgentTool(options: A2AAgentToolOptions): Promise<Functi
     inputSchema: TASK_SCHEMA,
     run: (args, ctx) => calls.run(args, ctx),
   });
+}
+
+/** The origins of a card's endpoints (A2A 1.0's `supportedInterfaces`, 0.3's `url`). */
+function endpointsOf(card: AgentCard): string[] {
+  const raw = card as AgentCard & { url?: unknown };
+  const urls = [...(Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces.map((item) => item?.url) : []), raw.url];
+  const out: string[] = [];
+  for (const url of urls) {
+    if (typeof url !== 'string') continue;
+    try {
+      out.push(new URL(url).origin);
+    } catch {
+      // not a URL: the SDK refuses it when it picks a transport
+    }
+  }
+  return out;
 }
 
 async function resolveCard(resolver: { resolve(base: string, path?: string): Promise<AgentCard> }, url: string): Promise<AgentCard> {
