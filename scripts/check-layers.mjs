@@ -29,6 +29,7 @@ export const LAYERS = [
   'inbox',
   'chat',
   'mcp',
+  'a2a',
   'cli',
   'nest',
   'adapters',

@@ -304,9 +304,11 @@ export function refused(refusal: Refusal, format: FormatRefusal): ToolResult {
 /**
  * Why a replay's new request must not become the next link, or `undefined` when it may:
  * re-asking the kind just answered would loop on one question, and a chain has a limit.
- * `links` counts the requests so far, the answered one included.
+ * `links` counts the requests so far, the answered one included. A request marked
+ * `data.followUp: true` says it is a new question of a conversation the answer went on
+ * (a remote A2A agent asking again on its task), so it may repeat the kind; the limit holds.
  */
 export function chainStop(answered: PendingRequest, next: PendingRequest, links: number, maxChain: number): ToolResult | undefined {
-  if (next.kind === answered.kind || links >= maxChain) return failure(`unresolved: ${next.prompt}`);
+  if ((next.kind === answered.kind && next.data?.followUp !== true) || links >= maxChain) return failure(`unresolved: ${next.prompt}`);
   return undefined;
 }

@@ -112,3 +112,11 @@ describe('error codes of the toolnexus-ts/mcp entry', () => {
     expect(new mcp.McpConfigError('x')).toBeInstanceOf(ToolnexusError);
   });
 });
+
+describe('error codes of the toolnexus-ts/a2a entry (the outbound agent tool)', () => {
+  it('are released and stable', async () => {
+    const a2a = await import('toolnexus-ts/a2a');
+    expect(new a2a.A2AAgentError('x').code).toBe('TOOLNEXUS_A2A_AGENT');
+    expect(new a2a.A2AAgentError('x')).toBeInstanceOf(ToolnexusError);
+  });
+});

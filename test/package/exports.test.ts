@@ -306,6 +306,7 @@ const EXPECTED: Record<string, string[]> = {
     'type OpenApiOperation',
     'type OpenApiToolsOptions',
   ],
+  'toolnexus-ts/a2a': ['A2AAgentError', 'a2aAgentTool', 'type A2AAgentToolOptions', 'type A2AEnvironment', 'type A2ATaskRef'],
   'toolnexus-ts/webhooks': [
     'DEFAULT_WEBHOOK_TOLERANCE_SECONDS',
     'WEBHOOK_DELIVERY_HEADER',
@@ -534,7 +535,7 @@ const EXPECTED: Record<string, string[]> = {
  * it, node can (require(esm), Node 20.19+), so their run-time export list is read in a child
  * process (test/fixtures/register-ts.js).
  */
-const LOADED_IN_CHILD: ReadonlySet<string> = new Set(['toolnexus-ts/ai-sdk', 'toolnexus-ts/nest']);
+const LOADED_IN_CHILD: ReadonlySet<string> = new Set(['toolnexus-ts/ai-sdk', 'toolnexus-ts/nest', 'toolnexus-ts/a2a']);
 
 function valuesInChild(entry: string): string[] {
   const script = `process.stdout.write(JSON.stringify(Object.keys(require(${JSON.stringify(join(ROOT, ENTRIES[entry] ?? ''))}))))`;

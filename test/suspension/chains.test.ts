@@ -166,6 +166,28 @@ describe('chain limits', () => {
     expect(await store.list({ status: 'pending' })).toEqual([]);
   });
 
+  it('a follow-up (data.followUp) may re-ask the kind just answered; the chain limit still holds', async () => {
+    const toolkit = new Toolkit().register(
+      defineTool({
+        name: 'conversation',
+        description: 'Asks a new question of the same conversation on every replay',
+        run(_args, ctx?: ToolContext) {
+          const asked = ctx?.replay ? ctx.replay.chain.length + 1 : 0;
+          return pending({ kind: 'input', prompt: `question ${asked + 1}`, data: asked > 0 ? { followUp: true } : {} });
+        },
+      }),
+    );
+    const coordinator = new ResumeCoordinator({ toolkit, store: new MemoryStore() });
+    let result = await coordinator.execute('conversation');
+    const prompts: string[] = [];
+    for (let request = pendingOf(result); request; request = pendingOf(result)) {
+      prompts.push(request.prompt);
+      result = await coordinator.resolve({ id: request.id, ok: true });
+    }
+    expect(prompts).toEqual(['question 1', 'question 2', 'question 3', 'question 4']);
+    expect(result).toEqual({ output: 'unresolved: question 5', isError: true });
+  });
+
   it('a chain longer than maxChain ends unresolved', async () => {
     const { toolkit } = asker(['a', 'b', 'c', 'd', 'e', 'f']);
     const coordinator = new ResumeCoordinator({ toolkit, store: new MemoryStore() });
