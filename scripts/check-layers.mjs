@@ -28,6 +28,7 @@ export const LAYERS = [
   'inbox',
   'chat',
   'mcp',
+  'a2a',
   'cli',
   'nest',
   'adapters',

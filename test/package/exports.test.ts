@@ -290,6 +290,21 @@ const EXPECTED: Record<string, string[]> = {
     'type Skills',
     'type SkillsOptions',
   ],
+  'toolnexus-ts/a2a': [
+    'A2ARequestError',
+    'a2aFastifyHandler',
+    'a2aHandler',
+    'agentCardOf',
+    'type A2AAuthenticate',
+    'type A2ACardOptions',
+    'type A2AFastifyReply',
+    'type A2AFastifyRequest',
+    'type A2ANodeHandler',
+    'type A2ARefusal',
+    'type A2ARequestData',
+    'type A2AServeOptions',
+    'type A2ASkill',
+  ],
   'toolnexus-ts/webhooks': [
     'DEFAULT_WEBHOOK_TOLERANCE_SECONDS',
     'WEBHOOK_DELIVERY_HEADER',
@@ -518,7 +533,7 @@ const EXPECTED: Record<string, string[]> = {
  * it, node can (require(esm), Node 20.19+), so their run-time export list is read in a child
  * process (test/fixtures/register-ts.js).
  */
-const LOADED_IN_CHILD: ReadonlySet<string> = new Set(['toolnexus-ts/ai-sdk', 'toolnexus-ts/nest']);
+const LOADED_IN_CHILD: ReadonlySet<string> = new Set(['toolnexus-ts/ai-sdk', 'toolnexus-ts/nest', 'toolnexus-ts/a2a']);
 
 function valuesInChild(entry: string): string[] {
   const script = `process.stdout.write(JSON.stringify(Object.keys(require(${JSON.stringify(join(ROOT, ENTRIES[entry] ?? ''))}))))`;

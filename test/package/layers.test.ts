@@ -24,7 +24,7 @@ function check(src: string): { ok: boolean; lines: string[] } {
 function layersOfScript(): string[] {
   const text = readFileSync(SCRIPT, 'utf8');
   const list = /export const LAYERS = \[([\s\S]*?)\];/.exec(text)?.[1] ?? '';
-  return [...list.matchAll(/'([a-z-]+)'/g)].map((m) => m[1] as string);
+  return [...list.matchAll(/'([a-z0-9-]+)'/g)].map((m) => m[1] as string);
 }
 
 let copy: string;

@@ -1,0 +1,12 @@
+/**
+ * `toolnexus-ts/a2a`: the Agent2Agent protocol (docs/a2a.md), over the official `@a2a-js/sdk`
+ * (an optional peer). Serving an `AgentRunner` as an A2A agent: a run that waits for an answer
+ * is a task in `input-required`, answered on the task, durably and exactly once.
+ */
+export { a2aHandler, a2aFastifyHandler } from './server/http';
+export type { A2ANodeHandler, A2AFastifyRequest, A2AFastifyReply } from './server/http';
+export type { A2AServeOptions, A2ACardOptions, A2ASkill, A2AAuthenticate } from './server/options';
+export type { A2ARequestData } from './server/parts';
+export { agentCardOf } from './server/card';
+export { A2ARequestError } from './server/errors';
+export type { A2ARefusal } from './server/errors';
