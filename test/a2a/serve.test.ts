@@ -15,19 +15,27 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Message, Part, Task } from '@a2a-js/sdk';
-import type { Client } from '@a2a-js/sdk/client';
-import { startChild, until, type Started } from '../fixtures/children';
+import type { Part, Task } from '@a2a-js/sdk';
 import { chatModel, readLedger } from '../fixtures/chat/agent';
-import { loadA2AClient } from '../fixtures/a2a/sdk-client';
+import {
+  artifactText,
+  clientOf,
+  data,
+  getTask,
+  message,
+  requestsOf,
+  sdk,
+  send,
+  startAgent,
+  stopAgents,
+  text,
+} from '../fixtures/a2a/harness';
 import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
 
-const sdk = loadA2AClient();
-const { Role, TaskState } = sdk;
+const { TaskState } = sdk;
 
 let dir: string;
 let model: MockServer;
-const children: Started[] = [];
 
 beforeAll(async () => {
   model = await startMockServer(chatModel);
@@ -39,73 +47,11 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'toolnexus-a2a-'));
 });
 afterEach(async () => {
-  for (const child of children.splice(0)) {
-    child.kill('SIGTERM');
-    await child.exited;
-  }
+  await stopAgents();
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function server(mode: 'node' | 'express' = 'node'): Promise<{ child: Started; base: string }> {
-  const child = startChild('a2a/server-child.ts', [join(dir, 'a2a.db'), join(dir, 'ledger'), model.url, mode]);
-  children.push(child);
-  await until(() => child.stdout().includes('\n'), 30_000, 'the A2A server to listen');
-  const { port } = JSON.parse(child.stdout().split('\n')[0] as string) as { port: number };
-  return { child, base: mode === 'express' ? `http://127.0.0.1:${port}/a2a` : `http://127.0.0.1:${port}` };
-}
-
-/** The SDK's client of the agent at `base`, signed in as `principal` (its bearer token). */
-async function clientOf(base: string, principal?: string): Promise<Client> {
-  const fetchImpl: typeof fetch = (input, init) => {
-    const headers = new Headers(init?.headers);
-    if (principal) headers.set('authorization', `Bearer ${principal}`);
-    return fetch(input, { ...init, headers });
-  };
-  const factory = new sdk.ClientFactory(
-    sdk.ClientFactoryOptions.createFrom(sdk.ClientFactoryOptions.default, { transports: [new sdk.JsonRpcTransportFactory({ fetchImpl })] }),
-  );
-  // The card is looked up under the base, as a URL relative to it.
-  return factory.createFromUrl(`${base}/`);
-}
-
-const text = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' });
-const data = (value: Record<string, unknown>): Part => ({
-  content: { $case: 'data', value },
-  metadata: undefined,
-  filename: '',
-  mediaType: 'application/json',
-});
-
-function message(parts: Part[], task?: { id: string; contextId: string }): Message {
-  return {
-    messageId: `m-${Math.random().toString(36).slice(2)}`,
-    contextId: task?.contextId ?? '',
-    taskId: task?.id ?? '',
-    role: Role.ROLE_USER,
-    parts,
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  };
-}
-
-async function send(client: Client, parts: Part[], task?: { id: string; contextId: string }): Promise<Task> {
-  const result = await client.sendMessage({ tenant: '', message: message(parts, task), configuration: undefined, metadata: undefined });
-  expect('status' in result).toBe(true);
-  return result as Task;
-}
-
-/** The data parts of a task's status message: the requests it waits on. */
-const requestsOf = (task: Task) =>
-  (task.status?.message?.parts ?? [])
-    .filter((part) => part.content?.$case === 'data')
-    .map((part) => part.content?.value as Record<string, unknown>);
-
-const artifactText = (task: Task) =>
-  task.artifacts
-    .flatMap((artifact) => artifact.parts)
-    .map((part) => part.content?.value as string)
-    .join('');
+const server = (mode: 'node' | 'express' | 'fastify' = 'node') => startAgent(dir, model.url, mode);
 
 it('serves its agent card: name, skills, streaming, one JSON-RPC interface per protocol version', async () => {
   const { base } = await server();
@@ -133,7 +79,7 @@ it('a task waits input-required, survives a SIGKILL of its server, and is comple
   const second = await server();
   const ann = await clientOf(second.base, 'manager:ann');
   // Another process reads the task from the store: still waiting, the same request.
-  const read = await ann.getTask({ tenant: '', id: waiting.id, historyLength: undefined });
+  const read = await getTask(ann, waiting.id);
   expect(read).toMatchObject({ id: waiting.id, contextId: waiting.contextId, status: { state: TaskState.TASK_STATE_INPUT_REQUIRED } });
   expect(requestsOf(read)).toEqual([request]);
   expect(readLedger(join(dir, 'ledger'))).toHaveLength(0);
@@ -142,7 +88,7 @@ it('a task waits input-required, survives a SIGKILL of its server, and is comple
   expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   expect(artifactText(done)).toBe('Done: {"refunded":"o-1","cents":500}');
   expect(readLedger(join(dir, 'ledger'))).toHaveLength(1);
-  const after = await ann.getTask({ tenant: '', id: waiting.id, historyLength: undefined });
+  const after = await getTask(ann, waiting.id);
   expect(after.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   // Answered again: refused, and the tool does not run again.
   await expect(send(ann, [data({ ok: true })], waiting)).rejects.toThrow(/completed|terminal/);
@@ -166,9 +112,7 @@ it('refuses an unauthenticated request (401) and an answer the policy refuses; t
   await expect(send(mallory, [data({ ok: true })], waiting)).rejects.toThrow(/refunds need a manager/);
   // Its requester cannot approve it either (separation of duties).
   await expect(send(alice, [text('yes')], waiting)).rejects.toThrow(/separation of duties/);
-  expect((await alice.getTask({ tenant: '', id: waiting.id, historyLength: undefined })).status?.state).toBe(
-    TaskState.TASK_STATE_INPUT_REQUIRED,
-  );
+  expect((await getTask(alice, waiting.id)).status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
   expect(readLedger(join(dir, 'ledger'))).toHaveLength(0);
   // A reply that answers nothing is refused as malformed.
   await expect(send(await clientOf(base, 'manager:ann'), [text('maybe')], waiting)).rejects.toThrow(/yes.*no/);

@@ -1,0 +1,118 @@
+/**
+ * The A2A agent's edges (docs/a2a.md), with `@a2a-js/sdk`'s own client against real server
+ * processes (test/fixtures/a2a/server-child.ts): bounded messages (parts, body size), the
+ * cancellation of a waiting task (its tool never runs), a context busy with a waiting task,
+ * `@Sensitive()` values never sent (the request's prompt and the answer quote a card number),
+ * and the route mounted in Fastify.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chatModel, readLedger } from '../fixtures/chat/agent';
+import {
+  artifactText,
+  clientOf,
+  data,
+  getTask,
+  message,
+  requestsOf,
+  sdk,
+  send,
+  startAgent,
+  stopAgents,
+  text,
+} from '../fixtures/a2a/harness';
+import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
+
+const { TaskState } = sdk;
+
+let dir: string;
+let model: MockServer;
+
+beforeAll(async () => {
+  model = await startMockServer(chatModel);
+});
+afterAll(async () => {
+  await model.close();
+});
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'toolnexus-a2a-bounds-'));
+});
+afterEach(async () => {
+  await stopAgents();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+it('refuses a message of more parts than allowed, and a body over the limit (413), before anything runs', async () => {
+  const { base } = await startAgent(dir, model.url);
+  const alice = await clientOf(base, 'alice');
+  await expect(
+    send(
+      alice,
+      Array.from({ length: 6 }, () => text('refund o-1 100')),
+    ),
+  ).rejects.toThrow(/at most 5 parts/);
+  const response = await fetch(base, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer alice', 'a2a-version': '1.0' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'SendMessage',
+      params: { message: { parts: [{ text: 'x'.repeat(70 * 1024) }] } },
+    }),
+  });
+  expect(response.status).toBe(413);
+  expect(readLedger(join(dir, 'ledger'))).toHaveLength(0);
+});
+
+it('cancels a waiting task: its request is cancelled, the tool never runs, the task reads canceled', async () => {
+  const { base } = await startAgent(dir, model.url);
+  const alice = await clientOf(base, 'alice');
+  const waiting = await send(alice, [text('refund o-5 500')]);
+  expect(waiting.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+  const cancelled = await alice.cancelTask({ tenant: '', id: waiting.id, metadata: undefined });
+  expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+  expect((await getTask(alice, waiting.id)).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+  await expect(send(await clientOf(base, 'manager:ann'), [data({ ok: true })], waiting)).rejects.toThrow();
+  expect(readLedger(join(dir, 'ledger'))).toHaveLength(0);
+  // The context is free again.
+  const next = await send(alice, [text('hello')], undefined);
+  expect(artifactText(next)).toBe('You said: hello');
+});
+
+it('refuses a new task in a context whose task waits: the reply goes on that task', async () => {
+  const { base } = await startAgent(dir, model.url);
+  const alice = await clientOf(base, 'alice');
+  const waiting = await send(alice, [text('refund o-6 600')]);
+  const result = alice.sendMessage({
+    tenant: '',
+    message: { ...message([text('hello')]), contextId: waiting.contextId },
+    configuration: undefined,
+    metadata: undefined,
+  });
+  await expect(result).rejects.toThrow(new RegExp(`task ${waiting.id} in progress`));
+});
+
+it('never sends a @Sensitive() value: the request prompt and the answer that quote the card read [redacted]', async () => {
+  const { base } = await startAgent(dir, model.url);
+  const alice = await clientOf(base, 'alice');
+  const waiting = await send(alice, [text('pay 4111111111111111 900')]);
+  const serialized = JSON.stringify(waiting);
+  expect(serialized).not.toContain('4111111111111111');
+  expect(requestsOf(waiting)[0]).toMatchObject({ kind: 'approval', prompt: 'Charge 900 cents to card [redacted]?' });
+  const done = await send(await clientOf(base, 'manager:ann'), [data({ ok: true })], waiting);
+  expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  expect(JSON.stringify(done)).not.toContain('4111111111111111');
+  expect(artifactText(done)).toContain('[redacted]');
+  expect(JSON.stringify(await getTask(alice, waiting.id))).not.toContain('4111111111111111');
+});
+
+it('mounted in Fastify: the card, a task, its answer', async () => {
+  const { base } = await startAgent(dir, model.url, 'fastify');
+  const waiting = await send(await clientOf(base, 'alice'), [text('refund o-7 700')]);
+  expect(waiting.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+  const done = await send(await clientOf(base, 'manager:ann'), [text('yes')], waiting);
+  expect(artifactText(done)).toBe('Done: {"refunded":"o-7","cents":700}');
+  expect(readLedger(join(dir, 'ledger'))).toHaveLength(1);
+});
