@@ -3,7 +3,7 @@
  * processes (test/fixtures/a2a/server-child.ts): bounded messages (parts, body size), the
  * cancellation of a waiting task (its tool never runs), a context busy with a waiting task,
  * `@Sensitive()` values never sent (the request's prompt and the answer quote a card number),
- * and the route mounted in Fastify.
+ * and the route mounted in Fastify and in Nest (ToolnexusA2AModule).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -115,4 +115,14 @@ it('mounted in Fastify: the card, a task, its answer', async () => {
   const done = await send(await clientOf(base, 'manager:ann'), [text('yes')], waiting);
   expect(artifactText(done)).toBe('Done: {"refunded":"o-7","cents":700}');
   expect(readLedger(join(dir, 'ledger'))).toHaveLength(1);
+});
+
+it('served by ToolnexusA2AModule in a Nest app: the card under its path, a task completed', async () => {
+  const { base } = await startAgent(dir, model.url, 'nest');
+  const alice = await clientOf(base, 'alice');
+  expect((await alice.getAgentCard()).supportedInterfaces[0]?.url).toBe(base);
+  const done = await send(alice, [text('hello')]);
+  expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  expect(artifactText(done)).toBe('You said: hello');
+  expect((await fetch(base, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
 });

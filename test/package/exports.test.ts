@@ -469,6 +469,7 @@ const EXPECTED: Record<string, string[]> = {
   ],
   'toolnexus-ts/nest': [
     'TOOLNEXUS_OPTIONS',
+    'ToolnexusA2AModule',
     'ToolnexusChatModule',
     'ToolnexusExceptionFilter',
     'ToolnexusInboxModule',
@@ -476,6 +477,7 @@ const EXPECTED: Record<string, string[]> = {
     'ToolnexusModuleError',
     'httpStatusOf',
     'type NestToolContext',
+    'type ToolnexusA2AModuleOptions',
     'type ToolnexusChatModuleOptions',
     'type ToolnexusErrorBody',
     'type ToolnexusInboxModuleOptions',

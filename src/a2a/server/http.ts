@@ -51,7 +51,8 @@ export function a2aHandler(runner: AgentRunner, options: A2AServeOptions): A2ANo
   const legacy = new LegacyJsonRpcTransportHandler(handler);
   const cardBody = JSON.stringify(card);
   return async (request, response) => {
-    const path = (request.url ?? '/').split('?')[0] as string;
+    // Express and Nest keep the whole path in originalUrl; node:http has only url.
+    const path = ((request as { originalUrl?: string }).originalUrl ?? request.url ?? '/').split('?')[0] as string;
     if (request.method === 'GET' && path.endsWith(`/${AGENT_CARD_PATH}`)) {
       response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache' });
       response.end(cardBody);
