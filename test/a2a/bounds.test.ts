@@ -3,12 +3,17 @@
  * processes (test/fixtures/a2a/server-child.ts): bounded messages (parts, body size), the
  * cancellation of a waiting task (its tool never runs), a context busy with a waiting task,
  * `@Sensitive()` values never sent (the request's prompt and the answer quote a card number),
- * and the route mounted in Fastify and in Nest (ToolnexusA2AModule).
+ * the route mounted in Fastify and in Nest (ToolnexusA2AModule), and a task answered through
+ * another front end, which only its answerer's reply continues.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chatModel, readLedger } from '../fixtures/chat/agent';
+import { Toolkit } from 'toolnexus-ts';
+import { answerAs } from 'toolnexus-ts/agents';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
+import { chatModel, readLedger, RefundTool } from '../fixtures/chat/agent';
 import {
   artifactText,
   clientOf,
@@ -125,4 +130,25 @@ it('served by ToolnexusA2AModule in a Nest app: the card under its path, a task 
   expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   expect(artifactText(done)).toBe('You said: hello');
   expect((await fetch(base, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
+});
+
+it('a task answered elsewhere (another front end, or a server that died before continuing): only its answerer continues it', async () => {
+  const { base } = await startAgent(dir, model.url);
+  const waiting = await send(await clientOf(base, 'alice'), [text('refund o-8 800')]);
+  const [request] = requestsOf(waiting);
+  // Settled through the coordinator alone, as the CLI without a runner does: the run stays halted, its answer in.
+  const store = new SqliteStore({ filename: join(dir, 'a2a.db') });
+  try {
+    const coordinator = new ResumeCoordinator({ toolkit: new Toolkit().register(new RefundTool(join(dir, 'ledger'))), store });
+    const answered = await answerAs(coordinator, { id: request?.id as string, ok: true }, { by: { id: 'manager:ann' } });
+    expect(answered.run).toEqual({ runId: waiting.id, continued: false });
+  } finally {
+    await store.close();
+  }
+  expect((await getTask(await clientOf(base, 'alice'), waiting.id)).status?.state).toBe(TaskState.TASK_STATE_WORKING);
+  await expect(send(await clientOf(base, 'manager:ben'), [text('yes')], waiting)).rejects.toThrow(/not waiting for input/);
+  const done = await send(await clientOf(base, 'manager:ann'), [text('yes')], waiting);
+  expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  expect(artifactText(done)).toBe('Done: {"refunded":"o-8","cents":800}');
+  expect(readLedger(join(dir, 'ledger'))).toHaveLength(1);
 });

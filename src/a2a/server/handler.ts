@@ -116,6 +116,8 @@ export class RunRequestHandler extends DefaultRequestHandler {
     const task = await this.tasks.load(taskId);
     // No such task, or one over: the SDK says so in its words.
     if (!task || task.status?.state !== TaskState.TASK_STATE_INPUT_REQUIRED) {
+      // Answered, its continuation never begun: the answerer's retry continues it (the SDK's flow, then the executor).
+      if (task?.status?.state === TaskState.TASK_STATE_WORKING && (await this.tasks.answerersOf(taskId))?.includes(principal.id)) return;
       if (task?.status?.state === TaskState.TASK_STATE_WORKING)
         throw new A2ARequestError('not_pending', `task ${taskId} is not waiting for input: its request was answered, and it is running`);
       if (task?.status?.state === TaskState.TASK_STATE_COMPLETED)

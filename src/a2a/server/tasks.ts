@@ -78,6 +78,23 @@ export class RunTaskStore implements TaskStore {
     return Promise.reject(new UnsupportedOperationError('this agent does not list tasks: get one by its id'));
   }
 
+  /**
+   * Who answered the requests a run waited on, when every one is answered and its continuation
+   * has not begun (a server died between the two, or the answers came through another front
+   * end): only they may continue it by replying again. `undefined` for a run in any other state.
+   */
+  async answerersOf(taskId: string): Promise<string[] | undefined> {
+    const checkpoint = await this.runs.loadRun(taskId);
+    if (!checkpoint) return undefined;
+    const state = readRunState(taskId, checkpoint.state);
+    if (state.phase !== 'halted') return undefined;
+    const calls = await Promise.all(
+      (state.halted?.calls ?? []).flatMap((entry) => (entry.pendingId ? [this.runner.coordinator.get(entry.pendingId)] : [])),
+    );
+    if (calls.some((call) => call?.status === 'pending')) return undefined;
+    return calls.flatMap((call) => (call?.answeredBy ? [call.answeredBy.id] : []));
+  }
+
   /** The run's state as a task (see the class). */
   async taskOf(taskId: string, state: RunState, updatedAt: string): Promise<Task> {
     const contextId = contextOfSession(state.session) ?? taskId;
