@@ -48,7 +48,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-it('refuses a message of more parts than allowed, and a body over the limit (413), before anything runs', async () => {
+it('refuses a message of more parts than allowed, a body over the limit (413), an overlong context id, before anything runs', async () => {
   const { base } = await startAgent(dir, model.url);
   const alice = await clientOf(base, 'alice');
   await expect(
@@ -68,6 +68,13 @@ it('refuses a message of more parts than allowed, and a body over the limit (413
     }),
   });
   expect(response.status).toBe(413);
+  const longContext = alice.sendMessage({
+    tenant: '',
+    message: { ...message([text('hello')]), contextId: 'c'.repeat(101) },
+    configuration: undefined,
+    metadata: undefined,
+  });
+  await expect(longContext).rejects.toThrow(/at most 100 characters/);
   expect(readLedger(join(dir, 'ledger'))).toHaveLength(0);
 });
 

@@ -27,6 +27,9 @@ import { A2ARequestError, wireError } from './errors';
 import { principalOf, RunExecutor } from './executor';
 import { sessionOfContext, type RunTaskStore } from './tasks';
 
+/** The longest task or context id taken from a client (they name runs and sessions). */
+const MAX_ID_LENGTH = 100;
+
 /** What {@link RunRequestHandler} is built with. */
 export interface RunRequestHandlerOptions {
   context?: (principal: Principal) => object;
@@ -88,6 +91,8 @@ export class RunRequestHandler extends DefaultRequestHandler {
         throw new A2ARequestError('bad_message', 'the message needs at least one part');
       if (message.parts.length > this.options.maxParts)
         throw new A2ARequestError('bad_message', `a message may carry at most ${this.options.maxParts} parts`);
+      if ((message.contextId ?? '').length > MAX_ID_LENGTH || (message.taskId ?? '').length > MAX_ID_LENGTH)
+        throw new A2ARequestError('bad_message', `a task or context id is at most ${MAX_ID_LENGTH} characters`);
       const principal = principalOf(context);
       if (message.taskId) await this.reply(message, principal);
       else await this.checkContext(message, principal);
