@@ -159,3 +159,15 @@ it('a task answered elsewhere (another front end, or a server that died before c
   expect(artifactText(done)).toBe('Done: {"refunded":"o-8","cents":800}');
   expect(readLedger(join(dir, 'ledger'))).toHaveLength(1);
 });
+
+it('a sign-in request: its url in the data part, answered with text', async () => {
+  const { base } = await startAgent(dir, model.url);
+  const alice = await clientOf(base, 'alice');
+  const waiting = await send(alice, [text('login o-9')]);
+  expect(requestsOf(waiting)).toEqual([
+    expect.objectContaining({ kind: 'authorization', url: 'https://sso.example.com/login', tool: 'sign_in' }),
+  ]);
+  const done = await send(await clientOf(base, 'manager:ann'), [text('signed in')], waiting);
+  expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  expect(artifactText(done)).toBe('Done: {"signedIn":true}');
+});
