@@ -2,7 +2,14 @@
  * `toolnexus-ts/a2a`: the Agent2Agent protocol (docs/a2a.md), over the official `@a2a-js/sdk`
  * (an optional peer). Serving an `AgentRunner` as an A2A agent: a run that waits for an answer
  * is a task in `input-required`, answered on the task, durably and exactly once.
+ *
+ * Loading this entry without `@a2a-js/sdk` installed throws a `MissingPeerError` that names
+ * `npm install @a2a-js/sdk`.
  */
+import { a2aSdk } from './server/peer';
+
+a2aSdk();
+
 export { a2aHandler, a2aFastifyHandler } from './server/http';
 export type { A2ANodeHandler, A2AFastifyRequest, A2AFastifyReply } from './server/http';
 export type { A2AServeOptions, A2ACardOptions, A2ASkill, A2AAuthenticate } from './server/options';
