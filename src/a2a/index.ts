@@ -15,5 +15,6 @@ export type { A2ANodeHandler, A2AFastifyRequest, A2AFastifyReply } from './serve
 export type { A2AServeOptions, A2ACardOptions, A2ASkill, A2AAuthenticate } from './server/options';
 export type { A2ARequestData } from './server/parts';
 export { agentCardOf } from './server/card';
+export type { A2ALegacyCardFields } from './server/card';
 export { A2ARequestError } from './server/errors';
 export type { A2ARefusal } from './server/errors';

@@ -62,6 +62,9 @@ it('serves its agent card: name, skills, streaming, one JSON-RPC interface per p
     [base, 'JSONRPC', '1.0'],
     [base, 'JSONRPC', '0.3'],
   ]);
+  // The same card read by a 0.3 client: the fields it reads are there too.
+  const raw = (await (await fetch(`${base}/.well-known/agent-card.json`)).json()) as Record<string, unknown>;
+  expect(raw).toMatchObject({ url: base, protocolVersion: '0.3.0', preferredTransport: 'JSONRPC', capabilities: { streaming: true } });
 });
 
 it('a task waits input-required, survives a SIGKILL of its server, and is completed once by the answer given on it', async () => {

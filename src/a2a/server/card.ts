@@ -7,11 +7,20 @@ import type { A2ACardOptions, A2ASkill } from './options';
 /** The A2A protocol versions served: 1.0 (the SDK's) and 0.3 (`message/send`, `tasks/get`...), over JSON-RPC. */
 export const A2A_VERSIONS = ['1.0', '0.3'] as const;
 
+/** The fields an A2A 0.3 client reads of a card (1.0 moved them into `supportedInterfaces`). */
+export interface A2ALegacyCardFields {
+  url: string;
+  protocolVersion: '0.3.0';
+  preferredTransport: 'JSONRPC';
+}
+
 /**
  * The agent card of `runner` served as an A2A agent: its name, description and skills (given,
- * never its raw tools), one JSON-RPC interface per protocol version served, streaming on.
+ * never its raw tools), one JSON-RPC interface per protocol version served, streaming on. It
+ * also carries the 0.3 fields (`url`, `protocolVersion`, `preferredTransport`, as upstream
+ * toolnexus's card does), so one card serves clients of either version.
  */
-export function agentCardOf(runner: AgentRunner, options: A2ACardOptions): AgentCard {
+export function agentCardOf(runner: AgentRunner, options: A2ACardOptions): AgentCard & A2ALegacyCardFields {
   if (typeof options?.url !== 'string' || !/^https?:\/\//.test(options.url))
     throw new InvalidArgumentError('an A2A agent needs url: the public http(s) URL of its JSON-RPC endpoint');
   const given = options.skills;
@@ -34,6 +43,9 @@ export function agentCardOf(runner: AgentRunner, options: A2ACardOptions): Agent
     defaultOutputModes: ['text/plain', 'application/json'],
     skills: skills.map(agentSkill),
     signatures: [],
+    url: options.url,
+    protocolVersion: '0.3.0',
+    preferredTransport: 'JSONRPC',
   };
 }
 
