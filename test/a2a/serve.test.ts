@@ -171,7 +171,7 @@ it('message/stream: the task to input-required, then, answered, its artifact and
   expect(readLedger(join(dir, 'ledger'))).toHaveLength(1);
 });
 
-it('mounted in Express, and the 0.3 methods for a client without A2A-Version', async () => {
+it('mounted in Express, and the 0.3 methods (message/send, tasks/get, message/stream) for a client without A2A-Version', async () => {
   const { base } = await server('express');
   const done = await send(await clientOf(base, 'alice'), [text('hello')]);
   expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
@@ -202,4 +202,25 @@ it('mounted in Express, and the 0.3 methods for a client without A2A-Version', a
     })
   ).json()) as { result: { status: { state: string } } };
   expect(got.result.status.state).toBe('completed');
+
+  // message/stream: server-sent events, each a JSON-RPC response of the 0.3 shapes, ending completed.
+  const streamed = await fetch(base, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer alice' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 9,
+      method: 'message/stream',
+      params: { message: { kind: 'message', messageId: 'm-2', role: 'user', parts: [{ kind: 'text', text: 'stream me' }] } },
+    }),
+  });
+  expect(streamed.headers.get('content-type')).toBe('text/event-stream');
+  const events = (await streamed.text())
+    .split('\n\n')
+    .filter((event) => event.startsWith('data: '))
+    .map(
+      (event) => (JSON.parse(event.slice('data: '.length)) as { id: number; result: { kind: string; status?: { state: string } } }).result,
+    );
+  expect(events[0]?.kind).toBe('task');
+  expect(events[events.length - 1]).toMatchObject({ kind: 'status-update', status: { state: 'completed' } });
 });
