@@ -12,7 +12,7 @@ a2aSdk();
 
 export { a2aHandler, a2aFastifyHandler } from './server/http';
 export type { A2ANodeHandler, A2AFastifyRequest, A2AFastifyReply } from './server/http';
-export type { A2AServeOptions, A2ACardOptions, A2ASkill, A2AAuthenticate } from './server/options';
+export type { A2AServeOptions, A2ACardOptions, A2ASkill, A2AAuthenticate, A2ALogger } from './server/options';
 export type { A2ARequestData } from './server/parts';
 export { agentCardOf } from './server/card';
 export type { A2ALegacyCardFields } from './server/card';

@@ -171,3 +171,15 @@ it('a sign-in request: its url in the data part, answered with text', async () =
   expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   expect(artifactText(done)).toBe('Done: {"signedIn":true}');
 });
+
+it('a run that fails: the task is failed naming no error message, and the server logs one line with the code', async () => {
+  // Nothing listens on port 1: the model cannot be reached.
+  const { base, child } = await startAgent(dir, 'http://127.0.0.1:1');
+  const failed = await send(await clientOf(base, 'alice'), [text('hello')]);
+  expect(failed.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+  expect(failed.status?.message?.parts[0]?.content).toEqual({ $case: 'text', value: 'the run stopped on an error' });
+  expect(child.stderr()).toMatch(
+    new RegExp(`toolnexus a2a: task ${failed.id} failed: TOOLNEXUS_MODEL_CONNECTION \\(model provider openai\\)`),
+  );
+  expect(child.stderr()).not.toContain('ECONNREFUSED');
+});

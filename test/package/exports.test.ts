@@ -300,6 +300,7 @@ const EXPECTED: Record<string, string[]> = {
     'type A2AFastifyReply',
     'type A2AFastifyRequest',
     'type A2ALegacyCardFields',
+    'type A2ALogger',
     'type A2ANodeHandler',
     'type A2ARefusal',
     'type A2ARequestData',

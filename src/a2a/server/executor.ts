@@ -1,10 +1,12 @@
 import { TaskState, type Task } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext, type ServerCallContext } from '@a2a-js/sdk/server';
+import { ModelError, ToolnexusError } from '../../errors';
 import type { AgentRunner } from '../../runner/agent-runner';
 import type { RunEvent, RunResult } from '../../runner/types';
 import type { Principal } from '../../suspension/audit';
 import { redactCall } from '../../suspension/redact';
 import { textOf } from './answer';
+import type { A2ALogger } from './options';
 import { answerArtifact, inputRequired, statusOf } from './parts';
 import { sessionOfContext } from './tasks';
 
@@ -18,6 +20,22 @@ export function principalOf(context: ServerCallContext): Principal {
 
 const now = () => new Date().toISOString();
 
+const STDERR: A2ALogger = { error: (message) => process.stderr.write(`${message}\n`) };
+
+/** One line for the operator: the task and the error's code (a model's provider and status), never its message. */
+function logFailure(logger: A2ALogger, taskId: string, error: unknown): void {
+  try {
+    let line = `toolnexus a2a: task ${taskId} failed: ${error instanceof ToolnexusError ? error.code : 'an internal error'}`;
+    if (error instanceof ModelError) {
+      const status = (error as { status?: unknown }).status;
+      line += ` (model provider ${error.provider}${typeof status === 'number' ? `, HTTP ${status}` : ''})`;
+    }
+    logger.error(line);
+  } catch {
+    // A failing logger changes nothing for the client.
+  }
+}
+
 /**
  * The SDK's `AgentExecutor` over an `AgentRunner`: a task is a run of the same id. A new task
  * starts the run in the context's session on the principal's behalf; a message on a task whose
@@ -29,6 +47,7 @@ export class RunExecutor implements AgentExecutor {
   constructor(
     private readonly runner: AgentRunner,
     private readonly contextOf: ((principal: Principal) => object) | undefined,
+    private readonly logger: A2ALogger = STDERR,
   ) {}
 
   async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
@@ -55,8 +74,9 @@ export class RunExecutor implements AgentExecutor {
       let result: RunResult | undefined;
       for await (const event of events) if (event.type === 'done' && event.path === undefined) result = event.result;
       await this.publishEnd(taskId, contextId, result, bus);
-    } catch {
-      // The client learns the task failed; the error's message (which may quote the conversation) stays here.
+    } catch (error) {
+      // The client learns the task failed; the error's message (which may quote the conversation) is told to no one.
+      logFailure(this.logger, taskId, error);
       bus.publish(
         AgentEvent.statusUpdate({
           taskId,

@@ -24,6 +24,7 @@ import type { AgentRunner } from '../../runner/agent-runner';
 import type { Principal } from '../../suspension/audit';
 import { readReply } from './answer';
 import { A2ARequestError, wireError } from './errors';
+import type { A2ALogger } from './options';
 import { principalOf, RunExecutor } from './executor';
 import { sessionOfContext, type RunTaskStore } from './tasks';
 
@@ -33,6 +34,7 @@ const MAX_ID_LENGTH = 100;
 /** What {@link RunRequestHandler} is built with. */
 export interface RunRequestHandlerOptions {
   context?: (principal: Principal) => object;
+  logger?: A2ALogger;
   maxParts: number;
 }
 
@@ -51,7 +53,7 @@ export class RunRequestHandler extends DefaultRequestHandler {
     private readonly tasks: RunTaskStore,
     private readonly options: RunRequestHandlerOptions,
   ) {
-    super(card, tasks, new RunExecutor(runner, options.context), new DefaultExecutionEventBusManager());
+    super(card, tasks, new RunExecutor(runner, options.context, options.logger), new DefaultExecutionEventBusManager());
   }
 
   override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {

@@ -46,6 +46,7 @@ export function a2aHandler(runner: AgentRunner, options: A2AServeOptions): A2ANo
   const handler = new RunRequestHandler(card, runner, new RunTaskStore(runner, runs as RunStore), {
     maxParts,
     ...(options.context ? { context: options.context } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
   });
   const current = new JsonRpcTransportHandler(handler);
   const legacy = new LegacyJsonRpcTransportHandler(handler);

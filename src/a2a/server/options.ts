@@ -34,6 +34,11 @@ export interface A2ACardOptions {
   skills?: Skills | readonly A2ASkill[];
 }
 
+/** Where the agent logs a run that failed (the client is told only that its task failed). */
+export interface A2ALogger {
+  error(message: string): void;
+}
+
 /** Options of {@link a2aHandler} and its Fastify and Nest forms. */
 export interface A2AServeOptions extends A2ACardOptions {
   /** Who asks: every JSON-RPC request is authenticated (the agent card is public). */
@@ -49,4 +54,10 @@ export interface A2AServeOptions extends A2ACardOptions {
   maxBodyBytes?: number;
   /** The most parts one message may carry. Default 20. */
   maxParts?: number;
+  /**
+   * Where a failed run is logged: one line naming the task and the error's code (for a model,
+   * its provider and HTTP status), never the error's message. Default: stderr. A logger that
+   * throws is ignored.
+   */
+  logger?: A2ALogger;
 }
