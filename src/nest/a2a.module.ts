@@ -1,4 +1,4 @@
-import { Inject, Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { Inject, Logger, Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { A2AServeOptions } from '../a2a/server/options';
@@ -54,9 +54,11 @@ export class ToolnexusA2AModule implements NestModule {
     }
     const { path: _path, ...serveOptions } = this.options;
     // Loaded here, not at the top: the Nest entry must not need the A2A SDK unless this module is used.
+    // The entry, not the handler's file: without the SDK, its MissingPeerError names the install command.
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer, loaded when used
-    const { a2aHandler } = require('../a2a/server/http') as typeof import('../a2a/server/http');
-    const handler = a2aHandler(runner, serveOptions);
+    const { a2aHandler } = require('../a2a') as typeof import('../a2a');
+    // A failed run is logged with the app's own logs; the client is told only that its task failed.
+    const handler = a2aHandler(runner, { ...serveOptions, logger: serveOptions.logger ?? new Logger('ToolnexusA2A') });
     const middleware = (request: IncomingMessage, response: ServerResponse) => void handler(request, response);
     consumer
       .apply(middleware)
