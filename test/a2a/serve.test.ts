@@ -1,6 +1,7 @@
 /**
  * A runner served as an A2A agent (toolnexus-ts/a2a, docs/a2a.md), driven by `@a2a-js/sdk`'s own
- * client against real server processes (test/fixtures/a2a/server-child.ts) on one SQLite file,
+ * client against real server processes (test/fixtures/a2a/server-child.ts) on one SQLite file
+ * (and, for the restart and the race, one PostgreSQL schema),
  * the model a scripted chat-completions server on 127.0.0.1:
  *
  * - a task that waits for an approval is `input-required`, its request in its status message;
@@ -30,6 +31,7 @@ import {
   stopAgents,
   text,
 } from '../fixtures/a2a/harness';
+import { dropSchema, postgresUrl, uniqueSchema } from '../fixtures/pg/server';
 import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
 
 const { TaskState } = sdk;
@@ -53,6 +55,28 @@ afterEach(async () => {
 
 const server = (mode: 'node' | 'express' | 'fastify' = 'node') => startAgent(dir, model.url, mode);
 
+let pgUrl: string;
+const schemas: string[] = [];
+beforeAll(async () => {
+  pgUrl = await postgresUrl();
+});
+afterAll(async () => {
+  for (const schema of schemas) await dropSchema(pgUrl, schema);
+});
+
+/** Where the agents of a test keep their runs, sessions and suspensions. */
+const STORES: Array<[string, () => string]> = [
+  ['SQLite', () => join(dir, 'a2a.db')],
+  [
+    'PostgreSQL',
+    () => {
+      const schema = uniqueSchema('a2a');
+      schemas.push(schema);
+      return `pg:${pgUrl}#${schema}`;
+    },
+  ],
+];
+
 it('serves its agent card: name, skills, streaming, one JSON-RPC interface per protocol version', async () => {
   const { base } = await server();
   const card = await (await clientOf(base)).getAgentCard();
@@ -67,35 +91,53 @@ it('serves its agent card: name, skills, streaming, one JSON-RPC interface per p
   expect(raw).toMatchObject({ url: base, protocolVersion: '0.3.0', preferredTransport: 'JSONRPC', capabilities: { streaming: true } });
 });
 
-it('a task waits input-required, survives a SIGKILL of its server, and is completed once by the answer given on it', async () => {
-  const first = await server();
-  const alice = await clientOf(first.base, 'alice');
-  const waiting = await send(alice, [text('refund o-1 500')]);
-  expect(waiting.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-  expect(waiting.status?.message?.parts[0]?.content).toEqual({ $case: 'text', value: 'Refund 500 cents on order o-1?' });
-  const [request] = requestsOf(waiting);
-  expect(request).toMatchObject({ kind: 'approval', prompt: 'Refund 500 cents on order o-1?', tool: 'refund' });
-  expect(request).not.toHaveProperty('args');
+describe.each(STORES)('on %s', (_name, storeOf) => {
+  it('a task waits input-required, survives a SIGKILL of its server, and is completed once by the answer given on it', async () => {
+    const store = storeOf();
+    const first = await startAgent(dir, model.url, 'node', store);
+    const alice = await clientOf(first.base, 'alice');
+    const waiting = await send(alice, [text('refund o-1 500')]);
+    expect(waiting.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(waiting.status?.message?.parts[0]?.content).toEqual({ $case: 'text', value: 'Refund 500 cents on order o-1?' });
+    const [request] = requestsOf(waiting);
+    expect(request).toMatchObject({ kind: 'approval', prompt: 'Refund 500 cents on order o-1?', tool: 'refund' });
+    expect(request).not.toHaveProperty('args');
 
-  first.child.kill('SIGKILL');
-  expect((await first.child.exited).signal).toBe('SIGKILL');
-  const second = await server();
-  const ann = await clientOf(second.base, 'manager:ann');
-  // Another process reads the task from the store: still waiting, the same request.
-  const read = await getTask(ann, waiting.id);
-  expect(read).toMatchObject({ id: waiting.id, contextId: waiting.contextId, status: { state: TaskState.TASK_STATE_INPUT_REQUIRED } });
-  expect(requestsOf(read)).toEqual([request]);
-  expect(readLedger(join(dir, 'ledger'))).toHaveLength(0);
+    first.child.kill('SIGKILL');
+    expect((await first.child.exited).signal).toBe('SIGKILL');
+    const second = await startAgent(dir, model.url, 'node', store);
+    const ann = await clientOf(second.base, 'manager:ann');
+    // Another process reads the task from the store: still waiting, the same request.
+    const read = await getTask(ann, waiting.id);
+    expect(read).toMatchObject({ id: waiting.id, contextId: waiting.contextId, status: { state: TaskState.TASK_STATE_INPUT_REQUIRED } });
+    expect(requestsOf(read)).toEqual([request]);
+    expect(readLedger(join(dir, 'ledger'))).toHaveLength(0);
 
-  const done = await send(ann, [data({ ok: true, comment: 'PO 2291' })], waiting);
-  expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-  expect(artifactText(done)).toBe('Done: {"refunded":"o-1","cents":500}');
-  expect(readLedger(join(dir, 'ledger'))).toHaveLength(1);
-  const after = await getTask(ann, waiting.id);
-  expect(after.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-  // Answered again: refused, and the tool does not run again.
-  await expect(send(ann, [data({ ok: true })], waiting)).rejects.toThrow(/completed|terminal/);
-  expect(readLedger(join(dir, 'ledger'))).toHaveLength(1);
+    const done = await send(ann, [data({ ok: true, comment: 'PO 2291' })], waiting);
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(artifactText(done)).toBe('Done: {"refunded":"o-1","cents":500}');
+    expect(readLedger(join(dir, 'ledger'))).toHaveLength(1);
+    const after = await getTask(ann, waiting.id);
+    expect(after.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    // Answered again: refused, and the tool does not run again.
+    await expect(send(ann, [data({ ok: true })], waiting)).rejects.toThrow(/completed|terminal/);
+    expect(readLedger(join(dir, 'ledger'))).toHaveLength(1);
+  });
+
+  it('two replies on one task at once, to two servers: exactly one wins and the tool runs once', async () => {
+    const store = storeOf();
+    const [a, b] = await Promise.all([startAgent(dir, model.url, 'node', store), startAgent(dir, model.url, 'node', store)]);
+    const waiting = await send(await clientOf(a.base, 'alice'), [text('refund o-3 300')]);
+    const [ann, ben] = await Promise.all([clientOf(a.base, 'manager:ann'), clientOf(b.base, 'manager:ben')]);
+    const outcomes = await Promise.allSettled([send(ann, [data({ ok: true })], waiting), send(ben, [text('yes')], waiting)]);
+    const won = outcomes.filter((outcome) => outcome.status === 'fulfilled');
+    const lost = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    expect(won).toHaveLength(1);
+    expect((won[0] as PromiseFulfilledResult<Task>).value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(lost).toHaveLength(1);
+    expect(String(lost[0]?.reason)).toMatch(/answered|completed|running/);
+    expect(readLedger(join(dir, 'ledger'))).toHaveLength(1);
+  });
 });
 
 it('refuses an unauthenticated request (401) and an answer the policy refuses; the task still waits', async () => {
@@ -119,20 +161,6 @@ it('refuses an unauthenticated request (401) and an answer the policy refuses; t
   expect(readLedger(join(dir, 'ledger'))).toHaveLength(0);
   // A reply that answers nothing is refused as malformed.
   await expect(send(await clientOf(base, 'manager:ann'), [text('maybe')], waiting)).rejects.toThrow(/yes.*no/);
-});
-
-it('two replies on one task at once, to two servers: exactly one wins and the tool runs once', async () => {
-  const [a, b] = await Promise.all([server(), server()]);
-  const waiting = await send(await clientOf(a.base, 'alice'), [text('refund o-3 300')]);
-  const [ann, ben] = await Promise.all([clientOf(a.base, 'manager:ann'), clientOf(b.base, 'manager:ben')]);
-  const outcomes = await Promise.allSettled([send(ann, [data({ ok: true })], waiting), send(ben, [text('yes')], waiting)]);
-  const won = outcomes.filter((outcome) => outcome.status === 'fulfilled');
-  const lost = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-  expect(won).toHaveLength(1);
-  expect((won[0] as PromiseFulfilledResult<Task>).value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-  expect(lost).toHaveLength(1);
-  expect(String(lost[0]?.reason)).toMatch(/answered|completed|running/);
-  expect(readLedger(join(dir, 'ledger'))).toHaveLength(1);
 });
 
 it('message/stream: the task to input-required, then, answered, its artifact and completed', async () => {
