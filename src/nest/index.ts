@@ -17,3 +17,5 @@ export { ToolnexusInboxModule } from './inbox.module';
 export type { ToolnexusInboxModuleOptions } from './inbox.module';
 export { ToolnexusChatModule } from './chat.module';
 export type { ToolnexusChatModuleOptions } from './chat.module';
+export { ToolnexusA2AModule } from './a2a.module';
+export type { ToolnexusA2AModuleOptions } from './a2a.module';

@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import * as rootEntry from 'toolnexus-ts';
 import { ToolnexusError } from 'toolnexus-ts';
 import * as suspensionEntry from 'toolnexus-ts/suspension';
@@ -113,10 +115,26 @@ describe('error codes of the toolnexus-ts/mcp entry', () => {
   });
 });
 
-describe('error codes of the toolnexus-ts/a2a entry (the outbound agent tool)', () => {
-  it('are released and stable', async () => {
-    const a2a = await import('toolnexus-ts/a2a');
-    expect(new a2a.A2AAgentError('x').code).toBe('TOOLNEXUS_A2A_AGENT');
-    expect(new a2a.A2AAgentError('x')).toBeInstanceOf(ToolnexusError);
+describe('error codes of the toolnexus-ts/a2a entry', () => {
+  it('are released and stable', () => {
+    // The entry loads @a2a-js/sdk, whose CommonJS build requires an ES module jest cannot: read in a child.
+    const root = join(__dirname, '..', '..');
+    const script = `const { A2ARequestError } = require(${JSON.stringify(join(root, 'src', 'a2a', 'index.ts'))});
+      const { ToolnexusError } = require(${JSON.stringify(join(root, 'src', 'index.ts'))});
+      const { A2AAgentError } = require(${JSON.stringify(join(root, 'src', 'a2a', 'index.ts'))});
+      const error = new A2ARequestError('not_pending', 'x');
+      const agent = new A2AAgentError('x');
+      process.stdout.write(JSON.stringify({ code: error.code, reason: error.reason, name: error.name, base: error instanceof ToolnexusError,
+        agent: { code: agent.code, name: agent.name, base: agent instanceof ToolnexusError } }));`;
+    const out = execFileSync(process.execPath, ['-r', join(root, 'test', 'fixtures', 'register-ts.js'), '-e', script], {
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(out)).toEqual({
+      code: 'TOOLNEXUS_A2A_REQUEST',
+      reason: 'not_pending',
+      name: 'A2ARequestError',
+      base: true,
+      agent: { code: 'TOOLNEXUS_A2A_AGENT', name: 'A2AAgentError', base: true },
+    });
   });
 });

@@ -1,0 +1,51 @@
+import { A2AError, RequestMalformedError, TaskNotCancelableError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import { ToolnexusError } from '../../errors';
+
+/** Why an A2A request was refused, for programs (the `reason` of {@link A2ARequestError}). */
+export type A2ARefusal =
+  /** The message is not one this agent reads: no text, too many parts, a part of an unknown shape. */
+  | 'bad_message'
+  /** The reply to an `input-required` task does not answer its request (wrong shape, or invalid for its schema). */
+  | 'bad_answer'
+  /** The task's request was answered already (by another reply, maybe at the same instant), or it waits for nothing. */
+  | 'not_pending'
+  /** The answer policy refused this principal's answer (docs/who-may-answer.md). */
+  | 'answer_refused'
+  /** The context has a task in progress or waiting for input: reply on that task (its `taskId`). */
+  | 'busy'
+  /** Only a task waiting for input can be cancelled here. */
+  | 'not_cancelable';
+
+/**
+ * An A2A request refused before anything changed (docs/a2a.md, "Errors"). On the wire it is
+ * the A2A error its `reason` maps to (`-32602` for a bad message or answer, `-32002` for a task
+ * that cannot be cancelled, `-32004` otherwise), with `toolnexus_reason` in the error's
+ * `ErrorInfo.metadata`; an unauthenticated request is answered 401 before it is read.
+ */
+export class A2ARequestError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_A2A_REQUEST';
+
+  constructor(
+    readonly reason: A2ARefusal,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * What the SDK's transports send for a thrown value: an {@link A2ARequestError} as its A2A
+ * error, an SDK error as it is, anything else as an internal error naming only its code (the
+ * message of a store or tool error may quote what the client must not see).
+ */
+export function wireError(error: unknown): A2AError {
+  if (error instanceof A2ARequestError) {
+    const options = { message: error.message, metadata: { toolnexus_reason: error.reason } };
+    if (error.reason === 'bad_message' || error.reason === 'bad_answer') return new RequestMalformedError(options);
+    if (error.reason === 'not_cancelable') return new TaskNotCancelableError(options);
+    return new UnsupportedOperationError(options);
+  }
+  if (error instanceof A2AError) return error;
+  const code = error instanceof ToolnexusError ? error.code : 'an internal error';
+  return new A2AError({ message: `the request failed: ${code}` });
+}

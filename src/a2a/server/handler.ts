@@ -1,0 +1,183 @@
+import {
+  TaskState,
+  type AgentCard,
+  type CancelTaskRequest,
+  type ListTasksRequest,
+  type ListTasksResponse,
+  type Message,
+  type SendMessageRequest,
+  type StreamResponse,
+  type Task,
+} from '@a2a-js/sdk';
+import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import { DefaultExecutionEventBusManager, DefaultRequestHandler, type ServerCallContext } from '@a2a-js/sdk/server';
+import {
+  AlreadyResolvedError,
+  AnswerRefusedError,
+  ClaimHeldError,
+  InvalidAnswerError,
+  InvalidArgumentError,
+  UnknownSuspensionError,
+} from '../../errors';
+import { answerAs } from '../../runner/answer-as';
+import type { AgentRunner } from '../../runner/agent-runner';
+import type { Principal } from '../../suspension/audit';
+import { readReply } from './answer';
+import { A2ARequestError, wireError } from './errors';
+import type { A2ALogger } from './options';
+import { principalOf, RunExecutor } from './executor';
+import { sessionOfContext, type RunTaskStore } from './tasks';
+
+/** The longest task or context id taken from a client (they name runs and sessions). */
+const MAX_ID_LENGTH = 100;
+
+/** What {@link RunRequestHandler} is built with. */
+export interface RunRequestHandlerOptions {
+  context?: (principal: Principal) => object;
+  logger?: A2ALogger;
+  maxParts: number;
+}
+
+/**
+ * The SDK's request handler with the toolnexus rules in front (docs/a2a.md): a message is
+ * checked and bounded; a message on an `input-required` task is read as the answer to its
+ * request and settled through `answerAs` as the authenticated principal, exactly once (the
+ * store's claim decides between two replies at once: the other is refused `not_pending`),
+ * before the SDK's flow continues the run; `tasks/cancel` cancels a waiting task's requests
+ * through the answer policy. Everything else is the SDK's.
+ */
+export class RunRequestHandler extends DefaultRequestHandler {
+  constructor(
+    card: AgentCard,
+    private readonly runner: AgentRunner,
+    private readonly tasks: RunTaskStore,
+    private readonly options: RunRequestHandlerOptions,
+  ) {
+    super(card, tasks, new RunExecutor(runner, options.context, options.logger), new DefaultExecutionEventBusManager());
+  }
+
+  override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
+    await this.before(params, context);
+    return super.sendMessage(params, context);
+  }
+
+  override async *sendMessageStream(
+    params: SendMessageRequest,
+    context: ServerCallContext,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
+    await this.before(params, context);
+    yield* super.sendMessageStream(params, context);
+  }
+
+  override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
+    try {
+      const task = await this.tasks.load(params.id);
+      if (task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) await this.cancelWaiting(params.id, principalOf(context));
+      else if (task && task.status?.state !== TaskState.TASK_STATE_CANCELED)
+        throw new A2ARequestError('not_cancelable', `task ${params.id} is not waiting for input: only a waiting task is cancelled here`);
+    } catch (error) {
+      throw wireError(error);
+    }
+    return super.cancelTask(params, context);
+  }
+
+  override listTasks(_params: ListTasksRequest, _context: ServerCallContext): Promise<ListTasksResponse> {
+    return Promise.reject(new UnsupportedOperationError('this agent does not list tasks: get one by its id'));
+  }
+
+  /** Checks the message, and settles it when it answers a waiting task; throws the refusal as the SDK's error. */
+  private async before(params: SendMessageRequest, context: ServerCallContext): Promise<void> {
+    try {
+      const message = params?.message;
+      if (!message || !Array.isArray(message.parts) || message.parts.length === 0)
+        throw new A2ARequestError('bad_message', 'the message needs at least one part');
+      if (message.parts.length > this.options.maxParts)
+        throw new A2ARequestError('bad_message', `a message may carry at most ${this.options.maxParts} parts`);
+      if ((message.contextId ?? '').length > MAX_ID_LENGTH || (message.taskId ?? '').length > MAX_ID_LENGTH)
+        throw new A2ARequestError('bad_message', `a task or context id is at most ${MAX_ID_LENGTH} characters`);
+      const principal = principalOf(context);
+      if (message.taskId) await this.reply(message, principal);
+      else await this.checkContext(message, principal);
+    } catch (error) {
+      throw wireError(error);
+    }
+  }
+
+  /** A new task in a context busy with another is refused: its client answers that task instead. */
+  private async checkContext(message: Message, principal: Principal): Promise<void> {
+    if (!message.parts.some((part) => part.content?.$case === 'text' && part.content.value.trim() !== ''))
+      throw new A2ARequestError('bad_message', 'a new task is asked in text: the message has no text part');
+    if (!message.contextId) return;
+    const session = await this.runner.sessions?.loadSession(sessionOfContext(principal, message.contextId));
+    const active = session?.active;
+    if (active && (active.phase === 'halted' || (active.until ?? 0) >= Date.now()))
+      throw new A2ARequestError(
+        'busy',
+        `context ${message.contextId} has task ${active.runId} in progress: send this message with its taskId`,
+      );
+  }
+
+  /** A message on a task: the answer to its open request, settled here once; or a retry of the answer that was. */
+  private async reply(message: Message, principal: Principal): Promise<void> {
+    const taskId = message.taskId;
+    const task = await this.tasks.load(taskId);
+    // No such task, or one over: the SDK says so in its words.
+    if (!task || task.status?.state !== TaskState.TASK_STATE_INPUT_REQUIRED) {
+      // Answered, its continuation never begun: the answerer's retry continues it (the SDK's flow, then the executor).
+      if (task?.status?.state === TaskState.TASK_STATE_WORKING && (await this.tasks.answerersOf(taskId))?.includes(principal.id)) return;
+      if (task?.status?.state === TaskState.TASK_STATE_WORKING)
+        throw new A2ARequestError('not_pending', `task ${taskId} is not waiting for input: its request was answered, and it is running`);
+      if (task?.status?.state === TaskState.TASK_STATE_COMPLETED)
+        throw new A2ARequestError('not_pending', `task ${taskId} is completed: its request was answered`);
+      return;
+    }
+    const open = await this.runner.coordinator.store.list({ runId: taskId, status: 'pending' });
+    // Read between the two: another reply answered it meanwhile.
+    if (open.length === 0) throw new A2ARequestError('not_pending', `the request of task ${taskId} was answered by another reply`);
+    const { answer, comment } = readReply(message, open);
+    let answered;
+    try {
+      const context = this.options.context?.(principal);
+      answered = await answerAs(this.runner.coordinator, answer, {
+        by: principal,
+        ...(comment ? { comment } : {}),
+        ...(context ? { context } : {}),
+        // Two replies at once: the claim lets one go on, the other is told at once.
+        ifClaimed: 'refuse',
+        // A call whose server died mid-replay is taken over under the tool's idempotent / recovery rule.
+        takeover: 'recover',
+      });
+    } catch (error) {
+      throw refusalOf(error, answer.id);
+    }
+    if (!answered.won) throw new A2ARequestError('not_pending', `request ${answer.id} of task ${taskId} was answered by another reply`);
+  }
+
+  /** Cancels every open request of a waiting task as the principal (the answer policy decides), then runs it to its end. */
+  private async cancelWaiting(taskId: string, principal: Principal): Promise<void> {
+    const open = await this.runner.coordinator.store.list({ runId: taskId, status: 'pending' });
+    for (const call of open) {
+      try {
+        await answerAs(
+          this.runner.coordinator,
+          { id: call.request.id, ok: false, reason: 'cancelled' },
+          { by: principal, ifClaimed: 'refuse' },
+        );
+      } catch (error) {
+        throw refusalOf(error, call.request.id);
+      }
+    }
+    // The model is told its requests were cancelled and ends the run, so the context is free again.
+    const context = this.options.context?.(principal);
+    await this.runner.continue(taskId, context ? { context } : {});
+  }
+}
+
+/** A settle's failure as the client is told it. */
+function refusalOf(error: unknown, id: string): unknown {
+  if (error instanceof ClaimHeldError || error instanceof AlreadyResolvedError || error instanceof UnknownSuspensionError)
+    return new A2ARequestError('not_pending', `request ${id} is being answered or was answered by another reply`);
+  if (error instanceof AnswerRefusedError) return new A2ARequestError('answer_refused', error.message);
+  if (error instanceof InvalidAnswerError || error instanceof InvalidArgumentError) return new A2ARequestError('bad_answer', error.message);
+  return error;
+}

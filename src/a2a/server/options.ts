@@ -1,0 +1,63 @@
+import type { IncomingMessage } from 'node:http';
+import type { RunStore } from '../../runner/store';
+import type { Skills } from '../../skills/skills';
+import type { Principal } from '../../suspension/audit';
+
+/** A skill the agent card lists (A2A `AgentSkill`): what the agent can be asked, in words. */
+export interface A2ASkill {
+  id: string;
+  name: string;
+  description: string;
+  tags?: string[];
+  examples?: string[];
+}
+
+/**
+ * Who is asking, from the request (a bearer token, a session cookie, headers an authenticating
+ * proxy set); `undefined` or `null` refuses it with 401. The same shape as the inbox's and the
+ * chat's, so one function serves every front door.
+ */
+export type A2AAuthenticate = (request: IncomingMessage) => Principal | undefined | null | Promise<Principal | undefined | null>;
+
+/** What the agent card says of the agent (docs/a2a.md, "The agent card"). */
+export interface A2ACardOptions {
+  /** The public URL of the JSON-RPC endpoint, as clients reach it (behind a proxy, the proxy's). */
+  url: string;
+  /** Default: the runner's `name`, else `toolnexus-agent` (upstream's). */
+  name?: string;
+  /** Default `''`. */
+  description?: string;
+  /** The agent's own version. Default `0.1.0`. */
+  version?: string;
+  provider?: { organization: string; url: string };
+  /** The skills the card lists: a `loadSkills` result (each skill's name and description), or your own. Default none: the card never lists raw tools. */
+  skills?: Skills | readonly A2ASkill[];
+}
+
+/** Where the agent logs a run that failed (the client is told only that its task failed). */
+export interface A2ALogger {
+  error(message: string): void;
+}
+
+/** Options of {@link a2aHandler} and its Fastify and Nest forms. */
+export interface A2AServeOptions extends A2ACardOptions {
+  /** Who asks: every JSON-RPC request is authenticated (the agent card is public). */
+  authenticate: A2AAuthenticate;
+  /** The host's context for the run's tool calls (a DI scope, the tenant...), per principal. */
+  context?: (principal: Principal) => object;
+  /**
+   * Where the runner keeps its checkpoints, when it was given `runs` apart from its
+   * coordinator's store. Default: the coordinator's store (the built-in stores keep both).
+   */
+  runs?: RunStore;
+  /** The largest request body read, in bytes. Default 1 MiB; a larger one is answered 413. */
+  maxBodyBytes?: number;
+  /** The most parts one message may carry. Default 20. */
+  maxParts?: number;
+  /**
+   * Where a failed run is logged: one line naming the task and the error's code (for a model,
+   * its provider and HTTP status), never the error's message. Default: stderr. A logger that
+   * throws is ignored.
+   */
+  logger?: A2ALogger;
+}

@@ -1,0 +1,67 @@
+import { Inject, Logger, Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { A2AServeOptions } from '../a2a/server/options';
+import { AgentRunner } from '../runner/agent-runner';
+import { ToolnexusModuleError } from './errors';
+
+/** Options of {@link ToolnexusA2AModule.forRoot}: the agent's (`a2aHandler`'s), and where it is served. */
+export interface ToolnexusA2AModuleOptions extends A2AServeOptions {
+  /** Where the JSON-RPC endpoint is served (POST), its agent card under it (GET `<path>/.well-known/agent-card.json`), without a leading slash. Default `a2a`. */
+  path?: string;
+}
+
+const A2A_OPTIONS = Symbol('toolnexus-a2a-options');
+
+/**
+ * Serves the `AgentRunner` of `ToolnexusModule` as an A2A agent (docs/a2a.md) in a Nest app:
+ * POST `path` is its JSON-RPC endpoint, GET `path/.well-known/agent-card.json` its card. It is
+ * Nest middleware, so guards do not apply: `authenticate` signs every request in. Needs
+ * `@a2a-js/sdk`, loaded when the module is configured (so `toolnexus-ts/nest` alone never loads it).
+ *
+ * @example
+ * ```ts
+ * import { ToolnexusA2AModule, ToolnexusModule } from 'toolnexus-ts/nest';
+ *
+ * @Module({ imports: [ToolnexusModule.forRoot({ model, store }), ToolnexusA2AModule.forRoot({ url: 'https://agents.example.com/a2a', authenticate: (req) => userOf(req) })] })
+ * export class AppModule {}
+ * ```
+ */
+@Module({})
+export class ToolnexusA2AModule implements NestModule {
+  static forRoot(options: ToolnexusA2AModuleOptions): DynamicModule {
+    if (typeof options?.authenticate !== 'function')
+      throw new ToolnexusModuleError('ToolnexusA2AModule.forRoot needs authenticate: (request) => Principal | undefined');
+    return { module: ToolnexusA2AModule, providers: [{ provide: A2A_OPTIONS, useValue: options }] };
+  }
+
+  constructor(
+    @Inject(A2A_OPTIONS) private readonly options: ToolnexusA2AModuleOptions,
+    private readonly moduleRef: ModuleRef,
+  ) {}
+
+  configure(consumer: MiddlewareConsumer): void {
+    const path = (this.options.path ?? 'a2a').replace(/^\/+|\/+$/g, '');
+    if (path === '' || !/^[A-Za-z0-9._~/-]+$/.test(path))
+      throw new ToolnexusModuleError(
+        `ToolnexusA2AModule: path must be a plain URL path such as "a2a", got ${JSON.stringify(this.options.path)}`,
+      );
+    let runner: AgentRunner;
+    try {
+      runner = this.moduleRef.get(AgentRunner, { strict: false });
+    } catch {
+      throw new ToolnexusModuleError('ToolnexusA2AModule needs ToolnexusModule in the same application (it serves its AgentRunner)');
+    }
+    const { path: _path, ...serveOptions } = this.options;
+    // Loaded here, not at the top: the Nest entry must not need the A2A SDK unless this module is used.
+    // The entry, not the handler's file: without the SDK, its MissingPeerError names the install command.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer, loaded when used
+    const { a2aHandler } = require('../a2a') as typeof import('../a2a');
+    // A failed run is logged with the app's own logs; the client is told only that its task failed.
+    const handler = a2aHandler(runner, { ...serveOptions, logger: serveOptions.logger ?? new Logger('ToolnexusA2A') });
+    const middleware = (request: IncomingMessage, response: ServerResponse) => void handler(request, response);
+    consumer
+      .apply(middleware)
+      .forRoutes({ path, method: RequestMethod.POST }, { path: `${path}/.well-known/agent-card.json`, method: RequestMethod.GET });
+  }
+}
