@@ -4,6 +4,9 @@
 //   range), but jest's own module loader can only do so on Node 24.9+ with
 //   --experimental-vm-modules (the "test" script). test/package/exports.test.ts still loads
 //   toolnexus-ts/nest, and so Nest 12, in a real child process on these Nodes.
+// - test/a2a/agent-tool-options.test.ts, which loads toolnexus-ts/a2a in jest: @a2a-js/sdk's
+//   CommonJS build require()s jose, an ES module, the same limit as Nest's. Every other A2A test
+//   runs the entry in real child processes, and runs on these Nodes.
 // - The browser tests (Chromium through playwright-core): the pages are the same bytes on every
 //   Node, and they are the slowest files; the Node 24 run keeps them.
 const base = require('./jest.config.js');
@@ -18,6 +21,7 @@ module.exports = {
     '<rootDir>/test/inbox/internal-errors\\.test\\.ts$',
     // Runs docs/dependency-injection.md's programs, the NestJS one among them, inside jest.
     '<rootDir>/test/di/docs\\.test\\.ts$',
+    '<rootDir>/test/a2a/agent-tool-options\\.test\\.ts$',
     '<rootDir>/test/inbox/browser(-live)?\\.test\\.ts$',
     '<rootDir>/test/chat/browser\\.test\\.ts$',
   ],
