@@ -182,8 +182,8 @@ async function compileUserApp({ apps, tarball, tmp, run, timed, check, write }) 
   write(path.join(dir, 'esm'), { 'package.json': { name: 'user-app-esm', private: true, version: '1.0.0', type: 'module' }, ...sources });
 
   const ts7 = versionOf('typescript-7');
-  // The optional peers the adapters' and the DBOS entry's declarations import; the shared folder has Nest and the MCP SDK.
-  const peers = ['ai', '@openai/agents', 'zod', '@langchain/core', '@langchain/langgraph', '@dbos-inc/dbos-sdk'].map(
+  // The optional peers the adapters', the A2A and the DBOS entries' declarations import; the shared folder has Nest and the MCP SDK.
+  const peers = ['ai', '@openai/agents', 'zod', '@langchain/core', '@langchain/langgraph', '@dbos-inc/dbos-sdk', '@a2a-js/sdk'].map(
     (name) => `${name}@${versionOf(name)}`,
   );
   await timed(`user app: npm install <tarball> typescript@${ts7} (as typescript-7) ${peers.join(' ')}`, () =>
