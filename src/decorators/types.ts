@@ -60,6 +60,11 @@ export interface ToolOptions {
    * Unlike `annotations.idempotentHint`, this changes what the runner does.
    */
   idempotent?: boolean;
+  /**
+   * The most calls of this tool that run at once through its Toolkit, from every run and
+   * caller; the others wait their turn (docs/agents.md, "Limits"). Default: no limit.
+   */
+  concurrency?: number;
 }
 
 /**

@@ -101,6 +101,7 @@ export class AgentRunner {
       checkpoints: new Checkpoints(runs as RunStore, runLeaseMs, options.clock ?? systemClock),
       systemPrompt: promptWithSkills(options.toolkit, options.systemPrompt, options.skills),
       maxTurns,
+      maxParallelTools: limitOf(options.maxParallelTools),
       waitFor: options.waitFor,
       onMetric: options.onMetric,
       telemetry: new Telemetry(options.telemetry, 'AgentRunner'),
@@ -390,4 +391,12 @@ function copyMessage(message: ChatMessage): ChatMessage {
   return message.role === 'assistant' && message.toolCalls
     ? { ...message, toolCalls: message.toolCalls.map((call) => ({ ...call })) }
     : { ...message };
+}
+
+/** `maxParallelTools` checked: a positive whole number, or none (every call of a turn at once). */
+function limitOf(value: number | undefined): number {
+  if (value === undefined) return Infinity;
+  if (!Number.isInteger(value) || value < 1)
+    throw new InvalidArgumentError(`maxParallelTools must be a positive integer, got ${String(value)}`);
+  return value;
 }

@@ -4,6 +4,7 @@ import type { ToolCall } from '../models/types';
 import { SUB_AGENT_EVENTS } from './child-run';
 import { callContext, type AgentParts, type LiveRun } from './live-run';
 import { FINAL_ANSWER_TOOL } from './output';
+import { mapLimited } from '../timing/limiter';
 
 /**
  * How a run's turns run their calls, chosen once per run by its durability: {@link PLAIN_CALLS},
@@ -13,13 +14,13 @@ import { FINAL_ANSWER_TOOL } from './output';
 export interface TurnCalls {
   /** The model asked for `calls` (at least one) in turn `turn`: recorded here before anything else happens. */
   record?(turn: number, calls: readonly ToolCall[]): Promise<void>;
-  /** Runs the turn's calls in parallel; their results in call order. */
+  /** Runs the turn's calls in parallel (at most `maxParallelTools` at once); their results in call order. */
   run(parts: AgentParts, live: LiveRun, calls: readonly ToolCall[]): Promise<ToolResult[]>;
 }
 
 /** Calls run in parallel, nothing recorded until the run halts or ends. */
 export const PLAIN_CALLS: TurnCalls = {
-  run: (parts, live, calls) => Promise.all(calls.map((call) => callTool(parts, live, call))),
+  run: (parts, live, calls) => mapLimited(calls, parts.maxParallelTools, (call) => callTool(parts, live, call)),
 };
 
 /**

@@ -1,3 +1,4 @@
+import { mapLimited } from '../timing/limiter';
 import { InvalidArgumentError, type RunConflictError } from '../errors';
 import { pendingOf } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
@@ -38,7 +39,7 @@ export class DurableSteps implements TurnCalls {
   /** Runs the turn's calls in parallel, recording each result as it comes in, and that a call that is not idempotent started. */
   async run(parts: AgentParts, live: LiveRun): Promise<ToolResult[]> {
     const step = this.step as RunStep;
-    const results = await Promise.all(step.calls.map((entry) => this.call(parts, live, entry)));
+    const results = await mapLimited(step.calls, parts.maxParallelTools, (entry) => this.call(parts, live, entry));
     this.step = undefined;
     return results;
   }
@@ -52,13 +53,11 @@ export class DurableSteps implements TurnCalls {
   async finish(parts: AgentParts, live: LiveRun, left: RunStep): Promise<NextStep> {
     const step: RunStep = { turn: left.turn, calls: left.calls.map((entry) => ({ ...entry })) };
     this.step = step;
-    const results = await Promise.all(
-      step.calls.map(async (entry): Promise<ToolResult> => {
-        if (entry.result) return entry.result;
-        if (!entry.started || idempotent(parts, entry.call.name)) return this.call(parts, live, entry);
-        return this.askOperator(parts, live, step.turn, entry);
-      }),
-    );
+    const results = await mapLimited(step.calls, parts.maxParallelTools, async (entry): Promise<ToolResult> => {
+      if (entry.result) return entry.result;
+      if (!entry.started || idempotent(parts, entry.call.name)) return this.call(parts, live, entry);
+      return this.askOperator(parts, live, step.turn, entry);
+    });
     this.step = undefined;
     return nextStepOf(
       parts,

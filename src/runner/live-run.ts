@@ -32,6 +32,8 @@ export interface AgentParts {
   checkpoints: Checkpoints;
   systemPrompt?: string;
   maxTurns: number;
+  /** The most tool calls of one turn running at once (`Infinity`: all). */
+  maxParallelTools: number;
   waitFor?: WaitFor;
   /** Told of every model call (provider, turn, usage, duration). */
   onMetric?: (event: ModelMetricEvent) => void;

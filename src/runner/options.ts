@@ -37,6 +37,12 @@ export interface AgentRunnerOptions {
   /** Model calls one run may make before it ends `incomplete`. Default 10. */
   maxTurns?: number;
   /**
+   * The most tool calls of one turn that run at once; the others wait, and the results still
+   * go back in call order. Also bounds the replays of answers given to a halted run together.
+   * Default: all of a turn's calls at once (docs/agents.md, "Limits").
+   */
+  maxParallelTools?: number;
+  /**
    * In-process posture: a suspended call awaits `waitFor(request)` and is replayed with
    * the answer inline (and along its chain); the run never halts. Without it, a suspension halts the run durably.
    */

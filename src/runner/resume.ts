@@ -1,3 +1,4 @@
+import { Limiter } from '../timing/limiter';
 import {
   AlreadyResolvedError,
   InvalidResumeError,
@@ -93,19 +94,17 @@ async function continueLoaded(
   // Each replay is exactly-once in the coordinator, which also refuses a stored call that is
   // not the transcript's; settle them all before merging, so one failed answer never loses
   // the outcome of another.
-  const settled = await Promise.allSettled(
-    openAnswers.map((answer) => {
-      const { call } = open.get(answer.id) as HaltedCall;
-      const ctx = callContext(options.context, options.signal, call.id, runId);
-      if (emit) Object.assign(ctx, { [SUB_AGENT_EVENTS]: emit });
-      return parts.coordinator.resolve(answer, ctx, options.audit, {
-        tool: call.name,
-        args: call.arguments,
-        callId: call.id,
-        runId,
-      });
-    }),
-  );
+  const settled = await allSettledLimited(openAnswers, parts.maxParallelTools, (answer) => {
+    const { call } = open.get(answer.id) as HaltedCall;
+    const ctx = callContext(options.context, options.signal, call.id, runId);
+    if (emit) Object.assign(ctx, { [SUB_AGENT_EVENTS]: emit });
+    return parts.coordinator.resolve(answer, ctx, options.audit, {
+      tool: call.name,
+      args: call.arguments,
+      callId: call.id,
+      runId,
+    });
+  });
   const outcomes = new Map<string, ToolResult>();
   let firstError: unknown;
   settled.forEach((entry, i) => {
@@ -390,4 +389,14 @@ function runOf(answers: readonly Answer[], calls: ReadonlyArray<SuspendedCall | 
   if (runs.size > 1)
     throw new InvalidResumeError(`the answers belong to different runs (${[...runs].join(', ')}): resume one run at a time`);
   return [...runs][0] as string;
+}
+
+/** `Promise.allSettled` of `task` over `items`, at most `limit` running at once (the replays of a halted turn's answers). */
+function allSettledLimited<T, R>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T) => Promise<R>,
+): Promise<Array<PromiseSettledResult<R>>> {
+  const limiter = new Limiter(limit);
+  return Promise.allSettled(items.map((item) => limiter.run(() => task(item))));
 }

@@ -16,6 +16,8 @@ interface FunctionToolBase {
   title?: string;
   /** As `@Tool({ idempotent })`: running a call again has no further effect. */
   idempotent?: boolean;
+  /** As `@Tool({ concurrency })`: the most calls of this tool running at once through its Toolkit. */
+  concurrency?: number;
   /** As `@Tool({ annotations })`. */
   annotations?: ToolAnnotations;
   /** As `@Tool({ output })`: the DTO class describing what `run` returns. */

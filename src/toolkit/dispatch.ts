@@ -37,8 +37,12 @@ export async function dispatch(
       : failure(`the beforeTool hook of ${entry.name} returned { result } without a ToolResult`);
   const timeoutMs = deadlineMs(ctx?.timeout ?? entry.timeoutMs ?? settings.defaultTimeoutMs);
   const watch = watchOf(ctx);
-  if (timeoutMs === undefined && watch === undefined) return invoke(entry, args, ctx);
-  return guarded(entry, args, ctx, timeoutMs, watch);
+  const start = (): Promise<ToolResult> =>
+    timeoutMs === undefined && watch === undefined ? invoke(entry, args, ctx) : guarded(entry, args, ctx, timeoutMs, watch);
+  if (entry.limiter === undefined) return start();
+  // Waiting for a turn is not the call's time: its timeout starts when it runs. A call
+  // cancelled while it waited never runs.
+  return entry.limiter.run(() => (ctx?.signal?.aborted ? Promise.resolve(failure(`${entry.name} cancelled`)) : start()));
 }
 
 /**

@@ -1,3 +1,4 @@
+import { Limiter } from '../timing/limiter';
 import { toolOptionsOf } from '../decorators/tool.decorator';
 import type { ApprovalPolicy, ClassType, ToolAnnotations, ToolOptions } from '../decorators/types';
 import { DtoRuleError, StandardSchemaError, ToolRegistrationError } from '../errors';
@@ -50,6 +51,8 @@ export interface Entry extends RegisteredTool {
   readonly dto?: ClassType;
   /** What to redact of a Standard Schema tool's arguments: its declared `sensitive` keys. */
   readonly redaction?: RedactionPlan;
+  /** Holds calls beyond the tool's `concurrency` (one per registration: the Toolkit's own). */
+  readonly limiter?: Limiter;
 }
 
 /**
@@ -133,6 +136,11 @@ function makeEntry(options: ToolOptions | FunctionTool, fallbackName: string, in
   if (options.idempotent !== undefined && typeof options.idempotent !== 'boolean')
     throw new ToolRegistrationError(`tool "${name}": idempotent must be a boolean`);
   if (options.idempotent === true) Object.assign(described, { idempotent: true });
+  if (options.concurrency !== undefined) {
+    if (!Number.isInteger(options.concurrency) || options.concurrency < 1)
+      throw new ToolRegistrationError(`tool "${name}": concurrency must be a positive integer, got ${String(options.concurrency)}`);
+    Object.assign(described, { limiter: new Limiter(options.concurrency) });
+  }
   return Object.keys(described).length === 0 ? entry : { ...entry, ...described };
 }
 
