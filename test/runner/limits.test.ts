@@ -4,7 +4,7 @@
  * Toolkit across runs. Concurrency is counted inside the tools; they yield to the event loop
  * (no timers), so without a limit every call of a turn would be in flight together.
  */
-import { InvalidArgumentError, Toolkit, ToolRegistrationError, defineTool, pending, type ToolContext } from 'toolnexus-ts';
+import { InvalidArgumentError, Toolkit, ToolRegistrationError, defineTool, pending, type JsonSchema, type ToolContext } from 'toolnexus-ts';
 import { FunctionModel } from 'toolnexus-ts/models';
 import { AgentRunner } from 'toolnexus-ts/agents';
 
@@ -30,7 +30,7 @@ function fanOut(tool: string, n: number) {
   });
 }
 
-const schema = { type: 'object', properties: { i: { type: 'integer' } }, required: ['i'] } as const;
+const schema: JsonSchema = { type: 'object', properties: { i: { type: 'integer' } }, required: ['i'] };
 
 describe('maxParallelTools', () => {
   it('runs at most two of five calls of a turn at once, and returns the five results in call order', async () => {
