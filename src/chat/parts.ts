@@ -25,6 +25,8 @@ export type UIStreamPart =
   | { type: 'data-toolnexus-request'; id: string; data: ChatRequestData }
   | { type: 'data-toolnexus-approval'; id: string; data: ChatApprovalData }
   | { type: 'data-toolnexus-sub-agent'; id: string; data: ChatSubAgentData }
+  /** Transient: `useChat` hands it to `onData` and keeps it out of the message (a progress bar, not history). */
+  | { type: 'data-toolnexus-progress'; id: string; data: ChatProgressData; transient: true }
   | { type: 'error'; errorText: string };
 
 /**
@@ -47,6 +49,19 @@ export interface ChatRequestData {
   schema?: unknown;
   /** RFC 3339. */
   expiresAt?: string;
+}
+
+/**
+ * The `data-toolnexus-progress` part: how far a running tool has come, as the tool reports it
+ * (`ctx.progress`), at most one per call every 100 ms. `id` is `progress-` and the call's id.
+ */
+export interface ChatProgressData {
+  toolCallId: string;
+  toolName: string;
+  progress: number;
+  total?: number;
+  /** As the tool wrote it (redacted of the chat's sensitive values). */
+  message?: string;
 }
 
 /** What the chat's principal may do with an approval request: the buttons a page shows. */

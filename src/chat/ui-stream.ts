@@ -2,7 +2,7 @@ import { ToolnexusError } from '../errors';
 import type { ToolCall } from '../models/types';
 import type { RunEvent, RunResult } from '../runner/types';
 import type { Toolkit } from '../toolkit/toolkit';
-import type { ChatApprovalData, ChatSubAgentData, UIStreamPart } from './parts';
+import type { ChatApprovalData, ChatProgressData, ChatSubAgentData, UIStreamPart } from './parts';
 import { jsonOrText, StreamRedactor, TextHold } from './redact';
 
 /** Options of {@link toUIMessageStream}. */
@@ -279,6 +279,13 @@ class StepState {
         yield* this.endBlock();
         yield this.redactor.part(outputPart(event.callId, event.result));
         return;
+      case 'progress': {
+        const data: ChatProgressData = { toolCallId: event.callId, toolName: event.name, progress: event.progress };
+        if (event.total !== undefined) data.total = event.total;
+        if (event.message !== undefined) data.message = event.message;
+        yield this.redactor.part({ type: 'data-toolnexus-progress', id: `progress-${event.callId}`, data, transient: true });
+        return;
+      }
       case 'pending': {
         this.toolsDone = true;
         yield* this.endBlock();

@@ -105,6 +105,7 @@ export class AgentRunner {
       waitFor: options.waitFor,
       onMetric: options.onMetric,
       telemetry: new Telemetry(options.telemetry, 'AgentRunner'),
+      clock: options.clock ?? systemClock,
       tools: () => this.currentTools(),
       beforeModel: hook(options.beforeModel, 'beforeModel'),
       afterModel: hook(options.afterModel, 'afterModel'),

@@ -4,6 +4,7 @@ import type { ToolCall } from '../models/types';
 import { SUB_AGENT_EVENTS } from './child-run';
 import { callContext, type AgentParts, type LiveRun } from './live-run';
 import { FINAL_ANSWER_TOOL } from './output';
+import { ProgressReporter } from './progress';
 import { mapLimited } from '../timing/limiter';
 
 /**
@@ -39,15 +40,25 @@ export async function callTool(parts: AgentParts, live: LiveRun, call: ToolCall)
   const emit = live.emit;
   // A sub-agent's events join the stream of the run that called it.
   if (emit) Object.assign(ctx, { [SUB_AGENT_EVENTS]: emit });
-  const result = await parts.coordinator.execute(call.name, call.arguments, ctx, {
-    callId: call.id,
-    runId: live.runId,
-    principal: live.principal,
-    session: live.session,
-    waitFor: parts.waitFor,
-    // Inline answers are announced before `waitFor` runs, so a channel can push the link at once.
-    onPending: emit ? (request: PendingRequest) => emit({ type: 'pending', callId: call.id, request }) : undefined,
-  });
+  // Progress is reported only to someone listening; a host's own `progress` (an MCP client's) is kept.
+  const progress =
+    emit && ctx.progress === undefined ? new ProgressReporter(call.id, call.name, emit, parts.clock, parts.telemetry) : undefined;
+  if (progress) ctx.progress = progress.report;
+  let result: ToolResult;
+  try {
+    result = await parts.coordinator.execute(call.name, call.arguments, ctx, {
+      callId: call.id,
+      runId: live.runId,
+      principal: live.principal,
+      session: live.session,
+      waitFor: parts.waitFor,
+      // Inline answers are announced before `waitFor` runs, so a channel can push the link at once.
+      onPending: emit ? (request: PendingRequest) => emit({ type: 'pending', callId: call.id, request }) : undefined,
+    });
+  } finally {
+    // A held update goes out before the result; none after it.
+    progress?.close();
+  }
   if (live.emit) {
     const request = pendingOf(result);
     live.emit(request ? { type: 'pending', callId: call.id, request } : { type: 'tool_result', callId: call.id, name: call.name, result });

@@ -2,6 +2,7 @@ import { messageOf } from '../errors/message';
 import type { WaitFor } from '../suspension/answers';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { Telemetry } from '../telemetry/telemetry';
+import type { Clock } from '../timing/clock';
 import type { ToolContext } from '../toolkit/context';
 import { idempotencyKeyOf } from '../suspension/idempotency';
 import type { Principal } from '../suspension/audit';
@@ -45,6 +46,8 @@ export interface AgentParts {
   agentParts?(name: string): AgentParts | undefined;
   /** OpenTelemetry spans and metrics of runs and model calls. */
   telemetry: Telemetry;
+  /** The runner's clock: driver leases, and the pace of progress events. */
+  clock: Clock;
   /** Rewrites each request before it is sent (context management, docs/chat.md). */
   beforeModel?: BeforeModel;
   /** Sees each answer before the run uses it. */

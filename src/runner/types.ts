@@ -120,4 +120,10 @@ export type RunEventBody =
   | { type: 'tool_call'; call: ToolCall }
   | { type: 'tool_result'; callId: string; name: string; result: ToolResult }
   | { type: 'pending'; callId: string; request: PendingRequest }
+  /**
+   * A running tool's `ctx.progress(progress, total?, message?)`: at most one per call every
+   * 100 ms (the latest in between kept), the last one before the call's result. The tool's
+   * author chooses the message: it is sent as written, so it must hold no secret.
+   */
+  | { type: 'progress'; callId: string; name: string; progress: number; total?: number; message?: string }
   | { type: 'done'; result: RunResult };

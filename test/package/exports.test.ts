@@ -409,6 +409,7 @@ const EXPECTED: Record<string, string[]> = {
     'type ChatHandlerOptions',
     'type ChatLogger',
     'type ChatOptions',
+    'type ChatProgressData',
     'type ChatRequestData',
     'type ChatResponseOptions',
     'type ChatSubAgentData',
