@@ -9,15 +9,13 @@ export const LIVE_PHASES = ['running', 'halted'] as const;
 export const DEFAULT_PRUNE_BATCH = 1000;
 const MAX_PRUNE_BATCH = 10_000;
 
-/** One table's batch step: the oldest rows past `cutoff` (at most `limit`), and their deletion. */
+/** One table's batch step, its cut-off bound in: the oldest rows past it (at most `limit`), and their deletion. */
 export interface PruneTable {
   table: PrunedBatch['table'];
-  /** RFC 3339, as the rows' `updated_at` is written. */
-  cutoff: string;
   /** Up to `limit` candidate rows, oldest first: keys only, or whole rows when `whole`. */
-  select(cutoff: string, limit: number, whole: boolean): Promise<Array<Record<string, unknown>>>;
+  select(limit: number, whole: boolean): Promise<Array<Record<string, unknown>>>;
   /** Deletes those of `keys` that still qualify (checked again: a row may have changed since); returns how many. */
-  remove(cutoff: string, keys: string[]): Promise<number>;
+  remove(keys: string[]): Promise<number>;
   /** The key column of a selected row. */
   key: string;
 }
@@ -35,13 +33,10 @@ export async function pruneInBatches(options: PruneOptions, tablesOf: (options: 
   for (const step of tables) {
     for (;;) {
       if (report.batches >= maxBatches || options.signal?.aborted) return report;
-      const rows = await step.select(step.cutoff, batchSize, options.archive !== undefined);
+      const rows = await step.select(batchSize, options.archive !== undefined);
       if (rows.length === 0) break;
       if (options.archive) await options.archive({ table: step.table, rows });
-      const deleted = await step.remove(
-        step.cutoff,
-        rows.map((row) => String(row[step.key])),
-      );
+      const deleted = await step.remove(rows.map((row) => String(row[step.key])));
       if (deleted > 0) report.batches++;
       report[step.table] += deleted;
       if (rows.length < batchSize) break;

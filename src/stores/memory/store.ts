@@ -68,9 +68,8 @@ export class MemoryStore extends MemoryRunStore implements SessionStore, Prunabl
       steps.push({
         table: name,
         key,
-        cutoff,
-        select: (at, limit) => Promise.resolve(rows(at).slice(0, limit) as Array<Record<string, unknown>>),
-        remove: (at, keys) => Promise.resolve(keys.filter((k) => remove(k, at)).length),
+        select: (limit) => Promise.resolve(rows(cutoff).slice(0, limit) as Array<Record<string, unknown>>),
+        remove: (keys) => Promise.resolve(keys.filter((k) => remove(k, cutoff)).length),
       });
     };
     table(

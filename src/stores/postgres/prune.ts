@@ -14,74 +14,51 @@ const FINISHED = `(state->>'phase') NOT IN (${LIVE_PHASES.map((p) => `'${p}'`).j
  */
 export function postgresPruneTables(tables: Tables, sessions: string, query: PostgresQuery, options: PruneOptions): PruneTable[] {
   const steps: PruneTable[] = [];
-  const settled = cutoffOf(options.settledBefore, 'settledBefore');
-  if (settled !== undefined) {
-    const qualifies = `s.${SETTLED} AND s.updated_at COLLATE "C" < $1
-      AND NOT EXISTS (SELECT 1 FROM ${tables.suspensions} n WHERE n.id = s.next_id AND n.status IN ('pending', 'resolving'))`;
+  /** One table's step: `from` (with its alias), its key (`column` as the statements name it), what qualifies a row ($1 the cut-off), the walk's order. */
+  const step = (
+    table: PruneTable['table'],
+    at: string | undefined,
+    from: string,
+    [key, column]: [string, string],
+    qualifies: string,
+    order: string,
+  ): void => {
+    if (at === undefined) return;
+    const operation = `prune of ${table}`;
     steps.push({
-      table: 'suspensions',
-      key: 'id',
-      cutoff: settled,
-      select: async (cutoff, limit, whole) =>
-        (
-          await query(
-            'prune of settled suspensions',
-            `SELECT ${whole ? 's.*' : 's.id'} FROM ${tables.suspensions} s WHERE ${qualifies} ORDER BY s.updated_at COLLATE "C" NULLS FIRST, s.seq LIMIT $2`,
-            [cutoff, limit],
-          )
-        ).rows,
-      remove: async (cutoff, keys) =>
-        (
-          await query('prune of settled suspensions', `DELETE FROM ${tables.suspensions} s WHERE s.id = ANY($2::text[]) AND ${qualifies}`, [
-            cutoff,
-            keys,
-          ])
-        ).rowCount ?? 0,
+      table,
+      key,
+      select: async (limit, whole) =>
+        (await query(operation, `SELECT ${whole ? '*' : column} FROM ${from} WHERE ${qualifies} ORDER BY ${order} LIMIT $2`, [at, limit]))
+          .rows,
+      remove: async (keys) =>
+        (await query(operation, `DELETE FROM ${from} WHERE ${column} = ANY($2::text[]) AND ${qualifies}`, [at, keys])).rowCount ?? 0,
     });
-  }
-  const finished = cutoffOf(options.finishedBefore, 'finishedBefore');
-  if (finished !== undefined) {
-    const qualifies = `updated_at COLLATE "C" < $1 AND ${FINISHED}`;
-    steps.push({
-      table: 'runs',
-      key: 'run_id',
-      cutoff: finished,
-      select: async (cutoff, limit, whole) =>
-        (
-          await query(
-            'prune of finished runs',
-            `SELECT ${whole ? '*' : 'run_id'} FROM ${tables.runs} WHERE ${qualifies} ORDER BY updated_at COLLATE "C" LIMIT $2`,
-            [cutoff, limit],
-          )
-        ).rows,
-      remove: async (cutoff, keys) =>
-        (
-          await query('prune of finished runs', `DELETE FROM ${tables.runs} WHERE run_id = ANY($2::text[]) AND ${qualifies}`, [
-            cutoff,
-            keys,
-          ])
-        ).rowCount ?? 0,
-    });
-  }
-  const idle = cutoffOf(options.idleBefore, 'idleBefore');
-  if (idle !== undefined) {
-    const qualifies = `active_run IS NULL AND updated_at COLLATE "C" < $1`;
-    steps.push({
-      table: 'sessions',
-      key: 'id',
-      cutoff: idle,
-      select: async (cutoff, limit, whole) =>
-        (
-          await query(
-            'prune of idle sessions',
-            `SELECT ${whole ? '*' : 'id'} FROM ${sessions} WHERE ${qualifies} ORDER BY updated_at COLLATE "C" LIMIT $2`,
-            [cutoff, limit],
-          )
-        ).rows,
-      remove: async (cutoff, keys) =>
-        (await query('prune of idle sessions', `DELETE FROM ${sessions} WHERE id = ANY($2::text[]) AND ${qualifies}`, [cutoff, keys]))
-          .rowCount ?? 0,
-    });
-  }
+  };
+  step(
+    'suspensions',
+    cutoffOf(options.settledBefore, 'settledBefore'),
+    `${tables.suspensions} s`,
+    ['id', 's.id'],
+    `s.${SETTLED} AND s.updated_at COLLATE "C" < $1
+      AND NOT EXISTS (SELECT 1 FROM ${tables.suspensions} n WHERE n.id = s.next_id AND n.status IN ('pending', 'resolving'))`,
+    's.updated_at COLLATE "C" NULLS FIRST, s.seq',
+  );
+  step(
+    'runs',
+    cutoffOf(options.finishedBefore, 'finishedBefore'),
+    tables.runs,
+    ['run_id', 'run_id'],
+    `updated_at COLLATE "C" < $1 AND ${FINISHED}`,
+    'updated_at COLLATE "C"',
+  );
+  step(
+    'sessions',
+    cutoffOf(options.idleBefore, 'idleBefore'),
+    sessions,
+    ['id', 'id'],
+    'active_run IS NULL AND updated_at COLLATE "C" < $1',
+    'updated_at COLLATE "C"',
+  );
   return steps;
 }

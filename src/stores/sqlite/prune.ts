@@ -28,24 +28,23 @@ export function sqlitePruneTables(db: SqliteConnection, run: <T>(work: () => T, 
     steps.push({
       table,
       key,
-      cutoff,
-      select: (at, limit, whole) =>
+      select: (limit, whole) =>
         Promise.resolve(
           run(
             () =>
               (
                 db
                   .prepare(`SELECT ${whole ? '*' : column} FROM ${from} WHERE ${qualifies} ORDER BY ${order} LIMIT @limit`)
-                  .all({ cutoff: at, limit }) as Array<Record<string, unknown>>
+                  .all({ cutoff, limit }) as Array<Record<string, unknown>>
               ).map((row) => (whole ? parsed(table, row) : row)),
             `prune ${table}`,
           ),
         ),
-      remove: (at, keys) =>
+      remove: (keys) =>
         Promise.resolve(
           run(
             () =>
-              db.prepare(`DELETE FROM ${from} WHERE ${column} IN ${KEYS} AND ${qualifies}`).run({ cutoff: at, keys: JSON.stringify(keys) })
+              db.prepare(`DELETE FROM ${from} WHERE ${column} IN ${KEYS} AND ${qualifies}`).run({ cutoff, keys: JSON.stringify(keys) })
                 .changes,
             `prune ${table}`,
           ),
