@@ -1,10 +1,9 @@
 import { InvalidArgumentError } from '../errors';
 import { REDACTED } from '../toolkit/redaction';
+import { expandVariables } from '../http/variables';
 
-/** Where `${NAME}` in a header is read from: the process's environment, or a source of the caller's. */
+/** Where `${NAME}` (or `${env:NAME}`, `${NAME:-fallback}`) in a header is read from: the process's environment, or a source of the caller's. */
 export type EnvSource = Readonly<Record<string, string | undefined>> | ((name: string) => string | undefined);
-
-const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /** Headers with their `${NAME}`s read now, and every value read, to mask wherever text leaves the tool. */
 export interface ResolvedHeaders {
@@ -22,16 +21,13 @@ export function resolveHeaders(headers: Readonly<Record<string, string>> | undef
   const read = typeof env === 'function' ? env : (name: string) => (env ?? process.env)[name];
   const resolved: ResolvedHeaders = { headers: {}, secretNames: new Set(), secrets: [] };
   for (const [name, template] of Object.entries(headers ?? {})) {
-    let secret = false;
-    resolved.headers[name] = template.replace(PLACEHOLDER, (_, variable: string) => {
-      const value = read(variable);
-      if (value === undefined || value === '')
-        throw new InvalidArgumentError(`the header ${name} needs the environment variable ${variable}, which is not set`);
-      secret = true;
-      resolved.secrets.push(value);
-      return value;
-    });
-    if (secret) resolved.secretNames.add(name.toLowerCase());
+    resolved.headers[name] = expandVariables(
+      template,
+      read,
+      (variable) => new InvalidArgumentError(`the header ${name} needs the environment variable ${variable}, which is not set`),
+      (value) => resolved.secrets.push(value),
+    );
+    if (template.includes('${')) resolved.secretNames.add(name.toLowerCase());
   }
   return resolved;
 }

@@ -1,3 +1,4 @@
+import { expandVariables } from '../../http/variables';
 import type { SecretRedactor } from '../../mcp/client/redactor';
 import { A2AAgentError } from './errors';
 import type { A2AEnvironment } from './options';
@@ -10,14 +11,12 @@ import type { A2AEnvironment } from './options';
 export function expandHeaders(headers: Record<string, string>, env: A2AEnvironment, redactor: SecretRedactor): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, raw] of Object.entries(headers)) {
-    out[key] = raw.replace(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_match, variable: string, fallback?: string) => {
-      const value = env[variable] ?? fallback;
-      if (value === undefined)
-        throw new A2AAgentError(
-          `header ${key} uses \${${variable}}, which is not set (write \${${variable}:-} for an explicit empty value)`,
-        );
-      return value;
-    });
+    out[key] = expandVariables(
+      raw,
+      (variable) => env[variable],
+      (variable) =>
+        new A2AAgentError(`header ${key} uses \${${variable}}, which is not set (write \${${variable}:-} for an explicit empty value)`),
+    );
   }
   redactor.add(Object.values(out));
   return out;

@@ -1,3 +1,4 @@
+import { expandVariables } from '../../http/variables';
 import { McpConfigError } from './errors';
 
 /** How to reach one MCP server, after `${ENV}` expansion. */
@@ -257,15 +258,15 @@ function expandAll(server: string, field: string, raw: unknown, env: McpEnvironm
 
 /** `${VAR}`, `${env:VAR}` and `${VAR:-fallback}` replaced; the message names the variable, never a value. */
 function expand(server: string, where: string, text: string, env: McpEnvironment, secrets: string[]): string {
-  return text.replace(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_match, variable: string, fallback?: string) => {
-    const value = env[variable] ?? fallback;
-    if (value === undefined)
-      throw new McpConfigError(
+  return expandVariables(
+    text,
+    (variable) => env[variable],
+    (variable) =>
+      new McpConfigError(
         `server ${server}: ${where} uses \${${variable}}, which is not set (a missing variable is refused rather than sent empty; write \${${variable}:-} for an explicit empty value)`,
-      );
-    if (value !== '') secrets.push(value);
-    return value;
-  });
+      ),
+    (value) => secrets.push(value),
+  );
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
