@@ -23,3 +23,33 @@ export function declaredLength(headers: ReplyHeaders): number {
   const length = header === null ? Number.NaN : Number(header);
   return Number.isFinite(length) ? length : -1;
 }
+
+/**
+ * Every byte of `body`, or `undefined` once more than `limit` have come (the rest is not read):
+ * what a `fetch` reply reads when its length is not known up front.
+ */
+export async function readStreamCapped(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array<ArrayBuffer> | undefined> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > limit) return undefined;
+      chunks.push(value);
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  // One chunk is the common case: no copy (a fetch stream's chunks are ArrayBuffer-backed).
+  if (chunks.length === 1) return chunks[0] as Uint8Array<ArrayBuffer>;
+  const all = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return all;
+}

@@ -1,5 +1,5 @@
 import type { Attempt } from './attempt';
-import { declaredLength } from './body';
+import { declaredLength, readStreamCapped } from './body';
 import { refusalDetail, RequestRefused, type Reply, type ReplyHeaders, type Transport } from './transport';
 
 /**
@@ -43,21 +43,8 @@ class FetchReply implements Reply {
     // A declared length within the limit, not compressed, bounds the body by itself (HTTP/1.1
     // framing ends it there): let fetch read it in one go, without a chunk loop here.
     if (declaredLength(this.headers) >= 0 && isIdentity(this.headers)) return this.response.text();
-    const reader = (this.response.body as ReadableStream<Uint8Array>).getReader();
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        total += value.byteLength;
-        if (total > limit) return undefined;
-        chunks.push(value);
-      }
-    } finally {
-      await reader.cancel().catch(() => undefined);
-    }
-    return new TextDecoder().decode(concat(chunks, total));
+    const bytes = await readStreamCapped(this.response.body as ReadableStream<Uint8Array>, limit);
+    return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
   }
 
   async prefix(limit: number): Promise<string> {

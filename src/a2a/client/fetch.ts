@@ -1,3 +1,4 @@
+import { readStreamCapped } from '../../http/body';
 import { expandVariables } from '../../http/variables';
 import type { SecretRedactor } from '../../mcp/client/redactor';
 import { A2AAgentError } from './errors';
@@ -77,27 +78,9 @@ async function readBounded(response: Response, limit: number): Promise<Uint8Arra
     await response.body.cancel().catch(() => undefined);
     throw tooLarge(limit);
   }
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > limit) throw tooLarge(limit);
-      chunks.push(value);
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-  const all = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return all;
+  const bytes = await readStreamCapped(response.body as ReadableStream<Uint8Array>, limit);
+  if (bytes === undefined) throw tooLarge(limit);
+  return bytes;
 }
 
 function tooLarge(limit: number): A2AAgentError {
