@@ -1,6 +1,6 @@
-import type { ClassType } from '../decorators/types';
+import type { ApprovalPolicy, ClassType } from '../decorators/types';
 import { InvalidArgumentError } from '../errors';
-import { failure, pending, success } from '../results/helpers';
+import { failure, success } from '../results/helpers';
 import type { JsonSchema } from '../results/json-schema';
 import type { ToolResult } from '../results/wire';
 import type { ToolContext } from '../toolkit/context';
@@ -28,8 +28,8 @@ export interface HttpToolSpec<TArgs extends object = Record<string, unknown>> {
   headers?: Readonly<Record<string, string>>;
   /** Arguments sent in the query string for a method with a body (for GET, HEAD and DELETE all are). */
   query?: readonly string[];
-  /** Asks a human before the request is sent (the tool suspends with an approval request). Default: never. */
-  approval?: boolean | { prompt: string };
+  /** Asks a human before the request is sent: a declared approval, as `@Tool({ approval })` takes it. Default: never. */
+  approval?: boolean | ApprovalPolicy;
   /** Per request, redirects included. Default 30 000 ms. */
   timeoutMs?: number;
   /** The largest response body read. Default 1 MiB. */
@@ -59,26 +59,25 @@ export interface HttpCallPlan {
 export function httpTool<TArgs extends object>(spec: HttpToolSpec<TArgs>): FunctionTool {
   const method = checkSpec(spec);
   const client = new HttpToolClient();
-  const run = (args: Record<string, unknown>, ctx?: ToolContext): Promise<ToolResult> | ToolResult => {
-    const approval = spec.approval;
-    if (approval && !ctx?.answer) {
-      const prompt = typeof approval === 'object' ? approval.prompt : `${method} ${spec.url}?`;
-      return pending({ kind: 'approval', prompt, data: { tool: spec.name, method, url: spec.url } });
-    }
-    return callHttp(client, plan(spec, method, args), spec, ctx);
-  };
+  const run = (args: Record<string, unknown>, ctx?: ToolContext): Promise<ToolResult> =>
+    callHttp(client, plan(spec, method, args), spec, ctx);
+  // A declared approval, as `@Tool({ approval })`: asked after the arguments are checked, under the
+  // answer policy, grants and quorums like any other (docs/who-may-answer.md).
+  const approval = spec.approval === true ? { prompt: `${method} ${spec.url}?` } : spec.approval || undefined;
   // Upstream allows an empty description; a Toolkit tool needs one, so the request stands in for it.
   const description = spec.description || `${method} ${spec.url}`;
   return spec.args !== undefined
     ? defineTool({
         name: spec.name,
         description,
+        approval,
         args: spec.args,
         run: (args: object, ctx) => run(Object.fromEntries(Object.entries(args)), ctx),
       })
     : defineTool({
         name: spec.name,
         description,
+        approval,
         inputSchema: spec.inputSchema ?? { type: 'object', properties: {} },
         run,
       });
