@@ -8,7 +8,7 @@ export type UIStreamPart =
   | { type: 'start'; messageId?: string }
   | { type: 'start-step' }
   | { type: 'finish-step' }
-  | { type: 'finish'; finishReason?: 'stop' | 'length' | 'tool-calls' | 'error' | 'other' }
+  | { type: 'finish'; finishReason?: 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other' }
   | { type: 'text-start'; id: string }
   | { type: 'text-delta'; id: string; delta: string }
   | { type: 'text-end'; id: string }

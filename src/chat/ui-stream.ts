@@ -137,9 +137,10 @@ export class UIPartWriter {
   }
 }
 
-function finishReason(result: RunResult | undefined): 'stop' | 'length' | 'tool-calls' | 'other' {
+function finishReason(result: RunResult | undefined): 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'other' {
   if (result?.status === 'done') return 'stop';
-  if (result?.status === 'incomplete') return 'length';
+  if (result?.status === 'incomplete' || result?.status === 'budget_exceeded') return 'length';
+  if (result?.status === 'blocked') return 'content-filter';
   if (result?.status === 'halted') return 'tool-calls';
   return 'other';
 }

@@ -168,5 +168,5 @@ function summaryOfCheckpoint(checkpoint: RunCheckpoint): DbosRunSummary {
   }
   if (state.phase === 'done')
     return { runId: checkpoint.runId, status: 'done', text: typeof state.text === 'string' ? state.text : undefined };
-  return { runId: checkpoint.runId, status: 'incomplete' };
+  return { runId: checkpoint.runId, status: state.stop?.status ?? 'incomplete' };
 }

@@ -149,5 +149,6 @@ export async function resultOf(
   if (state.phase === 'done')
     return { ...base, status: 'done', output: state.output?.value === undefined ? undefined : await instance(state.output.value) };
   if (state.phase === 'incomplete') return { ...base, status: 'incomplete', limit: 'maxTurns' };
+  if (state.stop !== undefined) return { ...base, status: state.stop.status, stop: state.stop };
   return undefined;
 }

@@ -11,7 +11,7 @@ import type { Principal } from '../suspension/audit';
 import { defineTool, type FunctionTool } from '../toolkit/define-tool';
 import type { ChatMessage, Usage } from '../models/types';
 import { RUN_PRINCIPAL, type AgentToolContext, type Emit } from './live-run';
-import type { RunEvent, RunResult } from './types';
+import type { RunEvent, RunResult, RunStop } from './types';
 
 /**
  * Where a sub-agent call sends its child's events when the calling run is streamed: set on
@@ -52,6 +52,8 @@ export interface SubAgentRecord {
   turns: number;
   usage: Usage;
   messages: ChatMessage[];
+  /** Why the child was stopped, when a guardrail, its budget or a cancel ended it. */
+  stop?: RunStop;
 }
 
 export type { SubAgentOrigin } from '../suspension/origin';
@@ -130,6 +132,7 @@ function resultOf(name: string, runId: string, result: RunResult): ToolResult {
   const record: SubAgentRecord = { runId, status: result.status, turns: result.turns, usage: result.usage, messages: result.messages };
   if (result.status === 'incomplete')
     return failure(`the sub-agent ${name} stopped after ${result.turns} turns without an answer`, { subAgent: record });
+  if (result.stop) return failure(`the sub-agent ${name} was stopped: ${result.status}`, { subAgent: { ...record, stop: result.stop } });
   return { output: result.text, isError: false, metadata: { subAgent: record } };
 }
 

@@ -11,7 +11,7 @@ import { AGAIN, type NextStep } from './next-step';
 import { offeredTools } from './output';
 import type { HaltedCall } from './state';
 import { turn } from './turn';
-import type { RunResult, RunStatus } from './types';
+import type { RunResult, RunStop } from './types';
 
 /**
  * The turn loop: ask the model, run every tool call of the turn in parallel, feed the
@@ -34,6 +34,7 @@ export async function runLoop(first: AgentParts, live: LiveRun, calls: TurnCalls
   }
   // Each of these stops the lease before its own last write.
   if (next.type === 'halt') return halt(parts, live, next.calls, next.results);
+  if (next.type === 'stop') return stopped(parts, live, next.stop);
   return end(parts, live, next.type === 'final' ? 'done' : 'incomplete');
 }
 
@@ -74,7 +75,21 @@ async function halt(parts: AgentParts, live: LiveRun, calls: ToolCall[], results
   return result;
 }
 
-async function end(parts: AgentParts, live: LiveRun, status: Exclude<RunStatus, 'halted'>): Promise<RunResult> {
+/** A guardrail, the budget or a cancel ended the run: its own status, kept in the checkpoint, never continued. */
+async function stopped(parts: AgentParts, live: LiveRun, stop: RunStop): Promise<RunResult> {
+  await live.lease?.stop();
+  if (live.version > 0) {
+    const state = snapshot(live, stop.status, undefined);
+    state.stop = stop;
+    await parts.checkpoints.save(live, state);
+  }
+  const { text, messages, toolCalls, turns, usage, turnUsage, runId } = live;
+  const result: RunResult = { text, messages, toolCalls, turns, usage, turnUsage, runId, status: stop.status, stop };
+  live.emit?.({ type: 'done', result });
+  return result;
+}
+
+async function end(parts: AgentParts, live: LiveRun, status: 'done' | 'incomplete'): Promise<RunResult> {
   await live.lease?.stop();
   // A run that was never checkpointed stays out of the store: the common case costs no I/O.
   if (live.version > 0) await parts.checkpoints.save(live, snapshot(live, status, undefined));

@@ -6,20 +6,22 @@ import { callStatus } from './call-status';
 import { subAgentUsage } from './child-run';
 import { handoffOf } from './handoff';
 import type { AgentParts, LiveRun } from './live-run';
+import type { RunStop } from './types';
 import { addUsage } from './usage';
 
 /**
  * What a turn leaves the loop to do, which the loop applies: `final` (the model answered:
  * the run is done), `again` (ask the model again), `handoff` (ask again, of the agent that now
  * holds the conversation), `halt` (some calls are suspended: checkpoint and stop), or
- * `incomplete` (the turn limit is reached).
+ * `incomplete` (the turn limit is reached), or `stop` (a guardrail, the budget or a cancel ended it).
  */
 export type NextStep =
   | { readonly type: 'final' }
   | { readonly type: 'again' }
   | { readonly type: 'handoff'; readonly agent: string }
   | { readonly type: 'halt'; readonly calls: ToolCall[]; readonly results: ToolResult[] }
-  | { readonly type: 'incomplete' };
+  | { readonly type: 'incomplete' }
+  | { readonly type: 'stop'; readonly stop: RunStop };
 
 export const FINAL: NextStep = { type: 'final' };
 export const AGAIN: NextStep = { type: 'again' };

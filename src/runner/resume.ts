@@ -18,7 +18,7 @@ import { cancelChildren, SUB_AGENT_EVENTS } from './child-run';
 import { drive, takeOver, type ContinueOptions } from './drive';
 import { callContext, type AgentParts as ResumeParts, type Emit } from './live-run';
 import { resumeOutput, type OutputRun } from './output';
-import type { HaltedCall, RunState } from './state';
+import { isEnded, type HaltedCall, type RunState } from './state';
 import type { RunResult } from './types';
 import { openTrace, traced } from './run-trace';
 
@@ -165,7 +165,7 @@ async function recoverLoaded(
 ): Promise<RunResult> {
   resumeOutput(runId, state.output, options.output, parts.model, parts.tools());
   if (state.phase === 'halted') return answeredElsewhere(parts, runId, state, options, emit);
-  if (state.phase === 'done' || state.phase === 'incomplete') throw new InvalidResumeError(`run ${runId} is already ${state.phase}`);
+  if (isEnded(state.phase)) throw new InvalidResumeError(`run ${runId} is already ${state.phase}`);
   if (state.phase === 'running' && !options.force && !parts.checkpoints.lapsed(state)) {
     throw new RunConflictError(
       runId,

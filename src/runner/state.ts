@@ -5,7 +5,7 @@ import type { RefusalStatus } from '../suspension/answers';
 import type { Principal } from '../suspension/audit';
 import { callStatus } from './call-status';
 import type { OutputState } from './output';
-import type { ToolCallRecord } from './types';
+import type { RunStop, ToolCallRecord } from './types';
 import type { ChatMessage, ProviderItem, ToolCall, Usage } from '../models/types';
 
 /** Tags every checkpoint this runner writes, so a foreign or future state is refused, not misread. */
@@ -14,9 +14,18 @@ export const RUN_STATE_FORMAT = 'toolnexus.run/1';
 /**
  * `halted`: some calls of the last turn are suspended. `running`: the last answer came in
  * and one process (the one that merged it) is continuing the loop. `failed`: that loop
- * stopped on a model error; `recover` continues it. `done` / `incomplete`: over.
+ * stopped on a model error; `recover` continues it. `done` / `incomplete` and the stops
+ * (`blocked`, `budget_exceeded`, `cancelled`, with {@link RunState.stop}): over.
  */
-export type RunPhase = 'halted' | 'running' | 'failed' | 'done' | 'incomplete';
+export type RunPhase = 'halted' | 'running' | 'failed' | 'done' | 'incomplete' | RunStop['status'];
+
+/** The phases no resume or recover continues. */
+export const ENDED_PHASES: readonly RunPhase[] = ['done', 'incomplete', 'blocked', 'budget_exceeded', 'cancelled'];
+
+/** Whether a run in this phase is over. */
+export function isEnded(phase: RunPhase): boolean {
+  return ENDED_PHASES.includes(phase);
+}
 
 /** One call of the halted turn. `pendingId` is set while it is suspended; `result` is its pending result until then. */
 export interface HaltedCall {
@@ -53,6 +62,8 @@ export interface RunState {
   agent?: string;
   /** Why the loop stopped, when `failed`. */
   error?: string;
+  /** Why the run was stopped on purpose, in the phases `blocked`, `budget_exceeded` and `cancelled`. */
+  stop?: RunStop;
   /**
    * While `running`: the process driving the loop, and when it last said so. It renews this
    * every third of the runner's `runLeaseMs`; a run not renewed for a whole lease has lost
@@ -89,7 +100,7 @@ export interface RunDriver {
   renewedAt: string;
 }
 
-const PHASES: readonly string[] = ['halted', 'running', 'failed', 'done', 'incomplete'];
+const PHASES: readonly string[] = ['halted', 'running', 'failed', 'done', 'incomplete', 'blocked', 'budget_exceeded', 'cancelled'];
 const REFUSALS: readonly string[] = ['declined', 'expired', 'cancelled'];
 
 /** Checks a stored state before anything trusts it. */
@@ -132,6 +143,11 @@ export function readRunState(runId: string, raw: unknown): RunState {
     }
   }
   if (state.phase === 'halted' && state.halted === undefined) fail('a halted run has no halted turn');
+  const stop = state.stop;
+  if (stop !== undefined && (typeof stop !== 'object' || stop === null || stop.status !== state.phase))
+    fail('the stop does not match the phase');
+  if (stop === undefined && (state.phase === 'blocked' || state.phase === 'budget_exceeded' || state.phase === 'cancelled'))
+    fail(`a ${state.phase} run does not say why`);
   if (state.agent !== undefined && typeof state.agent !== 'string') fail('agent is not a name');
   const step = state.step;
   if (

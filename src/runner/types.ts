@@ -33,10 +33,28 @@ export type Durability = 'halt' | 'step';
 
 /**
  * How a run ended: `done`, `halted` (a suspension waits for its answer; the run is
- * checkpointed) or `incomplete` (a limit stopped it). Before 0.2 a halted run said
- * `'pending'`, the word of a suspension's own status.
+ * checkpointed), `incomplete` (the turn limit stopped it), or stopped on purpose: `blocked`
+ * (a guardrail), `budget_exceeded` (its budget is spent), `cancelled` (someone cancelled it).
+ * The last three are their own statuses, never a successful-looking result, and final: no
+ * resume or recover continues them. Before 0.2 a halted run said `'pending'`.
  */
-export type RunStatus = 'done' | 'halted' | 'incomplete';
+export type RunStatus = 'done' | 'halted' | 'incomplete' | RunStop['status'];
+
+/** Where a guardrail looked: the user's input, the answer, a tool call's arguments, or its result. */
+export type GuardrailStage = 'input' | 'output' | 'tool_input' | 'tool_output';
+
+/** Which budget limit a run crossed (docs/agents.md, "Budgets"). */
+export type BudgetLimit = 'inputTokens' | 'outputTokens' | 'totalTokens' | 'costUsd' | 'toolCalls' | 'wallMs';
+
+/**
+ * Why a run was stopped on purpose; the checkpoint keeps it (JSON), and the run's result
+ * carries it. `guardrail` names the guardrail that blocked, `stage` where, `message` its
+ * words (shown to whoever runs the app, never to the model).
+ */
+export type RunStop =
+  | { status: 'blocked'; guardrail: string; stage: GuardrailStage; message: string }
+  | { status: 'budget_exceeded'; limit: BudgetLimit; /** The limit's value. */ budget: number; /** What was spent of it. */ spent: number }
+  | { status: 'cancelled'; reason?: string };
 
 /** What every outcome of `run` and `resume` carries. */
 export interface RunResultBase {
@@ -65,6 +83,7 @@ export interface DoneRunResult<TOutput = unknown> extends RunResultBase {
   pending?: undefined;
   pendings?: undefined;
   limit?: undefined;
+  stop?: undefined;
 }
 
 /** A tool suspended and the run is checkpointed until `resume`: the run is halted. */
@@ -76,6 +95,7 @@ export interface HaltedRunResult extends RunResultBase {
   pendings: PendingRequest[];
   limit?: undefined;
   output?: undefined;
+  stop?: undefined;
 }
 
 /** A limit stopped the run. */
@@ -85,10 +105,24 @@ export interface IncompleteRunResult extends RunResultBase {
   pending?: undefined;
   pendings?: undefined;
   output?: undefined;
+  stop?: undefined;
+}
+
+/**
+ * A guardrail blocked the run, a budget was spent, or someone cancelled it: `stop` says
+ * which and why. No resume continues it.
+ */
+export interface StoppedRunResult extends RunResultBase {
+  status: RunStop['status'];
+  stop: RunStop;
+  pending?: undefined;
+  pendings?: undefined;
+  limit?: undefined;
+  output?: undefined;
 }
 
 /** The outcome of `run` and `resume`, told apart by `status`; `TOutput` is the typed answer's class instance. */
-export type RunResult<TOutput = unknown> = DoneRunResult<TOutput> | HaltedRunResult | IncompleteRunResult;
+export type RunResult<TOutput = unknown> = DoneRunResult<TOutput> | HaltedRunResult | IncompleteRunResult | StoppedRunResult;
 
 /** One model call of a run, as `AgentRunnerOptions.onMetric` sees it. */
 export interface ModelMetricEvent {

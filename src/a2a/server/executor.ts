@@ -7,7 +7,7 @@ import type { Principal } from '../../suspension/audit';
 import { redactCall } from '../../suspension/redact';
 import { textOf } from './answer';
 import type { A2ALogger } from './options';
-import { answerArtifact, inputRequired, statusOf } from './parts';
+import { answerArtifact, endOf, inputRequired, statusOf } from './parts';
 import { sessionOfContext } from './tasks';
 
 /** Where the transport puts the authenticated principal in the SDK's call context. */
@@ -112,12 +112,12 @@ export class RunExecutor implements AgentExecutor {
       if (await this.publishOpen(taskId, contextId, bus)) return;
     }
     if (result?.status !== 'done') {
-      const why = result?.status === 'incomplete' ? 'the run reached its turn limit' : 'the run stopped on an error';
+      const [state, why] = endOf(result?.status, result?.stop);
       bus.publish(
         AgentEvent.statusUpdate({
           taskId,
           contextId,
-          status: statusOf(TaskState.TASK_STATE_FAILED, taskId, contextId, now(), why),
+          status: statusOf(state, taskId, contextId, now(), why),
           metadata: undefined,
         }),
       );

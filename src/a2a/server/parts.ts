@@ -1,6 +1,7 @@
 import { Role, TaskState, type Artifact, type Message, type Part, type TaskStatus } from '@a2a-js/sdk';
 import { StreamRedactor } from '../../chat/redact';
 import type { ChatMessage } from '../../models/types';
+import type { RunStop } from '../../runner/types';
 import type { SuspendedCall } from '../../suspension/store';
 import type { Toolkit } from '../../toolkit/toolkit';
 
@@ -83,4 +84,15 @@ function requestData(call: SuspendedCall): A2ARequestData {
 export function statusOf(state: TaskState, taskId: string, contextId: string, timestamp: string, text?: string): TaskStatus {
   const message = text === undefined ? undefined : agentMessage(taskId, contextId, `${taskId}:${TaskState[state]}`, [textPart(text)]);
   return { state, message, timestamp };
+}
+
+/**
+ * The task state and message of a run that ended without an answer: a cancelled run is
+ * `canceled`, a blocked one `rejected`, the rest (`incomplete`, `budget_exceeded`, an error) `failed`.
+ */
+export function endOf(status: string | undefined, stop: RunStop | undefined): [TaskState, string] {
+  if (stop?.status === 'cancelled') return [TaskState.TASK_STATE_CANCELED, 'the run was cancelled'];
+  if (stop?.status === 'blocked') return [TaskState.TASK_STATE_REJECTED, 'a guardrail blocked the run'];
+  if (stop?.status === 'budget_exceeded') return [TaskState.TASK_STATE_FAILED, `the run's budget (${stop.limit}) is spent`];
+  return [TaskState.TASK_STATE_FAILED, status === 'incomplete' ? 'the run reached its turn limit' : 'the run stopped on an error'];
 }

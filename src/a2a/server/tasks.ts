@@ -7,7 +7,7 @@ import { readRunState, type RunState } from '../../runner/state';
 import type { RunStore } from '../../runner/store';
 import type { Principal } from '../../suspension/audit';
 import { redactCall } from '../../suspension/redact';
-import { answerArtifact, inputRequired, statusOf } from './parts';
+import { answerArtifact, endOf, inputRequired, statusOf } from './parts';
 import { wireError } from './errors';
 
 const SESSION_PREFIX = 'a2a:';
@@ -113,8 +113,8 @@ export class RunTaskStore implements TaskStore {
       task.status = statusOf(cancelled ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_COMPLETED, taskId, contextId, updatedAt);
       task.artifacts = [answerArtifact(taskId, state.text, this.runner.toolkit, state.messages)];
     } else {
-      const why = state.phase === 'incomplete' ? 'the run reached its turn limit' : 'the run stopped on an error';
-      task.status = statusOf(TaskState.TASK_STATE_FAILED, taskId, contextId, updatedAt, why);
+      const [taskState, why] = endOf(state.phase, state.stop);
+      task.status = statusOf(taskState, taskId, contextId, updatedAt, why);
     }
     return task;
   }
