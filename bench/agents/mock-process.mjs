@@ -5,9 +5,10 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-export async function startMock() {
+export async function startMock(env = {}) {
   const child = spawn(process.execPath, [fileURLToPath(new URL('./mock-server.mjs', import.meta.url))], {
     stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
   });
   const lines = createInterface({ input: child.stdout });
   const [first] = await once(lines, 'line');

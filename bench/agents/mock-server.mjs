@@ -7,7 +7,9 @@
 //   - tool results present   -> the final answer FINAL_TEXT
 // Every response (and every tool call) gets an id never used before: LangChain merges
 // messages that share an id. Every adapter here asks without streaming; a `stream: true`
-// request is refused with a 400 so an adapter that streams fails loudly, not unfairly.
+// request is refused with a 400 so an adapter that streams fails loudly, not unfairly, unless
+// the mock runs with MOCK_STREAM=1 (guardrails.mjs, which measures streamed runs): it then
+// streams the same answer as chat-completion chunks, the final text a word at a time.
 import http from 'node:http';
 
 import scenario from './scenario.cjs';
@@ -62,6 +64,28 @@ function jsonResponse(p, created) {
   };
 }
 
+/** The same answer as server-sent chat-completion chunks: the text word by word, each call whole, then usage. */
+function streamed(p, created) {
+  const chunk = (delta, finish = null) => ({
+    id: p.id,
+    object: 'chat.completion.chunk',
+    created,
+    model: MODEL,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
+  const events = [chunk({ role: 'assistant', content: '' })];
+  if (p.kind === 'tools') {
+    p.calls.forEach((c, index) =>
+      events.push(chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }] })),
+    );
+  } else {
+    for (const word of p.text.split(/(?<= )/)) events.push(chunk({ content: word }));
+  }
+  events.push(chunk({}, p.kind === 'tools' ? 'tool_calls' : 'stop'));
+  events.push({ id: p.id, object: 'chat.completion.chunk', created, model: MODEL, choices: [], usage });
+  return `${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')}data: [DONE]\n\n`;
+}
+
 const server = http.createServer((req, res) => {
   if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) {
     res.writeHead(404, { 'content-type': 'application/json' });
@@ -77,6 +101,15 @@ const server = http.createServer((req, res) => {
     } catch {
       res.writeHead(400, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: 'body is not JSON' } }));
+      return;
+    }
+    if (body.stream && process.env.MOCK_STREAM === '1') {
+      stats.requests++;
+      const p = plan(body);
+      if (p.kind === 'tools') stats.toolTurns++;
+      else stats.finalTurns++;
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': p.id });
+      res.end(streamed(p, Math.floor(Date.now() / 1000)));
       return;
     }
     if (body.stream) {

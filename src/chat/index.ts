@@ -18,5 +18,13 @@ export type { ChatUIMessage, ChatUIPart, ChatToolUIPart } from './thread';
 export { toUIMessageStream, uiPartBatches, UIPartWriter, messageIdOf } from './ui-stream';
 export type { UIStreamOptions } from './ui-stream';
 export { UI_STREAM_HEADERS } from './parts';
-export type { UIStreamPart, ChatRequestData, ChatSubAgentData, ChatApprovalData, ChatApprovalAction, ChatProgressData } from './parts';
+export type {
+  UIStreamPart,
+  ChatRequestData,
+  ChatSubAgentData,
+  ChatApprovalData,
+  ChatApprovalAction,
+  ChatProgressData,
+  ChatStopData,
+} from './parts';
 export { ChatRequestError } from './errors';

@@ -1,3 +1,4 @@
+import type { RunStop } from '../runner/types';
 /**
  * The parts of the AI SDK's UI message stream (protocol `v1`, header
  * `x-vercel-ai-ui-message-stream: v1`) that this back end sends, typed here so the entry
@@ -27,7 +28,16 @@ export type UIStreamPart =
   | { type: 'data-toolnexus-sub-agent'; id: string; data: ChatSubAgentData }
   /** Transient: `useChat` hands it to `onData` and keeps it out of the message (a progress bar, not history). */
   | { type: 'data-toolnexus-progress'; id: string; data: ChatProgressData; transient: true }
+  /** The run was stopped on purpose (a guardrail, its budget, a cancel): sent before `finish`. */
+  | { type: 'data-toolnexus-stop'; id: string; data: ChatStopData }
   | { type: 'error'; errorText: string };
+
+/**
+ * The `data-toolnexus-stop` part: why the run ended without its answer, as the run's result
+ * says (`RunStop`): `blocked` (which guardrail, at which stage, its message as its author
+ * wrote it), `budget_exceeded` (which limit), `cancelled`. Its id is `stop`.
+ */
+export type ChatStopData = RunStop;
 
 /**
  * The `data-toolnexus-request` part: a suspension that is not an approval (a login, an

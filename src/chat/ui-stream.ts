@@ -123,7 +123,13 @@ export class UIPartWriter {
 
   /** The parts that close a response whose run ended. */
   finish(): UIStreamPart[] {
-    return [...(this.subAgents?.flush() ?? []), ...this.state.close(), { type: 'finish', finishReason: finishReason(this.result) }];
+    const stop = this.result?.stop;
+    return [
+      ...(this.subAgents?.flush() ?? []),
+      ...this.state.close(),
+      ...(stop ? [{ type: 'data-toolnexus-stop', id: 'stop', data: stop } as const] : []),
+      { type: 'finish', finishReason: finishReason(this.result) },
+    ];
   }
 
   /** The parts that close a response whose run failed: an `error` part without the error's message. */

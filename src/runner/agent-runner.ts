@@ -27,6 +27,7 @@ import { threadsOf, type HeldSession, type Threads } from './threads';
 import type { RunEvent, RunResult } from './types';
 import { zeroUsage } from './usage';
 import { promptWithSkills } from './skills';
+import { guardrailsOf } from './guardrails/check';
 
 export type { AgentToolContext } from './live-run';
 export type { AgentRunnerOptions, OrphanRecovery, ResumeOptions, RunOptions } from './options';
@@ -109,6 +110,7 @@ export class AgentRunner {
       tools: () => this.currentTools(),
       beforeModel: hook(options.beforeModel, 'beforeModel'),
       afterModel: hook(options.afterModel, 'afterModel'),
+      guardrails: guardrailsOf(options.guardrails),
     };
     if (options.onMetric !== undefined && typeof options.onMetric !== 'function')
       throw new InvalidArgumentError('onMetric must be a function');

@@ -6,7 +6,7 @@ import type { BeforeModel, ModelCall } from './transcript/hooks';
 import { copyUsage } from './usage';
 
 /** The model's next answer to the run's transcript, through the hooks, traced and metered. */
-export async function ask(parts: AgentParts, live: LiveRun): Promise<ModelResponse> {
+export async function ask(parts: AgentParts, live: LiveRun, emit: Emit | undefined = live.emit): Promise<ModelResponse> {
   let request: ModelRequest = { system: parts.systemPrompt, messages: live.messages.slice(), tools: live.tools, signal: live.signal };
   if (live.output?.native) request.output = live.output.format;
   let call: ModelCall | undefined;
@@ -15,7 +15,6 @@ export async function ask(parts: AgentParts, live: LiveRun): Promise<ModelRespon
     request = { ...call, signal: live.signal };
   }
   const { model } = parts;
-  const emit = live.emit;
   const started = performance.now();
   const streamed = emit !== undefined && typeof model.stream === 'function';
   const invoke = (): Promise<ModelResponse> => callModel(model, request, streamed, emit);

@@ -6,6 +6,7 @@ import { callContext, type AgentParts, type LiveRun } from './live-run';
 import { FINAL_ANSWER_TOOL } from './output';
 import { ProgressReporter } from './progress';
 import { mapLimited } from '../timing/limiter';
+import { checkToolInput } from './guardrails/stages';
 
 /**
  * How a run's turns run their calls, chosen once per run by its durability: {@link PLAIN_CALLS},
@@ -35,6 +36,11 @@ export async function callTool(parts: AgentParts, live: LiveRun, call: ToolCall)
     const result = failure(`call ${FINAL_ANSWER_TOOL} on its own, once every other tool result is in`);
     live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result });
     return result;
+  }
+  const refused = parts.guardrails ? await checkToolInput(parts, live, call) : undefined;
+  if (refused) {
+    live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result: refused });
+    return refused;
   }
   const ctx = callContext(live.context, live.signal, call.id, live.runId, live.principal);
   const emit = live.emit;

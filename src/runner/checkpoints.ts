@@ -7,7 +7,7 @@ import { systemClock, type Clock } from '../timing/clock';
 import { callStatus } from './call-status';
 import { readRunState, type RunDriver, type RunState } from './state';
 import type { RunListing, RunStore } from './store';
-import type { HaltedRunResult, RunResult } from './types';
+import type { HaltedRunResult, RunResult, RunResultBase } from './types';
 
 /** A checkpoint as read: its state, checked, and the version to write after. */
 export interface LoadedRun {
@@ -103,7 +103,7 @@ export function pendingResult(runId: string, state: RunState): HaltedRunResult {
     const request = entry.pendingId === undefined ? undefined : pendingOf(entry.result);
     if (request) pendings.push(request);
   }
-  return {
+  const result: HaltedRunResult = {
     status: 'halted',
     text: state.text,
     messages: state.messages,
@@ -125,6 +125,8 @@ export function pendingResult(runId: string, state: RunState): HaltedRunResult {
     pending: pendings[0] as PendingRequest,
     pendings,
   };
+  if (state.guardrails) result.guardrails = state.guardrails.records;
+  return result;
 }
 
 /**
@@ -137,7 +139,7 @@ export async function resultOf(
   instance: (plain: unknown) => Promise<unknown>,
 ): Promise<RunResult | undefined> {
   if (state.phase === 'halted') return pendingResult(runId, state);
-  const base = {
+  const base: RunResultBase = {
     text: state.text,
     messages: state.messages,
     toolCalls: state.toolCalls,
@@ -146,6 +148,7 @@ export async function resultOf(
     turnUsage: state.turnUsage ?? [],
     runId,
   };
+  if (state.guardrails) base.guardrails = state.guardrails.records;
   if (state.phase === 'done')
     return { ...base, status: 'done', output: state.output?.value === undefined ? undefined : await instance(state.output.value) };
   if (state.phase === 'incomplete') return { ...base, status: 'incomplete', limit: 'maxTurns' };

@@ -186,3 +186,9 @@ export function subAgentTool(runner: SubAgentHost, options: SubAgentToolOptions)
   const { name, description, args = SubAgentInput } = options;
   return defineTool({ name, description, args, run: (input: object, ctx?: AgentToolContext) => runSubAgent(runner, name, input, ctx) });
 }
+
+/** Why a sub-agent call's child run was stopped, when a guardrail, its budget or a cancel ended it. */
+export function subAgentStop(result: ToolResult): RunStop | undefined {
+  const stop = (result.metadata?.subAgent as Partial<SubAgentRecord> | undefined)?.stop;
+  return typeof stop === 'object' && stop !== null && typeof stop.status === 'string' ? stop : undefined;
+}

@@ -6,7 +6,8 @@ import { startSteps } from './durable';
 import { DriverLease } from './lease';
 import type { AgentParts, Emit, LiveRun } from './live-run';
 import { runLoop } from './loop';
-import { AGAIN, fed, type NextStep } from './next-step';
+import { AGAIN, fedChecked, type NextStep } from './next-step';
+import { checkInput, startInputCheck } from './guardrails/stages';
 import { offeredTools, resumeOutput } from './output';
 import type { RunState } from './state';
 import type { RunResult } from './types';
@@ -27,7 +28,15 @@ export interface ContinueOptions {
  * Drives a new run: its calls run plainly, or, with durable steps, recorded from its first
  * write on under this process's driver lease (a lost lease aborts the run's signal).
  */
-export function driveNew(parts: AgentParts, live: LiveRun): Promise<RunResult> {
+export async function driveNew(parts: AgentParts, live: LiveRun): Promise<RunResult> {
+  if (parts.guardrails?.input.length) {
+    // Before the first model call, unless the runner opts in to running them beside it.
+    if (parts.guardrails.parallelInput) startInputCheck(parts, live);
+    else {
+      const stop = await checkInput(parts, live);
+      if (typeof stop === 'object') return runLoop(parts, live, PLAIN_CALLS, { type: 'stop', stop });
+    }
+  }
   return parts.durability === 'step' ? driveSteps(parts, live) : runLoop(parts, live, PLAIN_CALLS);
 }
 
@@ -89,6 +98,10 @@ export async function drive(
   if (running.agent !== undefined) live.agent = running.agent;
   if (running.principal !== undefined) live.principal = running.principal;
   if (running.session !== undefined) live.session = running.session;
+  if (running.guardrails) {
+    live.guardrails = running.guardrails.records;
+    live.feedbacks = running.guardrails.feedbacks;
+  }
   if (options.trace) live.trace = options.trace;
   const driverId = running.driver?.id ?? parts.checkpoints.driver().id;
   const lost = (error: RunConflictError) => taken.abort(error);
@@ -101,17 +114,17 @@ export async function drive(
     live.lease.renew(lost);
   }
   const halted = running.halted;
-  let next: NextStep = halted
-    ? fed(
-        parts,
-        live,
-        halted.calls.map((entry) => entry.call),
-        halted.calls.map((entry) => entry.result),
-        halted.turn,
-        halted.calls.map((entry) => entry.refusal),
-      )
-    : AGAIN;
   try {
+    let next: NextStep = halted
+      ? await fedChecked(
+          parts,
+          live,
+          halted.calls.map((entry) => entry.call),
+          halted.calls.map((entry) => entry.result),
+          halted.turn,
+          halted.calls.map((entry) => entry.refusal),
+        )
+      : AGAIN;
     let calls: TurnCalls = PLAIN_CALLS;
     if (journaled) {
       const steps = await startSteps(parts, live, driverId, lost);

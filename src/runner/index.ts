@@ -27,8 +27,27 @@ export type {
   DoneRunResult,
   HaltedRunResult,
   IncompleteRunResult,
+  StoppedRunResult,
   RunStatus,
+  RunStop,
+  BudgetLimit,
 } from './types';
+export type {
+  Guardrail,
+  GuardrailFunction,
+  GuardrailCheck,
+  GuardrailOptions,
+  GuardrailVerdict,
+  GuardrailContext,
+  GuardrailRecord,
+  GuardrailStage,
+  GuardrailSubject,
+  InputSubject,
+  OutputSubject,
+  ToolInputSubject,
+  ToolOutputSubject,
+  HoldBack,
+} from './guardrails/types';
 export type { RunStore, RunCheckpoint, RunListing, StaleRunFilter } from './store';
 export type { PrunableStore, PruneOptions, PruneReport, PrunedBatch } from './retention';
 export { trimToTokens, summarizeOlder, trimExchanges, roughTokens } from './transcript';

@@ -8,12 +8,14 @@ import { idempotencyKeyOf } from '../suspension/idempotency';
 import type { Principal } from '../suspension/audit';
 import type { ChatMessage, ChatModel, ModelTool, Usage } from '../models/types';
 import type { RunTrace } from './agent-spans';
+import type { Guardrails } from './guardrails/check';
+import type { GuardrailRecord } from './guardrails/types';
 import type { Checkpoints } from './checkpoints';
 import type { DriverLease } from './lease';
 import { outputState, type OutputRun } from './output';
 import { RUN_STATE_FORMAT, type RunState } from './state';
 import type { AfterModel, BeforeModel } from './transcript/hooks';
-import type { Durability, ModelMetricEvent, RunEvent, ToolCallRecord } from './types';
+import type { Durability, ModelMetricEvent, RunEvent, RunStop, ToolCallRecord } from './types';
 
 /**
  * The context a tool receives from the runner: the run's `context`, plus `signal`, the
@@ -52,6 +54,8 @@ export interface AgentParts {
   beforeModel?: BeforeModel;
   /** Sees each answer before the run uses it. */
   afterModel?: AfterModel;
+  /** The guardrails on input, text and tool calls, when the runner has some. */
+  guardrails?: Guardrails;
   /** The toolkit's tools as offered now. */
   tools(): readonly ModelTool[];
 }
@@ -78,6 +82,12 @@ export interface LiveRun {
   lease?: DriverLease;
   /** The agent holding the conversation, once a handoff moved it (the runner's own agent until then). */
   agent?: string;
+  /** The guardrails' checks so far, once one was made. */
+  guardrails?: GuardrailRecord[];
+  /** Feedback rounds the guardrails took so far. */
+  feedbacks?: number;
+  /** The input guardrails' check running beside the first model call (`parallelInput`), until the first turn takes it. */
+  inputCheck?: Promise<RunStop | 'feedback' | undefined>;
   /** The run's span while a tracer records it; its `traceparent` is checkpointed when the run halts. */
   trace?: RunTrace;
   /** On whose behalf the run is made: recorded with every suspension it raises. */
@@ -123,6 +133,7 @@ export function snapshot(live: LiveRun, phase: RunState['phase'], halted: RunSta
   if (live.principal !== undefined) state.principal = live.principal;
   if (live.session !== undefined) state.session = live.session;
   if (halted) state.halted = halted;
+  if (live.guardrails) state.guardrails = { records: live.guardrails, feedbacks: live.feedbacks ?? 0 };
   const traceparent = live.trace?.tracing.traceparentOf(live.trace.span);
   if (traceparent !== undefined) state.traceparent = traceparent;
   return state;

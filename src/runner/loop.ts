@@ -85,6 +85,7 @@ async function stopped(parts: AgentParts, live: LiveRun, stop: RunStop): Promise
   }
   const { text, messages, toolCalls, turns, usage, turnUsage, runId } = live;
   const result: RunResult = { text, messages, toolCalls, turns, usage, turnUsage, runId, status: stop.status, stop };
+  if (live.guardrails) result.guardrails = live.guardrails;
   live.emit?.({ type: 'done', result });
   return result;
 }
@@ -100,6 +101,7 @@ async function end(parts: AgentParts, live: LiveRun, status: 'done' | 'incomplet
     status === 'incomplete'
       ? { text, messages, toolCalls, turns, usage, turnUsage, runId, status, limit: 'maxTurns' }
       : { text, messages, toolCalls, turns, usage, turnUsage, runId, status, output: live.output?.value?.instance };
+  if (live.guardrails) result.guardrails = live.guardrails;
   live.emit?.({ type: 'done', result });
   return result;
 }

@@ -3,7 +3,8 @@ import type { ToolResult } from '../results/wire';
 import type { RefusalStatus } from '../suspension/answers';
 import type { ToolCall } from '../models/types';
 import { callStatus } from './call-status';
-import { subAgentUsage } from './child-run';
+import { subAgentStop, subAgentUsage } from './child-run';
+import { blockedBy, checkToolOutputs, settleStopped } from './guardrails/stages';
 import { handoffOf } from './handoff';
 import type { AgentParts, LiveRun } from './live-run';
 import type { RunStop } from './types';
@@ -27,10 +28,54 @@ export const FINAL: NextStep = { type: 'final' };
 export const AGAIN: NextStep = { type: 'again' };
 export const INCOMPLETE: NextStep = { type: 'incomplete' };
 
-/** Where a turn's settled calls take the run: it halts on a suspended one, else their results are fed back. */
-export function nextStepOf(parts: AgentParts, live: LiveRun, calls: ToolCall[], results: ToolResult[], turn: number): NextStep {
+/**
+ * Where a turn's settled calls take the run: it stops when a guardrail blocked one (or a
+ * sub-agent was stopped so), halts on a suspended one, else their results are fed back.
+ */
+export async function nextStepOf(
+  parts: AgentParts,
+  live: LiveRun,
+  calls: ToolCall[],
+  results: ToolResult[],
+  turn: number,
+): Promise<NextStep> {
+  const stop = stopIn(calls, results);
+  if (stop) {
+    feed(live, calls, await settleStopped(parts, results, stop), turn);
+    return { type: 'stop', stop };
+  }
   if (results.some((result) => pendingOf(result) !== undefined)) return { type: 'halt', calls, results };
-  return fed(parts, live, calls, results, turn);
+  return fedChecked(parts, live, calls, results, turn);
+}
+
+/** A block a turn's results carry: a guardrail's on a call, or one a sub-agent's run ended with. */
+function stopIn(calls: readonly ToolCall[], results: readonly ToolResult[]): RunStop | undefined {
+  for (let i = 0; i < results.length; i++) {
+    const result = results[i] as ToolResult;
+    const blocked = blockedBy(result);
+    if (blocked) return blocked;
+    const child = subAgentStop(result);
+    if (child?.status === 'blocked') return { ...child, path: [(calls[i] as ToolCall).name, ...(child.path ?? [])] };
+  }
+  return undefined;
+}
+
+/** The results go past the tool-output guardrails, then are fed back (or the run stops, when one blocks). */
+export async function fedChecked(
+  parts: AgentParts,
+  live: LiveRun,
+  calls: readonly ToolCall[],
+  results: readonly ToolResult[],
+  turn: number,
+  refusals?: ReadonlyArray<RefusalStatus | undefined>,
+): Promise<NextStep> {
+  if (!parts.guardrails) return fed(parts, live, calls, results, turn, refusals);
+  const checked = await checkToolOutputs(parts, live, calls, results);
+  if (checked.stop) {
+    feed(live, calls, checked.results, turn, refusals);
+    return { type: 'stop', stop: checked.stop };
+  }
+  return fed(parts, live, calls, checked.results, turn, refusals);
 }
 
 /** Feeds the results back; a handoff among them gives the next turn to its agent. */

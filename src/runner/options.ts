@@ -9,6 +9,7 @@ import type { Toolkit } from '../toolkit/toolkit';
 import type { ChatModel } from '../models/types';
 import type { Skills } from '../skills/skills';
 import type { RunStore } from './store';
+import type { GuardrailOptions } from './guardrails/types';
 import type { AfterModel, BeforeModel } from './transcript/hooks';
 import type { Durability, ModelMetricEvent, RunResult } from './types';
 
@@ -64,6 +65,12 @@ export interface AgentRunnerOptions {
    * throws is ignored. (Tool calls have the toolkit's own `onMetric` hook.)
    */
   onMetric?: (event: ModelMetricEvent) => void;
+  /**
+   * Checks on the user's input, each turn's text (held back while streaming until it passes),
+   * and each tool call's arguments and result: each allows, blocks (the run ends `blocked`),
+   * or gives feedback the model reads (docs/guardrails.md).
+   */
+  guardrails?: GuardrailOptions;
   /** Repair rounds a typed answer (`output`) gets after its first attempt fails validation. Default 2. */
   maxOutputRepairs?: number;
   /**

@@ -5,6 +5,7 @@ import type { RefusalStatus } from '../suspension/answers';
 import type { Principal } from '../suspension/audit';
 import { callStatus } from './call-status';
 import type { OutputState } from './output';
+import type { GuardrailRecord } from './guardrails/types';
 import type { RunStop, ToolCallRecord } from './types';
 import type { ChatMessage, ProviderItem, ToolCall, Usage } from '../models/types';
 
@@ -64,6 +65,8 @@ export interface RunState {
   error?: string;
   /** Why the run was stopped on purpose, in the phases `blocked`, `budget_exceeded` and `cancelled`. */
   stop?: RunStop;
+  /** The guardrails' checks and the feedback rounds they took, once one was made. */
+  guardrails?: { records: GuardrailRecord[]; feedbacks: number };
   /**
    * While `running`: the process driving the loop, and when it last said so. It renews this
    * every third of the runner's `runLeaseMs`; a run not renewed for a whole lease has lost
@@ -149,6 +152,16 @@ export function readRunState(runId: string, raw: unknown): RunState {
   if (stop === undefined && (state.phase === 'blocked' || state.phase === 'budget_exceeded' || state.phase === 'cancelled'))
     fail(`a ${state.phase} run does not say why`);
   if (state.agent !== undefined && typeof state.agent !== 'string') fail('agent is not a name');
+  const guardrails = state.guardrails;
+  if (
+    guardrails !== undefined &&
+    (typeof guardrails !== 'object' ||
+      guardrails === null ||
+      !Array.isArray(guardrails.records) ||
+      !guardrails.records.every(isGuardrailRecord) ||
+      !Number.isInteger(guardrails.feedbacks))
+  )
+    fail('the guardrail records are malformed');
   const step = state.step;
   if (
     step !== undefined &&
@@ -244,5 +257,16 @@ function isStepCall(value: unknown): value is StepCall {
     isToolCall(entry.call) &&
     (entry.result === undefined || isToolResult(entry.result)) &&
     (entry.started === undefined || typeof entry.started === 'boolean')
+  );
+}
+
+function isGuardrailRecord(value: unknown): value is GuardrailRecord {
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as GuardrailRecord;
+  return (
+    typeof record.guardrail === 'string' &&
+    typeof record.stage === 'string' &&
+    typeof record.action === 'string' &&
+    Number.isInteger(record.turn)
   );
 }

@@ -1,5 +1,6 @@
 import type { ChatMessage, ToolCall, Usage } from '../models/types';
 import type { PendingRequest, ToolResult } from '../results/wire';
+import type { GuardrailRecord, GuardrailStage } from './guardrails/types';
 /**
  * What became of one tool call, apart from the wire result (docs/agents.md, "Tool calls"):
  * `ok` ran and succeeded; `error` failed (unknown tool, bad arguments, a throw, a timeout);
@@ -40,9 +41,6 @@ export type Durability = 'halt' | 'step';
  */
 export type RunStatus = 'done' | 'halted' | 'incomplete' | RunStop['status'];
 
-/** Where a guardrail looked: the user's input, the answer, a tool call's arguments, or its result. */
-export type GuardrailStage = 'input' | 'output' | 'tool_input' | 'tool_output';
-
 /** Which budget limit a run crossed (docs/agents.md, "Budgets"). */
 export type BudgetLimit = 'inputTokens' | 'outputTokens' | 'totalTokens' | 'costUsd' | 'toolCalls' | 'wallMs';
 
@@ -52,7 +50,14 @@ export type BudgetLimit = 'inputTokens' | 'outputTokens' | 'totalTokens' | 'cost
  * words (shown to whoever runs the app, never to the model).
  */
 export type RunStop =
-  | { status: 'blocked'; guardrail: string; stage: GuardrailStage; message: string }
+  | {
+      status: 'blocked';
+      guardrail: string;
+      stage: GuardrailStage;
+      message: string;
+      /** The sub-agents it was blocked in, outermost first, when a sub-agent's guardrail blocked. */
+      path?: string[];
+    }
   | { status: 'budget_exceeded'; limit: BudgetLimit; /** The limit's value. */ budget: number; /** What was spent of it. */ spent: number }
   | { status: 'cancelled'; reason?: string };
 
@@ -71,6 +76,8 @@ export interface RunResultBase {
   /** Model calls made so far. */
   turns: number;
   runId: string;
+  /** The guardrails' checks, when the runner has guardrails (docs/guardrails.md). */
+  guardrails?: GuardrailRecord[];
 }
 
 /**

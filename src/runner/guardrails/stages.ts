@@ -1,0 +1,208 @@
+import { failure, pendingOf } from '../../results/helpers';
+import type { ToolResult } from '../../results/wire';
+import { systemAudit } from '../../suspension/authority';
+import type { ChatMessage, ToolCall } from '../../models/types';
+import type { AgentParts, Emit, LiveRun } from '../live-run';
+import type { RunStop } from '../types';
+import { blockedStop, judge, type Guardrails, type JudgedIn, type Judgement } from './check';
+import { HeldText } from './held-text';
+import type { GuardrailContext } from './types';
+
+/** Where a blocked call's result says why the run stopped, for the turn that fed it. */
+const BLOCKED_KEY = 'guardrailStop';
+
+/** The run's records and context for one check. */
+function judgedIn(parts: AgentParts, live: LiveRun, callId?: string, once?: boolean): JudgedIn {
+  const context: GuardrailContext = { runId: live.runId, turn: live.turns, signal: live.signal, context: live.context };
+  live.guardrails ??= [];
+  return { context, records: live.guardrails, telemetry: parts.telemetry, callId, once };
+}
+
+/**
+ * A feedback round is taken: true while the run has rounds left; the round that would
+ * pass `maxFeedback` blocks instead.
+ */
+function spendFeedback(guardrails: Guardrails, live: LiveRun): boolean {
+  live.feedbacks = (live.feedbacks ?? 0) + 1;
+  return live.feedbacks <= guardrails.maxFeedback;
+}
+
+function spentStop(judgement: Judgement & { action: 'block' | 'feedback' }): RunStop {
+  return blockedStop({ ...judgement, message: `feedback rounds spent: ${judgement.message}` });
+}
+
+/** The feedback as the model reads it, after the text it judged was withheld. */
+function feedbackMessage(message: string): ChatMessage {
+  return { role: 'user', content: `[guardrail] ${message}` };
+}
+
+/**
+ * What the input guardrails say of the run's input: a stop when they block; `feedback` when
+ * their feedback joined the transcript for the model to read; undefined: all passed.
+ */
+export async function checkInput(parts: AgentParts, live: LiveRun): Promise<RunStop | 'feedback' | undefined> {
+  const guardrails = parts.guardrails;
+  if (!guardrails || guardrails.input.length === 0) return undefined;
+  const last = [...live.messages].reverse().find((message) => message.role === 'user');
+  const judgement = await judge(
+    guardrails.input,
+    { stage: 'input', text: last?.role === 'user' ? last.content : '', messages: live.messages },
+    judgedIn(parts, live),
+  );
+  if (judgement.action === 'allow') return undefined;
+  if (judgement.action === 'block') return blockedStop(judgement);
+  if (!spendFeedback(guardrails, live)) return spentStop(judgement);
+  live.messages.push(feedbackMessage(judgement.message));
+  return 'feedback';
+}
+
+/**
+ * Starts the input check of a run whose guardrails run beside its first model call; the
+ * first turn waits for it (holding its text) before anything of the call is used.
+ */
+export function startInputCheck(parts: AgentParts, live: LiveRun): void {
+  if (!parts.guardrails?.parallelInput || parts.guardrails.input.length === 0) return;
+  const check = checkInput(parts, live);
+  // Awaited by the first turn; a rejection is seen there.
+  check.catch(() => undefined);
+  live.inputCheck = check;
+}
+
+/**
+ * How a turn's model call emits: through a {@link HeldText} when output guardrails hold
+ * streamed text back, or while a parallel input check is open; else straight on.
+ */
+export function heldTextOf(parts: AgentParts, live: LiveRun): HeldText | undefined {
+  const emit: Emit | undefined = live.emit;
+  const guardrails = parts.guardrails;
+  if (!emit || !guardrails) return undefined;
+  const checked = guardrails.output.length > 0 && guardrails.holdBack !== 'none';
+  if (!checked && !live.inputCheck) return undefined;
+  const mode = checked && guardrails.holdBack === 'segments' ? 'segments' : 'turn';
+  return new HeldText(
+    mode,
+    checked
+      ? (text, segment, complete, final) =>
+          judge(
+            guardrails.output,
+            { stage: 'output', text, segment, complete, final },
+            judgedIn(parts, live, undefined, mode === 'segments'),
+          )
+      : () => Promise.resolve({ action: 'allow' }),
+    emit,
+  );
+}
+
+/**
+ * What the output guardrails say of a turn's answered text: `held` is the stream's
+ * (its judgement came while it streamed); otherwise the whole text is checked now.
+ */
+export async function checkAnswer(
+  parts: AgentParts,
+  live: LiveRun,
+  text: string,
+  final: boolean,
+  held: HeldText | undefined,
+): Promise<Judgement> {
+  const guardrails = parts.guardrails;
+  if (held) {
+    const judgement = await held.end(final);
+    if (judgement.action !== 'allow' || guardrails?.holdBack !== 'none') return judgement;
+  }
+  if (!guardrails || guardrails.output.length === 0 || text === '') return { action: 'allow' };
+  return judge(guardrails.output, { stage: 'output', text, segment: text, complete: true, final }, judgedIn(parts, live));
+}
+
+/**
+ * A turn's text the output guardrails refused: a block stops the run; feedback (while rounds
+ * are left) goes to the model, whose refused text is withheld from the transcript.
+ */
+export function refusedAnswer(
+  parts: AgentParts,
+  live: LiveRun,
+  judgement: Judgement & { action: 'block' | 'feedback' },
+): RunStop | undefined {
+  if (judgement.action === 'block') return blockedStop(judgement);
+  if (!spendFeedback(parts.guardrails as Guardrails, live)) return spentStop(judgement);
+  live.messages.push(feedbackMessage(judgement.message));
+  return undefined;
+}
+
+/**
+ * The tool-input guardrails on one call: undefined to run it; else its result without
+ * running: the feedback as a failure, or (a block) a failure that stops the run.
+ */
+export async function checkToolInput(parts: AgentParts, live: LiveRun, call: ToolCall): Promise<ToolResult | undefined> {
+  const guardrails = parts.guardrails;
+  if (!guardrails || guardrails.toolInput.length === 0) return undefined;
+  const judgement = await judge(
+    guardrails.toolInput,
+    { stage: 'tool_input', tool: call.name, callId: call.id, arguments: call.arguments },
+    judgedIn(parts, live, call.id),
+  );
+  if (judgement.action === 'allow') return undefined;
+  if (judgement.action === 'block') return blockedResult(blockedStop(judgement));
+  if (!spendFeedback(guardrails, live)) return blockedResult(spentStop(judgement));
+  return failure(judgement.message);
+}
+
+function blockedResult(stop: RunStop): ToolResult {
+  return failure('not run: a guardrail stopped the run', { [BLOCKED_KEY]: stop });
+}
+
+/** The stop a call's result says its guardrail made, when it made one. */
+export function blockedBy(result: ToolResult): RunStop | undefined {
+  const stop = result.metadata?.[BLOCKED_KEY] as RunStop | undefined;
+  return stop?.status === 'blocked' ? stop : undefined;
+}
+
+/**
+ * The tool-output guardrails on a turn's settled results, before the model sees them: a
+ * result given feedback is replaced by it; a block stops the run. Pending results are left
+ * for when they settle.
+ */
+export async function checkToolOutputs(
+  parts: AgentParts,
+  live: LiveRun,
+  calls: readonly ToolCall[],
+  results: readonly ToolResult[],
+): Promise<{ results: ToolResult[]; stop?: RunStop }> {
+  const guardrails = parts.guardrails;
+  if (!guardrails || guardrails.toolOutput.length === 0) return { results: results.slice() };
+  const judgements = await Promise.all(
+    calls.map((call, i) => {
+      const result = results[i] as ToolResult;
+      if (pendingOf(result) !== undefined || blockedBy(result)) return Promise.resolve<Judgement>({ action: 'allow' });
+      return judge(
+        guardrails.toolOutput,
+        { stage: 'tool_output', tool: call.name, callId: call.id, arguments: call.arguments, result },
+        judgedIn(parts, live, call.id),
+      );
+    }),
+  );
+  const checked = results.slice();
+  let stop: RunStop | undefined;
+  judgements.forEach((judgement, i) => {
+    if (judgement.action === 'allow' || stop) return;
+    if (judgement.action === 'block') stop = blockedStop(judgement);
+    else if (!spendFeedback(guardrails, live)) stop = spentStop(judgement);
+    else checked[i] = failure(judgement.message);
+  });
+  return stop ? { results: checked, stop } : { results: checked };
+}
+
+/**
+ * A stopped turn's calls still waiting for answers are cancelled (nothing will continue
+ * them), and their results say so, so the transcript stays whole.
+ */
+export async function settleStopped(parts: AgentParts, results: readonly ToolResult[], stop: RunStop): Promise<ToolResult[]> {
+  return Promise.all(
+    results.map(async (result) => {
+      const request = pendingOf(result);
+      if (!request) return result;
+      const reason = `the run was ${stop.status}`;
+      await parts.coordinator.cancel(request.id, reason, systemAudit()).catch(() => undefined);
+      return failure(`not run: ${reason}`);
+    }),
+  );
+}
