@@ -75,7 +75,7 @@ async function uiOf(events: AsyncGenerator<RunEvent>): Promise<{ chunks: UIStrea
   for await (const part of toUIMessageStream(events, { messageId: 'm1' })) chunks.push(part);
   const stream = new ReadableStream<UIMessageChunk>({
     start(controller) {
-      for (const chunk of chunks) controller.enqueue(chunk as UIMessageChunk);
+      for (const chunk of chunks) controller.enqueue(chunk);
       controller.close();
     },
   });
