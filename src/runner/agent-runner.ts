@@ -28,6 +28,9 @@ import type { RunEvent, RunResult } from './types';
 import { zeroUsage } from './usage';
 import { promptWithSkills } from './skills';
 import { guardrailsOf } from './guardrails/check';
+import { budgetOf, pricesOf, type Budget } from './budget';
+import { startBudget, startSpending } from './spending';
+import { RUN_BUDGET } from './live-run';
 
 export type { AgentToolContext } from './live-run';
 export type { AgentRunnerOptions, OrphanRecovery, ResumeOptions, RunOptions } from './options';
@@ -111,6 +114,8 @@ export class AgentRunner {
       beforeModel: hook(options.beforeModel, 'beforeModel'),
       afterModel: hook(options.afterModel, 'afterModel'),
       guardrails: guardrailsOf(options.guardrails),
+      budget: budgetOf(options.budget, 'budget'),
+      prices: pricesOf(options.prices),
     };
     if (options.onMetric !== undefined && typeof options.onMetric !== 'function')
       throw new InvalidArgumentError('onMetric must be a function');
@@ -349,7 +354,8 @@ export class AgentRunner {
       options.output === undefined
         ? undefined
         : startOutput(options.output, options.maxOutputRepairs ?? this.maxOutputRepairs, this.model, tools);
-    return {
+    const budget = startBudget(this.parts, options.budget, (options as { [RUN_BUDGET]?: Budget })[RUN_BUDGET]);
+    const live: LiveRun = {
       runId,
       messages,
       toolCalls: [],
@@ -366,6 +372,9 @@ export class AgentRunner {
       ...(options.principal === undefined ? {} : { principal: checkedAudit({ by: options.principal }, 'run')?.by }),
       ...(options.session === undefined ? {} : { session: options.session }),
     };
+    if (budget) live.budget = budget;
+    startSpending(this.parts, live, undefined);
+    return live;
   }
 
   private currentTools(): readonly ModelTool[] {

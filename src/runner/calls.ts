@@ -2,11 +2,14 @@ import { failure, pendingOf } from '../results/helpers';
 import type { PendingRequest, ToolResult } from '../results/wire';
 import type { ToolCall } from '../models/types';
 import { SUB_AGENT_EVENTS } from './child-run';
-import { callContext, type AgentParts, type LiveRun } from './live-run';
+import { callContext, RUN_BUDGET, type AgentParts, type LiveRun } from './live-run';
 import { FINAL_ANSWER_TOOL } from './output';
 import { ProgressReporter } from './progress';
 import { mapLimited } from '../timing/limiter';
 import { checkToolInput } from './guardrails/stages';
+import { remaining } from './budget';
+import { spendOnTool, spentNow } from './spending';
+import { stoppedResult } from './stops';
 
 /**
  * How a run's turns run their calls, chosen once per run by its durability: {@link PLAIN_CALLS},
@@ -37,12 +40,20 @@ export async function callTool(parts: AgentParts, live: LiveRun, call: ToolCall)
     live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result });
     return result;
   }
+  const spent = live.spend ? spendOnTool(parts, live) : undefined;
+  if (spent) {
+    const result = stoppedResult(spent, "not run: the run's budget is spent");
+    live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result });
+    return result;
+  }
   const refused = parts.guardrails ? await checkToolInput(parts, live, call) : undefined;
   if (refused) {
     live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result: refused });
     return refused;
   }
   const ctx = callContext(live.context, live.signal, call.id, live.runId, live.principal);
+  // A sub-agent this call runs may spend what is left of the run's budget, no more.
+  if (live.budget) Object.assign(ctx, { [RUN_BUDGET]: remaining(live.budget, spentNow(parts, live)) });
   const emit = live.emit;
   // A sub-agent's events join the stream of the run that called it.
   if (emit) Object.assign(ctx, { [SUB_AGENT_EVENTS]: emit });

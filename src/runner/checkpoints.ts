@@ -126,6 +126,7 @@ export function pendingResult(runId: string, state: RunState): HaltedRunResult {
     pendings,
   };
   if (state.guardrails) result.guardrails = state.guardrails.records;
+  if (state.spend) result.spend = state.spend;
   return result;
 }
 
@@ -149,6 +150,7 @@ export async function resultOf(
     runId,
   };
   if (state.guardrails) base.guardrails = state.guardrails.records;
+  if (state.spend) base.spend = state.spend;
   if (state.phase === 'done')
     return { ...base, status: 'done', output: state.output?.value === undefined ? undefined : await instance(state.output.value) };
   if (state.phase === 'incomplete') return { ...base, status: 'incomplete', limit: 'maxTurns' };

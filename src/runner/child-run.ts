@@ -10,7 +10,8 @@ import { subAgentOriginOf, type SubAgentOrigin } from '../suspension/origin';
 import type { Principal } from '../suspension/audit';
 import { defineTool, type FunctionTool } from '../toolkit/define-tool';
 import type { ChatMessage, Usage } from '../models/types';
-import { RUN_PRINCIPAL, type AgentToolContext, type Emit } from './live-run';
+import { RUN_BUDGET, RUN_PRINCIPAL, type AgentToolContext, type Emit } from './live-run';
+import type { Budget, Spend } from './budget';
 import type { RunEvent, RunResult, RunStop } from './types';
 
 /**
@@ -54,17 +55,26 @@ export interface SubAgentRecord {
   messages: ChatMessage[];
   /** Why the child was stopped, when a guardrail, its budget or a cancel ended it. */
   stop?: RunStop;
+  /** What the child spent besides tokens (cost, tool calls), when it counted: the caller adds it. */
+  spend?: Spend;
 }
 
 export type { SubAgentOrigin } from '../suspension/origin';
 
+/** How a sub-agent's child run is started. */
+interface ChildRunOptions {
+  runId: string;
+  context?: object;
+  signal?: AbortSignal;
+  principal?: Principal;
+  /** What is left of the calling run's budget. */
+  [RUN_BUDGET]?: Budget;
+}
+
 /** What a sub-agent call needs of the runner it runs (an `AgentRunner`). */
 export interface SubAgentHost {
-  run(input: string, options: { runId: string; context?: object; signal?: AbortSignal; principal?: Principal }): Promise<RunResult>;
-  stream(
-    input: string,
-    options: { runId: string; context?: object; signal?: AbortSignal; principal?: Principal },
-  ): AsyncGenerator<RunEvent>;
+  run(input: string, options: ChildRunOptions): Promise<RunResult>;
+  stream(input: string, options: ChildRunOptions): AsyncGenerator<RunEvent>;
   resume(answer: Answer, options: { context?: object; signal?: AbortSignal; audit?: Audit }): Promise<RunResult>;
   resumeStream(answer: Answer, options: { context?: object; signal?: AbortSignal; audit?: Audit }): AsyncGenerator<RunEvent>;
 }
@@ -99,7 +109,9 @@ export async function runSubAgent(
   const message = messageOf(args);
   // The child run is made on behalf of the caller's principal: its requests record them too.
   const principal = (ctx as { [RUN_PRINCIPAL]?: Principal } | undefined)?.[RUN_PRINCIPAL];
-  const started = { ...common, runId, ...(principal ? { principal } : {}) };
+  // What is left of the caller's budget bounds the child's: its spending is the caller's.
+  const inherited = (ctx as { [RUN_BUDGET]?: Budget } | undefined)?.[RUN_BUDGET];
+  const started = { ...common, runId, ...(principal ? { principal } : {}), ...(inherited ? { [RUN_BUDGET]: inherited } : {}) };
   const result = emit ? await nested(name, runner.stream(message, started), emit) : await runner.run(message, started);
   return resultOf(name, runId, result);
 }
@@ -130,6 +142,7 @@ function resultOf(name: string, runId: string, result: RunResult): ToolResult {
     return pending(up);
   }
   const record: SubAgentRecord = { runId, status: result.status, turns: result.turns, usage: result.usage, messages: result.messages };
+  if (result.spend) record.spend = result.spend;
   if (result.status === 'incomplete')
     return failure(`the sub-agent ${name} stopped after ${result.turns} turns without an answer`, { subAgent: record });
   if (result.stop) return failure(`the sub-agent ${name} was stopped: ${result.status}`, { subAgent: { ...record, stop: result.stop } });
@@ -191,4 +204,12 @@ export function subAgentTool(runner: SubAgentHost, options: SubAgentToolOptions)
 export function subAgentStop(result: ToolResult): RunStop | undefined {
   const stop = (result.metadata?.subAgent as Partial<SubAgentRecord> | undefined)?.stop;
   return typeof stop === 'object' && stop !== null && typeof stop.status === 'string' ? stop : undefined;
+}
+
+/** Adds what a sub-agent call's child spent (cost, tool calls) to the caller's spending. */
+export function addChildSpend(spend: Spend, result: ToolResult): void {
+  const child = (result.metadata?.subAgent as Partial<SubAgentRecord> | undefined)?.spend;
+  if (typeof child !== 'object' || child === null) return;
+  if (typeof child.costUsd === 'number') spend.costUsd += child.costUsd;
+  if (typeof child.toolCalls === 'number') spend.toolCalls += child.toolCalls;
 }

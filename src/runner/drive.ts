@@ -8,6 +8,7 @@ import type { AgentParts, Emit, LiveRun } from './live-run';
 import { runLoop } from './loop';
 import { AGAIN, fedChecked, type NextStep } from './next-step';
 import { checkInput, startInputCheck } from './guardrails/stages';
+import { startSpending } from './spending';
 import { offeredTools, resumeOutput } from './output';
 import type { RunState } from './state';
 import type { RunResult } from './types';
@@ -98,6 +99,8 @@ export async function drive(
   if (running.agent !== undefined) live.agent = running.agent;
   if (running.principal !== undefined) live.principal = running.principal;
   if (running.session !== undefined) live.session = running.session;
+  if (running.budget) live.budget = running.budget;
+  startSpending(parts, live, running.spend);
   if (running.guardrails) {
     live.guardrails = running.guardrails.records;
     live.feedbacks = running.guardrails.feedbacks;

@@ -32,6 +32,7 @@ export type {
   RunStop,
   BudgetLimit,
 } from './types';
+export type { Budget, ModelPrice, Prices, Spend } from './budget';
 export type {
   Guardrail,
   GuardrailFunction,

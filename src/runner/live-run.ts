@@ -10,6 +10,7 @@ import type { ChatMessage, ChatModel, ModelTool, Usage } from '../models/types';
 import type { RunTrace } from './agent-spans';
 import type { Guardrails } from './guardrails/check';
 import type { GuardrailRecord } from './guardrails/types';
+import type { Budget, Prices, Spend } from './budget';
 import type { Checkpoints } from './checkpoints';
 import type { DriverLease } from './lease';
 import { outputState, type OutputRun } from './output';
@@ -56,6 +57,10 @@ export interface AgentParts {
   afterModel?: AfterModel;
   /** The guardrails on input, text and tool calls, when the runner has some. */
   guardrails?: Guardrails;
+  /** What each model costs, when the runner was given prices. */
+  prices?: Prices;
+  /** The runner's budget for each run (a run's own `budget` option replaces it). */
+  budget?: Budget;
   /** The toolkit's tools as offered now. */
   tools(): readonly ModelTool[];
 }
@@ -86,6 +91,16 @@ export interface LiveRun {
   guardrails?: GuardrailRecord[];
   /** Feedback rounds the guardrails took so far. */
   feedbacks?: number;
+  /** The most the run may spend, when it has a budget. */
+  budget?: Budget;
+  /** What it spent besides tokens, when it has a budget or the runner has prices. */
+  spend?: Spend;
+  /** When (`clock`) this process began driving it, for its wall time; set with `spend`. */
+  drivenSince?: number;
+  /** The runner's clock, set with `spend`. */
+  clock?: Clock;
+  /** What its last model call cost, for the budget's guess at the next one. */
+  lastCostUsd?: number;
   /** The input guardrails' check running beside the first model call (`parallelInput`), until the first turn takes it. */
   inputCheck?: Promise<RunStop | 'feedback' | undefined>;
   /** The run's span while a tracer records it; its `traceparent` is checkpointed when the run halts. */
@@ -116,6 +131,9 @@ export function callContext(
 /** Where a call's context carries its run's principal to a sub-agent: a symbol, so no host key collides with it. */
 export const RUN_PRINCIPAL = Symbol.for('toolnexus:run-principal');
 
+/** Where a call's context carries what is left of its run's budget to a sub-agent. */
+export const RUN_BUDGET = Symbol.for('toolnexus:run-budget');
+
 /** The checkpoint state of a live run. */
 export function snapshot(live: LiveRun, phase: RunState['phase'], halted: RunState['halted']): RunState {
   const state: RunState = {
@@ -134,6 +152,9 @@ export function snapshot(live: LiveRun, phase: RunState['phase'], halted: RunSta
   if (live.session !== undefined) state.session = live.session;
   if (halted) state.halted = halted;
   if (live.guardrails) state.guardrails = { records: live.guardrails, feedbacks: live.feedbacks ?? 0 };
+  if (live.budget) state.budget = live.budget;
+  const spend = spendSoFar(live);
+  if (spend) state.spend = spend;
   const traceparent = live.trace?.tracing.traceparentOf(live.trace.span);
   if (traceparent !== undefined) state.traceparent = traceparent;
   return state;
@@ -154,4 +175,13 @@ export async function stopFailed(parts: AgentParts, live: LiveRun, error: unknow
   } catch {
     // The run's own error is what the caller must see; the driver lease lapses and the run can be taken over.
   }
+}
+
+/** What the run spent besides tokens, its wall time in this process included; undefined when not counted. */
+export function spendSoFar(live: LiveRun): Spend | undefined {
+  const spend = live.spend;
+  if (!spend) return undefined;
+  const since = live.drivenSince;
+  const now = live.clock?.now();
+  return { ...spend, wallMs: spend.wallMs + (since === undefined || now === undefined ? 0 : now - since) };
 }

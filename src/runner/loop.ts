@@ -6,7 +6,7 @@ import type { ToolResult } from '../results/wire';
 import type { ToolCall } from '../models/types';
 import type { TurnCalls } from './calls';
 import { pendingResult } from './checkpoints';
-import { snapshot, type AgentParts, type LiveRun } from './live-run';
+import { snapshot, spendSoFar, type AgentParts, type LiveRun } from './live-run';
 import { AGAIN, type NextStep } from './next-step';
 import { offeredTools } from './output';
 import type { HaltedCall } from './state';
@@ -86,6 +86,7 @@ async function stopped(parts: AgentParts, live: LiveRun, stop: RunStop): Promise
   const { text, messages, toolCalls, turns, usage, turnUsage, runId } = live;
   const result: RunResult = { text, messages, toolCalls, turns, usage, turnUsage, runId, status: stop.status, stop };
   if (live.guardrails) result.guardrails = live.guardrails;
+  if (live.spend) result.spend = spendSoFar(live);
   live.emit?.({ type: 'done', result });
   return result;
 }
@@ -102,6 +103,7 @@ async function end(parts: AgentParts, live: LiveRun, status: 'done' | 'incomplet
       ? { text, messages, toolCalls, turns, usage, turnUsage, runId, status, limit: 'maxTurns' }
       : { text, messages, toolCalls, turns, usage, turnUsage, runId, status, output: live.output?.value?.instance };
   if (live.guardrails) result.guardrails = live.guardrails;
+  if (live.spend) result.spend = spendSoFar(live);
   live.emit?.({ type: 'done', result });
   return result;
 }

@@ -3,8 +3,11 @@ import type { ToolResult } from '../results/wire';
 import type { RefusalStatus } from '../suspension/answers';
 import type { ToolCall } from '../models/types';
 import { callStatus } from './call-status';
-import { subAgentStop, subAgentUsage } from './child-run';
-import { blockedBy, checkToolOutputs, settleStopped } from './guardrails/stages';
+import { addChildSpend, subAgentStop, subAgentUsage } from './child-run';
+import { checkToolOutputs, settleStopped } from './guardrails/stages';
+import { stopOfResult } from './stops';
+import { callersStop } from './budget';
+import { spentNow } from './spending';
 import { handoffOf } from './handoff';
 import type { AgentParts, LiveRun } from './live-run';
 import type { RunStop } from './types';
@@ -39,23 +42,31 @@ export async function nextStepOf(
   results: ToolResult[],
   turn: number,
 ): Promise<NextStep> {
-  const stop = stopIn(calls, results);
-  if (stop) {
-    feed(live, calls, await settleStopped(parts, results, stop), turn);
+  const found = stopIn(calls, results, live);
+  if (found) {
+    feed(live, calls, await settleStopped(parts, results, found), turn);
+    // A sub-agent that spent the budget spent the caller's: its own figures, its spending added.
+    const stop = found.status === 'budget_exceeded' ? callersStop(live.budget, spentNow(parts, live), found) : found;
     return { type: 'stop', stop };
   }
   if (results.some((result) => pendingOf(result) !== undefined)) return { type: 'halt', calls, results };
   return fedChecked(parts, live, calls, results, turn);
 }
 
-/** A block a turn's results carry: a guardrail's on a call, or one a sub-agent's run ended with. */
-function stopIn(calls: readonly ToolCall[], results: readonly ToolResult[]): RunStop | undefined {
+/**
+ * A stop a turn's results carry: a call not run because the run stops (a guardrail's block, a
+ * spent budget), or a sub-agent's run that a guardrail blocked or that spent a limit of the
+ * caller's budget (passed down). A cancelled sub-agent is its call's failure, not the caller's stop.
+ */
+function stopIn(calls: readonly ToolCall[], results: readonly ToolResult[], live: LiveRun): RunStop | undefined {
   for (let i = 0; i < results.length; i++) {
     const result = results[i] as ToolResult;
-    const blocked = blockedBy(result);
-    if (blocked) return blocked;
+    const stop = stopOfResult(result);
+    if (stop) return stop;
     const child = subAgentStop(result);
     if (child?.status === 'blocked') return { ...child, path: [(calls[i] as ToolCall).name, ...(child.path ?? [])] };
+    // Only a limit the caller set is the caller's: a child's own tighter budget is its call's failure.
+    if (child?.status === 'budget_exceeded' && live.budget?.[child.limit] !== undefined) return child;
   }
   return undefined;
 }
@@ -109,6 +120,7 @@ function feed(
     live.messages.push({ role: 'tool', callId: call.id, name: call.name, content: result.output, isError: result.isError });
     const childUsage = subAgentUsage(result);
     if (childUsage) addUsage(live.usage, childUsage);
+    if (live.spend) addChildSpend(live.spend, result);
     const to = handoffOf(result);
     if (to !== undefined) live.agent = to;
     live.toolCalls.push({ id: call.id, name: call.name, arguments: call.arguments, result, status: callStatus(result, refusals[i]), turn });

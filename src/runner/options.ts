@@ -10,6 +10,7 @@ import type { ChatModel } from '../models/types';
 import type { Skills } from '../skills/skills';
 import type { RunStore } from './store';
 import type { GuardrailOptions } from './guardrails/types';
+import type { Budget, Prices } from './budget';
 import type { AfterModel, BeforeModel } from './transcript/hooks';
 import type { Durability, ModelMetricEvent, RunResult } from './types';
 
@@ -71,6 +72,13 @@ export interface AgentRunnerOptions {
    * or gives feedback the model reads (docs/guardrails.md).
    */
   guardrails?: GuardrailOptions;
+  /**
+   * The most each run may spend: tokens, US dollars (needs `prices`), tool calls, wall time.
+   * A run past it ends `budget_exceeded` (docs/agents.md, "Budgets"). A run's own `budget` replaces it.
+   */
+  budget?: Budget;
+  /** What each model costs (US dollars per million tokens), by `ChatModel.model`: runs then report `spend.costUsd`. */
+  prices?: Prices;
   /** Repair rounds a typed answer (`output`) gets after its first attempt fails validation. Default 2. */
   maxOutputRepairs?: number;
   /**
@@ -138,6 +146,8 @@ export interface RunOptions {
   runId?: string;
   /** Cancels the run: model calls abort, tools see it as `ctx.signal`. */
   signal?: AbortSignal;
+  /** The most this run may spend, in place of the runner's `budget`. */
+  budget?: Budget;
   /** Host state every tool call gets a shallow copy of (identity, tenant, a DI scope...). */
   context?: object;
   /**

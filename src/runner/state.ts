@@ -6,6 +6,7 @@ import type { Principal } from '../suspension/audit';
 import { callStatus } from './call-status';
 import type { OutputState } from './output';
 import type { GuardrailRecord } from './guardrails/types';
+import type { Budget, Spend } from './budget';
 import type { RunStop, ToolCallRecord } from './types';
 import type { ChatMessage, ProviderItem, ToolCall, Usage } from '../models/types';
 
@@ -65,6 +66,10 @@ export interface RunState {
   error?: string;
   /** Why the run was stopped on purpose, in the phases `blocked`, `budget_exceeded` and `cancelled`. */
   stop?: RunStop;
+  /** The run's budget, when it has one (a resume in any process keeps to it). */
+  budget?: Budget;
+  /** What it spent besides tokens (cost, tool calls, wall time driving it), when counted. */
+  spend?: Spend;
   /** The guardrails' checks and the feedback rounds they took, once one was made. */
   guardrails?: { records: GuardrailRecord[]; feedbacks: number };
   /**
@@ -152,6 +157,17 @@ export function readRunState(runId: string, raw: unknown): RunState {
   if (stop === undefined && (state.phase === 'blocked' || state.phase === 'budget_exceeded' || state.phase === 'cancelled'))
     fail(`a ${state.phase} run does not say why`);
   if (state.agent !== undefined && typeof state.agent !== 'string') fail('agent is not a name');
+  const spend = state.spend;
+  if (
+    spend !== undefined &&
+    (typeof spend !== 'object' ||
+      spend === null ||
+      typeof spend.costUsd !== 'number' ||
+      !Number.isInteger(spend.toolCalls) ||
+      typeof spend.wallMs !== 'number')
+  )
+    fail('spend is malformed');
+  if (state.budget !== undefined && (typeof state.budget !== 'object' || state.budget === null)) fail('budget is malformed');
   const guardrails = state.guardrails;
   if (
     guardrails !== undefined &&

@@ -6,6 +6,7 @@ import { stopFailed, type AgentParts, type LiveRun } from './live-run';
 import { AGAIN, FINAL, INCOMPLETE, nextStepOf, type NextStep } from './next-step';
 import { answersNow, checkOutput, FINAL_ANSWER_TOOL, keptOutput, repairPrompt, textReminder, type OutputRun } from './output';
 import { addUsage, copyUsage } from './usage';
+import { modelCallStop, spendOnModel } from './spending';
 import { checkAnswer, heldTextOf, refusedAnswer } from './guardrails/stages';
 import type { HeldText } from './guardrails/held-text';
 
@@ -16,6 +17,8 @@ import type { HeldText } from './guardrails/held-text';
  */
 export async function turn(parts: AgentParts, live: LiveRun, calls: TurnCalls): Promise<NextStep> {
   if (live.turns >= parts.maxTurns) return INCOMPLETE;
+  const over = live.budget ? modelCallStop(parts, live) : undefined;
+  if (over) return { type: 'stop', stop: over };
   const held = parts.guardrails ? heldTextOf(parts, live) : undefined;
   let response: ModelResponse;
   try {
@@ -30,6 +33,7 @@ export async function turn(parts: AgentParts, live: LiveRun, calls: TurnCalls): 
   // (the agent that answered is the one that holds the conversation; a handoff below moves it)
   addUsage(live.usage, usage);
   live.turnUsage.push(usage);
+  if (live.spend) spendOnModel(parts, live, usage);
   if (parts.guardrails) {
     const refused = await guarded(parts, live, response, held);
     if (refused) return refused;

@@ -1,6 +1,7 @@
 import type { ChatMessage, ToolCall, Usage } from '../models/types';
 import type { PendingRequest, ToolResult } from '../results/wire';
 import type { GuardrailRecord, GuardrailStage } from './guardrails/types';
+import type { Spend } from './budget';
 /**
  * What became of one tool call, apart from the wire result (docs/agents.md, "Tool calls"):
  * `ok` ran and succeeded; `error` failed (unknown tool, bad arguments, a throw, a timeout);
@@ -78,6 +79,11 @@ export interface RunResultBase {
   runId: string;
   /** The guardrails' checks, when the runner has guardrails (docs/guardrails.md). */
   guardrails?: GuardrailRecord[];
+  /**
+   * What the run spent besides tokens (US dollars at the runner's `prices`, tool calls, wall
+   * time driving it), when it has a budget or the runner has prices (docs/agents.md, "Budgets").
+   */
+  spend?: Spend;
 }
 
 /**

@@ -6,10 +6,8 @@ import type { AgentParts, Emit, LiveRun } from '../live-run';
 import type { RunStop } from '../types';
 import { blockedStop, judge, type Guardrails, type JudgedIn, type Judgement } from './check';
 import { HeldText } from './held-text';
+import { stopOfResult, stoppedResult } from '../stops';
 import type { GuardrailContext } from './types';
-
-/** Where a blocked call's result says why the run stopped, for the turn that fed it. */
-const BLOCKED_KEY = 'guardrailStop';
 
 /** The run's records and context for one check. */
 function judgedIn(parts: AgentParts, live: LiveRun, callId?: string, once?: boolean): JudgedIn {
@@ -147,13 +145,7 @@ export async function checkToolInput(parts: AgentParts, live: LiveRun, call: Too
 }
 
 function blockedResult(stop: RunStop): ToolResult {
-  return failure('not run: a guardrail stopped the run', { [BLOCKED_KEY]: stop });
-}
-
-/** The stop a call's result says its guardrail made, when it made one. */
-export function blockedBy(result: ToolResult): RunStop | undefined {
-  const stop = result.metadata?.[BLOCKED_KEY] as RunStop | undefined;
-  return stop?.status === 'blocked' ? stop : undefined;
+  return stoppedResult(stop, 'not run: a guardrail stopped the run');
 }
 
 /**
@@ -172,7 +164,7 @@ export async function checkToolOutputs(
   const judgements = await Promise.all(
     calls.map((call, i) => {
       const result = results[i] as ToolResult;
-      if (pendingOf(result) !== undefined || blockedBy(result)) return Promise.resolve<Judgement>({ action: 'allow' });
+      if (pendingOf(result) !== undefined || stopOfResult(result)) return Promise.resolve<Judgement>({ action: 'allow' });
       return judge(
         guardrails.toolOutput,
         { stage: 'tool_output', tool: call.name, callId: call.id, arguments: call.arguments, result },

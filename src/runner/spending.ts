@@ -1,0 +1,64 @@
+import { InvalidArgumentError } from '../errors';
+import type { Usage } from '../models/types';
+import type { AgentParts, LiveRun } from './live-run';
+import { beforeModelCall, beforeToolCall, budgetOf, costOf, priceOf, tighter, type Budget, type Spend, type Spent } from './budget';
+import type { RunStop } from './types';
+
+/** What the run has spent so far, its wall time driving it in this process included. */
+export function spentNow(parts: AgentParts, live: LiveRun): Spent {
+  const spend = live.spend ?? { costUsd: 0, toolCalls: 0, wallMs: 0 };
+  const since = live.drivenSince;
+  return { usage: live.usage, spend, wallMs: spend.wallMs + (since === undefined ? 0 : parts.clock.now() - since) };
+}
+
+/**
+ * Starts counting a run's spending in this process: from zero for a new run, or from what its
+ * checkpoint kept. Counted when it has a budget or the runner prices its model.
+ */
+export function startSpending(parts: AgentParts, live: LiveRun, kept: Spend | undefined): void {
+  if (!live.budget && !parts.prices) return;
+  live.spend = kept ? { ...kept } : { costUsd: 0, toolCalls: 0, wallMs: 0 };
+  live.clock = parts.clock;
+  live.drivenSince = parts.clock.now();
+}
+
+/** The cost of a model call the run made, added to what it spent. */
+export function spendOnModel(parts: AgentParts, live: LiveRun, usage: Usage): void {
+  const spend = live.spend;
+  if (!spend) return;
+  const price = priceOf(parts.prices, parts.model);
+  const cost = price ? costOf(price, usage) : 0;
+  spend.costUsd += cost;
+  live.lastCostUsd = cost;
+}
+
+/**
+ * A tool call about to start: undefined when it may (counted), else the stop the budget
+ * makes (the call does not run).
+ */
+export function spendOnTool(parts: AgentParts, live: LiveRun): RunStop | undefined {
+  const spend = live.spend;
+  if (!spend) return undefined;
+  const stop = live.budget ? beforeToolCall(live.budget, spentNow(parts, live)) : undefined;
+  if (!stop) spend.toolCalls++;
+  return stop;
+}
+
+/** The stop a model call would make, when the run's budget would not bear it. */
+export function modelCallStop(parts: AgentParts, live: LiveRun): RunStop | undefined {
+  if (!live.budget) return undefined;
+  return beforeModelCall(live.budget, spentNow(parts, live), { usage: live.turnUsage.at(-1), costUsd: live.lastCostUsd ?? 0 });
+}
+
+/**
+ * A run's budget as it starts: its own (else the runner's), no looser than what a calling
+ * run left it; checked against the runner's prices when it limits cost.
+ */
+export function startBudget(parts: AgentParts, own: Budget | undefined, inherited: Budget | undefined): Budget | undefined {
+  const budget = tighter(budgetOf(own, 'budget') ?? parts.budget, inherited);
+  if (budget?.costUsd !== undefined && !priceOf(parts.prices, parts.model))
+    throw new InvalidArgumentError(
+      `the budget limits costUsd, but the runner has no price for model ${JSON.stringify(parts.model.model ?? parts.model.provider)}: give prices`,
+    );
+  return budget;
+}
