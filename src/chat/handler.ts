@@ -38,6 +38,13 @@ export interface ChatOptions {
   logger?: ChatLogger;
   /** What the page sees of a sub-agent's own work: nothing (`'hidden'`, default) or a part per sub-agent call (`'part'`); see {@link UIStreamOptions.subAgents}. */
   subAgents?: 'hidden' | 'part';
+  /**
+   * What a response's connection closing before its run ended means. `'continue'` (default):
+   * the page went away, and the run goes on to its end unread, so its session records what ran.
+   * `'cancel'`: the page's Stop (`useChat().stop()` aborts the request): the run is cancelled
+   * (`AgentRunner.cancel`), its tools' `ctx.signal` fire, and it ends `cancelled` (docs/chat.md, "Stop").
+   */
+  onDisconnect?: 'continue' | 'cancel';
 }
 
 const DEFAULT_MAX_BODY = 1024 * 1024;
@@ -125,6 +132,7 @@ async function chatEvents(
     // The run is made on the principal's behalf: its requests record them, so they cannot approve their own (docs/who-may-answer.md).
     // Not the page's signal: a run keeps going when the page goes away, so its session records what ran.
     const events = rights(runner.stream(text, { session: sessionId, runId, principal, ...(context ? { context } : {}) }));
+    stopsOn(runner, runId, signal, options);
     return {
       events,
       stream: { messageId: messageIdOf(runId), approvalData, ...redaction, ...(errorText ? { errorText } : {}) },
@@ -192,7 +200,16 @@ async function chatEvents(
   const open = await runner.coordinator.store.list({ runId: runId as string, status: 'pending' });
   // Some calls of the turn still wait for answers: the run continues when the last is given.
   const events = open.length > 0 ? (async function* () {})() : rights(runner.continueStream(runId as string, context ? { context } : {}));
+  if (open.length === 0) stopsOn(runner, runId as string, signal, options);
   return { events, stream: { ...stream, before }, failed, ...(refused ? { refused } : {}) };
+}
+
+/** With `onDisconnect: 'cancel'`, the page's stop (its request aborted) cancels the run. */
+function stopsOn(runner: AgentRunner, runId: string, signal: AbortSignal | undefined, options: ChatOptions): void {
+  if (options.onDisconnect !== 'cancel' || !signal) return;
+  const reason = 'the page stopped the response';
+  // The run is registered once its stream is first read; a stop before that finds its checkpoint, or nothing.
+  signal.addEventListener('abort', () => void runner.cancel(runId, { reason }).catch(() => undefined), { once: true });
 }
 
 /** The tool calls of a stored thread, in order. */

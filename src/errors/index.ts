@@ -211,6 +211,22 @@ export class RunConflictError extends ToolnexusError {
   }
 }
 
+/**
+ * A run was cancelled (`AgentRunner.cancel`): the reason its signal aborts with, so its model
+ * call and its tools (`ctx.signal.reason`) see why. The run itself ends `cancelled`, not with this.
+ */
+export class RunCancelledError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_RUN_CANCELLED';
+
+  constructor(
+    readonly runId: string,
+    /** Why, as the canceller said it. */
+    readonly reason?: string,
+  ) {
+    super(`run ${runId} was cancelled${reason === undefined ? '' : `: ${reason}`}`);
+  }
+}
+
 /** A stored run checkpoint is not a state this runner can continue (corrupt or foreign). */
 export class RunCheckpointError extends ToolnexusError {
   override readonly code = 'TOOLNEXUS_RUN_CHECKPOINT';

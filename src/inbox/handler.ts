@@ -231,6 +231,17 @@ export function createInbox(options: InboxOptions): Inbox {
     if (method === 'GET' && path === '/api/suspensions') {
       return sendJson(response, 200, { suspensions: await service.list(principal, queryOf(params, settings.historyLimit)) });
     }
+    const run = /^\/api\/runs\/([^/]+)\/cancel$/.exec(path);
+    const runId = run ? safeDecode(run[1] as string) : undefined;
+    if (run && runId !== undefined && ID.test(runId)) {
+      if (method !== 'POST') {
+        response.setHeader('allow', 'POST');
+        return sendJson(response, 405, { error: { code: 'TOOLNEXUS_INBOX_METHOD', message: 'use POST' } });
+      }
+      checkCsrf(request);
+      const body = await readJsonObject(request, settings.maxBodyBytes);
+      return sendJson(response, 200, await service.cancelRun(principal, runId, body));
+    }
     const match = /^\/api\/suspensions\/([^/]+)(?:\/(answer|cancel))?$/.exec(path);
     const id = match ? safeDecode(match[1] as string) : undefined;
     if (match && id !== undefined && ID.test(id)) {

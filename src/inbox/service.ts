@@ -1,5 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import { AlreadyResolvedError, AnswerRefusedError, InvalidAnswerError, UnknownSuspensionError } from '../errors';
+import { AlreadyResolvedError, AnswerRefusedError, InvalidAnswerError, RunNotFoundError, UnknownSuspensionError } from '../errors';
+import { cancelRun } from '../runner/cancel';
+import { runStoreOf } from '../runner/memory';
+import type { RunStore } from '../runner/store';
 import type { Answer } from '../results/wire';
 import type { AgentRunner } from '../runner/agent-runner';
 import { answerAs } from '../runner/answer-as';
@@ -103,6 +106,28 @@ export class InboxService {
     const answer: Answer =
       reason === undefined ? { id, ok: false, reason: 'cancelled' } : { id, ok: false, reason: 'cancelled', data: { reason } };
     return this.give(request, principal, answer, reason, 'cancel');
+  }
+
+  /**
+   * Cancels a run as `principal` (docs/agents.md, "Cancel"): its open requests settle
+   * `cancelled` under the answer policy, and nothing continues it. Through the inbox's runner
+   * when it has one (a run it drives now is aborted), else with the stores alone.
+   */
+  async cancelRun(principal: Principal, runId: string, body: Record<string, unknown>): Promise<{ runId: string; status: string }> {
+    const reason = commentOf(body.reason);
+    const options = { ...(reason === undefined ? {} : { reason }), audit: { by: principal } };
+    const runs = runStoreOf(this.coordinator.store);
+    if (!this.runner && (typeof runs?.loadRun !== 'function' || typeof runs.saveRun !== 'function'))
+      throw new InboxBadRequestError('this inbox has no run store to cancel runs in');
+    let result: RunResult;
+    try {
+      result = this.runner ? await this.runner.cancel(runId, options) : await cancelRun(this.coordinator, runs as RunStore, runId, options);
+    } catch (error) {
+      if (error instanceof RunNotFoundError) throw new InboxNotFoundError(`no run ${runId}`);
+      throw error;
+    }
+    this.announce();
+    return { runId, status: result.status };
   }
 
   private async give(

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { InvalidArgumentError, InvalidResumeError, RunConflictError } from '../errors';
+import { InvalidArgumentError, InvalidResumeError, RunCancelledError, RunConflictError } from '../errors';
 import { messageOf } from '../errors/message';
 import type { ClassType } from '../decorators/types';
 import type { Answer } from '../results/wire';
@@ -30,7 +30,8 @@ import { promptWithSkills } from './skills';
 import { guardrailsOf } from './guardrails/check';
 import { budgetOf, pricesOf, type Budget } from './budget';
 import { startBudget, startSpending } from './spending';
-import { RUN_BUDGET } from './live-run';
+import { RUN_BUDGET, type Driving } from './live-run';
+import { cancelStored, type CancelOptions } from './cancel';
 
 export type { AgentToolContext } from './live-run';
 export type { AgentRunnerOptions, OrphanRecovery, ResumeOptions, RunOptions } from './options';
@@ -67,6 +68,8 @@ export class AgentRunner {
   private readonly threads: Threads | undefined;
   /** The toolkit's entries as last offered: the same array while they are unchanged, so models cache their provider shape. */
   private offeredTools: readonly ModelTool[] = [];
+  /** The runs this runner drives now: what {@link cancel} aborts. */
+  private readonly driving = new Map<string, Driving>();
 
   constructor(options: AgentRunnerOptions) {
     if (!options || typeof options.model?.complete !== 'function')
@@ -116,6 +119,7 @@ export class AgentRunner {
       guardrails: guardrailsOf(options.guardrails),
       budget: budgetOf(options.budget, 'budget'),
       prices: pricesOf(options.prices),
+      driving: this.driving,
     };
     if (options.onMetric !== undefined && typeof options.onMetric !== 'function')
       throw new InvalidArgumentError('onMetric must be a function');
@@ -337,9 +341,44 @@ export class AgentRunner {
 
   private runTraced(live: LiveRun): Promise<RunResult> {
     const trace = openTrace(this.parts, live.runId, undefined, live.session);
-    if (!trace) return driveNew(this.parts, live);
-    live.trace = trace;
-    return traced(trace, () => driveNew(this.parts, live));
+    if (trace) live.trace = trace;
+    const running = trace ? traced(trace, () => driveNew(this.parts, live)) : driveNew(this.parts, live);
+    return this.drives(live.runId, live.canceller, running);
+  }
+
+  /** Registers a run this runner drives until it ends, so {@link cancel} reaches it. */
+  private async drives(runId: string, controller: AbortController | undefined, running: Promise<RunResult>): Promise<RunResult> {
+    if (!controller || this.driving.has(runId)) return running;
+    const entry: Driving = { controller, ended: running };
+    this.driving.set(runId, entry);
+    try {
+      return await running;
+    } finally {
+      if (this.driving.get(runId) === entry) this.driving.delete(runId);
+    }
+  }
+
+  /**
+   * Cancels a run (docs/agents.md, "Cancel"). One this runner drives now: its model call and
+   * its tools' `ctx.signal` abort (with a {@link RunCancelledError} as the reason), and it ends
+   * `cancelled`, which `run`/`stream` return (no error). One halted, or driven by another
+   * process: its open suspensions are settled `cancelled` (through the coordinator, as
+   * `options.audit.by`: the answer policy judges a cancel as any refusal) and its checkpoint
+   * becomes `cancelled`, so no answer, resume or recover continues it (a driving process loses
+   * its next checkpoint write and stops). A run already over is returned as it ended.
+   *
+   * @throws {@link RunNotFoundError} the run is not driven here and has no checkpoint.
+   */
+  async cancel(runId: string, options: CancelOptions = {}): Promise<RunResult> {
+    checkRunId(runId, 'cancel');
+    if (options.reason !== undefined && typeof options.reason !== 'string')
+      throw new InvalidArgumentError('cancel reason must be a string');
+    const driven = this.driving.get(runId);
+    if (driven) {
+      driven.controller.abort(new RunCancelledError(runId, options.reason));
+      if (driven.ended) return driven.ended;
+    }
+    return this.settled(cancelStored(this.parts, runId, options));
   }
 
   private begin(input: string | readonly ChatMessage[], options: RunOptions, emit: Emit | undefined): LiveRun {
@@ -355,6 +394,8 @@ export class AgentRunner {
         ? undefined
         : startOutput(options.output, options.maxOutputRepairs ?? this.maxOutputRepairs, this.model, tools);
     const budget = startBudget(this.parts, options.budget, (options as { [RUN_BUDGET]?: Budget })[RUN_BUDGET]);
+    // The run's own switch, for `cancel`; the caller's signal aborts it too.
+    const canceller = new AbortController();
     const live: LiveRun = {
       runId,
       messages,
@@ -366,7 +407,8 @@ export class AgentRunner {
       output,
       version: 0,
       tools: offeredTools(tools, output),
-      signal: options.signal,
+      signal: options.signal ? AbortSignal.any([options.signal, canceller.signal]) : canceller.signal,
+      canceller,
       context: options.context,
       emit,
       ...(options.principal === undefined ? {} : { principal: checkedAudit({ by: options.principal }, 'run')?.by }),

@@ -77,6 +77,7 @@ export interface SubAgentHost {
   stream(input: string, options: ChildRunOptions): AsyncGenerator<RunEvent>;
   resume(answer: Answer, options: { context?: object; signal?: AbortSignal; audit?: Audit }): Promise<RunResult>;
   resumeStream(answer: Answer, options: { context?: object; signal?: AbortSignal; audit?: Audit }): AsyncGenerator<RunEvent>;
+  cancel(runId: string, options: { reason?: string }): Promise<RunResult>;
 }
 
 /**
@@ -97,23 +98,47 @@ export async function runSubAgent(
   const signal = ctx?.signal;
   const origin = subAgentOriginOf(ctx?.replay?.request);
   const emit = (ctx as { [SUB_AGENT_EVENTS]?: Emit } | undefined)?.[SUB_AGENT_EVENTS];
-  const common = { ...(host ? { context: host } : {}), ...(signal ? { signal } : {}) };
+  // The call's signal (the caller cancelled, a timeout, an MCP client's cancellation) cancels the
+  // child run: it ends `cancelled`, checkpointed so, rather than failing.
+  const common = host ? { context: host } : {};
   if (ctx?.answer && origin) {
     const answeredBy = ctx.answer.answeredBy;
     const answer: Answer = { id: origin.requestId, ok: true, ...(ctx.answer.data === undefined ? {} : { data: ctx.answer.data }) };
     const options = { ...common, ...(answeredBy ? { audit: { by: answeredBy } } : {}) };
-    const result = emit ? await nested(name, runner.resumeStream(answer, options), emit) : await runner.resume(answer, options);
+    const result = await cancelledWith(runner, origin.runId, signal, () =>
+      emit ? nested(name, runner.resumeStream(answer, options), emit) : runner.resume(answer, options),
+    );
     return resultOf(name, origin.runId, result);
   }
   const runId = `${ctx?.runId ?? 'run'}/${ctx?.callId ?? randomUUID()}`;
+  if (signal?.aborted) return failure(`the sub-agent ${name} was not started: its call was cancelled`);
   const message = messageOf(args);
   // The child run is made on behalf of the caller's principal: its requests record them too.
   const principal = (ctx as { [RUN_PRINCIPAL]?: Principal } | undefined)?.[RUN_PRINCIPAL];
   // What is left of the caller's budget bounds the child's: its spending is the caller's.
   const inherited = (ctx as { [RUN_BUDGET]?: Budget } | undefined)?.[RUN_BUDGET];
   const started = { ...common, runId, ...(principal ? { principal } : {}), ...(inherited ? { [RUN_BUDGET]: inherited } : {}) };
-  const result = emit ? await nested(name, runner.stream(message, started), emit) : await runner.run(message, started);
+  const result = await cancelledWith(runner, runId, signal, () =>
+    emit ? nested(name, runner.stream(message, started), emit) : runner.run(message, started),
+  );
   return resultOf(name, runId, result);
+}
+
+/** Runs the child with `signal` cancelling it (`runner.cancel`) while it runs. */
+async function cancelledWith(
+  runner: SubAgentHost,
+  runId: string,
+  signal: AbortSignal | undefined,
+  body: () => Promise<RunResult>,
+): Promise<RunResult> {
+  if (!signal) return body();
+  const cancel = () => void runner.cancel(runId, { reason: 'the call that ran it was cancelled' }).catch(() => undefined);
+  signal.addEventListener('abort', cancel, { once: true });
+  try {
+    return await body();
+  } finally {
+    signal.removeEventListener('abort', cancel);
+  }
 }
 
 /** Forwards a child's events under its path, and returns its result. */

@@ -4,7 +4,7 @@ import type { RunTrace } from './agent-spans';
 import { PLAIN_CALLS, type TurnCalls } from './calls';
 import { startSteps } from './durable';
 import { DriverLease } from './lease';
-import type { AgentParts, Emit, LiveRun } from './live-run';
+import type { AgentParts, Driving, Emit, LiveRun } from './live-run';
 import { runLoop } from './loop';
 import { AGAIN, fedChecked, type NextStep } from './next-step';
 import { checkInput, startInputCheck } from './guardrails/stages';
@@ -76,7 +76,29 @@ export async function drive(
   options: ContinueOptions,
   emit: Emit | undefined,
 ): Promise<RunResult> {
+  // Registered with the runner while it drives, so `cancel` aborts it here.
   const taken = new AbortController();
+  const ended = driveWith(taken, parts, runId, running, version, options, emit);
+  const driving = parts.driving;
+  if (!driving || driving.has(runId)) return ended;
+  const entry: Driving = { controller: taken, ended };
+  driving.set(runId, entry);
+  try {
+    return await ended;
+  } finally {
+    if (driving.get(runId) === entry) driving.delete(runId);
+  }
+}
+
+async function driveWith(
+  taken: AbortController,
+  parts: AgentParts,
+  runId: string,
+  running: RunState,
+  version: number,
+  options: ContinueOptions,
+  emit: Emit | undefined,
+): Promise<RunResult> {
   const onAbort = () => taken.abort(options.signal?.reason);
   if (options.signal?.aborted) onAbort();
   else options.signal?.addEventListener('abort', onAbort, { once: true });

@@ -54,7 +54,10 @@ export type { PrunableStore, PruneOptions, PruneReport, PrunedBatch } from './re
 export { trimToTokens, summarizeOlder, trimExchanges, roughTokens } from './transcript';
 export type { ModelCall, BeforeModel, AfterModel, TrimOptions, SummarizeOptions, TokenEstimate } from './transcript';
 export type { SessionStore, StoredSession, SessionSummary, SessionFilter, ActiveRun } from '../sessions/store';
+export { cancelRun } from './cancel';
+export type { CancelOptions } from './cancel';
 export {
+  RunCancelledError,
   RunNotFoundError,
   RunConflictError,
   RunCheckpointError,

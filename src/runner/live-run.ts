@@ -16,7 +16,7 @@ import type { DriverLease } from './lease';
 import { outputState, type OutputRun } from './output';
 import { RUN_STATE_FORMAT, type RunState } from './state';
 import type { AfterModel, BeforeModel } from './transcript/hooks';
-import type { Durability, ModelMetricEvent, RunEvent, RunStop, ToolCallRecord } from './types';
+import type { Durability, ModelMetricEvent, RunEvent, RunResult, RunStop, ToolCallRecord } from './types';
 
 /**
  * The context a tool receives from the runner: the run's `context`, plus `signal`, the
@@ -61,8 +61,16 @@ export interface AgentParts {
   prices?: Prices;
   /** The runner's budget for each run (a run's own `budget` option replaces it). */
   budget?: Budget;
+  /** The runs this runner drives now, by id: what `cancel` aborts. */
+  driving?: Map<string, Driving>;
   /** The toolkit's tools as offered now. */
   tools(): readonly ModelTool[];
+}
+
+/** A run this process drives: its cancel switch, and its outcome once it ends. */
+export interface Driving {
+  readonly controller: AbortController;
+  ended?: Promise<RunResult>;
 }
 
 /** The working state of one run while this process drives it. */
@@ -81,6 +89,8 @@ export interface LiveRun {
   version: number;
   tools: readonly ModelTool[];
   signal?: AbortSignal;
+  /** The run's own abort switch (a new run's), which {@link AgentRunner.cancel} pulls. */
+  canceller?: AbortController;
   context?: object;
   emit?: Emit;
   /** The driver lease this process renews while it drives a checkpointed run (a resumed one, or one with durable steps). */

@@ -11,6 +11,7 @@ import { AGAIN, type NextStep } from './next-step';
 import { offeredTools } from './output';
 import type { HaltedCall } from './state';
 import { turn } from './turn';
+import { cancelStopOf } from './cancel';
 import type { RunResult, RunStop } from './types';
 
 /**
@@ -28,6 +29,9 @@ export async function runLoop(first: AgentParts, live: LiveRun, calls: TurnCalls
       next = await turn(parts, live, calls);
     }
   } catch (error) {
+    // A cancel aborted the model call: the run ends cancelled, not failed.
+    const cancelled = cancelStopOf(live.signal);
+    if (cancelled) return stopped(parts, live, cancelled);
     // Whatever stopped the run (a model or store failure, a takeover): this process no longer drives it.
     await live.lease?.stop();
     throw error;

@@ -6,6 +6,7 @@ import { callStatus } from './call-status';
 import { addChildSpend, subAgentStop, subAgentUsage } from './child-run';
 import { checkToolOutputs, settleStopped } from './guardrails/stages';
 import { stopOfResult } from './stops';
+import { cancelStopOf } from './cancel';
 import { callersStop } from './budget';
 import { spentNow } from './spending';
 import { handoffOf } from './handoff';
@@ -42,7 +43,8 @@ export async function nextStepOf(
   results: ToolResult[],
   turn: number,
 ): Promise<NextStep> {
-  const found = stopIn(calls, results, live);
+  // A cancel while the calls ran: the run stops, and the calls still waiting for answers are cancelled.
+  const found = stopIn(calls, results, live) ?? cancelStopOf(live.signal);
   if (found) {
     feed(live, calls, await settleStopped(parts, results, found), turn);
     // A sub-agent that spent the budget spent the caller's: its own figures, its spending added.

@@ -7,6 +7,7 @@ import { AGAIN, FINAL, INCOMPLETE, nextStepOf, type NextStep } from './next-step
 import { answersNow, checkOutput, FINAL_ANSWER_TOOL, keptOutput, repairPrompt, textReminder, type OutputRun } from './output';
 import { addUsage, copyUsage } from './usage';
 import { modelCallStop, spendOnModel } from './spending';
+import { cancelStopOf } from './cancel';
 import { checkAnswer, heldTextOf, refusedAnswer } from './guardrails/stages';
 import type { HeldText } from './guardrails/held-text';
 
@@ -16,6 +17,8 @@ import type { HeldText } from './guardrails/held-text';
  * handoff or a suspended call each shape that, never the loop itself.
  */
 export async function turn(parts: AgentParts, live: LiveRun, calls: TurnCalls): Promise<NextStep> {
+  const cancelled = cancelStopOf(live.signal);
+  if (cancelled) return { type: 'stop', stop: cancelled };
   if (live.turns >= parts.maxTurns) return INCOMPLETE;
   const over = live.budget ? modelCallStop(parts, live) : undefined;
   if (over) return { type: 'stop', stop: over };

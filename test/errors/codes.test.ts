@@ -32,6 +32,7 @@ const CODES: Record<string, string> = {
   ModelResponseError: 'TOOLNEXUS_MODEL_RESPONSE',
   RunNotFoundError: 'TOOLNEXUS_RUN_NOT_FOUND',
   RunConflictError: 'TOOLNEXUS_RUN_CONFLICT',
+  RunCancelledError: 'TOOLNEXUS_RUN_CANCELLED',
   RunCheckpointError: 'TOOLNEXUS_RUN_CHECKPOINT',
   InvalidResumeError: 'TOOLNEXUS_INVALID_RESUME',
   StoreUnavailableError: 'TOOLNEXUS_STORE_UNAVAILABLE',

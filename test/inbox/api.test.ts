@@ -308,6 +308,24 @@ describe('answering', () => {
   });
 });
 
+describe('cancelling a run (docs/agents.md, "Cancel")', () => {
+  it('cancels a halted run: its request settles cancelled, the run ends cancelled and nothing continues it', async () => {
+    const base = await plainServer();
+    const { runId, id } = await pay();
+    const done = await call<{ runId: string; status: string }>(base, 'POST', `/api/runs/${encodeURIComponent(runId)}/cancel`, {
+      token: TOKENS.alice,
+      body: { reason: 'the customer withdrew' },
+    });
+    expect(done).toMatchObject({ status: 200, body: { runId, status: 'cancelled' } });
+    const view = await call<SuspensionView>(base, 'GET', `/api/suspensions/${id}`, { token: TOKENS.alice });
+    expect(view.body).toMatchObject({ status: 'cancelled', answeredBy: { id: 'alice' } });
+    expect((await store.loadRun(runId))?.state).toMatchObject({ phase: 'cancelled', stop: { reason: 'the customer withdrew' } });
+    expect((await answer(base, id, TOKENS.bob, { ok: true })).status).toBeGreaterThanOrEqual(400);
+    expect((await call(base, 'POST', '/api/runs/no-such-run/cancel', { token: TOKENS.alice, body: {} })).status).toBe(404);
+    expect((await call(base, 'GET', `/api/runs/${encodeURIComponent(runId)}/cancel`, { token: TOKENS.alice })).status).toBe(405);
+  });
+});
+
 describe('safe by default', () => {
   it('needs an authorize option; a bad one is refused when the inbox is built', () => {
     expect(() => createInbox({ runner } as unknown as InboxOptions)).toThrow(/needs authorize/);

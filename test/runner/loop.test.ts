@@ -86,8 +86,11 @@ describe('the loop', () => {
       expect(ctx).not.toBe(context);
       expect(ctx.tenant).toBe('acme');
       expect(ctx.scope).toBe(context.scope); // shallow: the host's objects are shared, not cloned
-      expect(ctx.signal).toBe(controller.signal);
+      // The run's signal: the caller's, joined with the run's own cancel switch (runner.cancel).
+      expect(ctx.signal?.aborted).toBe(false);
     }
+    controller.abort(new Error('caller gone'));
+    for (const ctx of contexts) expect(ctx.signal?.reason).toEqual(new Error('caller gone'));
     expect(contexts[0]).not.toBe(contexts[1]);
     expect(context).toEqual({ tenant: 'acme', scope: { db: 'primary' } }); // the host's object is untouched
   });

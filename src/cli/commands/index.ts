@@ -10,6 +10,7 @@ import { pendingEdit } from './pending-edit';
 import { pendingSign } from './pending-sign';
 import { grantsList, grantsRevoke } from './grants';
 import { prune } from './prune';
+import { runsCancel } from './runs-cancel';
 
 /** Every command the CLI knows, in the order `--help` lists them. A new command is a file and a line here. */
 export const COMMANDS: readonly CliCommand[] = [
@@ -23,6 +24,7 @@ export const COMMANDS: readonly CliCommand[] = [
   pendingHistory,
   grantsList,
   grantsRevoke,
+  runsCancel,
   prune,
   serve,
 ];

@@ -1,0 +1,43 @@
+import { RunNotFoundError } from '../../errors';
+import { cancelRun } from '../../runner/cancel';
+import { isEnded, type RunPhase } from '../../runner/state';
+import { STORE_OPTIONS, type CliCommand } from '../command';
+import { EXIT } from '../exit-codes';
+
+/**
+ * `runs cancel RUN_ID`: cancels a halted run (or one another process drives): its open
+ * questions settle `cancelled` as the CLI's principal (the answer policy judges it), and its
+ * checkpoint says `cancelled`, so nothing continues it (docs/agents.md, "Cancel").
+ */
+export const runsCancel: CliCommand = {
+  path: ['runs', 'cancel'],
+  summary: 'cancel a run: its open questions settle cancelled and nothing continues it',
+  usage: 'RUN_ID [--reason R]',
+  options: { ...STORE_OPTIONS, reason: { type: 'string' } },
+  positionals: 1,
+  async run({ positionals, values, io, open }) {
+    const runId = positionals[0] as string;
+    const target = await open();
+    const reason = typeof values.reason === 'string' ? values.reason : undefined;
+    try {
+      const before = await target.store.loadRun(runId);
+      const phase = (before?.state as { phase?: unknown } | undefined)?.phase;
+      if (typeof phase === 'string' && isEnded(phase as RunPhase)) {
+        const message = `run ${runId} had already ended: ${phase}`;
+        io.out(values.json ? JSON.stringify({ ok: false, runId, status: phase, message }) : message);
+        return EXIT.alreadySettled;
+      }
+      const result = await cancelRun(target.coordinator, target.store, runId, {
+        ...(reason === undefined ? {} : { reason }),
+        audit: { by: target.principal },
+      });
+      const message = result.status === 'cancelled' ? `run ${runId} is cancelled` : `run ${runId} had already ended: ${result.status}`;
+      io.out(values.json ? JSON.stringify({ ok: result.status === 'cancelled', runId, status: result.status }) : message);
+      return result.status === 'cancelled' ? EXIT.ok : EXIT.alreadySettled;
+    } catch (error) {
+      if (!(error instanceof RunNotFoundError)) throw error;
+      (values.json ? io.out : io.err)(values.json ? JSON.stringify({ ok: false, runId, message: error.message }) : error.message);
+      return EXIT.notFound;
+    }
+  },
+};

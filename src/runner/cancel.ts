@@ -1,0 +1,104 @@
+import { RunCancelledError, RunConflictError } from '../errors';
+import { failure, pendingOf } from '../results/helpers';
+import type { ToolResult } from '../results/wire';
+import type { Audit } from '../suspension/audit';
+import { systemAudit } from '../suspension/authority';
+import type { ChatMessage } from '../models/types';
+import { callStatus } from './call-status';
+import { Checkpoints, resultOf } from './checkpoints';
+import { DEFAULT_LEASE_MS, type ResumeCoordinator } from '../suspension/coordinator';
+import { systemClock } from '../timing/clock';
+import type { RunStore } from './store';
+import type { AgentParts } from './live-run';
+import { isEnded, type RunState } from './state';
+import type { RunResult, RunStop, ToolCallRecord } from './types';
+
+/** What cancelling a stored run needs: the run's checkpoints and the coordinator of its suspensions. */
+export type CancelTarget = Pick<AgentParts, 'checkpoints' | 'coordinator'>;
+
+/**
+ * Cancels a halted run (or one another process drives) with the stores alone, as the CLI's
+ * `runs cancel` and the inbox do: see {@link cancelStored}.
+ */
+export function cancelRun(coordinator: ResumeCoordinator, runs: RunStore, runId: string, options: CancelOptions = {}): Promise<RunResult> {
+  return cancelStored({ coordinator, checkpoints: new Checkpoints(runs, DEFAULT_LEASE_MS, systemClock) }, runId, options);
+}
+
+/** How many times a cancel reads the checkpoint again when a writer beat it. */
+const MAX_ATTEMPTS = 20;
+
+/** The stop a run's signal says, when it was aborted by a cancel. */
+export function cancelStopOf(signal: AbortSignal | undefined): RunStop | undefined {
+  const reason: unknown = signal?.aborted ? signal.reason : undefined;
+  if (!(reason instanceof RunCancelledError)) return undefined;
+  return reason.reason === undefined ? { status: 'cancelled' } : { status: 'cancelled', reason: reason.reason };
+}
+
+/** Who cancels, and why. */
+export interface CancelOptions {
+  /** Why: kept in the run's stop and on each cancelled suspension. */
+  reason?: string;
+  /** Who cancels: recorded on each suspension cancelled, and judged by the answer policy as any refusal. */
+  audit?: Audit;
+}
+
+/**
+ * Cancels a run no process here drives, from its checkpoint: the open suspensions of a halted
+ * run are settled `cancelled` first (through the coordinator, so an answer racing the cancel
+ * either ran before it or is refused), then the checkpoint becomes `cancelled` by
+ * compare-and-set. A run another process drives loses its next write, and stops. A run already
+ * over is returned as it ended.
+ *
+ * @throws {@link RunNotFoundError} no checkpoint for `runId`.
+ */
+export async function cancelStored(parts: CancelTarget, runId: string, options: CancelOptions): Promise<RunResult> {
+  const stop: RunStop = options.reason === undefined ? { status: 'cancelled' } : { status: 'cancelled', reason: options.reason };
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const { state, version } = await parts.checkpoints.load(runId);
+    if (isEnded(state.phase)) return (await resultOf(runId, state, (plain) => Promise.resolve(plain))) as RunResult;
+    const outcomes = await settleOpen(parts, state, options);
+    const cancelled = cancelledState(state, outcomes, stop);
+    if (await parts.checkpoints.write(runId, version + 1, cancelled))
+      return (await resultOf(runId, cancelled, (plain) => Promise.resolve(plain))) as RunResult;
+  }
+  throw new RunConflictError(runId, 'its checkpoint kept changing while it was being cancelled');
+}
+
+/** The halted turn's open suspensions, cancelled: each call's result now (settled ones keep theirs). */
+async function settleOpen(parts: CancelTarget, state: RunState, options: CancelOptions): Promise<ToolResult[]> {
+  const calls = state.phase === 'halted' ? (state.halted?.calls ?? []) : [];
+  const reason = options.reason ?? 'the run was cancelled';
+  return Promise.all(
+    calls.map(async (entry) => {
+      if (!entry.pendingId || !pendingOf(entry.result)) return entry.result;
+      try {
+        return await parts.coordinator.cancel(entry.pendingId, reason, options.audit ?? systemAudit());
+      } catch {
+        // Answered meanwhile (its tool ran): its stored outcome is the call's result.
+        const stored = await parts.coordinator.get(entry.pendingId).catch(() => undefined);
+        return stored?.outcome ?? failure(`cancelled: ${reason}`);
+      }
+    }),
+  );
+}
+
+/**
+ * The checkpoint of a cancelled run. A halted turn's calls get their results, so the
+ * transcript stays one a provider (and a session's next run) accepts.
+ */
+function cancelledState(state: RunState, outcomes: readonly ToolResult[], stop: RunStop): RunState {
+  const { driver: _driver, halted, step: _step, error: _error, ...rest } = state;
+  const messages: ChatMessage[] = [...state.messages];
+  const toolCalls: ToolCallRecord[] = [...state.toolCalls];
+  (halted?.calls ?? []).forEach((entry, i) => {
+    const result = outcomes[i] ?? entry.result;
+    messages.push({ role: 'tool', callId: entry.call.id, name: entry.call.name, content: result.output, isError: result.isError });
+    toolCalls.push({
+      ...entry.call,
+      result,
+      status: callStatus(result, entry.pendingId ? 'cancelled' : entry.refusal),
+      turn: halted?.turn ?? state.turns,
+    });
+  });
+  return { ...rest, phase: 'cancelled', stop, messages, toolCalls };
+}
