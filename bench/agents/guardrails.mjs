@@ -15,16 +15,12 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startMock } from './mock-process.mjs';
+import { median } from './stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 async function child(mode, url) {
   const { create } = await import(pathToFileURL(path.join(here, 'frameworks', 'toolnexus-guarded.js')).href);

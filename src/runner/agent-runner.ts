@@ -30,7 +30,7 @@ import { promptWithSkills } from './skills';
 import { guardrailsOf } from './guardrails/check';
 import { budgetOf, pricesOf, type Budget } from './budget';
 import { startBudget, startSpending } from './spending';
-import { RUN_BUDGET, type Driving } from './live-run';
+import { RUN_BUDGET, whileDriving, type Driving } from './live-run';
 import { cancelStored, type CancelOptions } from './cancel';
 
 export type { AgentToolContext } from './live-run';
@@ -343,19 +343,7 @@ export class AgentRunner {
     const trace = openTrace(this.parts, live.runId, undefined, live.session);
     if (trace) live.trace = trace;
     const running = trace ? traced(trace, () => driveNew(this.parts, live)) : driveNew(this.parts, live);
-    return this.drives(live.runId, live.canceller, running);
-  }
-
-  /** Registers a run this runner drives until it ends, so {@link cancel} reaches it. */
-  private async drives(runId: string, controller: AbortController | undefined, running: Promise<RunResult>): Promise<RunResult> {
-    if (!controller || this.driving.has(runId)) return running;
-    const entry: Driving = { controller, ended: running };
-    this.driving.set(runId, entry);
-    try {
-      return await running;
-    } finally {
-      if (this.driving.get(runId) === entry) this.driving.delete(runId);
-    }
+    return whileDriving(this.driving, live.runId, live.canceller, running);
   }
 
   /**

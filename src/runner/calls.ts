@@ -53,7 +53,7 @@ export async function callTool(parts: AgentParts, live: LiveRun, call: ToolCall)
   }
   const ctx = callContext(live.context, live.signal, call.id, live.runId, live.principal);
   // A sub-agent this call runs may spend what is left of the run's budget, no more.
-  if (live.budget) Object.assign(ctx, { [RUN_BUDGET]: remaining(live.budget, spentNow(parts, live)) });
+  if (live.budget) Object.assign(ctx, { [RUN_BUDGET]: remaining(live.budget, spentNow(live)) });
   const emit = live.emit;
   // A sub-agent's events join the stream of the run that called it.
   if (emit) Object.assign(ctx, { [SUB_AGENT_EVENTS]: emit });

@@ -4,7 +4,7 @@ import type { RunTrace } from './agent-spans';
 import { PLAIN_CALLS, type TurnCalls } from './calls';
 import { startSteps } from './durable';
 import { DriverLease } from './lease';
-import type { AgentParts, Driving, Emit, LiveRun } from './live-run';
+import { whileDriving, type AgentParts, type Emit, type LiveRun } from './live-run';
 import { runLoop } from './loop';
 import { AGAIN, fedChecked, type NextStep } from './next-step';
 import { checkInput, startInputCheck } from './guardrails/stages';
@@ -78,16 +78,7 @@ export async function drive(
 ): Promise<RunResult> {
   // Registered with the runner while it drives, so `cancel` aborts it here.
   const taken = new AbortController();
-  const ended = driveWith(taken, parts, runId, running, version, options, emit);
-  const driving = parts.driving;
-  if (!driving || driving.has(runId)) return ended;
-  const entry: Driving = { controller: taken, ended };
-  driving.set(runId, entry);
-  try {
-    return await ended;
-  } finally {
-    if (driving.get(runId) === entry) driving.delete(runId);
-  }
+  return whileDriving(parts.driving, runId, taken, driveWith(taken, parts, runId, running, version, options, emit));
 }
 
 async function driveWith(

@@ -195,3 +195,23 @@ export function spendSoFar(live: LiveRun): Spend | undefined {
   const now = live.clock?.now();
   return { ...spend, wallMs: spend.wallMs + (since === undefined || now === undefined ? 0 : now - since) };
 }
+
+/**
+ * Registers a run in `driving` until `ended` settles, so the runner's `cancel` reaches it (a
+ * run already registered, by the caller that drives it, is left to that caller).
+ */
+export async function whileDriving(
+  driving: Map<string, Driving> | undefined,
+  runId: string,
+  controller: AbortController | undefined,
+  ended: Promise<RunResult>,
+): Promise<RunResult> {
+  if (!driving || !controller || driving.has(runId)) return ended;
+  const entry: Driving = { controller, ended };
+  driving.set(runId, entry);
+  try {
+    return await ended;
+  } finally {
+    if (driving.get(runId) === entry) driving.delete(runId);
+  }
+}

@@ -48,7 +48,7 @@ export async function nextStepOf(
   if (found) {
     feed(live, calls, await settleStopped(parts, results, found), turn);
     // A sub-agent that spent the budget spent the caller's: its own figures, its spending added.
-    const stop = found.status === 'budget_exceeded' ? callersStop(live.budget, spentNow(parts, live), found) : found;
+    const stop = found.status === 'budget_exceeded' ? callersStop(live.budget, spentNow(live), found) : found;
     return { type: 'stop', stop };
   }
   if (results.some((result) => pendingOf(result) !== undefined)) return { type: 'halt', calls, results };

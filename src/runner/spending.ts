@@ -1,14 +1,13 @@
 import { InvalidArgumentError } from '../errors';
 import type { Usage } from '../models/types';
-import type { AgentParts, LiveRun } from './live-run';
+import { spendSoFar, type AgentParts, type LiveRun } from './live-run';
 import { beforeModelCall, beforeToolCall, budgetOf, costOf, priceOf, tighter, type Budget, type Spend, type Spent } from './budget';
 import type { RunStop } from './types';
 
 /** What the run has spent so far, its wall time driving it in this process included. */
-export function spentNow(parts: AgentParts, live: LiveRun): Spent {
-  const spend = live.spend ?? { costUsd: 0, toolCalls: 0, wallMs: 0 };
-  const since = live.drivenSince;
-  return { usage: live.usage, spend, wallMs: spend.wallMs + (since === undefined ? 0 : parts.clock.now() - since) };
+export function spentNow(live: LiveRun): Spent {
+  const spend = spendSoFar(live) ?? { costUsd: 0, toolCalls: 0, wallMs: 0 };
+  return { usage: live.usage, spend, wallMs: spend.wallMs };
 }
 
 /**
@@ -39,7 +38,7 @@ export function spendOnModel(parts: AgentParts, live: LiveRun, usage: Usage): vo
 export function spendOnTool(parts: AgentParts, live: LiveRun): RunStop | undefined {
   const spend = live.spend;
   if (!spend) return undefined;
-  const stop = live.budget ? beforeToolCall(live.budget, spentNow(parts, live)) : undefined;
+  const stop = live.budget ? beforeToolCall(live.budget, spentNow(live)) : undefined;
   if (!stop) spend.toolCalls++;
   return stop;
 }
@@ -47,7 +46,7 @@ export function spendOnTool(parts: AgentParts, live: LiveRun): RunStop | undefin
 /** The stop a model call would make, when the run's budget would not bear it. */
 export function modelCallStop(parts: AgentParts, live: LiveRun): RunStop | undefined {
   if (!live.budget) return undefined;
-  return beforeModelCall(live.budget, spentNow(parts, live), { usage: live.turnUsage.at(-1), costUsd: live.lastCostUsd ?? 0 });
+  return beforeModelCall(live.budget, spentNow(live), { usage: live.turnUsage.at(-1), costUsd: live.lastCostUsd ?? 0 });
 }
 
 /**
