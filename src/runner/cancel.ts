@@ -9,7 +9,7 @@ import { Checkpoints, resultOf } from './checkpoints';
 import { DEFAULT_LEASE_MS, type ResumeCoordinator } from '../suspension/coordinator';
 import { systemClock } from '../timing/clock';
 import type { RunStore } from './store';
-import type { AgentParts } from './live-run';
+import type { AgentParts, LiveRun } from './live-run';
 import { isEnded, type RunState } from './state';
 import type { RunResult, RunStop, ToolCallRecord } from './types';
 
@@ -71,6 +71,11 @@ async function settleOpen(parts: CancelTarget, state: RunState, options: CancelO
   return Promise.all(
     calls.map(async (entry) => {
       if (!entry.pendingId || !pendingOf(entry.result)) return entry.result;
+      // An answer being applied now (its replay holds the claim) is not waited for: the
+      // coordinator's cancel would wait as long as the tool runs. Its resume then finds the run over.
+      const now = await parts.coordinator.get(entry.pendingId).catch(() => undefined);
+      if (now && now.status !== 'pending')
+        return now.outcome ?? failure(`cancelled while its answer was being applied (it may have run): ${reason}`);
       try {
         return await parts.coordinator.cancel(entry.pendingId, reason, options.audit ?? systemAudit());
       } catch {
@@ -101,4 +106,20 @@ function cancelledState(state: RunState, outcomes: readonly ToolResult[], stop: 
     });
   });
   return { ...rest, phase: 'cancelled', stop, messages, toolCalls };
+}
+
+/**
+ * The result of a run this process drove that another process cancelled through its
+ * checkpoint: a write of this driver conflicted (or its lease renewal did, aborting its
+ * calls), and the checkpoint says `cancelled`. Undefined for any other failure, which stays
+ * the caller's error.
+ */
+export async function cancelledElsewhere(parts: AgentParts, live: LiveRun, error: unknown): Promise<RunResult | undefined> {
+  if (live.version === 0) return undefined;
+  if (!(error instanceof RunConflictError) && !(live.signal?.reason instanceof RunConflictError)) return undefined;
+  const { state } = await parts.checkpoints.load(live.runId).catch(() => ({ state: undefined }));
+  if (state?.phase !== 'cancelled') return undefined;
+  const result = await resultOf(live.runId, state, () => Promise.resolve(undefined));
+  if (result) live.emit?.({ type: 'done', result });
+  return result;
 }

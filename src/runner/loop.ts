@@ -1,17 +1,17 @@
 import { RunCheckpointError } from '../errors';
 import { systemAudit } from '../suspension/authority';
 import { messageOf } from '../errors/message';
-import { pendingOf } from '../results/helpers';
+import { failure, pendingOf } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
 import type { ToolCall } from '../models/types';
 import type { TurnCalls } from './calls';
 import { pendingResult } from './checkpoints';
 import { snapshot, spendSoFar, type AgentParts, type LiveRun } from './live-run';
-import { AGAIN, type NextStep } from './next-step';
+import { AGAIN, fed, type NextStep } from './next-step';
 import { offeredTools } from './output';
 import type { HaltedCall } from './state';
 import { turn } from './turn';
-import { cancelStopOf } from './cancel';
+import { cancelledElsewhere, cancelStopOf } from './cancel';
 import type { RunResult, RunStop } from './types';
 
 /**
@@ -22,7 +22,19 @@ import type { RunResult, RunStop } from './types';
  * stands when the loop takes it (its halted or interrupted turn finished).
  */
 export async function runLoop(first: AgentParts, live: LiveRun, calls: TurnCalls, next: NextStep = AGAIN): Promise<RunResult> {
+  try {
+    return await loop(first, live, calls, next);
+  } catch (error) {
+    // Another process cancelled it through the checkpoint (this one lost a write): that is how it ended, not an error.
+    const cancelled = await cancelledElsewhere(first, live, error);
+    if (cancelled) return cancelled;
+    throw error;
+  }
+}
+
+async function loop(first: AgentParts, live: LiveRun, calls: TurnCalls, start: NextStep): Promise<RunResult> {
   let parts = first;
+  let next = start;
   try {
     while (next.type === 'again' || next.type === 'handoff') {
       if (next.type === 'handoff') parts = handedTo(parts, live, next.agent);
@@ -36,10 +48,37 @@ export async function runLoop(first: AgentParts, live: LiveRun, calls: TurnCalls
     await live.lease?.stop();
     throw error;
   }
+  // A cancel during a turn that halted on some call: the run ends cancelled, not halted.
+  const cancelled = next.type === 'halt' ? cancelStopOf(live.signal) : undefined;
+  if (cancelled && next.type === 'halt') return cancelledHalt(parts, live, cancelled, next.calls, next.results);
   // Each of these stops the lease before its own last write.
   if (next.type === 'halt') return halt(parts, live, next.calls, next.results);
   if (next.type === 'stop') return stopped(parts, live, next.stop);
   return end(parts, live, next.type === 'final' ? 'done' : 'incomplete');
+}
+
+/**
+ * The run was cancelled while a turn ran, and one of its calls suspended: that suspension is
+ * cancelled and every result fed back, so the transcript stays one any provider (and the
+ * session's next message) accepts, and nobody is asked a question of a run that is over.
+ */
+async function cancelledHalt(
+  parts: AgentParts,
+  live: LiveRun,
+  stop: RunStop,
+  calls: ToolCall[],
+  results: ToolResult[],
+): Promise<RunResult> {
+  const reason = stop.status === 'cancelled' && stop.reason !== undefined ? stop.reason : 'the run was cancelled';
+  const settled = await Promise.all(
+    results.map(async (result) => {
+      const request = pendingOf(result);
+      if (!request) return result;
+      return parts.coordinator.cancel(request.id, reason, systemAudit()).catch(() => failure(`not run: ${reason}`));
+    }),
+  );
+  fed(parts, live, calls, settled, live.turns);
+  return stopped(parts, live, stop);
 }
 
 /**
@@ -82,7 +121,8 @@ async function halt(parts: AgentParts, live: LiveRun, calls: ToolCall[], results
 /** A guardrail, the budget or a cancel ended the run: its own status, kept in the checkpoint, never continued. */
 async function stopped(parts: AgentParts, live: LiveRun, stop: RunStop): Promise<RunResult> {
   await live.lease?.stop();
-  if (live.version > 0) {
+  // A cancelled run is checkpointed even if it never was: whoever cancelled it (a chat's stop) reads there how it ended.
+  if (live.version > 0 || stop.status === 'cancelled') {
     const state = snapshot(live, stop.status, undefined);
     state.stop = stop;
     await parts.checkpoints.save(live, state);
