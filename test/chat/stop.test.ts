@@ -151,3 +151,21 @@ it.each(['node', 'web'])(
     await expect(runner.recover(runId, { force: true })).rejects.toThrow(/already cancelled/);
   },
 );
+
+it('a stop before the run began (the web route cancels the body before its first read): the run is cancelled once it starts', async () => {
+  const { runner, seen } = agent();
+  http = createServer((_req, res) => res.end()); // (afterEach closes a server)
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const abort = new AbortController();
+  const body = JSON.stringify({ id: 'c-2', messages: [{ id: 'u-1', role: 'user', parts: [{ type: 'text', text: 'research' }] }] });
+  const request = new Request('http://127.0.0.1/api/chat', { method: 'POST', body, signal: abort.signal });
+  const response = await chatResponse(runner, request, { principal: { id: 'alice' }, onDisconnect: 'cancel' });
+  expect(response.status).toBe(200);
+  // The client is gone before the framework read a byte: it aborts the request, then cancels the body (which drains the run).
+  abort.abort();
+  await (response.body as ReadableStream<Uint8Array>).cancel();
+  expect(seen.aborted).toBe(1);
+  expect(seen.modelCalls).toBe(1);
+  const session = await runner.sessions!.loadSession('alice:c-2');
+  expect(session?.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+});
