@@ -1,13 +1,13 @@
 import { RunCheckpointError } from '../errors';
 import { systemAudit } from '../suspension/authority';
 import { messageOf } from '../errors/message';
-import { failure, pendingOf } from '../results/helpers';
+import { pendingOf } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
 import type { ToolCall } from '../models/types';
 import type { TurnCalls } from './calls';
 import { pendingResult } from './checkpoints';
 import { snapshot, spendSoFar, type AgentParts, type LiveRun } from './live-run';
-import { AGAIN, fed, type NextStep } from './next-step';
+import { AGAIN, type NextStep } from './next-step';
 import { offeredTools } from './output';
 import type { HaltedCall } from './state';
 import { turn } from './turn';
@@ -48,37 +48,10 @@ async function loop(first: AgentParts, live: LiveRun, calls: TurnCalls, start: N
     await live.lease?.stop();
     throw error;
   }
-  // A cancel during a turn that halted on some call: the run ends cancelled, not halted.
-  const cancelled = next.type === 'halt' ? cancelStopOf(live.signal) : undefined;
-  if (cancelled && next.type === 'halt') return cancelledHalt(parts, live, cancelled, next.calls, next.results);
   // Each of these stops the lease before its own last write.
   if (next.type === 'halt') return halt(parts, live, next.calls, next.results);
   if (next.type === 'stop') return stopped(parts, live, next.stop);
   return end(parts, live, next.type === 'final' ? 'done' : 'incomplete');
-}
-
-/**
- * The run was cancelled while a turn ran, and one of its calls suspended: that suspension is
- * cancelled and every result fed back, so the transcript stays one any provider (and the
- * session's next message) accepts, and nobody is asked a question of a run that is over.
- */
-async function cancelledHalt(
-  parts: AgentParts,
-  live: LiveRun,
-  stop: RunStop,
-  calls: ToolCall[],
-  results: ToolResult[],
-): Promise<RunResult> {
-  const reason = stop.status === 'cancelled' && stop.reason !== undefined ? stop.reason : 'the run was cancelled';
-  const settled = await Promise.all(
-    results.map(async (result) => {
-      const request = pendingOf(result);
-      if (!request) return result;
-      return parts.coordinator.cancel(request.id, reason, systemAudit()).catch(() => failure(`not run: ${reason}`));
-    }),
-  );
-  fed(parts, live, calls, settled, live.turns);
-  return stopped(parts, live, stop);
 }
 
 /**

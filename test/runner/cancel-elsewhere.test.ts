@@ -4,7 +4,8 @@
  * not wait for the tool; the resume then finds the run over), a run another runner drives on
  * the same SQLite file (its driver ends `cancelled` at its next write, not with a conflict
  * error), and a cancel while a turn's other call suspends (the run ends `cancelled`, not
- * halted, and the suspension is cancelled). Real SQLite files.
+ * halted, the suspension is cancelled, and the run is checkpointed though it never was
+ * before: whoever cancelled it reads how it ended). Real SQLite files.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -112,7 +113,7 @@ describe('a halted run', () => {
 });
 
 describe('a turn that halts while the run is cancelled', () => {
-  it('ends cancelled, not halted: the suspension is cancelled and every call has its result', async () => {
+  it('ends cancelled, not halted: the suspension is cancelled, every call has its result, and the checkpoint says so', async () => {
     const store = sqlite('mid-turn.db');
     const { running, tool } = waitingTool();
     const toolkit = new Toolkit().register(
