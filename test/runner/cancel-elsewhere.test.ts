@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { Toolkit, defineTool, pending, type ToolContext } from 'toolnexus-ts';
 import { ResumeCoordinator } from 'toolnexus-ts/suspension';
 import { FunctionModel, type ModelRequest } from 'toolnexus-ts/models';
-import { AgentRunner } from 'toolnexus-ts/agents';
+import { AgentRunner, type RunStore } from 'toolnexus-ts/agents';
 import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { FakeClock } from '../fixtures/fake-clock';
 
@@ -171,5 +171,35 @@ describe('a run another runner drives', () => {
     expect(result.status).toBe('cancelled');
     expect(seen.aborted).toBe(1);
     expect((await store.loadRun('r-elsewhere'))?.state).toMatchObject({ phase: 'cancelled' });
+  });
+});
+
+describe('a cancel during a model call of a durable run', () => {
+  it('writes the checkpoint cancelled, never failed in between (a recover could take a failed run over)', async () => {
+    const store = sqlite('model-call.db');
+    const phases: string[] = [];
+    const runs: RunStore = {
+      saveRun: (checkpoint) => {
+        phases.push((checkpoint.state as { phase: string }).phase);
+        return store.saveRun(checkpoint);
+      },
+      loadRun: (runId) => store.loadRun(runId),
+    };
+    let asked!: () => void;
+    const asking = new Promise<void>((resolve) => (asked = resolve));
+    const model = new FunctionModel(
+      (request) =>
+        new Promise((_resolve, reject) => {
+          asked();
+          request.signal?.addEventListener('abort', () => reject(new Error('the model call was aborted')));
+        }),
+    );
+    const toolkit = new Toolkit();
+    const runner = new AgentRunner({ model, toolkit, coordinator: new ResumeCoordinator({ toolkit, store }), runs, durability: 'step' });
+    const run = runner.run('go', { runId: 'r-model' });
+    await asking;
+    await runner.cancel('r-model');
+    expect((await run).status).toBe('cancelled');
+    expect(phases).toEqual(['running', 'cancelled']);
   });
 });
