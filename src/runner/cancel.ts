@@ -1,10 +1,12 @@
-import { RunCancelledError, RunConflictError } from '../errors';
+import { RunConflictError } from '../errors';
 import { failure, pendingOf } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
 import type { Audit } from '../suspension/audit';
 import { systemAudit } from '../suspension/authority';
 import type { ChatMessage } from '../models/types';
 import { callStatus } from './call-status';
+import { cancelChildren } from './child-run';
+import { subAgentOriginOf } from '../suspension/origin';
 import { Checkpoints, resultOf } from './checkpoints';
 import { DEFAULT_LEASE_MS, type ResumeCoordinator } from '../suspension/coordinator';
 import { systemClock } from '../timing/clock';
@@ -27,12 +29,7 @@ export function cancelRun(coordinator: ResumeCoordinator, runs: RunStore, runId:
 /** How many times a cancel reads the checkpoint again when a writer beat it. */
 const MAX_ATTEMPTS = 20;
 
-/** The stop a run's signal says, when it was aborted by a cancel. */
-export function cancelStopOf(signal: AbortSignal | undefined): RunStop | undefined {
-  const reason: unknown = signal?.aborted ? signal.reason : undefined;
-  if (!(reason instanceof RunCancelledError)) return undefined;
-  return reason.reason === undefined ? { status: 'cancelled' } : { status: 'cancelled', reason: reason.reason };
-}
+export { cancelStopOf } from './cancel-stop';
 
 /** Who cancels, and why. */
 export interface CancelOptions {
@@ -77,7 +74,9 @@ async function settleOpen(parts: CancelTarget, state: RunState, options: CancelO
       if (now && now.status !== 'pending')
         return now.outcome ?? failure(`cancelled while its answer was being applied (it may have run): ${reason}`);
       try {
-        return await parts.coordinator.cancel(entry.pendingId, reason, options.audit ?? systemAudit());
+        const cancelled = await parts.coordinator.cancel(entry.pendingId, reason, options.audit ?? systemAudit());
+        await cancelChild(parts, entry.result, options);
+        return cancelled;
       } catch {
         // Answered meanwhile (its tool ran): its stored outcome is the call's result.
         const stored = await parts.coordinator.get(entry.pendingId).catch(() => undefined);
@@ -85,6 +84,19 @@ async function settleOpen(parts: CancelTarget, state: RunState, options: CancelO
       }
     }),
   );
+}
+
+/**
+ * A request a sub-agent surfaced: its child run is cancelled too (its own open request, down
+ * the tree), so nobody is left asked a question of a run that is over. A child kept where this
+ * runner's store cannot read it has its requests cancelled through the coordinator alone.
+ */
+async function cancelChild(parts: CancelTarget, result: ToolResult, options: CancelOptions): Promise<void> {
+  const request = pendingOf(result);
+  const origin = subAgentOriginOf(request);
+  if (!origin) return;
+  const reason = options.reason ?? 'the calling run was cancelled';
+  await cancelStored(parts, origin.runId, { ...options, reason }).catch(() => cancelChildren(parts.coordinator, request, 'cancelled'));
 }
 
 /**

@@ -12,7 +12,7 @@ import type { Guardrails } from './guardrails/check';
 import type { GuardrailRecord } from './guardrails/types';
 import type { Budget, Prices, Spend } from './budget';
 import type { Checkpoints } from './checkpoints';
-import { cancelStopOf } from './cancel';
+import { cancelStopOf } from './cancel-stop';
 import type { DriverLease } from './lease';
 import { outputState, type OutputRun } from './output';
 import { RUN_STATE_FORMAT, type RunState } from './state';

@@ -203,3 +203,26 @@ describe('a cancel during a model call of a durable run', () => {
     expect(phases).toEqual(['running', 'cancelled']);
   });
 });
+
+describe('a halted run whose request a sub-agent surfaced', () => {
+  it('cancelling the parent cancels the child run too: its own request settles cancelled, its checkpoint says cancelled', async () => {
+    const store = sqlite('team.db');
+    const paid: string[] = [];
+    const child = payAgent(store, paid);
+    const toolkit = new Toolkit().register(child.asTool({ name: 'helper', description: 'Pays for you' }));
+    const model = new FunctionModel(({ messages }) =>
+      messages.some((m) => m.role === 'tool') ? 'done' : { toolCalls: [{ id: 'h1', name: 'helper', arguments: { input: 'pay' } }] },
+    );
+    const parent = new AgentRunner({ model, toolkit, coordinator: new ResumeCoordinator({ toolkit, store }) });
+    const halted = await parent.run('get it paid', { runId: 'r-parent' });
+    expect(halted.status).toBe('halted');
+    const childRunId = 'r-parent/h1';
+    expect((await store.loadRun(childRunId))?.state).toMatchObject({ phase: 'halted' });
+
+    await parent.cancel('r-parent', { reason: 'not needed' });
+    // Nobody is left to answer: neither the parent's surfaced request nor the child's own is open.
+    expect(await store.list({ status: 'pending' })).toEqual([]);
+    expect((await store.loadRun(childRunId))?.state).toMatchObject({ phase: 'cancelled' });
+    expect(paid).toEqual([]);
+  });
+});
