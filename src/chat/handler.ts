@@ -131,8 +131,8 @@ async function chatEvents(
     const runId = `run-${randomUUID()}`;
     // The run is made on the principal's behalf: its requests record them, so they cannot approve their own (docs/who-may-answer.md).
     // Not the page's signal: a run keeps going when the page goes away, so its session records what ran.
-    const events = rights(runner.stream(text, { session: sessionId, runId, principal, ...(context ? { context } : {}) }));
-    stopsOn(runner, runId, signal, options);
+    const run = runner.stream(text, { session: sessionId, runId, principal, ...(context ? { context } : {}) });
+    const events = stopsOn(runner, runId, signal, options, rights(run));
     return {
       events,
       stream: { messageId: messageIdOf(runId), approvalData, ...redaction, ...(errorText ? { errorText } : {}) },
@@ -199,17 +199,42 @@ async function chatEvents(
   }
   const open = await runner.coordinator.store.list({ runId: runId as string, status: 'pending' });
   // Some calls of the turn still wait for answers: the run continues when the last is given.
-  const events = open.length > 0 ? (async function* () {})() : rights(runner.continueStream(runId as string, context ? { context } : {}));
-  if (open.length === 0) stopsOn(runner, runId as string, signal, options);
+  const events =
+    open.length > 0
+      ? (async function* () {})()
+      : stopsOn(runner, runId as string, signal, options, rights(runner.continueStream(runId as string, context ? { context } : {})));
   return { events, stream: { ...stream, before }, failed, ...(refused ? { refused } : {}) };
 }
 
-/** With `onDisconnect: 'cancel'`, the page's stop (its request aborted) cancels the run. */
-function stopsOn(runner: AgentRunner, runId: string, signal: AbortSignal | undefined, options: ChatOptions): void {
-  if (options.onDisconnect !== 'cancel' || !signal) return;
+/**
+ * With `onDisconnect: 'cancel'`, the page's stop (its request aborted) cancels the run. A stop
+ * before the run's loop began (the body cancelled before its first read) finds nothing to
+ * cancel yet: it is made again at the run's first event, once `cancel` reaches it.
+ */
+function stopsOn(
+  runner: AgentRunner,
+  runId: string,
+  signal: AbortSignal | undefined,
+  options: ChatOptions,
+  events: AsyncIterable<RunEvent>,
+): AsyncIterable<RunEvent> {
+  if (options.onDisconnect !== 'cancel' || !signal) return events;
   const reason = 'the page stopped the response';
-  // The run is registered once its stream is first read; a stop before that finds its checkpoint, or nothing.
-  signal.addEventListener('abort', () => void runner.cancel(runId, { reason }).catch(() => undefined), { once: true });
+  let cancelling = false;
+  const cancel = () => {
+    if (cancelling) return;
+    cancelling = true;
+    runner.cancel(runId, { reason }).catch(() => {
+      cancelling = false; // not started yet: the next event tries again
+    });
+  };
+  signal.addEventListener('abort', cancel, { once: true });
+  return (async function* () {
+    for await (const event of events) {
+      if (signal.aborted) cancel();
+      yield event;
+    }
+  })();
 }
 
 /** The tool calls of a stored thread, in order. */

@@ -1,15 +1,17 @@
-import { RunCancelledError, RunConflictError } from '../errors';
+import { RunConflictError } from '../errors';
 import { failure, pendingOf } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
 import type { Audit } from '../suspension/audit';
 import { systemAudit } from '../suspension/authority';
 import type { ChatMessage } from '../models/types';
 import { callStatus } from './call-status';
+import { cancelChildren } from './child-run';
+import { subAgentOriginOf } from '../suspension/origin';
 import { Checkpoints, resultOf } from './checkpoints';
 import { DEFAULT_LEASE_MS, type ResumeCoordinator } from '../suspension/coordinator';
 import { systemClock } from '../timing/clock';
 import type { RunStore } from './store';
-import type { AgentParts } from './live-run';
+import type { AgentParts, LiveRun } from './live-run';
 import { isEnded, type RunState } from './state';
 import type { RunResult, RunStop, ToolCallRecord } from './types';
 
@@ -27,12 +29,7 @@ export function cancelRun(coordinator: ResumeCoordinator, runs: RunStore, runId:
 /** How many times a cancel reads the checkpoint again when a writer beat it. */
 const MAX_ATTEMPTS = 20;
 
-/** The stop a run's signal says, when it was aborted by a cancel. */
-export function cancelStopOf(signal: AbortSignal | undefined): RunStop | undefined {
-  const reason: unknown = signal?.aborted ? signal.reason : undefined;
-  if (!(reason instanceof RunCancelledError)) return undefined;
-  return reason.reason === undefined ? { status: 'cancelled' } : { status: 'cancelled', reason: reason.reason };
-}
+export { cancelStopOf } from './cancel-stop';
 
 /** Who cancels, and why. */
 export interface CancelOptions {
@@ -71,8 +68,15 @@ async function settleOpen(parts: CancelTarget, state: RunState, options: CancelO
   return Promise.all(
     calls.map(async (entry) => {
       if (!entry.pendingId || !pendingOf(entry.result)) return entry.result;
+      // An answer being applied now (its replay holds the claim) is not waited for: the
+      // coordinator's cancel would wait as long as the tool runs. Its resume then finds the run over.
+      const now = await parts.coordinator.get(entry.pendingId).catch(() => undefined);
+      if (now && now.status !== 'pending')
+        return now.outcome ?? failure(`cancelled while its answer was being applied (it may have run): ${reason}`);
       try {
-        return await parts.coordinator.cancel(entry.pendingId, reason, options.audit ?? systemAudit());
+        const cancelled = await parts.coordinator.cancel(entry.pendingId, reason, options.audit ?? systemAudit());
+        await cancelChild(parts, entry.result, options);
+        return cancelled;
       } catch {
         // Answered meanwhile (its tool ran): its stored outcome is the call's result.
         const stored = await parts.coordinator.get(entry.pendingId).catch(() => undefined);
@@ -80,6 +84,19 @@ async function settleOpen(parts: CancelTarget, state: RunState, options: CancelO
       }
     }),
   );
+}
+
+/**
+ * A request a sub-agent surfaced: its child run is cancelled too (its own open request, down
+ * the tree), so nobody is left asked a question of a run that is over. A child kept where this
+ * runner's store cannot read it has its requests cancelled through the coordinator alone.
+ */
+async function cancelChild(parts: CancelTarget, result: ToolResult, options: CancelOptions): Promise<void> {
+  const request = pendingOf(result);
+  const origin = subAgentOriginOf(request);
+  if (!origin) return;
+  const reason = options.reason ?? 'the calling run was cancelled';
+  await cancelStored(parts, origin.runId, { ...options, reason }).catch(() => cancelChildren(parts.coordinator, request, 'cancelled'));
 }
 
 /**
@@ -101,4 +118,20 @@ function cancelledState(state: RunState, outcomes: readonly ToolResult[], stop: 
     });
   });
   return { ...rest, phase: 'cancelled', stop, messages, toolCalls };
+}
+
+/**
+ * The result of a run this process drove that another process cancelled through its
+ * checkpoint: a write of this driver conflicted (or its lease renewal did, aborting its
+ * calls), and the checkpoint says `cancelled`. Undefined for any other failure, which stays
+ * the caller's error.
+ */
+export async function cancelledElsewhere(parts: AgentParts, live: LiveRun, error: unknown): Promise<RunResult | undefined> {
+  if (live.version === 0) return undefined;
+  if (!(error instanceof RunConflictError) && !(live.signal?.reason instanceof RunConflictError)) return undefined;
+  const { state } = await parts.checkpoints.load(live.runId).catch(() => ({ state: undefined }));
+  if (state?.phase !== 'cancelled') return undefined;
+  const result = await resultOf(live.runId, state, () => Promise.resolve(undefined));
+  if (result) live.emit?.({ type: 'done', result });
+  return result;
 }

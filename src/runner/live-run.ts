@@ -12,6 +12,7 @@ import type { Guardrails } from './guardrails/check';
 import type { GuardrailRecord } from './guardrails/types';
 import type { Budget, Prices, Spend } from './budget';
 import type { Checkpoints } from './checkpoints';
+import { cancelStopOf } from './cancel-stop';
 import type { DriverLease } from './lease';
 import { outputState, type OutputRun } from './output';
 import { RUN_STATE_FORMAT, type RunState } from './state';
@@ -177,7 +178,9 @@ export function snapshot(live: LiveRun, phase: RunState['phase'], halted: RunSta
  */
 export async function stopFailed(parts: AgentParts, live: LiveRun, error: unknown): Promise<void> {
   await live.lease?.stop();
-  if (live.version === 0) return;
+  // A cancel's abort is no failure: the loop writes the run `cancelled` next, and a `failed`
+  // checkpoint in between is one a `recover` elsewhere could take over.
+  if (live.version === 0 || cancelStopOf(live.signal)) return;
   const state = snapshot(live, 'failed', undefined);
   state.error = messageOf(error);
   try {

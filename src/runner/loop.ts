@@ -11,7 +11,7 @@ import { AGAIN, type NextStep } from './next-step';
 import { offeredTools } from './output';
 import type { HaltedCall } from './state';
 import { turn } from './turn';
-import { cancelStopOf } from './cancel';
+import { cancelledElsewhere, cancelStopOf } from './cancel';
 import type { RunResult, RunStop } from './types';
 
 /**
@@ -22,7 +22,19 @@ import type { RunResult, RunStop } from './types';
  * stands when the loop takes it (its halted or interrupted turn finished).
  */
 export async function runLoop(first: AgentParts, live: LiveRun, calls: TurnCalls, next: NextStep = AGAIN): Promise<RunResult> {
+  try {
+    return await loop(first, live, calls, next);
+  } catch (error) {
+    // Another process cancelled it through the checkpoint (this one lost a write): that is how it ended, not an error.
+    const cancelled = await cancelledElsewhere(first, live, error);
+    if (cancelled) return cancelled;
+    throw error;
+  }
+}
+
+async function loop(first: AgentParts, live: LiveRun, calls: TurnCalls, start: NextStep): Promise<RunResult> {
   let parts = first;
+  let next = start;
   try {
     while (next.type === 'again' || next.type === 'handoff') {
       if (next.type === 'handoff') parts = handedTo(parts, live, next.agent);
@@ -82,7 +94,8 @@ async function halt(parts: AgentParts, live: LiveRun, calls: ToolCall[], results
 /** A guardrail, the budget or a cancel ended the run: its own status, kept in the checkpoint, never continued. */
 async function stopped(parts: AgentParts, live: LiveRun, stop: RunStop): Promise<RunResult> {
   await live.lease?.stop();
-  if (live.version > 0) {
+  // A cancelled run is checkpointed even if it never was: whoever cancelled it (a chat's stop) reads there how it ended.
+  if (live.version > 0 || stop.status === 'cancelled') {
     const state = snapshot(live, stop.status, undefined);
     state.stop = stop;
     await parts.checkpoints.save(live, state);
