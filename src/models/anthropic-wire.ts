@@ -1,3 +1,4 @@
+import { toolResultBlocks, type ResultBlock } from './anthropic-media';
 import { asCount, asRecord } from './shared';
 import type { ChatMessage, ProviderItem, Usage } from './types';
 
@@ -13,7 +14,7 @@ export interface CacheControl {
 type Block =
   | { type: 'text'; text: string; cache_control?: CacheControl }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-  | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: true; cache_control?: CacheControl };
+  | { type: 'tool_result'; tool_use_id: string; content: string | ResultBlock[]; is_error?: true; cache_control?: CacheControl };
 
 type WireMessage = { role: 'user'; content: string | Block[] } | { role: 'assistant'; content: Array<Block | Record<string, unknown>> };
 
@@ -34,10 +35,11 @@ export function toWire(messages: readonly ChatMessage[], cache?: CacheControl): 
         results = [];
         wire.push({ role: 'user', content: results });
       }
+      const content = message.media ? toolResultBlocks(message.content, message.media) : message.content;
       results.push(
         message.isError
-          ? { type: 'tool_result', tool_use_id: message.callId, content: message.content, is_error: true }
-          : { type: 'tool_result', tool_use_id: message.callId, content: message.content },
+          ? { type: 'tool_result', tool_use_id: message.callId, content, is_error: true }
+          : { type: 'tool_result', tool_use_id: message.callId, content },
       );
       continue;
     }

@@ -1,3 +1,4 @@
+import { functionResponseOf } from './gemini-media';
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError, ModelResponseError } from '../errors';
 import { toGeminiTools } from '../toolkit/adapters';
@@ -225,10 +226,7 @@ function toContents(provider: string, messages: readonly ChatMessage[]): Content
         results = [];
         contents.push({ role: 'user', parts: results });
       }
-      const functionResponse: Record<string, unknown> = {
-        name: message.name,
-        response: message.isError ? { error: message.content } : { output: message.content },
-      };
+      const functionResponse: Record<string, unknown> = { name: message.name, ...functionResponseOf(message) };
       if (!message.callId.startsWith(MADE_UP_ID)) functionResponse.id = message.callId;
       results.push({ functionResponse });
       continue;

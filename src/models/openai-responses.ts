@@ -1,3 +1,4 @@
+import { functionCallOutput } from './responses-media';
 import { ModelResponseError } from '../errors';
 import type { JsonSchema } from '../results/json-schema';
 import type { HttpModelOptions } from '../http/settings';
@@ -289,7 +290,7 @@ function toInput(provider: string, messages: readonly ChatMessage[]): InputItem[
         break;
       }
       case 'tool':
-        input.push({ type: 'function_call_output', call_id: message.callId, output: message.content });
+        input.push({ type: 'function_call_output', call_id: message.callId, output: functionCallOutput(message) });
         break;
     }
   }

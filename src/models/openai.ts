@@ -1,9 +1,20 @@
+import { mediaInWords, withWords } from './media';
 import { ModelResponseError } from '../errors';
 import { toOpenAITools } from '../toolkit/adapters';
 import type { HttpModelOptions } from '../http/settings';
 import type { SseEvent } from '../http/sse';
 import type { JsonSchema } from '../results/json-schema';
-import type { ChatMessage, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, OutputFormat, ToolCall, Usage } from './types';
+import type {
+  ChatMessage,
+  ModelRequest,
+  ModelResponse,
+  ModelStreamEvent,
+  ModelTool,
+  OutputFormat,
+  ToolCall,
+  ToolMessage,
+  Usage,
+} from './types';
 import { argumentsText, asCount, asRecord, asString, fallbackCallId, headWithCap, parseChunk, snippet, ToolsCache } from './shared';
 import { HttpChatModel, openAIWiring } from './core';
 
@@ -240,9 +251,19 @@ function toWire(system: string | undefined, messages: readonly ChatMessage[]): W
         }
         break;
       case 'tool':
-        wire.push({ role: 'tool', tool_call_id: message.callId, content: message.content });
+        // Chat Completions takes only text in a tool message: media are described in words.
+        wire.push({ role: 'tool', tool_call_id: message.callId, content: textWithMedia(message) });
         break;
     }
   }
   return wire;
+}
+
+/** A tool message's text, each media part it shows described after it. */
+function textWithMedia(message: ToolMessage): string {
+  if (!message.media) return message.content;
+  return withWords(
+    message.content,
+    message.media.map((part) => mediaInWords(part, 'this API takes only text in a tool result')),
+  );
 }

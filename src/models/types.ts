@@ -1,3 +1,4 @@
+import type { ToolContent } from '../results/content';
 import type { JsonSchema } from '../results/json-schema';
 
 /**
@@ -47,7 +48,20 @@ export interface ToolMessage {
   name: string;
   content: string;
   isError: boolean;
+  /**
+   * The media the result showed (its images, recordings, files: `withContent`), sent after
+   * `content` in the provider's own format, or described in words where the API takes only
+   * text in a tool result (docs/agents.md, "Rich results").
+   */
+  media?: ToolMedia[];
 }
+
+/**
+ * An image, recording or file a tool result shows the model: base64 `data`, a `url`, or a
+ * `ref` into the coordinator's content store (a stored result's media over the bound), which
+ * the runner loads before each model call.
+ */
+export type ToolMedia = Extract<ToolContent, { type: 'image' | 'audio' | 'file' }>;
 
 /**
  * A provider-neutral transcript entry. Each model translates the transcript into its own

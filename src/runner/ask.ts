@@ -1,3 +1,4 @@
+import { withLoadedMedia } from './media';
 import { ModelResponseError } from '../errors';
 import type { AssistantMessage, ChatModel, ModelRequest, ModelResponse } from '../models/types';
 import { traceChat } from './agent-spans';
@@ -14,6 +15,8 @@ export async function ask(parts: AgentParts, live: LiveRun, emit: Emit | undefin
     call = await hookedCall(parts.beforeModel, live, request);
     request = { ...call, signal: live.signal };
   }
+  // Media kept by reference (past the bound for stored results) are shown to the model as bytes.
+  request.messages = await withLoadedMedia(parts.coordinator.content, request.messages);
   const { model } = parts;
   const started = performance.now();
   const streamed = emit !== undefined && typeof model.stream === 'function';

@@ -80,5 +80,6 @@ export async function callTool(parts: AgentParts, live: LiveRun, call: ToolCall)
     const request = pendingOf(result);
     live.emit(request ? { type: 'pending', callId: call.id, request } : { type: 'tool_result', callId: call.id, name: call.name, result });
   }
-  return result;
+  // What the run keeps (its transcript, checkpoint and session) is bounded; the stream above showed it whole.
+  return parts.coordinator.content.keep(result);
 }

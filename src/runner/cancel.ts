@@ -1,3 +1,4 @@
+import { toolMessage } from './media';
 import { RunConflictError } from '../errors';
 import { failure, pendingOf } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
@@ -109,7 +110,7 @@ function cancelledState(state: RunState, outcomes: readonly ToolResult[], stop: 
   const toolCalls: ToolCallRecord[] = [...state.toolCalls];
   (halted?.calls ?? []).forEach((entry, i) => {
     const result = outcomes[i] ?? entry.result;
-    messages.push({ role: 'tool', callId: entry.call.id, name: entry.call.name, content: result.output, isError: result.isError });
+    messages.push(toolMessage(entry.call, result));
     toolCalls.push({
       ...entry.call,
       result,

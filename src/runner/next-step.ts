@@ -1,3 +1,4 @@
+import { toolMessage } from './media';
 import { pendingOf } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
 import type { RefusalStatus } from '../suspension/answers';
@@ -119,7 +120,7 @@ function feed(
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i] as ToolCall;
     const result = results[i] as ToolResult;
-    live.messages.push({ role: 'tool', callId: call.id, name: call.name, content: result.output, isError: result.isError });
+    live.messages.push(toolMessage(call, result));
     const childUsage = subAgentUsage(result);
     if (childUsage) addUsage(live.usage, childUsage);
     if (live.spend) addChildSpend(live.spend, result);

@@ -1,3 +1,4 @@
+import { isMedia, isToolContent } from '../results/content';
 import { RunCheckpointError } from '../errors';
 import { isToolResult } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
@@ -232,11 +233,17 @@ function isMessage(value: unknown): value is ChatMessage {
         typeof message.callId === 'string' &&
         typeof message.name === 'string' &&
         typeof message.content === 'string' &&
-        typeof message.isError === 'boolean'
+        typeof message.isError === 'boolean' &&
+        (message.media === undefined || (Array.isArray(message.media) && message.media.every(isMediaPart)))
       );
     default:
       return false;
   }
+}
+
+/** A media part as the transcript keeps it: content that is media (image, audio, file) with one source. */
+function isMediaPart(value: unknown): boolean {
+  return isToolContent(value) && isMedia(value);
 }
 
 function isProviderItem(value: unknown): value is ProviderItem {

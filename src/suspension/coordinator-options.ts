@@ -1,3 +1,4 @@
+import type { ContentOptions } from './content';
 import { InvalidArgumentError } from '../errors';
 import type { PendingRequest } from '../results/wire';
 import type { TelemetryOption } from '../telemetry/options';
@@ -79,6 +80,13 @@ export interface ResumeCoordinatorOptions {
    * it would have decided beside the person's answer (docs/who-may-answer.md, "Automatic answers").
    */
   automaticAnswers?: AutomaticAnswers;
+  /**
+   * How stored results keep their media (docs/agents.md, "Rich results"): at most
+   * `maxInlineBytes` inline per result (default 1 MiB), the rest in `store` by reference, or
+   * described in words without one. Applied to every outcome this coordinator stores and to
+   * every result a runner on it keeps in a checkpoint.
+   */
+  content?: ContentOptions;
 }
 
 /** Where a call sits in a run, and how this one call is answered inline. */

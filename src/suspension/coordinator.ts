@@ -1,3 +1,4 @@
+import { ContentBound } from './content';
 import { InvalidAnswerError, InvalidArgumentError } from '../errors';
 import { failure, pending, pendingOf, type PendingRequestInit } from '../results/helpers';
 import type { Answer, PendingRequest, ToolResult } from '../results/wire';
@@ -72,6 +73,11 @@ export class ResumeCoordinator {
   readonly store: SuspensionStore;
   /** The tools calls run through. */
   readonly toolkit: Toolkit;
+  /**
+   * The bound for stored results (the `content` option): what a runner on this coordinator
+   * applies to the results it keeps, and how it loads media kept by reference.
+   */
+  readonly content: ContentBound;
   private readonly waitFor?: WaitFor;
   private readonly maxChain: number;
   private readonly formatRefusal: FormatRefusal;
@@ -92,6 +98,7 @@ export class ResumeCoordinator {
     this.clock = settings.clock;
     this.toolkit = options.toolkit;
     this.store = options.store ?? new MemorySuspensionStore();
+    this.content = new ContentBound(options.content);
     this.waitFor = settings.waitFor;
     this.maxChain = settings.maxChain;
     this.formatRefusal = settings.formatRefusal;
@@ -120,6 +127,7 @@ export class ResumeCoordinator {
       formatRefusal: this.formatRefusal,
       binding: this.binding,
       telemetry: this.telemetry,
+      content: this.content,
       onSettled: (claim, settlement) => this.observers.settlement(claim, settlement, this.clock.now()),
       onSigned: (call) => this.observers.signed(call),
     });

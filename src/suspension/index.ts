@@ -55,5 +55,9 @@ export {
   StoreUnavailableError,
   AnswerRefusedError,
 } from '../errors';
+export { ContentBound, DEFAULT_MAX_INLINE_BYTES } from './content';
+export type { ContentOptions, ContentStore } from './content';
+export { MemoryContentStore, FileContentStore } from './content-stores';
+export type { FileContentStoreOptions } from './content-stores';
 export { MemorySuspensionStore } from './memory';
 export type { MemorySuspensionStoreOptions } from './memory';

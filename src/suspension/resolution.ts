@@ -1,3 +1,4 @@
+import type { ContentBound } from './content';
 import {
   AlreadyResolvedError,
   ClaimHeldError,
@@ -86,6 +87,8 @@ export interface ResolutionSettings {
   onSettled?: (claim: Claim, settlement: Settlement) => void;
   /** Spans and counters of resolutions (docs/observability.md). */
   telemetry?: Telemetry;
+  /** The bound for stored results: an outcome's media past it are kept by reference or described. */
+  content: ContentBound;
 }
 
 const FIRST_POLL_MS = 2;
@@ -369,7 +372,7 @@ export class Resolution {
     tracing: Tracing | undefined,
     span: OtelSpan | undefined,
   ): Promise<ToolResult | undefined> {
-    const stored = { ...settlement, outcome: storable(settlement.outcome) };
+    const stored = { ...settlement, outcome: storable(await this.settings.content.keep(settlement.outcome)) };
     if (stored.next) checkInsertable(stored.next, 'complete (next link)');
     if (!(await this.settings.store.complete(claim, stored))) return undefined;
     if (tracing) {
