@@ -20,6 +20,7 @@ export type {
   UserMessage,
   AssistantMessage,
   ToolMessage,
+  ToolMedia,
   ToolCall,
   ModelRequest,
   ModelResponse,
