@@ -101,7 +101,7 @@ describe('a large image in a stored result', () => {
       {
         type: 'image',
         mimeType: 'image/png',
-        ref: expect.stringMatching(/^sha256-[0-9a-f]{64}$/),
+        ref: expect.stringMatching(/^sha256-[0-9a-f]{64}$/) as string,
         size: BIG_PNG.length,
         filename: 'screen.png',
       },
