@@ -14,7 +14,16 @@ import { checkApproval, haltedChat, refuseDuplicates, refuseStrayEdits } from '.
 import { failureLog, logFailure, recoverHalted, STDERR_LOGGER, type ChatLogger } from './log';
 import { UI_STREAM_HEADERS, type UIStreamPart } from './parts';
 import { checkIssued, defaultSessionOf, readChatBody, toolParts, userText } from './request';
-import { approvalPart, messageIdOf, outputPart, requestParts, uiPartBatches, UIPartWriter, type UIStreamOptions } from './ui-stream';
+import {
+  approvalPart,
+  fileParts,
+  messageIdOf,
+  outputPart,
+  requestParts,
+  uiPartBatches,
+  UIPartWriter,
+  type UIStreamOptions,
+} from './ui-stream';
 import { askedAgain, storedApprovalData, withApprovalData } from './approval-data';
 import type { ChatApprovalData } from './parts';
 
@@ -195,7 +204,7 @@ async function chatEvents(
       // A quorum short of signatures is asked again, with its progress; a chain's next link is a new request.
       const data = next.kind === 'approval' ? await storedApprovalData(runner.coordinator, principal, next.id, part.toolCallId) : undefined;
       if (data) before.push(approvalPart(data));
-    } else if (outcome) before.push(outputPart(part.toolCallId, outcome));
+    } else if (outcome) before.push(outputPart(part.toolCallId, outcome), ...fileParts(outcome));
   }
   const open = await runner.coordinator.store.list({ runId: runId as string, status: 'pending' });
   // Some calls of the turn still wait for answers: the run continues when the last is given.

@@ -21,6 +21,8 @@ export type UIStreamPart =
   | { type: 'tool-output-available'; toolCallId: string; output: unknown }
   | { type: 'tool-output-error'; toolCallId: string; errorText: string }
   | { type: 'tool-output-denied'; toolCallId: string }
+  /** An image or file a tool result shows: `url` is a `data:` URL of its bytes or its own URL. */
+  | { type: 'file'; url: string; mediaType: string }
   /** `reason` is the request's prompt, redacted: `useChat` keeps it as the tool part's `approval.requestReason`. */
   | { type: 'tool-approval-request'; approvalId: string; toolCallId: string; reason?: string }
   | { type: 'data-toolnexus-request'; id: string; data: ChatRequestData }

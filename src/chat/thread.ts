@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InvalidArgumentError } from '../errors';
-import type { ChatMessage } from '../models/types';
+import type { ChatMessage, ToolMedia } from '../models/types';
 import type { AgentRunner } from '../runner/agent-runner';
 import type { Principal } from '../suspension/audit';
 import type { SuspendedCall } from '../suspension/store';
@@ -10,7 +10,7 @@ import type { ChatApprovalData, ChatRequestData } from './parts';
 import { approvalDataOf } from './approval-data';
 import { jsonOrText, StreamRedactor } from './redact';
 import { defaultSessionOf } from './request';
-import { messageIdOf, requestParts } from './ui-stream';
+import { filePartOf, messageIdOf, requestParts } from './ui-stream';
 
 /** A tool part of a {@link ChatUIMessage}, as `useChat` keeps one (`part.type` is `tool-<name>`). */
 export interface ChatToolUIPart {
@@ -31,7 +31,9 @@ export type ChatUIPart =
   | { type: 'text'; text: string; state: 'done' }
   | ChatToolUIPart
   | { type: 'data-toolnexus-request'; id: string; data: ChatRequestData }
-  | { type: 'data-toolnexus-approval'; id: string; data: ChatApprovalData };
+  | { type: 'data-toolnexus-approval'; id: string; data: ChatApprovalData }
+  /** An image or file a tool result showed (a `data:` URL of its bytes, or its URL). */
+  | { type: 'file'; url: string; mediaType: string };
 
 /** A message of a stored chat as an AI SDK `UIMessage`: what `useChat({ messages })` starts from. */
 export interface ChatUIMessage {
@@ -87,7 +89,7 @@ function uiMessagesOf(
 ): ChatUIMessage[] {
   // Every call's values are learnt first: a later result may quote an earlier call, and an
   // earlier text a value only a later call marks sensitive.
-  const results = new Map<string, { content: string; isError: boolean }>();
+  const results = new Map<string, { content: string; isError: boolean; media?: ToolMedia[] }>();
   for (const message of thread) {
     if (message.role === 'assistant') for (const call of message.toolCalls ?? []) redactor.call(call.name, call.arguments);
     if (message.role === 'tool') results.set(message.callId, message);
@@ -118,6 +120,10 @@ function uiMessagesOf(
       const result = results.get(call.id);
       if (result?.isError) Object.assign(part, { state: 'output-error', errorText: redactor.text(result.content) });
       else if (result) Object.assign(part, { state: 'output-available', output: redactor.value(jsonOrText(result.content)) });
+      for (const media of result?.media ?? []) {
+        const file = filePartOf(media);
+        if (file) assistant.parts.push(file);
+      }
       const waiting = result ? undefined : halted.open.get(call.id);
       if (!waiting) continue;
       for (const request of requestParts(call.id, waiting.request)) {

@@ -1,3 +1,7 @@
+import type { ToolResult } from '../results/wire';
+import { dataUrl } from '../models/media';
+import type { ToolMedia } from '../models/types';
+import { contentOf, isMedia } from '../results/content';
 import { ToolnexusError } from '../errors';
 import type { ToolCall } from '../models/types';
 import type { RunEvent, RunResult } from '../runner/types';
@@ -285,6 +289,7 @@ class StepState {
         this.toolsDone = true;
         yield* this.endBlock();
         yield this.redactor.part(outputPart(event.callId, event.result));
+        for (const part of fileParts(event.result)) yield this.redactor.part(part);
         return;
       case 'progress': {
         const data: ChatProgressData = { toolCallId: event.callId, toolName: event.name, progress: event.progress };
@@ -341,6 +346,26 @@ class StepState {
 export function outputPart(toolCallId: string, result: { output: string; isError: boolean }): UIStreamPart {
   if (result.isError) return { type: 'tool-output-error', toolCallId, errorText: result.output };
   return { type: 'tool-output-available', toolCallId, output: jsonOrText(result.output) };
+}
+
+/**
+ * The `file` parts of a result's media (docs/chat.md, "Rich results"): an image or file by its
+ * URL, or its bytes as a `data:` URL. Media a stored result keeps by reference are not sent.
+ */
+export function* fileParts(result: ToolResult): Generator<FilePart> {
+  const content = result.metadata === undefined ? undefined : contentOf(result);
+  for (const part of content ?? []) {
+    const file = isMedia(part) ? filePartOf(part) : undefined;
+    if (file) yield file;
+  }
+}
+
+type FilePart = Extract<UIStreamPart, { type: 'file' }>;
+
+/** One media part as a `file` part, or `undefined` for one kept by reference. */
+export function filePartOf(media: ToolMedia): FilePart | undefined {
+  if ('ref' in media) return undefined;
+  return { type: 'file', url: 'url' in media ? media.url : dataUrl(media), mediaType: media.mimeType };
 }
 
 /** The `data-toolnexus-approval` part of an approval's data: its id is the approval's, so a later one replaces it. */
