@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import type { ModelResponse, ModelStreamEvent } from 'toolnexus-ts/models';
 import type { RunResult } from 'toolnexus-ts/agents';
 import { outputOf, startChild } from '../fixtures/children';
-import { startMockServer, type MockServer, type Reply } from '../fixtures/runner/mock-servers';
+import { anthropicText, startMockServer, type MockServer, type Reply } from '../fixtures/runner/mock-servers';
+import { makePng } from '../fixtures/png';
 import { recordedBody, recordedEvents, recordedStream } from '../fixtures/runner/recorded';
 import { scriptedOpenAI } from '../fixtures/interop/openai-script';
 import { bedrockBody, bedrockReasoningToolUse, bedrockStream, recorded, requireSigned, signed } from '../fixtures/interop/bedrock-mock';
@@ -59,6 +60,24 @@ describe('@ai-sdk/openai (chat completions)', () => {
 });
 
 describe('@ai-sdk/anthropic (recorded responses)', () => {
+  it('shows the model a tool result’s PNG: the provider package sends it as a tool_result image block', async () => {
+    const png = makePng(2, 2).toString('base64');
+    const server = await serve(anthropicText('A rising line.'));
+    const { response } = await child<{ response: ModelResponse }>(['media', 'anthropic', server.url, png]);
+    expect(response.text).toBe('A rising line.');
+    const messages = server.requests[0]?.body.messages as Array<{ role: string; content: unknown }>;
+    expect(messages[2]?.content).toEqual([
+      {
+        type: 'tool_result',
+        tool_use_id: 'toolu_chart',
+        content: [
+          { type: 'text', text: 'The chart' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } },
+        ],
+      },
+    ]);
+  });
+
   it('streams a recorded thinking turn: reasoning and text as they come, the signed block kept as an item', async () => {
     const server = await serve(recordedStream('anthropic-claude-sonnet-5-reasoning-summarized.chunks.txt'));
     const { events } = await child<{ events: ModelStreamEvent[] }>(['model', 'anthropic', server.url, 'stream']);

@@ -1,4 +1,4 @@
-import type { ToolContent } from '../../results/content';
+import { isToolContent, type ToolContent } from '../../results/content';
 import { failure, success } from '../../results/helpers';
 import type { ToolResult } from '../../results/wire';
 
@@ -7,7 +7,7 @@ export function fromMcpResult(
   result: { content?: unknown; isError?: unknown; structuredContent?: unknown },
   maxOutputChars: number,
 ): ToolResult {
-  const content = Array.isArray(result.content) ? (result.content as ToolContent[]) : [];
+  const content = Array.isArray(result.content) ? result.content.map(toolContentOf) : [];
   const texts = content.filter((item): item is { type: 'text'; text: string } => item?.type === 'text' && typeof item.text === 'string');
   // An error's text parts are joined by a blank line, as the other ports of the contract join them.
   let output =
@@ -35,4 +35,22 @@ export function fromMcpResult(
 
 function jsonLength(value: unknown): number {
   return JSON.stringify(value)?.length ?? 0;
+}
+
+/**
+ * One MCP content item as a content part: text, images, audio and embedded resources are
+ * already ours; a `resource_link` at an http(s) URL is media by URL (an image, audio or a
+ * file by its media type), so the model is shown it; any other link is named in words.
+ */
+function toolContentOf(item: unknown): ToolContent {
+  if (isToolContent(item)) return item;
+  const link = item as { type?: unknown; uri?: unknown; name?: unknown; mimeType?: unknown } | null;
+  if (link?.type === 'resource_link' && typeof link.uri === 'string') {
+    const name = typeof link.name === 'string' ? link.name : link.uri;
+    if (!/^https?:/i.test(link.uri)) return { type: 'text', text: `[${name}: ${link.uri}]` };
+    const mimeType = typeof link.mimeType === 'string' ? link.mimeType : 'application/octet-stream';
+    const type = mimeType.startsWith('image/') ? 'image' : mimeType.startsWith('audio/') ? 'audio' : 'file';
+    return { type, url: link.uri, mimeType, filename: name };
+  }
+  return { type: 'text', text: `[content of type ${String((item as { type?: unknown } | null)?.type)} left out]` };
 }

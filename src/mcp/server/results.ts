@@ -1,9 +1,16 @@
-import { contentOf, type ToolContent } from '../../results/content';
+import { contentOf, isMedia, type ToolContent, type ToolResourceContent } from '../../results/content';
 import type { PendingRequest, ToolResult } from '../../results/wire';
+
+/** One item of an MCP result's `content`, as the protocol (2025-06-18) has them. */
+export type McpContent =
+  | { type: 'text'; text: string }
+  | { type: 'image' | 'audio'; data: string; mimeType: string }
+  | { type: 'resource'; resource: ToolResourceContent }
+  | { type: 'resource_link'; uri: string; name: string; mimeType?: string };
 
 /** An MCP `tools/call` result, as this entry sends and reads it. */
 export interface McpCallResult {
-  content: ToolContent[];
+  content: McpContent[];
   isError?: boolean;
   structuredContent?: Record<string, unknown>;
   _meta?: Record<string, unknown>;
@@ -17,7 +24,7 @@ export const PENDING_META = 'toolnexus/pending';
  * text; a tool with an output schema also sends the returned object as `structuredContent`.
  */
 export function toMcpResult(result: ToolResult, outputSchema: unknown): McpCallResult {
-  const content = contentOf(result) ?? [{ type: 'text', text: result.output }];
+  const content: McpContent[] = contentOf(result)?.map(mcpContentOf) ?? [{ type: 'text', text: result.output }];
   if (result.isError) return { content, isError: true };
   if (outputSchema === undefined) return { content };
   const structured = parsedObject(result.output);
@@ -43,4 +50,25 @@ function parsedObject(text: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * One content part as MCP has it: text, base64 images and audio and embedded resources as
+ * they are; a file's bytes as an embedded resource (a `blob` named by its filename); media by
+ * URL as a `resource_link`; media a stored result keeps by reference described in words.
+ */
+function mcpContentOf(part: ToolContent): McpContent {
+  if (!isMedia(part)) return part;
+  const name = part.filename ?? part.type;
+  if ('ref' in part)
+    return { type: 'text', text: `[${part.type} ${name} (${part.mimeType}, ${part.size} bytes): kept by reference, not sent here]` };
+  if ('url' in part) return { type: 'resource_link', uri: part.url, name: part.filename ?? lastSegment(part.url), mimeType: part.mimeType };
+  if (part.type === 'file')
+    return { type: 'resource', resource: { uri: `file:///${encodeURIComponent(name)}`, mimeType: part.mimeType, blob: part.data } };
+  return { type: part.type, data: part.data, mimeType: part.mimeType };
+}
+
+function lastSegment(url: string): string {
+  if (url.startsWith('data:')) return 'data';
+  return url.split(/[?#]/)[0]?.split('/').filter(Boolean).pop() ?? url;
 }
