@@ -1,4 +1,4 @@
-import { functionResponseOf } from './gemini-media';
+import { functionResponseOf, placementOf, type MediaPlacement } from './gemini-media';
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError, ModelResponseError } from '../errors';
 import { toGeminiTools } from '../toolkit/adapters';
@@ -28,6 +28,12 @@ export interface GeminiModelOptions extends HttpModelOptions {
   params?: Record<string, unknown>;
   /** The name errors and provider items use. Default `gemini`. */
   provider?: string;
+  /**
+   * Where a tool result's images and documents go: `inside` its `functionResponse` (`parts`,
+   * Gemini 3's multimodal function responses) or `beside` it in the same content (what Gemini
+   * 1 and 2 take). Default: `beside` for a `gemini-1…`/`gemini-2…` model, else `inside`.
+   */
+  mediaPlacement?: 'inside' | 'beside';
 }
 
 type Part = Record<string, unknown>;
@@ -45,6 +51,7 @@ type Content = { role: 'user' | 'model'; parts: Part[] };
 export class GeminiModel extends HttpChatModel {
   /** The model asked for, as traces name it. */
   readonly model: string;
+  private readonly placement: MediaPlacement;
   private readonly bodyHead: string;
   private readonly headFields: Record<string, unknown>;
   private readonly toolsJson = new ToolsCache((tools: readonly ModelTool[]) => JSON.stringify(toGeminiTools(tools)));
@@ -52,6 +59,7 @@ export class GeminiModel extends HttpChatModel {
   constructor(options: GeminiModelOptions) {
     super(wiring(options));
     this.model = options.model;
+    this.placement = options.mediaPlacement ?? placementOf(options.model);
     this.headFields = { ...options.params };
     this.bodyHead = JSON.stringify(this.headFields).slice(0, -1);
   }
@@ -77,7 +85,7 @@ export class GeminiModel extends HttpChatModel {
     let body = headWithCap(this.bodyHead, this.headFields, ['generationConfig', 'maxOutputTokens'], request.maxOutputTokens);
     const sep = (): string => (body.length > 1 ? ',' : '');
     if (request.system) body += `${sep()}"systemInstruction":${JSON.stringify({ parts: [{ text: request.system }] })}`;
-    body += `${sep()}"contents":${JSON.stringify(toContents(this.provider, request.messages))}`;
+    body += `${sep()}"contents":${JSON.stringify(toContents(this.provider, request.messages, this.placement))}`;
     if (request.tools.length > 0) body += `,"tools":${this.toolsJson.get(request.tools)}`;
     return `${body}}`;
   }
@@ -217,7 +225,7 @@ function usageOf(usage: Record<string, unknown> | undefined): Usage {
  * calls. Every run of tool results becomes ONE user content of `functionResponse` parts, in
  * call order; a made-up call id is left out, since the API never saw it.
  */
-function toContents(provider: string, messages: readonly ChatMessage[]): Content[] {
+function toContents(provider: string, messages: readonly ChatMessage[], placement: MediaPlacement): Content[] {
   const contents: Content[] = [];
   let results: Part[] | undefined;
   for (const message of messages) {
@@ -226,9 +234,10 @@ function toContents(provider: string, messages: readonly ChatMessage[]): Content
         results = [];
         contents.push({ role: 'user', parts: results });
       }
-      const functionResponse: Record<string, unknown> = { name: message.name, ...functionResponseOf(message) };
+      const { beside, ...shown } = functionResponseOf(message, placement);
+      const functionResponse: Record<string, unknown> = { name: message.name, ...shown };
       if (!message.callId.startsWith(MADE_UP_ID)) functionResponse.id = message.callId;
-      results.push({ functionResponse });
+      results.push({ functionResponse }, ...beside);
       continue;
     }
     results = undefined;

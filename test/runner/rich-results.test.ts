@@ -143,6 +143,28 @@ describe('a tool returning a PNG', () => {
   );
 });
 
+describe('Gemini before 3', () => {
+  it('takes the media beside the function response, each after a line saying whose it is', async () => {
+    const server = await startMockServer(CALL_THEN_ANSWER.gemini);
+    servers.push(server);
+    const toolkit = new Toolkit().register(
+      defineTool({
+        name: 'snapshot',
+        description: 'Takes a picture',
+        inputSchema: { type: 'object' },
+        run: () => withContent('A red square', [{ type: 'image', data: PNG, mimeType: 'image/png' }]),
+      }),
+    );
+    const model = new GeminiModel({ baseUrl: server.url, apiKey: 'AIza-test', model: 'gemini-2.5-flash', retry: { maxAttempts: 1 } });
+    expect((await new AgentRunner({ model, toolkit }).run('What colour is it?')).status).toBe('done');
+    expect(toolResultOf('gemini', server.requests[1]?.body as Record<string, unknown>)).toEqual([
+      { functionResponse: { id: 'fc_1', name: 'snapshot', response: { output: 'A red square' } } },
+      { text: 'The result of snapshot shows this image:' },
+      { inlineData: { mimeType: 'image/png', data: PNG_B64 } },
+    ]);
+  });
+});
+
 describe('files and media by URL', () => {
   const content = [
     { type: 'file' as const, data: PDF_B64, mimeType: 'application/pdf', filename: 'invoice.pdf' },
