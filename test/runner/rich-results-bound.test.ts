@@ -83,6 +83,12 @@ function rows(db: string, pendingId: string, runId: string): { outcome: string; 
   }
 }
 
+/** The tool result the request after the resume carried. */
+function functionCallOutput(server: MockServer): unknown {
+  return (server.requests[1]?.body.input as Array<{ type: string; output?: unknown }>).find((i) => i.type === 'function_call_output')
+    ?.output;
+}
+
 describe('a large image in a stored result', () => {
   it('is kept by reference in the outcome and the checkpoint, and the model still sees all of it', async () => {
     expect(BIG_PNG.length).toBeGreaterThan(2 * BOUND);
@@ -109,9 +115,7 @@ describe('a large image in a stored result', () => {
     expect(readdirSync(directory)).toEqual([(toolMessage?.media?.[1] as { ref: string }).ref]);
 
     // The request after the resume carries both images whole, loaded back from the directory.
-    const output = (server.requests[1]?.body.input as Array<{ type: string; output?: unknown }>).find(
-      (i) => i.type === 'function_call_output',
-    )?.output;
+    const output = functionCallOutput(server);
     expect(output).toEqual([
       { type: 'input_text', text: 'Two screenshots' },
       { type: 'input_image', image_url: `data:image/png;base64,${SMALL_PNG.toString('base64')}` },
@@ -133,9 +137,7 @@ describe('a large image in a stored result', () => {
         ],
       },
     });
-    const output = (server.requests[1]?.body.input as Array<{ type: string; output?: unknown }>).find(
-      (i) => i.type === 'function_call_output',
-    )?.output;
+    const output = functionCallOutput(server);
     expect(output).toEqual([
       { type: 'input_text', text: 'Two screenshots' },
       { type: 'input_image', image_url: `data:image/png;base64,${SMALL_PNG.toString('base64')}` },

@@ -38,7 +38,7 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
-function modelOf(kind: Kind, url: string): ChatModel {
+function modelOf(kind: Kind, url: string, name?: string): ChatModel {
   const retry = { maxAttempts: 1 };
   switch (kind) {
     case 'responses':
@@ -46,7 +46,7 @@ function modelOf(kind: Kind, url: string): ChatModel {
     case 'anthropic':
       return new AnthropicModel({ baseUrl: url, apiKey: 'sk-ant-test', model: 'claude-sonnet-4-5', retry });
     case 'gemini':
-      return new GeminiModel({ baseUrl: url, apiKey: 'AIza-test', model: 'gemini-3-pro-preview', retry });
+      return new GeminiModel({ baseUrl: url, apiKey: 'AIza-test', model: name ?? 'gemini-3-pro-preview', retry });
     case 'chat':
       return new OpenAIChatModel({ baseUrl: `${url}/v1`, apiKey: 'sk-test', model: 'gpt-4.1', retry });
   }
@@ -60,7 +60,7 @@ const CALL_THEN_ANSWER: Record<Kind, [Reply, Reply]> = {
 };
 
 /** Runs one turn of `snapshot` (which returns `content`) and an answer; the second request's body. */
-async function secondRequest(kind: Kind, content: Parameters<typeof withContent>[1]): Promise<Record<string, unknown>> {
+async function secondRequest(kind: Kind, content: Parameters<typeof withContent>[1], modelName?: string): Promise<Record<string, unknown>> {
   const server = await startMockServer(CALL_THEN_ANSWER[kind]);
   servers.push(server);
   const toolkit = new Toolkit().register(
@@ -71,7 +71,7 @@ async function secondRequest(kind: Kind, content: Parameters<typeof withContent>
       run: () => withContent('A red square', content),
     }),
   );
-  const result = await new AgentRunner({ model: modelOf(kind, server.url), toolkit }).run('What colour is it?');
+  const result = await new AgentRunner({ model: modelOf(kind, server.url, modelName), toolkit }).run('What colour is it?');
   expect(result.status).toBe('done');
   expect(server.requests).toHaveLength(2);
   return server.requests[1]?.body as Record<string, unknown>;
@@ -145,19 +145,8 @@ describe('a tool returning a PNG', () => {
 
 describe('Gemini before 3', () => {
   it('takes the media beside the function response, each after a line saying whose it is', async () => {
-    const server = await startMockServer(CALL_THEN_ANSWER.gemini);
-    servers.push(server);
-    const toolkit = new Toolkit().register(
-      defineTool({
-        name: 'snapshot',
-        description: 'Takes a picture',
-        inputSchema: { type: 'object' },
-        run: () => withContent('A red square', [{ type: 'image', data: PNG, mimeType: 'image/png' }]),
-      }),
-    );
-    const model = new GeminiModel({ baseUrl: server.url, apiKey: 'AIza-test', model: 'gemini-2.5-flash', retry: { maxAttempts: 1 } });
-    expect((await new AgentRunner({ model, toolkit }).run('What colour is it?')).status).toBe('done');
-    expect(toolResultOf('gemini', server.requests[1]?.body as Record<string, unknown>)).toEqual([
+    const body = await secondRequest('gemini', [{ type: 'image', data: PNG, mimeType: 'image/png' }], 'gemini-2.5-flash');
+    expect(toolResultOf('gemini', body)).toEqual([
       { functionResponse: { id: 'fc_1', name: 'snapshot', response: { output: 'A red square' } } },
       { text: 'The result of snapshot shows this image:' },
       { inlineData: { mimeType: 'image/png', data: PNG_B64 } },
