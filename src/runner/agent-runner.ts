@@ -28,8 +28,8 @@ import type { RunEvent, RunResult } from './types';
 import { zeroUsage } from './usage';
 import { promptWithSkills } from './skills';
 import { guardrailsOf } from './guardrails/check';
-import { budgetOf, pricesOf, type Budget } from './budget';
-import { startBudget, startSpending } from './spending';
+import { budgetOf, NOTHING_SPENT, pricesOf, type Budget, type SessionBudget } from './budget';
+import { checkPriced, startBudget, startSpending } from './spending';
 import { RUN_BUDGET, whileDriving, type Driving } from './live-run';
 import { cancelStored, type CancelOptions } from './cancel';
 
@@ -118,6 +118,7 @@ export class AgentRunner {
       afterModel: hook(options.afterModel, 'afterModel'),
       guardrails: guardrailsOf(options.guardrails),
       budget: budgetOf(options.budget, 'budget'),
+      sessionBudget: budgetOf(options.sessionBudget, 'sessionBudget'),
       prices: pricesOf(options.prices),
       driving: this.driving,
     };
@@ -128,6 +129,10 @@ export class AgentRunner {
       throw new InvalidArgumentError(`maxOutputRepairs must be an integer >= 0, got ${String(options.maxOutputRepairs)}`);
     this.threads = threadsOf(options, this.coordinator.store);
     this.sessions = this.threads?.store;
+    if (this.parts.sessionBudget) {
+      if (!this.threads) throw new InvalidArgumentError('sessionBudget needs a session store: give the runner `sessions`');
+      checkPriced(this.parts, this.parts.sessionBudget);
+    }
   }
 
   /**
@@ -323,7 +328,8 @@ export class AgentRunner {
     const held: HeldSession = await this.threads.hold(options.session as string, runId, added);
     let result: RunResult;
     try {
-      result = await this.runTraced(this.begin([...held.thread, ...added], { ...options, runId }, emit));
+      const session = this.parts.sessionBudget ? { budget: this.parts.sessionBudget, before: held.spent ?? NOTHING_SPENT } : undefined;
+      result = await this.runTraced(this.begin([...held.thread, ...added], { ...options, runId }, emit, session));
     } catch (error) {
       await this.threads.release(held).catch(() => undefined);
       throw error;
@@ -369,7 +375,7 @@ export class AgentRunner {
     return this.settled(cancelStored(this.parts, runId, options));
   }
 
-  private begin(input: string | readonly ChatMessage[], options: RunOptions, emit: Emit | undefined): LiveRun {
+  private begin(input: string | readonly ChatMessage[], options: RunOptions, emit: Emit | undefined, session?: SessionBudget): LiveRun {
     let messages: ChatMessage[];
     if (typeof input === 'string') messages = [{ role: 'user', content: input }];
     else if (Array.isArray(input)) messages = input.map(copyMessage);
@@ -403,6 +409,7 @@ export class AgentRunner {
       ...(options.session === undefined ? {} : { session: options.session }),
     };
     if (budget) live.budget = budget;
+    if (session) live.sessionBudget = session;
     startSpending(this.parts, live, undefined);
     return live;
   }

@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from '../errors';
 import type { ChatModel, Usage } from '../models/types';
+import type { SessionSpending } from '../sessions/store';
 import type { BudgetLimit, RunStop } from './types';
 
 /**
@@ -193,4 +194,45 @@ export function remaining(budget: Budget, spent: Spent): Budget {
 
 function exceeded(limit: BudgetLimit, budget: number, spent: number): RunStop {
   return { status: 'budget_exceeded', limit, budget, spent };
+}
+
+/**
+ * A session's budget as one of its runs counts against it (kept in the run's checkpoint, so a
+ * resume anywhere goes on counting): the limits, and what the session's ended runs spent
+ * before this run began.
+ */
+export interface SessionBudget {
+  budget: Budget;
+  before: SessionSpending;
+}
+
+/** Nothing spent yet: a session no run of which has ended. */
+export const NOTHING_SPENT: SessionSpending = { inputTokens: 0, outputTokens: 0, costUsd: 0, toolCalls: 0, wallMs: 0 };
+
+/** What the session has spent with this run's spending so far added. */
+export function sessionSpent(session: SessionBudget, run: Spent): Spent {
+  const { before } = session;
+  const wallMs = before.wallMs + run.wallMs;
+  return {
+    usage: { inputTokens: before.inputTokens + run.usage.inputTokens, outputTokens: before.outputTokens + run.usage.outputTokens },
+    spend: { costUsd: before.costUsd + run.spend.costUsd, toolCalls: before.toolCalls + run.spend.toolCalls, wallMs },
+    wallMs,
+  };
+}
+
+/** A session's stop, said as the session's (`scope: 'session'`). */
+export function asSessions(stop: RunStop | undefined): RunStop | undefined {
+  return stop?.status === 'budget_exceeded' ? { ...stop, scope: 'session' } : stop;
+}
+
+/** A session's spending after a run that spent `usage` and `spend` (its tokens, and the rest when counted). */
+export function addedSpending(before: SessionSpending | undefined, usage: Usage, spend: Spend | undefined): SessionSpending {
+  const base = before ?? NOTHING_SPENT;
+  return {
+    inputTokens: base.inputTokens + usage.inputTokens,
+    outputTokens: base.outputTokens + usage.outputTokens,
+    costUsd: base.costUsd + (spend?.costUsd ?? 0),
+    toolCalls: base.toolCalls + (spend?.toolCalls ?? 0),
+    wallMs: base.wallMs + (spend?.wallMs ?? 0),
+  };
 }

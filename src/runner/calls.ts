@@ -7,8 +7,7 @@ import { FINAL_ANSWER_TOOL } from './output';
 import { ProgressReporter } from './progress';
 import { mapLimited } from '../timing/limiter';
 import { checkToolInput } from './guardrails/stages';
-import { remaining } from './budget';
-import { spendOnTool, spentNow } from './spending';
+import { leftForChild, spendOnTool } from './spending';
 import { stoppedResult } from './stops';
 
 /**
@@ -53,7 +52,8 @@ export async function callTool(parts: AgentParts, live: LiveRun, call: ToolCall)
   }
   const ctx = callContext(live.context, live.signal, call.id, live.runId, live.principal);
   // A sub-agent this call runs may spend what is left of the run's budget, no more.
-  if (live.budget) Object.assign(ctx, { [RUN_BUDGET]: remaining(live.budget, spentNow(live)) });
+  const left = leftForChild(live);
+  if (left) Object.assign(ctx, { [RUN_BUDGET]: left });
   const emit = live.emit;
   // A sub-agent's events join the stream of the run that called it.
   if (emit) Object.assign(ctx, { [SUB_AGENT_EVENTS]: emit });

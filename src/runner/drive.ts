@@ -113,6 +113,7 @@ async function driveWith(
   if (running.principal !== undefined) live.principal = running.principal;
   if (running.session !== undefined) live.session = running.session;
   if (running.budget) live.budget = running.budget;
+  if (running.sessionBudget) live.sessionBudget = running.sessionBudget;
   startSpending(parts, live, running.spend);
   if (running.guardrails) {
     live.guardrails = running.guardrails.records;

@@ -53,7 +53,7 @@ export type { RunStore, RunCheckpoint, RunListing, StaleRunFilter } from './stor
 export type { PrunableStore, PruneOptions, PruneReport, PrunedBatch } from './retention';
 export { trimToTokens, summarizeOlder, trimExchanges, roughTokens } from './transcript';
 export type { ModelCall, BeforeModel, AfterModel, TrimOptions, SummarizeOptions, TokenEstimate } from './transcript';
-export type { SessionStore, StoredSession, SessionSummary, SessionFilter, ActiveRun } from '../sessions/store';
+export type { SessionStore, StoredSession, SessionSummary, SessionFilter, ActiveRun, SessionSpending } from '../sessions/store';
 export { cancelRun } from './cancel';
 export type { CancelOptions } from './cancel';
 export {

@@ -10,7 +10,7 @@ import type { ChatMessage, ChatModel, ModelTool, Usage } from '../models/types';
 import type { RunTrace } from './agent-spans';
 import type { Guardrails } from './guardrails/check';
 import type { GuardrailRecord } from './guardrails/types';
-import type { Budget, Prices, Spend } from './budget';
+import type { Budget, Prices, SessionBudget, Spend } from './budget';
 import type { Checkpoints } from './checkpoints';
 import { cancelStopOf } from './cancel-stop';
 import type { DriverLease } from './lease';
@@ -62,6 +62,8 @@ export interface AgentParts {
   prices?: Prices;
   /** The runner's budget for each run (a run's own `budget` option replaces it). */
   budget?: Budget;
+  /** The runner's budget for each session's runs together. */
+  sessionBudget?: Budget;
   /** The runs this runner drives now, by id: what `cancel` aborts. */
   driving?: Map<string, Driving>;
   /** The toolkit's tools as offered now. */
@@ -104,6 +106,8 @@ export interface LiveRun {
   feedbacks?: number;
   /** The most the run may spend, when it has a budget. */
   budget?: Budget;
+  /** Its session's budget and what the session spent before it, when the runner has a `sessionBudget`. */
+  sessionBudget?: SessionBudget;
   /** What it spent besides tokens, when it has a budget or the runner has prices. */
   spend?: Spend;
   /** When (`clock`) this process began driving it, for its wall time; set with `spend`. */
@@ -164,6 +168,7 @@ export function snapshot(live: LiveRun, phase: RunState['phase'], halted: RunSta
   if (halted) state.halted = halted;
   if (live.guardrails) state.guardrails = { records: live.guardrails, feedbacks: live.feedbacks ?? 0 };
   if (live.budget) state.budget = live.budget;
+  if (live.sessionBudget) state.sessionBudget = live.sessionBudget;
   const spend = spendSoFar(live);
   if (spend) state.spend = spend;
   const traceparent = live.trace?.tracing.traceparentOf(live.trace.span);

@@ -8,8 +8,7 @@ import { addChildSpend, subAgentStop, subAgentUsage } from './child-run';
 import { checkToolOutputs, settleStopped } from './guardrails/stages';
 import { stopOfResult } from './stops';
 import { cancelStopOf } from './cancel';
-import { callersStop } from './budget';
-import { spentNow } from './spending';
+import { callersBudgetStop } from './spending';
 import { handoffOf } from './handoff';
 import type { AgentParts, LiveRun } from './live-run';
 import type { RunStop } from './types';
@@ -49,7 +48,7 @@ export async function nextStepOf(
   if (found) {
     feed(live, calls, await settleStopped(parts, results, found), turn);
     // A sub-agent that spent the budget spent the caller's: its own figures, its spending added.
-    const stop = found.status === 'budget_exceeded' ? callersStop(live.budget, spentNow(live), found) : found;
+    const stop = found.status === 'budget_exceeded' ? callersBudgetStop(live, found) : found;
     return { type: 'stop', stop };
   }
   if (results.some((result) => pendingOf(result) !== undefined)) return { type: 'halt', calls, results };
@@ -69,7 +68,8 @@ function stopIn(calls: readonly ToolCall[], results: readonly ToolResult[], live
     const child = subAgentStop(result);
     if (child?.status === 'blocked') return { ...child, path: [(calls[i] as ToolCall).name, ...(child.path ?? [])] };
     // Only a limit the caller set is the caller's: a child's own tighter budget is its call's failure.
-    if (child?.status === 'budget_exceeded' && live.budget?.[child.limit] !== undefined) return child;
+    if (child?.status === 'budget_exceeded' && (live.budget?.[child.limit] ?? live.sessionBudget?.budget[child.limit]) !== undefined)
+      return child;
   }
   return undefined;
 }

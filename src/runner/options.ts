@@ -77,6 +77,13 @@ export interface AgentRunnerOptions {
    * A run past it ends `budget_exceeded` (docs/agents.md, "Budgets"). A run's own `budget` replaces it.
    */
   budget?: Budget;
+  /**
+   * The most the runs of one session may spend together (docs/agents.md, "Budgets"): each run
+   * of a session counts what the session's ended runs spent, kept with the session; a run that
+   * would pass it ends `budget_exceeded` with `scope: 'session'`, and once it is spent the
+   * session's next run stops before its first model call. Needs `sessions`.
+   */
+  sessionBudget?: Budget;
   /** What each model costs (US dollars per million tokens), by `ChatModel.model`: runs then report `spend.costUsd`. */
   prices?: Prices;
   /** Repair rounds a typed answer (`output`) gets after its first attempt fails validation. Default 2. */

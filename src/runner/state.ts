@@ -7,7 +7,8 @@ import type { Principal } from '../suspension/audit';
 import { callStatus } from './call-status';
 import type { OutputState } from './output';
 import type { GuardrailRecord } from './guardrails/types';
-import type { Budget, Spend } from './budget';
+import type { Budget, SessionBudget, Spend } from './budget';
+import { isSpending } from '../sessions/validate';
 import type { RunStop, ToolCallRecord } from './types';
 import type { ChatMessage, ProviderItem, ToolCall, Usage } from '../models/types';
 
@@ -69,6 +70,8 @@ export interface RunState {
   stop?: RunStop;
   /** The run's budget, when it has one (a resume in any process keeps to it). */
   budget?: Budget;
+  /** Its session's budget and what the session spent before the run, when the runner has a `sessionBudget`. */
+  sessionBudget?: SessionBudget;
   /** What it spent besides tokens (cost, tool calls, wall time driving it), when counted. */
   spend?: Spend;
   /** The guardrails' checks and the feedback rounds they took, once one was made. */
@@ -169,6 +172,16 @@ export function readRunState(runId: string, raw: unknown): RunState {
   )
     fail('spend is malformed');
   if (state.budget !== undefined && (typeof state.budget !== 'object' || state.budget === null)) fail('budget is malformed');
+  const session = state.sessionBudget;
+  if (
+    session !== undefined &&
+    (typeof session !== 'object' ||
+      session === null ||
+      typeof session.budget !== 'object' ||
+      session.budget === null ||
+      !isSpending(session.before))
+  )
+    fail('sessionBudget is malformed');
   const guardrails = state.guardrails;
   if (
     guardrails !== undefined &&

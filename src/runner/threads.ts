@@ -1,7 +1,8 @@
 import { InvalidArgumentError, StoreError, SessionBusyError, SessionFullError } from '../errors';
 import type { ChatMessage } from '../models/types';
 import { sessionStoreOf } from '../sessions/memory';
-import { isSessionStore, type SessionStore, type StoredSession } from '../sessions/store';
+import { isSessionStore, type SessionSpending, type SessionStore, type StoredSession } from '../sessions/store';
+import { addedSpending } from './budget';
 import { checkSessionId } from '../sessions/validate';
 import type { RunResult } from './types';
 
@@ -24,6 +25,8 @@ export interface HeldSession {
   createdAt: string;
   /** The thread as it was when the run took the session. */
   thread: ChatMessage[];
+  /** What the session's ended runs had spent when the run took it. */
+  spent?: SessionSpending;
 }
 
 /**
@@ -64,12 +67,15 @@ export class Threads {
       createdAt: stored?.createdAt ?? at,
       updatedAt: at,
     };
+    if (stored?.spent) next.spent = stored.spent;
     // Lost to a concurrent request: whoever won holds it now.
     if (!(await this.store.saveSession(next))) {
       const winner = (await this.store.loadSession(id))?.active;
       throw new SessionBusyError(id, winner?.runId ?? 'another run', winner?.phase ?? 'running');
     }
-    return { id, runId, version: next.version, createdAt: next.createdAt, thread };
+    const held: HeldSession = { id, runId, version: next.version, createdAt: next.createdAt, thread };
+    if (stored?.spent) held.spent = stored.spent;
+    return held;
   }
 
   /**
@@ -83,7 +89,7 @@ export class Threads {
       await this.release(held);
       throw this.full(held.id, result);
     }
-    const saved = await this.store.saveSession(this.after(held.id, held.version + 1, held.createdAt, result, thread));
+    const saved = await this.store.saveSession(this.after(held.id, held.version + 1, held.createdAt, result, thread, held.spent));
     // Only a takeover after the hold lapsed (this process was too slow) can get here.
     if (!saved) throw new StoreError(`session ${held.id}: run ${held.runId} held it too long and another run took it over`);
   }
@@ -118,7 +124,7 @@ export class Threads {
           throw this.full(id, result);
         continue;
       }
-      if (await this.store.saveSession(this.after(id, stored.version + 1, stored.createdAt, result, thread))) return;
+      if (await this.store.saveSession(this.after(id, stored.version + 1, stored.createdAt, result, thread, stored.spent))) return;
     }
     throw new StoreError(`run ${result.runId}: its session kept changing; the transcript was not written`);
   }
@@ -154,9 +160,25 @@ export class Threads {
     );
   }
 
-  private after(id: string, version: number, createdAt: string, result: RunResult, messages: ChatMessage[]): StoredSession {
+  /**
+   * The session after `result`: its thread, and the run holding it while halted; an ended run's
+   * spending is added to the session's (a halted run's is counted once it ends).
+   */
+  private after(
+    id: string,
+    version: number,
+    createdAt: string,
+    result: RunResult,
+    messages: ChatMessage[],
+    spent: SessionSpending | undefined,
+  ): StoredSession {
     const session: StoredSession = { id, version, messages, createdAt, updatedAt: new Date().toISOString() };
-    if (result.status === 'halted') session.active = { runId: result.runId, phase: 'halted' };
+    if (result.status === 'halted') {
+      session.active = { runId: result.runId, phase: 'halted' };
+      if (spent) session.spent = spent;
+    } else {
+      session.spent = addedSpending(spent, result.usage, result.spend);
+    }
     return session;
   }
 }

@@ -20,7 +20,7 @@ export async function turn(parts: AgentParts, live: LiveRun, calls: TurnCalls): 
   const cancelled = cancelStopOf(live.signal);
   if (cancelled) return { type: 'stop', stop: cancelled };
   if (live.turns >= parts.maxTurns) return INCOMPLETE;
-  const over = live.budget ? modelCallStop(parts, live) : undefined;
+  const over = live.budget || live.sessionBudget ? modelCallStop(parts, live) : undefined;
   if (over) return { type: 'stop', stop: over };
   const held = parts.guardrails ? heldTextOf(parts, live) : undefined;
   let response: ModelResponse;

@@ -59,7 +59,16 @@ export type RunStop =
       /** The sub-agents it was blocked in, outermost first, when a sub-agent's guardrail blocked. */
       path?: string[];
     }
-  | { status: 'budget_exceeded'; limit: BudgetLimit; /** The limit's value. */ budget: number; /** What was spent of it. */ spent: number }
+  | {
+      status: 'budget_exceeded';
+      limit: BudgetLimit;
+      /** The limit's value. */
+      budget: number;
+      /** What was spent of it. */
+      spent: number;
+      /** `session`: the limit is the runner's `sessionBudget`, and `spent` what the session's runs spent together. */
+      scope?: 'session';
+    }
   | { status: 'cancelled'; reason?: string };
 
 /** What every outcome of `run` and `resume` carries. */

@@ -21,10 +21,24 @@ export interface StoredSession {
   messages: ChatMessage[];
   /** The run the session is busy with, if any. */
   active?: ActiveRun;
+  /**
+   * What the session's ended runs spent, all together: what a runner's `sessionBudget` is
+   * counted against (docs/agents.md, "Budgets"). Absent until a run of it ended.
+   */
+  spent?: SessionSpending;
   /** RFC 3339. */
   createdAt: string;
   /** RFC 3339. */
   updatedAt: string;
+}
+
+/** What a session's runs spent: tokens, US dollars (when priced), tool calls, and wall time driving them. */
+export interface SessionSpending {
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  toolCalls: number;
+  wallMs: number;
 }
 
 /** What {@link SessionStore.listSessions} says of each session, without its thread. */

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../errors';
-import type { SessionFilter, StoredSession } from './store';
+import type { SessionFilter, SessionSpending, StoredSession } from './store';
 
 /** Session ids: printable, at most 200 characters (they name rows and appear in URLs). */
 const SESSION_ID = /^[\x21-\x7e]{1,200}$/;
@@ -26,6 +26,19 @@ export function checkSession(session: unknown): asserts session is StoredSession
       (active.until !== undefined && !Number.isFinite(active.until)))
   )
     throw new InvalidArgumentError('saveSession: active must be { runId, phase: "running" | "halted", until? }');
+  if (s.spent !== undefined && !isSpending(s.spent))
+    throw new InvalidArgumentError(
+      'saveSession: spent must be { inputTokens, outputTokens, costUsd, toolCalls, wallMs }, each a number >= 0',
+    );
+}
+
+/** True for a session's spending: every count a finite number, none negative. */
+export function isSpending(value: unknown): value is SessionSpending {
+  if (typeof value !== 'object' || value === null) return false;
+  const spent = value as Record<string, unknown>;
+  return (['inputTokens', 'outputTokens', 'costUsd', 'toolCalls', 'wallMs'] as const).every(
+    (key) => typeof spent[key] === 'number' && Number.isFinite(spent[key]) && spent[key] >= 0,
+  );
 }
 
 export function checkSessionFilter(filter: unknown): asserts filter is SessionFilter {

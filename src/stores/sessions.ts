@@ -31,10 +31,11 @@ export abstract class StoreSessions implements SessionStore {
   }
 }
 
-/** The JSON a SQL store keeps in a session's `state` column: the thread and the active run. */
+/** The JSON a SQL store keeps in a session's `state` column: the thread, the active run, what its runs spent (no schema step: it is JSON). */
 interface SessionState {
   messages: StoredSession['messages'];
   active?: StoredSession['active'];
+  spent?: StoredSession['spent'];
 }
 
 /** A session as the SQL stores keep it: the thread as JSON text, the active run also as a column of its own. */
@@ -52,6 +53,7 @@ export interface SessionRow {
 export function sessionRowOf(session: StoredSession): SessionRow {
   const state: SessionState = { messages: session.messages };
   if (session.active) state.active = session.active;
+  if (session.spent) state.spent = session.spent;
   return {
     id: session.id,
     version: session.version,
@@ -74,6 +76,7 @@ export function sessionOf(row: SessionRow): StoredSession {
     updatedAt: row.updated_at,
   };
   if (state.active) session.active = state.active;
+  if (state.spent) session.spent = state.spent;
   return session;
 }
 

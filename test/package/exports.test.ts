@@ -276,6 +276,7 @@ const EXPECTED: Record<string, string[]> = {
     'type RunStop',
     'type RunStore',
     'type SessionFilter',
+    'type SessionSpending',
     'type SessionStore',
     'type SessionSummary',
     'type Spend',
