@@ -1,4 +1,5 @@
 import type { ChatMessage, ModelResponse, Usage } from '../models/types';
+import type { RunStop } from './types';
 import { ATTR, OPERATION, SPAN } from '../telemetry/conventions';
 import type { OtelAttributes, OtelContext, OtelSpan } from '../telemetry/otel';
 import { errorTypeOf, type Tracing } from '../telemetry/telemetry';
@@ -41,7 +42,7 @@ export function startRun(tracing: Tracing, run: RunIdentity): RunTrace {
 }
 
 /** Ends the run's span: how the run ended and its token totals, or the error that stopped it. */
-export function endRun(trace: RunTrace, outcome: { status: string; usage: Usage } | { error: unknown }): void {
+export function endRun(trace: RunTrace, outcome: { status: string; usage: Usage; stop?: RunStop } | { error: unknown }): void {
   const { span } = trace;
   if (!span) return;
   if ('error' in outcome) {
@@ -49,8 +50,21 @@ export function endRun(trace: RunTrace, outcome: { status: string; usage: Usage 
     return;
   }
   // A halted run is not an error: its status stays unset, and `pending` says why it stopped.
-  span.setAttributes({ [ATTR.runStatus]: outcome.status, ...usageAttributes(outcome.usage) });
+  span.setAttributes({ [ATTR.runStatus]: outcome.status, ...usageAttributes(outcome.usage), ...stopAttributes(outcome.stop) });
   span.end();
+}
+
+/** Why a run stopped on purpose, as span attributes: the budget's limit, or the guardrail that blocked it. */
+function stopAttributes(stop: RunStop | undefined): Record<string, string | number> {
+  if (stop?.status === 'budget_exceeded')
+    return {
+      [ATTR.budgetLimit]: stop.limit,
+      [ATTR.budgetValue]: stop.budget,
+      [ATTR.budgetSpent]: stop.spent,
+      [ATTR.budgetScope]: stop.scope ?? 'run',
+    };
+  if (stop?.status === 'blocked') return { [ATTR.guardrailName]: stop.guardrail, [ATTR.guardrailStage]: stop.stage };
+  return {};
 }
 
 /** Runs one model call inside `chat {model}` (CLIENT), recording the two gen_ai client histograms. */

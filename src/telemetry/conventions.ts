@@ -62,8 +62,19 @@ export const ATTR = {
   mcpSession: 'mcp.session.id',
   mcpProtocolVersion: 'mcp.protocol.version',
   jsonrpcRequestId: 'jsonrpc.request.id',
-  /** Our own: how the run or resume ended (`done`, `pending`, `incomplete`). */
+  /** Our own: how the run or resume ended (`done`, `pending`, `incomplete`, `blocked`, `budget_exceeded`, `cancelled`). */
   runStatus: 'toolnexus.run.status',
+  /** Our own: the limit a `budget_exceeded` run passed (`totalTokens`, `costUsd`...), its value and what was spent. */
+  budgetLimit: 'toolnexus.budget.limit',
+  budgetValue: 'toolnexus.budget.value',
+  budgetSpent: 'toolnexus.budget.spent',
+  /** Our own: `run` or `session`, whose budget a `budget_exceeded` run passed. */
+  budgetScope: 'toolnexus.budget.scope',
+  /** Our own: the guardrail that blocked a `blocked` run, and at which stage. */
+  guardrailName: 'toolnexus.guardrail.name',
+  guardrailStage: 'toolnexus.guardrail.stage',
+  /** Our own: what a guardrail's check said (`allow`, `block`, `feedback`), on its `guardrail` span event. */
+  guardrailAction: 'toolnexus.guardrail.action',
   /** Our own: the suspension a call made or a resolution answered. */
   requestId: 'toolnexus.request.id',
   requestKind: 'toolnexus.request.kind',

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../../errors';
+import { ATTR } from '../../telemetry/conventions';
 import type { Telemetry } from '../../telemetry/telemetry';
 import type { RunStop } from '../types';
 import type {
@@ -159,9 +160,9 @@ function record(where: JudgedIn, guardrail: string, stage: GuardrailStage, verdi
   // An event of the span active now (the run's, or the tool's), when a tracer records.
   const span = where.telemetry.active()?.api.trace.getActiveSpan();
   span?.addEvent('guardrail', {
-    'toolnexus.guardrail.name': guardrail,
-    'toolnexus.guardrail.stage': stage,
-    'toolnexus.guardrail.action': verdict.action,
+    [ATTR.guardrailName]: guardrail,
+    [ATTR.guardrailStage]: stage,
+    [ATTR.guardrailAction]: verdict.action,
   });
 }
 
