@@ -16,7 +16,7 @@ export function toolMessage(call: Pick<ToolCall, 'id' | 'name'>, result: ToolRes
  * resource's `blob` as a file (named by its URI). Text parts are left to `output`, which the
  * model reads already.
  */
-function mediaOf(result: ToolResult): ToolMedia[] | undefined {
+export function mediaOf(result: ToolResult): ToolMedia[] | undefined {
   const content = result.metadata === undefined ? undefined : contentOf(result);
   if (!content) return undefined;
   const media: ToolMedia[] = [];

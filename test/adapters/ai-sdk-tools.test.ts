@@ -9,7 +9,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { outputOf, startChild, until } from '../fixtures/children';
-import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
+import { anthropicCalls, anthropicText, startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
+import { makePng } from '../fixtures/png';
 import { scriptedOpenAI } from '../fixtures/interop/openai-script';
 import { runsIn } from '../fixtures/interop/tools';
 
@@ -161,4 +162,27 @@ test('a login suspension is a documented tool output and a durable call an Answe
   const continued = await child<{ text: string }>(['login-continue', server.url, db, messages]);
   expect(continued.text).toBe('saw: customer c-9: gold tier (as dana)');
   expect(runs('crm')).toHaveLength(1);
+});
+
+it('a tool’s PNG reaches the model through the AI SDK’s loop: toModelOutput gives it as content, @ai-sdk/anthropic sends an image block', async () => {
+  const png = makePng(2, 2).toString('base64');
+  const claude = await startMockServer([anthropicCalls([{ id: 'toolu_chart', name: 'chart', args: {} }]), anthropicText('A red square.')]);
+  try {
+    const out = await outputOf<{ text: string; toolResults: unknown[] }>(startChild(CHILD, ['chart', claude.url, png]), 'chart');
+    expect(out.text).toBe('A red square.');
+    expect(out.toolResults).toEqual([
+      { status: 'done', output: 'The chart', content: [{ type: 'image', data: png, mimeType: 'image/png' }] },
+    ]);
+    const messages = claude.requests[1]?.body.messages as Array<{ role: string; content: Array<Record<string, unknown>> }>;
+    expect(messages[2]?.content[0]).toMatchObject({
+      type: 'tool_result',
+      tool_use_id: 'toolu_chart',
+      content: [
+        { type: 'text', text: 'The chart' },
+        { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } },
+      ],
+    });
+  } finally {
+    await claude.close();
+  }
 });

@@ -567,6 +567,7 @@ const EXPECTED: Record<string, string[]> = {
     'type AiSdkToolApproval',
     'type AiSdkToolOutput',
     'type AiSdkToolsOptions',
+    'type ContentToolOutput',
     'type SuspendedToolOutput',
     'withOutcomes',
   ],

@@ -13,7 +13,14 @@ import { ai } from './peer';
 ai();
 
 export { aiSdkTools, withOutcomes, recordDeclines, alwaysApprove, AI_SDK_RUN_PREFIX } from './tools';
-export type { AiSdkAlwaysApproveOptions, AiSdkTool, AiSdkToolOutput, AiSdkToolsOptions, SuspendedToolOutput } from './tools';
+export type {
+  AiSdkAlwaysApproveOptions,
+  AiSdkTool,
+  AiSdkToolOutput,
+  AiSdkToolsOptions,
+  ContentToolOutput,
+  SuspendedToolOutput,
+} from './tools';
 export { aiSdkToolApproval } from './tools';
 export type { AiSdkApprovalFunction, AiSdkToolApproval } from './tools';
 export { AiSdkModel, AI_SDK_CONTENT_ITEM } from './model';

@@ -13,9 +13,8 @@ import type {
   ToolCall,
   ToolMessage,
   Usage,
-  ToolMedia,
 } from '../../models/types';
-import { mediaInWords, NOT_LOADED } from '../../models/media';
+import { aiSdkMediaPart } from './media';
 import { ai } from './peer';
 
 /** The AI SDK language model specification this adapter drives (`LanguageModelV4`: every `@ai-sdk/*` provider of ai 7). */
@@ -239,26 +238,11 @@ function toolResultOf(message: ToolMessage): ToolPart {
     // The AI SDK's content output has no error flag: an error result is its text.
     output:
       message.media && !message.isError
-        ? { type: 'content', value: [{ type: 'text', text: message.content }, ...message.media.map(filePartOf)] }
+        ? { type: 'content', value: [{ type: 'text', text: message.content }, ...message.media.map(aiSdkMediaPart)] }
         : message.isError
           ? { type: 'error-text', value: message.content }
           : { type: 'text', value: message.content },
   };
-}
-
-type ToolOutputPart = Extract<Extract<ToolPart, { type: 'tool-result' }>['output'], { type: 'content' }>['value'][number];
-
-/**
- * A media part as the AI SDK's tool-result `content` takes it: a `file` with its bytes (base64)
- * or URL, which each `@ai-sdk/*` provider turns into its own image or document shape; one a
- * stored result kept by reference and nobody could load is described in words.
- */
-function filePartOf(media: ToolMedia): ToolOutputPart {
-  if ('ref' in media) return { type: 'text', text: mediaInWords(media, NOT_LOADED) };
-  const data = 'url' in media ? { type: 'url' as const, url: new URL(media.url) } : { type: 'data' as const, data: media.data };
-  return media.filename === undefined
-    ? { type: 'file', data, mediaType: media.mimeType }
-    : { type: 'file', data, mediaType: media.mimeType, filename: media.filename };
 }
 
 /** A tool call's input as the prompt carries it: the parsed JSON object, `{}` when the model's text was not one. */

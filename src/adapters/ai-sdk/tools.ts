@@ -11,6 +11,9 @@ import type { SuspendedCall } from '../../suspension/store';
 import type { ToolContext } from '../../toolkit/context';
 import type { RegisteredTool, Toolkit } from '../../toolkit/toolkit';
 import { ai } from './peer';
+import { aiSdkMediaPart } from './media';
+import { mediaOf } from '../../runner/media';
+import { contentOf, type ToolContent } from '../../results/content';
 
 /**
  * What a tool of {@link aiSdkTools} returns when its call suspended on something the AI SDK
@@ -23,8 +26,18 @@ export interface SuspendedToolOutput {
   request: PendingRequest;
 }
 
-/** A tool's output as the AI SDK's step results carry it: the tool's text, or a suspension. */
-export type AiSdkToolOutput = string | SuspendedToolOutput;
+/**
+ * A result that shows media (`withContent`): its text, and the content, whose images and files
+ * the model is shown (`toModelOutput` gives them as the tool result's `content`).
+ */
+export interface ContentToolOutput {
+  status: 'done';
+  output: string;
+  content: ToolContent[];
+}
+
+/** A tool's output as the AI SDK's step results carry it: the tool's text, a result with media, or a suspension. */
+export type AiSdkToolOutput = string | ContentToolOutput | SuspendedToolOutput;
 
 /** One toolnexus tool as an AI SDK tool. */
 export type AiSdkTool = Tool<unknown, AiSdkToolOutput, Record<string, unknown> | undefined>;
@@ -131,8 +144,12 @@ function aiSdkTool(call: DurableCall): AiSdkTool {
       if (options.abortSignal) ctx.signal = options.abortSignal;
       return outputOf(await call.execute(options.toolCallId, input, ctx));
     },
-    toModelOutput: ({ output }) =>
-      typeof output === 'string' ? { type: 'text', value: output } : { type: 'json', value: { ...pendingOutput(output.request) } },
+    toModelOutput: ({ output }) => {
+      if (typeof output === 'string') return { type: 'text', value: output };
+      if (output.status === 'pending') return { type: 'json', value: { ...pendingOutput(output.request) } };
+      const media = mediaOf({ output: output.output, isError: false, metadata: { content: output.content } }) ?? [];
+      return { type: 'content', value: [{ type: 'text', text: output.output }, ...media.map(aiSdkMediaPart)] };
+    },
   };
   if (call.tool.approval) tool.needsApproval = (input, options) => call.needsApproval(options.toolCallId, input, options.context);
   Object.defineProperty(tool, DURABLE_CALL, { value: call, enumerable: false });
@@ -144,7 +161,8 @@ function outputOf(result: ToolResult): AiSdkToolOutput {
   const request = pendingOf(result);
   if (request) return { status: 'pending', request };
   if (result.isError) throw new Error(result.output);
-  return result.output;
+  const content = result.metadata === undefined ? undefined : contentOf(result);
+  return content && mediaOf(result) ? { status: 'done', output: result.output, content } : result.output;
 }
 
 /**
