@@ -1,5 +1,7 @@
 import type { SessionFilter, SessionStore, SessionSummary, StoredSession } from '../sessions/store';
 import { parseStored } from './rows';
+import { isSpending } from '../sessions/validate';
+import { StoreError } from '../errors';
 import { toJson } from '../suspension/json';
 
 /**
@@ -76,7 +78,11 @@ export function sessionOf(row: SessionRow): StoredSession {
     updatedAt: row.updated_at,
   };
   if (state.active) session.active = state.active;
-  if (state.spent) session.spent = state.spent;
+  if (state.spent !== undefined) {
+    // Read into every budget check of the session's runs: a row edited by hand must not pass as spending.
+    if (!isSpending(state.spent)) throw new StoreError(`the stored JSON of session ${row.id} is corrupt: spent is not a spending record`);
+    session.spent = state.spent;
+  }
   return session;
 }
 

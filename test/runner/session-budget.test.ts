@@ -7,6 +7,7 @@
  * 127.0.0.1 sees no request). A halted run's spending is counted when it ends.
  */
 import 'reflect-metadata';
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -138,6 +139,33 @@ it('a sub-agent of a session’s run spends what is left of the session’s budg
   expect(parentServer.requests).toHaveLength(1);
   expect(result.stop).toEqual({ status: 'budget_exceeded', limit: 'totalTokens', budget: 60, spent: 64, scope: 'session' });
   expect((await store.loadSession('chat-s'))?.spent).toMatchObject({ inputTokens: 46, outputTokens: 18 });
+});
+
+it('a session row whose spending was edited into nonsense is refused when read, never counted as spending', async () => {
+  const server = await serve([openaiText('hello')]);
+  const db = join(dir, 'app.db');
+  const { runner, store } = buildBudgetAgent(db, server.url, undefined, SESSION_BUDGET);
+  try {
+    expect((await runner.run('hi', { session: 'chat-x' })).status).toBe('done');
+  } finally {
+    await store.close();
+  }
+  const sqlite = new Database(db);
+  const { state } = sqlite.prepare('SELECT state FROM sessions WHERE id = ?').get('chat-x') as { state: string };
+  const edited = { ...(JSON.parse(state) as object), spent: { inputTokens: 0, outputTokens: 0, costUsd: -1, toolCalls: 0, wallMs: 0 } };
+  sqlite.prepare('UPDATE sessions SET state = ? WHERE id = ?').run(JSON.stringify(edited), 'chat-x');
+  sqlite.close();
+  const again = buildBudgetAgent(db, server.url, undefined, SESSION_BUDGET);
+  try {
+    await expect(again.store.loadSession('chat-x')).rejects.toMatchObject({
+      code: 'TOOLNEXUS_STORE',
+      message: expect.stringContaining('spent') as string,
+    });
+    await expect(again.runner.run('again', { session: 'chat-x' })).rejects.toMatchObject({ code: 'TOOLNEXUS_STORE' });
+    expect(server.requests).toHaveLength(1);
+  } finally {
+    await again.store.close();
+  }
 });
 
 async function pendingId(db: string, url: string): Promise<string | undefined> {
