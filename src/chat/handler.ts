@@ -181,9 +181,8 @@ async function chatEvents(
         by: principal,
         ...(approval.reason ? { comment: approval.reason.slice(0, 500) } : {}),
         ...(context ? { context } : {}),
-        // A call whose server died mid-replay is taken over under the tool's idempotent / recovery rule.
+        // A call whose server died mid-replay is taken over under the takeover rule (docs/suspension.md).
         ifClaimed: 'refuse',
-        takeover: 'recover',
       });
     } catch (error) {
       if (error instanceof ClaimHeldError)

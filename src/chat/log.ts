@@ -1,4 +1,4 @@
-import { ClaimHeldError, ModelError, ToolnexusError } from '../errors';
+import { ModelError, ToolnexusError } from '../errors';
 import type { AgentRunner } from '../runner/agent-runner';
 import type { RunEvent } from '../runner/types';
 
@@ -43,19 +43,12 @@ export async function recoverHalted(runner: AgentRunner, runId: string, context:
     }
   };
   const store = runner.coordinator.store;
-  let held = false;
-  for (const call of await store.list({ runId, status: 'resolving' })) {
-    if (!call.answer) continue;
-    const audit = call.answeredBy ? { by: call.answeredBy, ...(call.comment ? { comment: call.comment } : {}) } : undefined;
-    try {
-      await runner.coordinator.resolve(call.answer, { ...context }, audit, undefined, { ifClaimed: 'refuse', takeover: 'recover' });
-    } catch (error) {
-      // A live holder is still replaying it: the chat is busy until it ends.
-      if (error instanceof ClaimHeldError) held = true;
-      else log(`taking over suspension ${call.request.id}`, error);
-    }
-  }
-  if (held || (await store.list({ runId, status: 'pending' })).length > 0) return;
+  // The takeover rule, as every door and the recovery loop apply it (docs/suspension.md).
+  const taken = await runner.coordinator.recoverLapsed({ runId, limit: 1000, ...(context ? { context } : {}) });
+  for (const entry of taken) if (entry.status === 'failed') log(`taking over suspension ${entry.id}`, entry.error);
+  // A live holder is still replaying a call: the chat is busy until it ends.
+  if ((await store.list({ runId, status: 'resolving' })).length > 0) return;
+  if ((await store.list({ runId, status: 'pending' })).length > 0) return;
   await runner.recover(runId, context ? { context } : {}).catch((error: unknown) => log('recovering the run', error));
 }
 

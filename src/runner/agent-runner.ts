@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { InvalidArgumentError, InvalidResumeError, RunCancelledError, RunConflictError } from '../errors';
-import { messageOf } from '../errors/message';
+import { InvalidArgumentError, RunCancelledError } from '../errors';
 import type { ClassType } from '../decorators/types';
 import type { Answer } from '../results/wire';
 import { checkedAudit } from '../suspension/audit';
@@ -32,6 +31,7 @@ import { budgetOf, NOTHING_SPENT, pricesOf, type Budget, type SessionBudget } fr
 import { checkPriced, startBudget, startSpending } from './spending';
 import { RUN_BUDGET, whileDriving, type Driving } from './live-run';
 import { cancelStored, type CancelOptions } from './cancel';
+import { recoverOrphans, startRecovery, type Recovery, type RecoveryOptions } from './recovery';
 
 export type { AgentToolContext } from './live-run';
 export type { AgentRunnerOptions, OrphanRecovery, ResumeOptions, RunOptions } from './options';
@@ -255,18 +255,18 @@ export class AgentRunner {
    * @throws {@link InvalidArgumentError} the run store cannot list runs.
    */
   async recoverOrphans(options: ResumeOptions & { limit?: number } = {}): Promise<OrphanRecovery[]> {
-    const { limit = 10, ...resume } = options;
-    const outcomes: OrphanRecovery[] = [];
-    for (const orphan of await this.parts.checkpoints.orphans(limit)) {
-      try {
-        outcomes.push({ runId: orphan.runId, status: 'recovered', result: await this.recover(orphan.runId, resume) });
-      } catch (error) {
-        if (error instanceof RunConflictError || error instanceof InvalidResumeError)
-          outcomes.push({ runId: orphan.runId, status: 'taken' });
-        else outcomes.push({ runId: orphan.runId, status: 'failed', error: error instanceof Error ? error : new Error(messageOf(error)) });
-      }
-    }
-    return outcomes;
+    return recoverOrphans(this, this.parts, options);
+  }
+
+  /**
+   * Starts the recovery loop (docs/agents.md, "Restart recovers"): every `intervalMs` (default
+   * 5 s, on the runner's clock) one bounded tick applies the takeover rule to calls whose claim
+   * lapsed, continues the halted runs whose questions were all answered, and takes over
+   * orphaned runs; nothing stays `resolving` or `running` past its lease plus one interval.
+   * Start it in every process of a fleet: claims and checkpoint versions give each piece of work to one.
+   */
+  startRecovery(options: RecoveryOptions = {}): Recovery {
+    return startRecovery(this, this.parts, options);
   }
 
   /**

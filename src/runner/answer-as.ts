@@ -1,7 +1,7 @@
 import { AlreadyResolvedError, RunNotFoundError, UnknownSuspensionError } from '../errors';
 import type { Answer, ToolResult } from '../results/wire';
 import type { Principal, Audit } from '../suspension/audit';
-import type { IfClaimed, ResumeCoordinator, Takeover } from '../suspension/coordinator';
+import type { IfClaimed, ResumeCoordinator } from '../suspension/coordinator';
 import type { SuspendedCall } from '../suspension/store';
 import type { ToolContext } from '../toolkit/context';
 import type { AgentRunner } from './agent-runner';
@@ -23,8 +23,6 @@ export interface AnswerAsOptions {
    * two racing answers goes on (the chat's approvals). Default `wait`.
    */
   ifClaimed?: IfClaimed;
-  /** With a coordinator alone: what a takeover of a call whose holder died replays ({@link Takeover}; default `replay`). */
-  takeover?: Takeover;
 }
 
 /** Where the run a call belongs to stands after {@link answerAs}. */
@@ -94,11 +92,7 @@ export async function answerAs(host: AgentRunner | ResumeCoordinator, answer: An
     run = before?.runId === undefined ? undefined : await continued(runner, before.runId, given, audit, options);
     if (!run) {
       const ctx = { ...options.context, ...(options.signal ? { signal: options.signal } : {}) } as ToolContext;
-      const how = {
-        ...(options.ifClaimed ? { ifClaimed: options.ifClaimed } : {}),
-        ...(options.takeover ? { takeover: options.takeover } : {}),
-      };
-      await coordinator.resolve(given, ctx, audit, undefined, how);
+      await coordinator.resolve(given, ctx, audit, undefined, options.ifClaimed ? { ifClaimed: options.ifClaimed } : {});
       if (before?.runId !== undefined) run = { runId: before.runId, continued: false };
     }
   } catch (error) {

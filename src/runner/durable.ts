@@ -3,6 +3,7 @@ import { InvalidArgumentError, type RunConflictError } from '../errors';
 import { pendingOf } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
 import type { ToolCall } from '../models/types';
+import { recoveryRequest, replaysOnTakeover } from '../suspension/takeover';
 import { callTool, type TurnCalls } from './calls';
 import { DriverLease } from './lease';
 import { snapshot, type AgentParts, type LiveRun } from './live-run';
@@ -93,11 +94,7 @@ export class DurableSteps implements TurnCalls {
       asked = await parts.coordinator.suspend(
         entry.call.name,
         entry.call.arguments,
-        {
-          kind: 'recovery',
-          prompt: recoveryPrompt(live.runId, entry.call),
-          data: { runId: live.runId, callId: entry.call.id, tool: entry.call.name, turn },
-        },
+        recoveryRequest({ tool: entry.call.name, callId: entry.call.id, runId: live.runId, turn }),
         { callId: entry.call.id, runId: live.runId, principal: live.principal },
       );
     } catch (error) {
@@ -131,13 +128,12 @@ export async function startSteps(
   return steps;
 }
 
-/** True when the tool declares that running a call again has no further effect (or cannot run at all: unknown). */
+/**
+ * The takeover rule (docs/suspension.md), as every door applies it to a lapsed claim: true
+ * when the tool declares that running a call again has no further effect (or it cannot run
+ * at all here: an unknown tool's call only repeats its error result).
+ */
 function idempotent(parts: AgentParts, name: string): boolean {
-  const tool = parts.coordinator.toolkit.get(name);
-  return tool === undefined || tool.idempotent === true;
-}
-
-/** The question an operator gets for a call that started and has no recorded result. */
-function recoveryPrompt(runId: string, call: ToolCall): string {
-  return `The process running ${call.name} (call ${call.id} of run ${runId}) stopped before its result was recorded: it may or may not have taken effect. Run it again?`;
+  const { toolkit } = parts.coordinator;
+  return !toolkit.has(name) || replaysOnTakeover(toolkit, name);
 }

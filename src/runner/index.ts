@@ -9,6 +9,7 @@
 export { AgentRunner } from './agent-runner';
 export type { AgentRunnerOptions, RunOptions, ResumeOptions, AgentToolContext, OrphanRecovery } from './agent-runner';
 export type { Durability } from './durable';
+export type { Recovery, RecoveryOptions, RecoveryProblem, RecoveryTick } from './recovery';
 export type { HandoffOptions } from './handoff';
 export { SubAgentInput, SubAgentTool } from './sub-agent';
 export type { SubAgentToolOptions, SubAgentRecord, SubAgentOrigin } from './sub-agent';

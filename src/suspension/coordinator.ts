@@ -38,7 +38,7 @@ import type { AnswerAction, AnswerDecision } from './policy';
 import { Authority, keepSystemMark } from './authority';
 import type { Grant, GrantInit, GrantOptions } from './grants';
 import { StandingAnswers } from './standing';
-import { Sweeper, type SweepResult } from './sweep';
+import { Sweeper, type LapsedTakeover, type RecoverLapsedOptions, type SweepResult } from './sweep';
 import { Binding } from './binding';
 import { coordinatorSettings, type ExecuteOptions, type ResumeCoordinatorOptions } from './coordinator-options';
 import { answerInline } from './inline';
@@ -51,7 +51,7 @@ import { MemorySuspensionStore } from './memory';
 import { checkHistoryFilter } from './validate';
 
 export type { AnswerWithCall, CheckedAnswer, WaitFor } from './answers';
-export type { ExpectedCall, IfClaimed, ResolveOptions, Takeover } from './resolution';
+export type { ExpectedCall, IfClaimed, ResolveOptions } from './resolution';
 export { DEFAULT_LEASE_MS } from './coordinator-options';
 export type { ExecuteOptions, ResumeCoordinatorOptions } from './coordinator-options';
 
@@ -461,6 +461,18 @@ export class ResumeCoordinator {
    */
   async sweep(): Promise<SweepResult> {
     return this.sweeper.sweep();
+  }
+
+  /**
+   * Applies the takeover rule (docs/suspension.md, "After a crash: the takeover rule") to calls
+   * whose holder died mid-replay: each `resolving` call whose lease lapsed by the store's clock,
+   * oldest first, at most `limit`, is claimed with the answer its holder recorded; an idempotent
+   * tool replays with the same idempotency key, any other call becomes a `recovery` request.
+   * Safe from many processes at once: the store's claim gives each call to one. The runner's
+   * recovery loop (`AgentRunner.startRecovery`) calls it, then continues the runs it settled.
+   */
+  async recoverLapsed(options: RecoverLapsedOptions = {}): Promise<LapsedTakeover[]> {
+    return this.sweeper.recoverLapsed(options);
   }
 
   /** Whether an answer policy judges this coordinator's answers. */

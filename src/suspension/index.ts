@@ -16,8 +16,8 @@ export type {
   AnswerWithCall,
   ResolveOptions,
   IfClaimed,
-  Takeover,
 } from './coordinator';
+export type { LapsedTakeover, RecoverLapsedOptions } from './sweep';
 export { formatRefusal, DEFAULT_MAX_CHAIN } from './answers';
 export type { FormatRefusal, Refusal, RefusalStatus } from './answers';
 export type {

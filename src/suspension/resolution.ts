@@ -33,6 +33,7 @@ import { isSettled } from './status';
 import type { Claim, Settlement, SuspendedCall, SuspensionStore } from './store';
 import { keptAnswer } from './consumed';
 import { checkInsertable } from './validate';
+import { claimedAnswer, claimedAudit, recoveryRequest, replaysOnTakeover } from './takeover';
 
 /**
  * The call an answer is for, as the caller knows it (an agent run: its transcript's call).
@@ -53,20 +54,10 @@ export interface ExpectedCall {
  */
 export type IfClaimed = 'wait' | 'refuse';
 
-/**
- * What a takeover replays (a claim with fence > 1: an earlier holder began the replay and
- * stored nothing, so the tool may have taken effect): `replay` runs the tool again (the
- * default); `recover` follows the runner's rule for a crashed durable step: an `idempotent`
- * tool runs again, any other is settled with a `recovery` request as the chain's next link.
- */
-export type Takeover = 'replay' | 'recover';
-
-/** How {@link ResumeCoordinator.resolve} meets another answer to the same call, and a dead one's replay. */
+/** How {@link ResumeCoordinator.resolve} meets another answer to the same call. */
 export interface ResolveOptions {
   /** `refuse`: when another answer holds the claim or settled the call first, throw {@link ClaimHeldError} instead of waiting for its outcome. Default `wait`. */
   ifClaimed?: IfClaimed;
-  /** What this answer does when its claim takes the call over from a holder that died: see {@link Takeover}. Default `replay`. */
-  takeover?: Takeover;
 }
 
 /** What {@link Resolution} works with; the coordinator's settings. */
@@ -114,7 +105,7 @@ export class Resolution {
     ctx: ToolContext | undefined,
     audit?: Audit,
     expected?: ExpectedCall,
-    { ifClaimed = 'wait', takeover = 'replay' }: ResolveOptions = {},
+    { ifClaimed = 'wait' }: ResolveOptions = {},
   ): Promise<ToolResult> {
     const { store, leaseMs, toolkit, clock } = this.settings;
     const elapsed = monotonicOf(clock);
@@ -141,7 +132,7 @@ export class Resolution {
     let lost: ClaimLostError | undefined;
     let pause = FIRST_POLL_MS;
     let lastTry = Number.NEGATIVE_INFINITY;
-    if (ifClaimed === 'refuse') return this.claimOrRefuse(answer, call, ctx, audit, read, takeover);
+    if (ifClaimed === 'refuse') return this.claimOrRefuse(answer, call, ctx, audit, read);
     for (;;) {
       if (isSettled(call.status)) return storedOutcome(call, answer);
       // The local clock only hints that a lease lapsed; the store's claim decides. A process
@@ -155,13 +146,9 @@ export class Resolution {
           throw new UnregisteredToolError(answer.id, call.tool);
         signal?.throwIfAborted();
         lastTry = elapsed();
-        // The store keeps the answer without what the replay consumes (a login's code): see consumed.ts.
-        const claim = await store.claim(answer.id, keptAnswer(call.request, answer), leaseMs, audit);
-        if (claim) {
-          const settled = await this.finish(claim, answer, ctx, read, takeover);
-          if (settled) return settled;
-          lost = new ClaimLostError(claim.id, claim.fence);
-        }
+        const won = await this.claimFor(answer, call, ctx, audit, read);
+        if (won && 'settled' in won) return won.settled;
+        if (won) lost = won.lost;
       }
       // Polls on real time, whatever the clock: it waits for another holder's real I/O.
       await sleep(pause, signal).catch(() => undefined);
@@ -183,18 +170,63 @@ export class Resolution {
     ctx: ToolContext | undefined,
     audit: Audit | undefined,
     read: SuspendedCall,
-    takeover: Takeover,
   ): Promise<ToolResult> {
-    const { store, leaseMs, toolkit, clock } = this.settings;
+    const { toolkit, clock } = this.settings;
     if (isSettled(call.status)) throw new ClaimHeldError(answer.id);
     if (answer.ok && !isExpired(call.request, new Date(clock.now())) && !toolkit.has(call.tool))
       throw new UnregisteredToolError(answer.id, call.tool);
     ctx?.signal?.throwIfAborted();
-    const claim = await store.claim(answer.id, keptAnswer(call.request, answer), leaseMs, audit);
-    if (!claim) throw new ClaimHeldError(answer.id);
-    const settled = await this.finish(claim, answer, ctx, read, takeover);
-    if (!settled) throw new ClaimLostError(claim.id, claim.fence);
-    return settled;
+    const won = await this.claimFor(answer, call, ctx, audit, read);
+    if (!won) throw new ClaimHeldError(answer.id);
+    if ('lost' in won) throw won.lost;
+    return won.settled;
+  }
+
+  /**
+   * Claims `call` for `answer` and runs what the claim decides. A call still `resolving` (its
+   * holder's lease lapsed) is taken over with the answer its holder's claim recorded, never
+   * this one (docs/suspension.md, "After a crash: the takeover rule"): that decision may have
+   * taken effect, so every door continues it the same way, and an answer that contradicts it
+   * is refused once it is settled. `undefined`: the store gave the claim to nobody here.
+   */
+  private async claimFor(
+    answer: Answer,
+    call: SuspendedCall,
+    ctx: ToolContext | undefined,
+    audit: Audit | undefined,
+    read: SuspendedCall,
+  ): Promise<{ settled: ToolResult } | { lost: ClaimLostError } | undefined> {
+    const { store, leaseMs } = this.settings;
+    const claimed = claimedAnswer(call);
+    // The store keeps the answer without what the replay consumes (a login's code): see consumed.ts.
+    const kept = keptAnswer(call.request, answer);
+    const claim = claimed
+      ? await store.claim(answer.id, claimed, leaseMs, claimedAudit(call))
+      : await store.claim(answer.id, kept, leaseMs, audit);
+    if (!claim) return undefined;
+    // The given answer carries what the store does not keep (consumed fields): it runs when it is the same decision.
+    const agrees = !claimed || sameDecision(kept, claimed);
+    const settled = await this.finish(claim, agrees ? answer : claimed, ctx, read, claimed?.ok ? call.answeredAt : undefined);
+    if (!settled) return { lost: new ClaimLostError(claim.id, claim.fence) };
+    if (!agrees) throw new AlreadyResolvedError(answer.id, claimed.ok ? 'approved' : 'declined', call.runId);
+    return { settled };
+  }
+
+  /**
+   * The recovery loop's step for one call (`ResumeCoordinator.recoverLapsed`): a `resolving`
+   * call whose holder's lease lapsed is taken over with the answer that holder's claim recorded,
+   * under the takeover rule, with no new answer and so no new judgement (that answer was judged
+   * when it was given). `undefined` when the store gives the claim to nobody here (a live
+   * holder, or another process took it first), or this process does not register the tool.
+   */
+  async takeOver(read: SuspendedCall, ctx: ToolContext | undefined): Promise<ToolResult | undefined> {
+    const claimed = claimedAnswer(read);
+    if (!claimed || !this.settings.toolkit.has(read.tool)) return undefined;
+    const problem = this.settings.binding.problem(read);
+    if (problem) throw new SuspensionMismatchError(read.request.id, problem);
+    const claim = await this.settings.store.claim(read.request.id, claimed, this.settings.leaseMs, claimedAudit(read));
+    if (!claim) return undefined;
+    return this.finish(claim, claimed, ctx, read, claimed.ok ? read.answeredAt : undefined);
   }
 
   /**
@@ -237,7 +269,7 @@ export class Resolution {
     answer: Answer,
     ctx: ToolContext | undefined,
     read: SuspendedCall,
-    takeover: Takeover,
+    answeredAt: string | undefined,
   ): Promise<ToolResult | undefined> {
     const { call } = claim;
     // The row as claimed is what replays: it may have changed since it was checked.
@@ -246,10 +278,10 @@ export class Resolution {
     if (call.tool !== read.tool || call.callId !== read.callId || call.runId !== read.runId || !sameJson(call.args, read.args))
       throw new SuspensionMismatchError(call.request.id, 'the call changed between the check and the claim');
     const tracing = this.settings.telemetry?.active();
-    if (!tracing) return this.replay(claim, answer, ctx, takeover, undefined, undefined);
+    if (!tracing) return this.replay(claim, answer, ctx, answeredAt, undefined, undefined);
     const { span, context } = startResolution(tracing, call);
     try {
-      const settled = await tracing.within(context, () => this.replay(claim, answer, ctx, takeover, tracing, span));
+      const settled = await tracing.within(context, () => this.replay(claim, answer, ctx, answeredAt, tracing, span));
       if (settled === undefined) tracing.fail(span, 'claim_lost');
       else span?.end();
       return settled;
@@ -263,12 +295,13 @@ export class Resolution {
     claim: Claim,
     answer: Answer,
     ctx: ToolContext | undefined,
-    takeover: Takeover,
+    answeredAt: string | undefined,
     tracing: Tracing | undefined,
     span: OtelSpan | undefined,
   ): Promise<ToolResult | undefined> {
     const { call } = claim;
-    const at = new Date(claim.at);
+    // Expiry is judged when the answer was first claimed: a taken-over approval was given in time.
+    const at = new Date(answeredAt ?? claim.at);
     if (isExpired(call.request, at) || !answer.ok) {
       const refusal = refusalOf(call.request, answer, at);
       return this.complete(claim, { status: refusal.status, outcome: refused(refusal, this.settings.formatRefusal) }, tracing, span);
@@ -278,9 +311,9 @@ export class Resolution {
     // A quorum's replay sees every approval (ctx.approval.signatures).
     if (call.signatures !== undefined) answered = { ...answered, signatures: call.signatures.map((s) => ({ ...s, by: { ...s.by } })) };
     // A takeover (fence > 1): an earlier holder began this replay and stored nothing, so the
-    // tool may have taken effect. Under `recover`, the rule of a crashed durable step: an
-    // idempotent tool runs again; any other is put to an operator (docs/agents.md).
-    if (claim.fence > 1 && takeover === 'recover' && this.settings.toolkit.get(call.tool)?.idempotent !== true)
+    // tool may have taken effect. The takeover rule (takeover.ts): an idempotent tool runs
+    // again with the same idempotency key; any other becomes a `recovery` request.
+    if (claim.fence > 1 && !replaysOnTakeover(this.settings.toolkit, call.tool))
       return this.complete(claim, this.recoveryOf(call, answered), tracing, span);
     const keeper = new LeaseKeeper(this.settings.store, claim, this.settings.leaseMs, ctx?.signal, this.settings.clock);
     let ran: RanCall;
@@ -308,19 +341,12 @@ export class Resolution {
   }
 
   /**
-   * The taken-over link settled with a `recovery` question as its chain's next link, worded as
-   * a durable step's: approving it replays the tool (the chain still holds the approval), a
-   * refusal tells the model it did not run again.
+   * The taken-over link settled with the rule's `recovery` request as its chain's next link:
+   * approving it replays the tool (the chain still holds the approval), a refusal tells the
+   * model it did not run again.
    */
   private recoveryOf(call: SuspendedCall, answer: Answer): Settlement {
-    const data: Record<string, string> = { tool: call.tool };
-    if (call.runId !== undefined) data.runId = call.runId;
-    if (call.callId !== undefined) data.callId = call.callId;
-    const outcome = pending({
-      kind: 'recovery',
-      prompt: `The process running ${call.tool} (call ${call.callId ?? '-'} of run ${call.runId ?? '-'}) stopped before its result was recorded: it may or may not have taken effect. Run it again?`,
-      data,
-    });
+    const outcome = pending(recoveryRequest(call));
     return { status: 'resolved', outcome, next: this.nextLink(call, answer, pendingOf(outcome) as PendingRequest, undefined) };
   }
 
@@ -394,13 +420,16 @@ function storedOutcome(call: SuspendedCall, answer: Answer): ToolResult {
   if (call.status === 'expired') return outcome; // any answer meets the same expiry
   const ranTool = call.status === 'resolved';
   // Compared as kept: a consumed field is not stored, so it cannot tell two answers apart.
-  if (
-    answer.ok !== ranTool ||
-    (ranTool && (!sameJson(keptAnswer(call.request, answer).data, call.answer?.data) || !sameJson(answer.args, call.answer?.args)))
-  ) {
+  if (answer.ok !== ranTool || (ranTool && !sameDecision(keptAnswer(call.request, answer), call.answer))) {
     throw new AlreadyResolvedError(call.request.id, call.status, call.runId);
   }
   return outcome;
+}
+
+/** Whether two answers, both as the store keeps them, decide the same: same `ok`, and for an approval the same data and edits. */
+function sameDecision(given: Answer, stored: Answer | undefined): boolean {
+  if (given.ok !== (stored?.ok ?? false)) return false;
+  return !given.ok || (sameJson(given.data, stored?.data) && sameJson(given.args, stored?.args));
 }
 
 /**

@@ -1,5 +1,7 @@
-import type { Answer } from '../results/wire';
+import type { Answer, ToolResult } from '../results/wire';
 import type { Clock } from '../timing/clock';
+import { InvalidArgumentError } from '../errors';
+import { messageOf } from '../errors/message';
 import { systemAudit } from './authority';
 import { escalationOf, storeNow } from './escalation';
 import type { Observers } from './observer';
@@ -10,6 +12,23 @@ import type { SuspensionStore } from './store';
 export interface SweepResult {
   expired: string[];
   escalated: string[];
+}
+
+/** What {@link Sweeper.recoverLapsed} did with one call whose claim lapsed. */
+export type LapsedTakeover =
+  /** Taken over here under the takeover rule: its outcome (an idempotent tool's replay, or the `recovery` request's pending result). */
+  | { id: string; runId?: string; status: 'taken'; outcome: ToolResult }
+  /** The takeover failed (the row does not match its binding, the store failed): the call stays as it was. */
+  | { id: string; runId?: string; status: 'failed'; error: Error };
+
+/** Options of `ResumeCoordinator.recoverLapsed`. */
+export interface RecoverLapsedOptions {
+  /** At most this many takeovers (1 to 1000; default 10): the work of one tick is bounded. */
+  limit?: number;
+  /** The host's context an idempotent tool's replay runs with (never stored). */
+  context?: object;
+  /** Only the calls of this run. */
+  runId?: string;
 }
 
 /** Settles what time alone decides (see `ResumeCoordinator.sweep`); remembers when it last swept. */
@@ -50,5 +69,28 @@ export class Sweeper {
       }
     }
     return result;
+  }
+
+  /** Takes over the calls whose claim lapsed, oldest first (see `ResumeCoordinator.recoverLapsed`). */
+  async recoverLapsed({ limit = 10, context, runId }: RecoverLapsedOptions = {}): Promise<LapsedTakeover[]> {
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+      throw new InvalidArgumentError(`recoverLapsed: limit must be an integer from 1 to 1000, got ${String(limit)}`);
+    // The store's clock hints which leases lapsed; the store's claim decides who takes each.
+    const now = await storeNow(this.store, this.clock);
+    const lapsed = (await this.store.list({ status: 'resolving', ...(runId === undefined ? {} : { runId }) })).filter(
+      (call) => call.leaseUntil === undefined || Date.parse(call.leaseUntil) < now,
+    );
+    const taken: LapsedTakeover[] = [];
+    for (const call of lapsed) {
+      if (taken.length >= limit) break;
+      const place = { id: call.request.id, ...(call.runId === undefined ? {} : { runId: call.runId }) };
+      try {
+        const outcome = await this.resolution.takeOver(call, context);
+        if (outcome) taken.push({ ...place, status: 'taken', outcome });
+      } catch (error) {
+        taken.push({ ...place, status: 'failed', error: error instanceof Error ? error : new Error(messageOf(error)) });
+      }
+    }
+    return taken;
   }
 }

@@ -143,9 +143,8 @@ export class RunRequestHandler extends DefaultRequestHandler {
         ...(comment ? { comment } : {}),
         ...(context ? { context } : {}),
         // Two replies at once: the claim lets one go on, the other is told at once.
+        // A call whose server died mid-replay is taken over under the takeover rule (docs/suspension.md).
         ifClaimed: 'refuse',
-        // A call whose server died mid-replay is taken over under the tool's idempotent / recovery rule.
-        takeover: 'recover',
       });
     } catch (error) {
       throw refusalOf(error, answer.id);

@@ -1,0 +1,61 @@
+import type { PendingRequestInit } from '../results/helpers';
+import type { Answer } from '../results/wire';
+import type { Toolkit } from '../toolkit/toolkit';
+import type { Audit } from './audit';
+import type { SuspendedCall } from './store';
+
+/**
+ * The takeover rule (docs/suspension.md, "After a crash: the takeover rule"), the one place
+ * every door, the runner's durable steps and the recovery loop take it from. A call whose run
+ * began and recorded no result (a lapsed claim; a durable step marked started) may have taken
+ * effect: it runs again only when its tool is declared idempotent, with the same
+ * `ctx.idempotencyKey`; any other call becomes a `recovery` request for a person, answered
+ * through the answer policy like every answer.
+ */
+export function replaysOnTakeover(toolkit: Toolkit, tool: string): boolean {
+  return toolkit.get(tool)?.idempotent === true;
+}
+
+/** Where the call that may have run sits: its tool, and its call and run when it belongs to one. */
+export interface RecoveryPlace {
+  tool: string;
+  callId?: string;
+  runId?: string;
+  /** The run's turn, for a durable step. */
+  turn?: number;
+}
+
+/**
+ * The `recovery` request the rule raises, worded once: approving it runs the call again, a
+ * refusal tells the model it did not run again. Its data names the call.
+ */
+export function recoveryRequest(place: RecoveryPlace): PendingRequestInit {
+  const data: Record<string, string | number> = { tool: place.tool };
+  if (place.runId !== undefined) data.runId = place.runId;
+  if (place.callId !== undefined) data.callId = place.callId;
+  if (place.turn !== undefined) data.turn = place.turn;
+  return {
+    kind: 'recovery',
+    prompt:
+      `The process running ${place.tool} (call ${place.callId ?? '-'} of run ${place.runId ?? '-'}) stopped before its result ` +
+      'was recorded: it may have taken effect. Check what happened, then approve to run it again or decline to leave it as it is.',
+    data,
+  };
+}
+
+/**
+ * The answer a takeover continues: the one the dead holder's claim recorded (the decision that
+ * may have taken effect), whichever door or loop reaches the call after it. `undefined` when
+ * the call holds no live claim's answer (it is not `resolving`).
+ */
+export function claimedAnswer(call: SuspendedCall): Answer | undefined {
+  return call.status === 'resolving' ? call.answer : undefined;
+}
+
+/** The audit of the claimed answer, kept by the takeover's claim: whose decision it continues. */
+export function claimedAudit(call: SuspendedCall): Audit {
+  const audit: Audit = {};
+  if (call.answeredBy !== undefined) audit.by = { ...call.answeredBy };
+  if (call.comment !== undefined) audit.comment = call.comment;
+  return audit;
+}
