@@ -27,6 +27,8 @@ function slowTool(done: Promise<void>) {
     defineTool({
       name: 'slow',
       description: 'Takes its time once approved',
+      // Running it again has no further effect: a takeover replays it (docs/suspension.md, "the takeover rule").
+      idempotent: true,
       async run(_args, ctx) {
         if (ctx?.replay?.request.kind !== 'approval') return pending({ kind: 'approval', prompt: 'Go?' });
         const entry = { fence: ctx.replay.fence, aborted: false };

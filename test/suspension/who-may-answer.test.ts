@@ -34,8 +34,8 @@ class RefundArgs {
 }
 
 /** A refund that asks for approval itself and records every run of its body, with the key it was given. */
-function refundTool(runs: Array<{ replay: boolean; key: string | undefined }>) {
-  @Tool({ name: 'refund', description: 'Refunds an order', args: RefundArgs })
+function refundTool(runs: Array<{ replay: boolean; key: string | undefined }>, idempotent = false) {
+  @Tool({ name: 'refund', description: 'Refunds an order', args: RefundArgs, idempotent })
   class RefundTool {
     run(args: RefundArgs, ctx?: ToolContext) {
       runs.push({ replay: ctx?.answer !== undefined, key: ctx?.idempotencyKey });
@@ -241,11 +241,11 @@ describe('ctx.idempotencyKey', () => {
 });
 
 describe('ctx.idempotencyKey across a lease takeover', () => {
-  it('is the key of the first execution when another resolver takes over a dead holder’s claim', async () => {
+  it('is the key of the first execution when another resolver takes over a dead holder’s claim (an idempotent tool)', async () => {
     const runs: Array<{ replay: boolean; key: string | undefined }> = [];
     const clock = new FakeClock(Date.parse('2026-12-04T09:00:00.000Z'));
     const store = new MemoryStore({ clock });
-    const coordinator = new ResumeCoordinator({ toolkit: new Toolkit().register(refundTool(runs)), store, clock, leaseMs: 1_000 });
+    const coordinator = new ResumeCoordinator({ toolkit: new Toolkit().register(refundTool(runs, true)), store, clock, leaseMs: 1_000 });
     const id = pendingOf(
       await coordinator.execute('refund', { order: 'o-5', amount: 5 }, undefined, { runId: 'run-t', callId: 'call-t' }),
     )!.id;
