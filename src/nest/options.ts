@@ -2,6 +2,7 @@ import type { ModuleMetadata, Type, InjectionToken, OptionalFactoryDependency } 
 import type { ChatModel } from '../models/types';
 import type { SuspensionStore } from '../suspension/store';
 import type { RunStore } from '../runner/store';
+import type { RecoveryOptions } from '../runner/recovery';
 import type { WaitFor } from '../suspension/coordinator';
 import type { AnswerPolicy } from '../suspension/policy';
 import type { ToolContext } from '../toolkit/context';
@@ -12,7 +13,7 @@ import type { TelemetryOption } from '../telemetry/options';
  * What `ToolnexusModule` builds its providers from. `model` drives the injected
  * `AgentRunner`; `store` keeps suspended calls for the injected `ResumeCoordinator`.
  */
-export interface ToolnexusModuleOptions {
+export interface ToolnexusModuleOptions extends ToolnexusRecoveryOption {
   /**
    * The chat model the injected `AgentRunner` drives (`OpenAIChatModel`, `AnthropicModel`,
    * `FunctionModel`, or your own `ChatModel`). Without one, `Toolkit` and
@@ -61,6 +62,15 @@ export interface ToolnexusModuleOptions {
    * Default: the global providers, as each of them uses without the option.
    */
   telemetry?: TelemetryOption;
+}
+
+/**
+ * The module's recovery loop (`AgentRunner.startRecovery`, docs/agents.md, "Restart recovers"),
+ * a field of its own beside the runner's options: started when the application boots, stopped
+ * when it shuts down. On by default; `false` turns it off (another process of the fleet runs it).
+ */
+export interface ToolnexusRecoveryOption {
+  recovery?: RecoveryOptions | false;
 }
 
 /** Options of `ToolnexusModule.forRoot`. */

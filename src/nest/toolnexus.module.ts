@@ -1,7 +1,8 @@
-import { Inject, Module, type DynamicModule, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import { Inject, Module, type DynamicModule, type OnApplicationBootstrap, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { DiscoveryModule, ModuleRef } from '@nestjs/core';
 import type { ClassType } from '../decorators/types';
 import { AgentRunner } from '../runner/agent-runner';
+import type { Recovery } from '../runner/recovery';
 import type { ChatModel, ModelResponse } from '../models/types';
 import { ResumeCoordinator } from '../suspension/coordinator';
 import { Toolkit } from '../toolkit/toolkit';
@@ -36,7 +37,9 @@ export const TOOLNEXUS_OPTIONS = Symbol.for('toolnexus:nest-options');
  * ```
  */
 @Module({})
-export class ToolnexusModule implements OnApplicationShutdown {
+export class ToolnexusModule implements OnApplicationBootstrap, OnApplicationShutdown {
+  private recovery: Recovery | undefined;
+
   /** Configures the module with options known up front. */
   static forRoot(options: ToolnexusModuleRootOptions = {}): DynamicModule {
     const { isGlobal = true, ...moduleOptions } = checkedOptions(options) as ToolnexusModuleRootOptions;
@@ -112,10 +115,19 @@ export class ToolnexusModule implements OnApplicationShutdown {
   constructor(
     @Inject(TOOLNEXUS_OPTIONS) private readonly options: ToolnexusModuleOptions,
     private readonly coordinator: ResumeCoordinator,
+    private readonly runner: AgentRunner,
   ) {}
 
-  /** Releases the store's connections or file handles with the application. */
+  /** Starts the recovery loop (unless `recovery: false`): after a restart, what a crash left is taken over. */
+  onApplicationBootstrap(): void {
+    const { recovery } = this.options;
+    if (recovery !== false && this.options.waitFor === undefined) this.recovery = this.runner.startRecovery(recovery ?? {});
+  }
+
+  /** Stops the recovery loop, then releases the store's connections or file handles with the application. */
   async onApplicationShutdown(): Promise<void> {
+    await this.recovery?.stop();
+    this.recovery = undefined;
     if (this.options.closeStoreOnShutdown !== false) await this.coordinator.store.close();
   }
 }
