@@ -120,6 +120,13 @@ export class RunRequestHandler extends DefaultRequestHandler {
   /** A message on a task: the answer to its open request, settled here once; or a retry of the answer that was. */
   private async reply(message: Message, principal: Principal): Promise<void> {
     const taskId = message.taskId;
+    // A call whose holder died mid-replay is taken over first, under the takeover rule every door
+    // applies (docs/suspension.md): the holder's recorded answer goes on (an idempotent tool
+    // replays), or a `recovery` request is raised. This message answers neither: the task then
+    // shows where that left it (waiting on the recovery request, or going on).
+    const context = this.options.context?.(principal);
+    const taken = await this.runner.coordinator.recoverLapsed({ runId: taskId, limit: 1000, ...(context ? { context } : {}) });
+    if (taken.some((entry) => entry.status === 'taken')) return;
     const task = await this.tasks.load(taskId);
     // No such task, or one over: the SDK says so in its words.
     if (!task || task.status?.state !== TaskState.TASK_STATE_INPUT_REQUIRED) {
@@ -137,13 +144,11 @@ export class RunRequestHandler extends DefaultRequestHandler {
     const { answer, comment } = readReply(message, open);
     let answered;
     try {
-      const context = this.options.context?.(principal);
       answered = await answerAs(this.runner.coordinator, answer, {
         by: principal,
         ...(comment ? { comment } : {}),
         ...(context ? { context } : {}),
         // Two replies at once: the claim lets one go on, the other is told at once.
-        // A call whose server died mid-replay is taken over under the takeover rule (docs/suspension.md).
         ifClaimed: 'refuse',
       });
     } catch (error) {
