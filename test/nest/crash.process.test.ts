@@ -123,7 +123,8 @@ it('a tool that is not idempotent: it ran once, its call is a recovery request i
     const { body } = await api<{ suspensions: Array<SuspensionView & { actions?: string[] }> }>(restarted.base, 'GET', '/api/suspensions');
     return body.suspensions.find((view) => view.kind === 'recovery');
   });
-  expect(listed).toMatchObject({ tool: 'order', prompt: expect.stringContaining('may have taken effect') });
+  expect(listed.tool).toBe('order');
+  expect(listed.prompt).toContain('may have taken effect');
   expect(listed.actions).toEqual(expect.arrayContaining(['answer']));
   expect(await store.get(id)).toMatchObject({ status: 'resolved', fence: 2, next: listed.id });
   expect(await store.list({ status: 'resolving' })).toEqual([]);
@@ -154,7 +155,7 @@ it('an idempotent tool: replayed with the same idempotency key, the run finishes
     return state?.phase === 'done' ? state : undefined;
   });
   expect(await store.get(id)).toMatchObject({ status: 'resolved', fence: 2, outcome: { isError: false } });
-  expect(pendingOf((await store.get(id))!.outcome!)).toBeUndefined();
+  expect(pendingOf((await store.get(id))!.outcome)).toBeUndefined();
   const keys = (await executions('reserve')).map((row) => row.key);
   expect(keys).toHaveLength(2);
   expect(keys[1]).toBe(keys[0]);

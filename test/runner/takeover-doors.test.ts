@@ -141,7 +141,7 @@ const DOORS: Array<[string, () => Promise<Door>]> = [
           url = `${await listen((req, res) => void handler(req, res))}/api/chat`;
           const body = { id: 'chat-1', messages: [{ id: 'u-1', role: 'user', parts: [{ type: 'text', text: message }] }] };
           const parts = await chatPost(url, body);
-          const request = parts.find((part) => part.type === 'tool-approval-request') as { toolCallId: string; approvalId: string };
+          const request = parts.find((part) => part.type === 'tool-approval-request') as unknown as { toolCallId: string; approvalId: string };
           asked = { ...request, tool: message.split(' ')[0] as string };
           const call = await agent.store.get(request.approvalId);
           return { runId: call?.runId as string, id: request.approvalId };
@@ -249,7 +249,7 @@ describe.each(DOORS)('the same crash reached through %s', (_door, makeDoor) => {
     const recovery = await agent.store.get(taken?.next as string);
     expect(recovery).toMatchObject({ status: 'pending', tool: 'refund', request: { kind: 'recovery' } });
     expect(recovery?.request.prompt).toContain('may have taken effect');
-    expect(pendingOf(taken!.outcome!)?.id).toBe(recovery?.request.id);
+    expect(pendingOf(taken!.outcome)?.id).toBe(recovery?.request.id);
     const state = await caughtUp(agent, runId);
     expect(state.phase).toBe('halted');
     expect(state.halted?.calls.map((call) => call.pendingId)).toEqual([recovery?.request.id]);
