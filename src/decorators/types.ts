@@ -54,9 +54,10 @@ export interface ToolOptions {
    */
   output?: ClassType;
   /**
-   * Running a call again has no further effect (a lookup, an upsert keyed by the call).
-   * An agent run with durable steps that lost its driver while this call ran runs it again
-   * on recovery; a call of any other tool is put to an operator first (a `recovery` request).
+   * Running a call again has no further effect (a lookup, an upsert keyed by `ctx.idempotencyKey`).
+   * The takeover rule (docs/suspension.md): a call of this tool whose process died mid-run (a
+   * lapsed claim, a durable step started without a result) runs again with the same key; a
+   * call of any other tool is put to a person first (a `recovery` request).
    * Unlike `annotations.idempotentHint`, this changes what the runner does.
    */
   idempotent?: boolean;
