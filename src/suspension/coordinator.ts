@@ -464,12 +464,9 @@ export class ResumeCoordinator {
   }
 
   /**
-   * Applies the takeover rule (docs/suspension.md, "After a crash: the takeover rule") to calls
-   * whose holder died mid-replay: each `resolving` call whose lease lapsed by the store's clock,
-   * oldest first, at most `limit`, is claimed with the answer its holder recorded; an idempotent
-   * tool replays with the same idempotency key, any other call becomes a `recovery` request.
-   * Safe from many processes at once: the store's claim gives each call to one. The runner's
-   * recovery loop (`AgentRunner.startRecovery`) calls it, then continues the runs it settled.
+   * The takeover rule (docs/suspension.md) for calls whose holder died mid-replay: each `resolving`
+   * call whose lease lapsed by the store's clock, oldest first, at most `limit`, goes on with the
+   * answer its holder recorded. Safe from many processes: the store's claim gives each to one.
    */
   async recoverLapsed(options: RecoverLapsedOptions = {}): Promise<LapsedTakeover[]> {
     return this.sweeper.recoverLapsed(options);

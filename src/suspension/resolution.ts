@@ -8,7 +8,6 @@ import {
   UnknownSuspensionError,
   UnregisteredToolError,
 } from '../errors';
-import { messageOf } from '../errors/message';
 import { pending, pendingOf } from '../results/helpers';
 import { quorumOf } from './quorum';
 import { editedAnswer, declineQuorum, signQuorum } from './signing';
@@ -33,6 +32,7 @@ import { isSettled } from './status';
 import type { Claim, Settlement, SuspendedCall, SuspensionStore } from './store';
 import { keptAnswer } from './consumed';
 import { checkInsertable } from './validate';
+import { storable } from './json';
 import { claimedAnswer, claimedAudit, recoveryRequest, replaysOnTakeover } from './takeover';
 
 /**
@@ -430,26 +430,6 @@ function storedOutcome(call: SuspendedCall, answer: Answer): ToolResult {
 function sameDecision(given: Answer, stored: Answer | undefined): boolean {
   if (given.ok !== (stored?.ok ?? false)) return false;
   return !given.ok || (sameJson(given.data, stored?.data) && sameJson(given.args, stored?.args));
-}
-
-/**
- * The outcome as every store can keep it. Metadata JSON cannot carry (a BigInt, a cycle)
- * is dropped rather than fail the settle: a failed settle would leave the call claimed and
- * replay it again after its lease.
- */
-function storable(outcome: ToolResult): ToolResult {
-  // The common result, `{ output, isError }` of a string and a boolean, is JSON as it is.
-  if (outcome.metadata === undefined && typeof outcome.output === 'string' && typeof outcome.isError === 'boolean')
-    return { output: outcome.output, isError: outcome.isError };
-  try {
-    return JSON.parse(JSON.stringify(outcome)) as ToolResult;
-  } catch (error) {
-    return {
-      output: outcome.output,
-      isError: outcome.isError,
-      metadata: { metadataDropped: `the result metadata cannot be stored as JSON: ${messageOf(error)}` },
-    };
-  }
 }
 
 function leaseLooksLapsed(call: SuspendedCall, clock: Clock): boolean {

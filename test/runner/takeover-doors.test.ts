@@ -1,8 +1,8 @@
 /**
  * One takeover rule at every door (docs/suspension.md, "After a crash: the takeover rule";
  * issue 45): the same crash — an approval claimed by a process that ran the tool and died
- * before storing its outcome — reached through the inbox, `answerAs`, the CLI, the chat, A2A
- * and the recovery loop ends the same way. A tool that is not idempotent never runs again: its
+ * before storing its outcome — reached through the inbox, `answerAs`, the CLI, the chat, A2A,
+ * the recovery loop and MCP ends the same way. A tool that is not idempotent never runs again: its
  * call becomes a `recovery` request, and answering that settles the run; an idempotent one is
  * replayed with the same idempotency key and the run finishes with no person asked.
  *
@@ -22,6 +22,10 @@ import type { SuspensionStore } from 'toolnexus-ts/suspension';
 import { bearerTokens, createInbox } from 'toolnexus-ts/inbox';
 import { chatHandler } from 'toolnexus-ts/chat';
 import { pendingOf } from 'toolnexus-ts';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { serveMcp } from 'toolnexus-ts/mcp';
 import { startChild, until } from '../fixtures/children';
 import { readLedger } from '../fixtures/chat/agent';
 import { buildCrashAgent, crashModel } from '../fixtures/chat/crash-agent';
@@ -141,7 +145,10 @@ const DOORS: Array<[string, () => Promise<Door>]> = [
           url = `${await listen((req, res) => void handler(req, res))}/api/chat`;
           const body = { id: 'chat-1', messages: [{ id: 'u-1', role: 'user', parts: [{ type: 'text', text: message }] }] };
           const parts = await chatPost(url, body);
-          const request = parts.find((part) => part.type === 'tool-approval-request') as unknown as { toolCallId: string; approvalId: string };
+          const request = parts.find((part) => part.type === 'tool-approval-request') as unknown as {
+            toolCallId: string;
+            approvalId: string;
+          };
           asked = { ...request, tool: message.split(' ')[0] as string };
           const call = await agent.store.get(request.approvalId);
           return { runId: call?.runId as string, id: request.approvalId };
@@ -277,5 +284,66 @@ describe.each(DOORS)('the same crash reached through %s', (_door, makeDoor) => {
     expect((await caughtUp(agent, runId)).phase).toBe('done');
     expect(await agent.store.list({ status: 'pending' })).toEqual([]);
     expect(await agent.store.list({ status: 'resolving' })).toEqual([]);
+  });
+});
+
+/**
+ * MCP answers inside the tool call that asked (an elicitation), so the crash reaches it there:
+ * another process claimed the approval, ran the tool and died while this client was still asked.
+ * The client's accept then meets the lapsed claim; the rule applies as at every other door.
+ */
+describe('the same crash reached through MCP (serveMcp, the SDK client’s elicitation)', () => {
+  async function mcpClient(agent: Agent, onElicit: (message: string) => Promise<{ action: 'accept' | 'decline'; content?: object }>) {
+    const server = await serveMcp(agent.runner.coordinator, {
+      transport: 'http',
+      authorize: bearerTokens([{ token: TOKEN, principal: ALICE }]),
+    });
+    closers.push(() => server.close());
+    const client = new Client({ name: 'takeover', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler(ElicitRequestSchema, (request) => onElicit(request.params.message));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
+    );
+    closers.push(() => client.close());
+    return client;
+  }
+
+  it('a tool that is not idempotent: not run again; the recovery request is put to the client, whose decline settles the call', async () => {
+    const agent = openAgent();
+    const asked: string[] = [];
+    const client = await mcpClient(agent, async (message) => {
+      asked.push(message);
+      if (asked.length > 1) return { action: 'decline' };
+      const [open] = await agent.store.list({ status: 'pending' });
+      await crashAfterEffect(agent, open!.request.id, 'refund o-3 -');
+      return { action: 'accept', content: {} };
+    });
+    const result = (await client.callTool({ name: 'refund', arguments: { order: 'o-3', cents: 500 } })) as { isError?: boolean };
+    expect(asked).toHaveLength(2);
+    expect(asked[1]).toContain('may have taken effect');
+    expect(result.isError).toBe(true);
+    expect(readLedger(agent.ledger)).toHaveLength(1);
+    const [taken] = await agent.store.history({ tool: 'refund', status: 'resolved' });
+    expect(taken).toMatchObject({ fence: 2, answeredBy: ALICE });
+    expect(await agent.store.get(taken?.next as string)).toMatchObject({ status: 'declined', request: { kind: 'recovery' } });
+    expect(await agent.store.list({ status: 'resolving' })).toEqual([]);
+  });
+
+  it('an idempotent tool: replayed under the takeover, nobody asked again', async () => {
+    const agent = openAgent();
+    const asked: string[] = [];
+    const client = await mcpClient(agent, async (message) => {
+      asked.push(message);
+      const [open] = await agent.store.list({ status: 'pending' });
+      await crashAfterEffect(agent, open!.request.id, 'credit o-4 -');
+      return { action: 'accept', content: {} };
+    });
+    const result = (await client.callTool({ name: 'credit', arguments: { order: 'o-4', cents: 500 } })) as { isError?: boolean };
+    expect(asked).toHaveLength(1);
+    expect(result.isError).toBeFalsy();
+    expect(readLedger(agent.ledger)).toHaveLength(1);
+    const [taken] = await agent.store.history({ tool: 'credit' });
+    expect(taken).toMatchObject({ status: 'resolved', fence: 2 });
+    expect(taken?.next).toBeUndefined();
   });
 });
