@@ -37,7 +37,8 @@ export async function answerApprovals(
   const coordinator = runner.coordinator;
   const before: UIStreamPart[] = [];
   if (checked.some((approval) => approval.refused !== undefined)) {
-    for (const { part, call, refused } of checked) before.push(...(await askedAgain(coordinator, principal, part.toolCallId, call, refused)));
+    for (const { part, call, refused } of checked)
+      before.push(...(await askedAgain(coordinator, principal, part.toolCallId, call, refused)));
     return { before, applied: false, refused: 'answer_refused' };
   }
   let applied = false;

@@ -49,7 +49,12 @@ export async function haltedChat(runner: AgentRunner, runId: string, session: St
     if (message.role === 'assistant') for (const call of message.toolCalls ?? []) redactor.call(call.name, call.arguments);
   const requests: ChatRequestData[] = [];
   for (const call of open) {
-    const data: ChatRequestData = { id: call.request.id, toolCallId: call.callId ?? '', kind: call.request.kind, prompt: call.request.prompt };
+    const data: ChatRequestData = {
+      id: call.request.id,
+      toolCallId: call.callId ?? '',
+      kind: call.request.kind,
+      prompt: call.request.prompt,
+    };
     if (call.request.url !== undefined) data.url = call.request.url;
     if (call.request.expiresAt !== undefined) data.expiresAt = call.request.expiresAt;
     requests.push(redactor.value(data));

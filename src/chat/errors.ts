@@ -43,4 +43,3 @@ export function refusal(error: unknown): ChatRequestError {
   const code = error instanceof ToolnexusError ? error.code : 'an internal error';
   return new ChatRequestError(500, 'internal', `the chat request failed: ${code}`);
 }
-

@@ -142,7 +142,12 @@ async function chatEvents(
     // The run is made on the principal's behalf: its requests record them, so they cannot approve their own (docs/who-may-answer.md).
     // Not the page's signal: a run keeps going when the page goes away, so its session records what ran.
     // The message keeps the page's id in the thread: sent again, it is recognised (above).
-    const run = runner.stream([{ role: 'user', content: text, id: last.id }], { session: sessionId, runId, principal, ...(context ? { context } : {}) });
+    const run = runner.stream([{ role: 'user', content: text, id: last.id }], {
+      session: sessionId,
+      runId,
+      principal,
+      ...(context ? { context } : {}),
+    });
     const events = stopsOn(runner, runId, signal, options, rights(run));
     return {
       events,
@@ -207,7 +212,9 @@ function stopsOn(
 }
 
 /** A response that runs nothing. */
-const NO_EVENTS: AsyncIterable<RunEvent> = { [Symbol.asyncIterator]: () => ({ next: () => Promise.resolve({ done: true, value: undefined }) }) };
+const NO_EVENTS: AsyncIterable<RunEvent> = {
+  [Symbol.asyncIterator]: () => ({ next: () => Promise.resolve({ done: true, value: undefined }) }),
+};
 
 /** The tool calls of a stored thread, in order. */
 function threadCalls(session: StoredSession | undefined): ToolCall[] {

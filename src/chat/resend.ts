@@ -68,7 +68,12 @@ function streamOf(message: ChatUIMessage): UIStreamPart[] {
         else if (part.state === 'approval-requested' && part.approval) {
           waiting = true;
           const reason = part.approval.requestReason;
-          parts.push({ type: 'tool-approval-request', approvalId: part.approval.id, toolCallId, ...(reason !== undefined ? { reason } : {}) });
+          parts.push({
+            type: 'tool-approval-request',
+            approvalId: part.approval.id,
+            toolCallId,
+            ...(reason !== undefined ? { reason } : {}),
+          });
         }
       }
     }

@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { answerAs } from 'toolnexus-ts/agents';
 import { startChild, until, type Started } from '../fixtures/children';
+import { loadAiClient } from '../fixtures/chat/ai-client';
 import { readLedger } from '../fixtures/chat/agent';
 import { buildCrashAgent, crashModel } from '../fixtures/chat/crash-agent';
 import { dropSchema, postgresUrl, sqlRow, uniqueSchema } from '../fixtures/pg/server';
@@ -25,6 +26,7 @@ import { startMockServer, type MockServer } from '../fixtures/runner/mock-server
 import { sqliteDrivers, sqliteSpec } from '../fixtures/sqlite-drivers';
 
 const LEASE_MS = 600_000;
+const ai = loadAiClient();
 
 let dir: string;
 let pgUrl: string;
@@ -104,8 +106,9 @@ async function server(spec: string, ledger: string, crash = false): Promise<{ ch
 
 type Part = Record<string, unknown> & { type: string };
 
-async function post(url: string, body: unknown): Promise<{ status: number; parts: Part[]; text: string }> {
+async function post(url: string, body: unknown): Promise<{ status: number; parts: Part[]; text: string; refused: string | null }> {
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const refused = response.headers.get('x-toolnexus-refused');
   const text = await response.text();
   const parts =
     response.status === 200
@@ -114,7 +117,7 @@ async function post(url: string, body: unknown): Promise<{ status: number; parts
           .filter((event) => event.startsWith('data: {'))
           .map((event) => JSON.parse(event.slice('data: '.length)) as Part)
       : [];
-  return { status: response.status, parts, text };
+  return { status: response.status, parts, text, refused };
 }
 
 /** The text the parts stream, deltas joined. */
@@ -215,10 +218,26 @@ describe.each(STORES)('after a crash mid-replay (%s)', (_name, makeStore) => {
       expect(recovery.data.kind).toBe('recovery');
       expect(await agent.store.get(asked.approvalId as string)).toMatchObject({ status: 'resolved', fence: 2, next: recovery.data.id });
       expect(readLedger(ledger)).toHaveLength(1);
-      // The chat waits for the operator, and says so.
-      const busy = await post(url, userMessage('c-refund', 'hello'));
-      expect(busy.status).toBe(409);
-      expect(busy.text).toContain('waiting for an answer');
+      // The chat waits for the operator, and says so in a body the page (the AI SDK's client) shows:
+      // the open recovery request, and that the message was not taken (the page keeps it).
+      const transport = new ai.DefaultChatTransport({ api: url });
+      const busy = (await transport
+        .sendMessages({
+          chatId: 'c-refund',
+          messages: [{ id: 'u-hello', role: 'user', parts: [{ type: 'text', text: 'hello' }] }],
+          trigger: 'submit-message',
+          messageId: undefined,
+          abortSignal: undefined,
+        })
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        )) as { statusCode?: number; responseBody?: string } | undefined;
+      expect(busy?.statusCode).toBe(409);
+      const { error } = JSON.parse(busy?.responseBody ?? '{}') as { error: { reason: string; message: string; open: unknown[] } };
+      expect(error.reason).toBe('busy');
+      expect(error.message).toContain('not taken');
+      expect(error.open).toEqual([expect.objectContaining({ id: recovery.data.id, kind: 'recovery', toolCallId: asked.toolCallId })]);
 
       // The operator says it did take effect: not again. The run goes on, the session is given back.
       const declined = await answerAs(agent.runner, { id: recovery.data.id, ok: false, reason: 'declined' }, { by: { id: 'ops' } });
@@ -251,7 +270,7 @@ describe.each(STORES)('after a crash mid-replay (%s)', (_name, makeStore) => {
     }
   });
 
-  it('two approvals of one call sent to two servers at once: exactly one goes on, the other is 409', async () => {
+  it('two approvals of one call sent to two servers at once: exactly one goes on, the other is not applied', async () => {
     const store = makeStore();
     const ledger = join(dir, 'ledger');
     const [a, b] = await Promise.all([server(store.spec, ledger), server(store.spec, ledger)]);
@@ -261,9 +280,11 @@ describe.each(STORES)('after a crash mid-replay (%s)', (_name, makeStore) => {
       chats.map((chatId, i) => Promise.all([a.url, b.url].map((url) => post(url, approvalMessage(chatId, asked[i]!, 'credit'))))),
     );
     for (const pair of raced) {
-      expect(pair.map((response) => response.status).sort()).toEqual([200, 409]);
-      const loser = pair.find((response) => response.status === 409);
-      expect(loser?.text).toContain('not_pending');
+      // The loser either met the winner's claim (409) or found the call settled: shown its outcome, nothing applied.
+      const applied = pair.filter((response) => response.status === 200 && response.refused === null);
+      expect(applied).toHaveLength(1);
+      const loser = pair.find((response) => !applied.includes(response));
+      expect(loser?.status === 409 ? loser.text : loser?.refused).toContain('not_pending');
     }
     expect(readLedger(ledger)).toHaveLength(chats.length);
   });
