@@ -129,17 +129,22 @@ it('the same message sent again after a lost connection is answered from the ses
   ]);
 });
 
-it('an approval settled elsewhere and then approved on the page is not applied twice; its part says how it ended', async () => {
-  release();
-  const { chat, state } = pageChat(ai, {
-    id: 'c-2',
+/** A page (sending approvals as soon as they are given, as the guide's does) that asked for a refund: its approval's id. */
+async function askedRefund(chatId: string, order: string) {
+  const page = pageChat(ai, {
+    id: chatId,
     api: url,
     fetch: pageFetch,
     sendAutomaticallyWhen: ai.lastAssistantMessageIsCompleteWithApprovalResponses,
   });
-  await chat.sendMessage({ text: 'refund o-2 500' });
-  const asked = partsOf(state.messages).find((part) => part.type === 'tool-refund') as { approval: { id: string } };
-  const id = asked.approval.id;
+  await page.chat.sendMessage({ text: `refund ${order} 500` });
+  const asked = partsOf(page.state.messages).find((part) => part.type === 'tool-refund') as { approval: { id: string } };
+  return { ...page, id: asked.approval.id };
+}
+
+it('an approval settled elsewhere and then approved on the page is not applied twice; its part says how it ended', async () => {
+  release();
+  const { chat, state, id } = await askedRefund('c-2', 'o-2');
   expect(approvalData(state.messages, id)).toEqual([{ id, toolCallId: 'call_refund_o-2', actions: ['approve', 'decline'] }]);
 
   // Another tab (or the inbox) approves it first; the run goes on there.
@@ -159,14 +164,7 @@ it('an approval settled elsewhere and then approved on the page is not applied t
 
 it('an approval given in the chat: its part is sent again with the same id, settled', async () => {
   release();
-  const { chat, state } = pageChat(ai, {
-    id: 'c-3',
-    api: url,
-    fetch: pageFetch,
-    sendAutomaticallyWhen: ai.lastAssistantMessageIsCompleteWithApprovalResponses,
-  });
-  await chat.sendMessage({ text: 'refund o-3 500' });
-  const id = (partsOf(state.messages).find((part) => part.type === 'tool-refund') as { approval: { id: string } }).approval.id;
+  const { chat, state, id } = await askedRefund('c-3', 'o-3');
   await chat.addToolApprovalResponse({ id, approved: true });
   await state.until((messages) => textOf(messages[messages.length - 1]).startsWith('Done'));
   expect(approvalData(state.messages, id)).toEqual([{ id, toolCallId: 'call_refund_o-3', actions: [], settled: 'resolved' }]);

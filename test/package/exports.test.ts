@@ -443,6 +443,7 @@ const EXPECTED: Record<string, string[]> = {
     'type ChatLogger',
     'type ChatOptions',
     'type ChatProgressData',
+    'type ChatRefusalDetails',
     'type ChatRequestData',
     'type ChatResponseOptions',
     'type ChatStopData',
