@@ -123,19 +123,22 @@ async function chatEvents(
   if (last.role === 'user') {
     if (edits) throw new ChatRequestError(400, 'bad_body', 'edits come with approval responses, not with a user message');
     const text = userText(last);
-    // The same message sent again (its page lost the connection) is answered from the session,
-    // so nothing it ran runs twice; `regenerate()` asks for a new turn on purpose.
-    const replay = regenerate ? undefined : await storedReply(runner, session, { id: last.id, text }, principal);
-    if (replay) return { events: NO_EVENTS, stream: { messageId: '' }, failed: () => undefined, replay };
-    let active = session?.active;
-    if (active?.phase === 'halted' && (await runner.coordinator.store.list({ runId: active.runId, status: 'pending' })).length === 0) {
+    let current = session;
+    const halted = current?.active?.phase === 'halted' ? current.active.runId : undefined;
+    if (halted !== undefined && (await runner.coordinator.store.list({ runId: halted, status: 'pending' })).length === 0) {
       // Its questions were all answered, but its continuation stopped (the page went away
       // mid-resume, an answer came without a runner, a process died mid-replay): finish it
-      // first, then take the message.
-      await recoverHalted(runner, active.runId, context, options.logger ?? STDERR_LOGGER);
-      active = (await sessions.loadSession(sessionId))?.active;
+      // first, then take (or answer) the message.
+      await recoverHalted(runner, halted, context, options.logger ?? STDERR_LOGGER);
+      current = await sessions.loadSession(sessionId);
     }
-    if (active?.phase === 'halted') throw await haltedChat(runner, active.runId, await sessions.loadSession(sessionId));
+    // The same message sent again (its page lost the connection) is answered from the session,
+    // so nothing it ran runs twice; `regenerate()` asks for a new turn on purpose.
+    const replay = regenerate ? undefined : await storedReply(runner, current, { id: last.id, text }, principal);
+    if (replay) return { events: NO_EVENTS, stream: { messageId: '' }, failed: () => undefined, replay };
+    const active = current?.active;
+    // Waiting for an answer: the message is not taken; the 409 lists what to answer (docs/chat.md, "After a crash").
+    if (active?.phase === 'halted') throw await haltedChat(runner, active.runId, current);
     if (active && (active.until ?? 0) >= Date.now())
       throw new ChatRequestError(409, 'busy', 'this chat is busy: another request of it is still running; send again when it has ended');
     const runId = `run-${randomUUID()}`;

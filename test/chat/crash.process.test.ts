@@ -7,6 +7,8 @@
  *   under a new fence; an idempotent tool runs again (its effect, keyed on `ctx.callId`,
  *   happens once), any other raises a `recovery` request; the chat goes on and its session is
  *   given back;
+ * - a new message after such a crash of a tool that is not idempotent: the recovery request it
+ *   raises is listed in the 409 (issue 45), the message not taken;
  * - two approvals of the same call sent to two servers at once: exactly one goes on.
  *
  * Leases are long (10 minutes) so nothing lapses by itself on a loaded machine: a test that
@@ -265,6 +267,32 @@ describe.each(STORES)('after a crash mid-replay (%s)', (_name, makeStore) => {
       const session = await agent.runner.sessions?.loadSession('alice:c-msg');
       expect(session?.active).toBeUndefined();
       expect(session?.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant']);
+    } finally {
+      await agent.store.close();
+    }
+  });
+
+  it('a new message after a crash in a tool that is not idempotent: the recovery it raises is listed in the 409, the message kept by the page', async () => {
+    const store = makeStore();
+    const ledger = join(dir, 'ledger');
+    const { asked, url } = await crashInReplay(store, ledger, 'refund', 'c-next');
+    const agent = buildCrashAgent(store.spec, ledger, model.url, LEASE_MS);
+    try {
+      await store.lapse(asked.approvalId as string);
+      const busy = await post(url, userMessage('c-next', 'hello'));
+      expect(busy.status).toBe(409);
+      const { error } = JSON.parse(busy.text) as { error: { message: string; open: Array<{ id: string; kind: string }> } };
+      expect(error.message).toContain('not taken');
+      expect(error.open).toEqual([expect.objectContaining({ kind: 'recovery', toolCallId: asked.toolCallId })]);
+      expect(await agent.store.get(asked.approvalId as string)).toMatchObject({ status: 'resolved', fence: 2, next: error.open[0]?.id });
+      expect(readLedger(ledger)).toHaveLength(1);
+
+      // The operator confirms it ran; the page sends its message again, and it is taken.
+      await answerAs(agent.runner, { id: error.open[0]?.id as string, ok: false, reason: 'declined' }, { by: { id: 'ops' } });
+      const again = await post(url, userMessage('c-next', 'hello'));
+      expect(again.status).toBe(200);
+      expect(textOf(again.parts)).toBe('You said: hello');
+      expect(readLedger(ledger)).toHaveLength(1);
     } finally {
       await agent.store.close();
     }

@@ -171,3 +171,26 @@ it('an approval given in the chat: its part is sent again with the same id, sett
   expect(responses[responses.length - 1]?.get(CHAT_REFUSED_HEADER)).toBeNull();
   expect(readLedger(ledger)).toHaveLength(1);
 });
+
+it('a message to a chat waiting for an answer is not taken and not lost: the 409 lists the open request, the page keeps the message and sends it again once answered', async () => {
+  release();
+  const { chat, state, id } = await askedRefund('c-4', 'o-4');
+  await chat.sendMessage({ text: 'hello' });
+  // The AI SDK's client gives the page the 409 as its error, the body as the server wrote it.
+  const error = chat.error as unknown as { statusCode?: number; responseBody?: string } | undefined;
+  expect(error?.statusCode).toBe(409);
+  const body = JSON.parse(error?.responseBody ?? '{}') as { error: { reason: string; message: string; open: unknown[] } };
+  expect(body.error.reason).toBe('busy');
+  expect(body.error.message).toContain('Your message was not taken');
+  expect(body.error.open).toEqual([{ id, toolCallId: 'call_refund_o-4', kind: 'approval', prompt: 'Refund 500 on o-4?' }]);
+  const kept = state.messages[state.messages.length - 1] as UIMessage;
+  expect([kept.role, textOf(kept)]).toEqual(['user', 'hello']);
+  expect(model.requests.filter((request) => JSON.stringify(request.body).includes('hello'))).toHaveLength(0);
+
+  // Answered elsewhere (the inbox); the page sends the kept message again: now it is taken.
+  await answerAs(agent.runner, { id, ok: false, reason: 'declined' }, { by: { id: 'alice' } });
+  await chat.sendMessage({ text: 'hello', messageId: kept.id });
+  expect(chat.error).toBeUndefined();
+  expect(textOf(state.messages[state.messages.length - 1])).toBe('You said: hello');
+  expect(readLedger(ledger)).toHaveLength(0);
+});
