@@ -218,6 +218,12 @@ describe.each(STORES)('after a crash mid-replay (%s)', (_name, makeStore) => {
         data: { id: string; kind: string };
       };
       expect(recovery.data.kind).toBe('recovery');
+      // The approval's own part, sent again with its id, offers nothing any more: the call is settled, a recovery follows it.
+      expect(answered.parts).toContainEqual({
+        type: 'data-toolnexus-approval',
+        id: asked.approvalId,
+        data: { id: asked.approvalId, toolCallId: asked.toolCallId, actions: [], settled: 'resolved' },
+      });
       expect(await agent.store.get(asked.approvalId as string)).toMatchObject({ status: 'resolved', fence: 2, next: recovery.data.id });
       expect(readLedger(ledger)).toHaveLength(1);
       // The chat waits for the operator, and says so in a body the page (the AI SDK's client) shows:
