@@ -9,7 +9,9 @@
  *   edit, a new turn;
  * - an approval settled elsewhere (another tab, the inbox) and then approved on the page is not
  *   applied twice: the page's approval part is sent again with the same id, settled, offering
- *   nothing; one approved in the chat is updated the same way.
+ *   nothing; one approved in the chat is updated the same way;
+ * - a message to a chat waiting for an answer is refused 409 with the open requests listed, kept
+ *   by the page, and taken when sent again once they are answered.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
