@@ -9,6 +9,7 @@ export type { ToolnexusErrorBody } from './exception-filter';
 export type {
   ToolnexusModuleOptions,
   ToolnexusModuleRootOptions,
+  ToolnexusRunnerOptions,
   ToolnexusModuleAsyncOptions,
   ToolnexusOptionsFactory,
   NestToolContext,
