@@ -65,7 +65,13 @@ it('every runner option given to the module reaches the runner as it was given',
   const given: Record<string, unknown> = {};
   for (const key of Object.keys(EVERY_RUNNER_OPTION)) if (!built.has(key)) given[key] = { sentinel: key };
   // The module's own options go to the toolkit and coordinator, never to the runner.
-  const options = { ...given, store: { sentinel: 'store' }, hooks: {}, policy: () => 'allow', leaseMs: 5 } as ToolnexusModuleOptions;
+  const options = {
+    ...given,
+    store: { sentinel: 'store' },
+    hooks: {},
+    policy: () => 'allow',
+    leaseMs: 5,
+  } as unknown as ToolnexusModuleOptions;
   const runner = runnerOptionsOf(options) as Record<string, unknown>;
   for (const [key, value] of Object.entries(given)) expect({ key, value: runner[key] }).toEqual({ key, value });
   for (const own of ['store', 'hooks', 'policy', 'leaseMs']) expect(runner).not.toHaveProperty(own);
