@@ -229,7 +229,11 @@ describe('escalation on a quorum: once due, its principals may sign (each counts
         code: 'TOOLNEXUS_ANSWER_REFUSED',
         reason: 'director:d is not one of the principals who may sign this approval',
       });
+      const director = { id: 'director:d' };
+      expect(await coordinator.actionsOf(director, (await store.get(later.id))!)).toEqual([]);
       const now = pendingOf(await due.execute('wire', { amount: 30_000 }))!;
+      // What the inbox and the chat offer: once due, the director may sign.
+      expect(await due.actionsOf(director, (await store.get(now.id))!)).toContain('answer');
       const signed = await due.resolve({ id: now.id, ok: true }, undefined, { by: { id: 'director:d' } });
       expect(signed.output).toMatch(/approved by 1 of the 2 needed/);
       await due.resolve({ id: now.id, ok: true }, undefined, { by: { id: 'director:d' } });
