@@ -14,6 +14,7 @@ import type { HttpGuard } from '../mcp/server/http-guard';
 import { McpCatalog } from '../mcp/server/catalog/catalog';
 import { ResumeCoordinator } from '../suspension/coordinator';
 import { ToolnexusModuleError } from './errors';
+import { providedByToolnexus, servedPath } from './mount';
 
 /** Options of {@link ToolnexusMcpModule.forRoot}: `serveMcp`'s over HTTP, less what Nest's own server decides. */
 export interface ToolnexusMcpModuleOptions extends McpEndpointOptions {
@@ -62,17 +63,8 @@ export class ToolnexusMcpModule implements NestModule, OnModuleDestroy {
   ) {}
 
   configure(consumer: MiddlewareConsumer): void {
-    const path = (this.options.path ?? 'mcp').replace(/^\/+|\/+$/g, '');
-    if (path === '' || !/^[A-Za-z0-9._~/-]+$/.test(path))
-      throw new ToolnexusModuleError(
-        `ToolnexusMcpModule: path must be a plain URL path such as "mcp", got ${JSON.stringify(this.options.path)}`,
-      );
-    let coordinator: ResumeCoordinator;
-    try {
-      coordinator = this.moduleRef.get(ResumeCoordinator, { strict: false });
-    } catch {
-      throw new ToolnexusModuleError('ToolnexusMcpModule needs ToolnexusModule in the same application (it serves its coordinator)');
-    }
+    const path = servedPath('ToolnexusMcpModule', this.options.path, 'mcp');
+    const coordinator = providedByToolnexus('ToolnexusMcpModule', this.moduleRef, ResumeCoordinator, 'coordinator');
     const { path: _path, allowedHosts, allowedOrigins, ...endpointOptions } = this.options;
     // Loaded here, not at the top: the Nest entry must not need the MCP SDK unless this module is used.
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional part, loaded when used
