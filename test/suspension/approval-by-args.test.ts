@@ -246,44 +246,96 @@ describe('escalation on a quorum: once due, its principals may sign (each counts
   });
 });
 
+const TOKENS = [
+  { token: 'finance-a-token-0123456789', principal: { id: 'finance:a', name: 'Ann' } },
+  { token: 'finance-b-token-0123456789', principal: { id: 'finance:b' } },
+  { token: 'director-d-token-012345678', principal: { id: 'director:d' } },
+];
+
+/** The inbox over `coordinator` on 127.0.0.1; `answer` POSTs an approval as the token's principal. */
+async function inboxOver(coordinator: ResumeCoordinator) {
+  const inbox = createInbox({ coordinator, authorize: bearerTokens(TOKENS) });
+  const server: Server = createServer((request, response) => inbox(request, response));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    answer: async (id: string, token: string) => {
+      const response = await fetch(`${base}/api/suspensions/${encodeURIComponent(id)}/answer`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ ok: true }),
+      });
+      const body = (await response.json()) as {
+        suspension?: {
+          status: string;
+          quorum?: { of: number; signatures: Array<{ by: { id: string } }> };
+          escalation?: { escalated?: boolean };
+        };
+      };
+      return { status: response.status, suspension: body.suspension };
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      inbox.close();
+    },
+  };
+}
+
 it('through the inbox JSON API: 9,000 is settled by one approval, 12,000 by the second signature, both signers seen', async () => {
   const ran: Ran[] = [];
   const store = new SqliteStore({ filename: join(dir, 'inbox.db') });
   const coordinator = new ResumeCoordinator({ toolkit: new Toolkit().register(wireTool(ran)), store, policy: financePolicy([]) });
-  const inbox = createInbox({
-    coordinator,
-    authorize: bearerTokens([
-      { token: 'finance-a-token-0123456789', principal: { id: 'finance:a', name: 'Ann' } },
-      { token: 'finance-b-token-0123456789', principal: { id: 'finance:b' } },
-    ]),
-  });
-  const server: Server = createServer((request, response) => inbox(request, response));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const approve = async (id: string, token: string) => {
-    const response = await fetch(`${base}/api/suspensions/${encodeURIComponent(id)}/answer`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ ok: true }),
-    });
-    expect(response.status).toBe(200);
-    return ((await response.json()) as { suspension: { status: string; quorum?: { of: number } } }).suspension;
-  };
+  const inbox = await inboxOver(coordinator);
   try {
     const small = pendingOf(await coordinator.execute('wire', { amount: 9_000 }))!;
-    expect((await approve(small.id, 'finance-a-token-0123456789')).status).toBe('resolved');
+    expect(await inbox.answer(small.id, TOKENS[0]!.token)).toMatchObject({ status: 200, suspension: { status: 'resolved' } });
     const large = pendingOf(await coordinator.execute('wire', { amount: 12_000 }))!;
-    const first = await approve(large.id, 'finance-a-token-0123456789');
-    expect(first).toMatchObject({ status: 'pending', quorum: { of: 2 } });
-    expect((await approve(large.id, 'finance-b-token-0123456789')).status).toBe('resolved');
+    const first = await inbox.answer(large.id, TOKENS[0]!.token);
+    expect(first).toMatchObject({ status: 200, suspension: { status: 'pending', quorum: { of: 2 } } });
+    expect(await inbox.answer(large.id, TOKENS[1]!.token)).toMatchObject({ status: 200, suspension: { status: 'resolved' } });
     expect(ran).toEqual([
       { amount: 9_000, approvedBy: 'finance:a', signers: [] },
       { amount: 12_000, approvedBy: 'finance:b', signers: ['finance:a', 'finance:b'] },
     ]);
   } finally {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    inbox.close();
+    await inbox.close();
+    await store.close();
+  }
+});
+
+it('through the inbox JSON API: the director of an escalated quorum signs (200, no longer 403), and one finance approver completes it', async () => {
+  const ran: Ran[] = [];
+  const store = new SqliteStore({ filename: join(dir, 'inbox-escalated.db') });
+  @Tool({
+    name: 'wire',
+    description: 'Wires money',
+    args: WireArgs,
+    approval: { quorum: { of: 2, from: FINANCE }, escalate: { afterMs: 0, to: ['director:d'] } },
+  })
+  class EscalatedWire {
+    run(args: WireArgs, ctx?: ToolContext) {
+      ran.push({ amount: args.amount, signers: (ctx?.approval?.signatures ?? []).map((s) => s.by.id) });
+      return success({ wired: args.amount });
+    }
+  }
+  const coordinator = new ResumeCoordinator({
+    toolkit: new Toolkit().register(new EscalatedWire()),
+    store,
+    policy: rulesPolicy([{ principals: FINANCE, kinds: ['approval'] }]),
+  });
+  const inbox = await inboxOver(coordinator);
+  try {
+    const asked = pendingOf(await coordinator.execute('wire', { amount: 50_000 }))!;
+    const director = TOKENS[2]!.token;
+    const signed = await inbox.answer(asked.id, director);
+    expect(signed).toMatchObject({ status: 200, suspension: { status: 'pending', escalation: { escalated: true } } });
+    expect(signed.suspension?.quorum?.signatures.map((s) => s.by.id)).toEqual(['director:d']);
+    expect(ran).toEqual([]);
+    expect(await inbox.answer(asked.id, TOKENS[0]!.token)).toMatchObject({ status: 200, suspension: { status: 'resolved' } });
+    expect(ran).toEqual([{ amount: 50_000, signers: ['director:d', 'finance:a'] }]);
+  } finally {
+    await inbox.close();
     await store.close();
   }
 });
