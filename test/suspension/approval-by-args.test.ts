@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { Tool, Toolkit, pending, pendingOf, success, answerFor, type ToolContext } from 'toolnexus-ts';
 import { bearerTokens, createInbox } from 'toolnexus-ts/inbox';
 import { SqliteStore } from 'toolnexus-ts/sqlite';
+import { httpTool } from 'toolnexus-ts/openapi';
 import { ResumeCoordinator, SuspensionMismatchError, rulesPolicy, type AnswerPolicy } from 'toolnexus-ts/suspension';
 
 const FINANCE = ['finance:a', 'finance:b', 'finance:c'];
@@ -337,5 +338,40 @@ it('through the inbox JSON API: the director of an escalated quorum signs (200, 
   } finally {
     await inbox.close();
     await store.close();
+  }
+});
+
+it('an HTTP tool takes the same function: a small payment is sent at once, a large one waits for 2 of 3', async () => {
+  const sent: string[] = [];
+  const api: Server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      sent.push(body);
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"paid":true}');
+    });
+  });
+  await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(api.address() as AddressInfo).port}/payments`;
+  try {
+    const pay = httpTool({
+      name: 'pay',
+      description: 'Pays',
+      method: 'POST',
+      url,
+      args: WireArgs,
+      approval: (args: WireArgs) => (args.amount > 10_000 ? { quorum: { of: 2, from: FINANCE } } : false),
+    });
+    const coordinator = new ResumeCoordinator({ toolkit: new Toolkit().register(pay) });
+    expect(await coordinator.execute('pay', { amount: 50 })).toMatchObject({ isError: false });
+    const asked = pendingOf(await coordinator.execute('pay', { amount: 20_000 }))!;
+    expect(asked.data?.quorum).toEqual({ of: 2, from: FINANCE });
+    await coordinator.resolve({ id: asked.id, ok: true }, undefined, { by: { id: 'finance:a' } });
+    expect(sent).toEqual(['{"amount":50}']);
+    await coordinator.resolve({ id: asked.id, ok: true }, undefined, { by: { id: 'finance:b' } });
+    expect(sent).toEqual(['{"amount":50}', '{"amount":20000}']);
+  } finally {
+    api.closeAllConnections();
+    await new Promise<void>((resolve) => api.close(() => resolve()));
   }
 });
