@@ -25,6 +25,7 @@ import {
 } from 'toolnexus-ts/inbox';
 import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { inboxRunner, inboxToolkit, SECRET_IBAN, TOKENS } from '../fixtures/inbox/tools';
+import { listening as listenOn } from '../fixtures/listen';
 
 interface ErrorBody {
   error: { code: string; message: string; answeredBy?: { id: string; name?: string }; status?: string; problems?: unknown };
@@ -59,17 +60,7 @@ function inboxOf(options: Partial<InboxOptions> = {}): Inbox {
   return inbox;
 }
 
-async function listening(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+const listening = (server: Server): Promise<string> => listenOn(server, closers);
 
 /** node:http, the inbox at /inbox. */
 async function plainServer(options: Partial<InboxOptions> = {}): Promise<string> {

@@ -13,8 +13,7 @@
  * store's own clock (SQLite's is this host's).
  */
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { answerAs, InvalidResumeError, type AgentRunner, type RunStore } from 'toolnexus-ts/agents';
@@ -27,6 +26,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { serveMcp } from 'toolnexus-ts/mcp';
 import { startChild, until } from '../fixtures/children';
+import { listening } from '../fixtures/listen';
 import { readLedger } from '../fixtures/chat/agent';
 import { buildCrashAgent, crashModel } from '../fixtures/chat/crash-agent';
 import { clientOf, data, send, text } from '../fixtures/a2a/harness';
@@ -59,18 +59,8 @@ interface Agent {
   ledger: string;
 }
 
-async function listen(handle: (req: IncomingMessage, res: import('node:http').ServerResponse) => void): Promise<string> {
-  const server: Server = createServer(handle);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+const listen = (handle: (req: IncomingMessage, res: import('node:http').ServerResponse) => void): Promise<string> =>
+  listening(createServer(handle), closers);
 
 /** Where the run is started and how the approval is given again after the crash: one door. */
 interface Door {
