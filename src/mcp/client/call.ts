@@ -1,12 +1,12 @@
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import {
-  ErrorCode,
-  McpError,
+  ProtocolError,
+  ProtocolErrorCode,
+  UnauthorizedError,
   type CreateMessageRequest,
   type CreateMessageResult,
   type LoggingMessageNotification,
   type Tool as McpTool,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
 import { failure, newPendingId } from '../../results/helpers';
 import type { Answer, PendingRequest, ToolResult } from '../../results/wire';
 import type { WaitFor } from '../../suspension/answers';
@@ -80,7 +80,7 @@ export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
   sampled(server: string, params: CreateMessageRequest['params'], signal: AbortSignal): Promise<CreateMessageResult> {
     const options = this.settings.sampling as McpSamplingOptions;
     const connection = this.connections.get(server);
-    if (!connection) return Promise.reject(new McpError(ErrorCode.InvalidRequest, `MCP server ${server} is not connected`));
+    if (!connection) return Promise.reject(new ProtocolError(ProtocolErrorCode.InvalidRequest, `MCP server ${server} is not connected`));
     let meter = this.samplingUse.get(connection);
     if (!meter) {
       meter = new SamplingMeter(options.clock);
@@ -202,7 +202,7 @@ export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
   ): Promise<ToolResult> {
     const progress = ctx?.progress;
     const params = meta && Object.keys(meta).length > 0 ? { name: tool, arguments: args, _meta: meta } : { name: tool, arguments: args };
-    const result = await connection.client.callTool(params, undefined, {
+    const result = await connection.client.callTool(params, {
       timeout: this.connections.timeoutOf(connection),
       resetTimeoutOnProgress: true,
       ...(ctx?.signal ? { signal: ctx.signal } : {}),

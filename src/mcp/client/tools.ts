@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { SdkError, SdkErrorCode, UnauthorizedError, type Client, type Tool as McpTool } from '@modelcontextprotocol/client';
 import { ToolRegistrationError } from '../../errors';
 import { sanitizeName } from '../../results/helpers';
 import type { ToolResult } from '../../results/wire';
@@ -110,7 +108,7 @@ export class RemoteTools {
       } catch (error) {
         // A server may take `initialize` without a token and want one (or another scope) for tools/list.
         if (error instanceof UnauthorizedError) throw this.logins.required(name, error);
-        if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number))
+        if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
           throw new McpConnectionError(`server ${name}: connecting and listing its tools took over ${connectTimeoutMs} ms`);
         throw new McpConnectionError(`server ${name}: tools/list failed (page ${page}): ${said(error)}`);
       }

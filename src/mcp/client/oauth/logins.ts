@@ -1,6 +1,4 @@
-import type { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError, type SSEClientTransport, type StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { messageOf } from '../../../errors/message';
 import { failure, pending } from '../../../results/helpers';
 import type { ToolResult } from '../../../results/wire';

@@ -1,6 +1,12 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  AddClientAuthentication,
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  OAuthTokens,
+} from '@modelcontextprotocol/client';
 import { McpConfigError, McpLoginError, McpLoginStateError, isOAuthRefusal } from '../errors';
 import type { SecretRedactor } from '../redactor';
 import { ClientAssertionSigner } from './assertion';
