@@ -164,7 +164,9 @@ export class Connections {
       return;
     }
     const init = { headers: spec.headers };
-    const auth = this.logins.authOf(name, spec, connection.redactor);
+    // The issuer of authorization-server metadata is checked by the bounded OAuth fetch (RFC 8414 3.3, with
+    // the MCP 2025-03-26 root-metadata allowance), so the SDK's stricter check of the same is not repeated.
+    const auth = { ...this.logins.authOf(name, spec, connection.redactor), skipIssuerMetadataValidation: true };
     if ((connection.http ?? spec.transport) === 'http') {
       const transport = new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: init, ...auth });
       connection.transport = transport;

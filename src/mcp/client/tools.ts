@@ -104,7 +104,11 @@ export class RemoteTools {
       if (left < 1) throw new McpConnectionError(`server ${name}: connecting and listing its tools took over ${connectTimeoutMs} ms`);
       let answer: Awaited<ReturnType<Client['listTools']>>;
       try {
-        answer = await connection.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: left });
+        // The first page by itself: the SDK's listTools() without a cursor walks every page under its own bounds, not these.
+        answer =
+          cursor === undefined
+            ? await connection.client.request({ method: 'tools/list' }, { timeout: left })
+            : await connection.client.listTools({ cursor }, { timeout: left });
       } catch (error) {
         // A server may take `initialize` without a token and want one (or another scope) for tools/list.
         if (error instanceof UnauthorizedError) throw this.logins.required(name, error);

@@ -1,4 +1,4 @@
-import { UnauthorizedError, type SSEClientTransport, type StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { OAuthError, UnauthorizedError, type SSEClientTransport, type StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { messageOf } from '../../../errors/message';
 import { failure, pending } from '../../../results/helpers';
 import type { ToolResult } from '../../../results/wire';
@@ -92,7 +92,7 @@ export class Logins {
     if (error instanceof McpLoginError || isOAuthRefusal(error)) return error;
     const provider = this.providers.get(server);
     if (!provider || provider instanceof LoginOAuthProvider || error instanceof UnauthorizedError) return undefined;
-    if (!(error instanceof Error) || !('errorCode' in error)) return undefined;
+    if (!(error instanceof OAuthError)) return undefined;
     const grant = provider.clientMetadata.grant_types?.[0] ?? 'OAuth';
     return new McpLoginError(`server ${server}: the authorization server refused the ${grant} grant: ${redactor.text(said(error))}`);
   }
