@@ -286,7 +286,11 @@ export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
     const responses: Record<string, unknown> = {};
     for (const { key, method, params } of others) {
       if (method !== 'sampling/createMessage' || !this.settings.sampling)
-        return { result: failure(`MCP server ${server}, tool ${tool}: it asked for ${method.slice(0, 100) || 'an unknown request'}, which this client did not declare`) };
+        return {
+          result: failure(
+            `MCP server ${server}, tool ${tool}: it asked for ${method.slice(0, 100) || 'an unknown request'}, which this client did not declare`,
+          ),
+        };
       try {
         responses[key] = await this.sampled(server, params as CreateMessageRequest['params'], ctx?.signal ?? new AbortController().signal);
       } catch (error) {

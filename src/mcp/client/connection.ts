@@ -220,11 +220,16 @@ export class Connections {
         // Both eras from one client: `server/discover` first, the 2025-11-25 `initialize` when the
         // server does not speak 2026-07-28. A stdio server that ignores the unknown probe is a 2025
         // one (the SDK reads its silence so), so its probe waits a bounded part of the connect time.
-        versionNegotiation: { mode: 'auto', ...(spec.transport === 'stdio' ? { probe: { timeoutMs: Math.min(timeoutMs, STDIO_PROBE_MS) } } : {}) },
+        versionNegotiation: {
+          mode: 'auto',
+          ...(spec.transport === 'stdio' ? { probe: { timeoutMs: Math.min(timeoutMs, STDIO_PROBE_MS) } } : {}),
+        },
       },
     );
     if (sampling) {
-      client.setRequestHandler('sampling/createMessage', (request, ctx) => this.requests.sampled(server, request.params, ctx.mcpReq.signal));
+      client.setRequestHandler('sampling/createMessage', (request, ctx) =>
+        this.requests.sampled(server, request.params, ctx.mcpReq.signal),
+      );
     }
     client.setNotificationHandler('notifications/tools/list_changed', () => this.requests.toolsChanged(server));
     client.setNotificationHandler('notifications/message', (notification) => {

@@ -75,7 +75,8 @@ export function suspendFor(kept: Omit<KeptInput, 'key'>, followUp: boolean): Too
       `MCP server ${kept.server}: its input_required (${size} characters of state and requests) is over the ${MAX_KEPT_INPUT_CHARS} kept with a suspension`,
     );
   const params = first.params;
-  const message = typeof params.message === 'string' && params.message !== '' ? params.message : `The MCP server ${kept.server} asks for input`;
+  const message =
+    typeof params.message === 'string' && params.message !== '' ? params.message : `The MCP server ${kept.server} asks for input`;
   const url = params.mode === 'url' && typeof params.url === 'string' ? params.url : undefined;
   const request: Omit<PendingRequest, 'id'> = {
     kind: url !== undefined ? 'authorization' : 'input',
@@ -93,7 +94,10 @@ export function suspendFor(kept: Omit<KeptInput, 'key'>, followUp: boolean): Too
 }
 
 /** The round trip a replay answers: this source's request for `server`, answered by `ctx.answer`. */
-export function keptInputOf(ctx: ToolContext | undefined, server: string): { kept: KeptInput; answer: Answer; schema: unknown } | undefined {
+export function keptInputOf(
+  ctx: ToolContext | undefined,
+  server: string,
+): { kept: KeptInput; answer: Answer; schema: unknown } | undefined {
   const request = ctx?.replay?.request;
   const answer = ctx?.answer;
   if (!request || !answer || answer.id !== request.id) return undefined;

@@ -79,7 +79,10 @@ export async function answerSampling(
   if (bytes > limits.maxRequestBytes)
     throw new ProtocolError(USER_REJECTED, `sampling request of ${bytes} bytes refused (at most ${limits.maxRequestBytes})`);
   if (params.messages.length > limits.maxMessages)
-    throw new ProtocolError(USER_REJECTED, `sampling request of ${params.messages.length} messages refused (at most ${limits.maxMessages})`);
+    throw new ProtocolError(
+      USER_REJECTED,
+      `sampling request of ${params.messages.length} messages refused (at most ${limits.maxMessages})`,
+    );
   if (params.maxTokens > limits.maxTokens)
     throw new ProtocolError(USER_REJECTED, `sampling request for ${params.maxTokens} tokens refused (at most ${limits.maxTokens})`);
   const maxTokens = params.maxTokens;

@@ -232,7 +232,7 @@ export class RemoteTools {
       description,
       // The server's schemas pass through as they are: they are JSON Schema objects by the protocol.
       inputSchema: tool.inputSchema as JsonSchema,
-      ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema as JsonSchema } : {}),
+      ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema } : {}),
       ...(tool.title !== undefined ? { title: tool.title } : {}),
       ...(annotations && Object.keys(annotations).length > 0 ? { annotations } : {}),
       run: (args: Record<string, unknown>, ctx?: ToolContext) => this.run(server, tool, args, ctx),
