@@ -21,6 +21,17 @@ const CALLS: Record<string, Array<{ tool: string; args: Record<string, unknown> 
   tools_call: [{ tool: 'add_numbers', args: { a: 2, b: 3 } }],
   'elicitation-sep1034-client-defaults': [{ tool: 'test_client_elicitation_defaults', args: {} }],
   'sse-retry': [{ tool: 'test_reconnection', args: {} }],
+  // 2026-07-28: connecting (server/discover, the per-request _meta) and listing are what is checked.
+  'request-metadata': [],
+  'json-schema-ref-no-deref': [],
+  'http-standard-headers': [],
+  // MRTR (SEP-2322): each tool answers input_required; the "user" accepts, and the retry echoes the state.
+  'sep-2322-client-request-state': [
+    { tool: 'test_mrtr_echo_state', args: {} },
+    { tool: 'test_mrtr_unrelated', args: {} },
+    { tool: 'test_mrtr_no_state', args: {} },
+    { tool: 'test_mrtr_no_result_type', args: {} },
+  ],
 };
 
 /** The "user": opens the authorization URL, consents, and hands back where the browser was sent. */
@@ -90,7 +101,7 @@ async function main(): Promise<void> {
   if (!calls) throw new Error(`no calls known for scenario ${scenario}`);
   const source = new McpToolSource({
     config: { mcpServers: { conformance: { type: 'http', url } } },
-    waitFor: (request) => ({ id: request.id, ok: true }),
+    waitFor: (request) => ({ id: request.id, ok: true, ...(scenario.startsWith('sep-2322') ? { data: { confirmed: true } } : {}) }),
     oauth: {
       ...oauthFor(scenario, JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Context),
       // The suite runs its authorization server on another port of localhost, unknown beforehand.

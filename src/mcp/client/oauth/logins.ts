@@ -65,7 +65,8 @@ export class Logins {
       );
     }
     try {
-      await transport.finishAuth(outcome.code);
+      // The SDK checks `iss` against the issuer discovered (RFC 9207) before it redeems the code.
+      await transport.finishAuth(outcome.code, outcome.iss);
     } catch (error) {
       const redactor = waiting?.redactor ?? connection?.redactor;
       throw new McpLoginError(

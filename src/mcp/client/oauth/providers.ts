@@ -363,11 +363,12 @@ function sameText(a: string, b: string): boolean {
 }
 
 /** What the browser was sent back with: the code (and `state`), or the authorization server's refusal. */
-export type LoginOutcome = { code: string; state?: string; bare: boolean } | { error: string; description?: string; state?: string };
+export type LoginOutcome =
+  { code: string; state?: string; bare: boolean; iss?: string } | { error: string; description?: string; state?: string };
 
 /**
  * The code (or the refusal) in what the browser was sent back to: a redirect URL with
- * `?code=` or `?error=` (and `state`), or a bare code (`bare`: there is no state to check).
+ * `?code=` or `?error=` (and `state`, and `iss`), or a bare code (`bare`: there is no state to check).
  */
 export function loginOutcome(codeOrRedirect: string): LoginOutcome {
   const text = codeOrRedirect.trim();
@@ -382,5 +383,7 @@ export function loginOutcome(codeOrRedirect: string): LoginOutcome {
   }
   const code = url.searchParams.get('code');
   if (code === null) return { error: 'invalid_request', description: 'the redirect carries neither code nor error', ...withState };
-  return { code, bare: false, ...withState };
+  // RFC 9207: the issuer the authorization server names in its response, checked against the one discovered.
+  const iss = url.searchParams.get('iss');
+  return { code, bare: false, ...withState, ...(iss !== null ? { iss } : {}) };
 }
