@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type {
   AddClientAuthentication,
+  OAuthClientInformationContext,
   OAuthClientInformationMixed,
   OAuthClientMetadata,
   OAuthClientProvider,
@@ -66,9 +67,15 @@ export abstract class StoredOAuthProvider implements OAuthClientProvider {
     this.redactor.add(forms);
   }
 
-  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+  /**
+   * The registration kept for this server, when it was made with the authorization server
+   * `ctx.issuer` names (credentials are keyed by issuer, SEP-2352: when the server moves to
+   * another authorization server the client registers there anew); else the client given in
+   * the options. A registration kept before issuers were recorded is taken as it is.
+   */
+  async clientInformation(ctx?: OAuthClientInformationContext): Promise<OAuthClientInformationMixed | undefined> {
     const stored = await this.store.get(this.server, 'client');
-    if (typeof stored === 'object') {
+    if (typeof stored === 'object' && sameIssuer(stored, ctx)) {
       this.revealClient(stored);
       return stored as unknown as OAuthClientInformationMixed;
     }
@@ -77,21 +84,22 @@ export abstract class StoredOAuthProvider implements OAuthClientProvider {
     return given;
   }
 
-  async saveClientInformation(information: OAuthClientInformationMixed): Promise<void> {
+  async saveClientInformation(information: OAuthClientInformationMixed, ctx?: OAuthClientInformationContext): Promise<void> {
     this.revealClient(information);
-    await this.store.set(this.server, 'client', { ...information });
+    await this.store.set(this.server, 'client', { ...information, ...(ctx ? { issuer: ctx.issuer } : {}) });
   }
 
-  async tokens(): Promise<OAuthTokens | undefined> {
+  /** The tokens kept for this server, when the authorization server `ctx.issuer` names issued them. */
+  async tokens(ctx?: OAuthClientInformationContext): Promise<OAuthTokens | undefined> {
     const stored = await this.store.get(this.server, 'tokens');
-    if (typeof stored !== 'object') return undefined;
+    if (typeof stored !== 'object' || !sameIssuer(stored, ctx)) return undefined;
     this.redactor.add(tokenSecrets(stored as unknown as OAuthTokens));
     return stored as unknown as OAuthTokens;
   }
 
-  async saveTokens(tokens: OAuthTokens): Promise<void> {
+  async saveTokens(tokens: OAuthTokens, ctx?: OAuthClientInformationContext): Promise<void> {
     this.redactor.add(tokenSecrets(tokens));
-    await this.store.set(this.server, 'tokens', { ...tokens });
+    await this.store.set(this.server, 'tokens', { ...tokens, ...(ctx ? { issuer: ctx.issuer } : {}) });
   }
 
   redirectToAuthorization(authorizationUrl: URL): void {
@@ -354,6 +362,11 @@ export function oauthProvider(
 
 function tokenSecrets(tokens: OAuthTokens): string[] {
   return [tokens.access_token, tokens.refresh_token].filter((value): value is string => typeof value === 'string');
+}
+
+/** Whether a kept value was issued by the authorization server `ctx` names (a value with no issuer recorded, or no `ctx`, is taken). */
+function sameIssuer(stored: Record<string, unknown>, ctx: OAuthClientInformationContext | undefined): boolean {
+  return ctx === undefined || typeof stored.issuer !== 'string' || stored.issuer === ctx.issuer;
 }
 
 function sameText(a: string, b: string): boolean {
