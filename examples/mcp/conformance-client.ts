@@ -25,6 +25,10 @@ const CALLS: Record<string, Array<{ tool: string; args: Record<string, unknown> 
   'request-metadata': [],
   'json-schema-ref-no-deref': [],
   'http-standard-headers': [],
+  // SEP-2243: the calls the scenario names in its context (Mcp-Param-* headers from x-mcp-header
+  // arguments), and every tool the client keeps of a listing with malformed x-mcp-header ones.
+  'http-custom-headers': [],
+  'http-invalid-tool-headers': [],
   // MRTR (SEP-2322): each tool answers input_required; the "user" accepts, and the retry echoes the state.
   'sep-2322-client-request-state': [
     { tool: 'test_mrtr_echo_state', args: {} },
@@ -51,13 +55,14 @@ interface Context {
   idp_client_id?: string;
   idp_id_token?: string;
   idp_token_endpoint?: string;
+  toolCalls?: Array<{ name: string; arguments: Record<string, unknown> }>;
 }
 
 /** The grant a scenario calls for: cross-app access, client credentials, or a person's login. */
 function oauthFor(scenario: string, context: Context): McpOAuthOptions {
   const store = new MemoryOAuthStore();
   const { client_id: clientId, client_secret: clientSecret } = context;
-  if (scenario === 'auth/cross-app-access-complete-flow') {
+  if (scenario === 'auth/cross-app-access-complete-flow' || scenario === 'auth/enterprise-managed-authorization') {
     const idToken = context.idp_id_token;
     if (!clientId || !clientSecret || !idToken || !context.idp_token_endpoint)
       throw new Error(`${scenario}: the context lacks the IdP's details`);
@@ -92,6 +97,12 @@ function oauthFor(scenario: string, context: Context): McpOAuthOptions {
     ...(clientId !== undefined ? { clientId } : {}),
     ...(clientSecret !== undefined ? { clientSecret } : {}),
   };
+}
+
+/** A value of each required property's type: what calling a tool the scenario only wants called takes. */
+function sampleArgs(schema: { properties?: Record<string, { type?: unknown }>; required?: string[] }): Record<string, unknown> {
+  const samples: Record<string, unknown> = { string: 'x', integer: 1, number: 1, boolean: true, object: {}, array: [] };
+  return Object.fromEntries((schema.required ?? []).map((key) => [key, samples[String(schema.properties?.[key]?.type)] ?? 'x']));
 }
 
 async function main(): Promise<void> {
@@ -142,6 +153,14 @@ async function main(): Promise<void> {
         console.log(`${first.name}: ${result.isError ? 'error' : 'ok'}: ${result.output}`);
       }
     }
+    const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Context;
+    for (const call of context.toolCalls ?? []) calls.push({ tool: call.name, args: call.arguments });
+    if (scenario === 'http-invalid-tool-headers')
+      for (const tool of source.toolDefinitions())
+        calls.push({
+          tool: tool.name.replace(/^conformance_/, ''),
+          args: sampleArgs((tool.inputSchema ?? {}) as Parameters<typeof sampleArgs>[0]),
+        });
     for (const call of calls) {
       const result = await toolkit.execute(`conformance_${call.tool}`, call.args);
       console.log(`${call.tool}: ${result.isError ? 'error' : 'ok'}: ${result.output}`);

@@ -10,6 +10,7 @@ import type { Toolkit } from '../../toolkit/toolkit';
 import { toolAllowed } from './config';
 import type { Connection, Connections } from './connection';
 import { McpConnectionError } from './errors';
+import { headerFault } from './headers';
 import { said } from './failures';
 import type { Logins } from './oauth/logins';
 import type { SourceSettings } from './options';
@@ -127,7 +128,11 @@ export class RemoteTools {
       cursors.add(next);
       cursor = next;
     }
-    const tools = listed.filter((tool) => toolAllowed(spec.tools, tool.name)).slice(0, maxToolsPerServer);
+    // SEP-2243: over HTTP in 2026-07-28, a tool whose x-mcp-header annotations are malformed is left out.
+    const headers = spec.transport !== 'stdio' && connection.client.getProtocolEra() === 'modern';
+    const tools = listed
+      .filter((tool) => toolAllowed(spec.tools, tool.name) && !(headers && headerFault(tool.inputSchema) !== undefined))
+      .slice(0, maxToolsPerServer);
     const seen = new Set<string>();
     for (const tool of tools) {
       if (typeof tool.name !== 'string' || tool.name === '')
