@@ -53,7 +53,11 @@ export function headerFault(inputSchema: unknown): string | undefined {
       }
     for (const keyword of ELSEWHERE) {
       const sub = schema[keyword];
-      const branches = Array.isArray(sub) ? sub : typeof sub === 'object' && sub !== null ? [sub, ...Object.values(sub)] : [];
+      const branches: unknown[] = Array.isArray(sub)
+        ? sub
+        : typeof sub === 'object' && sub !== null
+          ? [sub, ...Object.values(sub as object)]
+          : [];
       for (const branch of branches) {
         const fault = visit(branch, [...path, `<${keyword}>`], false);
         if (fault !== undefined) return fault;
