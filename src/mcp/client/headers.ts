@@ -53,11 +53,9 @@ export function headerFault(inputSchema: unknown): string | undefined {
       }
     for (const keyword of ELSEWHERE) {
       const sub = schema[keyword];
-      const branches: unknown[] = Array.isArray(sub)
-        ? sub
-        : typeof sub === 'object' && sub !== null
-          ? [sub, ...Object.values(sub as object)]
-          : [];
+      // A keyword's value is a schema, a list of them, or a map of them (additionalProperties, $defs...): each is visited.
+      const values: unknown[] = typeof sub === 'object' && sub !== null ? Object.values(sub) : [];
+      const branches: unknown[] = Array.isArray(sub) ? values : values.length > 0 ? [sub, ...values] : [];
       for (const branch of branches) {
         const fault = visit(branch, [...path, `<${keyword}>`], false);
         if (fault !== undefined) return fault;
