@@ -29,6 +29,7 @@ const CALLS: Record<string, Array<{ tool: string; args: Record<string, unknown> 
   // arguments), and every tool the client keeps of a listing with malformed x-mcp-header ones.
   'http-custom-headers': [],
   'http-invalid-tool-headers': [],
+  'json-schema-2020-12-preservation': [],
   // MRTR (SEP-2322): each tool answers input_required; the "user" accepts, and the retry echoes the state.
   'sep-2322-client-request-state': [
     { tool: 'test_mrtr_echo_state', args: {} },
@@ -155,6 +156,11 @@ async function main(): Promise<void> {
     }
     const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Context;
     for (const call of context.toolCalls ?? []) calls.push({ tool: call.name, args: call.arguments });
+    // SEP-2106: the schema as the client keeps it, echoed back for the scenario to compare with what it served.
+    if (scenario === 'json-schema-2020-12-preservation') {
+      const focal = source.toolDefinitions().find((tool) => tool.name === 'conformance_json_schema_2020_12_tool');
+      if (focal) calls.push({ tool: 'json_schema_echo', args: { schema: focal.inputSchema } });
+    }
     if (scenario === 'http-invalid-tool-headers')
       for (const tool of source.toolDefinitions())
         calls.push({
