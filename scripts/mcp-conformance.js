@@ -27,7 +27,10 @@ const CLIENT = path.join(ROOT, 'dist-examples', 'examples', 'mcp', 'conformance-
 // scoring (extensions, scenarios added after the revision shipped), one scenario at a time at that
 // revision's wire version: the frozen lists of the suite's requirements files.
 const REVISIONS = ['2025-11-25', '2026-07-28'];
-const REQUIREMENTS = path.join(path.dirname(require.resolve('@modelcontextprotocol/conformance/package.json', { paths: [ROOT] })), 'requirements');
+const REQUIREMENTS = path.join(
+  path.dirname(require.resolve('@modelcontextprotocol/conformance/package.json', { paths: [ROOT] })),
+  'requirements',
+);
 
 /** The client scenarios of a revision: required ones, then the ones it runs without scoring. */
 function clientScenarios(revision) {
@@ -176,7 +179,10 @@ async function main() {
     const s = score(path.join(scratch, 'server'));
     const pass = (list) => list.filter((item) => item.ok).length;
     const clients = clientCounts
-      .map((c) => `client at ${c.revision} ${pass(c.scenarios)} of ${c.scenarios.length} scenarios (${c.checks - c.failedChecks} of ${c.checks} checks)`)
+      .map(
+        (c) =>
+          `client at ${c.revision} ${pass(c.scenarios)} of ${c.scenarios.length} scenarios (${c.checks - c.failedChecks} of ${c.checks} checks)`,
+      )
       .join(', ');
     console.log(
       `MCP conformance score: server ${pass(s.scenarios)} of ${s.scenarios.length} scenarios ` +
