@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pendingOf, Toolkit, type PendingRequest, type ToolResult } from 'toolnexus-ts';
 import { McpToolSource } from 'toolnexus-ts/mcp';
+import { MemoryStore } from 'toolnexus-ts/memory';
+import { ResumeCoordinator } from 'toolnexus-ts/suspension';
 import { outputOf, startChild, until, type Started } from '../fixtures/children';
 import { openaiCalls, openaiText, startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
 
@@ -93,6 +95,32 @@ describe('a 2026-07-28 server asking for input (MRTR)', () => {
           },
         },
       });
+    } finally {
+      await source.close();
+    }
+  });
+
+  it('asked again on the retry, the call gets a follow-up link; a declined one ends the call, no retry sent (a server may not count on one)', async () => {
+    const { source, toolkit } = await connected();
+    const coordinator = new ResumeCoordinator({ toolkit, store: new MemoryStore() });
+    try {
+      const first = pendingOf(await coordinator.execute('shop_transfer', { cents: 70 }));
+      expect(first).toMatchObject({ kind: 'input', prompt: 'Move 70 cents?' });
+      const second = pendingOf(await coordinator.resolve({ id: first!.id, ok: true }));
+      expect(second).toMatchObject({
+        kind: 'input',
+        prompt: 'The code from your phone?',
+        data: { followUp: true, mcpInput: { key: 'code', requestState: 'transfer-2' } },
+      });
+      const done = await coordinator.resolve({ id: second!.id, ok: true, data: { code: '4711' } });
+      expect(done).toMatchObject({ isError: false, output: 'moved 70 cents with code 4711' });
+
+      const refund = pendingOf(await coordinator.execute('shop_refund', { customer: 'di', cents: 10 }));
+      const before = await counts();
+      const declined = await coordinator.resolve({ id: refund!.id, ok: false, reason: 'declined' });
+      expect(declined.output).toContain('declined');
+      const after = await counts();
+      expect([after.retries - before.retries, after.refunds - before.refunds]).toEqual([0, 0]);
     } finally {
       await source.close();
     }
