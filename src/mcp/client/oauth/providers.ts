@@ -81,7 +81,8 @@ export abstract class StoredOAuthProvider implements OAuthClientProvider {
     }
     const given = this.givenClient();
     if (given) this.revealClient(given);
-    return given;
+    // The host's own client is for whichever authorization server asks: stamped with its issuer, as a registration is.
+    return given && ctx ? { ...given, issuer: ctx.issuer } : given;
   }
 
   async saveClientInformation(information: OAuthClientInformationMixed, ctx?: OAuthClientInformationContext): Promise<void> {
