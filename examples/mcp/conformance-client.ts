@@ -165,7 +165,7 @@ async function main(): Promise<void> {
       for (const tool of source.toolDefinitions())
         calls.push({
           tool: tool.name.replace(/^conformance_/, ''),
-          args: sampleArgs((tool.inputSchema ?? {})),
+          args: sampleArgs(tool.inputSchema ?? {}),
         });
     for (const call of calls) {
       const result = await toolkit.execute(`conformance_${call.tool}`, call.args);
