@@ -1,4 +1,5 @@
 import { RunConflictError } from '../errors';
+import { AbortLatch, onAbortOf } from '../timing/abort-latch';
 import type { Audit } from '../suspension/audit';
 import type { RunTrace } from './agent-spans';
 import { PLAIN_CALLS, type TurnCalls } from './calls';
@@ -42,9 +43,8 @@ export async function driveNew(parts: AgentParts, live: LiveRun): Promise<RunRes
 }
 
 async function driveSteps(parts: AgentParts, live: LiveRun): Promise<RunResult> {
-  const lost = new AbortController();
-  live.signal = live.signal ? AbortSignal.any([live.signal, lost.signal]) : lost.signal;
-  const steps = await startSteps(parts, live, parts.checkpoints.driver().id, (error) => lost.abort(error));
+  // A lost lease aborts the run's latch (the run has its signal: durable steps arm it).
+  const steps = await startSteps(parts, live, parts.checkpoints.driver().id, (error) => live.latch.abort(error));
   return runLoop(parts, live, steps);
 }
 
@@ -77,12 +77,12 @@ export async function drive(
   emit: Emit | undefined,
 ): Promise<RunResult> {
   // Registered with the runner while it drives, so `cancel` aborts it here.
-  const taken = new AbortController();
+  const taken = new AbortLatch();
   return whileDriving(parts.driving, runId, taken, driveWith(taken, parts, runId, running, version, options, emit));
 }
 
 async function driveWith(
-  taken: AbortController,
+  taken: AbortLatch,
   parts: AgentParts,
   runId: string,
   running: RunState,
@@ -90,9 +90,7 @@ async function driveWith(
   options: ContinueOptions,
   emit: Emit | undefined,
 ): Promise<RunResult> {
-  const onAbort = () => taken.abort(options.signal?.reason);
-  if (options.signal?.aborted) onAbort();
-  else options.signal?.addEventListener('abort', onAbort, { once: true });
+  const unfollow = options.signal ? onAbortOf(options.signal, (reason) => taken.abort(reason)) : undefined;
   const output = resumeOutput(runId, running.output, options.output, parts.model, parts.tools());
   const live: LiveRun = {
     runId,
@@ -105,6 +103,8 @@ async function driveWith(
     output,
     version,
     tools: offeredTools(parts.tools(), output),
+    latch: taken,
+    // A run driven from its checkpoint can be cancelled by anyone with the store: it has its signal.
     signal: taken.signal,
     context: options.context,
     emit,
@@ -151,6 +151,6 @@ async function driveWith(
     return await runLoop(parts, live, calls, next);
   } finally {
     await live.lease?.stop();
-    options.signal?.removeEventListener('abort', onAbort);
+    unfollow?.();
   }
 }

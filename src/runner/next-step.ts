@@ -44,7 +44,7 @@ export async function nextStepOf(
   turn: number,
 ): Promise<NextStep> {
   // A cancel while the calls ran: the run stops, and the calls still waiting for answers are cancelled.
-  const found = stopIn(calls, results, live) ?? cancelStopOf(live.signal);
+  const found = stopIn(calls, results, live) ?? cancelStopOf(live.latch);
   if (found) {
     feed(live, calls, await settleStopped(parts, results, found), turn);
     // A sub-agent that spent the budget spent the caller's: its own figures, its spending added.

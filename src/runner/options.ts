@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from '../errors';
 import type { ClassType } from '../decorators/types';
 import type { WaitFor } from '../suspension/answers';
 import type { Audit, Principal } from '../suspension/audit';
@@ -6,7 +7,7 @@ import type { SessionStore } from '../sessions/store';
 import type { TelemetryOption } from '../telemetry/options';
 import type { Clock } from '../timing/clock';
 import type { Toolkit } from '../toolkit/toolkit';
-import type { ChatModel } from '../models/types';
+import type { ChatMessage, ChatModel } from '../models/types';
 import type { Skills } from '../skills/skills';
 import type { RunStore } from './store';
 import type { GuardrailOptions } from './guardrails/types';
@@ -196,4 +197,33 @@ export interface ResumeOptions {
    * who answered and why (docs/operating.md, "Audit trail").
    */
   audit?: Audit;
+}
+
+/** A run named by its caller: a non-empty string. */
+export function checkRunId(runId: unknown, operation: string): void {
+  if (typeof runId !== 'string' || runId === '') throw new InvalidArgumentError(`${operation} needs a runId`);
+}
+
+/** A hook option checked: a function, or none. */
+export function hook<T>(value: T | undefined, name: string): T | undefined {
+  if (value !== undefined && typeof value !== 'function') throw new InvalidArgumentError(`${name} must be a function`);
+  return value;
+}
+
+/** A transcript entry of the caller's, checked and copied (the run appends to its own copy). */
+export function copyMessage(message: ChatMessage): ChatMessage {
+  if (typeof message !== 'object' || message === null || !['user', 'assistant', 'tool'].includes(message.role)) {
+    throw new InvalidArgumentError('every transcript entry needs a role of "user", "assistant" or "tool"');
+  }
+  return message.role === 'assistant' && message.toolCalls
+    ? { ...message, toolCalls: message.toolCalls.map((call) => ({ ...call })) }
+    : { ...message };
+}
+
+/** `maxParallelTools` checked: a positive whole number, or none (every call of a turn at once). */
+export function limitOf(value: number | undefined): number {
+  if (value === undefined) return Infinity;
+  if (!Number.isInteger(value) || value < 1)
+    throw new InvalidArgumentError(`maxParallelTools must be a positive integer, got ${String(value)}`);
+  return value;
 }

@@ -17,7 +17,7 @@ import type { HeldText } from './guardrails/held-text';
  * handoff or a suspended call each shape that, never the loop itself.
  */
 export async function turn(parts: AgentParts, live: LiveRun, calls: TurnCalls): Promise<NextStep> {
-  const cancelled = cancelStopOf(live.signal);
+  const cancelled = cancelStopOf(live.latch);
   if (cancelled) return { type: 'stop', stop: cancelled };
   if (live.turns >= parts.maxTurns) return INCOMPLETE;
   const over = live.budget || live.sessionBudget ? modelCallStop(parts, live) : undefined;
@@ -25,7 +25,8 @@ export async function turn(parts: AgentParts, live: LiveRun, calls: TurnCalls): 
   const held = parts.guardrails ? heldTextOf(parts, live) : undefined;
   let response: ModelResponse;
   try {
-    live.signal?.throwIfAborted();
+    // The caller's signal (or a stream's consumer) abandoned the run: it rejects with that reason.
+    if (live.latch.aborted) live.latch.signal.throwIfAborted();
     response = await ask(parts, live, held ? held.events : live.emit);
   } catch (error) {
     await stopFailed(parts, live, error);
