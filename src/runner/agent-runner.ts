@@ -4,7 +4,7 @@ import { messageOf } from '../errors/message';
 import type { ClassType } from '../decorators/types';
 import type { Answer } from '../results/wire';
 import { checkedAudit } from '../suspension/audit';
-import { DEFAULT_LEASE_MS, ResumeCoordinator } from '../suspension/coordinator';
+import { ResumeCoordinator } from '../suspension/coordinator';
 import { Telemetry } from '../telemetry/telemetry';
 import { systemClock } from '../timing/clock';
 import type { FunctionTool } from '../toolkit/define-tool';
@@ -19,6 +19,7 @@ import type { AgentParts, Emit, LiveRun } from './live-run';
 import { AbortLatch, onAbortOf } from '../timing/abort-latch';
 import {
   checkRunId,
+  checkRunnerOptions,
   copyMessage,
   hook,
   limitOf,
@@ -40,7 +41,8 @@ import { zeroUsage } from './usage';
 import { promptWithSkills } from './skills';
 import { guardrailsOf } from './guardrails/check';
 import { budgetOf, NOTHING_SPENT, pricesOf, type Budget, type SessionBudget } from './budget';
-import { checkPriced, startBudget, startSpending } from './spending';
+import { checkPriced, startBudget } from './spending';
+import { NO_FEATURES, runnerFeatures } from './features/runner-features';
 import { RUN_BUDGET, whileDriving, type Driving } from './live-run';
 import { cancelStored, type CancelOptions } from './cancel';
 
@@ -83,32 +85,13 @@ export class AgentRunner {
   private readonly driving = new Map<string, Driving>();
 
   constructor(options: AgentRunnerOptions) {
-    if (!options || typeof options.model?.complete !== 'function')
-      throw new InvalidArgumentError('AgentRunner needs a model with a complete() method');
-    if (typeof options.toolkit?.execute !== 'function') throw new InvalidArgumentError('AgentRunner needs a toolkit');
-    const maxTurns = options.maxTurns ?? 10;
-    if (!Number.isInteger(maxTurns) || maxTurns < 1)
-      throw new InvalidArgumentError(`maxTurns must be a positive integer, got ${String(options.maxTurns)}`);
-    const runLeaseMs = options.runLeaseMs ?? DEFAULT_LEASE_MS;
-    if (!Number.isFinite(runLeaseMs) || runLeaseMs <= 0)
-      throw new InvalidArgumentError(`runLeaseMs must be a positive number of milliseconds, got ${String(options.runLeaseMs)}`);
-    if (options.waitFor !== undefined && typeof options.waitFor !== 'function')
-      throw new InvalidArgumentError('waitFor must be a function');
-    if (options.coordinator && options.coordinator.toolkit !== options.toolkit) {
-      throw new InvalidArgumentError(
-        "the coordinator must use the runner's toolkit: the model is offered one set of tools and must be served by the same",
-      );
-    }
+    const { maxTurns, runLeaseMs } = checkRunnerOptions(options);
     this.model = options.model;
     this.toolkit = options.toolkit;
     this.coordinator = options.coordinator ?? new ResumeCoordinator({ toolkit: options.toolkit, store: new MemoryRunStore() });
     const runs: Partial<RunStore> | undefined = options.runs ?? runStoreOf(this.coordinator.store);
     if (typeof runs?.saveRun !== 'function' || typeof runs.loadRun !== 'function')
       throw new InvalidArgumentError("runs must be a RunStore (saveRun and loadRun); the coordinator's store is not one, so give `runs`");
-    if (options.durability !== undefined && options.durability !== 'halt' && options.durability !== 'step')
-      throw new InvalidArgumentError(`durability must be 'halt' or 'step', got ${JSON.stringify(options.durability)}`);
-    if (options.name !== undefined && (typeof options.name !== 'string' || options.name === ''))
-      throw new InvalidArgumentError('name must be a non-empty string');
     this.name = options.name;
     this.parts = {
       agent: options.name,
@@ -132,7 +115,10 @@ export class AgentRunner {
       sessionBudget: budgetOf(options.sessionBudget, 'sessionBudget'),
       prices: pricesOf(options.prices),
       driving: this.driving,
+      features: NO_FEATURES,
     };
+    // Composed once, from the parts they read (prices, clock, turn limit).
+    this.parts.features = runnerFeatures(this.parts);
     if (options.onMetric !== undefined && typeof options.onMetric !== 'function')
       throw new InvalidArgumentError('onMetric must be a function');
     this.maxOutputRepairs = options.maxOutputRepairs ?? DEFAULT_OUTPUT_REPAIRS;
@@ -443,7 +429,7 @@ export class AgentRunner {
     };
     if (budget) live.budget = budget;
     if (session) live.sessionBudget = session;
-    startSpending(this.parts, live, undefined);
+    this.parts.features.start(live, undefined);
     return live;
   }
 

@@ -9,7 +9,6 @@ import { whileDriving, type AgentParts, type Emit, type LiveRun } from './live-r
 import { runLoop } from './loop';
 import { AGAIN, fedChecked, type NextStep } from './next-step';
 import { checkInput, startInputCheck } from './guardrails/stages';
-import { startSpending } from './spending';
 import { offeredTools, resumeOutput } from './output';
 import type { RunState } from './state';
 import type { RunResult } from './types';
@@ -112,9 +111,7 @@ async function driveWith(
   if (running.agent !== undefined) live.agent = running.agent;
   if (running.principal !== undefined) live.principal = running.principal;
   if (running.session !== undefined) live.session = running.session;
-  if (running.budget) live.budget = running.budget;
-  if (running.sessionBudget) live.sessionBudget = running.sessionBudget;
-  startSpending(parts, live, running.spend);
+  parts.features.start(live, running);
   if (running.guardrails) {
     live.guardrails = running.guardrails.records;
     live.feedbacks = running.guardrails.feedbacks;

@@ -9,6 +9,7 @@ import { withIdempotencyKey } from '../suspension/idempotency';
 import type { Principal } from '../suspension/audit';
 import type { ChatMessage, ChatModel, ModelTool, Usage } from '../models/types';
 import type { RunTrace } from './agent-spans';
+import type { RunFeatures } from './features/feature';
 import type { Guardrails } from './guardrails/check';
 import type { GuardrailRecord } from './guardrails/types';
 import type { Budget, Prices, SessionBudget, Spend } from './budget';
@@ -67,6 +68,8 @@ export interface AgentParts {
   sessionBudget?: Budget;
   /** The runs this runner drives now, by id: what `cancel` aborts. */
   driving?: Map<string, Driving>;
+  /** The run features (cancel, budget, progress) composed once, which the loop calls at its fixed points. */
+  features: RunFeatures;
   /** The toolkit's tools as offered now. */
   tools(): readonly ModelTool[];
 }

@@ -4,11 +4,9 @@ import type { ToolResult } from '../results/wire';
 import type { RefusalStatus } from '../suspension/answers';
 import type { ToolCall } from '../models/types';
 import { callStatus } from './call-status';
-import { addChildSpend, subAgentStop, subAgentUsage } from './child-run';
+import { subAgentStop, subAgentUsage } from './child-run';
 import { checkToolOutputs, settleStopped } from './guardrails/stages';
 import { stopOfResult } from './stops';
-import { cancelStopOf } from './cancel';
-import { callersBudgetStop } from './spending';
 import { handoffOf } from './handoff';
 import type { AgentParts, LiveRun } from './live-run';
 import type { RunStop } from './types';
@@ -44,12 +42,10 @@ export async function nextStepOf(
   turn: number,
 ): Promise<NextStep> {
   // A cancel while the calls ran: the run stops, and the calls still waiting for answers are cancelled.
-  const found = stopIn(calls, results, live) ?? cancelStopOf(live.latch);
+  const found = stopIn(calls, results, live) ?? parts.features.afterTools(live);
   if (found) {
-    feed(live, calls, await settleStopped(parts, results, found), turn);
-    // A sub-agent that spent the budget spent the caller's: its own figures, its spending added.
-    const stop = found.status === 'budget_exceeded' ? callersBudgetStop(live, found) : found;
-    return { type: 'stop', stop };
+    feed(parts, live, calls, await settleStopped(parts, results, found), turn);
+    return { type: 'stop', stop: parts.features.onStop(live, found) };
   }
   if (results.some((result) => pendingOf(result) !== undefined)) return { type: 'halt', calls, results };
   return fedChecked(parts, live, calls, results, turn);
@@ -86,7 +82,7 @@ export async function fedChecked(
   if (!parts.guardrails) return fed(parts, live, calls, results, turn, refusals);
   const checked = await checkToolOutputs(parts, live, calls, results);
   if (checked.stop) {
-    feed(live, calls, checked.results, turn, refusals);
+    feed(parts, live, calls, checked.results, turn, refusals);
     return { type: 'stop', stop: checked.stop };
   }
   return fed(parts, live, calls, checked.results, turn, refusals);
@@ -101,7 +97,7 @@ export function fed(
   turn: number,
   refusals?: ReadonlyArray<RefusalStatus | undefined>,
 ): NextStep {
-  feed(live, calls, results, turn, refusals);
+  feed(parts, live, calls, results, turn, refusals);
   return live.agent === undefined || live.agent === parts.agent ? AGAIN : { type: 'handoff', agent: live.agent };
 }
 
@@ -111,6 +107,7 @@ export function fed(
  * run's; a handoff moves the conversation (`live.agent`, which the checkpoint keeps).
  */
 function feed(
+  parts: AgentParts,
   live: LiveRun,
   calls: readonly ToolCall[],
   results: readonly ToolResult[],
@@ -123,7 +120,7 @@ function feed(
     live.messages.push(toolMessage(call, result));
     const childUsage = subAgentUsage(result);
     if (childUsage) addUsage(live.usage, childUsage);
-    if (live.spend) addChildSpend(live.spend, result);
+    parts.features.afterTool(live, result);
     const to = handoffOf(result);
     if (to !== undefined) live.agent = to;
     live.toolCalls.push({ id: call.id, name: call.name, arguments: call.arguments, result, status: callStatus(result, refusals[i]), turn });

@@ -6,8 +6,6 @@ import { stopFailed, type AgentParts, type LiveRun } from './live-run';
 import { AGAIN, FINAL, INCOMPLETE, nextStepOf, type NextStep } from './next-step';
 import { answersNow, checkOutput, FINAL_ANSWER_TOOL, keptOutput, repairPrompt, textReminder, type OutputRun } from './output';
 import { addUsage, copyUsage } from './usage';
-import { modelCallStop, spendOnModel } from './spending';
-import { cancelStopOf } from './cancel';
 import { checkAnswer, heldTextOf, refusedAnswer } from './guardrails/stages';
 import type { HeldText } from './guardrails/held-text';
 
@@ -17,11 +15,10 @@ import type { HeldText } from './guardrails/held-text';
  * handoff or a suspended call each shape that, never the loop itself.
  */
 export async function turn(parts: AgentParts, live: LiveRun, calls: TurnCalls): Promise<NextStep> {
-  const cancelled = cancelStopOf(live.latch);
-  if (cancelled) return { type: 'stop', stop: cancelled };
+  // A feature's stop (a cancel, a spent budget) before the turn limit: a cancelled run says so.
+  const stop = parts.features.beforeModel(live);
+  if (stop) return { type: 'stop', stop };
   if (live.turns >= parts.maxTurns) return INCOMPLETE;
-  const over = live.budget || live.sessionBudget ? modelCallStop(parts, live) : undefined;
-  if (over) return { type: 'stop', stop: over };
   const held = parts.guardrails ? heldTextOf(parts, live) : undefined;
   let response: ModelResponse;
   try {
@@ -37,7 +34,7 @@ export async function turn(parts: AgentParts, live: LiveRun, calls: TurnCalls): 
   // (the agent that answered is the one that holds the conversation; a handoff below moves it)
   addUsage(live.usage, usage);
   live.turnUsage.push(usage);
-  if (live.spend) spendOnModel(parts, live, usage);
+  parts.features.afterModel(live, usage);
   if (parts.guardrails) {
     const refused = await guarded(parts, live, response, held);
     if (refused) return refused;
