@@ -5,7 +5,6 @@ import { SUB_AGENT_EVENTS } from './child-run';
 import { callContext, type AgentParts, type LiveRun } from './live-run';
 import { FINAL_ANSWER_TOOL } from './output';
 import { mapLimited } from '../timing/limiter';
-import { checkToolInput } from './guardrails/stages';
 
 /**
  * How a run's turns run their calls, chosen once per run by its durability: {@link PLAIN_CALLS},
@@ -36,7 +35,8 @@ export async function callTool(parts: AgentParts, live: LiveRun, call: ToolCall)
     live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result });
     return result;
   }
-  const refused = parts.features.beforeTool(live, call) ?? (parts.guardrails ? await checkToolInput(parts, live, call) : undefined);
+  let refused = parts.features.beforeTool(live, call);
+  if (refused instanceof Promise) refused = await refused;
   if (refused) {
     live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result: refused });
     return refused;

@@ -8,7 +8,6 @@ import { DriverLease } from './lease';
 import { whileDriving, type AgentParts, type Emit, type LiveRun } from './live-run';
 import { runLoop } from './loop';
 import { AGAIN, fedChecked, type NextStep } from './next-step';
-import { checkInput, startInputCheck } from './guardrails/stages';
 import { offeredTools, resumeOutput } from './output';
 import type { RunState } from './state';
 import type { RunResult } from './types';
@@ -30,14 +29,9 @@ export interface ContinueOptions {
  * write on under this process's driver lease (a lost lease aborts the run's signal).
  */
 export async function driveNew(parts: AgentParts, live: LiveRun): Promise<RunResult> {
-  if (parts.guardrails?.input.length) {
-    // Before the first model call, unless the runner opts in to running them beside it.
-    if (parts.guardrails.parallelInput) startInputCheck(parts, live);
-    else {
-      const stop = await checkInput(parts, live);
-      if (typeof stop === 'object') return runLoop(parts, live, PLAIN_CALLS, { type: 'stop', stop });
-    }
-  }
+  const before = parts.features.beforeRun(live);
+  const stop = before ? await before : undefined;
+  if (stop) return runLoop(parts, live, PLAIN_CALLS, { type: 'stop', stop });
   return parts.durability === 'step' ? driveSteps(parts, live) : runLoop(parts, live, PLAIN_CALLS);
 }
 
@@ -111,11 +105,12 @@ async function driveWith(
   if (running.agent !== undefined) live.agent = running.agent;
   if (running.principal !== undefined) live.principal = running.principal;
   if (running.session !== undefined) live.session = running.session;
-  parts.features.start(live, running);
+  // The guardrails' records are the run's, kept whether or not this runner has guardrails.
   if (running.guardrails) {
     live.guardrails = running.guardrails.records;
     live.feedbacks = running.guardrails.feedbacks;
   }
+  parts.features.start(live, running);
   if (options.trace) live.trace = options.trace;
   const driverId = running.driver?.id ?? parts.checkpoints.driver().id;
   const lost = (error: RunConflictError) => taken.abort(error);

@@ -5,7 +5,7 @@ import type { RefusalStatus } from '../suspension/answers';
 import type { ToolCall } from '../models/types';
 import { callStatus } from './call-status';
 import { subAgentStop, subAgentUsage } from './child-run';
-import { checkToolOutputs, settleStopped } from './guardrails/stages';
+import { settleStopped } from './guardrails/stages';
 import { stopOfResult } from './stops';
 import { handoffOf } from './handoff';
 import type { AgentParts, LiveRun } from './live-run';
@@ -70,7 +70,7 @@ function stopIn(calls: readonly ToolCall[], results: readonly ToolResult[], live
   return undefined;
 }
 
-/** The results go past the tool-output guardrails, then are fed back (or the run stops, when one blocks). */
+/** The results go past the features that check them (the tool-output guardrails), then are fed back (or the run stops, when one blocks). */
 export async function fedChecked(
   parts: AgentParts,
   live: LiveRun,
@@ -79,8 +79,9 @@ export async function fedChecked(
   turn: number,
   refusals?: ReadonlyArray<RefusalStatus | undefined>,
 ): Promise<NextStep> {
-  if (!parts.guardrails) return fed(parts, live, calls, results, turn, refusals);
-  const checked = await checkToolOutputs(parts, live, calls, results);
+  const checking = parts.features.checkResults(live, calls, results);
+  if (!checking) return fed(parts, live, calls, results, turn, refusals);
+  const checked = await checking;
   if (checked.stop) {
     feed(parts, live, calls, checked.results, turn, refusals);
     return { type: 'stop', stop: checked.stop };
