@@ -3,6 +3,7 @@ import type { PendingRequest, ToolResult } from '../results/wire';
 import type { ToolCall } from '../models/types';
 import { SUB_AGENT_EVENTS } from './child-run';
 import { callContext, type AgentParts, type LiveRun } from './live-run';
+import type { RunStop } from './types';
 import { FINAL_ANSWER_TOOL } from './output';
 import { mapLimited } from '../timing/limiter';
 
@@ -29,7 +30,7 @@ export const PLAIN_CALLS: TurnCalls = {
  * and answers inline or records the suspension. Never rejects for the model's or the
  * tool's doing (only for a store that cannot record).
  */
-export async function callTool(parts: AgentParts, live: LiveRun, call: ToolCall): Promise<ToolResult> {
+export async function callTool(parts: AgentParts, live: LiveRun, call: ToolCall, onStop?: (stop: RunStop) => void): Promise<ToolResult> {
   if (live.output && !live.output.native && call.name === FINAL_ANSWER_TOOL) {
     const result = failure(`call ${FINAL_ANSWER_TOOL} on its own, once every other tool result is in`);
     live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result });
@@ -38,8 +39,13 @@ export async function callTool(parts: AgentParts, live: LiveRun, call: ToolCall)
   let refused = parts.features.beforeTool(live, call);
   if (refused instanceof Promise) refused = await refused;
   if (refused) {
-    live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result: refused });
-    return refused;
+    // The run stops once the turn's calls are in (the first stop made wins).
+    if (refused.stop) {
+      live.stop ??= refused.stop;
+      onStop?.(refused.stop);
+    }
+    live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result: refused.result });
+    return refused.result;
   }
   const ctx = callContext(live.context, live.signal, call.id, live.runId, live.principal);
   const emit = live.emit;

@@ -129,6 +129,11 @@ export interface LiveRun {
   clock?: Clock;
   /** What its last model call cost, for the budget's guess at the next one. */
   lastCostUsd?: number;
+  /**
+   * The stop a feature made in this turn by refusing a call (a guardrail's block, a spent
+   * budget): the run stops once the turn's calls are in. The first made wins.
+   */
+  stop?: RunStop;
   /** The input guardrails' check running beside the first model call (`parallelInput`), until the first turn takes it. */
   inputCheck?: Promise<RunStop | 'feedback' | undefined>;
   /** The run's span while a tracer records it; its `traceparent` is checkpointed when the run halts. */

@@ -6,7 +6,6 @@ import type { ToolCall } from '../models/types';
 import { callStatus } from './call-status';
 import { subAgentStop, subAgentUsage } from './child-run';
 import { settleStopped } from './guardrails/stages';
-import { stopOfResult } from './stops';
 import { handoffOf } from './handoff';
 import type { AgentParts, LiveRun } from './live-run';
 import type { RunStop } from './types';
@@ -42,8 +41,9 @@ export async function nextStepOf(
   turn: number,
 ): Promise<NextStep> {
   // A cancel while the calls ran: the run stops, and the calls still waiting for answers are cancelled.
-  const found = stopIn(calls, results, live) ?? parts.features.afterTools(live);
+  const found = live.stop ?? stopIn(calls, results, live) ?? parts.features.afterTools(live);
   if (found) {
+    live.stop = undefined;
     feed(parts, live, calls, await settleStopped(parts, results, found), turn);
     return { type: 'stop', stop: parts.features.onStop(live, found) };
   }
@@ -52,16 +52,13 @@ export async function nextStepOf(
 }
 
 /**
- * A stop a turn's results carry: a call not run because the run stops (a guardrail's block, a
- * spent budget), or a sub-agent's run that a guardrail blocked or that spent a limit of the
- * caller's budget (passed down). A cancelled sub-agent is its call's failure, not the caller's stop.
+ * A stop a turn's results report: a sub-agent's run that a guardrail blocked or that spent a
+ * limit of the caller's budget (passed down). A cancelled sub-agent is its call's failure, not
+ * the caller's stop. (A call a feature refused to run brings its stop as a value: `live.stop`.)
  */
 function stopIn(calls: readonly ToolCall[], results: readonly ToolResult[], live: LiveRun): RunStop | undefined {
   for (let i = 0; i < results.length; i++) {
-    const result = results[i] as ToolResult;
-    const stop = stopOfResult(result);
-    if (stop) return stop;
-    const child = subAgentStop(result);
+    const child = subAgentStop(results[i] as ToolResult);
     if (child?.status === 'blocked') return { ...child, path: [(calls[i] as ToolCall).name, ...(child.path ?? [])] };
     // Only a limit the caller set is the caller's: a child's own tighter budget is its call's failure.
     if (child?.status === 'budget_exceeded' && (live.budget?.[child.limit] ?? live.sessionBudget?.budget[child.limit]) !== undefined)

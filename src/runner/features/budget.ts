@@ -1,7 +1,7 @@
 import { addChildSpend } from '../child-run';
 import { RUN_BUDGET, type AgentParts } from '../live-run';
 import { callersBudgetStop, leftForChild, modelCallStop, spendOnModel, spendOnTool, startSpending } from '../spending';
-import { stoppedResult } from '../stops';
+import { stoppingRefusal } from '../stops';
 import type { RunFeature } from './feature';
 
 /**
@@ -25,7 +25,7 @@ export function budgetFeature(parts: AgentParts): RunFeature {
     },
     beforeTool(live) {
       const spent = live.spend ? spendOnTool(parts, live) : undefined;
-      return spent ? stoppedResult(spent, "not run: the run's budget is spent") : undefined;
+      return spent ? stoppingRefusal(spent, "not run: the run's budget is spent") : undefined;
     },
     toolContext(live, _call, ctx) {
       // A sub-agent this call runs may spend what is left of the run's budget, no more.

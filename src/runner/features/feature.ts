@@ -3,6 +3,7 @@ import type { ToolResult } from '../../results/wire';
 import type { AgentToolContext, Emit, LiveRun } from '../live-run';
 import type { NextStep } from '../next-step';
 import type { RunState } from '../state';
+import type { CallRefusal } from '../stops';
 import type { RunStop } from '../types';
 
 /**
@@ -29,8 +30,8 @@ export interface RunFeature {
    * round or a stop; undefined, it passed). At most one feature's `emit` is used: the first.
    */
   watchTurn?(live: LiveRun): TurnWatch | undefined;
-  /** A tool call is about to run: a result here is its result instead (the call does not run; a stop's says so). */
-  beforeTool?(live: LiveRun, call: ToolCall): ToolResult | undefined | Promise<ToolResult | undefined>;
+  /** A tool call is about to run: a refusal is its result instead (the call does not run), and the run's stop when it ends the run. */
+  beforeTool?(live: LiveRun, call: ToolCall): CallRefusal | undefined | Promise<CallRefusal | undefined>;
   /**
    * What the call's context carries for this feature, set on `ctx` before the call runs; the
    * function it returns, if any, is called once the call ended (before its result is told).
@@ -153,7 +154,7 @@ export class RunFeatures {
   }
 
   /** A result instead of running the call, from the first feature that gives one; a promise only when a feature's check is asynchronous. */
-  beforeTool(live: LiveRun, call: ToolCall): ToolResult | undefined | Promise<ToolResult | undefined> {
+  beforeTool(live: LiveRun, call: ToolCall): CallRefusal | undefined | Promise<CallRefusal | undefined> {
     for (let i = 0; i < this.beforeTools.length; i++) {
       const refusal = (this.beforeTools[i] as NonNullable<RunFeature['beforeTool']>)(live, call);
       if (refusal instanceof Promise) return this.beforeToolFrom(refusal, i + 1, live, call);
@@ -163,11 +164,11 @@ export class RunFeatures {
   }
 
   private async beforeToolFrom(
-    pending: Promise<ToolResult | undefined>,
+    pending: Promise<CallRefusal | undefined>,
     next: number,
     live: LiveRun,
     call: ToolCall,
-  ): Promise<ToolResult | undefined> {
+  ): Promise<CallRefusal | undefined> {
     const refusal = await pending;
     if (refusal) return refusal;
     for (let i = next; i < this.beforeTools.length; i++) {
