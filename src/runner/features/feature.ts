@@ -142,11 +142,7 @@ export class RunFeatures {
   }
 
   beforeModel(live: LiveRun): RunStop | undefined {
-    for (const hook of this.beforeModels) {
-      const stop = hook(live);
-      if (stop) return stop;
-    }
-    return undefined;
+    return firstStop(this.beforeModels, live);
   }
 
   afterModel(live: LiveRun, usage: Usage): void {
@@ -197,11 +193,7 @@ export class RunFeatures {
   }
 
   afterTools(live: LiveRun): RunStop | undefined {
-    for (const hook of this.afterToolsAll) {
-      const stop = hook(live);
-      if (stop) return stop;
-    }
-    return undefined;
+    return firstStop(this.afterToolsAll, live);
   }
 
   onStop(live: LiveRun, stop: RunStop): RunStop {
@@ -209,4 +201,13 @@ export class RunFeatures {
     for (const hook of this.onStops) told = hook(live, told);
     return told;
   }
+}
+
+/** The first stop one of `hooks` makes, in order. */
+function firstStop(hooks: ReadonlyArray<(live: LiveRun) => RunStop | undefined>, live: LiveRun): RunStop | undefined {
+  for (const hook of hooks) {
+    const stop = hook(live);
+    if (stop) return stop;
+  }
+  return undefined;
 }
