@@ -1,7 +1,6 @@
 import { failure, pendingOf } from '../results/helpers';
 import type { PendingRequest, ToolResult } from '../results/wire';
 import type { ToolCall } from '../models/types';
-import { SUB_AGENT_EVENTS } from './child-run';
 import { callContext, type AgentParts, type LiveRun } from './live-run';
 import type { RunStop } from './types';
 import { FINAL_ANSWER_TOOL } from './output';
@@ -49,8 +48,6 @@ export async function callTool(parts: AgentParts, live: LiveRun, call: ToolCall,
   }
   const ctx = callContext(live.context, live.signal, call.id, live.runId, live.principal);
   const emit = live.emit;
-  // A sub-agent's events join the stream of the run that called it.
-  if (emit) Object.assign(ctx, { [SUB_AGENT_EVENTS]: emit });
   const close = parts.features.toolContext(live, call, ctx);
   let result: ToolResult;
   try {

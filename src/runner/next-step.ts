@@ -4,12 +4,10 @@ import type { ToolResult } from '../results/wire';
 import type { RefusalStatus } from '../suspension/answers';
 import type { ToolCall } from '../models/types';
 import { callStatus } from './call-status';
-import { subAgentStop, subAgentUsage } from './child-run';
 import { settleStopped } from './guardrails/stages';
 import { handoffOf } from './handoff';
 import type { AgentParts, LiveRun } from './live-run';
 import type { RunStop } from './types';
-import { addUsage } from './usage';
 
 /**
  * What a turn leaves the loop to do, which the loop applies: `final` (the model answered:
@@ -30,8 +28,8 @@ export const AGAIN: NextStep = { type: 'again' };
 export const INCOMPLETE: NextStep = { type: 'incomplete' };
 
 /**
- * Where a turn's settled calls take the run: it stops when a guardrail blocked one (or a
- * sub-agent was stopped so), halts on a suspended one, else their results are fed back.
+ * Where a turn's settled calls take the run: it stops when a feature made a stop (a call it
+ * refused, a cancel, a sub-agent stopped), halts on a suspended call, else the results are fed back.
  */
 export async function nextStepOf(
   parts: AgentParts,
@@ -40,8 +38,8 @@ export async function nextStepOf(
   results: ToolResult[],
   turn: number,
 ): Promise<NextStep> {
-  // A cancel while the calls ran: the run stops, and the calls still waiting for answers are cancelled.
-  const found = live.stop ?? stopIn(calls, results, live) ?? parts.features.afterTools(live);
+  // The run stops, and the calls still waiting for answers are cancelled.
+  const found = live.stop ?? parts.features.afterTools(live, calls, results);
   if (found) {
     live.stop = undefined;
     feed(parts, live, calls, await settleStopped(parts, results, found), turn);
@@ -49,22 +47,6 @@ export async function nextStepOf(
   }
   if (results.some((result) => pendingOf(result) !== undefined)) return { type: 'halt', calls, results };
   return fedChecked(parts, live, calls, results, turn);
-}
-
-/**
- * A stop a turn's results report: a sub-agent's run that a guardrail blocked or that spent a
- * limit of the caller's budget (passed down). A cancelled sub-agent is its call's failure, not
- * the caller's stop. (A call a feature refused to run brings its stop as a value: `live.stop`.)
- */
-function stopIn(calls: readonly ToolCall[], results: readonly ToolResult[], live: LiveRun): RunStop | undefined {
-  for (let i = 0; i < results.length; i++) {
-    const child = subAgentStop(results[i] as ToolResult);
-    if (child?.status === 'blocked') return { ...child, path: [(calls[i] as ToolCall).name, ...(child.path ?? [])] };
-    // Only a limit the caller set is the caller's: a child's own tighter budget is its call's failure.
-    if (child?.status === 'budget_exceeded' && (live.budget?.[child.limit] ?? live.sessionBudget?.budget[child.limit]) !== undefined)
-      return child;
-  }
-  return undefined;
 }
 
 /** The results go past the features that check them (the tool-output guardrails), then are fed back (or the run stops, when one blocks). */
@@ -101,8 +83,8 @@ export function fed(
 
 /**
  * Appends one tool result per call, in call order, and records the calls; `refusals[i]`,
- * where known, is how call `i`'s answer refused it. A sub-agent's usage is added to the
- * run's; a handoff moves the conversation (`live.agent`, which the checkpoint keeps).
+ * where known, is how call `i`'s answer refused it. The features see each result (a sub-agent's
+ * usage, its spending); a handoff moves the conversation (`live.agent`, which the checkpoint keeps).
  */
 function feed(
   parts: AgentParts,
@@ -116,8 +98,6 @@ function feed(
     const call = calls[i] as ToolCall;
     const result = results[i] as ToolResult;
     live.messages.push(toolMessage(call, result));
-    const childUsage = subAgentUsage(result);
-    if (childUsage) addUsage(live.usage, childUsage);
     parts.features.afterTool(live, result);
     const to = handoffOf(result);
     if (to !== undefined) live.agent = to;

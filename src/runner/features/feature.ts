@@ -39,8 +39,8 @@ export interface RunFeature {
   toolContext?(live: LiveRun, call: ToolCall, ctx: AgentToolContext): (() => void) | undefined;
   /** A call's result is fed to the transcript. */
   afterTool?(live: LiveRun, result: ToolResult): void;
-  /** Once a turn's calls are in: a stop ends the run there. */
-  afterTools?(live: LiveRun): RunStop | undefined;
+  /** Once a turn's calls are in, with their results in call order: a stop ends the run there. */
+  afterTools?(live: LiveRun, calls: readonly ToolCall[], results: readonly ToolResult[]): RunStop | undefined;
   /** A turn's settled results, before the model sees them: as they go on (each may be replaced), or with the stop they make. */
   checkResults?(live: LiveRun, calls: readonly ToolCall[], results: readonly ToolResult[]): Promise<CheckedResults>;
   /** The run stops with `stop` (a turn's calls brought it): the stop as this run tells it. */
@@ -142,7 +142,11 @@ export class RunFeatures {
   }
 
   beforeModel(live: LiveRun): RunStop | undefined {
-    return firstStop(this.beforeModels, live);
+    for (const hook of this.beforeModels) {
+      const stop = hook(live);
+      if (stop) return stop;
+    }
+    return undefined;
   }
 
   afterModel(live: LiveRun, usage: Usage): void {
@@ -192,8 +196,12 @@ export class RunFeatures {
     for (const hook of this.afterToolsOne) hook(live, result);
   }
 
-  afterTools(live: LiveRun): RunStop | undefined {
-    return firstStop(this.afterToolsAll, live);
+  afterTools(live: LiveRun, calls: readonly ToolCall[], results: readonly ToolResult[]): RunStop | undefined {
+    for (const hook of this.afterToolsAll) {
+      const stop = hook(live, calls, results);
+      if (stop) return stop;
+    }
+    return undefined;
   }
 
   onStop(live: LiveRun, stop: RunStop): RunStop {
@@ -201,13 +209,4 @@ export class RunFeatures {
     for (const hook of this.onStops) told = hook(live, told);
     return told;
   }
-}
-
-/** The first stop one of `hooks` makes, in order. */
-function firstStop(hooks: ReadonlyArray<(live: LiveRun) => RunStop | undefined>, live: LiveRun): RunStop | undefined {
-  for (const hook of hooks) {
-    const stop = hook(live);
-    if (stop) return stop;
-  }
-  return undefined;
 }
