@@ -5,7 +5,6 @@ import type { RefusalStatus } from '../suspension/answers';
 import type { ToolCall } from '../models/types';
 import { callStatus } from './call-status';
 import { settleStopped } from './guardrails/stages';
-import { handoffOf } from './handoff';
 import type { AgentParts, LiveRun } from './live-run';
 import type { RunStop } from './types';
 
@@ -84,7 +83,7 @@ export function fed(
 /**
  * Appends one tool result per call, in call order, and records the calls; `refusals[i]`,
  * where known, is how call `i`'s answer refused it. The features see each result (a sub-agent's
- * usage, its spending); a handoff moves the conversation (`live.agent`, which the checkpoint keeps).
+ * usage, its spending, a handoff that moves the conversation).
  */
 function feed(
   parts: AgentParts,
@@ -99,8 +98,6 @@ function feed(
     const result = results[i] as ToolResult;
     live.messages.push(toolMessage(call, result));
     parts.features.afterTool(live, result);
-    const to = handoffOf(result);
-    if (to !== undefined) live.agent = to;
     live.toolCalls.push({ id: call.id, name: call.name, arguments: call.arguments, result, status: callStatus(result, refusals[i]), turn });
   }
 }

@@ -2,6 +2,7 @@ import type { AgentParts } from '../live-run';
 import { budgetFeature } from './budget';
 import { CANCEL } from './cancel';
 import { SUB_AGENTS } from './sub-agents';
+import { HANDOFFS } from './handoffs';
 import { RunFeatures, type RunFeature } from './feature';
 import { guardrailsFeature } from './guardrails';
 import { progressFeature } from './progress';
@@ -17,7 +18,7 @@ export const NO_FEATURES = new RunFeatures([]);
  * runner has some, then progress.
  */
 export function runnerFeatures(parts: AgentParts): RunFeatures {
-  const features: RunFeature[] = [SUB_AGENTS, CANCEL, budgetFeature(parts)];
+  const features: RunFeature[] = [SUB_AGENTS, HANDOFFS, CANCEL, budgetFeature(parts)];
   if (parts.guardrails) features.push(guardrailsFeature(parts, parts.guardrails));
   features.push(progressFeature(parts));
   return new RunFeatures(features);
