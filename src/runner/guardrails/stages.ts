@@ -6,7 +6,7 @@ import type { AgentParts, Emit, LiveRun } from '../live-run';
 import type { RunStop } from '../types';
 import { blockedStop, judge, type Guardrails, type JudgedIn, type Judgement } from './check';
 import { HeldText } from './held-text';
-import { stopOfResult, stoppedResult } from '../stops';
+import { stoppingRefusal, type CallRefusal } from '../stops';
 import type { GuardrailContext } from './types';
 
 /** The run's records and context for one check. */
@@ -130,7 +130,7 @@ export function refusedAnswer(
  * The tool-input guardrails on one call: undefined to run it; else its result without
  * running: the feedback as a failure, or (a block) a failure that stops the run.
  */
-export async function checkToolInput(parts: AgentParts, live: LiveRun, call: ToolCall): Promise<ToolResult | undefined> {
+export async function checkToolInput(parts: AgentParts, live: LiveRun, call: ToolCall): Promise<CallRefusal | undefined> {
   const guardrails = parts.guardrails;
   if (!guardrails || guardrails.toolInput.length === 0) return undefined;
   const judgement = await judge(
@@ -139,13 +139,13 @@ export async function checkToolInput(parts: AgentParts, live: LiveRun, call: Too
     judgedIn(parts, live, call.id),
   );
   if (judgement.action === 'allow') return undefined;
-  if (judgement.action === 'block') return blockedResult(blockedStop(judgement));
-  if (!spendFeedback(guardrails, live)) return blockedResult(spentStop(judgement));
-  return failure(judgement.message);
+  if (judgement.action === 'block') return blockedRefusal(blockedStop(judgement));
+  if (!spendFeedback(guardrails, live)) return blockedRefusal(spentStop(judgement));
+  return { result: failure(judgement.message) };
 }
 
-function blockedResult(stop: RunStop): ToolResult {
-  return stoppedResult(stop, 'not run: a guardrail stopped the run');
+function blockedRefusal(stop: RunStop): CallRefusal {
+  return stoppingRefusal(stop, 'not run: a guardrail stopped the run');
 }
 
 /**
@@ -164,7 +164,7 @@ export async function checkToolOutputs(
   const judgements = await Promise.all(
     calls.map((call, i) => {
       const result = results[i] as ToolResult;
-      if (pendingOf(result) !== undefined || stopOfResult(result)) return Promise.resolve<Judgement>({ action: 'allow' });
+      if (pendingOf(result) !== undefined) return Promise.resolve<Judgement>({ action: 'allow' });
       return judge(
         guardrails.toolOutput,
         { stage: 'tool_output', tool: call.name, callId: call.id, arguments: call.arguments, result },
