@@ -31,7 +31,7 @@ import { guardrailsOf } from './guardrails/check';
 import { budgetOf, NOTHING_SPENT, pricesOf, type Budget, type SessionBudget } from './budget';
 import { checkPriced, startBudget, startSpending } from './spending';
 import { RUN_BUDGET, whileDriving, type Driving } from './live-run';
-import { cancelStored, type CancelOptions } from './cancel';
+import { cancelStored, judgeCancel, type CancelOptions } from './cancel';
 
 export type { AgentToolContext } from './live-run';
 export type { AgentRunnerOptions, OrphanRecovery, ResumeOptions, RunOptions } from './options';
@@ -349,18 +349,17 @@ export class AgentRunner {
     const trace = openTrace(this.parts, live.runId, undefined, live.session);
     if (trace) live.trace = trace;
     const running = trace ? traced(trace, () => driveNew(this.parts, live)) : driveNew(this.parts, live);
-    return whileDriving(this.driving, live.runId, live.canceller, running);
+    return whileDriving(this.driving, live.runId, live.canceller, running, live.principal);
   }
 
   /**
    * Cancels a run (docs/agents.md, "Cancel"). One this runner drives now: its model call and
    * its tools' `ctx.signal` abort (with a {@link RunCancelledError} as the reason), and it ends
    * `cancelled`, which `run`/`stream` return (no error). One halted, or driven by another
-   * process: its open suspensions are settled `cancelled` (through the coordinator, as
-   * `options.audit.by`: the answer policy judges a cancel as any refusal) and its checkpoint
-   * becomes `cancelled`, so no answer, resume or recover continues it (a driving process loses
-   * its next checkpoint write and stops). A run already over is returned as it ended.
-   *
+   * process: its open suspensions are settled `cancelled` as `options.audit.by` and its checkpoint
+   * becomes `cancelled`, so nothing continues it (a driving process loses its next write and
+   * stops). A cancel naming a principal is judged first (`judgeCancel`). A run over is returned as it ended.
+   * @throws {@link AnswerRefusedError} the answer policy refused the cancel: nothing changed, nothing aborted.
    * @throws {@link RunNotFoundError} the run is not driven here and has no checkpoint.
    */
   async cancel(runId: string, options: CancelOptions = {}): Promise<RunResult> {
@@ -368,11 +367,10 @@ export class AgentRunner {
     if (options.reason !== undefined && typeof options.reason !== 'string')
       throw new InvalidArgumentError('cancel reason must be a string');
     const driven = this.driving.get(runId);
-    if (driven) {
-      driven.controller.abort(new RunCancelledError(runId, options.reason));
-      if (driven.ended) return driven.ended;
-    }
-    return this.settled(cancelStored(this.parts, runId, options));
+    if (!driven) return this.settled(cancelStored(this.parts, runId, options));
+    await judgeCancel(this.parts, runId, { principal: driven.principal, open: [] }, options); // before the abort
+    driven.controller.abort(new RunCancelledError(runId, options.reason));
+    return driven.ended ?? this.settled(cancelStored(this.parts, runId, options));
   }
 
   private begin(input: string | readonly ChatMessage[], options: RunOptions, emit: Emit | undefined, session?: SessionBudget): LiveRun {

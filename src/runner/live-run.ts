@@ -74,6 +74,8 @@ export interface AgentParts {
 export interface Driving {
   readonly controller: AbortController;
   ended?: Promise<RunResult>;
+  /** On whose behalf the run was made: who may cancel it while it runs, with an answer policy set. */
+  readonly principal?: Principal;
 }
 
 /** The working state of one run while this process drives it. */
@@ -213,9 +215,10 @@ export async function whileDriving(
   runId: string,
   controller: AbortController | undefined,
   ended: Promise<RunResult>,
+  principal?: Principal,
 ): Promise<RunResult> {
   if (!driving || !controller || driving.has(runId)) return ended;
-  const entry: Driving = { controller, ended };
+  const entry: Driving = { controller, ended, ...(principal === undefined ? {} : { principal }) };
   driving.set(runId, entry);
   try {
     return await ended;
