@@ -6,7 +6,7 @@ import { callContext, RUN_BUDGET, type AgentParts, type LiveRun } from './live-r
 import { FINAL_ANSWER_TOOL } from './output';
 import { ProgressReporter } from './progress';
 import { mapLimited } from '../timing/limiter';
-import { checkToolInput } from './guardrails/stages';
+import { checkToolInput, showsToolResult } from './guardrails/stages';
 import { leftForChild, spendOnTool } from './spending';
 import { stoppedResult } from './stops';
 
@@ -76,10 +76,10 @@ export async function callTool(parts: AgentParts, live: LiveRun, call: ToolCall)
     // A held update goes out before the result; none after it.
     progress?.close();
   }
-  if (live.emit) {
-    const request = pendingOf(result);
-    live.emit(request ? { type: 'pending', callId: call.id, request } : { type: 'tool_result', callId: call.id, name: call.name, result });
-  }
+  const request = pendingOf(result);
+  // A result the tool-output guardrails judge is shown once judged (checkToolOutputs), never before.
+  if (request) live.emit?.({ type: 'pending', callId: call.id, request });
+  else if (showsToolResult(parts)) live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result });
   // What the run keeps (its transcript, checkpoint and session) is bounded; the stream above showed it whole.
   return parts.coordinator.content.keep(result);
 }

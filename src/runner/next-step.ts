@@ -46,7 +46,9 @@ export async function nextStepOf(
   // A cancel while the calls ran: the run stops, and the calls still waiting for answers are cancelled.
   const found = stopIn(calls, results, live) ?? cancelStopOf(live.signal);
   if (found) {
-    feed(live, calls, await settleStopped(parts, results, found), turn);
+    // The calls that did run are judged too: what a run keeps, a later run's model reads.
+    const judged = parts.guardrails ? (await checkToolOutputs(parts, live, calls, results)).results : results;
+    feed(live, calls, await settleStopped(parts, judged, found), turn);
     // A sub-agent that spent the budget spent the caller's: its own figures, its spending added.
     const stop = found.status === 'budget_exceeded' ? callersBudgetStop(live, found) : found;
     return { type: 'stop', stop };
