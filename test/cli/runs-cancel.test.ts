@@ -10,13 +10,13 @@ import 'reflect-metadata';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Toolkit, defineTool, success } from 'toolnexus-ts';
 import { FunctionModel } from 'toolnexus-ts/models';
 import { AgentRunner, answerAs } from 'toolnexus-ts/agents';
 import { ResumeCoordinator } from 'toolnexus-ts/suspension';
 import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { startChild, type Exit } from '../fixtures/children';
 import { createCoordinator, toolkit as payTools } from '../fixtures/cli-tools';
+import { transferAgent } from '../fixtures/runner/transfer-agent';
 
 const CLI = join('..', '..', 'src', 'cli', 'main.ts');
 const TOOLS = join(__dirname, '..', 'fixtures', 'cli-tools.ts');
@@ -31,21 +31,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 it('cancels a halted run from the command line; nothing continues it', async () => {
   const file = join(dir, 'runs.db');
   const store = new SqliteStore({ filename: file });
-  let transfers = 0;
-  const toolkit = new Toolkit().register(
-    defineTool({
-      name: 'transfer',
-      description: 'Moves money',
-      approval: { prompt: 'Transfer?' },
-      run: () => {
-        transfers++;
-        return success('moved');
-      },
-    }),
-  );
-  const model = new FunctionModel(({ messages }) =>
-    messages.some((m) => m.role === 'tool') ? 'done' : { toolCalls: [{ id: 'c1', name: 'transfer', arguments: {} }] },
-  );
+  const { toolkit, model, transfers: ran } = transferAgent();
   const runner = new AgentRunner({ model, toolkit, coordinator: new ResumeCoordinator({ toolkit, store }) });
   try {
     const halted = await runner.run('Move it');
@@ -57,7 +43,7 @@ it('cancels a halted run from the command line; nothing continues it', async () 
     expect(await store.get(halted.pending!.id)).toMatchObject({ status: 'cancelled', answeredBy: { id: 'cli:ops' } });
     expect((await store.loadRun(halted.runId))?.state).toMatchObject({ phase: 'cancelled', stop: { reason: 'customer withdrew' } });
     await expect(runner.resume({ id: halted.pending!.id, ok: true })).rejects.toThrow();
-    expect(transfers).toBe(0);
+    expect(ran()).toBe(0);
 
     const again = await cli(args);
     expect(again).toMatchObject({ code: 4 });

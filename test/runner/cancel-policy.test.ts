@@ -11,11 +11,12 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Toolkit, defineTool, success, type ToolContext } from 'toolnexus-ts';
+import { Toolkit, defineTool, type ToolContext } from 'toolnexus-ts';
 import { FunctionModel } from 'toolnexus-ts/models';
 import { AgentRunner, RunCancelledError, answerAs } from 'toolnexus-ts/agents';
 import { AnswerRefusedError, ResumeCoordinator, rulesPolicy, type AnswerRefusal } from 'toolnexus-ts/suspension';
 import { SqliteStore } from 'toolnexus-ts/sqlite';
+import { transferAgent } from '../fixtures/runner/transfer-agent';
 import { bearerTokens, createInbox } from 'toolnexus-ts/inbox';
 
 const MANAGER = { id: 'manager:ann' };
@@ -35,25 +36,11 @@ afterEach(async () => {
 function halting() {
   const store = new SqliteStore({ filename: join(dir, 'runs.db') });
   closing.push(() => store.close());
-  let transfers = 0;
-  const toolkit = new Toolkit().register(
-    defineTool({
-      name: 'transfer',
-      description: 'Moves money',
-      approval: { prompt: 'Transfer?' },
-      run: () => {
-        transfers++;
-        return success('moved');
-      },
-    }),
-  );
+  const { toolkit, model, transfers } = transferAgent();
   const refusals: AnswerRefusal[] = [];
   const coordinator = new ResumeCoordinator({ toolkit, store, policy: POLICY, observers: [{ onRefused: (_call, r) => refusals.push(r) }] });
-  const model = new FunctionModel(({ messages }) =>
-    messages.some((m) => m.role === 'tool') ? 'done' : { toolCalls: [{ id: 'c1', name: 'transfer', arguments: {} }] },
-  );
   const runner = new AgentRunner({ model, toolkit, coordinator });
-  return { store, runner, refusals, transfers: () => transfers };
+  return { store, runner, refusals, transfers };
 }
 
 describe('runner.cancel', () => {

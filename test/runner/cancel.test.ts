@@ -25,6 +25,7 @@ import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { chatHandler } from 'toolnexus-ts/chat';
 import { serveMcp } from 'toolnexus-ts/mcp';
 import { loadAiClient } from '../fixtures/chat/ai-client';
+import { transferAgent } from '../fixtures/runner/transfer-agent';
 
 const ai = loadAiClient();
 let dir: string;
@@ -110,21 +111,7 @@ describe('runner.cancel', () => {
 
   it('a halted run: its open suspension settles cancelled, the checkpoint says so, and an answer no longer runs the tool', async () => {
     const store = sqlite();
-    let transfers = 0;
-    const toolkit = new Toolkit().register(
-      defineTool({
-        name: 'transfer',
-        description: 'Moves money',
-        approval: { prompt: 'Transfer?' },
-        run: () => {
-          transfers++;
-          return success('moved');
-        },
-      }),
-    );
-    const model = new FunctionModel(({ messages }) =>
-      messages.some((m) => m.role === 'tool') ? 'done' : { toolCalls: [{ id: 'c1', name: 'transfer', arguments: {} }] },
-    );
+    const { toolkit, model, transfers: ran } = transferAgent();
     const runner = new AgentRunner({ model, toolkit, coordinator: new ResumeCoordinator({ toolkit, store }) });
     const halted = await runner.run('Move it');
     expect(halted.status).toBe('halted');
@@ -137,7 +124,7 @@ describe('runner.cancel', () => {
     expect((await store.get(halted.pending!.id))?.status).toBe('cancelled');
     expect((await store.loadRun(halted.runId))?.state).toMatchObject({ phase: 'cancelled' });
     await expect(runner.resume({ id: halted.pending!.id, ok: true })).rejects.toThrow();
-    expect(transfers).toBe(0);
+    expect(ran()).toBe(0);
     // Cancelling again returns the run as it ended.
     expect((await other.cancel(halted.runId)).status).toBe('cancelled');
   });
