@@ -4,7 +4,7 @@ import { messageOf } from '../errors/message';
 import type { ClassType } from '../decorators/types';
 import type { Answer } from '../results/wire';
 import { checkedAudit } from '../suspension/audit';
-import { DEFAULT_LEASE_MS, ResumeCoordinator } from '../suspension/coordinator';
+import { ResumeCoordinator } from '../suspension/coordinator';
 import { Telemetry } from '../telemetry/telemetry';
 import { systemClock } from '../timing/clock';
 import type { FunctionTool } from '../toolkit/define-tool';
@@ -16,7 +16,19 @@ import { subAgentTool, type SubAgentToolOptions } from './child-run';
 import { driveNew } from './drive';
 import { handoffTool, type HandoffOptions } from './handoff';
 import type { AgentParts, Emit, LiveRun } from './live-run';
-import type { AgentRunnerOptions, OrphanRecovery, ResumeOptions, RunOptions } from './options';
+import { AbortLatch, onAbortOf } from '../timing/abort-latch';
+import {
+  checkRunId,
+  checkRunnerOptions,
+  copyMessage,
+  hook,
+  limitOf,
+  type AgentRunnerOptions,
+  type OrphanRecovery,
+  type ResumeOptions,
+  type RunOptions,
+} from './options';
+import { armed } from './cancel-stop';
 import { MemoryRunStore, runStoreOf } from './memory';
 import { DEFAULT_OUTPUT_REPAIRS, offeredTools, startOutput } from './output';
 import { continueAnswered, continueRun, recoverRun } from './resume';
@@ -29,7 +41,8 @@ import { zeroUsage } from './usage';
 import { promptWithSkills } from './skills';
 import { guardrailsOf } from './guardrails/check';
 import { budgetOf, NOTHING_SPENT, pricesOf, type Budget, type SessionBudget } from './budget';
-import { checkPriced, startBudget, startSpending } from './spending';
+import { checkPriced, startBudget } from './spending';
+import { NO_FEATURES, runnerFeatures } from './features/runner-features';
 import { RUN_BUDGET, whileDriving, type Driving } from './live-run';
 import { cancelStored, judgeCancel, type CancelOptions } from './cancel';
 
@@ -72,32 +85,13 @@ export class AgentRunner {
   private readonly driving = new Map<string, Driving>();
 
   constructor(options: AgentRunnerOptions) {
-    if (!options || typeof options.model?.complete !== 'function')
-      throw new InvalidArgumentError('AgentRunner needs a model with a complete() method');
-    if (typeof options.toolkit?.execute !== 'function') throw new InvalidArgumentError('AgentRunner needs a toolkit');
-    const maxTurns = options.maxTurns ?? 10;
-    if (!Number.isInteger(maxTurns) || maxTurns < 1)
-      throw new InvalidArgumentError(`maxTurns must be a positive integer, got ${String(options.maxTurns)}`);
-    const runLeaseMs = options.runLeaseMs ?? DEFAULT_LEASE_MS;
-    if (!Number.isFinite(runLeaseMs) || runLeaseMs <= 0)
-      throw new InvalidArgumentError(`runLeaseMs must be a positive number of milliseconds, got ${String(options.runLeaseMs)}`);
-    if (options.waitFor !== undefined && typeof options.waitFor !== 'function')
-      throw new InvalidArgumentError('waitFor must be a function');
-    if (options.coordinator && options.coordinator.toolkit !== options.toolkit) {
-      throw new InvalidArgumentError(
-        "the coordinator must use the runner's toolkit: the model is offered one set of tools and must be served by the same",
-      );
-    }
+    const { maxTurns, runLeaseMs } = checkRunnerOptions(options);
     this.model = options.model;
     this.toolkit = options.toolkit;
     this.coordinator = options.coordinator ?? new ResumeCoordinator({ toolkit: options.toolkit, store: new MemoryRunStore() });
     const runs: Partial<RunStore> | undefined = options.runs ?? runStoreOf(this.coordinator.store);
     if (typeof runs?.saveRun !== 'function' || typeof runs.loadRun !== 'function')
       throw new InvalidArgumentError("runs must be a RunStore (saveRun and loadRun); the coordinator's store is not one, so give `runs`");
-    if (options.durability !== undefined && options.durability !== 'halt' && options.durability !== 'step')
-      throw new InvalidArgumentError(`durability must be 'halt' or 'step', got ${JSON.stringify(options.durability)}`);
-    if (options.name !== undefined && (typeof options.name !== 'string' || options.name === ''))
-      throw new InvalidArgumentError('name must be a non-empty string');
     this.name = options.name;
     this.parts = {
       agent: options.name,
@@ -121,7 +115,10 @@ export class AgentRunner {
       sessionBudget: budgetOf(options.sessionBudget, 'sessionBudget'),
       prices: pricesOf(options.prices),
       driving: this.driving,
+      features: NO_FEATURES,
     };
+    // Composed once, from the parts they read (prices, clock, turn limit).
+    this.parts.features = runnerFeatures(this.parts);
     if (options.onMetric !== undefined && typeof options.onMetric !== 'function')
       throw new InvalidArgumentError('onMetric must be a function');
     this.maxOutputRepairs = options.maxOutputRepairs ?? DEFAULT_OUTPUT_REPAIRS;
@@ -148,7 +145,7 @@ export class AgentRunner {
   async run(input: string | readonly ChatMessage[], options?: RunOptions): Promise<RunResult>;
   async run(input: string | readonly ChatMessage[], options: RunOptions = {}): Promise<RunResult> {
     if (options.session !== undefined) return this.inSession(input, options, undefined);
-    return this.runTraced(this.begin(input, options, undefined));
+    return this.runTraced(this.begin(input, options, undefined), options.signal);
   }
 
   /**
@@ -159,10 +156,11 @@ export class AgentRunner {
    * the loop cancels the run.
    */
   stream(input: string | readonly ChatMessage[], options: RunOptions = {}): AsyncGenerator<RunEvent> {
-    return streamRun(options.signal, (emit, signal) =>
+    // The stream's latch follows the caller's signal already.
+    return streamRun(options.signal, (emit, latch) =>
       options.session !== undefined
-        ? this.inSession(input, { ...options, signal }, emit)
-        : this.runTraced(this.begin(input, { ...options, signal }, emit)),
+        ? this.inSession(input, options, emit, latch)
+        : this.runTraced(this.begin(input, options, emit, undefined, latch), undefined),
     );
   }
 
@@ -193,7 +191,9 @@ export class AgentRunner {
 
   /** {@link resume} as a stream of events, ending with `done`. */
   resumeStream(answers: Answer | readonly Answer[], options: ResumeOptions = {}): AsyncGenerator<RunEvent> {
-    return streamRun(options.signal, (emit, signal) => this.settled(continueRun(this.parts, answers, { ...options, signal }, emit)));
+    return streamRun(options.signal, (emit, latch) =>
+      this.settled(continueRun(this.parts, answers, { ...options, signal: latch.signal }, emit)),
+    );
   }
 
   /**
@@ -217,7 +217,9 @@ export class AgentRunner {
   /** {@link continue} as a stream of events, ending with `done`. */
   continueStream(runId: string, options: ResumeOptions = {}): AsyncGenerator<RunEvent> {
     checkRunId(runId, 'continue');
-    return streamRun(options.signal, (emit, signal) => this.settled(continueAnswered(this.parts, runId, { ...options, signal }, emit)));
+    return streamRun(options.signal, (emit, latch) =>
+      this.settled(continueAnswered(this.parts, runId, { ...options, signal: latch.signal }, emit)),
+    );
   }
 
   /**
@@ -241,7 +243,9 @@ export class AgentRunner {
   /** {@link recover} as a stream of events, ending with `done`. */
   recoverStream(runId: string, options: ResumeOptions & { force?: boolean } = {}): AsyncGenerator<RunEvent> {
     checkRunId(runId, 'recover');
-    return streamRun(options.signal, (emit, signal) => this.settled(recoverRun(this.parts, runId, { ...options, signal }, emit)));
+    return streamRun(options.signal, (emit, latch) =>
+      this.settled(recoverRun(this.parts, runId, { ...options, signal: latch.signal }, emit)),
+    );
   }
 
   /**
@@ -321,7 +325,12 @@ export class AgentRunner {
   }
 
   /** A run in a session: take it, run on its thread plus the input, write the transcript back. */
-  private async inSession(input: string | readonly ChatMessage[], options: RunOptions, emit: Emit | undefined): Promise<RunResult> {
+  private async inSession(
+    input: string | readonly ChatMessage[],
+    options: RunOptions,
+    emit: Emit | undefined,
+    latch?: AbortLatch,
+  ): Promise<RunResult> {
     if (!this.threads) throw new InvalidArgumentError('the session option needs a session store: give the runner `sessions`');
     const added = this.begin(input, options, undefined).messages;
     const runId = options.runId ?? `run-${randomUUID()}`;
@@ -329,7 +338,8 @@ export class AgentRunner {
     let result: RunResult;
     try {
       const session = this.parts.sessionBudget ? { budget: this.parts.sessionBudget, before: held.spent ?? NOTHING_SPENT } : undefined;
-      result = await this.runTraced(this.begin([...held.thread, ...added], { ...options, runId }, emit, session));
+      const live = this.begin([...held.thread, ...added], { ...options, runId }, emit, session, latch);
+      result = await this.runTraced(live, latch ? undefined : options.signal);
     } catch (error) {
       await this.threads.release(held).catch(() => undefined);
       throw error;
@@ -345,11 +355,14 @@ export class AgentRunner {
     return result;
   }
 
-  private runTraced(live: LiveRun): Promise<RunResult> {
+  /** Drives a new run, registered for {@link cancel}; `follow`, the caller's signal, aborts its latch while it runs. */
+  private runTraced(live: LiveRun, follow: AbortSignal | undefined): Promise<RunResult> {
+    const unfollow = follow ? onAbortOf(follow, (reason) => live.latch.abort(reason)) : undefined;
     const trace = openTrace(this.parts, live.runId, undefined, live.session);
     if (trace) live.trace = trace;
     const running = trace ? traced(trace, () => driveNew(this.parts, live)) : driveNew(this.parts, live);
-    return whileDriving(this.driving, live.runId, live.canceller, running, live.principal);
+    const driven = whileDriving(this.driving, live.runId, live.latch, running, live.principal);
+    return unfollow ? driven.finally(unfollow) : driven;
   }
 
   /**
@@ -369,11 +382,17 @@ export class AgentRunner {
     const driven = this.driving.get(runId);
     if (!driven) return this.settled(cancelStored(this.parts, runId, options));
     await judgeCancel(this.parts, runId, { principal: driven.principal, open: [] }, options); // before the abort
-    driven.controller.abort(new RunCancelledError(runId, options.reason));
+    driven.latch.abort(new RunCancelledError(runId, options.reason));
     return driven.ended ?? this.settled(cancelStored(this.parts, runId, options));
   }
 
-  private begin(input: string | readonly ChatMessage[], options: RunOptions, emit: Emit | undefined, session?: SessionBudget): LiveRun {
+  private begin(
+    input: string | readonly ChatMessage[],
+    options: RunOptions,
+    emit: Emit | undefined,
+    session?: SessionBudget,
+    streamLatch?: AbortLatch,
+  ): LiveRun {
     let messages: ChatMessage[];
     if (typeof input === 'string') messages = [{ role: 'user', content: input }];
     else if (Array.isArray(input)) messages = input.map(copyMessage);
@@ -386,8 +405,8 @@ export class AgentRunner {
         ? undefined
         : startOutput(options.output, options.maxOutputRepairs ?? this.maxOutputRepairs, this.model, tools);
     const budget = startBudget(this.parts, options.budget, (options as { [RUN_BUDGET]?: Budget })[RUN_BUDGET]);
-    // The run's own switch, for `cancel`; the caller's signal aborts it too.
-    const canceller = new AbortController();
+    // The run's one cancellation (a stream's, which its consumer aborts, or its own).
+    const latch = streamLatch ?? new AbortLatch();
     const live: LiveRun = {
       runId,
       messages,
@@ -399,8 +418,8 @@ export class AgentRunner {
       output,
       version: 0,
       tools: offeredTools(tools, output),
-      signal: options.signal ? AbortSignal.any([options.signal, canceller.signal]) : canceller.signal,
-      canceller,
+      latch,
+      signal: armed(this.parts, options, streamLatch) ? latch.signal : undefined,
       context: options.context,
       emit,
       ...(options.principal === undefined ? {} : { principal: checkedAudit({ by: options.principal }, 'run')?.by }),
@@ -408,7 +427,7 @@ export class AgentRunner {
     };
     if (budget) live.budget = budget;
     if (session) live.sessionBudget = session;
-    startSpending(this.parts, live, undefined);
+    this.parts.features.start(live, undefined);
     return live;
   }
 
@@ -419,31 +438,4 @@ export class AgentRunner {
     this.offeredTools = tools;
     return tools;
   }
-}
-
-/** A run named by its caller: a non-empty string. */
-function checkRunId(runId: unknown, operation: string): void {
-  if (typeof runId !== 'string' || runId === '') throw new InvalidArgumentError(`${operation} needs a runId`);
-}
-
-function hook<T>(value: T | undefined, name: string): T | undefined {
-  if (value !== undefined && typeof value !== 'function') throw new InvalidArgumentError(`${name} must be a function`);
-  return value;
-}
-
-function copyMessage(message: ChatMessage): ChatMessage {
-  if (typeof message !== 'object' || message === null || !['user', 'assistant', 'tool'].includes(message.role)) {
-    throw new InvalidArgumentError('every transcript entry needs a role of "user", "assistant" or "tool"');
-  }
-  return message.role === 'assistant' && message.toolCalls
-    ? { ...message, toolCalls: message.toolCalls.map((call) => ({ ...call })) }
-    : { ...message };
-}
-
-/** `maxParallelTools` checked: a positive whole number, or none (every call of a turn at once). */
-function limitOf(value: number | undefined): number {
-  if (value === undefined) return Infinity;
-  if (!Number.isInteger(value) || value < 1)
-    throw new InvalidArgumentError(`maxParallelTools must be a positive integer, got ${String(value)}`);
-  return value;
 }

@@ -1,14 +1,11 @@
 import { failure, pendingOf } from '../results/helpers';
 import type { PendingRequest, ToolResult } from '../results/wire';
 import type { ToolCall } from '../models/types';
-import { SUB_AGENT_EVENTS } from './child-run';
-import { callContext, RUN_BUDGET, type AgentParts, type LiveRun } from './live-run';
+import { callContext, type AgentParts, type LiveRun } from './live-run';
+import type { RunStop } from './types';
 import { FINAL_ANSWER_TOOL } from './output';
-import { ProgressReporter } from './progress';
 import { mapLimited } from '../timing/limiter';
-import { checkToolInput, showsToolResult } from './guardrails/stages';
-import { leftForChild, spendOnTool } from './spending';
-import { stoppedResult } from './stops';
+import { showsToolResult } from './guardrails/stages';
 
 /**
  * How a run's turns run their calls, chosen once per run by its durability: {@link PLAIN_CALLS},
@@ -33,34 +30,26 @@ export const PLAIN_CALLS: TurnCalls = {
  * and answers inline or records the suspension. Never rejects for the model's or the
  * tool's doing (only for a store that cannot record).
  */
-export async function callTool(parts: AgentParts, live: LiveRun, call: ToolCall): Promise<ToolResult> {
+export async function callTool(parts: AgentParts, live: LiveRun, call: ToolCall, onStop?: (stop: RunStop) => void): Promise<ToolResult> {
   if (live.output && !live.output.native && call.name === FINAL_ANSWER_TOOL) {
     const result = failure(`call ${FINAL_ANSWER_TOOL} on its own, once every other tool result is in`);
-    live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result });
+    if (showsToolResult(parts)) live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result });
     return result;
   }
-  const spent = live.spend ? spendOnTool(parts, live) : undefined;
-  if (spent) {
-    const result = stoppedResult(spent, "not run: the run's budget is spent");
-    live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result });
-    return result;
-  }
-  const refused = parts.guardrails ? await checkToolInput(parts, live, call) : undefined;
+  let refused = parts.features.beforeTool(live, call);
+  if (refused instanceof Promise) refused = await refused;
   if (refused) {
-    live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result: refused });
-    return refused;
+    // The run stops once the turn's calls are in (the first stop made wins).
+    if (refused.stop) {
+      live.stop ??= refused.stop;
+      onStop?.(refused.stop);
+    }
+    if (showsToolResult(parts)) live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result: refused.result });
+    return refused.result;
   }
   const ctx = callContext(live.context, live.signal, call.id, live.runId, live.principal);
-  // A sub-agent this call runs may spend what is left of the run's budget, no more.
-  const left = leftForChild(live);
-  if (left) Object.assign(ctx, { [RUN_BUDGET]: left });
   const emit = live.emit;
-  // A sub-agent's events join the stream of the run that called it.
-  if (emit) Object.assign(ctx, { [SUB_AGENT_EVENTS]: emit });
-  // Progress is reported only to someone listening; a host's own `progress` (an MCP client's) is kept.
-  const progress =
-    emit && ctx.progress === undefined ? new ProgressReporter(call.id, call.name, emit, parts.clock, parts.telemetry) : undefined;
-  if (progress) ctx.progress = progress.report;
+  const close = parts.features.toolContext(live, call, ctx);
   let result: ToolResult;
   try {
     result = await parts.coordinator.execute(call.name, call.arguments, ctx, {
@@ -73,8 +62,7 @@ export async function callTool(parts: AgentParts, live: LiveRun, call: ToolCall)
       onPending: emit ? (request: PendingRequest) => emit({ type: 'pending', callId: call.id, request }) : undefined,
     });
   } finally {
-    // A held update goes out before the result; none after it.
-    progress?.close();
+    close?.();
   }
   const request = pendingOf(result);
   // A result the tool-output guardrails judge is shown once judged (checkToolOutputs), never before.

@@ -177,7 +177,7 @@ function cancelledState(state: RunState, outcomes: readonly ToolResult[], stop: 
  */
 export async function cancelledElsewhere(parts: AgentParts, live: LiveRun, error: unknown): Promise<RunResult | undefined> {
   if (live.version === 0) return undefined;
-  if (!(error instanceof RunConflictError) && !(live.signal?.reason instanceof RunConflictError)) return undefined;
+  if (!(error instanceof RunConflictError) && !(live.latch.reason instanceof RunConflictError)) return undefined;
   const { state } = await parts.checkpoints.load(live.runId).catch(() => ({ state: undefined }));
   if (state?.phase !== 'cancelled') return undefined;
   const result = await resultOf(live.runId, state, () => Promise.resolve(undefined));

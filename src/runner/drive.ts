@@ -1,4 +1,5 @@
 import { RunConflictError } from '../errors';
+import { AbortLatch, onAbortOf } from '../timing/abort-latch';
 import type { Audit } from '../suspension/audit';
 import type { RunTrace } from './agent-spans';
 import { PLAIN_CALLS, type TurnCalls } from './calls';
@@ -7,8 +8,6 @@ import { DriverLease } from './lease';
 import { whileDriving, type AgentParts, type Emit, type LiveRun } from './live-run';
 import { runLoop } from './loop';
 import { AGAIN, fedChecked, type NextStep } from './next-step';
-import { checkInput, startInputCheck } from './guardrails/stages';
-import { startSpending } from './spending';
 import { offeredTools, resumeOutput } from './output';
 import type { RunState } from './state';
 import type { RunResult } from './types';
@@ -30,21 +29,15 @@ export interface ContinueOptions {
  * write on under this process's driver lease (a lost lease aborts the run's signal).
  */
 export async function driveNew(parts: AgentParts, live: LiveRun): Promise<RunResult> {
-  if (parts.guardrails?.input.length) {
-    // Before the first model call, unless the runner opts in to running them beside it.
-    if (parts.guardrails.parallelInput) startInputCheck(parts, live);
-    else {
-      const stop = await checkInput(parts, live);
-      if (typeof stop === 'object') return runLoop(parts, live, PLAIN_CALLS, { type: 'stop', stop });
-    }
-  }
+  const before = parts.features.beforeRun(live);
+  const stop = before ? await before : undefined;
+  if (stop) return runLoop(parts, live, PLAIN_CALLS, { type: 'stop', stop });
   return parts.durability === 'step' ? driveSteps(parts, live) : runLoop(parts, live, PLAIN_CALLS);
 }
 
 async function driveSteps(parts: AgentParts, live: LiveRun): Promise<RunResult> {
-  const lost = new AbortController();
-  live.signal = live.signal ? AbortSignal.any([live.signal, lost.signal]) : lost.signal;
-  const steps = await startSteps(parts, live, parts.checkpoints.driver().id, (error) => lost.abort(error));
+  // A lost lease aborts the run's latch (the run has its signal: durable steps arm it).
+  const steps = await startSteps(parts, live, parts.checkpoints.driver().id, (error) => live.latch.abort(error));
   return runLoop(parts, live, steps);
 }
 
@@ -77,12 +70,12 @@ export async function drive(
   emit: Emit | undefined,
 ): Promise<RunResult> {
   // Registered with the runner while it drives, so `cancel` aborts it here.
-  const taken = new AbortController();
+  const taken = new AbortLatch();
   return whileDriving(parts.driving, runId, taken, driveWith(taken, parts, runId, running, version, options, emit), running.principal);
 }
 
 async function driveWith(
-  taken: AbortController,
+  taken: AbortLatch,
   parts: AgentParts,
   runId: string,
   running: RunState,
@@ -90,9 +83,7 @@ async function driveWith(
   options: ContinueOptions,
   emit: Emit | undefined,
 ): Promise<RunResult> {
-  const onAbort = () => taken.abort(options.signal?.reason);
-  if (options.signal?.aborted) onAbort();
-  else options.signal?.addEventListener('abort', onAbort, { once: true });
+  const unfollow = options.signal ? onAbortOf(options.signal, (reason) => taken.abort(reason)) : undefined;
   const output = resumeOutput(runId, running.output, options.output, parts.model, parts.tools());
   const live: LiveRun = {
     runId,
@@ -105,6 +96,8 @@ async function driveWith(
     output,
     version,
     tools: offeredTools(parts.tools(), output),
+    latch: taken,
+    // A run driven from its checkpoint can be cancelled by anyone with the store: it has its signal.
     signal: taken.signal,
     context: options.context,
     emit,
@@ -112,13 +105,12 @@ async function driveWith(
   if (running.agent !== undefined) live.agent = running.agent;
   if (running.principal !== undefined) live.principal = running.principal;
   if (running.session !== undefined) live.session = running.session;
-  if (running.budget) live.budget = running.budget;
-  if (running.sessionBudget) live.sessionBudget = running.sessionBudget;
-  startSpending(parts, live, running.spend);
+  // The guardrails' records are the run's, kept whether or not this runner has guardrails.
   if (running.guardrails) {
     live.guardrails = running.guardrails.records;
     live.feedbacks = running.guardrails.feedbacks;
   }
+  parts.features.start(live, running);
   if (options.trace) live.trace = options.trace;
   const driverId = running.driver?.id ?? parts.checkpoints.driver().id;
   const lost = (error: RunConflictError) => taken.abort(error);
@@ -151,6 +143,6 @@ async function driveWith(
     return await runLoop(parts, live, calls, next);
   } finally {
     await live.lease?.stop();
-    options.signal?.removeEventListener('abort', onAbort);
+    unfollow?.();
   }
 }

@@ -54,7 +54,10 @@ export class DurableSteps implements TurnCalls {
     const step: RunStep = { turn: left.turn, calls: left.calls.map((entry) => ({ ...entry })) };
     this.step = step;
     const results = await mapLimited(step.calls, parts.maxParallelTools, async (entry): Promise<ToolResult> => {
-      if (entry.result) return entry.result;
+      if (entry.result) {
+        if (entry.stop) live.stop ??= entry.stop;
+        return entry.result;
+      }
       if (!entry.started || idempotent(parts, entry.call.name)) return this.call(parts, live, entry);
       return this.askOperator(parts, live, step.turn, entry);
     });
@@ -80,7 +83,8 @@ export class DurableSteps implements TurnCalls {
       entry.started = true;
       await this.lease.write();
     }
-    const result = await callTool(parts, live, entry.call);
+    // A refusal's stop is recorded with the call, so a recovery of this step stops the run too.
+    const result = await callTool(parts, live, entry.call, (stop) => (entry.stop = stop));
     entry.result = result;
     await this.lease.write();
     return result;

@@ -3,11 +3,13 @@ import type { WaitFor } from '../suspension/answers';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { Telemetry } from '../telemetry/telemetry';
 import type { Clock } from '../timing/clock';
+import type { AbortLatch } from '../timing/abort-latch';
 import type { ToolContext } from '../toolkit/context';
-import { idempotencyKeyOf } from '../suspension/idempotency';
+import { withIdempotencyKey } from '../suspension/idempotency';
 import type { Principal } from '../suspension/audit';
 import type { ChatMessage, ChatModel, ModelTool, Usage } from '../models/types';
 import type { RunTrace } from './agent-spans';
+import type { RunFeatures } from './features/feature';
 import type { Guardrails } from './guardrails/check';
 import type { GuardrailRecord } from './guardrails/types';
 import type { Budget, Prices, SessionBudget, Spend } from './budget';
@@ -66,13 +68,15 @@ export interface AgentParts {
   sessionBudget?: Budget;
   /** The runs this runner drives now, by id: what `cancel` aborts. */
   driving?: Map<string, Driving>;
+  /** The run features (cancel, budget, progress) composed once, which the loop calls at its fixed points. */
+  features: RunFeatures;
   /** The toolkit's tools as offered now. */
   tools(): readonly ModelTool[];
 }
 
-/** A run this process drives: its cancel switch, and its outcome once it ends. */
+/** A run this process drives: its cancellation, and its outcome once it ends. */
 export interface Driving {
-  readonly controller: AbortController;
+  readonly latch: AbortLatch;
   ended?: Promise<RunResult>;
   /** On whose behalf the run was made: who may cancel it while it runs, with an answer policy set. */
   readonly principal?: Principal;
@@ -93,9 +97,18 @@ export interface LiveRun {
   /** The checkpoint version this process last read or wrote; 0 when the run was never checkpointed. */
   version: number;
   tools: readonly ModelTool[];
+  /**
+   * The run's one cancellation: a `cancel`, the caller's signal, a stream's consumer leaving or
+   * a lost lease abort it (each with its own reason), and the loop reads it between steps.
+   */
+  latch: AbortLatch;
+  /**
+   * The latch's real signal, which the model calls and the tools get: made only when someone
+   * can cancel the run while a call is in flight (see `armed`). A plain run has none, so it
+   * pays no signal and no listener per model attempt or tool call; a `cancel` stops it at its
+   * next step.
+   */
   signal?: AbortSignal;
-  /** The run's own abort switch (a new run's), which {@link AgentRunner.cancel} pulls. */
-  canceller?: AbortController;
   context?: object;
   emit?: Emit;
   /** The driver lease this process renews while it drives a checkpointed run (a resumed one, or one with durable steps). */
@@ -118,6 +131,11 @@ export interface LiveRun {
   clock?: Clock;
   /** What its last model call cost, for the budget's guess at the next one. */
   lastCostUsd?: number;
+  /**
+   * The stop a feature made in this turn by refusing a call (a guardrail's block, a spent
+   * budget): the run stops once the turn's calls are in. The first made wins.
+   */
+  stop?: RunStop;
   /** The input guardrails' check running beside the first model call (`parallelInput`), until the first turn takes it. */
   inputCheck?: Promise<RunStop | 'feedback' | undefined>;
   /** The run's span while a tracer records it; its `traceparent` is checkpointed when the run halts. */
@@ -138,8 +156,7 @@ export function callContext(
 ): AgentToolContext {
   const ctx: AgentToolContext = runId === undefined ? { ...context, callId } : { ...context, callId, runId };
   if (signal) ctx.signal = signal;
-  const idempotencyKey = idempotencyKeyOf({ runId, callId });
-  if (idempotencyKey !== undefined) ctx.idempotencyKey = idempotencyKey;
+  withIdempotencyKey(ctx, { runId, callId });
   // A sub-agent's child run is made on behalf of the same principal.
   if (principal !== undefined) Object.assign(ctx, { [RUN_PRINCIPAL]: principal });
   return ctx;
@@ -187,7 +204,7 @@ export async function stopFailed(parts: AgentParts, live: LiveRun, error: unknow
   await live.lease?.stop();
   // A cancel's abort is no failure: the loop writes the run `cancelled` next, and a `failed`
   // checkpoint in between is one a `recover` elsewhere could take over.
-  if (live.version === 0 || cancelStopOf(live.signal)) return;
+  if (live.version === 0 || cancelStopOf(live.latch)) return;
   const state = snapshot(live, 'failed', undefined);
   state.error = messageOf(error);
   try {
@@ -213,12 +230,12 @@ export function spendSoFar(live: LiveRun): Spend | undefined {
 export async function whileDriving(
   driving: Map<string, Driving> | undefined,
   runId: string,
-  controller: AbortController | undefined,
+  latch: AbortLatch,
   ended: Promise<RunResult>,
   principal?: Principal,
 ): Promise<RunResult> {
-  if (!driving || !controller || driving.has(runId)) return ended;
-  const entry: Driving = { controller, ended, ...(principal === undefined ? {} : { principal }) };
+  if (!driving || driving.has(runId)) return ended;
+  const entry: Driving = { latch, ended, ...(principal === undefined ? {} : { principal }) };
   driving.set(runId, entry);
   try {
     return await ended;

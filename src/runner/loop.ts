@@ -42,7 +42,7 @@ async function loop(first: AgentParts, live: LiveRun, calls: TurnCalls, start: N
     }
   } catch (error) {
     // A cancel aborted the model call: the run ends cancelled, not failed.
-    const cancelled = cancelStopOf(live.signal);
+    const cancelled = cancelStopOf(live.latch);
     if (cancelled) return stopped(parts, live, cancelled);
     // Whatever stopped the run (a model or store failure, a takeover): this process no longer drives it.
     await live.lease?.stop();

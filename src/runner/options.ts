@@ -1,12 +1,13 @@
+import { InvalidArgumentError } from '../errors';
 import type { ClassType } from '../decorators/types';
 import type { WaitFor } from '../suspension/answers';
 import type { Audit, Principal } from '../suspension/audit';
-import type { ResumeCoordinator } from '../suspension/coordinator';
+import { DEFAULT_LEASE_MS, type ResumeCoordinator } from '../suspension/coordinator';
 import type { SessionStore } from '../sessions/store';
 import type { TelemetryOption } from '../telemetry/options';
 import type { Clock } from '../timing/clock';
 import type { Toolkit } from '../toolkit/toolkit';
-import type { ChatModel } from '../models/types';
+import type { ChatMessage, ChatModel } from '../models/types';
 import type { Skills } from '../skills/skills';
 import type { RunStore } from './store';
 import type { GuardrailOptions } from './guardrails/types';
@@ -196,4 +197,62 @@ export interface ResumeOptions {
    * who answered and why (docs/operating.md, "Audit trail").
    */
   audit?: Audit;
+}
+
+/** A run named by its caller: a non-empty string. */
+export function checkRunId(runId: unknown, operation: string): void {
+  if (typeof runId !== 'string' || runId === '') throw new InvalidArgumentError(`${operation} needs a runId`);
+}
+
+/** A hook option checked: a function, or none. */
+export function hook<T>(value: T | undefined, name: string): T | undefined {
+  if (value !== undefined && typeof value !== 'function') throw new InvalidArgumentError(`${name} must be a function`);
+  return value;
+}
+
+/** A transcript entry of the caller's, checked and copied (the run appends to its own copy). */
+export function copyMessage(message: ChatMessage): ChatMessage {
+  if (typeof message !== 'object' || message === null || !['user', 'assistant', 'tool'].includes(message.role)) {
+    throw new InvalidArgumentError('every transcript entry needs a role of "user", "assistant" or "tool"');
+  }
+  return message.role === 'assistant' && message.toolCalls
+    ? { ...message, toolCalls: message.toolCalls.map((call) => ({ ...call })) }
+    : { ...message };
+}
+
+/** `maxParallelTools` checked: a positive whole number, or none (every call of a turn at once). */
+export function limitOf(value: number | undefined): number {
+  if (value === undefined) return Infinity;
+  if (!Number.isInteger(value) || value < 1)
+    throw new InvalidArgumentError(`maxParallelTools must be a positive integer, got ${String(value)}`);
+  return value;
+}
+
+/**
+ * The options an {@link AgentRunner} checks before it uses any: a model and a toolkit, the turn
+ * limit and the driver lease (returned with their defaults), the hooks, durability and name.
+ *
+ * @throws {@link InvalidArgumentError} one is not what it must be.
+ */
+export function checkRunnerOptions(options: AgentRunnerOptions): { maxTurns: number; runLeaseMs: number } {
+  if (!options || typeof options.model?.complete !== 'function')
+    throw new InvalidArgumentError('AgentRunner needs a model with a complete() method');
+  if (typeof options.toolkit?.execute !== 'function') throw new InvalidArgumentError('AgentRunner needs a toolkit');
+  const maxTurns = options.maxTurns ?? 10;
+  if (!Number.isInteger(maxTurns) || maxTurns < 1)
+    throw new InvalidArgumentError(`maxTurns must be a positive integer, got ${String(options.maxTurns)}`);
+  const runLeaseMs = options.runLeaseMs ?? DEFAULT_LEASE_MS;
+  if (!Number.isFinite(runLeaseMs) || runLeaseMs <= 0)
+    throw new InvalidArgumentError(`runLeaseMs must be a positive number of milliseconds, got ${String(options.runLeaseMs)}`);
+  if (options.waitFor !== undefined && typeof options.waitFor !== 'function') throw new InvalidArgumentError('waitFor must be a function');
+  if (options.coordinator && options.coordinator.toolkit !== options.toolkit) {
+    throw new InvalidArgumentError(
+      "the coordinator must use the runner's toolkit: the model is offered one set of tools and must be served by the same",
+    );
+  }
+  if (options.durability !== undefined && options.durability !== 'halt' && options.durability !== 'step')
+    throw new InvalidArgumentError(`durability must be 'halt' or 'step', got ${JSON.stringify(options.durability)}`);
+  if (options.name !== undefined && (typeof options.name !== 'string' || options.name === ''))
+    throw new InvalidArgumentError('name must be a non-empty string');
+  return { maxTurns, runLeaseMs };
 }

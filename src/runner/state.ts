@@ -104,6 +104,8 @@ export interface StepCall {
   call: ToolCall;
   result?: ToolResult;
   started?: boolean;
+  /** The run's stop, when a feature refused to run the call and that ends the run (its `result` says so). */
+  stop?: RunStop;
 }
 
 /** Who drives a `running` run, and when it last renewed its lease (RFC 3339, the driver's clock). */
@@ -114,6 +116,7 @@ export interface RunDriver {
 
 const PHASES: readonly string[] = ['halted', 'running', 'failed', 'done', 'incomplete', 'blocked', 'budget_exceeded', 'cancelled'];
 const REFUSALS: readonly string[] = ['declined', 'expired', 'cancelled'];
+const STOPS: readonly string[] = ['blocked', 'budget_exceeded', 'cancelled'];
 
 /** Checks a stored state before anything trusts it. */
 export function readRunState(runId: string, raw: unknown): RunState {
@@ -295,7 +298,8 @@ function isStepCall(value: unknown): value is StepCall {
   return (
     isToolCall(entry.call) &&
     (entry.result === undefined || isToolResult(entry.result)) &&
-    (entry.started === undefined || typeof entry.started === 'boolean')
+    (entry.started === undefined || typeof entry.started === 'boolean') &&
+    (entry.stop === undefined || (typeof entry.stop === 'object' && entry.stop !== null && STOPS.includes(entry.stop.status)))
   );
 }
 

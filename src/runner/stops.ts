@@ -2,16 +2,17 @@ import { failure } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
 import type { RunStop } from './types';
 
-/** Where a call that was not run says why the run stopped, for the turn that fed it. */
-const STOP_KEY = 'runStop';
-
-/** The result of a call that never ran because the run stops (a guardrail's block, a spent budget). */
-export function stoppedResult(stop: RunStop, output: string): ToolResult {
-  return failure(output, { [STOP_KEY]: stop });
+/**
+ * A feature's refusal of a tool call about to run: the result the call gets instead, and, when
+ * the refusal ends the run (a guardrail's block, a spent budget), the stop, as a value beside
+ * the result (the loop takes it from there; the result carries nothing of it).
+ */
+export interface CallRefusal {
+  readonly result: ToolResult;
+  readonly stop?: RunStop;
 }
 
-/** The stop a call's result carries, when the call was not run because the run stops. */
-export function stopOfResult(result: ToolResult): RunStop | undefined {
-  const stop = result.metadata?.[STOP_KEY] as RunStop | undefined;
-  return typeof stop === 'object' && stop !== null && typeof stop.status === 'string' ? stop : undefined;
+/** The refusal of a call that is not run because the run stops: a failure saying `output`, and the stop. */
+export function stoppingRefusal(stop: RunStop, output: string): CallRefusal {
+  return { result: failure(output), stop };
 }

@@ -6,10 +6,6 @@ import { stopFailed, type AgentParts, type LiveRun } from './live-run';
 import { AGAIN, FINAL, INCOMPLETE, nextStepOf, type NextStep } from './next-step';
 import { answersNow, checkOutput, FINAL_ANSWER_TOOL, keptOutput, repairPrompt, textReminder, type OutputRun } from './output';
 import { addUsage, copyUsage } from './usage';
-import { modelCallStop, spendOnModel } from './spending';
-import { cancelStopOf } from './cancel';
-import { checkAnswer, heldTextOf, refusedAnswer } from './guardrails/stages';
-import type { HeldText } from './guardrails/held-text';
 
 /**
  * One turn of the loop: ask the model, record its answer, and run the calls it asked for
@@ -17,16 +13,16 @@ import type { HeldText } from './guardrails/held-text';
  * handoff or a suspended call each shape that, never the loop itself.
  */
 export async function turn(parts: AgentParts, live: LiveRun, calls: TurnCalls): Promise<NextStep> {
-  const cancelled = cancelStopOf(live.signal);
-  if (cancelled) return { type: 'stop', stop: cancelled };
+  // A feature's stop (a cancel, a spent budget) before the turn limit: a cancelled run says so.
+  const stop = parts.features.beforeModel(live);
+  if (stop) return { type: 'stop', stop };
   if (live.turns >= parts.maxTurns) return INCOMPLETE;
-  const over = live.budget || live.sessionBudget ? modelCallStop(parts, live) : undefined;
-  if (over) return { type: 'stop', stop: over };
-  const held = parts.guardrails ? heldTextOf(parts, live) : undefined;
+  const watch = parts.features.watchTurn(live);
   let response: ModelResponse;
   try {
-    live.signal?.throwIfAborted();
-    response = await ask(parts, live, held ? held.events : live.emit);
+    // The caller's signal (or a stream's consumer) abandoned the run: it rejects with that reason.
+    if (live.latch.aborted) live.latch.signal.throwIfAborted();
+    response = await ask(parts, live, watch?.emit ?? live.emit);
   } catch (error) {
     await stopFailed(parts, live, error);
     throw error;
@@ -36,11 +32,9 @@ export async function turn(parts: AgentParts, live: LiveRun, calls: TurnCalls): 
   // (the agent that answered is the one that holds the conversation; a handoff below moves it)
   addUsage(live.usage, usage);
   live.turnUsage.push(usage);
-  if (live.spend) spendOnModel(parts, live, usage);
-  if (parts.guardrails) {
-    const refused = await guarded(parts, live, response, held);
-    if (refused) return refused;
-  }
+  parts.features.afterModel(live, usage);
+  const judged = watch ? await watch.judge(response) : undefined;
+  if (judged) return judged;
   live.text = response.text;
   const asked = response.toolCalls;
   live.messages.push(assistantTurn(response));
@@ -51,33 +45,6 @@ export async function turn(parts: AgentParts, live: LiveRun, calls: TurnCalls): 
   const trace = live.trace;
   const results = await (trace ? trace.tracing.within(trace.context, () => calls.run(parts, live, asked)) : calls.run(parts, live, asked));
   return nextStepOf(parts, live, asked, results, live.turns);
-}
-
-/**
- * The guardrails on a turn's answer: the input check that ran beside it (the first turn
- * of a `parallelInput` run), then the output guardrails on its text. Undefined: it passed.
- * A refused answer is withheld from the transcript, its calls never run.
- */
-async function guarded(
-  parts: AgentParts,
-  live: LiveRun,
-  response: ModelResponse,
-  held: HeldText | undefined,
-): Promise<NextStep | undefined> {
-  const input = live.inputCheck;
-  if (input) {
-    live.inputCheck = undefined;
-    const said = await input;
-    if (typeof said === 'object') return { type: 'stop', stop: said };
-    // The model answered an input it was to get feedback on: ask it again, with the feedback.
-    if (said === 'feedback') return AGAIN;
-  }
-  const judgement = await checkAnswer(parts, live, response.text, response.toolCalls.length === 0, held);
-  if (judgement.action === 'allow') return undefined;
-  const stop = refusedAnswer(parts, live, judgement);
-  if (!stop) return AGAIN;
-  live.text = '';
-  return { type: 'stop', stop };
 }
 
 /**

@@ -6,7 +6,7 @@ import { countSuspension } from '../telemetry/suspension';
 import { Telemetry } from '../telemetry/telemetry';
 import type { Clock } from '../timing/clock';
 import type { ToolContext } from '../toolkit/context';
-import { idempotencyKeyOf } from './idempotency';
+import { hasIdempotencyKey, withIdempotencyKey } from './idempotency';
 import type { Preparation } from '../toolkit/prepared';
 import type { Toolkit } from '../toolkit/toolkit';
 import {
@@ -173,8 +173,9 @@ export class ResumeCoordinator {
     if (!call.ok) return this.toolkit.run(call, ctx);
     // Taken before the tool runs, which may change the object it is given.
     const stored = call.stored;
-    const idempotencyKey = ctx?.idempotencyKey === undefined ? idempotencyKeyOf(options) : undefined;
-    if (idempotencyKey !== undefined) ctx = { ...ctx, idempotencyKey } as ToolContext<TState>;
+    // Read without computing it: a runner's context computes its key on first read.
+    if (!hasIdempotencyKey(ctx) && options.runId !== undefined && options.callId !== undefined)
+      ctx = withIdempotencyKey({ ...ctx } as ToolContext<TState>, options);
     const { result, traceparent } = await this.toolkit.runTraced(call, ctx);
     const request = pendingOf(result);
     if (!request) return result;

@@ -21,7 +21,7 @@ import { withLatch } from '../timing/abort-latch';
 import { monotonicOf, type Clock } from '../timing/clock';
 import { sleep } from '../timing/sleep';
 import type { ToolContext } from '../toolkit/context';
-import { idempotencyKeyOf } from './idempotency';
+import { withIdempotencyKey } from './idempotency';
 import type { RanCall } from '../toolkit/prepared';
 import type { Toolkit } from '../toolkit/toolkit';
 import type { Audit } from './audit';
@@ -294,8 +294,7 @@ export class Resolution {
       };
       const replay: ToolContext = { ...ctx, ...ids, answer: answered, replay: { request: call.request, chain, fence: claim.fence } };
       // The same key the first execution had: of the call's run and call id.
-      const idempotencyKey = idempotencyKeyOf(ids);
-      if (idempotencyKey !== undefined) replay.idempotencyKey = idempotencyKey;
+      withIdempotencyKey(replay, ids);
       // The replay runs from the stored call, prepared once (a tool changed since refuses it here).
       // An approver's edit, as the claim recorded it, is what runs.
       const prepared = await this.settings.toolkit.prepare(call.tool, call.answer?.args ?? call.args);

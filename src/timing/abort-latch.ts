@@ -9,8 +9,12 @@ export class AbortLatch {
   private controller: AbortController | undefined;
   private listeners: Array<(reason: unknown) => void> | undefined;
   private abortedWith: { reason: unknown } | undefined;
-  /** The getter {@link withLatch} installs as a context's `signal`; it names its latch. */
-  readonly readSignal: ReadSignal = Object.assign((): AbortSignal => this.signal, { latch: this });
+  private reader: ReadSignal | undefined;
+
+  /** The getter {@link withLatch} installs as a context's `signal`; it names its latch. Made on first use: most latches never need it. */
+  get readSignal(): ReadSignal {
+    return (this.reader ??= Object.assign((): AbortSignal => this.signal, { latch: this }));
+  }
 
   get aborted(): boolean {
     return this.abortedWith !== undefined;

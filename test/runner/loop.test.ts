@@ -68,28 +68,32 @@ describe('the loop', () => {
         name: 'who',
         description: 'Reports its context',
         run: (_args, ctx) => {
-          contexts.push(ctx as AgentToolContext<{ tenant: string; scope: { db: string } }>);
+          const agent = ctx as AgentToolContext<{ tenant: string; scope: { db: string } }>;
+          // The run's signal: the caller's, joined with the run's own cancel (runner.cancel).
+          unaborted.push(agent.signal?.aborted === false);
+          contexts.push(agent);
+          // The caller leaves while the run runs (its signal is followed while the run lasts, no longer).
+          if (contexts.length === 2) controller.abort(new Error('caller gone'));
           return 'ok';
         },
       }),
     );
     const context = { tenant: 'acme', scope: { db: 'primary' } };
     const controller = new AbortController();
+    const unaborted: boolean[] = [];
     const { model } = scripted([
       { id: 'call_1', name: 'who', arguments: {} },
       { id: 'call_2', name: 'who', arguments: {} },
     ]);
-    await new AgentRunner({ model, toolkit }).run('who?', { context, signal: controller.signal });
+    await expect(new AgentRunner({ model, toolkit }).run('who?', { context, signal: controller.signal })).rejects.toThrow('caller gone');
 
     expect(contexts.map((c) => c.callId)).toEqual(['call_1', 'call_2']);
+    expect(unaborted).toEqual([true, true]);
     for (const ctx of contexts) {
       expect(ctx).not.toBe(context);
       expect(ctx.tenant).toBe('acme');
       expect(ctx.scope).toBe(context.scope); // shallow: the host's objects are shared, not cloned
-      // The run's signal: the caller's, joined with the run's own cancel switch (runner.cancel).
-      expect(ctx.signal?.aborted).toBe(false);
     }
-    controller.abort(new Error('caller gone'));
     for (const ctx of contexts) expect(ctx.signal?.reason).toEqual(new Error('caller gone'));
     expect(contexts[0]).not.toBe(contexts[1]);
     expect(context).toEqual({ tenant: 'acme', scope: { db: 'primary' } }); // the host's object is untouched

@@ -6,7 +6,7 @@ import type { AgentParts, Emit, LiveRun } from '../live-run';
 import type { RunStop } from '../types';
 import { blockedStop, judge, type Guardrails, type JudgedIn, type Judgement } from './check';
 import { HeldText } from './held-text';
-import { stopOfResult, stoppedResult } from '../stops';
+import { stoppingRefusal, type CallRefusal } from '../stops';
 import type { GuardrailContext } from './types';
 
 /** The run's records and context for one check. */
@@ -131,7 +131,7 @@ export function refusedAnswer(
  * The tool-input guardrails on one call: undefined to run it; else its result without
  * running: the feedback as a failure, or (a block) a failure that stops the run.
  */
-export async function checkToolInput(parts: AgentParts, live: LiveRun, call: ToolCall): Promise<ToolResult | undefined> {
+export async function checkToolInput(parts: AgentParts, live: LiveRun, call: ToolCall): Promise<CallRefusal | undefined> {
   const guardrails = parts.guardrails;
   if (!guardrails || guardrails.toolInput.length === 0) return undefined;
   const judgement = await judge(
@@ -140,13 +140,13 @@ export async function checkToolInput(parts: AgentParts, live: LiveRun, call: Too
     judgedIn(parts, live, call.id),
   );
   if (judgement.action === 'allow') return undefined;
-  if (judgement.action === 'block') return blockedResult(blockedStop(judgement));
-  if (!spendFeedback(guardrails, live)) return blockedResult(spentStop(judgement));
-  return failure(judgement.message);
+  if (judgement.action === 'block') return blockedRefusal(blockedStop(judgement));
+  if (!spendFeedback(guardrails, live)) return blockedRefusal(spentStop(judgement));
+  return { result: failure(judgement.message) };
 }
 
-function blockedResult(stop: RunStop): ToolResult {
-  return stoppedResult(stop, 'not run: a guardrail stopped the run');
+function blockedRefusal(stop: RunStop): CallRefusal {
+  return stoppingRefusal(stop, 'not run: a guardrail stopped the run');
 }
 
 /**
@@ -165,7 +165,7 @@ export async function checkToolOutputs(
   const judgements = await Promise.all(
     calls.map((call, i) => {
       const result = results[i] as ToolResult;
-      if (pendingOf(result) !== undefined || stopOfResult(result)) return Promise.resolve<Judgement>({ action: 'allow' });
+      if (pendingOf(result) !== undefined) return Promise.resolve<Judgement>({ action: 'allow' });
       return judge(
         guardrails.toolOutput,
         { stage: 'toolOutput', tool: call.name, callId: call.id, arguments: call.arguments, result },
@@ -190,8 +190,7 @@ export async function checkToolOutputs(
   // Held until now (see `showsToolResult`): each judged result is shown as it is kept.
   calls.forEach((call, i) => {
     const result = checked[i] as ToolResult;
-    if (pendingOf(results[i]) === undefined && !stopOfResult(results[i] as ToolResult))
-      live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result });
+    if (pendingOf(results[i]) === undefined) live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result });
   });
   return stop ? { results: checked, stop } : { results: checked };
 }
