@@ -59,8 +59,10 @@ export interface HttpCallPlan {
 export function httpTool<TArgs extends object>(spec: HttpToolSpec<TArgs>): FunctionTool {
   const method = checkSpec(spec);
   const client = new HttpToolClient();
-  const run = (args: Record<string, unknown>, ctx?: ToolContext): Promise<ToolResult> =>
-    callHttp(client, plan(spec, method, args), spec, ctx);
+  const run = async (args: Record<string, unknown>, ctx?: ToolContext): Promise<ToolResult> => {
+    const planned = refusedOr(() => plan(spec, method, args));
+    return 'refused' in planned ? failure(planned.refused) : callHttp(client, planned, spec, ctx);
+  };
   // A declared approval, as `@Tool({ approval })`: asked after the arguments are checked, under the
   // answer policy, grants and quorums like any other (docs/who-may-answer.md).
   const approval = spec.approval === true ? { prompt: `${method} ${spec.url}?` } : spec.approval || undefined;
@@ -89,7 +91,7 @@ export function plan(spec: Pick<HttpToolSpec<object>, 'url' | 'query'>, method: 
   let url = spec.url.replace(/\{([A-Za-z0-9_.-]+)\}/g, (_, name: string) => {
     const value = rest[name];
     delete rest[name];
-    return encodeURIComponent(scalarText(value));
+    return pathSegment(name, value);
   });
   const inQuery = new Set(spec.query ?? []);
   const everyArgInQuery = method === 'GET' || method === 'HEAD' || method === 'DELETE';
@@ -166,6 +168,42 @@ function checkSpec(spec: HttpToolSpec<object>): string {
 /** True for a method that changes nothing (GET, HEAD, OPTIONS): OpenAPI import asks no approval for those by default. */
 export function isSafeMethod(method: string): boolean {
   return SAFE_METHODS.has(method.toUpperCase());
+}
+
+/**
+ * A path parameter as it goes into its URL segment, percent-encoded (`/`, `?`, `#` and `%`
+ * included), so it stays inside that segment. A value that is a dot segment (`.` or `..`, raw
+ * or percent-encoded, however many times) is refused: URL resolution would take it as a step
+ * up the path and send the request elsewhere (`/tenants/../files` is `/files`).
+ * @throws {@link InvalidArgumentError} the value is a dot segment.
+ */
+export function pathSegment(name: string, value: unknown): string {
+  let text = scalarText(value);
+  // Decoded until nothing changes: a server that decodes once more must not see a dot segment either.
+  for (let round = 0; round < 8 && !isDotSegment(text) && /%[0-9a-f]{2}/i.test(text); round++) {
+    try {
+      text = decodeURIComponent(text);
+    } catch {
+      break;
+    }
+  }
+  if (isDotSegment(text))
+    throw new InvalidArgumentError(`the path parameter ${name} may not be "." or ".." (raw or percent-encoded): the request was not sent`);
+  return encodeURIComponent(scalarText(value));
+}
+
+function isDotSegment(text: string): boolean {
+  return text === '.' || text === '..';
+}
+
+/** What `planned` returns, or the message of the {@link InvalidArgumentError} it threw (a refused argument). */
+export function refusedOr<T>(planned: () => T): T | { refused: string } {
+  try {
+    return planned();
+  } catch (error) {
+    if (error instanceof InvalidArgumentError) return { refused: error.message };
+    throw error;
+  }
 }
 
 /** An argument as it goes into a URL: a scalar as written, anything else as JSON. */

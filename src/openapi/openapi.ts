@@ -5,7 +5,7 @@ import type { ToolResult } from '../results/wire';
 import { defineTool, type FunctionTool } from '../toolkit/define-tool';
 import { HttpToolClient } from './client';
 import { OpenApiDocumentError } from './errors';
-import { callHttp, isSafeMethod, scalarText, type HttpToolSpec } from './http-tool';
+import { callHttp, isSafeMethod, pathSegment, refusedOr, scalarText, type HttpToolSpec } from './http-tool';
 import { ajvFor, openApiParser, yamlParser } from './peers';
 import type { EnvSource } from './secrets';
 
@@ -126,7 +126,8 @@ export async function openApiTools(document: string | object, options: OpenApiTo
                 prompt: `${described.method} ${path} (${described.name})?`,
                 data: { tool: described.name, method: described.method, path },
               });
-            return callHttp(client, shape.plan(args, baseUrl + path), spec, ctx);
+            const planned = refusedOr(() => shape.plan(args, baseUrl + path));
+            return 'refused' in planned ? failure(planned.refused) : callHttp(client, planned, spec, ctx);
           },
         }),
       );
@@ -239,7 +240,7 @@ function argumentsOf(
     plan(args: Record<string, unknown>, urlTemplate: string) {
       const headers: Record<string, string> = {};
       const params = new URLSearchParams();
-      const url = urlTemplate.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(scalarText(args[name])));
+      const url = urlTemplate.replace(/\{([^}]+)\}/g, (_, name: string) => pathSegment(name, args[name]));
       for (const [name, place] of where) {
         const value = args[name];
         if (value === undefined || place === 'path') continue;

@@ -43,7 +43,7 @@ import { budgetOf, NOTHING_SPENT, pricesOf, type Budget, type SessionBudget } fr
 import { checkPriced, startBudget } from './spending';
 import { NO_FEATURES, runnerFeatures } from './features/runner-features';
 import { RUN_BUDGET, whileDriving, type Driving } from './live-run';
-import { cancelStored, type CancelOptions } from './cancel';
+import { cancelStored, judgeCancel, type CancelOptions } from './cancel';
 import { recoverOrphans, startRecovery, type Recovery, type RecoveryOptions } from './recovery';
 
 export type { AgentToolContext } from './live-run';
@@ -361,7 +361,7 @@ export class AgentRunner {
     const trace = openTrace(this.parts, live.runId, undefined, live.session);
     if (trace) live.trace = trace;
     const running = trace ? traced(trace, () => driveNew(this.parts, live)) : driveNew(this.parts, live);
-    const driven = whileDriving(this.driving, live.runId, live.latch, running);
+    const driven = whileDriving(this.driving, live.runId, live.latch, running, live.principal);
     return unfollow ? driven.finally(unfollow) : driven;
   }
 
@@ -369,11 +369,10 @@ export class AgentRunner {
    * Cancels a run (docs/agents.md, "Cancel"). One this runner drives now: its model call and
    * its tools' `ctx.signal` abort (with a {@link RunCancelledError} as the reason), and it ends
    * `cancelled`, which `run`/`stream` return (no error). One halted, or driven by another
-   * process: its open suspensions are settled `cancelled` (through the coordinator, as
-   * `options.audit.by`: the answer policy judges a cancel as any refusal) and its checkpoint
-   * becomes `cancelled`, so no answer, resume or recover continues it (a driving process loses
-   * its next checkpoint write and stops). A run already over is returned as it ended.
-   *
+   * process: its open suspensions are settled `cancelled` as `options.audit.by` and its checkpoint
+   * becomes `cancelled`, so nothing continues it (a driving process loses its next write and
+   * stops). A cancel naming a principal is judged first (`judgeCancel`). A run over is returned as it ended.
+   * @throws {@link AnswerRefusedError} the answer policy refused the cancel: nothing changed, nothing aborted.
    * @throws {@link RunNotFoundError} the run is not driven here and has no checkpoint.
    */
   async cancel(runId: string, options: CancelOptions = {}): Promise<RunResult> {
@@ -381,11 +380,10 @@ export class AgentRunner {
     if (options.reason !== undefined && typeof options.reason !== 'string')
       throw new InvalidArgumentError('cancel reason must be a string');
     const driven = this.driving.get(runId);
-    if (driven) {
-      driven.latch.abort(new RunCancelledError(runId, options.reason));
-      if (driven.ended) return driven.ended;
-    }
-    return this.settled(cancelStored(this.parts, runId, options));
+    if (!driven) return this.settled(cancelStored(this.parts, runId, options));
+    await judgeCancel(this.parts, runId, { principal: driven.principal, open: [] }, options); // before the abort
+    driven.latch.abort(new RunCancelledError(runId, options.reason));
+    return driven.ended ?? this.settled(cancelStored(this.parts, runId, options));
   }
 
   private begin(

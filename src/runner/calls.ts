@@ -5,6 +5,7 @@ import { callContext, type AgentParts, type LiveRun } from './live-run';
 import type { RunStop } from './types';
 import { FINAL_ANSWER_TOOL } from './output';
 import { mapLimited } from '../timing/limiter';
+import { showsToolResult } from './guardrails/stages';
 
 /**
  * How a run's turns run their calls, chosen once per run by its durability: {@link PLAIN_CALLS},
@@ -32,7 +33,7 @@ export const PLAIN_CALLS: TurnCalls = {
 export async function callTool(parts: AgentParts, live: LiveRun, call: ToolCall, onStop?: (stop: RunStop) => void): Promise<ToolResult> {
   if (live.output && !live.output.native && call.name === FINAL_ANSWER_TOOL) {
     const result = failure(`call ${FINAL_ANSWER_TOOL} on its own, once every other tool result is in`);
-    live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result });
+    if (showsToolResult(parts)) live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result });
     return result;
   }
   let refused = parts.features.beforeTool(live, call);
@@ -43,7 +44,7 @@ export async function callTool(parts: AgentParts, live: LiveRun, call: ToolCall,
       live.stop ??= refused.stop;
       onStop?.(refused.stop);
     }
-    live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result: refused.result });
+    if (showsToolResult(parts)) live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result: refused.result });
     return refused.result;
   }
   const ctx = callContext(live.context, live.signal, call.id, live.runId, live.principal);
@@ -63,10 +64,10 @@ export async function callTool(parts: AgentParts, live: LiveRun, call: ToolCall,
   } finally {
     close?.();
   }
-  if (live.emit) {
-    const request = pendingOf(result);
-    live.emit(request ? { type: 'pending', callId: call.id, request } : { type: 'tool_result', callId: call.id, name: call.name, result });
-  }
+  const request = pendingOf(result);
+  // A result the tool-output guardrails judge is shown once judged (checkToolOutputs), never before.
+  if (request) live.emit?.({ type: 'pending', callId: call.id, request });
+  else if (showsToolResult(parts)) live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result });
   // What the run keeps (its transcript, checkpoint and session) is bounded; the stream above showed it whole.
   return parts.coordinator.content.keep(result);
 }

@@ -1,9 +1,9 @@
 import { toolMessage } from './media';
-import { RunConflictError } from '../errors';
+import { AnswerRefusedError, RunConflictError } from '../errors';
 import { failure, pendingOf } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
-import type { Audit } from '../suspension/audit';
-import { systemAudit } from '../suspension/authority';
+import type { Audit, Principal } from '../suspension/audit';
+import { isSystemAudit, systemAudit } from '../suspension/authority';
 import type { ChatMessage } from '../models/types';
 import { callStatus } from './call-status';
 import { cancelChildren } from './child-run';
@@ -13,7 +13,7 @@ import { DEFAULT_LEASE_MS, type ResumeCoordinator } from '../suspension/coordina
 import { systemClock } from '../timing/clock';
 import type { RunStore } from './store';
 import type { AgentParts, LiveRun } from './live-run';
-import { isEnded, type RunState } from './state';
+import { isEnded, type HaltedCall, type RunState } from './state';
 import type { RunResult, RunStop, ToolCallRecord } from './types';
 
 /** What cancelling a stored run needs: the run's checkpoints and the coordinator of its suspensions. */
@@ -54,6 +54,13 @@ export async function cancelStored(parts: CancelTarget, runId: string, options: 
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const { state, version } = await parts.checkpoints.load(runId);
     if (isEnded(state.phase)) return (await resultOf(runId, state, (plain) => Promise.resolve(plain))) as RunResult;
+    // Judged before anything changes: a refused cancel leaves the run and its requests as they are.
+    await judgeCancel(
+      parts,
+      runId,
+      { principal: state.principal, open: state.phase === 'halted' ? (state.halted?.calls ?? []) : [] },
+      options,
+    );
     const outcomes = await settleOpen(parts, state, options);
     const cancelled = cancelledState(state, outcomes, stop);
     if (await parts.checkpoints.write(runId, version + 1, cancelled))
@@ -78,13 +85,54 @@ async function settleOpen(parts: CancelTarget, state: RunState, options: CancelO
         const cancelled = await parts.coordinator.cancel(entry.pendingId, reason, options.audit ?? systemAudit());
         await cancelChild(parts, entry.result, options);
         return cancelled;
-      } catch {
+      } catch (error) {
+        // The policy changed its mind since the cancel was judged: nothing was changed for this one.
+        if (error instanceof AnswerRefusedError) throw error;
         // Answered meanwhile (its tool ran): its stored outcome is the call's result.
         const stored = await parts.coordinator.get(entry.pendingId).catch(() => undefined);
         return stored?.outcome ?? failure(`cancelled: ${reason}`);
       }
     }),
   );
+}
+
+/** What judging a cancel needs of the run: on whose behalf it was made, and the requests it has open. */
+export interface CancelledRun {
+  principal?: Principal | undefined;
+  open: readonly HaltedCall[];
+}
+
+/**
+ * Judges a cancel before anything changes (docs/agents.md, "Cancel"): a cancel that names a
+ * principal (`audit.by`) must be one the answer policy allows for each open request of the
+ * run, as a cancellation of that request; a run with none open (one being driven) may be
+ * cancelled only by the principal it was made for, since there is nothing the policy could
+ * judge. No policy, or the host's own cancel (no `audit`), is not judged.
+ * @throws {@link AnswerRefusedError} the cancel is refused (nothing changed; observers told of a refused request).
+ */
+export async function judgeCancel(parts: CancelTarget, runId: string, run: CancelledRun, options: CancelOptions): Promise<void> {
+  const audit = options.audit;
+  if (audit === undefined || isSystemAudit(audit) || !parts.coordinator.hasPolicy) return;
+  const by = audit.by;
+  if (by === undefined) throw new AnswerRefusedError(runId, 'an answer policy is set, and the cancel names no principal');
+  const reason = options.reason ?? 'the run was cancelled';
+  const answerOf = (id: string) => ({ id, ok: false, reason: 'cancelled' as const, data: { reason } });
+  let judged = 0;
+  for (const entry of run.open) {
+    if (!entry.pendingId || !pendingOf(entry.result)) continue;
+    const call = await parts.coordinator.get(entry.pendingId);
+    if (!call || call.status !== 'pending') continue;
+    judged++;
+    const decision = await parts.coordinator.decide(by, call, answerOf(entry.pendingId));
+    // Refused through the coordinator's own path, which judges it again and tells the observers; it changes nothing.
+    if (decision !== 'allow') await parts.coordinator.cancel(entry.pendingId, reason, audit);
+  }
+  if (judged === 0 && run.principal?.id !== by.id)
+    throw new AnswerRefusedError(
+      runId,
+      `${by.id} may not cancel this run: it has no open request the answer policy could judge, and only the principal it was made for may stop it`,
+      by.id,
+    );
 }
 
 /**

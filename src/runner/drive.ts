@@ -71,7 +71,7 @@ export async function drive(
 ): Promise<RunResult> {
   // Registered with the runner while it drives, so `cancel` aborts it here.
   const taken = new AbortLatch();
-  return whileDriving(parts.driving, runId, taken, driveWith(taken, parts, runId, running, version, options, emit));
+  return whileDriving(parts.driving, runId, taken, driveWith(taken, parts, runId, running, version, options, emit), running.principal);
 }
 
 async function driveWith(

@@ -78,6 +78,8 @@ export interface AgentParts {
 export interface Driving {
   readonly latch: AbortLatch;
   ended?: Promise<RunResult>;
+  /** On whose behalf the run was made: who may cancel it while it runs, with an answer policy set. */
+  readonly principal?: Principal;
 }
 
 /** The working state of one run while this process drives it. */
@@ -230,9 +232,10 @@ export async function whileDriving(
   runId: string,
   latch: AbortLatch,
   ended: Promise<RunResult>,
+  principal?: Principal,
 ): Promise<RunResult> {
   if (!driving || driving.has(runId)) return ended;
-  const entry: Driving = { latch, ended };
+  const entry: Driving = { latch, ended, ...(principal === undefined ? {} : { principal }) };
   driving.set(runId, entry);
   try {
     return await ended;

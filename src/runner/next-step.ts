@@ -41,7 +41,9 @@ export async function nextStepOf(
   const found = live.stop ?? parts.features.afterTools(live, calls, results);
   if (found) {
     live.stop = undefined;
-    feed(parts, live, calls, await settleStopped(parts, results, found), turn);
+    // The calls that did run are judged too: what a run keeps, a later run's model reads.
+    const judged = (await parts.features.checkResults(live, calls, results))?.results ?? results;
+    feed(parts, live, calls, await settleStopped(parts, judged, found), turn);
     return { type: 'stop', stop: parts.features.onStop(live, found) };
   }
   if (results.some((result) => pendingOf(result) !== undefined)) return { type: 'halt', calls, results };

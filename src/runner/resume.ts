@@ -1,3 +1,4 @@
+import { showsToolResult } from './guardrails/stages';
 import { Limiter } from '../timing/limiter';
 import {
   AlreadyResolvedError,
@@ -125,7 +126,8 @@ async function continueLoaded(
       if (merged.rejected.includes(id)) continue;
       const { call } = open.get(id) as HaltedCall;
       const next = pendingOf(result);
-      emit(next ? { type: 'pending', callId: call.id, request: next } : { type: 'tool_result', callId: call.id, name: call.name, result });
+      if (next) emit({ type: 'pending', callId: call.id, request: next });
+      else if (showsToolResult(parts)) emit({ type: 'tool_result', callId: call.id, name: call.name, result });
     }
   }
   if (!merged.continues) {

@@ -6,7 +6,7 @@ import type { RefusalStatus } from '../suspension/answers';
 import type { Principal } from '../suspension/audit';
 import { callStatus } from './call-status';
 import type { OutputState } from './output';
-import type { GuardrailRecord } from './guardrails/types';
+import { stageOf, type GuardrailRecord, type GuardrailStage } from './guardrails/types';
 import type { Budget, SessionBudget, Spend } from './budget';
 import { isSpending } from '../sessions/validate';
 import type { RunStop, ToolCallRecord } from './types';
@@ -131,6 +131,9 @@ export function readRunState(runId: string, raw: unknown): RunState {
   if (!Array.isArray(state.toolCalls) || !state.toolCalls.every(isRecord)) fail('toolCalls is not a list of tool calls');
   // Checkpoints written before records had a status: read from the result (a refusal then reads as `error`).
   for (const record of state.toolCalls as ToolCallRecord[]) record.status ??= callStatus(record.result);
+  // Checkpoints written before issue 45 named the tool stages `tool_input` / `tool_output`: read as today's names.
+  if (state.stop?.status === 'blocked') state.stop.stage = stageOf(state.stop.stage) as GuardrailStage;
+  for (const record of state.guardrails?.records ?? []) record.stage = stageOf(record.stage) as GuardrailStage;
   if (!Number.isInteger(state.turns) || (state.turns as number) < 0) fail('turns is not a count');
   if (!isUsage(state.usage)) fail('usage is malformed');
   if (state.turnUsage !== undefined && (!Array.isArray(state.turnUsage) || !state.turnUsage.every(isUsage))) fail('turnUsage is malformed');

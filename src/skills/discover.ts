@@ -1,4 +1,5 @@
-import { readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { readdirSync, realpathSync, statSync } from 'node:fs';
+import { readRegularFile } from './read-file';
 import type { Dirent } from 'node:fs';
 import * as path from 'node:path';
 import { sanitizeName } from '../results/helpers';
@@ -66,13 +67,11 @@ function candidatesUnder(root: string, bounds: SkillBounds, warn: (message: stri
 }
 
 function candidateFromFile(file: string, bounds: SkillBounds): Candidate {
-  let text: string;
-  try {
-    if (statSync(file).size > bounds.maxSkillBytes) return { skip: { location: file, reason: 'too-large' } };
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return { skip: { location: file, reason: 'unreadable' } };
-  }
+  // Without blocking, and only a regular file: a SKILL.md swapped for a named pipe after the walk never holds the process.
+  const read = readRegularFile(file, bounds.maxSkillBytes);
+  if ('problem' in read && read.problem === 'too-large') return { skip: { location: file, reason: 'too-large' } };
+  if (!('bytes' in read)) return { skip: { location: file, reason: 'unreadable' } };
+  const text = read.bytes.toString('utf8');
   const parsed = parseSkillFile(text);
   if (parsed.malformed) return { skip: { location: file, reason: 'malformed-frontmatter' } };
   const name = parsed.data.name;

@@ -1,4 +1,4 @@
-import { openSync, readSync, closeSync, fstatSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { messageOf } from '../errors/message';
@@ -6,6 +6,7 @@ import { failure, success } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
 import { defineTool, type FunctionTool } from '../toolkit/define-tool';
 import { walk } from './discover';
+import { readRegularFile } from './read-file';
 import type { SkillBounds, SkillInfo } from './types';
 
 /** The `skill` tool's description, verbatim from upstream (SPEC §3, "skill.txt", after opencode). */
@@ -140,24 +141,15 @@ function insideFolder(folder: string, resource: string): string | undefined {
   }
 }
 
-/** The file's text, a failure when it is not a readable text file, or undefined when it is too large. */
+/** The file's text, a failure when it is not a readable regular text file, or undefined when it is too large. */
 function readBounded(file: string, maxBytes: number): ToolResult | undefined {
-  let fd: number | undefined;
-  try {
-    fd = openSync(file, 'r');
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return failure(`"${path.basename(file)}" is not a file`);
-    if (stat.size > maxBytes) return undefined;
-    const bytes = Buffer.alloc(stat.size);
-    const read = readSync(fd, bytes, 0, stat.size, 0);
-    const content = bytes.subarray(0, read);
-    if (content.includes(0)) return failure(`"${path.basename(file)}" is a binary file; the skill tool reads text only`);
-    return success(content.toString('utf8'));
-  } catch (error) {
-    return failure(`"${path.basename(file)}" could not be read: ${messageOf(error)}`);
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+  const read = readRegularFile(file, maxBytes);
+  const name = path.basename(file);
+  if ('failed' in read) return failure(`"${name}" could not be read: ${messageOf(read.failed)}`);
+  if ('problem' in read)
+    return read.problem === 'too-large' ? undefined : failure(`"${name}" is not a regular file; the skill tool reads regular files only`);
+  if (read.bytes.includes(0)) return failure(`"${name}" is a binary file; the skill tool reads text only`);
+  return success(read.bytes.toString('utf8'));
 }
 
 function tooLarge(skill: SkillInfo, resource: string, bounds: SkillBounds): ToolResult {

@@ -2,7 +2,7 @@ import { AnswerRefusedError, InvalidArgumentError } from '../errors';
 import { messageOf } from '../errors/message';
 import type { Answer } from '../results/wire';
 import type { Audit, Principal } from './audit';
-import { subAgentOriginOf } from './origin';
+import { askingCallOf, type AskingCall } from './asking';
 import { quorumOf } from './quorum';
 import { escalationOf, storeNow } from './escalation';
 import type { Clock } from '../timing/clock';
@@ -11,9 +11,6 @@ import type { SuspendedCall, SuspensionStore } from './store';
 
 /** Marks an audit as the library's own settlement (a failed run cancelling its open calls): no person answers it. */
 const SYSTEM = Symbol.for('toolnexus:system-settlement');
-
-/** Longest sub-agent path followed to the call that asked. */
-const MAX_DEPTH = 32;
 
 /** An audit for a settlement the library makes itself, which no answer policy judges. Internal: never exported from an entry. */
 export function systemAudit(comment?: string): Audit {
@@ -172,26 +169,9 @@ export class Authority {
     }
   }
 
-  /**
-   * The call that asked: down a sub-agent's path, each child read from the store and checked
-   * to be the child run of the call above it (a request's data alone cannot point elsewhere).
-   */
-  private async askingCall(surfaced: SuspendedCall): Promise<{ call: SuspendedCall; path: string[] } | { deny: string }> {
-    let call = surfaced;
-    const path: string[] = [];
-    for (let depth = 0; depth < MAX_DEPTH; depth++) {
-      const origin = subAgentOriginOf(call.request);
-      if (!origin) return { call, path };
-      const childRun = call.runId !== undefined && call.callId !== undefined ? `${call.runId}/${call.callId}` : undefined;
-      if (childRun !== undefined && origin.runId !== childRun)
-        return { deny: `the request names a sub-agent run (${origin.runId}) that is not its call's (${childRun})` };
-      const child = await this.settings.store.get(origin.requestId);
-      if (!child || child.runId !== origin.runId)
-        return { deny: `the sub-agent request ${origin.requestId} it surfaced is not held by this coordinator's store` };
-      path.push(call.tool);
-      call = child;
-    }
-    return { deny: `the sub-agent path is deeper than ${MAX_DEPTH}` };
+  /** The call that asked (docs/design.md, "asking call"), as grants and automatic answers find it too. */
+  private async askingCall(surfaced: SuspendedCall): Promise<AskingCall<SuspendedCall>> {
+    return askingCallOf(this.settings.store, surfaced);
   }
 }
 

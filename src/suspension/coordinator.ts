@@ -37,6 +37,7 @@ import {
 import type { AnswerAction, AnswerDecision } from './policy';
 import { Authority, keepSystemMark } from './authority';
 import type { Grant, GrantInit, GrantOptions } from './grants';
+import { checkAutomaticAnswers } from './automatic';
 import { StandingAnswers } from './standing';
 import { Sweeper, type LapsedTakeover, type RecoverLapsedOptions, type SweepResult } from './sweep';
 import { Binding } from './binding';
@@ -108,8 +109,7 @@ export class ResumeCoordinator {
     for (const observer of options.observers ?? []) this.observe(observer);
     this.recorder = new Recorder(this.store, this.binding, this.clock);
     const automatic = options.automaticAnswers;
-    if (automatic !== undefined && (typeof automatic?.decide !== 'function' || typeof automatic.name !== 'string' || automatic.name === ''))
-      throw new InvalidArgumentError('automaticAnswers needs { name, decide(question, ctx), shadow? }');
+    if (automatic !== undefined) checkAutomaticAnswers(automatic);
     this.authority = new Authority({
       store: this.store,
       ...(settings.policy ? { policy: settings.policy } : {}),

@@ -4,6 +4,7 @@ import type { Answer, PendingRequest, ToolResult } from '../results/wire';
 import type { Clock } from '../timing/clock';
 import type { ToolContext } from '../toolkit/context';
 import { withCommentAsReason } from './audit';
+import { askingCallOf } from './asking';
 import { systemAudit, type Authority } from './authority';
 import { automaticDecision, type AutomaticAnswers, type AutomaticQuestion, type AutomaticRecord } from './automatic';
 import type { ExecuteOptions } from './coordinator-options';
@@ -35,6 +36,11 @@ export interface StandingSettings {
   onRevoked?: (grant: Grant) => void;
 }
 
+/** An approval with no quorum: what a grant or an automatic answer may settle. */
+function isPlainApproval(request: PendingRequest): boolean {
+  return request.kind === 'approval' && !quorumOf(request);
+}
+
 /** The comment a call settled by a standing grant is audited with: this, then the grant's id. */
 export const GRANT_COMMENT = 'standing grant ';
 
@@ -57,7 +63,11 @@ export function settledAtOnce(call: SuspendedCall): boolean {
 export class StandingAnswers {
   constructor(private readonly settings: StandingSettings) {}
 
-  /** What the automatic answers decide of an approval request about to be recorded; `undefined` when none are set or it is not one. */
+  /**
+   * What the automatic answers decide of an approval request about to be recorded; `undefined`
+   * when none are set or it is not one. Asked about the asking call (a sub-agent's request by
+   * the tool that raised it), as the answer policy judges it.
+   */
   async automaticOf(
     request: PendingRequest,
     tool: string,
@@ -66,11 +76,23 @@ export class StandingAnswers {
     ctx: ToolContext | undefined,
   ): Promise<AutomaticRecord | undefined> {
     const automatic = this.settings.automatic;
-    if (!automatic || request.kind !== 'approval' || quorumOf(request)) return undefined;
-    const question: AutomaticQuestion = { tool, args, request };
-    if (options.principal !== undefined) question.requestedBy = { ...options.principal };
-    const decision = await automaticDecision(automatic, question, ctx);
-    return { policy: automatic.name, decision, shadow: automatic.shadow === true };
+    if (!automatic) return undefined;
+    const surfaced = {
+      request,
+      tool,
+      args,
+      ...(options.runId === undefined ? {} : { runId: options.runId }),
+      ...(options.callId === undefined ? {} : { callId: options.callId }),
+    };
+    const asking = await askingCallOf(this.settings.store, surfaced);
+    // A path that cannot be trusted is never settled by rule: a person is asked (and the policy refuses it there).
+    if ('deny' in asking || !isPlainApproval(asking.call.request)) return undefined;
+    const { call, path } = asking;
+    const question: AutomaticQuestion = { tool: call.tool, args: call.args, request: call.request, path };
+    const requestedBy = ('requestedBy' in call ? call.requestedBy : undefined) ?? options.principal;
+    if (requestedBy !== undefined) question.requestedBy = { ...requestedBy };
+    const { decision, timedOut } = await automaticDecision(automatic, question, ctx, this.settings.clock);
+    return { policy: automatic.name, decision, shadow: automatic.shadow === true, ...(timedOut ? { timedOut } : {}) };
   }
 
   /**
@@ -133,17 +155,24 @@ export class StandingAnswers {
     return this.grantStore().listGrants();
   }
 
-  /** The live grant that covers this just-recorded approval request, if the store keeps grants and one does. */
+  /**
+   * The live grant that covers this just-recorded approval request, if the store keeps grants
+   * and one does: a grant of the asking call's tool (a sub-agent's request by the tool that
+   * raised it, as the answer policy judges it), never of a sub-agent tool's name.
+   */
   private async grantFor(call: SuspendedCall, options: ExecuteOptions): Promise<Grant | undefined> {
     const { store, clock } = this.settings;
-    if (call.request.kind !== 'approval' || quorumOf(call.request) || !isGrantStore(store)) return undefined;
-    const place: GrantPlace = { tool: call.tool };
+    if (!isGrantStore(store)) return undefined;
+    const asking = await askingCallOf(store, call);
+    if ('deny' in asking || !isPlainApproval(asking.call.request)) return undefined;
+    const tool = asking.call.tool;
+    const place: GrantPlace = { tool };
     if (options.runId !== undefined) place.runId = options.runId;
     if (options.session !== undefined) place.session = options.session;
     if (options.principal !== undefined) place.requestedBy = options.principal.id;
     const now = clock.now();
     // Only this tool's unrevoked grants are read: the lookup stays small however many grants were given.
-    return (await store.listGrants({ tool: call.tool })).find((grant) => covers(grant, place, now));
+    return (await store.listGrants({ tool })).find((grant) => covers(grant, place, now));
   }
 
   private grantStore(): GrantStore {

@@ -184,3 +184,34 @@ describe('httpTool (upstream SPEC §7)', () => {
     expect(api.seen.map((s) => `${s.method} ${s.url}`)).toEqual(['DELETE /users/u1']);
   });
 });
+
+describe('path parameters stay inside their segment (issue 45)', () => {
+  const tenantFiles = (base: string) =>
+    httpTool({
+      name: 'read_file',
+      description: 'Reads a tenant file',
+      method: 'GET',
+      url: `${base}/api/tenants/{tenant}/files/{file}`,
+      inputSchema: { type: 'object', properties: { tenant: { type: 'string' }, file: { type: 'string' } } },
+    });
+  const DOTS = ['..', '.', '%2e%2e', '%2E.', '.%2e', '%2e', '%252e%252e'];
+
+  it('refuses a dot segment, raw or percent-encoded: an error result, and the request is never sent', async () => {
+    const api = await serve((_req, res) => res.writeHead(200).end('served'));
+    const toolkit = new Toolkit().register(tenantFiles(api.url));
+    for (const tenant of DOTS) {
+      const result = await toolkit.execute('read_file', { tenant, file: 'payroll' });
+      expect(result.isError).toBe(true);
+      expect(result.output).toContain('the path parameter tenant may not be "." or ".."');
+    }
+    expect(api.seen).toEqual([]);
+  });
+
+  it('percent-encodes `/`, `?`, `#` and `%` so a value stays one segment', async () => {
+    const api = await serve((_req, res) => res.writeHead(200).end('served'));
+    const toolkit = new Toolkit().register(tenantFiles(api.url));
+    expect((await toolkit.execute('read_file', { tenant: '../../admin', file: 'a/b?c#d%2e' })).output).toBe('served');
+    expect((await toolkit.execute('read_file', { tenant: 'acme', file: '..a' })).output).toBe('served');
+    expect(api.seen.map((s) => s.url)).toEqual(['/api/tenants/..%2F..%2Fadmin/files/a%2Fb%3Fc%23d%252e', '/api/tenants/acme/files/..a']);
+  });
+});

@@ -220,3 +220,35 @@ describe('openApiTools: documents it refuses', () => {
     expect(warnings).toEqual([`a $ref to "${baseUrl}/evil.json" points outside the document: that schema accepts anything`]);
   });
 });
+
+describe('openApiTools: path parameters stay inside their segment (issue 45)', () => {
+  const document = {
+    openapi: '3.0.3',
+    info: { title: 'files', version: '1' },
+    paths: {
+      '/tenants/{tenant}/files/{file}': {
+        get: {
+          operationId: 'readFile',
+          parameters: [
+            { name: 'tenant', in: 'path', required: true, schema: { type: 'string' } },
+            { name: 'file', in: 'path', required: true, schema: { type: 'string' } },
+          ],
+          responses: { '200': { description: 'the file' } },
+        },
+      },
+    },
+  };
+
+  it('refuses `.` and `..`, raw or percent-encoded (the GET needs no approval, so nothing else stops it), and never sends it', async () => {
+    const toolkit = new Toolkit().register(...(await openApiTools(document, { baseUrl: `${baseUrl}/api` })));
+    for (const tenant of ['..', '.', '%2e%2e', '%2E.', '.%2e']) {
+      const result = await toolkit.execute('readFile', { tenant, file: 'payroll' });
+      expect(result.isError).toBe(true);
+      expect(result.output).toContain('the path parameter tenant may not be "." or ".."');
+    }
+    expect(seen).toEqual([]);
+    const kept = await toolkit.execute('readFile', { tenant: 'a/../b', file: 'payroll' });
+    expect(kept.isError).toBe(false);
+    expect(seen.map((s) => s.url)).toEqual(['/api/v3/api/tenants/a%2F..%2Fb/files/payroll']);
+  });
+});

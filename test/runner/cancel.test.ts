@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import type { UIMessage } from 'ai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Toolkit, defineTool, success, type ToolContext } from 'toolnexus-ts';
+import { Toolkit, defineTool, type ToolContext } from 'toolnexus-ts';
 import { FunctionModel } from 'toolnexus-ts/models';
 import { AgentRunner, RunCancelledError, type AgentToolContext } from 'toolnexus-ts/agents';
 import { ResumeCoordinator } from 'toolnexus-ts/suspension';
@@ -25,6 +25,7 @@ import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { chatHandler } from 'toolnexus-ts/chat';
 import { serveMcp } from 'toolnexus-ts/mcp';
 import { loadAiClient } from '../fixtures/chat/ai-client';
+import { transferAgent } from '../fixtures/runner/transfer-agent';
 
 const ai = loadAiClient();
 let dir: string;
@@ -110,21 +111,7 @@ describe('runner.cancel', () => {
 
   it('a halted run: its open suspension settles cancelled, the checkpoint says so, and an answer no longer runs the tool', async () => {
     const store = sqlite();
-    let transfers = 0;
-    const toolkit = new Toolkit().register(
-      defineTool({
-        name: 'transfer',
-        description: 'Moves money',
-        approval: { prompt: 'Transfer?' },
-        run: () => {
-          transfers++;
-          return success('moved');
-        },
-      }),
-    );
-    const model = new FunctionModel(({ messages }) =>
-      messages.some((m) => m.role === 'tool') ? 'done' : { toolCalls: [{ id: 'c1', name: 'transfer', arguments: {} }] },
-    );
+    const { toolkit, model, transfers: ran } = transferAgent();
     const runner = new AgentRunner({ model, toolkit, coordinator: new ResumeCoordinator({ toolkit, store }) });
     const halted = await runner.run('Move it');
     expect(halted.status).toBe('halted');
@@ -137,7 +124,7 @@ describe('runner.cancel', () => {
     expect((await store.get(halted.pending!.id))?.status).toBe('cancelled');
     expect((await store.loadRun(halted.runId))?.state).toMatchObject({ phase: 'cancelled' });
     await expect(runner.resume({ id: halted.pending!.id, ok: true })).rejects.toThrow();
-    expect(transfers).toBe(0);
+    expect(ran()).toBe(0);
     // Cancelling again returns the run as it ended.
     expect((await other.cancel(halted.runId)).status).toBe('cancelled');
   });
@@ -145,23 +132,7 @@ describe('runner.cancel', () => {
   it('a cancel racing a resume on one SQLite file: one wins, the tool runs at most once, nothing continues a cancelled run', async () => {
     for (let round = 0; round < 5; round++) {
       const store = sqlite(`race-${round}.db`);
-      let transfers = 0;
-      let modelCalls = 0;
-      const toolkit = new Toolkit().register(
-        defineTool({
-          name: 'transfer',
-          description: 'Moves money',
-          approval: { prompt: 'Transfer?' },
-          run: () => {
-            transfers++;
-            return success('moved');
-          },
-        }),
-      );
-      const model = new FunctionModel(({ messages }) => {
-        modelCalls++;
-        return messages.some((m) => m.role === 'tool') ? 'done' : { toolCalls: [{ id: 'c1', name: 'transfer', arguments: {} }] };
-      });
+      const { toolkit, model, transfers, modelCalls } = transferAgent();
       const build = () => new AgentRunner({ model, toolkit, coordinator: new ResumeCoordinator({ toolkit, store }) });
       const halted = await build().run('Move it');
       const [resumed, cancelled] = await Promise.allSettled([
@@ -170,9 +141,9 @@ describe('runner.cancel', () => {
       ]);
       const final = (await store.loadRun(halted.runId))?.state as { phase: string };
       expect(['done', 'cancelled']).toContain(final.phase);
-      expect(transfers).toBeLessThanOrEqual(1);
+      expect(transfers()).toBeLessThanOrEqual(1);
       if (final.phase === 'cancelled') {
-        expect(modelCalls).toBe(1); // the model was never asked after the halt
+        expect(modelCalls()).toBe(1); // the model was never asked after the halt
         if (resumed.status === 'fulfilled') expect(resumed.value.status).toBe('cancelled');
       } else {
         expect(cancelled.status === 'fulfilled' && cancelled.value.status).toBe('done');

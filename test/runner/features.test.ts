@@ -30,7 +30,7 @@ class NoteTool {
 }
 
 const blockSecrets = (subject: GuardrailSubject) =>
-  subject.stage === 'tool_input' && subject.arguments.includes('secret')
+  subject.stage === 'toolInput' && subject.arguments.includes('secret')
     ? { action: 'block' as const, message: 'no secrets in notes' }
     : { action: 'allow' as const };
 
@@ -75,14 +75,14 @@ it('a block recorded in a durable step stops the run when another driver recover
   };
   await until(async () => stuck.runs === 1 && (await refused())?.result !== undefined);
   const recorded = await refused();
-  expect(recorded?.stop).toMatchObject({ status: 'blocked', guardrail: 'blockSecrets', stage: 'tool_input' });
+  expect(recorded?.stop).toMatchObject({ status: 'blocked', guardrail: 'blockSecrets', stage: 'toolInput' });
   expect(recorded?.result).toEqual({ output: 'not run: a guardrail stopped the run', isError: true });
 
   // Another driver takes the step over (its first driver is stuck): the block still ends the run.
   const secondAsked = { count: 0 };
   const recovered = await driver(store, new NoteTool(), secondAsked).recover('r-blocked', { force: true });
   expect(recovered.status).toBe('blocked');
-  expect(recovered.stop).toMatchObject({ status: 'blocked', stage: 'tool_input', message: 'no secrets in notes' });
+  expect(recovered.stop).toMatchObject({ status: 'blocked', stage: 'toolInput', message: 'no secrets in notes' });
   expect(secondAsked.count).toBe(0); // the model is not asked again
   expect(firstAsked.count).toBe(1);
   stuck.release();

@@ -260,7 +260,7 @@ describe('tool guardrails', () => {
     const result = await runner.run('Where is 7?');
     expect(runs).toEqual([]);
     expect(result.status).toBe('blocked');
-    expect(result.stop).toMatchObject({ stage: 'tool_input', message: 'no lookups today' });
+    expect(result.stop).toMatchObject({ stage: 'toolInput', message: 'no lookups today' });
     expect(result.messages.at(-1)).toMatchObject({ role: 'tool', callId: 'c1', isError: true });
   });
 
@@ -313,7 +313,7 @@ describe('tool guardrails', () => {
     expect(result.stop).toEqual({
       status: 'blocked',
       guardrail: 'classifier',
-      stage: 'tool_input',
+      stage: 'toolInput',
       message: 'the guardrail classifier failed',
     });
     expect(JSON.stringify(result)).not.toMatch(/sk-live/);
@@ -334,7 +334,7 @@ describe('tool guardrails', () => {
     const result = await guarded.resume({ id: halted.pending!.id, ok: true });
     expect(result.status).toBe('blocked');
     const stored = await store.loadRun(halted.runId);
-    expect(stored?.state).toMatchObject({ phase: 'blocked', stop: { status: 'blocked', stage: 'tool_output' } });
+    expect(stored?.state).toMatchObject({ phase: 'blocked', stop: { status: 'blocked', stage: 'toolOutput' } });
     await expect(guarded.recover(halted.runId, { force: true })).rejects.toMatchObject({ code: 'TOOLNEXUS_INVALID_RESUME' });
     await store.close();
   });

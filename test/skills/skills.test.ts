@@ -6,11 +6,13 @@
  * preamble present with skills, absent without") with upstream's own hello-world skill as the
  * fixture (examples/skills/hello-world), plus the bounds and the confined resource reads.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { InvalidArgumentError, Toolkit, type ToolResult } from 'toolnexus-ts';
+import { startChild } from '../fixtures/children';
 import { NO_SKILLS_PROMPT, SKILLS_PROMPT_PREAMBLE, SKILL_TOOL_DESCRIPTION, listSkills, loadSkills, type Skills } from 'toolnexus-ts/skills';
 
 const SKILLS_DIR = path.join(__dirname, '..', 'fixtures', 'skills');
@@ -276,6 +278,28 @@ describe('skills: names, bounds and files', () => {
       'Skill "ops": "large.txt" is larger than maxResourceBytes (500 bytes)',
     );
   });
+
+  it('refuses a named pipe in the skill folder at once, without blocking the process (issue 45)', async () => {
+    const root = tmp();
+    const dir = skillAt(root, 'ops', '---\nname: ops\ndescription: d\n---\nbody');
+    execFileSync('mkfifo', [path.join(dir, 'pipe')]);
+    // A real child process: a read that blocks in open() holds its whole event loop, so it never prints.
+    const child = startChild(path.join('skills', 'fifo-child.ts'), [root]);
+    let unblocked = false;
+    // A generous bound on a loaded machine; the child ends in well under a second when it does not block.
+    const bound = setTimeout(() => {
+      unblocked = true;
+      child.kill('SIGKILL');
+    }, 60_000);
+    const exit = await child.exited;
+    clearTimeout(bound);
+    expect(unblocked).toBe(false);
+    expect(exit.code).toBe(0);
+    expect(JSON.parse(exit.stdout)).toEqual({
+      output: '"pipe" is not a regular file; the skill tool reads regular files only',
+      isError: true,
+    });
+  }, 90_000);
 
   it("reads a definition's file through its reader, only among the files it lists", async () => {
     const skills = loadSkills({

@@ -1,4 +1,4 @@
-import { RunNotFoundError } from '../../errors';
+import { AnswerRefusedError, RunNotFoundError } from '../../errors';
 import { cancelRun } from '../../runner/cancel';
 import { isEnded, type RunPhase } from '../../runner/state';
 import { STORE_OPTIONS, type CliCommand } from '../command';
@@ -7,7 +7,8 @@ import { EXIT } from '../exit-codes';
 /**
  * `runs cancel RUN_ID`: cancels a halted run (or one another process drives): its open
  * questions settle `cancelled` as the CLI's principal (the answer policy judges it), and its
- * checkpoint says `cancelled`, so nothing continues it (docs/agents.md, "Cancel").
+ * checkpoint says `cancelled`, so nothing continues it (docs/agents.md, "Cancel"). A cancel the
+ * policy refuses is exit 6 and changes nothing.
  */
 export const runsCancel: CliCommand = {
   path: ['runs', 'cancel'],
@@ -35,6 +36,12 @@ export const runsCancel: CliCommand = {
       io.out(values.json ? JSON.stringify({ ok: result.status === 'cancelled', runId, status: result.status }) : message);
       return result.status === 'cancelled' ? EXIT.ok : EXIT.alreadySettled;
     } catch (error) {
+      if (error instanceof AnswerRefusedError) {
+        // Judged before anything changed: the run is as it was.
+        const message = `not allowed: ${error.reason}`;
+        (values.json ? io.out : io.err)(values.json ? JSON.stringify({ ok: false, runId, message }) : message);
+        return EXIT.notAllowed;
+      }
       if (!(error instanceof RunNotFoundError)) throw error;
       (values.json ? io.out : io.err)(values.json ? JSON.stringify({ ok: false, runId, message: error.message }) : error.message);
       return EXIT.notFound;

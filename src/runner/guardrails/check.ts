@@ -1,6 +1,8 @@
 import { InvalidArgumentError } from '../../errors';
 import { ATTR } from '../../telemetry/conventions';
 import type { Telemetry } from '../../telemetry/telemetry';
+import type { Clock } from '../../timing/clock';
+import { isTimeLimit, within } from '../../timing/within';
 import type { RunStop } from '../types';
 import type {
   GuardrailCheck,
@@ -33,6 +35,8 @@ export interface Guardrails {
   readonly holdBack: HoldBack;
   readonly parallelInput: boolean;
   readonly maxFeedback: number;
+  /** How long one guardrail may take, in milliseconds on the runner's clock. */
+  readonly timeoutMs: number;
 }
 
 /** What the guardrails of one stage say together: the first block, else the feedback of all that gave one, else allow. */
@@ -45,6 +49,9 @@ export interface JudgedIn {
   readonly context: GuardrailContext;
   readonly records: GuardrailRecord[];
   readonly telemetry: Telemetry;
+  /** Times each guardrail's verdict, against `timeoutMs`. */
+  readonly clock: Clock;
+  readonly timeoutMs?: number;
   /** Set at the tool stages. */
   readonly callId?: string;
   /** A passing check of a segment is recorded once a turn. */
@@ -52,6 +59,7 @@ export interface JudgedIn {
 }
 
 const DEFAULT_MAX_FEEDBACK = 3;
+const DEFAULT_TIMEOUT_MS = 30_000;
 const STAGES = ['input', 'output', 'toolInput', 'toolOutput'] as const;
 
 /** The runner's `guardrails` option checked and named; undefined when it sets none. */
@@ -68,6 +76,9 @@ export function guardrailsOf(options: GuardrailOptions | undefined): Guardrails 
   const maxFeedback = options.maxFeedback ?? DEFAULT_MAX_FEEDBACK;
   if (!Number.isInteger(maxFeedback) || maxFeedback < 0)
     throw new InvalidArgumentError(`guardrails.maxFeedback must be an integer >= 0, got ${String(options.maxFeedback)}`);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!isTimeLimit(timeoutMs))
+    throw new InvalidArgumentError(`guardrails.timeoutMs must be a positive number of milliseconds, got ${String(options.timeoutMs)}`);
   const guardrails: Guardrails = {
     input: named(options.input, 'input'),
     output: named(options.output, 'output'),
@@ -76,6 +87,7 @@ export function guardrailsOf(options: GuardrailOptions | undefined): Guardrails 
     holdBack,
     parallelInput: options.parallelInput === true,
     maxFeedback,
+    timeoutMs,
   };
   const none = STAGES.every((stage) => guardrails[stage].length === 0);
   return none ? undefined : guardrails;
@@ -98,15 +110,15 @@ function className(value: object): string | undefined {
 
 /**
  * Runs a stage's guardrails on one subject, side by side, and says what they decided. A
- * guardrail that throws, or returns no verdict, blocks: a check that could not be made
- * never lets anything through.
+ * guardrail that throws, returns no verdict or gives none within `timeoutMs` blocks: a check
+ * that could not be made never lets anything through.
  */
 export async function judge<S extends GuardrailSubject>(
   guardrails: ReadonlyArray<NamedGuardrail<S>>,
   subject: S,
   where: JudgedIn,
 ): Promise<Judgement> {
-  const verdicts = await Promise.all(guardrails.map((guardrail) => verdictOf(guardrail, subject, where.context)));
+  const verdicts = await Promise.all(guardrails.map((guardrail) => verdictOf(guardrail, subject, where)));
   let feedback: Judgement | undefined;
   let blocked: Judgement | undefined;
   verdicts.forEach((verdict, i) => {
@@ -124,14 +136,17 @@ export async function judge<S extends GuardrailSubject>(
 
 const ALLOW: Judgement = { action: 'allow' };
 
-async function verdictOf<S extends GuardrailSubject>(
-  guardrail: NamedGuardrail<S>,
-  subject: S,
-  context: GuardrailContext,
-): Promise<GuardrailVerdict> {
+async function verdictOf<S extends GuardrailSubject>(guardrail: NamedGuardrail<S>, subject: S, where: JudgedIn): Promise<GuardrailVerdict> {
   let verdict: unknown;
   try {
-    verdict = await guardrail.check(subject, context);
+    const given = await within(
+      Promise.resolve().then(() => guardrail.check(subject, where.context)),
+      where.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      where.clock,
+    );
+    if ('timedOut' in given)
+      return { action: 'block', message: `the guardrail ${guardrail.name} timed out after ${where.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms` };
+    verdict = given.value;
   } catch {
     // Its error is not shown: it may quote what it was checking.
     return { action: 'block', message: `the guardrail ${guardrail.name} failed` };

@@ -13,7 +13,8 @@ import type { GuardrailContext } from './types';
 function judgedIn(parts: AgentParts, live: LiveRun, callId?: string, once?: boolean): JudgedIn {
   const context: GuardrailContext = { runId: live.runId, turn: live.turns, signal: live.signal, context: live.context };
   live.guardrails ??= [];
-  return { context, records: live.guardrails, telemetry: parts.telemetry, callId, once };
+  const { telemetry, clock } = parts;
+  return { context, records: live.guardrails, telemetry, clock, timeoutMs: parts.guardrails?.timeoutMs, callId, once };
 }
 
 /**
@@ -135,7 +136,7 @@ export async function checkToolInput(parts: AgentParts, live: LiveRun, call: Too
   if (!guardrails || guardrails.toolInput.length === 0) return undefined;
   const judgement = await judge(
     guardrails.toolInput,
-    { stage: 'tool_input', tool: call.name, callId: call.id, arguments: call.arguments },
+    { stage: 'toolInput', tool: call.name, callId: call.id, arguments: call.arguments },
     judgedIn(parts, live, call.id),
   );
   if (judgement.action === 'allow') return undefined;
@@ -167,7 +168,7 @@ export async function checkToolOutputs(
       if (pendingOf(result) !== undefined) return Promise.resolve<Judgement>({ action: 'allow' });
       return judge(
         guardrails.toolOutput,
-        { stage: 'tool_output', tool: call.name, callId: call.id, arguments: call.arguments, result },
+        { stage: 'toolOutput', tool: call.name, callId: call.id, arguments: call.arguments, result },
         judgedIn(parts, live, call.id),
       );
     }),
@@ -175,12 +176,38 @@ export async function checkToolOutputs(
   const checked = results.slice();
   let stop: RunStop | undefined;
   judgements.forEach((judgement, i) => {
-    if (judgement.action === 'allow' || stop) return;
-    if (judgement.action === 'block') stop = blockedStop(judgement);
-    else if (!spendFeedback(guardrails, live)) stop = spentStop(judgement);
-    else checked[i] = failure(judgement.message);
+    if (judgement.action === 'allow') return;
+    // What a guardrail refused is never kept: not in the transcript, the checkpoint, the
+    // session's thread or a stream, where this run's model or a later run's would read it.
+    if (judgement.action === 'block') {
+      checked[i] = withheldResult(judgement);
+      stop ??= blockedStop(judgement);
+    } else if (stop === undefined && !spendFeedback(guardrails, live)) {
+      checked[i] = withheldResult(judgement);
+      stop = spentStop(judgement);
+    } else checked[i] = failure(judgement.message);
+  });
+  // Held until now (see `showsToolResult`): each judged result is shown as it is kept.
+  calls.forEach((call, i) => {
+    const result = checked[i] as ToolResult;
+    if (pendingOf(results[i]) === undefined) live.emit?.({ type: 'tool_result', callId: call.id, name: call.name, result });
   });
   return stop ? { results: checked, stop } : { results: checked };
+}
+
+/**
+ * Whether a settled tool result is shown (a `tool_result` event) as soon as it comes: not when
+ * tool-output guardrails are set, which judge it first; {@link checkToolOutputs} shows it then.
+ */
+export function showsToolResult(parts: Pick<AgentParts, 'guardrails'>): boolean {
+  return (parts.guardrails?.toolOutput.length ?? 0) === 0;
+}
+
+/** What is kept of a result a guardrail blocked: that it was withheld, and by which guardrail, never its content. */
+function withheldResult(judgement: Judgement & { action: 'block' | 'feedback' }): ToolResult {
+  return failure(`withheld: the guardrail ${judgement.guardrail} blocked this result (${judgement.stage})`, {
+    withheld: { guardrail: judgement.guardrail, stage: judgement.stage },
+  });
 }
 
 /**

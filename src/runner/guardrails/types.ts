@@ -1,8 +1,12 @@
 import type { ChatMessage } from '../../models/types';
 import type { ToolResult } from '../../results/wire';
 
-/** Where a guardrail looked: the user's input, a turn's text, a tool call's arguments, or its result. */
-export type GuardrailStage = 'input' | 'output' | 'tool_input' | 'tool_output';
+/**
+ * Where a guardrail looked: the user's input, a turn's text, a tool call's arguments, or its
+ * result; named as the stage's list in {@link GuardrailOptions} is. (Checkpoints written before
+ * issue 45 say `tool_input` / `tool_output`; they are read as these.)
+ */
+export type GuardrailStage = 'input' | 'output' | 'toolInput' | 'toolOutput';
 
 /**
  * What a guardrail says of what it checked: `allow` (go on), `block` (the run ends `blocked`,
@@ -41,7 +45,7 @@ export interface OutputSubject {
 
 /** A tool call's arguments, as the model wrote them (JSON text), before the call runs. */
 export interface ToolInputSubject {
-  readonly stage: 'tool_input';
+  readonly stage: 'toolInput';
   readonly tool: string;
   readonly callId: string;
   readonly arguments: string;
@@ -49,7 +53,7 @@ export interface ToolInputSubject {
 
 /** A tool call's result, before the model sees it (after any answer a suspension waited for). */
 export interface ToolOutputSubject {
-  readonly stage: 'tool_output';
+  readonly stage: 'toolOutput';
   readonly tool: string;
   readonly callId: string;
   readonly arguments: string;
@@ -113,6 +117,12 @@ export interface GuardrailOptions {
   parallelInput?: boolean;
   /** Feedback rounds a run may take; one more blocks it. Default 3. */
   maxFeedback?: number;
+  /**
+   * How long one guardrail may take to give its verdict, in milliseconds on the runner's clock;
+   * past it the guardrail blocks (`the guardrail NAME timed out after MS ms`): a check that
+   * could not be made never lets anything through. Default 30 000.
+   */
+  timeoutMs?: number;
 }
 
 /** One check of a run, as its result and checkpoint keep it (segment checks that passed count once a turn). */
@@ -125,4 +135,9 @@ export interface GuardrailRecord {
   turn: number;
   /** The tool call it judged, at the tool stages. */
   callId?: string;
+}
+
+/** A stage as a checkpoint may have stored it: the names before issue 45 read as today's. */
+export function stageOf(stored: unknown): unknown {
+  return stored === 'tool_input' ? 'toolInput' : stored === 'tool_output' ? 'toolOutput' : stored;
 }
