@@ -23,6 +23,8 @@
  *   npm run bench:fleet
  *   (TOOLNEXUS_PG_URL=postgres://… to use your server; else a throwaway embedded PostgreSQL)
  *   BENCH_POOL=20000 BENCH_WORKERS=1,2,4 npm run bench:fleet   (a quicker run)
+ *   BENCH_ROUNDS (default 3): store and floor measured that many times per size, interleaved, the
+ *   order swapped each round; the round of median store ÷ floor is shown, with every round's ratio
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -38,6 +40,8 @@ import { startEmbeddedPostgres, type EmbeddedPostgresServer } from '../test/fixt
 const WORKER_COUNTS = (process.env.BENCH_WORKERS ?? '1,2,4,8').split(',').map(Number);
 const POOL = Number(process.env.BENCH_POOL ?? 100_000);
 const DUPLICATE_EVERY = Number(process.env.BENCH_DUPLICATE_EVERY ?? 20);
+/** Store and floor measured this many times per size, interleaved; the median round is shown. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** Connections per worker process (its PostgresStore pool, and the floor's). */
 const POOL_SIZE = Number(process.env.BENCH_POOL_SIZE ?? 4);
 /** Answers in flight per worker (the producer's concurrency is this times N). */
@@ -287,17 +291,21 @@ function start<In, Out>(role: string, args: string[]): Handle<In, Out> {
 }
 
 /**
- * PostgreSQL's CPU so far, in ms: utime + stime of every process named `postgres` on this
- * machine, plus the postmaster's cutime + cstime, where the CPU of the backends it has reaped
- * (closed connections) is kept, so the figure never goes down when a pool closes.
+ * PostgreSQL's CPU so far, in ms: utime + stime of the postmaster `root` and its backends (of
+ * every process named `postgres` on this machine when the server is not ours), plus the
+ * postmaster's cutime + cstime, where the CPU of the backends it has reaped (closed
+ * connections) is kept, so the figure never goes down when a pool closes. Other PostgreSQL
+ * servers on a shared machine are not counted.
  */
-function postgresCpuMs(): number {
+function postgresCpuMs(root: number | undefined): number {
   const stats = new Map<number, string[]>();
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const close = stat.lastIndexOf(')');
-      if (stat.slice(stat.indexOf('(') + 1, close) === 'postgres') stats.set(Number(pid), stat.slice(close + 2).split(' '));
+      const fields = stat.slice(close + 2).split(' ');
+      const ours = root === undefined || Number(pid) === root || Number(fields[1]) === root;
+      if (ours && stat.slice(stat.indexOf('(') + 1, close) === 'postgres') stats.set(Number(pid), fields);
     } catch {
       // A process that ended between the listing and the read.
     }
@@ -327,6 +335,12 @@ async function seed(admin: Client, schema: string, prefix: string, count: number
   await admin.query(`ANALYZE "${schema}"."${prefix}suspensions"`);
 }
 
+/**
+ * PostgreSQL's and the workers' CPU per answer: what bounds answers per second when they share
+ * the cores, and less swayed than wall time by other work on a shared machine.
+ */
+const cpuPerAnswer = (m: Measurement) => m.dbCpuPer1000 + m.workerCpuPer1000;
+
 interface Measurement {
   perSecond: number;
   p50: number;
@@ -343,13 +357,13 @@ export async function main(): Promise<void> {
   if (role === '--producer') return producer();
   const embedded: EmbeddedPostgresServer | undefined = process.env.TOOLNEXUS_PG_URL ? undefined : await startEmbeddedPostgres();
   try {
-    await run(process.env.TOOLNEXUS_PG_URL ?? embedded!.url);
+    await run(process.env.TOOLNEXUS_PG_URL ?? embedded!.url, embedded?.pid);
   } finally {
     await embedded?.destroy();
   }
 }
 
-async function run(url: string): Promise<void> {
+async function run(url: string, postmaster: number | undefined): Promise<void> {
   const schema = `fleet_${randomBytes(3).toString('hex')}`;
   const admin = new Client({ connectionString: url });
   await admin.connect();
@@ -378,7 +392,7 @@ async function run(url: string): Promise<void> {
     const active = workers.slice(0, n);
     active.forEach((w) => w.send({ type: 'setup', variant, tablePrefix: prefix, leaseMs: options.leaseMs, ledger: options.ledger }));
     await Promise.all(active.map((w) => w.next()));
-    const dbBefore = postgresCpuMs();
+    const dbBefore = postgresCpuMs(postmaster);
     producerHandle.send({
       type: 'go',
       ports: ports.slice(0, n),
@@ -397,7 +411,7 @@ async function run(url: string): Promise<void> {
         killed = true;
       }
     }
-    const dbCpu = postgresCpuMs() - dbBefore;
+    const dbCpu = postgresCpuMs(postmaster) - dbBefore;
     const living = killed ? active.slice(1) : active;
     living.forEach((w) => w.send({ type: 'report' }));
     const reports = (await Promise.all(living.map((w) => w.next()))) as Array<Extract<FromWorker, { type: 'report' }>>;
@@ -421,21 +435,39 @@ async function run(url: string): Promise<void> {
     return { measurement, prefix };
   };
 
-  console.log('\nworkers  variant  answers/s  p50 ms  p99 ms  duplicate replays  PG CPU ms/1k  worker CPU ms/1k   store ÷ floor');
+  console.log(
+    '\nworkers  variant  answers/s  p50 ms  p99 ms  duplicate replays  PG CPU ms/1k  worker CPU ms/1k   store ÷ floor  CPU floor ÷ store',
+  );
   const rows: Array<{ n: number; store: Measurement; floor: Measurement }> = [];
   for (const n of WORKER_COUNTS) {
-    const store = (await measure('store', n, `s${n}`)).measurement;
-    const floor = (await measure('floor', n, `f${n}`)).measurement;
+    // Store and floor interleaved, ROUNDS times, the order swapped every round: on a machine whose
+    // load drifts, both meet the same drift. The round of median store ÷ floor is shown.
+    const rounds: Array<{ store: Measurement; floor: Measurement }> = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const order: Variant[] = r % 2 === 0 ? ['store', 'floor'] : ['floor', 'store'];
+      const [a, b] = [
+        (await measure(order[0]!, n, `${order[0]![0]}${n}r${r}`)).measurement,
+        (await measure(order[1]!, n, `${order[1]![0]}${n}r${r}`)).measurement,
+      ];
+      rounds.push(r % 2 === 0 ? { store: a, floor: b } : { store: b, floor: a });
+    }
+    const ratios = rounds.map((round) => round.store.perSecond / round.floor.perSecond);
+    const { store, floor } = rounds[ratios.indexOf([...ratios].sort((x, y) => x - y)[Math.floor(ratios.length / 2)]!)]!;
+    // Every round's duplicate replays count, not only the median's.
+    const duplicateReplays = rounds.reduce((sum, round) => sum + round.store.replays - POOL, 0);
     rows.push({ n, store, floor });
+    if (ROUNDS > 1) console.log(`${String(n).padStart(7)}  rounds' store ÷ floor: ${ratios.map((x) => `${x.toFixed(2)}×`).join(', ')}`);
     for (const [variant, m] of [
       ['store', store],
       ['floor', floor],
     ] as const) {
-      const duplicates = variant === 'store' ? String(m.replays - POOL) : '-';
+      const duplicates = variant === 'store' ? String(duplicateReplays) : '-';
       console.log(
         `${String(n).padStart(7)}  ${variant.padEnd(7)} ${m.perSecond.toFixed(0).padStart(10)} ${m.p50.toFixed(2).padStart(7)} ${m.p99.toFixed(2).padStart(7)} ` +
           `${duplicates.padStart(18)} ${m.dbCpuPer1000.toFixed(0).padStart(13)} ${m.workerCpuPer1000.toFixed(0).padStart(17)}` +
-          (variant === 'floor' ? `   ${(store.perSecond / floor.perSecond).toFixed(2).padStart(12)}×` : ''),
+          (variant === 'floor'
+            ? `   ${(store.perSecond / floor.perSecond).toFixed(2).padStart(12)}×  ${(cpuPerAnswer(floor) / cpuPerAnswer(store)).toFixed(2).padStart(16)}×`
+            : ''),
       );
     }
   }
