@@ -1,9 +1,10 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isLegacyRequest } from '@modelcontextprotocol/server';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { InvalidArgumentError } from '../../errors';
 import type { ResumeCoordinator } from '../../suspension/coordinator';
@@ -11,6 +12,9 @@ import type { Principal } from '../../suspension/audit';
 import { BoundedEventStore, EventBudget } from './event-store';
 import { defaultAllowedHosts, HttpGuard, principalOf, type McpAuthorize } from './http-guard';
 import { coordinatorOf, createMcpServer } from './server';
+import { authInfoOf, modernHandler } from './modern';
+import { sendWebResponse, webRequestOf } from './node-fetch';
+import { RequestStateSealer, type RequestStateKeys } from './request-state';
 import type { McpServerOptions, McpToolHost } from './types';
 
 /** {@link serveMcp} over stdin/stdout: what Claude Desktop and VS Code start as a child process. */
@@ -82,6 +86,22 @@ export interface McpHttpOptions extends McpServerOptions {
    * behind a proxy that authenticates). A session belongs to the principal that opened it.
    */
   authorize?: McpAuthorize;
+  /**
+   * The keys `requestState` is sealed with (HMAC-SHA256, each at least 32 bytes) for
+   * 2026-07-28 clients (docs/mcp.md, "A suspended call over MCP"): the first signs, every one
+   * opens. Give every server process on one store the same list, so a retry may reach any of
+   * them. To rotate: put the new key first, and drop the old one once `requestStateTtlMs` has
+   * passed. Default: a random key of this process (a retry then must reach this process).
+   */
+  requestStateKeys?: RequestStateKeys;
+  /** How long a `requestState` is good for, in ms (default 3 600 000; never past the call's `expiresAt`). */
+  requestStateTtlMs?: number;
+  /**
+   * The page where a call is answered by someone other than the caller (the inbox), given to a
+   * 2026-07-28 client as a URL-mode elicitation when the answer policy says another person
+   * must answer: `(suspensionId) => url`. Without it that client is told only to retry later.
+   */
+  inboxUrl?: (suspensionId: string) => string;
 }
 
 /** A running MCP server. */
@@ -167,6 +187,18 @@ async function serveHttp(coordinator: ResumeCoordinator, options: McpHttpOptions
     throw new InvalidArgumentError('authorize must be a function of the request or bearerToken(...)');
   const sessions = new Map<string, Session>();
   let guard: HttpGuard | undefined;
+  // 2026-07-28 requests: stateless, one server per request, suspensions as MRTR round trips.
+  const modern = modernHandler(
+    coordinator,
+    options,
+    {
+      sealer: new RequestStateSealer(options.requestStateKeys ?? [randomBytes(32)]),
+      ttlMs: positive('requestStateTtlMs', options.requestStateTtlMs, 3_600_000),
+      clock,
+      ...(options.inboxUrl ? { inboxUrl: options.inboxUrl } : {}),
+    },
+    maxBodyBytes,
+  );
 
   const drop = (id: string): Session | undefined => {
     const session = sessions.get(id);
@@ -260,6 +292,17 @@ async function serveHttp(coordinator: ResumeCoordinator, options: McpHttpOptions
     if (req.method === 'POST') {
       const body = await readJson(req, maxBodyBytes);
       if ('status' in body) return rpcError(res, body.status, body.status === 413 ? -32000 : -32700, body.message);
+      if (sessionId === undefined) {
+        // Which era, as the SDK's own handler would classify it: 2026-07-28 carries its version per request.
+        const web = webRequestOf(req, res, body.value);
+        if (!(await isLegacyRequest(web, body.value, { maxRequestBodySize: maxBodyBytes }))) {
+          const response = await modern.handler.fetch(web, {
+            parsedBody: body.value,
+            ...(principal ? { authInfo: authInfoOf(principal) } : {}),
+          });
+          return sendWebResponse(response, res);
+        }
+      }
       if (sessionId !== undefined) {
         const session = sessionFor(sessionId);
         if (session === 'forbidden') return rpcError(res, 403, -32000, 'the session belongs to another principal');
@@ -340,6 +383,7 @@ async function serveHttp(coordinator: ResumeCoordinator, options: McpHttpOptions
     eventBytes: () => budget.used,
     async close() {
       clearInterval(sweep);
+      await modern.close();
       const open = [...sessions.keys()].map((id) => drop(id) as Session);
       await Promise.allSettled(open.map((session) => session.server.close()));
       http.closeAllConnections();

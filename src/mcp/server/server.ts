@@ -33,6 +33,7 @@ import type { McpCatalog } from './catalog/catalog';
 import { McpCatalogError } from './errors';
 import { outOfBandResult, toMcpResult, type McpCallResult } from './results';
 import { samplerFor } from './sampling';
+import { toolListing } from './listing';
 import type { McpCallInfo, McpServerOptions, McpToolContext, McpToolHost } from './types';
 import { endMcpCall, startMcpServerCall, type McpCallSite } from '../../telemetry/mcp';
 import { errorTypeOf, Telemetry } from '../../telemetry/telemetry';
@@ -77,16 +78,7 @@ export function createMcpServer(coordinator: ResumeCoordinator, options: McpServ
     minLevel = LOG_RANK[request.params.level];
     return {};
   });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: coordinator.toolkit.tools().map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      inputSchema: tool.inputSchema as { type: 'object' },
-      ...(tool.title !== undefined ? { title: tool.title } : {}),
-      ...(tool.annotations !== undefined ? { annotations: { ...tool.annotations } } : {}),
-      ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema as { type: 'object' } } : {}),
-    })),
-  }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolListing(coordinator) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const log = (level: ToolLogLevel, message: string, data?: unknown): void => {
       if ((LOG_RANK[level] ?? 0) < minLevel) return;

@@ -1,0 +1,183 @@
+import {
+  createMcpHandler,
+  ProtocolError,
+  Server,
+  type AuthInfo,
+  type McpHttpHandler,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { messageOf } from '../../errors/message';
+import type { Principal } from '../../suspension/audit';
+import type { ResumeCoordinator } from '../../suspension/coordinator';
+import type { ToolLogLevel } from '../../toolkit/context';
+import type { McpCatalog } from './catalog/catalog';
+import { McpCatalogError, McpInputResponseError, McpRequestStateError } from './errors';
+import { elicitationPrincipal } from './elicitation';
+import { serveModernCall, type MrtrSettings } from './mrtr';
+import { toolListing } from './listing';
+import type { McpServerOptions, McpToolContext } from './types';
+
+const INVALID_PARAMS = -32602;
+const INTERNAL_ERROR = -32603;
+const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+
+/** Where serveMcp keeps the principal `authorize` named, on the SDK's pass-through `authInfo`. */
+export const PRINCIPAL_EXTRA = 'toolnexus/principal';
+
+/**
+ * The 2026-07-28 half of serveMcp over HTTP (docs/mcp.md, "Two eras"): the SDK's per-request
+ * handler (`server/discover`, the `_meta` envelope, the `Mcp-Method`/`Mcp-Name` header checks,
+ * `subscriptions/listen`, cache hints) around one fresh low-level server per request whose
+ * tools are the coordinator's. 2025-era requests never reach it (`legacy: 'reject'`): serveMcp
+ * routes them to its sessions first. Changes of the toolkit and the catalog are published to
+ * the open `subscriptions/listen` streams; `close` stops that and the handler.
+ */
+export function modernHandler(
+  coordinator: ResumeCoordinator,
+  options: McpServerOptions,
+  mrtr: MrtrSettings,
+  maxRequestBodySize: number,
+): { handler: McpHttpHandler; close(): Promise<void> } {
+  const handler = createMcpHandler(({ authInfo }) => modernServer(coordinator, options, mrtr, principalOfAuth(authInfo)), {
+    legacy: 'reject',
+    maxRequestBodySize,
+  });
+  const stops = [coordinator.toolkit.onChange(() => handler.notify.toolsChanged())];
+  const catalog = options.catalog;
+  if (catalog) {
+    stops.push(
+      catalog.onChange((change) => {
+        if ('updated' in change) handler.notify.resourceUpdated(change.updated);
+        else if (change.list === 'resources') handler.notify.resourcesChanged();
+        else handler.notify.promptsChanged();
+      }),
+    );
+  }
+  return {
+    handler,
+    async close() {
+      for (const stop of stops) stop();
+      await handler.close();
+    },
+  };
+}
+
+/** The SDK's `authInfo` carrying the principal serveMcp's `authorize` named (never read from the request by the SDK). */
+export function authInfoOf(principal: Principal): AuthInfo {
+  return { token: '', clientId: principal.id, scopes: [], extra: { [PRINCIPAL_EXTRA]: { ...principal } } };
+}
+
+function principalOfAuth(authInfo: AuthInfo | undefined): Principal | undefined {
+  const principal = authInfo?.extra?.[PRINCIPAL_EXTRA] as Principal | undefined;
+  return principal && typeof principal.id === 'string' ? principal : undefined;
+}
+
+function modernServer(
+  coordinator: ResumeCoordinator,
+  options: McpServerOptions,
+  mrtr: MrtrSettings,
+  principal: Principal | undefined,
+): Server {
+  const catalog = options.catalog;
+  const server = new Server(
+    { name: options.name ?? 'toolnexus', version: options.version ?? '0.0.0' },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        ...(catalog ? { resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {} } : {}),
+      },
+      ...(options.instructions ? { instructions: options.instructions } : {}),
+    },
+  );
+  server.setRequestHandler('tools/list', () => ({ tools: toolListing(coordinator) }));
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const name = request.params.name;
+    const tool = coordinator.toolkit.get(name);
+    if (!tool) return { content: [{ type: 'text' as const, text: `unknown tool: ${name}` }], isError: true };
+    const by = principal ?? elicitationPrincipal({});
+    const raw = ctx.mcpReq.requestState();
+    const call = {
+      name,
+      args: request.params.arguments ?? {},
+      by,
+      support: supportOf(ctx),
+      ctx: toolContext(ctx, name, principal),
+      ...(raw !== undefined ? { requestState: raw } : {}),
+      ...(ctx.mcpReq.inputResponses ? { inputResponses: ctx.mcpReq.inputResponses } : {}),
+    };
+    try {
+      return (await serveModernCall(coordinator, call, mrtr, tool.outputSchema)) as never;
+    } catch (error) {
+      if (error instanceof McpRequestStateError || error instanceof McpInputResponseError)
+        throw new ProtocolError(INVALID_PARAMS, error.message, { reason: error.code });
+      return { content: [{ type: 'text' as const, text: messageOf(error) }], isError: true };
+    }
+  });
+  if (catalog) serveModernCatalog(server, catalog);
+  return server;
+}
+
+/** What the client declared it can be asked, from the request's own `_meta` envelope (2026-07-28 is stateless). */
+function supportOf(ctx: ServerContext): { form: boolean; url: boolean } {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const elicitation = (envelope?.[CLIENT_CAPABILITIES] as { elicitation?: { form?: unknown; url?: unknown } } | undefined)?.elicitation;
+  if (!elicitation) return { form: false, url: false };
+  // `elicitation: {}` declares form mode, as 2025-11-25 has it.
+  const none = elicitation.form === undefined && elicitation.url === undefined;
+  return { form: none || elicitation.form !== undefined, url: elicitation.url !== undefined };
+}
+
+function toolContext(ctx: ServerContext, name: string, principal: Principal | undefined): McpToolContext {
+  const log = (level: ToolLogLevel, message: string, data?: unknown): void => {
+    // Sent only when the request's envelope asked for logs at this level (the SDK filters).
+    void ctx.mcpReq.log(level, data === undefined ? message : { message, data }, name).catch(() => undefined);
+  };
+  const tool: McpToolContext = { signal: ctx.mcpReq.signal, log, mcp: principal ? { principal: { ...principal } } : {} };
+  const token = ctx.mcpReq._meta?.progressToken;
+  if (token !== undefined) {
+    tool.progress = (progress, total, message) => {
+      const params = {
+        progressToken: token,
+        progress,
+        ...(total !== undefined ? { total } : {}),
+        ...(message !== undefined ? { message } : {}),
+      };
+      void ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => undefined);
+    };
+  }
+  return tool;
+}
+
+/** The catalog at 2026-07-28: an unknown resource is `-32602` there (the `-32002` of 2025-11-25 was retired). */
+function serveModernCatalog(server: Server, catalog: McpCatalog): void {
+  server.setRequestHandler('resources/list', () => ({ resources: catalog.resources() }));
+  server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: catalog.templates() }));
+  server.setRequestHandler('prompts/list', () => ({ prompts: catalog.prompts() }));
+  server.setRequestHandler('resources/read', (request, ctx) =>
+    asProtocolError(async () => ({ contents: (await catalog.read(request.params.uri, { signal: ctx.mcpReq.signal, mcp: {} })) as never })),
+  );
+  server.setRequestHandler('prompts/get', (request, ctx) =>
+    asProtocolError(
+      async () =>
+        (await catalog.getPrompt(request.params.name, request.params.arguments ?? {}, { signal: ctx.mcpReq.signal, mcp: {} })) as never,
+    ),
+  );
+  server.setRequestHandler('completion/complete', (request) =>
+    asProtocolError(async () => {
+      const ref = request.params.ref;
+      const target =
+        ref.type === 'ref/prompt' ? { type: 'prompt' as const, name: ref.name } : { type: 'template' as const, uriTemplate: ref.uri };
+      const context = request.params.context?.arguments ? { arguments: request.params.context.arguments } : {};
+      return { completion: { ...(await catalog.complete(target, request.params.argument, context)) } };
+    }),
+  );
+}
+
+async function asProtocolError<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof McpCatalogError) throw new ProtocolError(INVALID_PARAMS, error.message);
+    throw new ProtocolError(INTERNAL_ERROR, messageOf(error));
+  }
+}
