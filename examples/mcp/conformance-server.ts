@@ -11,6 +11,7 @@
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import { answerFor, defineTool, Describe, failure, pending, Tool, Toolkit, withContent, type ToolContext } from 'toolnexus-ts';
+import { INPUT_ROUND_TOOLS } from './conformance-input-rounds';
 import { McpCatalog, Prompt, Resource, ResourceTemplate, serveMcp, type McpToolContext } from 'toolnexus-ts/mcp';
 
 // A 1×1 red PNG and a 1-sample silent WAV: the smallest valid media the scenarios accept.
@@ -354,6 +355,7 @@ async function main(): Promise<void> {
     ReconnectionTool,
     SamplingTool,
     jsonSchema202012,
+    ...INPUT_ROUND_TOOLS,
   );
   const catalog = new McpCatalog().register(
     StaticTextResource,

@@ -15,7 +15,7 @@ import { McpCatalogError, McpInputResponseError, McpRequestStateError } from './
 import { elicitationPrincipal } from './elicitation';
 import { serveModernCall, type MrtrSettings } from './mrtr';
 import { toolListing } from './listing';
-import type { McpServerOptions, McpToolContext } from './types';
+import type { McpCallInfo, McpServerOptions, McpToolContext } from './types';
 
 const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
@@ -132,7 +132,13 @@ function toolContext(ctx: ServerContext, name: string, principal: Principal | un
     // Sent only when the request's envelope asked for logs at this level (the SDK filters).
     void ctx.mcpReq.log(level, data === undefined ? message : { message, data }, name).catch(() => undefined);
   };
-  const tool: McpToolContext = { signal: ctx.mcpReq.signal, log, mcp: principal ? { principal: { ...principal } } : {} };
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const capabilities = envelope?.[CLIENT_CAPABILITIES] as Record<string, unknown> | undefined;
+  const mcp: McpCallInfo = { protocol: 'modern' };
+  if (principal) mcp.principal = { ...principal };
+  if (capabilities) mcp.clientCapabilities = capabilities;
+  if (ctx.mcpReq.inputResponses) mcp.inputResponses = ctx.mcpReq.inputResponses;
+  const tool: McpToolContext = { signal: ctx.mcpReq.signal, log, mcp };
   const token = ctx.mcpReq._meta?.progressToken;
   if (token !== undefined) {
     tool.progress = (progress, total, message) => {

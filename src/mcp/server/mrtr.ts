@@ -11,6 +11,7 @@ import type { ElicitationReply } from '../elicitation';
 import { answerOf, answerProblem, elicitationFor, type Elicitation, type ElicitationSupport } from './elicitation';
 import { McpInputResponseError, McpRequestStateError } from './errors';
 import { RequestStateSealer, requestDigest } from './request-state';
+import { inputRoundOf, type McpInputRequest } from './input-round';
 import { outOfBandResult, toMcpResult, type McpCallResult } from './results';
 import type { McpToolContext } from './types';
 
@@ -20,8 +21,8 @@ export type ModernCallResult = McpCallResult | InputRequired;
 /** An MRTR `InputRequiredResult` (basic/patterns/mrtr.mdx). */
 export interface InputRequired {
   resultType: 'input_required';
-  inputRequests?: Record<string, { method: 'elicitation/create'; params: Record<string, unknown> }>;
-  requestState: string;
+  inputRequests?: Record<string, McpInputRequest>;
+  requestState?: string;
 }
 
 /** How serveMcp turns suspensions into MRTR round trips, shared by every request of one server. */
@@ -67,11 +68,16 @@ export async function serveModernCall(
   outputSchema: unknown,
 ): Promise<ModernCallResult> {
   const digest = requestDigest('tools/call', call.name, call.args);
-  if (call.requestState === undefined) {
+  const state =
+    call.requestState === undefined
+      ? undefined
+      : settings.sealer.open(call.requestState, { now: settings.clock.now(), principal: call.by.id, digest });
+  if (state?.sid === undefined) {
+    // A first call, or the next round of the tool's own input round: the tool runs (again) with what came back.
+    if (state?.data !== undefined) call.ctx.mcp.requestState = state.data;
     const result = await coordinator.execute(call.name, call.args, call.ctx, { principal: call.by });
     return finish(coordinator, call, settings, digest, result, outputSchema);
   }
-  const state = settings.sealer.open(call.requestState, { now: settings.clock.now(), principal: call.by.id, digest });
   const stored = await coordinator.get(state.sid);
   // A state this server sealed names a call its store recorded; one the store no longer has was swept.
   if (!stored) throw new McpRequestStateError('expired');
@@ -135,6 +141,19 @@ async function finish(
   result: ToolResult,
   outputSchema: unknown,
 ): Promise<ModernCallResult> {
+  const round = inputRoundOf(result);
+  if (round) {
+    const out: InputRequired = { resultType: 'input_required' };
+    if (round.inputRequests) out.inputRequests = round.inputRequests;
+    if (round.requestState !== undefined)
+      out.requestState = settings.sealer.seal({
+        data: round.requestState,
+        sub: call.by.id,
+        dig: digest,
+        exp: settings.clock.now() + settings.ttlMs,
+      });
+    return out;
+  }
   const pending = pendingOf(result);
   if (!pending) return toMcpResult(result, outputSchema);
   const stored = await coordinator.get(pending.id);

@@ -9,8 +9,10 @@ import { McpRequestStateError } from './errors';
  * not encrypted).
  */
 export interface RequestStatePayload {
-  /** The suspension id (the stored call's `request.id`). */
-  sid: string;
+  /** The suspension id (the stored call's `request.id`), for a suspended call. */
+  sid?: string;
+  /** The tool's own state, for an input round (`inputRound({ requestState })`). */
+  data?: string;
   /** The principal the state was given to: only a retry authenticated as them may present it. */
   sub: string;
   /** SHA-256 of the request it answers (method, tool name, arguments). */
@@ -91,9 +93,14 @@ function mac(key: Buffer, body: string): string {
 function payloadOf(body: string): RequestStatePayload | undefined {
   try {
     const value = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Partial<RequestStatePayload> | null;
-    if (!value || typeof value.sid !== 'string' || typeof value.sub !== 'string' || typeof value.dig !== 'string') return undefined;
+    if (!value || typeof value.sub !== 'string' || typeof value.dig !== 'string') return undefined;
     if (typeof value.exp !== 'number' || !Number.isFinite(value.exp)) return undefined;
-    return { sid: value.sid, sub: value.sub, dig: value.dig, exp: value.exp };
+    if (value.sid !== undefined && typeof value.sid !== 'string') return undefined;
+    if (value.data !== undefined && typeof value.data !== 'string') return undefined;
+    const payload: RequestStatePayload = { sub: value.sub, dig: value.dig, exp: value.exp };
+    if (value.sid !== undefined) payload.sid = value.sid;
+    if (value.data !== undefined) payload.data = value.data;
+    return payload;
   } catch {
     return undefined;
   }

@@ -118,7 +118,7 @@ async function callTool(
   const name = request.params.name;
   const tool = coordinator.toolkit.get(name);
   if (!tool) return { content: [{ type: 'text', text: `unknown tool: ${name}` }], isError: true };
-  const mcp: McpCallInfo = {};
+  const mcp: McpCallInfo = { protocol: 'legacy' };
   if (extra.sessionId !== undefined) mcp.sessionId = extra.sessionId;
   if (extra.closeSSEStream) mcp.closeStream = extra.closeSSEStream;
   if (principal) mcp.principal = { ...principal };

@@ -94,6 +94,17 @@ export interface McpCallInfo {
   closeStream?: () => void;
   /** Who opened the session, when serveMcp over HTTP has `authorize`; answers given in it are recorded as theirs. */
   principal?: Principal;
+  /** Which revision the request speaks: `2025-11-25` (and earlier, with sessions) or `2026-07-28` (stateless). */
+  protocol?: 'legacy' | 'modern';
+  /** 2026-07-28: the capabilities the client declared in this request's `_meta` (what it can be asked). */
+  clientCapabilities?: Record<string, unknown>;
+  /**
+   * 2026-07-28: the answers a retry carries to the tool's last input round (`inputRound`),
+   * keyed as the tool named its requests. Sent by the client and not checked: validate them.
+   */
+  inputResponses?: Record<string, unknown>;
+  /** 2026-07-28: the state the tool gave its last input round, verified unchanged (sealed by serveMcp). */
+  requestState?: string;
 }
 
 /** A tool context as the MCP server builds it. */
