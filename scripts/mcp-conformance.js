@@ -4,7 +4,8 @@
  * library, offline on 127.0.0.1:
  *
  *   server  examples/mcp/conformance-server.ts (@Tool classes served by serveMcp over
- *           Streamable HTTP), every scenario of the suite (`--suite all`);
+ *           Streamable HTTP), the scenarios each revision requires (`--requirements`), once
+ *           at each wire version: 2025-11-25 (sessions) and 2026-07-28 (stateless, MRTR);
  *   client  examples/mcp/conformance-client.ts (an McpToolSource) in every client scenario:
  *           initialize, tools_call, elicitation-sep1034-client-defaults, sse-retry and auth/*.
  *
@@ -21,6 +22,8 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..');
 const CLI = require.resolve('@modelcontextprotocol/conformance/dist/index.js', { paths: [ROOT] });
 const BASELINE = path.join(ROOT, '.ci', 'mcp-conformance-baseline.yml');
+/** The revisions the server is held to, each run at its own wire version (one run does not cover the other). */
+const REVISIONS = ['2025-11-25', '2026-07-28'];
 const SERVER = path.join(ROOT, 'dist-examples', 'examples', 'mcp', 'conformance-server.js');
 const CLIENT = path.join(ROOT, 'dist-examples', 'examples', 'mcp', 'conformance-client.js');
 const CLIENT_SCENARIOS = [
@@ -51,7 +54,7 @@ const CLIENT_SCENARIOS = [
   'auth/offline-access-not-supported',
   'auth/client-credentials-jwt',
   'auth/client-credentials-basic',
-  'auth/cross-app-access-complete-flow',
+  'auth/enterprise-managed-authorization',
 ];
 // The Node 20 shim for the suite's bundle (scripts/conformance-node20.mjs says why).
 const NODE_ARGS = ['--import', path.join(__dirname, 'conformance-node20.mjs')];
@@ -90,29 +93,29 @@ function startServer() {
   });
 }
 
-/** Scenario outcomes from the suite's result folders: a scenario passes when none of its checks failed. */
+/**
+ * Scenario outcomes from the suite's result folders (each holds a checks.json, named after its
+ * scenario, one level down for `auth/…`): a scenario passes when none of its checks failed.
+ */
 function score(dir) {
   const scenarios = [];
   let checks = 0;
   let failedChecks = 0;
   let warnings = 0;
-  // A scenario named `auth/…` has its results one folder down, in `auth/`.
-  const folders = fs
-    .readdirSync(dir)
-    .flatMap((name) =>
-      fs.existsSync(path.join(dir, name, 'checks.json'))
-        ? [name]
-        : fs.readdirSync(path.join(dir, name)).map((inner) => path.join(name, inner)),
-    );
-  for (const name of folders.sort()) {
-    const file = path.join(dir, name, 'checks.json');
-    if (!fs.existsSync(file)) continue;
-    const list = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const files = fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir, { recursive: true })
+        .map(String)
+        .filter((name) => path.basename(name) === 'checks.json')
+        .sort()
+    : [];
+  for (const name of files) {
+    const list = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8'));
     const failures = list.filter((check) => check.status === 'FAILURE').length;
     checks += list.filter((check) => check.status !== 'INFO').length;
     failedChecks += failures;
     warnings += list.filter((check) => check.status === 'WARNING').length;
-    scenarios.push({ name, ok: failures === 0 });
+    scenarios.push({ name: path.dirname(name), ok: failures === 0 });
   }
   return { scenarios, checks, failedChecks, warnings };
 }
@@ -131,27 +134,31 @@ async function main() {
   try {
     const started = Date.now();
     const { child, url } = await startServer();
-    let server;
+    const servers = [];
     try {
-      server = await conformance([
-        'server',
-        '--url',
-        url,
-        '--suite',
-        'all',
-        '--expected-failures',
-        BASELINE,
-        '-o',
-        path.join(scratch, 'server'),
-      ]);
+      for (const revision of REVISIONS) {
+        const run = await conformance([
+          'server',
+          '--url',
+          url,
+          '--requirements',
+          revision,
+          '--expected-failures',
+          BASELINE,
+          '-o',
+          path.join(scratch, `server-${revision}`),
+        ]);
+        servers.push({ revision, ...run });
+        console.log(`== server at ${revision}`);
+        console.log(summaryOf(run.output).trimEnd());
+        if (run.code !== 0) {
+          failed = true;
+          console.error(run.output);
+          console.error(`MCP conformance (server, ${revision}): a regression or a stale baseline entry, see above`);
+        }
+      }
     } finally {
       child.kill('SIGTERM');
-    }
-    console.log(summaryOf(server.output).trimEnd());
-    if (server.code !== 0) {
-      failed = true;
-      console.error(server.output);
-      console.error('MCP conformance (server): a regression or a stale baseline entry, see above');
     }
     const clientRuns = [];
     for (const scenario of CLIENT_SCENARIOS) {
@@ -173,13 +180,18 @@ async function main() {
         console.error(run.output);
       }
     }
-    const s = score(path.join(scratch, 'server'));
     const c = score(path.join(scratch, 'client'));
     const pass = (list) => list.filter((item) => item.ok).length;
+    for (const { revision } of servers) {
+      const s = score(path.join(scratch, `server-${revision}`));
+      console.log(
+        `MCP conformance score: server at ${revision}: ${pass(s.scenarios)} of ${s.scenarios.length} scenarios ` +
+          `(${s.checks - s.failedChecks} of ${s.checks} checks, ${s.warnings} warnings; the rest are the baseline's ` +
+          `expected failures and the scenarios the revision does not score)`,
+      );
+    }
     console.log(
-      `MCP conformance score: server ${pass(s.scenarios)} of ${s.scenarios.length} scenarios ` +
-        `(${s.checks - s.failedChecks} of ${s.checks} checks, ${s.warnings} warnings; the rest are the baseline's expected failures), ` +
-        `client ${pass(c.scenarios)} of ${c.scenarios.length} scenarios (${c.checks - c.failedChecks} of ${c.checks} checks), ` +
+      `MCP conformance score: client ${pass(c.scenarios)} of ${c.scenarios.length} scenarios (${c.checks - c.failedChecks} of ${c.checks} checks), ` +
         `in ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
   } finally {

@@ -160,16 +160,19 @@ function serveModernCatalog(server: Server, catalog: McpCatalog): void {
   server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: catalog.templates() }));
   server.setRequestHandler('prompts/list', () => ({ prompts: catalog.prompts() }));
   server.setRequestHandler('resources/read', (request, ctx) =>
-    asProtocolError(async () => ({ contents: (await catalog.read(request.params.uri, { signal: ctx.mcpReq.signal, mcp: {} })) as never })),
+    asProtocolError({ uri: request.params.uri }, async () => ({
+      contents: (await catalog.read(request.params.uri, { signal: ctx.mcpReq.signal, mcp: {} })) as never,
+    })),
   );
   server.setRequestHandler('prompts/get', (request, ctx) =>
     asProtocolError(
+      undefined,
       async () =>
         (await catalog.getPrompt(request.params.name, request.params.arguments ?? {}, { signal: ctx.mcpReq.signal, mcp: {} })) as never,
     ),
   );
   server.setRequestHandler('completion/complete', (request) =>
-    asProtocolError(async () => {
+    asProtocolError(undefined, async () => {
       const ref = request.params.ref;
       const target =
         ref.type === 'ref/prompt' ? { type: 'prompt' as const, name: ref.name } : { type: 'template' as const, uriTemplate: ref.uri };
@@ -179,11 +182,13 @@ function serveModernCatalog(server: Server, catalog: McpCatalog): void {
   );
 }
 
-async function asProtocolError<T>(work: () => Promise<T>): Promise<T> {
+/** The catalog's refusals as protocol errors; an unknown resource names its URI in `data` (SEP-2164). */
+async function asProtocolError<T>(data: { uri: string } | undefined, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof McpCatalogError) throw new ProtocolError(INVALID_PARAMS, error.message);
+    if (error instanceof McpCatalogError)
+      throw new ProtocolError(INVALID_PARAMS, error.message, error.reason === 'not-found' ? data : undefined);
     throw new ProtocolError(INTERNAL_ERROR, messageOf(error));
   }
 }
