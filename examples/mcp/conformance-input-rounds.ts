@@ -26,9 +26,10 @@ function sample(text: string, maxTokens: number): McpInputRequest {
 const ROOTS: McpInputRequest = { method: 'roots/list', params: {} };
 
 /** The accepted content of a form answer's `field`, or `undefined`. */
-function field(answers: Answers, key: string, name: string): unknown {
+function field(answers: Answers, key: string, name: string): string | number | boolean | undefined {
   const answer = answers?.[key] as { action?: unknown; content?: Record<string, unknown> } | undefined;
-  return answer?.action === 'accept' ? answer.content?.[name] : undefined;
+  const value = answer?.action === 'accept' ? answer.content?.[name] : undefined;
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : undefined;
 }
 
 function sampledText(answers: Answers, key: string): string | undefined {
