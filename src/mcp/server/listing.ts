@@ -21,3 +21,29 @@ export function toolListing(coordinator: ResumeCoordinator): McpToolListing[] {
     ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema as { type: 'object' } } : {}),
   }));
 }
+
+/** The `notifications/progress` a call sends, in both eras. */
+export interface McpProgressNotification {
+  method: 'notifications/progress';
+  params: { progressToken: string | number; progress: number; total?: number; message?: string };
+}
+
+/**
+ * `ctx.progress` for a call whose request carried `token` (none without one): each report is
+ * sent through `send`, the era's way to notify the caller; a failed send is dropped.
+ */
+export function progressFor(
+  token: string | number | undefined,
+  send: (notification: McpProgressNotification) => Promise<void>,
+): ((progress: number, total?: number, message?: string) => void) | undefined {
+  if (token === undefined) return undefined;
+  return (progress, total, message) => {
+    const params = {
+      progressToken: token,
+      progress,
+      ...(total !== undefined ? { total } : {}),
+      ...(message !== undefined ? { message } : {}),
+    };
+    send({ method: 'notifications/progress', params }).catch(() => undefined);
+  };
+}

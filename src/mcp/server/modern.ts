@@ -14,7 +14,7 @@ import type { McpCatalog } from './catalog/catalog';
 import { McpCatalogError, McpInputResponseError, McpRequestStateError } from './errors';
 import { elicitationPrincipal } from './elicitation';
 import { serveModernCall, type MrtrSettings } from './mrtr';
-import { toolListing } from './listing';
+import { progressFor, toolListing } from './listing';
 import type { McpCallInfo, McpServerOptions, McpToolContext } from './types';
 
 const INVALID_PARAMS = -32602;
@@ -139,18 +139,8 @@ function toolContext(ctx: ServerContext, name: string, principal: Principal | un
   if (capabilities) mcp.clientCapabilities = capabilities;
   if (ctx.mcpReq.inputResponses) mcp.inputResponses = ctx.mcpReq.inputResponses;
   const tool: McpToolContext = { signal: ctx.mcpReq.signal, log, mcp };
-  const token = ctx.mcpReq._meta?.progressToken;
-  if (token !== undefined) {
-    tool.progress = (progress, total, message) => {
-      const params = {
-        progressToken: token,
-        progress,
-        ...(total !== undefined ? { total } : {}),
-        ...(message !== undefined ? { message } : {}),
-      };
-      void ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => undefined);
-    };
-  }
+  const progress = progressFor(ctx.mcpReq._meta?.progressToken, (notification) => ctx.mcpReq.notify(notification));
+  if (progress) tool.progress = progress;
   return tool;
 }
 

@@ -33,7 +33,7 @@ import type { McpCatalog } from './catalog/catalog';
 import { McpCatalogError } from './errors';
 import { outOfBandResult, toMcpResult, type McpCallResult } from './results';
 import { samplerFor } from './sampling';
-import { toolListing } from './listing';
+import { progressFor, toolListing } from './listing';
 import type { McpCallInfo, McpServerOptions, McpToolContext, McpToolHost } from './types';
 import { endMcpCall, startMcpServerCall, type McpCallSite } from '../../telemetry/mcp';
 import { errorTypeOf, Telemetry } from '../../telemetry/telemetry';
@@ -125,18 +125,8 @@ async function callTool(
   const ctx: McpToolContext = { signal: extra.signal, log, mcp };
   // Asking the client's model is offered only to a client that declared it can be asked.
   if (server.getClientCapabilities()?.sampling) ctx.sample = samplerFor(server, extra, options.sampling);
-  const token = request.params._meta?.progressToken;
-  if (token !== undefined) {
-    ctx.progress = (progress, total, message) => {
-      const params = {
-        progressToken: token,
-        progress,
-        ...(total !== undefined ? { total } : {}),
-        ...(message !== undefined ? { message } : {}),
-      };
-      extra.sendNotification({ method: 'notifications/progress', params }).catch(() => undefined);
-    };
-  }
+  const progress = progressFor(request.params._meta?.progressToken, (notification) => extra.sendNotification(notification));
+  if (progress) ctx.progress = progress;
   // Who calls, and so who answers what is elicited from this client: the principal the host's
   // authorize hook named, else the MCP client or session (never a name the client gives itself).
   const by = principal ?? elicitationPrincipal({ clientId: extra.authInfo?.clientId, sessionId: extra.sessionId });
