@@ -37,7 +37,8 @@ export type {
   CatalogContext,
   Completes,
 } from './server/catalog/types';
-export { McpCatalogError, McpRequestStateError, McpInputResponseError } from './server/errors';
+export { McpCatalogError, McpRequestStateError, McpInputResponseError, McpTaskNotFoundError } from './server/errors';
+export type { McpTaskSupport } from './server/tasks';
 export type { McpRequestStateProblem } from './server/errors';
 export { inputRound } from './server/input-round';
 export type { McpInputRound, McpInputRequest } from './server/input-round';

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startChild, until, outputOf, type Started } from '../fixtures/children';
 import { TOKENS } from '../fixtures/mcp-mrtr-server';
+import { rpc } from '../fixtures/mcp-rpc';
 
 const KEY = 'mrtr-test-key-0123456789abcdef0123456789';
 const VERSION = '2026-07-28';
@@ -38,51 +39,6 @@ async function serve(
 async function killed(served: Served): Promise<void> {
   served.child.kill('SIGKILL');
   await served.child.exited;
-}
-
-interface Reply {
-  result?: {
-    resultType?: string;
-    inputRequests?: Record<string, { method: string; params: Record<string, unknown> }>;
-    requestState?: string;
-    content?: Array<{ type: string; text?: string }>;
-    isError?: boolean;
-  };
-  error?: { code: number; message: string };
-}
-
-/** One 2026-07-28 request as a client sends it: the `_meta` envelope and the standard headers. */
-async function rpc(url: string, token: string, method: string, params: Record<string, unknown>): Promise<Reply> {
-  const body = {
-    jsonrpc: '2.0',
-    id: Math.floor(Math.random() * 1e9),
-    method,
-    params: {
-      ...params,
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': VERSION,
-        'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
-        'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {}, url: {} } },
-      },
-    },
-  };
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      authorization: `Bearer ${token}`,
-      'mcp-protocol-version': VERSION,
-      'mcp-method': method,
-      ...(typeof params.name === 'string' ? { 'mcp-name': params.name } : {}),
-    },
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
-  const json = text.startsWith('{')
-    ? text
-    : (text.split('\n').find((line) => line.startsWith('data: ') && line.includes('"id"')) ?? '').slice(6);
-  return JSON.parse(json) as Reply;
 }
 
 const refund = { name: 'refund', arguments: { customer: 'ada', cents: 1200 } };

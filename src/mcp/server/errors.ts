@@ -47,3 +47,15 @@ export class McpRequestStateError extends ToolnexusError {
 export class McpInputResponseError extends ToolnexusError {
   override readonly code = 'TOOLNEXUS_MCP_INPUT_RESPONSE';
 }
+
+/**
+ * A `tasks/get`, `tasks/update` or `tasks/cancel` naming no task of the caller's: none by that
+ * id, or another principal's (told apart from nothing, so ids cannot be probed). JSON-RPC `-32602`.
+ */
+export class McpTaskNotFoundError extends ToolnexusError {
+  override readonly code = 'TOOLNEXUS_MCP_TASK_NOT_FOUND';
+
+  constructor() {
+    super('task not found');
+  }
+}

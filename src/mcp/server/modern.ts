@@ -5,20 +5,24 @@ import {
   type AuthInfo,
   type McpHttpHandler,
   type ServerContext,
+  type StandardSchemaV1,
 } from '@modelcontextprotocol/server';
 import { messageOf } from '../../errors/message';
 import type { Principal } from '../../suspension/audit';
 import type { ResumeCoordinator } from '../../suspension/coordinator';
 import type { ToolLogLevel } from '../../toolkit/context';
 import type { McpCatalog } from './catalog/catalog';
-import { McpCatalogError, McpInputResponseError, McpRequestStateError } from './errors';
+import { McpCatalogError, McpInputResponseError, McpRequestStateError, McpTaskNotFoundError } from './errors';
+import { AnswerRefusedError } from '../../errors';
 import { elicitationPrincipal } from './elicitation';
-import { serveModernCall, type MrtrSettings } from './mrtr';
+import { serveModernCall, type ModernCall, type MrtrSettings } from './mrtr';
+import { cancelTask, takesTasks, taskOf, TASKS_EXTENSION, updateTask, type TaskView } from './tasks';
 import { progressFor, toolListing } from './listing';
 import type { McpCallInfo, McpServerOptions, McpToolContext } from './types';
 
 const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
+const MISSING_CAPABILITY = -32021;
 const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 
 /** Where serveMcp keeps the principal `authorize` named, on the SDK's pass-through `authInfo`. */
@@ -84,6 +88,7 @@ function modernServer(
     {
       capabilities: {
         tools: { listChanged: true },
+        extensions: { [TASKS_EXTENSION]: {} },
         ...(catalog ? { resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {} } : {}),
       },
       ...(options.instructions ? { instructions: options.instructions } : {}),
@@ -105,16 +110,79 @@ function modernServer(
       ...(raw !== undefined ? { requestState: raw } : {}),
       ...(ctx.mcpReq.inputResponses ? { inputResponses: ctx.mcpReq.inputResponses } : {}),
     };
+    const support = mrtr.taskSupport(name);
+    const tasks = takesTasks(call.ctx.mcp.clientCapabilities);
+    if (support === 'always' && !tasks)
+      throw new ProtocolError(MISSING_CAPABILITY, `${name} runs as a task: declare the ${TASKS_EXTENSION} extension`, {
+        requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+      });
     try {
-      return (await serveModernCall(coordinator, call, mrtr, tool.outputSchema)) as never;
+      const result = await serveModernCall(coordinator, call, mrtr, tool.outputSchema);
+      if (!('resultType' in result) || result.suspension === undefined) return result as never;
+      const { suspension, ...roundTrip } = result;
+      // A suspended call for a client that takes tasks: the task is the suspension, already recorded.
+      // `content: []` because the SDK (2.4.0) checks a tools/call result as a CallToolResult and
+      // has no CreateTaskResult yet; the task's fields pass through it unchanged.
+      if (!tasks || support === 'never') return roundTrip as never;
+      return { resultType: 'task', content: [], ...(await taskOf(coordinator, suspension, taskView(call, mrtr))) };
     } catch (error) {
       if (error instanceof McpRequestStateError || error instanceof McpInputResponseError)
         throw new ProtocolError(INVALID_PARAMS, error.message, { reason: error.code });
       return { content: [{ type: 'text' as const, text: messageOf(error) }], isError: true };
     }
   });
+  serveTasks(server, coordinator, mrtr, principal);
   if (catalog) serveModernCatalog(server, catalog);
   return server;
+}
+
+/** `tasks/get`, `tasks/update`, `tasks/cancel` (SEP-2663), answered from the store by any process. */
+function serveTasks(server: Server, coordinator: ResumeCoordinator, mrtr: MrtrSettings, principal: Principal | undefined): void {
+  const view = (ctx: ServerContext): TaskView => {
+    const by = principal ?? elicitationPrincipal({});
+    return taskView({ by, support: supportOf(ctx), ctx: toolContext(ctx, 'tasks', principal) }, mrtr);
+  };
+  const guarded = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof McpTaskNotFoundError || error instanceof McpInputResponseError || error instanceof AnswerRefusedError)
+        throw new ProtocolError(INVALID_PARAMS, error.message);
+      throw error;
+    }
+  };
+  server.setRequestHandler('tasks/get', { params: ANY }, (params, ctx) =>
+    guarded(async () => ({ ...(await taskOf(coordinator, params.taskId, view(ctx))) }) as never),
+  );
+  server.setRequestHandler('tasks/update', { params: ANY }, (params, ctx) =>
+    guarded(async () => {
+      // The SDK lifts `inputResponses` out of the params (as for tools/call) onto the context.
+      await updateTask(coordinator, params.taskId, ctx.mcpReq.inputResponses ?? params.inputResponses, view(ctx));
+      return {} as never;
+    }),
+  );
+  server.setRequestHandler('tasks/cancel', { params: ANY }, (params, ctx) =>
+    guarded(async () => {
+      await cancelTask(coordinator, params.taskId, view(ctx));
+      return {} as never;
+    }),
+  );
+}
+
+/** The tasks' params, read field by field where they are used (a Standard Schema that checks only the shape). */
+const ANY: StandardSchemaV1<Record<string, unknown>> = {
+  '~standard': {
+    version: 1,
+    vendor: 'toolnexus',
+    validate: (value) =>
+      typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? { value: value as Record<string, unknown> }
+        : { issues: [{ message: 'params must be an object' }] },
+  },
+};
+
+function taskView(call: Pick<ModernCall, 'by' | 'support' | 'ctx'>, mrtr: MrtrSettings): TaskView {
+  return { by: call.by, support: call.support, ctx: call.ctx, settings: mrtr };
 }
 
 /** What the client declared it can be asked, from the request's own `_meta` envelope (2026-07-28 is stateless). */

@@ -2,7 +2,7 @@ import { AnswerRefusedError } from '../../errors';
 import { messageOf } from '../../errors/message';
 import { failure, pendingOf } from '../../results/helpers';
 import type { ToolResult } from '../../results/wire';
-import { answerAs } from '../../runner/answer-as';
+import { answerAs, type Answered } from '../../runner/answer-as';
 import type { Principal } from '../../suspension/audit';
 import type { ResumeCoordinator } from '../../suspension/coordinator';
 import { Redactor } from '../../suspension/redact';
@@ -12,6 +12,7 @@ import { answerOf, answerProblem, elicitationFor, type Elicitation, type Elicita
 import { McpInputResponseError, McpRequestStateError } from './errors';
 import { RequestStateSealer, requestDigest } from './request-state';
 import { inputRoundOf, type McpInputRequest } from './input-round';
+import type { McpTaskSupport } from './tasks';
 import { outOfBandResult, toMcpResult, type McpCallResult } from './results';
 import type { McpToolContext } from './types';
 
@@ -23,6 +24,8 @@ export interface InputRequired {
   resultType: 'input_required';
   inputRequests?: Record<string, McpInputRequest>;
   requestState?: string;
+  /** The suspension this round trip waits on (serveMcp's own: stripped before it is sent; a task is made of it). */
+  suspension?: string;
 }
 
 /** How serveMcp turns suspensions into MRTR round trips, shared by every request of one server. */
@@ -33,6 +36,8 @@ export interface MrtrSettings {
   clock: { now(): number };
   /** The page where someone other than the caller answers a call (the inbox), for a URL-mode elicitation. */
   inboxUrl?: (suspensionId: string) => string;
+  /** Whether a tool's suspended call may become a task (the tasks extension). */
+  taskSupport: (tool: string) => McpTaskSupport;
 }
 
 /** One `tools/call` of a 2026-07-28 client, with what the request carried. */
@@ -88,20 +93,8 @@ export async function serveModernCall(
     // Nothing answered (or only the page was opened): still waiting, or settled by someone else meanwhile.
     return waiting(coordinator, call, settings, digest, stored);
   }
-  const reply = replyOf(response);
-  if (!reply) throw new McpInputResponseError(`inputResponses.${stored.request.id} is not an elicitation result`);
-  const shown = new Redactor(coordinator.toolkit).request(call.name, call.args, stored.request);
-  const plan = elicitationFor({ ...stored.request, prompt: shown.prompt }, { form: true, url: true });
-  if ('elicit' in plan) {
-    const problem = answerProblem(plan.elicit, reply);
-    if (problem) throw new McpInputResponseError(`the answer does not fit the form: ${problem}`);
-  }
   try {
-    const answered = await answerAs(coordinator, answerOf(stored.request, reply), {
-      by: call.by,
-      context: call.ctx,
-      signal: call.ctx.signal,
-    });
+    const answered = await answerRetry(coordinator, call, stored);
     // A quorum's signature before the last one needed: recorded, the call still waits for the others.
     if (answered.call.status === 'pending') return waiting(coordinator, call, settings, digest, answered.call);
     const outcome = answered.outcome ?? (await coordinator.get(state.sid))?.outcome;
@@ -118,6 +111,36 @@ export async function serveModernCall(
     if (error instanceof AnswerRefusedError) return { content: [{ type: 'text', text: error.message }], isError: true };
     throw error;
   }
+}
+
+/**
+ * A retry's (or `tasks/update`'s) answer to `stored`, from `call.inputResponses`: checked against
+ * what was asked, then given through `answerAs` as `call.by` (the policy, the claim, one replay).
+ *
+ * @throws {@link McpInputResponseError} the response is not an answer that fits.
+ * @throws {@link AnswerRefusedError} the policy refused it; nothing changed.
+ */
+export async function answerRetry(coordinator: ResumeCoordinator, call: ModernCall, stored: SuspendedCall): Promise<Answered> {
+  const response = call.inputResponses?.[stored.request.id];
+  const reply = response === undefined ? undefined : replyOf(response);
+  if (!reply) throw new McpInputResponseError(`inputResponses.${stored.request.id} is not an elicitation result`);
+  const shown = new Redactor(coordinator.toolkit).request(call.name, call.args, stored.request);
+  const plan = elicitationFor({ ...stored.request, prompt: shown.prompt }, { form: true, url: true });
+  if ('elicit' in plan) {
+    const problem = answerProblem(plan.elicit, reply);
+    if (problem) throw new McpInputResponseError(`the answer does not fit the form: ${problem}`);
+  }
+  return answerAs(coordinator, answerOf(stored.request, reply), { by: call.by, context: call.ctx, signal: call.ctx.signal });
+}
+
+/** What a waiting call asks this caller (a form, a login, or where others answer it): the task's `inputRequests`. */
+export async function waitingRequests(
+  coordinator: ResumeCoordinator,
+  call: ModernCall,
+  settings: MrtrSettings,
+  stored: SuspendedCall,
+): Promise<ModernCallResult> {
+  return waiting(coordinator, call, settings, requestDigest('tools/call', call.name, call.args), stored);
 }
 
 async function settled(
@@ -181,16 +204,17 @@ async function waiting(
   if (mayAnswer) {
     const plan = elicitationFor({ ...pending, prompt: shown.prompt }, call.support);
     if ('outOfBand' in plan) return outOfBandResult(shown, plan.outOfBand);
-    return { resultType: 'input_required', inputRequests: { [pending.id]: embedded(plan.elicit) }, requestState };
+    return { resultType: 'input_required', inputRequests: { [pending.id]: embedded(plan.elicit) }, requestState, suspension: pending.id };
   }
   const url = settings.inboxUrl?.(pending.id);
-  if (url === undefined || !call.support.url) return { resultType: 'input_required', requestState };
+  if (url === undefined || !call.support.url) return { resultType: 'input_required', requestState, suspension: pending.id };
   const progress = quorumProgress(stored);
   const message = `Waiting for someone who may answer: ${shown.prompt}${progress}`;
   return {
     resultType: 'input_required',
     inputRequests: { [WAIT_KEY]: { method: 'elicitation/create', params: { mode: 'url', message, url } } },
     requestState,
+    suspension: pending.id,
   };
 }
 

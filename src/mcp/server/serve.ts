@@ -15,6 +15,7 @@ import { coordinatorOf, createMcpServer } from './server';
 import { authInfoOf, modernHandler } from './modern';
 import { sendWebResponse, webRequestOf } from './node-fetch';
 import { RequestStateSealer, type RequestStateKeys } from './request-state';
+import type { McpTaskSupport } from './tasks';
 import type { McpServerOptions, McpToolHost } from './types';
 
 /** {@link serveMcp} over stdin/stdout: what Claude Desktop and VS Code start as a child process. */
@@ -102,6 +103,13 @@ export interface McpHttpOptions extends McpServerOptions {
    * must answer: `(suspensionId) => url`. Without it that client is told only to retry later.
    */
   inboxUrl?: (suspensionId: string) => string;
+  /**
+   * Whether a suspended call may become a task for a 2026-07-28 client that declared the tasks
+   * extension (SEP-2663; docs/mcp.md, "Tasks"): one setting for every tool, or one per tool name
+   * (`allowed` for the rest). `never`: MRTR round trips only; `always`: a client without the
+   * extension is refused (`-32021`). Default `allowed`.
+   */
+  tasks?: McpTaskSupport | Record<string, McpTaskSupport>;
 }
 
 /** A running MCP server. */
@@ -196,6 +204,7 @@ async function serveHttp(coordinator: ResumeCoordinator, options: McpHttpOptions
       ttlMs: positive('requestStateTtlMs', options.requestStateTtlMs, 3_600_000),
       clock,
       ...(options.inboxUrl ? { inboxUrl: options.inboxUrl } : {}),
+      taskSupport: (tool) => (typeof options.tasks === 'string' ? options.tasks : (options.tasks?.[tool] ?? 'allowed')),
     },
     maxBodyBytes,
   );
