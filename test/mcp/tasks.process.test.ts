@@ -52,6 +52,9 @@ describe('tasks over MCP 2026-07-28', () => {
 
     const stranger = await rpc(first, TOKENS.bob, 'tasks/get', { taskId }, TASKS);
     expect(stranger.error).toMatchObject({ code: -32602, message: 'task not found' });
+    // Its own principal, on a request that does not declare the extension: the methods are refused.
+    const undeclared = await rpc(first, TOKENS.alice, 'tasks/get', { taskId });
+    expect(undeclared.error?.code).toBe(-32021);
     const nothing = await rpc(first, TOKENS.alice, 'tasks/get', { taskId: 'pnd-no-such-task' }, TASKS);
     expect(nothing.error).toMatchObject({ code: -32602, message: 'task not found' });
 

@@ -142,7 +142,13 @@ function serveTasks(server: Server, coordinator: ResumeCoordinator, mrtr: MrtrSe
     const by = principal ?? elicitationPrincipal({});
     return taskView({ by, support: supportOf(ctx), ctx: toolContext(ctx, 'tasks', principal) }, mrtr);
   };
-  const guarded = async <T>(work: () => Promise<T>): Promise<T> => {
+  const guarded = async <T>(ctx: ServerContext, work: () => Promise<T>): Promise<T> => {
+    // The extension's methods are for clients that declared it, on this very request (stateless).
+    const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+    if (!takesTasks(envelope?.[CLIENT_CAPABILITIES] as Record<string, unknown> | undefined))
+      throw new ProtocolError(MISSING_CAPABILITY, `declare the ${TASKS_EXTENSION} extension to use tasks`, {
+        requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+      });
     try {
       return await work();
     } catch (error) {
@@ -152,17 +158,17 @@ function serveTasks(server: Server, coordinator: ResumeCoordinator, mrtr: MrtrSe
     }
   };
   server.setRequestHandler('tasks/get', { params: ANY }, (params, ctx) =>
-    guarded(async () => ({ ...(await taskOf(coordinator, params.taskId, view(ctx))) }) as never),
+    guarded(ctx, async () => ({ ...(await taskOf(coordinator, params.taskId, view(ctx))) }) as never),
   );
   server.setRequestHandler('tasks/update', { params: ANY }, (params, ctx) =>
-    guarded(async () => {
+    guarded(ctx, async () => {
       // The SDK lifts `inputResponses` out of the params (as for tools/call) onto the context.
       await updateTask(coordinator, params.taskId, ctx.mcpReq.inputResponses ?? params.inputResponses, view(ctx));
       return {} as never;
     }),
   );
   server.setRequestHandler('tasks/cancel', { params: ANY }, (params, ctx) =>
-    guarded(async () => {
+    guarded(ctx, async () => {
       await cancelTask(coordinator, params.taskId, view(ctx));
       return {} as never;
     }),
