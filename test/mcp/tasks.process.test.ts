@@ -7,7 +7,7 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startChild, until, type Started } from '../fixtures/children';
+import { outputOf, startChild, until, type Started } from '../fixtures/children';
 import { TOKENS } from '../fixtures/mcp-mrtr-server';
 import { rpc } from '../fixtures/mcp-rpc';
 
@@ -86,5 +86,29 @@ describe('tasks over MCP 2026-07-28', () => {
     const still = await rpc(url, TOKENS.alice, 'tasks/get', { taskId }, TASKS);
     expect(still.result?.status).toBe('input_required');
     expect(runs()).toBe(0);
+  });
+
+  it('a quorum: two finance principals approve from two other processes while the requester polls; then completed, run once', async () => {
+    const url = await start('none');
+    const created = await rpc(url, TOKENS.alice, 'tools/call', { name: 'wire', arguments: { cents: 500 } }, TASKS);
+    const taskId = created.result?.taskId as string;
+    expect(created.result).toMatchObject({
+      resultType: 'task',
+      status: 'input_required',
+      statusMessage: 'waiting for approval 0 of 2 (fin1, fin2, fin3)',
+    });
+    const approve = (principal: string) =>
+      outputOf<{ won: boolean; status: string }>(
+        startChild('mcp-mrtr-server.ts', ['answer', join(dir, 'calls.db'), join(dir, 'ledger.txt'), taskId, principal, 'none']),
+        principal,
+      );
+    expect(await approve('fin1')).toEqual({ won: true, status: 'pending' });
+    const half = await rpc(url, TOKENS.alice, 'tasks/get', { taskId }, TASKS);
+    expect(half.result).toMatchObject({ status: 'input_required', statusMessage: 'waiting for approval 1 of 2 (fin1, fin2, fin3)' });
+    expect(runs()).toBe(0);
+    await approve('fin2');
+    const done = await rpc(url, TOKENS.alice, 'tasks/get', { taskId }, TASKS);
+    expect(done.result).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'wired 500 cents' }] } });
+    expect(runs()).toBe(1);
   });
 });

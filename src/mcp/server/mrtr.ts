@@ -5,6 +5,7 @@ import type { ToolResult } from '../../results/wire';
 import { answerAs, type Answered } from '../../runner/answer-as';
 import type { Principal } from '../../suspension/audit';
 import type { ResumeCoordinator } from '../../suspension/coordinator';
+import { approvalsOf, quorumOf } from '../../suspension/quorum';
 import { Redactor } from '../../suspension/redact';
 import type { SuspendedCall } from '../../suspension/store';
 import type { ElicitationReply } from '../elicitation';
@@ -228,8 +229,8 @@ async function mayAnswerIt(coordinator: ResumeCoordinator, by: Principal, stored
 }
 
 function quorumProgress(stored: SuspendedCall): string {
-  const signed = stored.signatures?.length ?? 0;
-  return signed > 0 ? ` (${signed} approval${signed === 1 ? '' : 's'} so far)` : '';
+  const quorum = quorumOf(stored.request);
+  return quorum ? ` (${approvalsOf(stored.signatures).length} of ${quorum.of} approvals)` : '';
 }
 
 /** An elicitation as an MRTR embedded request: 2026-07-28 has no `elicitationId` (URL completion notifications were removed). */

@@ -1,4 +1,5 @@
 import { answerAs } from '../../runner/answer-as';
+import { approvalsOf, quorumOf } from '../../suspension/quorum';
 import type { Principal } from '../../suspension/audit';
 import type { ResumeCoordinator } from '../../suspension/coordinator';
 import type { SuspendedCall } from '../../suspension/store';
@@ -121,9 +122,11 @@ function ttlOf(call: SuspendedCall, now: number): number | null {
   return Math.max(0, Date.parse(call.request.expiresAt) - now);
 }
 
+/** What the task waits for: `approval 1 of 2 (finance:ann, finance:ben)` for a quorum, `approval` otherwise. */
 function statusOf(call: SuspendedCall): string {
-  const quorum = (call.request as { quorum?: { count?: number } }).quorum?.count;
-  const signed = call.signatures?.length ?? 0;
-  if (quorum !== undefined && quorum > 1) return `waiting for ${call.request.kind}: ${signed} of ${quorum}`;
-  return `waiting for ${call.request.kind}`;
+  const quorum = quorumOf(call.request);
+  if (!quorum) return `waiting for ${call.request.kind}`;
+  const signed = approvalsOf(call.signatures).length;
+  const who = quorum.from ? ` (${quorum.from.join(', ')})` : '';
+  return `waiting for ${call.request.kind} ${signed} of ${quorum.of}${who}`;
 }
