@@ -79,7 +79,13 @@ export interface McpSampleResult {
   stopReason?: string;
 }
 
-/** Asks the client's model; present on `ctx.sample` only when the client declared the sampling capability. */
+/**
+ * Asks the client's model; present on `ctx.sample` only when a 2025-11-25 client declared the
+ * sampling capability.
+ *
+ * @deprecated Sampling is deprecated as of MCP 2026-07-28 (SEP-2577) and absent for those
+ * clients: call a model of your own (docs/mcp.md, "Two eras").
+ */
 export type McpSample = (request: McpSampleRequest) => Promise<McpSampleResult>;
 
 /**
