@@ -4,7 +4,8 @@
  * library, offline on 127.0.0.1:
  *
  *   server  examples/mcp/conformance-server.ts (@Tool classes served by serveMcp over
- *           Streamable HTTP), every scenario of the suite (`--suite all`);
+ *           Streamable HTTP), the scenarios each revision requires (`--requirements`), once
+ *           at each wire version: 2025-11-25 (sessions) and 2026-07-28 (stateless, MRTR);
  *   client  examples/mcp/conformance-client.ts (an McpToolSource) in every client scenario the
  *           requirements of 2025-11-25 and of 2026-07-28 list (scored or not), each at its revision.
  *
@@ -126,27 +127,31 @@ async function main() {
   try {
     const started = Date.now();
     const { child, url } = await startServer();
-    let server;
+    const servers = [];
     try {
-      server = await conformance([
-        'server',
-        '--url',
-        url,
-        '--suite',
-        'all',
-        '--expected-failures',
-        BASELINE,
-        '-o',
-        path.join(scratch, 'server'),
-      ]);
+      for (const revision of REVISIONS) {
+        const run = await conformance([
+          'server',
+          '--url',
+          url,
+          '--requirements',
+          revision,
+          '--expected-failures',
+          BASELINE,
+          '-o',
+          path.join(scratch, `server-${revision}`),
+        ]);
+        servers.push({ revision, ...run });
+        console.log(`== server at ${revision}`);
+        console.log(summaryOf(run.output).trimEnd());
+        if (run.code !== 0) {
+          failed = true;
+          console.error(run.output);
+          console.error(`MCP conformance (server, ${revision}): a regression or a stale baseline entry, see above`);
+        }
+      }
     } finally {
       child.kill('SIGTERM');
-    }
-    console.log(summaryOf(server.output).trimEnd());
-    if (server.code !== 0) {
-      failed = true;
-      console.error(server.output);
-      console.error('MCP conformance (server): a regression or a stale baseline entry, see above');
     }
     const clientCounts = [];
     for (const revision of REVISIONS) {
@@ -176,19 +181,22 @@ async function main() {
       }
       clientCounts.push({ revision, ...score(out) });
     }
-    const s = score(path.join(scratch, 'server'));
     const pass = (list) => list.filter((item) => item.ok).length;
-    const clients = clientCounts
-      .map(
-        (c) =>
-          `client at ${c.revision} ${pass(c.scenarios)} of ${c.scenarios.length} scenarios (${c.checks - c.failedChecks} of ${c.checks} checks)`,
-      )
-      .join(', ');
-    console.log(
-      `MCP conformance score: server ${pass(s.scenarios)} of ${s.scenarios.length} scenarios ` +
-        `(${s.checks - s.failedChecks} of ${s.checks} checks, ${s.warnings} warnings; the rest are the baseline's expected failures), ` +
-        `${clients}, in ${((Date.now() - started) / 1000).toFixed(1)} s`,
-    );
+    for (const { revision } of servers) {
+      const s = score(path.join(scratch, `server-${revision}`));
+      console.log(
+        `MCP conformance score: server at ${revision}: ${pass(s.scenarios)} of ${s.scenarios.length} scenarios ` +
+          `(${s.checks - s.failedChecks} of ${s.checks} checks, ${s.warnings} warnings; the rest are the baseline's ` +
+          `expected failures and the scenarios the revision does not score)`,
+      );
+    }
+    for (const c of clientCounts) {
+      console.log(
+        `MCP conformance score: client at ${c.revision}: ${pass(c.scenarios)} of ${c.scenarios.length} scenarios ` +
+          `(${c.checks - c.failedChecks} of ${c.checks} checks)`,
+      );
+    }
+    console.log(`MCP conformance: in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   } finally {
     if (!process.env.KEEP) fs.rmSync(scratch, { recursive: true, force: true });
     else console.log(`results kept in ${scratch}`);

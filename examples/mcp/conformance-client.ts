@@ -63,6 +63,7 @@ interface Context {
 function oauthFor(scenario: string, context: Context): McpOAuthOptions {
   const store = new MemoryOAuthStore();
   const { client_id: clientId, client_secret: clientSecret } = context;
+  // Named auth/enterprise-managed-authorization from conformance 0.2.0 on.
   if (scenario === 'auth/cross-app-access-complete-flow' || scenario === 'auth/enterprise-managed-authorization') {
     const idToken = context.idp_id_token;
     if (!clientId || !clientSecret || !idToken || !context.idp_token_endpoint)

@@ -11,6 +11,7 @@
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import { answerFor, defineTool, Describe, failure, pending, Tool, Toolkit, withContent, type ToolContext } from 'toolnexus-ts';
+import { INPUT_ROUND_TOOLS } from './conformance-input-rounds';
 import { McpCatalog, Prompt, Resource, ResourceTemplate, serveMcp, type McpToolContext } from 'toolnexus-ts/mcp';
 
 // A 1×1 red PNG and a 1-sample silent WAV: the smallest valid media the scenarios accept.
@@ -328,15 +329,39 @@ class PromptWithImage {
 const jsonSchema202012 = defineTool({
   name: 'json_schema_2020_12_tool',
   description: 'Tool with JSON Schema 2020-12 features',
+  // The full 2020-12 vocabulary passes through tools/list as given (SEP-2106): $anchor, composition, conditionals.
   inputSchema: {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     type: 'object',
-    $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-    properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+    $defs: {
+      address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } },
+    },
+    properties: {
+      name: { type: 'string' },
+      address: { $ref: '#/$defs/address' },
+      contactMethod: { type: 'string', enum: ['phone', 'email'] },
+      phone: { type: 'string' },
+      email: { type: 'string' },
+    },
+    allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+    if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+    then: { required: ['phone'] },
+    else: { required: ['email'] },
     additionalProperties: false,
   },
   run: (args) => `Received ${JSON.stringify(args)}`,
 });
+
+/** A prompt class made at run time, for the list-change hook. */
+function definePrompt(name: string): new () => { get(): string } {
+  @Prompt({ name, description: 'Comes and goes' })
+  class DynamicPrompt {
+    get(): string {
+      return 'here';
+    }
+  }
+  return DynamicPrompt;
+}
 
 async function main(): Promise<void> {
   const toolkit = new Toolkit().register(
@@ -354,6 +379,7 @@ async function main(): Promise<void> {
     ReconnectionTool,
     SamplingTool,
     jsonSchema202012,
+    ...INPUT_ROUND_TOOLS,
   );
   const catalog = new McpCatalog().register(
     StaticTextResource,
@@ -364,6 +390,21 @@ async function main(): Promise<void> {
     PromptWithArguments,
     PromptWithEmbeddedResource,
     PromptWithImage,
+  );
+  // The suite's hooks for list changes (2026-07-28 `subscriptions/listen`): each adds its thing once, removes it the next time.
+  const dynamicTool = defineTool({ name: 'test_dynamic_tool', description: 'Comes and goes', run: () => 'here' });
+  const dynamicPrompt = definePrompt('test_dynamic_prompt');
+  toolkit.register(
+    defineTool({
+      name: 'test_trigger_tool_change',
+      description: 'Adds or removes test_dynamic_tool',
+      run: () => (toolkit.unregister('test_dynamic_tool') ? 'removed' : (toolkit.register(dynamicTool), 'added')),
+    }),
+    defineTool({
+      name: 'test_trigger_prompt_change',
+      description: 'Adds or removes test_dynamic_prompt',
+      run: () => (catalog.remove('prompt', 'test_dynamic_prompt') ? 'removed' : (catalog.register(dynamicPrompt), 'added')),
+    }),
   );
   const port = Number(process.env.PORT ?? 0);
   const server = await serveMcp(toolkit, {

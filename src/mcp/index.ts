@@ -38,7 +38,11 @@ export type {
   CatalogContext,
   Completes,
 } from './server/catalog/types';
-export { McpCatalogError } from './server/errors';
+export { McpCatalogError, McpRequestStateError, McpInputResponseError, McpTaskNotFoundError } from './server/errors';
+export type { McpTaskSupport } from './server/tasks';
+export type { McpRequestStateProblem } from './server/errors';
+export { inputRound } from './server/input-round';
+export type { McpInputRound, McpInputRequest } from './server/input-round';
 export type { McpSamplingLimits, McpSamplingContent, McpSampleRequest, McpSampleResult, McpSample } from './server/types';
 export type { McpServerResource, McpServerPrompt } from './client/types';
 export type { McpSamplingOptions, McpSamplingRequestInfo } from './client/types';

@@ -33,6 +33,7 @@ import type { McpCatalog } from './catalog/catalog';
 import { McpCatalogError } from './errors';
 import { outOfBandResult, toMcpResult, type McpCallResult } from './results';
 import { samplerFor } from './sampling';
+import { progressFor, toolListing } from './listing';
 import type { McpCallInfo, McpServerOptions, McpToolContext, McpToolHost } from './types';
 import { endMcpCall, startMcpServerCall, type McpCallSite } from '../../telemetry/mcp';
 import { errorTypeOf, Telemetry } from '../../telemetry/telemetry';
@@ -77,16 +78,7 @@ export function createMcpServer(coordinator: ResumeCoordinator, options: McpServ
     minLevel = LOG_RANK[request.params.level];
     return {};
   });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: coordinator.toolkit.tools().map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      inputSchema: tool.inputSchema as { type: 'object' },
-      ...(tool.title !== undefined ? { title: tool.title } : {}),
-      ...(tool.annotations !== undefined ? { annotations: { ...tool.annotations } } : {}),
-      ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema as { type: 'object' } } : {}),
-    })),
-  }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolListing(coordinator) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const log = (level: ToolLogLevel, message: string, data?: unknown): void => {
       if ((LOG_RANK[level] ?? 0) < minLevel) return;
@@ -126,25 +118,15 @@ async function callTool(
   const name = request.params.name;
   const tool = coordinator.toolkit.get(name);
   if (!tool) return { content: [{ type: 'text', text: `unknown tool: ${name}` }], isError: true };
-  const mcp: McpCallInfo = {};
+  const mcp: McpCallInfo = { protocol: 'legacy' };
   if (extra.sessionId !== undefined) mcp.sessionId = extra.sessionId;
   if (extra.closeSSEStream) mcp.closeStream = extra.closeSSEStream;
   if (principal) mcp.principal = { ...principal };
   const ctx: McpToolContext = { signal: extra.signal, log, mcp };
   // Asking the client's model is offered only to a client that declared it can be asked.
   if (server.getClientCapabilities()?.sampling) ctx.sample = samplerFor(server, extra, options.sampling);
-  const token = request.params._meta?.progressToken;
-  if (token !== undefined) {
-    ctx.progress = (progress, total, message) => {
-      const params = {
-        progressToken: token,
-        progress,
-        ...(total !== undefined ? { total } : {}),
-        ...(message !== undefined ? { message } : {}),
-      };
-      extra.sendNotification({ method: 'notifications/progress', params }).catch(() => undefined);
-    };
-  }
+  const progress = progressFor(request.params._meta?.progressToken, (notification) => extra.sendNotification(notification));
+  if (progress) ctx.progress = progress;
   // Who calls, and so who answers what is elicited from this client: the principal the host's
   // authorize hook named, else the MCP client or session (never a name the client gives itself).
   const by = principal ?? elicitationPrincipal({ clientId: extra.authInfo?.clientId, sessionId: extra.sessionId });

@@ -79,7 +79,13 @@ export interface McpSampleResult {
   stopReason?: string;
 }
 
-/** Asks the client's model; present on `ctx.sample` only when the client declared the sampling capability. */
+/**
+ * Asks the client's model; present on `ctx.sample` only when a 2025-11-25 client declared the
+ * sampling capability.
+ *
+ * @deprecated Sampling is deprecated as of MCP 2026-07-28 (SEP-2577) and absent for those
+ * clients: call a model of your own (docs/mcp.md, "Two eras").
+ */
 export type McpSample = (request: McpSampleRequest) => Promise<McpSampleResult>;
 
 /**
@@ -94,6 +100,17 @@ export interface McpCallInfo {
   closeStream?: () => void;
   /** Who opened the session, when serveMcp over HTTP has `authorize`; answers given in it are recorded as theirs. */
   principal?: Principal;
+  /** Which revision the request speaks: `2025-11-25` (and earlier, with sessions) or `2026-07-28` (stateless). */
+  protocol?: 'legacy' | 'modern';
+  /** 2026-07-28: the capabilities the client declared in this request's `_meta` (what it can be asked). */
+  clientCapabilities?: Record<string, unknown>;
+  /**
+   * 2026-07-28: the answers a retry carries to the tool's last input round (`inputRound`),
+   * keyed as the tool named its requests. Sent by the client and not checked: validate them.
+   */
+  inputResponses?: Record<string, unknown>;
+  /** 2026-07-28: the state the tool gave its last input round, verified unchanged (sealed by serveMcp). */
+  requestState?: string;
 }
 
 /** A tool context as the MCP server builds it. */

@@ -1,0 +1,258 @@
+import {
+  createMcpHandler,
+  ProtocolError,
+  Server,
+  type AuthInfo,
+  type McpHttpHandler,
+  type ServerContext,
+  type StandardSchemaV1,
+} from '@modelcontextprotocol/server';
+import { messageOf } from '../../errors/message';
+import type { Principal } from '../../suspension/audit';
+import type { ResumeCoordinator } from '../../suspension/coordinator';
+import type { ToolLogLevel } from '../../toolkit/context';
+import type { McpCatalog } from './catalog/catalog';
+import { McpCatalogError, McpInputResponseError, McpRequestStateError, McpTaskNotFoundError } from './errors';
+import { AnswerRefusedError } from '../../errors';
+import { elicitationPrincipal } from './elicitation';
+import { serveModernCall, type ModernCall, type MrtrSettings } from './mrtr';
+import { cancelTask, takesTasks, taskOf, TASKS_EXTENSION, updateTask, type TaskView } from './tasks';
+import { progressFor, toolListing } from './listing';
+import type { McpCallInfo, McpServerOptions, McpToolContext } from './types';
+
+const INVALID_PARAMS = -32602;
+const INTERNAL_ERROR = -32603;
+const MISSING_CAPABILITY = -32021;
+const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+
+/** Where serveMcp keeps the principal `authorize` named, on the SDK's pass-through `authInfo`. */
+export const PRINCIPAL_EXTRA = 'toolnexus/principal';
+
+/**
+ * The 2026-07-28 half of serveMcp over HTTP (docs/mcp.md, "Two eras"): the SDK's per-request
+ * handler (`server/discover`, the `_meta` envelope, the `Mcp-Method`/`Mcp-Name` header checks,
+ * `subscriptions/listen`, cache hints) around one fresh low-level server per request whose
+ * tools are the coordinator's. 2025-era requests never reach it (`legacy: 'reject'`): serveMcp
+ * routes them to its sessions first. Changes of the toolkit and the catalog are published to
+ * the open `subscriptions/listen` streams; `close` stops that and the handler.
+ */
+export function modernHandler(
+  coordinator: ResumeCoordinator,
+  options: McpServerOptions,
+  mrtr: MrtrSettings,
+  maxRequestBodySize: number,
+): { handler: McpHttpHandler; close(): Promise<void> } {
+  const handler = createMcpHandler(({ authInfo }) => modernServer(coordinator, options, mrtr, principalOfAuth(authInfo)), {
+    legacy: 'reject',
+    maxRequestBodySize,
+  });
+  const stops = [coordinator.toolkit.onChange(() => handler.notify.toolsChanged())];
+  const catalog = options.catalog;
+  if (catalog) {
+    stops.push(
+      catalog.onChange((change) => {
+        if ('updated' in change) handler.notify.resourceUpdated(change.updated);
+        else if (change.list === 'resources') handler.notify.resourcesChanged();
+        else handler.notify.promptsChanged();
+      }),
+    );
+  }
+  return {
+    handler,
+    async close() {
+      for (const stop of stops) stop();
+      await handler.close();
+    },
+  };
+}
+
+/** The SDK's `authInfo` carrying the principal serveMcp's `authorize` named (never read from the request by the SDK). */
+export function authInfoOf(principal: Principal): AuthInfo {
+  return { token: '', clientId: principal.id, scopes: [], extra: { [PRINCIPAL_EXTRA]: { ...principal } } };
+}
+
+function principalOfAuth(authInfo: AuthInfo | undefined): Principal | undefined {
+  const principal = authInfo?.extra?.[PRINCIPAL_EXTRA] as Principal | undefined;
+  return principal && typeof principal.id === 'string' ? principal : undefined;
+}
+
+function modernServer(
+  coordinator: ResumeCoordinator,
+  options: McpServerOptions,
+  mrtr: MrtrSettings,
+  principal: Principal | undefined,
+): Server {
+  const catalog = options.catalog;
+  const server = new Server(
+    { name: options.name ?? 'toolnexus', version: options.version ?? '0.0.0' },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        extensions: { [TASKS_EXTENSION]: {} },
+        ...(catalog ? { resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {} } : {}),
+      },
+      ...(options.instructions ? { instructions: options.instructions } : {}),
+    },
+  );
+  server.setRequestHandler('tools/list', () => ({ tools: toolListing(coordinator) }));
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const name = request.params.name;
+    const tool = coordinator.toolkit.get(name);
+    if (!tool) return { content: [{ type: 'text' as const, text: `unknown tool: ${name}` }], isError: true };
+    const by = principal ?? elicitationPrincipal({});
+    const raw = ctx.mcpReq.requestState();
+    const call = {
+      name,
+      args: request.params.arguments ?? {},
+      by,
+      support: supportOf(ctx),
+      ctx: toolContext(ctx, name, principal),
+      ...(raw !== undefined ? { requestState: raw } : {}),
+      ...(ctx.mcpReq.inputResponses ? { inputResponses: ctx.mcpReq.inputResponses } : {}),
+    };
+    const support = mrtr.taskSupport(name);
+    const tasks = takesTasks(call.ctx.mcp.clientCapabilities);
+    if (support === 'always' && !tasks)
+      throw new ProtocolError(MISSING_CAPABILITY, `${name} runs as a task: declare the ${TASKS_EXTENSION} extension`, {
+        requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+      });
+    try {
+      const result = await serveModernCall(coordinator, call, mrtr, tool.outputSchema);
+      if (!('resultType' in result) || result.suspension === undefined) return result as never;
+      const { suspension, ...roundTrip } = result;
+      // A suspended call for a client that takes tasks: the task is the suspension, already recorded.
+      // `content: []` because the SDK (2.4.0) checks a tools/call result as a CallToolResult and
+      // has no CreateTaskResult yet; the task's fields pass through it unchanged.
+      if (!tasks || support === 'never') return roundTrip as never;
+      return { resultType: 'task', content: [], ...(await taskOf(coordinator, suspension, taskView(call, mrtr))) };
+    } catch (error) {
+      if (error instanceof McpRequestStateError || error instanceof McpInputResponseError)
+        throw new ProtocolError(INVALID_PARAMS, error.message, { reason: error.code });
+      return { content: [{ type: 'text' as const, text: messageOf(error) }], isError: true };
+    }
+  });
+  serveTasks(server, coordinator, mrtr, principal);
+  if (catalog) serveModernCatalog(server, catalog);
+  return server;
+}
+
+/** `tasks/get`, `tasks/update`, `tasks/cancel` (SEP-2663), answered from the store by any process. */
+function serveTasks(server: Server, coordinator: ResumeCoordinator, mrtr: MrtrSettings, principal: Principal | undefined): void {
+  const view = (ctx: ServerContext): TaskView => {
+    const by = principal ?? elicitationPrincipal({});
+    return taskView({ by, support: supportOf(ctx), ctx: toolContext(ctx, 'tasks', principal) }, mrtr);
+  };
+  const guarded = async <T>(ctx: ServerContext, work: () => Promise<T>): Promise<T> => {
+    // The extension's methods are for clients that declared it, on this very request (stateless).
+    const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+    if (!takesTasks(envelope?.[CLIENT_CAPABILITIES] as Record<string, unknown> | undefined))
+      throw new ProtocolError(MISSING_CAPABILITY, `declare the ${TASKS_EXTENSION} extension to use tasks`, {
+        requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+      });
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof McpTaskNotFoundError || error instanceof McpInputResponseError || error instanceof AnswerRefusedError)
+        throw new ProtocolError(INVALID_PARAMS, error.message);
+      throw error;
+    }
+  };
+  server.setRequestHandler('tasks/get', { params: ANY }, (params, ctx) =>
+    guarded(ctx, async () => ({ ...(await taskOf(coordinator, params.taskId, view(ctx))) }) as never),
+  );
+  server.setRequestHandler('tasks/update', { params: ANY }, (params, ctx) =>
+    guarded(ctx, async () => {
+      // The SDK lifts `inputResponses` out of the params (as for tools/call) onto the context.
+      await updateTask(coordinator, params.taskId, ctx.mcpReq.inputResponses ?? params.inputResponses, view(ctx));
+      return {} as never;
+    }),
+  );
+  server.setRequestHandler('tasks/cancel', { params: ANY }, (params, ctx) =>
+    guarded(ctx, async () => {
+      await cancelTask(coordinator, params.taskId, view(ctx));
+      return {} as never;
+    }),
+  );
+}
+
+/** The tasks' params, read field by field where they are used (a Standard Schema that checks only the shape). */
+const ANY: StandardSchemaV1<Record<string, unknown>> = {
+  '~standard': {
+    version: 1,
+    vendor: 'toolnexus',
+    validate: (value) =>
+      typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? { value: value as Record<string, unknown> }
+        : { issues: [{ message: 'params must be an object' }] },
+  },
+};
+
+function taskView(call: Pick<ModernCall, 'by' | 'support' | 'ctx'>, mrtr: MrtrSettings): TaskView {
+  return { by: call.by, support: call.support, ctx: call.ctx, settings: mrtr };
+}
+
+/** What the client declared it can be asked, from the request's own `_meta` envelope (2026-07-28 is stateless). */
+function supportOf(ctx: ServerContext): { form: boolean; url: boolean } {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const elicitation = (envelope?.[CLIENT_CAPABILITIES] as { elicitation?: { form?: unknown; url?: unknown } } | undefined)?.elicitation;
+  if (!elicitation) return { form: false, url: false };
+  // `elicitation: {}` declares form mode, as 2025-11-25 has it.
+  const none = elicitation.form === undefined && elicitation.url === undefined;
+  return { form: none || elicitation.form !== undefined, url: elicitation.url !== undefined };
+}
+
+function toolContext(ctx: ServerContext, name: string, principal: Principal | undefined): McpToolContext {
+  const log = (level: ToolLogLevel, message: string, data?: unknown): void => {
+    // Sent only when the request's envelope asked for logs at this level (the SDK filters).
+    void ctx.mcpReq.log(level, data === undefined ? message : { message, data }, name).catch(() => undefined);
+  };
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const capabilities = envelope?.[CLIENT_CAPABILITIES] as Record<string, unknown> | undefined;
+  const mcp: McpCallInfo = { protocol: 'modern' };
+  if (principal) mcp.principal = { ...principal };
+  if (capabilities) mcp.clientCapabilities = capabilities;
+  if (ctx.mcpReq.inputResponses) mcp.inputResponses = ctx.mcpReq.inputResponses;
+  const tool: McpToolContext = { signal: ctx.mcpReq.signal, log, mcp };
+  const progress = progressFor(ctx.mcpReq._meta?.progressToken, (notification) => ctx.mcpReq.notify(notification));
+  if (progress) tool.progress = progress;
+  return tool;
+}
+
+/** The catalog at 2026-07-28: an unknown resource is `-32602` there (the `-32002` of 2025-11-25 was retired). */
+function serveModernCatalog(server: Server, catalog: McpCatalog): void {
+  server.setRequestHandler('resources/list', () => ({ resources: catalog.resources() }));
+  server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: catalog.templates() }));
+  server.setRequestHandler('prompts/list', () => ({ prompts: catalog.prompts() }));
+  server.setRequestHandler('resources/read', (request, ctx) =>
+    asProtocolError({ uri: request.params.uri }, async () => ({
+      contents: (await catalog.read(request.params.uri, { signal: ctx.mcpReq.signal, mcp: {} })) as never,
+    })),
+  );
+  server.setRequestHandler('prompts/get', (request, ctx) =>
+    asProtocolError(
+      undefined,
+      async () =>
+        (await catalog.getPrompt(request.params.name, request.params.arguments ?? {}, { signal: ctx.mcpReq.signal, mcp: {} })) as never,
+    ),
+  );
+  server.setRequestHandler('completion/complete', (request) =>
+    asProtocolError(undefined, async () => {
+      const ref = request.params.ref;
+      const target =
+        ref.type === 'ref/prompt' ? { type: 'prompt' as const, name: ref.name } : { type: 'template' as const, uriTemplate: ref.uri };
+      const context = request.params.context?.arguments ? { arguments: request.params.context.arguments } : {};
+      return { completion: { ...(await catalog.complete(target, request.params.argument, context)) } };
+    }),
+  );
+}
+
+/** The catalog's refusals as protocol errors; an unknown resource names its URI in `data` (SEP-2164). */
+async function asProtocolError<T>(data: { uri: string } | undefined, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof McpCatalogError)
+      throw new ProtocolError(INVALID_PARAMS, error.message, error.reason === 'not-found' ? data : undefined);
+    throw new ProtocolError(INTERNAL_ERROR, messageOf(error));
+  }
+}
