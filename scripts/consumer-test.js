@@ -239,7 +239,15 @@ async function main() {
       shipped.includes('LICENSE') && shipped.includes('dist/index.d.ts') && shipped.includes('dist/testing/index.js'),
       'tarball has LICENSE and every entry',
     );
-    check(!shipped.some((file) => file.startsWith('test/') || file.startsWith('dist-examples/')), 'tarball ships no tests or examples');
+    check(
+      !shipped.some((file) => file.startsWith('test/') || file.startsWith('dist-examples/')),
+      'tarball ships no tests or example builds',
+    );
+    // The README's links lead into docs/, and docs/ into examples/: both ship (test/package/published.test.ts checks every link).
+    check(
+      shipped.includes('docs/design.md') && shipped.includes('examples/quick-start.ts'),
+      'tarball has the guides and the programs they link to',
+    );
     for (const map of shipped.filter((file) => file.endsWith('.js.map'))) {
       const { sources } = JSON.parse(fs.readFileSync(path.join(REPO, map), 'utf8'));
       for (const source of sources) {
