@@ -6,7 +6,8 @@
  *   alone     the package and nothing else: installs in seconds (no native compile), the
  *             required peers come with it, a SQLite store runs on node:sqlite where Node.js
  *             has it, and asking for better-sqlite3 names the missing driver;
- *   node10    CommonJS, `moduleResolution: node10` (typesVersions), with better-sqlite3 and Nest;
+ *   node10    CommonJS, `moduleResolution: node10` (typesVersions), with better-sqlite3 and Nest,
+ *             on TypeScript 5.9 (7 removed `node10`: scripts/consumer-typescript.js checks both);
  *   nodenext  ESM, `module`/`moduleResolution: nodenext` (the exports map), the same program,
  *             also type-checked under `moduleResolution: bundler`;
  *   folder    the package installed from an unpacked folder (`npm install --install-links <dir>`).
