@@ -1,8 +1,8 @@
 /**
  * Which test files `npm test` runs. By default the quick set: every file but the ones below,
  * the slowest, which re-prove on real processes, compilers and generated input what the quick
- * set proves in-process (on a 2-core machine the whole suite takes about 25 minutes, the quick
- * set under 10). `TOOLNEXUS_TESTS=all npm test` runs every file; .ci/run does so, and the
+ * set proves in-process (on a busy 2-core machine the whole suite took about 25 minutes, the
+ * quick set 10 to 11, using some 3 minutes of CPU). `TOOLNEXUS_TESTS=all npm test` runs every file; .ci/run does so, and the
  * Node 22 and 20 runs (jest.older-node.config.js) take every file they can load.
  *
  * Each entry is a jest `testPathIgnorePatterns` regular expression and why it waits for the
@@ -29,8 +29,11 @@ const FULL_ONLY = [
   },
   { pattern: '<rootDir>/test/dbos/', why: 'builds and servers of their own' },
   // The slowest front-door and adapter files, each with a quicker sibling in the quick set
-  // (cli/serve and setup-mistakes, a2a/serve, ai-sdk-model, langchain, mcp/source).
-  { pattern: '<rootDir>/test/cli/cli\\.test\\.ts$', why: 'slowest doors and adapters' },
+  // (cli/serve and setup-mistakes, a2a/serve, ai-sdk-model, langchain, mcp/source and its
+  // other hostile servers, the inbox page in test/inbox/browser*.test.ts).
+  { pattern: '<rootDir>/test/cli/(cli|prune|runs-cancel)\\.test\\.ts$', why: 'slowest doors and adapters' },
+  { pattern: '<rootDir>/test/nest/inbox-defaults\\.test\\.ts$', why: 'slowest doors and adapters' },
+  { pattern: '<rootDir>/test/mcp/source-hostile-notifications\\.test\\.ts$', why: 'slowest doors and adapters' },
   { pattern: '<rootDir>/test/a2a/bounds\\.test\\.ts$', why: 'slowest doors and adapters' },
   { pattern: '<rootDir>/test/adapters/(ai-sdk-tools|openai-agents)\\.test\\.ts$', why: 'slowest doors and adapters' },
   { pattern: '<rootDir>/test/mcp/source-config\\.test\\.ts$', why: 'slowest doors and adapters' },
