@@ -133,7 +133,7 @@ function resolveChromium() {
   return { ...found, version: versionOf(found.path) };
 }
 
-module.exports = { resolveChromium, bundledFolder };
+module.exports = { resolveChromium };
 
 if (require.main === module) {
   try {
