@@ -90,6 +90,10 @@ const DEV = {
   '@modelcontextprotocol/sdk': JSON.parse(
     fs.readFileSync(path.join(REPO, 'node_modules', '@modelcontextprotocol', 'sdk', 'package.json'), 'utf8'),
   ).version,
+  // McpToolSource's client (the v2 SDK; its exports map has no `/package.json` either).
+  '@modelcontextprotocol/client': JSON.parse(
+    fs.readFileSync(path.join(REPO, 'node_modules', '@modelcontextprotocol', 'client', 'package.json'), 'utf8'),
+  ).version,
 };
 
 /** The program every typed app runs: a nested DTO, a durable SQLite suspension resolved elsewhere, Nest. */

@@ -5,8 +5,8 @@
  *
  *   server  examples/mcp/conformance-server.ts (@Tool classes served by serveMcp over
  *           Streamable HTTP), every scenario of the suite (`--suite all`);
- *   client  examples/mcp/conformance-client.ts (an McpToolSource) in every client scenario:
- *           initialize, tools_call, elicitation-sep1034-client-defaults, sse-retry and auth/*.
+ *   client  examples/mcp/conformance-client.ts (an McpToolSource) in every client scenario the
+ *           requirements of 2025-11-25 and of 2026-07-28 list (scored or not), each at its revision.
  *
  * Expected failures are in .ci/mcp-conformance-baseline.yml, each with its reason; the suite
  * itself fails the run on a regression or on a stale entry. Prints the score. Needs the
@@ -23,36 +23,31 @@ const CLI = require.resolve('@modelcontextprotocol/conformance/dist/index.js', {
 const BASELINE = path.join(ROOT, '.ci', 'mcp-conformance-baseline.yml');
 const SERVER = path.join(ROOT, 'dist-examples', 'examples', 'mcp', 'conformance-server.js');
 const CLIENT = path.join(ROOT, 'dist-examples', 'examples', 'mcp', 'conformance-client.js');
-const CLIENT_SCENARIOS = [
-  'initialize',
-  'tools_call',
-  'elicitation-sep1034-client-defaults',
-  'sse-retry',
-  // OAuth (docs/mcp.md, "OAuth"): the client logs in as its own user; the last three need
-  // nobody (client_credentials with private_key_jwt and with client_secret_basic, cross-app access).
-  'auth/metadata-default',
-  'auth/metadata-var1',
-  'auth/metadata-var2',
-  'auth/metadata-var3',
-  'auth/basic-cimd',
-  'auth/scope-from-www-authenticate',
-  'auth/scope-from-scopes-supported',
-  'auth/scope-omitted-when-undefined',
-  'auth/scope-step-up',
-  'auth/scope-retry-limit',
-  'auth/token-endpoint-auth-basic',
-  'auth/token-endpoint-auth-post',
-  'auth/token-endpoint-auth-none',
-  'auth/pre-registration',
-  'auth/2025-03-26-oauth-metadata-backcompat',
-  'auth/2025-03-26-oauth-endpoint-fallback',
-  'auth/resource-mismatch',
-  'auth/offline-access-scope',
-  'auth/offline-access-not-supported',
-  'auth/client-credentials-jwt',
-  'auth/client-credentials-basic',
-  'auth/cross-app-access-complete-flow',
-];
+// The client is run in every scenario each revision requires, and in those it runs without
+// scoring (extensions, scenarios added after the revision shipped), one scenario at a time at that
+// revision's wire version: the frozen lists of the suite's requirements files.
+const REVISIONS = ['2025-11-25', '2026-07-28'];
+const REQUIREMENTS = path.join(
+  path.dirname(require.resolve('@modelcontextprotocol/conformance/package.json', { paths: [ROOT] })),
+  'requirements',
+);
+
+/** The client scenarios of a revision: required ones, then the ones it runs without scoring. */
+function clientScenarios(revision) {
+  const { parse } = require('yaml');
+  const document = parse(fs.readFileSync(path.join(REQUIREMENTS, `${revision}.yaml`), 'utf8'));
+  const unscored = (document.not_scored ?? []).filter((entry) => entry.leg === 'client').map((entry) => entry.scenario);
+  return [...(document.client ?? []), ...unscored];
+}
+
+/** The baseline's client entries for a revision (those of every revision, and its own), as a file of their own. */
+function clientBaseline(revision, scratch) {
+  const { parse, stringify } = require('yaml');
+  const document = parse(fs.readFileSync(BASELINE, 'utf8')) ?? {};
+  const file = path.join(scratch, `client-baseline-${revision}.yml`);
+  fs.writeFileSync(file, stringify({ client: [...(document.client ?? []), ...(document[`client-${revision}`] ?? [])] }));
+  return file;
+}
 // The Node 20 shim for the suite's bundle (scripts/conformance-node20.mjs says why).
 const NODE_ARGS = ['--import', path.join(__dirname, 'conformance-node20.mjs')];
 const SCENARIO_TIMEOUT_MS = 120_000;
@@ -153,34 +148,46 @@ async function main() {
       console.error(server.output);
       console.error('MCP conformance (server): a regression or a stale baseline entry, see above');
     }
-    const clientRuns = [];
-    for (const scenario of CLIENT_SCENARIOS) {
-      const run = await conformance([
-        'client',
-        '--command',
-        `"${process.execPath}" "${CLIENT}"`,
-        '--scenario',
-        scenario,
-        '--expected-failures',
-        BASELINE,
-        '-o',
-        path.join(scratch, 'client'),
-      ]);
-      clientRuns.push({ scenario, ...run });
-      console.log(`${run.code === 0 ? 'ok  ' : 'FAIL'} client scenario ${scenario}`);
-      if (run.code !== 0) {
-        failed = true;
-        console.error(run.output);
+    const clientCounts = [];
+    for (const revision of REVISIONS) {
+      const baseline = clientBaseline(revision, scratch);
+      const out = path.join(scratch, `client-${revision}`);
+      for (const scenario of clientScenarios(revision)) {
+        const run = await conformance([
+          'client',
+          '--command',
+          `"${process.execPath}" "${CLIENT}"`,
+          '--scenario',
+          scenario,
+          '--spec-version',
+          revision,
+          // Extension scenarios sit outside the spec's timeline: run at the revision all the same.
+          '--force',
+          '--expected-failures',
+          baseline,
+          '-o',
+          out,
+        ]);
+        console.log(`${run.code === 0 ? 'ok  ' : 'FAIL'} client scenario ${scenario} at ${revision}`);
+        if (run.code !== 0) {
+          failed = true;
+          console.error(run.output);
+        }
       }
+      clientCounts.push({ revision, ...score(out) });
     }
     const s = score(path.join(scratch, 'server'));
-    const c = score(path.join(scratch, 'client'));
     const pass = (list) => list.filter((item) => item.ok).length;
+    const clients = clientCounts
+      .map(
+        (c) =>
+          `client at ${c.revision} ${pass(c.scenarios)} of ${c.scenarios.length} scenarios (${c.checks - c.failedChecks} of ${c.checks} checks)`,
+      )
+      .join(', ');
     console.log(
       `MCP conformance score: server ${pass(s.scenarios)} of ${s.scenarios.length} scenarios ` +
         `(${s.checks - s.failedChecks} of ${s.checks} checks, ${s.warnings} warnings; the rest are the baseline's expected failures), ` +
-        `client ${pass(c.scenarios)} of ${c.scenarios.length} scenarios (${c.checks - c.failedChecks} of ${c.checks} checks), ` +
-        `in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        `${clients}, in ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
   } finally {
     if (!process.env.KEEP) fs.rmSync(scratch, { recursive: true, force: true });

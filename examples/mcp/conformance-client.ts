@@ -21,6 +21,22 @@ const CALLS: Record<string, Array<{ tool: string; args: Record<string, unknown> 
   tools_call: [{ tool: 'add_numbers', args: { a: 2, b: 3 } }],
   'elicitation-sep1034-client-defaults': [{ tool: 'test_client_elicitation_defaults', args: {} }],
   'sse-retry': [{ tool: 'test_reconnection', args: {} }],
+  // 2026-07-28: connecting (server/discover, the per-request _meta) and listing are what is checked.
+  'request-metadata': [],
+  'json-schema-ref-no-deref': [],
+  'http-standard-headers': [],
+  // SEP-2243: the calls the scenario names in its context (Mcp-Param-* headers from x-mcp-header
+  // arguments), and every tool the client keeps of a listing with malformed x-mcp-header ones.
+  'http-custom-headers': [],
+  'http-invalid-tool-headers': [],
+  'json-schema-2020-12-preservation': [],
+  // MRTR (SEP-2322): each tool answers input_required; the "user" accepts, and the retry echoes the state.
+  'sep-2322-client-request-state': [
+    { tool: 'test_mrtr_echo_state', args: {} },
+    { tool: 'test_mrtr_unrelated', args: {} },
+    { tool: 'test_mrtr_no_state', args: {} },
+    { tool: 'test_mrtr_no_result_type', args: {} },
+  ],
 };
 
 /** The "user": opens the authorization URL, consents, and hands back where the browser was sent. */
@@ -40,13 +56,14 @@ interface Context {
   idp_client_id?: string;
   idp_id_token?: string;
   idp_token_endpoint?: string;
+  toolCalls?: Array<{ name: string; arguments: Record<string, unknown> }>;
 }
 
 /** The grant a scenario calls for: cross-app access, client credentials, or a person's login. */
 function oauthFor(scenario: string, context: Context): McpOAuthOptions {
   const store = new MemoryOAuthStore();
   const { client_id: clientId, client_secret: clientSecret } = context;
-  if (scenario === 'auth/cross-app-access-complete-flow') {
+  if (scenario === 'auth/cross-app-access-complete-flow' || scenario === 'auth/enterprise-managed-authorization') {
     const idToken = context.idp_id_token;
     if (!clientId || !clientSecret || !idToken || !context.idp_token_endpoint)
       throw new Error(`${scenario}: the context lacks the IdP's details`);
@@ -83,6 +100,12 @@ function oauthFor(scenario: string, context: Context): McpOAuthOptions {
   };
 }
 
+/** A value of each required property's type: what calling a tool the scenario only wants called takes. */
+function sampleArgs(schema: { properties?: Record<string, { type?: unknown }>; required?: string[] }): Record<string, unknown> {
+  const samples: Record<string, unknown> = { string: 'x', integer: 1, number: 1, boolean: true, object: {}, array: [] };
+  return Object.fromEntries((schema.required ?? []).map((key) => [key, samples[String(schema.properties?.[key]?.type)] ?? 'x']));
+}
+
 async function main(): Promise<void> {
   const url = process.argv[process.argv.length - 1] as string;
   const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? 'initialize';
@@ -90,7 +113,7 @@ async function main(): Promise<void> {
   if (!calls) throw new Error(`no calls known for scenario ${scenario}`);
   const source = new McpToolSource({
     config: { mcpServers: { conformance: { type: 'http', url } } },
-    waitFor: (request) => ({ id: request.id, ok: true }),
+    waitFor: (request) => ({ id: request.id, ok: true, ...(scenario.startsWith('sep-2322') ? { data: { confirmed: true } } : {}) }),
     oauth: {
       ...oauthFor(scenario, JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Context),
       // The suite runs its authorization server on another port of localhost, unknown beforehand.
@@ -131,6 +154,19 @@ async function main(): Promise<void> {
         console.log(`${first.name}: ${result.isError ? 'error' : 'ok'}: ${result.output}`);
       }
     }
+    const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Context;
+    for (const call of context.toolCalls ?? []) calls.push({ tool: call.name, args: call.arguments });
+    // SEP-2106: the schema as the client keeps it, echoed back for the scenario to compare with what it served.
+    if (scenario === 'json-schema-2020-12-preservation') {
+      const focal = source.toolDefinitions().find((tool) => tool.name === 'conformance_json_schema_2020_12_tool');
+      if (focal) calls.push({ tool: 'json_schema_echo', args: { schema: focal.inputSchema } });
+    }
+    if (scenario === 'http-invalid-tool-headers')
+      for (const tool of source.toolDefinitions())
+        calls.push({
+          tool: tool.name.replace(/^conformance_/, ''),
+          args: sampleArgs(tool.inputSchema ?? {}),
+        });
     for (const call of calls) {
       const result = await toolkit.execute(`conformance_${call.tool}`, call.args);
       console.log(`${call.tool}: ${result.isError ? 'error' : 'ok'}: ${result.output}`);

@@ -9,7 +9,7 @@ import { settledAtOnce } from '../suspension/standing';
 import { Redactor } from '../suspension/redact';
 import type { ExecuteOptions } from '../suspension/coordinator-options';
 import type { SuspendedCall } from '../suspension/store';
-import { APPROVAL_FOR } from '../toolkit/approval';
+import { APPROVAL_FOR, approvalOfCall } from '../toolkit/approval';
 import type { ToolContext } from '../toolkit/context';
 import type { PreparedCall } from '../toolkit/prepared';
 import { Toolkit, type RegisteredTool } from '../toolkit/toolkit';
@@ -79,7 +79,8 @@ export class DurableCall {
     const call = await this.coordinator.toolkit.prepare(this.tool.name, input);
     if (!call.ok) return undefined;
     const ctx = hostState(state);
-    if (policy.when && !(await policy.when(call.args, ctx))) return undefined;
+    // A policy's `when` or a function of the arguments may say this call needs none; one that fails asks (and fails there).
+    if ((await approvalOfCall(this.tool.name, policy, call.args, ctx).catch(() => true)) === undefined) return undefined;
     // The declared approval asks before run: this records the request and runs nothing.
     const result = await this.coordinator.run(call, ctx, this.placeOf(callId));
     const request = pendingOf(result);

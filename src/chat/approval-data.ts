@@ -2,6 +2,7 @@ import type { RunEvent } from '../runner/types';
 import type { Principal } from '../suspension/audit';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import { approvalsOf, quorumOf } from '../suspension/quorum';
+import { isSettled } from '../suspension/status';
 import type { SuspendedCall } from '../suspension/store';
 import type { ChatApprovalData, UIStreamPart } from './parts';
 import { approvalPart, requestParts } from './ui-stream';
@@ -23,6 +24,7 @@ export async function approvalDataOf(
   const signatures = call.signatures ?? [];
   const byYou = signatures.some((signature) => signature.by.id === principal.id);
   if (quorum) data.quorum = { of: quorum.of, signed: approvalsOf(signatures).length, byYou };
+  if (isSettled(call.status)) data.settled = call.status;
   if (call.status !== 'pending') return data;
   const approve = (await coordinator.decide(principal, call, { id, ok: true })) === 'allow';
   const decline = (await coordinator.decide(principal, call, { id, ok: false, reason: 'declined' })) === 'allow';

@@ -5,7 +5,10 @@ import type { Principal } from '../suspension/audit';
 import { editedAnswer } from '../suspension/signing';
 import { isSettled } from '../suspension/status';
 import type { SuspendedCall } from '../suspension/store';
+import type { StoredSession } from '../sessions/store';
 import { ChatRequestError } from './errors';
+import type { ChatRequestData } from './parts';
+import { StreamRedactor } from './redact';
 import type { ToolPartIn } from './request';
 
 /**
@@ -27,22 +30,42 @@ export function refuseDuplicates(parts: readonly ToolPartIn[]): void {
 }
 
 /**
- * The 409 for a message to a chat whose run is halted, saying what is true: either it waits for
- * answers, or all are in but the run could not be continued (the attempt above failed), where
- * answering is impossible and the next message tries again.
+ * The 409 for a message to a chat whose run is halted, saying what is true and what to do:
+ * either it waits for answers (listed in the body's `open`, redacted, as their parts show them:
+ * a page shows them, a `recovery` request is an operator's to answer), and the message was not
+ * taken: the page keeps it and sends it again once they are answered; or all are in but the run
+ * could not be continued (the attempt before failed), and the next message tries again.
  */
-export async function haltedChat(runner: AgentRunner, runId: string): Promise<ChatRequestError> {
+export async function haltedChat(runner: AgentRunner, runId: string, session: StoredSession | undefined): Promise<ChatRequestError> {
   const open = await runner.coordinator.store.list({ runId, status: 'pending' });
-  if (open.length > 0)
+  if (open.length === 0)
     return new ChatRequestError(
       409,
       'busy',
-      `this chat is waiting for an answer: answer its open request${open.length > 1 ? 's' : ''} first`,
+      'this chat has every answer it asked for, but its run could not be continued yet: send again to retry',
     );
+  const redactor = new StreamRedactor(runner.toolkit);
+  for (const message of session?.messages ?? [])
+    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) redactor.call(call.name, call.arguments);
+  const requests: ChatRequestData[] = [];
+  for (const call of open) {
+    const data: ChatRequestData = {
+      id: call.request.id,
+      toolCallId: call.callId ?? '',
+      kind: call.request.kind,
+      prompt: call.request.prompt,
+    };
+    if (call.request.url !== undefined) data.url = call.request.url;
+    if (call.request.expiresAt !== undefined) data.expiresAt = call.request.expiresAt;
+    requests.push(redactor.value(data));
+  }
+  const kinds = [...new Set(requests.map((request) => request.kind))].join(', ');
   return new ChatRequestError(
     409,
     'busy',
-    'this chat has every answer it asked for, but its run could not be continued yet: send again to retry',
+    `this chat is waiting for an answer: answer its open request${open.length > 1 ? 's' : ''} first (${kinds}; listed in open). ` +
+      'Your message was not taken: send it again once answered',
+    { open: requests },
   );
 }
 
@@ -68,10 +91,11 @@ export function refuseStrayEdits(parts: readonly ToolPartIn[], edits: ReadonlyMa
 export async function checkApproval(
   runner: AgentRunner,
   part: ToolPartIn,
-  runId: string | undefined,
+  session: StoredSession | undefined,
   principal: Principal,
   args?: Record<string, unknown>,
 ): Promise<CheckedApproval> {
+  const runId = session?.active?.phase === 'halted' ? session.active.runId : undefined;
   const approval = part.approval;
   if (!approval || typeof approval.approved !== 'boolean')
     throw new ChatRequestError(400, 'bad_body', `tool call ${part.toolCallId} is approval-responded without approved: true | false`);
@@ -82,11 +106,11 @@ export async function checkApproval(
   if (call.callId !== part.toolCallId || call.tool !== part.toolName)
     throw new ChatRequestError(400, 'wrong_call', `request ${approval.id} does not belong to tool call ${part.toolCallId}`);
   // A call being resolved is not refused here: its holder may have died, and the claim decides.
-  if (isSettled(call.status)) throw new ChatRequestError(409, 'not_pending', `request ${approval.id} is already ${call.status}`);
-  if (runId === undefined || call.runId !== runId)
-    throw new ChatRequestError(403, 'not_yours', `request ${approval.id} is not one this chat is waiting for`);
   const id = call.request.id;
   let answer: Answer = approval.approved ? { id, ok: true, ...(args ? { args } : {}) } : { id, ok: false, reason: 'declined' };
+  if (isSettled(call.status)) return { part, call, answer, settled: settledResult(call, session) };
+  if (runId === undefined || call.runId !== runId)
+    throw new ChatRequestError(403, 'not_yours', `request ${approval.id} is not one this chat is waiting for`);
   if (args) {
     try {
       // The coordinator's own checks, so a bad edit is refused before any answer of the message is applied.
@@ -109,4 +133,19 @@ export interface CheckedApproval {
   answer: Answer;
   /** The answer policy's reason, when it refuses the principal's answer. */
   refused?: string;
+  /** The call was settled already (a retry, another tab, the inbox, a recovery): how it ended, as this chat keeps it. Nothing is applied. */
+  settled?: { output: string; isError: boolean };
+}
+
+/**
+ * How a settled call ended, for the chat that asks: its result in the session's thread, else
+ * its outcome when it is a call of the session's own run. Another chat's call is `not_pending`
+ * as before, so its outcome is never shown to a page that did not make it.
+ */
+function settledResult(call: SuspendedCall, session: StoredSession | undefined): { output: string; isError: boolean } {
+  for (const message of session?.messages ?? [])
+    if (message.role === 'tool' && message.callId === call.callId) return { output: message.content, isError: message.isError };
+  if (call.outcome && call.runId !== undefined && call.runId === session?.active?.runId)
+    return { output: call.outcome.output, isError: call.outcome.isError };
+  throw new ChatRequestError(409, 'not_pending', `request ${call.request.id} is already ${call.status}`);
 }

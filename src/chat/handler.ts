@@ -1,30 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AnswerRefusedError, ClaimHeldError, InvalidAnswerError, InvalidArgumentError, ToolnexusError } from '../errors';
-import { pendingOf } from '../results/helpers';
+import { InvalidArgumentError } from '../errors';
 import type { ToolCall } from '../models/types';
-import { answerAs } from '../runner/answer-as';
 import type { AgentRunner } from '../runner/agent-runner';
 import type { RunEvent } from '../runner/types';
 import type { StoredSession } from '../sessions/store';
 import type { Principal } from '../suspension/audit';
 import { parseJson, readNodeBody, readWebBody } from './body';
-import { ChatRequestError } from './errors';
+import { ChatRequestError, errorBody, refusal } from './errors';
 import { checkApproval, haltedChat, refuseDuplicates, refuseStrayEdits } from './approvals';
+import { answerApprovals } from './answer';
 import { failureLog, logFailure, recoverHalted, STDERR_LOGGER, type ChatLogger } from './log';
 import { UI_STREAM_HEADERS, type UIStreamPart } from './parts';
 import { checkIssued, defaultSessionOf, readChatBody, toolParts, userText } from './request';
-import {
-  approvalPart,
-  fileParts,
-  messageIdOf,
-  outputPart,
-  requestParts,
-  uiPartBatches,
-  UIPartWriter,
-  type UIStreamOptions,
-} from './ui-stream';
-import { askedAgain, storedApprovalData, withApprovalData } from './approval-data';
+import { messageIdOf, uiPartBatches, UIPartWriter, type UIStreamOptions } from './ui-stream';
+import { withApprovalData } from './approval-data';
+import { storedReply } from './resend';
 import type { ChatApprovalData } from './parts';
 
 /** Options of every chat front end ({@link chatResponse}, {@link chatHandler}). */
@@ -73,8 +64,12 @@ export async function chatStream(
   signal: AbortSignal | undefined,
   options: ChatOptions = {},
 ): Promise<AsyncIterable<UIStreamPart>> {
-  const { events, stream, failed } = await chatEvents(runner, rawBody, principal, signal, options);
+  const { events, stream, failed, replay } = await chatEvents(runner, rawBody, principal, signal, options);
   return (async function* () {
+    if (replay) {
+      yield* replay;
+      return;
+    }
     for await (const batch of uiPartBatches(logFailure(events, failed), stream)) yield* batch;
   })();
 }
@@ -85,8 +80,10 @@ interface ChatEvents {
   stream: UIStreamOptions;
   /** Tells the server's log that the run failed. */
   failed: (error: unknown) => void;
-  /** The answer policy refused an approval of the request: the response says so (its header, and the approval's data part). */
-  refused?: boolean;
+  /** The answer policy refused an approval of the request, or it was settled already: the response says so (its header, and the approval's data part). */
+  refused?: 'answer_refused' | 'not_pending';
+  /** The whole response, from the session: a message it has already (docs/chat.md, "Retries and regenerate"); nothing runs. */
+  replay?: UIStreamPart[];
 }
 
 /**
@@ -108,7 +105,7 @@ async function chatEvents(
   if (!sessions) throw new InvalidArgumentError('a chat back end needs a runner whose store keeps sessions');
   // A page gone before anything started changes nothing; once started, a run goes on to its end.
   signal?.throwIfAborted();
-  const { chatId, last, edits } = readChatBody(rawBody);
+  const { chatId, last, edits, regenerate } = readChatBody(rawBody);
   const sessionId = (options.sessionOf ?? defaultSessionOf)(chatId, principal);
   const session = await sessions.loadSession(sessionId);
   const context = options.context?.(principal);
@@ -126,21 +123,34 @@ async function chatEvents(
   if (last.role === 'user') {
     if (edits) throw new ChatRequestError(400, 'bad_body', 'edits come with approval responses, not with a user message');
     const text = userText(last);
-    let active = session?.active;
-    if (active?.phase === 'halted' && (await runner.coordinator.store.list({ runId: active.runId, status: 'pending' })).length === 0) {
+    let current = session;
+    const halted = current?.active?.phase === 'halted' ? current.active.runId : undefined;
+    if (halted !== undefined && (await runner.coordinator.store.list({ runId: halted, status: 'pending' })).length === 0) {
       // Its questions were all answered, but its continuation stopped (the page went away
       // mid-resume, an answer came without a runner, a process died mid-replay): finish it
-      // first, then take the message.
-      await recoverHalted(runner, active.runId, context, options.logger ?? STDERR_LOGGER);
-      active = (await sessions.loadSession(sessionId))?.active;
+      // first, then take (or answer) the message.
+      await recoverHalted(runner, halted, context, options.logger ?? STDERR_LOGGER);
+      current = await sessions.loadSession(sessionId);
     }
-    if (active?.phase === 'halted') throw await haltedChat(runner, active.runId);
+    // The same message sent again (its page lost the connection) is answered from the session,
+    // so nothing it ran runs twice; `regenerate()` asks for a new turn on purpose.
+    const replay = regenerate ? undefined : await storedReply(runner, current, { id: last.id, text }, principal);
+    if (replay) return { events: NO_EVENTS, stream: { messageId: '' }, failed: () => undefined, replay };
+    const active = current?.active;
+    // Waiting for an answer: the message is not taken; the 409 lists what to answer (docs/chat.md, "After a crash").
+    if (active?.phase === 'halted') throw await haltedChat(runner, active.runId, current);
     if (active && (active.until ?? 0) >= Date.now())
       throw new ChatRequestError(409, 'busy', 'this chat is busy: another request of it is still running; send again when it has ended');
     const runId = `run-${randomUUID()}`;
     // The run is made on the principal's behalf: its requests record them, so they cannot approve their own (docs/who-may-answer.md).
     // Not the page's signal: a run keeps going when the page goes away, so its session records what ran.
-    const run = runner.stream(text, { session: sessionId, runId, principal, ...(context ? { context } : {}) });
+    // The message keeps the page's id in the thread: sent again, it is recognised (above).
+    const run = runner.stream([{ role: 'user', content: text, id: last.id }], {
+      session: sessionId,
+      runId,
+      principal,
+      ...(context ? { context } : {}),
+    });
     const events = stopsOn(runner, runId, signal, options, rights(run));
     return {
       events,
@@ -158,60 +168,18 @@ async function chatEvents(
   const runId = session?.active?.phase === 'halted' ? session.active.runId : undefined;
   // Every answer is checked before any is applied: a forged one, or a bad edit, changes nothing.
   const checked = await Promise.all(
-    responded.map((part) => checkApproval(runner, part, runId, principal, edits?.get(part.approval?.id as string))),
+    responded.map((part) => checkApproval(runner, part, session, principal, edits?.get(part.approval?.id as string))),
   );
-  const messageId = messageIdOf(runId as string);
-  const stream = { messageId, approvalData, ...redaction, ...(errorText ? { errorText } : {}) };
-  const failed = failureLog(options.logger, runId as string);
-  if (checked.some((approval) => approval.refused !== undefined)) {
-    // Nothing is applied: every approval of the message is asked again, the refused ones saying why.
-    const before: UIStreamPart[] = [];
-    for (const { part, call, refused } of checked)
-      before.push(...(await askedAgain(runner.coordinator, principal, part.toolCallId, call, refused)));
-    return { events: (async function* () {})(), stream: { ...stream, before }, failed, refused: true };
-  }
-  const before: UIStreamPart[] = [];
-  let refused = false;
-  for (const { part, call, answer } of checked) {
-    const approval = part.approval as { id: string; approved: boolean; reason?: string };
-    let answered;
-    try {
-      // The store's claim decides between two requests answering the same call: one goes on.
-      answered = await answerAs(runner.coordinator, answer, {
-        by: principal,
-        ...(approval.reason ? { comment: approval.reason.slice(0, 500) } : {}),
-        ...(context ? { context } : {}),
-        // A call whose server died mid-replay is taken over under the tool's idempotent / recovery rule.
-        ifClaimed: 'refuse',
-        takeover: 'recover',
-      });
-    } catch (error) {
-      if (error instanceof ClaimHeldError)
-        throw new ChatRequestError(409, 'not_pending', `request ${call.request.id} is being answered or was answered by another request`);
-      if (!(error instanceof AnswerRefusedError)) throw error;
-      // Refused at the claim (the policy changed since the check): explained, and the others still apply.
-      const now = (await runner.coordinator.get(call.request.id)) ?? call;
-      before.push(...(await askedAgain(runner.coordinator, principal, part.toolCallId, now, error.reason)));
-      refused = true;
-      continue;
-    }
-    const outcome = answered.outcome;
-    // A quorum's approval before the last one needed is a signature: the same request still waits.
-    const next = answered.call.status === 'pending' ? answered.call.request : pendingOf(outcome);
-    if (!approval.approved) before.push({ type: 'tool-output-denied', toolCallId: part.toolCallId });
-    else if (next) {
-      before.push(...requestParts(part.toolCallId, next));
-      // A quorum short of signatures is asked again, with its progress; a chain's next link is a new request.
-      const data = next.kind === 'approval' ? await storedApprovalData(runner.coordinator, principal, next.id, part.toolCallId) : undefined;
-      if (data) before.push(approvalPart(data));
-    } else if (outcome) before.push(outputPart(part.toolCallId, outcome), ...fileParts(outcome));
-  }
-  const open = await runner.coordinator.store.list({ runId: runId as string, status: 'pending' });
-  // Some calls of the turn still wait for answers: the run continues when the last is given.
+  // The page's own assistant message, continued; a halted run's is `msg-<runId>` (the same id).
+  const stream = { messageId: runId ? messageIdOf(runId) : last.id, approvalData, ...redaction, ...(errorText ? { errorText } : {}) };
+  const failed = failureLog(options.logger, runId ?? last.id);
+  const { before, refused, applied } = await answerApprovals(runner, checked, principal, context);
+  const open = applied && runId ? await runner.coordinator.store.list({ runId, status: 'pending' }) : [];
+  // Nothing applied (refused, or answered already), or some calls of the turn still wait: the run continues when the last is given.
   const events =
-    open.length > 0
-      ? (async function* () {})()
-      : stopsOn(runner, runId as string, signal, options, rights(runner.continueStream(runId as string, context ? { context } : {})));
+    !applied || !runId || open.length > 0
+      ? NO_EVENTS
+      : stopsOn(runner, runId, signal, options, rights(runner.continueStream(runId, context ? { context } : {})));
   return { events, stream: { ...stream, before }, failed, ...(refused ? { refused } : {}) };
 }
 
@@ -246,6 +214,11 @@ function stopsOn(
   })();
 }
 
+/** A response that runs nothing. */
+const NO_EVENTS: AsyncIterable<RunEvent> = {
+  [Symbol.asyncIterator]: () => ({ next: () => Promise.resolve({ done: true, value: undefined }) }),
+};
+
 /** The tool calls of a stored thread, in order. */
 function threadCalls(session: StoredSession | undefined): ToolCall[] {
   const calls: ToolCall[] = [];
@@ -260,7 +233,11 @@ export async function* sseOf(parts: AsyncIterable<UIStreamPart>): AsyncGenerator
 }
 
 /** The SSE text of a chat's run: one string (one write) per run event, converted as it is read. */
-async function* sseOfEvents({ events, stream, failed }: ChatEvents): AsyncGenerator<string> {
+async function* sseOfEvents({ events, stream, failed, replay }: ChatEvents): AsyncGenerator<string> {
+  if (replay) {
+    yield `${sseText(replay)}data: [DONE]\n\n`;
+    return;
+  }
   const writer = new UIPartWriter(stream);
   yield sseText(writer.start());
   try {
@@ -279,28 +256,13 @@ async function* sseOfEvents({ events, stream, failed }: ChatEvents): AsyncGenera
 
 /** The headers of a chat's stream: {@link CHAT_REFUSED_HEADER} says when it explains a refused approval. */
 function streamHeaders(chat: ChatEvents): Record<string, string> {
-  return chat.refused ? { ...UI_STREAM_HEADERS, [CHAT_REFUSED_HEADER]: 'answer_refused' } : { ...UI_STREAM_HEADERS };
+  return chat.refused ? { ...UI_STREAM_HEADERS, [CHAT_REFUSED_HEADER]: chat.refused } : { ...UI_STREAM_HEADERS };
 }
 
 function sseText(parts: readonly UIStreamPart[]): string {
   let text = '';
   for (const part of parts) text += `data: ${JSON.stringify(part)}\n\n`;
   return text;
-}
-
-export function errorBody(error: ChatRequestError): string {
-  return JSON.stringify({ error: { code: error.code, reason: error.reason, message: error.message } });
-}
-
-/** A refusal, or an unexpected failure told without its message (which may hold what the page must not see). */
-export function refusal(error: unknown): ChatRequestError {
-  if (error instanceof ChatRequestError) return error;
-  if (error instanceof InvalidArgumentError) return new ChatRequestError(400, 'bad_body', error.message);
-  if (error instanceof AnswerRefusedError) return new ChatRequestError(403, 'answer_refused', error.message);
-  // Only an edit makes an approval's answer invalid: the coordinator's words say what is wrong with it.
-  if (error instanceof InvalidAnswerError) return new ChatRequestError(400, 'invalid_edit', error.message);
-  const code = error instanceof ToolnexusError ? error.code : 'an internal error';
-  return new ChatRequestError(500, 'internal', `the chat request failed: ${code}`);
 }
 
 /** Options of {@link chatResponse}: who asks, from the host's auth. */

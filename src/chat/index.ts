@@ -28,3 +28,4 @@ export type {
   ChatStopData,
 } from './parts';
 export { ChatRequestError } from './errors';
+export type { ChatRefusalDetails } from './errors';

@@ -1,4 +1,5 @@
 import type { RunStop } from '../runner/types';
+import type { SettledStatus } from '../suspension/store';
 /**
  * The parts of the AI SDK's UI message stream (protocol `v1`, header
  * `x-vercel-ai-ui-message-stream: v1`) that this back end sends, typed here so the entry
@@ -104,6 +105,12 @@ export interface ChatApprovalData {
    * someone allowed.
    */
   refusal?: { code: 'TOOLNEXUS_ANSWER_REFUSED'; reason: string };
+  /**
+   * Present once the approval is settled, wherever it was answered (this chat, another tab,
+   * the inbox, a recovery): how it ended. `actions` is then empty: the part, sent again with
+   * the same id, stops offering buttons.
+   */
+  settled?: SettledStatus;
 }
 
 /**

@@ -9,7 +9,12 @@ export interface ChatBody {
   last: UIMessageIn;
   /** Edited arguments by approval id (the body's `edits`): each approves its call with them instead of the asked ones. */
   edits?: ReadonlyMap<string, Record<string, unknown>>;
+  /** `useChat`'s `regenerate()` (`trigger: 'regenerate-message'`): a new turn, even for a message the session has. */
+  regenerate: boolean;
 }
+
+/** The longest message id kept with the thread (a page's ids are far shorter). */
+const MAX_MESSAGE_ID = 200;
 
 /** The most approvals one message may edit: as many as one turn's calls can reasonably ask. */
 const MAX_EDITS = 100;
@@ -34,17 +39,20 @@ const bad = (message: string): ChatRequestError => new ChatRequestError(400, 'ba
 /** Checks the body `DefaultChatTransport` sends (`{ id, messages, trigger, ... }`) and picks out what is needed. */
 export function readChatBody(raw: unknown): ChatBody {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad('the body must be a JSON object { id, messages }');
-  const body = raw as { id?: unknown; messages?: unknown; edits?: unknown };
+  const body = raw as { id?: unknown; messages?: unknown; edits?: unknown; trigger?: unknown };
   if (typeof body.id !== 'string' || body.id === '' || body.id.length > 100)
     throw bad('id must be the chat id: a string of 1 to 100 characters');
   if (!Array.isArray(body.messages) || body.messages.length === 0) throw bad('messages must be a non-empty array of UI messages');
   const last = body.messages[body.messages.length - 1] as Partial<UIMessageIn> | null;
   if (typeof last !== 'object' || last === null || typeof last.id !== 'string' || !Array.isArray(last.parts))
     throw bad('the last message must be a UI message { id, role, parts }');
+  if (last.id === '' || last.id.length > MAX_MESSAGE_ID) throw bad(`the last message's id must be 1 to ${MAX_MESSAGE_ID} characters`);
   if (last.role !== 'user' && last.role !== 'assistant') throw bad("the last message must be the user's or the assistant's");
   for (const part of last.parts) if (typeof part !== 'object' || part === null) throw bad('every message part must be an object');
   const edits = editsOf(body.edits);
-  return { chatId: body.id, last: last as UIMessageIn, ...(edits ? { edits } : {}) };
+  if (body.trigger !== undefined && typeof body.trigger !== 'string') throw bad('trigger must be a string');
+  const regenerate = body.trigger === 'regenerate-message';
+  return { chatId: body.id, last: last as UIMessageIn, regenerate, ...(edits ? { edits } : {}) };
 }
 
 /** The body's `edits`, `{ [approvalId]: args }`, checked for shape; their size and content are the coordinator's to check. */

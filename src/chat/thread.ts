@@ -2,10 +2,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InvalidArgumentError } from '../errors';
 import type { ChatMessage, ToolMedia } from '../models/types';
 import type { AgentRunner } from '../runner/agent-runner';
+import type { StoredSession } from '../sessions/store';
 import type { Principal } from '../suspension/audit';
 import type { SuspendedCall } from '../suspension/store';
-import { ChatRequestError } from './errors';
-import { errorBody, refusal, type ChatHandlerOptions, type ChatOptions, type ChatResponseOptions } from './handler';
+import { ChatRequestError, errorBody, refusal } from './errors';
+import type { ChatHandlerOptions, ChatOptions, ChatResponseOptions } from './handler';
 import type { ChatApprovalData, ChatRequestData } from './parts';
 import { approvalDataOf } from './approval-data';
 import { jsonOrText, StreamRedactor } from './redact';
@@ -66,7 +67,15 @@ export async function chatThread(
   if (typeof chatId !== 'string' || chatId === '' || chatId.length > 100)
     throw new ChatRequestError(400, 'bad_body', 'the chat id must be a string of 1 to 100 characters');
   const session = await sessions.loadSession((options.sessionOf ?? defaultSessionOf)(chatId, principal));
-  if (!session) return [];
+  return session ? uiThread(runner, session, principal) : [];
+}
+
+/**
+ * The stored thread of `session` as UI messages for `principal` (see {@link chatThread}): what a
+ * reload gives, and what a message sent again is answered from (docs/chat.md, "Retries and
+ * regenerate").
+ */
+export async function uiThread(runner: AgentRunner, session: StoredSession, principal: Principal): Promise<ChatUIMessage[]> {
   const halted = session.active?.phase === 'halted' ? session.active.runId : undefined;
   const open = halted ? await runner.coordinator.store.list({ runId: halted, status: 'pending' }) : [];
   // What this principal may do with each open approval, as the stream tells it.
@@ -94,12 +103,19 @@ function uiMessagesOf(
     if (message.role === 'assistant') for (const call of message.toolCalls ?? []) redactor.call(call.name, call.arguments);
     if (message.role === 'tool') results.set(message.callId, message);
   }
+  // A user message keeps the page's id; a regenerated one was sent twice under it, and only its
+  // latest copy keeps it, so ids stay unique.
+  const latest = new Map<string, number>();
+  thread.forEach((message, index) => {
+    if (message.role === 'user' && message.id !== undefined) latest.set(message.id, index);
+  });
   const out: ChatUIMessage[] = [];
   let assistant: ChatUIMessage | undefined;
   thread.forEach((message, index) => {
     if (message.role === 'user') {
       assistant = undefined;
-      out.push({ id: `stored-${index}`, role: 'user', parts: [{ type: 'text', text: redactor.text(message.content), state: 'done' }] });
+      const id = message.id !== undefined && latest.get(message.id) === index ? message.id : `stored-${index}`;
+      out.push({ id, role: 'user', parts: [{ type: 'text', text: redactor.text(message.content), state: 'done' }] });
       return;
     }
     if (message.role !== 'assistant') return;

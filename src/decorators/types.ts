@@ -38,12 +38,13 @@ export interface ToolOptions {
   /** Per-tool deadline in milliseconds. */
   timeoutMs?: number;
   /**
-   * Calls need a human's approval before `run`: `true` for every call, or a policy that
-   * decides per call and words the question. The Toolkit asks (kind `approval`) and calls
-   * `run` only after an ok answer to that very request; no other answer (a login, say)
-   * can stand in for it. The approval is on `ctx.approval`.
+   * Calls need a human's approval before `run`: `true` for every call, a policy that
+   * decides per call and words the question, or a function of the arguments that returns the
+   * approval each call needs (a quorum above an amount) or `false`. The Toolkit asks (kind
+   * `approval`) and calls `run` only after an ok answer to that very request; no other answer
+   * (a login, say) can stand in for it. The approval is on `ctx.approval`.
    */
-  approval?: boolean | ApprovalPolicy;
+  approval?: boolean | ApprovalPolicy | ApprovalByArgs;
   /** A human-readable name for UIs (an MCP client shows it instead of `name`). */
   title?: string;
   /** Hints about what calls do, for clients that decide how carefully to call (MCP tool annotations). Advisory. */
@@ -83,21 +84,13 @@ export interface ToolAnnotations {
 }
 
 /**
- * When and how a tool's calls are approved. Everything is optional: `{}` asks for every call.
- *
- * @example
- * ```ts
- * @Tool({ description: 'Refund a payment', args: RefundArgs,
- *   approval: { when: (args: RefundArgs) => args.cents > 10_000, prompt: (args: RefundArgs) => `Refund ${args.cents} cents to ${args.customer}?` } })
- * ```
+ * What one call's declared approval asks: the question, and who must answer it how. What an
+ * {@link ApprovalByArgs} returns for a call; {@link ApprovalPolicy} is the same declared once for
+ * every call.
  */
-export interface ApprovalPolicy {
-  /** Whether this call needs approval (default: always). Return false to let it run at once. */
-  // Method syntax on purpose: its parameters are bivariant, so a policy typed with the tool's
-  // own DTO (`(args: RefundArgs) => ...`) fits, while this layer stays below the Toolkit's types.
-  when?(args: object, ctx: object | undefined): boolean | Promise<boolean>;
+export interface DeclaredApproval {
   /** The question put to the approver. Default: `Approve <tool> <arguments as JSON>?`. */
-  prompt?: string | { bivarianceHack(args: object): string }['bivarianceHack'];
+  prompt?: string;
   /** The approval goes stale this long after it is asked. */
   expiresInMs?: number;
   /**
@@ -119,10 +112,47 @@ export interface ApprovalPolicy {
    */
   editable?: boolean;
   /**
-   * After `afterMs`, the principals in `to` may answer too (a manager when the team lead did not):
-   * observers and webhooks are told when `ResumeCoordinator.sweep` sees it come due. Asked as
-   * `data.escalation` (docs/who-may-answer.md, "Escalation"). With `expiresInMs`, the request
-   * then settles `expired` when a sweep finds it past its deadline.
+   * After `afterMs`, the principals in `to` may answer too (a manager when the team lead did not),
+   * and sign a quorum: observers and webhooks are told when `ResumeCoordinator.sweep` sees it come
+   * due. Asked as `data.escalation` (docs/who-may-answer.md, "Escalation"). With `expiresInMs`, the
+   * request then settles `expired` when a sweep finds it past its deadline.
    */
   escalate?: { afterMs: number; to: readonly string[] };
+}
+
+/**
+ * A declared approval that depends on the call: a function of the validated arguments (and the
+ * call's context) returning the approval this call needs, `true` for the default one, or `false`
+ * for none (docs/tools.md, "Approval"). The Toolkit asks what it returns; the stored request, its
+ * binding and the answer policy see that, so what was asked is what is judged.
+ *
+ * @example
+ * ```ts
+ * @Tool({ description: 'Wires money', args: WireArgs,
+ *   approval: (args: WireArgs) => args.cents > 1_000_000 ? { quorum: { of: 2, from: FINANCE } } : true })
+ * ```
+ */
+// Method syntax (bivariant parameters), so a function typed with the tool's own DTO fits.
+export type ApprovalByArgs = {
+  bivarianceHack(args: object, ctx: object | undefined): boolean | DeclaredApproval | Promise<boolean | DeclaredApproval>;
+}['bivarianceHack'];
+
+/**
+ * When and how a tool's calls are approved, declared once for every call. Everything is
+ * optional: `{}` asks for every call. For an approval that depends on the call beyond `when`
+ * and the prompt (a quorum above an amount), declare an {@link ApprovalByArgs}.
+ *
+ * @example
+ * ```ts
+ * @Tool({ description: 'Refund a payment', args: RefundArgs,
+ *   approval: { when: (args: RefundArgs) => args.cents > 10_000, prompt: (args: RefundArgs) => `Refund ${args.cents} cents to ${args.customer}?` } })
+ * ```
+ */
+export interface ApprovalPolicy extends Omit<DeclaredApproval, 'prompt'> {
+  /** Whether this call needs approval (default: always). Return false to let it run at once. */
+  // Method syntax on purpose: its parameters are bivariant, so a policy typed with the tool's
+  // own DTO (`(args: RefundArgs) => ...`) fits, while this layer stays below the Toolkit's types.
+  when?(args: object, ctx: object | undefined): boolean | Promise<boolean>;
+  /** The question put to the approver. Default: `Approve <tool> <arguments as JSON>?`. */
+  prompt?: string | { bivarianceHack(args: object): string }['bivarianceHack'];
 }

@@ -5,6 +5,7 @@
  */
 export { serveMcp } from './server/serve';
 export type { McpStdioOptions, McpHttpOptions, McpServerHandle, McpHttpServerHandle } from './server/serve';
+export type { McpEndpointOptions } from './server/http-endpoint';
 export type { McpAuthorize } from './server/http-guard';
 export type { McpToolHost, McpServerOptions, McpCallInfo, McpToolContext } from './server/types';
 export { McpConfigError, McpConnectionError } from './client/errors';

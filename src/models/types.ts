@@ -16,6 +16,12 @@ export interface ToolCall {
 export interface UserMessage {
   role: 'user';
   content: string;
+  /**
+   * The id the caller gave this message (a chat page's UI message id), kept with the thread so
+   * the same message sent again is recognised (docs/chat.md, "Retries and regenerate"). Never
+   * sent to a model.
+   */
+  id?: string;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { A2AServeOptions } from '../a2a/server/options';
 import { AgentRunner } from '../runner/agent-runner';
 import { ToolnexusModuleError } from './errors';
+import { providedByToolnexus, servedPath } from './mount';
 
 /** Options of {@link ToolnexusA2AModule.forRoot}: the agent's (`a2aHandler`'s), and where it is served. */
 export interface ToolnexusA2AModuleOptions extends A2AServeOptions {
@@ -48,17 +49,8 @@ export class ToolnexusA2AModule implements NestModule {
   ) {}
 
   configure(consumer: MiddlewareConsumer): void {
-    const path = (this.options.path ?? 'a2a').replace(/^\/+|\/+$/g, '');
-    if (path === '' || !/^[A-Za-z0-9._~/-]+$/.test(path))
-      throw new ToolnexusModuleError(
-        `ToolnexusA2AModule: path must be a plain URL path such as "a2a", got ${JSON.stringify(this.options.path)}`,
-      );
-    let runner: AgentRunner;
-    try {
-      runner = this.moduleRef.get(AgentRunner, { strict: false });
-    } catch {
-      throw new ToolnexusModuleError('ToolnexusA2AModule needs ToolnexusModule in the same application (it serves its AgentRunner)');
-    }
+    const path = servedPath('ToolnexusA2AModule', this.options.path, 'a2a');
+    const runner = providedByToolnexus('ToolnexusA2AModule', this.moduleRef, AgentRunner, 'AgentRunner');
     const { path: _path, rootCard = true, ...serveOptions } = this.options;
     // Loaded here, not at the top: the Nest entry must not need the A2A SDK unless this module is used.
     // The entry, not the handler's file: without the SDK, its MissingPeerError names the install command.

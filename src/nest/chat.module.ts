@@ -5,6 +5,7 @@ import { chatHandler, type ChatHandlerOptions } from '../chat/handler';
 import { chatThreadHandler } from '../chat/thread';
 import { AgentRunner } from '../runner/agent-runner';
 import { ToolnexusModuleError } from './errors';
+import { providedByToolnexus, servedPath } from './mount';
 
 /** Options of {@link ToolnexusChatModule.forRoot}: the chat route's, and where it is served. */
 export interface ToolnexusChatModuleOptions extends ChatHandlerOptions {
@@ -43,17 +44,8 @@ export class ToolnexusChatModule implements NestModule {
   ) {}
 
   configure(consumer: MiddlewareConsumer): void {
-    const path = (this.options.path ?? 'api/chat').replace(/^\/+|\/+$/g, '');
-    if (path === '' || !/^[A-Za-z0-9._~/-]+$/.test(path))
-      throw new ToolnexusModuleError(
-        `ToolnexusChatModule: path must be a plain URL path such as "api/chat", got ${JSON.stringify(this.options.path)}`,
-      );
-    let runner: AgentRunner;
-    try {
-      runner = this.moduleRef.get(AgentRunner, { strict: false });
-    } catch {
-      throw new ToolnexusModuleError('ToolnexusChatModule needs ToolnexusModule in the same application (it serves its AgentRunner)');
-    }
+    const path = servedPath('ToolnexusChatModule', this.options.path, 'api/chat');
+    const runner = providedByToolnexus('ToolnexusChatModule', this.moduleRef, AgentRunner, 'AgentRunner');
     const { path: _path, ...chatOptions } = this.options;
     // A failed run (a model outage) is logged with the app's own logs; the page gets only its error part.
     const handler = chatHandler(runner, { ...chatOptions, logger: chatOptions.logger ?? new Logger('ToolnexusChat') });

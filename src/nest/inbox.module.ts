@@ -14,6 +14,7 @@ import { createInbox, type Inbox } from '../inbox/handler';
 import type { InboxOptions } from '../inbox/options';
 import { AgentRunner } from '../runner/agent-runner';
 import { ToolnexusModuleError } from './errors';
+import { providedByToolnexus, servedPath } from './mount';
 
 /** Options of {@link ToolnexusInboxModule.forRoot}: the inbox's, less what the module finds itself. */
 export interface ToolnexusInboxModuleOptions extends Omit<InboxOptions, 'runner' | 'coordinator' | 'basePath'> {
@@ -53,18 +54,8 @@ export class ToolnexusInboxModule implements NestModule, OnModuleDestroy {
   ) {}
 
   configure(consumer: MiddlewareConsumer): void {
-    const path = (this.options.path ?? 'inbox').replace(/^\/+|\/+$/g, '');
-    if (path === '' || !/^[A-Za-z0-9._~/-]+$/.test(path)) {
-      throw new ToolnexusModuleError(
-        `ToolnexusInboxModule: path must be a plain URL path such as "inbox", got ${JSON.stringify(this.options.path)}`,
-      );
-    }
-    let runner: AgentRunner;
-    try {
-      runner = this.moduleRef.get(AgentRunner, { strict: false });
-    } catch {
-      throw new ToolnexusModuleError('ToolnexusInboxModule needs ToolnexusModule in the same application (it serves its AgentRunner)');
-    }
+    const path = servedPath('ToolnexusInboxModule', this.options.path, 'inbox');
+    const runner = providedByToolnexus('ToolnexusInboxModule', this.moduleRef, AgentRunner, 'AgentRunner');
     const { path: _path, ...inboxOptions } = this.options;
     // Internal errors reach the app's log through Nest's Logger unless the host gives its own.
     const logger = inboxOptions.logger ?? new Logger('ToolnexusInbox');

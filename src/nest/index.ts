@@ -9,6 +9,7 @@ export type { ToolnexusErrorBody } from './exception-filter';
 export type {
   ToolnexusModuleOptions,
   ToolnexusModuleRootOptions,
+  ToolnexusRunnerOptions,
   ToolnexusModuleAsyncOptions,
   ToolnexusOptionsFactory,
   NestToolContext,
@@ -18,4 +19,6 @@ export type { ToolnexusInboxModuleOptions } from './inbox.module';
 export { ToolnexusChatModule } from './chat.module';
 export type { ToolnexusChatModuleOptions } from './chat.module';
 export { ToolnexusA2AModule } from './a2a.module';
+export { ToolnexusMcpModule } from './mcp.module';
+export type { ToolnexusMcpModuleOptions } from './mcp.module';
 export type { ToolnexusA2AModuleOptions } from './a2a.module';

@@ -1,3 +1,4 @@
+import type { AgentRunnerOptions } from '../runner/options';
 import type { ModuleMetadata, Type, InjectionToken, OptionalFactoryDependency } from '@nestjs/common';
 import type { ChatModel } from '../models/types';
 import type { SuspensionStore } from '../suspension/store';
@@ -9,10 +10,12 @@ import type { ToolkitHooks } from '../toolkit/hooks';
 import type { TelemetryOption } from '../telemetry/options';
 
 /**
- * What `ToolnexusModule` builds its providers from. `model` drives the injected
- * `AgentRunner`; `store` keeps suspended calls for the injected `ResumeCoordinator`.
+ * Every option of the injected `AgentRunner`, as `AgentRunnerOptions` declares it, less what the
+ * module builds itself (`toolkit`, `coordinator`); `model` is optional here. Derived from the
+ * runner's options, not listed again, so an option the runner gains is an option of the module
+ * (guardrails, budgets, prices, durability, limits, sessions, skills, transcript hooks...).
  */
-export interface ToolnexusModuleOptions {
+export type ToolnexusRunnerOptions = Omit<AgentRunnerOptions, 'toolkit' | 'coordinator' | 'model'> & {
   /**
    * The chat model the injected `AgentRunner` drives (`OpenAIChatModel`, `AnthropicModel`,
    * `FunctionModel`, or your own `ChatModel`). Without one, `Toolkit` and
@@ -20,10 +23,14 @@ export interface ToolnexusModuleOptions {
    * `ToolnexusModuleError` that says the model is missing.
    */
   model?: ChatModel;
-  /** The runner's system prompt. */
-  systemPrompt?: string;
-  /** Model calls one run may make before it ends `incomplete`. Default 10. */
-  maxTurns?: number;
+};
+
+/**
+ * What `ToolnexusModule` builds its providers from: every runner option
+ * ({@link ToolnexusRunnerOptions}), and the module's own for the `Toolkit` and the
+ * `ResumeCoordinator` it builds. `store` keeps suspended calls, run checkpoints and sessions.
+ */
+export interface ToolnexusModuleOptions extends ToolnexusRunnerOptions {
   /** Deadline for tool calls whose context and tool set none. */
   defaultTimeoutMs?: number;
   /** Toolkit hooks: guards, result rewriting, metrics. */
@@ -45,16 +52,11 @@ export interface ToolnexusModuleOptions {
   leaseMs?: number;
   /**
    * Who may answer what, judged for every door built on this module's coordinator (the inbox,
-   * the chat, MCP): see `ResumeCoordinator`'s `policy` and docs/who-may-answer.md.
+   * the chat, MCP, A2A): see `ResumeCoordinator`'s `policy` and docs/who-may-answer.md.
    */
   policy?: AnswerPolicy;
   /** Separation of duties (default on with a policy): see `ResumeCoordinator`'s `separationOfDuties`. */
   separationOfDuties?: boolean;
-  /**
-   * The injected `AgentRunner`'s name: its `invoke_agent {name}` spans and `gen_ai.agent.name`
-   * (and its name in handoffs), so that two agents of one service are told apart.
-   */
-  name?: string;
   /**
    * OpenTelemetry for the `Toolkit`, `ResumeCoordinator` and `AgentRunner` the module builds
    * (providers, content capture, secrets): see docs/observability.md. `false` turns it off.

@@ -6,7 +6,13 @@ import type { ChatModel, ModelResponse } from '../models/types';
 import { ResumeCoordinator } from '../suspension/coordinator';
 import { Toolkit } from '../toolkit/toolkit';
 import { ToolnexusModuleError } from './errors';
-import type { ToolnexusModuleAsyncOptions, ToolnexusModuleOptions, ToolnexusModuleRootOptions, ToolnexusOptionsFactory } from './options';
+import type {
+  ToolnexusModuleAsyncOptions,
+  ToolnexusModuleOptions,
+  ToolnexusModuleRootOptions,
+  ToolnexusOptionsFactory,
+  ToolnexusRunnerOptions,
+} from './options';
 import { ToolDiscovery } from './tool-discovery';
 import { CatalogDiscovery } from './catalog-discovery';
 import { McpCatalog } from '../mcp/server/catalog/catalog';
@@ -79,6 +85,8 @@ export class ToolnexusModule implements OnApplicationShutdown {
           waitFor: options.waitFor,
           leaseMs: options.leaseMs,
           telemetry: options.telemetry,
+          // One clock for the claims and the runner's driver lease (a test's fake one steps both).
+          ...(options.clock === undefined ? {} : { clock: options.clock }),
           ...(options.policy === undefined ? {} : { policy: options.policy }),
           ...(options.separationOfDuties === undefined ? {} : { separationOfDuties: options.separationOfDuties }),
         }),
@@ -87,16 +95,7 @@ export class ToolnexusModule implements OnApplicationShutdown {
       provide: AgentRunner,
       inject: [TOOLNEXUS_OPTIONS, Toolkit, ResumeCoordinator],
       useFactory: (options: ToolnexusModuleOptions, tools: Toolkit, resume: ResumeCoordinator) =>
-        new AgentRunner({
-          model: options.model ?? new MissingModel(),
-          toolkit: tools,
-          coordinator: resume,
-          systemPrompt: options.systemPrompt,
-          maxTurns: options.maxTurns,
-          waitFor: options.waitFor,
-          telemetry: options.telemetry,
-          ...(options.name === undefined ? {} : { name: options.name }),
-        }),
+        new AgentRunner({ ...runnerOptionsOf(options), model: options.model ?? new MissingModel(), toolkit: tools, coordinator: resume }),
     };
     // The MCP catalog (resources, templates, prompts) discovered like tools; it needs no MCP SDK until served.
     const catalog: Provider = { provide: McpCatalog, useFactory: () => new McpCatalog() };
@@ -118,6 +117,32 @@ export class ToolnexusModule implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     if (this.options.closeStoreOnShutdown !== false) await this.coordinator.store.close();
   }
+}
+
+/**
+ * The module's own options, which configure the `Toolkit` and the `ResumeCoordinator` and are
+ * not the runner's. Every key is listed once, checked by the type: a new module option that is
+ * not a runner option must be added here, or the compiler says so.
+ */
+const MODULE_OWN_OPTIONS: Readonly<Record<Exclude<keyof ToolnexusModuleOptions, keyof ToolnexusRunnerOptions>, true>> = {
+  defaultTimeoutMs: true,
+  hooks: true,
+  store: true,
+  closeStoreOnShutdown: true,
+  leaseMs: true,
+  policy: true,
+  separationOfDuties: true,
+};
+
+/**
+ * The runner's options out of the module's: everything but the module's own, so every
+ * `AgentRunner` option given to `forRoot` or returned by a `forRootAsync` factory reaches the
+ * runner as it was given. Internal (the test of the module's options calls it).
+ */
+export function runnerOptionsOf(options: ToolnexusModuleOptions): ToolnexusRunnerOptions {
+  const runner: Record<string, unknown> = { ...options };
+  for (const key of Object.keys(MODULE_OWN_OPTIONS)) delete runner[key];
+  return runner;
 }
 
 function optionsProviders(options: ToolnexusModuleAsyncOptions): Provider[] {

@@ -1,4 +1,4 @@
-import type { ApprovalPolicy, ClassType } from '../decorators/types';
+import type { ApprovalByArgs, ApprovalPolicy, ClassType } from '../decorators/types';
 import { InvalidArgumentError } from '../errors';
 import { failure, success } from '../results/helpers';
 import type { JsonSchema } from '../results/json-schema';
@@ -29,7 +29,7 @@ export interface HttpToolSpec<TArgs extends object = Record<string, unknown>> {
   /** Arguments sent in the query string for a method with a body (for GET, HEAD and DELETE all are). */
   query?: readonly string[];
   /** Asks a human before the request is sent: a declared approval, as `@Tool({ approval })` takes it. Default: never. */
-  approval?: boolean | ApprovalPolicy;
+  approval?: boolean | ApprovalPolicy | ApprovalByArgs;
   /** Per request, redirects included. Default 30 000 ms. */
   timeoutMs?: number;
   /** The largest response body read. Default 1 MiB. */

@@ -234,7 +234,7 @@ function isMessage(value: unknown): value is ChatMessage {
   const message = value as ChatMessage;
   switch (message.role) {
     case 'user':
-      return typeof message.content === 'string';
+      return typeof message.content === 'string' && (message.id === undefined || typeof message.id === 'string');
     case 'assistant':
       return (
         typeof message.content === 'string' &&

@@ -306,7 +306,8 @@ export function refused(refusal: Refusal, format: FormatRefusal): ToolResult {
  * re-asking the kind just answered would loop on one question, and a chain has a limit.
  * `links` counts the requests so far, the answered one included. A request marked
  * `data.followUp: true` says it is a new question of a conversation the answer went on
- * (a remote A2A agent asking again on its task), so it may repeat the kind; the limit holds.
+ * (a remote A2A agent asking again on its task, a declared approval asked again because an
+ * approver's edit needs another quorum), so it may repeat the kind; the limit holds.
  */
 export function chainStop(answered: PendingRequest, next: PendingRequest, links: number, maxChain: number): ToolResult | undefined {
   if ((next.kind === answered.kind && next.data?.followUp !== true) || links >= maxChain) return failure(`unresolved: ${next.prompt}`);

@@ -137,16 +137,18 @@ export class Authority {
     const asking = await this.askingCall(surfaced);
     if ('deny' in asking) return asking;
     const { call, path } = asking;
-    const quorum = quorumOf(call.request);
-    if (quorum?.from && answer.ok && !quorum.from.includes(principal.id))
-      return { deny: `${principal.id} is not one of the principals who may sign this approval` };
-    const requester = call.requestedBy ?? surfaced.requestedBy;
     const escalation = escalationOf(call.request);
     // Judged by the store's clock, as leases are: every process sharing the store agrees when it came due.
     const escalated =
       escalation !== undefined &&
       escalation.to.includes(principal.id) &&
       (await storeNow(this.settings.store, this.settings.clock)) >= escalation.at;
+    const quorum = quorumOf(call.request);
+    // An escalation due widens who may sign a quorum, never how many must: each principal it
+    // names signs (and counts once) like one of `from` (docs/who-may-answer.md, "Escalation").
+    if (quorum?.from && answer.ok && !quorum.from.includes(principal.id) && !escalated)
+      return { deny: `${principal.id} is not one of the principals who may sign this approval` };
+    const requester = call.requestedBy ?? surfaced.requestedBy;
     if (
       this.settings.separationOfDuties &&
       answer.ok &&

@@ -33,7 +33,11 @@ export type ToolContext<TState extends object = {}> = {
   answer?: Answer;
   /** Present with `answer`: what it answers and the chain so far. */
   replay?: ReplayInfo;
-  /** For a tool declared with `approval`: the answer that approved this call. */
+  /**
+   * The answer that approved this call: its declared approval's, or, for a tool that asks for
+   * approval itself, the latest ok answer to one of its `approval` requests. A quorum's carries
+   * every signer (`signatures`).
+   */
   approval?: Answer;
   /**
    * A key for this call's side effect that stays the same on its first execution, every

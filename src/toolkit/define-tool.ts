@@ -1,5 +1,5 @@
 import type { StandardOutput, StandardSchemaWithJson } from '../decorators/standard-schema';
-import type { ApprovalPolicy, ClassType, ToolAnnotations } from '../decorators/types';
+import type { ApprovalByArgs, ApprovalPolicy, ClassType, ToolAnnotations } from '../decorators/types';
 import type { JsonSchema } from '../results/json-schema';
 import type { ToolContext } from './context';
 
@@ -11,7 +11,7 @@ interface FunctionToolBase {
   description: string;
   timeoutMs?: number;
   /** As `@Tool({ approval })`: calls need an approval before `run`. */
-  approval?: boolean | ApprovalPolicy;
+  approval?: boolean | ApprovalPolicy | ApprovalByArgs;
   /** As `@Tool({ title })`. */
   title?: string;
   /** As `@Tool({ idempotent })`: running a call again has no further effect. */

@@ -2,7 +2,7 @@ import { failure, isToolResult, success } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
 import { onAbortOf, watchOf, type AbortWatch } from '../timing/abort-latch';
 import { approvalStep } from './approval';
-import type { ToolContext } from './context';
+import { answerFor, type ToolContext } from './context';
 import type { Entry } from './entry';
 import type { ToolkitHooks } from './hooks';
 
@@ -29,6 +29,10 @@ export async function dispatch(
     const step = await approvalStep(entry.name, entry.approval, args, ctx);
     if ('result' in step) return step.result;
     ctx = step.run;
+  } else if (ctx?.replay) {
+    // A tool that asked for its own approval sees it as a declared one is seen, signers and all.
+    const approval = answerFor(ctx, 'approval');
+    if (approval) ctx = { ...ctx, approval };
   }
   const guard = await settings.hooks?.beforeTool?.({ name: entry.name, args, ctx });
   if (guard)

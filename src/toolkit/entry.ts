@@ -1,6 +1,6 @@
 import { Limiter } from '../timing/limiter';
 import { toolOptionsOf } from '../decorators/tool.decorator';
-import type { ApprovalPolicy, ClassType, ToolAnnotations, ToolOptions } from '../decorators/types';
+import type { ApprovalByArgs, ApprovalPolicy, ClassType, ToolAnnotations, ToolOptions } from '../decorators/types';
 import { DtoRuleError, StandardSchemaError, ToolRegistrationError } from '../errors';
 import { sanitizeName } from '../results/helpers';
 import { schemaForClass } from '../schema/generate';
@@ -25,8 +25,8 @@ export interface RegisteredTool {
   readonly description: string;
   readonly inputSchema: JsonSchema;
   readonly timeoutMs?: number;
-  /** The approval calls need before `run`, when the tool declares one. */
-  readonly approval?: ApprovalPolicy;
+  /** The approval calls need before `run`, when the tool declares one: a policy, or a function of each call's arguments. */
+  readonly approval?: ApprovalPolicy | ApprovalByArgs;
   /** The tool instance (or the `defineTool` object) whose `run` is called. */
   readonly instance: object;
   /** A human-readable name for UIs, when declared. */

@@ -7,20 +7,28 @@
  *   under a new fence; an idempotent tool runs again (its effect, keyed on `ctx.callId`,
  *   happens once), any other raises a `recovery` request; the chat goes on and its session is
  *   given back;
+ * - a new message after such a crash of a tool that is not idempotent: the recovery request it
+ *   raises is listed in the 409 (issue 45), the message not taken;
  * - two approvals of the same call sent to two servers at once: exactly one goes on.
+ *
+ * Leases are long (10 minutes) so nothing lapses by itself on a loaded machine: a test that
+ * needs a lease lapsed moves it into the past in the store itself (`lapse`), as the store's
+ * clock passing it would. Before that, the dead server's claim holds, whatever the load.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { answerAs } from 'toolnexus-ts/agents';
 import { startChild, until, type Started } from '../fixtures/children';
+import { loadAiClient } from '../fixtures/chat/ai-client';
 import { readLedger } from '../fixtures/chat/agent';
 import { buildCrashAgent, crashModel } from '../fixtures/chat/crash-agent';
 import { dropSchema, postgresUrl, sqlRow, uniqueSchema } from '../fixtures/pg/server';
 import { startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
-import { sqliteDriverNames, sqliteSpec } from '../fixtures/sqlite-drivers';
+import { sqliteDrivers, sqliteSpec } from '../fixtures/sqlite-drivers';
 
-const LEASE_MS = 1500;
+const LEASE_MS = 600_000;
+const ai = loadAiClient();
 
 let dir: string;
 let pgUrl: string;
@@ -49,14 +57,30 @@ afterEach(async () => {
 
 interface Store {
   spec: string;
-  /** The store's own clock, in epoch ms: leases are judged by it. */
-  now(): Promise<number>;
+  /** Moves the claim of suspension `id` past its lease, as the store's clock passing it would. */
+  lapse(id: string): Promise<void>;
 }
 
 const STORES: Array<[string, () => Store]> = [
-  ...sqliteDriverNames().map((driver): [string, () => Store] => [
-    `SQLite, ${driver}`,
-    () => ({ spec: sqliteSpec(join(dir, 'chat.db'), driver), now: () => Promise.resolve(Date.now()) }),
+  ...sqliteDrivers().map((driver): [string, () => Store] => [
+    `SQLite, ${driver.name}`,
+    () => {
+      const file = join(dir, 'chat.db');
+      return {
+        spec: sqliteSpec(file, driver.name),
+        lapse: async (id) => {
+          const db = driver.open(file);
+          try {
+            const { changes } = db.prepare("UPDATE suspensions SET lease_until = 0 WHERE id = ? AND status = 'resolving'").run(id) as {
+              changes: number | bigint;
+            };
+            expect(Number(changes)).toBe(1);
+          } finally {
+            db.close();
+          }
+        },
+      };
+    },
   ]),
   [
     'PostgreSQL',
@@ -65,8 +89,10 @@ const STORES: Array<[string, () => Store]> = [
       schemas.push(schema);
       return {
         spec: `pg:${pgUrl}#${schema}`,
-        now: async () =>
-          Number((await sqlRow<{ ms: string }>(pgUrl, 'SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint AS ms'))?.ms),
+        lapse: async (id) => {
+          const table = `"${schema}".toolnexus_suspensions`;
+          await sqlRow(pgUrl, `UPDATE ${table} SET lease_until_ms = 0 WHERE id = $1 AND status = 'resolving' RETURNING id`, [id]);
+        },
       };
     },
   ],
@@ -82,8 +108,9 @@ async function server(spec: string, ledger: string, crash = false): Promise<{ ch
 
 type Part = Record<string, unknown> & { type: string };
 
-async function post(url: string, body: unknown): Promise<{ status: number; parts: Part[]; text: string }> {
+async function post(url: string, body: unknown): Promise<{ status: number; parts: Part[]; text: string; refused: string | null }> {
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const refused = response.headers.get('x-toolnexus-refused');
   const text = await response.text();
   const parts =
     response.status === 200
@@ -92,7 +119,7 @@ async function post(url: string, body: unknown): Promise<{ status: number; parts
           .filter((event) => event.startsWith('data: {'))
           .map((event) => JSON.parse(event.slice('data: '.length)) as Part)
       : [];
-  return { status: response.status, parts, text };
+  return { status: response.status, parts, text, refused };
 }
 
 /** The text the parts stream, deltas joined. */
@@ -147,15 +174,6 @@ async function crashInReplay(store: Store, ledger: string, tool: string, chatId:
   return { asked, url: next.url };
 }
 
-/** Waits until the store's own clock is past the call's lease. */
-async function pastLease(store: Store, leaseUntil: string | undefined): Promise<void> {
-  const until = Date.parse(leaseUntil as string);
-  for (;;) {
-    if ((await store.now()) > until) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe.each(STORES)('after a crash mid-replay (%s)', (_name, makeStore) => {
   it('an idempotent tool: the next answer takes over under fence 2, runs it again, its effect happens once, the chat goes on', async () => {
     const store = makeStore();
@@ -167,7 +185,7 @@ describe.each(STORES)('after a crash mid-replay (%s)', (_name, makeStore) => {
       expect(stuck).toMatchObject({ status: 'resolving', fence: 1 });
       // Before the lease lapses, the claim of the dead server still holds.
       expect((await post(url, approvalMessage('c-credit', asked, 'credit'))).status).toBe(409);
-      await pastLease(store, stuck?.leaseUntil);
+      await store.lapse(asked.approvalId as string);
 
       const answered = await post(url, approvalMessage('c-credit', asked, 'credit'));
       expect(answered.status).toBe(200);
@@ -193,19 +211,41 @@ describe.each(STORES)('after a crash mid-replay (%s)', (_name, makeStore) => {
     const { asked, url } = await crashInReplay(store, ledger, 'refund', 'c-refund');
     const agent = buildCrashAgent(store.spec, ledger, model.url, LEASE_MS);
     try {
-      await pastLease(store, (await agent.store.get(asked.approvalId as string))?.leaseUntil);
+      await store.lapse(asked.approvalId as string);
       const answered = await post(url, approvalMessage('c-refund', asked, 'refund'));
       expect(answered.status).toBe(200);
       const recovery = answered.parts.find((part) => part.type === 'data-toolnexus-request') as unknown as {
         data: { id: string; kind: string };
       };
       expect(recovery.data.kind).toBe('recovery');
+      // The approval's own part, sent again with its id, offers nothing any more: the call is settled, a recovery follows it.
+      expect(answered.parts).toContainEqual({
+        type: 'data-toolnexus-approval',
+        id: asked.approvalId,
+        data: { id: asked.approvalId, toolCallId: asked.toolCallId, actions: [], settled: 'resolved' },
+      });
       expect(await agent.store.get(asked.approvalId as string)).toMatchObject({ status: 'resolved', fence: 2, next: recovery.data.id });
       expect(readLedger(ledger)).toHaveLength(1);
-      // The chat waits for the operator, and says so.
-      const busy = await post(url, userMessage('c-refund', 'hello'));
-      expect(busy.status).toBe(409);
-      expect(busy.text).toContain('waiting for an answer');
+      // The chat waits for the operator, and says so in a body the page (the AI SDK's client) shows:
+      // the open recovery request, and that the message was not taken (the page keeps it).
+      const transport = new ai.DefaultChatTransport({ api: url });
+      const busy = (await transport
+        .sendMessages({
+          chatId: 'c-refund',
+          messages: [{ id: 'u-hello', role: 'user', parts: [{ type: 'text', text: 'hello' }] }],
+          trigger: 'submit-message',
+          messageId: undefined,
+          abortSignal: undefined,
+        })
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        )) as { statusCode?: number; responseBody?: string } | undefined;
+      expect(busy?.statusCode).toBe(409);
+      const { error } = JSON.parse(busy?.responseBody ?? '{}') as { error: { reason: string; message: string; open: unknown[] } };
+      expect(error.reason).toBe('busy');
+      expect(error.message).toContain('not taken');
+      expect(error.open).toEqual([expect.objectContaining({ id: recovery.data.id, kind: 'recovery', toolCallId: asked.toolCallId })]);
 
       // The operator says it did take effect: not again. The run goes on, the session is given back.
       const declined = await answerAs(agent.runner, { id: recovery.data.id, ok: false, reason: 'declined' }, { by: { id: 'ops' } });
@@ -224,7 +264,7 @@ describe.each(STORES)('after a crash mid-replay (%s)', (_name, makeStore) => {
     const { asked, url } = await crashInReplay(store, ledger, 'credit', 'c-msg');
     const agent = buildCrashAgent(store.spec, ledger, model.url, LEASE_MS);
     try {
-      await pastLease(store, (await agent.store.get(asked.approvalId as string))?.leaseUntil);
+      await store.lapse(asked.approvalId as string);
       const next = await post(url, userMessage('c-msg', 'hello'));
       expect(next.status).toBe(200);
       expect(textOf(next.parts)).toBe('You said: hello');
@@ -238,7 +278,33 @@ describe.each(STORES)('after a crash mid-replay (%s)', (_name, makeStore) => {
     }
   });
 
-  it('two approvals of one call sent to two servers at once: exactly one goes on, the other is 409', async () => {
+  it('a new message after a crash in a tool that is not idempotent: the recovery it raises is listed in the 409, the message kept by the page', async () => {
+    const store = makeStore();
+    const ledger = join(dir, 'ledger');
+    const { asked, url } = await crashInReplay(store, ledger, 'refund', 'c-next');
+    const agent = buildCrashAgent(store.spec, ledger, model.url, LEASE_MS);
+    try {
+      await store.lapse(asked.approvalId as string);
+      const busy = await post(url, userMessage('c-next', 'hello'));
+      expect(busy.status).toBe(409);
+      const { error } = JSON.parse(busy.text) as { error: { message: string; open: Array<{ id: string; kind: string }> } };
+      expect(error.message).toContain('not taken');
+      expect(error.open).toEqual([expect.objectContaining({ kind: 'recovery', toolCallId: asked.toolCallId })]);
+      expect(await agent.store.get(asked.approvalId as string)).toMatchObject({ status: 'resolved', fence: 2, next: error.open[0]?.id });
+      expect(readLedger(ledger)).toHaveLength(1);
+
+      // The operator confirms it ran; the page sends its message again, and it is taken.
+      await answerAs(agent.runner, { id: error.open[0]?.id as string, ok: false, reason: 'declined' }, { by: { id: 'ops' } });
+      const again = await post(url, userMessage('c-next', 'hello'));
+      expect(again.status).toBe(200);
+      expect(textOf(again.parts)).toBe('You said: hello');
+      expect(readLedger(ledger)).toHaveLength(1);
+    } finally {
+      await agent.store.close();
+    }
+  });
+
+  it('two approvals of one call sent to two servers at once: exactly one goes on, the other is not applied', async () => {
     const store = makeStore();
     const ledger = join(dir, 'ledger');
     const [a, b] = await Promise.all([server(store.spec, ledger), server(store.spec, ledger)]);
@@ -248,9 +314,11 @@ describe.each(STORES)('after a crash mid-replay (%s)', (_name, makeStore) => {
       chats.map((chatId, i) => Promise.all([a.url, b.url].map((url) => post(url, approvalMessage(chatId, asked[i]!, 'credit'))))),
     );
     for (const pair of raced) {
-      expect(pair.map((response) => response.status).sort()).toEqual([200, 409]);
-      const loser = pair.find((response) => response.status === 409);
-      expect(loser?.text).toContain('not_pending');
+      // The loser either met the winner's claim (409) or found the call settled: shown its outcome, nothing applied.
+      const applied = pair.filter((response) => response.status === 200 && response.refused === null);
+      expect(applied).toHaveLength(1);
+      const loser = pair.find((response) => !applied.includes(response));
+      expect(loser?.status === 409 ? loser.text : loser?.refused).toContain('not_pending');
     }
     expect(readLedger(ledger)).toHaveLength(chats.length);
   });

@@ -146,9 +146,12 @@ it.each([false, true])('streams text, a tool call, an approval answered into the
   expect(readLedger(join(dir, 'ledger'))).toHaveLength(1);
   const call = await agent.runner.coordinator.get(toolPart(asked).approval!.id);
   expect(call).toMatchObject({ status: 'resolved', answeredBy: { id: 'alice' } });
-  // The same answer again: refused, nothing runs twice.
+  // The same answer again: not applied twice; the page is shown how the call ended, its approval part offering nothing.
   const again = await post({ id: 'chat-1', messages: [user('refund o-9 700'), respond(asked, true)] });
-  expect([again.status, again.body]).toEqual([409, expect.stringContaining('not_pending')]);
+  expect(again.status).toBe(200);
+  expect(again.body).toContain('"settled":"resolved"');
+  expect(again.body).toContain('"actions":[]');
+  expect(again.body).not.toContain('"type":"text-delta"');
   expect(readLedger(join(dir, 'ledger'))).toHaveLength(1);
 });
 
@@ -251,7 +254,7 @@ it('the page going away mid-run: the run ends anyway, and the session records it
   }
   expect(session?.active).toBeUndefined();
   expect(session?.messages).toEqual([
-    { role: 'user', content: 'hello' },
+    { role: 'user', content: 'hello', id: 'u-hello' },
     expect.objectContaining({ role: 'assistant', content: 'a late answer' }),
   ]);
 });

@@ -67,7 +67,7 @@ it('streams a run in the principal’s session to the AI SDK client, and refuses
   expect(anonymous.status).toBe(401);
   const thread = await fetch(`${url}?id=c1`, { headers: { 'x-user': 'ada' } });
   expect(await thread.json()).toEqual([
-    { id: 'stored-0', role: 'user', parts: [{ type: 'text', text: 'hello', state: 'done' }] },
+    { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hello', state: 'done' }] },
     { id: 'stored-1', role: 'assistant', parts: [{ type: 'step-start' }, { type: 'text', text: 'You said: hello', state: 'done' }] },
   ]);
   expect((await fetch(`${url}?id=c1`)).status).toBe(401);

@@ -67,17 +67,19 @@ describe('ResumeCoordinator with waitFor (§5.1, in-process)', () => {
       user: 'ada',
       answer: { id: seen[0]!.id, ok: true, data: { note: 'ok by ops' } },
       replay: { request: seen[0], chain: [] },
+      // The approval the tool asked for itself, where a declared one would be (issue 45).
+      approval: { id: seen[0]!.id, ok: true, data: { note: 'ok by ops' } },
     });
     expect(ctx).toEqual({ user: 'ada' });
     expect(await store.list()).toEqual([]);
   });
 
-  it('replays with a context holding only the answer and what it answers when the caller gave none', async () => {
+  it('replays with a context holding only the answer, what it answers and the approval it is when the caller gave none', async () => {
     const { coordinator, runs } = setup((request) => ({ id: request.id, ok: true }));
     await coordinator.execute('delete_repo', { repo: 'web' });
     expect(runs).toHaveLength(2);
     expect(runs[0]!.ctx).toBeUndefined();
-    expect(Object.keys(runs[1]!.ctx ?? {})).toEqual(['answer', 'replay']);
+    expect(Object.keys(runs[1]!.ctx ?? {})).toEqual(['answer', 'replay', 'approval']);
   });
 
   it('returns an error naming both ids when the answer is for another request; nothing replays', async () => {

@@ -125,6 +125,6 @@ describe('declared approval (@Tool({ approval }))', () => {
     const asked = pendingOf(await toolkit.execute('refund', { cents: 500 }))!;
     expect(asked.prompt).toBe('Refund 500?');
     expect(Date.parse(asked.expiresAt as string) - Date.now()).toBeGreaterThan(50_000);
-    expect(await toolkit.execute('broken', {})).toEqual({ output: 'policy service down', isError: true });
+    expect(await toolkit.execute('broken', {})).toEqual({ output: 'the approval of broken failed: policy service down', isError: true });
   });
 });

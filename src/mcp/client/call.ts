@@ -1,12 +1,12 @@
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import {
-  ErrorCode,
-  McpError,
+  ProtocolError,
+  ProtocolErrorCode,
+  UnauthorizedError,
   type CreateMessageRequest,
   type CreateMessageResult,
   type LoggingMessageNotification,
   type Tool as McpTool,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
 import { failure, newPendingId } from '../../results/helpers';
 import type { Answer, PendingRequest, ToolResult } from '../../results/wire';
 import type { WaitFor } from '../../suspension/answers';
@@ -16,6 +16,7 @@ import type { ToolContext, ToolLogLevel } from '../../toolkit/context';
 import type { ElicitationReply } from '../elicitation';
 import { RECONNECT_ATTEMPTS, type Connection, type Connections, type ElicitParams, type ServerRequests } from './connection';
 import { replyOf, withDefaults } from './elicitation';
+import { afterAnswer, isInputRequired, keptInputOf, splitInputRequests, suspendFor, type InputRequired } from './input-required';
 import { McpLoginRequiredError } from './errors';
 import { isConnectionLost, isDroppedSession, said } from './failures';
 import type { Logins } from './oauth/logins';
@@ -24,6 +25,17 @@ import type { SourceSettings } from './options';
 import { fromMcpResult } from './results';
 import { answerSampling, SamplingMeter } from './sampling';
 import type { McpSamplingOptions } from './types';
+
+/** Most `input_required` rounds one call answers in process before it fails (the SDK's own default). */
+const MAX_INPUT_ROUNDS = 10;
+/** The `_meta` key of a 2026-07-28 request's client capabilities. */
+const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+
+/** What a retry of a call carries (MCP 2026-07-28): the responses to the server's input requests and its state, echoed. */
+interface Retry {
+  inputResponses: Record<string, unknown>;
+  requestState?: string;
+}
 
 const LOG_LEVELS = new Set<ToolLogLevel>(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 /** A server's log lines passed to one call's `ctx.log`; one more says the rest were dropped. */
@@ -55,7 +67,15 @@ export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
     if (!connection || this.connections.closed) return failure(`MCP server ${server} is not connected`);
     const login = await this.logins.answered(server, ctx, this.finishLogin);
     if (login) return login;
-    const result = await this.callRedacted(connection, tool, args, ctx);
+    // The replay of a call a server's input_required suspended: the retry, or the next elicitation to ask.
+    const round = keptInputOf(ctx, server);
+    let retry: Retry | undefined;
+    if (round) {
+      const next = afterAnswer(round, ctx?.replay?.request.kind === 'authorization');
+      if ('result' in next) return next.result;
+      retry = next.retry;
+    }
+    const result = await this.callRedacted(connection, tool, args, ctx, retry);
     return connection.redactor.deep(result);
   }
 
@@ -80,7 +100,7 @@ export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
   sampled(server: string, params: CreateMessageRequest['params'], signal: AbortSignal): Promise<CreateMessageResult> {
     const options = this.settings.sampling as McpSamplingOptions;
     const connection = this.connections.get(server);
-    if (!connection) return Promise.reject(new McpError(ErrorCode.InvalidRequest, `MCP server ${server} is not connected`));
+    if (!connection) return Promise.reject(new ProtocolError(ProtocolErrorCode.InvalidRequest, `MCP server ${server} is not connected`));
     let meter = this.samplingUse.get(connection);
     if (!meter) {
       meter = new SamplingMeter(options.clock);
@@ -127,19 +147,20 @@ export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
     tool: McpTool,
     args: Record<string, unknown>,
     ctx: ToolContext | undefined,
+    retry: Retry | undefined,
   ): Promise<ToolResult> {
     const server = connection.name;
     const callCtx: ToolContext = ctx ?? {};
     connection.active.add(callCtx);
     try {
       try {
-        return await this.callOnce(connection, tool.name, args, ctx);
+        return await this.callOnce(connection, tool, args, ctx, retry);
       } catch (error) {
         if (connection.spec.transport === 'stdio') throw error;
         if (isDroppedSession(error)) {
           // The server forgot the session (it restarted) and said so: nothing ran, so open a new one and ask again once.
           await this.connections.reconnect(connection);
-          return await this.callOnce(connection, tool.name, args, ctx);
+          return await this.callOnce(connection, tool, args, ctx, retry);
         }
         if (!isConnectionLost(error)) throw error;
         await this.connections.reconnect(connection);
@@ -148,7 +169,7 @@ export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
         if (tool.annotations?.readOnlyHint === true || tool.annotations?.idempotentHint === true) {
           for (let attempt = 1; ; attempt++) {
             try {
-              return await this.callOnce(connection, tool.name, args, ctx);
+              return await this.callOnce(connection, tool, args, ctx, retry);
             } catch (again) {
               if (attempt >= RECONNECT_ATTEMPTS || !isConnectionLost(again)) throw again;
             }
@@ -172,19 +193,20 @@ export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
 
   private async callOnce(
     connection: Connection,
-    tool: string,
+    tool: McpTool,
     args: Record<string, unknown>,
     ctx: ToolContext | undefined,
+    retry: Retry | undefined,
   ): Promise<ToolResult> {
     const tracing = this.telemetry.active();
-    if (!tracing) return this.request(connection, tool, args, ctx, undefined);
+    if (!tracing) return this.request(connection, tool, args, ctx, undefined, retry);
     const sessionId = (connection.client.transport as { sessionId?: string } | undefined)?.sessionId;
     const site: McpCallSite = { transport: connection.spec.transport === 'stdio' ? 'pipe' : 'tcp' };
     if (sessionId !== undefined) site.sessionId = sessionId;
-    const { span, meta } = startMcpClientCall(tracing, tool, site);
+    const { span, meta } = startMcpClientCall(tracing, tool.name, site);
     let result: ToolResult;
     try {
-      result = await tracing.within(tracing.contextOf(span), () => this.request(connection, tool, args, ctx, meta));
+      result = await tracing.within(tracing.contextOf(span), () => this.request(connection, tool, args, ctx, meta, retry));
     } catch (error) {
       endMcpCall(tracing, span, { thrown: errorTypeOf(error) });
       throw error;
@@ -193,26 +215,95 @@ export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
     return result;
   }
 
+  /**
+   * Sends the call and, while a 2026-07-28 server answers `input_required`, answers it: its
+   * sampling requests through the host's model, its elicitations through `waitFor` in process,
+   * or, without `waitFor`, by suspending the call (the replay sends the retry). A retry is a
+   * new request with the same arguments, the responses and the state echoed as it came.
+   */
   private async request(
     connection: Connection,
-    tool: string,
+    definition: McpTool,
     args: Record<string, unknown>,
     ctx: ToolContext | undefined,
     meta: Record<string, string> | undefined,
+    retry: Retry | undefined,
   ): Promise<ToolResult> {
+    const tool = definition.name;
     const progress = ctx?.progress;
-    const params = meta && Object.keys(meta).length > 0 ? { name: tool, arguments: args, _meta: meta } : { name: tool, arguments: args };
-    const result = await connection.client.callTool(params, undefined, {
-      timeout: this.connections.timeoutOf(connection),
-      resetTimeoutOnProgress: true,
-      ...(ctx?.signal ? { signal: ctx.signal } : {}),
-      ...(progress
-        ? {
-            onprogress: (update: { progress: number; total?: number; message?: string }) =>
-              progress(update.progress, update.total, update.message),
-          }
-        : {}),
-    });
-    return fromMcpResult(result as { content?: unknown; isError?: unknown; structuredContent?: unknown }, this.settings.maxOutputChars);
+    const modern = connection.client.getProtocolEra() === 'modern';
+    // A 2026-07-28 server may ask for input in its answer, which this client can always take (by suspending).
+    const capabilities = modern ? { [CLIENT_CAPABILITIES]: this.capabilities() } : {};
+    let inputs = retry;
+    for (let round = 1; ; round++) {
+      const callMeta = { ...meta, ...capabilities };
+      const params = {
+        name: tool,
+        arguments: args,
+        ...(Object.keys(callMeta).length > 0 ? { _meta: callMeta } : {}),
+        ...(inputs ? { inputResponses: inputs.inputResponses } : {}),
+        ...(inputs?.requestState !== undefined ? { requestState: inputs.requestState } : {}),
+      };
+      const result: unknown = await connection.client.callTool(params, {
+        timeout: this.connections.timeoutOf(connection),
+        resetTimeoutOnProgress: true,
+        allowInputRequired: true,
+        // The listed definition, for the SDK's output-schema check and Mcp-Param headers (SEP-2243).
+        toolDefinition: definition,
+        ...(ctx?.signal ? { signal: ctx.signal } : {}),
+        ...(progress
+          ? {
+              onprogress: (update: { progress: number; total?: number; message?: string }) =>
+                progress(update.progress, update.total, update.message),
+            }
+          : {}),
+      });
+      if (!isInputRequired(result))
+        return fromMcpResult(result as { content?: unknown; isError?: unknown; structuredContent?: unknown }, this.settings.maxOutputChars);
+      if (round > MAX_INPUT_ROUNDS)
+        return failure(`MCP server ${connection.name}, tool ${tool}: still asking for input after ${MAX_INPUT_ROUNDS} rounds`);
+      const next = await this.inputFor(connection, tool, result, ctx, round > 1 || retry !== undefined);
+      if ('result' in next) return next.result;
+      inputs = next.retry;
+    }
+  }
+
+  /** The capabilities a 2026-07-28 request declares: elicitation always, sampling with the option. */
+  private capabilities(): Record<string, unknown> {
+    return { elicitation: { form: {}, url: {} }, ...(this.settings.sampling ? { sampling: {} } : {}) };
+  }
+
+  /** Answers what a server's `input_required` asks: at once where nobody is needed, else by asking or suspending. */
+  private async inputFor(
+    connection: Connection,
+    tool: string,
+    asked: InputRequired,
+    ctx: ToolContext | undefined,
+    followUp: boolean,
+  ): Promise<{ retry: Retry } | { result: ToolResult }> {
+    const server = connection.name;
+    const { elicitations, others } = splitInputRequests(connection.redactor.deep(asked.inputRequests));
+    const responses: Record<string, unknown> = {};
+    for (const { key, method, params } of others) {
+      if (method !== 'sampling/createMessage' || !this.settings.sampling)
+        return {
+          result: failure(
+            `MCP server ${server}, tool ${tool}: it asked for ${method.slice(0, 100) || 'an unknown request'}, which this client did not declare`,
+          ),
+        };
+      try {
+        responses[key] = await this.sampled(server, params as CreateMessageRequest['params'], ctx?.signal ?? new AbortController().signal);
+      } catch (error) {
+        return { result: failure(`MCP server ${server}, tool ${tool}: its sampling request was refused: ${said(error)}`) };
+      }
+    }
+    const state = asked.requestState !== undefined ? { requestState: asked.requestState } : {};
+    if (Object.keys(elicitations).length === 0) return { retry: { inputResponses: responses, ...state } };
+    if (!this.settings.waitFor) return { result: suspendFor({ server, ...state, asked: elicitations, responses }, followUp) };
+    for (const [key, { params }] of Object.entries(elicitations)) {
+      const reply = await this.elicited(server, params as unknown as ElicitParams);
+      responses[key] = params.mode === 'url' && reply.action === 'accept' ? { action: 'accept' } : reply;
+    }
+    return { retry: { inputResponses: responses, ...state } };
   }
 }

@@ -1,4 +1,4 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import type { Connection, Connections } from './connection';
 import { McpConnectionError } from './errors';
 import { said } from './failures';

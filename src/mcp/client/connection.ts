@@ -1,17 +1,13 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  LoggingMessageNotificationSchema,
-  ToolListChangedNotificationSchema,
+  Client,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
   type CreateMessageRequest,
   type CreateMessageResult,
   type LoggingMessageNotification,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { ToolContext } from '../../toolkit/context';
 import type { ElicitationReply } from '../elicitation';
 import type { McpServerSpec } from './config';
@@ -24,6 +20,8 @@ import type { SecretRedactor } from './redactor';
 const MAX_STDERR_CHARS = 2000;
 /** How often a session lost to a dropped socket is opened again, and an idempotent call asked again. */
 export const RECONNECT_ATTEMPTS = 3;
+/** The longest a stdio server's silence to `server/discover` is waited for before it is taken for a 2025 one. */
+const STDIO_PROBE_MS = 5_000;
 
 /** One server's session, and what its calls and notifications need of it. */
 export interface Connection {
@@ -97,7 +95,7 @@ export class Connections {
 
   /** Connects a new session for `name`; kept (so a login can be finished over its transport) even when connecting fails. */
   async connect(name: string, spec: McpServerSpec, redactor: SecretRedactor): Promise<Connection> {
-    const connection: Connection = { name, spec, client: this.newClient(name), stderr: '', active: new Set(), redactor };
+    const connection: Connection = { name, spec, client: this.newClient(name, spec), stderr: '', active: new Set(), redactor };
     this.open.set(name, connection);
     await this.start(connection);
     return connection;
@@ -110,7 +108,7 @@ export class Connections {
   async reconnect(connection: Connection): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       await connection.client.close().catch(() => undefined);
-      connection.client = this.newClient(connection.name);
+      connection.client = this.newClient(connection.name, connection.spec);
       try {
         await this.start(connection);
         return;
@@ -166,7 +164,9 @@ export class Connections {
       return;
     }
     const init = { headers: spec.headers };
-    const auth = this.logins.authOf(name, spec, connection.redactor);
+    // The issuer of authorization-server metadata is checked by the bounded OAuth fetch (RFC 8414 3.3, with
+    // the MCP 2025-03-26 root-metadata allowance), so the SDK's stricter check of the same is not repeated.
+    const auth = { ...this.logins.authOf(name, spec, connection.redactor), skipIssuerMetadataValidation: true };
     if ((connection.http ?? spec.transport) === 'http') {
       const transport = new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: init, ...auth });
       connection.transport = transport;
@@ -184,7 +184,7 @@ export class Connections {
           throw new McpConnectionError(`server ${name}: ${connection.redactor.text(said(error))}`, {
             cause: connection.redactor.error(error),
           });
-        connection.client = this.newClient(name);
+        connection.client = this.newClient(name, spec);
       }
     }
     const sse = new SSEClientTransport(new URL(spec.url), {
@@ -207,8 +207,9 @@ export class Connections {
     }
   }
 
-  private newClient(server: string): Client {
+  private newClient(server: string, spec: McpServerSpec): Client {
     const { waitFor, sampling } = this.settings;
+    const timeoutMs = spec.timeoutMs ?? this.settings.connectTimeoutMs;
     const client = new Client(
       { name: this.settings.clientName ?? 'toolnexus', version: '1.0.0' },
       {
@@ -216,18 +217,27 @@ export class Connections {
           ...(waitFor ? { elicitation: { form: {}, url: {} } } : {}),
           ...(sampling ? { sampling: {} } : {}),
         },
+        // Both eras from one client: `server/discover` first, the 2025-11-25 `initialize` when the
+        // server does not speak 2026-07-28. A stdio server that ignores the unknown probe is a 2025
+        // one (the SDK reads its silence so), so its probe waits a bounded part of the connect time.
+        versionNegotiation: {
+          mode: 'auto',
+          ...(spec.transport === 'stdio' ? { probe: { timeoutMs: Math.min(timeoutMs, STDIO_PROBE_MS) } } : {}),
+        },
       },
     );
     if (sampling) {
-      client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => this.requests.sampled(server, request.params, extra.signal));
+      client.setRequestHandler('sampling/createMessage', (request, ctx) =>
+        this.requests.sampled(server, request.params, ctx.mcpReq.signal),
+      );
     }
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.requests.toolsChanged(server));
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+    client.setNotificationHandler('notifications/tools/list_changed', () => this.requests.toolsChanged(server));
+    client.setNotificationHandler('notifications/message', (notification) => {
       const connection = this.open.get(server);
       if (connection) this.requests.logged(connection, notification.params);
     });
     if (waitFor) {
-      client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      client.setRequestHandler('elicitation/create', async (request) => {
         const reply = await this.requests.elicited(server, request.params);
         return reply.content === undefined
           ? { action: reply.action }

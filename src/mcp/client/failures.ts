@@ -1,18 +1,18 @@
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SdkHttpError } from '@modelcontextprotocol/client';
 import { messageOf } from '../../errors/message';
 
 const MAX_ERROR_CHARS = 2000;
 
 /** What a server's failure says, with its HTTP status, cut to a length a message can carry (a hostile body may be huge). */
 export function said(error: unknown): string {
-  const status = error instanceof StreamableHTTPError && typeof error.code === 'number' && error.code > 0 ? `HTTP ${error.code}: ` : '';
+  const status = error instanceof SdkHttpError && error.status > 0 ? `HTTP ${error.status}: ` : '';
   const text = `${status}${messageOf(error)}`;
   return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}… (cut)` : text;
 }
 
 /** The server forgot the session (it restarted) and said so: nothing ran. */
 export function isDroppedSession(error: unknown): boolean {
-  return error instanceof StreamableHTTPError && error.code === 404;
+  return error instanceof SdkHttpError && error.status === 404;
 }
 
 /** fetch's own failure: the socket closed or was refused, with no HTTP answer. */

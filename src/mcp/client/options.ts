@@ -15,7 +15,8 @@ export interface McpToolSourceOptions {
   /**
    * Answers a server's elicitation while its call waits: the elicitation becomes a `pending`
    * request (kind `input`, or `authorization` for a URL) given to this function. Without it the
-   * client declares no elicitation capability.
+   * client declares no elicitation capability to a 2025-11-25 server, and a 2026-07-28 server's
+   * `input_required` suspends the call instead (docs/mcp.md, "A remote input_required").
    */
   waitFor?: WaitFor;
   /** Told of every elicitation turned into a request, before `waitFor` is asked. */
@@ -42,7 +43,9 @@ export interface McpToolSourceOptions {
   /**
    * Answers servers' sampling requests (`sampling/createMessage`) through a model of the
    * host's, when its policy says yes (docs/mcp.md, "Sampling"). Without it the client declares
-   * no sampling capability and servers do not ask.
+   * no sampling capability and servers do not ask. Sampling is deprecated as of MCP 2026-07-28
+   * (kept for servers of both eras; in 2026-07-28 it comes inside `input_required`): a server
+   * that needs a model should call one of its own.
    */
   sampling?: McpSamplingOptions;
   /**

@@ -1,4 +1,4 @@
-import { McpError, type CreateMessageRequest, type CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, type CreateMessageRequest, type CreateMessageResult } from '@modelcontextprotocol/client';
 import { messageOf } from '../../errors/message';
 import { newPendingId } from '../../results/helpers';
 import type { ModelResponse } from '../../models/types';
@@ -74,24 +74,27 @@ export async function answerSampling(
 ): Promise<CreateMessageResult> {
   const limits = { ...DEFAULTS, ...options };
   const overRate = meter.admit(limits.maxRequestsPerWindow, limits.windowMs);
-  if (overRate) throw new McpError(USER_REJECTED, `sampling request refused: ${overRate}`);
+  if (overRate) throw new ProtocolError(USER_REJECTED, `sampling request refused: ${overRate}`);
   const bytes = Buffer.byteLength(JSON.stringify(params) ?? '', 'utf8');
   if (bytes > limits.maxRequestBytes)
-    throw new McpError(USER_REJECTED, `sampling request of ${bytes} bytes refused (at most ${limits.maxRequestBytes})`);
+    throw new ProtocolError(USER_REJECTED, `sampling request of ${bytes} bytes refused (at most ${limits.maxRequestBytes})`);
   if (params.messages.length > limits.maxMessages)
-    throw new McpError(USER_REJECTED, `sampling request of ${params.messages.length} messages refused (at most ${limits.maxMessages})`);
+    throw new ProtocolError(
+      USER_REJECTED,
+      `sampling request of ${params.messages.length} messages refused (at most ${limits.maxMessages})`,
+    );
   if (params.maxTokens > limits.maxTokens)
-    throw new McpError(USER_REJECTED, `sampling request for ${params.maxTokens} tokens refused (at most ${limits.maxTokens})`);
+    throw new ProtocolError(USER_REJECTED, `sampling request for ${params.maxTokens} tokens refused (at most ${limits.maxTokens})`);
   const maxTokens = params.maxTokens;
   const overBudget = meter.hold(maxTokens, limits.maxTokensPerConnection);
-  if (overBudget) throw new McpError(USER_REJECTED, overBudget);
+  if (overBudget) throw new ProtocolError(USER_REJECTED, overBudget);
   let cost = maxTokens;
   try {
     const response = await approvedAnswer(server, params, options, waitFor, signal);
     const { inputTokens, outputTokens } = response.usage;
     if (inputTokens > 0 || outputTokens > 0) cost = inputTokens + outputTokens;
     if (outputTokens > maxTokens)
-      throw new McpError(
+      throw new ProtocolError(
         USER_REJECTED,
         `the host's model gave ${outputTokens} tokens, over the ${maxTokens} asked for; its answer is withheld`,
       );
@@ -114,7 +117,7 @@ export async function answerSampling(
 
 /** The policy or the person said no: the model was never called. */
 class NotAsked extends Error {
-  constructor(readonly refusal: McpError) {
+  constructor(readonly refusal: ProtocolError) {
     super(refusal.message);
   }
 }
@@ -136,7 +139,7 @@ async function approvedAnswer(
   };
   let verdict = await options.approve(info);
   if (verdict === 'ask') verdict = await askPerson(info, waitFor);
-  if (verdict !== true) throw new NotAsked(new McpError(USER_REJECTED, 'User rejected sampling request'));
+  if (verdict !== true) throw new NotAsked(new ProtocolError(USER_REJECTED, 'User rejected sampling request'));
   try {
     return await options.model.complete({
       ...(params.systemPrompt !== undefined ? { system: params.systemPrompt } : {}),
@@ -147,7 +150,7 @@ async function approvedAnswer(
     });
   } catch (error) {
     // The model's own failure, as its message says (the model's errors carry no secrets).
-    throw new McpError(USER_REJECTED, `the host's model failed: ${messageOf(error)}`);
+    throw new ProtocolError(USER_REJECTED, `the host's model failed: ${messageOf(error)}`);
   }
 }
 

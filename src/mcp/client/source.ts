@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import { messageOf } from '../../errors/message';
 import { Telemetry } from '../../telemetry/telemetry';
 import type { FunctionTool } from '../../toolkit/define-tool';

@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { SdkError, SdkErrorCode, UnauthorizedError, type Client, type Tool as McpTool } from '@modelcontextprotocol/client';
 import { ToolRegistrationError } from '../../errors';
 import { sanitizeName } from '../../results/helpers';
 import type { ToolResult } from '../../results/wire';
@@ -12,6 +10,7 @@ import type { Toolkit } from '../../toolkit/toolkit';
 import { toolAllowed } from './config';
 import type { Connection, Connections } from './connection';
 import { McpConnectionError } from './errors';
+import { headerFault } from './headers';
 import { said } from './failures';
 import type { Logins } from './oauth/logins';
 import type { SourceSettings } from './options';
@@ -106,11 +105,15 @@ export class RemoteTools {
       if (left < 1) throw new McpConnectionError(`server ${name}: connecting and listing its tools took over ${connectTimeoutMs} ms`);
       let answer: Awaited<ReturnType<Client['listTools']>>;
       try {
-        answer = await connection.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: left });
+        // The first page by itself: the SDK's listTools() without a cursor walks every page under its own bounds, not these.
+        answer =
+          cursor === undefined
+            ? await connection.client.request({ method: 'tools/list' }, { timeout: left })
+            : await connection.client.listTools({ cursor }, { timeout: left });
       } catch (error) {
         // A server may take `initialize` without a token and want one (or another scope) for tools/list.
         if (error instanceof UnauthorizedError) throw this.logins.required(name, error);
-        if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number))
+        if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
           throw new McpConnectionError(`server ${name}: connecting and listing its tools took over ${connectTimeoutMs} ms`);
         throw new McpConnectionError(`server ${name}: tools/list failed (page ${page}): ${said(error)}`);
       }
@@ -125,7 +128,11 @@ export class RemoteTools {
       cursors.add(next);
       cursor = next;
     }
-    const tools = listed.filter((tool) => toolAllowed(spec.tools, tool.name)).slice(0, maxToolsPerServer);
+    // SEP-2243: over HTTP in 2026-07-28, a tool whose x-mcp-header annotations are malformed is left out.
+    const headers = spec.transport !== 'stdio' && connection.client.getProtocolEra() === 'modern';
+    const tools = listed
+      .filter((tool) => toolAllowed(spec.tools, tool.name) && !(headers && headerFault(tool.inputSchema) !== undefined))
+      .slice(0, maxToolsPerServer);
     const seen = new Set<string>();
     for (const tool of tools) {
       if (typeof tool.name !== 'string' || tool.name === '')
@@ -230,7 +237,7 @@ export class RemoteTools {
       description,
       // The server's schemas pass through as they are: they are JSON Schema objects by the protocol.
       inputSchema: tool.inputSchema as JsonSchema,
-      ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema as JsonSchema } : {}),
+      ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema } : {}),
       ...(tool.title !== undefined ? { title: tool.title } : {}),
       ...(annotations && Object.keys(annotations).length > 0 ? { annotations } : {}),
       run: (args: Record<string, unknown>, ctx?: ToolContext) => this.run(server, tool, args, ctx),

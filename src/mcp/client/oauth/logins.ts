@@ -1,6 +1,4 @@
-import type { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { OAuthError, UnauthorizedError, type SSEClientTransport, type StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { messageOf } from '../../../errors/message';
 import { failure, pending } from '../../../results/helpers';
 import type { ToolResult } from '../../../results/wire';
@@ -67,7 +65,8 @@ export class Logins {
       );
     }
     try {
-      await transport.finishAuth(outcome.code);
+      // The SDK checks `iss` against the issuer discovered (RFC 9207) before it redeems the code.
+      await transport.finishAuth(outcome.code, outcome.iss);
     } catch (error) {
       const redactor = waiting?.redactor ?? connection?.redactor;
       throw new McpLoginError(
@@ -94,7 +93,7 @@ export class Logins {
     if (error instanceof McpLoginError || isOAuthRefusal(error)) return error;
     const provider = this.providers.get(server);
     if (!provider || provider instanceof LoginOAuthProvider || error instanceof UnauthorizedError) return undefined;
-    if (!(error instanceof Error) || !('errorCode' in error)) return undefined;
+    if (!(error instanceof OAuthError)) return undefined;
     const grant = provider.clientMetadata.grant_types?.[0] ?? 'OAuth';
     return new McpLoginError(`server ${server}: the authorization server refused the ${grant} grant: ${redactor.text(said(error))}`);
   }

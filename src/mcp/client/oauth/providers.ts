@@ -1,6 +1,13 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { AddClientAuthentication, OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  AddClientAuthentication,
+  OAuthClientInformationContext,
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  OAuthTokens,
+} from '@modelcontextprotocol/client';
 import { McpConfigError, McpLoginError, McpLoginStateError, isOAuthRefusal } from '../errors';
 import type { SecretRedactor } from '../redactor';
 import { ClientAssertionSigner } from './assertion';
@@ -60,32 +67,40 @@ export abstract class StoredOAuthProvider implements OAuthClientProvider {
     this.redactor.add(forms);
   }
 
-  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+  /**
+   * The registration kept for this server, when it was made with the authorization server
+   * `ctx.issuer` names (credentials are keyed by issuer, SEP-2352: when the server moves to
+   * another authorization server the client registers there anew); else the client given in
+   * the options. A registration kept before issuers were recorded is taken as it is.
+   */
+  async clientInformation(ctx?: OAuthClientInformationContext): Promise<OAuthClientInformationMixed | undefined> {
     const stored = await this.store.get(this.server, 'client');
-    if (typeof stored === 'object') {
+    if (typeof stored === 'object' && sameIssuer(stored, ctx)) {
       this.revealClient(stored);
       return stored as unknown as OAuthClientInformationMixed;
     }
     const given = this.givenClient();
     if (given) this.revealClient(given);
-    return given;
+    // The host's own client is for whichever authorization server asks: stamped with its issuer, as a registration is.
+    return given && ctx ? { ...given, issuer: ctx.issuer } : given;
   }
 
-  async saveClientInformation(information: OAuthClientInformationMixed): Promise<void> {
+  async saveClientInformation(information: OAuthClientInformationMixed, ctx?: OAuthClientInformationContext): Promise<void> {
     this.revealClient(information);
-    await this.store.set(this.server, 'client', { ...information });
+    await this.store.set(this.server, 'client', { ...information, ...(ctx ? { issuer: ctx.issuer } : {}) });
   }
 
-  async tokens(): Promise<OAuthTokens | undefined> {
+  /** The tokens kept for this server, when the authorization server `ctx.issuer` names issued them. */
+  async tokens(ctx?: OAuthClientInformationContext): Promise<OAuthTokens | undefined> {
     const stored = await this.store.get(this.server, 'tokens');
-    if (typeof stored !== 'object') return undefined;
+    if (typeof stored !== 'object' || !sameIssuer(stored, ctx)) return undefined;
     this.redactor.add(tokenSecrets(stored as unknown as OAuthTokens));
     return stored as unknown as OAuthTokens;
   }
 
-  async saveTokens(tokens: OAuthTokens): Promise<void> {
+  async saveTokens(tokens: OAuthTokens, ctx?: OAuthClientInformationContext): Promise<void> {
     this.redactor.add(tokenSecrets(tokens));
-    await this.store.set(this.server, 'tokens', { ...tokens });
+    await this.store.set(this.server, 'tokens', { ...tokens, ...(ctx ? { issuer: ctx.issuer } : {}) });
   }
 
   redirectToAuthorization(authorizationUrl: URL): void {
@@ -350,6 +365,11 @@ function tokenSecrets(tokens: OAuthTokens): string[] {
   return [tokens.access_token, tokens.refresh_token].filter((value): value is string => typeof value === 'string');
 }
 
+/** Whether a kept value was issued by the authorization server `ctx` names (a value with no issuer recorded, or no `ctx`, is taken). */
+function sameIssuer(stored: Record<string, unknown>, ctx: OAuthClientInformationContext | undefined): boolean {
+  return ctx === undefined || typeof stored.issuer !== 'string' || stored.issuer === ctx.issuer;
+}
+
 function sameText(a: string, b: string): boolean {
   const left = Buffer.from(a);
   const right = Buffer.from(b);
@@ -357,11 +377,12 @@ function sameText(a: string, b: string): boolean {
 }
 
 /** What the browser was sent back with: the code (and `state`), or the authorization server's refusal. */
-export type LoginOutcome = { code: string; state?: string; bare: boolean } | { error: string; description?: string; state?: string };
+export type LoginOutcome =
+  { code: string; state?: string; bare: boolean; iss?: string } | { error: string; description?: string; state?: string };
 
 /**
  * The code (or the refusal) in what the browser was sent back to: a redirect URL with
- * `?code=` or `?error=` (and `state`), or a bare code (`bare`: there is no state to check).
+ * `?code=` or `?error=` (and `state`, and `iss`), or a bare code (`bare`: there is no state to check).
  */
 export function loginOutcome(codeOrRedirect: string): LoginOutcome {
   const text = codeOrRedirect.trim();
@@ -376,5 +397,7 @@ export function loginOutcome(codeOrRedirect: string): LoginOutcome {
   }
   const code = url.searchParams.get('code');
   if (code === null) return { error: 'invalid_request', description: 'the redirect carries neither code nor error', ...withState };
-  return { code, bare: false, ...withState };
+  // RFC 9207: the issuer the authorization server names in its response, checked against the one discovered.
+  const iss = url.searchParams.get('iss');
+  return { code, bare: false, ...withState, ...(iss !== null ? { iss } : {}) };
 }

@@ -1,0 +1,98 @@
+import {
+  Inject,
+  Module,
+  RequestMethod,
+  type DynamicModule,
+  type MiddlewareConsumer,
+  type NestModule,
+  type OnModuleDestroy,
+} from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { McpEndpoint, McpEndpointOptions } from '../mcp/server/http-endpoint';
+import type { HttpGuard } from '../mcp/server/http-guard';
+import { McpCatalog } from '../mcp/server/catalog/catalog';
+import { ResumeCoordinator } from '../suspension/coordinator';
+import { ToolnexusModuleError } from './errors';
+import { providedByToolnexus, servedPath } from './mount';
+
+/** Options of {@link ToolnexusMcpModule.forRoot}: `serveMcp`'s over HTTP, less what Nest's own server decides. */
+export interface ToolnexusMcpModuleOptions extends McpEndpointOptions {
+  /** Where the Streamable HTTP endpoint is served (POST, GET, DELETE), without a leading slash. Default `mcp`. */
+  path?: string;
+  /**
+   * `Host` values accepted, against DNS rebinding, as `serveMcp`'s. Default: `localhost`,
+   * `127.0.0.1`, `[::1]` and the address the request came in on, each with the port it came in
+   * on. List the names clients use to reach the app behind a proxy or on a LAN address.
+   */
+  allowedHosts?: string[];
+  /** `Origin` values accepted when a browser sends one; default the origins of `allowedHosts`. */
+  allowedOrigins?: string[];
+}
+
+const MCP_OPTIONS = Symbol('toolnexus-mcp-options');
+
+/**
+ * Serves the tools of `ToolnexusModule` to MCP clients (docs/mcp.md) in a Nest app: its
+ * `ResumeCoordinator` (so its store, answer policy and the module's discovered catalog) behind
+ * `serveMcp`'s Streamable HTTP endpoint, on Nest's own HTTP server at `path`. It is Nest
+ * middleware, so guards do not apply: `authorize` signs every request in, and the call is made on
+ * behalf of that principal. Needs `@modelcontextprotocol/sdk`, loaded when the module is
+ * configured (so `toolnexus-ts/nest` alone never loads it).
+ *
+ * @example
+ * ```ts
+ * import { ToolnexusMcpModule, ToolnexusModule } from 'toolnexus-ts/nest';
+ *
+ * @Module({ imports: [ToolnexusModule.forRoot({ store }), ToolnexusMcpModule.forRoot({ authorize: (req) => userOf(req) })] })
+ * export class AppModule {}
+ * ```
+ */
+@Module({})
+export class ToolnexusMcpModule implements NestModule, OnModuleDestroy {
+  private endpoint?: McpEndpoint;
+
+  static forRoot(options: ToolnexusMcpModuleOptions = {}): DynamicModule {
+    if (typeof options !== 'object' || options === null) throw new ToolnexusModuleError('ToolnexusMcpModule.forRoot needs options');
+    return { module: ToolnexusMcpModule, providers: [{ provide: MCP_OPTIONS, useValue: options }] };
+  }
+
+  constructor(
+    @Inject(MCP_OPTIONS) private readonly options: ToolnexusMcpModuleOptions,
+    private readonly moduleRef: ModuleRef,
+  ) {}
+
+  configure(consumer: MiddlewareConsumer): void {
+    const path = servedPath('ToolnexusMcpModule', this.options.path, 'mcp');
+    const coordinator = providedByToolnexus('ToolnexusMcpModule', this.moduleRef, ResumeCoordinator, 'coordinator');
+    const { path: _path, allowedHosts, allowedOrigins, ...endpointOptions } = this.options;
+    // Loaded here, not at the top: the Nest entry must not need the MCP SDK unless this module is used.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional part, loaded when used
+    const { mcpEndpoint } = require('../mcp/server/http-endpoint') as typeof import('../mcp/server/http-endpoint');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- as above
+    const { defaultAllowedHosts, HttpGuard: Guard } = require('../mcp/server/http-guard') as typeof import('../mcp/server/http-guard');
+    const fixed = allowedHosts === undefined ? undefined : new Guard(allowedHosts, allowedOrigins);
+    // Nest picks the port at `listen`: the default hosts are those of the address and port each request came in on.
+    const byPort = new Map<string, HttpGuard>();
+    const guardOf = (req: IncomingMessage): HttpGuard => {
+      if (fixed) return fixed;
+      const key = `${req.socket.localAddress ?? ''} ${req.socket.localPort ?? 0}`;
+      let guard = byPort.get(key);
+      if (!guard) {
+        guard = new Guard(defaultAllowedHosts(req.socket.localAddress ?? '127.0.0.1', req.socket.localPort ?? 0), allowedOrigins);
+        byPort.set(key, guard);
+      }
+      return guard;
+    };
+    const catalog = endpointOptions.catalog ?? this.moduleRef.get(McpCatalog, { strict: false });
+    const endpoint = mcpEndpoint(coordinator, { ...endpointOptions, catalog }, guardOf);
+    this.endpoint = endpoint;
+    const middleware = (request: IncomingMessage, response: ServerResponse) => void endpoint.handle(request, response);
+    consumer.apply(middleware).forRoutes({ path, method: RequestMethod.ALL });
+  }
+
+  /** Closes the MCP sessions, so the HTTP server can close. */
+  async onModuleDestroy(): Promise<void> {
+    await this.endpoint?.close();
+  }
+}
