@@ -2,7 +2,7 @@
  * Which test files `npm test` runs. By default the quick set: every file but the ones below,
  * the slowest, which re-prove on real processes, compilers and generated input what the quick
  * set proves in-process (on a busy 2-core machine the whole suite took about 25 minutes, the
- * quick set 10 to 11, using some 3 minutes of CPU). `TOOLNEXUS_TESTS=all npm test` runs every file; .ci/run does so, and the
+ * quick set 5.5 to 12.5, by how busy, using some 3 minutes of CPU). `TOOLNEXUS_TESTS=all npm test` runs every file; .ci/run does so, and the
  * Node 22 and 20 runs (jest.older-node.config.js) take every file they can load.
  *
  * Each entry is a jest `testPathIgnorePatterns` regular expression and why it waits for the
