@@ -14,11 +14,16 @@ function entryMap() {
 // installs it in (scripts/better-sqlite3.js), or from TOOLNEXUS_BETTER_SQLITE3.
 const betterSqlite3 = process.env.TOOLNEXUS_BETTER_SQLITE3 || require('./scripts/better-sqlite3.js').packagePath().package;
 
+// `npm test` runs the quick set; TOOLNEXUS_TESTS=all (which .ci/run sets) every file
+// (scripts/test-sets.js says which files wait for the full run, and why).
+const testSets = require('./scripts/test-sets.js');
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', ...(testSets.quickRun() ? testSets.FULL_ONLY.map(({ pattern }) => pattern) : [])],
   // tsconfig.json plus isolatedModules: ts-jest then transpiles each file alone, and `npm run typecheck` is what checks types.
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: { isolatedModules: true } }] },
   // Each entry of package.json's "exports" maps to its source (dist/x/index.js → src/x/index.ts).

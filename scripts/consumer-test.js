@@ -6,7 +6,8 @@
  *   alone     the package and nothing else: installs in seconds (no native compile), the
  *             required peers come with it, a SQLite store runs on node:sqlite where Node.js
  *             has it, and asking for better-sqlite3 names the missing driver;
- *   node10    CommonJS, `moduleResolution: node10` (typesVersions), with better-sqlite3 and Nest;
+ *   node10    CommonJS, `moduleResolution: node10` (typesVersions), with better-sqlite3 and Nest,
+ *             on TypeScript 5.9 (7 removed `node10`: scripts/consumer-typescript.js checks both);
  *   nodenext  ESM, `module`/`moduleResolution: nodenext` (the exports map), the same program,
  *             also type-checked under `moduleResolution: bundler`;
  *   folder    the package installed from an unpacked folder (`npm install --install-links <dir>`).
@@ -243,7 +244,15 @@ async function main() {
       shipped.includes('LICENSE') && shipped.includes('dist/index.d.ts') && shipped.includes('dist/testing/index.js'),
       'tarball has LICENSE and every entry',
     );
-    check(!shipped.some((file) => file.startsWith('test/') || file.startsWith('dist-examples/')), 'tarball ships no tests or examples');
+    check(
+      !shipped.some((file) => file.startsWith('test/') || file.startsWith('dist-examples/')),
+      'tarball ships no tests or example builds',
+    );
+    // The README's links lead into docs/, and docs/ into examples/: both ship (test/package/published.test.ts checks every link).
+    check(
+      shipped.includes('docs/design.md') && shipped.includes('examples/quick-start.ts'),
+      'tarball has the guides and the programs they link to',
+    );
     for (const map of shipped.filter((file) => file.endsWith('.js.map'))) {
       const { sources } = JSON.parse(fs.readFileSync(path.join(REPO, map), 'utf8'));
       for (const source of sources) {

@@ -10,7 +10,10 @@
  *   nodenext  `module`/`moduleResolution: nodenext` in an ESM package (`"type": "module"`);
  *   bundler   `module: preserve`, `moduleResolution: bundler` (type-checked only, as a bundler's app);
  *   default   `module: commonjs`, no `moduleResolution`: each compiler's own default, which is
- *             `node10` (typesVersions) for 5.9 and `bundler` for 7 (7 removed `node10`).
+ *             `node10` (typesVersions) for 5.9 and `bundler` for 7 (7 removed `node10`);
+ *   node10    `module: commonjs`, `moduleResolution: node10` named (typesVersions): 5.9 only.
+ *             TypeScript 7 refuses the option (TS5108), which is checked too: the README
+ *             says which compilers take which modes, and this keeps it true.
  *
  * The app is what the docs tell a user to write: the README's quick start and the docs' Nest
  * module (docs/dependency-injection.md), taken from the docs as they stand; DTOs with nested,
@@ -40,6 +43,7 @@ const MODES = [
   { name: 'nodenext', folder: 'esm', options: { module: 'nodenext', moduleResolution: 'nodenext' }, emit: true },
   { name: 'bundler', folder: '.', options: { module: 'preserve', moduleResolution: 'bundler' }, emit: false },
   { name: 'default', folder: '.', options: { module: 'commonjs' }, emit: true },
+  { name: 'node10', folder: '.', options: { module: 'commonjs', moduleResolution: 'node10' }, emit: true, compilers: ['5.9'] },
 ];
 
 /** Where an error of tsc's output sits: `file(line,col): error TSnnnn`. */
@@ -150,6 +154,22 @@ run().catch((error: unknown) => {
 });
 `;
 
+/** A mode a compiler no longer takes: its tsc must refuse the option itself (TS5108), not fail on the app. */
+async function refused(compiler, mode, folder, write, check) {
+  const config = `tsconfig.${compiler.name}.${mode.name}.json`;
+  write(folder, { [config]: { compilerOptions: { strict: true, noEmit: true, ...mode.options }, include: ['src'] } });
+  const output = await new Promise((resolve) => {
+    execFile(process.execPath, [compiler.tsc, '-p', path.join(folder, config)], { cwd: folder, encoding: 'utf8' }, (error, stdout) =>
+      resolve(error ? stdout : ''),
+    );
+  });
+  check(
+    output.includes(`error TS5108: Option 'moduleResolution=${mode.options.moduleResolution}' has been removed`),
+    `TypeScript ${compiler.version} refuses ${mode.name} with TS5108, as the README says: ${output || 'it compiled'}`,
+  );
+  console.log(`   user app: TypeScript ${compiler.version}, ${mode.name}: refused (TS5108), as the README says`);
+}
+
 /**
  * Builds the user app with both compilers in every mode and runs each emitted build.
  * `helpers` are the consumer test's own (`run`, `timed`, `check`, `write`).
@@ -206,6 +226,10 @@ async function compileUserApp({ apps, tarball, tmp, run, timed, check, write }) 
   await Promise.all(
     compilers.map(async (compiler) => {
       for (const mode of MODES) {
+        if (mode.compilers && !mode.compilers.includes(compiler.name)) {
+          await refused(compiler, mode, path.join(dir, mode.folder), write, check);
+          continue;
+        }
         const folder = path.join(dir, mode.folder);
         const outDir = `dist-${compiler.name}-${mode.name}`;
         const config = `tsconfig.${compiler.name}.${mode.name}.json`;

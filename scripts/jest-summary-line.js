@@ -10,11 +10,13 @@ const fs = require('node:fs');
 // labelled with the Node version that ran jest, "node 22.23.5: N tests ok, …", and the plain line
 // goes only to the TOOLNEXUS_TEST_SUMMARY file, which .ci/run adds up into its last line.
 class SummaryLineReporter {
-  constructor(_globalConfig, options = {}) {
+  constructor(globalConfig, options = {}) {
     this.label = options.label;
+    this.rootDir = globalConfig.rootDir;
   }
 
   onRunComplete(_contexts, results) {
+    this.sayWhatRan(results);
     const counts = `${results.numPassedTests} tests ok, ${results.numFailedTests} not ok, ${results.numPendingTests} skipped`;
     if (this.label) {
       process.stderr.write(`\n${this.label}: ${counts}\n`);
@@ -28,6 +30,24 @@ class SummaryLineReporter {
     }
     process.stderr.write(`\n${line}\n`);
     if (process.env.TOOLNEXUS_TEST_SUMMARY) fs.writeFileSync(process.env.TOOLNEXUS_TEST_SUMMARY, `${line}\n`);
+  }
+
+  /**
+   * One line before the summary: how long the run took, and, for `npm test`'s quick set, how
+   * many files it left to the full run and how to run them (scripts/test-sets.js), so that
+   * nothing is left out without a word.
+   */
+  sayWhatRan(results) {
+    const minutes = ((Date.now() - results.startTime) / 60_000).toFixed(1);
+    const ran = `${results.numTotalTestSuites} test files in ${minutes} min`;
+    const testSets = require('./test-sets.js');
+    if (this.label || !testSets.quickRun()) {
+      process.stderr.write(`\n${ran}\n`);
+      return;
+    }
+    const left = testSets.fullOnlyFiles(this.rootDir).length;
+    const kinds = [...new Set(testSets.FULL_ONLY.map(({ why }) => why))].join('; ');
+    process.stderr.write(`\nquick set: ${ran}; ${left} slower files left to the full run (${kinds}): TOOLNEXUS_TESTS=all npm test\n`);
   }
 }
 module.exports = SummaryLineReporter;

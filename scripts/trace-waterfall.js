@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Renders OTLP/HTTP JSON trace exports as an HTML waterfall (one section per trace, spans
 // nested by parent, span links drawn as labelled references), for docs/observability.md
-// where no Jaeger is at hand. With --png, screenshots it with Debian's Chromium.
+// where no Jaeger is at hand. With --png, screenshots it with the Chromium the browser tests
+// use (scripts/chromium.js: the machine's own, else the one the @sparticuz/chromium devDependency ships).
 //
 //   node scripts/trace-waterfall.js EXPORTS.json OUT.html [--png OUT.png]
 //
@@ -127,7 +128,7 @@ async function main() {
   if (!png) return;
   const { chromium } = require('playwright-core');
   const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    executablePath: require('./chromium.js').resolveChromium().path,
     args: [
       '--headless',
       '--no-sandbox',

@@ -10,13 +10,20 @@ import { providedByToolnexus, servedPath } from './mount';
 export interface ToolnexusA2AModuleOptions extends A2AServeOptions {
   /** Where the JSON-RPC endpoint is served (POST), its agent card under it (GET `<path>/.well-known/agent-card.json`), without a leading slash. Default `a2a`. */
   path?: string;
+  /**
+   * Whether the card is also served at the host's root, GET `/.well-known/agent-card.json`: where
+   * the A2A spec puts it, and where the SDK's client looks for an agent given as `<host>/a2a`.
+   * Default true; false when the app serves another card there.
+   */
+  rootCard?: boolean;
 }
 
 const A2A_OPTIONS = Symbol('toolnexus-a2a-options');
 
 /**
  * Serves the `AgentRunner` of `ToolnexusModule` as an A2A agent (docs/a2a.md) in a Nest app:
- * POST `path` is its JSON-RPC endpoint, GET `path/.well-known/agent-card.json` its card. It is
+ * POST `path` is its JSON-RPC endpoint, GET `path/.well-known/agent-card.json` its card (and
+ * GET `/.well-known/agent-card.json`, unless `rootCard: false`). It is
  * Nest middleware, so guards do not apply: `authenticate` signs every request in. Needs
  * `@a2a-js/sdk`, loaded when the module is configured (so `toolnexus-ts/nest` alone never loads it).
  *
@@ -44,7 +51,7 @@ export class ToolnexusA2AModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
     const path = servedPath('ToolnexusA2AModule', this.options.path, 'a2a');
     const runner = providedByToolnexus('ToolnexusA2AModule', this.moduleRef, AgentRunner, 'AgentRunner');
-    const { path: _path, ...serveOptions } = this.options;
+    const { path: _path, rootCard = true, ...serveOptions } = this.options;
     // Loaded here, not at the top: the Nest entry must not need the A2A SDK unless this module is used.
     // The entry, not the handler's file: without the SDK, its MissingPeerError names the install command.
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer, loaded when used
@@ -52,8 +59,13 @@ export class ToolnexusA2AModule implements NestModule {
     // A failed run is logged with the app's own logs; the client is told only that its task failed.
     const handler = a2aHandler(runner, { ...serveOptions, logger: serveOptions.logger ?? new Logger('ToolnexusA2A') });
     const middleware = (request: IncomingMessage, response: ServerResponse) => void handler(request, response);
+    const card = '.well-known/agent-card.json';
     consumer
       .apply(middleware)
-      .forRoutes({ path, method: RequestMethod.POST }, { path: `${path}/.well-known/agent-card.json`, method: RequestMethod.GET });
+      .forRoutes(
+        { path, method: RequestMethod.POST },
+        { path: `${path}/${card}`, method: RequestMethod.GET },
+        ...(rootCard ? [{ path: card, method: RequestMethod.GET }] : []),
+      );
   }
 }

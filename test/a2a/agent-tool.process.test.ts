@@ -195,6 +195,9 @@ describe('a remote A2A agent as a tool, answered from another process', () => {
         /^A2A agent Booking Agent: the agent's endpoint is at http:\/\/127\.0\.0\.1:\d+, not at the origin its card came from/,
       ) as unknown,
     });
+    // Given as the base it is mounted at, the card is found under it first (not the root's): the same card, the same refusal.
+    const mounted = await child(['ask', join(dir, 'mounted.db'), `${url}/elsewhere`, 'echo it']);
+    expect(mounted.result.output).toBe(refused.result.output);
     const endpoint = /at (http:\/\/127\.0\.0\.1:\d+)/.exec(refused.result.output)![1] as string;
     const allowed = await child([
       'ask',

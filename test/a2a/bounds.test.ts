@@ -16,6 +16,7 @@ import { ResumeCoordinator } from 'toolnexus-ts/suspension';
 import { chatModel, readLedger, RefundTool } from '../fixtures/chat/agent';
 import {
   artifactText,
+  clientFromUrl,
   clientOf,
   data,
   getTask,
@@ -120,19 +121,22 @@ it('never sends a @Sensitive() value: the request prompt and the answer that quo
   expect(JSON.stringify(await getTask(alice, waiting.id))).not.toContain('4111111111111111');
 });
 
-it('mounted in Fastify: the card, a task, its answer', async () => {
+it('mounted in Fastify: the card, found from the base as the SDK client is given it, a task, its answer', async () => {
   const { base } = await startAgent(dir, model.url, 'fastify');
-  const waiting = await send(await clientOf(base, 'alice'), [text('refund o-7 700')]);
+  // `createFromUrl('<host>/a2a')`: the SDK's resolver reads the card at the host's root.
+  const waiting = await send(await clientFromUrl(base, 'alice'), [text('refund o-7 700')]);
   expect(waiting.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
   const done = await send(await clientOf(base, 'manager:ann'), [text('yes')], waiting);
   expect(artifactText(done)).toBe('Done: {"refunded":"o-7","cents":700}');
   expect(readLedger(join(dir, 'ledger'))).toHaveLength(1);
 });
 
-it('served by ToolnexusA2AModule in a Nest app: the card under its path, a task completed', async () => {
+it('served by ToolnexusA2AModule in a Nest app: the card under its path and at the root, a task completed', async () => {
   const { base } = await startAgent(dir, model.url, 'nest');
   const alice = await clientOf(base, 'alice');
   expect((await alice.getAgentCard()).supportedInterfaces[0]?.url).toBe(base);
+  // Given the base as it is, `<host>/a2a`, the SDK's client finds the card at the host's root.
+  expect((await (await clientFromUrl(base, 'alice')).getAgentCard()).supportedInterfaces[0]?.url).toBe(base);
   const done = await send(alice, [text('hello')]);
   expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   expect(artifactText(done)).toBe('You said: hello');

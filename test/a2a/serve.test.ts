@@ -20,6 +20,7 @@ import type { Part, Task } from '@a2a-js/sdk';
 import { chatModel, readLedger } from '../fixtures/chat/agent';
 import {
   artifactText,
+  clientFromUrl,
   clientOf,
   data,
   getTask,
@@ -154,9 +155,68 @@ it('refuses an unauthenticated request (401) and an answer the policy refuses; t
   const alice = await clientOf(base, 'alice');
   const waiting = await send(alice, [text('refund o-2 100')]);
   const mallory = await clientOf(base, 'mallory');
-  await expect(send(mallory, [data({ ok: true })], waiting)).rejects.toThrow(/refunds need a manager/);
-  // Its requester cannot approve it either (separation of duties).
+  // The policy's refusal is the spec's authorization error: HTTP 403, ErrorInfo PERMISSION_DENIED
+  // (not "unsupported operation", which would tell the client the agent cannot do it at all).
+  const refused = (await send(mallory, [data({ ok: true })], waiting).catch((error: unknown) => error)) as {
+    name: string;
+    message: string;
+    envelopeCode: number;
+    data: unknown;
+  };
+  expect(refused).toMatchObject({
+    name: 'JsonRpcTransportError',
+    envelopeCode: -32000,
+    message: expect.stringMatching(/refunds need a manager/) as unknown,
+  });
+  expect(refused.data).toEqual([
+    {
+      '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+      reason: 'PERMISSION_DENIED',
+      domain: 'toolnexus-ts',
+      metadata: { toolnexus_reason: 'answer_refused' },
+    },
+  ]);
+  // Its requester cannot approve it either (separation of duties), streamed or not, 1.0 or 0.3.
   await expect(send(alice, [text('yes')], waiting)).rejects.toThrow(/separation of duties/);
+  const stream = alice.sendMessageStream({
+    tenant: '',
+    message: message([text('yes')], waiting),
+    configuration: undefined,
+    metadata: undefined,
+  });
+  await expect(stream.next()).rejects.toMatchObject({
+    envelopeCode: -32000,
+    message: expect.stringMatching(/separation of duties/) as unknown,
+  });
+  for (const [version, method, params] of [
+    [
+      '1.0',
+      'SendMessage',
+      { message: { messageId: 'm-r1', taskId: waiting.id, contextId: waiting.contextId, role: 'ROLE_USER', parts: [{ text: 'yes' }] } },
+    ],
+    [
+      undefined,
+      'message/send',
+      {
+        message: {
+          kind: 'message',
+          messageId: 'm-r2',
+          taskId: waiting.id,
+          contextId: waiting.contextId,
+          role: 'user',
+          parts: [{ kind: 'text', text: 'yes' }],
+        },
+      },
+    ],
+  ] as const) {
+    const raw = await fetch(base, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer alice', ...(version ? { 'a2a-version': version } : {}) },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method, params }),
+    });
+    expect(raw.status).toBe(403);
+    expect(await raw.json()).toMatchObject({ id: 3, error: { code: -32000, data: [{ reason: 'PERMISSION_DENIED' }] } });
+  }
   expect((await getTask(alice, waiting.id)).status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
   expect(readLedger(join(dir, 'ledger'))).toHaveLength(0);
   // A reply that answers nothing is refused as malformed.
@@ -201,7 +261,8 @@ it('message/stream: the task to input-required, then, answered, its artifact and
 
 it('mounted in Express, and the 0.3 methods (message/send, tasks/get, message/stream) for a client without A2A-Version', async () => {
   const { base } = await server('express');
-  const done = await send(await clientOf(base, 'alice'), [text('hello')]);
+  // `createFromUrl('<host>/a2a')`, as a newcomer writes it: the SDK's resolver reads the card at the host's root.
+  const done = await send(await clientFromUrl(base, 'alice'), [text('hello')]);
   expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   expect(artifactText(done)).toBe('You said: hello');
 

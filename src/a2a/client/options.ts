@@ -7,8 +7,9 @@ export type A2AEnvironment = Readonly<Record<string, string | undefined>>;
 /** Options of {@link a2aAgentTool}: which agent, what the tool is called, and the bounds of a call. */
 export interface A2AAgentToolOptions {
   /**
-   * The agent's base URL (its card is read from `/.well-known/agent-card.json` there) or the
-   * URL of its card itself (a path ending in `.json`). Give this or `card`.
+   * The agent's base URL (its card is read from `.well-known/agent-card.json` under its path,
+   * else at its host's root) or the URL of its card itself (a path ending in `.json`). Give
+   * this or `card`.
    */
   url?: string;
   /** The agent card as its JSON (A2A 1.0, or 0.3 when the SDK's compatibility reads it), when the host has it already. */

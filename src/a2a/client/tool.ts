@@ -40,7 +40,7 @@ const TASK_SCHEMA: JsonSchema = {
  * answered like any other (inbox, chat, CLI, `coordinator.resolve`); the replay sends the
  * answer on the same task and goes on to its end, or suspends again if the agent asks again.
  *
- * The card is read (from `url`, at `/.well-known/agent-card.json`) when the tool is made: a
+ * The card is read (from `url`: `.well-known/agent-card.json` under its path, else at its host's root) when the tool is made: a
  * card that cannot be read throws {@link A2AAgentError}. Header values never appear in a
  * result, an error or a stored row.
  */
@@ -110,9 +110,23 @@ function endpointsOf(card: AgentCard): string[] {
   return out;
 }
 
+/**
+ * A URL naming a JSON file is the card itself. Any other is the agent's base: its card is at the
+ * well-known path under it (`<url>/.well-known/agent-card.json`, where an agent mounted at a
+ * path serves it), else at the host's root (the spec's place, and where the SDK's resolver looks
+ * for a base without a trailing slash). Under the path first: on a host of several agents, the
+ * root's card may be another's.
+ */
 async function resolveCard(resolver: { resolve(base: string, path?: string): Promise<AgentCard> }, url: string): Promise<AgentCard> {
-  // A URL naming a JSON file is the card itself; any other is the agent's base, whose card is at the well-known path.
-  return new URL(url).pathname.endsWith('.json') ? resolver.resolve(url, '') : resolver.resolve(url);
+  const under = new URL(url);
+  if (under.pathname.endsWith('.json')) return resolver.resolve(url, '');
+  if (under.pathname.endsWith('/')) return resolver.resolve(url);
+  under.pathname += '/';
+  try {
+    return await resolver.resolve(under.href);
+  } catch {
+    return resolver.resolve(url);
+  }
 }
 
 /** Most skills a default description lists, and its longest text: a card is the agent's to write. */

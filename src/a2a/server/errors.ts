@@ -1,4 +1,12 @@
-import { A2AError, RequestMalformedError, TaskNotCancelableError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import {
+  A2AError,
+  ERROR_INFO_TYPE,
+  JsonRpcTransportError,
+  RequestMalformedError,
+  TaskNotCancelableError,
+  UnsupportedOperationError,
+  type ErrorDetail,
+} from '@a2a-js/sdk/errors';
 import { ToolnexusError } from '../../errors';
 
 /** Why an A2A request was refused, for programs (the `reason` of {@link A2ARequestError}). */
@@ -19,8 +27,9 @@ export type A2ARefusal =
 /**
  * An A2A request refused before anything changed (docs/a2a.md, "Errors"). On the wire it is
  * the A2A error its `reason` maps to (`-32602` for a bad message or answer, `-32002` for a task
- * that cannot be cancelled, `-32004` otherwise), with `toolnexus_reason` in the error's
- * `ErrorInfo.metadata`; an unauthenticated request is answered 401 before it is read.
+ * that cannot be cancelled, the authorization error, HTTP 403, for a refusal by the answer
+ * policy, `-32004` otherwise), with `toolnexus_reason` in the error's `ErrorInfo.metadata`; an
+ * unauthenticated request is answered 401 before it is read.
  */
 export class A2ARequestError extends ToolnexusError {
   override readonly code = 'TOOLNEXUS_A2A_REQUEST';
@@ -40,6 +49,12 @@ export class A2ARequestError extends ToolnexusError {
  */
 export function wireError(error: unknown): A2AError {
   if (error instanceof A2ARequestError) {
+    if (error.reason === 'answer_refused')
+      return new JsonRpcTransportError({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: PERMISSION_DENIED_CODE, message: error.message, data: [permissionDenied(error.reason)] },
+      });
     const options = { message: error.message, metadata: { toolnexus_reason: error.reason } };
     if (error.reason === 'bad_message' || error.reason === 'bad_answer') return new RequestMalformedError(options);
     if (error.reason === 'not_cancelable') return new TaskNotCancelableError(options);
@@ -48,4 +63,17 @@ export function wireError(error: unknown): A2AError {
   if (error instanceof A2AError) return error;
   const code = error instanceof ToolnexusError ? error.code : 'an internal error';
   return new A2AError({ message: `the request failed: ${code}` });
+}
+
+/**
+ * The JSON-RPC code of a refusal by the answer policy. The A2A spec's authorization error
+ * (HTTP 403 Forbidden, gRPC `PERMISSION_DENIED`) has no A2A code in the JSON-RPC binding, only
+ * "a custom error": so it is JSON-RPC's implementation-defined server error, sent with HTTP 403
+ * and an `ErrorInfo` whose reason is `PERMISSION_DENIED`, as the other doors' 403 is.
+ */
+export const PERMISSION_DENIED_CODE = -32000;
+
+/** The `ErrorInfo` of a refusal by the answer policy (the SDK's 1.0 transport drops custom details: `http.ts` puts it back). */
+export function permissionDenied(reason: A2ARefusal = 'answer_refused'): ErrorDetail {
+  return { '@type': ERROR_INFO_TYPE, reason: 'PERMISSION_DENIED', domain: 'toolnexus-ts', metadata: { toolnexus_reason: reason } };
 }

@@ -10,6 +10,7 @@ import type { AgentRunner } from '../../runner/agent-runner';
 import type { RunStore } from '../../runner/store';
 import type { Principal } from '../../suspension/audit';
 import { agentCardOf } from './card';
+import { PERMISSION_DENIED_CODE, permissionDenied } from './errors';
 import { PRINCIPAL_KEY } from './executor';
 import { RunRequestHandler } from './handler';
 import type { A2AServeOptions } from './options';
@@ -107,19 +108,17 @@ type Handled = Awaited<ReturnType<JsonRpcTransportHandler['handle']>>;
 async function respond(response: ServerResponse, body: unknown, handle: () => Promise<Handled>, legacy: boolean): Promise<void> {
   const fail = (error: unknown) => {
     const mapped = legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(error) : JsonRpcTransportHandler.mapToJSONRPCError(error);
-    return JSON.stringify({ jsonrpc: '2.0', id: idOf(body), error: mapped });
+    return { jsonrpc: '2.0', id: idOf(body), error: mapped };
   };
   let handled: Handled;
   try {
     handled = await handle();
   } catch (error) {
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(fail(error));
+    writeRpc(response, fail(error));
     return;
   }
   if (!isStream(handled)) {
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify(handled));
+    writeRpc(response, handled);
     return;
   }
   const iterator = handled[Symbol.asyncIterator]();
@@ -127,8 +126,7 @@ async function respond(response: ServerResponse, body: unknown, handle: () => Pr
   try {
     first = await iterator.next();
   } catch (error) {
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(fail(error));
+    writeRpc(response, fail(error));
     return;
   }
   response.writeHead(200, {
@@ -145,10 +143,22 @@ async function respond(response: ServerResponse, body: unknown, handle: () => Pr
         await new Promise<void>((resolve) => response.once('drain', resolve).once('close', resolve));
     }
   } catch (error) {
-    if (!response.destroyed) response.write(`event: error\ndata: ${fail(error)}\n\n`);
+    if (!response.destroyed) response.write(`event: error\ndata: ${JSON.stringify(fail(error))}\n\n`);
   } finally {
     response.end();
   }
+}
+
+/**
+ * Writes one JSON-RPC response: 200, or 403 for a refusal by the answer policy, the A2A spec's
+ * authorization error, with its `ErrorInfo` (which the SDK's 1.0 transport leaves out of a
+ * custom code's error) put back.
+ */
+function writeRpc(response: ServerResponse, message: object): void {
+  const error = (message as { error?: { code?: unknown } }).error;
+  const denied = error?.code === PERMISSION_DENIED_CODE;
+  response.writeHead(denied ? 403 : 200, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(denied ? { ...message, error: { ...error, data: [permissionDenied()] } } : message));
 }
 
 function isStream(value: Handled): value is Extract<Handled, AsyncGenerator> {
