@@ -4,14 +4,14 @@
  * results they return and the answers they read, and the errors a tool author throws or
  * catches. Every other name is in the entry of the layer that owns it (`toolnexus-ts/agents`,
  * `/suspension`, `/models`, `/memory`, `/sqlite`, `/postgres`, `/webhooks`, ...; README,
- * "Entries"). test/package/exports.test.ts pins this list and keeps it small (at most 42
+ * "Entries"). test/package/exports.test.ts pins this list and keeps it small (at most 44
  * names, 25 of them values); importing it loads the tools layer's folders only.
  */
 import 'reflect-metadata';
 
 // Declaring tools.
 export { Tool, Describe, Sensitive } from './decorators';
-export type { ToolOptions, ApprovalPolicy, ToolAnnotations, ClassType } from './decorators';
+export type { ToolOptions, ApprovalPolicy, ApprovalByArgs, DeclaredApproval, ToolAnnotations, ClassType } from './decorators';
 export { schemaForClass } from './schema';
 export type { JsonSchema } from './schema';
 export { Toolkit, defineTool, answerFor, REDACTED, standardSchemaOf } from './toolkit';
