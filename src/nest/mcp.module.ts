@@ -16,7 +16,11 @@ import { ResumeCoordinator } from '../suspension/coordinator';
 import { ToolnexusModuleError } from './errors';
 import { providedByToolnexus, servedPath } from './mount';
 
-/** Options of {@link ToolnexusMcpModule.forRoot}: `serveMcp`'s over HTTP, less what Nest's own server decides. */
+/**
+ * Options of {@link ToolnexusMcpModule.forRoot}: `serveMcp`'s over HTTP, less what Nest's own
+ * server decides; the 2026-07-28 ones (`requestStateKeys`, `requestStateTtlMs`, `inboxUrl`,
+ * `tasks`) included, since the endpoint serves both eras.
+ */
 export interface ToolnexusMcpModuleOptions extends McpEndpointOptions {
   /** Where the Streamable HTTP endpoint is served (POST, GET, DELETE), without a leading slash. Default `mcp`. */
   path?: string;
@@ -35,10 +39,11 @@ const MCP_OPTIONS = Symbol('toolnexus-mcp-options');
 /**
  * Serves the tools of `ToolnexusModule` to MCP clients (docs/mcp.md) in a Nest app: its
  * `ResumeCoordinator` (so its store, answer policy and the module's discovered catalog) behind
- * `serveMcp`'s Streamable HTTP endpoint, on Nest's own HTTP server at `path`. It is Nest
+ * `serveMcp`'s Streamable HTTP endpoint, on Nest's own HTTP server at `path`: 2025-11-25
+ * sessions and stateless 2026-07-28 requests (MRTR round trips, tasks) alike. It is Nest
  * middleware, so guards do not apply: `authorize` signs every request in, and the call is made on
- * behalf of that principal. Needs `@modelcontextprotocol/sdk`, loaded when the module is
- * configured (so `toolnexus-ts/nest` alone never loads it).
+ * behalf of that principal. Needs `@modelcontextprotocol/sdk` and `@modelcontextprotocol/server`,
+ * loaded when the module is configured (so `toolnexus-ts/nest` alone never loads them).
  *
  * @example
  * ```ts

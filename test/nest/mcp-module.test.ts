@@ -4,6 +4,8 @@
  * the module's coordinator, so its discovered `@Tool` providers, its store and its answer
  * policy. Read by the MCP SDK's own client over real HTTP on 127.0.0.1, with Nest's default
  * JSON body parser in front of it; a request without a principal is 401, another Host 403.
+ * The same endpoint speaks MCP 2026-07-28 (issue 46) to the SDK's v2 client: a refund only a
+ * manager may approve is an MRTR round trip pointing at the inbox, through the module's options.
  */
 import 'reflect-metadata';
 import { Injectable, Module, type INestApplication } from '@nestjs/common';
@@ -15,6 +17,7 @@ import { join } from 'node:path';
 import { IsInt, IsString, Min } from 'class-validator';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Tool, success } from 'toolnexus-ts';
 import { ResumeCoordinator, rulesPolicy } from 'toolnexus-ts/suspension';
 import { SqliteStore } from 'toolnexus-ts/sqlite';
@@ -70,6 +73,9 @@ beforeAll(async () => {
       }),
       ToolnexusMcpModule.forRoot({
         authorize: (req) => (typeof req.headers['x-user'] === 'string' ? { id: req.headers['x-user'] } : undefined),
+        requestStateKeys: ['nest-mcp-test-key-0123456789abcdef0123'],
+        inboxUrl: (id) => `https://inbox.example.com/#${encodeURIComponent(id)}`,
+        tasks: 'never',
       }),
     ],
     providers: [Orders, LookupOrderTool, RefundTool],
@@ -125,4 +131,36 @@ it('refuses a request without a principal (401) and one for another Host (403)',
     });
   expect(await post({})).toBe(401);
   expect(await post({ 'x-user': 'customer:rita', host: 'evil.example' })).toBe(403);
+});
+
+it('answers a 2026-07-28 client on the same path: the refund is an MRTR round trip to the inbox, run once when the manager approved', async () => {
+  const client = new ModernClient(
+    { name: 'v2-client', version: '1.0.0' },
+    { capabilities: { elicitation: { form: {}, url: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  const asked: Array<Record<string, unknown>> = [];
+  client.setRequestHandler('elicitation/create', async (request) => {
+    asked.push(request.params);
+    // Rita is sent to the inbox; the manager approves there (here: through the module's coordinator).
+    const id = decodeURIComponent(new URL((request.params as { url: string }).url).hash.slice(1));
+    await app.get(ResumeCoordinator).resolve({ id, ok: true }, undefined, { by: { id: 'manager:ann' } });
+    return { action: 'accept' };
+  });
+  const transport = new ModernTransport(new URL(url), { requestInit: { headers: { 'x-user': 'customer:rita' } } });
+  await client.connect(transport);
+  try {
+    expect(transport.protocolVersion).toBe('2026-07-28');
+    expect(transport.sessionId).toBeUndefined();
+    expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['lookup_order', 'refund']);
+    const looked = await client.callTool({ name: 'lookup_order', arguments: { order: 'o-8' } });
+    expect(looked.content).toEqual([{ type: 'text', text: '{"status":"o-8 shipped"}' }]);
+    const refunded = await client.callTool({ name: 'refund', arguments: { order: 'o-8', cents: 700 } });
+    expect(refunded.content).toEqual([{ type: 'text', text: '{"refunded":"o-8"}' }]);
+    expect(asked).toEqual([
+      expect.objectContaining({ mode: 'url', url: expect.stringMatching(/^https:\/\/inbox\.example\.com\/#pnd-/) as string }),
+    ]);
+    expect(refunds.filter((order) => order === 'o-8')).toEqual(['o-8']);
+  } finally {
+    await client.close();
+  }
 });

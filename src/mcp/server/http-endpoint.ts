@@ -1,14 +1,19 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { isLegacyRequest } from '@modelcontextprotocol/server';
 import { InvalidArgumentError } from '../../errors';
 import type { ResumeCoordinator } from '../../suspension/coordinator';
 import type { Principal } from '../../suspension/audit';
 import { BoundedEventStore, EventBudget } from './event-store';
 import { principalOf, type HttpGuard, type McpAuthorize } from './http-guard';
+import { authInfoOf, modernHandler } from './modern';
+import { sendWebResponse, webRequestOf } from './node-fetch';
+import { RequestStateSealer, type RequestStateKeys } from './request-state';
 import { createMcpServer } from './server';
+import type { McpTaskSupport } from './tasks';
 import type { McpServerOptions } from './types';
 
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
@@ -55,9 +60,32 @@ export interface McpEndpointOptions extends McpServerOptions {
    * behind a proxy that authenticates). A session belongs to the principal that opened it.
    */
   authorize?: McpAuthorize;
+  /**
+   * The keys `requestState` is sealed with (HMAC-SHA256, each at least 32 bytes) for
+   * 2026-07-28 clients (docs/mcp.md, "A suspended call over MCP"): the first signs, every one
+   * opens. Give every server process on one store the same list, so a retry may reach any of
+   * them. To rotate: put the new key first, and drop the old one once `requestStateTtlMs` has
+   * passed. Default: a random key of this endpoint (a retry then must reach this process).
+   */
+  requestStateKeys?: RequestStateKeys;
+  /** How long a `requestState` is good for, in ms (default 3 600 000; never past the call's `expiresAt`). */
+  requestStateTtlMs?: number;
+  /**
+   * The page where a call is answered by someone other than the caller (the inbox), given to a
+   * 2026-07-28 client as a URL-mode elicitation when the answer policy says another person
+   * must answer: `(suspensionId) => url`. Without it that client is told only to retry later.
+   */
+  inboxUrl?: (suspensionId: string) => string;
+  /**
+   * Whether a suspended call may become a task for a 2026-07-28 client that declared the tasks
+   * extension (SEP-2663; docs/mcp.md, "Tasks"): one setting for every tool, or one per tool name
+   * (`allowed` for the rest). `never`: MRTR round trips only; `always`: a client without the
+   * extension is refused (`-32021`). Default `allowed`.
+   */
+  tasks?: McpTaskSupport | Record<string, McpTaskSupport>;
 }
 
-/** The Streamable HTTP endpoint as a request handler: its sessions, bounds and checks, on a server of its caller's. */
+/** The Streamable HTTP endpoint as a request handler: both eras, its sessions, bounds and checks, on a server of its caller's. */
 export interface McpEndpoint {
   /** Serves one request (never rejects: a failure is a JSON-RPC 500). */
   handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
@@ -65,7 +93,7 @@ export interface McpEndpoint {
   sessionCount(): number;
   /** The bytes the sessions' event stores hold together. */
   eventBytes(): number;
-  /** Closes every session and stops the idle sweep. */
+  /** Closes every session, the 2026-07-28 handler's open streams, and stops the idle sweep. */
   close(): Promise<void>;
 }
 
@@ -88,9 +116,12 @@ interface Session {
 }
 
 /**
- * The endpoint `serveMcp` serves over HTTP, as a handler a host mounts on its own server:
- * `guardOf` gives the `Host`/`Origin` check for a request (the bound port is the server's), and
- * `path`, when given, is the only path served (404 elsewhere).
+ * The endpoint `serveMcp` serves over HTTP, as a handler a host mounts on its own server (the
+ * Nest module): `guardOf` gives the `Host`/`Origin` check for a request (the bound port is the
+ * server's), and `path`, when given, is the only path served (404 elsewhere). Each request is
+ * served in its own era (docs/mcp.md, "Two eras"): a 2026-07-28 request (its version in its own
+ * `_meta`) by the stateless {@link modernHandler}, suspensions as MRTR round trips or tasks;
+ * every other one by the 2025-11-25 sessions of the 1.x SDK, suspensions as elicitations.
  */
 export function mcpEndpoint(
   coordinator: ResumeCoordinator,
@@ -111,6 +142,18 @@ export function mcpEndpoint(
   if (authorize !== undefined && typeof authorize !== 'function' && typeof authorize?.byToken !== 'function')
     throw new InvalidArgumentError('authorize must be a function of the request or bearerToken(...)');
   const sessions = new Map<string, Session>();
+  const modern = modernHandler(
+    coordinator,
+    options,
+    {
+      sealer: new RequestStateSealer(options.requestStateKeys ?? [randomBytes(32)]),
+      ttlMs: positive('requestStateTtlMs', options.requestStateTtlMs, 3_600_000),
+      clock,
+      ...(options.inboxUrl ? { inboxUrl: options.inboxUrl } : {}),
+      taskSupport: (tool) => (typeof options.tasks === 'string' ? options.tasks : (options.tasks?.[tool] ?? 'allowed')),
+    },
+    maxBodyBytes,
+  );
 
   const drop = (id: string): Session | undefined => {
     const session = sessions.get(id);
@@ -204,6 +247,17 @@ export function mcpEndpoint(
     if (req.method === 'POST') {
       const body = await readJson(req, maxBodyBytes);
       if ('status' in body) return rpcError(res, body.status, body.status === 413 ? -32000 : -32700, body.message);
+      if (sessionId === undefined) {
+        // Which era, as the SDK's own handler would classify it: 2026-07-28 carries its version per request.
+        const web = webRequestOf(req, res, body.value);
+        if (!(await isLegacyRequest(web, body.value, { maxRequestBodySize: maxBodyBytes }))) {
+          const response = await modern.handler.fetch(web, {
+            parsedBody: body.value,
+            ...(principal ? { authInfo: authInfoOf(principal) } : {}),
+          });
+          return sendWebResponse(response, res);
+        }
+      }
       if (sessionId !== undefined) {
         const session = sessionFor(sessionId);
         if (session === 'forbidden') return rpcError(res, 403, -32000, 'the session belongs to another principal');
@@ -263,6 +317,7 @@ export function mcpEndpoint(
     eventBytes: () => budget.used,
     async close() {
       clearInterval(sweep);
+      await modern.close();
       const open = [...sessions.keys()].map((id) => drop(id) as Session);
       await Promise.allSettled(open.map((session) => session.server.close()));
     },

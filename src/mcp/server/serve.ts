@@ -1,21 +1,11 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { isLegacyRequest } from '@modelcontextprotocol/server';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { InvalidArgumentError } from '../../errors';
 import type { ResumeCoordinator } from '../../suspension/coordinator';
-import type { Principal } from '../../suspension/audit';
-import { BoundedEventStore, EventBudget } from './event-store';
-import { defaultAllowedHosts, HttpGuard, principalOf, type McpAuthorize } from './http-guard';
+import { mcpEndpoint, type McpEndpointOptions } from './http-endpoint';
+import { defaultAllowedHosts, HttpGuard } from './http-guard';
 import { coordinatorOf, createMcpServer } from './server';
-import { authInfoOf, modernHandler } from './modern';
-import { sendWebResponse, webRequestOf } from './node-fetch';
-import { RequestStateSealer, type RequestStateKeys } from './request-state';
-import type { McpTaskSupport } from './tasks';
 import type { McpServerOptions, McpToolHost } from './types';
 
 /** {@link serveMcp} over stdin/stdout: what Claude Desktop and VS Code start as a child process. */
@@ -26,8 +16,11 @@ export interface McpStdioOptions extends McpServerOptions {
   stdout?: NodeJS.WritableStream;
 }
 
-/** {@link serveMcp} over Streamable HTTP, one MCP session per client. */
-export interface McpHttpOptions extends McpServerOptions {
+/**
+ * {@link serveMcp} over Streamable HTTP, on a server of its own: both eras from one endpoint,
+ * one MCP session per 2025-11-25 client, stateless 2026-07-28 requests (docs/mcp.md, "Two eras").
+ */
+export interface McpHttpOptions extends McpEndpointOptions {
   transport: 'http';
   /** Port to listen on; 0 (default) picks a free one. */
   port?: number;
@@ -35,39 +28,6 @@ export interface McpHttpOptions extends McpServerOptions {
   host?: string;
   /** The endpoint's path; default `/mcp`. */
   path?: string;
-  /** Largest request body in bytes (default 4 MiB); a larger one is answered 413. */
-  maxBodyBytes?: number;
-  /**
-   * Most sessions open at once (default 100). When all are taken, a new client's `initialize`
-   * closes the least recently used session that has no request in flight, so whoever can reach
-   * the port cannot lock everyone else out by opening sessions and leaving them; that session's
-   * next request gets 404 and its client starts a new one. Only when every session has a request
-   * in flight is `initialize` answered 503.
-   */
-  maxSessions?: number;
-  /**
-   * Most sessions one principal (named by `authorize`) holds at once (default `maxSessions`, no
-   * bound of its own). Past it, that principal's own least recently used idle session is closed
-   * (503 when all of its sessions are busy), so one token cannot hold every place with calls it
-   * keeps in flight.
-   */
-  maxSessionsPerPrincipal?: number;
-  /** Events kept per session for resuming a dropped stream (default 1000). */
-  maxEventsPerSession?: number;
-  /** Bytes (of the events' JSON) kept per session for resuming a dropped stream (default 4 MiB). */
-  maxEventBytesPerSession?: number;
-  /** Bytes kept for resuming by all sessions together (default 64 MiB). */
-  maxEventBytes?: number;
-  /** The `retry` an SSE stream tells clients to wait before reconnecting, in ms (default 1000). */
-  retryIntervalMs?: number;
-  /**
-   * A session with no request for this long is closed, in ms (default 1 800 000, 30 minutes):
-   * a client that walked away gives its place back. A session with a request still open (a
-   * call, an event stream) is not idle.
-   */
-  sessionIdleMs?: number;
-  /** Where the time comes from, for session expiry (default `Date`); tests pass a fake one. */
-  clock?: { now(): number };
   /**
    * `Host` values accepted, exactly (`name:port`, or `name` alone for port 80 or behind a proxy
    * on 443), against DNS rebinding. Always checked. Default: `localhost`, `127.0.0.1`, `[::1]`
@@ -80,36 +40,6 @@ export interface McpHttpOptions extends McpServerOptions {
    * `http://` and `https://` origins of `allowedHosts`; a page of any other site is refused 403.
    */
   allowedOrigins?: string[];
-  /**
-   * Who may use the endpoint, checked on every request: a function of the request answering
-   * the principal (or `undefined` to refuse with 401), or `bearerToken(process.env.MCP_TOKEN)`
-   * from `toolnexus-ts/inbox`. Default: no check (keep the server on loopback, or put it
-   * behind a proxy that authenticates). A session belongs to the principal that opened it.
-   */
-  authorize?: McpAuthorize;
-  /**
-   * The keys `requestState` is sealed with (HMAC-SHA256, each at least 32 bytes) for
-   * 2026-07-28 clients (docs/mcp.md, "A suspended call over MCP"): the first signs, every one
-   * opens. Give every server process on one store the same list, so a retry may reach any of
-   * them. To rotate: put the new key first, and drop the old one once `requestStateTtlMs` has
-   * passed. Default: a random key of this process (a retry then must reach this process).
-   */
-  requestStateKeys?: RequestStateKeys;
-  /** How long a `requestState` is good for, in ms (default 3 600 000; never past the call's `expiresAt`). */
-  requestStateTtlMs?: number;
-  /**
-   * The page where a call is answered by someone other than the caller (the inbox), given to a
-   * 2026-07-28 client as a URL-mode elicitation when the answer policy says another person
-   * must answer: `(suspensionId) => url`. Without it that client is told only to retry later.
-   */
-  inboxUrl?: (suspensionId: string) => string;
-  /**
-   * Whether a suspended call may become a task for a 2026-07-28 client that declared the tasks
-   * extension (SEP-2663; docs/mcp.md, "Tasks"): one setting for every tool, or one per tool name
-   * (`allowed` for the rest). `never`: MRTR round trips only; `always`: a client without the
-   * extension is refused (`-32021`). Default `allowed`.
-   */
-  tasks?: McpTaskSupport | Record<string, McpTaskSupport>;
 }
 
 /** A running MCP server. */
@@ -130,7 +60,6 @@ export interface McpHttpServerHandle extends McpServerHandle {
   eventBytes(): number;
 }
 
-const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
 const WILDCARD_V6 = new Set(['::', '[::]', '::0']);
 
 /**
@@ -161,281 +90,45 @@ export async function serveMcp(host: McpToolHost, options: McpStdioOptions | Mcp
   throw new InvalidArgumentError(`serveMcp needs { transport: 'stdio' } or { transport: 'http' }`);
 }
 
-interface Session {
-  server: Server;
-  transport: StreamableHTTPServerTransport;
-  events: BoundedEventStore;
-  /** The principal that opened the session, when `authorize` is set: nobody else may use it. */
-  principal?: Principal;
-  /** When the last request began or ended, by `clock`. */
-  lastSeen: number;
-  /** Requests of this session still open: while any is, the session is not idle. */
-  open: number;
-  /**
-   * JSON-RPC requests of the client not yet answered: while any is, the session is never closed
-   * to make room. Counted apart from `open` because a call outlives its HTTP request when its
-   * stream closes early (SSE polling), and a standing GET stream is no call.
-   */
-  inFlight: Set<string | number>;
-}
-
 async function serveHttp(coordinator: ResumeCoordinator, options: McpHttpOptions): Promise<McpHttpServerHandle> {
-  const path = options.path ?? '/mcp';
-  const maxBodyBytes = positive('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY);
-  const maxSessions = positive('maxSessions', options.maxSessions, 100);
-  const maxPerPrincipal = positive('maxSessionsPerPrincipal', options.maxSessionsPerPrincipal, maxSessions);
-  const maxEvents = positive('maxEventsPerSession', options.maxEventsPerSession, 1000);
-  const maxEventBytes = positive('maxEventBytesPerSession', options.maxEventBytesPerSession, 4 * 1024 * 1024);
-  const budget = new EventBudget(positive('maxEventBytes', options.maxEventBytes, 64 * 1024 * 1024));
-  const retryInterval = positive('retryIntervalMs', options.retryIntervalMs, 1000);
-  const idleMs = positive('sessionIdleMs', options.sessionIdleMs, 30 * 60_000);
-  const clock = options.clock ?? Date;
-  const authorize = options.authorize;
-  if (authorize !== undefined && typeof authorize !== 'function' && typeof authorize?.byToken !== 'function')
-    throw new InvalidArgumentError('authorize must be a function of the request or bearerToken(...)');
-  const sessions = new Map<string, Session>();
+  const { transport: _transport, port: wanted, host, path = '/mcp', allowedHosts, allowedOrigins, ...endpointOptions } = options;
   let guard: HttpGuard | undefined;
-  // 2026-07-28 requests: stateless, one server per request, suspensions as MRTR round trips.
-  const modern = modernHandler(
-    coordinator,
-    options,
-    {
-      sealer: new RequestStateSealer(options.requestStateKeys ?? [randomBytes(32)]),
-      ttlMs: positive('requestStateTtlMs', options.requestStateTtlMs, 3_600_000),
-      clock,
-      ...(options.inboxUrl ? { inboxUrl: options.inboxUrl } : {}),
-      taskSupport: (tool) => (typeof options.tasks === 'string' ? options.tasks : (options.tasks?.[tool] ?? 'allowed')),
-    },
-    maxBodyBytes,
-  );
-
-  const drop = (id: string): Session | undefined => {
-    const session = sessions.get(id);
-    if (!session) return undefined;
-    sessions.delete(id);
-    session.events.clear();
-    return session;
-  };
-  /** Closes the sessions idle for `idleMs`: one request (or the sweep timer) at a time finds them. */
-  const expireIdle = async (): Promise<void> => {
-    const now = clock.now();
-    const idle = [...sessions].filter(([, session]) => session.open === 0 && now - session.lastSeen >= idleMs);
-    await Promise.allSettled(idle.map(([id]) => drop(id)?.server.close() ?? Promise.resolve()));
-  };
-  /**
-   * Makes room for one more session among `candidates`: closes the least recently used one with
-   * no call in flight. False when every one is busy.
-   */
-  const evictIdlest = (candidates: Array<[string, Session]>): boolean => {
-    let idlest: [string, Session] | undefined;
-    for (const entry of candidates) {
-      if (entry[1].inFlight.size > 0) continue;
-      if (!idlest || entry[1].lastSeen < idlest[1].lastSeen) idlest = entry;
-    }
-    if (!idlest) return false;
-    void drop(idlest[0])
-      ?.server.close()
-      .catch(() => undefined);
-    return true;
-  };
-  /** Whether a new session of `principal` fits, after closing idle ones to make room. */
-  const admit = (principal: Principal | undefined): boolean => {
-    if (principal) {
-      const own = [...sessions].filter(([, session]) => session.principal?.id === principal.id);
-      if (own.length >= maxPerPrincipal && !evictIdlest(own)) return false;
-    }
-    if (sessions.size < maxSessions) return true;
-    return evictIdlest([...sessions]);
-  };
-  /** Keeps `session.inFlight` to the client's requests the server has not answered yet. */
-  const countCalls = (transport: StreamableHTTPServerTransport, session: () => Session | undefined): void => {
-    const received = transport.onmessage;
-    transport.onmessage = (message, extra) => {
-      const calls = session()?.inFlight;
-      if (calls && 'method' in message) {
-        if ('id' in message && message.id !== undefined) calls.add(message.id);
-        // A cancelled call may never be answered (the SDK drops its reply).
-        else if (message.method === 'notifications/cancelled') {
-          const cancelled = (message.params as { requestId?: string | number } | undefined)?.requestId;
-          if (cancelled !== undefined) calls.delete(cancelled);
-        }
-      }
-      received?.(message, extra);
-    };
-    const send = transport.send.bind(transport);
-    transport.send = (message, sendOptions) => {
-      if (!('method' in message) && 'id' in message && message.id !== undefined) session()?.inFlight.delete(message.id);
-      return send(message, sendOptions);
-    };
-  };
-  /** Marks a session busy until the response ends. */
-  const track = (session: Session, res: ServerResponse): void => {
-    session.open++;
-    session.lastSeen = clock.now();
-    res.once('close', () => {
-      session.open--;
-      session.lastSeen = clock.now();
-    });
-  };
-
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const refused = (guard as HttpGuard).hostProblem(req);
-    if (refused) return rpcError(res, 403, -32000, refused);
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname !== path) return reply(res, 404, 'not found');
-    let principal: Principal | undefined;
-    if (authorize !== undefined) {
-      principal = await principalOf(authorize, req);
-      if (!principal) {
-        res.setHeader('www-authenticate', 'Bearer');
-        return rpcError(res, 401, -32000, 'unauthorized');
-      }
-    }
-    await expireIdle();
-    const sessionId = header(req, 'mcp-session-id');
-    const sessionFor = (id: string): Session | 'forbidden' | undefined => {
-      const session = sessions.get(id);
-      if (session && authorize !== undefined && session.principal?.id !== principal?.id) return 'forbidden';
-      return session;
-    };
-    if (req.method === 'POST') {
-      const body = await readJson(req, maxBodyBytes);
-      if ('status' in body) return rpcError(res, body.status, body.status === 413 ? -32000 : -32700, body.message);
-      if (sessionId === undefined) {
-        // Which era, as the SDK's own handler would classify it: 2026-07-28 carries its version per request.
-        const web = webRequestOf(req, res, body.value);
-        if (!(await isLegacyRequest(web, body.value, { maxRequestBodySize: maxBodyBytes }))) {
-          const response = await modern.handler.fetch(web, {
-            parsedBody: body.value,
-            ...(principal ? { authInfo: authInfoOf(principal) } : {}),
-          });
-          return sendWebResponse(response, res);
-        }
-      }
-      if (sessionId !== undefined) {
-        const session = sessionFor(sessionId);
-        if (session === 'forbidden') return rpcError(res, 403, -32000, 'the session belongs to another principal');
-        if (!session) return rpcError(res, 404, -32001, 'session not found');
-        track(session, res);
-        return session.transport.handleRequest(req, res, body.value);
-      }
-      if (!isInitializeRequest(body.value)) return rpcError(res, 400, -32000, 'no mcp-session-id, and not an initialize request');
-      if (!admit(principal)) return rpcError(res, 503, -32000, 'too many sessions, all with calls in flight');
-      const server = createMcpServer(coordinator, options, principal);
-      const events = new BoundedEventStore({ maxEvents, maxBytes: maxEventBytes, budget });
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        eventStore: events,
-        retryInterval,
-        onsessioninitialized: (id) => {
-          const session: Session = { server, transport, events, lastSeen: clock.now(), open: 0, inFlight: new Set() };
-          if (principal) session.principal = principal;
-          sessions.set(id, session);
-          track(session, res);
-        },
-        onsessionclosed: (id) => {
-          drop(id);
-        },
-      });
-      transport.onclose = () => {
-        if (transport.sessionId) drop(transport.sessionId);
-        else events.clear();
-      };
-      await server.connect(transport);
-      countCalls(transport, () => (transport.sessionId === undefined ? undefined : sessions.get(transport.sessionId)));
-      // Between admit() and onsessioninitialized only microtasks run (the body is parsed), so no
-      // other initialize can take the place meanwhile.
-      return transport.handleRequest(req, res, body.value);
-    }
-    if (req.method === 'GET' || req.method === 'DELETE') {
-      const session = sessionId === undefined ? undefined : sessionFor(sessionId);
-      if (session === 'forbidden') return rpcError(res, 403, -32000, 'the session belongs to another principal');
-      if (!session) return rpcError(res, sessionId === undefined ? 400 : 404, -32001, 'session not found');
-      track(session, res);
-      return session.transport.handleRequest(req, res);
-    }
-    res.setHeader('allow', 'GET, POST, DELETE');
-    return reply(res, 405, 'method not allowed');
-  };
-
-  const http = createServer((req, res) => {
-    handle(req, res).catch(() => {
-      if (!res.headersSent) rpcError(res, 500, -32603, 'internal error');
-      else res.end();
-    });
-  });
-  const bindHost = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(options.port ?? 0, bindHost, () => {
-      http.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (http.address() as AddressInfo).port;
-  try {
-    guard = new HttpGuard(options.allowedHosts ?? defaultAllowedHosts(bindHost, port), options.allowedOrigins);
-  } catch (error) {
+  // The guard needs the bound port, known once listening; no request is served before that.
+  const endpoint = mcpEndpoint(coordinator, endpointOptions, () => guard as HttpGuard, path);
+  const http = createServer((req, res) => void endpoint.handle(req, res));
+  const close = async (): Promise<void> => {
+    await endpoint.close();
+    http.closeAllConnections();
     await new Promise<void>((resolve) => http.close(() => resolve()));
+  };
+  const bindHost = host ?? '127.0.0.1';
+  try {
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(wanted ?? 0, bindHost, () => {
+        http.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await endpoint.close();
     throw error;
   }
-  // Sessions expire even when no request comes to find them.
-  const sweep = setInterval(() => void expireIdle(), Math.min(idleMs, 60_000));
-  sweep.unref();
+  const port = (http.address() as AddressInfo).port;
+  try {
+    guard = new HttpGuard(allowedHosts ?? defaultAllowedHosts(bindHost, port), allowedOrigins);
+  } catch (error) {
+    await close();
+    throw error;
+  }
   // A wildcard bind is reached on loopback here; its other names are the operator's to list.
   const reachable = bindHost === '' || bindHost === '0.0.0.0' ? '127.0.0.1' : WILDCARD_V6.has(bindHost) ? '::1' : bindHost;
   const shownHost = reachable.includes(':') ? `[${reachable}]` : reachable;
   return {
     coordinator,
     url: `http://${shownHost}:${port}${path}`,
-    sessionCount: () => sessions.size,
-    eventBytes: () => budget.used,
-    async close() {
-      clearInterval(sweep);
-      await modern.close();
-      const open = [...sessions.keys()].map((id) => drop(id) as Session);
-      await Promise.allSettled(open.map((session) => session.server.close()));
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-    },
+    sessionCount: () => endpoint.sessionCount(),
+    eventBytes: () => endpoint.eventBytes(),
+    close,
   };
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-async function readJson(req: IncomingMessage, limit: number): Promise<{ value: unknown } | { status: number; message: string }> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return { status: 413, message: `request body over ${limit} bytes` };
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) return { status: 413, message: `request body over ${limit} bytes` };
-    chunks.push(chunk as Buffer);
-  }
-  try {
-    return { value: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown };
-  } catch {
-    return { status: 400, message: 'the request body is not JSON' };
-  }
-}
-
-function rpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  if (res.headersSent) return void res.end();
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
-}
-
-function reply(res: ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { 'content-type': 'text/plain' });
-  res.end(text);
-}
-
-function positive(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) throw new InvalidArgumentError(`${name} must be a positive integer, got ${String(value)}`);
-  return value;
 }
