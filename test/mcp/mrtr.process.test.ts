@@ -2,8 +2,8 @@
  * A suspended call over MCP 2026-07-28 (docs/mcp.md, "A suspended call over MCP"): the refund's
  * approval is an MRTR round trip whose sealed `requestState` names the stored suspension; the
  * retry is an answer, judged, claimed and replayed once, by whichever server process on the
- * SQLite file it reaches. Real parts: serveMcp in child processes (test/fixtures/mcp-mrtr-server.ts)
- * on one SQLite file, killed with SIGKILL; the SDK's own v2 Client; raw JSON-RPC for what a
+ * store it reaches. Real parts: serveMcp in child processes (test/fixtures/mcp-mrtr-server.ts)
+ * on one SQLite file and on the jest global setup's PostgreSQL, killed with SIGKILL; the SDK's own v2 Client; raw JSON-RPC for what a
  * well-behaved client never sends (a changed state, another principal's).
  */
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { startChild, until, outputOf, type Started } from '../fixtures/children';
 import { TOKENS } from '../fixtures/mcp-mrtr-server';
 import { rpc } from '../fixtures/mcp-rpc';
+import { SHARED_STORES, type SharedStore } from '../fixtures/store-spec';
 
 const KEY = 'mrtr-test-key-0123456789abcdef0123456789';
 const VERSION = '2026-07-28';
@@ -23,13 +24,13 @@ interface Served {
 }
 
 async function serve(
-  db: string,
+  store: string,
   ledger: string,
   port: number,
   policy: 'none' | 'manager',
   env: Record<string, string> = {},
 ): Promise<Served> {
-  const child = startChild('mcp-mrtr-server.ts', ['serve', db, ledger, String(port), policy], { MRTR_KEY: KEY, ...env });
+  const child = startChild('mcp-mrtr-server.ts', ['serve', store, ledger, String(port), policy], { MRTR_KEY: KEY, ...env });
   await until(() => child.stdout().includes('\n') || child.stderr() !== '', 60_000, 'the server to print its URL');
   const url = child.stdout().split('\n')[0]?.trim() ?? '';
   if (!url.startsWith('http')) throw new Error(`the server did not start: ${child.stderr()}`);
@@ -47,24 +48,26 @@ function ledgerLines(ledger: string): string[] {
   return existsSync(ledger) ? readFileSync(ledger, 'utf8').split('\n').filter(Boolean) : [];
 }
 
-describe('a suspended call over MCP 2026-07-28, across server processes on one SQLite file', () => {
+describe.each(SHARED_STORES)('a suspended call over MCP 2026-07-28, across server processes on $name', ({ make }) => {
   jest.setTimeout(180_000);
-  let dir: string;
-  let db: string;
+  let shared: SharedStore;
   let ledger: string;
   const running: Served[] = [];
 
+  // One store for the file's tests (each call is its own suspension); a ledger per test counts its runs.
+  beforeAll(async () => {
+    shared = await make(mkdtempSync(join(tmpdir(), 'mcp-mrtr-')));
+  });
+  afterAll(() => shared.drop());
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'mcp-mrtr-'));
-    db = join(dir, 'calls.db');
-    ledger = join(dir, 'ledger.txt');
+    ledger = join(mkdtempSync(join(tmpdir(), 'mcp-mrtr-ledger-')), 'ledger.txt');
   });
   afterEach(async () => {
     for (const served of running.splice(0)) await killed(served).catch(() => undefined);
   });
 
   const start = async (port: number, policy: 'none' | 'manager', env?: Record<string, string>): Promise<Served> => {
-    const served = await serve(db, ledger, port, policy, env);
+    const served = await serve(shared.spec, ledger, port, policy, env);
     running.push(served);
     return served;
   };
@@ -164,7 +167,7 @@ describe('a suspended call over MCP 2026-07-28, across server processes on one S
 
     // The manager approves in another process (the inbox's path); the tool runs there, once.
     const answered = await outputOf<{ won: boolean; status: string }>(
-      startChild('mcp-mrtr-server.ts', ['answer', db, ledger, id, 'mgr']),
+      startChild('mcp-mrtr-server.ts', ['answer', shared.spec, ledger, id, 'mgr']),
       'answer',
     );
     expect(answered.won).toBe(true);

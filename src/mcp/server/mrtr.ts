@@ -54,8 +54,26 @@ export interface ModernCall {
   ctx: McpToolContext;
 }
 
-/** The key under which the caller is sent where someone else answers (the inbox): never an answer. */
-const WAIT_KEY = 'toolnexus_waiting';
+/** The suffix of the key under which the caller is sent where someone else answers (the inbox): never an answer. */
+const WAIT_SUFFIX = 'waiting';
+
+/**
+ * The `inputRequests` key of what `stored` asks now (SEP-2663, "each request key MUST be unique
+ * over the lifetime of a single task"): the suspension's id, then a new key with each signature
+ * recorded, since the request it names (its progress) changed. A chain's next link has its own id.
+ */
+export function requestKey(stored: SuspendedCall): string {
+  const signed = stored.signatures?.length ?? 0;
+  return signed === 0 ? stored.request.id : `${stored.request.id}.${signed}`;
+}
+
+/** What a waiting call waits for: `approval 1 of 2 (finance:ann, finance:ben)` for a quorum, its kind otherwise. */
+export function progressOf(stored: SuspendedCall): string {
+  const quorum = quorumOf(stored.request);
+  if (!quorum) return stored.request.kind;
+  const who = quorum.from ? ` (${quorum.from.join(', ')})` : '';
+  return `${stored.request.kind} ${approvalsOf(stored.signatures).length} of ${quorum.of}${who}`;
+}
 
 /**
  * Serves one 2026-07-28 `tools/call` (docs/mcp.md, "A suspended call over MCP"). Without a
@@ -89,7 +107,7 @@ export async function serveModernCall(
   if (!stored) throw new McpRequestStateError('expired');
   if (stored.status !== 'pending' && stored.status !== 'resolving')
     return settled(coordinator, call, settings, digest, stored, outputSchema);
-  const response = call.inputResponses?.[stored.request.id];
+  const response = call.inputResponses?.[requestKey(stored)];
   if (response === undefined) {
     // Nothing answered (or only the page was opened): still waiting, or settled by someone else meanwhile.
     return waiting(coordinator, call, settings, digest, stored);
@@ -122,9 +140,10 @@ export async function serveModernCall(
  * @throws {@link AnswerRefusedError} the policy refused it; nothing changed.
  */
 export async function answerRetry(coordinator: ResumeCoordinator, call: ModernCall, stored: SuspendedCall): Promise<Answered> {
-  const response = call.inputResponses?.[stored.request.id];
+  const key = requestKey(stored);
+  const response = call.inputResponses?.[key];
   const reply = response === undefined ? undefined : replyOf(response);
-  if (!reply) throw new McpInputResponseError(`inputResponses.${stored.request.id} is not an elicitation result`);
+  if (!reply) throw new McpInputResponseError(`inputResponses.${key} is not an elicitation result`);
   const shown = new Redactor(coordinator.toolkit).request(call.name, call.args, stored.request);
   const plan = elicitationFor({ ...stored.request, prompt: shown.prompt }, { form: true, url: true });
   if ('elicit' in plan) {
@@ -205,32 +224,32 @@ async function waiting(
   if (mayAnswer) {
     const plan = elicitationFor({ ...pending, prompt: shown.prompt }, call.support);
     if ('outOfBand' in plan) return outOfBandResult(shown, plan.outOfBand);
-    return { resultType: 'input_required', inputRequests: { [pending.id]: embedded(plan.elicit) }, requestState, suspension: pending.id };
+    return {
+      resultType: 'input_required',
+      inputRequests: { [requestKey(stored)]: embedded(plan.elicit) },
+      requestState,
+      suspension: pending.id,
+    };
   }
   const url = settings.inboxUrl?.(pending.id);
   if (url === undefined || !call.support.url) return { resultType: 'input_required', requestState, suspension: pending.id };
-  const progress = quorumProgress(stored);
+  const progress = quorumOf(pending) ? ` (${progressOf(stored)})` : '';
   const message = `Waiting for someone who may answer: ${shown.prompt}${progress}`;
   return {
     resultType: 'input_required',
-    inputRequests: { [WAIT_KEY]: { method: 'elicitation/create', params: { mode: 'url', message, url } } },
+    inputRequests: { [`${requestKey(stored)}.${WAIT_SUFFIX}`]: { method: 'elicitation/create', params: { mode: 'url', message, url } } },
     requestState,
     suspension: pending.id,
   };
 }
 
 async function mayAnswerIt(coordinator: ResumeCoordinator, by: Principal, stored: SuspendedCall): Promise<boolean> {
-  if (!coordinator.hasPolicy) return true;
+  // Asked even without a policy: a quorum's `from` names its signers whatever the policy says.
   try {
     return (await coordinator.decide(by, stored, { id: stored.request.id, ok: true })) === 'allow';
   } catch (error) {
     throw new Error(`the answer policy failed: ${messageOf(error)}`);
   }
-}
-
-function quorumProgress(stored: SuspendedCall): string {
-  const quorum = quorumOf(stored.request);
-  return quorum ? ` (${approvalsOf(stored.signatures).length} of ${quorum.of} approvals)` : '';
 }
 
 /** An elicitation as an MRTR embedded request: 2026-07-28 has no `elicitationId` (URL completion notifications were removed). */

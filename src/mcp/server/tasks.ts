@@ -1,10 +1,9 @@
 import { answerAs } from '../../runner/answer-as';
-import { approvalsOf, quorumOf } from '../../suspension/quorum';
 import type { Principal } from '../../suspension/audit';
 import type { ResumeCoordinator } from '../../suspension/coordinator';
 import type { SuspendedCall } from '../../suspension/store';
 import { McpTaskNotFoundError } from './errors';
-import { answerRetry, waitingRequests, type ModernCall, type MrtrSettings } from './mrtr';
+import { answerRetry, progressOf, requestKey, waitingRequests, type ModernCall, type MrtrSettings } from './mrtr';
 import { toMcpResult, type McpCallResult } from './results';
 import { pendingOf } from '../../results/helpers';
 
@@ -48,33 +47,38 @@ export function takesTasks(capabilities: Record<string, unknown> | undefined): b
  * @throws {@link McpTaskNotFoundError} no such task, or another principal's.
  */
 export async function taskOf(coordinator: ResumeCoordinator, taskId: unknown, view: TaskView): Promise<McpTask> {
-  const { first, current } = await ownTask(coordinator, taskId, view.by);
+  const { first, current } = await expiredIfDue(coordinator, await ownTask(coordinator, taskId, view.by), view);
   const task: McpTask = {
     taskId: first.request.id,
     status: 'working',
     createdAt: first.createdAt,
     lastUpdatedAt: current.updatedAt ?? current.createdAt,
-    ttlMs: ttlOf(current, view.settings.clock.now()),
+    ttlMs: ttlOf(first, current),
     pollIntervalMs: POLL_INTERVAL_MS,
   };
   if (current.status === 'pending') {
     task.status = 'input_required';
-    task.statusMessage = statusOf(current);
+    task.statusMessage = progressOf(current);
     const waiting = await waitingRequests(coordinator, callOf(current, view), view.settings, current);
     if ('inputRequests' in waiting && waiting.inputRequests) task.inputRequests = waiting.inputRequests;
     return task;
   }
   if (current.status === 'cancelled') return { ...task, status: 'cancelled', statusMessage: 'cancelled' };
   if (current.outcome === undefined) return { ...task, statusMessage: `the call is ${current.status}` };
-  // Expired and declined calls end with the tool result the model is told (isError), as the extension says.
-  return { ...task, status: 'completed', result: toMcpResult(current.outcome, coordinator.toolkit.get(current.tool)?.outputSchema) };
+  // Expired and declined calls end with the tool result the model is told (isError): the extension's
+  // `failed` is for JSON-RPC errors only, and a tool error is `completed` with its result.
+  const result = toMcpResult(current.outcome, coordinator.toolkit.get(current.tool)?.outputSchema);
+  const said = current.status === 'expired' || current.status === 'declined' ? { statusMessage: current.status } : {};
+  return { ...task, status: 'completed', ...said, result };
 }
 
 /** `tasks/update`: the task's own principal answers what is asked of them, through the one answer path. */
 export async function updateTask(coordinator: ResumeCoordinator, taskId: unknown, inputResponses: unknown, view: TaskView): Promise<void> {
-  const { current } = await ownTask(coordinator, taskId, view.by);
+  const { current } = await expiredIfDue(coordinator, await ownTask(coordinator, taskId, view.by), view);
   if (current.status !== 'pending') return;
   const responses = typeof inputResponses === 'object' && inputResponses !== null ? (inputResponses as Record<string, unknown>) : {};
+  // A key not outstanding now (answered, superseded by a signature, never issued) is ignored, as the extension says.
+  if (responses[requestKey(current)] === undefined) return;
   const call = { ...callOf(current, view), inputResponses: responses };
   await answerRetry(coordinator, call, current);
 }
@@ -117,16 +121,27 @@ async function ownTask(
   return { first, current };
 }
 
-function ttlOf(call: SuspendedCall, now: number): number | null {
-  if (call.request.expiresAt === undefined || call.status !== 'pending') return null;
-  return Math.max(0, Date.parse(call.request.expiresAt) - now);
+/**
+ * A task whose call waits past its `expiresAt` is settled `expired` by the coordinator's sweep
+ * before it is shown, so it never reads `input_required` after its TTL, whether or not a sweep
+ * runs on a timer: by the store's clock, as every process sharing the store judges expiry.
+ */
+async function expiredIfDue(
+  coordinator: ResumeCoordinator,
+  task: { first: SuspendedCall; current: SuspendedCall },
+  view: TaskView,
+): Promise<{ first: SuspendedCall; current: SuspendedCall }> {
+  const { current } = task;
+  if (current.status !== 'pending' || current.request.expiresAt === undefined) return task;
+  const { store } = coordinator;
+  const now = typeof store.now === 'function' ? await store.now() : view.settings.clock.now();
+  if (Date.parse(current.request.expiresAt) > now) return task;
+  await coordinator.sweep();
+  return ownTask(coordinator, task.first.request.id, view.by);
 }
 
-/** What the task waits for: `approval 1 of 2 (finance:ann, finance:ben)` for a quorum, `approval` otherwise. */
-function statusOf(call: SuspendedCall): string {
-  const quorum = quorumOf(call.request);
-  if (!quorum) return `waiting for ${call.request.kind}`;
-  const signed = approvalsOf(call.signatures).length;
-  const who = quorum.from ? ` (${quorum.from.join(', ')})` : '';
-  return `waiting for ${call.request.kind} ${signed} of ${quorum.of}${who}`;
+/** The extension's `ttlMs`, from the task's creation to when the call it waits on expires; null when it never does. */
+function ttlOf(first: SuspendedCall, current: SuspendedCall): number | null {
+  if (current.request.expiresAt === undefined) return null;
+  return Math.max(0, Date.parse(current.request.expiresAt) - Date.parse(first.createdAt));
 }
