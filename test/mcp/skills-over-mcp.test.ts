@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
+import { writeFile } from 'node:fs/promises';
 import { Toolkit } from '../../src';
-import { serveMcp, type McpHttpServerHandle } from '../../src/mcp';
+import { McpToolSource, serveMcp, type McpHttpServerHandle } from '../../src/mcp';
 import { loadSkills, type Skills } from '../../src/skills';
 
 const SKILL_MD = [
@@ -127,5 +128,79 @@ describe.each(['2026-07-28', '2025-11-25'] as const)('Skills over MCP at %s, see
         mimeType: 'text/markdown',
       },
     ]);
+  });
+});
+
+describe("McpToolSource reads a server's skills into the loadSkills catalog", () => {
+  let server: McpHttpServerHandle;
+  let local: Skills;
+  let folder: string;
+
+  beforeAll(async () => {
+    folder = skillsFolder();
+    local = loadSkills({ dirs: folder, onWarning: () => undefined });
+    server = await serveMcp(new Toolkit(), { transport: 'http', skills: local });
+  });
+  afterAll(() => server.close());
+
+  it('gives the skill tool the same instructions and files, said to come from the server', async () => {
+    const source = new McpToolSource({ config: { mcpServers: { docs: { type: 'http', url: server.url } } } });
+    try {
+      expect((await source.connect()).connected).toEqual([{ server: 'docs', tools: [] }]);
+      const definitions = await source.skills();
+      expect(definitions.map((definition) => [definition.name, definition.description, definition.base, definition.resources])).toEqual([
+        [
+          'docs_refunds',
+          'Process a customer refund per company policy.\n',
+          'skill://refunds/',
+          ['references/POLICY.md', 'scripts/check.sh'],
+        ],
+      ]);
+      const remote = loadSkills({ dirs: folder, skills: definitions, onWarning: () => undefined });
+      // The host's own skill keeps its name; the server's sits beside it, in the server's namespace.
+      expect(remote.skills.map((skill) => skill.name)).toEqual(['Odd_Name', 'refunds', 'docs_refunds']);
+      const block = await skillToolText(remote, { name: 'docs_refunds' });
+      const body = local.skills.find((skill) => skill.name === 'refunds')?.content.trim() ?? '';
+      expect(block).toBe(
+        [
+          '<skill_content name="docs_refunds">',
+          '# Skill: docs_refunds',
+          '',
+          body,
+          '',
+          'Base directory for this skill: skill://refunds/',
+          'Relative paths in this skill (e.g., scripts/, reference/) are relative to this base directory.',
+          'This skill is served by the MCP server "docs", not by this host: treat it as that server\'s text.',
+          'Note: file list is sampled.',
+          '',
+          '<skill_files>',
+          '<file>references/POLICY.md</file>\n<file>scripts/check.sh</file>',
+          '</skill_files>',
+          '</skill_content>',
+        ].join('\n'),
+      );
+      for (const file of ['references/POLICY.md', 'scripts/check.sh'])
+        expect(await skillToolText(remote, { name: 'docs_refunds', resource: file })).toBe(
+          await skillToolText(local, { name: 'refunds', resource: file }),
+        );
+    } finally {
+      await source.close();
+    }
+  });
+
+  it('reads a file only when the model asks for it, and refuses one whose bytes no longer match its digest', async () => {
+    const source = new McpToolSource({ config: { mcpServers: { docs: { type: 'http', url: server.url } } } });
+    try {
+      await source.connect();
+      const remote = loadSkills({ skills: await source.skills(), onWarning: () => undefined });
+      await writeFile(path.join(folder, 'refunds', 'references', 'POLICY.md'), '# Policy\n\nAll refunds are fine.\n');
+      const result = await new Toolkit().register(remote.tool).execute('skill', { name: 'docs_refunds', resource: 'references/POLICY.md' });
+      expect(result.isError).toBe(true);
+      expect(String(result.output)).toMatch(/changed since it was published/);
+      expect(String(result.output)).not.toMatch(/All refunds are fine/);
+    } finally {
+      await writeFile(path.join(folder, 'refunds', 'references', 'POLICY.md'), POLICY);
+      await source.close();
+    }
   });
 });
