@@ -14,6 +14,7 @@
 import 'reflect-metadata';
 import { pendingOf, Toolkit } from 'toolnexus-ts';
 import { McpLoginRequiredError, McpToolSource, MemoryOAuthStore, type McpOAuthOptions } from 'toolnexus-ts/mcp';
+import { loadSkills } from 'toolnexus-ts/skills';
 
 /** The calls each scenario expects, by the tool's name on the server. */
 const CALLS: Record<string, Array<{ tool: string; args: Record<string, unknown> }>> = {
@@ -28,6 +29,11 @@ const CALLS: Record<string, Array<{ tool: string; args: Record<string, unknown> 
   // SEP-2243: the calls the scenario names in its context (Mcp-Param-* headers from x-mcp-header
   // arguments), and every tool the client keeps of a listing with malformed x-mcp-header ones.
   'http-custom-headers': [],
+  // SEP-2640: the skills are listed (and nothing read); in the verify-* ones, the skill is loaded too.
+  'sep-2640-client-no-prefetch': [],
+  'sep-2640-client-verify-digest': [],
+  'sep-2640-client-verify-size': [],
+  'sep-2640-client-verify-frontmatter': [],
   'http-invalid-tool-headers': [],
   'json-schema-2020-12-preservation': [],
   // MRTR (SEP-2322): each tool answers input_required; the "user" accepts, and the retry echoes the state.
@@ -168,6 +174,14 @@ async function main(): Promise<void> {
           tool: tool.name.replace(/^conformance_/, ''),
           args: sampleArgs(tool.inputSchema ?? {}),
         });
+    if (scenario.startsWith('sep-2640-client-')) {
+      const skills = loadSkills({ skills: await source.skills() });
+      if (scenario.startsWith('sep-2640-client-verify-'))
+        for (const skill of skills.skills) {
+          const result = await new Toolkit().register(skills.tool).execute('skill', { name: skill.name });
+          console.log(`skill ${skill.name}: ${result.isError ? 'error' : 'ok'}: ${result.output}`);
+        }
+    }
     for (const call of calls) {
       const result = await toolkit.execute(`conformance_${call.tool}`, call.args);
       console.log(`${call.tool}: ${result.isError ? 'error' : 'ok'}: ${result.output}`);

@@ -95,6 +95,8 @@ function candidateOf(definition: SkillDefinition): Candidate {
       resources: definition.resources ?? [],
       base,
       readResource: definition.readResource,
+      ...(definition.readContent ? { readContent: definition.readContent } : {}),
+      ...(definition.source !== undefined ? { source: definition.source } : {}),
     },
   };
 }

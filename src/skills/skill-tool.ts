@@ -47,7 +47,15 @@ export function skillTool(skills: ReadonlyMap<string, SkillInfo>, sampleLimit: n
         return failure(`Skill "${name}" not found. Available skills: ${available}`);
       }
       if (typeof args.resource === 'string') return readResource(skill, args.resource, bounds);
-      return success(skillBlock(skill, sampleLimit, bounds), { name: skill.name, dir: baseFolderOf(skill) });
+      let loaded = skill;
+      if (skill.readContent) {
+        try {
+          loaded = { ...skill, content: await skill.readContent() };
+        } catch (error) {
+          return failure(`Skill "${skill.name}" could not be loaded: ${messageOf(error)}`);
+        }
+      }
+      return success(skillBlock(loaded, sampleLimit, bounds), { name: skill.name, dir: baseFolderOf(skill) });
     },
   });
 }
@@ -90,6 +98,8 @@ export function skillBlock(skill: SkillInfo, sampleLimit: number, bounds: SkillB
     `Base directory for this skill: ${base}`,
     'Relative paths in this skill (e.g., scripts/, reference/) are relative to this base directory.',
   ];
+  // A skill someone else serves is said to be theirs where it enters the model's context (SEP-2640).
+  if (skill.source !== undefined) lines.push(`This skill is served by ${skill.source}, not by this host: treat it as that server's text.`);
   if (listFiles)
     lines.push(
       'Note: file list is sampled.',

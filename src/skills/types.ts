@@ -17,6 +17,10 @@ export interface SkillInfo {
   readonly base?: string;
   /** A definition's reader of its files, when the tool may read them. */
   readonly readResource?: (name: string) => string | Promise<string>;
+  /** A definition's reader of its instructions, when they are fetched as the skill is loaded. */
+  readonly readContent?: () => Promise<string>;
+  /** Where a definition's content comes from when it is not the host's own, told to the model with it. */
+  readonly source?: string;
 }
 
 /**
@@ -33,6 +37,16 @@ export interface SkillDefinition {
   base?: string;
   /** Reads one of `resources` when the model asks the `skill` tool for it; without it they are names only. */
   readResource?: (name: string) => string | Promise<string>;
+  /**
+   * Reads the instructions when the skill is loaded, rather than ahead of need (a remote
+   * skill's `SKILL.md`, as `McpToolSource.skills()` gives it); `content` is then unused.
+   */
+  readContent?: () => Promise<string>;
+  /**
+   * Who serves this skill when it is not the host's own (`MCP server "docs"`): the `skill`
+   * tool says so beside its instructions, so the model never takes them for a local skill's.
+   */
+  source?: string;
 }
 
 /** Why a candidate did not become a skill. */

@@ -1,8 +1,10 @@
 import type { Client } from '@modelcontextprotocol/client';
+import type { SkillDefinition } from '../../skills/types';
 import type { Connection, Connections } from './connection';
 import { McpConnectionError } from './errors';
 import { said } from './failures';
 import type { SourceSettings } from './options';
+import { listRemoteSkills, remoteSkillDefinitions, type TakenSkill } from './skills';
 import type { McpServerPrompt, McpServerResource } from './types';
 
 const MAX_PROMPT_MESSAGES = 1000;
@@ -68,6 +70,16 @@ export class RemoteCatalog {
     const messages = answer.messages.map((message) => ({ role: message.role, content: { ...message.content } }));
     this.bounded(connection, `prompt ${name}`, messages);
     return connection.redactor.deep({ ...(answer.description !== undefined ? { description: answer.description } : {}), messages });
+  }
+
+  /** The skills of every connected server that serves the Skills extension (or of one), as `loadSkills` definitions. */
+  async skills(server?: string): Promise<SkillDefinition[]> {
+    const taken: TakenSkill[] = [];
+    for (const connection of this.connections.of(server)) {
+      const timeout = this.connections.timeoutOf(connection);
+      taken.push(...(await listRemoteSkills(connection, this.settings, timeout, (page) => this.pages(connection, 'skills/list', page))));
+    }
+    return remoteSkillDefinitions(taken, this.connections, this.settings.maxOutputChars);
   }
 
   /** A prompt's messages as text, a blank line between them (other content named, not included). */

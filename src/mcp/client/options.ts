@@ -33,6 +33,8 @@ export interface McpToolSourceOptions {
   maxOutputChars?: number;
   /** Most tools taken from one server (default 500). */
   maxToolsPerServer?: number;
+  /** Most skills `skills()` takes from one server (default 100); the rest of its listing is not read. */
+  maxSkillsPerServer?: number;
   /** The client name servers see. Default `toolnexus`. */
   clientName?: string;
   /**
@@ -63,6 +65,7 @@ const DEFAULTS = {
   connectTimeoutMs: 30_000,
   maxOutputChars: 1_000_000,
   maxToolsPerServer: 500,
+  maxSkillsPerServer: 100,
   maxListPages: 100,
 };
 

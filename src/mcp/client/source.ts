@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import { messageOf } from '../../errors/message';
 import { Telemetry } from '../../telemetry/telemetry';
+import type { SkillDefinition } from '../../skills/types';
 import type { FunctionTool } from '../../toolkit/define-tool';
 import type { Toolkit } from '../../toolkit/toolkit';
 import { RemoteCalls } from './call';
@@ -156,6 +157,23 @@ export class McpToolSource {
   /** Reads a resource of `server`: its text and base64 contents, bounded by `maxOutputChars` and redacted. */
   async readResource(server: string, uri: string): Promise<Array<{ uri: string; mimeType?: string; text?: string; blob?: string }>> {
     return this.catalog.readResource(server, uri);
+  }
+
+  /**
+   * The skills of every connected server that serves the Skills extension (or of one), as
+   * definitions for `loadSkills({ skills })` beside the host's own (docs/mcp.md, "Skills over
+   * MCP"): named `server_name`, each file read only when the model loads it and verified
+   * against the server's digests first. Reads the listings only; at most `maxSkillsPerServer`
+   * per server.
+   *
+   * @example
+   * ```ts
+   * const skills = loadSkills({ dirs: './skills', skills: await source.skills() })
+   * const runner = new AgentRunner({ model, toolkit, skills })
+   * ```
+   */
+  async skills(server?: string): Promise<SkillDefinition[]> {
+    return this.catalog.skills(server);
   }
 
   /** The prompts of every connected server (or of one). */

@@ -18,6 +18,7 @@ import { elicitationPrincipal } from './elicitation';
 import { serveModernCall, type ModernCall, type MrtrSettings } from './mrtr';
 import { cancelTask, takesTasks, taskOf, TASKS_EXTENSION, updateTask, type TaskView } from './tasks';
 import { progressFor, toolListing } from './listing';
+import { SKILLS_EXTENSION, SkillShelf } from './skills';
 import type { McpCallInfo, McpServerOptions, McpToolContext } from './types';
 
 const INVALID_PARAMS = -32602;
@@ -42,7 +43,9 @@ export function modernHandler(
   mrtr: MrtrSettings,
   maxRequestBodySize: number,
 ): { handler: McpHttpHandler; close(): Promise<void> } {
-  const handler = createMcpHandler(({ authInfo }) => modernServer(coordinator, options, mrtr, principalOfAuth(authInfo)), {
+  // One shelf for every request: its skills are published (read and digested) once.
+  const shelf = options.skills ? new SkillShelf(options.skills) : undefined;
+  const handler = createMcpHandler(({ authInfo }) => modernServer(coordinator, options, mrtr, principalOfAuth(authInfo), shelf), {
     legacy: 'reject',
     maxRequestBodySize,
   });
@@ -81,6 +84,7 @@ function modernServer(
   options: McpServerOptions,
   mrtr: MrtrSettings,
   principal: Principal | undefined,
+  shelf: SkillShelf | undefined,
 ): Server {
   const catalog = options.catalog;
   const server = new Server(
@@ -88,8 +92,9 @@ function modernServer(
     {
       capabilities: {
         tools: { listChanged: true },
-        extensions: { [TASKS_EXTENSION]: {} },
+        extensions: { [TASKS_EXTENSION]: {}, ...(shelf ? { [SKILLS_EXTENSION]: {} } : {}) },
         ...(catalog ? { resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {} } : {}),
+        ...(shelf && !catalog ? { resources: {} } : {}),
       },
       ...(options.instructions ? { instructions: options.instructions } : {}),
     },
@@ -132,7 +137,8 @@ function modernServer(
     }
   });
   serveTasks(server, coordinator, mrtr, principal);
-  if (catalog) serveModernCatalog(server, catalog);
+  if (catalog) serveModernCatalog(server, catalog, shelf);
+  if (shelf) serveModernSkills(server, shelf, catalog === undefined);
   return server;
 }
 
@@ -219,13 +225,17 @@ function toolContext(ctx: ServerContext, name: string, principal: Principal | un
 }
 
 /** The catalog at 2026-07-28: an unknown resource is `-32602` there (the `-32002` of 2025-11-25 was retired). */
-function serveModernCatalog(server: Server, catalog: McpCatalog): void {
-  server.setRequestHandler('resources/list', () => ({ resources: catalog.resources() }));
+function serveModernCatalog(server: Server, catalog: McpCatalog, shelf: SkillShelf | undefined): void {
+  server.setRequestHandler('resources/list', async () => ({
+    resources: [...(shelf ? await shelf.resources() : []), ...catalog.resources()],
+  }));
   server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: catalog.templates() }));
   server.setRequestHandler('prompts/list', () => ({ prompts: catalog.prompts() }));
   server.setRequestHandler('resources/read', (request, ctx) =>
     asProtocolError({ uri: request.params.uri }, async () => ({
-      contents: (await catalog.read(request.params.uri, { signal: ctx.mcpReq.signal, mcp: {} })) as never,
+      contents: (shelf?.owns(request.params.uri)
+        ? await shelf.read(request.params.uri)
+        : await catalog.read(request.params.uri, { signal: ctx.mcpReq.signal, mcp: {} })) as never,
     })),
   );
   server.setRequestHandler('prompts/get', (request, ctx) =>
@@ -243,6 +253,31 @@ function serveModernCatalog(server: Server, catalog: McpCatalog): void {
       const context = request.params.context?.arguments ? { arguments: request.params.context.arguments } : {};
       return { completion: { ...(await catalog.complete(target, request.params.argument, context)) } };
     }),
+  );
+}
+
+/**
+ * The Skills extension at 2026-07-28 (docs/mcp.md, "Skills over MCP"): `skills/list` and
+ * `skills/get` with the cache fields the revision requires (`ttlMs` 0, `private`: a skill may
+ * change when the server loads its skills again), and the skills' files through
+ * `resources/list` / `resources/read` when no catalog serves resources.
+ */
+function serveModernSkills(server: Server, shelf: SkillShelf, resources: boolean): void {
+  const fresh = { ttlMs: 0, cacheScope: 'private' as const };
+  server.setRequestHandler('skills/list', { params: ANY }, (params) =>
+    asProtocolError(undefined, async () => {
+      const cursor = params.cursor;
+      if (cursor !== undefined && typeof cursor !== 'string') throw new McpCatalogError('skills/list: cursor must be a string', 'invalid');
+      return { ...(await shelf.list(cursor)), ...fresh } as never;
+    }),
+  );
+  server.setRequestHandler('skills/get', { params: ANY }, (params) =>
+    asProtocolError(undefined, async () => ({ skill: await shelf.get(params.uri), ...fresh }) as never),
+  );
+  if (!resources) return;
+  server.setRequestHandler('resources/list', async () => ({ resources: await shelf.resources() }));
+  server.setRequestHandler('resources/read', (request) =>
+    asProtocolError({ uri: request.params.uri }, async () => ({ contents: (await shelf.read(request.params.uri)) as never })),
   );
 }
 

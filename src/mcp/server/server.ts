@@ -18,6 +18,7 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import * as z from 'zod/v4';
 import { InvalidArgumentError } from '../../errors';
 import { messageOf } from '../../errors/message';
 import { failure, pendingOf } from '../../results/helpers';
@@ -33,6 +34,7 @@ import type { McpCatalog } from './catalog/catalog';
 import { McpCatalogError } from './errors';
 import { outOfBandResult, toMcpResult, type McpCallResult } from './results';
 import { samplerFor } from './sampling';
+import { SKILLS_EXTENSION, SkillShelf } from './skills';
 import { progressFor, toolListing } from './listing';
 import type { McpCallInfo, McpServerOptions, McpToolContext, McpToolHost } from './types';
 import { endMcpCall, startMcpServerCall, type McpCallSite } from '../../telemetry/mcp';
@@ -53,6 +55,7 @@ export function coordinatorOf(host: McpToolHost): ResumeCoordinator {
 /** One SDK server (one per session over HTTP) whose tools are the coordinator's toolkit's. */
 export function createMcpServer(coordinator: ResumeCoordinator, options: McpServerOptions = {}, principal?: Principal): Server {
   const catalog = options.catalog;
+  const shelf = options.skills ? new SkillShelf(options.skills) : undefined;
   const server = new Server(
     { name: options.name ?? 'toolnexus', version: options.version ?? '0.0.0' },
     {
@@ -60,11 +63,14 @@ export function createMcpServer(coordinator: ResumeCoordinator, options: McpServ
         tools: { listChanged: true },
         logging: {},
         ...(catalog ? { resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {} } : {}),
+        // The extension is served through resources/read, so it comes with the resources capability.
+        ...(shelf ? { extensions: { [SKILLS_EXTENSION]: {} }, ...(catalog ? {} : { resources: {} }) } : {}),
       },
       ...(options.instructions ? { instructions: options.instructions } : {}),
     },
   );
-  if (catalog) serveCatalog(server, catalog);
+  if (catalog) serveCatalog(server, catalog, shelf);
+  if (shelf) serveSkills(server, shelf, catalog === undefined);
   const stopTools = coordinator.toolkit.onChange(() => void server.sendToolListChanged().catch(() => undefined));
   const previousClose = server.onclose;
   server.onclose = () => {
@@ -180,13 +186,19 @@ async function callTool(
  * prompts, completions, and subscriptions kept per session. The session is told when a list
  * changes or a resource it subscribed to is updated, until it closes.
  */
-function serveCatalog(server: Server, catalog: McpCatalog): void {
+function serveCatalog(server: Server, catalog: McpCatalog, shelf: SkillShelf | undefined): void {
   const subscribed = new Set<string>();
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: catalog.resources() }));
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: [...(shelf ? await shelf.resources() : []), ...catalog.resources()],
+  }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: catalog.templates() }));
   server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: catalog.prompts() }));
   server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
-    asProtocolError(RESOURCE_NOT_FOUND, async () => ({ contents: await catalog.read(request.params.uri, catalogContext(extra)) })),
+    asProtocolError(RESOURCE_NOT_FOUND, async () => ({
+      contents: shelf?.owns(request.params.uri)
+        ? await shelf.read(request.params.uri)
+        : await catalog.read(request.params.uri, catalogContext(extra)),
+    })),
   );
   server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
     asProtocolError(ErrorCode.InvalidParams, () =>
@@ -229,6 +241,26 @@ function serveCatalog(server: Server, catalog: McpCatalog): void {
     stop();
     previous?.();
   };
+}
+
+/**
+ * The Skills extension at 2025-11-25 (docs/mcp.md, "Skills over MCP"): `skills/list` and
+ * `skills/get`, and, when no catalog serves resources, `resources/list` and `resources/read`
+ * of the skills' files (with a catalog, its handlers answer the skills' URIs too).
+ */
+function serveSkills(server: Server, shelf: SkillShelf, resources: boolean): void {
+  const params = z.looseObject({ cursor: z.string().optional(), uri: z.unknown().optional() }).optional();
+  server.setRequestHandler(z.object({ method: z.literal('skills/list'), params }), (request) =>
+    asProtocolError(ErrorCode.InvalidParams, () => shelf.list(request.params?.cursor)),
+  );
+  server.setRequestHandler(z.object({ method: z.literal('skills/get'), params }), (request) =>
+    asProtocolError(ErrorCode.InvalidParams, async () => ({ skill: await shelf.get(request.params?.uri) })),
+  );
+  if (!resources) return;
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await shelf.resources() }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) =>
+    asProtocolError(RESOURCE_NOT_FOUND, async () => ({ contents: await shelf.read(request.params.uri) })),
+  );
 }
 
 /** Most resources one session may subscribe to: a client cannot grow the server's memory without bound. */

@@ -7,6 +7,7 @@ import type { Principal } from '../../suspension/audit';
 import type { McpCatalog } from './catalog/catalog';
 import type { ResumeCoordinator } from '../../suspension/coordinator';
 import type { ToolContext } from '../../toolkit/context';
+import type { Skills } from '../../skills/skills';
 import type { TelemetryOption } from '../../telemetry/options';
 import type { Toolkit } from '../../toolkit/toolkit';
 
@@ -28,6 +29,12 @@ export interface McpServerOptions {
   elicitationTimeoutMs?: number;
   /** Resources, resource templates and prompts served beside the tools (docs/mcp.md, "The catalog"). */
   catalog?: McpCatalog;
+  /**
+   * Skills served through the Skills extension (`loadSkills` of `toolnexus-ts/skills`):
+   * `skills/list`, `skills/get` and each file as a `skill://` resource with its SHA-256 digest,
+   * to clients of both revisions (docs/mcp.md, "Skills over MCP").
+   */
+  skills?: Skills;
   /** Bounds on what a tool may ask the client's model through `ctx.sample` (docs/mcp.md, "Sampling"). */
   sampling?: McpSamplingLimits;
   /**
