@@ -47,6 +47,9 @@ function setup(tablePrefix: string, options: { completeRetryMs?: number; leaseMs
   const toolkit = new Toolkit().register(
     defineTool({
       name: 'ship',
+      // Replayed again after a lapsed lease (docs/suspension.md, "After a crash: the takeover
+      // rule"): these tests are about the outage, not about asking a person to recover.
+      idempotent: true,
       description: 'Ships an order once approved',
       inputSchema: { type: 'object', properties: { order: { type: 'string' } }, required: ['order'] },
       async run(args, ctx) {
