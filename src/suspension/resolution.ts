@@ -1,14 +1,5 @@
 import type { ContentBound } from './content';
-import {
-  AlreadyResolvedError,
-  ClaimHeldError,
-  ClaimLostError,
-  StoreError,
-  SuspensionMismatchError,
-  UnknownSuspensionError,
-  UnregisteredToolError,
-} from '../errors';
-import { messageOf } from '../errors/message';
+import { ClaimHeldError, ClaimLostError, SuspensionMismatchError, UnknownSuspensionError, UnregisteredToolError } from '../errors';
 import { pending, pendingOf } from '../results/helpers';
 import { quorumOf } from './quorum';
 import { editedAnswer, declineQuorum, signQuorum } from './signing';
@@ -32,6 +23,7 @@ import { LeaseKeeper } from './lease';
 import { isSettled } from './status';
 import type { Claim, Settlement, SuspendedCall, SuspensionStore } from './store';
 import { keptAnswer } from './consumed';
+import { leaseLooksLapsed, storable, storedOutcome } from './outcome';
 import { checkInsertable } from './validate';
 
 /**
@@ -116,9 +108,6 @@ export class Resolution {
     expected?: ExpectedCall,
     { ifClaimed = 'wait', takeover = 'replay' }: ResolveOptions = {},
   ): Promise<ToolResult> {
-    const { store, leaseMs, toolkit, clock } = this.settings;
-    const elapsed = monotonicOf(clock);
-    const signal = ctx?.signal;
     if (!read) throw new UnknownSuspensionError(answer.id);
     let call = read;
     await this.check(read, expected);
@@ -138,11 +127,79 @@ export class Resolution {
       if ('waiting' in signed) return signed.waiting;
       call = signed.call;
     }
-    let lost: ClaimLostError | undefined;
+    if (ifClaimed === 'refuse') return this.claimOrRefuse(answer, call, ctx, audit, read, takeover);
+    return this.claimLoop(answer, call, ctx, audit, read, takeover);
+  }
+
+  /**
+   * `resolve`'s path when the answer carries no read. With a store that claims early, the read
+   * and the claim are one statement (one round trip fewer: docs/performance.md), the checks of
+   * {@link checkAndClaim} judge the call as read right after, and the claim of an answer they
+   * refuse is given back as it was read: a refused answer changes nothing (docs/who-may-answer.md).
+   * Otherwise, and for an edit (checked by the tool's DTO before anything is written), the call is
+   * read, then checked and claimed.
+   */
+  async readAndClaim(
+    answer: Answer,
+    ctx: ToolContext | undefined,
+    audit?: Audit,
+    expected?: ExpectedCall,
+    options: ResolveOptions = {},
+  ): Promise<ToolResult> {
+    const { store, leaseMs } = this.settings;
+    if (answer.args !== undefined || !store.claimEarly || !store.restoreClaim)
+      return this.checkAndClaim(answer, await store.get(answer.id), ctx, audit, expected, options);
+    const early = await store.claimEarly(answer.id, answer, leaseMs, audit);
+    if (!early?.claim) return this.checkAndClaim(answer, early?.read, ctx, audit, expected, options);
+    const { read, claim } = early;
+    try {
+      // What checkAndClaim checks before a claim of a pending call (no edit, no quorum: the store claimed neither).
+      await this.check(read, expected);
+      await this.settings.authority.judge(read, answer, audit);
+      this.assertRunnable(answer, read);
+      ctx?.signal?.throwIfAborted();
+    } catch (error) {
+      await store.restoreClaim(claim, read);
+      throw error;
+    }
+    const takeover = options.takeover ?? 'replay';
+    const settled = await this.finish(claim, answer, ctx, read, takeover);
+    if (settled) return settled;
+    const lost = new ClaimLostError(claim.id, claim.fence);
+    if (options.ifClaimed === 'refuse') throw lost;
+    return this.claimLoop(answer, claim.call, ctx, audit, read, takeover, lost);
+  }
+
+  /**
+   * Claims the call and replays it, or returns the outcome it settled with, or waits for whoever
+   * holds it. `lost`: this resolver's claim was lost during its replay, so it only waits (from a
+   * fresh read) for an outcome another holder stores.
+   */
+  private async claimLoop(
+    answer: Answer,
+    call: SuspendedCall,
+    ctx: ToolContext | undefined,
+    audit: Audit | undefined,
+    read: SuspendedCall,
+    takeover: Takeover,
+    lost?: ClaimLostError,
+  ): Promise<ToolResult> {
+    const { store, leaseMs, clock } = this.settings;
+    const elapsed = monotonicOf(clock);
+    const signal = ctx?.signal;
     let pause = FIRST_POLL_MS;
     let lastTry = Number.NEGATIVE_INFINITY;
-    if (ifClaimed === 'refuse') return this.claimOrRefuse(answer, call, ctx, audit, read, takeover);
-    for (;;) {
+    // A lost claim's row is stale: the loop then reads it again before it decides anything.
+    for (let stale = lost !== undefined; ; stale = true) {
+      if (stale) {
+        // Polls on real time, whatever the clock: it waits for another holder's real I/O.
+        await sleep(pause, signal).catch(() => undefined);
+        pause = Math.min(pause * 2, MAX_POLL_MS);
+        signal?.throwIfAborted();
+        const next = await store.get(answer.id);
+        if (!next) throw new UnknownSuspensionError(answer.id);
+        call = next;
+      }
       if (isSettled(call.status)) return storedOutcome(call, answer);
       // The local clock only hints that a lease lapsed; the store's claim decides. A process
       // whose clock runs behind still tries twice a lease, so it never waits forever on a dead holder.
@@ -151,8 +208,7 @@ export class Resolution {
         // This resolver's replay lost the claim; it never claims again, and nobody holds it now.
         if (call.status === 'pending' || leaseLooksLapsed(call, clock)) throw lost;
       } else if (mayClaim) {
-        if (answer.ok && !isExpired(call.request, new Date(clock.now())) && !toolkit.has(call.tool))
-          throw new UnregisteredToolError(answer.id, call.tool);
+        this.assertRunnable(answer, call);
         signal?.throwIfAborted();
         lastTry = elapsed();
         // The store keeps the answer without what the replay consumes (a login's code): see consumed.ts.
@@ -163,13 +219,6 @@ export class Resolution {
           lost = new ClaimLostError(claim.id, claim.fence);
         }
       }
-      // Polls on real time, whatever the clock: it waits for another holder's real I/O.
-      await sleep(pause, signal).catch(() => undefined);
-      pause = Math.min(pause * 2, MAX_POLL_MS);
-      signal?.throwIfAborted();
-      const next = await store.get(answer.id);
-      if (!next) throw new UnknownSuspensionError(answer.id);
-      call = next;
     }
   }
 
@@ -185,16 +234,22 @@ export class Resolution {
     read: SuspendedCall,
     takeover: Takeover,
   ): Promise<ToolResult> {
-    const { store, leaseMs, toolkit, clock } = this.settings;
+    const { store, leaseMs } = this.settings;
     if (isSettled(call.status)) throw new ClaimHeldError(answer.id);
-    if (answer.ok && !isExpired(call.request, new Date(clock.now())) && !toolkit.has(call.tool))
-      throw new UnregisteredToolError(answer.id, call.tool);
+    this.assertRunnable(answer, call);
     ctx?.signal?.throwIfAborted();
     const claim = await store.claim(answer.id, keptAnswer(call.request, answer), leaseMs, audit);
     if (!claim) throw new ClaimHeldError(answer.id);
     const settled = await this.finish(claim, answer, ctx, read, takeover);
     if (!settled) throw new ClaimLostError(claim.id, claim.fence);
     return settled;
+  }
+
+  /** An approval of a call whose tool this process lacks is refused before the claim (nothing changes). */
+  private assertRunnable(answer: Answer, call: SuspendedCall): void {
+    const { toolkit, clock } = this.settings;
+    if (answer.ok && !isExpired(call.request, new Date(clock.now())) && !toolkit.has(call.tool))
+      throw new UnregisteredToolError(answer.id, call.tool);
   }
 
   /**
@@ -385,44 +440,4 @@ export class Resolution {
     this.settings.onSettled?.(claim, stored);
     return stored.outcome;
   }
-}
-
-/** The outcome a settled call gives `answer`, or an AlreadyResolvedError when the answer would have produced another. */
-function storedOutcome(call: SuspendedCall, answer: Answer): ToolResult {
-  const outcome = call.outcome;
-  if (!outcome) throw new StoreError(`suspension ${call.request.id} is ${call.status} but has no stored outcome`);
-  if (call.status === 'expired') return outcome; // any answer meets the same expiry
-  const ranTool = call.status === 'resolved';
-  // Compared as kept: a consumed field is not stored, so it cannot tell two answers apart.
-  if (
-    answer.ok !== ranTool ||
-    (ranTool && (!sameJson(keptAnswer(call.request, answer).data, call.answer?.data) || !sameJson(answer.args, call.answer?.args)))
-  ) {
-    throw new AlreadyResolvedError(call.request.id, call.status, call.runId);
-  }
-  return outcome;
-}
-
-/**
- * The outcome as every store can keep it. Metadata JSON cannot carry (a BigInt, a cycle)
- * is dropped rather than fail the settle: a failed settle would leave the call claimed and
- * replay it again after its lease.
- */
-function storable(outcome: ToolResult): ToolResult {
-  // The common result, `{ output, isError }` of a string and a boolean, is JSON as it is.
-  if (outcome.metadata === undefined && typeof outcome.output === 'string' && typeof outcome.isError === 'boolean')
-    return { output: outcome.output, isError: outcome.isError };
-  try {
-    return JSON.parse(JSON.stringify(outcome)) as ToolResult;
-  } catch (error) {
-    return {
-      output: outcome.output,
-      isError: outcome.isError,
-      metadata: { metadataDropped: `the result metadata cannot be stored as JSON: ${messageOf(error)}` },
-    };
-  }
-}
-
-function leaseLooksLapsed(call: SuspendedCall, clock: Clock): boolean {
-  return call.status === 'resolving' && (call.leaseUntil === undefined || Date.parse(call.leaseUntil) < clock.now());
 }
