@@ -135,6 +135,7 @@ const EXPECTED: Record<string, string[]> = {
     'type ContentOptions',
     'type ContentStore',
     'type ExecuteOptions',
+    'type EarlyClaim',
     'type ExpectedCall',
     'type FileContentStoreOptions',
     'type FormatRefusal',
