@@ -23,6 +23,8 @@
  *   npm run bench:fleet
  *   (TOOLNEXUS_PG_URL=postgres://… to use your server; else a throwaway embedded PostgreSQL)
  *   BENCH_POOL=20000 BENCH_WORKERS=1,2,4 npm run bench:fleet   (a quicker run)
+ *   BENCH_ROUNDS (default 3): store and floor measured that many times per size, interleaved, the
+ *   order swapped each round; the round of median store ÷ floor is shown, with every round's ratio
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -38,6 +40,8 @@ import { startEmbeddedPostgres, type EmbeddedPostgresServer } from '../test/fixt
 const WORKER_COUNTS = (process.env.BENCH_WORKERS ?? '1,2,4,8').split(',').map(Number);
 const POOL = Number(process.env.BENCH_POOL ?? 100_000);
 const DUPLICATE_EVERY = Number(process.env.BENCH_DUPLICATE_EVERY ?? 20);
+/** Store and floor measured this many times per size, interleaved; the median round is shown. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** Connections per worker process (its PostgresStore pool, and the floor's). */
 const POOL_SIZE = Number(process.env.BENCH_POOL_SIZE ?? 4);
 /** Answers in flight per worker (the producer's concurrency is this times N). */
@@ -424,14 +428,28 @@ async function run(url: string): Promise<void> {
   console.log('\nworkers  variant  answers/s  p50 ms  p99 ms  duplicate replays  PG CPU ms/1k  worker CPU ms/1k   store ÷ floor');
   const rows: Array<{ n: number; store: Measurement; floor: Measurement }> = [];
   for (const n of WORKER_COUNTS) {
-    const store = (await measure('store', n, `s${n}`)).measurement;
-    const floor = (await measure('floor', n, `f${n}`)).measurement;
+    // Store and floor interleaved, ROUNDS times, the order swapped every round: on a machine whose
+    // load drifts, both meet the same drift. The round of median store ÷ floor is shown.
+    const rounds: Array<{ store: Measurement; floor: Measurement }> = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const order: Variant[] = r % 2 === 0 ? ['store', 'floor'] : ['floor', 'store'];
+      const [a, b] = [
+        (await measure(order[0]!, n, `${order[0]![0]}${n}r${r}`)).measurement,
+        (await measure(order[1]!, n, `${order[1]![0]}${n}r${r}`)).measurement,
+      ];
+      rounds.push(r % 2 === 0 ? { store: a, floor: b } : { store: b, floor: a });
+    }
+    const ratios = rounds.map((round) => round.store.perSecond / round.floor.perSecond);
+    const { store, floor } = rounds[ratios.indexOf([...ratios].sort((x, y) => x - y)[Math.floor(ratios.length / 2)]!)]!;
+    // Every round's duplicate replays count, not only the median's.
+    const duplicateReplays = rounds.reduce((sum, round) => sum + round.store.replays - POOL, 0);
     rows.push({ n, store, floor });
+    if (ROUNDS > 1) console.log(`${String(n).padStart(7)}  rounds' store ÷ floor: ${ratios.map((x) => `${x.toFixed(2)}×`).join(', ')}`);
     for (const [variant, m] of [
       ['store', store],
       ['floor', floor],
     ] as const) {
-      const duplicates = variant === 'store' ? String(m.replays - POOL) : '-';
+      const duplicates = variant === 'store' ? String(duplicateReplays) : '-';
       console.log(
         `${String(n).padStart(7)}  ${variant.padEnd(7)} ${m.perSecond.toFixed(0).padStart(10)} ${m.p50.toFixed(2).padStart(7)} ${m.p99.toFixed(2).padStart(7)} ` +
           `${duplicates.padStart(18)} ${m.dbCpuPer1000.toFixed(0).padStart(13)} ${m.workerCpuPer1000.toFixed(0).padStart(17)}` +
