@@ -291,17 +291,21 @@ function start<In, Out>(role: string, args: string[]): Handle<In, Out> {
 }
 
 /**
- * PostgreSQL's CPU so far, in ms: utime + stime of every process named `postgres` on this
- * machine, plus the postmaster's cutime + cstime, where the CPU of the backends it has reaped
- * (closed connections) is kept, so the figure never goes down when a pool closes.
+ * PostgreSQL's CPU so far, in ms: utime + stime of the postmaster `root` and its backends (of
+ * every process named `postgres` on this machine when the server is not ours), plus the
+ * postmaster's cutime + cstime, where the CPU of the backends it has reaped (closed
+ * connections) is kept, so the figure never goes down when a pool closes. Other PostgreSQL
+ * servers on a shared machine are not counted.
  */
-function postgresCpuMs(): number {
+function postgresCpuMs(root: number | undefined): number {
   const stats = new Map<number, string[]>();
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const close = stat.lastIndexOf(')');
-      if (stat.slice(stat.indexOf('(') + 1, close) === 'postgres') stats.set(Number(pid), stat.slice(close + 2).split(' '));
+      const fields = stat.slice(close + 2).split(' ');
+      const ours = root === undefined || Number(pid) === root || Number(fields[1]) === root;
+      if (ours && stat.slice(stat.indexOf('(') + 1, close) === 'postgres') stats.set(Number(pid), fields);
     } catch {
       // A process that ended between the listing and the read.
     }
@@ -331,6 +335,12 @@ async function seed(admin: Client, schema: string, prefix: string, count: number
   await admin.query(`ANALYZE "${schema}"."${prefix}suspensions"`);
 }
 
+/**
+ * PostgreSQL's and the workers' CPU per answer: what bounds answers per second when they share
+ * the cores, and less swayed than wall time by other work on a shared machine.
+ */
+const cpuPerAnswer = (m: Measurement) => m.dbCpuPer1000 + m.workerCpuPer1000;
+
 interface Measurement {
   perSecond: number;
   p50: number;
@@ -347,13 +357,13 @@ export async function main(): Promise<void> {
   if (role === '--producer') return producer();
   const embedded: EmbeddedPostgresServer | undefined = process.env.TOOLNEXUS_PG_URL ? undefined : await startEmbeddedPostgres();
   try {
-    await run(process.env.TOOLNEXUS_PG_URL ?? embedded!.url);
+    await run(process.env.TOOLNEXUS_PG_URL ?? embedded!.url, embedded?.pid);
   } finally {
     await embedded?.destroy();
   }
 }
 
-async function run(url: string): Promise<void> {
+async function run(url: string, postmaster: number | undefined): Promise<void> {
   const schema = `fleet_${randomBytes(3).toString('hex')}`;
   const admin = new Client({ connectionString: url });
   await admin.connect();
@@ -382,7 +392,7 @@ async function run(url: string): Promise<void> {
     const active = workers.slice(0, n);
     active.forEach((w) => w.send({ type: 'setup', variant, tablePrefix: prefix, leaseMs: options.leaseMs, ledger: options.ledger }));
     await Promise.all(active.map((w) => w.next()));
-    const dbBefore = postgresCpuMs();
+    const dbBefore = postgresCpuMs(postmaster);
     producerHandle.send({
       type: 'go',
       ports: ports.slice(0, n),
@@ -401,7 +411,7 @@ async function run(url: string): Promise<void> {
         killed = true;
       }
     }
-    const dbCpu = postgresCpuMs() - dbBefore;
+    const dbCpu = postgresCpuMs(postmaster) - dbBefore;
     const living = killed ? active.slice(1) : active;
     living.forEach((w) => w.send({ type: 'report' }));
     const reports = (await Promise.all(living.map((w) => w.next()))) as Array<Extract<FromWorker, { type: 'report' }>>;
@@ -425,7 +435,9 @@ async function run(url: string): Promise<void> {
     return { measurement, prefix };
   };
 
-  console.log('\nworkers  variant  answers/s  p50 ms  p99 ms  duplicate replays  PG CPU ms/1k  worker CPU ms/1k   store ÷ floor');
+  console.log(
+    '\nworkers  variant  answers/s  p50 ms  p99 ms  duplicate replays  PG CPU ms/1k  worker CPU ms/1k   store ÷ floor  CPU floor ÷ store',
+  );
   const rows: Array<{ n: number; store: Measurement; floor: Measurement }> = [];
   for (const n of WORKER_COUNTS) {
     // Store and floor interleaved, ROUNDS times, the order swapped every round: on a machine whose
@@ -453,7 +465,9 @@ async function run(url: string): Promise<void> {
       console.log(
         `${String(n).padStart(7)}  ${variant.padEnd(7)} ${m.perSecond.toFixed(0).padStart(10)} ${m.p50.toFixed(2).padStart(7)} ${m.p99.toFixed(2).padStart(7)} ` +
           `${duplicates.padStart(18)} ${m.dbCpuPer1000.toFixed(0).padStart(13)} ${m.workerCpuPer1000.toFixed(0).padStart(17)}` +
-          (variant === 'floor' ? `   ${(store.perSecond / floor.perSecond).toFixed(2).padStart(12)}×` : ''),
+          (variant === 'floor'
+            ? `   ${(store.perSecond / floor.perSecond).toFixed(2).padStart(12)}×  ${(cpuPerAnswer(floor) / cpuPerAnswer(store)).toFixed(2).padStart(16)}×`
+            : ''),
       );
     }
   }

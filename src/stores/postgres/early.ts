@@ -38,7 +38,7 @@ function claimStatement(table: string): string {
            answered_at = clock.iso, answered_by = $4::json, comment = $5::text
       FROM clock, cur
      WHERE s.id = cur.id AND s.status = 'pending' AND s.kind <> 'authorization'
-       AND s.request::jsonb #> '{data,schema}' IS NULL AND s.request::jsonb #> '{data,quorum}' IS NULL
+       AND s.request #> '{data,schema}' IS NULL AND s.request #> '{data,quorum}' IS NULL
      RETURNING s.fence AS claimed_fence, s.lease_until_ms AS claimed_lease, clock.iso AS claimed_at)
   SELECT cur.*, claimed.* FROM cur LEFT JOIN claimed ON true`;
 }
