@@ -83,6 +83,15 @@ export interface ResolutionSettings {
   content: ContentBound;
 }
 
+/** One answer's attempt at a call: what the claim records and the replay is given, and the call as read. */
+interface Attempt {
+  answer: Answer;
+  ctx: ToolContext | undefined;
+  audit: Audit | undefined;
+  read: SuspendedCall;
+  takeover: Takeover;
+}
+
 const FIRST_POLL_MS = 2;
 const MAX_POLL_MS = 50;
 
@@ -127,8 +136,8 @@ export class Resolution {
       if ('waiting' in signed) return signed.waiting;
       call = signed.call;
     }
-    if (ifClaimed === 'refuse') return this.claimOrRefuse(answer, call, ctx, audit, read, takeover);
-    return this.claimLoop(answer, call, ctx, audit, read, takeover);
+    const attempt: Attempt = { answer, ctx, audit, read, takeover };
+    return ifClaimed === 'refuse' ? this.claimOrRefuse(attempt, call) : this.claimLoop(attempt, call);
   }
 
   /**
@@ -167,7 +176,7 @@ export class Resolution {
     if (settled) return settled;
     const lost = new ClaimLostError(claim.id, claim.fence);
     if (options.ifClaimed === 'refuse') throw lost;
-    return this.claimLoop(answer, claim.call, ctx, audit, read, takeover, lost);
+    return this.claimLoop({ answer, ctx, audit, read, takeover }, claim.call, lost);
   }
 
   /**
@@ -175,15 +184,8 @@ export class Resolution {
    * holds it. `lost`: this resolver's claim was lost during its replay, so it only waits (from a
    * fresh read) for an outcome another holder stores.
    */
-  private async claimLoop(
-    answer: Answer,
-    call: SuspendedCall,
-    ctx: ToolContext | undefined,
-    audit: Audit | undefined,
-    read: SuspendedCall,
-    takeover: Takeover,
-    lost?: ClaimLostError,
-  ): Promise<ToolResult> {
+  private async claimLoop(attempt: Attempt, call: SuspendedCall, lost?: ClaimLostError): Promise<ToolResult> {
+    const { answer, ctx, audit, read, takeover } = attempt;
     const { store, leaseMs, clock } = this.settings;
     const elapsed = monotonicOf(clock);
     const signal = ctx?.signal;
@@ -226,14 +228,8 @@ export class Resolution {
    * One claim, and the store decides: a pending call, or one whose lease lapsed by the store's
    * clock, is this answer's; any other is refused without waiting (nothing is applied).
    */
-  private async claimOrRefuse(
-    answer: Answer,
-    call: SuspendedCall,
-    ctx: ToolContext | undefined,
-    audit: Audit | undefined,
-    read: SuspendedCall,
-    takeover: Takeover,
-  ): Promise<ToolResult> {
+  private async claimOrRefuse(attempt: Attempt, call: SuspendedCall): Promise<ToolResult> {
+    const { answer, ctx, audit, read, takeover } = attempt;
     const { store, leaseMs } = this.settings;
     if (isSettled(call.status)) throw new ClaimHeldError(answer.id);
     this.assertRunnable(answer, call);
