@@ -96,7 +96,8 @@ describe('a refused answer whose early claim a crash left behind', () => {
   it('the recovery loop judges the recorded answer again, refuses it and puts the call back pending: the tool never runs on it', async () => {
     const { survivor, asked, ran } = await setUp('loop_', true);
     const taken = await survivor.recoverLapsed();
-    expect(taken).toEqual([{ id: asked.id, status: 'failed', error: expect.objectContaining({ code: 'TOOLNEXUS_ANSWER_REFUSED' }) }]);
+    expect(taken).toHaveLength(1);
+    expect(taken[0]).toMatchObject({ id: asked.id, status: 'failed', error: { code: 'TOOLNEXUS_ANSWER_REFUSED' } });
     expect(ran).toEqual([]);
     const back = await survivor.get(asked.id);
     expect(back).toMatchObject({ status: 'pending', fence: 2 });
