@@ -8,10 +8,9 @@ import {
   UnknownSuspensionError,
   UnregisteredToolError,
 } from '../errors';
-import { pending, pendingOf } from '../results/helpers';
 import { quorumOf } from './quorum';
 import { editedAnswer, declineQuorum, signQuorum } from './signing';
-import type { Answer, PendingRequest, ToolResult } from '../results/wire';
+import type { Answer, ToolResult } from '../results/wire';
 import { ATTR } from '../telemetry/conventions';
 import { countSuspension, startResolution } from '../telemetry/suspension';
 import type { Telemetry, Tracing } from '../telemetry/telemetry';
@@ -25,16 +24,16 @@ import type { RanCall } from '../toolkit/prepared';
 import type { Toolkit } from '../toolkit/toolkit';
 import type { Audit } from './audit';
 import type { Authority } from './authority';
-import { chainStop, isExpired, requestProblem, refusalOf, refused, type FormatRefusal } from './answers';
+import { isExpired, refusalOf, refused, type FormatRefusal } from './answers';
 import { sameJson, type Binding } from './binding';
 import { LeaseKeeper } from './lease';
 import { isSettled } from './status';
 import type { Claim, Settlement, SuspendedCall, SuspensionStore } from './store';
 import { keptAnswer } from './consumed';
-import { leaseLooksLapsed, sameDecision, storedOutcome } from './outcome';
+import { leaseLooksLapsed, recoveryOf, sameDecision, settlementOf, storedOutcome } from './outcome';
 import { checkInsertable } from './validate';
 import { storable } from './json';
-import { claimedAnswer, claimedAudit, pendingAgain, recoveryRequest, replaysOnTakeover } from './takeover';
+import { claimedAnswer, claimedAudit, pendingAgain, replaysOnTakeover } from './takeover';
 
 /**
  * The call an answer is for, as the caller knows it (an agent run: its transcript's call).
@@ -397,7 +396,7 @@ export class Resolution {
     // tool may have taken effect. The takeover rule (takeover.ts): an idempotent tool runs
     // again with the same idempotency key; any other becomes a `recovery` request.
     if (claim.fence > 1 && !replaysOnTakeover(this.settings.toolkit, call.tool))
-      return this.complete(claim, this.recoveryOf(call, answered), tracing, span);
+      return this.complete(claim, recoveryOf(this.settings, call, answered), tracing, span);
     const keeper = new LeaseKeeper(this.settings.store, claim, this.settings.leaseMs, ctx?.signal, this.settings.clock);
     let ran: RanCall;
     try {
@@ -419,59 +418,7 @@ export class Resolution {
       keeper.stop();
     }
     if (keeper.lost) return undefined;
-    return this.complete(claim, this.settlementOf(call, answered, ran), tracing, span);
-  }
-
-  /**
-   * The taken-over link settled with the rule's `recovery` request as its chain's next link:
-   * approving it replays the tool (the chain still holds the approval), a refusal tells the
-   * model it did not run again.
-   */
-  private recoveryOf(call: SuspendedCall, answer: Answer): Settlement {
-    const outcome = pending(recoveryRequest(call));
-    return { status: 'resolved', outcome, next: this.nextLink(call, answer, pendingOf(outcome) as PendingRequest, undefined) };
-  }
-
-  /** A replay's outcome as the store keeps it: a final result, or the next link of the chain. */
-  private settlementOf(call: SuspendedCall, answer: Answer, { result, traceparent }: RanCall): Settlement {
-    const edits = call.answer?.args;
-    const request = pendingOf(result);
-    // The model is told which arguments ran when they are not the ones it gave (sensitive values redacted).
-    const outcome =
-      edits === undefined || request
-        ? result
-        : {
-            ...result,
-            output: `The approver edited the arguments; the call ran with ${JSON.stringify(this.settings.toolkit.redact(call.tool, edits))}.\n${result.output}`,
-          };
-    if (!request) return { status: 'resolved', outcome };
-    const chain = call.chain ?? [];
-    // Before anything walks it: a request with a cycle is a failure, not a stack overflow.
-    const bad = requestProblem(request);
-    if (bad) return { status: 'resolved', outcome: { output: bad, isError: true } };
-    const stop = chainStop(call.request, request, chain.length + 1, this.settings.maxChain);
-    if (stop) return { status: 'resolved', outcome: stop };
-    return { status: 'resolved', outcome, next: this.nextLink(call, answer, request, traceparent) };
-  }
-
-  /** The chain's next link after `call`, answered by `answer`: a new pending call asking `request`. */
-  private nextLink(call: SuspendedCall, answer: Answer, request: PendingRequest, traceparent: string | undefined): SuspendedCall {
-    const chain = call.chain ?? [];
-    const next: SuspendedCall = {
-      request,
-      tool: call.tool,
-      args: call.answer?.args ?? call.args,
-      status: 'pending',
-      createdAt: new Date(this.settings.clock.now()).toISOString(),
-      chain: [...chain, { request: call.request, answer: keptAnswer(call.request, answer) }],
-    };
-    if (call.callId !== undefined) next.callId = call.callId;
-    if (call.runId !== undefined) next.runId = call.runId;
-    if (call.requestedBy !== undefined) next.requestedBy = { ...call.requestedBy };
-    if (call.session !== undefined) next.session = call.session;
-    // The next link's resolution links to the replay that asked it.
-    if (traceparent !== undefined) next.traceparent = traceparent;
-    return this.settings.binding.seal(next);
+    return this.complete(claim, settlementOf(this.settings, call, answered, ran), tracing, span);
   }
 
   private async complete(
