@@ -257,7 +257,8 @@ export class ResumeCoordinator {
    * (or `checkAnswer` under a cap no larger) made: `data` must be plain JSON, nested at most 32 deep,
    * without own `__proto__`/`constructor`/`prototype` keys, and at most `maxAnswerBytes` as JSON;
    * the copy, not the object given, is what the store keeps and the replay sees. The stored call
-   * is read once before the claim, or not at all when the answer carries it ({@link read}).
+   * is read once, before the claim or with it (a store's early claim, judged right after and given
+   * back as it was when refused), or not at all when the answer carries it ({@link read}).
    *
    * The `audit` (who answered, their comment) is recorded with the answer, in the same store write as the claim, with the
    * store's instant: `answeredBy`, `answeredAt` and `comment` of the call (docs/operating.md,
@@ -287,15 +288,11 @@ export class ResumeCoordinator {
     const recorded = keepSystemMark(audit, audit === undefined ? undefined : checkedAudit(audit, 'resolve'));
     // An aborted caller must not spend the answer: the call stays as it is for a later resolve.
     ctx?.signal?.throwIfAborted();
-    let call: SuspendedCall | undefined;
-    let given: Answer = checked;
-    if (isAnswerWithCall(checked, this.store)) {
-      call = storedCallOf(checked);
-      given = { ...checked }; // the replay is given the answer, not the read it carried
-    } else {
-      call = await this.store.get(checked.id);
-    }
-    return this.resolution.checkAndClaim(withCommentAsReason(given, recorded?.comment), call, ctx, recorded, expected, options);
+    if (!isAnswerWithCall(checked, this.store))
+      return this.resolution.readAndClaim(withCommentAsReason(checked, recorded?.comment), ctx, recorded, expected, options);
+    // The replay is given the answer, not the read it carried.
+    const given = withCommentAsReason({ ...checked }, recorded?.comment);
+    return this.resolution.checkAndClaim(given, storedCallOf(checked), ctx, recorded, expected, options);
   }
 
   /**

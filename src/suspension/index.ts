@@ -28,6 +28,7 @@ export type {
   SuspensionFilter,
   AnsweredRequest,
   Claim,
+  EarlyClaim,
   Settlement,
 } from './store';
 export { redactCall } from './redact';

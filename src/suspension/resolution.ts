@@ -1,17 +1,16 @@
 import type { ContentBound } from './content';
 import {
   AlreadyResolvedError,
+  AnswerRefusedError,
   ClaimHeldError,
   ClaimLostError,
-  StoreError,
   SuspensionMismatchError,
   UnknownSuspensionError,
   UnregisteredToolError,
 } from '../errors';
-import { pending, pendingOf } from '../results/helpers';
 import { quorumOf } from './quorum';
 import { editedAnswer, declineQuorum, signQuorum } from './signing';
-import type { Answer, PendingRequest, ToolResult } from '../results/wire';
+import type { Answer, ToolResult } from '../results/wire';
 import { ATTR } from '../telemetry/conventions';
 import { countSuspension, startResolution } from '../telemetry/suspension';
 import type { Telemetry, Tracing } from '../telemetry/telemetry';
@@ -25,15 +24,16 @@ import type { RanCall } from '../toolkit/prepared';
 import type { Toolkit } from '../toolkit/toolkit';
 import type { Audit } from './audit';
 import type { Authority } from './authority';
-import { chainStop, isExpired, requestProblem, refusalOf, refused, type FormatRefusal } from './answers';
+import { isExpired, refusalOf, refused, type FormatRefusal } from './answers';
 import { sameJson, type Binding } from './binding';
 import { LeaseKeeper } from './lease';
 import { isSettled } from './status';
 import type { Claim, Settlement, SuspendedCall, SuspensionStore } from './store';
 import { keptAnswer } from './consumed';
+import { leaseLooksLapsed, recoveryOf, sameDecision, settlementOf, storedOutcome } from './outcome';
 import { checkInsertable } from './validate';
 import { storable } from './json';
-import { claimedAnswer, claimedAudit, recoveryRequest, replaysOnTakeover } from './takeover';
+import { claimedAnswer, claimedAudit, pendingAgain, replaysOnTakeover } from './takeover';
 
 /**
  * The call an answer is for, as the caller knows it (an agent run: its transcript's call).
@@ -82,6 +82,14 @@ export interface ResolutionSettings {
   content: ContentBound;
 }
 
+/** One answer's attempt at a call: what the claim records and the replay is given, and the call as read. */
+interface Attempt {
+  answer: Answer;
+  ctx: ToolContext | undefined;
+  audit: Audit | undefined;
+  read: SuspendedCall;
+}
+
 const FIRST_POLL_MS = 2;
 const MAX_POLL_MS = 50;
 
@@ -107,9 +115,6 @@ export class Resolution {
     expected?: ExpectedCall,
     { ifClaimed = 'wait' }: ResolveOptions = {},
   ): Promise<ToolResult> {
-    const { store, leaseMs, toolkit, clock } = this.settings;
-    const elapsed = monotonicOf(clock);
-    const signal = ctx?.signal;
     if (!read) throw new UnknownSuspensionError(answer.id);
     let call = read;
     await this.check(read, expected);
@@ -129,11 +134,72 @@ export class Resolution {
       if ('waiting' in signed) return signed.waiting;
       call = signed.call;
     }
-    let lost: ClaimLostError | undefined;
+    const attempt: Attempt = { answer, ctx, audit, read };
+    return ifClaimed === 'refuse' ? this.claimOrRefuse(attempt, call) : this.claimLoop(attempt, call);
+  }
+
+  /**
+   * `resolve`'s path when the answer carries no read. With a store that claims early, the read
+   * and the claim are one statement (one round trip fewer: docs/performance.md), the checks of
+   * {@link checkAndClaim} judge the call as read right after, and the claim of an answer they
+   * refuse is given back as it was read: a refused answer changes nothing (docs/who-may-answer.md).
+   * Otherwise, and for an edit (checked by the tool's DTO before anything is written), the call is
+   * read, then checked and claimed.
+   */
+  async readAndClaim(
+    answer: Answer,
+    ctx: ToolContext | undefined,
+    audit?: Audit,
+    expected?: ExpectedCall,
+    options: ResolveOptions = {},
+  ): Promise<ToolResult> {
+    const { store, leaseMs } = this.settings;
+    if (answer.args !== undefined || !store.claimEarly || !store.restoreClaim)
+      return this.checkAndClaim(answer, await store.get(answer.id), ctx, audit, expected, options);
+    const early = await store.claimEarly(answer.id, answer, leaseMs, audit);
+    if (!early?.claim) return this.checkAndClaim(answer, early?.read, ctx, audit, expected, options);
+    const { read, claim } = early;
+    try {
+      // What checkAndClaim checks before a claim of a pending call (no edit, no quorum: the store claimed neither).
+      await this.check(read, expected);
+      await this.settings.authority.judge(read, answer, audit);
+      this.assertRunnable(answer, read);
+      ctx?.signal?.throwIfAborted();
+    } catch (error) {
+      await store.restoreClaim(claim, read);
+      throw error;
+    }
+    // An early claim only claims a pending call: never a takeover, so expiry is judged at this claim.
+    const settled = await this.finish(claim, answer, ctx, read, undefined);
+    if (settled) return settled;
+    const lost = new ClaimLostError(claim.id, claim.fence);
+    if (options.ifClaimed === 'refuse') throw lost;
+    return this.claimLoop({ answer, ctx, audit, read }, claim.call, lost);
+  }
+
+  /**
+   * Claims the call and replays it, or returns the outcome it settled with, or waits for whoever
+   * holds it. `lost`: this resolver's claim was lost during its replay, so it only waits (from a
+   * fresh read) for an outcome another holder stores.
+   */
+  private async claimLoop(attempt: Attempt, call: SuspendedCall, lost?: ClaimLostError): Promise<ToolResult> {
+    const { answer, ctx } = attempt;
+    const { store, leaseMs, clock } = this.settings;
+    const elapsed = monotonicOf(clock);
+    const signal = ctx?.signal;
     let pause = FIRST_POLL_MS;
     let lastTry = Number.NEGATIVE_INFINITY;
-    if (ifClaimed === 'refuse') return this.claimOrRefuse(answer, call, ctx, audit, read);
-    for (;;) {
+    // A lost claim's row is stale: the loop then reads it again before it decides anything.
+    for (let stale = lost !== undefined; ; stale = true) {
+      if (stale) {
+        // Polls on real time, whatever the clock: it waits for another holder's real I/O.
+        await sleep(pause, signal).catch(() => undefined);
+        pause = Math.min(pause * 2, MAX_POLL_MS);
+        signal?.throwIfAborted();
+        const next = await store.get(answer.id);
+        if (!next) throw new UnknownSuspensionError(answer.id);
+        call = next;
+      }
       if (isSettled(call.status)) return storedOutcome(call, answer);
       // The local clock only hints that a lease lapsed; the store's claim decides. A process
       // whose clock runs behind still tries twice a lease, so it never waits forever on a dead holder.
@@ -142,21 +208,13 @@ export class Resolution {
         // This resolver's replay lost the claim; it never claims again, and nobody holds it now.
         if (call.status === 'pending' || leaseLooksLapsed(call, clock)) throw lost;
       } else if (mayClaim) {
-        if (answer.ok && !isExpired(call.request, new Date(clock.now())) && !toolkit.has(call.tool))
-          throw new UnregisteredToolError(answer.id, call.tool);
+        this.assertRunnable(answer, call);
         signal?.throwIfAborted();
         lastTry = elapsed();
-        const won = await this.claimFor(answer, call, ctx, audit, read);
+        const won = await this.claimFor(attempt, call);
         if (won && 'settled' in won) return won.settled;
         if (won) lost = won.lost;
       }
-      // Polls on real time, whatever the clock: it waits for another holder's real I/O.
-      await sleep(pause, signal).catch(() => undefined);
-      pause = Math.min(pause * 2, MAX_POLL_MS);
-      signal?.throwIfAborted();
-      const next = await store.get(answer.id);
-      if (!next) throw new UnknownSuspensionError(answer.id);
-      call = next;
     }
   }
 
@@ -164,19 +222,12 @@ export class Resolution {
    * One claim, and the store decides: a pending call, or one whose lease lapsed by the store's
    * clock, is this answer's; any other is refused without waiting (nothing is applied).
    */
-  private async claimOrRefuse(
-    answer: Answer,
-    call: SuspendedCall,
-    ctx: ToolContext | undefined,
-    audit: Audit | undefined,
-    read: SuspendedCall,
-  ): Promise<ToolResult> {
-    const { toolkit, clock } = this.settings;
+  private async claimOrRefuse(attempt: Attempt, call: SuspendedCall): Promise<ToolResult> {
+    const { answer, ctx } = attempt;
     if (isSettled(call.status)) throw new ClaimHeldError(answer.id);
-    if (answer.ok && !isExpired(call.request, new Date(clock.now())) && !toolkit.has(call.tool))
-      throw new UnregisteredToolError(answer.id, call.tool);
+    this.assertRunnable(answer, call);
     ctx?.signal?.throwIfAborted();
-    const won = await this.claimFor(answer, call, ctx, audit, read);
+    const won = await this.claimFor(attempt, call);
     if (!won) throw new ClaimHeldError(answer.id);
     if ('lost' in won) throw won.lost;
     return won.settled;
@@ -187,15 +238,12 @@ export class Resolution {
    * holder's lease lapsed) is taken over with the answer its holder's claim recorded, never
    * this one (docs/suspension.md, "After a crash: the takeover rule"): that decision may have
    * taken effect, so every door continues it the same way, and an answer that contradicts it
-   * is refused once it is settled. `undefined`: the store gave the claim to nobody here.
+   * is refused once it is settled. A recorded answer the takeover's judgement refuses is given
+   * back instead ({@link refusedTakeover}), and this answer, judged already, claims the call.
+   * `undefined`: the store gave the claim to nobody here.
    */
-  private async claimFor(
-    answer: Answer,
-    call: SuspendedCall,
-    ctx: ToolContext | undefined,
-    audit: Audit | undefined,
-    read: SuspendedCall,
-  ): Promise<{ settled: ToolResult } | { lost: ClaimLostError } | undefined> {
+  private async claimFor(attempt: Attempt, call: SuspendedCall): Promise<{ settled: ToolResult } | { lost: ClaimLostError } | undefined> {
+    const { answer, ctx, audit, read } = attempt;
     const { store, leaseMs } = this.settings;
     const claimed = claimedAnswer(call);
     // The store keeps the answer without what the replay consumes (a login's code): see consumed.ts.
@@ -204,6 +252,7 @@ export class Resolution {
       ? await store.claim(answer.id, claimed, leaseMs, claimedAudit(call))
       : await store.claim(answer.id, kept, leaseMs, audit);
     if (!claim) return undefined;
+    if (claimed && (await this.refusedTakeover(claim, claimed))) return this.claimFor(attempt, pendingAgain(claim.call));
     // The given answer carries what the store does not keep (consumed fields): it runs when it is the same decision.
     const agrees = !claimed || sameDecision(kept, claimed);
     const settled = await this.finish(claim, agrees ? answer : claimed, ctx, read, claimed?.ok ? call.answeredAt : undefined);
@@ -215,9 +264,11 @@ export class Resolution {
   /**
    * The recovery loop's step for one call (`ResumeCoordinator.recoverLapsed`): a `resolving`
    * call whose holder's lease lapsed is taken over with the answer that holder's claim recorded,
-   * under the takeover rule, with no new answer and so no new judgement (that answer was judged
-   * when it was given). `undefined` when the store gives the claim to nobody here (a live
-   * holder, or another process took it first), or this process does not register the tool.
+   * under the takeover rule, with no new answer. `undefined` when the store gives the claim to
+   * nobody here (a live holder, or another process took it first), or this process does not
+   * register the tool.
+   * @throws {@link AnswerRefusedError} the recorded answer is refused by its judgement at the
+   * takeover ({@link refusedTakeover}): the call is `pending` again, and nothing ran.
    */
   async takeOver(read: SuspendedCall, ctx: ToolContext | undefined): Promise<ToolResult | undefined> {
     const claimed = claimedAnswer(read);
@@ -226,7 +277,38 @@ export class Resolution {
     if (problem) throw new SuspensionMismatchError(read.request.id, problem);
     const claim = await this.settings.store.claim(read.request.id, claimed, this.settings.leaseMs, claimedAudit(read));
     if (!claim) return undefined;
+    const refusal = await this.refusedTakeover(claim, claimed);
+    if (refusal) throw refusal;
     return this.finish(claim, claimed, ctx, read, claimed.ok ? read.answeredAt : undefined);
+  }
+
+  /**
+   * A takeover's judgement of the answer it would continue (docs/who-may-answer.md, "A crash
+   * under an early claim"). On a store that claims early, a claim may record an answer before it
+   * is judged: a holder that died before giving a refused answer's claim back left that answer
+   * recorded. So the recorded answer is judged again, with the recorded audit, on the row this
+   * takeover claimed; refused, the call is given back `pending` ({@link pendingAgain}) and the
+   * refusal returned: nothing runs on it. Stores without an early claim record only judged answers.
+   */
+  private async refusedTakeover(claim: Claim, claimed: Answer): Promise<AnswerRefusedError | undefined> {
+    const { store, authority } = this.settings;
+    if (!store.restoreClaim) return undefined;
+    try {
+      await authority.judge(claim.call, claimed, claimedAudit(claim.call));
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof AnswerRefusedError)) throw error;
+      // A crash before this restore leaves the claim to the next takeover, which judges it again.
+      await store.restoreClaim(claim, pendingAgain(claim.call));
+      return error;
+    }
+  }
+
+  /** An approval of a call whose tool this process lacks is refused before the claim (nothing changes). */
+  private assertRunnable(answer: Answer, call: SuspendedCall): void {
+    const { toolkit, clock } = this.settings;
+    if (answer.ok && !isExpired(call.request, new Date(clock.now())) && !toolkit.has(call.tool))
+      throw new UnregisteredToolError(answer.id, call.tool);
   }
 
   /**
@@ -314,7 +396,7 @@ export class Resolution {
     // tool may have taken effect. The takeover rule (takeover.ts): an idempotent tool runs
     // again with the same idempotency key; any other becomes a `recovery` request.
     if (claim.fence > 1 && !replaysOnTakeover(this.settings.toolkit, call.tool))
-      return this.complete(claim, this.recoveryOf(call, answered), tracing, span);
+      return this.complete(claim, recoveryOf(this.settings, call, answered), tracing, span);
     const keeper = new LeaseKeeper(this.settings.store, claim, this.settings.leaseMs, ctx?.signal, this.settings.clock);
     let ran: RanCall;
     try {
@@ -336,59 +418,7 @@ export class Resolution {
       keeper.stop();
     }
     if (keeper.lost) return undefined;
-    return this.complete(claim, this.settlementOf(call, answered, ran), tracing, span);
-  }
-
-  /**
-   * The taken-over link settled with the rule's `recovery` request as its chain's next link:
-   * approving it replays the tool (the chain still holds the approval), a refusal tells the
-   * model it did not run again.
-   */
-  private recoveryOf(call: SuspendedCall, answer: Answer): Settlement {
-    const outcome = pending(recoveryRequest(call));
-    return { status: 'resolved', outcome, next: this.nextLink(call, answer, pendingOf(outcome) as PendingRequest, undefined) };
-  }
-
-  /** A replay's outcome as the store keeps it: a final result, or the next link of the chain. */
-  private settlementOf(call: SuspendedCall, answer: Answer, { result, traceparent }: RanCall): Settlement {
-    const edits = call.answer?.args;
-    const request = pendingOf(result);
-    // The model is told which arguments ran when they are not the ones it gave (sensitive values redacted).
-    const outcome =
-      edits === undefined || request
-        ? result
-        : {
-            ...result,
-            output: `The approver edited the arguments; the call ran with ${JSON.stringify(this.settings.toolkit.redact(call.tool, edits))}.\n${result.output}`,
-          };
-    if (!request) return { status: 'resolved', outcome };
-    const chain = call.chain ?? [];
-    // Before anything walks it: a request with a cycle is a failure, not a stack overflow.
-    const bad = requestProblem(request);
-    if (bad) return { status: 'resolved', outcome: { output: bad, isError: true } };
-    const stop = chainStop(call.request, request, chain.length + 1, this.settings.maxChain);
-    if (stop) return { status: 'resolved', outcome: stop };
-    return { status: 'resolved', outcome, next: this.nextLink(call, answer, request, traceparent) };
-  }
-
-  /** The chain's next link after `call`, answered by `answer`: a new pending call asking `request`. */
-  private nextLink(call: SuspendedCall, answer: Answer, request: PendingRequest, traceparent: string | undefined): SuspendedCall {
-    const chain = call.chain ?? [];
-    const next: SuspendedCall = {
-      request,
-      tool: call.tool,
-      args: call.answer?.args ?? call.args,
-      status: 'pending',
-      createdAt: new Date(this.settings.clock.now()).toISOString(),
-      chain: [...chain, { request: call.request, answer: keptAnswer(call.request, answer) }],
-    };
-    if (call.callId !== undefined) next.callId = call.callId;
-    if (call.runId !== undefined) next.runId = call.runId;
-    if (call.requestedBy !== undefined) next.requestedBy = { ...call.requestedBy };
-    if (call.session !== undefined) next.session = call.session;
-    // The next link's resolution links to the replay that asked it.
-    if (traceparent !== undefined) next.traceparent = traceparent;
-    return this.settings.binding.seal(next);
+    return this.complete(claim, settlementOf(this.settings, call, answered, ran), tracing, span);
   }
 
   private async complete(
@@ -410,27 +440,4 @@ export class Resolution {
     this.settings.onSettled?.(claim, stored);
     return stored.outcome;
   }
-}
-
-/** The outcome a settled call gives `answer`, or an AlreadyResolvedError when the answer would have produced another. */
-function storedOutcome(call: SuspendedCall, answer: Answer): ToolResult {
-  const outcome = call.outcome;
-  if (!outcome) throw new StoreError(`suspension ${call.request.id} is ${call.status} but has no stored outcome`);
-  if (call.status === 'expired') return outcome; // any answer meets the same expiry
-  const ranTool = call.status === 'resolved';
-  // Compared as kept: a consumed field is not stored, so it cannot tell two answers apart.
-  if (answer.ok !== ranTool || (ranTool && !sameDecision(keptAnswer(call.request, answer), call.answer))) {
-    throw new AlreadyResolvedError(call.request.id, call.status, call.runId);
-  }
-  return outcome;
-}
-
-/** Whether two answers, both as the store keeps them, decide the same: same `ok`, and for an approval the same data and edits. */
-function sameDecision(given: Answer, stored: Answer | undefined): boolean {
-  if (given.ok !== (stored?.ok ?? false)) return false;
-  return !given.ok || (sameJson(given.data, stored?.data) && sameJson(given.args, stored?.args));
-}
-
-function leaseLooksLapsed(call: SuspendedCall, clock: Clock): boolean {
-  return call.status === 'resolving' && (call.leaseUntil === undefined || Date.parse(call.leaseUntil) < clock.now());
 }

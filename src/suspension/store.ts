@@ -90,6 +90,17 @@ export interface Claim {
   at: string;
 }
 
+/**
+ * What {@link SuspensionStore.claimEarly} found: the call as it was before this statement, and
+ * the claim when it made one (docs/design.md, glossary: "early claim").
+ */
+export interface EarlyClaim {
+  /** The call as read, before any claim: what the checks and the answer policy judge. */
+  read: SuspendedCall;
+  /** The claim, when the call was `pending` and its request is one an early claim may take. */
+  claim?: Claim;
+}
+
 /** How a claimed call ends: its status and outcome, and, when its replay asked something new, the next link. */
 export interface Settlement {
   status: SettledStatus;
@@ -142,6 +153,23 @@ export interface SuspensionStore {
    * records nothing.
    */
   claim(id: string, answer: Answer, leaseMs: number, audit?: Audit): Promise<Claim | undefined>;
+  /**
+   * Reads a call and, in the same atomic step, claims it as {@link claim} would (recording the
+   * answer and the audit) when it is `pending` and its request is one whose answer is kept as
+   * given and claims alone: not of kind `authorization`, and without `data.schema` or
+   * `data.quorum` (an answer to those may carry consumed fields or be a signature, so the
+   * coordinator reads and judges first). Never takes over a lapsed lease. `undefined` when the
+   * call is unknown. The coordinator judges the read call right after, and gives back a claim
+   * it refuses with {@link restoreClaim}: one round trip fewer for an answer (docs/performance.md).
+   * Optional, with `restoreClaim`: without them the coordinator reads, judges, then claims.
+   */
+  claimEarly?(id: string, answer: Answer, leaseMs: number, audit?: Audit): Promise<EarlyClaim | undefined>;
+  /**
+   * Puts a call an early claim took back as `read` had it (status, answer, fencing number, lease,
+   * `updatedAt` and the audit fields), so a refused answer leaves it as it was. Returns false (and
+   * changes nothing) when `claim` no longer holds the call.
+   */
+  restoreClaim?(claim: Claim, read: SuspendedCall): Promise<boolean>;
   /**
    * Extends the claim's lease to `leaseMs` from the store's now. Returns false (and changes
    * nothing) when the claim's fencing number is no longer the call's, or the call is no

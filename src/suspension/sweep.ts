@@ -18,7 +18,7 @@ export interface SweepResult {
 export type LapsedTakeover =
   /** Taken over here under the takeover rule: its outcome (an idempotent tool's replay, or the `recovery` request's pending result). */
   | { id: string; runId?: string; status: 'taken'; outcome: ToolResult }
-  /** The takeover failed (the row does not match its binding, the store failed): the call stays as it was. */
+  /** The takeover failed (the row does not match its binding, the store failed: the call stays as it was; or, on a store that claims early, the recorded answer was refused when judged again: the call is `pending` again, nothing ran). */
   | { id: string; runId?: string; status: 'failed'; error: Error };
 
 /** Options of `ResumeCoordinator.recoverLapsed`. */

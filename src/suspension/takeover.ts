@@ -59,3 +59,19 @@ export function claimedAudit(call: SuspendedCall): Audit {
   if (call.comment !== undefined) audit.comment = call.comment;
   return audit;
 }
+
+/**
+ * The call a takeover gives back when its judgement refuses the recorded answer
+ * (`Resolution.refusedTakeover`): `pending` again, without that answer, its audit or a lease.
+ * Its fencing number stays the takeover's, so whoever answers next claims it as a takeover and
+ * the rule above applies: the dead holder may have judged the answer allowed and run the tool.
+ */
+export function pendingAgain(claimed: SuspendedCall): SuspendedCall {
+  const call: SuspendedCall = { ...claimed, status: 'pending' };
+  delete call.answer;
+  delete call.answeredAt;
+  delete call.answeredBy;
+  delete call.comment;
+  delete call.leaseUntil;
+  return call;
+}

@@ -136,6 +136,7 @@ const EXPECTED: Record<string, string[]> = {
     'type ClockTimer',
     'type ContentOptions',
     'type ContentStore',
+    'type EarlyClaim',
     'type ExecuteOptions',
     'type ExpectedCall',
     'type FileContentStoreOptions',

@@ -103,7 +103,7 @@ describe('PostgresStore when the database goes away', () => {
 
     const failed = await t.approve(first).catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(StoreUnavailableError);
-    expect((failed as Error).message).toMatch(UNAVAILABLE(`get of suspension ${first}`));
+    expect((failed as Error).message).toMatch(UNAVAILABLE(`early claim of suspension ${first}`));
     const notRecorded = await t.coordinator.execute('ship', { order: 'late' }).catch((e: unknown) => e);
     expect(notRecorded).toBeInstanceOf(StoreUnavailableError);
     expect((notRecorded as Error).message).toMatch(/^PostgreSQL was unavailable during the insert of suspension pnd-/);

@@ -3,7 +3,7 @@
  * TOOLNEXUS_PG_URL, by default the embedded server jest's global setup starts; never skipped).
  */
 import { Pool } from 'pg';
-import { InvalidArgumentError, Toolkit, defineTool, pending, success } from 'toolnexus-ts';
+import { InvalidArgumentError, Toolkit, defineTool, pending, pendingOf, success } from 'toolnexus-ts';
 import { StoreError, ResumeCoordinator, StoreUnavailableError, type SuspendedCall, type Claim } from 'toolnexus-ts/suspension';
 import { POSTGRES_STORE_SCHEMA_VERSION, PostgresStore } from 'toolnexus-ts/postgres';
 import { runStoreConformance } from 'toolnexus-ts/testing';
@@ -583,5 +583,70 @@ describe('PostgresStore prepared statements', () => {
     expect(() => new PostgresStore({ connectionString: url, preparedStatements: 'yes' as unknown as boolean })).toThrow(
       'PostgresStore: preparedStatements must be true or false, got yes',
     );
+  });
+});
+
+describe('PostgresStore early claim (docs/performance.md, "A fleet on one PostgreSQL")', () => {
+  const approve = defineTool({
+    name: 'approve',
+    description: 'Runs once approved',
+    run: (_args, ctx) => (ctx?.answer ? success('approved') : pending({ kind: 'approval', prompt: 'Approve?' })),
+  });
+
+  it('settles an answer in two statements, each prepared: the read with the claim, then the settlement', async () => {
+    const pool = new Pool({ connectionString: url, max: 1 });
+    const store = new PostgresStore({ pool, schema, tablePrefix: 'early2_' });
+    try {
+      const coordinator = new ResumeCoordinator({ toolkit: new Toolkit().register(approve), store });
+      const id = pendingOf(await coordinator.execute('approve', {}))!.id;
+      const queries = jest.spyOn(pool, 'query');
+      expect(await coordinator.resolve({ id, ok: true })).toEqual({ output: 'approved', isError: false });
+      const sent = queries.mock.calls.map(([config]) => config as unknown as { name?: string; text: string });
+      queries.mockRestore();
+      expect(sent).toHaveLength(2);
+      expect(sent.map((config) => config.name)).toEqual([expect.stringMatching(/^toolnexus_/), expect.stringMatching(/^toolnexus_/)]);
+      expect(sent[0]!.text).toMatch(/FOR UPDATE/);
+      expect(await store.get(id)).toMatchObject({ status: 'resolved', fence: 1 });
+    } finally {
+      await store.close();
+      await pool.end();
+    }
+  });
+
+  it('leaves the row of a refused answer as it was, column for column: status, fence, lease, updated_at and the audit', async () => {
+    const store = new PostgresStore({ connectionString: url, schema, tablePrefix: 'early3_' });
+    const policy = ({ principal }: { principal: { id: string } }) =>
+      principal.id.startsWith('ops:') ? ('allow' as const) : { deny: 'ops only' };
+    const coordinator = new ResumeCoordinator({ toolkit: new Toolkit().register(approve), store, policy });
+    const elsewhere = new ResumeCoordinator({ toolkit: new Toolkit(), store, policy });
+    const rowText = async (id: string) =>
+      (await sqlRow<{ row: string }>(url, `SELECT row_to_json(t)::text AS row FROM "${schema}".early3_suspensions t WHERE id = $1`, [id]))
+        .row;
+    try {
+      const id = pendingOf(await coordinator.execute('approve', {}, undefined, { principal: { id: 'ops:ann' } }))!.id;
+      const before = await rowText(id);
+      expect(JSON.parse(before)).toMatchObject({ status: 'pending', fence: null, lease_until_ms: null, answered_by: null });
+      await expect(coordinator.resolve({ id, ok: true }, undefined, { by: { id: 'dev:eve' }, comment: 'me' })).rejects.toMatchObject({
+        code: 'TOOLNEXUS_ANSWER_REFUSED',
+      });
+      expect(await rowText(id)).toBe(before);
+      // Separation of duties: the principal the call was requested for.
+      await expect(coordinator.resolve({ id, ok: true }, undefined, { by: { id: 'ops:ann' } })).rejects.toMatchObject({
+        code: 'TOOLNEXUS_ANSWER_REFUSED',
+      });
+      expect(await rowText(id)).toBe(before);
+      // Allowed, but this process lacks the tool.
+      await expect(elsewhere.resolve({ id, ok: true }, undefined, { by: { id: 'ops:bob' } })).rejects.toMatchObject({
+        code: 'TOOLNEXUS_UNREGISTERED_TOOL',
+      });
+      expect(await rowText(id)).toBe(before);
+      expect(await coordinator.resolve({ id, ok: true }, undefined, { by: { id: 'ops:bob' } })).toEqual({
+        output: 'approved',
+        isError: false,
+      });
+      expect(JSON.parse(await rowText(id))).toMatchObject({ status: 'resolved', fence: 1, answered_by: { id: 'ops:bob' } });
+    } finally {
+      await store.close();
+    }
   });
 });

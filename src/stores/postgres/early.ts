@@ -1,0 +1,111 @@
+import type { Answer } from '../../results/wire';
+import type { Audit } from '../../suspension/audit';
+import { toJson } from '../../suspension/json';
+import type { Claim, EarlyClaim, SuspendedCall } from '../../suspension/store';
+import { callOf, rowOf, type SuspensionRow } from '../rows';
+import { CLOCK, SUSPENSION_COLUMNS } from './columns';
+import type { PostgresQuery } from './sessions';
+
+/*
+ * The early claim of the PostgreSQL store (docs/design.md, glossary: "early claim"): the read
+ * and the claim of an answer in one statement, so a resolve is two round trips (this and the
+ * settle) instead of three. The coordinator judges the call as read right after; a claim it
+ * refuses is put back by {@link restoreStatement}.
+ */
+
+/** What the early claim statement returns: the row as it was, and the claim's columns when it claimed. */
+interface EarlyRow extends SuspensionRow {
+  claimed_fence: number | string | null;
+  claimed_lease: number | string | null;
+  claimed_at: string | null;
+}
+
+/**
+ * The row is locked first (`cur`), so what it returns is the latest committed row and nothing
+ * changes it before the `UPDATE` that depends on it; under READ COMMITTED a concurrent claimer
+ * waits for this statement to commit and then finds the row `resolving`. Only a `pending` call
+ * whose request keeps its answer as given is claimed: not a login (`authorization`), no
+ * `data.schema` (a `writeOnly` field is consumed, never stored) and no `data.quorum` (an
+ * approval is a signature first): the same rule as `SuspensionStore.claimEarly`.
+ */
+function claimStatement(table: string): string {
+  return `WITH ${CLOCK},
+  cur AS (SELECT ${SUSPENSION_COLUMNS} FROM ${table} WHERE id = $1 FOR UPDATE),
+  claimed AS (
+    UPDATE ${table} AS s
+       SET status = 'resolving', answer = $2::json, fence = COALESCE(s.fence, 0) + 1,
+           lease_until_ms = clock.ms + $3::bigint, updated_at = clock.iso,
+           answered_at = clock.iso, answered_by = $4::json, comment = $5::text
+      FROM clock, cur
+     WHERE s.id = cur.id AND s.status = 'pending' AND s.kind <> 'authorization'
+       AND s.request #> '{data,schema}' IS NULL AND s.request #> '{data,quorum}' IS NULL
+     RETURNING s.fence AS claimed_fence, s.lease_until_ms AS claimed_lease, clock.iso AS claimed_at)
+  SELECT cur.*, claimed.* FROM cur LEFT JOIN claimed ON true`;
+}
+
+/** Reads `id` and claims it when it may be claimed early: see `SuspensionStore.claimEarly`. */
+export async function claimEarly(
+  table: string,
+  query: PostgresQuery,
+  id: string,
+  answer: Answer,
+  leaseMs: number,
+  audit?: Audit,
+): Promise<EarlyClaim | undefined> {
+  const answerJson = toJson(answer, `the answer to ${id}`);
+  const byJson = audit?.by === undefined ? null : toJson(audit.by, `the principal who answered ${id}`);
+  const result = await query<EarlyRow>(`early claim of suspension ${id}`, claimStatement(table), [
+    id,
+    answerJson,
+    Math.ceil(leaseMs),
+    byJson,
+    audit?.comment ?? null,
+  ]);
+  const row = result.rows[0];
+  if (!row) return undefined;
+  const { claimed_fence: fence, claimed_lease: lease, claimed_at: at, ...before } = row;
+  const read = callOf(before);
+  if (fence === null || at === null) return { read };
+  // The claimed row is the row read with what the UPDATE set: no second copy comes back over the wire.
+  const claimed: SuspensionRow = {
+    ...before,
+    status: 'resolving',
+    answer: answerJson,
+    fence,
+    lease_until_ms: lease,
+    updated_at: at,
+    answered_at: at,
+    answered_by: byJson,
+    comment: audit?.comment ?? null,
+  };
+  const call = callOf(claimed);
+  return { read, claim: { id, fence: call.fence as number, call, at } };
+}
+
+/** The statement that puts back what an early claim set, while that claim still holds the call. */
+function restoreStatement(table: string): string {
+  return `UPDATE ${table}
+      SET status = $3, answer = $4::json, fence = $5::integer, lease_until_ms = $6::bigint, updated_at = $7::text,
+          answered_at = $8::text, answered_by = $9::json, comment = $10::text
+    WHERE id = $1 AND status = 'resolving' AND fence = $2`;
+}
+
+/** The statement and values that give a refused early claim back: see `SuspensionStore.restoreClaim`. */
+export function restoreQuery(table: string, claim: Claim, read: SuspendedCall): { text: string; values: unknown[] } {
+  const row = rowOf(read);
+  return {
+    text: restoreStatement(table),
+    values: [
+      claim.id,
+      claim.fence,
+      row.status,
+      row.answer,
+      row.fence,
+      row.lease_until_ms,
+      row.updated_at,
+      row.answered_at,
+      row.answered_by,
+      row.comment,
+    ],
+  };
+}
