@@ -18,6 +18,7 @@ import { elicitationPrincipal } from './elicitation';
 import { serveModernCall, type ModernCall, type MrtrSettings } from './mrtr';
 import { cancelTask, takesTasks, taskOf, TASKS_EXTENSION, updateTask, type TaskView } from './tasks';
 import { progressFor, toolListing } from './listing';
+import { cardContents, cardResourceListing, isCardTool, serveCardTool, APPROVAL_CARD_URI } from './approval-card';
 import type { McpCallInfo, McpServerOptions, McpToolContext } from './types';
 
 const INVALID_PARAMS = -32602;
@@ -83,6 +84,7 @@ function modernServer(
   principal: Principal | undefined,
 ): Server {
   const catalog = options.catalog;
+  const card = options.approvalCard === true;
   const server = new Server(
     { name: options.name ?? 'toolnexus', version: options.version ?? '0.0.0' },
     {
@@ -90,13 +92,22 @@ function modernServer(
         tools: { listChanged: true },
         extensions: { [TASKS_EXTENSION]: {} },
         ...(catalog ? { resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {} } : {}),
+        ...(card && !catalog ? { resources: {} } : {}),
       },
       ...(options.instructions ? { instructions: options.instructions } : {}),
     },
   );
-  server.setRequestHandler('tools/list', () => ({ tools: toolListing(coordinator) }));
+  server.setRequestHandler('tools/list', () => ({ tools: toolListing(coordinator, card) }));
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const name = request.params.name;
+    if (card && isCardTool(name))
+      return (await serveCardTool(
+        coordinator,
+        name,
+        request.params.arguments ?? {},
+        principal ?? elicitationPrincipal({}),
+        toolContext(ctx, name, principal),
+      )) as never;
     const tool = coordinator.toolkit.get(name);
     if (!tool) return { content: [{ type: 'text' as const, text: `unknown tool: ${name}` }], isError: true };
     const by = principal ?? elicitationPrincipal({});
@@ -132,7 +143,15 @@ function modernServer(
     }
   });
   serveTasks(server, coordinator, mrtr, principal);
-  if (catalog) serveModernCatalog(server, catalog);
+  if (catalog) serveModernCatalog(server, catalog, card);
+  else if (card) {
+    server.setRequestHandler('resources/list', () => ({ resources: [cardResourceListing()] }));
+    server.setRequestHandler('resources/read', (request) => {
+      if (request.params.uri !== APPROVAL_CARD_URI)
+        throw new ProtocolError(INVALID_PARAMS, `no resource ${request.params.uri}`, { uri: request.params.uri });
+      return { contents: cardContents() };
+    });
+  }
   return server;
 }
 
@@ -219,13 +238,18 @@ function toolContext(ctx: ServerContext, name: string, principal: Principal | un
 }
 
 /** The catalog at 2026-07-28: an unknown resource is `-32602` there (the `-32002` of 2025-11-25 was retired). */
-function serveModernCatalog(server: Server, catalog: McpCatalog): void {
-  server.setRequestHandler('resources/list', () => ({ resources: catalog.resources() }));
+function serveModernCatalog(server: Server, catalog: McpCatalog, card: boolean): void {
+  server.setRequestHandler('resources/list', () => ({
+    resources: card ? [...catalog.resources(), cardResourceListing()] : catalog.resources(),
+  }));
   server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: catalog.templates() }));
   server.setRequestHandler('prompts/list', () => ({ prompts: catalog.prompts() }));
   server.setRequestHandler('resources/read', (request, ctx) =>
     asProtocolError({ uri: request.params.uri }, async () => ({
-      contents: (await catalog.read(request.params.uri, { signal: ctx.mcpReq.signal, mcp: {} })) as never,
+      contents:
+        card && request.params.uri === APPROVAL_CARD_URI
+          ? cardContents()
+          : ((await catalog.read(request.params.uri, { signal: ctx.mcpReq.signal, mcp: {} })) as never),
     })),
   );
   server.setRequestHandler('prompts/get', (request, ctx) =>

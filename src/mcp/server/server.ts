@@ -34,6 +34,7 @@ import { McpCatalogError } from './errors';
 import { outOfBandResult, toMcpResult, type McpCallResult } from './results';
 import { samplerFor } from './sampling';
 import { progressFor, toolListing } from './listing';
+import { cardContents, cardResourceListing, isCardTool, rendersApps, serveCardTool, APPROVAL_CARD_URI } from './approval-card';
 import type { McpCallInfo, McpServerOptions, McpToolContext, McpToolHost } from './types';
 import { endMcpCall, startMcpServerCall, type McpCallSite } from '../../telemetry/mcp';
 import { errorTypeOf, Telemetry } from '../../telemetry/telemetry';
@@ -53,6 +54,7 @@ export function coordinatorOf(host: McpToolHost): ResumeCoordinator {
 /** One SDK server (one per session over HTTP) whose tools are the coordinator's toolkit's. */
 export function createMcpServer(coordinator: ResumeCoordinator, options: McpServerOptions = {}, principal?: Principal): Server {
   const catalog = options.catalog;
+  const card = options.approvalCard === true;
   const server = new Server(
     { name: options.name ?? 'toolnexus', version: options.version ?? '0.0.0' },
     {
@@ -60,11 +62,19 @@ export function createMcpServer(coordinator: ResumeCoordinator, options: McpServ
         tools: { listChanged: true },
         logging: {},
         ...(catalog ? { resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {} } : {}),
+        ...(card && !catalog ? { resources: {} } : {}),
       },
       ...(options.instructions ? { instructions: options.instructions } : {}),
     },
   );
-  if (catalog) serveCatalog(server, catalog);
+  if (catalog) serveCatalog(server, catalog, card);
+  else if (card) {
+    server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [cardResourceListing()] }));
+    server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+      if (request.params.uri !== APPROVAL_CARD_URI) throw new McpError(RESOURCE_NOT_FOUND, `no resource ${request.params.uri}`);
+      return { contents: cardContents() };
+    });
+  }
   const stopTools = coordinator.toolkit.onChange(() => void server.sendToolListChanged().catch(() => undefined));
   const previousClose = server.onclose;
   server.onclose = () => {
@@ -78,8 +88,13 @@ export function createMcpServer(coordinator: ResumeCoordinator, options: McpServ
     minLevel = LOG_RANK[request.params.level];
     return {};
   });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolListing(coordinator) }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolListing(coordinator, card) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    if (card && isCardTool(request.params.name)) {
+      const by = principal ?? elicitationPrincipal({ clientId: extra.authInfo?.clientId, sessionId: extra.sessionId });
+      const mcp: McpCallInfo = { protocol: 'legacy', ...(principal ? { principal: { ...principal } } : {}) };
+      return serveCardTool(coordinator, request.params.name, request.params.arguments ?? {}, by, { signal: extra.signal, mcp });
+    }
     const log = (level: ToolLogLevel, message: string, data?: unknown): void => {
       if ((LOG_RANK[level] ?? 0) < minLevel) return;
       const payload = data === undefined ? message : { message, data };
@@ -142,6 +157,9 @@ async function callTool(
       const capability = server.getClientCapabilities()?.elicitation;
       const support: ElicitationSupport = { form: capability?.form !== undefined, url: capability?.url !== undefined };
       if (!capability) return outOfBandResult(shown, 'the client did not declare the elicitation capability');
+      // A host that renders MCP Apps shows the approval card, which answers through the card's tools.
+      if (options.approvalCard && pending.kind === 'approval' && rendersApps(server.getClientCapabilities()))
+        return outOfBandResult(shown, 'the approval card answers it');
       // A request this caller may not answer is not put to it: it stays recorded for someone who may (the inbox).
       if (coordinator.hasPolicy) {
         const stored = await coordinator.get(pending.id);
@@ -180,13 +198,17 @@ async function callTool(
  * prompts, completions, and subscriptions kept per session. The session is told when a list
  * changes or a resource it subscribed to is updated, until it closes.
  */
-function serveCatalog(server: Server, catalog: McpCatalog): void {
+function serveCatalog(server: Server, catalog: McpCatalog, card: boolean): void {
   const subscribed = new Set<string>();
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: catalog.resources() }));
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: card ? [...catalog.resources(), cardResourceListing()] : catalog.resources(),
+  }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: catalog.templates() }));
   server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: catalog.prompts() }));
   server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
-    asProtocolError(RESOURCE_NOT_FOUND, async () => ({ contents: await catalog.read(request.params.uri, catalogContext(extra)) })),
+    card && request.params.uri === APPROVAL_CARD_URI
+      ? { contents: cardContents() }
+      : asProtocolError(RESOURCE_NOT_FOUND, async () => ({ contents: await catalog.read(request.params.uri, catalogContext(extra)) })),
   );
   server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
     asProtocolError(ErrorCode.InvalidParams, () =>
