@@ -22,6 +22,9 @@ import { serveMcp, type McpHttpServerHandle } from 'toolnexus-ts/mcp';
 import { MemoryStore } from 'toolnexus-ts/memory';
 import { ResumeCoordinator, rulesPolicy } from 'toolnexus-ts/suspension';
 import { launchBrowser, type Browser } from '../fixtures/browser';
+import { rpc, type Reply } from '../fixtures/mcp-rpc';
+
+const structured = (reply: Reply): unknown => (reply.result as { structuredContent?: unknown } | undefined)?.structuredContent;
 
 jest.setTimeout(90_000);
 
@@ -227,4 +230,34 @@ it('the requester sees no approve button, her forged answer is refused; the mana
   expect(again.isError).toBeFalsy();
   expect(ran).toHaveLength(1);
   await manager.page.close();
+});
+
+it('at 2026-07-28 the card tools and the MRTR retry share one authority: the manager approves through the card, the requester retry gets the result', async () => {
+  const refund = { name: 'refund', arguments: { order: 'ord_8', cents: 300 } };
+  const asked = await rpc(server.url, TOKENS.rita, 'tools/call', refund);
+  expect(asked.result?.resultType).toBe('input_required');
+  const state = asked.result?.requestState as string;
+  const waiting = (await coordinator.list({ status: 'pending' })).find((call) => (call.args as { order?: string }).order === 'ord_8');
+  const id = waiting?.request.id as string;
+
+  const ritaView = await rpc(server.url, TOKENS.rita, 'tools/call', { name: 'toolnexus_approval_status', arguments: { id } });
+  expect(structured(ritaView)).toMatchObject({ id, status: 'pending', mayAnswer: false });
+  const annView = await rpc(server.url, TOKENS.ann, 'tools/call', { name: 'toolnexus_approval_status', arguments: { id } });
+  expect(structured(annView)).toMatchObject({ id, status: 'pending', mayAnswer: true, requestedBy: 'customer:rita' });
+
+  const forged = await rpc(server.url, TOKENS.rita, 'tools/call', {
+    name: 'toolnexus_answer_approval',
+    arguments: { id, decision: 'approve' },
+  });
+  expect(forged.result?.isError).toBe(true);
+  expect(ran.filter((entry) => entry.order === 'ord_8')).toEqual([]);
+
+  const approved = await rpc(server.url, TOKENS.ann, 'tools/call', {
+    name: 'toolnexus_answer_approval',
+    arguments: { id, decision: 'approve' },
+  });
+  expect(approved.result?.isError).toBeFalsy();
+  const done = await rpc(server.url, TOKENS.rita, 'tools/call', { ...refund, requestState: state });
+  expect(done.result?.content?.[0]?.text).toContain('300');
+  expect(ran.filter((entry) => entry.order === 'ord_8')).toEqual([{ order: 'ord_8', cents: 300, by: 'manager:ann' }]);
 });
