@@ -30,7 +30,11 @@ jest.setTimeout(90_000);
 
 const CARD_URI = 'ui://toolnexus/approval-card';
 const MCP_APP_MIME = 'text/html;profile=mcp-app';
-const TOKENS = { rita: 'rita-token-0123456789abcdef0123', ann: 'ann-token-0123456789abcdef01234' };
+const TOKENS = {
+  rita: 'rita-token-0123456789abcdef0123',
+  ann: 'ann-token-0123456789abcdef01234',
+  fin1: 'fin1-token-0123456789abcdef0123',
+};
 const SECRET_NOTE = 'card-4111-1111-1111-1111';
 
 class RefundArgs {
@@ -46,6 +50,23 @@ class Refund {
   run(args: RefundArgs, ctx?: { approval?: { answeredBy?: { id: string } } }) {
     ran.push({ order: args.order, cents: args.cents, by: ctx?.approval?.answeredBy?.id });
     return success({ refunded: args.cents });
+  }
+}
+
+class WireArgs {
+  @IsString() to!: string;
+}
+
+@Tool({
+  name: 'wire',
+  description: 'Wires money',
+  args: WireArgs,
+  approval: { prompt: 'Wire it?', quorum: { of: 2, from: ['fin:1', 'fin:2', 'fin:3'] }, expiresInMs: 3_600_000 },
+})
+class Wire {
+  run(args: WireArgs) {
+    ran.push({ order: `wire ${args.to}`, cents: 0, by: undefined });
+    return success({ wired: args.to });
   }
 }
 
@@ -114,9 +135,12 @@ window.mountCard = async function (html, args, result) {
 
 beforeAll(async () => {
   coordinator = new ResumeCoordinator({
-    toolkit: new Toolkit().register(Refund),
+    toolkit: new Toolkit().register(Refund, Wire),
     store: new MemoryStore(),
-    policy: rulesPolicy([{ principals: ['manager:ann'], tools: ['refund'] }]),
+    policy: rulesPolicy([
+      { principals: ['manager:ann'], tools: ['refund'] },
+      { principals: ['fin:1', 'fin:2', 'fin:3'], tools: ['wire'] },
+    ]),
   });
   server = await serveMcp(coordinator, {
     transport: 'http',
@@ -124,6 +148,7 @@ beforeAll(async () => {
     authorize: bearerTokens([
       { token: TOKENS.rita, principal: { id: 'customer:rita' } },
       { token: TOKENS.ann, principal: { id: 'manager:ann' } },
+      { token: TOKENS.fin1, principal: { id: 'fin:1' } },
     ]),
   });
   const page = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>host</title></head><body><script>${hostBundle()}</script><script>${MOUNT}</script></body></html>`;
@@ -260,4 +285,20 @@ it('at 2026-07-28 the card tools and the MRTR retry share one authority: the man
   const done = await rpc(server.url, TOKENS.rita, 'tools/call', { ...refund, requestState: state });
   expect(done.result?.content?.[0]?.text).toContain('300');
   expect(ran.filter((entry) => entry.order === 'ord_8')).toEqual([{ order: 'ord_8', cents: 300, by: 'manager:ann' }]);
+});
+
+it('shows a quorum: who may answer, its progress after one signature, the expiry; the call waits for the second', async () => {
+  const wire = { name: 'wire', arguments: { to: 'acme' } };
+  await rpc(server.url, TOKENS.rita, 'tools/call', wire);
+  const waiting = (await coordinator.list({ status: 'pending' })).find((call) => call.tool === 'wire');
+  const id = waiting?.request.id as string;
+  const signed = await rpc(server.url, TOKENS.fin1, 'tools/call', {
+    name: 'toolnexus_answer_approval',
+    arguments: { id, decision: 'approve' },
+  });
+  expect(signed.result?.isError).toBeFalsy();
+  const view = structured(await rpc(server.url, TOKENS.fin1, 'tools/call', { name: 'toolnexus_approval_status', arguments: { id } }));
+  expect(view).toMatchObject({ status: 'pending', answerers: ['fin:1', 'fin:2', 'fin:3'], quorum: { of: 2, approvals: ['fin:1'] } });
+  expect(typeof (view as { expiresAt?: unknown }).expiresAt).toBe('string');
+  expect(ran.filter((entry) => entry.order === 'wire acme')).toEqual([]);
 });
