@@ -301,4 +301,13 @@ it('shows a quorum: who may answer, its progress after one signature, the expiry
   expect(view).toMatchObject({ status: 'pending', answerers: ['fin:1', 'fin:2', 'fin:3'], quorum: { of: 2, approvals: ['fin:1'] } });
   expect(typeof (view as { expiresAt?: unknown }).expiresAt).toBe('string');
   expect(ran.filter((entry) => entry.order === 'wire acme')).toEqual([]);
+  // Someone who neither asked nor may answer it is told there is no such approval, and cannot answer it.
+  const stranger = await rpc(server.url, TOKENS.ann, 'tools/call', { name: 'toolnexus_approval_status', arguments: { id } });
+  expect(stranger.result).toMatchObject({ isError: true, content: [{ type: 'text', text: `no approval ${id}` }] });
+  const forged = await rpc(server.url, TOKENS.ann, 'tools/call', {
+    name: 'toolnexus_answer_approval',
+    arguments: { id, decision: 'approve' },
+  });
+  expect(forged.result).toMatchObject({ isError: true, content: [{ type: 'text', text: `no approval ${id}` }] });
+  expect((await coordinator.get(id))?.signatures).toHaveLength(1);
 });

@@ -130,8 +130,8 @@ export async function serveCardTool(
   if (typeof id !== 'string' || id === '' || id.length > 200) return problem('id must be a suspension id');
   try {
     const stored = await coordinator.get(id);
-    // One answer for "no such call" and "not an approval": ids cannot be probed for other kinds.
-    if (!stored || stored.request.kind !== 'approval') return problem(`no approval ${id}`);
+    // One answer for "no such call", "not an approval" and "not yours to see": ids cannot be probed.
+    if (!stored || stored.request.kind !== 'approval' || !(await mayView(coordinator, stored, by))) return problem(`no approval ${id}`);
     if (name === CARD_STATUS_TOOL) {
       const view = await viewOf(coordinator, stored, by);
       return { content: [{ type: 'text', text: `${view.prompt} (${view.status})` }], structuredContent: { ...view } };
@@ -160,6 +160,17 @@ export async function serveCardTool(
     if (error instanceof AnswerRefusedError) return problem(error.message);
     return problem(messageOf(error));
   }
+}
+
+/**
+ * Who sees a call on the card: its requester, whoever answered or signed it, and while it waits
+ * whoever the answer policy would let approve it. Anyone else is told there is no such approval.
+ */
+async function mayView(coordinator: ResumeCoordinator, stored: SuspendedCall, by: Principal): Promise<boolean> {
+  if (!coordinator.hasPolicy || stored.requestedBy?.id === by.id || stored.answeredBy?.id === by.id) return true;
+  if ((stored.signatures ?? []).some((signature) => signature.by.id === by.id)) return true;
+  if (stored.status !== 'pending') return false;
+  return (await coordinator.decide(by, stored, { id: stored.request.id, ok: true })) === 'allow';
 }
 
 async function viewOf(coordinator: ResumeCoordinator, stored: SuspendedCall, by: Principal): Promise<ApprovalCardView> {
