@@ -157,8 +157,8 @@ async function callTool(
       const capability = server.getClientCapabilities()?.elicitation;
       const support: ElicitationSupport = { form: capability?.form !== undefined, url: capability?.url !== undefined };
       if (!capability) return outOfBandResult(shown, 'the client did not declare the elicitation capability');
-      // A host that renders MCP Apps shows the approval card, which answers through the card's tools.
-      if (options.approvalCard && pending.kind === 'approval' && rendersApps(server.getClientCapabilities()))
+      // A host that renders MCP Apps shows the card this tool names (a declared approval), which answers through the card's tools.
+      if (options.approvalCard && tool.approval !== undefined && pending.kind === 'approval' && rendersApps(server.getClientCapabilities()))
         return outOfBandResult(shown, 'the approval card answers it');
       // A request this caller may not answer is not put to it: it stays recorded for someone who may (the inbox).
       if (coordinator.hasPolicy) {
