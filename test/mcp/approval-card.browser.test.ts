@@ -243,6 +243,7 @@ it('the requester sees no approve button, her forged answer is refused; the mana
   await manager.card.locator('#approve').click();
   await manager.card.getByText('resolved').waitFor();
   expect(await manager.card.locator('#approve').count()).toBe(0);
+  await manager.card.getByText('manager:ann').waitFor();
   expect(ran).toEqual([{ order: 'ord_7', cents: 500, by: 'manager:ann' }]);
   const stored = await coordinator.get(pending.id);
   expect(stored).toMatchObject({ status: 'resolved', answeredBy: { id: 'manager:ann' } });

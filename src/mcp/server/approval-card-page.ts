@@ -86,7 +86,10 @@ const SCRIPT = String.raw`
     Array.prototype.forEach.call(root.querySelectorAll('button'), function (b) { b.disabled = true; });
     return callTool('toolnexus_answer_approval', args).then(function (result) {
       var text = textOf(result);
-      return load(current.id).then(function () { say(text, result.isError ? 'error' : 'done'); });
+      // A settled call shows its outcome itself; what else came back (a refusal, a signature) is said.
+      return load(current.id).then(function () {
+        if (result.isError || !current || current.status === 'pending') say(text, result.isError ? 'error' : 'done');
+      });
     }, function (error) { say(String(error && error.message || error), 'error'); });
   }
   function render(view) {
@@ -101,6 +104,7 @@ const SCRIPT = String.raw`
     row(facts, 'Who may answer', view.answerers && view.answerers.length ? view.answerers.join(', ') : 'whom the answer policy allows');
     if (view.quorum) row(facts, 'Approvals', view.quorum.approvals.length + ' of ' + view.quorum.of);
     if (view.expiresAt) row(facts, 'Expires', view.expiresAt);
+    if (view.answeredBy) row(facts, 'Answered by', view.answeredBy);
     root.appendChild(facts);
     root.appendChild(el('pre', JSON.stringify(view.args, null, 2), 'args'));
     if (view.outcome) root.appendChild(el('p', view.outcome.output, view.outcome.isError ? 'error outcome' : 'done outcome'));

@@ -109,6 +109,8 @@ export interface ApprovalCardView {
   expiresAt?: string;
   /** The edit form (from the DTO's schema) of an editable approval the viewer may give; sensitive values left out. */
   edit?: { fields: Record<string, FormField>; required?: string[]; values: Record<string, unknown> };
+  /** Who gave the answer that settled it. */
+  answeredBy?: string;
   outcome?: { isError: boolean; output: string };
 }
 
@@ -203,6 +205,7 @@ async function viewOf(coordinator: ResumeCoordinator, stored: SuspendedCall, by:
   const edit =
     view.mayAnswer && stored.request.data?.editable === true && !quorum ? editOf(tool?.inputSchema, stored.args, shown.args) : undefined;
   if (edit) view.edit = edit;
+  if (stored.answeredBy) view.answeredBy = stored.answeredBy.name ?? stored.answeredBy.id;
   if (shown.outcome && stored.status !== 'pending' && stored.status !== 'resolving')
     view.outcome = { isError: shown.outcome.isError, output: shown.outcome.output };
   return view;
