@@ -1,4 +1,5 @@
 import type { ResumeCoordinator } from '../../suspension/coordinator';
+import { cardToolListings, cardToolMeta } from './approval-card';
 
 /** One tool as `tools/list` shows it, in both eras. */
 export interface McpToolListing {
@@ -8,18 +9,25 @@ export interface McpToolListing {
   title?: string;
   annotations?: Record<string, unknown>;
   outputSchema?: { type: 'object' };
+  _meta?: Record<string, unknown>;
 }
 
-/** The coordinator's tools as `tools/list` lists them: each tool's schema inline, its title, hints and output schema. */
-export function toolListing(coordinator: ResumeCoordinator): McpToolListing[] {
-  return coordinator.toolkit.tools().map((tool) => ({
+/**
+ * The coordinator's tools as `tools/list` lists them: each tool's schema inline, its title, hints
+ * and output schema; with the approval card, a tool that declares an approval names the card and
+ * the card's app-only tools follow.
+ */
+export function toolListing(coordinator: ResumeCoordinator, card = false): McpToolListing[] {
+  const tools: McpToolListing[] = coordinator.toolkit.tools().map((tool) => ({
     name: tool.name,
     description: tool.description,
     inputSchema: tool.inputSchema as { type: 'object' },
     ...(tool.title !== undefined ? { title: tool.title } : {}),
     ...(tool.annotations !== undefined ? { annotations: { ...tool.annotations } } : {}),
     ...(tool.outputSchema !== undefined ? { outputSchema: tool.outputSchema as { type: 'object' } } : {}),
+    ...(card && tool.approval !== undefined ? { _meta: cardToolMeta() } : {}),
   }));
+  return card ? [...tools, ...cardToolListings()] : tools;
 }
 
 /** The `notifications/progress` a call sends, in both eras. */

@@ -19,6 +19,7 @@ import { serveModernCall, type ModernCall, type MrtrSettings } from './mrtr';
 import { cancelTask, takesTasks, taskOf, TASKS_EXTENSION, updateTask, type TaskView } from './tasks';
 import { progressFor, toolListing } from './listing';
 import { SKILLS_EXTENSION, SkillShelf } from './skills';
+import { cardContents, cardResourceListing, isCardTool, serveCardTool, APPROVAL_CARD_URI } from './approval-card';
 import type { McpCallInfo, McpServerOptions, McpToolContext } from './types';
 
 const INVALID_PARAMS = -32602;
@@ -87,6 +88,7 @@ function modernServer(
   shelf: SkillShelf | undefined,
 ): Server {
   const catalog = options.catalog;
+  const card = options.approvalCard === true;
   const server = new Server(
     { name: options.name ?? 'toolnexus', version: options.version ?? '0.0.0' },
     {
@@ -95,13 +97,22 @@ function modernServer(
         extensions: { [TASKS_EXTENSION]: {}, ...(shelf ? { [SKILLS_EXTENSION]: {} } : {}) },
         ...(catalog ? { resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {} } : {}),
         ...(shelf && !catalog ? { resources: {} } : {}),
+        ...(card && !catalog && !shelf ? { resources: {} } : {}),
       },
       ...(options.instructions ? { instructions: options.instructions } : {}),
     },
   );
-  server.setRequestHandler('tools/list', () => ({ tools: toolListing(coordinator) }));
+  server.setRequestHandler('tools/list', () => ({ tools: toolListing(coordinator, card) }));
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const name = request.params.name;
+    if (card && isCardTool(name))
+      return (await serveCardTool(
+        coordinator,
+        name,
+        request.params.arguments ?? {},
+        principal ?? elicitationPrincipal({}),
+        toolContext(ctx, name, principal),
+      )) as never;
     const tool = coordinator.toolkit.get(name);
     if (!tool) return { content: [{ type: 'text' as const, text: `unknown tool: ${name}` }], isError: true };
     const by = principal ?? elicitationPrincipal({});
@@ -137,8 +148,9 @@ function modernServer(
     }
   });
   serveTasks(server, coordinator, mrtr, principal);
-  if (catalog) serveModernCatalog(server, catalog, shelf);
-  if (shelf) serveModernSkills(server, shelf, catalog === undefined);
+  if (catalog) serveModernCatalog(server, catalog, shelf, card);
+  if (shelf) serveModernSkills(server, shelf);
+  if (!catalog && (shelf || card)) serveModernOwnResources(server, shelf, card);
   return server;
 }
 
@@ -225,17 +237,20 @@ function toolContext(ctx: ServerContext, name: string, principal: Principal | un
 }
 
 /** The catalog at 2026-07-28: an unknown resource is `-32602` there (the `-32002` of 2025-11-25 was retired). */
-function serveModernCatalog(server: Server, catalog: McpCatalog, shelf: SkillShelf | undefined): void {
+function serveModernCatalog(server: Server, catalog: McpCatalog, shelf: SkillShelf | undefined, card: boolean): void {
   server.setRequestHandler('resources/list', async () => ({
-    resources: [...(shelf ? await shelf.resources() : []), ...catalog.resources()],
+    resources: [...(shelf ? await shelf.resources() : []), ...catalog.resources(), ...(card ? [cardResourceListing()] : [])],
   }));
   server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: catalog.templates() }));
   server.setRequestHandler('prompts/list', () => ({ prompts: catalog.prompts() }));
   server.setRequestHandler('resources/read', (request, ctx) =>
     asProtocolError({ uri: request.params.uri }, async () => ({
-      contents: (shelf?.owns(request.params.uri)
-        ? await shelf.read(request.params.uri)
-        : await catalog.read(request.params.uri, { signal: ctx.mcpReq.signal, mcp: {} })) as never,
+      contents:
+        card && request.params.uri === APPROVAL_CARD_URI
+          ? cardContents()
+          : ((shelf?.owns(request.params.uri)
+              ? await shelf.read(request.params.uri)
+              : await catalog.read(request.params.uri, { signal: ctx.mcpReq.signal, mcp: {} })) as never),
     })),
   );
   server.setRequestHandler('prompts/get', (request, ctx) =>
@@ -262,7 +277,7 @@ function serveModernCatalog(server: Server, catalog: McpCatalog, shelf: SkillShe
  * change when the server loads its skills again), and the skills' files through
  * `resources/list` / `resources/read` when no catalog serves resources.
  */
-function serveModernSkills(server: Server, shelf: SkillShelf, resources: boolean): void {
+function serveModernSkills(server: Server, shelf: SkillShelf): void {
   const fresh = { ttlMs: 0, cacheScope: 'private' as const };
   server.setRequestHandler('skills/list', { params: ANY }, (params) =>
     asProtocolError(undefined, async () => {
@@ -274,10 +289,19 @@ function serveModernSkills(server: Server, shelf: SkillShelf, resources: boolean
   server.setRequestHandler('skills/get', { params: ANY }, (params) =>
     asProtocolError(undefined, async () => ({ skill: await shelf.get(params.uri), ...fresh }) as never),
   );
-  if (!resources) return;
-  server.setRequestHandler('resources/list', async () => ({ resources: await shelf.resources() }));
+}
+
+/** Resources without a catalog: the skills' files and the approval card, each read by its own URI. */
+function serveModernOwnResources(server: Server, shelf: SkillShelf | undefined, card: boolean): void {
+  server.setRequestHandler('resources/list', async () => ({
+    resources: [...(shelf ? await shelf.resources() : []), ...(card ? [cardResourceListing()] : [])],
+  }));
   server.setRequestHandler('resources/read', (request) =>
-    asProtocolError({ uri: request.params.uri }, async () => ({ contents: (await shelf.read(request.params.uri)) as never })),
+    asProtocolError({ uri: request.params.uri }, async () => {
+      if (card && request.params.uri === APPROVAL_CARD_URI) return { contents: cardContents() as never };
+      if (!shelf) throw new McpCatalogError(`no resource ${request.params.uri}`, 'not-found');
+      return { contents: (await shelf.read(request.params.uri)) as never };
+    }),
   );
 }
 

@@ -36,6 +36,7 @@ import { outOfBandResult, toMcpResult, type McpCallResult } from './results';
 import { samplerFor } from './sampling';
 import { SKILLS_EXTENSION, SkillShelf } from './skills';
 import { progressFor, toolListing } from './listing';
+import { cardContents, cardResourceListing, isCardTool, rendersApps, serveCardTool, APPROVAL_CARD_URI } from './approval-card';
 import type { McpCallInfo, McpServerOptions, McpToolContext, McpToolHost } from './types';
 import { endMcpCall, startMcpServerCall, type McpCallSite } from '../../telemetry/mcp';
 import { errorTypeOf, Telemetry } from '../../telemetry/telemetry';
@@ -56,6 +57,7 @@ export function coordinatorOf(host: McpToolHost): ResumeCoordinator {
 export function createMcpServer(coordinator: ResumeCoordinator, options: McpServerOptions = {}, principal?: Principal): Server {
   const catalog = options.catalog;
   const shelf = options.skills ? new SkillShelf(options.skills) : undefined;
+  const card = options.approvalCard === true;
   const server = new Server(
     { name: options.name ?? 'toolnexus', version: options.version ?? '0.0.0' },
     {
@@ -65,12 +67,14 @@ export function createMcpServer(coordinator: ResumeCoordinator, options: McpServ
         ...(catalog ? { resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {} } : {}),
         // The extension is served through resources/read, so it comes with the resources capability.
         ...(shelf ? { extensions: { [SKILLS_EXTENSION]: {} }, ...(catalog ? {} : { resources: {} }) } : {}),
+        ...(card && !catalog && !shelf ? { resources: {} } : {}),
       },
       ...(options.instructions ? { instructions: options.instructions } : {}),
     },
   );
-  if (catalog) serveCatalog(server, catalog, shelf);
-  if (shelf) serveSkills(server, shelf, catalog === undefined);
+  if (catalog) serveCatalog(server, catalog, shelf, card);
+  if (shelf) serveSkills(server, shelf);
+  if (!catalog && (shelf || card)) serveOwnResources(server, shelf, card);
   const stopTools = coordinator.toolkit.onChange(() => void server.sendToolListChanged().catch(() => undefined));
   const previousClose = server.onclose;
   server.onclose = () => {
@@ -84,8 +88,13 @@ export function createMcpServer(coordinator: ResumeCoordinator, options: McpServ
     minLevel = LOG_RANK[request.params.level];
     return {};
   });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolListing(coordinator) }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolListing(coordinator, card) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    if (card && isCardTool(request.params.name)) {
+      const by = principal ?? elicitationPrincipal({ clientId: extra.authInfo?.clientId, sessionId: extra.sessionId });
+      const mcp: McpCallInfo = { protocol: 'legacy', ...(principal ? { principal: { ...principal } } : {}) };
+      return serveCardTool(coordinator, request.params.name, request.params.arguments ?? {}, by, { signal: extra.signal, mcp });
+    }
     const log = (level: ToolLogLevel, message: string, data?: unknown): void => {
       if ((LOG_RANK[level] ?? 0) < minLevel) return;
       const payload = data === undefined ? message : { message, data };
@@ -148,6 +157,9 @@ async function callTool(
       const capability = server.getClientCapabilities()?.elicitation;
       const support: ElicitationSupport = { form: capability?.form !== undefined, url: capability?.url !== undefined };
       if (!capability) return outOfBandResult(shown, 'the client did not declare the elicitation capability');
+      // A host that renders MCP Apps shows the card this tool names (a declared approval), which answers through the card's tools.
+      if (options.approvalCard && tool.approval !== undefined && pending.kind === 'approval' && rendersApps(server.getClientCapabilities()))
+        return outOfBandResult(shown, 'the approval card answers it');
       // A request this caller may not answer is not put to it: it stays recorded for someone who may (the inbox).
       if (coordinator.hasPolicy) {
         const stored = await coordinator.get(pending.id);
@@ -186,19 +198,21 @@ async function callTool(
  * prompts, completions, and subscriptions kept per session. The session is told when a list
  * changes or a resource it subscribed to is updated, until it closes.
  */
-function serveCatalog(server: Server, catalog: McpCatalog, shelf: SkillShelf | undefined): void {
+function serveCatalog(server: Server, catalog: McpCatalog, shelf: SkillShelf | undefined, card: boolean): void {
   const subscribed = new Set<string>();
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
-    resources: [...(shelf ? await shelf.resources() : []), ...catalog.resources()],
+    resources: [...(shelf ? await shelf.resources() : []), ...catalog.resources(), ...(card ? [cardResourceListing()] : [])],
   }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: catalog.templates() }));
   server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: catalog.prompts() }));
   server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
-    asProtocolError(RESOURCE_NOT_FOUND, async () => ({
-      contents: shelf?.owns(request.params.uri)
-        ? await shelf.read(request.params.uri)
-        : await catalog.read(request.params.uri, catalogContext(extra)),
-    })),
+    card && request.params.uri === APPROVAL_CARD_URI
+      ? { contents: cardContents() }
+      : asProtocolError(RESOURCE_NOT_FOUND, async () => ({
+          contents: shelf?.owns(request.params.uri)
+            ? await shelf.read(request.params.uri)
+            : await catalog.read(request.params.uri, catalogContext(extra)),
+        })),
   );
   server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
     asProtocolError(ErrorCode.InvalidParams, () =>
@@ -248,7 +262,7 @@ function serveCatalog(server: Server, catalog: McpCatalog, shelf: SkillShelf | u
  * `skills/get`, and, when no catalog serves resources, `resources/list` and `resources/read`
  * of the skills' files (with a catalog, its handlers answer the skills' URIs too).
  */
-function serveSkills(server: Server, shelf: SkillShelf, resources: boolean): void {
+function serveSkills(server: Server, shelf: SkillShelf): void {
   const params = z.looseObject({ cursor: z.string().optional(), uri: z.unknown().optional() }).optional();
   server.setRequestHandler(z.object({ method: z.literal('skills/list'), params }), (request) =>
     asProtocolError(ErrorCode.InvalidParams, () => shelf.list(request.params?.cursor)),
@@ -256,10 +270,20 @@ function serveSkills(server: Server, shelf: SkillShelf, resources: boolean): voi
   server.setRequestHandler(z.object({ method: z.literal('skills/get'), params }), (request) =>
     asProtocolError(ErrorCode.InvalidParams, async () => ({ skill: await shelf.get(request.params?.uri) })),
   );
-  if (!resources) return;
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await shelf.resources() }));
+}
+
+/** Resources without a catalog: the skills' files and the approval card, each read by its own URI. */
+function serveOwnResources(server: Server, shelf: SkillShelf | undefined, card: boolean): void {
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: [...(shelf ? await shelf.resources() : []), ...(card ? [cardResourceListing()] : [])],
+  }));
   server.setRequestHandler(ReadResourceRequestSchema, (request) =>
-    asProtocolError(RESOURCE_NOT_FOUND, async () => ({ contents: await shelf.read(request.params.uri) })),
+    card && request.params.uri === APPROVAL_CARD_URI
+      ? { contents: cardContents() }
+      : asProtocolError(RESOURCE_NOT_FOUND, async () => {
+          if (!shelf) throw new McpCatalogError(`no resource ${request.params.uri}`, 'not-found');
+          return { contents: await shelf.read(request.params.uri) };
+        }),
   );
 }
 

@@ -43,6 +43,14 @@ export interface McpServerOptions {
    * this picks another or turns it off.
    */
   telemetry?: TelemetryOption;
+  /**
+   * Serve the approval card, an MCP App (docs/mcp.md, "The approval card"): every tool that
+   * declares an approval carries `_meta.ui.resourceUri` to the `ui://toolnexus/approval-card`
+   * HTML resource, which MCP Apps hosts render; the card reads and answers the waiting call
+   * through two app-only tools, as the request's principal, judged by the answer policy.
+   * Default off.
+   */
+  approvalCard?: boolean;
 }
 
 /** Bounds on `ctx.sample`: what one request may ask of the client's model. */
