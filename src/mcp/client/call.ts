@@ -244,9 +244,10 @@ export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
     // A 2026-07-28 server may ask for input in its answer, which this client can always take (by suspending).
     const capabilities = modern ? { [CLIENT_CAPABILITIES]: this.capabilities(tasks) } : {};
     // The replay of a call suspended on its task's input: the answers go to the task, the call is not sent again.
+    // The extension is declared whatever the options say now: the server refuses tasks/* to a client that does not.
     if (retry?.taskId !== undefined)
       return this.tasks.resume(
-        this.taskSite(connection, tool, ctx, capabilities, true),
+        this.taskSite(connection, tool, ctx, { [CLIENT_CAPABILITIES]: this.capabilities(true) }, true),
         retry.taskId,
         retry.inputResponses,
         retry.answered ?? [],
