@@ -30,10 +30,14 @@ afterAll(async () => {
 
 const counts = async (): Promise<Counts> => (await (await fetch(`${url}/counts`)).json()) as Counts;
 
-async function connected(clock: FakeClock, callTimeoutMs = 60_000): Promise<{ source: McpToolSource; toolkit: Toolkit }> {
+async function connected(
+  clock: FakeClock,
+  callTimeoutMs = 60_000,
+  maxPollIntervalMs?: number,
+): Promise<{ source: McpToolSource; toolkit: Toolkit }> {
   const source = new McpToolSource({
     config: { mcpServers: { shop: { type: 'http', url: `${url}/mcp` } } },
-    tasks: { clock },
+    tasks: { clock, ...(maxPollIntervalMs !== undefined ? { maxPollIntervalMs } : {}) },
     callTimeoutMs,
   });
   const report = await source.connect();
@@ -84,6 +88,21 @@ describe('a remote task, followed to its end', () => {
     } finally {
       await source.close();
     }
+  });
+
+  it('never waits longer than maxPollIntervalMs, whatever the server suggests; a bound that is not positive is refused', async () => {
+    const clock = new FakeClock();
+    const { source, toolkit } = await connected(clock, 60_000, 500);
+    try {
+      const { waits, result } = await stepped(clock, toolkit.execute('shop_job', { polls: 2, end: 'completed', interval: 40_000 }));
+      expect(result.isError).toBe(false);
+      expect(waits).toEqual([500, 500]);
+    } finally {
+      await source.close();
+    }
+    expect(() => new McpToolSource({ config: { mcpServers: {} }, tasks: { maxPollIntervalMs: 0 } })).toThrow(
+      'tasks.maxPollIntervalMs must be a positive number, got 0',
+    );
   });
 
   it.each([
