@@ -45,7 +45,7 @@ export { inputRound } from './server/input-round';
 export type { McpInputRound, McpInputRequest } from './server/input-round';
 export type { McpSamplingLimits, McpSamplingContent, McpSampleRequest, McpSampleResult, McpSample } from './server/types';
 export type { McpServerResource, McpServerPrompt } from './client/types';
-export type { McpSamplingOptions, McpSamplingRequestInfo } from './client/types';
+export type { McpSamplingOptions, McpSamplingRequestInfo, McpTaskOptions } from './client/types';
 export { McpLoginRequiredError, McpLoginError } from './client/errors';
 export { MemoryOAuthStore } from './client/oauth/store';
 export type { McpOAuthOptions, McpOAuthStore, McpOAuthRecord, McpOAuthValue } from './client/oauth/store';

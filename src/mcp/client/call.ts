@@ -16,7 +16,15 @@ import type { ToolContext, ToolLogLevel } from '../../toolkit/context';
 import type { ElicitationReply } from '../elicitation';
 import { RECONNECT_ATTEMPTS, type Connection, type Connections, type ElicitParams, type ServerRequests } from './connection';
 import { replyOf, withDefaults } from './elicitation';
-import { afterAnswer, isInputRequired, keptInputOf, splitInputRequests, suspendFor, type InputRequired } from './input-required';
+import {
+  afterAnswer,
+  isInputRequired,
+  keptInputOf,
+  splitInputRequests,
+  suspendFor,
+  type InputRequired,
+  type Retry,
+} from './input-required';
 import { McpLoginRequiredError } from './errors';
 import { isConnectionLost, isDroppedSession, said } from './failures';
 import type { Logins } from './oauth/logins';
@@ -24,18 +32,14 @@ import type { LoginOutcome } from './oauth/providers';
 import type { SourceSettings } from './options';
 import { fromMcpResult } from './results';
 import { answerSampling, SamplingMeter } from './sampling';
+import { RemoteTasks, type TaskSite } from './task-follow';
+import { TASKS_EXTENSION } from './tasks';
 import type { McpSamplingOptions } from './types';
 
 /** Most `input_required` rounds one call answers in process before it fails (the SDK's own default). */
 const MAX_INPUT_ROUNDS = 10;
 /** The `_meta` key of a 2026-07-28 request's client capabilities. */
 const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
-
-/** What a retry of a call carries (MCP 2026-07-28): the responses to the server's input requests and its state, echoed. */
-interface Retry {
-  inputResponses: Record<string, unknown>;
-  requestState?: string;
-}
 
 const LOG_LEVELS = new Set<ToolLogLevel>(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 /** A server's log lines passed to one call's `ctx.log`; one more says the rest were dropped. */
@@ -51,6 +55,8 @@ export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
   private readonly logLines = new WeakMap<ToolContext, number>();
   /** What each connection's sampling requests have used: a new connection starts afresh. */
   private readonly samplingUse = new WeakMap<Connection, SamplingMeter>();
+  /** The remote tasks these calls follow (SEP-2663), when the source takes them. */
+  private readonly tasks: RemoteTasks;
 
   constructor(
     private readonly settings: SourceSettings,
@@ -59,7 +65,9 @@ export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
     private readonly logins: Logins,
     /** Finishes a login a call's replay carries the redirect of. */
     private readonly finishLogin: (server: string, outcome: LoginOutcome) => Promise<unknown>,
-  ) {}
+  ) {
+    this.tasks = new RemoteTasks(settings, connections);
+  }
 
   /** Calls `tool` of `server`; the result redacted of the server's secrets, never thrown. */
   async call(server: string, tool: McpTool, args: Record<string, unknown>, ctx: ToolContext | undefined): Promise<ToolResult> {
@@ -232,8 +240,19 @@ export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
     const tool = definition.name;
     const progress = ctx?.progress;
     const modern = connection.client.getProtocolEra() === 'modern';
+    const tasks = this.tasks.declares(connection);
     // A 2026-07-28 server may ask for input in its answer, which this client can always take (by suspending).
-    const capabilities = modern ? { [CLIENT_CAPABILITIES]: this.capabilities() } : {};
+    const capabilities = modern ? { [CLIENT_CAPABILITIES]: this.capabilities(tasks) } : {};
+    // The replay of a call suspended on its task's input: the answers go to the task, the call is not sent again.
+    // The extension is declared whatever the options say now: the server refuses tasks/* to a client that does not.
+    if (retry?.taskId !== undefined)
+      return this.tasks.resume(
+        this.taskSite(connection, tool, ctx, { [CLIENT_CAPABILITIES]: this.capabilities(true) }, true),
+        retry.taskId,
+        retry.inputResponses,
+        retry.answered ?? [],
+      );
+    const catcher = tasks ? this.tasks.catcher(connection) : undefined;
     let inputs = retry;
     for (let round = 1; ; round++) {
       const callMeta = { ...meta, ...capabilities };
@@ -258,6 +277,8 @@ export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
             }
           : {}),
       });
+      const task = catcher?.taken(result);
+      if (task) return this.tasks.follow(this.taskSite(connection, tool, ctx, capabilities, round > 1 || retry !== undefined), task);
       if (!isInputRequired(result))
         return fromMcpResult(result as { content?: unknown; isError?: unknown; structuredContent?: unknown }, this.settings.maxOutputChars);
       if (round > MAX_INPUT_ROUNDS)
@@ -268,9 +289,33 @@ export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
     }
   }
 
-  /** The capabilities a 2026-07-28 request declares: elicitation always, sampling with the option. */
-  private capabilities(): Record<string, unknown> {
-    return { elicitation: { form: {}, url: {} }, ...(this.settings.sampling ? { sampling: {} } : {}) };
+  /** The capabilities a 2026-07-28 request declares: elicitation always, sampling with the option, tasks when followed. */
+  private capabilities(tasks: boolean): Record<string, unknown> {
+    return {
+      elicitation: { form: {}, url: {} },
+      ...(this.settings.sampling ? { sampling: {} } : {}),
+      ...(tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+    };
+  }
+
+  /** Where a call's task is followed: its requests carry the call's capabilities, and what it asks is answered as MRTR's is. */
+  private taskSite(
+    connection: Connection,
+    tool: string,
+    ctx: ToolContext | undefined,
+    meta: Record<string, unknown>,
+    followUp: boolean,
+  ): TaskSite {
+    return {
+      connection,
+      tool,
+      ctx,
+      meta,
+      answer: async (asked, task) => {
+        const next = await this.inputFor(connection, tool, asked, ctx, followUp || task.answered.length > 0, task);
+        return 'result' in next ? next : { inputResponses: next.retry.inputResponses };
+      },
+    };
   }
 
   /** Answers what a server's `input_required` asks: at once where nobody is needed, else by asking or suspending. */
@@ -280,6 +325,8 @@ export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
     asked: InputRequired,
     ctx: ToolContext | undefined,
     followUp: boolean,
+    /** The remote task that asks, kept with a suspension so its replay answers the task. */
+    task?: { taskId: string; answered: string[] },
   ): Promise<{ retry: Retry } | { result: ToolResult }> {
     const server = connection.name;
     const { elicitations, others } = splitInputRequests(connection.redactor.deep(asked.inputRequests));
@@ -299,7 +346,7 @@ export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
     }
     const state = asked.requestState !== undefined ? { requestState: asked.requestState } : {};
     if (Object.keys(elicitations).length === 0) return { retry: { inputResponses: responses, ...state } };
-    if (!this.settings.waitFor) return { result: suspendFor({ server, ...state, asked: elicitations, responses }, followUp) };
+    if (!this.settings.waitFor) return { result: suspendFor({ server, ...state, ...task, asked: elicitations, responses }, followUp) };
     for (const [key, { params }] of Object.entries(elicitations)) {
       const reply = await this.elicited(server, params as unknown as ElicitParams);
       responses[key] = params.mode === 'url' && reply.action === 'accept' ? { action: 'accept' } : reply;

@@ -33,6 +33,21 @@ export interface KeptInput {
   key: string;
   asked: Record<string, { method: string; params: Record<string, unknown> }>;
   responses: Record<string, unknown>;
+  /**
+   * The remote task that asks (SEP-2663; docs/mcp.md, "Tasks, as a client"): the answers go
+   * by `tasks/update` to it instead of a retry of the call.
+   */
+  taskId?: string;
+  /** The task's input keys already answered, so a poll that still shows them does not ask again. */
+  answered?: string[];
+}
+
+/** What a call's next round sends: the responses, with the state to echo (MRTR) or the task to update (tasks). */
+export interface Retry {
+  inputResponses: Record<string, unknown>;
+  requestState?: string;
+  taskId?: string;
+  answered?: string[];
 }
 
 /** True for a `tools/call` answer that asks for input instead of giving a result. */
@@ -67,7 +82,7 @@ export function suspendFor(kept: Omit<KeptInput, 'key'>, followUp: boolean): Too
   if (key === undefined || first === undefined) return failure(`MCP server ${kept.server}: input_required with nothing to ask`);
   const rest = { ...kept.asked };
   delete rest[key];
-  const input: KeptInput = { server: kept.server, key, asked: rest, responses: kept.responses };
+  const input: KeptInput = { server: kept.server, key, asked: rest, responses: kept.responses, ...taskOf(kept) };
   if (kept.requestState !== undefined) input.requestState = kept.requestState;
   const size = JSON.stringify(input).length + JSON.stringify(first.params).length;
   if (size > MAX_KEPT_INPUT_CHARS)
@@ -104,6 +119,9 @@ export function keptInputOf(
   const kept = request.data?.[INPUT_KEY] as KeptInput | undefined;
   if (typeof kept !== 'object' || kept === null || kept.server !== server || typeof kept.key !== 'string') return undefined;
   if (kept.requestState !== undefined && typeof kept.requestState !== 'string') return undefined;
+  if (kept.taskId !== undefined && typeof kept.taskId !== 'string') return undefined;
+  if (kept.answered !== undefined && !(Array.isArray(kept.answered) && kept.answered.every((key) => typeof key === 'string')))
+    return undefined;
   return { kept, answer, schema: request.data?.schema };
 }
 
@@ -121,10 +139,20 @@ export function elicitResponseOf(answer: Answer, schema: unknown, url: boolean):
 export function afterAnswer(
   round: { kept: KeptInput; answer: Answer; schema: unknown },
   url: boolean,
-): { retry: { inputResponses: Record<string, unknown>; requestState?: string } } | { result: ToolResult } {
+): { retry: Retry } | { result: ToolResult } {
   const { kept, answer, schema } = round;
   const responses = { ...kept.responses, [kept.key]: elicitResponseOf(answer, schema, url) };
   if (Object.keys(kept.asked ?? {}).length > 0)
-    return { result: suspendFor({ server: kept.server, requestState: kept.requestState, asked: kept.asked, responses }, true) };
-  return { retry: { inputResponses: responses, ...(kept.requestState !== undefined ? { requestState: kept.requestState } : {}) } };
+    return {
+      result: suspendFor({ server: kept.server, requestState: kept.requestState, asked: kept.asked, responses, ...taskOf(kept) }, true),
+    };
+  return {
+    retry: { inputResponses: responses, ...(kept.requestState !== undefined ? { requestState: kept.requestState } : {}), ...taskOf(kept) },
+  };
+}
+
+/** The task fields of what is kept, when the round trip is a task's. */
+function taskOf(kept: Pick<KeptInput, 'taskId' | 'answered'>): Pick<KeptInput, 'taskId' | 'answered'> {
+  if (kept.taskId === undefined) return {};
+  return { taskId: kept.taskId, ...(kept.answered !== undefined ? { answered: kept.answered } : {}) };
 }

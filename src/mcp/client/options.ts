@@ -4,7 +4,7 @@ import type { TelemetryOption } from '../../telemetry/options';
 import type { McpEnvironment } from './config';
 import { McpConfigError } from './errors';
 import type { McpOAuthOptions } from './oauth/store';
-import type { McpSamplingOptions } from './types';
+import type { McpSamplingOptions, McpTaskOptions } from './types';
 
 /** Options of an {@link McpToolSource}. */
 export interface McpToolSourceOptions {
@@ -57,6 +57,16 @@ export interface McpToolSourceOptions {
    * refresh, or are granted again, silently. Without it a 401 fails the server.
    */
   oauth?: McpOAuthOptions;
+  /**
+   * Takes tasks (the tasks extension, SEP-2663; docs/mcp.md, "Tasks, as a client"): each
+   * 2026-07-28 call to a server that offers the extension declares it, and a call the server
+   * makes a task is followed with `tasks/get` until it ends, for at most the call's timeout
+   * between two answers. What the task asks is answered like a remote `input_required`: by
+   * `waitFor` in process, or by suspending the call with the task id kept, the answer sent by
+   * `tasks/update` once, from whichever process answers. `true` for the defaults. Off by
+   * default: without it the extension is not declared and the server answers MRTR round trips.
+   */
+  tasks?: boolean | McpTaskOptions;
 }
 
 const DEFAULTS = {
@@ -95,6 +105,9 @@ export function sourceSettings(options: McpToolSourceOptions): SourceSettings {
     if (value !== undefined && (!Number.isFinite(value) || value < 1))
       throw new McpConfigError(`sampling.${key} must be a positive number, got ${String(value)}`);
   }
+  const poll = typeof options.tasks === 'object' ? options.tasks.maxPollIntervalMs : undefined;
+  if (poll !== undefined && (!Number.isFinite(poll) || poll < 1))
+    throw new McpConfigError(`tasks.maxPollIntervalMs must be a positive number, got ${String(poll)}`);
   return settings;
 }
 

@@ -48,6 +48,20 @@ export interface McpSamplingOptions {
   clock?: Clock;
 }
 
+/**
+ * How {@link McpToolSource} follows a remote server's tasks (the tasks extension,
+ * `io.modelcontextprotocol/tasks`, SEP-2663; docs/mcp.md, "Tasks, as a client").
+ */
+export interface McpTaskOptions {
+  /**
+   * The longest wait between two `tasks/get` polls, in ms (default 30 000): a server's
+   * `pollIntervalMs` above it is shortened, and the backoff used when it suggests none stops there.
+   */
+  maxPollIntervalMs?: number;
+  /** Where the waits between polls and the call's deadline are read from (default the system's). */
+  clock?: Clock;
+}
+
 /** A resource of a connected server, as it listed it. */
 export interface McpServerResource {
   server: string;
