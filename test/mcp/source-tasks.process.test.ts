@@ -26,7 +26,7 @@ describe('McpToolSource following a remote task (SEP-2663)', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'mcp-source-tasks-'));
-    server = startChild('mcp-mrtr-server.ts', ['serve', join(dir, 'calls.db'), join(dir, 'ledger.txt'), '0', 'none'], {
+    server = startChild('mcp-mrtr-server.ts', ['serve', `sqlite:${join(dir, 'calls.db')}`, join(dir, 'ledger.txt'), '0', 'none'], {
       MRTR_KEY: 'source-tasks-key-0123456789abcdef0123456789',
       MCP_TASKS: 'always',
     });

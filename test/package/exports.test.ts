@@ -527,6 +527,7 @@ const EXPECTED: Record<string, string[]> = {
     'type McpServerResource',
     'type McpServerSpec',
     'type McpStdioOptions',
+    'type McpTaskOptions',
     'type McpTaskSupport',
     'type McpToolContext',
     'type McpToolHost',
