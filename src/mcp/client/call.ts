@@ -19,6 +19,7 @@ import { replyOf, withDefaults } from './elicitation';
 import { afterAnswer, isInputRequired, keptInputOf, splitInputRequests, suspendFor, type InputRequired } from './input-required';
 import { McpLoginRequiredError } from './errors';
 import { isConnectionLost, isDroppedSession, said } from './failures';
+import { logLevelFor } from './listen';
 import type { Logins } from './oauth/logins';
 import type { LoginOutcome } from './oauth/providers';
 import type { SourceSettings } from './options';
@@ -232,8 +233,9 @@ export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
     const tool = definition.name;
     const progress = ctx?.progress;
     const modern = connection.client.getProtocolEra() === 'modern';
-    // A 2026-07-28 server may ask for input in its answer, which this client can always take (by suspending).
-    const capabilities = modern ? { [CLIENT_CAPABILITIES]: this.capabilities() } : {};
+    // A 2026-07-28 server may ask for input in its answer, which this client can always take (by
+    // suspending), and sends log lines only when the request asks (as a 2025-11-25 session sends every one).
+    const capabilities = modern ? { [CLIENT_CAPABILITIES]: this.capabilities(), ...logLevelFor(ctx) } : {};
     let inputs = retry;
     for (let round = 1; ; round++) {
       const callMeta = { ...meta, ...capabilities };
