@@ -107,7 +107,9 @@ export type SourceSettings = McpToolSourceOptions & typeof DEFAULTS;
 export function sourceSettings(options: McpToolSourceOptions): SourceSettings {
   const settings: SourceSettings = { ...DEFAULTS, ...definedOnly(options), config: options.config };
   if (!PROTOCOL_VERSIONS.includes(settings.protocolVersion))
-    throw new McpConfigError(`protocolVersion must be one of ${PROTOCOL_VERSIONS.join(', ')}, got ${String(settings.protocolVersion).slice(0, 40)}`);
+    throw new McpConfigError(
+      `protocolVersion must be one of ${PROTOCOL_VERSIONS.join(', ')}, got ${String(settings.protocolVersion).slice(0, 40)}`,
+    );
   for (const key of BOUNDS) {
     const value = settings[key];
     if (!Number.isFinite(value) || value < 1) throw new McpConfigError(`${key} must be a positive number, got ${String(value)}`);
