@@ -175,6 +175,15 @@ describe('McpToolSource with the npm servers everything and filesystem', () => {
   });
 });
 
+/** Connects `source`, registers its tools on a new toolkit and calls `shop_echo` once through it. */
+async function echoedOnce(source: McpToolSource): Promise<Toolkit> {
+  await source.connect();
+  const toolkit = new Toolkit();
+  source.register(toolkit);
+  expect((await toolkit.execute('shop_echo', { text: 'one' })).output).toBe('{"text":"one"}');
+  return toolkit;
+}
+
 describe('McpToolSource against serveMcp over HTTP', () => {
   it('brings the remote log lines and progress to the caller’s context', async () => {
     const server = await serveMcp(mcpTestToolkit(), { transport: 'http' });
@@ -254,10 +263,7 @@ describe('McpToolSource against serveMcp over HTTP', () => {
     const source = new McpToolSource({ config: { mcpServers: { shop: { url: first.url } } }, protocolVersion: '2025-11-25' });
     let second: McpHttpServerHandle | undefined;
     try {
-      await source.connect();
-      const toolkit = new Toolkit();
-      source.register(toolkit);
-      expect((await toolkit.execute('shop_echo', { text: 'one' })).output).toBe('{"text":"one"}');
+      const toolkit = await echoedOnce(source);
       await first.close();
       second = await serveMcp(mcpTestToolkit(), { transport: 'http', port });
       expect((await toolkit.execute('shop_echo', { text: 'two' })).output).toBe('{"text":"two"}');
@@ -287,10 +293,7 @@ describe('McpToolSource against a restarted 2026-07-28 serveMcp', () => {
     const source = new McpToolSource({ config: { mcpServers: { shop: { url: first.url } } } });
     let second: McpHttpServerHandle | undefined;
     try {
-      await source.connect();
-      const toolkit = new Toolkit();
-      source.register(toolkit);
-      expect((await toolkit.execute('shop_echo', { text: 'one' })).output).toBe('{"text":"one"}');
+      const toolkit = await echoedOnce(source);
       await first.close();
       const served = mcpTestToolkit().register(defineTool({ name: 'late', description: 'Only after the restart', run: () => 'late' }));
       second = await serveMcp(served, { transport: 'http', port });
