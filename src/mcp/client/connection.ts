@@ -24,6 +24,8 @@ const MAX_STDERR_CHARS = 2000;
 export const RECONNECT_ATTEMPTS = 3;
 /** The longest a stdio server's silence to `server/discover` is waited for before it is taken for a 2025 one. */
 const STDIO_PROBE_MS = 5_000;
+/** The longest `connect()` waits for a 2026-07-28 server to acknowledge its change stream; later it is tried again. */
+const LISTEN_ACK_MS = 5_000;
 
 /** One server's session, and what its calls and notifications need of it. */
 export interface Connection {
@@ -150,7 +152,9 @@ export class Connections {
     const client = connection.client;
     const filter = ChangeStream.filterOf(client);
     if (!filter) return;
-    const changes = new ChangeStream(client, filter, connection.spec.timeoutMs ?? this.settings.connectTimeoutMs, {
+    // A server (or a proxy) that buffers the stream never acknowledges it: connecting waits a bounded part of its time.
+    const ackMs = Math.min(connection.spec.timeoutMs ?? this.settings.connectTimeoutMs, LISTEN_ACK_MS);
+    const changes = new ChangeStream(client, filter, ackMs, {
       wanted: () => !this.closed && connection.client === client && this.open.get(connection.name) === connection,
       reopened: () => {
         if (filter.toolsListChanged) void this.requests.toolsChanged(connection.name);
