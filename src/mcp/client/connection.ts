@@ -24,7 +24,7 @@ const MAX_STDERR_CHARS = 2000;
 export const RECONNECT_ATTEMPTS = 3;
 /** The longest a stdio server's silence to `server/discover` is waited for before it is taken for a 2025 one. */
 const STDIO_PROBE_MS = 5_000;
-/** The longest `connect()` waits for a 2026-07-28 server to acknowledge its change stream; later it is tried again. */
+/** The longest `connect()` waits for a 2026-07-28 server to acknowledge its change stream (it goes on opening after). */
 const LISTEN_ACK_MS = 5_000;
 
 /** One server's session, and what its calls and notifications need of it. */
@@ -152,16 +152,16 @@ export class Connections {
     const client = connection.client;
     const filter = ChangeStream.filterOf(client);
     if (!filter) return;
-    // A server (or a proxy) that buffers the stream never acknowledges it: connecting waits a bounded part of its time.
-    const ackMs = Math.min(connection.spec.timeoutMs ?? this.settings.connectTimeoutMs, LISTEN_ACK_MS);
-    const changes = new ChangeStream(client, filter, ackMs, {
+    const timeoutMs = connection.spec.timeoutMs ?? this.settings.connectTimeoutMs;
+    const changes = new ChangeStream(client, filter, timeoutMs, {
       wanted: () => !this.closed && connection.client === client && this.open.get(connection.name) === connection,
       reopened: () => {
         if (filter.toolsListChanged) void this.requests.toolsChanged(connection.name);
       },
     });
     connection.changes = changes;
-    await changes.open();
+    // A server (or a proxy) that buffers the stream never acknowledges it: connecting waits a bounded part of its time.
+    await changes.open(Math.min(timeoutMs, LISTEN_ACK_MS));
   }
 
   /** Stops a connection's change stream, then its client (a stdio server's child process ends). */

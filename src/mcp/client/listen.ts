@@ -55,11 +55,23 @@ export class ChangeStream {
 
   /**
    * Opens the stream; resolves once the server acknowledged it, so a change made after
-   * `connect()` returned is seen. A server that refuses it still serves calls: the failure is
-   * retried like a lost stream, not thrown.
+   * `connect()` returned is seen, or after `waitMs` (a buffering server or proxy never
+   * acknowledges; a loaded one may be slow): the stream keeps opening, and once open the lists
+   * are read afresh, as for a reopened one. A server that refuses it still serves calls: the
+   * failure is retried like a lost stream, not thrown.
    */
-  async open(): Promise<void> {
-    await this.listen(false);
+  async open(waitMs: number): Promise<void> {
+    let late = false;
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        late = true;
+        resolve();
+      }, waitMs);
+      timer.unref();
+    });
+    await Promise.race([this.listen(() => late), waited]);
+    clearTimeout(timer);
   }
 
   /** Closes the stream and stops opening it again. */
@@ -70,7 +82,8 @@ export class ChangeStream {
     await this.subscription?.close().catch(() => undefined);
   }
 
-  private async listen(again: boolean): Promise<void> {
+  /** One attempt to open the stream; `again()` says whether a change may have gone unseen before it opened. */
+  private async listen(again: () => boolean): Promise<void> {
     if (this.stopped || !this.hooks.wanted()) return;
     let subscription: McpSubscription;
     try {
@@ -86,7 +99,7 @@ export class ChangeStream {
     }
     this.failures = 0;
     this.subscription = subscription;
-    if (again) this.hooks.reopened();
+    if (again()) this.hooks.reopened();
     void subscription.closed.then((how) => {
       // 'local' is our own close (or the client's): nothing to open again. An ended stream counts
       // as a failure, so a server that ends every stream at once is asked at a bounded rate.
@@ -100,7 +113,7 @@ export class ChangeStream {
     if (this.stopped || !this.hooks.wanted() || this.failures >= MAX_LISTEN_FAILURES) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      void this.listen(true);
+      void this.listen(() => true);
     }, this.failures * RELISTEN_STEP_MS);
     // A stream waiting to be opened again must not keep the host's process alive.
     this.timer.unref();
