@@ -316,7 +316,7 @@ describe('McpToolSource against a restarted 2026-07-28 serveMcp', () => {
     }
   });
 
-  it('speaks only the pinned revision: 2026-07-28 to serveMcp, and a bad protocolVersion is refused', async () => {
+  it('speaks only the pinned revision: 2026-07-28 to serveMcp, a 2025-only server fails, and a bad protocolVersion is refused', async () => {
     const server = await serveMcp(mcpTestToolkit(), { transport: 'http' });
     const source = new McpToolSource({ config: { mcpServers: { shop: { url: server.url } } }, protocolVersion: '2026-07-28' });
     try {
@@ -329,6 +329,17 @@ describe('McpToolSource against a restarted 2026-07-28 serveMcp', () => {
       await source.close();
       await server.close();
     }
+    // A 2025-only server (the everything server, over stdio) does not offer the pinned revision: it fails, reported.
+    const strict = new McpToolSource({
+      config: { mcpServers: { old: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } },
+      protocolVersion: '2026-07-28',
+      connectTimeoutMs: 3_000,
+    });
+    const report = await strict.connect();
+    await strict.close();
+    expect(report.connected).toEqual([]);
+    expect(report.failed.map(({ server }) => server)).toEqual(['old']);
+    expect(report.failed[0]?.error.message).toMatch(/did not offer pinned protocol version 2026-07-28/);
     expect(() => new McpToolSource({ config: { mcpServers: {} }, protocolVersion: '2024-01-01' as never })).toThrow(
       /protocolVersion must be one of auto, 2025-11-25, 2026-07-28, got 2024-01-01/,
     );

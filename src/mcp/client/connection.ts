@@ -288,8 +288,8 @@ export class Connections {
  */
 function negotiation(version: McpProtocolVersion, spec: McpServerSpec, timeoutMs: number): VersionNegotiationOptions {
   if (version === '2025-11-25') return { mode: 'legacy' };
-  if (version !== 'auto') return { mode: { pin: version } };
-  return { mode: 'auto', ...(spec.transport === 'stdio' ? { probe: { timeoutMs: Math.min(timeoutMs, STDIO_PROBE_MS) } } : {}) };
+  const probe = spec.transport === 'stdio' ? { probe: { timeoutMs: Math.min(timeoutMs, STDIO_PROBE_MS) } } : {};
+  return { mode: version === 'auto' ? 'auto' : { pin: version }, ...probe };
 }
 
 /** A fetch that adds the config's headers, for the SSE transport's event stream. */
