@@ -10,7 +10,7 @@ export type { McpAuthorize } from './server/http-guard';
 export type { McpToolHost, McpServerOptions, McpCallInfo, McpToolContext } from './server/types';
 export { McpConfigError, McpConnectionError } from './client/errors';
 export { McpToolSource } from './client/source';
-export type { McpToolSourceOptions } from './client/options';
+export type { McpProtocolVersion, McpToolSourceOptions } from './client/options';
 export type { McpConnectReport } from './client/types';
 export { parseMcpConfig, readMcpConfig } from './client/config';
 export type { McpServerSpec, McpServerEntry, McpEnvironment, McpConfigReading, McpServerOAuth } from './client/config';

@@ -10,10 +10,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Toolkit, type PendingRequest, type ToolContext } from '../../src';
+import { Toolkit, defineTool, type PendingRequest, type ToolContext } from '../../src';
 import { AgentRunner } from '../../src/runner';
 import { FunctionModel } from '../../src/models';
 import { McpToolSource, serveMcp, type McpHttpServerHandle } from '../../src/mcp';
+import { until } from '../fixtures/fake-clock';
 import { mcpTestToolkit } from '../fixtures/mcp-tools';
 
 const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
@@ -174,6 +175,15 @@ describe('McpToolSource with the npm servers everything and filesystem', () => {
   });
 });
 
+/** Connects `source`, registers its tools on a new toolkit and calls `shop_echo` once through it. */
+async function echoedOnce(source: McpToolSource): Promise<Toolkit> {
+  await source.connect();
+  const toolkit = new Toolkit();
+  source.register(toolkit);
+  expect((await toolkit.execute('shop_echo', { text: 'one' })).output).toBe('{"text":"one"}');
+  return toolkit;
+}
+
 describe('McpToolSource against serveMcp over HTTP', () => {
   it('brings the remote log lines and progress to the caller’s context', async () => {
     const server = await serveMcp(mcpTestToolkit(), { transport: 'http' });
@@ -249,13 +259,11 @@ describe('McpToolSource against serveMcp over HTTP', () => {
   it('opens a new session when the server restarted: an idempotent call is asked again, another is said to be unknown', async () => {
     const first = await serveMcp(mcpTestToolkit(), { transport: 'http' });
     const port = Number(new URL(first.url).port);
-    const source = new McpToolSource({ config: { mcpServers: { shop: { url: first.url } } } });
+    // Sessions are 2025-11-25's: pinned there, as a 2025-only server would make it.
+    const source = new McpToolSource({ config: { mcpServers: { shop: { url: first.url } } }, protocolVersion: '2025-11-25' });
     let second: McpHttpServerHandle | undefined;
     try {
-      await source.connect();
-      const toolkit = new Toolkit();
-      source.register(toolkit);
-      expect((await toolkit.execute('shop_echo', { text: 'one' })).output).toBe('{"text":"one"}');
+      const toolkit = await echoedOnce(source);
       await first.close();
       second = await serveMcp(mcpTestToolkit(), { transport: 'http', port });
       expect((await toolkit.execute('shop_echo', { text: 'two' })).output).toBe('{"text":"two"}');
@@ -275,6 +283,66 @@ describe('McpToolSource against serveMcp over HTTP', () => {
       await source.close();
       await second?.close();
     }
+  });
+});
+
+describe('McpToolSource against a restarted 2026-07-28 serveMcp', () => {
+  it('keeps calling a restarted stateless server, listens to it again and learns the tools it came back with', async () => {
+    const first = await serveMcp(mcpTestToolkit(), { transport: 'http' });
+    const port = Number(new URL(first.url).port);
+    const source = new McpToolSource({ config: { mcpServers: { shop: { url: first.url } } } });
+    let second: McpHttpServerHandle | undefined;
+    try {
+      const toolkit = await echoedOnce(source);
+      await first.close();
+      const served = mcpTestToolkit().register(defineTool({ name: 'late', description: 'Only after the restart', run: () => 'late' }));
+      second = await serveMcp(served, { transport: 'http', port });
+      // No session to lose: the same client goes on, and the server keeps none.
+      const steps = await toolkit.execute('shop_steps', {});
+      if (steps.isError) {
+        // fetch handed out a pooled socket the first server closed: steps is not idempotent, so not repeated.
+        expect(steps.output).toMatch(/connection was lost during the call .* may or may not have run/);
+        expect((await toolkit.execute('shop_steps', {})).output).toBe('three steps');
+      } else {
+        expect(steps.output).toBe('three steps');
+      }
+      expect(second.sessionCount()).toBe(0);
+      // The change stream ended with the first server; opened again, it reads the tools afresh.
+      await until(() => toolkit.has('shop_late'));
+      await expect(toolkit.execute('shop_late', {})).resolves.toMatchObject({ isError: false, output: 'late' });
+    } finally {
+      await source.close();
+      await second?.close();
+    }
+  });
+
+  it('speaks only the pinned revision: 2026-07-28 to serveMcp, a 2025-only server fails, and a bad protocolVersion is refused', async () => {
+    const server = await serveMcp(mcpTestToolkit(), { transport: 'http' });
+    const source = new McpToolSource({ config: { mcpServers: { shop: { url: server.url } } }, protocolVersion: '2026-07-28' });
+    try {
+      expect((await source.connect()).failed).toEqual([]);
+      const toolkit = new Toolkit();
+      source.register(toolkit);
+      expect((await toolkit.execute('shop_echo', { text: 'pinned' })).output).toBe('{"text":"pinned"}');
+      expect(server.sessionCount()).toBe(0);
+    } finally {
+      await source.close();
+      await server.close();
+    }
+    // A 2025-only server (the everything server, over stdio) does not offer the pinned revision: it fails, reported.
+    const strict = new McpToolSource({
+      config: { mcpServers: { old: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } },
+      protocolVersion: '2026-07-28',
+      connectTimeoutMs: 3_000,
+    });
+    const report = await strict.connect();
+    await strict.close();
+    expect(report.connected).toEqual([]);
+    expect(report.failed.map(({ server }) => server)).toEqual(['old']);
+    expect(report.failed[0]?.error.message).toMatch(/did not offer pinned protocol version 2026-07-28/);
+    expect(() => new McpToolSource({ config: { mcpServers: {} }, protocolVersion: '2024-01-01' as never })).toThrow(
+      /protocolVersion must be one of auto, 2025-11-25, 2026-07-28, got 2024-01-01/,
+    );
   });
 });
 

@@ -27,6 +27,7 @@ import {
 } from './input-required';
 import { McpLoginRequiredError } from './errors';
 import { isConnectionLost, isDroppedSession, said } from './failures';
+import { logLevelFor } from './listen';
 import type { Logins } from './oauth/logins';
 import type { LoginOutcome } from './oauth/providers';
 import type { SourceSettings } from './options';
@@ -241,8 +242,9 @@ export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
     const progress = ctx?.progress;
     const modern = connection.client.getProtocolEra() === 'modern';
     const tasks = this.tasks.declares(connection);
-    // A 2026-07-28 server may ask for input in its answer, which this client can always take (by suspending).
-    const capabilities = modern ? { [CLIENT_CAPABILITIES]: this.capabilities(tasks) } : {};
+    // A 2026-07-28 server may ask for input in its answer, which this client can always take (by
+    // suspending), and sends log lines only when the request asks (as a 2025-11-25 session sends every one).
+    const capabilities = modern ? { [CLIENT_CAPABILITIES]: this.capabilities(tasks), ...logLevelFor(ctx) } : {};
     // The replay of a call suspended on its task's input: the answers go to the task, the call is not sent again.
     // The extension is declared whatever the options say now: the server refuses tasks/* to a client that does not.
     if (retry?.taskId !== undefined)

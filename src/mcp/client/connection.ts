@@ -6,6 +6,7 @@ import {
   type CreateMessageRequest,
   type CreateMessageResult,
   type LoggingMessageNotification,
+  type VersionNegotiationOptions,
 } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { ToolContext } from '../../toolkit/context';
@@ -14,7 +15,8 @@ import type { McpServerSpec } from './config';
 import { McpConnectionError } from './errors';
 import { isConnectionLost, said } from './failures';
 import type { Logins } from './oauth/logins';
-import type { SourceSettings } from './options';
+import type { McpProtocolVersion, SourceSettings } from './options';
+import { ChangeStream } from './listen';
 import type { SecretRedactor } from './redactor';
 
 const MAX_STDERR_CHARS = 2000;
@@ -22,6 +24,8 @@ const MAX_STDERR_CHARS = 2000;
 export const RECONNECT_ATTEMPTS = 3;
 /** The longest a stdio server's silence to `server/discover` is waited for before it is taken for a 2025 one. */
 const STDIO_PROBE_MS = 5_000;
+/** The longest `connect()` waits for a 2026-07-28 server to acknowledge its change stream (it goes on opening after). */
+const LISTEN_ACK_MS = 5_000;
 
 /** One server's session, and what its calls and notifications need of it. */
 export interface Connection {
@@ -37,6 +41,8 @@ export interface Connection {
   http?: 'http' | 'sse';
   /** The server's configured secrets, redacted in everything made from what it says. */
   readonly redactor: SecretRedactor;
+  /** A 2026-07-28 server's `subscriptions/listen` stream, the only way that revision tells of list changes. */
+  changes?: ChangeStream;
 }
 
 /** A server's elicitation request, the fields read of it. */
@@ -98,6 +104,7 @@ export class Connections {
     const connection: Connection = { name, spec, client: this.newClient(name, spec), stderr: '', active: new Set(), redactor };
     this.open.set(name, connection);
     await this.start(connection);
+    await this.listen(connection);
     return connection;
   }
 
@@ -107,10 +114,13 @@ export class Connections {
    */
   async reconnect(connection: Connection): Promise<void> {
     for (let attempt = 1; ; attempt++) {
-      await connection.client.close().catch(() => undefined);
+      await this.closeClient(connection);
       connection.client = this.newClient(connection.name, connection.spec);
       try {
         await this.start(connection);
+        await this.listen(connection);
+        // A new session may list other tools than the lost one did (the server restarted).
+        if (connection.changes) void this.requests.toolsChanged(connection.name);
         return;
       } catch (error) {
         const cause = (error as { cause?: unknown }).cause;
@@ -123,7 +133,7 @@ export class Connections {
   async drop(server: string): Promise<void> {
     const connection = this.open.get(server);
     this.open.delete(server);
-    await connection?.client.close().catch(() => undefined);
+    if (connection) await this.closeClient(connection);
   }
 
   /** Closes every connection: stdio servers' child processes end, HTTP sessions are closed. */
@@ -131,7 +141,35 @@ export class Connections {
     this.closed = true;
     const open = [...this.open.values()];
     this.open.clear();
-    await Promise.allSettled(open.map((connection) => connection.client.close()));
+    await Promise.allSettled(open.map((connection) => this.closeClient(connection)));
+  }
+
+  /**
+   * Opens a 2026-07-28 server's change stream, awaiting its acknowledgement so that no change
+   * after `connect()` goes unseen; a 2025-11-25 session's changes come unsolicited instead.
+   */
+  private async listen(connection: Connection): Promise<void> {
+    const client = connection.client;
+    const filter = ChangeStream.filterOf(client);
+    if (!filter) return;
+    const timeoutMs = connection.spec.timeoutMs ?? this.settings.connectTimeoutMs;
+    const changes = new ChangeStream(client, filter, timeoutMs, {
+      wanted: () => !this.closed && connection.client === client && this.open.get(connection.name) === connection,
+      reopened: () => {
+        if (filter.toolsListChanged) void this.requests.toolsChanged(connection.name);
+      },
+    });
+    connection.changes = changes;
+    // A server (or a proxy) that buffers the stream never acknowledges it: connecting waits a bounded part of its time.
+    await changes.open(Math.min(timeoutMs, LISTEN_ACK_MS));
+  }
+
+  /** Stops a connection's change stream, then its client (a stdio server's child process ends). */
+  private async closeClient(connection: Connection): Promise<void> {
+    const changes = connection.changes;
+    connection.changes = undefined;
+    await changes?.close();
+    await connection.client.close().catch(() => undefined);
   }
 
   /** Connects `connection.client` over the spec's transport; HTTP falls back to SSE unless the config named one. */
@@ -217,13 +255,7 @@ export class Connections {
           ...(waitFor ? { elicitation: { form: {}, url: {} } } : {}),
           ...(sampling ? { sampling: {} } : {}),
         },
-        // Both eras from one client: `server/discover` first, the 2025-11-25 `initialize` when the
-        // server does not speak 2026-07-28. A stdio server that ignores the unknown probe is a 2025
-        // one (the SDK reads its silence so), so its probe waits a bounded part of the connect time.
-        versionNegotiation: {
-          mode: 'auto',
-          ...(spec.transport === 'stdio' ? { probe: { timeoutMs: Math.min(timeoutMs, STDIO_PROBE_MS) } } : {}),
-        },
+        versionNegotiation: negotiation(this.settings.protocolVersion, spec, timeoutMs),
       },
     );
     if (sampling) {
@@ -246,6 +278,18 @@ export class Connections {
     }
     return client;
   }
+}
+
+/**
+ * How the client picks its revision. `auto` speaks both eras from one client: `server/discover`
+ * first, the 2025-11-25 `initialize` when the server does not speak 2026-07-28. A stdio server
+ * that ignores the unknown probe is a 2025 one (the SDK reads its silence so), so its probe
+ * waits a bounded part of the connect time. A pinned revision never falls back.
+ */
+function negotiation(version: McpProtocolVersion, spec: McpServerSpec, timeoutMs: number): VersionNegotiationOptions {
+  if (version === '2025-11-25') return { mode: 'legacy' };
+  const probe = spec.transport === 'stdio' ? { probe: { timeoutMs: Math.min(timeoutMs, STDIO_PROBE_MS) } } : {};
+  return { mode: version === 'auto' ? 'auto' : { pin: version }, ...probe };
 }
 
 /** A fetch that adds the config's headers, for the SSE transport's event stream. */

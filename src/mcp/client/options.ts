@@ -6,6 +6,15 @@ import { McpConfigError } from './errors';
 import type { McpOAuthOptions } from './oauth/store';
 import type { McpSamplingOptions, McpTaskOptions } from './types';
 
+/**
+ * Which MCP revision a source speaks: `auto` (the default) asks each server with
+ * `server/discover` and speaks 2026-07-28 where it is offered, 2025-11-25 elsewhere; a revision
+ * named here is the only one spoken (a server that does not offer it fails to connect).
+ */
+export type McpProtocolVersion = 'auto' | '2025-11-25' | '2026-07-28';
+
+const PROTOCOL_VERSIONS: readonly McpProtocolVersion[] = ['auto', '2025-11-25', '2026-07-28'];
+
 /** Options of an {@link McpToolSource}. */
 export interface McpToolSourceOptions {
   /** An `mcp.json` document (Claude Desktop, Cursor or VS Code shape), or servers already parsed. */
@@ -35,6 +44,12 @@ export interface McpToolSourceOptions {
   maxToolsPerServer?: number;
   /** Most skills `skills()` takes from one server (default 100); the rest of its listing is not read. */
   maxSkillsPerServer?: number;
+  /**
+   * The MCP revision spoken to every server (default `auto`: 2026-07-28 where a server offers
+   * it, else 2025-11-25). Pin `2025-11-25` for a server whose 2026-07-28 side misbehaves, or to
+   * keep 2025-only behaviour (sessions, unsolicited notifications); see docs/mcp.md.
+   */
+  protocolVersion?: McpProtocolVersion;
   /** The client name servers see. Default `toolnexus`. */
   clientName?: string;
   /**
@@ -70,6 +85,7 @@ export interface McpToolSourceOptions {
 }
 
 const DEFAULTS = {
+  protocolVersion: 'auto' as McpProtocolVersion,
   elicitationTimeoutMs: 120_000,
   callTimeoutMs: 60_000,
   connectTimeoutMs: 30_000,
@@ -78,6 +94,15 @@ const DEFAULTS = {
   maxSkillsPerServer: 100,
   maxListPages: 100,
 };
+
+const BOUNDS = [
+  'elicitationTimeoutMs',
+  'callTimeoutMs',
+  'connectTimeoutMs',
+  'maxOutputChars',
+  'maxToolsPerServer',
+  'maxListPages',
+] as const;
 
 const SAMPLING_BOUNDS = [
   'maxTokens',
@@ -94,7 +119,11 @@ export type SourceSettings = McpToolSourceOptions & typeof DEFAULTS;
 /** The options with their defaults, every bound checked to be a positive number. */
 export function sourceSettings(options: McpToolSourceOptions): SourceSettings {
   const settings: SourceSettings = { ...DEFAULTS, ...definedOnly(options), config: options.config };
-  for (const key of Object.keys(DEFAULTS) as Array<keyof typeof DEFAULTS>) {
+  if (!PROTOCOL_VERSIONS.includes(settings.protocolVersion))
+    throw new McpConfigError(
+      `protocolVersion must be one of ${PROTOCOL_VERSIONS.join(', ')}, got ${String(settings.protocolVersion).slice(0, 40)}`,
+    );
+  for (const key of BOUNDS) {
     const value = settings[key];
     if (!Number.isFinite(value) || value < 1) throw new McpConfigError(`${key} must be a positive number, got ${String(value)}`);
   }

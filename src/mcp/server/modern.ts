@@ -94,6 +94,9 @@ function modernServer(
     {
       capabilities: {
         tools: { listChanged: true },
+        // Deprecated at 2026-07-28 but still carried: a request that names a level in its `_meta`
+        // gets its own log lines, and the SDK sends none unless this capability is declared.
+        logging: {},
         extensions: { [TASKS_EXTENSION]: {}, ...(shelf ? { [SKILLS_EXTENSION]: {} } : {}) },
         ...(catalog ? { resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {} } : {}),
         ...(shelf && !catalog ? { resources: {} } : {}),
