@@ -511,6 +511,7 @@ const EXPECTED: Record<string, string[]> = {
     'type McpOAuthRecord',
     'type McpOAuthStore',
     'type McpOAuthValue',
+    'type McpProtocolVersion',
     'type McpRequestStateProblem',
     'type McpSample',
     'type McpSampleRequest',

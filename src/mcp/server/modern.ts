@@ -3,6 +3,7 @@ import {
   ProtocolError,
   Server,
   type AuthInfo,
+  type CallToolRequest,
   type McpHttpHandler,
   type ServerContext,
   type StandardSchemaV1,
@@ -21,6 +22,8 @@ import { progressFor, toolListing } from './listing';
 import { SKILLS_EXTENSION, SkillShelf } from './skills';
 import { cardContents, cardResourceListing, isCardTool, serveCardTool, APPROVAL_CARD_URI } from './approval-card';
 import type { McpCallInfo, McpServerOptions, McpToolContext } from './types';
+import { endMcpCall, startMcpServerCall } from '../../telemetry/mcp';
+import { errorTypeOf, Telemetry } from '../../telemetry/telemetry';
 
 const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
@@ -106,7 +109,28 @@ function modernServer(
     },
   );
   server.setRequestHandler('tools/list', () => ({ tools: toolListing(coordinator, card) }));
+  const telemetry = new Telemetry(options.telemetry, 'serveMcp');
   server.setRequestHandler('tools/call', async (request, ctx) => {
+    const tracing = telemetry.active();
+    const call = () => modernToolCall(request, ctx);
+    if (!tracing) return call();
+    // The same server span as at 2025-11-25, parented to the caller's traceparent in `_meta`; no MCP session here.
+    const { span, context } = startMcpServerCall(
+      tracing,
+      request.params.name,
+      { transport: 'tcp', requestId: ctx.mcpReq.id },
+      request.params._meta,
+    );
+    try {
+      const result = await tracing.within(context, call);
+      endMcpCall(tracing, span, { output: '', isError: (result as { isError?: unknown }).isError === true });
+      return result;
+    } catch (error) {
+      endMcpCall(tracing, span, { thrown: errorTypeOf(error) });
+      throw error;
+    }
+  });
+  const modernToolCall = async (request: CallToolRequest, ctx: ServerContext) => {
     const name = request.params.name;
     if (card && isCardTool(name))
       return (await serveCardTool(
@@ -149,7 +173,7 @@ function modernServer(
         throw new ProtocolError(INVALID_PARAMS, error.message, { reason: error.code });
       return { content: [{ type: 'text' as const, text: messageOf(error) }], isError: true };
     }
-  });
+  };
   serveTasks(server, coordinator, mrtr, principal);
   if (catalog) serveModernCatalog(server, catalog, shelf, card);
   if (shelf) serveModernSkills(server, shelf);
