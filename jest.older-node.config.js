@@ -25,5 +25,6 @@ module.exports = {
     '<rootDir>/test/a2a/agent-tool-options\\.test\\.ts$',
     '<rootDir>/test/inbox/browser(-live)?\\.test\\.ts$',
     '<rootDir>/test/chat/browser\\.test\\.ts$',
+    '<rootDir>/test/mcp/approval-card\\.browser\\.test\\.ts$',
   ],
 };
