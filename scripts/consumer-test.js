@@ -94,6 +94,10 @@ const DEV = {
   '@modelcontextprotocol/client': JSON.parse(
     fs.readFileSync(path.join(REPO, 'node_modules', '@modelcontextprotocol', 'client', 'package.json'), 'utf8'),
   ).version,
+  // serveMcp's 2026-07-28 side (the v2 server package), loaded with the entry.
+  '@modelcontextprotocol/server': JSON.parse(
+    fs.readFileSync(path.join(REPO, 'node_modules', '@modelcontextprotocol', 'server', 'package.json'), 'utf8'),
+  ).version,
 };
 
 /** The program every typed app runs: a nested DTO, a durable SQLite suspension resolved elsewhere, Nest. */
