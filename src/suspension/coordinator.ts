@@ -37,18 +37,17 @@ import {
 import type { AnswerAction, AnswerDecision } from './policy';
 import { Authority, keepSystemMark } from './authority';
 import type { Grant, GrantInit, GrantOptions } from './grants';
-import { checkAutomaticAnswers } from './automatic';
 import { StandingAnswers } from './standing';
 import { Sweeper, type LapsedTakeover, type RecoverLapsedOptions, type SweepResult } from './sweep';
 import { Binding } from './binding';
-import { coordinatorSettings, type ExecuteOptions, type ResumeCoordinatorOptions } from './coordinator-options';
+import type { ExecuteOptions, ResumeCoordinatorOptions } from './coordinator-options';
+import { coordinatorParts } from './coordinator-parts';
 import { answerInline } from './inline';
 import { Resolution, type ExpectedCall, type ResolveOptions } from './resolution';
 import { Observers, type SuspensionObserver } from './observer';
 import { Recorder } from './recorder';
 import { isSuspensionStatus } from './status';
 import type { SuspendedCall, SuspensionFilter, SuspensionStore } from './store';
-import { MemorySuspensionStore } from './memory';
 import { checkHistoryFilter } from './validate';
 
 export type { AnswerWithCall, CheckedAnswer, WaitFor } from './answers';
@@ -94,53 +93,25 @@ export class ResumeCoordinator {
   private readonly sweeper: Sweeper;
 
   constructor(options: ResumeCoordinatorOptions) {
-    const settings = coordinatorSettings(options);
-    this.maxAnswerBytes = settings.maxAnswerBytes;
-    this.clock = settings.clock;
-    this.toolkit = options.toolkit;
-    this.store = options.store ?? new MemorySuspensionStore();
-    this.content = new ContentBound(options.content);
-    this.waitFor = settings.waitFor;
-    this.maxChain = settings.maxChain;
-    this.formatRefusal = settings.formatRefusal;
-    this.binding = new Binding(options.bindingKey);
-    this.observers = new Observers(this.toolkit);
-    this.telemetry = new Telemetry(options.telemetry, 'ResumeCoordinator');
-    for (const observer of options.observers ?? []) this.observe(observer);
-    this.recorder = new Recorder(this.store, this.binding, this.clock);
-    const automatic = options.automaticAnswers;
-    if (automatic !== undefined) checkAutomaticAnswers(automatic);
-    this.authority = new Authority({
+    ({
       store: this.store,
-      ...(settings.policy ? { policy: settings.policy } : {}),
-      separationOfDuties: settings.separationOfDuties,
-      clock: this.clock,
-      onRefused: (call, refusal) => this.observers.refused(call, refusal),
-    });
-    this.resolution = new Resolution({
-      authority: this.authority,
       toolkit: this.toolkit,
-      store: this.store,
-      leaseMs: settings.leaseMs,
-      clock: this.clock,
+      content: this.content,
+      waitFor: this.waitFor,
       maxChain: this.maxChain,
       formatRefusal: this.formatRefusal,
       binding: this.binding,
-      telemetry: this.telemetry,
-      content: this.content,
-      onSettled: (claim, settlement) => this.observers.settlement(claim, settlement, this.clock.now()),
-      onSigned: (call) => this.observers.signed(call),
-    });
-    this.standing = new StandingAnswers({
-      store: this.store,
-      clock: this.clock,
       resolution: this.resolution,
+      recorder: this.recorder,
+      clock: this.clock,
+      maxAnswerBytes: this.maxAnswerBytes,
+      observers: this.observers,
+      telemetry: this.telemetry,
       authority: this.authority,
-      ...(automatic ? { automatic } : {}),
-      onGranted: (grant) => this.observers.granted(grant),
-      onRevoked: (grant) => this.observers.revoked(grant),
-    });
-    this.sweeper = new Sweeper(this.store, this.clock, this.resolution, this.observers);
+      standing: this.standing,
+      sweeper: this.sweeper,
+    } = coordinatorParts(options));
+    for (const observer of options.observers ?? []) this.observe(observer);
   }
 
   /**
