@@ -434,7 +434,7 @@ export class SessionFullError extends ToolnexusError {
  * An answer the coordinator's answer policy refused (docs/who-may-answer.md): the principal
  * may not give it, an answer came without a principal while a policy is set, or the
  * requester approved their own request (separation of duties). Nothing stored changed.
- * Front ends show it as 403 (HTTP), an MCP error, or CLI exit code 7.
+ * Front ends show it as 403 (HTTP), an MCP error, or CLI exit code 6.
  */
 export class AnswerRefusedError extends ToolnexusError {
   override readonly code = 'TOOLNEXUS_ANSWER_REFUSED';
