@@ -1,14 +1,12 @@
 /**
  * Every error this library throws, each with a stable `code`.
  *
- * Codes: every class declares `readonly code`, an own property set by a field initializer,
- * `TOOLNEXUS_` plus the class's meaning in SCREAMING_SNAKE_CASE. Match on `code`, not on
- * `name` or the class: a minifier renames classes, and two copies of the package (a
- * dependency bundling its own) fail each other's `instanceof`. A code is never changed
- * or reused once released; a new class gets a new code. Subclasses inherit their parent's
- * code unless they declare their own. Leaf classes type `code` as its literal; the three
- * classes with subclasses here (`ToolRegistrationError`, `StoreError`, `ModelError`) type it as `string`,
- * since an instance may carry a subclass's code.
+ * Codes: every class declares `readonly code`, an own property set by a field initializer:
+ * `TOOLNEXUS_` plus the class's meaning in SCREAMING_SNAKE_CASE. Match on `code`, not on `name` or
+ * the class: a minifier renames classes, and two copies of the package fail each other's
+ * `instanceof`. A code is never changed or reused once released. Subclasses inherit their parent's
+ * code unless they declare their own; leaf classes type it as its literal, the three with subclasses
+ * (`ToolRegistrationError`, `StoreError`, `ModelError`) as `string`.
  */
 
 /** Base class of every error this library throws. */
