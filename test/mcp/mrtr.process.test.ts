@@ -31,7 +31,7 @@ async function serve(
   env: Record<string, string> = {},
 ): Promise<Served> {
   const child = startChild('mcp-mrtr-server.ts', ['serve', store, ledger, String(port), policy], { MRTR_KEY: KEY, ...env });
-  await until(() => child.stdout().includes('\n') || child.stderr() !== '', 60_000, 'the server to print its URL');
+  await until(() => child.stdout().includes('\n') || child.hasExited(), 60_000, 'the server to print its URL');
   const url = child.stdout().split('\n')[0]?.trim() ?? '';
   if (!url.startsWith('http')) throw new Error(`the server did not start: ${child.stderr()}`);
   return { child, url };

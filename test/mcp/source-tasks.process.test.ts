@@ -30,7 +30,7 @@ describe('McpToolSource following a remote task (SEP-2663)', () => {
       MRTR_KEY: 'source-tasks-key-0123456789abcdef0123456789',
       MCP_TASKS: 'always',
     });
-    await until(() => server.stdout().includes('\n') || server.stderr() !== '', 60_000, 'the server to print its URL');
+    await until(() => server.stdout().includes('\n') || server.hasExited(), 60_000, 'the server to print its URL');
     url = server.stdout().split('\n')[0]?.trim() ?? '';
     if (!url.startsWith('http')) throw new Error(`the server did not start: ${server.stderr()}`);
   });

@@ -51,7 +51,7 @@ describe.each(SHARED_STORES)('tasks over MCP 2026-07-28, on $name', ({ make }) =
       MRTR_KEY: 'tasks-test-key-0123456789abcdef0123456789',
     });
     running.push(child);
-    await until(() => child.stdout().includes('\n') || child.stderr() !== '', 60_000, 'the server to print its URL');
+    await until(() => child.stdout().includes('\n') || child.hasExited(), 60_000, 'the server to print its URL');
     const url = child.stdout().split('\n')[0]?.trim() ?? '';
     if (!url.startsWith('http')) throw new Error(`the server did not start: ${child.stderr()}`);
     return url;
