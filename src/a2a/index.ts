@@ -24,3 +24,4 @@ export { a2aAgentTool } from './client/tool';
 export type { A2ATaskRef } from './client/tool';
 export type { A2AAgentToolOptions, A2AEnvironment } from './client/options';
 export { A2AAgentError } from './client/errors';
+export type { A2ATaskRecord, A2ATaskStore, A2ATaskPage } from '../stores/a2a-tasks';

@@ -21,6 +21,8 @@ import { resolveOptions } from './resolve';
 import { claimEarly, restoreQuery } from './early';
 import { prepareTables, tablesOf, type Tables } from './schema';
 import { PostgresSessions, sessionsTable } from './sessions';
+import { a2aTasksTable, PostgresA2ATasks } from './a2a-tasks';
+import type { A2ATaskPage, A2ATaskRecord, A2ATaskStore } from '../a2a-tasks';
 import { CLOCK, INSERT_COLUMNS, SUSPENSION_COLUMNS, insertPlaceholders, insertValues } from './columns';
 
 const FIRST_RETRY_PAUSE_MS = 50;
@@ -51,7 +53,7 @@ interface RunRow {
  * // ... on shutdown:
  * await store.close();
  */
-export class PostgresStore extends StoreSessions implements SuspensionStore, RunStore, PrunableStore {
+export class PostgresStore extends StoreSessions implements SuspensionStore, RunStore, PrunableStore, A2ATaskStore {
   private readonly pool: Pool;
   private readonly ownsPool: boolean;
   private readonly autoMigrate: boolean;
@@ -62,6 +64,8 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
   private readyPromise: Promise<void> | undefined;
   /** Sessions (docs/chat.md): in the same schema; their SQL is ./sessions.ts. */
   protected readonly sessions: SessionStore;
+  /** A2A task records (docs/a2a.md, "Listing and push"): their SQL is ./a2a-tasks.ts. */
+  private readonly a2aTasks: PostgresA2ATasks;
   private closed = false;
 
   constructor(options: PostgresStoreOptions) {
@@ -76,6 +80,25 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
     this.sessions = new PostgresSessions(sessionsTable(resolved.schema, resolved.tablePrefix), (operation, text, values) =>
       this.query(operation, text, values),
     );
+    this.a2aTasks = new PostgresA2ATasks(a2aTasksTable(resolved.schema, resolved.tablePrefix), (operation, text, values) =>
+      this.query(operation, text, values),
+    );
+  }
+
+  loadA2ATask(taskId: string): Promise<A2ATaskRecord | undefined> {
+    return this.a2aTasks.loadA2ATask(taskId);
+  }
+
+  saveA2ATask(record: A2ATaskRecord): Promise<boolean> {
+    return this.a2aTasks.saveA2ATask(record);
+  }
+
+  listA2ATasks(page: A2ATaskPage): Promise<A2ATaskRecord[]> {
+    return this.a2aTasks.listA2ATasks(page);
+  }
+
+  listA2ADue(dueBefore: number, limit: number): Promise<A2ATaskRecord[]> {
+    return this.a2aTasks.listA2ADue(dueBefore, limit);
   }
 
   /**

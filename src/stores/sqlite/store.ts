@@ -18,6 +18,8 @@ import { immediate, sqliteOpener, type SqliteConnection, type SqliteStatement } 
 import type { SqliteStoreOptions } from './options';
 import { migrate, prepare, SUSPENSION_COLUMNS } from './schema';
 import { SqliteSessions } from './sessions';
+import { SqliteA2ATasks } from './a2a-tasks';
+import type { A2ATaskPage, A2ATaskRecord, A2ATaskStore } from '../a2a-tasks';
 
 /**
  * Creates a database file that does not exist yet with mode 0600 (owner read/write only),
@@ -61,7 +63,7 @@ interface RunRow {
  * const coordinator = new ResumeCoordinator({ toolkit, store })
  * ```
  */
-export class SqliteStore extends StoreSessions implements SuspensionStore, RunStore, PrunableStore {
+export class SqliteStore extends StoreSessions implements SuspensionStore, RunStore, PrunableStore, A2ATaskStore {
   /** The database file this store opened. */
   readonly filename: string;
   /** The driver that opened the file: node:sqlite or better-sqlite3. */
@@ -71,6 +73,8 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
   private readonly listStatements = new Map<string, SqliteStatement>();
   /** Sessions (docs/chat.md): in the same file; their SQL is ./sessions.ts. */
   protected readonly sessions: SessionStore;
+  /** A2A task records (docs/a2a.md, "Listing and push"): their SQL is ./a2a-tasks.ts. */
+  private readonly a2aTasks: SqliteA2ATasks;
   private closed = false;
 
   constructor(options: SqliteStoreOptions | string) {
@@ -100,11 +104,32 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
         (work, what) => this.run(work, what),
         () => this.assertOpen(),
       );
+      this.a2aTasks = new SqliteA2ATasks(
+        this.db,
+        (work, what) => this.run(work, what),
+        () => this.assertOpen(),
+      );
     } catch (error) {
       this.db.close();
       if (error instanceof ToolnexusError) throw error;
       throw new StoreError(`cannot use SQLite file ${filename} as a store: ${messageOf(error)}`, { cause: error });
     }
+  }
+
+  loadA2ATask(taskId: string): Promise<A2ATaskRecord | undefined> {
+    return this.a2aTasks.loadA2ATask(taskId);
+  }
+
+  saveA2ATask(record: A2ATaskRecord): Promise<boolean> {
+    return this.a2aTasks.saveA2ATask(record);
+  }
+
+  listA2ATasks(page: A2ATaskPage): Promise<A2ATaskRecord[]> {
+    return this.a2aTasks.listA2ATasks(page);
+  }
+
+  listA2ADue(dueBefore: number, limit: number): Promise<A2ATaskRecord[]> {
+    return this.a2aTasks.listA2ADue(dueBefore, limit);
   }
 
   async insert(call: SuspendedCall): Promise<void> {
