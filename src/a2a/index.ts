@@ -15,6 +15,8 @@ a2aSdk();
 export { a2aHandler, a2aFastifyHandler } from './server/http';
 export type { A2ANodeHandler, A2AFastifyRequest, A2AFastifyReply } from './server/http';
 export type { A2AServeOptions, A2ACardOptions, A2ASkill, A2AAuthenticate, A2ALogger } from './server/options';
+export type { A2APushOptions } from './server/push';
+export { isPrivateAddress } from './server/push-target';
 export type { A2ARequestData } from './server/parts';
 export { agentCardOf } from './server/card';
 export type { A2ALegacyCardFields } from './server/card';
