@@ -1,5 +1,6 @@
 import { InvalidArgumentError, StoreError } from '../errors';
 import { toJson } from '../suspension/json';
+import { StoreSessions } from './sessions';
 
 /**
  * An A2A task as the A2A server keeps it beside its run (docs/a2a.md, "Listing and push"): whose
@@ -117,4 +118,29 @@ export function a2aTaskOf(row: A2ATaskRow): A2ATaskRecord {
   };
   if (row.due_at !== null) record.dueAt = Number(row.due_at);
   return record;
+}
+
+/**
+ * The session and A2A task side of a SQL store: both kept by a part of their own (each backend's
+ * `sessions.ts` and `a2a-tasks.ts`), every method that part's.
+ */
+export abstract class StoreSessionsAndTasks extends StoreSessions implements A2ATaskStore {
+  /** Keeps this store's A2A task records. */
+  protected abstract readonly a2aTasks: A2ATaskStore;
+
+  loadA2ATask(taskId: string): Promise<A2ATaskRecord | undefined> {
+    return this.a2aTasks.loadA2ATask(taskId);
+  }
+
+  saveA2ATask(record: A2ATaskRecord): Promise<boolean> {
+    return this.a2aTasks.saveA2ATask(record);
+  }
+
+  listA2ATasks(page: A2ATaskPage): Promise<A2ATaskRecord[]> {
+    return this.a2aTasks.listA2ATasks(page);
+  }
+
+  listA2ADue(dueBefore: number, limit: number): Promise<A2ATaskRecord[]> {
+    return this.a2aTasks.listA2ADue(dueBefore, limit);
+  }
 }

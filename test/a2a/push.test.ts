@@ -83,7 +83,12 @@ async function sendWithPush(client: Client, value: string, url: string): Promise
   const result = await client.sendMessage({
     tenant: '',
     message: message([text(value)]),
-    configuration: { acceptedOutputModes: [], taskPushNotificationConfig: pushConfig(url), historyLength: undefined },
+    configuration: {
+      acceptedOutputModes: [],
+      taskPushNotificationConfig: pushConfig(url),
+      historyLength: undefined,
+      returnImmediately: false,
+    },
     metadata: undefined,
   });
   if (!('status' in result)) throw new Error('the agent answered a message, not a task');
@@ -106,7 +111,7 @@ it('tells the client’s receiver of input-required and completed, signed with i
     const waiting = await sendWithPush(alice, 'refund o-1 500', hook.url);
     expect(waiting.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     // The config is the task's: its owner reads it back (without asking the receiver anything).
-    const configs = await alice.listTaskPushNotificationConfig({ tenant: '', taskId: waiting.id, pageSize: undefined, pageToken: '' });
+    const configs = await alice.listTaskPushNotificationConfig({ tenant: '', taskId: waiting.id, pageSize: 10, pageToken: '' });
     expect(configs.configs.map((config) => [config.id, config.url])).toEqual([['alice-hook', hook.url]]);
 
     // The first POST is answered 500; the retry delivers the same notification.
@@ -157,7 +162,7 @@ it('refuses a push URL to a loopback or link-local address unless the agent allo
     alice.createTaskPushNotificationConfig({ ...pushConfig('http://169.254.169.254/hook'), taskId: waiting.id }),
   ).rejects.toThrow(/private|link-local/);
   await expect(
-    alice.listTaskPushNotificationConfig({ tenant: '', taskId: waiting.id, pageSize: undefined, pageToken: '' }),
+    alice.listTaskPushNotificationConfig({ tenant: '', taskId: waiting.id, pageSize: 10, pageToken: '' }),
   ).resolves.toMatchObject({ configs: [] });
   // Another principal cannot set one on alice's task, nor read hers.
   const eve = await clientOf(base, 'eve');

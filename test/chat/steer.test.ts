@@ -12,7 +12,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { UIMessage } from 'ai';
-import { Toolkit, defineTool } from 'toolnexus-ts';
 import { OpenAIChatModel } from 'toolnexus-ts/models';
 import { AgentRunner } from 'toolnexus-ts/agents';
 import { ResumeCoordinator } from 'toolnexus-ts/suspension';
@@ -21,6 +20,7 @@ import { chatHandler, type ChatOptions } from 'toolnexus-ts/chat';
 import { loadAiClient, pageChat } from '../fixtures/chat/ai-client';
 import { openaiCalls, openaiText, startMockServer, type MockServer } from '../fixtures/runner/mock-servers';
 import { until } from '../fixtures/children';
+import { slowToolkit } from '../fixtures/runner/slow-tool';
 
 jest.setTimeout(60_000);
 const ai = loadAiClient();
@@ -31,7 +31,7 @@ let store: SqliteStore;
 let model: MockServer;
 let url: string;
 let open: () => void;
-let started: number;
+let started: () => number;
 
 async function serve(options: Partial<ChatOptions> = {}): Promise<void> {
   dir = mkdtempSync(join(tmpdir(), 'tnx-chat-steer-'));
@@ -40,19 +40,10 @@ async function serve(options: Partial<ChatOptions> = {}): Promise<void> {
     openaiCalls([{ id: 'call_export', name: 'export_rows', args: {} }]),
     openaiText('Exported, without the totals row.'),
   ]);
-  started = 0;
-  const gate = new Promise<void>((resolve) => (open = resolve));
-  const toolkit = new Toolkit().register(
-    defineTool({
-      name: 'export_rows',
-      description: 'Exports the report rows (slowly)',
-      run: async () => {
-        started++;
-        await gate;
-        return 'exported 3 rows';
-      },
-    }),
-  );
+  const slow = slowToolkit();
+  open = slow.open;
+  started = slow.started;
+  const toolkit = slow.toolkit;
   const runner = new AgentRunner({
     model: new OpenAIChatModel({ baseUrl: `${model.url}/v1`, model: 'mock', retry: { maxAttempts: 1 } }),
     toolkit,
@@ -82,7 +73,7 @@ it('a message sent while the run is in flight is steered into it: queued, then t
   await serve();
   const first = pageChat(ai, { id: 'c-1', api: url });
   const sending = first.chat.sendMessage({ text: 'Export the report' });
-  await until(() => started === 1, 20_000, 'the tool to start');
+  await until(() => started() === 1, 20_000, 'the tool to start');
 
   // A second tab of the same chat sends while the run is in flight.
   const second = pageChat(ai, { id: 'c-1', api: url });
@@ -120,7 +111,7 @@ it('with whileRunning: busy, the message is refused with 409 as before and nothi
   await serve({ whileRunning: 'busy' });
   const first = pageChat(ai, { id: 'c-2', api: url });
   const sending = first.chat.sendMessage({ text: 'Export the report' });
-  await until(() => started === 1, 20_000, 'the tool to start');
+  await until(() => started() === 1, 20_000, 'the tool to start');
   const second = pageChat(ai, { id: 'c-2', api: url });
   await second.chat.sendMessage({ text: 'skip the totals row' });
   expect((second.chat.error as unknown as { statusCode?: number } | undefined)?.statusCode).toBe(409);

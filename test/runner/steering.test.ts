@@ -11,7 +11,7 @@ import 'reflect-metadata';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Toolkit, defineTool } from 'toolnexus-ts';
+import { Toolkit } from 'toolnexus-ts';
 import { OpenAIChatModel } from 'toolnexus-ts/models';
 import { AgentRunner, type RunEvent } from 'toolnexus-ts/agents';
 import { AnswerRefusedError, ResumeCoordinator, rulesPolicy } from 'toolnexus-ts/suspension';
@@ -19,6 +19,7 @@ import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { openaiCalls, openaiText, startMockServer, type MockServer, type Reply } from '../fixtures/runner/mock-servers';
 import { buildPayAgent, readLedger } from '../fixtures/runner/pay-agent';
 import { outputOf, startChild, until } from '../fixtures/children';
+import { slowToolkit } from '../fixtures/runner/slow-tool';
 
 jest.setTimeout(60_000);
 
@@ -54,25 +55,6 @@ const userTurnsWith = (mock: MockServer, text: string) =>
       (request.body.messages as Array<{ role: string; content: unknown }>).filter((m) => m.role === 'user' && m.content === text).length,
     0,
   );
-
-/** A tool that waits until the test opens its gate. */
-function slowToolkit() {
-  let open: () => void = () => undefined;
-  const gate = new Promise<void>((resolve) => (open = resolve));
-  let started = 0;
-  const toolkit = new Toolkit().register(
-    defineTool({
-      name: 'export_rows',
-      description: 'Exports the report rows (slowly)',
-      run: async () => {
-        started++;
-        await gate;
-        return 'exported 3 rows';
-      },
-    }),
-  );
-  return { toolkit, open: () => open(), started: () => started };
-}
 
 const CALLS_EXPORT = openaiCalls([{ id: 'call_export', name: 'export_rows', args: {} }]);
 

@@ -14,7 +14,6 @@ import type { Claim, EarlyClaim, Settlement, SuspendedCall, SuspensionFilter, Su
 import type { Grant, GrantFilter } from '../../suspension/grants';
 import { sleep } from '../../timing/sleep';
 import { callOf, grantOf, parseStored, rowOf, type SuspensionRow } from '../rows';
-import { StoreSessions } from '../sessions';
 import { isUniqueViolation, translate } from './errors';
 import type { PostgresStoreOptions } from './options';
 import { resolveOptions } from './resolve';
@@ -22,7 +21,7 @@ import { claimEarly, restoreQuery } from './early';
 import { prepareTables, tablesOf, type Tables } from './schema';
 import { PostgresSessions, sessionsTable } from './sessions';
 import { a2aTasksTable, PostgresA2ATasks } from './a2a-tasks';
-import type { A2ATaskPage, A2ATaskRecord, A2ATaskStore } from '../a2a-tasks';
+import { StoreSessionsAndTasks } from '../a2a-tasks';
 import { CLOCK, INSERT_COLUMNS, SUSPENSION_COLUMNS, insertPlaceholders, insertValues } from './columns';
 
 const FIRST_RETRY_PAUSE_MS = 50;
@@ -53,7 +52,7 @@ interface RunRow {
  * // ... on shutdown:
  * await store.close();
  */
-export class PostgresStore extends StoreSessions implements SuspensionStore, RunStore, PrunableStore, A2ATaskStore {
+export class PostgresStore extends StoreSessionsAndTasks implements SuspensionStore, RunStore, PrunableStore {
   private readonly pool: Pool;
   private readonly ownsPool: boolean;
   private readonly autoMigrate: boolean;
@@ -65,7 +64,7 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
   /** Sessions (docs/chat.md): in the same schema; their SQL is ./sessions.ts. */
   protected readonly sessions: SessionStore;
   /** A2A task records (docs/a2a.md, "Listing and push"): their SQL is ./a2a-tasks.ts. */
-  private readonly a2aTasks: PostgresA2ATasks;
+  protected readonly a2aTasks: PostgresA2ATasks;
   private closed = false;
 
   constructor(options: PostgresStoreOptions) {
@@ -83,22 +82,6 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
     this.a2aTasks = new PostgresA2ATasks(a2aTasksTable(resolved.schema, resolved.tablePrefix), (operation, text, values) =>
       this.query(operation, text, values),
     );
-  }
-
-  loadA2ATask(taskId: string): Promise<A2ATaskRecord | undefined> {
-    return this.a2aTasks.loadA2ATask(taskId);
-  }
-
-  saveA2ATask(record: A2ATaskRecord): Promise<boolean> {
-    return this.a2aTasks.saveA2ATask(record);
-  }
-
-  listA2ATasks(page: A2ATaskPage): Promise<A2ATaskRecord[]> {
-    return this.a2aTasks.listA2ATasks(page);
-  }
-
-  listA2ADue(dueBefore: number, limit: number): Promise<A2ATaskRecord[]> {
-    return this.a2aTasks.listA2ADue(dueBefore, limit);
   }
 
   /**

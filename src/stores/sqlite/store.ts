@@ -13,13 +13,12 @@ import { jsonCopy, toJson } from '../../suspension/json';
 import type { Claim, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from '../../suspension/store';
 import type { Grant, GrantFilter } from '../../suspension/grants';
 import { callOf, grantOf, parseStored, rowOf, type SuspensionRow } from '../rows';
-import { StoreSessions } from '../sessions';
 import { immediate, sqliteOpener, type SqliteConnection, type SqliteStatement } from './driver';
 import type { SqliteStoreOptions } from './options';
 import { migrate, prepare, SUSPENSION_COLUMNS } from './schema';
 import { SqliteSessions } from './sessions';
 import { SqliteA2ATasks } from './a2a-tasks';
-import type { A2ATaskPage, A2ATaskRecord, A2ATaskStore } from '../a2a-tasks';
+import { StoreSessionsAndTasks } from '../a2a-tasks';
 
 /**
  * Creates a database file that does not exist yet with mode 0600 (owner read/write only),
@@ -63,7 +62,7 @@ interface RunRow {
  * const coordinator = new ResumeCoordinator({ toolkit, store })
  * ```
  */
-export class SqliteStore extends StoreSessions implements SuspensionStore, RunStore, PrunableStore, A2ATaskStore {
+export class SqliteStore extends StoreSessionsAndTasks implements SuspensionStore, RunStore, PrunableStore {
   /** The database file this store opened. */
   readonly filename: string;
   /** The driver that opened the file: node:sqlite or better-sqlite3. */
@@ -74,7 +73,7 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
   /** Sessions (docs/chat.md): in the same file; their SQL is ./sessions.ts. */
   protected readonly sessions: SessionStore;
   /** A2A task records (docs/a2a.md, "Listing and push"): their SQL is ./a2a-tasks.ts. */
-  private readonly a2aTasks: SqliteA2ATasks;
+  protected readonly a2aTasks: SqliteA2ATasks;
   private closed = false;
 
   constructor(options: SqliteStoreOptions | string) {
@@ -114,22 +113,6 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
       if (error instanceof ToolnexusError) throw error;
       throw new StoreError(`cannot use SQLite file ${filename} as a store: ${messageOf(error)}`, { cause: error });
     }
-  }
-
-  loadA2ATask(taskId: string): Promise<A2ATaskRecord | undefined> {
-    return this.a2aTasks.loadA2ATask(taskId);
-  }
-
-  saveA2ATask(record: A2ATaskRecord): Promise<boolean> {
-    return this.a2aTasks.saveA2ATask(record);
-  }
-
-  listA2ATasks(page: A2ATaskPage): Promise<A2ATaskRecord[]> {
-    return this.a2aTasks.listA2ATasks(page);
-  }
-
-  listA2ADue(dueBefore: number, limit: number): Promise<A2ATaskRecord[]> {
-    return this.a2aTasks.listA2ADue(dueBefore, limit);
   }
 
   async insert(call: SuspendedCall): Promise<void> {
