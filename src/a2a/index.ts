@@ -26,4 +26,6 @@ export { a2aAgentTool } from './client/tool';
 export type { A2ATaskRef } from './client/tool';
 export type { A2AAgentToolOptions, A2AEnvironment } from './client/options';
 export { A2AAgentError } from './client/errors';
+export { a2aPushReceiver } from './client/push';
+export type { A2APushReceiver, A2APushReceiverOptions, A2APushWatch } from './client/push';
 export type { A2ATaskRecord, A2ATaskStore, A2ATaskPage } from '../stores/a2a-tasks';
