@@ -27,10 +27,36 @@ export function isPrivateAddress(address: string): boolean {
     );
   }
   if (kind !== 6) return true;
-  const lower = address.toLowerCase();
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower)?.[1];
-  if (mapped) return isPrivateAddress(mapped);
-  return lower === '::' || lower === '::1' || /^f[cd]/.test(lower) || /^fe[89ab]/.test(lower) || lower.startsWith('ff');
+  const groups = ipv6Groups(address);
+  // An IPv4 address inside IPv6 (mapped `::ffff:a.b.c.d`, in any spelling, or NAT64 `64:ff9b::/96`) is judged as that address.
+  const embedded =
+    groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff
+      ? groups
+      : groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((group) => group === 0)
+        ? groups
+        : undefined;
+  if (embedded) {
+    const [high, low] = [embedded[6] as number, embedded[7] as number];
+    return isPrivateAddress(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`);
+  }
+  const first = groups[0] as number;
+  const unspecifiedOrLoopback = groups.slice(0, 7).every((group) => group === 0) && (groups[7] === 0 || groups[7] === 1);
+  return unspecifiedOrLoopback || (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00;
+}
+
+/** The eight 16-bit groups of an IPv6 literal (`::` expanded, a dotted IPv4 tail read as two groups). */
+function ipv6Groups(address: string): number[] {
+  let text = address.toLowerCase().split('%')[0] as string;
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.includes('::') ? (text.split('::') as [string, string]) : [text, undefined];
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const middle = tail === undefined ? [] : Array<string>(8 - left.length - right.length).fill('0');
+  return [...left, ...middle, ...right].map((group) => parseInt(group, 16));
 }
 
 /** A `lookup` for node:http that refuses to connect to a private address (a name that resolves to one, at connect time: no DNS rebinding). */
