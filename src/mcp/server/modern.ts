@@ -192,7 +192,10 @@ function modernServer(
   return server;
 }
 
-/** `tasks/get`, `tasks/update`, `tasks/cancel` (SEP-2663), answered from the store by any process. */
+/**
+ * `tasks/get`, `tasks/update`, `tasks/cancel` (SEP-2663): a suspension's task from the store, by
+ * any process; the task of a call that was still running after `taskAfterMs` from `runs`, this process's.
+ */
 function serveTasks(
   server: Server,
   coordinator: ResumeCoordinator,
