@@ -8,34 +8,11 @@
  */
 import 'reflect-metadata';
 import { createHash, createPublicKey, generateKeyPairSync, randomBytes, sign, verify, type KeyObject } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { IsString } from 'class-validator';
-import { Tool, Toolkit } from '../../src';
-import {
-  McpConfigError,
-  McpConnectionError,
-  McpLoginError,
-  McpToolSource,
-  MemoryOAuthStore,
-  serveMcp,
-  type McpHttpServerHandle,
-} from '../../src/mcp';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Toolkit } from '../../src';
+import { McpConfigError, McpConnectionError, McpLoginError, McpToolSource, MemoryOAuthStore } from '../../src/mcp';
 import { forwardMcp } from '../fixtures/mcp-forward';
-
-class EchoArgs {
-  @IsString()
-  text!: string;
-}
-
-@Tool({ name: 'echo', description: 'Says the text back', args: EchoArgs })
-class EchoTool {
-  runs = 0;
-  run(args: EchoArgs): string {
-    this.runs++;
-    return `echo: ${args.text}`;
-  }
-}
+import { frontedEcho, OAuthTestFront } from '../fixtures/mcp-oauth-front';
 
 const WORKLOAD_CLIENT = 'billing-worker';
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -68,7 +45,7 @@ function thumbprintOf(jwk: Record<string, unknown>): string {
 type Proof = { ok: true; jkt: string; nonce?: unknown } | { ok: false; why: string };
 
 /** The workload platform, the MCP server's authorization server and its resource front, on one origin. */
-class WorkloadFront {
+class WorkloadFront extends OAuthTestFront {
   /** The platform's signing key: it issues the workload's identity tokens. */
   readonly platform = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   /** Access tokens issued, with the thumbprint each is bound to (`''`: a Bearer token). */
@@ -82,21 +59,6 @@ class WorkloadFront {
   nonceChallenges = { token: 0, resource: 0 };
   /** Token requests are refused with this OAuth error while it is set. */
   refuse: string | undefined;
-  base = '';
-  private server!: Server;
-
-  constructor(private readonly upstream: URL) {}
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
 
   /** The workload's identity token, as its platform mounts it: audience this authorization server. */
   workloadToken(audience = this.base): string {
@@ -124,7 +86,7 @@ class WorkloadFront {
     return { ok: true, jkt: thumbprintOf(jwk), nonce };
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', this.base);
     const json = (status: number, body: unknown, headers: Record<string, string> = {}): void =>
       void res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
@@ -204,38 +166,24 @@ function now(): number {
 }
 
 describe('McpToolSource: workload identity (JWT bearer) and DPoP-bound tokens, against serveMcp on 127.0.0.1', () => {
-  let served: McpHttpServerHandle;
-  let front: WorkloadFront;
-  let echo: EchoTool;
-
-  beforeEach(async () => {
-    echo = new EchoTool();
-    served = await serveMcp(new Toolkit().register(echo), { transport: 'http', host: '127.0.0.1', port: 0 });
-    front = new WorkloadFront(new URL(served.url));
-    await front.start();
-  });
-
-  afterEach(async () => {
-    await front.stop();
-    await served.close();
-  });
+  const setup = frontedEcho((upstream) => new WorkloadFront(upstream));
 
   it('binds the workload token to the client key: proofs at the token endpoint and on every request, both nonces answered, the key kept across a restart', async () => {
-    front.nonceAtToken = `as-${randomBytes(6).toString('hex')}`;
-    front.nonceAtResource = `rs-${randomBytes(6).toString('hex')}`;
+    setup.front.nonceAtToken = `as-${randomBytes(6).toString('hex')}`;
+    setup.front.nonceAtResource = `rs-${randomBytes(6).toString('hex')}`;
     const store = new MemoryOAuthStore();
     let reads = 0;
     // DPoP is switched on by the server's own config entry, the grant by the source's option.
     const sourceOf = (): McpToolSource =>
       new McpToolSource({
-        config: { mcpServers: { remote: { type: 'http', url: `${front.base}/mcp`, oauth: { dpop: true } } } },
+        config: { mcpServers: { remote: { type: 'http', url: `${setup.front.base}/mcp`, oauth: { dpop: true } } } },
         oauth: {
           grant: 'jwt_bearer',
           store,
           clientId: WORKLOAD_CLIENT,
           assertion: () => {
             reads++;
-            return front.workloadToken();
+            return setup.front.workloadToken();
           },
         },
       });
@@ -255,18 +203,18 @@ describe('McpToolSource: workload identity (JWT bearer) and DPoP-bound tokens, a
     expect(kept.alg).toBe('ES256');
     const thumbprint = thumbprintOf(kept.jwk);
     // The token endpoint asked for its nonce once; the retry carried it and got a token bound to the kept key.
-    expect(front.nonceChallenges.token).toBe(1);
-    const granted = front.grants.filter((grant) => grant.granted);
+    expect(setup.front.nonceChallenges.token).toBe(1);
+    const granted = setup.front.grants.filter((grant) => grant.granted);
     expect(granted.map(({ grant, jkt }) => ({ grant, jkt }))).toEqual([{ grant: JWT_BEARER, jkt: thumbprint }]);
     expect(reads).toBeGreaterThanOrEqual(1);
     // Every request presented the token with the DPoP scheme and a proof that held; the resource's nonce was answered.
-    expect(front.calls.length).toBeGreaterThan(1);
-    expect(front.calls.every((call) => call.scheme === 'DPoP' && call.ok)).toBe(true);
-    expect(front.nonceChallenges.resource).toBe(1);
-    expect(echo.runs).toBe(1);
+    expect(setup.front.calls.length).toBeGreaterThan(1);
+    expect(setup.front.calls.every((call) => call.scheme === 'DPoP' && call.ok)).toBe(true);
+    expect(setup.front.nonceChallenges.resource).toBe(1);
+    expect(setup.echo.runs).toBe(1);
 
     // A restarted process on the same store presents the same token with the same key: no new grant.
-    const grantsBefore = front.grants.length;
+    const grantsBefore = setup.front.grants.length;
     const second = sourceOf();
     try {
       expect((await second.connect()).connected).toEqual([{ server: 'remote', tools: ['remote_echo'] }]);
@@ -276,9 +224,9 @@ describe('McpToolSource: workload identity (JWT bearer) and DPoP-bound tokens, a
     } finally {
       await second.close();
     }
-    expect(front.grants.length).toBe(grantsBefore);
-    expect(front.calls.every((call) => call.scheme === 'DPoP' && call.ok)).toBe(true);
-    expect(echo.runs).toBe(2);
+    expect(setup.front.grants.length).toBe(grantsBefore);
+    expect(setup.front.calls.every((call) => call.scheme === 'DPoP' && call.ok)).toBe(true);
+    expect(setup.echo.runs).toBe(2);
     // The private key never reaches what the host is told.
     expect(JSON.stringify(report)).not.toContain(String(kept.jwk.d));
   });
@@ -288,13 +236,13 @@ describe('McpToolSource: workload identity (JWT bearer) and DPoP-bound tokens, a
     const tokens: string[] = [];
     const sourceOf = (): McpToolSource =>
       new McpToolSource({
-        config: { mcpServers: { remote: { type: 'http', url: `${front.base}/mcp` } } },
+        config: { mcpServers: { remote: { type: 'http', url: `${setup.front.base}/mcp` } } },
         oauth: {
           grant: 'jwt_bearer',
           store,
           clientId: WORKLOAD_CLIENT,
           assertion: () => {
-            const token = front.workloadToken();
+            const token = setup.front.workloadToken();
             tokens.push(token);
             return token;
           },
@@ -302,7 +250,7 @@ describe('McpToolSource: workload identity (JWT bearer) and DPoP-bound tokens, a
       });
     const refusedSource = sourceOf();
     try {
-      front.refuse = 'unauthorized_client';
+      setup.front.refuse = 'unauthorized_client';
       const refused = await refusedSource.connect();
       const failure = refused.failed[0]?.error;
       expect(failure).toBeInstanceOf(McpLoginError);
@@ -311,15 +259,15 @@ describe('McpToolSource: workload identity (JWT bearer) and DPoP-bound tokens, a
       );
       for (const token of tokens) expect(JSON.stringify({ message: failure?.message, stack: failure?.stack })).not.toContain(token);
       // The SDK asks once more after unauthorized_client, with the token read anew; never another grant.
-      expect(front.grants.length).toBeGreaterThanOrEqual(1);
-      expect(front.grants.length).toBeLessThanOrEqual(2);
-      expect(front.grants.every((grant) => grant.grant === JWT_BEARER && !grant.granted)).toBe(true);
+      expect(setup.front.grants.length).toBeGreaterThanOrEqual(1);
+      expect(setup.front.grants.length).toBeLessThanOrEqual(2);
+      expect(setup.front.grants.every((grant) => grant.grant === JWT_BEARER && !grant.granted)).toBe(true);
       expect(store.get('remote', 'dpop')).toBeUndefined();
     } finally {
       await refusedSource.close();
     }
-    front.refuse = undefined;
-    front.grants.length = 0;
+    setup.front.refuse = undefined;
+    setup.front.grants.length = 0;
 
     // Once the authorization server takes it, the token is a plain Bearer one, read anew for this grant.
     const source = sourceOf();
@@ -329,11 +277,11 @@ describe('McpToolSource: workload identity (JWT bearer) and DPoP-bound tokens, a
       const toolkit = new Toolkit();
       source.register(toolkit);
       expect(await toolkit.execute('remote_echo', { text: 'plain' })).toEqual({ output: 'echo: plain', isError: false });
-      const granted = front.grants.filter((grant) => grant.granted);
+      const granted = setup.front.grants.filter((grant) => grant.granted);
       expect(granted).toHaveLength(1);
       expect(granted[0]!.jkt).toBe('');
       expect(granted[0]!.assertion).toBe(tokens[tokens.length - 1]);
-      expect(front.calls.every((call) => call.scheme === 'Bearer' && call.ok)).toBe(true);
+      expect(setup.front.calls.every((call) => call.scheme === 'Bearer' && call.ok)).toBe(true);
     } finally {
       await source.close();
     }
@@ -342,11 +290,11 @@ describe('McpToolSource: workload identity (JWT bearer) and DPoP-bound tokens, a
   it('refuses a config whose oauth.dpop is not a boolean, and a jwt_bearer grant without an assertion function', async () => {
     const store = new MemoryOAuthStore();
     const badConfig = new McpToolSource({
-      config: { mcpServers: { remote: { type: 'http', url: `${front.base}/mcp`, oauth: { dpop: 'yes' } } } },
-      oauth: { grant: 'jwt_bearer', store, clientId: WORKLOAD_CLIENT, assertion: () => front.workloadToken() },
+      config: { mcpServers: { remote: { type: 'http', url: `${setup.front.base}/mcp`, oauth: { dpop: 'yes' } } } },
+      oauth: { grant: 'jwt_bearer', store, clientId: WORKLOAD_CLIENT, assertion: () => setup.front.workloadToken() },
     });
     const noAssertion = new McpToolSource({
-      config: { mcpServers: { remote: { type: 'http', url: `${front.base}/mcp` } } },
+      config: { mcpServers: { remote: { type: 'http', url: `${setup.front.base}/mcp` } } },
       oauth: { grant: 'jwt_bearer', store, clientId: WORKLOAD_CLIENT, assertion: 'a-token' as unknown as () => string },
     });
     try {
@@ -357,7 +305,7 @@ describe('McpToolSource: workload identity (JWT bearer) and DPoP-bound tokens, a
       // A grant the options cannot make fails its server when it connects, as any other option a provider refuses.
       expect(none.failed[0]?.error).toBeInstanceOf(McpConnectionError);
       expect(none.failed[0]?.error.message).toContain('assertion');
-      expect(front.grants).toEqual([]);
+      expect(setup.front.grants).toEqual([]);
     } finally {
       await badConfig.close();
       await noAssertion.close();

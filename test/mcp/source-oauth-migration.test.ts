@@ -8,26 +8,11 @@
  */
 import 'reflect-metadata';
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { IsString } from 'class-validator';
-import { pendingOf, Tool, Toolkit } from '../../src';
-import { McpToolSource, MemoryOAuthStore, serveMcp, type McpHttpServerHandle } from '../../src/mcp';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pendingOf, Toolkit } from '../../src';
+import { McpToolSource, MemoryOAuthStore } from '../../src/mcp';
 import { forwardMcp } from '../fixtures/mcp-forward';
-
-class EchoArgs {
-  @IsString()
-  text!: string;
-}
-
-@Tool({ name: 'echo', description: 'Says the text back', args: EchoArgs })
-class EchoTool {
-  runs = 0;
-  run(args: EchoArgs): string {
-    this.runs++;
-    return `echo: ${args.text}`;
-  }
-}
+import { frontedEcho, OAuthTestFront } from '../fixtures/mcp-oauth-front';
 
 type As = 'as1' | 'as2';
 
@@ -39,27 +24,12 @@ interface AsRecord {
   codes: Map<string, string>;
 }
 
-class MovingFront {
+class MovingFront extends OAuthTestFront {
   current: As = 'as1';
   readonly servers: Record<As, AsRecord> = {
     as1: { registered: [], seen: [], tokens: new Set(), codes: new Map() },
     as2: { registered: [], seen: [], tokens: new Set(), codes: new Map() },
   };
-  base = '';
-  private server!: Server;
-
-  constructor(private readonly upstream: URL) {}
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
 
   /** A person follows the authorization URL and consents; where the browser is sent back. */
   async consent(url: string): Promise<string> {
@@ -67,7 +37,7 @@ class MovingFront {
     return answer.headers.get('location') as string;
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', this.base);
     const json = (status: number, body: unknown, headers: Record<string, string> = {}): void =>
       void res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
@@ -139,55 +109,44 @@ class MovingFront {
 }
 
 describe('McpToolSource when the MCP server moves to another authorization server (SEP-2352)', () => {
-  let served: McpHttpServerHandle;
-  let front: MovingFront;
-  let echo: EchoTool;
-
-  beforeEach(async () => {
-    echo = new EchoTool();
-    served = await serveMcp(new Toolkit().register(echo), { transport: 'http', host: '127.0.0.1', port: 0 });
-    front = new MovingFront(new URL(served.url));
-    await front.start();
-  });
-
-  afterEach(async () => {
-    await front.stop();
-    await served.close();
-  });
+  const setup = frontedEcho((upstream) => new MovingFront(upstream));
 
   it('reads the metadata again, registers at the new authorization server, logs in there, and never shows it the old credentials', async () => {
     const store = new MemoryOAuthStore();
     const source = new McpToolSource({
-      config: { mcpServers: { remote: { type: 'http', url: `${front.base}/mcp` } } },
+      config: { mcpServers: { remote: { type: 'http', url: `${setup.front.base}/mcp` } } },
       oauth: { store, redirectUrl: 'http://127.0.0.1:1/callback' },
     });
     try {
       const report = await source.connect();
       const login = report.needsLogin[0];
-      expect(login?.url.startsWith(`${front.base}/as1/authorize`)).toBe(true);
-      await source.finishLogin('remote', await front.consent(login!.url));
+      expect(login?.url.startsWith(`${setup.front.base}/as1/authorize`)).toBe(true);
+      await source.finishLogin('remote', await setup.front.consent(login!.url));
       const toolkit = new Toolkit();
       source.register(toolkit);
       expect(await toolkit.execute('remote_echo', { text: 'before' })).toEqual({ output: 'echo: before', isError: false });
-      const [oldClient] = front.servers.as1.registered;
+      const [oldClient] = setup.front.servers.as1.registered;
 
       // The server moves: its metadata names as2, and as1's tokens are refused.
-      front.current = 'as2';
+      setup.front.current = 'as2';
       const moved = await toolkit.execute('remote_echo', { text: 'after' });
       const request = pendingOf(moved);
       expect(request?.kind).toBe('authorization');
-      expect(request?.url?.startsWith(`${front.base}/as2/authorize`)).toBe(true);
-      expect(front.servers.as2.registered).toHaveLength(1);
-      expect(echo.runs).toBe(1);
+      expect(request?.url?.startsWith(`${setup.front.base}/as2/authorize`)).toBe(true);
+      expect(setup.front.servers.as2.registered).toHaveLength(1);
+      expect(setup.echo.runs).toBe(1);
 
-      await source.finishLogin('remote', await front.consent(request!.url!));
+      await source.finishLogin('remote', await setup.front.consent(request!.url!));
       expect(await toolkit.execute('remote_echo', { text: 'after' })).toEqual({ output: 'echo: after', isError: false });
-      expect(echo.runs).toBe(2);
+      expect(setup.echo.runs).toBe(2);
       // as1's client never reached as2; the registration kept is as2's, stamped with its issuer.
-      expect(front.servers.as2.seen.length).toBeGreaterThanOrEqual(2);
-      expect(front.servers.as2.seen.every((id) => id === front.servers.as2.registered[0])).toBe(true);
-      expect(front.servers.as2.seen).not.toContain(oldClient);
-      expect(store.get('remote', 'client')).toMatchObject({ client_id: front.servers.as2.registered[0], issuer: `${front.base}/as2` });
+      expect(setup.front.servers.as2.seen.length).toBeGreaterThanOrEqual(2);
+      expect(setup.front.servers.as2.seen.every((id) => id === setup.front.servers.as2.registered[0])).toBe(true);
+      expect(setup.front.servers.as2.seen).not.toContain(oldClient);
+      expect(store.get('remote', 'client')).toMatchObject({
+        client_id: setup.front.servers.as2.registered[0],
+        issuer: `${setup.front.base}/as2`,
+      });
     } finally {
       await source.close();
     }
