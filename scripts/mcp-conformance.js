@@ -68,24 +68,22 @@ function tested(dir) {
 }
 
 /**
+ * The CLI's arguments for one scenario of `leg` against `target` (the server's URL, or the
+ * client's command) at `revision`, with `baseline`, its results under `out`. Extension
+ * scenarios sit outside the spec's timeline: `--force` runs them at the revision all the same.
+ */
+function oneScenario(leg, target, scenario, revision, baseline, out) {
+  const against = leg === 'server' ? ['--url', target] : ['--command', target];
+  return [leg, ...against, '--scenario', scenario, '--spec-version', revision, '--force', '--expected-failures', baseline, '-o', out];
+}
+
+/**
  * Runs one extension scenario at a revision (`leg` server or client), each in its own results
  * folder under `out`; resolves to whether it passed and tested something (or skips on purpose).
  */
 async function extensionScenario(leg, scenario, revision, target, out) {
   const dir = path.join(out, scenario);
-  const run = await conformance([
-    leg,
-    ...(leg === 'server' ? ['--url', target] : ['--command', target]),
-    '--scenario',
-    scenario,
-    '--spec-version',
-    revision,
-    '--force',
-    '--expected-failures',
-    BASELINE,
-    '-o',
-    dir,
-  ]);
+  const run = await conformance(oneScenario(leg, target, scenario, revision, BASELINE, dir));
   const empty = !tested(dir) && !EXTENSION_SKIPPED[scenario];
   const ok = run.code === 0 && !empty;
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${leg} scenario ${scenario} (skills extension) at ${revision}${empty ? ': no check ran' : ''}`);
@@ -211,8 +209,7 @@ async function main() {
           console.error(`MCP conformance (server, ${revision}): a regression or a stale baseline entry, see above`);
         }
         const out = path.join(scratch, `server-skills-${revision}`);
-        for (const scenario of EXTENSION.server)
-          if (!(await extensionScenario('server', scenario, revision, url, out))) failed = true;
+        for (const scenario of EXTENSION.server) if (!(await extensionScenario('server', scenario, revision, url, out))) failed = true;
         extensions.push({ leg: 'server', revision, ...score(out) });
       }
     } finally {
@@ -223,21 +220,7 @@ async function main() {
       const baseline = clientBaseline(revision, scratch);
       const out = path.join(scratch, `client-${revision}`);
       for (const scenario of clientScenarios(revision)) {
-        const run = await conformance([
-          'client',
-          '--command',
-          `"${process.execPath}" "${CLIENT}"`,
-          '--scenario',
-          scenario,
-          '--spec-version',
-          revision,
-          // Extension scenarios sit outside the spec's timeline: run at the revision all the same.
-          '--force',
-          '--expected-failures',
-          baseline,
-          '-o',
-          out,
-        ]);
+        const run = await conformance(oneScenario('client', `"${process.execPath}" "${CLIENT}"`, scenario, revision, baseline, out));
         console.log(`${run.code === 0 ? 'ok  ' : 'FAIL'} client scenario ${scenario} at ${revision}`);
         if (run.code !== 0) {
           failed = true;
