@@ -185,7 +185,10 @@ describe('Toolkit registration (§4)', () => {
     // The optional boolean is gone (not `null`); a type that takes null keeps it.
     expect(seen).toEqual([{ q: 'x', note: null }]);
     expect(Object.hasOwn(seen[0]!, 'verbose')).toBe(false);
-    expect(await toolkit.execute('search', { q: null })).toEqual({ output: 'invalid arguments for search: q: q must be a string', isError: true });
+    expect(await toolkit.execute('search', { q: null })).toEqual({
+      output: 'invalid arguments for search: q: q must be a string',
+      isError: true,
+    });
     expect(seen).toHaveLength(1);
   });
 
