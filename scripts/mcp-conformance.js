@@ -7,7 +7,11 @@
  *           Streamable HTTP), the scenarios each revision requires (`--requirements`), once
  *           at each wire version: 2025-11-25 (sessions) and 2026-07-28 (stateless, MRTR);
  *   client  examples/mcp/conformance-client.ts (an McpToolSource) in every client scenario the
- *           requirements of 2025-11-25 and of 2026-07-28 list (scored or not), each at its revision.
+ *           requirements of 2025-11-25 and of 2026-07-28 list (scored or not), each at its revision;
+ *   skills  the Skills extension's scenarios (SEP-2640), which no requirements file lists: the
+ *           server's and the client's, at each revision. Each must have tested something (a
+ *           scenario whose checks were all skipped, as when the server stops declaring the
+ *           extension, fails), but for those EXTENSION_SKIPPED names with its reason.
  *
  * Expected failures are in .ci/mcp-conformance-baseline.yml, each with its reason; the suite
  * itself fails the run on a regression or on a stale entry. The server scenarios a revision
@@ -35,6 +39,60 @@ const REQUIREMENTS = path.join(
   path.dirname(require.resolve('@modelcontextprotocol/conformance/package.json', { paths: [ROOT] })),
   'requirements',
 );
+
+/** The Skills extension's scenarios (SEP-2640), per leg: run at each revision, outside the requirements files. */
+const EXTENSION = {
+  server: ['sep-2640-skills-enumeration', 'sep-2640-skills-manifest', 'sep-2640-skills-directory'],
+  client: [
+    'sep-2640-client-no-prefetch',
+    'sep-2640-client-verify-digest',
+    'sep-2640-client-verify-size',
+    'sep-2640-client-verify-frontmatter',
+  ],
+};
+/** Extension scenarios whose checks are all skipped on purpose, with the reason. */
+const EXTENSION_SKIPPED = {
+  // serveMcp does not declare `directoryRead` (docs/mcp.md, "Not supported yet"): resources/directory/read is optional.
+  'sep-2640-skills-directory': 'resources/directory/read is not served',
+};
+
+/** Whether a scenario's results (one folder) show a check that ran: something other than SKIPPED, INFO and the wire schema. */
+function tested(dir) {
+  const found = [];
+  const visit = (at) => {
+    for (const name of fs.readdirSync(at)) {
+      const full = path.join(at, name);
+      if (name === 'checks.json') found.push(...JSON.parse(fs.readFileSync(full, 'utf8')));
+      else if (fs.statSync(full).isDirectory()) visit(full);
+    }
+  };
+  if (fs.existsSync(dir)) visit(dir);
+  return found.some((check) => check.id !== 'wire-schema-valid' && check.status !== 'SKIPPED' && check.status !== 'INFO');
+}
+
+/**
+ * The CLI's arguments for one scenario of `leg` against `target` (the server's URL, or the
+ * client's command) at `revision`, with `baseline`, its results under `out`. Extension
+ * scenarios sit outside the spec's timeline: `--force` runs them at the revision all the same.
+ */
+function oneScenario(leg, target, scenario, revision, baseline, out) {
+  const against = leg === 'server' ? ['--url', target] : ['--command', target];
+  return [leg, ...against, '--scenario', scenario, '--spec-version', revision, '--force', '--expected-failures', baseline, '-o', out];
+}
+
+/**
+ * Runs one extension scenario at a revision (`leg` server or client), each in its own results
+ * folder under `out`; resolves to whether it passed and tested something (or skips on purpose).
+ */
+async function extensionScenario(leg, scenario, revision, target, out) {
+  const dir = path.join(out, scenario);
+  const run = await conformance(oneScenario(leg, target, scenario, revision, BASELINE, dir));
+  const empty = !tested(dir) && !EXTENSION_SKIPPED[scenario];
+  const ok = run.code === 0 && !empty;
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${leg} scenario ${scenario} (skills extension) at ${revision}${empty ? ': no check ran' : ''}`);
+  if (!ok) console.error(run.output);
+  return ok;
+}
 
 /** The client scenarios of a revision: required ones, then the ones it runs without scoring. */
 function clientScenarios(revision) {
@@ -160,6 +218,7 @@ async function main() {
     const started = Date.now();
     const { child, url } = await startServer();
     const servers = [];
+    const extensions = [];
     try {
       for (const revision of REVISIONS) {
         const run = await conformance([
@@ -184,6 +243,9 @@ async function main() {
         const problems = unscoredProblems(revision, score(path.join(scratch, `server-${revision}`)).scenarios);
         for (const problem of problems) console.error(`MCP conformance (server, ${revision}, not scored): ${problem}`);
         if (problems.length > 0) failed = true;
+        const out = path.join(scratch, `server-skills-${revision}`);
+        for (const scenario of EXTENSION.server) if (!(await extensionScenario('server', scenario, revision, url, out))) failed = true;
+        extensions.push({ leg: 'server', revision, ...score(out) });
       }
     } finally {
       child.kill('SIGTERM');
@@ -193,21 +255,7 @@ async function main() {
       const baseline = clientBaseline(revision, scratch);
       const out = path.join(scratch, `client-${revision}`);
       for (const scenario of clientScenarios(revision)) {
-        const run = await conformance([
-          'client',
-          '--command',
-          `"${process.execPath}" "${CLIENT}"`,
-          '--scenario',
-          scenario,
-          '--spec-version',
-          revision,
-          // Extension scenarios sit outside the spec's timeline: run at the revision all the same.
-          '--force',
-          '--expected-failures',
-          baseline,
-          '-o',
-          out,
-        ]);
+        const run = await conformance(oneScenario('client', `"${process.execPath}" "${CLIENT}"`, scenario, revision, baseline, out));
         console.log(`${run.code === 0 ? 'ok  ' : 'FAIL'} client scenario ${scenario} at ${revision}`);
         if (run.code !== 0) {
           failed = true;
@@ -215,6 +263,10 @@ async function main() {
         }
       }
       clientCounts.push({ revision, ...score(out) });
+      const skills = path.join(scratch, `client-skills-${revision}`);
+      for (const scenario of EXTENSION.client)
+        if (!(await extensionScenario('client', scenario, revision, `"${process.execPath}" "${CLIENT}"`, skills))) failed = true;
+      extensions.push({ leg: 'client', revision, ...score(skills) });
     }
     const pass = (list) => list.filter((item) => item.ok).length;
     for (const { revision } of servers) {
@@ -231,6 +283,12 @@ async function main() {
       console.log(
         `MCP conformance score: client at ${c.revision}: ${pass(c.scenarios)} of ${c.scenarios.length} scenarios ` +
           `(${c.checks - c.failedChecks} of ${c.checks} checks)`,
+      );
+    }
+    for (const e of extensions) {
+      console.log(
+        `MCP conformance score: ${e.leg} skills extension at ${e.revision}: ${pass(e.scenarios)} of ${e.scenarios.length} scenarios ` +
+          `(${e.checks - e.failedChecks} of ${e.checks} checks)`,
       );
     }
     console.log(`MCP conformance: in ${((Date.now() - started) / 1000).toFixed(1)} s`);

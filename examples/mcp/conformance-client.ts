@@ -7,9 +7,10 @@
  * the schema's defaults. In the `auth/*` scenarios the server wants OAuth: `connect()` reports
  * the login it needs, and this client's "user" follows the authorization URL itself (the
  * suite's authorization server consents at once and redirects with a code), then finishes the
- * login. The machine-to-machine scenarios (client_credentials with a secret or a private key,
- * enterprise cross-app access) need nobody: the grant the context's credentials call for is
- * chosen, and `connect()` connects. Run by scripts/mcp-conformance.js; see docs/mcp.md.
+ * login (with DPoP-bound tokens in `auth/dpop*`). The machine-to-machine scenarios
+ * (client_credentials with a secret or a private key, enterprise cross-app access, workload
+ * identity) need nobody: the grant the context's credentials call for is chosen, and
+ * `connect()` connects. Run by scripts/mcp-conformance.js; see docs/mcp.md.
  */
 import 'reflect-metadata';
 import { pendingOf, Toolkit } from 'toolnexus-ts';
@@ -62,6 +63,8 @@ interface Context {
   idp_client_id?: string;
   idp_id_token?: string;
   idp_token_endpoint?: string;
+  /** auth/wif-jwt-bearer: the workload's identity token, audience the authorization server. */
+  valid_jwt?: string;
   toolCalls?: Array<{ name: string; arguments: Record<string, unknown> }>;
 }
 
@@ -84,6 +87,12 @@ function oauthFor(scenario: string, context: Context): McpOAuthOptions {
       ...(context.idp_client_id !== undefined ? { idpClientId: context.idp_client_id } : {}),
     };
   }
+  // Workload identity federation: the workload's own token, given as a JWT bearer grant.
+  if (scenario === 'auth/wif-jwt-bearer') {
+    const workloadToken = context.valid_jwt;
+    if (!clientId || !workloadToken) throw new Error(`${scenario}: the context lacks the workload's client and token`);
+    return { grant: 'jwt_bearer', store, clientId, assertion: () => workloadToken };
+  }
   if (scenario.startsWith('auth/client-credentials-')) {
     if (!clientId) throw new Error(`${scenario}: the context has no client_id`);
     if (context.private_key_pem !== undefined)
@@ -104,6 +113,8 @@ function oauthFor(scenario: string, context: Context): McpOAuthOptions {
     // Pre-registered clients (auth/pre-registration) get their credentials from the suite.
     ...(clientId !== undefined ? { clientId } : {}),
     ...(clientSecret !== undefined ? { clientSecret } : {}),
+    // DPoP-bound tokens (RFC 9449) in the auth/dpop scenarios: the same login, each token bound to the client's key.
+    ...(scenario.startsWith('auth/dpop') ? { dpop: true } : {}),
   };
 }
 

@@ -4,7 +4,8 @@
  * `serveMcp` over Streamable HTTP. Elicitations are suspensions (`pending`), answered through
  * the client's elicitation and replayed by the ResumeCoordinator; `test_sampling` asks the
  * client's model through `ctx.sample`. Its resources, resource template and prompts are
- * `@Resource`, `@ResourceTemplate` and `@Prompt` classes in an McpCatalog. Prints the
+ * `@Resource`, `@ResourceTemplate` and `@Prompt` classes in an McpCatalog; its skills (the
+ * skills extension, SEP-2640) the folder examples/mcp/conformance-skills. Prints the
  * endpoint's URL, then serves until SIGTERM or SIGINT. Run by scripts/mcp-conformance.js; see
  * docs/mcp.md.
  */
@@ -12,6 +13,8 @@ import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import { answerFor, defineTool, Describe, failure, pending, Tool, Toolkit, withContent, type ToolContext } from 'toolnexus-ts';
 import { INPUT_ROUND_TOOLS } from './conformance-input-rounds';
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
 import { TASK_SUPPORT, TASK_TOOLS } from './conformance-tasks';
 import {
   inputRound,
@@ -23,6 +26,7 @@ import {
   type CatalogContext,
   type McpToolContext,
 } from 'toolnexus-ts/mcp';
+import { loadSkills } from 'toolnexus-ts/skills';
 
 // A 1×1 red PNG and a 1-sample silent WAV: the smallest valid media the scenarios accept.
 const RED_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
@@ -439,8 +443,14 @@ async function main(): Promise<void> {
       run: () => (catalog.remove('prompt', 'test_dynamic_prompt') ? 'removed' : (catalog.register(dynamicPrompt), 'added')),
     }),
   );
+  // The skills extension's scenarios (SEP-2640) read this folder's skills: beside this file, or, compiled, in the sources.
+  const skillsDir = [path.join(__dirname, 'conformance-skills'), path.resolve(__dirname, '../../../examples/mcp/conformance-skills')].find(
+    (dir) => existsSync(dir),
+  );
+  if (!skillsDir) throw new Error('examples/mcp/conformance-skills is missing');
   const port = Number(process.env.PORT ?? 0);
   const server = await serveMcp(toolkit, {
+    skills: loadSkills({ dirs: skillsDir }),
     transport: 'http',
     port,
     name: 'toolnexus-conformance',

@@ -54,5 +54,8 @@ export type {
   McpOAuthLoginOptions,
   McpOAuthClientCredentialsOptions,
   McpOAuthCrossAppOptions,
+  McpOAuthJwtBearerOptions,
+  McpDpopOptions,
+  McpDpopAlgorithm,
 } from './client/oauth/store';
 export { McpLoginStateError, McpOAuthIssuerError, McpOAuthOriginError, McpOAuthResponseTooLargeError } from './client/errors';

@@ -207,6 +207,13 @@ class SchemaArgumentsPlan implements ArgumentsPlan {
         continue;
       }
       const expected = declared.type;
+      // `null` for an optional parameter whose type takes no null is "not given", as @IsOptional
+      // reads it for a DTO: models in strict mode send it so, and MCP 2026-07-28 (SEP-2243) omits
+      // such a parameter's header. Dropped before the check, so the tool never sees it.
+      if (value[key] === null && !this.required.includes(key) && typeof expected === 'string' && expected !== 'null') {
+        delete value[key];
+        continue;
+      }
       if (typeof expected === 'string' && !matchesType(value[key], expected)) {
         problems.push(`${key}: ${key} must be ${expected === 'integer' ? 'an' : 'a'} ${expected}`);
       }

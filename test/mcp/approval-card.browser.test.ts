@@ -116,21 +116,24 @@ function hostBundle(): string {
 }
 
 const MOUNT = `
-window.mountCard = async function (html, args, result) {
+window.mountCard = async function (html, args, result, tool) {
   const { AppBridge, PostMessageTransport } = window.McpAppsHost;
+  // MCP Apps: the view is told which tool call it was opened for (hostContext.toolInfo).
+  const hostContext = tool ? { toolInfo: { id: 1, tool: { name: tool, inputSchema: { type: 'object' } } } } : undefined;
   const iframe = document.createElement('iframe');
   iframe.setAttribute('sandbox', 'allow-scripts');
   iframe.style.width = '600px';
   iframe.style.height = '500px';
   document.body.appendChild(iframe);
-  const bridge = new AppBridge(null, { name: 'card-test-host', version: '1.0.0' }, { serverTools: {} });
+  const bridge = new AppBridge(null, { name: 'card-test-host', version: '1.0.0' }, { serverTools: {} }, hostContext ? { hostContext } : undefined);
   bridge.oncalltool = async (params) => JSON.parse(await window.hostCallTool(JSON.stringify(params)));
   const initialized = new Promise((resolve) => { bridge.oninitialized = resolve; });
   await bridge.connect(new PostMessageTransport(iframe.contentWindow, iframe.contentWindow));
   iframe.srcdoc = html;
   await initialized;
   await bridge.sendToolInput({ arguments: args });
-  await bridge.sendToolResult(result);
+  // A 2026-07-28 call that waits has no result yet: the host holds an input_required.
+  if (result) await bridge.sendToolResult(result);
 };`;
 
 beforeAll(async () => {
@@ -168,22 +171,34 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** A host page showing the card for `result`, its `tools/call` sent by `client`; the card's frame. */
+/** How a host page's card reaches the server: a 2025-11-25 session's client, or a 2026-07-28 caller's token. */
+type HostSide = Client | { token: string };
+
+/**
+ * A host page showing the card for `result` (none: a 2026-07-28 call that waits), opened for
+ * `tool` when given (hostContext.toolInfo), its `tools/call` sent as `host`; the card's frame.
+ */
 async function showCard(
-  client: Client,
+  host: HostSide,
   args: Record<string, unknown>,
-  result: CallResult,
+  result: CallResult | null,
+  tool?: string,
 ): Promise<{ page: Page; card: ReturnType<Page['frameLocator']> }> {
-  const read = await client.readResource({ uri: CARD_URI });
-  const html = (read.contents[0] as { text: string }).text;
+  const html =
+    'token' in host
+      ? ((await rpc(server.url, host.token, 'resources/read', { uri: CARD_URI })).result as { contents: Array<{ text: string }> })
+          .contents[0]!.text
+      : ((await host.readResource({ uri: CARD_URI })).contents[0] as { text: string }).text;
   const page = await browser.context.newPage();
-  await page.exposeFunction('hostCallTool', async (params: string) =>
-    JSON.stringify(await client.callTool(JSON.parse(params) as { name: string; arguments: Record<string, unknown> })),
-  );
+  await page.exposeFunction('hostCallTool', async (params: string) => {
+    const parsed = JSON.parse(params) as { name: string; arguments: Record<string, unknown> };
+    return JSON.stringify('token' in host ? (await rpc(server.url, host.token, 'tools/call', parsed)).result : await host.callTool(parsed));
+  });
   await page.goto(hostUrl);
   await page.evaluate(
-    ([h, a, r]) => (globalThis as unknown as { mountCard(h: unknown, a: unknown, r: unknown): Promise<void> }).mountCard(h, a, r),
-    [html, args, result] as const,
+    ([h, a, r, t]) =>
+      (globalThis as unknown as { mountCard(h: unknown, a: unknown, r: unknown, t: unknown): Promise<void> }).mountCard(h, a, r, t),
+    [html, args, result, tool ?? null] as const,
   );
   return { page, card: page.frameLocator('iframe') };
 }
@@ -311,4 +326,49 @@ it('shows a quorum: who may answer, its progress after one signature, the expiry
   });
   expect(forged.result).toMatchObject({ isError: true, content: [{ type: 'text', text: `no approval ${id}` }] });
   expect((await coordinator.get(id))?.signatures).toHaveLength(1);
+});
+
+it('at 2026-07-28 the card asked by tool and arguments finds the viewer’s own waiting call, else the oldest one the viewer may answer', async () => {
+  const refund = { name: 'refund', arguments: { order: 'ord_10', cents: 100 } };
+  // The same call asked twice: first by fin:1, then by the requester.
+  expect((await rpc(server.url, TOKENS.fin1, 'tools/call', refund)).result?.resultType).toBe('input_required');
+  expect((await rpc(server.url, TOKENS.rita, 'tools/call', refund)).result?.resultType).toBe('input_required');
+  const ask = { name: 'toolnexus_approval_status', arguments: { tool: 'refund', arguments: { cents: 100, order: 'ord_10' } } };
+  expect(structured(await rpc(server.url, TOKENS.rita, 'tools/call', ask))).toMatchObject({
+    requestedBy: 'customer:rita',
+    mayAnswer: false,
+  });
+  expect(structured(await rpc(server.url, TOKENS.ann, 'tools/call', ask))).toMatchObject({ requestedBy: 'fin:1', mayAnswer: true });
+  expect(ran.filter((entry) => entry.order === 'ord_10')).toEqual([]);
+});
+
+it('at 2026-07-28 a card opened for the same call finds it for the manager, who approves; the requester sees no approve button and her retry gets the result', async () => {
+  const refund = { name: 'refund', arguments: { order: 'ord_9', cents: 900 } };
+  const asked = await rpc(server.url, TOKENS.rita, 'tools/call', refund);
+  expect(asked.result?.resultType).toBe('input_required');
+  const state = asked.result?.requestState as string;
+
+  const rita = await showCard({ token: TOKENS.rita }, refund.arguments, null, 'refund');
+  await rita.card.getByText('You may not answer this call').waitFor();
+  expect(await rita.card.locator('#approve').count()).toBe(0);
+  await rita.page.close();
+  // Arguments no waiting call has: nothing is found, nothing is shown.
+  const other = await rpc(server.url, TOKENS.ann, 'tools/call', {
+    name: 'toolnexus_approval_status',
+    arguments: { tool: 'refund', arguments: { order: 'ord_9', cents: 901 } },
+  });
+  expect(other.result).toMatchObject({
+    isError: true,
+    content: [{ type: 'text', text: 'no waiting approval of refund with these arguments' }],
+  });
+
+  const ann = await showCard({ token: TOKENS.ann }, refund.arguments, null, 'refund');
+  await ann.card.locator('#approve').click();
+  await ann.card.getByText('resolved').waitFor();
+  await ann.page.close();
+  expect(ran.filter((entry) => entry.order === 'ord_9')).toEqual([{ order: 'ord_9', cents: 900, by: 'manager:ann' }]);
+
+  const done = await rpc(server.url, TOKENS.rita, 'tools/call', { ...refund, requestState: state });
+  expect(done.result?.content?.[0]?.text).toContain('900');
+  expect(ran.filter((entry) => entry.order === 'ord_9')).toHaveLength(1);
 });

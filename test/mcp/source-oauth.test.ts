@@ -7,31 +7,16 @@
  */
 import 'reflect-metadata';
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { IsString } from 'class-validator';
-import { defineTool, pendingOf, Tool, Toolkit } from '../../src';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { defineTool, pendingOf, Toolkit } from '../../src';
 import { MemoryStore } from '../../src/stores/memory';
 import { ResumeCoordinator } from '../../src/suspension';
 import { McpLoginError, McpLoginStateError, McpToolSource, MemoryOAuthStore, serveMcp, type McpHttpServerHandle } from '../../src/mcp';
 import { forwardMcp } from '../fixtures/mcp-forward';
-
-class EchoArgs {
-  @IsString()
-  text!: string;
-}
-
-@Tool({ name: 'echo', description: 'Says the text back', args: EchoArgs })
-class EchoTool {
-  runs = 0;
-  run(args: EchoArgs): string {
-    this.runs++;
-    return `echo: ${args.text}`;
-  }
-}
+import { EchoTool, OAuthTestFront } from '../fixtures/mcp-oauth-front';
 
 /** The test's authorization server and resource proxy: what it issued, and what it was asked. */
-class OAuthFront {
+class OAuthFront extends OAuthTestFront {
   readonly access = new Set<string>();
   readonly refresh = new Set<string>();
   readonly issued: string[] = [];
@@ -41,21 +26,6 @@ class OAuthFront {
   consent: 'allow' | 'deny' = 'allow';
   /** Hostile: a tools/call with a good token is refused with the Authorization header quoted back. */
   echoOnCall = false;
-  base = '';
-  private server!: Server;
-
-  constructor(private readonly upstream: URL) {}
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
 
   /** Follows the authorization URL as a person would, and returns where the browser is sent back. */
   async login(url: string): Promise<string> {
@@ -72,7 +42,7 @@ class OAuthFront {
     return { access_token: accessToken, token_type: 'Bearer', expires_in: 3600, refresh_token: refreshToken };
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', this.base);
     const json = (status: number, body: unknown, headers: Record<string, string> = {}): void => {
       res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));

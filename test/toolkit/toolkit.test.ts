@@ -164,6 +164,34 @@ describe('Toolkit registration (§4)', () => {
     });
   });
 
+  it('drops null for an optional parameter of a raw inputSchema tool, as @IsOptional does, and refuses it for a required one', async () => {
+    const schema = {
+      type: 'object' as const,
+      properties: { q: { type: 'string' as const }, verbose: { type: 'boolean' as const }, note: { type: ['string', 'null'] } },
+      required: ['q'],
+    };
+    const seen: Array<Record<string, unknown>> = [];
+    const search = defineTool({
+      name: 'search',
+      description: 'Search',
+      inputSchema: schema,
+      run: (args) => {
+        seen.push(args);
+        return 'ok';
+      },
+    });
+    const toolkit = new Toolkit().register(search);
+    expect(await toolkit.execute('search', { q: 'x', verbose: null, note: null })).toEqual({ output: 'ok', isError: false });
+    // The optional boolean is gone (not `null`); a type that takes null keeps it.
+    expect(seen).toEqual([{ q: 'x', note: null }]);
+    expect(Object.hasOwn(seen[0]!, 'verbose')).toBe(false);
+    expect(await toolkit.execute('search', { q: null })).toEqual({
+      output: 'invalid arguments for search: q: q must be a string',
+      isError: true,
+    });
+    expect(seen).toHaveLength(1);
+  });
+
   it('exposes OpenAI, Anthropic and Gemini schemas', () => {
     const toolkit = new Toolkit().register(transferTool(new Calls()));
     const parameters = toolkit.get('transfer')!.inputSchema;

@@ -29,7 +29,7 @@ import { McpLoginRequiredError } from './errors';
 import { isConnectionLost, isDroppedSession, said } from './failures';
 import { logLevelFor } from './listen';
 import type { Logins } from './oauth/logins';
-import type { LoginOutcome } from './oauth/providers';
+import type { LoginOutcome } from './oauth/outcome';
 import type { SourceSettings } from './options';
 import { fromMcpResult } from './results';
 import { answerSampling, SamplingMeter } from './sampling';

@@ -38,6 +38,8 @@ export interface McpServerOAuth {
   clientId?: string;
   /** Redacted like a header; `${VAR}` is expanded in it. */
   clientSecret?: string;
+  /** DPoP-bound tokens for this server (ES256), or not, whatever the source's `oauth.dpop` says. */
+  dpop?: boolean;
 }
 
 /** One server of a config: its spec, or why it cannot be used (the others still are). */
@@ -186,12 +188,17 @@ function specOf(name: string, raw: unknown, env: McpEnvironment): McpServerSpec 
   };
 }
 
-/** `oauth`: `false`, `true` (the source's settings), or `{ scope, clientId, clientSecret }` (upstream toolnexus's shape). */
+/** `oauth`: `false`, `true` (the source's settings), or `{ scope, clientId, clientSecret }` (upstream toolnexus's shape) with `dpop`. */
 function oauthOf(name: string, raw: unknown, env: McpEnvironment, secrets: string[]): false | McpServerOAuth | undefined {
   if (raw === undefined || raw === true) return raw === true ? {} : undefined;
   if (raw === false) return false;
-  if (!isObject(raw)) throw new McpConfigError(`server ${name}: oauth must be true, false or an object (scope, clientId, clientSecret)`);
+  if (!isObject(raw))
+    throw new McpConfigError(`server ${name}: oauth must be true, false or an object (scope, clientId, clientSecret, dpop)`);
   const out: McpServerOAuth = {};
+  if (raw.dpop !== undefined) {
+    if (typeof raw.dpop !== 'boolean') throw new McpConfigError(`server ${name}: oauth.dpop must be true or false`);
+    out.dpop = raw.dpop;
+  }
   for (const key of ['scope', 'clientId', 'clientSecret'] as const) {
     const value = raw[key];
     if (value === undefined) continue;

@@ -12,7 +12,7 @@ import { Connections } from './connection';
 import { McpConfigError, McpConnectionError, McpLoginError, McpLoginRequiredError, isOAuthRefusal } from './errors';
 import { said } from './failures';
 import { Logins } from './oauth/logins';
-import { loginOutcome, type LoginOutcome } from './oauth/providers';
+import { loginOutcome, type LoginOutcome } from './oauth/outcome';
 import { sourceSettings, type McpToolSourceOptions, type SourceSettings } from './options';
 import { SecretRedactor } from './redactor';
 import { RemoteTools } from './tools';

@@ -3,7 +3,9 @@
  * (no network: its CSP allows nothing outside it) that speaks the MCP Apps protocol to its host
  * over `postMessage` (SEP-1865: `ui/initialize`, `ui/notifications/initialized`, the host's
  * `tool-input` and `tool-result`, and `tools/call`, which the host proxies to this server).
- * It learns the suspension from the tool result's `_meta["toolnexus/pending"]`, reads it with
+ * It learns the suspension from the tool result's `_meta["toolnexus/pending"]` (2025-11-25), or,
+ * while a 2026-07-28 call waits (the host has an `input_required`, no result), asks for the
+ * waiting call of the tool (`hostContext.toolInfo`) with the arguments (`tool-input`); it reads it with
  * the app-only status tool and answers with the answer tool: the server decides everything,
  * as the caller's principal; the page only shows. Every value is put in the page as text
  * (`textContent`), never as markup.
@@ -14,6 +16,7 @@ const SCRIPT = String.raw`
   var nextId = 1;
   var waiting = {};
   var current = null;
+  var toolName = null;
   var root = document.getElementById('card');
   function send(message) { window.parent.postMessage(message, '*'); }
   function request(method, params) {
@@ -140,18 +143,33 @@ const SCRIPT = String.raw`
       return;
     }
     if (message.id !== undefined) { send({ jsonrpc: '2.0', id: message.id, result: {} }); return; }
+    if (message.method === 'ui/notifications/tool-input') {
+      var given = message.params && message.params.arguments;
+      // No call found (not recorded yet, or not one this viewer may see): the tool result may still name it.
+      if (toolName && given && !current)
+        callTool('toolnexus_approval_status', { tool: toolName, arguments: given }).then(function (result) {
+          if (!result.isError && result.structuredContent && !current) render(result.structuredContent);
+        }, function () {});
+    }
     if (message.method === 'ui/notifications/tool-result') {
       var meta = message.params && message.params._meta;
       var asked = meta && meta['toolnexus/pending'];
+      var text = textOf(message.params);
+      var cls = message.params && message.params.isError ? 'error' : 'done';
       if (asked && typeof asked.id === 'string') load(asked.id);
-      else say(textOf(message.params), message.params && message.params.isError ? 'error' : 'done');
+      else if (current) load(current.id).then(function () { say(text, cls); });
+      else say(text, cls);
     }
   });
   request('ui/initialize', {
     appInfo: { name: 'toolnexus-approval-card', version: '1.0.0' },
     appCapabilities: {},
     protocolVersion: '2026-01-26',
-  }).then(function () { send({ jsonrpc: '2.0', method: 'ui/notifications/initialized', params: {} }); });
+  }).then(function (result) {
+    var info = result && result.hostContext && result.hostContext.toolInfo;
+    if (info && info.tool && typeof info.tool.name === 'string') toolName = info.tool.name;
+    send({ jsonrpc: '2.0', method: 'ui/notifications/initialized', params: {} });
+  });
 })();
 `;
 

@@ -35,8 +35,12 @@ export function cardToolListings(): Array<{
     {
       name: CARD_STATUS_TOOL,
       description:
-        'The approval card reads a waiting call: the call redacted, who may answer, quorum, expiry, whether the caller may answer',
-      inputSchema: { type: 'object', properties: { id: { type: 'string', maxLength: 200 } }, required: ['id'] },
+        'The approval card reads a waiting call, by its id or by the tool and arguments of the call it was shown for: the call redacted, who may answer, quorum, expiry, whether the caller may answer',
+      inputSchema: {
+        type: 'object',
+        properties: { id: { type: 'string', maxLength: 200 }, tool: { type: 'string', maxLength: 200 }, arguments: { type: 'object' } },
+        required: [],
+      },
       _meta: app,
     },
     {
@@ -128,9 +132,17 @@ export async function serveCardTool(
   by: Principal,
   ctx: McpToolContext,
 ): Promise<McpCallResult> {
-  const id = args.id;
-  if (typeof id !== 'string' || id === '' || id.length > 200) return problem('id must be a suspension id');
   try {
+    // At 2026-07-28 the host gives the card no result while the call waits (it answers input_required):
+    // the card asks by the tool and arguments MCP Apps hands every view (hostContext.toolInfo, tool-input).
+    if (name === CARD_STATUS_TOOL && args.id === undefined && typeof args.tool === 'string' && isRecord(args.arguments)) {
+      const found = await waitingFor(coordinator, args.tool.slice(0, 200), args.arguments, by);
+      if (!found) return problem(`no waiting approval of ${args.tool.slice(0, 200)} with these arguments`);
+      const view = await viewOf(coordinator, found, by);
+      return { content: [{ type: 'text', text: `${view.prompt} (${view.status})` }], structuredContent: { ...view } };
+    }
+    const id = args.id;
+    if (typeof id !== 'string' || id === '' || id.length > 200) return problem('id must be a suspension id');
     const stored = await coordinator.get(id);
     // One answer for "no such call", "not an approval" and "not yours to see": ids cannot be probed.
     if (!stored || stored.request.kind !== 'approval' || !(await mayView(coordinator, stored, by))) return problem(`no approval ${id}`);
@@ -162,6 +174,40 @@ export async function serveCardTool(
     if (error instanceof AnswerRefusedError) return problem(error.message);
     return problem(messageOf(error));
   }
+}
+
+/**
+ * The waiting approval a card shown for `tool` with `args` is about, as `by` may see it: `by`'s
+ * own call with those arguments (the newest: the one the host just made), else the oldest such
+ * call `by` may see (one `by` may approve). The answer is still given by id and judged as any.
+ */
+async function waitingFor(
+  coordinator: ResumeCoordinator,
+  tool: string,
+  args: Record<string, unknown>,
+  by: Principal,
+): Promise<SuspendedCall | undefined> {
+  const wanted = canonical(args);
+  const matching = (await coordinator.list({ status: 'pending', kind: 'approval' })).filter(
+    (call) => call.tool === tool && canonical(call.args) === wanted,
+  );
+  const own = matching.filter((call) => call.requestedBy?.id === by.id);
+  if (own.length > 0) return own[own.length - 1];
+  for (const call of matching) if (await mayView(coordinator, call, by)) return call;
+  return undefined;
+}
+
+/** JSON with object keys sorted: the same arguments, whatever order the host sent them in. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    isRecord(inner)
+      ? Object.fromEntries(
+          Object.keys(inner)
+            .sort()
+            .map((key) => [key, inner[key]]),
+        )
+      : inner,
+  );
 }
 
 /**

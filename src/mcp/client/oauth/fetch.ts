@@ -18,6 +18,11 @@ export type FetchLike = (input: string | URL | Request, init?: RequestInit) => P
  */
 export class BoundedOAuthFetch {
   tripped: McpOAuthRefusal | undefined;
+  /**
+   * Told when the MCP endpoint refuses a request that carried a token (401, other than a DPoP
+   * nonce challenge): the token's authorization server may no longer be the server's.
+   */
+  tokenRefused: (() => void) | undefined;
   private readonly endpoint: string;
   private readonly own: string;
 
@@ -35,7 +40,11 @@ export class BoundedOAuthFetch {
 
   readonly fetch: FetchLike = async (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    if (pathOf(url) === this.endpoint) return this.base(input, init);
+    if (pathOf(url) === this.endpoint) {
+      const response = await this.base(input, init);
+      if (response.status === 401 && carriesToken(input, init) && !nonceChallenge(response)) this.tokenRefused?.();
+      return response;
+    }
     this.checkOrigin(url, 'to reach');
     let response = await this.base(input, { ...init, redirect: 'manual' });
     let at = url;
@@ -112,6 +121,15 @@ export class BoundedOAuthFetch {
     this.tripped = new McpOAuthResponseTooLargeError(this.server, pathOf(url), this.limit);
     return this.tripped;
   }
+}
+
+function carriesToken(input: string | URL | Request, init: RequestInit | undefined): boolean {
+  return new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).has('authorization');
+}
+
+/** A `use_dpop_nonce` challenge (RFC 9449 section 9) asks for a nonce, not for another token. */
+function nonceChallenge(response: Response): boolean {
+  return /error\s*=\s*"?use_dpop_nonce/i.test(response.headers.get('www-authenticate') ?? '');
 }
 
 function isRedirect(status: number): boolean {

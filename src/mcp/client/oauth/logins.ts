@@ -9,7 +9,8 @@ import { McpConfigError, McpLoginError, McpLoginRequiredError, isOAuthRefusal } 
 import { said } from '../failures';
 import type { SecretRedactor } from '../redactor';
 import { BoundedOAuthFetch, type FetchLike } from './fetch';
-import { loginOutcome, LoginOAuthProvider, oauthProvider, type LoginOutcome, type StoredOAuthProvider } from './providers';
+import { loginOutcome, type LoginOutcome } from './outcome';
+import { LoginOAuthProvider, oauthProvider, type StoredOAuthProvider } from './providers';
 import { DEFAULT_OAUTH_RESPONSE_BYTES, type McpOAuthOptions } from './store';
 
 /** A server `connect` found needing a login: what finishing the login connects it with. */
@@ -95,7 +96,9 @@ export class Logins {
     if (!provider || provider instanceof LoginOAuthProvider || error instanceof UnauthorizedError) return undefined;
     if (!(error instanceof OAuthError)) return undefined;
     const grant = provider.clientMetadata.grant_types?.[0] ?? 'OAuth';
-    return new McpLoginError(`server ${server}: the authorization server refused the ${grant} grant: ${redactor.text(said(error))}`);
+    // The OAuth error code says what to fix (invalid_grant: the assertion; invalid_scope; unauthorized_client).
+    const code = typeof error.code === 'string' ? `${error.code.slice(0, 100)}: ` : '';
+    return new McpLoginError(`server ${server}: the authorization server refused the ${grant} grant: ${code}${redactor.text(said(error))}`);
   }
 
   /** The transport refused for want of a login: the URL the provider was handed, or a plain failure. */
@@ -172,6 +175,8 @@ export class Logins {
       if (!Number.isInteger(limit) || limit < 1) throw new McpConfigError(`oauth.maxResponseBytes must be a positive whole number`);
       const bounded = new BoundedOAuthFetch(server, spec.url, limit, allowedOriginsOf(oauth));
       provider = oauthProvider(server, spec.url, { ...oauth, ...own }, redactor, bounded.fetch);
+      const made = provider;
+      bounded.tokenRefused = () => made.rediscover();
       this.providers.set(server, provider);
       this.fetches.set(server, bounded);
     }

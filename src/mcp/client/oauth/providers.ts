@@ -7,14 +7,17 @@ import type {
   OAuthClientProvider,
   OAuthDiscoveryState,
   OAuthTokens,
+  DpopSession,
 } from '@modelcontextprotocol/client';
 import { McpConfigError, McpLoginError, McpLoginStateError, isOAuthRefusal } from '../errors';
 import type { SecretRedactor } from '../redactor';
 import { ClientAssertionSigner } from './assertion';
+import { DpopKeys } from './dpop';
 import type { FetchLike } from './fetch';
 import type {
   McpOAuthClientCredentialsOptions,
   McpOAuthCrossAppOptions,
+  McpOAuthJwtBearerOptions,
   McpOAuthLoginOptions,
   McpOAuthOptions,
   McpOAuthRecord,
@@ -37,13 +40,29 @@ const ID_JAG = 'urn:ietf:params:oauth:token-type:id-jag';
 export abstract class StoredOAuthProvider implements OAuthClientProvider {
   /** The authorization URL of the login the last request needed; cleared once read. */
   loginUrl: URL | undefined;
+  /**
+   * The DPoP key's session when `dpop` is on (RFC 9449): the SDK then signs a proof into each
+   * token request and presents a DPoP-bound token with the `DPoP` scheme and a fresh proof.
+   * Absent otherwise, which the SDK reads as "Bearer tokens".
+   */
+  readonly dpop?: () => Promise<DpopSession>;
+  private readonly dpopKeys?: DpopKeys;
+  /** Set when the server refused a token: the kept discovery is read again before it is used. */
+  private stale = false;
 
   constructor(
     protected readonly server: string,
     protected readonly options: McpOAuthOptions,
     /** The server's mask: told every secret this provider reads, saves or makes. */
     protected readonly redactor: SecretRedactor,
-  ) {}
+  ) {
+    const { dpop } = options;
+    if (dpop) {
+      const keys = new DpopKeys(server, options.store, (dpop === true ? undefined : dpop.alg) ?? 'ES256', redactor);
+      this.dpopKeys = keys;
+      this.dpop = () => keys.current();
+    }
+  }
 
   abstract get redirectUrl(): string | undefined;
   abstract get clientMetadata(): OAuthClientMetadata;
@@ -118,18 +137,36 @@ export abstract class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    this.stale = false;
     await this.store.set(this.server, 'discovery', JSON.parse(JSON.stringify(state)) as Record<string, unknown>);
   }
 
+  /**
+   * The discovery kept for this server. Once the server refused a token ({@link rediscover})
+   * it is handed without its authorization server, so the SDK reads the protected-resource
+   * metadata again (SEP-2352: the server may name a new authorization server, where the client
+   * registers anew, its credentials being keyed by issuer); the issuer kept is still what a
+   * login under way is checked against.
+   */
   async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
     const stored = await this.store.get(this.server, 'discovery');
-    return typeof stored === 'object' ? (stored as unknown as OAuthDiscoveryState) : undefined;
+    if (typeof stored !== 'object') return undefined;
+    if (!this.stale) return stored as unknown as OAuthDiscoveryState;
+    const { authorizationServerUrl: _dropped, resourceMetadata: _read, ...rest } = stored;
+    return rest as unknown as OAuthDiscoveryState;
+  }
+
+  /** The server refused a token it was given: the next authorization reads its metadata anew. */
+  rediscover(): void {
+    this.stale = true;
   }
 
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
     const records: McpOAuthRecord[] =
       scope === 'all' ? ['tokens', 'client', 'verifier', 'state', 'discovery'] : scope === 'verifier' ? ['verifier', 'state'] : [scope];
     for (const record of records) await this.store.set(this.server, record, undefined);
+    // Every credential forgotten: the key goes too (a token refused for its proof keeps it).
+    if (scope === 'all') await this.dpopKeys?.forget();
   }
 
   /**
@@ -348,6 +385,44 @@ export class CrossAppOAuthProvider extends StoredOAuthProvider {
   }
 }
 
+/**
+ * Workload identity federation (SEP-1933): the workload's own identity token, read anew for
+ * each grant, given to the authorization server as an RFC 7523 JWT bearer grant by a public
+ * client registered beforehand (its `client_id` in the form, no secret).
+ */
+export class JwtBearerOAuthProvider extends StoredOAuthProvider {
+  constructor(
+    server: string,
+    protected override readonly options: McpOAuthJwtBearerOptions,
+    redactor: SecretRedactor,
+  ) {
+    super(server, options, redactor);
+    if (typeof options.assertion !== 'function')
+      throw new McpConfigError(`server ${server}: the jwt_bearer grant needs assertion, a function giving the workload's identity token`);
+  }
+
+  get redirectUrl(): undefined {
+    return undefined;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return this.metadataOf([JWT_BEARER], 'none');
+  }
+
+  protected givenClient(): OAuthClientInformationMixed {
+    return { client_id: this.options.clientId };
+  }
+
+  async prepareTokenRequest(scope?: string): Promise<URLSearchParams> {
+    const assertion = await this.options.assertion();
+    if (typeof assertion !== 'string' || assertion === '')
+      throw new McpLoginError(`server ${this.server}: the workload's identity token (oauth.assertion) is empty`);
+    // The workload's token is a credential: redacted before an authorization server can echo it.
+    this.redactor.add([assertion]);
+    return new URLSearchParams({ grant_type: JWT_BEARER, assertion, ...(scope ? { scope } : {}) });
+  }
+}
+
 /** The provider of the grant the options name. */
 export function oauthProvider(
   server: string,
@@ -358,6 +433,7 @@ export function oauthProvider(
 ): StoredOAuthProvider {
   if (options.grant === 'client_credentials') return new ClientCredentialsOAuthProvider(server, options, redactor);
   if (options.grant === 'cross_app') return new CrossAppOAuthProvider(server, options, redactor, serverUrl, fetchFn);
+  if (options.grant === 'jwt_bearer') return new JwtBearerOAuthProvider(server, options, redactor);
   return new LoginOAuthProvider(server, options, redactor);
 }
 
@@ -374,30 +450,4 @@ function sameText(a: string, b: string): boolean {
   const left = Buffer.from(a);
   const right = Buffer.from(b);
   return left.length === right.length && timingSafeEqual(left, right);
-}
-
-/** What the browser was sent back with: the code (and `state`), or the authorization server's refusal. */
-export type LoginOutcome =
-  { code: string; state?: string; bare: boolean; iss?: string } | { error: string; description?: string; state?: string };
-
-/**
- * The code (or the refusal) in what the browser was sent back to: a redirect URL with
- * `?code=` or `?error=` (and `state`, and `iss`), or a bare code (`bare`: there is no state to check).
- */
-export function loginOutcome(codeOrRedirect: string): LoginOutcome {
-  const text = codeOrRedirect.trim();
-  if (!/^https?:\/\//i.test(text)) return { code: text, bare: true };
-  const url = new URL(text);
-  const state = url.searchParams.get('state') ?? undefined;
-  const withState = state !== undefined ? { state } : {};
-  const error = url.searchParams.get('error');
-  if (error !== null) {
-    const description = url.searchParams.get('error_description');
-    return { error, ...(description !== null ? { description } : {}), ...withState };
-  }
-  const code = url.searchParams.get('code');
-  if (code === null) return { error: 'invalid_request', description: 'the redirect carries neither code nor error', ...withState };
-  // RFC 9207: the issuer the authorization server names in its response, checked against the one discovered.
-  const iss = url.searchParams.get('iss');
-  return { code, bare: false, ...withState, ...(iss !== null ? { iss } : {}) };
 }

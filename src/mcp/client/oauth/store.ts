@@ -7,9 +7,10 @@
  * What an {@link McpOAuthStore} keeps per server: `tokens` (access and refresh token),
  * `client` (the registration, dynamic or given), `verifier` (the PKCE code verifier of the
  * login under way), `state` (the OAuth `state` of that login, checked on the redirect),
- * `discovery` (where the server's authorization server was found).
+ * `discovery` (where the server's authorization server was found), `dpop` (the private key
+ * DPoP-bound tokens are bound to, as a JWK, when `dpop` is on).
  */
-export type McpOAuthRecord = 'tokens' | 'client' | 'verifier' | 'state' | 'discovery';
+export type McpOAuthRecord = 'tokens' | 'client' | 'verifier' | 'state' | 'discovery' | 'dpop';
 
 /** A stored value: the verifier is a string, the others JSON objects as the authorization server gave them. */
 export type McpOAuthValue = string | Record<string, unknown>;
@@ -65,6 +66,24 @@ export interface McpOAuthCommonOptions {
    * servers' ports are not known beforehand.
    */
   allowedOrigins?: readonly string[] | ((origin: string) => boolean);
+  /**
+   * DPoP (RFC 9449, the MCP auth extension SEP-1932): tokens bound to a key of this client,
+   * so a stolen token is of no use without it. Each token request carries a proof signed by
+   * the key, and a token the authorization server issues as `DPoP` is presented with the
+   * `DPoP` scheme and a fresh proof on every request; a server's `use_dpop_nonce` challenge is
+   * answered with its nonce. `true` signs with ES256. The key is made on first use and kept in
+   * the store (record `dpop`), so tokens stay usable across a restart. Default off.
+   */
+  dpop?: boolean | McpDpopOptions;
+}
+
+/** The JWS algorithms a DPoP proof may be signed with (asymmetric only, RFC 9449 section 11.6). */
+export type McpDpopAlgorithm = 'ES256' | 'ES384' | 'ES512' | 'RS256' | 'RS384' | 'RS512' | 'PS256' | 'PS384' | 'PS512' | 'EdDSA';
+
+/** {@link McpOAuthCommonOptions.dpop} with a choice of algorithm. */
+export interface McpDpopOptions {
+  /** The proofs' signing algorithm; match the authorization server's `dpop_signing_alg_values_supported`. Default `ES256`. */
+  alg?: McpDpopAlgorithm;
 }
 
 /**
@@ -120,12 +139,31 @@ export interface McpOAuthCrossAppOptions extends McpOAuthCommonOptions {
 }
 
 /**
+ * No person and no secret: workload identity federation (SEP-1933). The workload's own
+ * identity token (a Kubernetes service-account token, a cloud's instance identity, a CI job's
+ * OIDC token), whose audience is the MCP server's authorization server, is given to that
+ * server as a JWT bearer grant (RFC 7523, `urn:ietf:params:oauth:grant-type:jwt-bearer`); the
+ * client is public (`token_endpoint_auth_method: none`) and registered beforehand. A refused
+ * assertion fails the server with the authorization server's error; no other grant is tried.
+ */
+export interface McpOAuthJwtBearerOptions extends McpOAuthCommonOptions {
+  grant: 'jwt_bearer';
+  /** This workload's client at the authorization server. */
+  clientId: string;
+  /**
+   * The workload's identity token (a JWT), read each time a token is asked for: platforms
+   * rotate it (a projected token file is read again), so it is never kept.
+   */
+  assertion: () => string | Promise<string>;
+}
+
+/**
  * OAuth for the remote (HTTP, SSE) servers of an `McpToolSource`, as the MCP authorization
  * spec describes a client: protected-resource metadata, authorization-server discovery, then
- * one grant: a person's login (the default), the client's own credentials, or enterprise
- * cross-app access (docs/mcp.md, "OAuth").
+ * one grant: a person's login (the default), the client's own credentials, enterprise
+ * cross-app access, or the workload's identity (docs/mcp.md, "OAuth"); DPoP-bound or not.
  */
-export type McpOAuthOptions = McpOAuthLoginOptions | McpOAuthClientCredentialsOptions | McpOAuthCrossAppOptions;
+export type McpOAuthOptions = McpOAuthLoginOptions | McpOAuthClientCredentialsOptions | McpOAuthCrossAppOptions | McpOAuthJwtBearerOptions;
 
 /** The default {@link McpOAuthCommonOptions.maxResponseBytes}: 1 MiB. */
 export const DEFAULT_OAUTH_RESPONSE_BYTES = 1024 * 1024;
