@@ -1,4 +1,6 @@
 import { MemoryRunStore } from '../../runner/memory';
+import { MemoryDeliveries } from '../../deliveries/memory';
+import type { DeliveryStore } from '../../deliveries/store';
 import { MemorySessionStore } from '../../sessions/memory';
 import type { SessionFilter, SessionStore, SessionSummary, StoredSession } from '../../sessions/store';
 import type { MemorySuspensionStoreOptions } from '../../suspension/memory';
@@ -23,6 +25,8 @@ export type MemoryStoreOptions = MemorySuspensionStoreOptions;
  */
 export class MemoryStore extends MemoryRunStore implements SessionStore, PrunableStore {
   private readonly sessions = new MemorySessionStore();
+  /** The cards channels posted for pending calls (docs/channels.md). */
+  readonly deliveries: DeliveryStore = new MemoryDeliveries();
 
   async loadSession(id: string): Promise<StoredSession | undefined> {
     this.assertOpen();

@@ -2,6 +2,7 @@ import type { Pool, PoolClient } from 'pg';
 import { StoreError } from '../../errors';
 import { isUnavailable, translate } from './errors';
 import { quoteIdentifier } from './resolve';
+import { deliveriesPostgresDdl } from './deliveries';
 import { sessionsPostgresDdl } from './sessions';
 import { POSTGRES_STORE_SCHEMA_VERSION } from './version';
 
@@ -199,6 +200,8 @@ function migrationTo(version: number, { schema, prefix, suspensions, runs, grant
         `CREATE INDEX ${index('runs_running_idx')} ON ${runs} (updated_at COLLATE "C") WHERE (state->>'phase') = 'running'`,
         // Sessions (chat, docs/chat.md): conversations kept by id, saved by version compare-and-set.
         ...sessionsPostgresDdl(schema, prefix),
+        // Deliveries (docs/channels.md, "What is stored"): the cards a channel posted for pending calls.
+        ...deliveriesPostgresDdl(schema, prefix),
       ];
     default:
       throw new StoreError(`PostgresStore: no migration to layout version ${version}`);

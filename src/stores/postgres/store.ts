@@ -20,7 +20,9 @@ import type { PostgresStoreOptions } from './options';
 import { resolveOptions } from './resolve';
 import { claimEarly, restoreQuery } from './early';
 import { prepareTables, tablesOf, type Tables } from './schema';
-import { PostgresSessions, sessionsTable } from './sessions';
+import { PostgresSessions, sessionsTable, type PostgresQuery } from './sessions';
+import { deliveriesTable, PostgresDeliveries } from './deliveries';
+import type { DeliveryStore } from '../../deliveries/store';
 import { CLOCK, INSERT_COLUMNS, SUSPENSION_COLUMNS, insertPlaceholders, insertValues } from './columns';
 
 const FIRST_RETRY_PAUSE_MS = 50;
@@ -62,6 +64,8 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
   private readyPromise: Promise<void> | undefined;
   /** Sessions (docs/chat.md): in the same schema; their SQL is ./sessions.ts. */
   protected readonly sessions: SessionStore;
+  /** The cards channels posted for pending calls (docs/channels.md), in the same schema. */
+  readonly deliveries: DeliveryStore;
   private closed = false;
 
   constructor(options: PostgresStoreOptions) {
@@ -73,9 +77,9 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
     this.completeRetryMs = resolved.completeRetryMs;
     this.statements = resolved.preparedStatements ? new PreparedStatements() : undefined;
     this.tables = tablesOf(resolved.schema, resolved.tablePrefix);
-    this.sessions = new PostgresSessions(sessionsTable(resolved.schema, resolved.tablePrefix), (operation, text, values) =>
-      this.query(operation, text, values),
-    );
+    const query: PostgresQuery = (operation, text, values) => this.query(operation, text, values);
+    this.sessions = new PostgresSessions(sessionsTable(resolved.schema, resolved.tablePrefix), query);
+    this.deliveries = new PostgresDeliveries(deliveriesTable(resolved.schema, resolved.tablePrefix), query);
   }
 
   /**

@@ -1,5 +1,6 @@
 import { StoreError } from '../../errors';
 import { immediate, type SqliteConnection, type SqliteStatement } from './driver';
+import { DELIVERIES_SQLITE_DDL } from './deliveries';
 import { SESSIONS_SQLITE_DDL } from './sessions';
 import { SQLITE_SCHEMA_VERSION } from './version';
 
@@ -83,6 +84,8 @@ const STEPS: Record<number, string> = {
     "CREATE INDEX runs_running ON runs (updated_at) WHERE json_extract(state, '$.phase') = 'running';",
     // Sessions (chat, docs/chat.md): conversations kept by id, saved by version compare-and-set.
     SESSIONS_SQLITE_DDL,
+    // Deliveries (docs/channels.md, "What is stored"): the cards a channel posted for pending calls.
+    DELIVERIES_SQLITE_DDL,
   ].join('\n'),
 };
 

@@ -18,6 +18,8 @@ import { immediate, sqliteOpener, type SqliteConnection, type SqliteStatement } 
 import type { SqliteStoreOptions } from './options';
 import { migrate, prepare, SUSPENSION_COLUMNS } from './schema';
 import { SqliteSessions } from './sessions';
+import { SqliteDeliveries } from './deliveries';
+import type { DeliveryStore } from '../../deliveries/store';
 
 /**
  * Creates a database file that does not exist yet with mode 0600 (owner read/write only),
@@ -71,6 +73,8 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
   private readonly listStatements = new Map<string, SqliteStatement>();
   /** Sessions (docs/chat.md): in the same file; their SQL is ./sessions.ts. */
   protected readonly sessions: SessionStore;
+  /** The cards channels posted for pending calls (docs/channels.md), in the same file. */
+  readonly deliveries: DeliveryStore;
   private closed = false;
 
   constructor(options: SqliteStoreOptions | string) {
@@ -95,6 +99,7 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
       this.db.exec(`PRAGMA synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
       migrate(this.db, filename);
       this.statements = prepare(this.db, synchronous);
+      this.deliveries = new SqliteDeliveries(this.db, (work, what) => this.run(work, what));
       this.sessions = new SqliteSessions(
         this.db,
         (work, what) => this.run(work, what),
