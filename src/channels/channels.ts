@@ -11,6 +11,8 @@ import { systemClock, type Clock, type ClockTimer } from '../timing/clock';
 import { APPROVE_ACTION, DECLINE_ACTION } from './card';
 import { click, type PlatformUser } from './clicks';
 import { work, type DeliveryEvent, type OutboxParts, type RetryOptions } from './outbox';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { nodeRoute } from './node';
 import { adapterFor, loadChannelPeer, ADAPTER_FACTORIES, type AdapterLike, type ChatLike, type ChatModule } from './peer';
 
 /** A platform this entry delivers to, by its Chat SDK adapter's name. */
@@ -76,6 +78,8 @@ export class Channels {
   private timer: ClockTimer | undefined;
   private unobserve: (() => void) | undefined;
   private closed = false;
+  /** Each call's refresh in progress here: the next one waits for it. */
+  private readonly running = new Map<string, Promise<void>>();
 
   /** Use {@link createChannels}. */
   constructor(
@@ -102,7 +106,13 @@ export class Channels {
     };
     chat.onAction([APPROVE_ACTION, DECLINE_ACTION], (event) =>
       click(
-        { host: options.host, store: this.store, principalOf: options.principalOf, refresh: (id) => this.refresh(id), fail: (e) => this.fail(e) },
+        {
+          host: options.host,
+          store: this.store,
+          principalOf: options.principalOf,
+          refresh: (id) => this.refresh(id),
+          fail: (e) => this.fail(e),
+        },
         event,
       ),
     );
@@ -131,6 +141,11 @@ export class Channels {
     return response;
   }
 
+  /** {@link handle} as a node:http route (Express and Nest take it too): mount it at the platform's webhook URL. */
+  nodeHandler(platform: Platform): (req: IncomingMessage, res: ServerResponse) => void {
+    return nodeRoute((request) => this.handle(platform, request));
+  }
+
   /**
    * One tick of the outbox: records a delivery for each route of every pending approval that
    * has none (a crash between "suspended" and "posted" leaves one such), then works every
@@ -146,15 +161,31 @@ export class Channels {
     return { queued, worked };
   }
 
-  /** Delivers one call's cards now: queued if new, posted, or edited to its state (a card already final is left). */
-  async refresh(callId: string): Promise<void> {
+  /**
+   * Delivers one call's cards now: queued if new, posted, or edited to its state (a card
+   * already final is left). In this process one call's refreshes run one after another, so a
+   * refresh returns once what it asked for is on the platform.
+   */
+  refresh(callId: string): Promise<void> {
+    const next = (this.running.get(callId) ?? Promise.resolve()).catch(() => undefined).then(() => this.refreshNow(callId));
+    this.running.set(callId, next);
+    const forget = (): void => {
+      if (this.running.get(callId) === next) this.running.delete(callId);
+    };
+    next.then(forget, forget);
+    return next;
+  }
+
+  private async refreshNow(callId: string): Promise<void> {
     const call = await this.coordinator.get(callId);
     if (call?.status === 'pending' && call.request.kind === 'approval') await this.queue(call);
     // A few rounds: the call may move on while its card is being sent (another approver's click).
     for (let round = 0; round < 3; round++) {
       let moved = false;
       for (const delivery of await this.store.listDeliveries({ callId })) {
-        if (!delivery.done && (await this.attempt(delivery))) moved = true;
+        // A failed one waits out its backoff: the tick tries it then.
+        const waiting = delivery.attempts > 0 && delivery.dueAt > this.clock.now();
+        if (!delivery.done && !waiting && (await this.attempt(delivery))) moved = true;
       }
       if (!moved) return;
     }
@@ -162,7 +193,8 @@ export class Channels {
 
   /** Runs {@link deliver} every `everyMs` on the clock (default 5 s), until {@link close}. */
   start(everyMs = 5000): void {
-    if (!Number.isSafeInteger(everyMs) || everyMs < 1) throw new InvalidArgumentError('Channels.start: everyMs must be a whole number of milliseconds');
+    if (!Number.isSafeInteger(everyMs) || everyMs < 1)
+      throw new InvalidArgumentError('Channels.start: everyMs must be a whole number of milliseconds');
     const tick = (): void => {
       if (this.closed) return;
       this.deliver()
@@ -228,7 +260,8 @@ export async function createChannels(options: ChannelsOptions): Promise<Channels
   const platforms = Object.entries(options.platforms ?? {}) as [Platform, PlatformOptions][];
   if (platforms.length === 0) throw new InvalidArgumentError('createChannels needs at least one of platforms.slack, .teams, .gchat');
   for (const [platform] of platforms) {
-    if (!(platform in ADAPTER_FACTORIES)) throw new InvalidArgumentError(`createChannels: unknown platform ${platform} (slack, teams, gchat)`);
+    if (!(platform in ADAPTER_FACTORIES))
+      throw new InvalidArgumentError(`createChannels: unknown platform ${platform} (slack, teams, gchat)`);
   }
   if (typeof options.principalOf !== 'function' || typeof options.route !== 'function') {
     throw new InvalidArgumentError('createChannels needs principalOf(user) and route(call)');

@@ -51,7 +51,11 @@ export function cardViewOf(call: SuspendedCall, now: number): CardView {
     view.quorum = `${approvals.length} of ${quorum.of}${groupOf(quorum.from)}`;
     view.by = view.state === 'declined' ? names(declinesOf(call.signatures)) : names(approvals);
   }
-  if (call.answeredBy && (view.state === 'approved' || view.state === 'declined') && !view.by.includes(call.answeredBy.name ?? call.answeredBy.id)) {
+  if (
+    call.answeredBy &&
+    (view.state === 'approved' || view.state === 'declined') &&
+    !view.by.includes(call.answeredBy.name ?? call.answeredBy.id)
+  ) {
     view.by.push(call.answeredBy.name ?? call.answeredBy.id);
   }
   if (call.comment !== undefined && view.state !== 'approved' && view.state !== 'pending') view.reason = call.comment;

@@ -30,7 +30,9 @@ export class SqliteDeliveries implements DeliveryStore {
     return this.run(
       () =>
         this.db
-          .prepare('INSERT OR IGNORE INTO deliveries (id, call_id, version, done, due_at, delivery) VALUES (@id, @call, 1, @done, @due, @json)')
+          .prepare(
+            'INSERT OR IGNORE INTO deliveries (id, call_id, version, done, due_at, delivery) VALUES (@id, @call, 1, @done, @due, @json)',
+          )
           .run({ id: row.id, call: row.callId, done: row.done ? 1 : 0, due: row.dueAt, json: JSON.stringify(row) }).changes === 1,
       `insert delivery ${delivery.id}`,
     );
@@ -40,7 +42,9 @@ export class SqliteDeliveries implements DeliveryStore {
     return this.run(
       () =>
         this.db
-          .prepare('UPDATE deliveries SET version = @version, done = @done, due_at = @due, delivery = @json WHERE id = @id AND version = @before')
+          .prepare(
+            'UPDATE deliveries SET version = @version, done = @done, due_at = @due, delivery = @json WHERE id = @id AND version = @before',
+          )
           .run({
             version: delivery.version,
             done: delivery.done ? 1 : 0,
@@ -55,8 +59,7 @@ export class SqliteDeliveries implements DeliveryStore {
 
   async getDelivery(id: string): Promise<Delivery | undefined> {
     const row = this.run(() => this.db.prepare('SELECT delivery FROM deliveries WHERE id = ?').get(id), `read delivery ${id}`) as
-      | { delivery: string }
-      | undefined;
+      { delivery: string } | undefined;
     return row ? deliveryOf(row.delivery) : undefined;
   }
 
