@@ -10,7 +10,7 @@ import type { SuspendedCall } from '../suspension/store';
 import { systemClock, type Clock, type ClockTimer } from '../timing/clock';
 import { APPROVE_ACTION, DECLINE_ACTION } from './card';
 import { click, type PlatformUser } from './clicks';
-import { work, type DeliveryEvent, type OutboxParts, type RetryOptions } from './outbox';
+import { work, type DeliveryEvent, type OutboxParts, type DeliveryRetry } from './outbox';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { nodeRoute } from './node';
 import { adapterFor, loadChannelPeer, ADAPTER_FACTORIES, type AdapterLike, type ChatLike, type ChatModule } from './peer';
@@ -41,7 +41,7 @@ export interface ChannelsOptions {
   /** Time for retries, leases and deadlines; the system's by default. */
   clock?: Clock;
   /** Failed deliveries are tried again after `baseMs` (1 s), doubled per failure, at most `maxMs` (5 min). */
-  retry?: RetryOptions;
+  retry?: DeliveryRetry;
   /** How long a worker holds a delivery while it posts (30 s): after that, another worker may. */
   leaseMs?: number;
   /** How often a posted card of a waiting call is checked against its call (60 s): a call answered elsewhere updates it. */

@@ -21,7 +21,7 @@ export interface DeliveryEvent {
 }
 
 /** How a failed delivery is tried again: `baseMs` doubled per failure, at most `maxMs`. */
-export interface RetryOptions {
+export interface DeliveryRetry {
   baseMs?: number;
   maxMs?: number;
 }
@@ -37,7 +37,7 @@ export interface OutboxParts {
   tell(event: DeliveryEvent): void;
   leaseMs: number;
   refreshMs: number;
-  retry: Required<RetryOptions>;
+  retry: Required<DeliveryRetry>;
 }
 
 /**
