@@ -1,5 +1,4 @@
 import { InvalidArgumentError } from '../errors';
-import { messageOf } from '../errors/message';
 import { MemoryDeliveries } from '../deliveries/memory';
 import type { Delivery, DeliveryStore } from '../deliveries/store';
 import type { AgentRunner } from '../runner/agent-runner';
@@ -109,7 +108,7 @@ export class Channels {
         {
           host: options.host,
           store: this.store,
-          principalOf: options.principalOf,
+          principalOf: (user) => options.principalOf(user),
           refresh: (id) => this.refresh(id),
           fail: (e) => this.fail(e),
         },

@@ -89,7 +89,7 @@ export async function work(parts: OutboxParts, delivery: Delivery): Promise<bool
     const failed = next(held, { attempts, dueAt: retryAt, error: messageOf(error).slice(0, 500) });
     delete failed.leaseUntil;
     await parts.store.saveDelivery(failed);
-    parts.tell({ type: 'failed', ...event, error: failed.error as string, retryAt: new Date(retryAt).toISOString(), attempts });
+    parts.tell({ type: 'failed', ...event, error: failed.error, retryAt: new Date(retryAt).toISOString(), attempts });
   }
   return true;
 }

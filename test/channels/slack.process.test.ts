@@ -88,7 +88,7 @@ it('two finance clicks at once in two workers: one replay, both signatures, the 
   await channels.refresh(id);
   const ts = String(slack.of('chat.postMessage')[0]?.reply?.ts);
   const [a, b] = await Promise.all([urlOf(worker('serve', log)), urlOf(worker('serve', log))]);
-  const responses = await Promise.all([click(a as string, 'U0ANN', id, ts), click(b as string, 'U0BEN', id, ts)]);
+  const responses = await Promise.all([click(a, 'U0ANN', id, ts), click(b, 'U0BEN', id, ts)]);
   expect(responses.map((r) => r.status)).toEqual([200, 200]);
   const settled = await store.get(id);
   expect(settled?.status).toBe('resolved');
@@ -99,7 +99,7 @@ it('two finance clicks at once in two workers: one replay, both signatures, the 
   await until(() => /Approved by both finance:(ann|ben) and finance:(ann|ben)/.test(last()), 60_000, 'the card approved by both');
   expect(slack.of('chat.postMessage')).toHaveLength(1);
   // A third click, after the quorum settled it: the call stays as it is, nothing runs again.
-  expect((await click(b as string, 'U0ANN', id, ts)).status).toBe(200);
+  expect((await click(b, 'U0ANN', id, ts)).status).toBe(200);
   expect(await store.get(id)).toEqual(settled);
   expect(readFileSync(log, 'utf8').trim().split('\n')).toHaveLength(1);
   for (const call of slack.calls) expect(call.raw).not.toContain(CARD_NUMBER);
