@@ -53,7 +53,8 @@ export async function click(parts: ClickParts, event: ActionEventLike): Promise<
       by: principal,
       ...(ok ? {} : { comment: `declined in ${platform}` }),
     });
-    if (!answered.won) await tell(`Already answered${answered.winner ? ` by ${answered.winner.name ?? answered.winner.id}` : ''}.`);
+    if (answered.call.status === 'expired') await tell('This request expired before your answer.');
+    else if (!answered.won) await tell(`Already answered${answered.winner ? ` by ${answered.winner.name ?? answered.winner.id}` : ''}.`);
   } catch (error) {
     if (error instanceof AnswerRefusedError) await tell(`You may not answer this request: ${error.reason}`);
     else if (error instanceof AlreadyResolvedError) await tell('This request was already answered.');

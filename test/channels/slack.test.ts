@@ -29,7 +29,7 @@ beforeEach(async () => {
   closers = [];
   events = [];
   slack = await slackStandIn(closers);
-  store = new MemoryStore();
+  store = new MemoryStore({ clock });
   coordinator = refundCoordinator(store);
   channels = await createChannels({
     host: coordinator,
@@ -197,6 +197,34 @@ it('a failed post is tried again with backoff on the clock, and the failure is t
   clock.advance(1000);
   expect((await channels.deliver()).worked).toBe(1);
   expect(events.at(-1)?.type).toBe('posted');
+});
+
+it('a click after the deadline does nothing but settle it expired: the card says so, the clicker is told', async () => {
+  const result = await coordinator.execute('refund_soon', { customer: 'ACME', cents: 25_000, card: CARD_NUMBER }, undefined, {
+    principal: { id: 'finance:cy' },
+  });
+  const id = pendingOf(result)!.id;
+  await channels.refresh(id);
+  const ts = String(slack.of('chat.postMessage').at(-1)?.reply?.ts);
+  clock.advance(120_000);
+  await click('U0ANN', id, ts);
+  const call = await store.get(id);
+  expect(call?.status).toBe('expired');
+  expect(call?.outcome?.output).not.toContain('refunded');
+  expect(String(slack.of('chat.postEphemeral').at(-1)?.body.text)).toContain('expired');
+  expect(shown('chat.update')).toContain('Expired');
+});
+
+it('a pending call whose process died before recording its delivery is found by the tick and posted once', async () => {
+  const bare = refundCoordinator(store); // no channel watches this one: as if its process died before the delivery
+  const id = pendingOf(
+    await bare.execute('refund', { customer: 'ACME', cents: 25_000, card: CARD_NUMBER }, undefined, { principal: { id: 'finance:cy' } }),
+  )!.id;
+  expect(await store.deliveries.listDeliveries({ callId: id })).toEqual([]);
+  expect(await channels.deliver()).toEqual({ queued: 1, worked: 1 });
+  expect(JSON.stringify(slack.of('chat.postMessage').at(-1)?.body.blocks)).toContain(id);
+  expect(await channels.deliver()).toEqual({ queued: 0, worked: 0 });
+  expect(slack.of('chat.postMessage')).toHaveLength(1);
 });
 
 async function until(done: () => boolean): Promise<void> {
