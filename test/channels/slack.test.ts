@@ -4,7 +4,8 @@
  * channel; each click is a signed Slack request to the channel's node:http route, verified by
  * the adapter, mapped to a principal and answered through the coordinator.
  */
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
+import express from 'express';
 import { pendingOf } from 'toolnexus-ts';
 import { MemoryStore } from 'toolnexus-ts/memory';
 import { createChannels, type Channels, type DeliveryEvent } from 'toolnexus-ts/channels';
@@ -225,6 +226,26 @@ it('a pending call whose process died before recording its delivery is found by 
   expect(JSON.stringify(slack.of('chat.postMessage').at(-1)?.body.blocks)).toContain(id);
   expect(await channels.deliver()).toEqual({ queued: 0, worked: 0 });
   expect(slack.of('chat.postMessage')).toHaveLength(1);
+});
+
+it('behind a body parser: answers from the raw body it kept, and refuses clearly when none was kept', async () => {
+  const { id, ts } = await refund();
+  const keeping = express();
+  keeping.use(
+    express.urlencoded({ extended: false, verify: (req, _res, raw) => ((req as IncomingMessage & { rawBody?: Buffer }).rawBody = raw) }),
+  );
+  keeping.post('/slack', channels.nodeHandler('slack'));
+  const parsing = express();
+  parsing.use(express.urlencoded({ extended: false }));
+  parsing.post('/slack', channels.nodeHandler('slack'));
+  const [kept, parsed] = [await listening(createServer(keeping), closers), await listening(createServer(parsing), closers)];
+  const body = clickBody({ user: 'U0ANN', channel: 'C0FINANCE', ts, actionId: 'toolnexus.approve', value: id });
+  const refused = await fetch(`${parsed}/slack`, { method: 'POST', headers: slackHeaders(body), body });
+  expect(refused.status).toBe(500);
+  expect(await refused.text()).toContain('mount it before any body parser');
+  expect((await store.get(id))?.signatures).toBeUndefined();
+  expect((await fetch(`${kept}/slack`, { method: 'POST', headers: slackHeaders(body), body })).status).toBe(200);
+  expect((await store.get(id))?.signatures?.map((s) => s.by.id)).toEqual(['finance:ann']);
 });
 
 async function until(done: () => boolean): Promise<void> {
