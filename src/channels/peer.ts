@@ -3,11 +3,15 @@ import type { CardBuilders, CardElement } from './card';
 
 /**
  * The `chat` SDK and its adapters are ES modules only (their `exports` name no `require`
- * condition), so this CommonJS package loads them with a real `import()`: compiled as written,
- * not turned into a `require` by TypeScript.
+ * condition), so this CommonJS package loads them with a real `import()`, which TypeScript would
+ * turn into a `require`. A direct `eval` keeps it, and keeps the calling module as its referrer
+ * (a `new Function` would not: its import is resolved by whatever loader the realm has, which
+ * under a test runner may be one already torn down).
  */
-// eslint-disable-next-line @typescript-eslint/no-implied-eval -- the one way a CommonJS build keeps a dynamic import()
-const importModule = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<unknown>;
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- read by the eval'd import(), which the linter cannot see
+async function importModule(specifier: string): Promise<unknown> {
+  return (await eval('import(specifier)')) as unknown;
+}
 
 /** What a click on a card tells (the `chat` SDK's `ActionEvent`, the part this entry reads). */
 export interface ActionEventLike {
@@ -70,7 +74,17 @@ export const ADAPTER_FACTORIES = {
 export async function adapterFor(platform: keyof typeof ADAPTER_FACTORIES, options: object): Promise<AdapterLike> {
   const [peer, factory] = ADAPTER_FACTORIES[platform];
   const module = await loadChannelPeer<Record<string, (config: object) => AdapterLike>>(peer);
-  return module[factory]!({ logger: silentLogger, ...options });
+  // Slack's WebClient would retry a failed call itself, for up to half an hour, and wait on a
+  // silent server without end, while the delivery's lease (30 s) lapses and another worker posts
+  // the same card: the outbox owns retries, and a call is given up well within the lease.
+  const own =
+    platform === 'slack' ? { webClientOptions: { retryConfig: { retries: 0 }, timeout: 10_000, ...webClientOptionsOf(options) } } : {};
+  return module[factory]!({ logger: silentLogger, ...options, ...own });
+}
+
+function webClientOptionsOf(options: object): object {
+  const given = (options as { webClientOptions?: unknown }).webClientOptions;
+  return typeof given === 'object' && given !== null ? given : {};
 }
 
 /** The Chat SDK logs through the host's logger when it gives one; by default it says nothing (failures reach observers instead). */

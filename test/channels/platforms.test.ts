@@ -6,8 +6,7 @@
 import { approvalCard, cardViewOf, type CardBuilders, type CardElement } from 'toolnexus-ts/channels';
 import type { SuspendedCall } from 'toolnexus-ts/suspension';
 
-// eslint-disable-next-line @typescript-eslint/no-implied-eval -- the adapters are ES modules only
-const load = new Function('specifier', 'return import(specifier)') as <T>(specifier: string) => Promise<T>;
+import { loadChannelPeer as load } from '../../src/channels/peer';
 
 const CALL: SuspendedCall = {
   request: {

@@ -39,7 +39,6 @@ beforeEach(async () => {
         signingSecret: SIGNING_SECRET,
         botToken: BOT_TOKEN,
         apiUrl: slack.apiUrl,
-        webClientOptions: { retryConfig: { retries: 0 } },
       },
     },
     principalOf,
@@ -246,6 +245,28 @@ it('behind a body parser: answers from the raw body it kept, and refuses clearly
   expect((await store.get(id))?.signatures).toBeUndefined();
   expect((await fetch(`${kept}/slack`, { method: 'POST', headers: slackHeaders(body), body })).status).toBe(200);
   expect((await store.get(id))?.signatures?.map((s) => s.by.id)).toEqual(['finance:ann']);
+});
+
+it("with Slack down, it still starts, and a failed post is the outbox's to retry (never the Slack client's own, past the lease)", async () => {
+  const gone = createServer();
+  const url = await listening(gone, []);
+  await new Promise<void>((resolve) => gone.close(() => resolve()));
+  const down: DeliveryEvent[] = [];
+  const offline = await createChannels({
+    host: coordinator,
+    platforms: { slack: { signingSecret: SIGNING_SECRET, botToken: BOT_TOKEN, apiUrl: `${url}/api/` } },
+    principalOf,
+    route,
+    clock,
+    deliveries: new MemoryStore().deliveries,
+    onDelivery: (event) => down.push(event),
+  });
+  closers.push(() => offline.close());
+  const result = await coordinator.execute('refund', { customer: 'ACME', cents: 25_000, card: CARD_NUMBER }, undefined, {
+    principal: { id: 'finance:cy' },
+  });
+  await offline.refresh(pendingOf(result)!.id);
+  expect(down).toEqual([expect.objectContaining({ type: 'failed', attempts: 1 })]);
 });
 
 async function until(done: () => boolean): Promise<void> {
