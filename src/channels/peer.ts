@@ -78,7 +78,9 @@ export async function adapterFor(platform: keyof typeof ADAPTER_FACTORIES, optio
   // silent server without end, while the delivery's lease (30 s) lapses and another worker posts
   // the same card: the outbox owns retries, and a call is given up well within the lease.
   const own =
-    platform === 'slack' ? { webClientOptions: { retryConfig: { retries: 0 }, timeout: 10_000, ...webClientOptionsOf(options) } } : {};
+    platform === 'slack'
+      ? { webClientOptions: { retryConfig: { retries: 0 }, timeout: 10_000, logLevel: 'error', ...webClientOptionsOf(options) } }
+      : {};
   return module[factory]!({ logger: silentLogger, ...options, ...own });
 }
 

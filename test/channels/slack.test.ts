@@ -24,11 +24,12 @@ let coordinator: ResumeCoordinator;
 let channels: Channels;
 let webhook: string;
 let events: DeliveryEvent[];
-const clock = new FakeClock(Date.now());
+let clock: FakeClock;
 
 beforeEach(async () => {
   closers = [];
   events = [];
+  clock = new FakeClock(Date.now());
   slack = await slackStandIn(closers);
   store = new MemoryStore({ clock });
   coordinator = refundCoordinator(store);
@@ -172,6 +173,21 @@ it('a call settled elsewhere (cancelled through the coordinator) brings its card
   await coordinator.cancel(id, 'customer withdrew', { by: { id: 'finance:ann' } });
   await until(() => slack.of('chat.update').length > 0);
   expect(shown('chat.update')).toContain('Cancelled');
+});
+
+it('a call settled by another process (no observer here) is found by the tick, and its card edited to the outcome', async () => {
+  const { id } = await refund();
+  const elsewhere = refundCoordinator(store); // another process's coordinator over the same store
+  await elsewhere.resolve({ id, ok: true }, undefined, { by: { id: 'finance:ann' } });
+  await elsewhere.resolve({ id, ok: true }, undefined, { by: { id: 'finance:ben' } });
+  expect((await store.get(id))?.status).toBe('resolved');
+  expect(slack.of('chat.update')).toHaveLength(0);
+  expect((await channels.deliver()).worked).toBe(0);
+  clock.advance(60_000);
+  expect((await channels.deliver()).worked).toBe(1);
+  expect(shown('chat.update')).toContain('Approved by both finance:ann and finance:ben');
+  clock.advance(60_000);
+  expect(await channels.deliver()).toEqual({ queued: 0, worked: 0 });
 });
 
 it('never sends the @Sensitive card number, in any byte of any request', async () => {
