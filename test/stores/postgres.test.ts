@@ -76,6 +76,7 @@ describe('PostgresStore specifics', () => {
     expect(await store.get('pnd-x')).toBeUndefined();
     expect(await tableNames('lazy_')).toEqual([
       'lazy_a2a_tasks',
+      'lazy_deliveries',
       'lazy_grants',
       'lazy_runs',
       'lazy_schema_version',
@@ -92,6 +93,7 @@ describe('PostgresStore specifics', () => {
       await store.insert(call('pnd-s'));
       expect(await tableNames('app_', ownSchema)).toEqual([
         'app_a2a_tasks',
+        'app_deliveries',
         'app_grants',
         'app_runs',
         'app_schema_version',
@@ -150,6 +152,10 @@ describe('PostgresStore specifics', () => {
       'a2a_tasks_due_idx',
       'a2a_tasks_owner_idx',
       'a2a_tasks_pkey',
+      'deliveries',
+      'deliveries_call_idx',
+      'deliveries_due_idx',
+      'deliveries_pkey',
       'grants',
       'grants_id_key',
       'grants_pkey',

@@ -1,4 +1,6 @@
 import { MemoryRunStore } from '../../runner/memory';
+import { MemoryDeliveries } from '../../deliveries/memory';
+import type { DeliveryStore } from '../../deliveries/store';
 import { MemorySessionStore } from '../../sessions/memory';
 import type { SessionFilter, SessionStore, SessionSummary, StoredSession } from '../../sessions/store';
 import type { MemorySuspensionStoreOptions } from '../../suspension/memory';
@@ -46,6 +48,8 @@ export class MemoryStore extends MemoryRunStore implements SessionStore, Prunabl
     this.assertOpen();
     return this.a2aTasks.listA2ADue(dueBefore, limit);
   }
+  /** The cards channels posted for pending calls (docs/channels.md). */
+  readonly deliveries: DeliveryStore = new MemoryDeliveries();
 
   async loadSession(id: string): Promise<StoredSession | undefined> {
     this.assertOpen();

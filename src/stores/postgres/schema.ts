@@ -3,6 +3,7 @@ import type { Pool, PoolClient } from 'pg';
 import { StoreError } from '../../errors';
 import { isUnavailable, translate } from './errors';
 import { quoteIdentifier } from './resolve';
+import { deliveriesPostgresDdl } from './deliveries';
 import { sessionsPostgresDdl } from './sessions';
 import { POSTGRES_STORE_SCHEMA_VERSION } from './version';
 
@@ -202,6 +203,8 @@ function migrationTo(version: number, { schema, prefix, suspensions, runs, grant
         ...sessionsPostgresDdl(schema, prefix),
         // A2A tasks (docs/a2a.md, "Listing and push"): whose each task is, its push configs and outbox.
         ...a2aTasksPostgresDdl(schema, prefix),
+        // Deliveries (docs/channels.md, "What is stored"): the cards a channel posted for pending calls.
+        ...deliveriesPostgresDdl(schema, prefix),
       ];
     default:
       throw new StoreError(`PostgresStore: no migration to layout version ${version}`);

@@ -19,9 +19,11 @@ import type { PostgresStoreOptions } from './options';
 import { resolveOptions } from './resolve';
 import { claimEarly, restoreQuery } from './early';
 import { prepareTables, tablesOf, type Tables } from './schema';
-import { PostgresSessions, sessionsTable } from './sessions';
 import { a2aTasksTable, PostgresA2ATasks } from './a2a-tasks';
 import { StoreSessionsAndTasks } from '../a2a-tasks';
+import { PostgresSessions, sessionsTable, type PostgresQuery } from './sessions';
+import { deliveriesTable, PostgresDeliveries } from './deliveries';
+import type { DeliveryStore } from '../../deliveries/store';
 import { CLOCK, INSERT_COLUMNS, SUSPENSION_COLUMNS, insertPlaceholders, insertValues } from './columns';
 
 const FIRST_RETRY_PAUSE_MS = 50;
@@ -65,6 +67,8 @@ export class PostgresStore extends StoreSessionsAndTasks implements SuspensionSt
   protected readonly sessions: SessionStore;
   /** A2A task records (docs/a2a.md, "Listing and push"): their SQL is ./a2a-tasks.ts. */
   protected readonly a2aTasks: PostgresA2ATasks;
+  /** The cards channels posted for pending calls (docs/channels.md), in the same schema. */
+  readonly deliveries: DeliveryStore;
   private closed = false;
 
   constructor(options: PostgresStoreOptions) {
@@ -76,12 +80,10 @@ export class PostgresStore extends StoreSessionsAndTasks implements SuspensionSt
     this.completeRetryMs = resolved.completeRetryMs;
     this.statements = resolved.preparedStatements ? new PreparedStatements() : undefined;
     this.tables = tablesOf(resolved.schema, resolved.tablePrefix);
-    this.sessions = new PostgresSessions(sessionsTable(resolved.schema, resolved.tablePrefix), (operation, text, values) =>
-      this.query(operation, text, values),
-    );
-    this.a2aTasks = new PostgresA2ATasks(a2aTasksTable(resolved.schema, resolved.tablePrefix), (operation, text, values) =>
-      this.query(operation, text, values),
-    );
+    const query: PostgresQuery = (operation, text, values) => this.query(operation, text, values);
+    this.sessions = new PostgresSessions(sessionsTable(resolved.schema, resolved.tablePrefix), query);
+    this.a2aTasks = new PostgresA2ATasks(a2aTasksTable(resolved.schema, resolved.tablePrefix), query);
+    this.deliveries = new PostgresDeliveries(deliveriesTable(resolved.schema, resolved.tablePrefix), query);
   }
 
   /**

@@ -1,5 +1,6 @@
 import { StoreError } from '../../errors';
 import { immediate, type SqliteConnection, type SqliteStatement } from './driver';
+import { DELIVERIES_SQLITE_DDL } from './deliveries';
 import { SESSIONS_SQLITE_DDL } from './sessions';
 import { A2A_TASKS_SQLITE_DDL } from './a2a-tasks';
 import { SQLITE_SCHEMA_VERSION } from './version';
@@ -86,6 +87,8 @@ const STEPS: Record<number, string> = {
     SESSIONS_SQLITE_DDL,
     // A2A tasks (docs/a2a.md, "Listing and push"): whose each task is, its push configs and outbox.
     A2A_TASKS_SQLITE_DDL,
+    // Deliveries (docs/channels.md, "What is stored"): the cards a channel posted for pending calls.
+    DELIVERIES_SQLITE_DDL,
   ].join('\n'),
 };
 

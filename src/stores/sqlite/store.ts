@@ -19,6 +19,8 @@ import { migrate, prepare, SUSPENSION_COLUMNS } from './schema';
 import { SqliteSessions } from './sessions';
 import { SqliteA2ATasks } from './a2a-tasks';
 import { StoreSessionsAndTasks } from '../a2a-tasks';
+import { SqliteDeliveries } from './deliveries';
+import type { DeliveryStore } from '../../deliveries/store';
 
 /**
  * Creates a database file that does not exist yet with mode 0600 (owner read/write only),
@@ -74,6 +76,8 @@ export class SqliteStore extends StoreSessionsAndTasks implements SuspensionStor
   protected readonly sessions: SessionStore;
   /** A2A task records (docs/a2a.md, "Listing and push"): their SQL is ./a2a-tasks.ts. */
   protected readonly a2aTasks: SqliteA2ATasks;
+  /** The cards channels posted for pending calls (docs/channels.md), in the same file. */
+  readonly deliveries: DeliveryStore;
   private closed = false;
 
   constructor(options: SqliteStoreOptions | string) {
@@ -98,6 +102,7 @@ export class SqliteStore extends StoreSessionsAndTasks implements SuspensionStor
       this.db.exec(`PRAGMA synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
       migrate(this.db, filename);
       this.statements = prepare(this.db, synchronous);
+      this.deliveries = new SqliteDeliveries(this.db, (work, what) => this.run(work, what));
       this.sessions = new SqliteSessions(
         this.db,
         (work, what) => this.run(work, what),

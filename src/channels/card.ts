@@ -1,0 +1,53 @@
+import type { CardView } from './view';
+
+/** The action ids of the card's buttons; each button's value is the call's id. */
+export const APPROVE_ACTION = 'toolnexus.approve';
+export const DECLINE_ACTION = 'toolnexus.decline';
+
+/** A Chat SDK card element (`chat`'s `CardElement`), as this entry builds and passes it on. */
+export type CardElement = { type: 'card' } & Record<string, unknown>;
+
+/** The card builders of the `chat` package this entry uses (its card model, rendered by each adapter). */
+export interface CardBuilders {
+  Card(options: { title?: string; subtitle?: string; children?: unknown[] }): CardElement;
+  CardText(content: string, options?: { style?: 'bold' | 'muted' }): unknown;
+  Fields(children: unknown[]): unknown;
+  Field(options: { label: string; value: string }): unknown;
+  Actions(children: unknown[]): unknown;
+  Button(options: { id: string; label: string; style?: 'primary' | 'danger'; value?: string }): unknown;
+}
+
+const OUTCOME: Record<Exclude<CardView['state'], 'pending'>, string> = {
+  approved: 'Approved',
+  declined: 'Declined',
+  expired: 'Expired: nobody can answer it any more',
+  cancelled: 'Cancelled',
+};
+
+/**
+ * The approval card, built once with the Chat SDK's card model (each adapter renders it: Block
+ * Kit, an Adaptive Card, a Card v2): the redacted call, the prompt, who asked, the quorum's
+ * progress, the deadline, and Approve / Decline while it waits; the outcome once settled.
+ */
+export function approvalCard(chat: CardBuilders, view: CardView): { card: CardElement; fallbackText: string } {
+  const fields = [chat.Field({ label: 'Call', value: `${view.tool} ${view.args}` })];
+  if (view.requestedBy !== undefined) fields.push(chat.Field({ label: 'Asked by', value: view.requestedBy }));
+  if (view.quorum !== undefined) fields.push(chat.Field({ label: 'Approvals', value: view.quorum }));
+  if (view.deadline !== undefined) fields.push(chat.Field({ label: 'Deadline', value: view.deadline }));
+  const children: unknown[] = [chat.CardText(view.prompt), chat.Fields(fields)];
+  let fallbackText = `Approval needed: ${view.prompt}`;
+  if (view.state === 'pending') {
+    children.push(
+      chat.Actions([
+        chat.Button({ id: APPROVE_ACTION, label: 'Approve', style: 'primary', value: view.callId }),
+        chat.Button({ id: DECLINE_ACTION, label: 'Decline', style: 'danger', value: view.callId }),
+      ]),
+    );
+  } else {
+    const by = view.by.length === 0 ? '' : view.by.length === 2 ? ` by both ${view.by.join(' and ')}` : ` by ${view.by.join(', ')}`;
+    const reason = view.reason === undefined ? '' : `: ${view.reason}`;
+    fallbackText = `${OUTCOME[view.state]}${view.state === 'expired' ? '' : by}${reason}`;
+    children.push(chat.CardText(fallbackText, { style: 'bold' }));
+  }
+  return { card: chat.Card({ title: `Approval: ${view.tool}`, children }), fallbackText };
+}

@@ -1,0 +1,68 @@
+import { AlreadyResolvedError, AnswerRefusedError, UnknownSuspensionError } from '../errors';
+import type { DeliveryStore } from '../deliveries/store';
+import type { AgentRunner } from '../runner/agent-runner';
+import { answerAs } from '../runner/answer-as';
+import type { Principal } from '../suspension/audit';
+import type { ResumeCoordinator } from '../suspension/coordinator';
+import { APPROVE_ACTION } from './card';
+import type { ActionEventLike } from './peer';
+
+/** Who clicked, as the platform verified them (its signed request or token, checked by the adapter). */
+export interface PlatformUser {
+  /** The adapter's name: `slack`, `teams`, `gchat`. */
+  platform: string;
+  /** The platform's id of the user (Slack's `U…`, Teams' AAD object id, Google Chat's `users/…`). */
+  id: string;
+  /** Their display name, as the platform gave it: for showing, never for deciding. */
+  name: string;
+}
+
+/** What a click needs of the channel. */
+export interface ClickParts {
+  host: AgentRunner | ResumeCoordinator;
+  store: DeliveryStore;
+  principalOf(user: PlatformUser): Principal | undefined | Promise<Principal | undefined>;
+  /** Brings the call's cards to its state now (after an answer). */
+  refresh(callId: string): Promise<void>;
+  /** A failure the clicker is not told the details of. */
+  fail(error: unknown): void;
+}
+
+/**
+ * A click on Approve or Decline: the card must be one this channel posted for the call the
+ * button names (a forged call id is refused), the verified user must map to a principal, and
+ * the answer goes through `answerAs` like every other door's (the answer policy, separation of
+ * duties, quorum signatures, expiry, exactly once). Whoever is refused is told so privately (an
+ * ephemeral message), and nothing is stored for them; every card of the call is then updated.
+ */
+export async function click(parts: ClickParts, event: ActionEventLike): Promise<void> {
+  const tell = async (text: string): Promise<void> => {
+    await event.adapter.postEphemeral?.(event.threadId, event.user.userId, text);
+  };
+  const callId = event.value ?? '';
+  const platform = event.adapter.name;
+  const cards = callId === '' ? [] : await parts.store.listDeliveries({ callId });
+  if (!cards.some((card) => card.platform === platform && card.message?.id === event.messageId)) {
+    return tell('This button is not on a request this app posted here.');
+  }
+  const principal = await parts.principalOf({ platform, id: event.user.userId, name: event.user.fullName });
+  if (!principal) return tell('You are not mapped to anyone who may answer requests here.');
+  const ok = event.actionId === APPROVE_ACTION;
+  try {
+    const answered = await answerAs(parts.host, ok ? { id: callId, ok } : { id: callId, ok, reason: 'declined' }, {
+      by: principal,
+      ...(ok ? {} : { comment: `declined in ${platform}` }),
+    });
+    if (answered.call.status === 'expired') await tell('This request expired before your answer.');
+    else if (!answered.won) await tell(`Already answered${answered.winner ? ` by ${answered.winner.name ?? answered.winner.id}` : ''}.`);
+  } catch (error) {
+    if (error instanceof AnswerRefusedError) await tell(`You may not answer this request: ${error.reason}`);
+    else if (error instanceof AlreadyResolvedError) await tell('This request was already answered.');
+    else if (error instanceof UnknownSuspensionError) await tell('This request is no longer stored.');
+    else {
+      parts.fail(error);
+      await tell('Your answer could not be recorded; try again.');
+    }
+  }
+  await parts.refresh(callId);
+}

@@ -1,0 +1,93 @@
+import type { SuspendedCall } from '../suspension/store';
+import { approvalsOf, declinesOf, quorumOf } from '../suspension/quorum';
+
+/** Where an approval card's call stands, as the card shows it. */
+export type CardState = 'pending' | 'approved' | 'declined' | 'expired' | 'cancelled';
+
+/**
+ * What an approval card shows, read from a **redacted** call (docs/channels.md, "The card"):
+ * nothing here is taken from a call that was not redacted first, so no `@Sensitive` value
+ * reaches a platform.
+ */
+export interface CardView {
+  callId: string;
+  tool: string;
+  prompt: string;
+  /** The call's arguments as redacted JSON, cut at {@link MAX_ARGS_SHOWN} characters. */
+  args: string;
+  /** Who the call was made for, when the call says. */
+  requestedBy?: string;
+  /** A quorum's progress: `1 of 2 (finance)`. */
+  quorum?: string;
+  /** RFC 3339: the request's deadline. */
+  deadline?: string;
+  state: CardState;
+  /** Who approved (a quorum's signers, or the one approver) or declined, by name or id. */
+  by: string[];
+  /** A refusal's words (a decline's comment, a cancel's reason). */
+  reason?: string;
+}
+
+/** The longest argument text a card shows. */
+export const MAX_ARGS_SHOWN = 600;
+
+/** The card's view of `call` (redacted by the caller). A pending call past its deadline shows `expired`. */
+export function cardViewOf(call: SuspendedCall, now: number): CardView {
+  const args = JSON.stringify(call.args ?? {});
+  const view: CardView = {
+    callId: call.request.id,
+    tool: call.tool,
+    prompt: call.request.prompt,
+    args: args.length > MAX_ARGS_SHOWN ? `${args.slice(0, MAX_ARGS_SHOWN)}…` : args,
+    state: stateOf(call, now),
+    by: [],
+  };
+  if (call.requestedBy) view.requestedBy = call.requestedBy.name ?? call.requestedBy.id;
+  if (call.request.expiresAt !== undefined) view.deadline = call.request.expiresAt;
+  const quorum = quorumOf(call.request);
+  const names = (list: { by: { id: string; name?: string } }[]): string[] => list.map((s) => s.by.name ?? s.by.id);
+  if (quorum) {
+    const approvals = approvalsOf(call.signatures);
+    view.quorum = `${approvals.length} of ${quorum.of}${groupOf(quorum.from)}`;
+    view.by = view.state === 'declined' ? names(declinesOf(call.signatures)) : names(approvals);
+  }
+  if (
+    call.answeredBy &&
+    (view.state === 'approved' || view.state === 'declined') &&
+    !view.by.includes(call.answeredBy.name ?? call.answeredBy.id)
+  ) {
+    view.by.push(call.answeredBy.name ?? call.answeredBy.id);
+  }
+  if (call.comment !== undefined && view.state !== 'approved' && view.state !== 'pending') view.reason = call.comment;
+  return view;
+}
+
+/** The key of what a card shows: a card whose key did not change is not edited again. */
+export function shownKey(view: CardView): string {
+  return JSON.stringify([view.state, view.quorum ?? '', view.by, view.reason ?? '']);
+}
+
+/** Whether the card shows a settled call: nothing on it changes any more. */
+export function isFinal(view: CardView): boolean {
+  return view.state !== 'pending';
+}
+
+function stateOf(call: SuspendedCall, now: number): CardState {
+  switch (call.status) {
+    case 'resolved':
+      return 'approved';
+    case 'declined':
+    case 'expired':
+    case 'cancelled':
+      return call.status;
+    default:
+      return call.request.expiresAt !== undefined && Date.parse(call.request.expiresAt) <= now ? 'expired' : 'pending';
+  }
+}
+
+/** ` (finance)` when every principal a quorum names is `finance:…`; nothing otherwise. */
+function groupOf(from: readonly string[] | undefined): string {
+  const groups = new Set((from ?? []).map((id) => (id.includes(':') ? id.slice(0, id.indexOf(':')) : '')));
+  const [group] = [...groups];
+  return groups.size === 1 && group ? ` (${group})` : '';
+}
