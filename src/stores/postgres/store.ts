@@ -10,10 +10,20 @@ import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from '../../
 import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../runner/store-checks';
 import type { Audit, HistoryFilter, Principal } from '../../suspension/audit';
 import { toJson } from '../../suspension/json';
-import type { Claim, EarlyClaim, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from '../../suspension/store';
+import type {
+  Claim,
+  EarlyClaim,
+  Settlement,
+  SettledPage,
+  SettledPageQuery,
+  SuspendedCall,
+  SuspensionFilter,
+  SuspensionStore,
+} from '../../suspension/store';
+import { pageStart } from '../../suspension/pages';
 import type { Grant, GrantFilter } from '../../suspension/grants';
 import { sleep } from '../../timing/sleep';
-import { callOf, grantOf, parseStored, rowOf, type SuspensionRow } from '../rows';
+import { callOf, grantOf, parseStored, rowOf, settledPageOf, type SuspensionRow } from '../rows';
 import { StoreSessions } from '../sessions';
 import { isUniqueViolation, translate } from './errors';
 import type { PostgresStoreOptions } from './options';
@@ -149,6 +159,23 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
       values,
     );
     return result.rows.map(callOf);
+  }
+
+  async settledPage(query: SettledPageQuery): Promise<SettledPage> {
+    const start = pageStart(query);
+    // Oldest settlement first along the settled index (walked backwards), one more row than
+    // asked: its presence says a next page exists (docs/operating.md, "Decisions as evaluation data").
+    const result = await this.query<SuspensionRow & { seq: string }>(
+      'page of settled suspensions',
+      `SELECT ${SUSPENSION_COLUMNS}, seq FROM ${this.tables.suspensions}
+        WHERE status IN ('resolved', 'declined', 'expired', 'cancelled')
+          AND updated_at COLLATE "C" >= $1 AND ($2::text IS NULL OR updated_at COLLATE "C" < $2)
+          AND (updated_at COLLATE "C" > $3 OR (updated_at = $3 AND seq > $4::bigint))
+          AND ($5::text[] IS NULL OR tool = ANY($5::text[]))
+        ORDER BY updated_at COLLATE "C" ASC NULLS FIRST, seq ASC LIMIT $6::bigint`,
+      [query.since, query.until ?? null, start.at, start.seq, query.tools ?? null, query.limit + 1],
+    );
+    return settledPageOf(result.rows, query.limit);
   }
 
   async claim(id: string, answer: Answer, leaseMs: number, audit?: Audit): Promise<Claim | undefined> {
