@@ -24,6 +24,7 @@ export const LAYERS = [
   'openapi',
   'sessions',
   'runner',
+  'decisions',
   'stores',
   'webhooks',
   'inbox',
