@@ -93,22 +93,18 @@ it('exports JSONL on stdout, sensitive fields redacted by field with --tools and
 });
 
 it('refuses a missing or malformed --since and an unknown --format as usage errors', async () => {
-  expect(await cli(['decisions', 'export', ...storeArgs])).toMatchObject({
-    code: 2,
-    stderr: expect.stringMatching(/^--since is required/),
-  });
-  expect(await cli(['decisions', 'export', '--since', 'yesterday', ...storeArgs])).toMatchObject({
-    code: 2,
-    stderr: expect.stringMatching(/since must be an RFC 3339 instant/),
-  });
-  expect(await cli(['decisions', 'export', '--since', SINCE, '--format', 'csv', ...storeArgs])).toMatchObject({
-    code: 2,
-    stderr: expect.stringMatching(/^--format must be toolnexus, evalite, langsmith or braintrust/),
-  });
-  expect(await cli(['decisions', 'report', '--since', SINCE, ...storeArgs])).toMatchObject({
-    code: 2,
-    stderr: expect.stringMatching(/^--policy NAME is required/),
-  });
+  const refused = async (args: string[], message: RegExp) => {
+    const exit = await cli(args);
+    expect(exit.code).toBe(2);
+    expect(exit.stderr).toMatch(message);
+  };
+  await refused(['decisions', 'export', ...storeArgs], /^--since is required/);
+  await refused(['decisions', 'export', '--since', 'yesterday', ...storeArgs], /since must be an RFC 3339 instant/);
+  await refused(
+    ['decisions', 'export', '--since', SINCE, '--format', 'csv', ...storeArgs],
+    /^--format must be toolnexus, evalite, langsmith or braintrust/,
+  );
+  await refused(['decisions', 'report', '--since', SINCE, ...storeArgs], /^--policy NAME is required/);
 });
 
 it("reports the shadow rule's confusion table, equal to the hand count", async () => {
