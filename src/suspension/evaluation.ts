@@ -2,6 +2,7 @@ import { recordHumanApproval, type ApprovalLabel } from '../telemetry/evaluation
 import type { Tracing } from '../telemetry/telemetry';
 import type { Toolkit } from '../toolkit/toolkit';
 import { Redactor } from './redact';
+import { answeredAtOnce } from './standing';
 import type { SettledStatus, SuspendedCall } from './store';
 
 /**
@@ -17,13 +18,13 @@ export function approvalLabelOf(call: SuspendedCall, status: SettledStatus): App
 
 /**
  * Tells telemetry of a person's answer to an approval (a `gen_ai.evaluation.result` event,
- * docs/observability.md): not of an automatic answer acting on its rule, which no person gave.
+ * docs/observability.md): not of an automatic answer acting on its rule nor of a standing
+ * grant, which no person gave to this call.
  * The explanation is the comment, redacted by the one path (`redactCall`'s) so no sensitive value leaves.
  */
 export function evaluateApproval(tracing: Tracing, toolkit: Toolkit, call: SuspendedCall, status: SettledStatus): void {
   const label = approvalLabelOf(call, status);
-  const automatic = call.automatic;
-  if (label === undefined || (automatic && !automatic.shadow && call.answeredBy?.id === `policy:${automatic.policy}`)) return;
+  if (label === undefined || answeredAtOnce(call)) return;
   const comment = call.comment === undefined ? undefined : new Redactor(toolkit).forCall(call).redact(call.comment);
   recordHumanApproval(
     tracing,

@@ -90,10 +90,16 @@ it('records approved, edited and declined, parented to the execute_tool span tha
   expect(JSON.stringify(spans.map((span) => [span.attributes, span.events]))).not.toContain(card);
 });
 
-it('records nothing for an automatic answer acting on its rule, nor for an expiry', async () => {
+it('records nothing for an automatic answer acting on its rule, a standing grant, nor an expiry', async () => {
   const coordinator = setup({ name: 'auto-topup', decide: ({ tool }) => (tool === 'topup' ? 'approved' : 'not-applicable') });
   const result = await coordinator.execute('topup', { cents: 5 }, undefined, { callId: 'call-t', runId: 'run-eval' });
   expect(result).toEqual({ output: 'topped up 5', isError: false });
+  await coordinator.grant({ by: { id: 'user:ann' }, tool: 'refund', scope: 'run', subject: 'run-eval' });
+  const granted = await coordinator.execute('refund', { orderId: 'o', card: cardOf(1), cents: 5 }, undefined, {
+    callId: 'call-g',
+    runId: 'run-eval',
+  });
+  expect(granted).toEqual({ output: `refunded 5 to ${cardOf(1)}`, isError: false });
   const stale = await asked(coordinator, 'transfer', { cents: 5 }, 'call-x');
   const store = coordinator.store;
   const created = Date.parse((await store.get(stale))!.request.expiresAt!);
