@@ -54,7 +54,11 @@ export const decisionsExport: CliCommand = {
       exportDecisions<DecisionFormat>(session.store, { ...window, format, toolkit: session.coordinator.toolkit }),
     );
     await asUsage(async () => {
-      for await (const row of rows) io.out(JSON.stringify(row));
+      for await (const row of rows) {
+        io.out(JSON.stringify(row));
+        // A slow reader (a pipe to an upload) holds the export back rather than the rows piling up here.
+        await io.drained?.();
+      }
     });
     return EXIT.ok;
   },
