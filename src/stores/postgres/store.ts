@@ -163,14 +163,15 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
 
   async settledPage(query: SettledPageQuery): Promise<SettledPage> {
     const start = pageStart(query);
-    // Oldest settlement first along the settled index (walked backwards), one more row than
-    // asked: its presence says a next page exists (docs/operating.md, "Decisions as evaluation data").
+    // Oldest settlement first along the settled index (walked backwards from the cursor, which the
+    // `>= $3` bound lets the index start at), one more row than asked: its presence says a next
+    // page exists (docs/operating.md, "Decisions as evaluation data").
     const result = await this.query<SuspensionRow & { seq: string }>(
       'page of settled suspensions',
       `SELECT ${SUSPENSION_COLUMNS}, seq FROM ${this.tables.suspensions}
         WHERE status IN ('resolved', 'declined', 'expired', 'cancelled')
           AND updated_at COLLATE "C" >= $1 AND ($2::text IS NULL OR updated_at COLLATE "C" < $2)
-          AND (updated_at COLLATE "C" > $3 OR (updated_at = $3 AND seq > $4::bigint))
+          AND updated_at COLLATE "C" >= $3 AND (updated_at COLLATE "C" > $3 OR (updated_at = $3 AND seq > $4::bigint))
           AND ($5::text[] IS NULL OR tool = ANY($5::text[]))
         ORDER BY updated_at COLLATE "C" ASC NULLS FIRST, seq ASC LIMIT $6::bigint`,
       [query.since, query.until ?? null, start.at, start.seq, query.tools ?? null, query.limit + 1],
