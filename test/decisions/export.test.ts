@@ -102,6 +102,8 @@ describe.each([
     expect(rows.filter((row) => row.signatures.length === 2)).toHaveLength(tally.quorum);
     expect(rows.filter((row) => row.decision.escalated?.to.includes('manager:max'))).toHaveLength(tally.escalated);
     expect(rows.filter((row) => row.decision.source === 'automatic')).toHaveLength(tally.automatic);
+    expect(tally.granted).toBeGreaterThan(0);
+    expect(rows.filter((row) => row.decision.source === 'grant')).toHaveLength(tally.granted);
     const edited = byKind('edited', 'refund');
     expect(edited.length).toBeGreaterThan(0);
     for (const row of edited) {
