@@ -20,7 +20,7 @@ import type {
   SuspensionFilter,
   SuspensionStore,
 } from '../../suspension/store';
-import { pageStart } from '../../suspension/pages';
+import { settledPageStatement } from './pages';
 import type { Grant, GrantFilter } from '../../suspension/grants';
 import { sleep } from '../../timing/sleep';
 import { callOf, grantOf, parseStored, rowOf, settledPageOf, type SuspensionRow } from '../rows';
@@ -162,20 +162,8 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
   }
 
   async settledPage(query: SettledPageQuery): Promise<SettledPage> {
-    const start = pageStart(query);
-    // Oldest settlement first along the settled index (walked backwards from the cursor, which the
-    // `>= $3` bound lets the index start at), one more row than asked: its presence says a next
-    // page exists (docs/operating.md, "Decisions as evaluation data").
-    const result = await this.query<SuspensionRow & { seq: string }>(
-      'page of settled suspensions',
-      `SELECT ${SUSPENSION_COLUMNS}, seq FROM ${this.tables.suspensions}
-        WHERE status IN ('resolved', 'declined', 'expired', 'cancelled')
-          AND updated_at COLLATE "C" >= $1 AND ($2::text IS NULL OR updated_at COLLATE "C" < $2)
-          AND updated_at COLLATE "C" >= $3 AND (updated_at COLLATE "C" > $3 OR (updated_at = $3 AND seq > $4::bigint))
-          AND ($5::text[] IS NULL OR tool = ANY($5::text[]))
-        ORDER BY updated_at COLLATE "C" ASC NULLS FIRST, seq ASC LIMIT $6::bigint`,
-      [query.since, query.until ?? null, start.at, start.seq, query.tools ?? null, query.limit + 1],
-    );
+    const { text, values } = settledPageStatement(this.tables.suspensions, query);
+    const result = await this.query<SuspensionRow & { seq: string }>('page of settled suspensions', text, values);
     return settledPageOf(result.rows, query.limit);
   }
 
