@@ -127,7 +127,10 @@ async function initialise() {
   }
 }
 
-/** Starts the postmaster on `port`; resolves once it accepts connections, rejects if it exits first. */
+/** How long a start may take before it is given up (and, on create, tried again): minutes on a loaded machine, never forever. */
+const START_TIMEOUT_MS = 120_000;
+
+/** Starts the postmaster on `port`; resolves once it accepts connections, rejects if it exits first or takes too long. */
 async function launchServer(port) {
   if (!state) throw new Error('no server: send create first');
   const { child, failed } = launch('postgres', [
@@ -139,14 +142,29 @@ async function launchServer(port) {
     // TOOLNEXUS_PG_DURABLE=1 keeps PostgreSQL's defaults (each commit waits for the disk), for benches.
     ...(process.env.TOOLNEXUS_PG_DURABLE === '1' ? [] : ['-c', 'fsync=off', '-c', 'full_page_writes=off']),
   ]);
+  // The line is looked for in what was written so far (its last few KiB), not chunk by chunk: on a
+  // loaded machine the pipe can split it across two chunks, and a start that waited for it whole
+  // in one chunk waited forever (a CI run's global setup hung so for 20 minutes).
+  const READY = 'database system is ready to accept connections';
+  let written = '';
+  let timer;
   const ready = new Promise((resolve, reject) => {
     child.stderr?.on('data', (chunk) => {
       remember(chunk);
-      if (String(chunk).includes('database system is ready to accept connections')) resolve(undefined);
+      written = (written + String(chunk)).slice(-4096);
+      if (written.includes(READY)) resolve(undefined);
     });
     child.once('close', (code) => reject(new Error(`postgres exited (code ${String(code)})`)));
+    timer = setTimeout(() => reject(new Error(`postgres did not say it was ready within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
   });
-  await Promise.race([failed, ready]);
+  try {
+    await Promise.race([failed, ready]);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
   return child;
 }
 

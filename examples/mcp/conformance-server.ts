@@ -12,7 +12,17 @@ import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import { answerFor, defineTool, Describe, failure, pending, Tool, Toolkit, withContent, type ToolContext } from 'toolnexus-ts';
 import { INPUT_ROUND_TOOLS } from './conformance-input-rounds';
-import { McpCatalog, Prompt, Resource, ResourceTemplate, serveMcp, type McpToolContext } from 'toolnexus-ts/mcp';
+import { TASK_SUPPORT, TASK_TOOLS } from './conformance-tasks';
+import {
+  inputRound,
+  McpCatalog,
+  Prompt,
+  Resource,
+  ResourceTemplate,
+  serveMcp,
+  type CatalogContext,
+  type McpToolContext,
+} from 'toolnexus-ts/mcp';
 
 // A 1×1 red PNG and a 1-sample silent WAV: the smallest valid media the scenarios accept.
 const RED_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
@@ -326,6 +336,27 @@ class PromptWithImage {
   }
 }
 
+/** Asks what context to use in an input round (2026-07-28), then builds the prompt with it. */
+@Prompt({ name: 'test_input_required_result_prompt', description: 'Asks for its context first' })
+class InputRequiredPrompt {
+  get(_args: object, ctx?: CatalogContext) {
+    const answer = ctx?.mcp?.inputResponses?.user_context as { action?: string; content?: { context?: unknown } } | undefined;
+    const context = answer?.action === 'accept' ? answer.content?.context : undefined;
+    if (typeof context === 'string') return `Use this context: ${context}`;
+    return inputRound({
+      inputRequests: {
+        user_context: {
+          method: 'elicitation/create',
+          params: {
+            message: 'What context should the prompt use?',
+            requestedSchema: { type: 'object', properties: { context: { type: 'string' } }, required: ['context'] },
+          },
+        },
+      },
+    });
+  }
+}
+
 const jsonSchema202012 = defineTool({
   name: 'json_schema_2020_12_tool',
   description: 'Tool with JSON Schema 2020-12 features',
@@ -380,6 +411,7 @@ async function main(): Promise<void> {
     SamplingTool,
     jsonSchema202012,
     ...INPUT_ROUND_TOOLS,
+    ...TASK_TOOLS,
   );
   const catalog = new McpCatalog().register(
     StaticTextResource,
@@ -390,6 +422,7 @@ async function main(): Promise<void> {
     PromptWithArguments,
     PromptWithEmbeddedResource,
     PromptWithImage,
+    InputRequiredPrompt,
   );
   // The suite's hooks for list changes (2026-07-28 `subscriptions/listen`): each adds its thing once, removes it the next time.
   const dynamicTool = defineTool({ name: 'test_dynamic_tool', description: 'Comes and goes', run: () => 'here' });
@@ -414,6 +447,9 @@ async function main(): Promise<void> {
     version: '1.0.0',
     retryIntervalMs: 500,
     catalog,
+    // The tasks extension: per tool, and a call still running after 250 ms becomes a task.
+    tasks: TASK_SUPPORT,
+    taskAfterMs: 250,
   });
   process.stdout.write(`${server.url}\n`);
   const stop = (): void => {

@@ -16,6 +16,7 @@ import { checkIssued, defaultSessionOf, readChatBody, toolParts, userText } from
 import { messageIdOf, uiPartBatches, UIPartWriter, type UIStreamOptions } from './ui-stream';
 import { withApprovalData } from './approval-data';
 import { storedReply } from './resend';
+import { steeredReply } from './steer';
 import type { ChatApprovalData } from './parts';
 
 /** Options of every chat front end ({@link chatResponse}, {@link chatHandler}). */
@@ -45,6 +46,12 @@ export interface ChatOptions {
    * (`AgentRunner.cancel`), its tools' `ctx.signal` fire, and it ends `cancelled` (docs/chat.md, "Stop").
    */
   onDisconnect?: 'continue' | 'cancel';
+  /**
+   * What a user message to a chat whose run is in flight does. `'steer'` (default): it joins that
+   * run, read by the model at its next turn (`AgentRunner.steer`), and its response says it was
+   * queued (docs/chat.md, "Steering"). `'busy'`: it is refused with 409 `busy`, as before steering.
+   */
+  whileRunning?: 'steer' | 'busy';
 }
 
 const DEFAULT_MAX_BODY = 1024 * 1024;
@@ -139,8 +146,12 @@ async function chatEvents(
     const active = current?.active;
     // Waiting for an answer: the message is not taken; the 409 lists what to answer (docs/chat.md, "After a crash").
     if (active?.phase === 'halted') throw await haltedChat(runner, active.runId, current);
-    if (active && (active.until ?? 0) >= Date.now())
+    if (active && (active.until ?? 0) >= Date.now()) {
+      const steered =
+        options.whileRunning === 'busy' ? undefined : await steeredReply(runner, active.runId, { id: last.id, text }, principal);
+      if (steered) return { events: NO_EVENTS, stream: { messageId: '' }, failed: () => undefined, replay: steered };
       throw new ChatRequestError(409, 'busy', 'this chat is busy: another request of it is still running; send again when it has ended');
+    }
     const runId = `run-${randomUUID()}`;
     // The run is made on the principal's behalf: its requests record them, so they cannot approve their own (docs/who-may-answer.md).
     // Not the page's signal: a run keeps going when the page goes away, so its session records what ran.

@@ -26,6 +26,7 @@ export type {
   ChatApprovalAction,
   ChatProgressData,
   ChatStopData,
+  ChatSteerData,
 } from './parts';
 export { ChatRequestError } from './errors';
 export type { ChatRefusalDetails } from './errors';

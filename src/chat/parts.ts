@@ -31,6 +31,8 @@ export type UIStreamPart =
   | { type: 'data-toolnexus-sub-agent'; id: string; data: ChatSubAgentData }
   /** Transient: `useChat` hands it to `onData` and keeps it out of the message (a progress bar, not history). */
   | { type: 'data-toolnexus-progress'; id: string; data: ChatProgressData; transient: true }
+  /** A message sent while the run was in flight: `queued` (its own response), then `taken` where the run's next turn read it (docs/chat.md, "Steering"). */
+  | { type: 'data-toolnexus-steer'; id: string; data: ChatSteerData }
   /** The run was stopped on purpose (a guardrail, its budget, a cancel): sent before `finish`. */
   | { type: 'data-toolnexus-stop'; id: string; data: ChatStopData }
   | { type: 'error'; errorText: string };
@@ -75,6 +77,17 @@ export interface ChatProgressData {
   total?: number;
   /** As the tool wrote it (redacted of the chat's sensitive values). */
   message?: string;
+}
+
+/**
+ * The `data-toolnexus-steer` part (docs/chat.md, "Steering"): `id` is `steer-` and the page's
+ * message id. `queued`: the message joined the run in flight; `taken`: the run's next turn read it.
+ */
+export interface ChatSteerData {
+  /** The page's id of the user message. */
+  messageId: string;
+  text: string;
+  state: 'queued' | 'taken';
 }
 
 /** What the chat's principal may do with an approval request: the buttons a page shows. */

@@ -8,6 +8,7 @@ import type { RunEvent, RunResult } from '../runner/types';
 import type { Toolkit } from '../toolkit/toolkit';
 import type { ChatApprovalData, ChatProgressData, ChatSubAgentData, UIStreamPart } from './parts';
 import { jsonOrText, StreamRedactor, TextHold } from './redact';
+import { steerPart } from './steer';
 
 /** Options of {@link toUIMessageStream}. */
 export interface UIStreamOptions {
@@ -298,6 +299,10 @@ class StepState {
         yield this.redactor.part({ type: 'data-toolnexus-progress', id: `progress-${event.callId}`, data, transient: true });
         return;
       }
+      case 'steered':
+        yield* this.endBlock();
+        yield this.redactor.part(steerPart({ messageId: event.message.id, text: event.message.content, state: 'taken' }));
+        return;
       case 'pending': {
         this.toolsDone = true;
         yield* this.endBlock();

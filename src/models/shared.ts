@@ -65,16 +65,7 @@ async function readJson(provider: string, reply: Reply, attempt: Attempt, maxByt
   } finally {
     attempt.dispose();
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new ModelResponseError(provider, 'the body is not JSON', snippet(text));
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new ModelResponseError(provider, 'the body is not a JSON object', snippet(text));
-  }
-  return parsed as Record<string, unknown>;
+  return jsonObject(provider, text, 'the body');
 }
 
 /**
@@ -179,14 +170,19 @@ export function* wholeAsStream(response: ModelResponse): Generator<ModelStreamEv
 
 /** Parses one streamed JSON payload. */
 export function parseChunk(provider: string, data: string): Record<string, unknown> {
+  return jsonObject(provider, data, 'a stream event');
+}
+
+/** `text` as a JSON object, or a ModelResponseError naming `what` was not one (with a snippet). */
+function jsonObject(provider: string, text: string, what: string): Record<string, unknown> {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(data);
+    parsed = JSON.parse(text);
   } catch {
-    throw new ModelResponseError(provider, 'a stream event is not JSON', snippet(data));
+    throw new ModelResponseError(provider, `${what} is not JSON`, snippet(text));
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new ModelResponseError(provider, 'a stream event is not a JSON object', snippet(data));
+    throw new ModelResponseError(provider, `${what} is not a JSON object`, snippet(text));
   }
   return parsed as Record<string, unknown>;
 }

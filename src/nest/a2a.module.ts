@@ -1,10 +1,9 @@
 import { Inject, Logger, Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { A2AServeOptions } from '../a2a/server/options';
 import { AgentRunner } from '../runner/agent-runner';
 import { ToolnexusModuleError } from './errors';
-import { providedByToolnexus, servedPath } from './mount';
+import { asMiddleware, doorModule, mountOf } from './mount';
 
 /** Options of {@link ToolnexusA2AModule.forRoot}: the agent's (`a2aHandler`'s), and where it is served. */
 export interface ToolnexusA2AModuleOptions extends A2AServeOptions {
@@ -40,7 +39,7 @@ export class ToolnexusA2AModule implements NestModule {
   static forRoot(options: ToolnexusA2AModuleOptions): DynamicModule {
     if (typeof options?.authenticate !== 'function')
       throw new ToolnexusModuleError('ToolnexusA2AModule.forRoot needs authenticate: (request) => Principal | undefined');
-    return { module: ToolnexusA2AModule, providers: [{ provide: A2A_OPTIONS, useValue: options }] };
+    return doorModule(ToolnexusA2AModule, A2A_OPTIONS, options);
   }
 
   constructor(
@@ -49,16 +48,16 @@ export class ToolnexusA2AModule implements NestModule {
   ) {}
 
   configure(consumer: MiddlewareConsumer): void {
-    const path = servedPath('ToolnexusA2AModule', this.options.path, 'a2a');
-    const runner = providedByToolnexus('ToolnexusA2AModule', this.moduleRef, AgentRunner, 'AgentRunner');
-    const { path: _path, rootCard = true, ...serveOptions } = this.options;
+    const mount = mountOf('ToolnexusA2AModule', this.options, 'a2a', this.moduleRef, AgentRunner, 'AgentRunner');
+    const { path, served: runner } = mount;
+    const { rootCard = true, ...serveOptions } = mount.handlerOptions;
     // Loaded here, not at the top: the Nest entry must not need the A2A SDK unless this module is used.
     // The entry, not the handler's file: without the SDK, its MissingPeerError names the install command.
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer, loaded when used
     const { a2aHandler } = require('../a2a') as typeof import('../a2a');
     // A failed run is logged with the app's own logs; the client is told only that its task failed.
     const handler = a2aHandler(runner, { ...serveOptions, logger: serveOptions.logger ?? new Logger('ToolnexusA2A') });
-    const middleware = (request: IncomingMessage, response: ServerResponse) => void handler(request, response);
+    const middleware = asMiddleware(handler);
     const card = '.well-known/agent-card.json';
     consumer
       .apply(middleware)

@@ -1,11 +1,10 @@
 import { Inject, Logger, Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { chatHandler, type ChatHandlerOptions } from '../chat/handler';
 import { chatThreadHandler } from '../chat/thread';
 import { AgentRunner } from '../runner/agent-runner';
 import { ToolnexusModuleError } from './errors';
-import { providedByToolnexus, servedPath } from './mount';
+import { asMiddleware, doorModule, mountOf } from './mount';
 
 /** Options of {@link ToolnexusChatModule.forRoot}: the chat route's, and where it is served. */
 export interface ToolnexusChatModuleOptions extends ChatHandlerOptions {
@@ -35,7 +34,7 @@ export class ToolnexusChatModule implements NestModule {
   static forRoot(options: ToolnexusChatModuleOptions): DynamicModule {
     if (typeof options?.principal !== 'function')
       throw new ToolnexusModuleError('ToolnexusChatModule.forRoot needs principal: (request) => Principal | undefined');
-    return { module: ToolnexusChatModule, providers: [{ provide: CHAT_OPTIONS, useValue: options }] };
+    return doorModule(ToolnexusChatModule, CHAT_OPTIONS, options);
   }
 
   constructor(
@@ -44,16 +43,11 @@ export class ToolnexusChatModule implements NestModule {
   ) {}
 
   configure(consumer: MiddlewareConsumer): void {
-    const path = servedPath('ToolnexusChatModule', this.options.path, 'api/chat');
-    const runner = providedByToolnexus('ToolnexusChatModule', this.moduleRef, AgentRunner, 'AgentRunner');
-    const { path: _path, ...chatOptions } = this.options;
+    const mount = mountOf('ToolnexusChatModule', this.options, 'api/chat', this.moduleRef, AgentRunner, 'AgentRunner');
+    const { path, served: runner, handlerOptions: chatOptions } = mount;
     // A failed run (a model outage) is logged with the app's own logs; the page gets only its error part.
     const handler = chatHandler(runner, { ...chatOptions, logger: chatOptions.logger ?? new Logger('ToolnexusChat') });
-    const middleware = (request: IncomingMessage, response: ServerResponse) => void handler(request, response);
-    consumer.apply(middleware).forRoutes({ path, method: RequestMethod.POST });
-    const thread = chatThreadHandler(runner, chatOptions);
-    consumer
-      .apply((request: IncomingMessage, response: ServerResponse) => void thread(request, response))
-      .forRoutes({ path, method: RequestMethod.GET });
+    consumer.apply(asMiddleware(handler)).forRoutes({ path, method: RequestMethod.POST });
+    consumer.apply(asMiddleware(chatThreadHandler(runner, chatOptions))).forRoutes({ path, method: RequestMethod.GET });
   }
 }

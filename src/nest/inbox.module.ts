@@ -14,7 +14,7 @@ import { createInbox, type Inbox } from '../inbox/handler';
 import type { InboxOptions } from '../inbox/options';
 import { AgentRunner } from '../runner/agent-runner';
 import { ToolnexusModuleError } from './errors';
-import { providedByToolnexus, servedPath } from './mount';
+import { doorModule, mountOf } from './mount';
 
 /** Options of {@link ToolnexusInboxModule.forRoot}: the inbox's, less what the module finds itself. */
 export interface ToolnexusInboxModuleOptions extends Omit<InboxOptions, 'runner' | 'coordinator' | 'basePath'> {
@@ -45,7 +45,7 @@ export class ToolnexusInboxModule implements NestModule, OnModuleDestroy {
 
   static forRoot(options: ToolnexusInboxModuleOptions): DynamicModule {
     if (typeof options !== 'object' || options === null) throw new ToolnexusModuleError('ToolnexusInboxModule.forRoot needs options');
-    return { module: ToolnexusInboxModule, providers: [{ provide: INBOX_OPTIONS, useValue: options }] };
+    return doorModule(ToolnexusInboxModule, INBOX_OPTIONS, options);
   }
 
   constructor(
@@ -54,9 +54,8 @@ export class ToolnexusInboxModule implements NestModule, OnModuleDestroy {
   ) {}
 
   configure(consumer: MiddlewareConsumer): void {
-    const path = servedPath('ToolnexusInboxModule', this.options.path, 'inbox');
-    const runner = providedByToolnexus('ToolnexusInboxModule', this.moduleRef, AgentRunner, 'AgentRunner');
-    const { path: _path, ...inboxOptions } = this.options;
+    const mount = mountOf('ToolnexusInboxModule', this.options, 'inbox', this.moduleRef, AgentRunner, 'AgentRunner');
+    const { path, served: runner, handlerOptions: inboxOptions } = mount;
     // Internal errors reach the app's log through Nest's Logger unless the host gives its own.
     const logger = inboxOptions.logger ?? new Logger('ToolnexusInbox');
     const inbox = createInbox({ ...inboxOptions, logger, runner, basePath: `/${path}` });

@@ -8,13 +8,13 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { McpEndpoint, McpEndpointOptions } from '../mcp/server/http-endpoint';
 import type { HttpGuard } from '../mcp/server/http-guard';
 import { McpCatalog } from '../mcp/server/catalog/catalog';
 import { ResumeCoordinator } from '../suspension/coordinator';
 import { ToolnexusModuleError } from './errors';
-import { providedByToolnexus, servedPath } from './mount';
+import { asMiddleware, doorModule, mountOf } from './mount';
 
 /**
  * Options of {@link ToolnexusMcpModule.forRoot}: `serveMcp`'s over HTTP, less what Nest's own
@@ -59,7 +59,7 @@ export class ToolnexusMcpModule implements NestModule, OnModuleDestroy {
 
   static forRoot(options: ToolnexusMcpModuleOptions = {}): DynamicModule {
     if (typeof options !== 'object' || options === null) throw new ToolnexusModuleError('ToolnexusMcpModule.forRoot needs options');
-    return { module: ToolnexusMcpModule, providers: [{ provide: MCP_OPTIONS, useValue: options }] };
+    return doorModule(ToolnexusMcpModule, MCP_OPTIONS, options);
   }
 
   constructor(
@@ -68,9 +68,9 @@ export class ToolnexusMcpModule implements NestModule, OnModuleDestroy {
   ) {}
 
   configure(consumer: MiddlewareConsumer): void {
-    const path = servedPath('ToolnexusMcpModule', this.options.path, 'mcp');
-    const coordinator = providedByToolnexus('ToolnexusMcpModule', this.moduleRef, ResumeCoordinator, 'coordinator');
-    const { path: _path, allowedHosts, allowedOrigins, ...endpointOptions } = this.options;
+    const mount = mountOf('ToolnexusMcpModule', this.options, 'mcp', this.moduleRef, ResumeCoordinator, 'coordinator');
+    const { path, served: coordinator } = mount;
+    const { allowedHosts, allowedOrigins, ...endpointOptions } = mount.handlerOptions;
     // Loaded here, not at the top: the Nest entry must not need the MCP SDK unless this module is used.
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional part, loaded when used
     const { mcpEndpoint } = require('../mcp/server/http-endpoint') as typeof import('../mcp/server/http-endpoint');
@@ -92,8 +92,7 @@ export class ToolnexusMcpModule implements NestModule, OnModuleDestroy {
     const catalog = endpointOptions.catalog ?? this.moduleRef.get(McpCatalog, { strict: false });
     const endpoint = mcpEndpoint(coordinator, { ...endpointOptions, catalog }, guardOf);
     this.endpoint = endpoint;
-    const middleware = (request: IncomingMessage, response: ServerResponse) => void endpoint.handle(request, response);
-    consumer.apply(middleware).forRoutes({ path, method: RequestMethod.ALL });
+    consumer.apply(asMiddleware((request, response) => endpoint.handle(request, response))).forRoutes({ path, method: RequestMethod.ALL });
   }
 
   /** Closes the MCP sessions, so the HTTP server can close. */

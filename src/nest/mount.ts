@@ -1,5 +1,6 @@
 import type { ModuleRef } from '@nestjs/core';
-import type { Type } from '@nestjs/common';
+import type { DynamicModule, Type } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ToolnexusModuleError } from './errors';
 
 /**
@@ -20,4 +21,34 @@ export function providedByToolnexus<T>(door: string, moduleRef: ModuleRef, provi
   } catch {
     throw new ToolnexusModuleError(`${door} needs ToolnexusModule in the same application (it serves its ${serves})`);
   }
+}
+
+/** A door module's `forRoot` result: the module with its options provided under `token`. */
+export function doorModule(module: Type<unknown>, token: symbol, options: unknown): DynamicModule {
+  return { module, providers: [{ provide: token, useValue: options }] };
+}
+
+/**
+ * What a door module's `configure` starts from: the path it serves (checked), the provider of
+ * `ToolnexusModule` it serves, and its own options less `path`, for the handler it mounts.
+ */
+export function mountOf<T, O extends { path?: string }>(
+  door: string,
+  options: O,
+  fallback: string,
+  moduleRef: ModuleRef,
+  provider: Type<T>,
+  serves: string,
+): { path: string; served: T; handlerOptions: Omit<O, 'path'> } {
+  const path = servedPath(door, options.path, fallback);
+  const served = providedByToolnexus(door, moduleRef, provider, serves);
+  const { path: _path, ...handlerOptions } = options;
+  return { path, served, handlerOptions };
+}
+
+/** A promise-returning handler as Nest middleware, which takes no promise. */
+export function asMiddleware(
+  handler: (request: IncomingMessage, response: ServerResponse) => unknown,
+): (request: IncomingMessage, response: ServerResponse) => void {
+  return (request, response) => void handler(request, response);
 }

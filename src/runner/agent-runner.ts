@@ -44,6 +44,7 @@ import { checkPriced, startBudget } from './spending';
 import { NO_FEATURES, runnerFeatures } from './features/runner-features';
 import { RUN_BUDGET, whileDriving, type Driving } from './live-run';
 import { cancelStored, judgeCancel, type CancelOptions } from './cancel';
+import { SteerQueue, steerRun, type SteerOptions, type SteerReceipt } from './steer';
 import { recoverOrphans, startRecovery, type Recovery, type RecoveryOptions } from './recovery';
 
 export type { AgentToolContext } from './live-run';
@@ -361,7 +362,7 @@ export class AgentRunner {
     const trace = openTrace(this.parts, live.runId, undefined, live.session);
     if (trace) live.trace = trace;
     const running = trace ? traced(trace, () => driveNew(this.parts, live)) : driveNew(this.parts, live);
-    const driven = whileDriving(this.driving, live.runId, live.latch, running, live.principal);
+    const driven = whileDriving(this.driving, live.runId, live.latch, running, live.principal, live.steering);
     return unfollow ? driven.finally(unfollow) : driven;
   }
 
@@ -384,6 +385,12 @@ export class AgentRunner {
     await judgeCancel(this.parts, runId, { principal: driven.principal, open: [] }, options); // before the abort
     driven.latch.abort(new RunCancelledError(runId, options.reason));
     return driven.ended ?? this.settled(cancelStored(this.parts, runId, options));
+  }
+
+  /** Steers a run: `message` joins its transcript at its next turn, in any process (docs/agents.md, "Steering"; {@link steerRun}). */
+  steer(runId: string, message: string, options?: SteerOptions): Promise<SteerReceipt> {
+    checkRunId(runId, 'steer');
+    return steerRun(this.parts, runId, message, options);
   }
 
   private begin(
@@ -422,6 +429,7 @@ export class AgentRunner {
       signal: armed(this.parts, options, streamLatch) ? latch.signal : undefined,
       context: options.context,
       emit,
+      steering: new SteerQueue(undefined),
       ...(options.principal === undefined ? {} : { principal: checkedAudit({ by: options.principal }, 'run')?.by }),
       ...(options.session === undefined ? {} : { session: options.session }),
     };

@@ -110,11 +110,18 @@ export interface CancelledRun {
  * judge. No policy, or the host's own cancel (no `audit`), is not judged.
  * @throws {@link AnswerRefusedError} the cancel is refused (nothing changed; observers told of a refused request).
  */
-export async function judgeCancel(parts: CancelTarget, runId: string, run: CancelledRun, options: CancelOptions): Promise<void> {
+export async function judgeCancel(
+  parts: CancelTarget,
+  runId: string,
+  run: CancelledRun,
+  options: CancelOptions,
+  /** What is judged: a cancel, or a steer (judged the same way: docs/agents.md, "Steering"). */
+  verb: 'cancel' | 'steer' = 'cancel',
+): Promise<void> {
   const audit = options.audit;
   if (audit === undefined || isSystemAudit(audit) || !parts.coordinator.hasPolicy) return;
   const by = audit.by;
-  if (by === undefined) throw new AnswerRefusedError(runId, 'an answer policy is set, and the cancel names no principal');
+  if (by === undefined) throw new AnswerRefusedError(runId, `an answer policy is set, and the ${verb} names no principal`);
   const reason = options.reason ?? 'the run was cancelled';
   const answerOf = (id: string) => ({ id, ok: false, reason: 'cancelled' as const, data: { reason } });
   let judged = 0;
@@ -130,7 +137,7 @@ export async function judgeCancel(parts: CancelTarget, runId: string, run: Cance
   if (judged === 0 && run.principal?.id !== by.id)
     throw new AnswerRefusedError(
       runId,
-      `${by.id} may not cancel this run: it has no open request the answer policy could judge, and only the principal it was made for may stop it`,
+      `${by.id} may not ${verb} this run: it has no open request the answer policy could judge, and only the principal it was made for may ${verb === 'cancel' ? 'stop' : 'steer'} it`,
       by.id,
     );
 }

@@ -10,6 +10,7 @@ import { runLoop } from './loop';
 import { AGAIN, fedChecked, type NextStep } from './next-step';
 import { offeredTools, resumeOutput } from './output';
 import type { RunState } from './state';
+import { SteerQueue } from './steer';
 import type { RunResult } from './types';
 
 /** Options of a resume, continue or recover (the host's context again: it is never stored). */
@@ -69,13 +70,16 @@ export async function drive(
   options: ContinueOptions,
   emit: Emit | undefined,
 ): Promise<RunResult> {
-  // Registered with the runner while it drives, so `cancel` aborts it here.
+  // Registered with the runner while it drives, so `cancel` aborts it here and `steer` queues with it.
   const taken = new AbortLatch();
-  return whileDriving(parts.driving, runId, taken, driveWith(taken, parts, runId, running, version, options, emit), running.principal);
+  const steering = new SteerQueue(running.steering);
+  const driven = driveWith(taken, steering, parts, runId, running, version, options, emit);
+  return whileDriving(parts.driving, runId, taken, driven, running.principal, steering);
 }
 
 async function driveWith(
   taken: AbortLatch,
+  steering: SteerQueue,
   parts: AgentParts,
   runId: string,
   running: RunState,
@@ -101,6 +105,7 @@ async function driveWith(
     signal: taken.signal,
     context: options.context,
     emit,
+    steering,
   };
   if (running.agent !== undefined) live.agent = running.agent;
   if (running.principal !== undefined) live.principal = running.principal;
@@ -119,7 +124,11 @@ async function driveWith(
   const journaled = parts.durability === 'step' || running.step !== undefined;
   if (!journaled) {
     const saved = JSON.parse(JSON.stringify(running)) as RunState;
-    live.lease = new DriverLease(parts.checkpoints, live, driverId, (driver) => ({ ...saved, driver }));
+    // Messages steered in since are kept with it (taken or not: the saved transcript has none of them).
+    live.lease = new DriverLease(parts.checkpoints, live, driverId, (driver) => {
+      const steered = steering.all();
+      return steered ? { ...saved, driver, steering: steered } : { ...saved, driver };
+    });
     live.lease.renew(lost);
   }
   const halted = running.halted;

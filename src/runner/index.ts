@@ -57,6 +57,8 @@ export type { ModelCall, BeforeModel, AfterModel, TrimOptions, SummarizeOptions,
 export type { SessionStore, StoredSession, SessionSummary, SessionFilter, ActiveRun, SessionSpending } from '../sessions/store';
 export { cancelRun } from './cancel';
 export type { CancelOptions } from './cancel';
+export { MAX_QUEUED_STEERS, MAX_STEER_CHARS } from './steer';
+export type { SteerMessage, SteerOptions, SteerReceipt } from './steer';
 export {
   RunCancelledError,
   RunNotFoundError,

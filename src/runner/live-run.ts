@@ -16,8 +16,9 @@ import type { Budget, Prices, SessionBudget, Spend } from './budget';
 import type { Checkpoints } from './checkpoints';
 import { cancelStopOf } from './cancel-stop';
 import type { DriverLease } from './lease';
+import type { SteerQueue } from './steer';
 import { outputState, type OutputRun } from './output';
-import { RUN_STATE_FORMAT, type RunState } from './state';
+import { RUN_STATE_FORMAT, type RunState, type SteerMessage } from './state';
 import type { AfterModel, BeforeModel } from './transcript/hooks';
 import type { Durability, ModelMetricEvent, RunEvent, RunResult, RunStop, ToolCallRecord } from './types';
 
@@ -80,6 +81,8 @@ export interface Driving {
   ended?: Promise<RunResult>;
   /** On whose behalf the run was made: who may cancel it while it runs, with an answer policy set. */
   readonly principal?: Principal;
+  /** The messages steered into it, which its next turn takes. */
+  readonly steering?: SteerQueue;
 }
 
 /** The working state of one run while this process drives it. */
@@ -144,6 +147,10 @@ export interface LiveRun {
   principal?: Principal;
   /** The session the run belongs to, kept in the checkpoint so a resume's span names the same conversation. */
   session?: string;
+  /** The messages steered into it (`AgentRunner.steer`), which the steering feature takes at each turn's start. */
+  steering?: SteerQueue;
+  /** The messages this turn took, until the input guardrails judged them. */
+  steered?: SteerMessage[];
 }
 
 /** The context each call gets: a shallow copy of the run's, plus the run's signal and the call's id. */
@@ -188,6 +195,8 @@ export function snapshot(live: LiveRun, phase: RunState['phase'], halted: RunSta
   if (live.guardrails) state.guardrails = { records: live.guardrails, feedbacks: live.feedbacks ?? 0 };
   if (live.budget) state.budget = live.budget;
   if (live.sessionBudget) state.sessionBudget = live.sessionBudget;
+  const steering = live.steering?.untaken();
+  if (steering) state.steering = steering;
   const spend = spendSoFar(live);
   if (spend) state.spend = spend;
   const traceparent = live.trace?.tracing.traceparentOf(live.trace.span);
@@ -233,13 +242,16 @@ export async function whileDriving(
   latch: AbortLatch,
   ended: Promise<RunResult>,
   principal?: Principal,
+  steering?: SteerQueue,
 ): Promise<RunResult> {
   if (!driving || driving.has(runId)) return ended;
-  const entry: Driving = { latch, ended, ...(principal === undefined ? {} : { principal }) };
+  const entry: Driving = { latch, ended, ...(principal === undefined ? {} : { principal }), ...(steering ? { steering } : {}) };
   driving.set(runId, entry);
   try {
     return await ended;
   } finally {
+    // A run that failed left its loop without closing it: a later steer goes to its checkpoint.
+    steering?.close();
     if (driving.get(runId) === entry) driving.delete(runId);
   }
 }

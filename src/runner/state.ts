@@ -91,6 +91,16 @@ export interface RunState {
   principal?: Principal;
   /** The session the run belongs to (`RunOptions.session`, a chat's): its spans' `gen_ai.conversation.id` in every process. */
   session?: string;
+  /** Messages steered into the run that no turn took yet (`AgentRunner.steer`): the next turn, in any process, takes them. */
+  steering?: SteerMessage[];
+}
+
+/** A message steered into a run (docs/agents.md, "Steering"): queued until the run's next turn takes it. */
+export interface SteerMessage {
+  /** Its id: the transcript's user message keeps it, and a steer sent again with it is queued once. */
+  id: string;
+  /** The user's text. */
+  content: string;
 }
 
 /** The calls of the turn in progress under durable steps (see {@link RunState.step}). */
@@ -208,6 +218,8 @@ export function readRunState(runId: string, raw: unknown): RunState {
       !step.calls.every(isStepCall))
   )
     fail('the step in progress is malformed');
+  if (state.steering !== undefined && (!Array.isArray(state.steering) || !state.steering.every(isSteerMessage)))
+    fail('the steered messages are malformed');
   const driver = state.driver;
   if (
     driver !== undefined &&
@@ -216,6 +228,12 @@ export function readRunState(runId: string, raw: unknown): RunState {
     fail('the driver is malformed');
   }
   return state as RunState;
+}
+
+function isSteerMessage(value: unknown): value is SteerMessage {
+  if (typeof value !== 'object' || value === null) return false;
+  const message = value as SteerMessage;
+  return typeof message.id === 'string' && typeof message.content === 'string';
 }
 
 function isUsage(value: unknown): value is Usage {

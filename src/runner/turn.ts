@@ -17,6 +17,10 @@ export async function turn(parts: AgentParts, live: LiveRun, calls: TurnCalls): 
   const stop = parts.features.beforeModel(live);
   if (stop) return { type: 'stop', stop };
   if (live.turns >= parts.maxTurns) return INCOMPLETE;
+  // The turn boundary: what a feature adds before the model is asked (messages steered in), and its checks of it.
+  const before = parts.features.beforeTurn(live);
+  const stopped = before ? await before : undefined;
+  if (stopped) return { type: 'stop', stop: stopped };
   const watch = parts.features.watchTurn(live);
   let response: ModelResponse;
   try {

@@ -182,4 +182,6 @@ export type RunEventBody =
    * author chooses the message: it is sent as written, so it must hold no secret.
    */
   | { type: 'progress'; callId: string; name: string; progress: number; total?: number; message?: string }
+  /** Messages steered into the run (`AgentRunner.steer`) were taken: they join the transcript before this turn's model call. */
+  | { type: 'steered'; message: { id: string; content: string } }
   | { type: 'done'; result: RunResult };

@@ -36,13 +36,7 @@ export async function signQuorum(
   audit: Audit | undefined,
   onSigned: ((call: SuspendedCall) => void) | undefined,
 ): Promise<{ waiting: ToolResult } | { call: SuspendedCall }> {
-  const id = read.request.id;
-  const by = audit?.by;
-  if (by === undefined) throw new InvalidArgumentError(`${id} needs ${quorum.of} approvals: an approval must name its principal`);
-  if (typeof store.sign !== 'function')
-    throw new StoreError(`${id} needs ${quorum.of} approvals, and this store cannot keep signatures (it has no sign method)`);
-  const after = await store.sign(id, by, audit?.comment);
-  if (!after) throw new UnknownSuspensionError(id);
+  const { by, after } = await signature(store, read, audit, `${quorum.of} approvals`, 'an approval', false);
   const signed = approvalsOf(after.signatures).length;
   if (after.status !== 'pending' || signed >= quorum.of) return { call: after };
   if (!read.signatures?.some((s) => s.by.id === by.id)) onSigned?.(after);
@@ -66,13 +60,7 @@ export async function declineQuorum(
   audit: Audit | undefined,
   onSigned: ((call: SuspendedCall) => void) | undefined,
 ): Promise<{ waiting: ToolResult } | { call: SuspendedCall }> {
-  const id = read.request.id;
-  const by = audit?.by;
-  if (by === undefined) throw new InvalidArgumentError(`${id} needs ${quorum.declines} declines: a decline must name its principal`);
-  if (typeof store.sign !== 'function')
-    throw new StoreError(`${id} needs ${quorum.declines} declines, and this store cannot keep signatures (it has no sign method)`);
-  const after = await store.sign(id, by, audit?.comment, true);
-  if (!after) throw new UnknownSuspensionError(id);
+  const { by, after } = await signature(store, read, audit, `${quorum.declines} declines`, 'a decline', true);
   const declined = declinesOf(after.signatures).length;
   if (after.status !== 'pending' || declined >= quorum.declines) return { call: after };
   if (!read.signatures?.some((s) => s.by.id === by.id)) onSigned?.(after);
@@ -80,4 +68,23 @@ export async function declineQuorum(
   waiting.output = `${after.request.prompt} (declined by ${declined} of the ${quorum.declines} needed to refuse it)`;
   waiting.metadata = { ...waiting.metadata, quorum: { of: quorum.of, declines: quorum.declines, signatures: after.signatures ?? [] } };
   return { waiting };
+}
+
+/** Records one signature (an approval, or a decline when `declined`) of `audit.by`; `needs` and `one` word the errors. */
+async function signature(
+  store: SuspensionStore,
+  read: SuspendedCall,
+  audit: Audit | undefined,
+  needs: string,
+  one: string,
+  declined: boolean,
+): Promise<{ by: NonNullable<Audit['by']>; after: SuspendedCall }> {
+  const id = read.request.id;
+  const by = audit?.by;
+  if (by === undefined) throw new InvalidArgumentError(`${id} needs ${needs}: ${one} must name its principal`);
+  if (typeof store.sign !== 'function')
+    throw new StoreError(`${id} needs ${needs}, and this store cannot keep signatures (it has no sign method)`);
+  const after = declined ? await store.sign(id, by, audit?.comment, true) : await store.sign(id, by, audit?.comment);
+  if (!after) throw new UnknownSuspensionError(id);
+  return { by, after };
 }

@@ -52,7 +52,8 @@ beforeAll(async () => {
         model: new OpenAIChatModel({ baseUrl: `${model.url}/v1`, model: 'mock', retry: { maxAttempts: 1 } }),
         store,
       }),
-      ToolnexusChatModule.forRoot({ principal: () => ({ id: 'ada' }) }),
+      // A message to a chat whose run is in flight is refused here, as before steering (issue 49's default steers it).
+      ToolnexusChatModule.forRoot({ principal: () => ({ id: 'ada' }), whileRunning: 'busy' }),
     ],
   })
   class AppModule {}

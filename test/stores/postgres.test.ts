@@ -74,7 +74,14 @@ describe('PostgresStore specifics', () => {
     const store = open({ tablePrefix: 'lazy_' });
     expect(await tableNames('lazy_')).toEqual([]);
     expect(await store.get('pnd-x')).toBeUndefined();
-    expect(await tableNames('lazy_')).toEqual(['lazy_grants', 'lazy_runs', 'lazy_schema_version', 'lazy_sessions', 'lazy_suspensions']);
+    expect(await tableNames('lazy_')).toEqual([
+      'lazy_a2a_tasks',
+      'lazy_grants',
+      'lazy_runs',
+      'lazy_schema_version',
+      'lazy_sessions',
+      'lazy_suspensions',
+    ]);
     expect(await sql(url, `SELECT version FROM "${schema}".lazy_schema_version`)).toEqual([{ version: POSTGRES_STORE_SCHEMA_VERSION }]);
   });
 
@@ -84,6 +91,7 @@ describe('PostgresStore specifics', () => {
       const store = open({ tablePrefix: 'app_', schema: ownSchema });
       await store.insert(call('pnd-s'));
       expect(await tableNames('app_', ownSchema)).toEqual([
+        'app_a2a_tasks',
         'app_grants',
         'app_runs',
         'app_schema_version',
@@ -138,6 +146,10 @@ describe('PostgresStore specifics', () => {
       [schema, prefix],
     );
     expect(names.map((n) => n.relname.slice(prefix.length))).toEqual([
+      'a2a_tasks',
+      'a2a_tasks_due_idx',
+      'a2a_tasks_owner_idx',
+      'a2a_tasks_pkey',
       'grants',
       'grants_id_key',
       'grants_pkey',

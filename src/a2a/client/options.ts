@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from '../../errors';
 import { systemClock, type Clock } from '../../timing/clock';
+import type { A2APushReceiver } from './push';
 
 /** Where `${VAR}` in {@link A2AAgentToolOptions.headers} is looked up. */
 export type A2AEnvironment = Readonly<Record<string, string | undefined>>;
@@ -45,6 +46,15 @@ export interface A2AAgentToolOptions {
   fetch?: typeof globalThis.fetch;
   /** Time of the waits and deadlines. Default the system clock. */
   clock?: Clock;
+  /**
+   * Push instead of polling (docs/a2a.md, "Push instead of polling"): a call sends its task
+   * without waiting (`returnImmediately`) with a push config naming this receiver and a token of
+   * its own, and reads the task again when the agent tells it of a change, or after `pollEveryMs`
+   * when nothing came (give a longer one: it is only the fallback). Needs an agent whose card
+   * says `pushNotifications`; otherwise the tool polls. An answer's send waits for the agent, as
+   * without push.
+   */
+  push?: A2APushReceiver;
 }
 
 const DEFAULTS = { timeoutMs: 300_000, pollEveryMs: 1_000, maxResponseBytes: 1_048_576, maxParts: 100 };

@@ -85,7 +85,14 @@ export async function a2aAgentTool(options: A2AAgentToolOptions): Promise<Functi
     throw new A2AAgentError(`the A2A agent ${card.name} offers no transport this client speaks: ${redactor.text(messageOf(error))}`);
   }
   const agent = card.name;
-  const calls = new AgentCalls(sdk, client, agent, settings, redactor);
+  const calls = new AgentCalls(
+    sdk,
+    client,
+    agent,
+    settings,
+    redactor,
+    settings.push !== undefined && card.capabilities?.pushNotifications === true,
+  );
   return defineTool({
     name: settings.name ?? sanitizeName(agent).slice(0, 64),
     description: settings.description ?? describe(card),
@@ -129,6 +136,9 @@ async function resolveCard(resolver: { resolve(base: string, path?: string): Pro
   }
 }
 
+/** The id of this tool's push config on a task: each call's replaces the last's (a task keeps a few at most). */
+const PUSH_CONFIG_ID = 'toolnexus-agent-tool';
+
 /** Most skills a default description lists, and its longest text: a card is the agent's to write. */
 const MAX_DESCRIBED_SKILLS = 20;
 const MAX_DESCRIPTION_CHARS = 4_000;
@@ -152,6 +162,8 @@ class AgentCalls {
     private readonly agent: string,
     private readonly settings: A2AAgentSettings,
     private readonly redactor: SecretRedactor,
+    /** Whether the agent's card offers push notifications (and the host gave a receiver). */
+    private readonly pushes: boolean,
   ) {}
 
   async run(args: Record<string, unknown>, ctx: ToolContext | undefined): Promise<ToolResult> {
@@ -164,16 +176,24 @@ class AgentCalls {
     const timer = new AbortController();
     const handle = clock.setTimeout(() => timer.abort(), this.settings.timeoutMs);
     const signal = ctx?.signal ? AbortSignal.any([ctx.signal, timer.signal]) : timer.signal;
+    // Told by push when the agent offers it: the task's first send does not wait, and a notification
+    // ends each wait. An answer's send waits for the agent as without push: its push config would be
+    // set by whoever answers, on a task that is another's (the agent keeps configs for the owner only).
+    const watch = this.pushes && !asked ? this.settings.push?.watch() : undefined;
     try {
       const message = asked ? this.answerMessage(asked, ctx as ToolContext) : this.taskMessage(args, ctx);
-      const sent = await this.client.sendMessage(this.sdk.SendMessageRequest.fromJSON({ message }), { signal });
+      const configuration = watch
+        ? { returnImmediately: true, taskPushNotificationConfig: { id: PUSH_CONFIG_ID, url: this.settings.push?.url, token: watch.token } }
+        : undefined;
+      const sent = await this.client.sendMessage(this.sdk.SendMessageRequest.fromJSON({ message, configuration }), { signal });
       if (isMessage(sent)) return this.redactor.deep(success(this.replyText(sent), meta()));
       let task: Task = sent;
       progress.taskId = task.id;
       progress.state = stateName(this.sdk, task);
       while (!FINAL_STATES.has(progress.state)) {
         if (clock.now() >= deadline) break;
-        await sleep(Math.min(this.settings.pollEveryMs, Math.max(0, deadline - clock.now())), signal, clock);
+        const pause = Math.min(this.settings.pollEveryMs, Math.max(0, deadline - clock.now()));
+        await (watch ? watch.wait(pause, signal) : sleep(pause, signal, clock));
         if (signal.aborted) break;
         task = await this.client.getTask(this.sdk.GetTaskRequest.fromJSON({ id: task.id }), { signal });
         progress.polls++;
@@ -186,6 +206,7 @@ class AgentCalls {
       const said = error instanceof A2AAgentError ? error.message : messageOf(error);
       return failure(`A2A agent ${this.agent}: ${this.redactor.text(said)}`, meta());
     } finally {
+      watch?.close();
       clock.clearTimeout(handle);
     }
   }

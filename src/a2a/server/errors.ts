@@ -4,6 +4,7 @@ import {
   JsonRpcTransportError,
   RequestMalformedError,
   TaskNotCancelableError,
+  TaskNotFoundError,
   UnsupportedOperationError,
   type ErrorDetail,
 } from '@a2a-js/sdk/errors';
@@ -22,7 +23,11 @@ export type A2ARefusal =
   /** The context has a task in progress or waiting for input: reply on that task (its `taskId`). */
   | 'busy'
   /** Only a task waiting for input can be cancelled here. */
-  | 'not_cancelable';
+  | 'not_cancelable'
+  /** A push notification URL this agent does not send to (docs/a2a.md, "Listing and push"). */
+  | 'bad_push_url'
+  /** The task is another principal's. */
+  | 'not_yours';
 
 /**
  * An A2A request refused before anything changed (docs/a2a.md, "Errors"). On the wire it is
@@ -56,7 +61,9 @@ export function wireError(error: unknown): A2AError {
         error: { code: PERMISSION_DENIED_CODE, message: error.message, data: [permissionDenied(error.reason)] },
       });
     const options = { message: error.message, metadata: { toolnexus_reason: error.reason } };
-    if (error.reason === 'bad_message' || error.reason === 'bad_answer') return new RequestMalformedError(options);
+    if (error.reason === 'bad_message' || error.reason === 'bad_answer' || error.reason === 'bad_push_url')
+      return new RequestMalformedError(options);
+    if (error.reason === 'not_yours') return new TaskNotFoundError(options);
     if (error.reason === 'not_cancelable') return new TaskNotCancelableError(options);
     return new UnsupportedOperationError(options);
   }

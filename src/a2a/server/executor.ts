@@ -48,12 +48,15 @@ export class RunExecutor implements AgentExecutor {
     private readonly runner: AgentRunner,
     private readonly contextOf: ((principal: Principal) => object) | undefined,
     private readonly logger: A2ALogger = STDERR,
+    /** Where a new task is recorded as its principal's (for `tasks/list`), when the store keeps A2A tasks. */
+    private readonly records?: { own(taskId: string, owner: Principal, contextId: string): Promise<unknown> },
   ) {}
 
   async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const { taskId, contextId } = request;
     const principal = principalOf(request.context);
     const context = this.contextOf?.(principal);
+    if (!request.task) await this.records?.own(taskId, principal, contextId);
     const working = statusOf(TaskState.TASK_STATE_WORKING, taskId, contextId, now());
     const task: Task = request.task
       ? { ...request.task, status: working }

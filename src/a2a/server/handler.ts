@@ -27,6 +27,7 @@ import { A2ARequestError, wireError } from './errors';
 import type { A2ALogger } from './options';
 import { principalOf, RunExecutor } from './executor';
 import { sessionOfContext, type RunTaskStore } from './tasks';
+import type { A2ATaskRecords } from './push';
 
 /** The longest task or context id taken from a client (they name runs and sessions). */
 const MAX_ID_LENGTH = 100;
@@ -36,7 +37,13 @@ export interface RunRequestHandlerOptions {
   context?: (principal: Principal) => object;
   logger?: A2ALogger;
   maxParts: number;
+  /** The task records (owners, push configs and outbox), when the store keeps A2A tasks. */
+  records?: A2ATaskRecords;
 }
+
+/** The most tasks one `tasks/list` page holds, and how many when the client names none. */
+const MAX_PAGE = 100;
+const DEFAULT_PAGE = 50;
 
 /**
  * The SDK's request handler with the toolnexus rules in front (docs/a2a.md): a message is
@@ -53,7 +60,14 @@ export class RunRequestHandler extends DefaultRequestHandler {
     private readonly tasks: RunTaskStore,
     private readonly options: RunRequestHandlerOptions,
   ) {
-    super(card, tasks, new RunExecutor(runner, options.context, options.logger), new DefaultExecutionEventBusManager());
+    super(
+      card,
+      tasks,
+      new RunExecutor(runner, options.context, options.logger, options.records),
+      new DefaultExecutionEventBusManager(),
+      options.records,
+      options.records,
+    );
   }
 
   override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
@@ -81,8 +95,31 @@ export class RunRequestHandler extends DefaultRequestHandler {
     return super.cancelTask(params, context);
   }
 
-  override listTasks(_params: ListTasksRequest, _context: ServerCallContext): Promise<ListTasksResponse> {
-    return Promise.reject(new UnsupportedOperationError('this agent does not list tasks: get one by its id'));
+  /**
+   * The caller's own tasks, oldest first, a page at a time (`pageSize` at most 100, `pageToken`
+   * the last page's `nextPageToken`); `contextId` and `status` filter a page as it is read.
+   */
+  override async listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
+    const records = this.options.records;
+    if (!records) throw new UnsupportedOperationError('this agent does not list tasks: its store keeps no A2A tasks');
+    try {
+      const size = Math.min(MAX_PAGE, Math.max(1, Math.floor(params.pageSize ?? DEFAULT_PAGE)));
+      const page = await records.page(principalOf(context), size + 1, afterOf(params.pageToken));
+      const more = page.length > size;
+      const shown = page.slice(0, size);
+      const loaded = await Promise.all(shown.map((record) => this.tasks.load(record.taskId)));
+      const tasks = loaded.filter(
+        (task): task is Task =>
+          task !== undefined &&
+          (!params.contextId || task.contextId === params.contextId) &&
+          (!params.status || task.status?.state === params.status),
+      );
+      const last = shown[shown.length - 1];
+      const nextPageToken = more && last ? Buffer.from(JSON.stringify([last.createdAt, last.taskId])).toString('base64url') : '';
+      return { tasks: tasks.map((task) => ({ ...task, history: [] })), nextPageToken, pageSize: size, totalSize: tasks.length };
+    } catch (error) {
+      throw wireError(error);
+    }
   }
 
   /** Checks the message, and settles it when it answers a waiting task; throws the refusal as the SDK's error. */
@@ -175,6 +212,18 @@ export class RunRequestHandler extends DefaultRequestHandler {
     const context = this.options.context?.(principal);
     await this.runner.continue(taskId, context ? { context } : {});
   }
+}
+
+/** Where a page token says the last page ended. */
+function afterOf(token: string | undefined): { createdAt: string; taskId: string } | undefined {
+  if (!token) return undefined;
+  try {
+    const [createdAt, taskId] = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown[];
+    if (typeof createdAt === 'string' && typeof taskId === 'string') return { createdAt, taskId };
+  } catch {
+    // Not one of ours: refused below.
+  }
+  throw new A2ARequestError('bad_message', 'pageToken is not a token this agent gave');
 }
 
 /** A settle's failure as the client is told it. */

@@ -15,6 +15,8 @@ import { PRINCIPAL_KEY } from './executor';
 import { RunRequestHandler } from './handler';
 import type { A2AServeOptions } from './options';
 import { RunTaskStore } from './tasks';
+import { A2ATaskRecords } from './push';
+import { a2aTaskStoreOf } from '../../stores/a2a-tasks';
 
 const DEFAULT_MAX_BODY = 1024 * 1024;
 const DEFAULT_MAX_PARTS = 20;
@@ -25,7 +27,8 @@ export type A2ANodeHandler = (request: IncomingMessage & { body?: unknown }, res
 /**
  * Serves `runner` as an A2A agent (docs/a2a.md): GET `/.well-known/agent-card.json` answers
  * the agent card (public); POST is the JSON-RPC endpoint, A2A 1.0 (`SendMessage`,
- * `SendStreamingMessage`, `GetTask`, `CancelTask`) and, for a client that sends no
+ * `SendStreamingMessage`, `GetTask`, `CancelTask`, `ListTasks`, the push notification config
+ * methods) and, for a client that sends no
  * `A2A-Version` header or `0.3`, the 0.3 methods (`message/send`, `message/stream`,
  * `tasks/get`, `tasks/cancel`). Every POST is authenticated (`authenticate`; none is 401)
  * and its body bounded (413). For node:http (`createServer(handler)`) and Express
@@ -42,10 +45,17 @@ export function a2aHandler(runner: AgentRunner, options: A2AServeOptions): A2ANo
   if (typeof runs?.loadRun !== 'function')
     throw new InvalidArgumentError("an A2A agent reads the runner's checkpoints: give runs when the coordinator's store keeps none");
   const card = agentCardOf(runner, options);
+  // Listing and push notifications need a store that keeps A2A tasks (the built-in ones do).
+  const taskStore = a2aTaskStoreOf(runner.coordinator.store) ?? a2aTaskStoreOf(runs);
+  const logger = options.logger ?? { error: (line: string) => void process.stderr.write(`${line}\n`) };
+  const records = taskStore ? new A2ATaskRecords(taskStore, options.push ?? {}, logger) : undefined;
+  if (card.capabilities) card.capabilities.pushNotifications = records !== undefined;
+  records?.start();
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const maxParts = options.maxParts ?? DEFAULT_MAX_PARTS;
   const handler = new RunRequestHandler(card, runner, new RunTaskStore(runner, runs as RunStore), {
     maxParts,
+    ...(records ? { records } : {}),
     ...(options.context ? { context: options.context } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
   });

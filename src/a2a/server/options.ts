@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { RunStore } from '../../runner/store';
 import type { Skills } from '../../skills/skills';
 import type { Principal } from '../../suspension/audit';
+import type { A2APushOptions } from './push';
 
 /** A skill the agent card lists (A2A `AgentSkill`): what the agent can be asked, in words. */
 export interface A2ASkill {
@@ -60,4 +61,9 @@ export interface A2AServeOptions extends A2ACardOptions {
    * throws is ignored.
    */
   logger?: A2ALogger;
+  /**
+   * How push notifications are sent (docs/a2a.md, "Listing and push"): by default never to a
+   * private, loopback or link-local address, retried with backoff from the task's durable outbox.
+   */
+  push?: A2APushOptions;
 }

@@ -1,13 +1,9 @@
 import type { CliCommand } from '../command';
-import { pendingApprove } from './pending-approve';
-import { pendingCancel } from './pending-cancel';
-import { pendingDecline } from './pending-decline';
+import { pendingApprove, pendingCancel, pendingDecline, pendingEdit, pendingSign } from './pending-answers';
 import { pendingHistory } from './pending-history';
 import { pendingList } from './pending-list';
 import { pendingShow } from './pending-show';
 import { serve } from './serve';
-import { pendingEdit } from './pending-edit';
-import { pendingSign } from './pending-sign';
 import { grantsList, grantsRevoke } from './grants';
 import { prune } from './prune';
 import { runsCancel } from './runs-cancel';

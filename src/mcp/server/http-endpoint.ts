@@ -13,10 +13,12 @@ import { authInfoOf, modernHandler } from './modern';
 import { sendWebResponse, webRequestOf } from './node-fetch';
 import { RequestStateSealer, type RequestStateKeys } from './request-state';
 import { createMcpServer } from './server';
-import type { McpTaskSupport } from './tasks';
+import { taskNameMismatch, type McpTaskSupport } from './tasks';
 import type { McpServerOptions } from './types';
 
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
+/** SEP-2243: a routing header that disagrees with the body. */
+const HEADER_MISMATCH = -32020;
 
 /** The Streamable HTTP endpoint's options, wherever it is served: `serveMcp`'s own server, or a host's (the Nest module). */
 export interface McpEndpointOptions extends McpServerOptions {
@@ -77,12 +79,18 @@ export interface McpEndpointOptions extends McpServerOptions {
    */
   inboxUrl?: (suspensionId: string) => string;
   /**
-   * Whether a suspended call may become a task for a 2026-07-28 client that declared the tasks
-   * extension (SEP-2663; docs/mcp.md, "Tasks"): one setting for every tool, or one per tool name
-   * (`allowed` for the rest). `never`: MRTR round trips only; `always`: a client without the
-   * extension is refused (`-32021`). Default `allowed`.
+   * Whether a call may become a task for a 2026-07-28 client that declared the tasks extension
+   * (SEP-2663; docs/mcp.md, "Tasks"): when it suspends, or is still running after `taskAfterMs`.
+   * One setting for every tool, or one per tool name (`allowed` for the rest). `never`: MRTR
+   * round trips only; `always`: a client without the extension is refused (`-32021`). Default `allowed`.
    */
   tasks?: McpTaskSupport | Record<string, McpTaskSupport>;
+  /**
+   * How long a call of a client that takes tasks may run before it answers a `working` task
+   * instead (SEP-2663's server-directed task creation; docs/mcp.md, "Tasks"), in ms. A call that
+   * ends sooner answers its result. Default 1000.
+   */
+  taskAfterMs?: number;
 }
 
 /** The Streamable HTTP endpoint as a request handler: both eras, its sessions, bounds and checks, on a server of its caller's. */
@@ -151,6 +159,7 @@ export function mcpEndpoint(
       clock,
       ...(options.inboxUrl ? { inboxUrl: options.inboxUrl } : {}),
       taskSupport: (tool) => (typeof options.tasks === 'string' ? options.tasks : (options.tasks?.[tool] ?? 'allowed')),
+      taskAfterMs: atLeastZero('taskAfterMs', options.taskAfterMs, 1000),
     },
     maxBodyBytes,
   );
@@ -251,6 +260,8 @@ export function mcpEndpoint(
         // Which era, as the SDK's own handler would classify it: 2026-07-28 carries its version per request.
         const web = webRequestOf(req, res, body.value);
         if (!(await isLegacyRequest(web, body.value, { maxRequestBodySize: maxBodyBytes }))) {
+          const mismatch = taskNameMismatch(body.value, header(req, 'mcp-name'));
+          if (mismatch) return rpcError(res, 400, HEADER_MISMATCH, mismatch.message, mismatch.id);
           const response = await modern.handler.fetch(web, {
             parsedBody: body.value,
             ...(principal ? { authInfo: authInfoOf(principal) } : {}),
@@ -361,15 +372,22 @@ function parsedJson(body: unknown, limit: number): { value: unknown } | { status
   }
 }
 
-function rpcError(res: ServerResponse, status: number, code: number, message: string): void {
+function rpcError(res: ServerResponse, status: number, code: number, message: string, id: string | number | null = null): void {
   if (res.headersSent) return void res.end();
   res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }));
 }
 
 function reply(res: ServerResponse, status: number, text: string): void {
   res.writeHead(status, { 'content-type': 'text/plain' });
   res.end(text);
+}
+
+function atLeastZero(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new InvalidArgumentError(`${name} must be an integer of at least 0, got ${String(value)}`);
+  return value;
 }
 
 function positive(name: string, value: number | undefined, fallback: number): number {

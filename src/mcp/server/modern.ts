@@ -16,8 +16,10 @@ import type { McpCatalog } from './catalog/catalog';
 import { McpCatalogError, McpInputResponseError, McpRequestStateError, McpTaskNotFoundError } from './errors';
 import { AnswerRefusedError } from '../../errors';
 import { elicitationPrincipal } from './elicitation';
-import { serveModernCall, type ModernCall, type MrtrSettings } from './mrtr';
+import { inputRequired, serveModernCall, type ModernCall, type MrtrSettings } from './mrtr';
+import { requestDigest } from './request-state';
 import { cancelTask, takesTasks, taskOf, TASKS_EXTENSION, updateTask, type TaskView } from './tasks';
+import { TaskRuns } from './task-runs';
 import { progressFor, toolListing } from './listing';
 import { SKILLS_EXTENSION, SkillShelf } from './skills';
 import { cardContents, cardResourceListing, isCardTool, serveCardTool, APPROVAL_CARD_URI } from './approval-card';
@@ -29,6 +31,9 @@ const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
 const MISSING_CAPABILITY = -32021;
 const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+/** How long a task of a call that ran here is kept after its last change, and how many are kept at once. */
+const TASK_KEEP_MS = 3_600_000;
+const MAX_TASK_RUNS = 1000;
 
 /** Where serveMcp keeps the principal `authorize` named, on the SDK's pass-through `authInfo`. */
 export const PRINCIPAL_EXTRA = 'toolnexus/principal';
@@ -49,7 +54,9 @@ export function modernHandler(
 ): { handler: McpHttpHandler; close(): Promise<void> } {
   // One shelf for every request: its skills are published (read and digested) once.
   const shelf = options.skills ? new SkillShelf(options.skills) : undefined;
-  const handler = createMcpHandler(({ authInfo }) => modernServer(coordinator, options, mrtr, principalOfAuth(authInfo), shelf), {
+  // The tasks of calls still running when they had to answer: this server's, whichever request asks.
+  const runs = new TaskRuns(coordinator, { afterMs: mrtr.taskAfterMs, keepMs: TASK_KEEP_MS, maxTasks: MAX_TASK_RUNS, clock: mrtr.clock });
+  const handler = createMcpHandler(({ authInfo }) => modernServer(coordinator, options, mrtr, principalOfAuth(authInfo), shelf, runs), {
     legacy: 'reject',
     maxRequestBodySize,
   });
@@ -89,6 +96,7 @@ function modernServer(
   mrtr: MrtrSettings,
   principal: Principal | undefined,
   shelf: SkillShelf | undefined,
+  runs: TaskRuns,
 ): Server {
   const catalog = options.catalog;
   const card = options.approvalCard === true;
@@ -160,8 +168,10 @@ function modernServer(
         requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
       });
     try {
-      const result = await serveModernCall(coordinator, call, mrtr, tool.outputSchema);
-      if (!('resultType' in result) || result.suspension === undefined) return result as never;
+      const serve = (given: ModernCall) => serveModernCall(coordinator, given, mrtr, tool.outputSchema);
+      // For a client that takes tasks, a call still running after `taskAfterMs` answers a `working` task.
+      const result = tasks && support !== 'never' ? await runs.serve(call, serve) : await serve(call);
+      if (!('resultType' in result) || result.resultType === 'task' || result.suspension === undefined) return result as never;
       const { suspension, ...roundTrip } = result;
       // A suspended call for a client that takes tasks: the task is the suspension, already recorded.
       // `content: []` because the SDK (2.4.0) checks a tools/call result as a CallToolResult and
@@ -174,15 +184,25 @@ function modernServer(
       return { content: [{ type: 'text' as const, text: messageOf(error) }], isError: true };
     }
   };
-  serveTasks(server, coordinator, mrtr, principal);
+  serveTasks(server, coordinator, mrtr, principal, runs);
   if (catalog) serveModernCatalog(server, catalog, shelf, card);
+  if (catalog) servePrompts(server, catalog, mrtr, principal ?? elicitationPrincipal({}));
   if (shelf) serveModernSkills(server, shelf);
   if (!catalog && (shelf || card)) serveModernOwnResources(server, shelf, card);
   return server;
 }
 
-/** `tasks/get`, `tasks/update`, `tasks/cancel` (SEP-2663), answered from the store by any process. */
-function serveTasks(server: Server, coordinator: ResumeCoordinator, mrtr: MrtrSettings, principal: Principal | undefined): void {
+/**
+ * `tasks/get`, `tasks/update`, `tasks/cancel` (SEP-2663): a suspension's task from the store, by
+ * any process; the task of a call that was still running after `taskAfterMs` from `runs`, this process's.
+ */
+function serveTasks(
+  server: Server,
+  coordinator: ResumeCoordinator,
+  mrtr: MrtrSettings,
+  principal: Principal | undefined,
+  runs: TaskRuns,
+): void {
   const view = (ctx: ServerContext): TaskView => {
     const by = principal ?? elicitationPrincipal({});
     return taskView({ by, support: supportOf(ctx), ctx: toolContext(ctx, 'tasks', principal) }, mrtr);
@@ -203,18 +223,26 @@ function serveTasks(server: Server, coordinator: ResumeCoordinator, mrtr: MrtrSe
     }
   };
   server.setRequestHandler('tasks/get', { params: ANY }, (params, ctx) =>
-    guarded(ctx, async () => ({ ...(await taskOf(coordinator, params.taskId, view(ctx))) }) as never),
+    guarded(ctx, async () => {
+      const id = params.taskId;
+      return { ...(runs.has(id) ? await runs.get(id as string, view(ctx)) : await taskOf(coordinator, id, view(ctx))) } as never;
+    }),
   );
   server.setRequestHandler('tasks/update', { params: ANY }, (params, ctx) =>
     guarded(ctx, async () => {
       // The SDK lifts `inputResponses` out of the params (as for tools/call) onto the context.
-      await updateTask(coordinator, params.taskId, ctx.mcpReq.inputResponses ?? params.inputResponses, view(ctx));
+      const responses = ctx.mcpReq.inputResponses ?? params.inputResponses;
+      const id = params.taskId;
+      if (runs.has(id)) await runs.update(id as string, responses, view(ctx));
+      else await updateTask(coordinator, id, responses, view(ctx));
       return {} as never;
     }),
   );
   server.setRequestHandler('tasks/cancel', { params: ANY }, (params, ctx) =>
     guarded(ctx, async () => {
-      await cancelTask(coordinator, params.taskId, view(ctx));
+      const id = params.taskId;
+      if (runs.has(id)) await runs.cancel(id as string, view(ctx));
+      else await cancelTask(coordinator, id, view(ctx));
       return {} as never;
     }),
   );
@@ -280,13 +308,6 @@ function serveModernCatalog(server: Server, catalog: McpCatalog, shelf: SkillShe
               : await catalog.read(request.params.uri, { signal: ctx.mcpReq.signal, mcp: {} })) as never),
     })),
   );
-  server.setRequestHandler('prompts/get', (request, ctx) =>
-    asProtocolError(
-      undefined,
-      async () =>
-        (await catalog.getPrompt(request.params.name, request.params.arguments ?? {}, { signal: ctx.mcpReq.signal, mcp: {} })) as never,
-    ),
-  );
   server.setRequestHandler('completion/complete', (request) =>
     asProtocolError(undefined, async () => {
       const ref = request.params.ref;
@@ -294,6 +315,29 @@ function serveModernCatalog(server: Server, catalog: McpCatalog, shelf: SkillShe
         ref.type === 'ref/prompt' ? { type: 'prompt' as const, name: ref.name } : { type: 'template' as const, uriTemplate: ref.uri };
       const context = request.params.context?.arguments ? { arguments: request.params.context.arguments } : {};
       return { completion: { ...(await catalog.complete(target, request.params.argument, context)) } };
+    }),
+  );
+}
+
+/**
+ * `prompts/get` at 2026-07-28: a prompt may ask an input round first (docs/mcp.md, "Input
+ * rounds"), answered as a tool's is: `input_required` with its state sealed for this principal
+ * and this prompt with these arguments, then the same request again with `inputResponses`.
+ */
+function servePrompts(server: Server, catalog: McpCatalog, mrtr: MrtrSettings, by: Principal): void {
+  server.setRequestHandler('prompts/get', (request, ctx) =>
+    asProtocolError(undefined, async () => {
+      const { name } = request.params;
+      const args = request.params.arguments ?? {};
+      const digest = requestDigest('prompts/get', name, args);
+      const raw = ctx.mcpReq.requestState();
+      const state = raw === undefined ? undefined : mrtr.sealer.open(raw, { now: mrtr.clock.now(), principal: by.id, digest });
+      const mcp = {
+        ...(ctx.mcpReq.inputResponses ? { inputResponses: ctx.mcpReq.inputResponses } : {}),
+        ...(state?.data !== undefined ? { requestState: state.data } : {}),
+      };
+      const answer = await catalog.promptOrRound(name, args, { signal: ctx.mcpReq.signal, mcp });
+      return ('inputRound' in answer ? inputRequired(answer.inputRound, by, digest, mrtr) : answer) as never;
     }),
   );
 }
@@ -339,6 +383,7 @@ async function asProtocolError<T>(data: { uri: string } | undefined, work: () =>
   } catch (error) {
     if (error instanceof McpCatalogError)
       throw new ProtocolError(INVALID_PARAMS, error.message, error.reason === 'not-found' ? data : undefined);
+    if (error instanceof McpRequestStateError) throw new ProtocolError(INVALID_PARAMS, error.message, { reason: error.code });
     throw new ProtocolError(INTERNAL_ERROR, messageOf(error));
   }
 }

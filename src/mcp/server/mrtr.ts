@@ -12,7 +12,7 @@ import type { ElicitationReply } from '../elicitation';
 import { answerOf, answerProblem, elicitationFor, type Elicitation, type ElicitationSupport } from './elicitation';
 import { McpInputResponseError, McpRequestStateError } from './errors';
 import { RequestStateSealer, requestDigest } from './request-state';
-import { inputRoundOf, type McpInputRequest } from './input-round';
+import { inputRoundOf, type McpInputRequest, type McpInputRound } from './input-round';
 import type { McpTaskSupport } from './tasks';
 import { outOfBandResult, toMcpResult, type McpCallResult } from './results';
 import type { McpToolContext } from './types';
@@ -37,8 +37,10 @@ export interface MrtrSettings {
   clock: { now(): number };
   /** The page where someone other than the caller answers a call (the inbox), for a URL-mode elicitation. */
   inboxUrl?: (suspensionId: string) => string;
-  /** Whether a tool's suspended call may become a task (the tasks extension). */
+  /** Whether a tool's call may become a task (the tasks extension). */
   taskSupport: (tool: string) => McpTaskSupport;
+  /** A call of a client that takes tasks still running after this many ms becomes a task. */
+  taskAfterMs: number;
 }
 
 /** One `tools/call` of a 2026-07-28 client, with what the request carried. */
@@ -185,23 +187,29 @@ async function finish(
   outputSchema: unknown,
 ): Promise<ModernCallResult> {
   const round = inputRoundOf(result);
-  if (round) {
-    const out: InputRequired = { resultType: 'input_required' };
-    if (round.inputRequests) out.inputRequests = round.inputRequests;
-    if (round.requestState !== undefined)
-      out.requestState = settings.sealer.seal({
-        data: round.requestState,
-        sub: call.by.id,
-        dig: digest,
-        exp: settings.clock.now() + settings.ttlMs,
-      });
-    return out;
-  }
+  if (round) return inputRequired(round, call.by, digest, settings);
   const pending = pendingOf(result);
   if (!pending) return toMcpResult(result, outputSchema);
   const stored = await coordinator.get(pending.id);
   if (!stored) return toMcpResult(result, outputSchema);
   return waiting(coordinator, call, settings, digest, stored);
+}
+
+/**
+ * An input round as the client gets it (a tool's, or a prompt's): its requests, and its state
+ * sealed for this principal and this request (`digest`), good for the settings' TTL.
+ */
+export function inputRequired(round: McpInputRound, by: Principal, digest: string, settings: MrtrSettings): InputRequired {
+  const out: InputRequired = { resultType: 'input_required' };
+  if (round.inputRequests) out.inputRequests = round.inputRequests;
+  if (round.requestState !== undefined)
+    out.requestState = settings.sealer.seal({
+      data: round.requestState,
+      sub: by.id,
+      dig: digest,
+      exp: settings.clock.now() + settings.ttlMs,
+    });
+  return out;
 }
 
 /**

@@ -11,9 +11,10 @@ import { pendingOf } from '../../results/helpers';
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /**
- * Whether a served tool's suspended call may become a task (the tasks extension, SEP-2663):
- * `never` answers MRTR round trips only, `allowed` (the default) makes a task for a client
- * that declared the extension, `always` refuses a client that did not (`-32021`).
+ * Whether a served tool's call may become a task (the tasks extension, SEP-2663): `never`
+ * answers MRTR round trips only, `allowed` (the default) makes a task for a client that
+ * declared the extension when the call suspends or is still running after serveMcp's
+ * `taskAfterMs`, `always` does the same and refuses a client that did not declare it (`-32021`).
  */
 export type McpTaskSupport = 'never' | 'allowed' | 'always';
 
@@ -28,9 +29,34 @@ export interface McpTask {
   pollIntervalMs?: number;
   inputRequests?: Record<string, unknown>;
   result?: McpCallResult;
+  /** A `failed` task's JSON-RPC error (the extension keeps `failed` for those; a tool's error is a `completed` result). */
+  error?: McpTaskError;
+}
+
+/** The JSON-RPC error a `failed` task carries (SEP-2663 `DetailedTask.error`). */
+export interface McpTaskError {
+  code: number;
+  message: string;
+  data?: unknown;
 }
 
 const POLL_INTERVAL_MS = 2000;
+const TASK_METHODS = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
+
+/**
+ * Why an HTTP request of `tasks/get`, `tasks/update` or `tasks/cancel` is refused before it is
+ * served: its `Mcp-Name` header names another task than its `params.taskId` (SEP-2663 extends
+ * SEP-2243's routing headers to these methods; a mismatch is `-32020`, HTTP 400). A request
+ * without the header is served: the SDK's own client (2.4.0) sends none for these methods.
+ */
+export function taskNameMismatch(body: unknown, mcpName: string | undefined): { message: string; id: string | number | null } | undefined {
+  if (mcpName === undefined || typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const { method, params, id } = body as { method?: unknown; params?: { taskId?: unknown }; id?: unknown };
+  if (typeof method !== 'string' || !TASK_METHODS.has(method)) return undefined;
+  // RFC 9110 §5.5: a field value's surrounding whitespace is not part of it.
+  if (mcpName.trim() === params?.taskId) return undefined;
+  return { message: 'the Mcp-Name header does not match params.taskId', id: typeof id === 'string' || typeof id === 'number' ? id : null };
+}
 
 /** Whether the request's client declared the tasks extension. */
 export function takesTasks(capabilities: Record<string, unknown> | undefined): boolean {

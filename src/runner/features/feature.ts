@@ -22,6 +22,17 @@ export interface RunFeature {
   beforeRun?(live: LiveRun): Promise<RunStop | undefined> | undefined;
   /** Before each model call of a run that may still make one: a stop ends the run there, before any request. */
   beforeModel?(live: LiveRun): RunStop | undefined;
+  /**
+   * At a turn's start, once it will ask the model (after {@link beforeModel}): what the turn
+   * adds to the transcript before it (steered messages) and checks of it; a stop ends the run
+   * there. Undefined: nothing to wait for (the common case costs no promise).
+   */
+  beforeTurn?(live: LiveRun): Promise<RunStop | undefined> | undefined;
+  /**
+   * What the loop does after a turn (or first, for a resumed run): `next` as the turn said, or
+   * another round instead of the run's end (a message steered in while the model answered).
+   */
+  next?(live: LiveRun, next: NextStep): NextStep;
   /** A model call answered, with what it used. */
   afterModel?(live: LiveRun, usage: Usage): void;
   /**
@@ -69,6 +80,8 @@ export class RunFeatures {
   private readonly watchTurns: Array<NonNullable<RunFeature['watchTurn']>>;
   private readonly checkResultsAll: Array<NonNullable<RunFeature['checkResults']>>;
   private readonly beforeModels: Array<NonNullable<RunFeature['beforeModel']>>;
+  private readonly beforeTurns: Array<NonNullable<RunFeature['beforeTurn']>>;
+  private readonly nexts: Array<NonNullable<RunFeature['next']>>;
   private readonly afterModels: Array<NonNullable<RunFeature['afterModel']>>;
   private readonly beforeTools: Array<NonNullable<RunFeature['beforeTool']>>;
   private readonly toolContexts: Array<NonNullable<RunFeature['toolContext']>>;
@@ -87,6 +100,8 @@ export class RunFeatures {
     this.watchTurns = hooks('watchTurn');
     this.checkResultsAll = hooks('checkResults');
     this.beforeModels = hooks('beforeModel');
+    this.beforeTurns = hooks('beforeTurn');
+    this.nexts = hooks('next');
     this.afterModels = hooks('afterModel');
     this.beforeTools = hooks('beforeTool');
     this.toolContexts = hooks('toolContext');
@@ -147,6 +162,31 @@ export class RunFeatures {
       if (stop) return stop;
     }
     return undefined;
+  }
+
+  /** Undefined when no feature has anything to do at this turn's start (no promise to wait for). */
+  beforeTurn(live: LiveRun): Promise<RunStop | undefined> | undefined {
+    for (let i = 0; i < this.beforeTurns.length; i++) {
+      const pending = (this.beforeTurns[i] as NonNullable<RunFeature['beforeTurn']>)(live);
+      if (pending) return this.beforeTurnFrom(pending, i + 1, live);
+    }
+    return undefined;
+  }
+
+  private async beforeTurnFrom(pending: Promise<RunStop | undefined>, next: number, live: LiveRun): Promise<RunStop | undefined> {
+    const stop = await pending;
+    if (stop) return stop;
+    for (let i = next; i < this.beforeTurns.length; i++) {
+      const later = await (this.beforeTurns[i] as NonNullable<RunFeature['beforeTurn']>)(live);
+      if (later) return later;
+    }
+    return undefined;
+  }
+
+  next(live: LiveRun, next: NextStep): NextStep {
+    let step = next;
+    for (const hook of this.nexts) step = hook(live, step);
+    return step;
   }
 
   afterModel(live: LiveRun, usage: Usage): void {

@@ -32,6 +32,16 @@ export function guardrailsFeature(parts: AgentParts, guardrails: Guardrails): Ru
       }
       return checkInput(parts, live).then((said) => (typeof said === 'object' ? said : undefined));
     },
+    beforeTurn(live) {
+      // Messages steered in at this turn's start are judged as a new run's input is.
+      const steered = live.steered;
+      if (!steered) return undefined;
+      live.steered = undefined;
+      if (guardrails.input.length === 0) return undefined;
+      return checkInput(parts, live, steered.map((message) => message.content).join('\n\n')).then((said) =>
+        typeof said === 'object' ? said : undefined,
+      );
+    },
     watchTurn(live) {
       const held = heldTextOf(parts, live);
       return { emit: held?.events, judge: (response) => guarded(parts, live, response, held) };

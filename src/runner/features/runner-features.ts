@@ -6,6 +6,7 @@ import { HANDOFFS } from './handoffs';
 import { RunFeatures, type RunFeature } from './feature';
 import { guardrailsFeature } from './guardrails';
 import { progressFeature } from './progress';
+import { STEERING } from './steering';
 
 /** No features: what a runner's parts hold until its own are composed from them. */
 export const NO_FEATURES = new RunFeatures([]);
@@ -14,11 +15,12 @@ export const NO_FEATURES = new RunFeatures([]);
  * A runner's features, composed once from its parts. Sub-agents first (a child's block stops
  * the turn before the caller's own cancel is read, as it did), cancel (a cancelled run says so
  * before a budget stops it), then the budget (a run may bring its own budget, so it is
- * always there; its hooks return at once for a run that counts nothing), the guardrails when the
- * runner has some, then progress.
+ * always there; its hooks return at once for a run that counts nothing), steering (what it takes
+ * at a turn's start, the guardrails after it judge), the guardrails when the runner has some,
+ * then progress.
  */
 export function runnerFeatures(parts: AgentParts): RunFeatures {
-  const features: RunFeature[] = [SUB_AGENTS, HANDOFFS, CANCEL, budgetFeature(parts)];
+  const features: RunFeature[] = [SUB_AGENTS, HANDOFFS, CANCEL, budgetFeature(parts), STEERING];
   if (parts.guardrails) features.push(guardrailsFeature(parts, parts.guardrails));
   features.push(progressFeature(parts));
   return new RunFeatures(features);

@@ -36,16 +36,17 @@ function feedbackMessage(message: string): ChatMessage {
 }
 
 /**
- * What the input guardrails say of the run's input: a stop when they block; `feedback` when
+ * What the input guardrails say of the run's input (its last user message, or `text`: the
+ * messages steered in at a turn's start): a stop when they block; `feedback` when
  * their feedback joined the transcript for the model to read; undefined: all passed.
  */
-export async function checkInput(parts: AgentParts, live: LiveRun): Promise<RunStop | 'feedback' | undefined> {
+export async function checkInput(parts: AgentParts, live: LiveRun, text?: string): Promise<RunStop | 'feedback' | undefined> {
   const guardrails = parts.guardrails;
   if (!guardrails || guardrails.input.length === 0) return undefined;
-  const last = [...live.messages].reverse().find((message) => message.role === 'user');
+  const last = text === undefined ? [...live.messages].reverse().find((message) => message.role === 'user') : undefined;
   const judgement = await judge(
     guardrails.input,
-    { stage: 'input', text: last?.role === 'user' ? last.content : '', messages: live.messages },
+    { stage: 'input', text: text ?? (last?.role === 'user' ? last.content : ''), messages: live.messages },
     judgedIn(parts, live),
   );
   if (judgement.action === 'allow') return undefined;

@@ -4,6 +4,8 @@ import type { SessionFilter, SessionStore, SessionSummary, StoredSession } from 
 import type { MemorySuspensionStoreOptions } from '../../suspension/memory';
 import type { PrunableStore, PruneOptions, PruneReport } from '../../runner/retention';
 import { cutoffOf, pruneInBatches, type PruneTable } from '../retention';
+import type { A2ATaskPage, A2ATaskRecord, A2ATaskStore } from '../a2a-tasks';
+import { MemoryA2ATasks } from './a2a-tasks';
 
 /** Options of {@link MemoryStore}. */
 export type MemoryStoreOptions = MemorySuspensionStoreOptions;
@@ -21,8 +23,29 @@ export type MemoryStoreOptions = MemorySuspensionStoreOptions;
  * clock by default), the only clock its callers share; tests pass a fake one. After
  * `close`, every method rejects with `StoreError`, sessions' included.
  */
-export class MemoryStore extends MemoryRunStore implements SessionStore, PrunableStore {
+export class MemoryStore extends MemoryRunStore implements SessionStore, PrunableStore, A2ATaskStore {
   private readonly sessions = new MemorySessionStore();
+  private readonly a2aTasks = new MemoryA2ATasks();
+
+  async loadA2ATask(taskId: string): Promise<A2ATaskRecord | undefined> {
+    this.assertOpen();
+    return this.a2aTasks.loadA2ATask(taskId);
+  }
+
+  async saveA2ATask(record: A2ATaskRecord): Promise<boolean> {
+    this.assertOpen();
+    return this.a2aTasks.saveA2ATask(record);
+  }
+
+  async listA2ATasks(page: A2ATaskPage): Promise<A2ATaskRecord[]> {
+    this.assertOpen();
+    return this.a2aTasks.listA2ATasks(page);
+  }
+
+  async listA2ADue(dueBefore: number, limit: number): Promise<A2ATaskRecord[]> {
+    this.assertOpen();
+    return this.a2aTasks.listA2ADue(dueBefore, limit);
+  }
 
   async loadSession(id: string): Promise<StoredSession | undefined> {
     this.assertOpen();

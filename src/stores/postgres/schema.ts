@@ -1,3 +1,4 @@
+import { a2aTasksPostgresDdl } from './a2a-tasks';
 import type { Pool, PoolClient } from 'pg';
 import { StoreError } from '../../errors';
 import { isUnavailable, translate } from './errors';
@@ -199,6 +200,8 @@ function migrationTo(version: number, { schema, prefix, suspensions, runs, grant
         `CREATE INDEX ${index('runs_running_idx')} ON ${runs} (updated_at COLLATE "C") WHERE (state->>'phase') = 'running'`,
         // Sessions (chat, docs/chat.md): conversations kept by id, saved by version compare-and-set.
         ...sessionsPostgresDdl(schema, prefix),
+        // A2A tasks (docs/a2a.md, "Listing and push"): whose each task is, its push configs and outbox.
+        ...a2aTasksPostgresDdl(schema, prefix),
       ];
     default:
       throw new StoreError(`PostgresStore: no migration to layout version ${version}`);

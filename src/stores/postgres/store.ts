@@ -24,13 +24,14 @@ import { settledPageStatement } from './pages';
 import type { Grant, GrantFilter } from '../../suspension/grants';
 import { sleep } from '../../timing/sleep';
 import { callOf, grantOf, parseStored, rowOf, settledPageOf, type SuspensionRow } from '../rows';
-import { StoreSessions } from '../sessions';
 import { isUniqueViolation, translate } from './errors';
 import type { PostgresStoreOptions } from './options';
 import { resolveOptions } from './resolve';
 import { claimEarly, restoreQuery } from './early';
 import { prepareTables, tablesOf, type Tables } from './schema';
 import { PostgresSessions, sessionsTable } from './sessions';
+import { a2aTasksTable, PostgresA2ATasks } from './a2a-tasks';
+import { StoreSessionsAndTasks } from '../a2a-tasks';
 import { CLOCK, INSERT_COLUMNS, SUSPENSION_COLUMNS, insertPlaceholders, insertValues } from './columns';
 
 const FIRST_RETRY_PAUSE_MS = 50;
@@ -61,7 +62,7 @@ interface RunRow {
  * // ... on shutdown:
  * await store.close();
  */
-export class PostgresStore extends StoreSessions implements SuspensionStore, RunStore, PrunableStore {
+export class PostgresStore extends StoreSessionsAndTasks implements SuspensionStore, RunStore, PrunableStore {
   private readonly pool: Pool;
   private readonly ownsPool: boolean;
   private readonly autoMigrate: boolean;
@@ -72,6 +73,8 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
   private readyPromise: Promise<void> | undefined;
   /** Sessions (docs/chat.md): in the same schema; their SQL is ./sessions.ts. */
   protected readonly sessions: SessionStore;
+  /** A2A task records (docs/a2a.md, "Listing and push"): their SQL is ./a2a-tasks.ts. */
+  protected readonly a2aTasks: PostgresA2ATasks;
   private closed = false;
 
   constructor(options: PostgresStoreOptions) {
@@ -84,6 +87,9 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
     this.statements = resolved.preparedStatements ? new PreparedStatements() : undefined;
     this.tables = tablesOf(resolved.schema, resolved.tablePrefix);
     this.sessions = new PostgresSessions(sessionsTable(resolved.schema, resolved.tablePrefix), (operation, text, values) =>
+      this.query(operation, text, values),
+    );
+    this.a2aTasks = new PostgresA2ATasks(a2aTasksTable(resolved.schema, resolved.tablePrefix), (operation, text, values) =>
       this.query(operation, text, values),
     );
   }

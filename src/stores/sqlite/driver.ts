@@ -77,20 +77,9 @@ function rollback(connection: SqliteConnection): void {
   }
 }
 
-/** node:sqlite's `DatabaseSync`, as much of it as the store uses (@types/node 20 does not describe it). */
+/** node:sqlite's `DatabaseSync`, as much of it as the store uses (@types/node 20 does not describe it): the same surface as better-sqlite3's. */
 interface NodeSqliteModule {
-  DatabaseSync: new (
-    filename: string,
-    options?: { readOnly?: boolean },
-  ) => {
-    prepare(sql: string): {
-      run(...params: unknown[]): { changes: number | bigint };
-      get(...params: unknown[]): unknown;
-      all(...params: unknown[]): unknown[];
-    };
-    exec(sql: string): void;
-    close(): void;
-  };
+  DatabaseSync: new (filename: string, options?: { readOnly?: boolean }) => BetterSqlite3Database;
 }
 
 /**

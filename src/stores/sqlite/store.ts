@@ -22,11 +22,12 @@ import type {
 import { pageStart } from '../../suspension/pages';
 import type { Grant, GrantFilter } from '../../suspension/grants';
 import { callOf, grantOf, parseStored, rowOf, settledPageOf, type SuspensionRow } from '../rows';
-import { StoreSessions } from '../sessions';
 import { immediate, sqliteOpener, type SqliteConnection, type SqliteStatement } from './driver';
 import type { SqliteStoreOptions } from './options';
 import { migrate, prepare, SUSPENSION_COLUMNS } from './schema';
 import { SqliteSessions } from './sessions';
+import { SqliteA2ATasks } from './a2a-tasks';
+import { StoreSessionsAndTasks } from '../a2a-tasks';
 
 /**
  * Creates a database file that does not exist yet with mode 0600 (owner read/write only),
@@ -70,7 +71,7 @@ interface RunRow {
  * const coordinator = new ResumeCoordinator({ toolkit, store })
  * ```
  */
-export class SqliteStore extends StoreSessions implements SuspensionStore, RunStore, PrunableStore {
+export class SqliteStore extends StoreSessionsAndTasks implements SuspensionStore, RunStore, PrunableStore {
   /** The database file this store opened. */
   readonly filename: string;
   /** The driver that opened the file: node:sqlite or better-sqlite3. */
@@ -80,6 +81,8 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
   private readonly listStatements = new Map<string, SqliteStatement>();
   /** Sessions (docs/chat.md): in the same file; their SQL is ./sessions.ts. */
   protected readonly sessions: SessionStore;
+  /** A2A task records (docs/a2a.md, "Listing and push"): their SQL is ./a2a-tasks.ts. */
+  protected readonly a2aTasks: SqliteA2ATasks;
   private closed = false;
 
   constructor(options: SqliteStoreOptions | string) {
@@ -105,6 +108,11 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
       migrate(this.db, filename);
       this.statements = prepare(this.db, synchronous);
       this.sessions = new SqliteSessions(
+        this.db,
+        (work, what) => this.run(work, what),
+        () => this.assertOpen(),
+      );
+      this.a2aTasks = new SqliteA2ATasks(
         this.db,
         (work, what) => this.run(work, what),
         () => this.assertOpen(),

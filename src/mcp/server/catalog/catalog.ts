@@ -5,6 +5,8 @@ import { schemaForClass } from '../../../schema/generate';
 import { planForClass } from '../../../toolkit/arguments';
 import type { ToolResolver } from '../../../toolkit/toolkit';
 import { McpCatalogError } from '../errors';
+import { isToolResult } from '../../../results/helpers';
+import { inputRoundOf, type McpInputRound } from '../input-round';
 import { promptOptionsOf } from './prompt.decorator';
 import { resourceOptionsOf } from './resource.decorator';
 import { resourceTemplateOptionsOf } from './resource-template.decorator';
@@ -209,17 +211,39 @@ export class McpCatalog {
   /**
    * The prompt `name` with `args` validated into its DTO.
    *
-   * @throws {@link McpCatalogError} `not-found` for an unknown prompt, `invalid` for arguments that do not validate.
+   * @throws {@link McpCatalogError} `not-found` for an unknown prompt, `invalid` for arguments that do
+   * not validate, or for a prompt that asks an input round (only a 2026-07-28 client can be asked).
    */
   async getPrompt(
     name: string,
     args: Record<string, string> = {},
     ctx: CatalogContext = {},
   ): Promise<{ description?: string; messages: PromptMessage[] }> {
+    const answer = await this.promptOrRound(name, args, ctx);
+    if ('inputRound' in answer)
+      throw new McpCatalogError(`prompt ${name} needs input that only an MCP 2026-07-28 client can give (an input round)`, 'invalid');
+    return answer;
+  }
+
+  /**
+   * The prompt `name` as {@link getPrompt} gives it, or the input round its `get` asked
+   * (`inputRound`, docs/mcp.md, "Input rounds"): serveMcp sends that as `input_required` to a
+   * 2026-07-28 client, and gets the prompt again with the answers on `ctx.mcp.inputResponses`.
+   *
+   * @throws {@link McpCatalogError} as {@link getPrompt}.
+   */
+  async promptOrRound(
+    name: string,
+    args: Record<string, string> = {},
+    ctx: CatalogContext = {},
+  ): Promise<{ description?: string; messages: PromptMessage[] } | { inputRound: McpInputRound }> {
     const entry = this.promptEntries.get(name);
     if (!entry) throw new McpCatalogError(`no prompt named ${name.slice(0, 200)}`, 'not-found');
     const value = await this.validated(entry.args, args, `prompt ${name}`);
     const body = (await entry.instance.get(value, ctx)) as PromptBody;
+    const round = isToolResult(body) ? inputRoundOf(body) : undefined;
+    if (round) return { inputRound: round };
+    if (isToolResult(body)) throw new McpCatalogError(`prompt ${name} returned a tool result that is not an input round`, 'invalid');
     const shaped = typeof body === 'string' ? { messages: [userText(body)] } : Array.isArray(body) ? { messages: body } : body;
     if (!shaped || !Array.isArray(shaped.messages)) throw new McpCatalogError(`prompt ${name} returned no messages`, 'invalid');
     if (shaped.messages.length > this.limits.maxPromptMessages)

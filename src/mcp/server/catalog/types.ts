@@ -5,6 +5,7 @@
  */
 import type { ClassType } from '../../../decorators/types';
 import type { ToolContext } from '../../../toolkit/context';
+import type { ToolResult } from '../../../results/wire';
 
 /** Options of {@link Resource}: one resource at a fixed URI. */
 export interface ResourceOptions {
@@ -65,11 +66,20 @@ export interface PromptMessage {
   content: PromptContent;
 }
 
-/** What `get` may return: the messages, a single text (one user message), or both with a description. */
-export type PromptBody = string | PromptMessage[] | { description?: string; messages: PromptMessage[] };
+/**
+ * What `get` may return: the messages, a single text (one user message), or both with a
+ * description; or `inputRound(...)` to ask a 2026-07-28 client first (docs/mcp.md, "Input rounds").
+ */
+export type PromptBody = string | PromptMessage[] | { description?: string; messages: PromptMessage[] } | ToolResult;
 
-/** The context `read`, `get` and `complete` receive: the session's, as a tool's would be. */
-export type CatalogContext = ToolContext<{ mcp?: { sessionId?: string } }>;
+/**
+ * The context `read`, `get` and `complete` receive: the session's, as a tool's would be. A
+ * prompt asked again after its input round (2026-07-28) reads the client's answers on
+ * `mcp.inputResponses` and the state it gave on `mcp.requestState`, as a tool does.
+ */
+export type CatalogContext = ToolContext<{
+  mcp?: { sessionId?: string; inputResponses?: Record<string, unknown>; requestState?: string };
+}>;
 
 /**
  * A class with `complete` offers completions for its arguments (a prompt's) or parameters (a

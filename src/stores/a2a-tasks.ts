@@ -1,0 +1,146 @@
+import { InvalidArgumentError, StoreError } from '../errors';
+import { toJson } from '../suspension/json';
+import { StoreSessions } from './sessions';
+
+/**
+ * An A2A task as the A2A server keeps it beside its run (docs/a2a.md, "Listing and push"): whose
+ * it is (for `tasks/list`), and, as JSON the server owns, its push configs and the outbox of
+ * notifications not yet delivered. Saved by version compare-and-set, like a run checkpoint.
+ */
+export interface A2ATaskRecord {
+  taskId: string;
+  /** The id of the principal who started the task. */
+  owner: string;
+  contextId: string;
+  /** RFC 3339: when the task was first seen. */
+  createdAt: string;
+  /** Starts at 1 and grows by one with every save. */
+  version: number;
+  /** The A2A server's JSON (push configs, the outbox). */
+  state: Record<string, unknown>;
+  /** Epoch ms of the earliest notification due to be sent; absent when none is. */
+  dueAt?: number;
+}
+
+/** One page of a principal's tasks: oldest first, after the task `after` names. */
+export interface A2ATaskPage {
+  owner: string;
+  /** 1 to 1000. */
+  limit: number;
+  after?: { createdAt: string; taskId: string };
+}
+
+/**
+ * Where the A2A server keeps its task records: the three built-in stores implement it, in the
+ * same file or schema as the runs (schema step 4). Rules every implementation follows: records
+ * round-trip as JSON, a save is a compare-and-set on `version` (1 inserts) that exactly one of
+ * concurrent savers wins.
+ */
+export interface A2ATaskStore {
+  loadA2ATask(taskId: string): Promise<A2ATaskRecord | undefined>;
+  /** False on a version conflict (or an insert of a task id that exists). */
+  saveA2ATask(record: A2ATaskRecord): Promise<boolean>;
+  /** A principal's tasks, oldest first (by `createdAt`, then id). */
+  listA2ATasks(page: A2ATaskPage): Promise<A2ATaskRecord[]>;
+  /** Tasks with a notification due at or before `dueBefore` (epoch ms), the earliest first, at most `limit`. */
+  listA2ADue(dueBefore: number, limit: number): Promise<A2ATaskRecord[]>;
+}
+
+/** `store` as an {@link A2ATaskStore}, when it is one. */
+export function a2aTaskStoreOf(store: unknown): A2ATaskStore | undefined {
+  const candidate = store as Partial<A2ATaskStore> | undefined;
+  return typeof candidate?.saveA2ATask === 'function' && typeof candidate.listA2ATasks === 'function'
+    ? (candidate as A2ATaskStore)
+    : undefined;
+}
+
+/** Checks a record before a store writes it. */
+export function checkA2ATaskRecord(record: A2ATaskRecord): void {
+  const bad = (what: string): never => {
+    throw new InvalidArgumentError(`saveA2ATask: ${what}`);
+  };
+  if (typeof record?.taskId !== 'string' || record.taskId === '' || record.taskId.length > 200)
+    bad('taskId must be a string of 1 to 200 characters');
+  if (typeof record.owner !== 'string' || record.owner === '') bad('owner must be a non-empty string');
+  if (typeof record.contextId !== 'string') bad('contextId must be a string');
+  if (typeof record.createdAt !== 'string' || Number.isNaN(Date.parse(record.createdAt))) bad('createdAt must be RFC 3339');
+  if (typeof record.state !== 'object' || record.state === null || Array.isArray(record.state)) bad('state must be an object');
+  if (record.dueAt !== undefined && !Number.isSafeInteger(record.dueAt)) bad('dueAt must be epoch milliseconds');
+}
+
+/** Checks a page filter. */
+export function checkA2ATaskPage(page: A2ATaskPage): void {
+  if (typeof page?.owner !== 'string' || page.owner === '')
+    throw new InvalidArgumentError('listA2ATasks: owner must be a non-empty string');
+  if (!Number.isInteger(page.limit) || page.limit < 1 || page.limit > 1000)
+    throw new InvalidArgumentError('listA2ATasks: limit must be an integer from 1 to 1000');
+}
+
+/** A record as the SQL stores keep it. */
+export interface A2ATaskRow {
+  task_id: string;
+  owner: string;
+  context_id: string;
+  created_at: string;
+  version: number | string;
+  state: string;
+  due_at: number | string | null;
+}
+
+/** The row a SQL store writes for `record`. */
+export function a2aTaskRowOf(record: A2ATaskRecord): A2ATaskRow {
+  return {
+    task_id: record.taskId,
+    owner: record.owner,
+    context_id: record.contextId,
+    created_at: record.createdAt,
+    version: record.version,
+    state: toJson(record.state, `the A2A task ${record.taskId}`),
+    due_at: record.dueAt ?? null,
+  };
+}
+
+/** The record a SQL store's row stands for. */
+export function a2aTaskOf(row: A2ATaskRow): A2ATaskRecord {
+  let state: Record<string, unknown>;
+  try {
+    state = JSON.parse(row.state) as Record<string, unknown>;
+  } catch {
+    throw new StoreError(`the stored A2A task ${row.task_id} is not JSON`);
+  }
+  const record: A2ATaskRecord = {
+    taskId: row.task_id,
+    owner: row.owner,
+    contextId: row.context_id,
+    createdAt: row.created_at,
+    version: Number(row.version),
+    state,
+  };
+  if (row.due_at !== null) record.dueAt = Number(row.due_at);
+  return record;
+}
+
+/**
+ * The session and A2A task side of a SQL store: both kept by a part of their own (each backend's
+ * `sessions.ts` and `a2a-tasks.ts`), every method that part's.
+ */
+export abstract class StoreSessionsAndTasks extends StoreSessions implements A2ATaskStore {
+  /** Keeps this store's A2A task records. */
+  protected abstract readonly a2aTasks: A2ATaskStore;
+
+  loadA2ATask(taskId: string): Promise<A2ATaskRecord | undefined> {
+    return this.a2aTasks.loadA2ATask(taskId);
+  }
+
+  saveA2ATask(record: A2ATaskRecord): Promise<boolean> {
+    return this.a2aTasks.saveA2ATask(record);
+  }
+
+  listA2ATasks(page: A2ATaskPage): Promise<A2ATaskRecord[]> {
+    return this.a2aTasks.listA2ATasks(page);
+  }
+
+  listA2ADue(dueBefore: number, limit: number): Promise<A2ATaskRecord[]> {
+    return this.a2aTasks.listA2ADue(dueBefore, limit);
+  }
+}

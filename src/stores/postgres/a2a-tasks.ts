@@ -1,0 +1,91 @@
+import { quoteIdentifier } from './resolve';
+import type { A2ATaskPage, A2ATaskRecord, A2ATaskStore, A2ATaskRow } from '../a2a-tasks';
+import { a2aTaskOf, a2aTaskRowOf, checkA2ATaskPage, checkA2ATaskRecord } from '../a2a-tasks';
+import type { PostgresQuery } from './sessions';
+
+/** The qualified, quoted name of a store's A2A tasks table. */
+export function a2aTasksTable(schema: string, prefix: string): string {
+  return `${quoteIdentifier(schema)}.${quoteIdentifier(`${prefix}a2a_tasks`)}`;
+}
+
+/** Layout step 4 of the PostgreSQL store, A2A tasks' block: as in SQLite (docs/a2a.md, "Listing and push"). */
+export function a2aTasksPostgresDdl(schema: string, prefix: string): string[] {
+  const table = a2aTasksTable(schema, prefix);
+  const index = (name: string): string => quoteIdentifier(`${prefix}${name}`);
+  return [
+    `CREATE TABLE ${table} (
+       task_id    text PRIMARY KEY,
+       owner      text NOT NULL,
+       context_id text NOT NULL,
+       created_at text NOT NULL,
+       version    integer NOT NULL CHECK (version >= 1),
+       state      json NOT NULL,
+       due_at     bigint)`,
+    `CREATE INDEX ${index('a2a_tasks_owner_idx')} ON ${table} (owner, created_at COLLATE "C", task_id COLLATE "C")`,
+    `CREATE INDEX ${index('a2a_tasks_due_idx')} ON ${table} (due_at) WHERE due_at IS NOT NULL`,
+  ];
+}
+
+const COLUMNS = 'task_id, owner, context_id, created_at, version, state::text AS state, due_at';
+
+/** The A2A task records of a `PostgresStore`, in its schema. */
+export class PostgresA2ATasks implements A2ATaskStore {
+  constructor(
+    private readonly table: string,
+    private readonly query: PostgresQuery,
+  ) {}
+
+  async loadA2ATask(taskId: string): Promise<A2ATaskRecord | undefined> {
+    const result = await this.query<A2ATaskRow>(`load of A2A task ${taskId}`, `SELECT ${COLUMNS} FROM ${this.table} WHERE task_id = $1`, [
+      taskId,
+    ]);
+    return result.rows[0] ? a2aTaskOf(result.rows[0]) : undefined;
+  }
+
+  async saveA2ATask(record: A2ATaskRecord): Promise<boolean> {
+    checkA2ATaskRecord(record);
+    const row = a2aTaskRowOf(record);
+    const result =
+      record.version === 1
+        ? await this.query(
+            `save of A2A task ${row.task_id}`,
+            `INSERT INTO ${this.table} (task_id, owner, context_id, created_at, version, state, due_at)
+             VALUES ($1, $2, $3, $4, 1, $5::json, $6) ON CONFLICT (task_id) DO NOTHING`,
+            [row.task_id, row.owner, row.context_id, row.created_at, row.state, row.due_at],
+          )
+        : await this.query(
+            `save of A2A task ${row.task_id}`,
+            `UPDATE ${this.table} SET version = $2, state = $3::json, due_at = $4 WHERE task_id = $1 AND version = $2 - 1`,
+            [row.task_id, row.version, row.state, row.due_at],
+          );
+    return result.rowCount === 1;
+  }
+
+  async listA2ATasks(page: A2ATaskPage): Promise<A2ATaskRecord[]> {
+    checkA2ATaskPage(page);
+    const after = page.after;
+    const result = after
+      ? await this.query<A2ATaskRow>(
+          'list of A2A tasks',
+          `SELECT ${COLUMNS} FROM ${this.table} WHERE owner = $1
+             AND (created_at COLLATE "C", task_id COLLATE "C") > ($2 COLLATE "C", $3 COLLATE "C")
+           ORDER BY created_at COLLATE "C", task_id COLLATE "C" LIMIT $4::bigint`,
+          [page.owner, after.createdAt, after.taskId, page.limit],
+        )
+      : await this.query<A2ATaskRow>(
+          'list of A2A tasks',
+          `SELECT ${COLUMNS} FROM ${this.table} WHERE owner = $1 ORDER BY created_at COLLATE "C", task_id COLLATE "C" LIMIT $2::bigint`,
+          [page.owner, page.limit],
+        );
+    return result.rows.map(a2aTaskOf);
+  }
+
+  async listA2ADue(dueBefore: number, limit: number): Promise<A2ATaskRecord[]> {
+    const result = await this.query<A2ATaskRow>(
+      'list of due A2A notifications',
+      `SELECT ${COLUMNS} FROM ${this.table} WHERE due_at IS NOT NULL AND due_at <= $1 ORDER BY due_at LIMIT $2::bigint`,
+      [dueBefore, limit],
+    );
+    return result.rows.map(a2aTaskOf);
+  }
+}

@@ -1,0 +1,82 @@
+import type { A2ATaskPage, A2ATaskRecord, A2ATaskStore, A2ATaskRow } from '../a2a-tasks';
+import { a2aTaskOf, a2aTaskRowOf, checkA2ATaskPage, checkA2ATaskRecord } from '../a2a-tasks';
+import type { SqliteConnection, SqliteStatement } from './driver';
+
+/**
+ * Schema step 4 of the SQLite store, A2A tasks' block (docs/a2a.md, "Listing and push"): one
+ * row per task the A2A server saw, its owner indexed for `tasks/list`, the earliest due push
+ * notification indexed for the outbox.
+ */
+export const A2A_TASKS_SQLITE_DDL = `
+    CREATE TABLE a2a_tasks (
+      task_id    TEXT PRIMARY KEY,
+      owner      TEXT NOT NULL,
+      context_id TEXT NOT NULL,
+      created_at TEXT NOT NULL,
+      version    INTEGER NOT NULL,
+      state      TEXT NOT NULL,
+      due_at     INTEGER
+    );
+    CREATE INDEX a2a_tasks_owner ON a2a_tasks (owner, created_at, task_id);
+    CREATE INDEX a2a_tasks_due ON a2a_tasks (due_at) WHERE due_at IS NOT NULL;
+`;
+
+/** The A2A task records of a `SqliteStore`, in the same file. */
+export class SqliteA2ATasks implements A2ATaskStore {
+  private readonly insert: SqliteStatement;
+  private readonly update: SqliteStatement;
+  private readonly read: SqliteStatement;
+  private readonly first: SqliteStatement;
+  private readonly next: SqliteStatement;
+  private readonly due: SqliteStatement;
+
+  constructor(
+    db: SqliteConnection,
+    private readonly run: <T>(work: () => T, what: string) => T,
+    private readonly assertOpen: () => void,
+  ) {
+    this.insert = db.prepare(`INSERT INTO a2a_tasks (task_id, owner, context_id, created_at, version, state, due_at)
+      VALUES (@task_id, @owner, @context_id, @created_at, 1, @state, @due_at) ON CONFLICT (task_id) DO NOTHING`);
+    this.update = db.prepare(`UPDATE a2a_tasks SET version = @version, state = @state, due_at = @due_at
+      WHERE task_id = @task_id AND version = @version - 1`);
+    this.read = db.prepare('SELECT * FROM a2a_tasks WHERE task_id = ?');
+    this.first = db.prepare('SELECT * FROM a2a_tasks WHERE owner = @owner ORDER BY created_at, task_id LIMIT @limit');
+    this.next = db.prepare(`SELECT * FROM a2a_tasks WHERE owner = @owner AND (created_at > @at OR (created_at = @at AND task_id > @id))
+      ORDER BY created_at, task_id LIMIT @limit`);
+    this.due = db.prepare('SELECT * FROM a2a_tasks WHERE due_at IS NOT NULL AND due_at <= @due ORDER BY due_at LIMIT @limit');
+  }
+
+  async loadA2ATask(taskId: string): Promise<A2ATaskRecord | undefined> {
+    this.assertOpen();
+    const row = this.run(() => this.read.get(taskId) as A2ATaskRow | undefined, `load A2A task ${taskId}`);
+    return row ? a2aTaskOf(row) : undefined;
+  }
+
+  async saveA2ATask(record: A2ATaskRecord): Promise<boolean> {
+    this.assertOpen();
+    checkA2ATaskRecord(record);
+    const row = a2aTaskRowOf(record);
+    const statement = record.version === 1 ? this.insert : this.update;
+    return this.run(() => statement.run(row).changes === 1, `save A2A task ${record.taskId}`);
+  }
+
+  async listA2ATasks(page: A2ATaskPage): Promise<A2ATaskRecord[]> {
+    this.assertOpen();
+    checkA2ATaskPage(page);
+    const after = page.after;
+    const rows = this.run(
+      () =>
+        (after
+          ? this.next.all({ owner: page.owner, at: after.createdAt, id: after.taskId, limit: page.limit })
+          : this.first.all({ owner: page.owner, limit: page.limit })) as A2ATaskRow[],
+      'list A2A tasks',
+    );
+    return rows.map(a2aTaskOf);
+  }
+
+  async listA2ADue(dueBefore: number, limit: number): Promise<A2ATaskRecord[]> {
+    this.assertOpen();
+    const rows = this.run(() => this.due.all({ due: dueBefore, limit }) as A2ATaskRow[], 'list due A2A notifications');
+    return rows.map(a2aTaskOf);
+  }
+}
