@@ -25,6 +25,7 @@ export const LAYERS = [
   'sessions',
   'deliveries',
   'runner',
+  'decisions',
   'stores',
   'webhooks',
   'inbox',

@@ -9,6 +9,11 @@ export interface CliIo {
   env: Record<string, string | undefined>;
   /** Where relative paths (`--tools`, `sqlite:` files) are resolved from. */
   cwd: string;
+  /**
+   * Resolves once what `out` wrote has drained (a slow pipe), so a command that writes many
+   * lines (`decisions export`) holds no more of them in memory than the stream's buffer.
+   */
+  drained?: () => Promise<void>;
 }
 
 /** The options every `pending` command takes. */

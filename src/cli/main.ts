@@ -4,6 +4,7 @@
  * terminal or a script. docs/operating.md, "CLI".
  */
 import 'reflect-metadata';
+import { once } from 'node:events';
 import { runCli } from './run';
 
 // Node.js 22 calls node:sqlite experimental on stderr the first time a store opens it. This
@@ -21,6 +22,7 @@ void runCli(process.argv.slice(2), {
   err: (text) => process.stderr.write(`${text}\n`),
   env: process.env,
   cwd: process.cwd(),
+  drained: () => (process.stdout.writableNeedDrain ? once(process.stdout, 'drain').then(() => undefined) : Promise.resolve()),
 }).then((code) => {
   process.exitCode = code;
 });

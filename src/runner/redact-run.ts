@@ -1,5 +1,6 @@
 import type { Toolkit } from '../toolkit/toolkit';
 import { REDACTED } from '../toolkit/redaction';
+import type { ChatMessage } from '../models/types';
 import type { RunResult } from './types';
 
 /** Shorter sensitive values are redacted in arguments but not searched for in free text, where they would mask common words. */
@@ -16,14 +17,30 @@ const MIN_SEARCHED_LENGTH = 3;
  */
 export function redactRun<TOutput>(result: RunResult<TOutput>, toolkit: Toolkit): RunResult<unknown> {
   const copy = JSON.parse(JSON.stringify(result)) as RunResult<unknown>;
+  return redactCopy(copy, copy.messages, copy.toolCalls, toolkit);
+}
+
+/**
+ * A copy of a transcript fit to show, as {@link redactRun} redacts a run's: every tool call's
+ * arguments through `toolkit.redact`, and every copy of a redacted value elsewhere in it (a
+ * tool result that quoted it, the model's text) replaced by `"[redacted]"`. What evaluation
+ * data keeps of a run's context (docs/operating.md, "Decisions as evaluation data").
+ */
+export function redactTranscript(messages: readonly ChatMessage[], toolkit: Toolkit): ChatMessage[] {
+  const copy = JSON.parse(JSON.stringify(messages)) as ChatMessage[];
+  return redactCopy(copy, copy, [], toolkit);
+}
+
+/** Redacts `copy` (a fresh JSON copy), whose `messages` and `toolCalls` are the calls to redact by field. */
+function redactCopy<T>(copy: T, messages: ChatMessage[], toolCalls: Array<{ name: string; arguments: string }>, toolkit: Toolkit): T {
   const secrets = new Set<string>();
   const redactCall = (call: { name: string; arguments: string }): void => {
     call.arguments = redactArguments(toolkit, call.name, call.arguments, secrets);
   };
-  for (const message of copy.messages) if (message.role === 'assistant') message.toolCalls?.forEach(redactCall);
-  copy.toolCalls.forEach(redactCall);
+  for (const message of messages) if (message.role === 'assistant') message.toolCalls?.forEach(redactCall);
+  toolCalls.forEach(redactCall);
   const searched = [...secrets].filter((s) => s.length >= MIN_SEARCHED_LENGTH).sort((a, b) => b.length - a.length);
-  return searched.length === 0 ? copy : (replaceIn(copy, searched) as RunResult<unknown>);
+  return searched.length === 0 ? copy : (replaceIn(copy, searched) as T);
 }
 
 /** A call's argument text with its sensitive values redacted; those values are added to `secrets`. */

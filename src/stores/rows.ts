@@ -3,7 +3,8 @@ import { messageOf } from '../errors/message';
 import type { Answer, PendingRequest, Signature, ToolResult } from '../results/wire';
 import type { Principal } from '../suspension/audit';
 import { isSuspensionStatus } from '../suspension/status';
-import type { AnsweredRequest, SuspendedCall } from '../suspension/store';
+import type { AnsweredRequest, SettledPage, SuspendedCall } from '../suspension/store';
+import { cursorOf } from '../suspension/pages';
 import type { Grant } from '../suspension/grants';
 import type { AutomaticRecord } from '../suspension/automatic';
 import { toJson } from '../suspension/json';
@@ -127,4 +128,17 @@ export function parseStored<T>(text: string, what: string): T {
 export function grantOf(json: string, revokedAt: string | null): Grant {
   const grant = parseStored<Grant>(json, 'a stored grant');
   return revokedAt === null ? grant : { ...grant, revokedAt };
+}
+
+/**
+ * The page a SQL store's settled-page statement read: it asks for one row more than `limit`,
+ * and that row's presence is what says a next page exists (its cursor is the last kept row's key).
+ */
+export function settledPageOf(rows: ReadonlyArray<SuspensionRow & { seq: number | string }>, limit: number): SettledPage {
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    calls: page.map(callOf),
+    ...(last !== undefined && rows.length > limit ? { next: cursorOf({ at: last.updated_at ?? '', seq: Number(last.seq) }) } : {}),
+  };
 }

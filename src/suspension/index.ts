@@ -30,6 +30,8 @@ export type {
   Claim,
   EarlyClaim,
   Settlement,
+  SettledPage,
+  SettledPageQuery,
 } from './store';
 export { redactCall } from './redact';
 export type { SuspensionObserver } from './observer';

@@ -4,7 +4,8 @@ import type { Answer } from '../results/wire';
 import type { Audit, HistoryFilter, Principal } from './audit';
 import { jsonCopy } from './json';
 import { isSettled } from './status';
-import type { Claim, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from './store';
+import type { Claim, Settlement, SettledPage, SettledPageQuery, SuspendedCall, SuspensionFilter, SuspensionStore } from './store';
+import { cursorOf, pageStart } from './pages';
 import type { Grant, GrantFilter } from './grants';
 
 interface Entry {
@@ -83,6 +84,31 @@ export class MemorySuspensionStore implements SuspensionStore {
     const at = (entry: Entry) => entry.call.updatedAt ?? '';
     matches.sort((a, b) => (at(a) > at(b) ? -1 : at(a) < at(b) ? 1 : b.seq - a.seq));
     return matches.slice(0, filter.limit ?? matches.length).map(({ call }) => structuredClone(call));
+  }
+
+  async settledPage(query: SettledPageQuery): Promise<SettledPage> {
+    this.assertOpen();
+    const start = pageStart(query);
+    const after = (entry: Entry, at: string) => at > start.at || (at === start.at && entry.seq > start.seq);
+    const matches = [...this.calls.values()].filter((entry) => {
+      const at = entry.call.updatedAt;
+      return (
+        at !== undefined &&
+        isSettled(entry.call.status) &&
+        at >= query.since &&
+        (query.until === undefined || at < query.until) &&
+        after(entry, at) &&
+        (query.tools === undefined || query.tools.includes(entry.call.tool))
+      );
+    });
+    const at = (entry: Entry) => entry.call.updatedAt ?? '';
+    matches.sort((a, b) => (at(a) < at(b) ? -1 : at(a) > at(b) ? 1 : a.seq - b.seq));
+    const page = matches.slice(0, query.limit);
+    const last = page[page.length - 1];
+    return {
+      calls: page.map(({ call }) => structuredClone(call)),
+      ...(last !== undefined && matches.length > query.limit ? { next: cursorOf({ at: at(last), seq: last.seq }) } : {}),
+    };
   }
 
   async claim(id: string, answer: Answer, leaseMs: number, audit?: Audit): Promise<Claim | undefined> {

@@ -13,6 +13,7 @@ import { editedAnswer, declineQuorum, signQuorum } from './signing';
 import type { Answer, ToolResult } from '../results/wire';
 import { ATTR } from '../telemetry/conventions';
 import { countSuspension, startResolution } from '../telemetry/suspension';
+import { evaluateApproval } from './evaluation';
 import type { Telemetry, Tracing } from '../telemetry/telemetry';
 import type { OtelSpan } from '../telemetry/otel';
 import { withLatch } from '../timing/abort-latch';
@@ -435,6 +436,7 @@ export class Resolution {
       const registered = this.settings.toolkit.has(call.tool);
       span?.setAttribute(ATTR.suspensionStatus, settlement.status);
       countSuspension(tracing, settlement.status, call.tool, registered, call.request.kind);
+      evaluateApproval(tracing, this.settings.toolkit, call, settlement.status);
       if (settlement.next) countSuspension(tracing, 'pending', call.tool, registered, settlement.next.request.kind);
     }
     this.settings.onSettled?.(claim, stored);

@@ -50,6 +50,11 @@ export const GRANT_COMMENT = 'standing grant ';
  */
 export function settledAtOnce(call: SuspendedCall): boolean {
   if (call.status === 'pending' || call.status === 'resolving') return false;
+  return answeredAtOnce(call);
+}
+
+/** Whether a call's answer was given without anyone answering it: an automatic answer acting on its rule, or a standing grant. */
+export function answeredAtOnce(call: SuspendedCall): boolean {
   const automatic = call.automatic;
   if (automatic && !automatic.shadow && (automatic.decision === 'approved' || automatic.decision === 'denied')) return true;
   return call.comment?.startsWith(GRANT_COMMENT) === true && call.answeredBy !== undefined;

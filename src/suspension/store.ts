@@ -79,6 +79,35 @@ export interface SuspensionFilter {
   kind?: string;
 }
 
+/**
+ * What {@link SuspensionStore.settledPage} reads: settled calls whose settlement (`updatedAt`)
+ * falls in `[since, until)`, oldest settlement first, at most `limit` of them, after the page
+ * whose `next` is `after`. Evaluation data is exported this way (docs/operating.md,
+ * "Decisions as evaluation data"), a page at a time, so the table is never loaded whole.
+ */
+export interface SettledPageQuery {
+  /** RFC 3339: the earliest settlement included. */
+  since: string;
+  /** RFC 3339: settlements at or after it are left out. Absent: up to now. */
+  until?: string;
+  /** Only calls of these tools (`SuspendedCall.tool`); absent: every tool. */
+  tools?: readonly string[];
+  /** The `next` of the page before, as the store returned it; absent for the first page. */
+  after?: string;
+  /** At most this many calls, a positive whole number. */
+  limit: number;
+}
+
+/** One page of {@link SuspensionStore.settledPage}. */
+export interface SettledPage {
+  calls: SuspendedCall[];
+  /**
+   * Where the next page starts (opaque: the store's own key of the last call, its settlement
+   * instant and insertion order); absent when this page is the last.
+   */
+  next?: string;
+}
+
 /** Proof that this process holds a call's claim; needed to renew and to settle it. */
 export interface Claim {
   id: string;
@@ -189,6 +218,14 @@ export interface SuspensionStore {
    * most `filter.limit` of them (all when absent).
    */
   history(filter?: HistoryFilter): Promise<SuspendedCall[]>;
+  /**
+   * A page of settled calls, oldest settlement first (by `updatedAt`, then insertion order),
+   * read by a bounded statement over the settled index: what `exportDecisions` walks
+   * (docs/operating.md, "Decisions as evaluation data"). A call settled while pages are read
+   * is in a later page when its settlement is after the cursor. Optional: without it a store's
+   * decisions cannot be exported.
+   */
+  settledPage?(query: SettledPageQuery): Promise<SettledPage>;
   /**
    * Atomically adds an approval to a `pending` call's `signatures` (docs/who-may-answer.md,
    * "Quorum"), stamped with the store's clock, unless `by.id` already signed (a principal counts

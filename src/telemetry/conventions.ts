@@ -30,6 +30,8 @@ export const SPAN = {
   executeTool: (tool: string): string => `${OPERATION.executeTool} ${tool}`,
   /** `resolve_suspension {tool}`: an answer given to a suspension, its replay inside. Our own. */
   resolve: (tool: string): string => `resolve_suspension ${tool}`,
+  /** `evaluation {name}`: the zero-length span carrying an evaluation event under the span it evaluates. Our own. */
+  evaluation: (name: string): string => `evaluation ${name}`,
   /** `tools/call {tool}`: the MCP request, CLIENT in McpToolSource, SERVER in serveMcp. */
   mcpToolsCall: (tool: string): string => `tools/call ${tool}`,
 } as const;
@@ -84,6 +86,10 @@ export const ATTR = {
   suspensionStatus: 'toolnexus.suspension.status',
   /** Our own: who answered (a principal's id); recorded only when the host opts in. */
   answeredBy: 'toolnexus.answered_by',
+  /** The evaluation event's name, label and explanation (`gen_ai.evaluation.result`). */
+  evaluationName: 'gen_ai.evaluation.name',
+  evaluationLabel: 'gen_ai.evaluation.score.label',
+  evaluationExplanation: 'gen_ai.evaluation.explanation',
   /** Our own: the retry number of a model call's HTTP retry event. */
   retryAttempt: 'toolnexus.retry.attempt',
 } as const;
@@ -92,6 +98,12 @@ export const ATTR = {
 export const EVENT = {
   /** A model call's HTTP attempt failed and is retried. */
   retry: 'toolnexus.http.retry',
+} as const;
+
+/** The GenAI evaluation event, and the name of the one this library records: a person's answer to an approval. */
+export const EVALUATION = {
+  event: 'gen_ai.evaluation.result',
+  humanApproval: 'human_approval',
 } as const;
 
 /** Metric names, units and low-cardinality values. */

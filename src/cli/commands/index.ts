@@ -7,6 +7,7 @@ import { serve } from './serve';
 import { grantsList, grantsRevoke } from './grants';
 import { prune } from './prune';
 import { runsCancel } from './runs-cancel';
+import { decisionsExport, decisionsReport } from './decisions';
 
 /** Every command the CLI knows, in the order `--help` lists them. A new command is a file and a line here. */
 export const COMMANDS: readonly CliCommand[] = [
@@ -21,6 +22,8 @@ export const COMMANDS: readonly CliCommand[] = [
   grantsList,
   grantsRevoke,
   runsCancel,
+  decisionsExport,
+  decisionsReport,
   prune,
   serve,
 ];

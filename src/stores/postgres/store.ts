@@ -10,10 +10,20 @@ import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from '../../
 import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../runner/store-checks';
 import type { Audit, HistoryFilter, Principal } from '../../suspension/audit';
 import { toJson } from '../../suspension/json';
-import type { Claim, EarlyClaim, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from '../../suspension/store';
+import type {
+  Claim,
+  EarlyClaim,
+  Settlement,
+  SettledPage,
+  SettledPageQuery,
+  SuspendedCall,
+  SuspensionFilter,
+  SuspensionStore,
+} from '../../suspension/store';
+import { settledPageStatement } from './pages';
 import type { Grant, GrantFilter } from '../../suspension/grants';
 import { sleep } from '../../timing/sleep';
-import { callOf, grantOf, parseStored, rowOf, type SuspensionRow } from '../rows';
+import { callOf, grantOf, parseStored, rowOf, settledPageOf, type SuspensionRow } from '../rows';
 import { isUniqueViolation, translate } from './errors';
 import type { PostgresStoreOptions } from './options';
 import { resolveOptions } from './resolve';
@@ -157,6 +167,12 @@ export class PostgresStore extends StoreSessionsAndTasks implements SuspensionSt
       values,
     );
     return result.rows.map(callOf);
+  }
+
+  async settledPage(query: SettledPageQuery): Promise<SettledPage> {
+    const { text, values } = settledPageStatement(this.tables.suspensions, query);
+    const result = await this.query<SuspensionRow & { seq: string }>('page of settled suspensions', text, values);
+    return settledPageOf(result.rows, query.limit);
   }
 
   async claim(id: string, answer: Answer, leaseMs: number, audit?: Audit): Promise<Claim | undefined> {

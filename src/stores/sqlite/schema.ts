@@ -139,6 +139,7 @@ export interface SqliteStatements {
   revokeGrant: SqliteStatement;
   listGrants: SqliteStatement;
   listToolGrants: SqliteStatement;
+  settledPage: SqliteStatement;
 }
 
 /** SQLite's clock in milliseconds since the epoch (`julianday('now')` keeps milliseconds). */
@@ -192,5 +193,15 @@ export function prepare(db: SqliteConnection, synchronous: 'full' | 'normal'): S
       UPDATE runs SET version = @version, state = @state, updated_at = @updated_at
       WHERE run_id = @run_id AND version = @version - 1`),
     readRun: db.prepare('SELECT * FROM runs WHERE run_id = ?'),
+    // A page of settled calls oldest first, walked along the settled index from the cursor
+    // (docs/operating.md, "Decisions as evaluation data"): each page one bounded statement, its
+    // range starting at the cursor (`>= @at`), so a late page does not walk the earlier ones again.
+    settledPage: db.prepare(`
+      SELECT ${SUSPENSION_COLUMNS}, seq FROM suspensions INDEXED BY suspensions_settled
+      WHERE status IN ('resolved', 'declined', 'expired', 'cancelled')
+        AND updated_at >= @since AND (@until IS NULL OR updated_at < @until)
+        AND updated_at >= @at AND (updated_at > @at OR (updated_at = @at AND seq > @seq))
+        AND (@tools IS NULL OR tool IN (SELECT value FROM json_each(@tools)))
+      ORDER BY updated_at, seq LIMIT @limit`),
   };
 }

@@ -10,9 +10,18 @@ import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from '../../
 import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../runner/store-checks';
 import type { Audit, HistoryFilter, Principal } from '../../suspension/audit';
 import { jsonCopy, toJson } from '../../suspension/json';
-import type { Claim, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from '../../suspension/store';
+import type {
+  Claim,
+  Settlement,
+  SettledPage,
+  SettledPageQuery,
+  SuspendedCall,
+  SuspensionFilter,
+  SuspensionStore,
+} from '../../suspension/store';
+import { pageStart } from '../../suspension/pages';
 import type { Grant, GrantFilter } from '../../suspension/grants';
-import { callOf, grantOf, parseStored, rowOf, type SuspensionRow } from '../rows';
+import { callOf, grantOf, parseStored, rowOf, settledPageOf, type SuspensionRow } from '../rows';
 import { immediate, sqliteOpener, type SqliteConnection, type SqliteStatement } from './driver';
 import type { SqliteStoreOptions } from './options';
 import { migrate, prepare, SUSPENSION_COLUMNS } from './schema';
@@ -148,6 +157,22 @@ export class SqliteStore extends StoreSessionsAndTasks implements SuspensionStor
       'read the suspension history',
     );
     return rows.map(callOf);
+  }
+
+  async settledPage(query: SettledPageQuery): Promise<SettledPage> {
+    this.assertOpen();
+    const start = pageStart(query);
+    const params = {
+      since: query.since,
+      until: query.until ?? null,
+      at: start.at,
+      seq: start.seq,
+      tools: query.tools === undefined ? null : JSON.stringify(query.tools),
+      // One more than asked: whether it comes back says whether there is a next page.
+      limit: query.limit + 1,
+    };
+    const rows = this.run(() => this.statements.settledPage.all(params) as Array<SuspensionRow & { seq: number }>, 'read settled calls');
+    return settledPageOf(rows, query.limit);
   }
 
   async claim(id: string, answer: Answer, leaseMs: number, audit?: Audit): Promise<Claim | undefined> {
