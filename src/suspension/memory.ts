@@ -1,6 +1,7 @@
 import { DuplicateSuspensionError, InvalidArgumentError, StoreError } from '../errors';
 import { systemClock, type Clock } from '../timing/clock';
 import type { Answer } from '../results/wire';
+import type { Receipt } from '../toolkit/context';
 import type { Audit, HistoryFilter, Principal } from './audit';
 import { jsonCopy } from './json';
 import { isSettled } from './status';
@@ -180,9 +181,19 @@ export class MemorySuspensionStore implements SuspensionStore {
       outcome,
       updatedAt: new Date(this.clock.now()).toISOString(),
       ...(next ? { next: next.request.id } : {}),
+      ...(settlement.receipts ? { receipts: jsonCopy(settlement.receipts, `the receipts of ${claim.id}`) } : {}),
     };
     entry.leaseUntilMs = undefined;
     if (next) this.add(next);
+    return true;
+  }
+
+  async recordReceipt(claim: Claim, receipt: Receipt): Promise<boolean> {
+    this.assertOpen();
+    const copy = jsonCopy(receipt, `a receipt of ${claim.id}`);
+    const entry = this.held(claim);
+    if (!entry) return false;
+    entry.call = { ...entry.call, receipts: [...(entry.call.receipts ?? []), copy] };
     return true;
   }
 

@@ -199,6 +199,9 @@ function migrationTo(version: number, { schema, prefix, suspensions, runs, grant
         `CREATE INDEX ${index('runs_running_idx')} ON ${runs} (updated_at COLLATE "C") WHERE (state->>'phase') = 'running'`,
         // Sessions (chat, docs/chat.md): conversations kept by id, saved by version compare-and-set.
         ...sessionsPostgresDdl(schema, prefix),
+        // Receipts (docs/tools.md, "Idempotency keys and receipts"): what downstream systems
+        // answered a call's attempts, appended to the claimed row as recorded, kept with the outcome.
+        `ALTER TABLE ${suspensions} ADD COLUMN receipts json`,
       ];
     default:
       throw new StoreError(`PostgresStore: no migration to layout version ${version}`);

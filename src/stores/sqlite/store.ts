@@ -6,6 +6,7 @@ import { closeSync, constants, openSync } from 'node:fs';
 import { DuplicateSuspensionError, StoreError, ToolnexusError } from '../../errors';
 import { messageOf } from '../../errors/message';
 import type { Answer } from '../../results/wire';
+import type { Receipt } from '../../toolkit/context';
 import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from '../../runner/store';
 import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../runner/store-checks';
 import type { Audit, HistoryFilter, Principal } from '../../suspension/audit';
@@ -227,7 +228,8 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
     const { status, next } = settlement;
     const outcome = toJson(settlement.outcome, `the outcome of ${claim.id}`);
     const nextRow = next === undefined ? undefined : rowOf(next);
-    const params = { id: claim.id, fence: claim.fence, status, outcome, next_id: nextRow?.id ?? null };
+    const receipts = settlement.receipts === undefined ? null : toJson(settlement.receipts, `the receipts of ${claim.id}`);
+    const params = { id: claim.id, fence: claim.fence, status, outcome, next_id: nextRow?.id ?? null, receipts };
     // One UPDATE commits atomically on its own; only a next link needs the surrounding transaction.
     if (!nextRow) return this.run(() => this.statements.complete.run(params).changes === 1, `complete ${claim.id}`);
     const settleAndLink = (): boolean => {
@@ -237,6 +239,12 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
       return true;
     };
     return this.run(() => immediate(this.db, settleAndLink), `complete ${claim.id}`);
+  }
+
+  async recordReceipt(claim: Claim, receipt: Receipt): Promise<boolean> {
+    this.assertOpen();
+    const params = { id: claim.id, fence: claim.fence, receipt: toJson(receipt, `a receipt of ${claim.id}`) };
+    return this.run(() => this.statements.receipt.run(params).changes === 1, `record a receipt of ${claim.id}`);
   }
 
   async saveRun(checkpoint: RunCheckpoint): Promise<boolean> {
