@@ -416,7 +416,7 @@ export class Resolution {
         replay: { request: call.request, chain, fence: claim.fence },
         // Written to the claimed row when recorded, so a crash before the outcome keeps them.
         receipt: receipts.record,
-        receipts: receipts.earlier,
+        ...(receipts.earlier.length > 0 ? { receipts: receipts.earlier } : {}),
       };
       // The same key the first execution had: of the call's run and call id.
       withIdempotencyKey(replay, ids);

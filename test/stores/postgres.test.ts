@@ -74,7 +74,7 @@ describe('PostgresStore specifics', () => {
     const store = open({ tablePrefix: 'lazy_' });
     expect(await tableNames('lazy_')).toEqual([]);
     expect(await store.get('pnd-x')).toBeUndefined();
-    expect(await tableNames('lazy_')).toEqual(['lazy_grants', 'lazy_runs', 'lazy_schema_version', 'lazy_sessions', 'lazy_suspensions']);
+    expect(await tableNames('lazy_')).toEqual(['lazy_grants', 'lazy_keyed_calls', 'lazy_runs', 'lazy_schema_version', 'lazy_sessions', 'lazy_suspensions']);
     expect(await sql(url, `SELECT version FROM "${schema}".lazy_schema_version`)).toEqual([{ version: POSTGRES_STORE_SCHEMA_VERSION }]);
   });
 
@@ -85,6 +85,7 @@ describe('PostgresStore specifics', () => {
       await store.insert(call('pnd-s'));
       expect(await tableNames('app_', ownSchema)).toEqual([
         'app_grants',
+        'app_keyed_calls',
         'app_runs',
         'app_schema_version',
         'app_sessions',
@@ -143,6 +144,8 @@ describe('PostgresStore specifics', () => {
       'grants_pkey',
       'grants_seq_seq',
       'grants_tool_idx',
+      'keyed_calls',
+      'keyed_calls_pkey',
       'runs',
       'runs_pkey',
       'runs_running_idx',

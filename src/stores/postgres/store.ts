@@ -5,12 +5,14 @@ import { postgresPruneTables } from './prune';
 import { PreparedStatements } from './prepared';
 import type { SessionStore } from '../../sessions/store';
 import { DuplicateSuspensionError, StoreError, StoreUnavailableError } from '../../errors';
-import type { Answer } from '../../results/wire';
+import type { Answer, ToolResult } from '../../results/wire';
 import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from '../../runner/store';
 import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../runner/store-checks';
 import type { Audit, HistoryFilter, Principal } from '../../suspension/audit';
 import { toJson } from '../../suspension/json';
 import type { Receipt } from '../../toolkit/context';
+import type { KeyedCallStore, KeyedStart } from '../../suspension/keyed';
+import { beginKeyed, finishKeyed } from './keyed';
 import type { Claim, EarlyClaim, Settlement, SuspendedCall, SuspensionFilter, SuspensionStore } from '../../suspension/store';
 import type { Grant, GrantFilter } from '../../suspension/grants';
 import { sleep } from '../../timing/sleep';
@@ -52,7 +54,7 @@ interface RunRow {
  * // ... on shutdown:
  * await store.close();
  */
-export class PostgresStore extends StoreSessions implements SuspensionStore, RunStore, PrunableStore {
+export class PostgresStore extends StoreSessions implements SuspensionStore, RunStore, PrunableStore, KeyedCallStore {
   private readonly pool: Pool;
   private readonly ownsPool: boolean;
   private readonly autoMigrate: boolean;
@@ -283,6 +285,15 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
       [claim.id, claim.fence, toJson(receipt, `a receipt of ${claim.id}`)],
     );
     return result.rowCount === 1;
+  }
+
+  beginKeyed(key: string, leaseMs: number, retentionMs: number): Promise<KeyedStart> {
+    return beginKeyed(this.tables.keyed, (operation, text, values) => this.query(operation, text, values), key, leaseMs, retentionMs);
+  }
+
+  /** Retried as a settle is: the outcome a repeated key gets must outlive a dropped connection. */
+  finishKeyed(key: string, fence: number, outcome: ToolResult): Promise<boolean> {
+    return finishKeyed(this.tables.keyed, (operation, text, values) => this.retrying(operation, text, values), key, fence, outcome);
   }
 
   /** The read and the claim of an answer in one statement (./early.ts): two round trips per resolve, not three. */

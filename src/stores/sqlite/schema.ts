@@ -86,6 +86,9 @@ const STEPS: Record<number, string> = {
     // Receipts (docs/tools.md, "Idempotency keys and receipts"): what downstream systems answered
     // a call's attempts (JSON), appended to the claimed row as recorded and kept with the outcome.
     'ALTER TABLE suspensions ADD COLUMN receipts TEXT;',
+    // Served calls' idempotency keys (src/suspension/keyed.ts): the holder's fence and lease
+    // (SQLite's clock, ms), then the first outcome (JSON) and when it was kept.
+    'CREATE TABLE keyed_calls (key TEXT PRIMARY KEY, fence INTEGER NOT NULL, lease_until INTEGER, outcome TEXT, finished_at INTEGER);',
   ].join('\n'),
 };
 
@@ -140,7 +143,7 @@ export interface SqliteStatements {
 }
 
 /** SQLite's clock in milliseconds since the epoch (`julianday('now')` keeps milliseconds). */
-const NOW_MS = `CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)`;
+export const NOW_MS = `CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)`;
 /** SQLite's clock as RFC 3339 with milliseconds, as `Date.toISOString` writes it. */
 const NOW_TEXT = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
 

@@ -5,7 +5,9 @@ import { sqlitePruneTables } from './prune';
 import { closeSync, constants, openSync } from 'node:fs';
 import { DuplicateSuspensionError, StoreError, ToolnexusError } from '../../errors';
 import { messageOf } from '../../errors/message';
-import type { Answer } from '../../results/wire';
+import type { Answer, ToolResult } from '../../results/wire';
+import type { KeyedCallStore, KeyedStart } from '../../suspension/keyed';
+import { beginKeyed, finishKeyed } from './keyed';
 import type { Receipt } from '../../toolkit/context';
 import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from '../../runner/store';
 import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../runner/store-checks';
@@ -62,7 +64,7 @@ interface RunRow {
  * const coordinator = new ResumeCoordinator({ toolkit, store })
  * ```
  */
-export class SqliteStore extends StoreSessions implements SuspensionStore, RunStore, PrunableStore {
+export class SqliteStore extends StoreSessions implements SuspensionStore, RunStore, PrunableStore, KeyedCallStore {
   /** The database file this store opened. */
   readonly filename: string;
   /** The driver that opened the file: node:sqlite or better-sqlite3. */
@@ -245,6 +247,16 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
     this.assertOpen();
     const params = { id: claim.id, fence: claim.fence, receipt: toJson(receipt, `a receipt of ${claim.id}`) };
     return this.run(() => this.statements.receipt.run(params).changes === 1, `record a receipt of ${claim.id}`);
+  }
+
+  async beginKeyed(key: string, leaseMs: number, retentionMs: number): Promise<KeyedStart> {
+    this.assertOpen();
+    return this.run(() => beginKeyed(this.db, key, leaseMs, retentionMs), 'begin a keyed call');
+  }
+
+  async finishKeyed(key: string, fence: number, outcome: ToolResult): Promise<boolean> {
+    this.assertOpen();
+    return this.run(() => finishKeyed(this.db, key, fence, outcome), 'finish a keyed call');
   }
 
   async saveRun(checkpoint: RunCheckpoint): Promise<boolean> {
