@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { InvalidArgumentError } from '../errors';
 import { failure } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
 import type { ToolContext } from '../toolkit/context';
@@ -37,6 +38,13 @@ export const DEFAULT_KEY_RETENTION_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_KEY_LEASE_MS = 10 * 60 * 1000;
 /** The longest incoming key taken: a client's key past it is refused, as a header too long would be. */
 export const MAX_INCOMING_KEY_LENGTH = 255;
+
+/** Refuses a key retention that is not a non-negative number of milliseconds, where a door is made. */
+export function checkRetention(what: string, retentionMs: number | undefined): void {
+  if (retentionMs === undefined) return;
+  if (typeof retentionMs !== 'number' || !Number.isFinite(retentionMs) || retentionMs < 0)
+    throw new InvalidArgumentError(`${what} must be a non-negative number of milliseconds, got ${String(retentionMs)}`);
+}
 
 /** The options of {@link executeOnce}: the incoming key and how long it holds. */
 export interface KeyedExecution {

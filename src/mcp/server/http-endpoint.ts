@@ -1,3 +1,4 @@
+import { checkRetention } from '../../suspension/keyed';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -130,6 +131,7 @@ export function mcpEndpoint(
   path?: string,
 ): McpEndpoint {
   const maxBodyBytes = positive('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY);
+  checkRetention('McpServerOptions.idempotencyRetentionMs', options.idempotencyRetentionMs);
   const maxSessions = positive('maxSessions', options.maxSessions, 100);
   const maxPerPrincipal = positive('maxSessionsPerPrincipal', options.maxSessionsPerPrincipal, maxSessions);
   const maxEvents = positive('maxEventsPerSession', options.maxEventsPerSession, 1000);
@@ -151,6 +153,7 @@ export function mcpEndpoint(
       clock,
       ...(options.inboxUrl ? { inboxUrl: options.inboxUrl } : {}),
       taskSupport: (tool) => (typeof options.tasks === 'string' ? options.tasks : (options.tasks?.[tool] ?? 'allowed')),
+      ...(options.idempotencyRetentionMs !== undefined ? { idempotencyRetentionMs: options.idempotencyRetentionMs } : {}),
     },
     maxBodyBytes,
   );
