@@ -26,6 +26,7 @@ import { readReply } from './answer';
 import { A2ARequestError, wireError } from './errors';
 import type { A2ALogger } from './options';
 import { principalOf, RunExecutor } from './executor';
+import { KeyedTasks } from './keyed-tasks';
 import { sessionOfContext, type RunTaskStore } from './tasks';
 
 /** The longest task or context id taken from a client (they name runs and sessions). */
@@ -36,6 +37,8 @@ export interface RunRequestHandlerOptions {
   context?: (principal: Principal) => object;
   logger?: A2ALogger;
   maxParts: number;
+  /** `A2AHandlerOptions.idempotencyRetentionMs`. */
+  idempotencyRetentionMs?: number;
 }
 
 /**
@@ -52,21 +55,29 @@ export class RunRequestHandler extends DefaultRequestHandler {
     private readonly runner: AgentRunner,
     private readonly tasks: RunTaskStore,
     private readonly options: RunRequestHandlerOptions,
+    // A new task's message keyed by an idempotency key starts one task per key (docs/a2a.md).
+    private readonly keyed = new KeyedTasks(runner.coordinator.store, (id) => tasks.load(id), options.idempotencyRetentionMs),
   ) {
-    super(card, tasks, new RunExecutor(runner, options.context, options.logger), new DefaultExecutionEventBusManager());
+    super(
+      card,
+      tasks,
+      new RunExecutor(runner, options.context, options.logger, (message, principal, taskId) => keyed.started(message, principal, taskId)),
+      new DefaultExecutionEventBusManager(),
+    );
   }
 
   override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
-    await this.before(params, context);
-    return super.sendMessage(params, context);
+    const repeat = await this.before(params, context);
+    return repeat ?? super.sendMessage(params, context);
   }
 
   override async *sendMessageStream(
     params: SendMessageRequest,
     context: ServerCallContext,
   ): AsyncGenerator<StreamResponse, void, undefined> {
-    await this.before(params, context);
-    yield* super.sendMessageStream(params, context);
+    const repeat = await this.before(params, context);
+    if (repeat) yield { payload: { $case: 'task', value: repeat } };
+    else yield* super.sendMessageStream(params, context);
   }
 
   override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
@@ -85,8 +96,12 @@ export class RunRequestHandler extends DefaultRequestHandler {
     return Promise.reject(new UnsupportedOperationError('this agent does not list tasks: get one by its id'));
   }
 
-  /** Checks the message, and settles it when it answers a waiting task; throws the refusal as the SDK's error. */
-  private async before(params: SendMessageRequest, context: ServerCallContext): Promise<void> {
+  /**
+   * Checks the message, and settles it when it answers a waiting task; throws the refusal as the
+   * SDK's error. A new task's message whose idempotency key started a task already returns that
+   * task: nothing more starts.
+   */
+  private async before(params: SendMessageRequest, context: ServerCallContext): Promise<Task | undefined> {
     try {
       const message = params?.message;
       if (!message || !Array.isArray(message.parts) || message.parts.length === 0)
@@ -97,7 +112,11 @@ export class RunRequestHandler extends DefaultRequestHandler {
         throw new A2ARequestError('bad_message', `a task or context id is at most ${MAX_ID_LENGTH} characters`);
       const principal = principalOf(context);
       if (message.taskId) await this.reply(message, principal);
-      else await this.checkContext(message, principal);
+      else {
+        await this.checkContext(message, principal);
+        return await this.keyed.repeatOf(message, principal);
+      }
+      return undefined;
     } catch (error) {
       throw wireError(error);
     }
