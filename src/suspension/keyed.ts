@@ -63,7 +63,9 @@ export interface KeyedExecution {
  * systems it calls deduplicate in turn.
  */
 export function keyedSlot(door: string, principal: Principal | undefined, tool: string, key: string): string {
-  return `tnx_${createHash('sha256').update(JSON.stringify([door, principal?.id ?? null, tool, key])).digest('base64url')}`;
+  return `tnx_${createHash('sha256')
+    .update(JSON.stringify([door, principal?.id ?? null, tool, key]))
+    .digest('base64url')}`;
 }
 
 /**

@@ -24,7 +24,9 @@ interface Served {
 }
 
 async function serve(store: string, ledger: string): Promise<Served> {
-  const child = startChild('mcp-mrtr-server.ts', ['serve', store, ledger, '0', 'none'], { MRTR_KEY: 'idempotency-test-key-0123456789abcdef' });
+  const child = startChild('mcp-mrtr-server.ts', ['serve', store, ledger, '0', 'none'], {
+    MRTR_KEY: 'idempotency-test-key-0123456789abcdef',
+  });
   await until(() => child.stdout().includes('\n') || child.hasExited(), 60_000, 'the server to print its URL');
   const url = child.stdout().split('\n')[0]?.trim() ?? '';
   if (!url.startsWith('http')) throw new Error(`the server did not start: ${child.stderr()}`);
@@ -32,7 +34,11 @@ async function serve(store: string, ledger: string): Promise<Served> {
 }
 
 function charges(ledger: string): string[] {
-  return existsSync(ledger) ? readFileSync(ledger, 'utf8').split('\n').filter((line) => line.startsWith('charge ')) : [];
+  return existsSync(ledger)
+    ? readFileSync(ledger, 'utf8')
+        .split('\n')
+        .filter((line) => line.startsWith('charge '))
+    : [];
 }
 
 describe.each(SHARED_STORES)('served MCP calls keyed by idempotency key, across server processes on $name', ({ make }) => {
@@ -55,7 +61,9 @@ describe.each(SHARED_STORES)('served MCP calls keyed by idempotency key, across 
 
   async function connect(url: string, token: string): Promise<Client> {
     const client = new Client({ name: 'keyed', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+    );
     clients.push(client);
     return client;
   }

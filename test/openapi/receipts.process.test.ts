@@ -75,7 +75,7 @@ it('a charge whose process died before its outcome is charged once, and its rece
   const crashed = (await store.get(id))!;
   expect(crashed.status).toBe('resolving');
   expect(crashed.outcome).toBeUndefined();
-  expect(crashed.receipts).toEqual([{ ...FIRST_RECEIPT, at: expect.any(String) }]);
+  expect(crashed.receipts).toEqual([{ ...FIRST_RECEIPT, at: expect.any(String) as string }]);
 
   const inbox = createInbox({ coordinator, authorize: bearerTokens([{ token: TOKEN, principal: { id: 'ops' } }]) });
   closers.push(async () => inbox.close());
@@ -122,7 +122,7 @@ it('an idempotent charge is replayed by the takeover with the same key and the e
   const file = join(dir, 'pay-idem.db');
   const { store, coordinator, seen, id } = await chargeAndCrash(file, true);
   const crashed = (await store.get(id))!;
-  expect(crashed.receipts).toEqual([{ ...FIRST_RECEIPT, at: expect.any(String) }]);
+  expect(crashed.receipts).toEqual([{ ...FIRST_RECEIPT, at: expect.any(String) as string }]);
   await until(() => Date.now() > Date.parse(crashed.leaseUntil!) + 100, 30_000, 'the dead holder’s lease to lapse');
   const [taken] = await coordinator.recoverLapsed();
   expect(taken?.status).toBe('taken');

@@ -74,7 +74,14 @@ describe('PostgresStore specifics', () => {
     const store = open({ tablePrefix: 'lazy_' });
     expect(await tableNames('lazy_')).toEqual([]);
     expect(await store.get('pnd-x')).toBeUndefined();
-    expect(await tableNames('lazy_')).toEqual(['lazy_grants', 'lazy_keyed_calls', 'lazy_runs', 'lazy_schema_version', 'lazy_sessions', 'lazy_suspensions']);
+    expect(await tableNames('lazy_')).toEqual([
+      'lazy_grants',
+      'lazy_keyed_calls',
+      'lazy_runs',
+      'lazy_schema_version',
+      'lazy_sessions',
+      'lazy_suspensions',
+    ]);
     expect(await sql(url, `SELECT version FROM "${schema}".lazy_schema_version`)).toEqual([{ version: POSTGRES_STORE_SCHEMA_VERSION }]);
   });
 

@@ -58,7 +58,7 @@ export class KeyedTasks {
 
 /** The idempotency key of a message's metadata; a value that is not a short non-empty string is refused. */
 function keyOf(message: Message): string | undefined {
-  const key = (message.metadata as Record<string, unknown> | undefined)?.[A2A_IDEMPOTENCY_METADATA];
+  const key: unknown = message.metadata?.[A2A_IDEMPOTENCY_METADATA];
   if (key === undefined) return undefined;
   if (typeof key !== 'string' || key === '' || key.length > MAX_KEY_LENGTH)
     throw new A2ARequestError('bad_message', `the idempotency key must be a string of 1 to ${MAX_KEY_LENGTH} characters`);

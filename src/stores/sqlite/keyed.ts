@@ -21,8 +21,7 @@ export function beginKeyed(db: SqliteConnection, key: string, leaseMs: number, r
   return immediate(db, () => {
     const now = (db.prepare(`SELECT ${NOW_MS} AS now`).get() as { now: number }).now;
     const row = db.prepare('SELECT fence, lease_until, outcome, finished_at FROM keyed_calls WHERE key = ?').get(key) as
-      | Omit<KeyedRow, 'now'>
-      | undefined;
+      Omit<KeyedRow, 'now'> | undefined;
     if (row?.outcome != null && now - Number(row.finished_at ?? 0) <= retentionMs)
       return { state: 'done', outcome: parseStored<ToolResult>(row.outcome, `the outcome of key ${key}`) };
     if (row && row.outcome === null && Number(row.lease_until ?? 0) >= now) return { state: 'running' };
