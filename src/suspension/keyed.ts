@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { InvalidArgumentError } from '../errors';
+import { messageOf } from '../errors/message';
 import { failure } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
 import type { ToolContext } from '../toolkit/context';
@@ -97,12 +98,20 @@ export async function executeOnce(
   if (start.state === 'done') return start.outcome;
   if (start.state === 'running')
     return failure(`a call of ${name} with this idempotency key is still running: try again later for its outcome`);
-  const outcome = await run({ ...ctx, idempotencyKey: slot });
+  let outcome: ToolResult;
+  try {
+    outcome = await run({ ...ctx, idempotencyKey: slot });
+  } catch (error) {
+    // The tool may have run (a store failed after it): repeats are told so rather than run it again.
+    await store.finishKeyed(slot, start.fence, failure(`${name} failed: ${messageOf(error)}`)).catch(() => false);
+    throw error;
+  }
   await store.finishKeyed(slot, start.fence, storable(outcome));
   return outcome;
 }
 
-function keyedStoreOf(store: SuspensionStore): (SuspensionStore & KeyedCallStore) | undefined {
+/** `store` as a {@link KeyedCallStore} when it is one (every built-in store), else `undefined`. */
+export function keyedStoreOf(store: SuspensionStore): (SuspensionStore & KeyedCallStore) | undefined {
   const keyed = store as SuspensionStore & Partial<KeyedCallStore>;
   return typeof keyed.beginKeyed === 'function' && typeof keyed.finishKeyed === 'function'
     ? (keyed as SuspensionStore & KeyedCallStore)

@@ -68,7 +68,12 @@ export class RunRequestHandler extends DefaultRequestHandler {
 
   override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
     const repeat = await this.before(params, context);
-    return repeat ?? super.sendMessage(params, context);
+    if (repeat) return repeat;
+    try {
+      return await super.sendMessage(params, context);
+    } finally {
+      this.keyed.forget(params.message as Message, principalOf(context));
+    }
   }
 
   override async *sendMessageStream(
@@ -76,8 +81,15 @@ export class RunRequestHandler extends DefaultRequestHandler {
     context: ServerCallContext,
   ): AsyncGenerator<StreamResponse, void, undefined> {
     const repeat = await this.before(params, context);
-    if (repeat) yield { payload: { $case: 'task', value: repeat } };
-    else yield* super.sendMessageStream(params, context);
+    if (repeat) {
+      yield { payload: { $case: 'task', value: repeat } };
+      return;
+    }
+    try {
+      yield* super.sendMessageStream(params, context);
+    } finally {
+      this.keyed.forget(params.message as Message, principalOf(context));
+    }
   }
 
   override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {

@@ -1,6 +1,6 @@
 import type { Message, Task } from '@a2a-js/sdk';
 import type { SuspensionStore } from '../../suspension/store';
-import { DEFAULT_KEY_LEASE_MS, DEFAULT_KEY_RETENTION_MS, keyedSlot, type KeyedCallStore } from '../../suspension/keyed';
+import { DEFAULT_KEY_LEASE_MS, DEFAULT_KEY_RETENTION_MS, keyedSlot, keyedStoreOf } from '../../suspension/keyed';
 import type { Principal } from '../../suspension/audit';
 import { A2A_IDEMPOTENCY_METADATA } from '../idempotency';
 import { A2ARequestError } from './errors';
@@ -30,7 +30,7 @@ export class KeyedTasks {
    * repeat), or `undefined` after the key was begun for this message (the executor records its task).
    */
   async repeatOf(message: Message, principal: Principal): Promise<Task | undefined> {
-    const store = keyedStore(this.store);
+    const store = keyedStoreOf(this.store);
     const key = keyOf(message);
     if (key === undefined || store === undefined || message.taskId) return undefined;
     const slot = keyedSlot('a2a', principal, 'message', key);
@@ -46,13 +46,18 @@ export class KeyedTasks {
     return undefined;
   }
 
+  /** Drops what {@link repeatOf} began for a message whose task never started (the SDK refused it): its key lapses with its lease. */
+  forget(message: Message, principal: Principal): void {
+    this.begun.delete(placeOf(principal, message));
+  }
+
   /** Called by the executor as it starts a new task: the key of its message (if begun here) now names it. */
   async started(message: Message, principal: Principal, taskId: string): Promise<void> {
     const place = placeOf(principal, message);
     const begun = this.begun.get(place);
     if (!begun) return;
     this.begun.delete(place);
-    await keyedStore(this.store)?.finishKeyed(begun.slot, begun.fence, { output: taskId, isError: false });
+    await keyedStoreOf(this.store)?.finishKeyed(begun.slot, begun.fence, { output: taskId, isError: false });
   }
 }
 
@@ -67,9 +72,4 @@ function keyOf(message: Message): string | undefined {
 
 function placeOf(principal: Principal, message: Message): string {
   return JSON.stringify([principal.id, message.messageId]);
-}
-
-function keyedStore(store: SuspensionStore): KeyedCallStore | undefined {
-  const keyed = store as SuspensionStore & Partial<KeyedCallStore>;
-  return typeof keyed.beginKeyed === 'function' && typeof keyed.finishKeyed === 'function' ? (keyed as KeyedCallStore) : undefined;
 }
