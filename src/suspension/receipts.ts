@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../errors';
 import type { Clock } from '../timing/clock';
-import type { Receipt, ReceiptInit } from '../toolkit/context';
+import type { Receipt, ReceiptInit, ToolContext } from '../toolkit/context';
 import type { Claim, Settlement, SuspendedCall, SuspensionStore } from './store';
 
 /** How many receipts one call keeps over all its attempts: a tool that records one per request of a loop is refused past it. */
@@ -51,9 +51,10 @@ export class ReceiptRecorder {
     private readonly clock: Clock,
   ) {}
 
-  /** The receipts of earlier attempts, as `ctx.receipts` shows them. */
-  get earlier(): Receipt[] {
-    return (this.claim.call.receipts ?? []).map(copyReceipt);
+  /** What a replay's context carries: `ctx.receipt`, and `ctx.receipts` when earlier attempts recorded any. */
+  context(): Pick<ToolContext, 'receipt' | 'receipts'> {
+    const earlier = (this.claim.call.receipts ?? []).map(copyReceipt);
+    return earlier.length > 0 ? { receipt: this.record, receipts: earlier } : { receipt: this.record };
   }
 
   /** The function a replay's context carries as `ctx.receipt`. */

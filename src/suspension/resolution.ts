@@ -409,15 +409,9 @@ export class Resolution {
         ...(call.callId !== undefined ? { callId: call.callId } : {}),
         ...(call.runId !== undefined ? { runId: call.runId } : {}),
       };
-      const replay: ToolContext = {
-        ...ctx,
-        ...ids,
-        answer: answered,
-        replay: { request: call.request, chain, fence: claim.fence },
-        // Written to the claimed row when recorded, so a crash before the outcome keeps them.
-        receipt: receipts.record,
-        ...(receipts.earlier.length > 0 ? { receipts: receipts.earlier } : {}),
-      };
+      // Receipts are written to the claimed row when recorded, so a crash before the outcome keeps them.
+      const replay: ToolContext = { ...ctx, ...ids, answer: answered, replay: { request: call.request, chain, fence: claim.fence } };
+      Object.assign(replay, receipts.context());
       // The same key the first execution had: of the call's run and call id.
       withIdempotencyKey(replay, ids);
       // The replay runs from the stored call, prepared once (a tool changed since refuses it here).
