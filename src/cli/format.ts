@@ -1,3 +1,4 @@
+import { receiptLine } from '../suspension/receipts';
 import type { SuspendedCall } from '../suspension/store';
 
 /** A control character or line break would let a stored value rewrite the operator's terminal. */
@@ -52,7 +53,7 @@ export function callsTable(calls: SuspendedCall[]): string {
 export function historyTable(calls: SuspendedCall[]): string {
   if (calls.length === 0) return '(none)';
   return table(
-    ['ID', 'STATUS', 'TOOL', 'SETTLED', 'BY', 'COMMENT', 'OUTCOME'],
+    ['ID', 'STATUS', 'TOOL', 'SETTLED', 'BY', 'COMMENT', 'OUTCOME', 'RECEIPTS'],
     calls.map((call) => [
       call.request.id,
       call.status,
@@ -61,8 +62,9 @@ export function historyTable(calls: SuspendedCall[]): string {
       call.answeredBy?.id ?? '',
       call.comment ?? '',
       call.outcome?.output ?? '',
+      (call.receipts ?? []).map((receipt) => `${receipt.system} ${receipt.id} ${receipt.status}`).join('; '),
     ]),
-    [40, 10, 24, 24, 24, 40, 60],
+    [40, 10, 24, 24, 24, 40, 60, 60],
   );
 }
 
@@ -86,6 +88,8 @@ export function callDetail(call: SuspendedCall): string {
     ['comment', call.comment],
     ['answer', call.answer === undefined ? undefined : JSON.stringify(call.answer)],
     ['outcome', call.outcome === undefined ? undefined : `${call.outcome.isError ? 'error: ' : ''}${call.outcome.output}`],
+    // What downstream systems answered each attempt (docs/tools.md, "Idempotency keys and receipts").
+    ['receipts', call.receipts?.length ? call.receipts.map(receiptLine).join('; ') : undefined],
     ['next', call.next],
     ['updated', call.updatedAt],
   ];

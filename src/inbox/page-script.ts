@@ -252,6 +252,7 @@ ${APPROVAL_SCRIPT}
     node.appendChild(meta);
     node.appendChild(el('div', { className: 'prompt', text: item.prompt, 'data-testid': 'prompt' }));
     if (item.quorum && item.quorum.signatures.length) node.appendChild(signatureList(item.quorum.signatures));
+    if (item.receipts && item.receipts.length) node.appendChild(receiptList(item.receipts));
     node.appendChild(el('div', { className: 'hint', text: 'arguments' }));
     node.appendChild(pre(item.args));
     var extra = item.data ? Object.keys(item.data).filter(function (k) { return k !== 'requestedBy'; }) : [];
@@ -287,13 +288,20 @@ ${APPROVAL_SCRIPT}
     return node;
   }
 
+  /** What downstream systems answered the call's attempts: "stripe says ch_1 succeeded (attempt 1)". */
+  function receiptList(receipts) {
+    return el('ul', { 'data-testid': 'receipts' }, receipts.map(function (r) {
+      return el('li', { text: r.system + ' says ' + r.id + ' ' + r.status + ' (attempt ' + r.attempt + ')' });
+    }));
+  }
+
   function historyTable(items) {
     var table = el('table', { 'data-testid': 'history' });
     table.appendChild(el('tr', {}, ['settled', 'tool', 'kind', 'prompt', 'outcome', 'answered by', 'comment'].map(function (h) { return el('th', { text: h }); })));
     items.forEach(function (item) {
       var row = el('tr', { 'data-id': item.id });
       [item.updatedAt ? new Date(item.updatedAt).toLocaleString() : '', item.tool, item.kind, item.prompt].forEach(function (text) { row.appendChild(el('td', { text: text })); });
-      row.appendChild(el('td', { className: 'status-' + item.status }, [el('strong', { text: item.status }), el('div', { className: 'hint', text: item.outcome ? item.outcome.output : '' })]));
+      row.appendChild(el('td', { className: 'status-' + item.status }, [el('strong', { text: item.status }), el('div', { className: 'hint', text: item.outcome ? item.outcome.output : '' })].concat(item.receipts ? [receiptList(item.receipts)] : [])));
       row.appendChild(el('td', { text: item.answeredBy ? who(item.answeredBy) : '' }));
       row.appendChild(el('td', { text: item.comment || '' }));
       table.appendChild(row);

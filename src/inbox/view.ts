@@ -6,6 +6,7 @@ import type { SuspendedCall, SuspensionStatus } from '../suspension/store';
 import { Redactor } from '../suspension/redact';
 import { inputFields, type InputField } from './input-schema';
 import type { AnswerAction } from '../suspension/policy';
+import type { Receipt } from '../toolkit/context';
 
 /** One suspension as the inbox's API and page show it: sensitive values redacted, nothing stored beyond what helps decide. */
 export interface SuspensionView {
@@ -53,6 +54,8 @@ export interface SuspensionView {
   answer?: { ok: boolean; reason?: string };
   /** The settled outcome's text. */
   outcome?: { isError: boolean; output: string };
+  /** What downstream systems answered the call's attempts (`ctx.receipt`), oldest first: what a person checks before a recovery. */
+  receipts?: Receipt[];
   /** What the viewer may do now. */
   actions: AnswerAction[];
 }
@@ -114,6 +117,7 @@ export function viewOf(call: SuspendedCall, redactor: Redactor, context: ViewCon
   if (shown.comment !== undefined) view.comment = shown.comment;
   if (call.answer)
     view.answer = call.answer.reason === undefined ? { ok: call.answer.ok } : { ok: call.answer.ok, reason: call.answer.reason };
+  if (call.receipts && call.receipts.length > 0) view.receipts = call.receipts.map((receipt) => ({ ...receipt }));
   if (shown.outcome && call.status !== 'pending' && call.status !== 'resolving') {
     view.outcome = { isError: shown.outcome.isError, output: shown.outcome.output };
   }

@@ -3,7 +3,7 @@ import { InvalidArgumentError } from '../errors';
 import { failure, success } from '../results/helpers';
 import type { JsonSchema } from '../results/json-schema';
 import type { ToolResult } from '../results/wire';
-import type { ToolContext } from '../toolkit/context';
+import type { ReceiptInit, ToolContext } from '../toolkit/context';
 import { defineTool, type FunctionTool } from '../toolkit/define-tool';
 import { HttpToolClient } from './client';
 import { masked, resolveHeaders, type EnvSource } from './secrets';
@@ -40,7 +40,35 @@ export interface HttpToolSpec<TArgs extends object = Record<string, unknown>> {
   resultMode?: 'text' | 'json' | 'status+text';
   /** Where `${NAME}` is read from. Default `process.env`. */
   env?: EnvSource;
+  /**
+   * The header that carries `ctx.idempotencyKey` on every request but GET, HEAD and OPTIONS, so
+   * a replay, a takeover or a recovery of the call is the same request to the API (docs/tools.md,
+   * "Idempotency keys and receipts"). Default `Idempotency-Key` (Stripe's, Adyen's, the IETF
+   * draft's); `PayPal-Request-Id` for PayPal; `false` sends none.
+   */
+  idempotencyHeader?: string | false;
+  /** Running a call again has no further effect (the API honours the idempotency header): the takeover rule replays it. Default false. */
+  idempotent?: boolean;
+  /**
+   * Reads a receipt out of the API's answer (any status), recorded with `ctx.receipt` when the
+   * call runs under a claim: `({ json }) => ({ system: 'stripe', id: json.id, status: json.status })`.
+   * `undefined` records none.
+   */
+  receipt?: (response: HttpReceiptSource) => ReceiptInit | undefined;
 }
+
+/** What {@link HttpToolSpec.receipt} reads: the request, and the answer with secrets masked. */
+export interface HttpReceiptSource {
+  method: string;
+  url: string;
+  status: number;
+  text: string;
+  /** The body parsed as JSON; `undefined` when it is not JSON. */
+  json: unknown;
+}
+
+/** The header an HTTP tool sends `ctx.idempotencyKey` in by default. */
+export const DEFAULT_IDEMPOTENCY_HEADER = 'Idempotency-Key';
 
 /** What one call of an HTTP tool sends, once its arguments were split into path, query and body. */
 export interface HttpCallPlan {
@@ -73,6 +101,7 @@ export function httpTool<TArgs extends object>(spec: HttpToolSpec<TArgs>): Funct
         name: spec.name,
         description,
         approval,
+        idempotent: spec.idempotent === true,
         args: spec.args,
         run: (args: object, ctx) => run(Object.fromEntries(Object.entries(args)), ctx),
       })
@@ -80,6 +109,7 @@ export function httpTool<TArgs extends object>(spec: HttpToolSpec<TArgs>): Funct
         name: spec.name,
         description,
         approval,
+        idempotent: spec.idempotent === true,
         inputSchema: spec.inputSchema ?? { type: 'object', properties: {} },
         run,
       });
@@ -121,10 +151,11 @@ export async function callHttp(
     return failure(`the request body is larger than maxRequestBytes (${maxRequestBytes} bytes)`);
   }
   const resolved = resolveHeaders(spec.headers, spec.env);
+  const headers = { ...resolved.headers, ...call.headers };
   const outcome = await client.send({
     method: call.method,
     url: call.url,
-    headers: { ...resolved.headers, ...call.headers },
+    headers: { ...headers, ...idempotencyHeaders(spec.idempotencyHeader, call.method, headers, ctx) },
     body: call.body,
     secretNames: resolved.secretNames,
     timeoutMs: ctx?.timeout ?? spec.timeoutMs ?? DEFAULT_TIMEOUT_MS,
@@ -133,9 +164,40 @@ export async function callHttp(
   });
   if ('failed' in outcome) return failure(masked(`${call.method} ${new URL(call.url).origin}: ${outcome.failed}`, resolved.secrets));
   const text = masked(outcome.text, resolved.secrets);
+  const receipt = spec.receipt?.({ method: call.method, url: call.url, status: outcome.status, text, json: parsedOrUndefined(text) });
+  // Awaited before the result is shaped: under a claim it is in the store before anything else can fail.
+  if (receipt !== undefined) await ctx?.receipt?.(receipt);
   if (outcome.status < 200 || outcome.status > 299) return failure(`HTTP ${outcome.status}: ${text}`, { status: outcome.status });
   const output = spec.resultMode === 'status+text' ? `${outcome.status}\n${text}` : spec.resultMode === 'json' ? reserialized(text) : text;
   return success(output, { status: outcome.status });
+}
+
+/**
+ * The idempotency header of one request: `ctx.idempotencyKey` (read, and so computed, only here)
+ * under `header`, for a method that changes something. None for GET, HEAD and OPTIONS, when
+ * turned off, when the call has no key, or when the request already names that header (an
+ * OpenAPI header parameter the model filled, a static header): what the caller set wins.
+ */
+function idempotencyHeaders(
+  header: string | false | undefined,
+  method: string,
+  present: Record<string, string>,
+  ctx: ToolContext | undefined,
+): Record<string, string> {
+  const name = header ?? DEFAULT_IDEMPOTENCY_HEADER;
+  if (name === false || isSafeMethod(method)) return {};
+  const lower = name.toLowerCase();
+  if (Object.keys(present).some((given) => given.toLowerCase() === lower)) return {};
+  const key = ctx?.idempotencyKey;
+  return key === undefined ? {} : { [name]: key };
+}
+
+function parsedOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 function reserialized(text: string): string {
@@ -162,7 +224,15 @@ function checkSpec(spec: HttpToolSpec<object>): string {
     throw new InvalidArgumentError(`httpTool ${spec.name}: url must be http(s), got ${url.protocol}`);
   if (spec.args !== undefined && spec.inputSchema !== undefined)
     throw new InvalidArgumentError(`httpTool ${spec.name}: give args or inputSchema, not both`);
+  checkIdempotencyHeader(spec.name, spec.idempotencyHeader);
   return method;
+}
+
+/** Refuses an idempotency header that is not an HTTP header name (RFC 9110 token), where the tool is made. */
+export function checkIdempotencyHeader(tool: string, header: string | false | undefined): void {
+  if (header === undefined || header === false) return;
+  if (typeof header !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header))
+    throw new InvalidArgumentError(`${tool}: idempotencyHeader must be a header name or false, got ${JSON.stringify(header)}`);
 }
 
 /** True for a method that changes nothing (GET, HEAD, OPTIONS): OpenAPI import asks no approval for those by default. */

@@ -3,8 +3,8 @@
  * `httpTool` needs nothing more; `openApiTools` needs the optional peers
  * `@readme/openapi-parser`, `ajv` and `yaml`.
  */
-export { httpTool } from './http-tool';
-export type { HttpToolSpec } from './http-tool';
+export { httpTool, DEFAULT_IDEMPOTENCY_HEADER } from './http-tool';
+export type { HttpToolSpec, HttpReceiptSource } from './http-tool';
 export { openApiTools } from './openapi';
 export type { OpenApiOperation, OpenApiToolsOptions } from './openapi';
 export { OpenApiDocumentError } from './errors';

@@ -5,7 +5,17 @@ import type { ToolResult } from '../results/wire';
 import { defineTool, type FunctionTool } from '../toolkit/define-tool';
 import { HttpToolClient } from './client';
 import { OpenApiDocumentError } from './errors';
-import { callHttp, isSafeMethod, pathSegment, refusedOr, scalarText, type HttpToolSpec } from './http-tool';
+import {
+  callHttp,
+  checkIdempotencyHeader,
+  isSafeMethod,
+  pathSegment,
+  refusedOr,
+  scalarText,
+  type HttpReceiptSource,
+  type HttpToolSpec,
+} from './http-tool';
+import type { ReceiptInit } from '../toolkit/context';
 import { ajvFor, openApiParser, yamlParser } from './peers';
 import type { EnvSource } from './secrets';
 
@@ -42,6 +52,16 @@ export interface OpenApiToolsOptions {
   /** The most operations made into tools. Default 500. */
   maxOperations?: number;
   env?: EnvSource;
+  /** The header `ctx.idempotencyKey` goes in on every POST, PUT, PATCH and DELETE: {@link HttpToolSpec.idempotencyHeader}. Default `Idempotency-Key`; `false` sends none. */
+  idempotencyHeader?: string | false;
+  /**
+   * Which operations may run again after a crash with no further effect: an API that honours the
+   * idempotency header makes a POST one. The takeover rule then replays such a call with the
+   * same key instead of asking a person (docs/suspension.md). Default: none.
+   */
+  idempotent?: boolean | ((operation: OpenApiOperation) => boolean);
+  /** Reads a receipt out of an operation's answer, recorded with `ctx.receipt`: {@link HttpToolSpec.receipt}. */
+  receipt?: (response: HttpReceiptSource, operation: OpenApiOperation) => ReceiptInit | undefined;
   /** Told of what the import leaves out (a non-JSON body, a cookie parameter, a `$ref` outside the document). Default: `console.warn`. */
   onWarning?: (message: string) => void;
 }
@@ -76,6 +96,8 @@ export async function openApiTools(document: string | object, options: OpenApiTo
   const Ajv = ajvFor(version);
   const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, logger: false });
   const client = new HttpToolClient();
+  checkIdempotencyHeader('openApiTools', options.idempotencyHeader);
+  const { receipt } = options;
   const tools: FunctionTool[] = [];
   for (const [path, item] of Object.entries((resolved.paths ?? {}) as Record<string, Json>)) {
     for (const method of METHODS) {
@@ -105,6 +127,8 @@ export async function openApiTools(document: string | object, options: OpenApiTo
         maxResponseBytes: options.maxResponseBytes,
         maxRequestBytes: options.maxRequestBytes,
         env: options.env,
+        idempotencyHeader: options.idempotencyHeader,
+        ...(receipt ? { receipt: (response: HttpReceiptSource) => receipt(response, described) } : {}),
       };
       const asks =
         options.approval === undefined
@@ -117,6 +141,7 @@ export async function openApiTools(document: string | object, options: OpenApiTo
           name: described.name,
           description: descriptionOf(described, operation),
           inputSchema: shape.schema,
+          idempotent: typeof options.idempotent === 'function' ? options.idempotent(described) : options.idempotent === true,
           run: (args, ctx): ToolResult | Promise<ToolResult> => {
             if (!validate(args))
               return failure(`invalid arguments for ${described.name}: ${ajv.errorsText(validate.errors, { dataVar: 'args' })}`);

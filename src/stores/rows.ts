@@ -8,6 +8,7 @@ import { cursorOf } from '../suspension/pages';
 import type { Grant } from '../suspension/grants';
 import type { AutomaticRecord } from '../suspension/automatic';
 import { toJson } from '../suspension/json';
+import type { Receipt } from '../toolkit/context';
 
 /**
  * A suspended call as the SQL stores keep it: one column per field, JSON values as text,
@@ -45,6 +46,8 @@ export interface SuspensionRow {
   automatic?: string | null;
   /** Absent from rows read by a store whose schema predates it. */
   session_id?: string | null;
+  /** Absent from rows read by a store whose schema predates it. */
+  receipts?: string | null;
 }
 
 /**
@@ -79,6 +82,7 @@ export function rowOf(call: SuspendedCall): SuspensionRow {
     signatures: call.signatures === undefined ? null : toJson(call.signatures, `the signatures of ${id}`),
     automatic: call.automatic === undefined ? null : toJson(call.automatic, `the automatic decision on ${id}`),
     session_id: call.session ?? null,
+    receipts: call.receipts === undefined ? null : toJson(call.receipts, `the receipts of ${id}`),
   };
 }
 
@@ -110,6 +114,7 @@ export function callOf(row: SuspensionRow): SuspendedCall {
   if (typeof row.session_id === 'string') call.session = row.session_id;
   if (typeof row.automatic === 'string') call.automatic = parseStored<AutomaticRecord>(row.automatic, `the automatic decision on ${id}`);
   if (typeof row.signatures === 'string') call.signatures = parseStored<Signature[]>(row.signatures, `the signatures of ${id}`);
+  if (typeof row.receipts === 'string') call.receipts = parseStored<Receipt[]>(row.receipts, `the receipts of ${id}`);
   if (typeof row.requested_by === 'string')
     call.requestedBy = parseStored<Principal>(row.requested_by, `the principal ${id} was requested for`);
   return call;

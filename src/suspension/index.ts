@@ -41,6 +41,9 @@ export type { AnswerRefusal } from './authority';
 export type { Grant, GrantFilter, GrantInit, GrantOptions, GrantScope, GrantStore } from './grants';
 export type { AutomaticAnswers, AutomaticDecision, AutomaticQuestion, AutomaticRecord } from './automatic';
 export type { Signature } from '../results/wire';
+export type { Receipt, ReceiptInit } from '../toolkit/context';
+export { MAX_RECEIPTS } from './receipts';
+export type { KeyedCallStore, KeyedStart } from './keyed';
 export { MAX_COMMENT_LENGTH } from './audit';
 export type { Principal, Audit, HistoryFilter } from './audit';
 /** Where time comes from (a coordinator's, store's, runner's or webhooks' `clock`): a fake one steps through leases and backoff in tests. */

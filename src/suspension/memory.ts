@@ -1,12 +1,23 @@
 import { DuplicateSuspensionError, InvalidArgumentError, StoreError } from '../errors';
 import { systemClock, type Clock } from '../timing/clock';
 import type { Answer } from '../results/wire';
+import type { Receipt } from '../toolkit/context';
 import type { Audit, HistoryFilter, Principal } from './audit';
 import { jsonCopy } from './json';
 import { isSettled } from './status';
 import type { Claim, Settlement, SettledPage, SettledPageQuery, SuspendedCall, SuspensionFilter, SuspensionStore } from './store';
 import { cursorOf, pageStart } from './pages';
 import type { Grant, GrantFilter } from './grants';
+import type { KeyedCallStore, KeyedStart } from './keyed';
+import type { ToolResult } from '../results/wire';
+
+/** A served call's key in the memory store: its holder's fence and lease, then its outcome. */
+interface KeyedEntry {
+  fence: number;
+  leaseUntil: number;
+  outcome?: ToolResult;
+  finishedAt?: number;
+}
 
 interface Entry {
   call: SuspendedCall;
@@ -32,9 +43,11 @@ export interface MemorySuspensionStoreOptions {
  * the claim's instant that expiry is judged by, are read from `options.clock` (the system
  * clock by default), the only clock its callers share; tests pass a fake one.
  */
-export class MemorySuspensionStore implements SuspensionStore {
+export class MemorySuspensionStore implements SuspensionStore, KeyedCallStore {
   private readonly clock: Clock;
   private readonly calls = new Map<string, Entry>();
+  /** Served calls' incoming idempotency keys (keyed.ts): their holder or first outcome. */
+  private readonly keyed = new Map<string, KeyedEntry>();
   private readonly grants = new Map<string, Grant>();
   private nextSeq = 0;
   private closed = false;
@@ -206,9 +219,40 @@ export class MemorySuspensionStore implements SuspensionStore {
       outcome,
       updatedAt: new Date(this.clock.now()).toISOString(),
       ...(next ? { next: next.request.id } : {}),
+      ...(settlement.receipts ? { receipts: jsonCopy(settlement.receipts, `the receipts of ${claim.id}`) } : {}),
     };
     entry.leaseUntilMs = undefined;
     if (next) this.add(next);
+    return true;
+  }
+
+  async recordReceipt(claim: Claim, receipt: Receipt): Promise<boolean> {
+    this.assertOpen();
+    const copy = jsonCopy(receipt, `a receipt of ${claim.id}`);
+    const entry = this.held(claim);
+    if (!entry) return false;
+    entry.call = { ...entry.call, receipts: [...(entry.call.receipts ?? []), copy] };
+    return true;
+  }
+
+  async beginKeyed(key: string, leaseMs: number, retentionMs: number): Promise<KeyedStart> {
+    this.assertOpen();
+    const now = this.clock.now();
+    const entry = this.keyed.get(key);
+    if (entry?.outcome !== undefined && now - (entry.finishedAt ?? 0) <= retentionMs)
+      return { state: 'done', outcome: structuredClone(entry.outcome) };
+    if (entry && entry.outcome === undefined && entry.leaseUntil >= now) return { state: 'running' };
+    const fence = (entry?.fence ?? 0) + 1;
+    this.keyed.set(key, { fence, leaseUntil: now + leaseMs });
+    return { state: 'started', fence };
+  }
+
+  async finishKeyed(key: string, fence: number, outcome: ToolResult): Promise<boolean> {
+    this.assertOpen();
+    const copy = jsonCopy(outcome, `the outcome of key ${key}`);
+    const entry = this.keyed.get(key);
+    if (!entry || entry.fence !== fence || entry.outcome !== undefined) return false;
+    this.keyed.set(key, { ...entry, outcome: copy, finishedAt: this.clock.now() });
     return true;
   }
 

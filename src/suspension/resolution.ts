@@ -34,6 +34,7 @@ import { keptAnswer } from './consumed';
 import { leaseLooksLapsed, recoveryOf, sameDecision, settlementOf, storedOutcome } from './outcome';
 import { checkInsertable } from './validate';
 import { storable } from './json';
+import { ReceiptRecorder, withReceipts } from './receipts';
 import { claimedAnswer, claimedAudit, pendingAgain, replaysOnTakeover } from './takeover';
 
 /**
@@ -397,8 +398,9 @@ export class Resolution {
     // tool may have taken effect. The takeover rule (takeover.ts): an idempotent tool runs
     // again with the same idempotency key; any other becomes a `recovery` request.
     if (claim.fence > 1 && !replaysOnTakeover(this.settings.toolkit, call.tool))
-      return this.complete(claim, recoveryOf(this.settings, call, answered), tracing, span);
+      return this.complete(claim, withReceipts(recoveryOf(this.settings, call, answered), call.receipts), tracing, span);
     const keeper = new LeaseKeeper(this.settings.store, claim, this.settings.leaseMs, ctx?.signal, this.settings.clock);
+    const receipts = new ReceiptRecorder(this.settings.store, claim, this.settings.clock);
     let ran: RanCall;
     try {
       const chain = call.chain ?? [];
@@ -408,7 +410,9 @@ export class Resolution {
         ...(call.callId !== undefined ? { callId: call.callId } : {}),
         ...(call.runId !== undefined ? { runId: call.runId } : {}),
       };
+      // Receipts are written to the claimed row when recorded, so a crash before the outcome keeps them.
       const replay: ToolContext = { ...ctx, ...ids, answer: answered, replay: { request: call.request, chain, fence: claim.fence } };
+      Object.assign(replay, receipts.context());
       // The same key the first execution had: of the call's run and call id.
       withIdempotencyKey(replay, ids);
       // The replay runs from the stored call, prepared once (a tool changed since refuses it here).
@@ -419,7 +423,7 @@ export class Resolution {
       keeper.stop();
     }
     if (keeper.lost) return undefined;
-    return this.complete(claim, settlementOf(this.settings, call, answered, ran), tracing, span);
+    return this.complete(claim, receipts.settle(settlementOf(this.settings, call, answered, ran)), tracing, span);
   }
 
   private async complete(

@@ -1,6 +1,7 @@
 import type { Answer, AnsweredRequest, PendingRequest, Signature, ToolResult } from '../results/wire';
 import type { Audit, HistoryFilter, Principal } from './audit';
 import type { AutomaticRecord } from './automatic';
+import type { Receipt } from '../toolkit/context';
 
 export type { AnsweredRequest } from '../results/wire';
 
@@ -70,6 +71,12 @@ export interface SuspendedCall {
    * it): the span that resolves the call, maybe in another process, links to it.
    */
   traceparent?: string;
+  /**
+   * What downstream systems answered this call's replays (`ctx.receipt`), oldest first, each
+   * with the attempt (claim) that recorded it: kept across takeovers and passed on to the next
+   * link of the chain, so a `recovery` request and the replay after it see them.
+   */
+  receipts?: Receipt[];
 }
 
 /** Filter of {@link SuspensionStore.list}; all fields optional and combined with AND. */
@@ -136,6 +143,8 @@ export interface Settlement {
   outcome: ToolResult;
   /** A new `pending` call (the next link of the chain), inserted in the same atomic step. */
   next?: SuspendedCall;
+  /** Every receipt of the call (earlier attempts' and this one's), written with the outcome. */
+  receipts?: Receipt[];
 }
 
 /**
@@ -212,6 +221,13 @@ export interface SuspensionStore {
    * lease ran out but whom nobody displaced still completes.
    */
   complete(claim: Claim, settlement: Settlement): Promise<boolean>;
+  /**
+   * Appends a receipt (`ctx.receipt`) to a claimed call's `receipts` the moment the replay
+   * records it, so it survives a crash before {@link complete}. Returns false (and changes
+   * nothing) when the claim's fencing number is no longer the call's or the call is no longer
+   * `resolving`. Optional: without it receipts are kept with the outcome only.
+   */
+  recordReceipt?(claim: Claim, receipt: Receipt): Promise<boolean>;
   /**
    * Settled calls (resolved, declined, expired, cancelled), newest settlement first (by
    * `updatedAt`, then latest insertion), filtered by `status`, `kind`, `runId` and `tool`, at

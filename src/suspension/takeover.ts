@@ -1,6 +1,8 @@
 import type { PendingRequestInit } from '../results/helpers';
 import type { Answer } from '../results/wire';
+import type { Receipt } from '../toolkit/context';
 import type { Toolkit } from '../toolkit/toolkit';
+import { receiptLine } from './receipts';
 import type { Audit } from './audit';
 import type { SuspendedCall } from './store';
 
@@ -23,22 +25,30 @@ export interface RecoveryPlace {
   runId?: string;
   /** The run's turn, for a durable step. */
   turn?: number;
+  /** What downstream systems answered the attempts that may have taken effect (`ctx.receipt`). */
+  receipts?: readonly Receipt[];
 }
 
 /**
  * The `recovery` request the rule raises, worded once: approving it runs the call again, a
- * refusal tells the model it did not run again. Its data names the call.
+ * refusal tells the model it did not run again. Its data names the call and carries the
+ * receipts its attempts recorded, which its prompt reads out ("it ran: stripe says ch_… succeeded").
  */
 export function recoveryRequest(place: RecoveryPlace): PendingRequestInit {
-  const data: Record<string, string | number> = { tool: place.tool };
+  const data: Record<string, unknown> = { tool: place.tool };
   if (place.runId !== undefined) data.runId = place.runId;
   if (place.callId !== undefined) data.callId = place.callId;
   if (place.turn !== undefined) data.turn = place.turn;
+  const receipts = place.receipts ?? [];
+  if (receipts.length > 0) data.receipts = receipts.map((receipt) => ({ ...receipt }));
+  const stopped = `The process running ${place.tool} (call ${place.callId ?? '-'} of run ${place.runId ?? '-'}) stopped before its result was recorded`;
   return {
     kind: 'recovery',
     prompt:
-      `The process running ${place.tool} (call ${place.callId ?? '-'} of run ${place.runId ?? '-'}) stopped before its result ` +
-      'was recorded: it may have taken effect. Check what happened, then approve to run it again or decline to leave it as it is.',
+      receipts.length > 0
+        ? `${stopped}, but it ran: ${receipts.map(receiptLine).join('; ')}. Check what happened, then approve to run it again ` +
+          '(its receipts and idempotency key go with it) or decline to leave it as it is.'
+        : `${stopped}: it may have taken effect. Check what happened, then approve to run it again or decline to leave it as it is.`,
     data,
   };
 }

@@ -47,6 +47,18 @@ export type ToolContext<TState extends object = {}> = {
    */
   idempotencyKey?: string;
   /**
+   * Records what the downstream system answered (a **receipt**: docs/tools.md, "Idempotency keys
+   * and receipts"), written at once to the claimed call in the store, so it survives a crash
+   * before the outcome, and kept with the outcome. Present when the call runs under a durable
+   * claim (the replay of a suspended call); call it as `await ctx.receipt?.(…)`.
+   */
+  receipt?: (receipt: ReceiptInit) => Promise<void>;
+  /**
+   * The receipts earlier attempts of this call recorded (a replay after a crash, or the replay a
+   * `recovery` request's approval runs), oldest first: check them before acting again.
+   */
+  receipts?: readonly Receipt[];
+  /**
    * Reports how far a long call has come, to a host that shows it (an MCP client's
    * `notifications/progress`). Present only when someone listens: call it as `ctx.progress?.(…)`.
    */
@@ -57,6 +69,30 @@ export type ToolContext<TState extends object = {}> = {
    */
   log?: (level: ToolLogLevel, message: string, data?: unknown) => void;
 } & TState;
+
+/**
+ * What a tool records of a downstream system's answer (`ctx.receipt`): which system, its id for
+ * what it did, and its status in its own words. Shown to people (inbox, CLI, audit, a recovery
+ * request), so never a secret.
+ */
+export interface ReceiptInit {
+  /** The system that answered: `stripe`, `adyen`, a host name. At most 100 characters. */
+  system: string;
+  /** Its id of what it did: a charge id, a request id. At most 200 characters. */
+  id: string;
+  /** Its status in its own words: `succeeded`, `HTTP 201`. At most 100 characters. */
+  status: string;
+  /** A few more facts worth showing (an amount, a currency): at most 20 scalar values. */
+  detail?: Record<string, string | number | boolean | null>;
+}
+
+/** A recorded {@link ReceiptInit}: when, and under which claim (the attempt), it was recorded. */
+export interface Receipt extends ReceiptInit {
+  /** RFC 3339, by the recording process's clock. */
+  at: string;
+  /** The fencing number of the claim it was recorded under: 1 for the first attempt, more after a takeover. */
+  attempt: number;
+}
 
 /** Severity of a {@link ToolContext.log} line (the syslog levels MCP uses). */
 export type ToolLogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';

@@ -88,6 +88,19 @@ function describeCli(label: string, target: () => { store: () => SuspensionStore
       expect(missing.stderr).toMatch(/^no suspension pnd-nope in /);
     });
 
+    it('shows what downstream systems answered a call (its receipts) in pending show and pending history', async () => {
+      const id = await suspend(410);
+      const claim = (await store.claim(id, { id, ok: true }, 60_000))!;
+      const receipt = { system: 'payments', id: 'ch_5', status: 'succeeded', at: '2030-01-01T00:00:00.000Z', attempt: 1 };
+      await store.recordReceipt!(claim, receipt);
+      const show = await cli(['pending', 'show', id, ...storeArgs], env);
+      expect(show.stdout).toContain('receipts:     payments says ch_5 succeeded (attempt 1)');
+      await store.complete(claim, { status: 'resolved', outcome: { output: 'paid 410', isError: false }, receipts: [receipt] });
+      const history = await cli(['pending', 'history', ...storeArgs], env);
+      expect(history.stdout).toMatch(/RECEIPTS/);
+      expect(history.stdout).toContain('payments ch_5 succeeded');
+    });
+
     it('refuses to approve without the tools, then approves exactly once with them and records who and why', async () => {
       const id = await suspend(300);
       const refused = await cli(['pending', 'approve', id, ...storeArgs], env);

@@ -1,3 +1,4 @@
+import { A2A_IDEMPOTENCY_METADATA } from '../idempotency';
 import type { AgentCard, Message, Task } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { messageOf } from '../../errors/message';
@@ -248,8 +249,11 @@ class AgentCalls {
   private taskMessage(args: Record<string, unknown>, ctx: ToolContext | undefined): Record<string, unknown> {
     const parts: Array<Record<string, unknown>> = [{ text: typeof args.task === 'string' ? args.task : '' }];
     if (isRecord(args.data)) parts.push({ data: args.data });
-    // A call's idempotency key names its message, so an agent that drops repeated messages drops a retried one.
-    return { messageId: ctx?.idempotencyKey ?? crypto.randomUUID(), role: 'ROLE_USER', parts };
+    // A call's idempotency key names its message, so an agent that drops repeated messages drops a
+    // retried one, and goes in its metadata, where a toolnexus agent deduplicates on it.
+    const key = ctx?.idempotencyKey;
+    if (key === undefined) return { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts };
+    return { messageId: key, role: 'ROLE_USER', parts, metadata: { [A2A_IDEMPOTENCY_METADATA]: key } };
   }
 
   /**

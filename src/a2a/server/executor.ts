@@ -1,4 +1,4 @@
-import { TaskState, type Task } from '@a2a-js/sdk';
+import { TaskState, type Message, type Task } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext, type ServerCallContext } from '@a2a-js/sdk/server';
 import { ModelError, ToolnexusError } from '../../errors';
 import type { AgentRunner } from '../../runner/agent-runner';
@@ -50,6 +50,8 @@ export class RunExecutor implements AgentExecutor {
     private readonly logger: A2ALogger = STDERR,
     /** Where a new task is recorded as its principal's (for `tasks/list`), when the store keeps A2A tasks. */
     private readonly records?: { own(taskId: string, owner: Principal, contextId: string): Promise<unknown> },
+    /** Told as a new task starts, before its run: the idempotency key of its message now names it. */
+    private readonly onNewTask?: (message: Message, principal: Principal, taskId: string) => Promise<void>,
   ) {}
 
   async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
@@ -65,6 +67,7 @@ export class RunExecutor implements AgentExecutor {
     try {
       let events: AsyncIterable<RunEvent>;
       if (!request.task) {
+        await this.onNewTask?.(request.userMessage, principal, taskId);
         const session = sessionOfContext(principal, contextId);
         events = this.runner.stream(textOf(request.userMessage.parts), {
           runId: taskId,

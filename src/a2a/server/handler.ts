@@ -26,6 +26,7 @@ import { readReply } from './answer';
 import { A2ARequestError, wireError } from './errors';
 import type { A2ALogger } from './options';
 import { principalOf, RunExecutor } from './executor';
+import { KeyedTasks } from './keyed-tasks';
 import { sessionOfContext, type RunTaskStore } from './tasks';
 import type { A2ATaskRecords } from './push';
 
@@ -39,6 +40,8 @@ export interface RunRequestHandlerOptions {
   maxParts: number;
   /** The task records (owners, push configs and outbox), when the store keeps A2A tasks. */
   records?: A2ATaskRecords;
+  /** `A2AHandlerOptions.idempotencyRetentionMs`. */
+  idempotencyRetentionMs?: number;
 }
 
 /** The most tasks one `tasks/list` page holds, and how many when the client names none. */
@@ -59,11 +62,15 @@ export class RunRequestHandler extends DefaultRequestHandler {
     private readonly runner: AgentRunner,
     private readonly tasks: RunTaskStore,
     private readonly options: RunRequestHandlerOptions,
+    // A new task's message keyed by an idempotency key starts one task per key (docs/a2a.md).
+    private readonly keyed = new KeyedTasks(runner.coordinator.store, (id) => tasks.load(id), options.idempotencyRetentionMs),
   ) {
     super(
       card,
       tasks,
-      new RunExecutor(runner, options.context, options.logger, options.records),
+      new RunExecutor(runner, options.context, options.logger, options.records, (message, principal, taskId) =>
+        keyed.started(message, principal, taskId),
+      ),
       new DefaultExecutionEventBusManager(),
       options.records,
       options.records,
@@ -71,16 +78,29 @@ export class RunRequestHandler extends DefaultRequestHandler {
   }
 
   override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
-    await this.before(params, context);
-    return super.sendMessage(params, context);
+    const repeat = await this.before(params, context);
+    if (repeat) return repeat;
+    try {
+      return await super.sendMessage(params, context);
+    } finally {
+      this.keyed.forget(params.message as Message, principalOf(context));
+    }
   }
 
   override async *sendMessageStream(
     params: SendMessageRequest,
     context: ServerCallContext,
   ): AsyncGenerator<StreamResponse, void, undefined> {
-    await this.before(params, context);
-    yield* super.sendMessageStream(params, context);
+    const repeat = await this.before(params, context);
+    if (repeat) {
+      yield { payload: { $case: 'task', value: repeat } };
+      return;
+    }
+    try {
+      yield* super.sendMessageStream(params, context);
+    } finally {
+      this.keyed.forget(params.message as Message, principalOf(context));
+    }
   }
 
   override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
@@ -122,8 +142,12 @@ export class RunRequestHandler extends DefaultRequestHandler {
     }
   }
 
-  /** Checks the message, and settles it when it answers a waiting task; throws the refusal as the SDK's error. */
-  private async before(params: SendMessageRequest, context: ServerCallContext): Promise<void> {
+  /**
+   * Checks the message, and settles it when it answers a waiting task; throws the refusal as the
+   * SDK's error. A new task's message whose idempotency key started a task already returns that
+   * task: nothing more starts.
+   */
+  private async before(params: SendMessageRequest, context: ServerCallContext): Promise<Task | undefined> {
     try {
       const message = params?.message;
       if (!message || !Array.isArray(message.parts) || message.parts.length === 0)
@@ -134,7 +158,11 @@ export class RunRequestHandler extends DefaultRequestHandler {
         throw new A2ARequestError('bad_message', `a task or context id is at most ${MAX_ID_LENGTH} characters`);
       const principal = principalOf(context);
       if (message.taskId) await this.reply(message, principal);
-      else await this.checkContext(message, principal);
+      else {
+        await this.checkContext(message, principal);
+        return await this.keyed.repeatOf(message, principal);
+      }
+      return undefined;
     } catch (error) {
       throw wireError(error);
     }

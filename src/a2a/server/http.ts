@@ -1,3 +1,4 @@
+import { checkRetention } from '../../suspension/keyed';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AGENT_CARD_PATH, A2A_VERSION_HEADER } from '@a2a-js/sdk';
 import { JsonRpcTransportHandler, ServerCallContext } from '@a2a-js/sdk/server';
@@ -53,11 +54,13 @@ export function a2aHandler(runner: AgentRunner, options: A2AServeOptions): A2ANo
   records?.start();
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const maxParts = options.maxParts ?? DEFAULT_MAX_PARTS;
+  checkRetention('a2aHandler idempotencyRetentionMs', options.idempotencyRetentionMs);
   const handler = new RunRequestHandler(card, runner, new RunTaskStore(runner, runs as RunStore), {
     maxParts,
     ...(records ? { records } : {}),
     ...(options.context ? { context: options.context } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.idempotencyRetentionMs !== undefined ? { idempotencyRetentionMs: options.idempotencyRetentionMs } : {}),
   });
   const current = new JsonRpcTransportHandler(handler);
   const legacy = new LegacyJsonRpcTransportHandler(handler);

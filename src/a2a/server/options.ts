@@ -66,4 +66,11 @@ export interface A2AServeOptions extends A2ACardOptions {
    * private, loopback or link-local address, retried with backoff from the task's durable outbox.
    */
   push?: A2APushOptions;
+  /**
+   * How long the task a new message's idempotency key started (message metadata
+   * `io.toolnexus/idempotency-key`, docs/a2a.md, "Idempotency keys") answers a repeat of that
+   * key from the same principal: the repeat gets the task as it stands, and nothing starts.
+   * Default a day.
+   */
+  idempotencyRetentionMs?: number;
 }

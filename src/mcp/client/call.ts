@@ -14,6 +14,7 @@ import { endMcpCall, startMcpClientCall, type McpCallSite } from '../../telemetr
 import { errorTypeOf, type Telemetry } from '../../telemetry/telemetry';
 import type { ToolContext, ToolLogLevel } from '../../toolkit/context';
 import type { ElicitationReply } from '../elicitation';
+import { MCP_IDEMPOTENCY_META } from '../idempotency';
 import { RECONNECT_ATTEMPTS, type Connection, type Connections, type ElicitParams, type ServerRequests } from './connection';
 import { replyOf, withDefaults } from './elicitation';
 import {
@@ -36,6 +37,12 @@ import { answerSampling, SamplingMeter } from './sampling';
 import { RemoteTasks, type TaskSite } from './task-follow';
 import { TASKS_EXTENSION } from './tasks';
 import type { McpSamplingOptions } from './types';
+
+/** The call's idempotency key as `_meta` carries it; nothing when the call has none. */
+function idempotencyMeta(ctx: ToolContext | undefined): Record<string, string> {
+  const key = ctx?.idempotencyKey;
+  return key === undefined ? {} : { [MCP_IDEMPOTENCY_META]: key };
+}
 
 /** Most `input_required` rounds one call answers in process before it fails (the SDK's own default). */
 const MAX_INPUT_ROUNDS = 10;
@@ -257,7 +264,8 @@ export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
     const catcher = tasks ? this.tasks.catcher(connection) : undefined;
     let inputs = retry;
     for (let round = 1; ; round++) {
-      const callMeta = { ...meta, ...capabilities };
+      // The same key on every attempt of the call (a replay, a takeover), for the server to deduplicate on.
+      const callMeta = { ...meta, ...capabilities, ...idempotencyMeta(ctx) };
       const params = {
         name: tool,
         arguments: args,

@@ -1,3 +1,4 @@
+import { checkRetention } from '../../suspension/keyed';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -138,6 +139,7 @@ export function mcpEndpoint(
   path?: string,
 ): McpEndpoint {
   const maxBodyBytes = positive('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY);
+  checkRetention('McpServerOptions.idempotencyRetentionMs', options.idempotencyRetentionMs);
   const maxSessions = positive('maxSessions', options.maxSessions, 100);
   const maxPerPrincipal = positive('maxSessionsPerPrincipal', options.maxSessionsPerPrincipal, maxSessions);
   const maxEvents = positive('maxEventsPerSession', options.maxEventsPerSession, 1000);
@@ -160,6 +162,7 @@ export function mcpEndpoint(
       ...(options.inboxUrl ? { inboxUrl: options.inboxUrl } : {}),
       taskSupport: (tool) => (typeof options.tasks === 'string' ? options.tasks : (options.tasks?.[tool] ?? 'allowed')),
       taskAfterMs: atLeastZero('taskAfterMs', options.taskAfterMs, 1000),
+      ...(options.idempotencyRetentionMs !== undefined ? { idempotencyRetentionMs: options.idempotencyRetentionMs } : {}),
     },
     maxBodyBytes,
   );

@@ -1,3 +1,4 @@
+import { incomingMcpKey } from '../idempotency';
 import {
   createMcpHandler,
   ProtocolError,
@@ -160,6 +161,7 @@ function modernServer(
       ctx: toolContext(ctx, name, principal),
       ...(raw !== undefined ? { requestState: raw } : {}),
       ...(ctx.mcpReq.inputResponses ? { inputResponses: ctx.mcpReq.inputResponses } : {}),
+      ...keyOf(ctx.mcpReq._meta),
     };
     const support = mrtr.taskSupport(name);
     const tasks = takesTasks(call.ctx.mcp.clientCapabilities);
@@ -272,6 +274,12 @@ function supportOf(ctx: ServerContext): { form: boolean; url: boolean } {
   // `elicitation: {}` declares form mode, as 2025-11-25 has it.
   const none = elicitation.form === undefined && elicitation.url === undefined;
   return { form: none || elicitation.form !== undefined, url: elicitation.url !== undefined };
+}
+
+/** The request's idempotency key as a {@link ModernCall} field (docs/mcp.md, "Idempotency keys"). */
+function keyOf(meta: Record<string, unknown> | undefined): { key?: string } {
+  const key = incomingMcpKey(meta);
+  return key === undefined ? {} : { key };
 }
 
 function toolContext(ctx: ServerContext, name: string, principal: Principal | undefined): McpToolContext {

@@ -1,3 +1,4 @@
+import { executeOnce } from '../../suspension/keyed';
 import { AnswerRefusedError } from '../../errors';
 import { messageOf } from '../../errors/message';
 import { failure, pendingOf } from '../../results/helpers';
@@ -41,6 +42,8 @@ export interface MrtrSettings {
   taskSupport: (tool: string) => McpTaskSupport;
   /** A call of a client that takes tasks still running after this many ms becomes a task. */
   taskAfterMs: number;
+  /** `McpServerOptions.idempotencyRetentionMs`. */
+  idempotencyRetentionMs?: number;
 }
 
 /** One `tools/call` of a 2026-07-28 client, with what the request carried. */
@@ -54,6 +57,8 @@ export interface ModernCall {
   inputResponses?: Record<string, unknown>;
   support: ElicitationSupport;
   ctx: McpToolContext;
+  /** The idempotency key of the request's `_meta` (docs/mcp.md, "Idempotency keys"), when it carried one. */
+  key?: string;
 }
 
 /** The suffix of the key under which the caller is sent where someone else answers (the inbox): never an answer. */
@@ -101,7 +106,13 @@ export async function serveModernCall(
   if (state?.sid === undefined) {
     // A first call, or the next round of the tool's own input round: the tool runs (again) with what came back.
     if (state?.data !== undefined) call.ctx.mcp.requestState = state.data;
-    const result = await coordinator.execute(call.name, call.args, call.ctx, { principal: call.by });
+    // A first call keyed by the client runs once per key (a repeat gets the first outcome); an input round's retry runs again.
+    const key = state === undefined && call.inputResponses === undefined ? call.key : undefined;
+    const result = await executeOnce(coordinator, 'mcp', call.name, call.args, call.ctx, {
+      principal: call.by,
+      key,
+      ...(settings.idempotencyRetentionMs !== undefined ? { retentionMs: settings.idempotencyRetentionMs } : {}),
+    });
     return finish(coordinator, call, settings, digest, result, outputSchema);
   }
   const stored = await coordinator.get(state.sid);

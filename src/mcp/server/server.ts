@@ -26,6 +26,8 @@ import { answerAs } from '../../runner/answer-as';
 import type { ToolResult } from '../../results/wire';
 import type { Principal } from '../../suspension/audit';
 import { ResumeCoordinator } from '../../suspension/coordinator';
+import { checkRetention, executeOnce } from '../../suspension/keyed';
+import { incomingMcpKey } from '../idempotency';
 import { Redactor } from '../../suspension/redact';
 import type { ToolLogLevel } from '../../toolkit/context';
 import { Toolkit } from '../../toolkit/toolkit';
@@ -58,6 +60,7 @@ export function createMcpServer(coordinator: ResumeCoordinator, options: McpServ
   const catalog = options.catalog;
   const shelf = options.skills ? new SkillShelf(options.skills) : undefined;
   const card = options.approvalCard === true;
+  checkRetention('McpServerOptions.idempotencyRetentionMs', options.idempotencyRetentionMs);
   const server = new Server(
     { name: options.name ?? 'toolnexus', version: options.version ?? '0.0.0' },
     {
@@ -148,7 +151,12 @@ async function callTool(
   let result: ToolResult;
   try {
     // The call is made on the caller's behalf: with an answer policy, they may not approve it themselves.
-    result = await coordinator.execute(name, request.params.arguments ?? {}, ctx, { principal: by });
+    // A repeat of a call by its idempotency key (another connection, another process) runs nothing: it gets the first outcome.
+    result = await executeOnce(coordinator, 'mcp', name, request.params.arguments ?? {}, ctx, {
+      principal: by,
+      key: incomingMcpKey(request.params._meta),
+      ...(options.idempotencyRetentionMs !== undefined ? { retentionMs: options.idempotencyRetentionMs } : {}),
+    });
     const redactor = new Redactor(coordinator.toolkit);
     for (let pending = pendingOf(result); pending; pending = pendingOf(result)) {
       // What the client and its user are shown passes the one redaction path (docs/deploying.md, "What is redacted where");

@@ -51,6 +51,13 @@ export interface McpServerOptions {
    * Default off.
    */
   approvalCard?: boolean;
+  /**
+   * How long a call's outcome answers a repeat of its idempotency key (`_meta`
+   * `io.toolnexus/idempotency-key`, docs/mcp.md, "Idempotency keys"), per principal: a repeat
+   * within it runs nothing and gets the first outcome, over any connection or process sharing
+   * the store. Default a day.
+   */
+  idempotencyRetentionMs?: number;
 }
 
 /** Bounds on `ctx.sample`: what one request may ask of the client's model. */

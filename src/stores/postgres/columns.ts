@@ -9,12 +9,12 @@ import type { SuspensionRow } from '../rows';
 export const SUSPENSION_COLUMNS = `id, kind, tool, status, request::text AS request, args::text AS args, answer::text AS answer,
   outcome::text AS outcome, call_id, run_id, created_at, updated_at, lease_until_ms, fence, chain::text AS chain, next_id, binding,
   answered_by::text AS answered_by, answered_at, comment, traceparent, requested_by::text AS requested_by,
-  signatures::text AS signatures, automatic::text AS automatic, session_id`;
+  signatures::text AS signatures, automatic::text AS automatic, session_id, receipts::text AS receipts`;
 
 /** Columns of an insert, in the order of {@link insertValues}; `$n` placeholders with the casts `INSERT … SELECT` needs. */
 export const INSERT_COLUMNS =
   'id, kind, tool, status, request, args, answer, outcome, call_id, run_id, created_at, updated_at, lease_until_ms, fence, chain, next_id, binding, ' +
-  'answered_by, answered_at, comment, traceparent, requested_by, signatures, automatic, session_id';
+  'answered_by, answered_at, comment, traceparent, requested_by, signatures, automatic, session_id, receipts';
 export const insertPlaceholders = (from: number) =>
   [
     'text',
@@ -42,6 +42,7 @@ export const insertPlaceholders = (from: number) =>
     'json',
     'json',
     'text',
+    'json',
   ]
     .map((type, i) => `$${from + i}::${type}`)
     .join(', ');
@@ -73,6 +74,7 @@ export function insertValues(row: SuspensionRow): unknown[] {
     row.signatures,
     row.automatic,
     row.session_id,
+    row.receipts ?? null,
   ];
 }
 

@@ -17,6 +17,8 @@ export interface Tables {
   runs: string;
   versions: string;
   grants: string;
+  /** Served calls' incoming idempotency keys (src/suspension/keyed.ts). */
+  keyed: string;
 }
 
 export function tablesOf(schema: string, prefix: string): Tables {
@@ -28,6 +30,7 @@ export function tablesOf(schema: string, prefix: string): Tables {
     runs: table('runs'),
     versions: table('schema_version'),
     grants: table('grants'),
+    keyed: table('keyed_calls'),
   };
 }
 
@@ -113,7 +116,7 @@ async function storedVersion(client: PoolClient, tables: Tables): Promise<number
 }
 
 /** The DDL that brings the tables from `version - 1` to `version`. Never edit a released step; add one. */
-function migrationTo(version: number, { schema, prefix, suspensions, runs, grants }: Tables): string[] {
+function migrationTo(version: number, { schema, prefix, suspensions, runs, grants, keyed }: Tables): string[] {
   const index = (name: string): string => quoteIdentifier(`${prefix}${name}`);
   switch (version) {
     case 1:
@@ -205,6 +208,17 @@ function migrationTo(version: number, { schema, prefix, suspensions, runs, grant
         ...a2aTasksPostgresDdl(schema, prefix),
         // Deliveries (docs/channels.md, "What is stored"): the cards a channel posted for pending calls.
         ...deliveriesPostgresDdl(schema, prefix),
+        // Receipts (docs/tools.md, "Idempotency keys and receipts"): what downstream systems
+        // answered a call's attempts, appended to the claimed row as recorded, kept with the outcome.
+        `ALTER TABLE ${suspensions} ADD COLUMN receipts json`,
+        // Served calls' idempotency keys (src/suspension/keyed.ts): the holder's fence and lease
+        // (the server's clock, ms), then the first outcome and when it was kept.
+        `CREATE TABLE ${keyed} (
+           key            text PRIMARY KEY,
+           fence          integer NOT NULL,
+           lease_until_ms bigint,
+           outcome        json,
+           finished_ms    bigint)`,
       ];
     default:
       throw new StoreError(`PostgresStore: no migration to layout version ${version}`);

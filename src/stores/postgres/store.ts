@@ -5,7 +5,7 @@ import { postgresPruneTables } from './prune';
 import { PreparedStatements } from './prepared';
 import type { SessionStore } from '../../sessions/store';
 import { DuplicateSuspensionError, StoreError, StoreUnavailableError } from '../../errors';
-import type { Answer } from '../../results/wire';
+import type { Answer, ToolResult } from '../../results/wire';
 import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from '../../runner/store';
 import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../runner/store-checks';
 import type { Audit, HistoryFilter, Principal } from '../../suspension/audit';
@@ -21,6 +21,9 @@ import type {
   SuspensionStore,
 } from '../../suspension/store';
 import { settledPageStatement } from './pages';
+import type { Receipt } from '../../toolkit/context';
+import type { KeyedCallStore, KeyedStart } from '../../suspension/keyed';
+import { beginKeyed, finishKeyed } from './keyed';
 import type { Grant, GrantFilter } from '../../suspension/grants';
 import { sleep } from '../../timing/sleep';
 import { callOf, grantOf, parseStored, rowOf, settledPageOf, type SuspensionRow } from '../rows';
@@ -64,7 +67,7 @@ interface RunRow {
  * // ... on shutdown:
  * await store.close();
  */
-export class PostgresStore extends StoreSessionsAndTasks implements SuspensionStore, RunStore, PrunableStore {
+export class PostgresStore extends StoreSessionsAndTasks implements SuspensionStore, RunStore, PrunableStore, KeyedCallStore {
   private readonly pool: Pool;
   private readonly ownsPool: boolean;
   private readonly autoMigrate: boolean;
@@ -274,7 +277,8 @@ export class PostgresStore extends StoreSessionsAndTasks implements SuspensionSt
     const outcomeJson = toJson(settlement.outcome, `the outcome of ${claim.id}`);
     const nextRow = next === undefined ? undefined : rowOf(next);
     const settle = `UPDATE ${this.tables.suspensions}
-          SET status = $3, outcome = $4::json, updated_at = clock.iso, lease_until_ms = NULL, next_id = COALESCE($5::text, next_id)
+          SET status = $3, outcome = $4::json, updated_at = clock.iso, lease_until_ms = NULL, next_id = COALESCE($5::text, next_id),
+              receipts = COALESCE($6::json, receipts)
          FROM clock
         WHERE id = $1 AND status = 'resolving' AND fence = $2
         RETURNING id`;
@@ -282,10 +286,11 @@ export class PostgresStore extends StoreSessionsAndTasks implements SuspensionSt
     // taken id fails the whole statement and leaves the call claimed, as `insert` would refuse it.
     const text = nextRow
       ? `WITH ${CLOCK}, settled AS (${settle}),
-              linked AS (INSERT INTO ${this.tables.suspensions} (${INSERT_COLUMNS}) SELECT ${insertPlaceholders(6)} FROM settled RETURNING id)
+              linked AS (INSERT INTO ${this.tables.suspensions} (${INSERT_COLUMNS}) SELECT ${insertPlaceholders(7)} FROM settled RETURNING id)
          SELECT (SELECT count(*) FROM settled)::int AS settled`
       : `WITH ${CLOCK}, settled AS (${settle}) SELECT (SELECT count(*) FROM settled)::int AS settled`;
-    const values = [claim.id, claim.fence, status, outcomeJson, nextRow?.id ?? null, ...(nextRow ? insertValues(nextRow) : [])];
+    const receipts = settlement.receipts === undefined ? null : toJson(settlement.receipts, `the receipts of ${claim.id}`);
+    const values = [claim.id, claim.fence, status, outcomeJson, nextRow?.id ?? null, receipts, ...(nextRow ? insertValues(nextRow) : [])];
     try {
       const result = await this.retrying<{ settled: number }>(`completion of suspension ${claim.id}`, text, values);
       return result.rows[0]?.settled === 1;
@@ -293,6 +298,26 @@ export class PostgresStore extends StoreSessionsAndTasks implements SuspensionSt
       if (nextRow && isUniqueViolation(error instanceof StoreError ? error.cause : error)) throw new DuplicateSuspensionError(nextRow.id);
       throw error;
     }
+  }
+
+  /** Appended in one statement under the claim's fence, retried as a settle is: it must outlive a dropped connection. */
+  async recordReceipt(claim: Claim, receipt: Receipt): Promise<boolean> {
+    const result = await this.retrying(
+      `receipt of suspension ${claim.id}`,
+      `UPDATE ${this.tables.suspensions} SET receipts = (COALESCE(receipts::jsonb, '[]'::jsonb) || jsonb_build_array($3::jsonb))::json
+        WHERE id = $1 AND status = 'resolving' AND fence = $2`,
+      [claim.id, claim.fence, toJson(receipt, `a receipt of ${claim.id}`)],
+    );
+    return result.rowCount === 1;
+  }
+
+  beginKeyed(key: string, leaseMs: number, retentionMs: number): Promise<KeyedStart> {
+    return beginKeyed(this.tables.keyed, (operation, text, values) => this.query(operation, text, values), key, leaseMs, retentionMs);
+  }
+
+  /** Retried as a settle is: the outcome a repeated key gets must outlive a dropped connection. */
+  finishKeyed(key: string, fence: number, outcome: ToolResult): Promise<boolean> {
+    return finishKeyed(this.tables.keyed, (operation, text, values) => this.retrying(operation, text, values), key, fence, outcome);
   }
 
   /** The read and the claim of an answer in one statement (./early.ts): two round trips per resolve, not three. */

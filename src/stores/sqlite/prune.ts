@@ -9,7 +9,7 @@ const KEYS = '(SELECT value FROM json_each(@keys))';
 
 /** The JSON columns of each table, parsed for `archive` as PostgreSQL's driver parses its json columns. */
 const JSON_COLUMNS: Record<PruneTable['table'], readonly string[]> = {
-  suspensions: ['request', 'args', 'answer', 'outcome', 'chain', 'answered_by', 'requested_by', 'signatures', 'automatic'],
+  suspensions: ['request', 'args', 'answer', 'outcome', 'chain', 'answered_by', 'requested_by', 'signatures', 'automatic', 'receipts'],
   runs: ['state'],
   sessions: ['state'],
 };

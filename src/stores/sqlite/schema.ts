@@ -89,6 +89,12 @@ const STEPS: Record<number, string> = {
     A2A_TASKS_SQLITE_DDL,
     // Deliveries (docs/channels.md, "What is stored"): the cards a channel posted for pending calls.
     DELIVERIES_SQLITE_DDL,
+    // Receipts (docs/tools.md, "Idempotency keys and receipts"): what downstream systems answered
+    // a call's attempts (JSON), appended to the claimed row as recorded and kept with the outcome.
+    'ALTER TABLE suspensions ADD COLUMN receipts TEXT;',
+    // Served calls' idempotency keys (src/suspension/keyed.ts): the holder's fence and lease
+    // (SQLite's clock, ms), then the first outcome (JSON) and when it was kept.
+    'CREATE TABLE keyed_calls (key TEXT PRIMARY KEY, fence INTEGER NOT NULL, lease_until INTEGER, outcome TEXT, finished_at INTEGER);',
   ].join('\n'),
 };
 
@@ -119,7 +125,7 @@ export function migrate(db: SqliteConnection, filename: string): void {
 /** The columns of a suspension, named as `SuspensionRow` (../rows) names them. */
 export const SUSPENSION_COLUMNS = `id, kind, tool, status, request, args, answer, outcome, call_id, run_id, created_at, updated_at,
   lease_until AS lease_until_ms, fence, chain, next_id, binding, answered_by, answered_at, comment, traceparent, requested_by, signatures,
-  automatic, session_id`;
+  automatic, session_id, receipts`;
 
 /** The statements {@link prepare} returns; named, so the declaration emit can name them too. */
 export interface SqliteStatements {
@@ -130,6 +136,7 @@ export interface SqliteStatements {
   claim: SqliteStatement;
   renew: SqliteStatement;
   complete: SqliteStatement;
+  receipt: SqliteStatement;
   insertRun: SqliteStatement;
   updateRun: SqliteStatement;
   readRun: SqliteStatement;
@@ -143,7 +150,7 @@ export interface SqliteStatements {
 }
 
 /** SQLite's clock in milliseconds since the epoch (`julianday('now')` keeps milliseconds). */
-const NOW_MS = `CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)`;
+export const NOW_MS = `CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)`;
 /** SQLite's clock as RFC 3339 with milliseconds, as `Date.toISOString` writes it. */
 const NOW_TEXT = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
 
@@ -155,10 +162,10 @@ export function prepare(db: SqliteConnection, synchronous: 'full' | 'normal'): S
     insert: db.prepare(`
       INSERT INTO suspensions (id, kind, tool, args, request, call_id, run_id, status, created_at, updated_at, answer, outcome,
                                lease_until, fence, chain, next_id, binding, answered_by, answered_at, comment, traceparent,
-                               requested_by, signatures, automatic, session_id)
+                               requested_by, signatures, automatic, session_id, receipts)
       VALUES (@id, @kind, @tool, @args, @request, @call_id, @run_id, @status, @created_at, @updated_at, @answer, @outcome,
               @lease_until_ms, @fence, @chain, @next_id, @binding, @answered_by, @answered_at, @comment, @traceparent,
-              @requested_by, @signatures, @automatic, @session_id)
+              @requested_by, @signatures, @automatic, @session_id, @receipts)
       ON CONFLICT (id) DO NOTHING`),
     read: db.prepare(`SELECT ${SUSPENSION_COLUMNS} FROM suspensions WHERE id = ?`),
     // The approvals with one more, computed after reading the row in the same IMMEDIATE transaction.
@@ -184,7 +191,12 @@ export function prepare(db: SqliteConnection, synchronous: 'full' | 'normal'): S
       WHERE id = @id AND status = 'resolving' AND fence = @fence`),
     complete: db.prepare(`
       UPDATE suspensions
-      SET status = @status, outcome = @outcome, lease_until = NULL, updated_at = ${NOW_TEXT}, next_id = COALESCE(@next_id, next_id)
+      SET status = @status, outcome = @outcome, lease_until = NULL, updated_at = ${NOW_TEXT}, next_id = COALESCE(@next_id, next_id),
+          receipts = COALESCE(@receipts, receipts)
+      WHERE id = @id AND status = 'resolving' AND fence = @fence`),
+    // One statement appends under the claim's fence: a displaced holder's receipt changes nothing.
+    receipt: db.prepare(`
+      UPDATE suspensions SET receipts = json_insert(COALESCE(receipts, '[]'), '$[#]', json(@receipt))
       WHERE id = @id AND status = 'resolving' AND fence = @fence`),
     insertRun: db.prepare(`
       INSERT INTO runs (run_id, version, state, updated_at) VALUES (@run_id, @version, @state, @updated_at)

@@ -5,7 +5,10 @@ import { sqlitePruneTables } from './prune';
 import { closeSync, constants, openSync } from 'node:fs';
 import { DuplicateSuspensionError, StoreError, ToolnexusError } from '../../errors';
 import { messageOf } from '../../errors/message';
-import type { Answer } from '../../results/wire';
+import type { Answer, ToolResult } from '../../results/wire';
+import type { KeyedCallStore, KeyedStart } from '../../suspension/keyed';
+import { beginKeyed, finishKeyed } from './keyed';
+import type { Receipt } from '../../toolkit/context';
 import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from '../../runner/store';
 import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../runner/store-checks';
 import type { Audit, HistoryFilter, Principal } from '../../suspension/audit';
@@ -73,7 +76,7 @@ interface RunRow {
  * const coordinator = new ResumeCoordinator({ toolkit, store })
  * ```
  */
-export class SqliteStore extends StoreSessionsAndTasks implements SuspensionStore, RunStore, PrunableStore {
+export class SqliteStore extends StoreSessionsAndTasks implements SuspensionStore, RunStore, PrunableStore, KeyedCallStore {
   /** The database file this store opened. */
   readonly filename: string;
   /** The driver that opened the file: node:sqlite or better-sqlite3. */
@@ -265,7 +268,8 @@ export class SqliteStore extends StoreSessionsAndTasks implements SuspensionStor
     const { status, next } = settlement;
     const outcome = toJson(settlement.outcome, `the outcome of ${claim.id}`);
     const nextRow = next === undefined ? undefined : rowOf(next);
-    const params = { id: claim.id, fence: claim.fence, status, outcome, next_id: nextRow?.id ?? null };
+    const receipts = settlement.receipts === undefined ? null : toJson(settlement.receipts, `the receipts of ${claim.id}`);
+    const params = { id: claim.id, fence: claim.fence, status, outcome, next_id: nextRow?.id ?? null, receipts };
     // One UPDATE commits atomically on its own; only a next link needs the surrounding transaction.
     if (!nextRow) return this.run(() => this.statements.complete.run(params).changes === 1, `complete ${claim.id}`);
     const settleAndLink = (): boolean => {
@@ -275,6 +279,22 @@ export class SqliteStore extends StoreSessionsAndTasks implements SuspensionStor
       return true;
     };
     return this.run(() => immediate(this.db, settleAndLink), `complete ${claim.id}`);
+  }
+
+  async recordReceipt(claim: Claim, receipt: Receipt): Promise<boolean> {
+    this.assertOpen();
+    const params = { id: claim.id, fence: claim.fence, receipt: toJson(receipt, `a receipt of ${claim.id}`) };
+    return this.run(() => this.statements.receipt.run(params).changes === 1, `record a receipt of ${claim.id}`);
+  }
+
+  async beginKeyed(key: string, leaseMs: number, retentionMs: number): Promise<KeyedStart> {
+    this.assertOpen();
+    return this.run(() => beginKeyed(this.db, key, leaseMs, retentionMs), 'begin a keyed call');
+  }
+
+  async finishKeyed(key: string, fence: number, outcome: ToolResult): Promise<boolean> {
+    this.assertOpen();
+    return this.run(() => finishKeyed(this.db, key, fence, outcome), 'finish a keyed call');
   }
 
   async saveRun(checkpoint: RunCheckpoint): Promise<boolean> {

@@ -1,0 +1,110 @@
+/**
+ * A served call runs once per idempotency key (docs/mcp.md, "Idempotency keys"; issue 50): two
+ * serveMcp processes on one store (a SQLite file; the jest global setup's PostgreSQL), a client
+ * connection to each, the same `_meta` key from the same principal: the tool runs once and both
+ * get its outcome. Another principal's same key is its own call. McpToolSource sends
+ * `ctx.idempotencyKey` itself (2026-07-28, the stateless era, through the same door).
+ */
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Toolkit } from 'toolnexus-ts';
+import { McpToolSource } from 'toolnexus-ts/mcp';
+import { startChild, until, type Started } from '../fixtures/children';
+import { TOKENS } from '../fixtures/mcp-mrtr-server';
+import { SHARED_STORES, type SharedStore } from '../fixtures/store-spec';
+
+const META_KEY = 'io.toolnexus/idempotency-key';
+
+interface Served {
+  child: Started;
+  url: string;
+}
+
+async function serve(store: string, ledger: string): Promise<Served> {
+  const child = startChild('mcp-mrtr-server.ts', ['serve', store, ledger, '0', 'none'], {
+    MRTR_KEY: 'idempotency-test-key-0123456789abcdef',
+  });
+  await until(() => child.stdout().includes('\n') || child.hasExited(), 60_000, 'the server to print its URL');
+  const url = child.stdout().split('\n')[0]?.trim() ?? '';
+  if (!url.startsWith('http')) throw new Error(`the server did not start: ${child.stderr()}`);
+  return { child, url };
+}
+
+function charges(ledger: string): string[] {
+  return existsSync(ledger)
+    ? readFileSync(ledger, 'utf8')
+        .split('\n')
+        .filter((line) => line.startsWith('charge '))
+    : [];
+}
+
+describe.each(SHARED_STORES)('served MCP calls keyed by idempotency key, across server processes on $name', ({ make }) => {
+  jest.setTimeout(180_000);
+  let shared: SharedStore;
+  const running: Served[] = [];
+  const clients: Array<{ close(): Promise<void> }> = [];
+
+  beforeAll(async () => {
+    shared = await make(mkdtempSync(join(tmpdir(), 'mcp-keyed-')));
+  });
+  afterAll(async () => shared.drop());
+  afterEach(async () => {
+    for (const client of clients.splice(0)) await client.close().catch(() => undefined);
+    for (const served of running.splice(0)) {
+      served.child.kill('SIGKILL');
+      await served.child.exited;
+    }
+  });
+
+  async function connect(url: string, token: string): Promise<Client> {
+    const client = new Client({ name: 'keyed', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+    );
+    clients.push(client);
+    return client;
+  }
+
+  it('runs the tool once for two connections to two processes with the same key; another principal’s key is its own', async () => {
+    const ledger = join(mkdtempSync(join(tmpdir(), 'mcp-keyed-ledger-')), 'ledger');
+    const [a, b] = [await serve(shared.spec, ledger), await serve(shared.spec, ledger)];
+    running.push(a, b);
+    const call = { name: 'charge', arguments: { customer: 'ada', cents: 700 }, _meta: { [META_KEY]: 'order-77' } };
+    const first = (await (await connect(a.url, TOKENS.alice)).callTool(call)) as { content: Array<{ text: string }> };
+    const second = (await (await connect(b.url, TOKENS.alice)).callTool(call)) as { content: Array<{ text: string }> };
+    expect(first.content[0]?.text).toBe(`charged 700 cents to ada in process ${a.child.pid}`);
+    // The second process ran nothing: it answered with the first process's outcome.
+    expect(second.content[0]?.text).toBe(first.content[0]?.text);
+    expect(charges(ledger)).toEqual([`charge ada 700 ${a.child.pid}`]);
+    const bobs = (await (await connect(b.url, TOKENS.bob)).callTool(call)) as { content: Array<{ text: string }> };
+    expect(bobs.content[0]?.text).toBe(`charged 700 cents to ada in process ${b.child.pid}`);
+    expect(charges(ledger)).toHaveLength(2);
+    // Without a key, every call runs.
+    await (await connect(a.url, TOKENS.alice)).callTool({ name: 'charge', arguments: { customer: 'ada', cents: 700 } });
+    expect(charges(ledger)).toHaveLength(3);
+  });
+
+  it('McpToolSource sends the call’s idempotency key: the same call again, through another source, runs once', async () => {
+    const ledger = join(mkdtempSync(join(tmpdir(), 'mcp-keyed-ledger-')), 'ledger');
+    const served = await serve(shared.spec, ledger);
+    running.push(served);
+    const outputs: string[] = [];
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const source = new McpToolSource({
+        config: { mcpServers: { pay: { url: served.url, headers: { Authorization: `Bearer ${TOKENS.alice}` } } } },
+      });
+      clients.push(source);
+      await source.connect();
+      const toolkit = new Toolkit();
+      source.register(toolkit);
+      // A replay of one call after a crash: the same idempotency key (docs/tools.md).
+      const result = await toolkit.execute('pay_charge', { customer: 'bo', cents: 300 }, { idempotencyKey: 'tnx_same-call' });
+      outputs.push(result.output);
+    }
+    expect(outputs[1]).toBe(outputs[0]);
+    expect(charges(ledger)).toHaveLength(1);
+  });
+});
