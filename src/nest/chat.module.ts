@@ -9,7 +9,10 @@ import { providedByToolnexus, servedPath } from './mount';
 
 /** Options of {@link ToolnexusChatModule.forRoot}: the chat route's, and where it is served. */
 export interface ToolnexusChatModuleOptions extends ChatHandlerOptions {
-  /** Where the chat route is served (POST, and GET `?id=` for the stored thread), without a leading slash. Default `api/chat`. */
+  /**
+   * Where the chat route is served (POST; GET `?id=` for the stored thread; GET
+   * `<path>/<chat id>/stream` for a page reconnecting), without a leading slash. Default `api/chat`.
+   */
   path?: string;
 }
 
@@ -19,7 +22,9 @@ const CHAT_OPTIONS = Symbol('toolnexus-chat-options');
  * Serves the chat back end (docs/chat.md) in a Nest app, over the `AgentRunner` of
  * `ToolnexusModule`: POST `path` takes the body `useChat` sends and answers with the UI
  * message stream; GET `path?id=<chat id>` gives the stored thread back (`chatThread`: a
- * returning customer's `useChat` messages, an open approval included). It is Nest middleware, so guards do not apply: `principal` authenticates
+ * returning customer's `useChat` messages, an open approval included); GET
+ * `path/<chat id>/stream` reattaches a page to its chat's run (`useChat({ resume: true })`,
+ * docs/chat.md, "Reconnecting"). It is Nest middleware, so guards do not apply: `principal` authenticates
  * every request (from the request your own middleware decorated, a cookie, a token).
  *
  * @example
@@ -52,6 +57,8 @@ export class ToolnexusChatModule implements NestModule {
     const middleware = (request: IncomingMessage, response: ServerResponse) => void handler(request, response);
     consumer.apply(middleware).forRoutes({ path, method: RequestMethod.POST });
     const thread = chatThreadHandler(runner, chatOptions);
+    // The reconnect is the chat handler's own GET, under the same principal as its POST.
+    consumer.apply(middleware).forRoutes({ path: `${path}/:id/stream`, method: RequestMethod.GET });
     consumer
       .apply((request: IncomingMessage, response: ServerResponse) => void thread(request, response))
       .forRoutes({ path, method: RequestMethod.GET });

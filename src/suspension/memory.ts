@@ -32,7 +32,7 @@ export interface MemorySuspensionStoreOptions {
  * clock by default), the only clock its callers share; tests pass a fake one.
  */
 export class MemorySuspensionStore implements SuspensionStore {
-  private readonly clock: Clock;
+  protected readonly clock: Clock;
   private readonly calls = new Map<string, Entry>();
   private readonly grants = new Map<string, Grant>();
   private nextSeq = 0;

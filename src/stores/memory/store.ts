@@ -1,6 +1,7 @@
 import { MemoryRunStore } from '../../runner/memory';
 import { MemorySessionStore } from '../../sessions/memory';
 import type { SessionFilter, SessionStore, SessionSummary, StoredSession } from '../../sessions/store';
+import type { StreamLogStore, StreamSlice } from '../../sessions/stream-log';
 import type { MemorySuspensionStoreOptions } from '../../suspension/memory';
 import type { PrunableStore, PruneOptions, PruneReport } from '../../runner/retention';
 import { cutoffOf, pruneInBatches, type PruneTable } from '../retention';
@@ -21,8 +22,8 @@ export type MemoryStoreOptions = MemorySuspensionStoreOptions;
  * clock by default), the only clock its callers share; tests pass a fake one. After
  * `close`, every method rejects with `StoreError`, sessions' included.
  */
-export class MemoryStore extends MemoryRunStore implements SessionStore, PrunableStore {
-  private readonly sessions = new MemorySessionStore();
+export class MemoryStore extends MemoryRunStore implements SessionStore, StreamLogStore, PrunableStore {
+  private readonly sessions = new MemorySessionStore(() => new Date(this.clock.now()).toISOString());
 
   async loadSession(id: string): Promise<StoredSession | undefined> {
     this.assertOpen();
@@ -47,6 +48,21 @@ export class MemoryStore extends MemoryRunStore implements SessionStore, Prunabl
   async sessionOfRun(runId: string): Promise<string | undefined> {
     this.assertOpen();
     return this.sessions.sessionOfRun(runId);
+  }
+
+  async openStream(runId: string, sessionId: string): Promise<number> {
+    this.assertOpen();
+    return this.sessions.openStream(runId, sessionId);
+  }
+
+  async appendStream(runId: string, at: number, parts: readonly string[], next: number, end: boolean): Promise<void> {
+    this.assertOpen();
+    return this.sessions.appendStream(runId, at, parts, next, end);
+  }
+
+  async readStream(runId: string, from: number, limit: number): Promise<StreamSlice | undefined> {
+    this.assertOpen();
+    return this.sessions.readStream(runId, from, limit);
   }
 
   /** Deletes settled suspensions, finished runs and idle sessions older than the cut-offs given, as the durable stores do. */
@@ -92,6 +108,14 @@ export class MemoryStore extends MemoryRunStore implements SessionStore, Prunabl
       cutoffOf(options.idleBefore, 'idleBefore'),
       (at) => this.sessions.prunableSessions(at),
       (id, at) => this.sessions.deletePrunableSession(id, at),
+    );
+    // Stream logs go with the run's retention: closed ones last written before the same cut-off.
+    table(
+      'streams',
+      'runId',
+      cutoffOf(options.finishedBefore, 'finishedBefore'),
+      (at) => this.sessions.streams.prunableStreams(at),
+      (id, at) => this.sessions.streams.deletePrunableStream(id, at),
     );
     return steps;
   }

@@ -3,6 +3,7 @@ import { StoreError } from '../../errors';
 import { isUnavailable, translate } from './errors';
 import { quoteIdentifier } from './resolve';
 import { sessionsPostgresDdl } from './sessions';
+import { streamsPostgresDdl } from './streams';
 import { POSTGRES_STORE_SCHEMA_VERSION } from './version';
 
 export { POSTGRES_STORE_SCHEMA_VERSION };
@@ -199,6 +200,8 @@ function migrationTo(version: number, { schema, prefix, suspensions, runs, grant
         `CREATE INDEX ${index('runs_running_idx')} ON ${runs} (updated_at COLLATE "C") WHERE (state->>'phase') = 'running'`,
         // Sessions (chat, docs/chat.md): conversations kept by id, saved by version compare-and-set.
         ...sessionsPostgresDdl(schema, prefix),
+        // Stream logs (docs/chat.md, "Reconnecting"): every chat response's parts, per run, by cursor.
+        ...streamsPostgresDdl(schema, prefix),
       ];
     default:
       throw new StoreError(`PostgresStore: no migration to layout version ${version}`);

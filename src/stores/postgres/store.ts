@@ -21,6 +21,8 @@ import { resolveOptions } from './resolve';
 import { claimEarly, restoreQuery } from './early';
 import { prepareTables, tablesOf, type Tables } from './schema';
 import { PostgresSessions, sessionsTable } from './sessions';
+import { PostgresStreamLog, streamTables } from './streams';
+import type { StreamLogStore } from '../../sessions/stream-log';
 import { CLOCK, INSERT_COLUMNS, SUSPENSION_COLUMNS, insertPlaceholders, insertValues } from './columns';
 
 const FIRST_RETRY_PAUSE_MS = 50;
@@ -62,6 +64,8 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
   private readyPromise: Promise<void> | undefined;
   /** Sessions (docs/chat.md): in the same schema; their SQL is ./sessions.ts. */
   protected readonly sessions: SessionStore;
+  /** Stream logs (docs/chat.md, "Reconnecting"): in the same schema; their SQL is ./streams.ts. */
+  protected readonly streams: StreamLogStore;
   private closed = false;
 
   constructor(options: PostgresStoreOptions) {
@@ -74,6 +78,9 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
     this.statements = resolved.preparedStatements ? new PreparedStatements() : undefined;
     this.tables = tablesOf(resolved.schema, resolved.tablePrefix);
     this.sessions = new PostgresSessions(sessionsTable(resolved.schema, resolved.tablePrefix), (operation, text, values) =>
+      this.query(operation, text, values),
+    );
+    this.streams = new PostgresStreamLog(streamTables(resolved.schema, resolved.tablePrefix), (operation, text, values) =>
       this.query(operation, text, values),
     );
   }
@@ -349,7 +356,7 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
   prune(options: PruneOptions): Promise<PruneReport> {
     const sessions = sessionsTable(this.tables.schema, this.tables.prefix);
     return pruneInBatches(options, (checked) =>
-      postgresPruneTables(this.tables, sessions, (operation, text, values) => this.query(operation, text, values), checked),
+      postgresPruneTables(this.tables, sessions, streamTables(this.tables.schema, this.tables.prefix), (operation, text, values) => this.query(operation, text, values), checked),
     );
   }
 

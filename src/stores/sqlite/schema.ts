@@ -1,6 +1,7 @@
 import { StoreError } from '../../errors';
 import { immediate, type SqliteConnection, type SqliteStatement } from './driver';
 import { SESSIONS_SQLITE_DDL } from './sessions';
+import { STREAMS_SQLITE_DDL } from './streams';
 import { SQLITE_SCHEMA_VERSION } from './version';
 
 export { SQLITE_SCHEMA_VERSION };
@@ -83,6 +84,8 @@ const STEPS: Record<number, string> = {
     "CREATE INDEX runs_running ON runs (updated_at) WHERE json_extract(state, '$.phase') = 'running';",
     // Sessions (chat, docs/chat.md): conversations kept by id, saved by version compare-and-set.
     SESSIONS_SQLITE_DDL,
+    // Stream logs (docs/chat.md, "Reconnecting"): every chat response's parts, per run, by cursor.
+    STREAMS_SQLITE_DDL,
   ].join('\n'),
 };
 

@@ -18,6 +18,8 @@ import { immediate, sqliteOpener, type SqliteConnection, type SqliteStatement } 
 import type { SqliteStoreOptions } from './options';
 import { migrate, prepare, SUSPENSION_COLUMNS } from './schema';
 import { SqliteSessions } from './sessions';
+import { SqliteStreamLog } from './streams';
+import type { StreamLogStore } from '../../sessions/stream-log';
 
 /**
  * Creates a database file that does not exist yet with mode 0600 (owner read/write only),
@@ -71,6 +73,8 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
   private readonly listStatements = new Map<string, SqliteStatement>();
   /** Sessions (docs/chat.md): in the same file; their SQL is ./sessions.ts. */
   protected readonly sessions: SessionStore;
+  /** Stream logs (docs/chat.md, "Reconnecting"): in the same file; their SQL is ./streams.ts. */
+  protected readonly streams: StreamLogStore;
   private closed = false;
 
   constructor(options: SqliteStoreOptions | string) {
@@ -96,6 +100,11 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
       migrate(this.db, filename);
       this.statements = prepare(this.db, synchronous);
       this.sessions = new SqliteSessions(
+        this.db,
+        (work, what) => this.run(work, what),
+        () => this.assertOpen(),
+      );
+      this.streams = new SqliteStreamLog(
         this.db,
         (work, what) => this.run(work, what),
         () => this.assertOpen(),
