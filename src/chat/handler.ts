@@ -56,7 +56,7 @@ export interface ChatOptions {
    * `false` keeps none, and a reconnect is answered 204.
    */
   streamLog?: ChatStreamLogOptions | false;
-  /** Where a reconnect waits between reads of the stream log. Default: the system clock. */
+  /** Where a response's stream log writes are timed and a reconnect waits between reads. Default: the system clock. */
   clock?: Clock;
 }
 

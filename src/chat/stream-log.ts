@@ -5,6 +5,7 @@ import type { UIStreamPart } from './parts';
 import type { AgentRunner } from '../runner/agent-runner';
 import { isStreamLogStore } from '../sessions/stream-log';
 import { STDERR_LOGGER } from './log';
+import { systemClock, type Clock, type ClockTimer } from '../timing/clock';
 
 /** Options of the stream log a chat front end writes (docs/chat.md, "Reconnecting"). */
 export interface ChatStreamLogOptions {
@@ -27,16 +28,25 @@ export interface ChatStreamLogOptions {
    * crashed) ends the response instead of holding it open.
    */
   staleMs?: number;
+  /**
+   * How long a part may wait before it is written, in ms (default 50): parts are written
+   * together, at most one write per interval, so a run's stream costs the store a few writes,
+   * not one per token. A reconnecting page sees a part at most this, plus `pollMs`, after the
+   * live page did; a response's last parts are written before it ends.
+   */
+  flushMs?: number;
 }
+
+const DEFAULT_FLUSH_MS = 50;
 
 export const DEFAULT_MAX_PARTS = 10_000;
 
 /**
  * Writes one response's parts to its run's stream log: the already redacted JSON texts the
  * response writes, so the log holds exactly what the live page was sent. Writes go one at a
- * time in the background, each taking every part pushed meanwhile, so the response never
- * waits on the store between its first and last part; a failed write is logged once and
- * the log is left as it is (the live stream goes on).
+ * time in the background, at most one per `flushMs`, each taking every part pushed
+ * meanwhile, so the response never waits on the store between its first and last part; a
+ * failed write is logged once and the log is left as it is (the live stream goes on).
  */
 export class StreamLogWriter {
   private buffer: string[] = [];
@@ -47,6 +57,7 @@ export class StreamLogWriter {
   private writing: Promise<void> | undefined;
   private broken = false;
   private ended = false;
+  private timer: ClockTimer | undefined;
 
   private constructor(
     private readonly store: StreamLogStore,
@@ -54,6 +65,8 @@ export class StreamLogWriter {
     /** The cursor of this response's first part. */
     readonly from: number,
     private readonly maxParts: number,
+    private readonly flushMs: number,
+    private readonly clock: Clock,
     private readonly logger: ChatLogger,
   ) {
     this.at = from;
@@ -66,11 +79,12 @@ export class StreamLogWriter {
     runId: string,
     sessionId: string,
     options: ChatStreamLogOptions,
+    clock: Clock,
     logger: ChatLogger,
   ): Promise<StreamLogWriter | undefined> {
     try {
       const from = await store.openStream(runId, sessionId);
-      return new StreamLogWriter(store, runId, from, options.maxParts ?? DEFAULT_MAX_PARTS, logger);
+      return new StreamLogWriter(store, runId, from, options.maxParts ?? DEFAULT_MAX_PARTS, options.flushMs ?? DEFAULT_FLUSH_MS, clock, logger);
     } catch (error) {
       failedLog(logger, runId, error);
       return undefined;
@@ -80,13 +94,14 @@ export class StreamLogWriter {
   /** The SSE text of `parts`, each `data:` line's JSON also kept for the log: one `JSON.stringify` per part, as without a log. */
   sse(parts: readonly UIStreamPart[]): string {
     let text = '';
-    const json: string[] = [];
     for (const part of parts) {
-      const one = JSON.stringify(part);
-      json.push(one);
-      text += `data: ${one}\n\n`;
+      const json = JSON.stringify(part);
+      text += `data: ${json}\n\n`;
+      if (this.ended) continue;
+      if (this.next < this.maxParts) this.buffer.push(json);
+      this.next++;
     }
-    this.push(json);
+    this.schedule();
     return text;
   }
 
@@ -97,18 +112,31 @@ export class StreamLogWriter {
       if (this.next < this.maxParts) this.buffer.push(part);
       this.next++;
     }
-    this.flush();
+    this.schedule();
   }
 
   /** Writes what is left and closes the segment: awaited before the response's last part, so a page that saw it finds it in the log. */
   async end(): Promise<void> {
     if (this.ended) return;
     this.ended = true;
+    if (this.timer) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
     while (this.writing) await this.writing;
     if (this.broken) return;
     const parts = this.buffer;
     this.buffer = [];
     await this.store.appendStream(this.runId, this.at, parts, this.next, true).catch((error: unknown) => this.fail(error));
+  }
+
+  /** A write of what is buffered, `flushMs` from now, unless one is in flight or due. */
+  private schedule(): void {
+    if (this.timer || this.writing || this.broken || this.ended || this.buffer.length === 0) return;
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = undefined;
+      this.flush();
+    }, this.flushMs);
+    // A response's pending write never keeps a process up; its end writes the rest anyway.
+    this.timer.unref?.();
   }
 
   private flush(): void {
@@ -120,7 +148,7 @@ export class StreamLogWriter {
     this.writing = this.store.appendStream(this.runId, at, parts, this.next, false).then(
       () => {
         this.writing = undefined;
-        this.flush();
+        this.schedule();
       },
       (error: unknown) => {
         this.writing = undefined;
@@ -145,11 +173,12 @@ export class StreamLogWriter {
 export function openChatLog(
   runner: AgentRunner,
   target: { runId: string; sessionId: string } | undefined,
-  options: { streamLog?: ChatStreamLogOptions | false; logger?: ChatLogger },
+  options: { streamLog?: ChatStreamLogOptions | false; logger?: ChatLogger; clock?: Clock },
 ): Promise<StreamLogWriter | undefined> {
   const store = runner.sessions;
   if (!target || !isStreamLogStore(store) || options.streamLog === false) return Promise.resolve(undefined);
-  return StreamLogWriter.open(store, target.runId, target.sessionId, options.streamLog ?? {}, options.logger ?? STDERR_LOGGER);
+  const clock = options.clock ?? systemClock;
+  return StreamLogWriter.open(store, target.runId, target.sessionId, options.streamLog ?? {}, clock, options.logger ?? STDERR_LOGGER);
 }
 
 function failedLog(logger: ChatLogger, runId: string, error: unknown): void {

@@ -37,7 +37,8 @@ export interface StreamLogStore {
   /**
    * Keeps `parts` at cursors `at`, `at + 1`...; the log's `next` becomes `next` (at least
    * `at + parts.length`; more when parts past the cap were left out); `end` closes the segment.
-   * A part already kept at a cursor stays as it is.
+   * Parts are appended where the kept ones end: a batch at a cursor already kept (a retried
+   * write) is not kept again.
    */
   appendStream(runId: string, at: number, parts: readonly string[], next: number, end: boolean): Promise<void>;
   /** Up to `limit` parts from cursor `from`, or `undefined` when the run has no log. */
@@ -78,8 +79,8 @@ export function checkAppend(runId: unknown, at: unknown, parts: unknown, next: u
   checkRunId(runId, 'appendStream');
   checkCursor(at, 'at', 'appendStream');
   checkCursor(next, 'next', 'appendStream');
-  if (!Array.isArray(parts) || parts.some((part) => typeof part !== 'string'))
-    throw new InvalidArgumentError('appendStream: parts must be an array of JSON texts');
+  if (!Array.isArray(parts) || parts.some((part) => typeof part !== 'string' || part === '' || part.includes('\n')))
+    throw new InvalidArgumentError('appendStream: parts must be an array of JSON texts, each on one line');
   if ((next as number) < (at as number) + parts.length) throw new InvalidArgumentError('appendStream: next is below the parts given');
 }
 
@@ -118,10 +119,8 @@ export class MemoryStreamLog implements StreamLogStore {
     checkAppend(runId, at, parts, next);
     const log = this.logs.get(runId);
     if (!log) return;
-    // Kept at their cursors: a gap (a part left out past the cap) is never filled by a later one.
-    parts.forEach((part, i) => {
-      if (at + i === log.parts.length) log.parts.push(part);
-    });
+    // Kept where the kept ones end: a retried batch is not kept twice, and a gap (parts left out past the cap) is never filled.
+    if (at === log.parts.length) log.parts.push(...parts);
     log.next = Math.max(log.next, next);
     log.open = !end;
     log.updatedAt = this.now();

@@ -7,14 +7,30 @@ export interface StreamLogRow {
 }
 
 /**
- * The parts read from cursor `from`, up to the first gap: a part is only ever given at its own
- * cursor, so a follower never takes a later part for an earlier one.
+ * A row of a SQL store's `stream_parts`: one write's parts, from cursor `seq`, one JSON text
+ * a line (JSON text has no raw line break), so a run's stream costs a row per write, not per part.
  */
-export function contiguous(rows: ReadonlyArray<{ seq: number | string; part: string }>, from: number): string[] {
+export interface StreamPartsRow {
+  seq: number | string;
+  parts: string;
+}
+
+/**
+ * Up to `limit` parts from cursor `from`, out of the rows read from the one holding `from` on,
+ * up to the first gap: a part is only ever given at its own cursor, so a follower never takes
+ * a later part for an earlier one.
+ */
+export function partsFrom(rows: readonly StreamPartsRow[], from: number, limit: number): string[] {
   const parts: string[] = [];
+  let cursor = from;
   for (const row of rows) {
-    if (Number(row.seq) !== from + parts.length) break;
-    parts.push(row.part);
+    const seq = Number(row.seq);
+    if (seq > cursor || parts.length >= limit) break;
+    const lines = row.parts.split('\n');
+    for (let i = cursor - seq; i < lines.length && parts.length < limit; i++) {
+      parts.push(lines[i] as string);
+      cursor++;
+    }
   }
   return parts;
 }

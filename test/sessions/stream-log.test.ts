@@ -61,9 +61,13 @@ describe.each(STORES)('the stream log on %s', (_name, make) => {
     // A second segment (a continued run) starts where the first ended.
     expect(await store.openStream('run-a', 'alice:c-1')).toBe(3);
     expect((await store.readStream('run-a', 3, 10))?.open).toBe(true);
-    // Written again at the same cursor (a retried write): the kept part stays.
-    await store.appendStream('run-a', 2, ['{"type":"other"}', json(3)], 4, true);
-    expect((await store.readStream('run-a', 0, 10))?.parts).toEqual([json(0), json(1), json(2), json(3)]);
+    // A batch written again at its cursor (a retried write) is kept once.
+    await store.appendStream('run-a', 3, [json(3), json(4)], 5, false);
+    await store.appendStream('run-a', 3, [json(3), json(4)], 5, true);
+    expect((await store.readStream('run-a', 0, 10))?.parts).toEqual([json(0), json(1), json(2), json(3), json(4)]);
+    // Read from inside a write's batch, and bounded by the limit.
+    expect((await store.readStream('run-a', 4, 10))?.parts).toEqual([json(4)]);
+    expect((await store.readStream('run-a', 1, 3))?.parts).toEqual([json(1), json(2), json(3)]);
   });
 
   it('past the cap, the log counts on without keeping: a cursor below next with no part there is a gap', async () => {
@@ -78,8 +82,9 @@ describe.each(STORES)('the stream log on %s', (_name, make) => {
     await expect(store.appendStream('run-a', -1, [], 0, false)).rejects.toThrow(InvalidArgumentError);
     await expect(store.appendStream('run-a', 9, [json(9)], 9, false)).rejects.toThrow(InvalidArgumentError);
     await expect(store.appendStream('run-a', 9, [{ not: 'text' } as unknown as string], 10, false)).rejects.toThrow(InvalidArgumentError);
+    await expect(store.appendStream('run-a', 9, ['{"two":\n"lines"}'], 10, false)).rejects.toThrow(InvalidArgumentError);
     await expect(store.readStream('run-a', 0, 0)).rejects.toThrow(InvalidArgumentError);
-    expect((await store.readStream('run-a', 0, 10))?.parts).toHaveLength(4);
+    expect((await store.readStream('run-a', 0, 10))?.parts).toHaveLength(5);
   });
 
   it("is pruned with the run's retention: closed logs before the cut-off go with their parts, an open one stays", async () => {

@@ -1,6 +1,6 @@
 import { quoteIdentifier } from './resolve';
 import { checkAppend, checkOpen, checkRead, type StreamLogStore, type StreamSlice } from '../../sessions/stream-log';
-import { contiguous, type StreamLogRow } from '../streams';
+import { partsFrom, type StreamLogRow, type StreamPartsRow } from '../streams';
 import type { PostgresQuery } from './sessions';
 
 /** The server's clock as RFC 3339 with milliseconds, as `Date.toISOString` writes it. */
@@ -19,7 +19,7 @@ export function streamTables(schema: string, prefix: string): StreamTables {
 
 /**
  * Layout step 4 of the PostgreSQL store, stream logs' block (docs/chat.md, "Reconnecting"):
- * as in SQLite, a row per run's log and a row per part, keyed by run and cursor.
+ * as in SQLite, a row per run's log and a row per write, its parts one a line.
  */
 export function streamsPostgresDdl(schema: string, prefix: string): string[] {
   const { logs, parts } = streamTables(schema, prefix);
@@ -35,7 +35,7 @@ export function streamsPostgresDdl(schema: string, prefix: string): string[] {
     `CREATE TABLE ${parts} (
        run_id text NOT NULL,
        seq    bigint NOT NULL,
-       part   text NOT NULL,
+       parts  text NOT NULL,
        PRIMARY KEY (run_id, seq))`,
   ];
 }
@@ -64,11 +64,9 @@ export class PostgresStreamLog implements StreamLogStore {
     await this.query(
       `append to the stream log of ${runId}`,
       `WITH kept AS (
-         INSERT INTO ${this.tables.parts} (run_id, seq, part)
-         SELECT $1, $2::bigint + ord - 1, part FROM unnest($3::text[]) WITH ORDINALITY AS t(part, ord)
-         ON CONFLICT DO NOTHING)
+         INSERT INTO ${this.tables.parts} (run_id, seq, parts) SELECT $1, $2, $3 WHERE $3 <> '' ON CONFLICT DO NOTHING)
        UPDATE ${this.tables.logs} SET next = GREATEST(next, $4::bigint), open = $5, updated_at = ${NOW_TEXT} WHERE run_id = $1`,
-      [runId, at, parts, next, !end],
+      [runId, at, parts.join('\n'), next, !end],
     );
   }
 
@@ -82,11 +80,14 @@ export class PostgresStreamLog implements StreamLogStore {
     );
     const row = log.rows[0];
     if (!row) return undefined;
-    const parts = await this.query<{ seq: string; part: string }>(
+    // From the row that holds `from` (the last one starting at or before it) on.
+    const parts = await this.query<StreamPartsRow>(
       `read of the stream log of ${runId}`,
-      `SELECT seq, part FROM ${this.tables.parts} WHERE run_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3`,
+      `SELECT seq, parts FROM ${this.tables.parts}
+        WHERE run_id = $1 AND seq >= COALESCE((SELECT max(seq) FROM ${this.tables.parts} WHERE run_id = $1 AND seq <= $2), 0)
+        ORDER BY seq LIMIT $3`,
       [runId, from, limit],
     );
-    return { sessionId: row.session_id, parts: contiguous(parts.rows, from), next: Number(row.next), open: row.open === true };
+    return { sessionId: row.session_id, parts: partsFrom(parts.rows, from, limit), next: Number(row.next), open: row.open === true };
   }
 }

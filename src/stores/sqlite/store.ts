@@ -104,9 +104,11 @@ export class SqliteStore extends StoreSessions implements SuspensionStore, RunSt
         (work, what) => this.run(work, what),
         () => this.assertOpen(),
       );
+      // A stream log's commits are not synced to disk: a part lost to a power cut costs a
+      // reconnecting page its last parts, which the session has once the run ends.
       this.streams = new SqliteStreamLog(
         this.db,
-        (work, what) => this.run(work, what),
+        (work, what) => this.run(() => this.relaxedSync(work), what),
         () => this.assertOpen(),
       );
     } catch (error) {

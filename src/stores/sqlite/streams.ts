@@ -1,5 +1,5 @@
 import { checkAppend, checkOpen, checkRead, type StreamLogStore, type StreamSlice } from '../../sessions/stream-log';
-import { contiguous, type StreamLogRow } from '../streams';
+import { partsFrom, type StreamLogRow, type StreamPartsRow } from '../streams';
 import { immediate, type SqliteConnection, type SqliteStatement } from './driver';
 
 /** SQLite's clock as RFC 3339 with milliseconds (as schema.ts writes it). */
@@ -8,7 +8,8 @@ const NOW_TEXT = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
 /**
  * Schema step 4 of the SQLite store, stream logs' block (docs/chat.md, "Reconnecting"): a
  * row per run's log (its session, the next cursor, whether a response still writes it) and
- * a row per part, keyed by run and cursor. A prune walks the closed logs by their last write.
+ * a row per write, keyed by run and the cursor of its first part, its parts one a line. A
+ * prune walks the closed logs by their last write.
  */
 export const STREAMS_SQLITE_DDL = `
     CREATE TABLE stream_logs (
@@ -22,7 +23,7 @@ export const STREAMS_SQLITE_DDL = `
     CREATE TABLE stream_parts (
       run_id TEXT NOT NULL,
       seq    INTEGER NOT NULL,
-      part   TEXT NOT NULL,
+      parts  TEXT NOT NULL,
       PRIMARY KEY (run_id, seq)
     ) WITHOUT ROWID;
 `;
@@ -46,13 +47,15 @@ export class SqliteStreamLog implements StreamLogStore {
       INSERT INTO stream_logs (run_id, session_id, next, open, updated_at) VALUES (@run_id, @session_id, 0, 1, ${NOW_TEXT})
       ON CONFLICT (run_id) DO UPDATE SET open = 1, updated_at = ${NOW_TEXT}
       RETURNING next`);
-    this.insertPart = db.prepare('INSERT INTO stream_parts (run_id, seq, part) VALUES (@run_id, @seq, @part) ON CONFLICT DO NOTHING');
+    this.insertPart = db.prepare('INSERT INTO stream_parts (run_id, seq, parts) VALUES (@run_id, @seq, @parts) ON CONFLICT DO NOTHING');
     this.update = db.prepare(`
       UPDATE stream_logs SET next = MAX(next, @next), open = @open, updated_at = ${NOW_TEXT} WHERE run_id = @run_id`);
     this.readLog = db.prepare('SELECT run_id, session_id, next, open FROM stream_logs WHERE run_id = ?');
-    this.readParts = db.prepare(
-      'SELECT seq, part FROM stream_parts WHERE run_id = @run_id AND seq >= @from ORDER BY seq LIMIT @limit',
-    );
+    // From the row that holds `from` (the last one starting at or before it) on.
+    this.readParts = db.prepare(`
+      SELECT seq, parts FROM stream_parts
+      WHERE run_id = @run_id AND seq >= COALESCE((SELECT MAX(seq) FROM stream_parts WHERE run_id = @run_id AND seq <= @from), 0)
+      ORDER BY seq LIMIT @limit`);
   }
 
   async openStream(runId: string, sessionId: string): Promise<number> {
@@ -69,7 +72,7 @@ export class SqliteStreamLog implements StreamLogStore {
     this.run(
       () =>
         immediate(this.db, () => {
-          parts.forEach((part, i) => this.insertPart.run({ run_id: runId, seq: at + i, part }));
+          if (parts.length > 0) this.insertPart.run({ run_id: runId, seq: at, parts: parts.join('\n') });
           this.update.run({ run_id: runId, next, open: end ? 0 : 1 });
         }),
       `append to the stream log of ${runId}`,
@@ -83,9 +86,9 @@ export class SqliteStreamLog implements StreamLogStore {
     const log = this.run(() => this.readLog.get(runId) as StreamLogRow | undefined, `read the stream log of ${runId}`);
     if (!log) return undefined;
     const rows = this.run(
-      () => this.readParts.all({ run_id: runId, from, limit }) as Array<{ seq: number; part: string }>,
+      () => this.readParts.all({ run_id: runId, from, limit }) as StreamPartsRow[],
       `read the stream log of ${runId}`,
     );
-    return { sessionId: log.session_id, parts: contiguous(rows, from), next: Number(log.next), open: Number(log.open) === 1 };
+    return { sessionId: log.session_id, parts: partsFrom(rows, from, limit), next: Number(log.next), open: Number(log.open) === 1 };
   }
 }
