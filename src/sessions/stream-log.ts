@@ -91,9 +91,41 @@ export function checkRead(runId: unknown, from: unknown, limit: unknown): void {
   if (!Number.isSafeInteger(limit) || (limit as number) < 1) throw new InvalidArgumentError('readStream: limit must be a positive whole number');
 }
 
+/**
+ * A row of a store's stream log parts (SQL: `stream_parts`): one write's parts, from cursor `seq`, one JSON text
+ * a line (JSON text has no raw line break), so a run's stream costs a row per write, not per part.
+ */
+export interface StreamPartsRow {
+  seq: number | string;
+  parts: string;
+}
+
+/**
+ * Up to `limit` parts from cursor `from`, out of the rows read from the one holding `from` on,
+ * up to the first gap: a part is only ever given at its own cursor, so a follower never takes
+ * a later part for an earlier one.
+ */
+export function partsFrom(rows: readonly StreamPartsRow[], from: number, limit: number): string[] {
+  const parts: string[] = [];
+  let cursor = from;
+  for (const row of rows) {
+    const seq = Number(row.seq);
+    if (seq > cursor || parts.length >= limit) break;
+    const lines = row.parts.split('\n');
+    for (let i = cursor - seq; i < lines.length && parts.length < limit; i++) {
+      parts.push(lines[i] as string);
+      cursor++;
+    }
+  }
+  return parts;
+}
+
 interface MemoryLog {
   sessionId: string;
-  parts: string[];
+  /** One row per write, as the SQL stores keep them: a few strings per run, not one per part. */
+  rows: StreamPartsRow[];
+  /** How many parts the rows hold. */
+  kept: number;
   next: number;
   open: boolean;
   updatedAt: string;
@@ -108,7 +140,7 @@ export class MemoryStreamLog implements StreamLogStore {
 
   async openStream(runId: string, sessionId: string): Promise<number> {
     checkOpen(runId, sessionId);
-    const log = this.logs.get(runId) ?? { sessionId, parts: [], next: 0, open: true, updatedAt: this.now() };
+    const log = this.logs.get(runId) ?? { sessionId, rows: [], kept: 0, next: 0, open: true, updatedAt: this.now() };
     log.open = true;
     log.updatedAt = this.now();
     this.logs.set(runId, log);
@@ -120,7 +152,10 @@ export class MemoryStreamLog implements StreamLogStore {
     const log = this.logs.get(runId);
     if (!log) return;
     // Kept where the kept ones end: a retried batch is not kept twice, and a gap (parts left out past the cap) is never filled.
-    if (at === log.parts.length) log.parts.push(...parts);
+    if (at === log.kept && parts.length > 0) {
+      log.rows.push({ seq: at, parts: parts.join('\n') });
+      log.kept += parts.length;
+    }
     log.next = Math.max(log.next, next);
     log.open = !end;
     log.updatedAt = this.now();
@@ -130,7 +165,9 @@ export class MemoryStreamLog implements StreamLogStore {
     checkRead(runId, from, limit);
     const log = this.logs.get(runId);
     if (!log) return undefined;
-    return { sessionId: log.sessionId, parts: log.parts.slice(from, from + limit), next: log.next, open: log.open };
+    let first = log.rows.length - 1;
+    while (first > 0 && Number(log.rows[first]?.seq) > from) first--;
+    return { sessionId: log.sessionId, parts: partsFrom(log.rows.slice(Math.max(0, first)), from, limit), next: log.next, open: log.open };
   }
 
   /** Closed logs last written before `cutoff`, oldest first, and the deletion of one: what a prune works through. */

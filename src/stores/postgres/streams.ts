@@ -1,6 +1,6 @@
 import { quoteIdentifier } from './resolve';
-import { checkAppend, checkOpen, checkRead, type StreamLogStore, type StreamSlice } from '../../sessions/stream-log';
-import { partsFrom, type StreamLogRow, type StreamPartsRow } from '../streams';
+import { checkAppend, checkOpen, checkRead, partsFrom, type StreamLogStore, type StreamPartsRow, type StreamSlice } from '../../sessions/stream-log';
+import type { StreamLogRow } from '../streams';
 import type { PostgresQuery } from './sessions';
 
 /** The server's clock as RFC 3339 with milliseconds, as `Date.toISOString` writes it. */

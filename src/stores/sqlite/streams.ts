@@ -1,5 +1,5 @@
-import { checkAppend, checkOpen, checkRead, type StreamLogStore, type StreamSlice } from '../../sessions/stream-log';
-import { partsFrom, type StreamLogRow, type StreamPartsRow } from '../streams';
+import { checkAppend, checkOpen, checkRead, partsFrom, type StreamLogStore, type StreamPartsRow, type StreamSlice } from '../../sessions/stream-log';
+import type { StreamLogRow } from '../streams';
 import { immediate, type SqliteConnection, type SqliteStatement } from './driver';
 
 /** SQLite's clock as RFC 3339 with milliseconds (as schema.ts writes it). */
