@@ -201,7 +201,9 @@ async function chatEvents(
   const open = applied && runId ? await runner.coordinator.store.list({ runId, status: 'pending' }) : [];
   // Nothing applied (refused, or answered already), or some calls of the turn still wait: the run continues when the last is given.
   const continues = applied && runId !== undefined && open.length === 0;
-  const events = continues ? stopsOn(runner, runId, signal, options, rights(runner.continueStream(runId, context ? { context } : {}))) : NO_EVENTS;
+  const events = continues
+    ? stopsOn(runner, runId, signal, options, rights(runner.continueStream(runId, context ? { context } : {})))
+    : NO_EVENTS;
   // Only a response that moves the run is a segment of its log: one that answers nothing yet adds nothing to replay.
   const log = continues ? { runId, sessionId } : undefined;
   return { events, stream: { ...stream, before }, failed, ...(refused ? { refused } : {}), ...(log ? { log } : {}) };

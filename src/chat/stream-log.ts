@@ -84,7 +84,15 @@ export class StreamLogWriter {
   ): Promise<StreamLogWriter | undefined> {
     try {
       const from = await store.openStream(runId, sessionId);
-      return new StreamLogWriter(store, runId, from, options.maxParts ?? DEFAULT_MAX_PARTS, options.flushMs ?? DEFAULT_FLUSH_MS, clock, logger);
+      return new StreamLogWriter(
+        store,
+        runId,
+        from,
+        options.maxParts ?? DEFAULT_MAX_PARTS,
+        options.flushMs ?? DEFAULT_FLUSH_MS,
+        clock,
+        logger,
+      );
     } catch (error) {
       failedLog(logger, runId, error);
       return undefined;
@@ -183,7 +191,9 @@ export function openChatLog(
 
 function failedLog(logger: ChatLogger, runId: string, error: unknown): void {
   try {
-    logger.error(`toolnexus chat: run ${runId}: writing its stream log failed: ${error instanceof ToolnexusError ? error.code : 'an internal error'}`);
+    logger.error(
+      `toolnexus chat: run ${runId}: writing its stream log failed: ${error instanceof ToolnexusError ? error.code : 'an internal error'}`,
+    );
   } catch {
     // A failing logger changes nothing here.
   }

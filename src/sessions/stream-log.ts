@@ -81,14 +81,15 @@ export function checkAppend(runId: unknown, at: unknown, parts: unknown, next: u
   checkCursor(next, 'next', 'appendStream');
   if (!Array.isArray(parts) || parts.some((part) => typeof part !== 'string' || part === '' || part.includes('\n')))
     throw new InvalidArgumentError('appendStream: parts must be an array of JSON texts, each on one line');
-  if ((next as number) < (at as number) + parts.length) throw new InvalidArgumentError('appendStream: next is below the parts given');
+  if (next < at + parts.length) throw new InvalidArgumentError('appendStream: next is below the parts given');
 }
 
 /** Checks the arguments of {@link StreamLogStore.readStream}. */
 export function checkRead(runId: unknown, from: unknown, limit: unknown): void {
   checkRunId(runId, 'readStream');
   checkCursor(from, 'from', 'readStream');
-  if (!Number.isSafeInteger(limit) || (limit as number) < 1) throw new InvalidArgumentError('readStream: limit must be a positive whole number');
+  if (!Number.isSafeInteger(limit) || (limit as number) < 1)
+    throw new InvalidArgumentError('readStream: limit must be a positive whole number');
 }
 
 /**

@@ -5,4 +5,3 @@ export interface StreamLogRow {
   next: number | string;
   open: number | boolean;
 }
-

@@ -67,10 +67,15 @@ function tapFetch(taps: Tapped[], drop?: Drop): typeof fetch {
   let dropped = false;
   return async (input, init) => {
     const response = await fetch(input, init);
-    const tap: Tapped = { url: String(input), status: response.status, position: response.headers.get(CHAT_STREAM_HEADER) ?? undefined, parts: [] };
+    const tap: Tapped = {
+      url: typeof input === 'string' ? input : input instanceof URL ? input.href : input.url,
+      status: response.status,
+      position: response.headers.get(CHAT_STREAM_HEADER) ?? undefined,
+      parts: [],
+    };
     taps.push(tap);
     if (!response.body || response.status !== 200) return response;
-    const reader = response.body.getReader();
+    const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
     const decoder = new TextDecoder();
     const encoder = new TextEncoder();
     let buffered = '';
@@ -179,12 +184,18 @@ describe.each(STORES)('reconnecting to a chat on %s', (_name, make) => {
     const page: ReturnType<typeof pageChat<UIMessage>> = pageChat<UIMessage>(ai, {
       id: chatId,
       api: urlA,
-      fetch: tapFetch(taps, { when: DROP_AT, shown: () => page.state.until((messages: readonly UIMessage[]) => textOf(assistant(messages)) === SHOWN_AT_DROP) }),
+      fetch: tapFetch(taps, {
+        when: DROP_AT,
+        shown: () => page.state.until((messages: readonly UIMessage[]) => textOf(assistant(messages)) === SHOWN_AT_DROP),
+      }),
       sendAutomaticallyWhen: ai.lastAssistantMessageIsCompleteWithApprovalResponses,
       transport: {
         // The page kept what it had: the rest is sent, not the whole run again.
         resumeStreamIsReplay: false,
-        prepareReconnectToStreamRequest: ({ id }) => ({ api: `${urlB}/${encodeURIComponent(id)}/stream`, headers: { [CHAT_STREAM_HEADER]: position() } }),
+        prepareReconnectToStreamRequest: ({ id }) => ({
+          api: `${urlB}/${encodeURIComponent(id)}/stream`,
+          headers: { [CHAT_STREAM_HEADER]: position() },
+        }),
       },
     });
     return page;
@@ -257,7 +268,9 @@ describe.each(STORES)('reconnecting to a chat on %s', (_name, make) => {
     const transport = new ai.DefaultChatTransport({ api: urlB });
     expect(await transport.reconnectToStream({ chatId: 'c-ended' })).toBeNull();
     // The same page again, at the end of the run: nothing left either.
-    const end = await fetch(`${urlB}/c-ended/stream`, { headers: { [CHAT_STREAM_HEADER]: `${(first.position as string).split(':')[0]}:${log.next}` } });
+    const end = await fetch(`${urlB}/c-ended/stream`, {
+      headers: { [CHAT_STREAM_HEADER]: `${(first.position as string).split(':')[0]}:${log.next}` },
+    });
     expect(end.status).toBe(204);
   });
 

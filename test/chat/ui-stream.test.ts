@@ -352,7 +352,11 @@ it('@Sensitive() arguments, and results and texts quoting them, never reach the 
   ]);
   // The run's stream log (docs/chat.md, "Reconnecting") keeps exactly what the page was sent, redacted the same.
   const log = await (agent.store as unknown as StreamLogStore).readStream(asked.message.id.slice('msg-'.length), 0, 10_000);
-  const sent = (raw: string) => raw.split('\n\n').filter((e) => e.startsWith('data: {')).map((e) => e.slice('data: '.length));
+  const sent = (raw: string) =>
+    raw
+      .split('\n\n')
+      .filter((e) => e.startsWith('data: {'))
+      .map((e) => e.slice('data: '.length));
   expect(log?.parts).toEqual([...sent(asked.raw), ...sent(done.raw)]);
   expect(log?.parts.join('\n')).not.toContain(canary);
 });

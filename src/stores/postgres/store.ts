@@ -356,7 +356,13 @@ export class PostgresStore extends StoreSessions implements SuspensionStore, Run
   prune(options: PruneOptions): Promise<PruneReport> {
     const sessions = sessionsTable(this.tables.schema, this.tables.prefix);
     return pruneInBatches(options, (checked) =>
-      postgresPruneTables(this.tables, sessions, streamTables(this.tables.schema, this.tables.prefix), (operation, text, values) => this.query(operation, text, values), checked),
+      postgresPruneTables(
+        this.tables,
+        sessions,
+        streamTables(this.tables.schema, this.tables.prefix),
+        (operation, text, values) => this.query(operation, text, values),
+        checked,
+      ),
     );
   }
 

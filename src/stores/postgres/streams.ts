@@ -1,5 +1,13 @@
 import { quoteIdentifier } from './resolve';
-import { checkAppend, checkOpen, checkRead, partsFrom, type StreamLogStore, type StreamPartsRow, type StreamSlice } from '../../sessions/stream-log';
+import {
+  checkAppend,
+  checkOpen,
+  checkRead,
+  partsFrom,
+  type StreamLogStore,
+  type StreamPartsRow,
+  type StreamSlice,
+} from '../../sessions/stream-log';
 import type { StreamLogRow } from '../streams';
 import type { PostgresQuery } from './sessions';
 

@@ -96,7 +96,9 @@ function streamsStep(db: SqliteConnection, run: <T>(work: () => T, what: string)
         run(
           () =>
             db
-              .prepare(`SELECT ${whole ? 'run_id, session_id, next, updated_at' : 'run_id'} FROM stream_logs WHERE ${qualifies} ORDER BY updated_at LIMIT @limit`)
+              .prepare(
+                `SELECT ${whole ? 'run_id, session_id, next, updated_at' : 'run_id'} FROM stream_logs WHERE ${qualifies} ORDER BY updated_at LIMIT @limit`,
+              )
               .all({ cutoff, limit }) as Array<Record<string, unknown>>,
           'prune streams',
         ),

@@ -1,4 +1,12 @@
-import { checkAppend, checkOpen, checkRead, partsFrom, type StreamLogStore, type StreamPartsRow, type StreamSlice } from '../../sessions/stream-log';
+import {
+  checkAppend,
+  checkOpen,
+  checkRead,
+  partsFrom,
+  type StreamLogStore,
+  type StreamPartsRow,
+  type StreamSlice,
+} from '../../sessions/stream-log';
 import type { StreamLogRow } from '../streams';
 import { immediate, type SqliteConnection, type SqliteStatement } from './driver';
 
@@ -61,7 +69,10 @@ export class SqliteStreamLog implements StreamLogStore {
   async openStream(runId: string, sessionId: string): Promise<number> {
     this.assertOpen();
     checkOpen(runId, sessionId);
-    const row = this.run(() => this.open.get({ run_id: runId, session_id: sessionId }) as { next: number }, `open the stream log of ${runId}`);
+    const row = this.run(
+      () => this.open.get({ run_id: runId, session_id: sessionId }) as { next: number },
+      `open the stream log of ${runId}`,
+    );
     return Number(row.next);
   }
 
@@ -85,10 +96,7 @@ export class SqliteStreamLog implements StreamLogStore {
     // The log first, then its parts: a log read closed has all its parts in.
     const log = this.run(() => this.readLog.get(runId) as StreamLogRow | undefined, `read the stream log of ${runId}`);
     if (!log) return undefined;
-    const rows = this.run(
-      () => this.readParts.all({ run_id: runId, from, limit }) as StreamPartsRow[],
-      `read the stream log of ${runId}`,
-    );
+    const rows = this.run(() => this.readParts.all({ run_id: runId, from, limit }) as StreamPartsRow[], `read the stream log of ${runId}`);
     return { sessionId: log.session_id, parts: partsFrom(rows, from, limit), next: Number(log.next), open: Number(log.open) === 1 };
   }
 }
