@@ -6,7 +6,7 @@ import type { AgentRunner } from '../runner/agent-runner';
 import type { RunEvent } from '../runner/types';
 import type { StoredSession } from '../sessions/store';
 import type { Principal } from '../suspension/audit';
-import { parseJson, readNodeBody, readWebBody } from './body';
+import { parseJson, readNodeBody, readWebBody, sseBody } from './body';
 import { ChatRequestError, errorBody, refusal } from './errors';
 import { checkApproval, haltedChat, refuseDuplicates, refuseStrayEdits } from './approvals';
 import { answerApprovals } from './answer';
@@ -334,20 +334,8 @@ export async function chatResponse(runner: AgentRunner, request: Request, option
     const text = await readWebBody(request, limit);
     const chat = await chatEvents(runner, parseJson(text), options.principal, request.signal, options);
     const log = await openChatLog(runner, chat.log, options);
-    const encoder = new TextEncoder();
-    const iterator = sseOfEvents(chat, log)[Symbol.asyncIterator]();
-    const body = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        const next = await iterator.next();
-        if (next.done) controller.close();
-        else controller.enqueue(encoder.encode(next.value));
-      },
-      async cancel() {
-        // The page went away: the run goes on to its end unread, so its session records what ran.
-        while (!(await iterator.next()).done);
-      },
-    });
-    return new Response(body, { status: 200, headers: streamHeaders(chat, log) });
+    // The page going away lets the run go on to its end unread, so its session records what ran.
+    return new Response(sseBody(sseOfEvents(chat, log), 'drain'), { status: 200, headers: streamHeaders(chat, log) });
   } catch (error) {
     return json(refusal(error));
   }

@@ -5,10 +5,10 @@ import type { SessionStore } from '../sessions/store';
 import type { Principal } from '../suspension/audit';
 import { systemClock, type Clock } from '../timing/clock';
 import { ChatRequestError, errorBody, refusal } from './errors';
+import { sseBody } from './body';
 import type { ChatOptions } from './handler';
 import { UI_STREAM_HEADERS } from './parts';
 import { defaultSessionOf } from './request';
-import { DEFAULT_MAX_PARTS } from './stream-log';
 
 /**
  * The header that names a position in a run's stream log, `<run id>:<cursor>`: on every
@@ -115,7 +115,7 @@ async function* followLog(
     }
     if (cursor < slice.next) {
       // No part at the cursor, yet the log went past it: the parts past its cap were not kept.
-      yield [JSON.stringify({ type: 'error', errorText: overflowText(options.maxParts) })];
+      yield [JSON.stringify({ type: 'error', errorText: OVERFLOW_TEXT })];
       return;
     }
     if (!slice.open) return;
@@ -129,9 +129,8 @@ async function* followLog(
   }
 }
 
-function overflowText(maxParts: number | undefined): string {
-  return `this run streamed more than its stream log keeps (${maxParts ?? DEFAULT_MAX_PARTS} parts): the rest is in the thread once the run has ended`;
-}
+/** Said when a reconnect needs a part its log did not keep (past its cap, `streamLog.maxParts`). */
+const OVERFLOW_TEXT = 'this run streamed more parts than its stream log keeps: the rest is in the thread once the run has ended';
 
 /** Waits `ms` on `clock`, or until `signal` aborts. */
 function pause(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
@@ -222,19 +221,7 @@ export async function reconnectResponse(
     return new Response(errorBody(refused), { status: refused.status, headers: { 'content-type': 'application/json' } });
   }
   if (!attached) return new Response(null, { status: 204, headers: { 'cache-control': 'no-store' } });
-  const encoder = new TextEncoder();
-  const iterator = sseOfBatches(attached.batches)[Symbol.asyncIterator]();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const next = await iterator.next();
-      if (next.done) controller.close();
-      else controller.enqueue(encoder.encode(next.value));
-    },
-    async cancel() {
-      await iterator.return?.(undefined);
-    },
-  });
-  return new Response(body, { status: 200, headers: reattachedHeaders(attached) });
+  return new Response(sseBody(sseOfBatches(attached.batches), 'stop'), { status: 200, headers: reattachedHeaders(attached) });
 }
 
 function headerOf(value: string | string[] | undefined): string | undefined {
