@@ -9,7 +9,8 @@
  * tool's progress; the model waits at a gate, so the drop and the reconnect happen at known
  * points, whatever the machine's load. The page reconnects with its position: it gets exactly
  * the parts after it, then the rest live; what both responses brought is the run's stream log,
- * each part once, and the page's message is that of an uninterrupted run. The same after the
+ * each part once, and the page's message is that of an uninterrupted run; a reloaded page (no
+ * position) follows the same run from its first part to the same message. The same after the
  * run ended, and when the run asked an approval while the page was away: the reconnected page
  * shows it, answers it, and the run finishes once. Nobody reaches another principal's stream.
  */
@@ -231,10 +232,17 @@ describe.each(STORES)('reconnecting to a chat on %s', (_name, make) => {
     const first = taps[0] as Tapped;
     expect(deltas(first.parts)).toBe(13);
     const resuming = chat.resumeStream();
+    // A reloaded page of the same chat (no position: the transport's default replay) follows the same run from its start.
+    const reloaded = pageChat(ai, { id: 'c-live', api: urlB, fetch: tapFetch([]) });
+    const replaying = reloaded.chat.resumeStream();
     // Before the gate opens, the page has the first turn's text: the three pieces it missed came from the log, through the other process.
     await state.until((messages: readonly UIMessage[]) => textOf(assistant(messages)) === BEFORE_GATE.join(''));
+    await reloaded.state.until((messages: readonly UIMessage[]) => textOf(assistant(messages)) === BEFORE_GATE.join(''));
     gate.open();
     await resuming;
+    await replaying;
+    expect(reloaded.chat.error).toBeUndefined();
+    expect(assistant(reloaded.state.messages)?.parts).toEqual(reference.parts);
     expect(chat.error).toBeUndefined();
     expect(chat.status).toBe('ready');
     const second = taps[1] as Tapped;
