@@ -5,6 +5,11 @@
  * (what a host sending our own events does); (b) the same run through `UIPartWriter`, written
  * as SSE one string per event (what `chatHandler` writes). Interleaved, in one process; the figure is b ÷ a.
  *
+ * Then the stream log (docs/chat.md, "Reconnecting"): the same run as a whole chat request
+ * through `chatResponse` (the session taken and saved, the SSE body read to its end) on a
+ * SQLite file and on the memory store, (c) with `streamLog: false` and (d) with the stream
+ * log on; the figure is d ÷ c per store.
+ *
  *   npm run bench:chat-stream
  */
 import 'reflect-metadata';
@@ -12,7 +17,13 @@ import { IsString } from 'class-validator';
 import { Tool, Toolkit, success } from 'toolnexus-ts';
 import type { ChatModel, ModelRequest, ModelStreamEvent } from 'toolnexus-ts/models';
 import { AgentRunner } from 'toolnexus-ts/agents';
-import { UIPartWriter, type UIStreamPart } from 'toolnexus-ts/chat';
+import { UIPartWriter, chatResponse, type ChatOptions, type UIStreamPart } from 'toolnexus-ts/chat';
+import { ResumeCoordinator, type SuspensionStore } from 'toolnexus-ts/suspension';
+import { MemoryStore } from 'toolnexus-ts/memory';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 class Args {
   @IsString() q!: string;
@@ -100,8 +111,60 @@ export async function main(): Promise<void> {
   console.log(`UI stream ÷ own events ${(mb / ma).toFixed(2)}× (target ≤ 1.10×; ${bytes} bytes written)`);
 }
 
+const LOG_RUNS = 60;
+
+/** (c) and (d): whole chat requests without and with the stream log, interleaved, on `store`; the median of d ÷ c. */
+async function streamLogCost(name: string, open: () => SuspensionStore & { close(): Promise<void> }): Promise<void> {
+  const toolkit = new Toolkit().register(Lookup);
+  let store = open();
+  let runner = new AgentRunner({ model, toolkit, coordinator: new ResumeCoordinator({ toolkit, store }) });
+  let chat = 0;
+  const request = async (options: ChatOptions) => {
+    const body = JSON.stringify({ id: `c-${chat++}`, messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'go' }] }] });
+    const response = await chatResponse(runner, new Request('http://bench.invalid/api/chat', { method: 'POST', body }), {
+      ...options,
+      principal: { id: 'bench' },
+    });
+    await response.text();
+  };
+  const time = async (options: ChatOptions) => {
+    // A memory store is made afresh for each batch: what earlier batches kept would otherwise
+    // grow the heap (and its collections) under whichever side runs later.
+    if (name === 'memory') {
+      await store.close();
+      store = open();
+      runner = new AgentRunner({ model, toolkit, coordinator: new ResumeCoordinator({ toolkit, store }) });
+    }
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < LOG_RUNS; i++) await request(options);
+    return Number(process.hrtime.bigint() - started) / LOG_RUNS / 1000;
+  };
+  await time({ streamLog: false });
+  await time({});
+  const c: number[] = [];
+  const d: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    c.push(await time({ streamLog: false }));
+    d.push(await time({}));
+  }
+  console.log(`${name}: chat run without log  ${median(c).toFixed(0)} µs / run`);
+  console.log(`${name}: chat run with log     ${median(d).toFixed(0)} µs / run`);
+  console.log(`${name}: with ÷ without        ${(median(d) / median(c)).toFixed(2)}× (target ≤ 1.10×)`);
+  await store.close();
+}
+
+export async function logs(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-chat-log-'));
+  try {
+    await streamLogCost('SQLite', () => new SqliteStore(join(dir, 'chat.db')));
+    await streamLogCost('memory', () => new MemoryStore());
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 if (require.main === module) {
-  main().catch((error: unknown) => {
+  (process.argv.includes('--log-only') ? logs() : main().then(logs)).catch((error: unknown) => {
     console.error(error);
     process.exit(1);
   });

@@ -58,3 +58,25 @@ export function readNodeBody(request: IncomingMessage, limit: number): Promise<s
     request.on('error', reject);
   });
 }
+
+/**
+ * A web `ReadableStream` of the SSE text `texts` yields, one chunk per string, read as the page
+ * reads. A page gone away (the stream cancelled) either lets the writer finish unread
+ * (`'drain'`: a run goes on to its end, so its session records what ran) or stops it (`'stop'`:
+ * a reconnect, which only reads).
+ */
+export function sseBody(texts: AsyncIterable<string>, onCancel: 'drain' | 'stop'): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  const iterator = texts[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await iterator.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(next.value));
+    },
+    async cancel() {
+      if (onCancel === 'stop') await iterator.return?.(undefined);
+      else while (!(await iterator.next()).done);
+    },
+  });
+}

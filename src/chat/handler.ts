@@ -6,7 +6,7 @@ import type { AgentRunner } from '../runner/agent-runner';
 import type { RunEvent } from '../runner/types';
 import type { StoredSession } from '../sessions/store';
 import type { Principal } from '../suspension/audit';
-import { parseJson, readNodeBody, readWebBody } from './body';
+import { parseJson, readNodeBody, readWebBody, sseBody } from './body';
 import { ChatRequestError, errorBody, refusal } from './errors';
 import { checkApproval, haltedChat, refuseDuplicates, refuseStrayEdits } from './approvals';
 import { answerApprovals } from './answer';
@@ -18,6 +18,9 @@ import { withApprovalData } from './approval-data';
 import { storedReply } from './resend';
 import { steeredReply } from './steer';
 import type { ChatApprovalData } from './parts';
+import type { Clock } from '../timing/clock';
+import { openChatLog, type ChatStreamLogOptions, type StreamLogWriter } from './stream-log';
+import { CHAT_STREAM_HEADER, reconnectNode, reconnectResponse } from './reconnect';
 
 /** Options of every chat front end ({@link chatResponse}, {@link chatHandler}). */
 export interface ChatOptions {
@@ -52,6 +55,16 @@ export interface ChatOptions {
    * queued (docs/chat.md, "Steering"). `'busy'`: it is refused with 409 `busy`, as before steering.
    */
   whileRunning?: 'steer' | 'busy';
+  /**
+   * The run's stream log (docs/chat.md, "Reconnecting"): every response's parts are kept in
+   * the session store, so a page that lost its connection reattaches (`GET <path>/<chat
+   * id>/stream`, what `useChat({ resume: true })` calls) from any process on the store. On by
+   * default when the runner's session store keeps stream logs (the three built-in ones do);
+   * `false` keeps none, and a reconnect is answered 204.
+   */
+  streamLog?: ChatStreamLogOptions | false;
+  /** Where a response's stream log writes are timed and a reconnect waits between reads. Default: the system clock. */
+  clock?: Clock;
 }
 
 const DEFAULT_MAX_BODY = 1024 * 1024;
@@ -71,13 +84,21 @@ export async function chatStream(
   signal: AbortSignal | undefined,
   options: ChatOptions = {},
 ): Promise<AsyncIterable<UIStreamPart>> {
-  const { events, stream, failed, replay } = await chatEvents(runner, rawBody, principal, signal, options);
+  const { events, stream, failed, replay, log: target } = await chatEvents(runner, rawBody, principal, signal, options);
+  const log = await openChatLog(runner, target, options);
   return (async function* () {
     if (replay) {
       yield* replay;
       return;
     }
-    for await (const batch of uiPartBatches(logFailure(events, failed), stream)) yield* batch;
+    try {
+      for await (const batch of uiPartBatches(logFailure(events, failed), stream)) {
+        log?.push(batch.map((part) => JSON.stringify(part)));
+        yield* batch;
+      }
+    } finally {
+      await log?.end();
+    }
   })();
 }
 
@@ -91,6 +112,8 @@ interface ChatEvents {
   refused?: 'answer_refused' | 'not_pending';
   /** The whole response, from the session: a message it has already (docs/chat.md, "Retries and regenerate"); nothing runs. */
   replay?: UIStreamPart[];
+  /** The run whose stream log the response writes: set when the response streams a run. */
+  log?: { runId: string; sessionId: string };
 }
 
 /**
@@ -167,6 +190,7 @@ async function chatEvents(
       events,
       stream: { messageId: messageIdOf(runId), approvalData, ...redaction, ...(errorText ? { errorText } : {}) },
       failed: failureLog(options.logger, runId),
+      log: { runId, sessionId },
     };
   }
 
@@ -187,11 +211,13 @@ async function chatEvents(
   const { before, refused, applied } = await answerApprovals(runner, checked, principal, context);
   const open = applied && runId ? await runner.coordinator.store.list({ runId, status: 'pending' }) : [];
   // Nothing applied (refused, or answered already), or some calls of the turn still wait: the run continues when the last is given.
-  const events =
-    !applied || !runId || open.length > 0
-      ? NO_EVENTS
-      : stopsOn(runner, runId, signal, options, rights(runner.continueStream(runId, context ? { context } : {})));
-  return { events, stream: { ...stream, before }, failed, ...(refused ? { refused } : {}) };
+  const continues = applied && runId !== undefined && open.length === 0;
+  const events = continues
+    ? stopsOn(runner, runId, signal, options, rights(runner.continueStream(runId, context ? { context } : {})))
+    : NO_EVENTS;
+  // Only a response that moves the run is a segment of its log: one that answers nothing yet adds nothing to replay.
+  const log = continues ? { runId, sessionId } : undefined;
+  return { events, stream: { ...stream, before }, failed, ...(refused ? { refused } : {}), ...(log ? { log } : {}) };
 }
 
 /**
@@ -243,31 +269,45 @@ export async function* sseOf(parts: AsyncIterable<UIStreamPart>): AsyncGenerator
   yield 'data: [DONE]\n\n';
 }
 
-/** The SSE text of a chat's run: one string (one write) per run event, converted as it is read. */
-async function* sseOfEvents({ events, stream, failed, replay }: ChatEvents): AsyncGenerator<string> {
+/**
+ * The SSE text of a chat's run: one string (one write) per run event, converted as it is
+ * read; each part also goes to the run's stream log, whose segment is closed before the
+ * response's last part, so a page that saw the end finds it all in the log.
+ */
+async function* sseOfEvents({ events, stream, failed, replay }: ChatEvents, log: StreamLogWriter | undefined): AsyncGenerator<string> {
   if (replay) {
     yield `${sseText(replay)}data: [DONE]\n\n`;
     return;
   }
+  const sse = log ? (parts: readonly UIStreamPart[]) => log.sse(parts) : sseText;
   const writer = new UIPartWriter(stream);
-  yield sseText(writer.start());
   try {
-    for await (const event of events) {
-      const text = sseText(writer.next(event));
-      if (text !== '') yield text;
+    yield sse(writer.start());
+    let last: string;
+    try {
+      for await (const event of events) {
+        const text = sse(writer.next(event));
+        if (text !== '') yield text;
+      }
+      last = sse(writer.finish());
+    } catch (error) {
+      failed(error);
+      last = sse(writer.fail(error));
     }
-  } catch (error) {
-    failed(error);
-    yield sseText(writer.fail(error));
-    yield 'data: [DONE]\n\n';
-    return;
+    await log?.end();
+    yield `${last}data: [DONE]\n\n`;
+  } finally {
+    // Left before its end (the consumer stopped): the segment is closed with what it has.
+    await log?.end();
   }
-  yield `${sseText(writer.finish())}data: [DONE]\n\n`;
 }
 
-/** The headers of a chat's stream: {@link CHAT_REFUSED_HEADER} says when it explains a refused approval. */
-function streamHeaders(chat: ChatEvents): Record<string, string> {
-  return chat.refused ? { ...UI_STREAM_HEADERS, [CHAT_REFUSED_HEADER]: chat.refused } : { ...UI_STREAM_HEADERS };
+/** The headers of a chat's stream: {@link CHAT_REFUSED_HEADER} says when it explains a refused approval; {@link CHAT_STREAM_HEADER} where its first part is in the run's stream log. */
+function streamHeaders(chat: ChatEvents, log: StreamLogWriter | undefined): Record<string, string> {
+  const headers: Record<string, string> = { ...UI_STREAM_HEADERS };
+  if (chat.refused) headers[CHAT_REFUSED_HEADER] = chat.refused;
+  if (log) headers[CHAT_STREAM_HEADER] = `${log.runId}:${log.from}`;
+  return headers;
 }
 
 function sseText(parts: readonly UIStreamPart[]): string {
@@ -297,25 +337,16 @@ export interface ChatResponseOptions extends ChatOptions {
 export async function chatResponse(runner: AgentRunner, request: Request, options: ChatResponseOptions): Promise<Response> {
   const json = (error: ChatRequestError) =>
     new Response(errorBody(error), { status: error.status, headers: { 'content-type': 'application/json' } });
+  // `useChat({ resume: true })`'s reconnect: GET <path>/<chat id>/stream (docs/chat.md, "Reconnecting").
+  if (request.method === 'GET') return reconnectResponse(runner, request, options.principal, options);
   try {
     if (!options.principal) throw new ChatRequestError(401, 'unauthenticated', 'sign in first');
     const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
     const text = await readWebBody(request, limit);
     const chat = await chatEvents(runner, parseJson(text), options.principal, request.signal, options);
-    const encoder = new TextEncoder();
-    const iterator = sseOfEvents(chat)[Symbol.asyncIterator]();
-    const body = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        const next = await iterator.next();
-        if (next.done) controller.close();
-        else controller.enqueue(encoder.encode(next.value));
-      },
-      async cancel() {
-        // The page went away: the run goes on to its end unread, so its session records what ran.
-        while (!(await iterator.next()).done);
-      },
-    });
-    return new Response(body, { status: 200, headers: streamHeaders(chat) });
+    const log = await openChatLog(runner, chat.log, options);
+    // The page going away lets the run go on to its end unread, so its session records what ran.
+    return new Response(sseBody(sseOfEvents(chat, log), 'drain'), { status: 200, headers: streamHeaders(chat, log) });
   } catch (error) {
     return json(refusal(error));
   }
@@ -340,27 +371,31 @@ export function chatHandler(
     throw new InvalidArgumentError('chatHandler needs principal: (request) => Principal | undefined');
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   return async (request, response) => {
+    // `useChat({ resume: true })`'s reconnect: GET <path>/<chat id>/stream (docs/chat.md, "Reconnecting").
+    if (request.method === 'GET') return reconnectNode(runner, options.principal, options, request, response);
     const abort = new AbortController();
     response.on('close', () => {
       if (!response.writableFinished) abort.abort(new DOMException('the client went away', 'AbortError'));
     });
     let chat: ChatEvents;
+    let log: StreamLogWriter | undefined;
     try {
       const principal = await options.principal(request);
       if (!principal) throw new ChatRequestError(401, 'unauthenticated', 'sign in first');
       // Express with a body parser has read it already; otherwise it is read here, bounded.
       const body = request.body !== undefined ? request.body : parseJson(await readNodeBody(request, limit));
       chat = await chatEvents(runner, body, principal, abort.signal, options);
+      log = await openChatLog(runner, chat.log, options);
     } catch (error) {
       const refused = refusal(error);
       response.writeHead(refused.status, { 'content-type': 'application/json', connection: 'close' });
       response.end(errorBody(refused));
       return;
     }
-    response.writeHead(200, streamHeaders(chat));
+    response.writeHead(200, streamHeaders(chat, log));
     response.flushHeaders();
     try {
-      for await (const chunk of sseOfEvents(chat)) {
+      for await (const chunk of sseOfEvents(chat, log)) {
         // The page went away: the run goes on to its end unread, so its session records what ran.
         if (abort.signal.aborted) continue;
         if (!response.write(chunk)) await new Promise<void>((resolve) => response.once('drain', resolve).once('close', resolve));

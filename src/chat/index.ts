@@ -13,6 +13,8 @@ export type {
   FastifyLikeReply,
 } from './handler';
 export type { ChatLogger } from './log';
+export { CHAT_STREAM_HEADER } from './reconnect';
+export type { ChatStreamLogOptions } from './stream-log';
 export { chatThread, chatThreadResponse, chatThreadHandler } from './thread';
 export type { ChatUIMessage, ChatUIPart, ChatToolUIPart } from './thread';
 export { toUIMessageStream, uiPartBatches, UIPartWriter, messageIdOf } from './ui-stream';

@@ -55,6 +55,7 @@ export type { PrunableStore, PruneOptions, PruneReport, PrunedBatch } from './re
 export { trimToTokens, summarizeOlder, trimExchanges, roughTokens } from './transcript';
 export type { ModelCall, BeforeModel, AfterModel, TrimOptions, SummarizeOptions, TokenEstimate } from './transcript';
 export type { SessionStore, StoredSession, SessionSummary, SessionFilter, ActiveRun, SessionSpending } from '../sessions/store';
+export type { StreamLogStore, StreamSlice } from '../sessions/stream-log';
 export { cancelRun } from './cancel';
 export type { CancelOptions } from './cancel';
 export { MAX_QUEUED_STEERS, MAX_STEER_CHARS } from './steer';

@@ -10,7 +10,11 @@ export interface PruneOptions {
    * their audit trail goes with them. A settled link whose next request still waits is kept.
    */
   settledBefore?: Date;
-  /** Deletes run checkpoints of finished runs (neither running nor halted) last written before this instant. */
+  /**
+   * Deletes run checkpoints of finished runs (neither running nor halted) last written before
+   * this instant, and the stream logs (docs/chat.md, "Reconnecting") no response writes any
+   * more, last written before it.
+   */
   finishedBefore?: Date;
   /** Deletes sessions with no active run, last saved before this instant. */
   idleBefore?: Date;
@@ -33,7 +37,7 @@ export interface PruneOptions {
 
 /** One batch of rows about to be deleted, for {@link PruneOptions.archive}. */
 export interface PrunedBatch {
-  table: 'suspensions' | 'runs' | 'sessions';
+  table: 'suspensions' | 'runs' | 'sessions' | 'streams';
   /** The rows, each column by its name, JSON columns parsed. */
   rows: Array<Record<string, unknown>>;
 }
@@ -43,6 +47,8 @@ export interface PruneReport {
   suspensions: number;
   runs: number;
   sessions: number;
+  /** Stream logs (each with its parts). */
+  streams: number;
   /** Statements run that deleted something. */
   batches: number;
 }

@@ -2,14 +2,34 @@ import { MemorySuspensionStore } from '../suspension/memory';
 import { jsonCopy } from '../suspension/json';
 import { isSessionStore, type SessionFilter, type SessionStore, type SessionSummary, type StoredSession } from './store';
 import { checkSession, checkSessionFilter, checkSessionId } from './validate';
+import { MemoryStreamLog, type StreamLogStore, type StreamSlice } from './stream-log';
 
 /**
  * Keeps sessions in this process's memory: JSON copies in a map, so it behaves as the
  * durable stores do. A runner's sessions when its coordinator's store is an in-memory one
  * that keeps none; `MemoryStore` keeps its sessions in one.
  */
-export class MemorySessionStore implements SessionStore {
+export class MemorySessionStore implements SessionStore, StreamLogStore {
   private readonly sessions = new Map<string, StoredSession>();
+  /** The stream logs of the sessions' runs (docs/chat.md, "Reconnecting"). */
+  readonly streams: MemoryStreamLog;
+
+  /** `now`: the store's clock as RFC 3339, which a stream log's last write is stamped with. */
+  constructor(now?: () => string) {
+    this.streams = new MemoryStreamLog(now);
+  }
+
+  openStream(runId: string, sessionId: string): Promise<number> {
+    return this.streams.openStream(runId, sessionId);
+  }
+
+  appendStream(runId: string, at: number, parts: readonly string[], next: number, end: boolean): Promise<void> {
+    return this.streams.appendStream(runId, at, parts, next, end);
+  }
+
+  readStream(runId: string, from: number, limit: number): Promise<StreamSlice | undefined> {
+    return this.streams.readStream(runId, from, limit);
+  }
 
   async loadSession(id: string): Promise<StoredSession | undefined> {
     checkSessionId(id, 'loadSession');

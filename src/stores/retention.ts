@@ -28,7 +28,7 @@ export interface PruneTable {
 export async function pruneInBatches(options: PruneOptions, tablesOf: (options: PruneOptions) => PruneTable[]): Promise<PruneReport> {
   const batchSize = checkPruneOptions(options);
   const tables = tablesOf(options);
-  const report: PruneReport = { suspensions: 0, runs: 0, sessions: 0, batches: 0 };
+  const report: PruneReport = { suspensions: 0, runs: 0, sessions: 0, streams: 0, batches: 0 };
   const maxBatches = options.maxBatches ?? Infinity;
   for (const step of tables) {
     for (;;) {

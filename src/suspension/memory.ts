@@ -44,7 +44,7 @@ export interface MemorySuspensionStoreOptions {
  * clock by default), the only clock its callers share; tests pass a fake one.
  */
 export class MemorySuspensionStore implements SuspensionStore, KeyedCallStore {
-  private readonly clock: Clock;
+  protected readonly clock: Clock;
   private readonly calls = new Map<string, Entry>();
   /** Served calls' incoming idempotency keys (keyed.ts): their holder or first outcome. */
   private readonly keyed = new Map<string, KeyedEntry>();

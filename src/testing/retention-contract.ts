@@ -34,10 +34,10 @@ export function describeRetentionContract(current: () => SuspensionStore): void 
       await store.insert(sampleCall('link-1', { status: 'resolved', updatedAt: OLD, next: 'link-2' }));
       await store.insert(sampleCall('link-2', { status: 'pending' }));
       const report = await store.prune({ settledBefore: CUTOFF, batchSize: 2 });
-      expect(report).toEqual({ suspensions: 5, runs: 0, sessions: 0, batches: 3 });
+      expect(report).toEqual({ suspensions: 5, runs: 0, sessions: 0, streams: 0, batches: 3 });
       for (const id of ['s1', 's2', 's3', 's4', 's5']) expect(await store.get(id)).toBeUndefined();
       for (const id of ['young', 'waiting', 'link-1', 'link-2']) expect((await store.get(id))?.request.id).toBe(id);
-      expect(await store.prune({ settledBefore: CUTOFF })).toEqual({ suspensions: 0, runs: 0, sessions: 0, batches: 0 });
+      expect(await store.prune({ settledBefore: CUTOFF })).toEqual({ suspensions: 0, runs: 0, sessions: 0, streams: 0, batches: 0 });
     });
 
     it('deletes finished runs before the cut-off, never a running or halted one', async () => {
@@ -49,7 +49,7 @@ export function describeRetentionContract(current: () => SuspensionStore): void 
       await save('running-old', 'running', OLD);
       await save('halted-old', 'halted', OLD);
       await save('done-young', 'done', YOUNG);
-      expect(await store.prune({ finishedBefore: CUTOFF })).toEqual({ suspensions: 0, runs: 2, sessions: 0, batches: 1 });
+      expect(await store.prune({ finishedBefore: CUTOFF })).toEqual({ suspensions: 0, runs: 2, sessions: 0, streams: 0, batches: 1 });
       expect(await store.loadRun('done-old')).toBeUndefined();
       expect(await store.loadRun('incomplete-old')).toBeUndefined();
       for (const id of ['running-old', 'halted-old', 'done-young']) expect((await store.loadRun(id))?.runId).toBe(id);
@@ -69,7 +69,7 @@ export function describeRetentionContract(current: () => SuspensionStore): void 
       await store.saveSession(session('idle-old', OLD));
       await store.saveSession(session('busy-old', OLD, { runId: 'r1', phase: 'halted' }));
       await store.saveSession(session('idle-young', YOUNG));
-      expect(await store.prune({ idleBefore: CUTOFF })).toEqual({ suspensions: 0, runs: 0, sessions: 1, batches: 1 });
+      expect(await store.prune({ idleBefore: CUTOFF })).toEqual({ suspensions: 0, runs: 0, sessions: 1, streams: 0, batches: 1 });
       expect(await store.loadSession('idle-old')).toBeUndefined();
       expect((await store.loadSession('busy-old'))?.id).toBe('busy-old');
       expect((await store.loadSession('idle-young'))?.id).toBe('idle-young');

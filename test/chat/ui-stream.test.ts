@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { UIMessage } from 'ai';
-import { answerAs } from 'toolnexus-ts/agents';
+import { answerAs, type StreamLogStore } from 'toolnexus-ts/agents';
 import { chatHandler, chatResponse } from 'toolnexus-ts/chat';
 import { buildChatAgent, chatModel, PayCardTool, readLedger, type ChatAgent } from '../fixtures/chat/agent';
 import { loadAiClient } from '../fixtures/chat/ai-client';
@@ -350,4 +350,13 @@ it('@Sensitive() arguments, and results and texts quoting them, never reach the 
   expect(done.message.parts.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text)).toEqual([
     'Done: {"charged":"[redacted]","cents":2500}',
   ]);
+  // The run's stream log (docs/chat.md, "Reconnecting") keeps exactly what the page was sent, redacted the same.
+  const log = await (agent.store as unknown as StreamLogStore).readStream(asked.message.id.slice('msg-'.length), 0, 10_000);
+  const sent = (raw: string) =>
+    raw
+      .split('\n\n')
+      .filter((e) => e.startsWith('data: {'))
+      .map((e) => e.slice('data: '.length));
+  expect(log?.parts).toEqual([...sent(asked.raw), ...sent(done.raw)]);
+  expect(log?.parts.join('\n')).not.toContain(canary);
 });

@@ -73,7 +73,7 @@ function describePrune(
         '--archive',
         archive,
       ]);
-      expect(exit).toMatchObject({ code: 0, stdout: 'pruned 2 suspensions, 1 runs, 0 sessions in 3 batches\n' });
+      expect(exit).toMatchObject({ code: 0, stdout: 'pruned 2 suspensions, 1 runs, 0 sessions, 0 stream logs in 3 batches\n' });
       const lines = readFileSync(archive, 'utf8')
         .trim()
         .split('\n')
@@ -91,6 +91,7 @@ function describePrune(
         suspensions: 0,
         runs: 0,
         sessions: 0,
+        streams: 0,
         batches: 0,
       });
     } finally {

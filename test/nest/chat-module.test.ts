@@ -1,7 +1,8 @@
 /**
  * ToolnexusChatModule in a Nest app on Express: POST /api/chat streams the UI message stream
  * of a run in the principal's session (read by ai@7's own client), refuses without a principal;
- * GET /api/chat?id= gives the principal's stored thread back.
+ * GET /api/chat?id= gives the principal's stored thread back; GET /api/chat/<id>/stream
+ * reattaches to the chat's run (docs/chat.md, "Reconnecting") under the same principal.
  */
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
@@ -13,6 +14,7 @@ import { join } from 'node:path';
 import type { UIMessage } from 'ai';
 import { OpenAIChatModel } from 'toolnexus-ts/models';
 import { AgentRunner } from 'toolnexus-ts/agents';
+import { CHAT_STREAM_HEADER } from 'toolnexus-ts/chat';
 import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { ToolnexusChatModule, ToolnexusModule, ToolnexusModuleError } from 'toolnexus-ts/nest';
 import { chatModel } from '../fixtures/chat/agent';
@@ -71,6 +73,29 @@ it('streams a run in the principal’s session to the AI SDK client, and refuses
     { id: 'stored-1', role: 'assistant', parts: [{ type: 'step-start' }, { type: 'text', text: 'You said: hello', state: 'done' }] },
   ]);
   expect((await fetch(`${url}?id=c1`)).status).toBe(401);
+});
+
+it('serves the reconnect of useChat({ resume: true }): the run from a position, 204 with nothing to resume, 401 without a principal', async () => {
+  const posted = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-user': 'ada' },
+    body: JSON.stringify({ id: 'c2', messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hello' }] }] }),
+  });
+  const position = posted.headers.get(CHAT_STREAM_HEADER) as string;
+  expect(position).toMatch(/:0$/);
+  const sent = await posted.text();
+  // The run ended: from its first part, the reconnect sends exactly what the POST did.
+  const again = await fetch(`${url}/c2/stream`, { headers: { 'x-user': 'ada', [CHAT_STREAM_HEADER]: position } });
+  expect(again.status).toBe(200);
+  expect(again.headers.get('content-type')).toContain('text/event-stream');
+  expect(await again.text()).toBe(sent);
+  // Nothing active: what useChat's transport reads as "nothing to resume".
+  const ai = loadAiClient();
+  const transport = new ai.DefaultChatTransport<UIMessage>({ api: url, headers: { 'x-user': 'ada' } });
+  expect(await transport.reconnectToStream({ chatId: 'c2' })).toBeNull();
+  expect((await fetch(`${url}/c2/stream`)).status).toBe(401);
+  // Another principal's position is not theirs to read.
+  expect((await fetch(`${url}/c2/stream`, { headers: { 'x-user': 'bob', [CHAT_STREAM_HEADER]: position } })).status).toBe(404);
 });
 
 it('needs a principal function', () => {

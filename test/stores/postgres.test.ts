@@ -82,6 +82,8 @@ describe('PostgresStore specifics', () => {
       'lazy_runs',
       'lazy_schema_version',
       'lazy_sessions',
+      'lazy_stream_logs',
+      'lazy_stream_parts',
       'lazy_suspensions',
     ]);
     expect(await sql(url, `SELECT version FROM "${schema}".lazy_schema_version`)).toEqual([{ version: POSTGRES_STORE_SCHEMA_VERSION }]);
@@ -100,6 +102,8 @@ describe('PostgresStore specifics', () => {
         'app_runs',
         'app_schema_version',
         'app_sessions',
+        'app_stream_logs',
+        'app_stream_parts',
         'app_suspensions',
       ]);
     } finally {
@@ -175,6 +179,11 @@ describe('PostgresStore specifics', () => {
       'sessions_pkey',
       'sessions_run_idx',
       'sessions_upd_idx',
+      'stream_logs',
+      'stream_logs_closed_idx',
+      'stream_logs_pkey',
+      'stream_parts',
+      'stream_parts_pkey',
       'suspensions',
       'suspensions_hist_idx',
       'suspensions_kind_idx',

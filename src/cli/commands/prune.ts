@@ -58,7 +58,7 @@ export const prune: CliCommand = {
     io.out(
       values.json
         ? JSON.stringify(report)
-        : `pruned ${report.suspensions} suspensions, ${report.runs} runs, ${report.sessions} sessions in ${report.batches} batches`,
+        : `pruned ${report.suspensions} suspensions, ${report.runs} runs, ${report.sessions} sessions, ${report.streams} stream logs in ${report.batches} batches`,
     );
     return EXIT.ok;
   },

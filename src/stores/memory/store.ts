@@ -3,6 +3,7 @@ import { MemoryDeliveries } from '../../deliveries/memory';
 import type { DeliveryStore } from '../../deliveries/store';
 import { MemorySessionStore } from '../../sessions/memory';
 import type { SessionFilter, SessionStore, SessionSummary, StoredSession } from '../../sessions/store';
+import type { StreamLogStore, StreamSlice } from '../../sessions/stream-log';
 import type { MemorySuspensionStoreOptions } from '../../suspension/memory';
 import type { PrunableStore, PruneOptions, PruneReport } from '../../runner/retention';
 import { cutoffOf, pruneInBatches, type PruneTable } from '../retention';
@@ -25,8 +26,8 @@ export type MemoryStoreOptions = MemorySuspensionStoreOptions;
  * clock by default), the only clock its callers share; tests pass a fake one. After
  * `close`, every method rejects with `StoreError`, sessions' included.
  */
-export class MemoryStore extends MemoryRunStore implements SessionStore, PrunableStore, A2ATaskStore {
-  private readonly sessions = new MemorySessionStore();
+export class MemoryStore extends MemoryRunStore implements SessionStore, StreamLogStore, PrunableStore, A2ATaskStore {
+  private readonly sessions = new MemorySessionStore(() => new Date(this.clock.now()).toISOString());
   private readonly a2aTasks = new MemoryA2ATasks();
 
   async loadA2ATask(taskId: string): Promise<A2ATaskRecord | undefined> {
@@ -76,6 +77,21 @@ export class MemoryStore extends MemoryRunStore implements SessionStore, Prunabl
     return this.sessions.sessionOfRun(runId);
   }
 
+  async openStream(runId: string, sessionId: string): Promise<number> {
+    this.assertOpen();
+    return this.sessions.openStream(runId, sessionId);
+  }
+
+  async appendStream(runId: string, at: number, parts: readonly string[], next: number, end: boolean): Promise<void> {
+    this.assertOpen();
+    return this.sessions.appendStream(runId, at, parts, next, end);
+  }
+
+  async readStream(runId: string, from: number, limit: number): Promise<StreamSlice | undefined> {
+    this.assertOpen();
+    return this.sessions.readStream(runId, from, limit);
+  }
+
   /** Deletes settled suspensions, finished runs and idle sessions older than the cut-offs given, as the durable stores do. */
   async prune(options: PruneOptions): Promise<PruneReport> {
     this.assertOpen();
@@ -119,6 +135,14 @@ export class MemoryStore extends MemoryRunStore implements SessionStore, Prunabl
       cutoffOf(options.idleBefore, 'idleBefore'),
       (at) => this.sessions.prunableSessions(at),
       (id, at) => this.sessions.deletePrunableSession(id, at),
+    );
+    // Stream logs go with the run's retention: closed ones last written before the same cut-off.
+    table(
+      'streams',
+      'runId',
+      cutoffOf(options.finishedBefore, 'finishedBefore'),
+      (at) => this.sessions.streams.prunableStreams(at),
+      (id, at) => this.sessions.streams.deletePrunableStream(id, at),
     );
     return steps;
   }

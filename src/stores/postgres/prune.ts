@@ -2,6 +2,7 @@ import type { PruneOptions } from '../../runner/retention';
 import { cutoffOf, LIVE_PHASES, SETTLED_STATUSES, type PruneTable } from '../retention';
 import type { Tables } from './schema';
 import type { PostgresQuery } from './sessions';
+import type { StreamTables } from './streams';
 
 const SETTLED = `status IN (${SETTLED_STATUSES.map((s) => `'${s}'`).join(', ')})`;
 const FINISHED = `(state->>'phase') NOT IN (${LIVE_PHASES.map((p) => `'${p}'`).join(', ')})`;
@@ -12,7 +13,13 @@ const FINISHED = `(state->>'phase') NOT IN (${LIVE_PHASES.map((p) => `'${p}'`).j
  * delete names its rows by key and checks them again, so a row that changed since the select
  * stays. A settled link whose next request still waits is kept: its chain is not over.
  */
-export function postgresPruneTables(tables: Tables, sessions: string, query: PostgresQuery, options: PruneOptions): PruneTable[] {
+export function postgresPruneTables(
+  tables: Tables,
+  sessions: string,
+  streams: StreamTables,
+  query: PostgresQuery,
+  options: PruneOptions,
+): PruneTable[] {
   const steps: PruneTable[] = [];
   /** One table's step: `from` (with its alias), its key (`column` as the statements name it), what qualifies a row ($1 the cut-off), the walk's order. */
   const step = (
@@ -60,5 +67,33 @@ export function postgresPruneTables(tables: Tables, sessions: string, query: Pos
     'active_run IS NULL AND updated_at COLLATE "C" < $1',
     'updated_at COLLATE "C"',
   );
+  // Stream logs go with the run's retention: a closed log last written before the cut-off, its parts in the same statement.
+  const streamCutoff = cutoffOf(options.finishedBefore, 'finishedBefore');
+  if (streamCutoff !== undefined) {
+    const qualifies = 'NOT open AND updated_at COLLATE "C" < $1';
+    steps.push({
+      table: 'streams',
+      key: 'run_id',
+      select: async (limit, whole) =>
+        (
+          await query(
+            'prune of streams',
+            `SELECT ${whole ? 'run_id, session_id, next, updated_at' : 'run_id'} FROM ${streams.logs} WHERE ${qualifies}
+              ORDER BY updated_at COLLATE "C" LIMIT $2`,
+            [streamCutoff, limit],
+          )
+        ).rows,
+      remove: async (keys) =>
+        (
+          await query(
+            'prune of streams',
+            `WITH gone AS (DELETE FROM ${streams.logs} WHERE run_id = ANY($2::text[]) AND ${qualifies} RETURNING run_id),
+                  parts AS (DELETE FROM ${streams.parts} p USING gone WHERE p.run_id = gone.run_id)
+             SELECT count(*)::int AS n FROM gone`,
+            [streamCutoff, keys],
+          )
+        ).rows.map((row) => Number((row as { n: number }).n))[0] ?? 0,
+    });
+  }
   return steps;
 }

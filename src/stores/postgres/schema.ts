@@ -5,6 +5,7 @@ import { isUnavailable, translate } from './errors';
 import { quoteIdentifier } from './resolve';
 import { deliveriesPostgresDdl } from './deliveries';
 import { sessionsPostgresDdl } from './sessions';
+import { streamsPostgresDdl } from './streams';
 import { POSTGRES_STORE_SCHEMA_VERSION } from './version';
 
 export { POSTGRES_STORE_SCHEMA_VERSION };
@@ -219,6 +220,8 @@ function migrationTo(version: number, { schema, prefix, suspensions, runs, grant
            lease_until_ms bigint,
            outcome        json,
            finished_ms    bigint)`,
+        // Stream logs (docs/chat.md, "Reconnecting"): every chat response's parts, per run, by cursor.
+        ...streamsPostgresDdl(schema, prefix),
       ];
     default:
       throw new StoreError(`PostgresStore: no migration to layout version ${version}`);

@@ -37,6 +37,8 @@ import { StoreSessionsAndTasks } from '../a2a-tasks';
 import { PostgresSessions, sessionsTable, type PostgresQuery } from './sessions';
 import { deliveriesTable, PostgresDeliveries } from './deliveries';
 import type { DeliveryStore } from '../../deliveries/store';
+import { PostgresStreamLog, streamTables } from './streams';
+import type { StreamLogStore } from '../../sessions/stream-log';
 import { CLOCK, INSERT_COLUMNS, SUSPENSION_COLUMNS, insertPlaceholders, insertValues } from './columns';
 
 const FIRST_RETRY_PAUSE_MS = 50;
@@ -82,6 +84,8 @@ export class PostgresStore extends StoreSessionsAndTasks implements SuspensionSt
   protected readonly a2aTasks: PostgresA2ATasks;
   /** The cards channels posted for pending calls (docs/channels.md), in the same schema. */
   readonly deliveries: DeliveryStore;
+  /** Stream logs (docs/chat.md, "Reconnecting"): in the same schema; their SQL is ./streams.ts. */
+  protected readonly streams: StreamLogStore;
   private closed = false;
 
   constructor(options: PostgresStoreOptions) {
@@ -97,6 +101,7 @@ export class PostgresStore extends StoreSessionsAndTasks implements SuspensionSt
     this.sessions = new PostgresSessions(sessionsTable(resolved.schema, resolved.tablePrefix), query);
     this.a2aTasks = new PostgresA2ATasks(a2aTasksTable(resolved.schema, resolved.tablePrefix), query);
     this.deliveries = new PostgresDeliveries(deliveriesTable(resolved.schema, resolved.tablePrefix), query);
+    this.streams = new PostgresStreamLog(streamTables(resolved.schema, resolved.tablePrefix), query);
   }
 
   /**
@@ -398,7 +403,13 @@ export class PostgresStore extends StoreSessionsAndTasks implements SuspensionSt
   prune(options: PruneOptions): Promise<PruneReport> {
     const sessions = sessionsTable(this.tables.schema, this.tables.prefix);
     return pruneInBatches(options, (checked) =>
-      postgresPruneTables(this.tables, sessions, (operation, text, values) => this.query(operation, text, values), checked),
+      postgresPruneTables(
+        this.tables,
+        sessions,
+        streamTables(this.tables.schema, this.tables.prefix),
+        (operation, text, values) => this.query(operation, text, values),
+        checked,
+      ),
     );
   }
 

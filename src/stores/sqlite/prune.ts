@@ -1,6 +1,6 @@
 import type { PruneOptions } from '../../runner/retention';
 import { cutoffOf, LIVE_PHASES, SETTLED_STATUSES, type PruneTable } from '../retention';
-import type { SqliteConnection } from './driver';
+import { immediate, type SqliteConnection } from './driver';
 
 const SETTLED = `status IN (${SETTLED_STATUSES.map((s) => `'${s}'`).join(', ')})`;
 const FINISHED = `json_extract(state, '$.phase') NOT IN (${LIVE_PHASES.map((p) => `'${p}'`).join(', ')})`;
@@ -12,6 +12,7 @@ const JSON_COLUMNS: Record<PruneTable['table'], readonly string[]> = {
   suspensions: ['request', 'args', 'answer', 'outcome', 'chain', 'answered_by', 'requested_by', 'signatures', 'automatic', 'receipts'],
   runs: ['state'],
   sessions: ['state'],
+  streams: [],
 };
 
 /**
@@ -61,6 +62,8 @@ export function sqlitePruneTables(db: SqliteConnection, run: <T>(work: () => T, 
   );
   step('runs', 'run_id', cutoffOf(options.finishedBefore, 'finishedBefore'), `updated_at < @cutoff AND ${FINISHED}`, 'updated_at');
   step('sessions', 'id', cutoffOf(options.idleBefore, 'idleBefore'), 'active_run IS NULL AND updated_at < @cutoff', 'updated_at');
+  const streams = cutoffOf(options.finishedBefore, 'finishedBefore');
+  if (streams !== undefined) steps.push(streamsStep(db, run, streams));
   return steps;
 }
 
@@ -77,4 +80,43 @@ function parsed(table: PruneTable['table'], row: Record<string, unknown>): Recor
     }
   }
   return out;
+}
+
+/**
+ * Stream logs go with the run's retention (`finishedBefore`): a closed log last written before
+ * the cut-off, with its parts, in one transaction (a log that opened again since stays).
+ */
+function streamsStep(db: SqliteConnection, run: <T>(work: () => T, what: string) => T, cutoff: string): PruneTable {
+  const qualifies = 'open = 0 AND updated_at < @cutoff';
+  return {
+    table: 'streams',
+    key: 'run_id',
+    select: (limit, whole) =>
+      Promise.resolve(
+        run(
+          () =>
+            db
+              .prepare(
+                `SELECT ${whole ? 'run_id, session_id, next, updated_at' : 'run_id'} FROM stream_logs WHERE ${qualifies} ORDER BY updated_at LIMIT @limit`,
+              )
+              .all({ cutoff, limit }) as Array<Record<string, unknown>>,
+          'prune streams',
+        ),
+      ),
+    remove: (keys) =>
+      Promise.resolve(
+        run(
+          () =>
+            immediate(db, () => {
+              const gone = db
+                .prepare(`DELETE FROM stream_logs WHERE run_id IN ${KEYS} AND ${qualifies} RETURNING run_id`)
+                .all({ cutoff, keys: JSON.stringify(keys) }) as Array<{ run_id: string }>;
+              const ids = JSON.stringify(gone.map((row) => row.run_id));
+              db.prepare(`DELETE FROM stream_parts WHERE run_id IN (SELECT value FROM json_each(@ids))`).run({ ids });
+              return gone.length;
+            }),
+          'prune streams',
+        ),
+      ),
+  };
 }

@@ -3,6 +3,7 @@ import { immediate, type SqliteConnection, type SqliteStatement } from './driver
 import { DELIVERIES_SQLITE_DDL } from './deliveries';
 import { SESSIONS_SQLITE_DDL } from './sessions';
 import { A2A_TASKS_SQLITE_DDL } from './a2a-tasks';
+import { STREAMS_SQLITE_DDL } from './streams';
 import { SQLITE_SCHEMA_VERSION } from './version';
 
 export { SQLITE_SCHEMA_VERSION };
@@ -95,6 +96,8 @@ const STEPS: Record<number, string> = {
     // Served calls' idempotency keys (src/suspension/keyed.ts): the holder's fence and lease
     // (SQLite's clock, ms), then the first outcome (JSON) and when it was kept.
     'CREATE TABLE keyed_calls (key TEXT PRIMARY KEY, fence INTEGER NOT NULL, lease_until INTEGER, outcome TEXT, finished_at INTEGER);',
+    // Stream logs (docs/chat.md, "Reconnecting"): every chat response's parts, per run, by cursor.
+    STREAMS_SQLITE_DDL,
   ].join('\n'),
 };
 

@@ -33,6 +33,8 @@ import { SqliteA2ATasks } from './a2a-tasks';
 import { StoreSessionsAndTasks } from '../a2a-tasks';
 import { SqliteDeliveries } from './deliveries';
 import type { DeliveryStore } from '../../deliveries/store';
+import { SqliteStreamLog } from './streams';
+import type { StreamLogStore } from '../../sessions/stream-log';
 
 /**
  * Creates a database file that does not exist yet with mode 0600 (owner read/write only),
@@ -90,6 +92,8 @@ export class SqliteStore extends StoreSessionsAndTasks implements SuspensionStor
   protected readonly a2aTasks: SqliteA2ATasks;
   /** The cards channels posted for pending calls (docs/channels.md), in the same file. */
   readonly deliveries: DeliveryStore;
+  /** Stream logs (docs/chat.md, "Reconnecting"): in the same file; their SQL is ./streams.ts. */
+  protected readonly streams: StreamLogStore;
   private closed = false;
 
   constructor(options: SqliteStoreOptions | string) {
@@ -123,6 +127,13 @@ export class SqliteStore extends StoreSessionsAndTasks implements SuspensionStor
       this.a2aTasks = new SqliteA2ATasks(
         this.db,
         (work, what) => this.run(work, what),
+        () => this.assertOpen(),
+      );
+      // A stream log's commits are not synced to disk: a part lost to a power cut costs a
+      // reconnecting page its last parts, which the session has once the run ends.
+      this.streams = new SqliteStreamLog(
+        this.db,
+        (work, what) => this.run(() => this.relaxedSync(work), what),
         () => this.assertOpen(),
       );
     } catch (error) {

@@ -1,0 +1,186 @@
+import { InvalidArgumentError } from '../errors';
+import { checkSessionId } from './validate';
+
+/**
+ * What {@link StreamLogStore.readStream} returns: up to `limit` parts from the cursor asked,
+ * with the log's state as it was before they were read (so a log read `open: false` has all
+ * its parts in already).
+ */
+export interface StreamSlice {
+  /** The session the run belongs to: a reconnect is served only to that session's principal. */
+  sessionId: string;
+  /** The parts, each the JSON text of one UI message stream part, as the live stream wrote it. */
+  parts: string[];
+  /**
+   * The cursor after the last part written so far. Past the log's cap it keeps counting
+   * while no more parts are kept: a cursor below `next` with no part there is a log that
+   * was full.
+   */
+  next: number;
+  /** A response is still writing this run's log (a segment was opened and not yet closed). */
+  open: boolean;
+}
+
+/**
+ * A run's **stream log** (docs/chat.md, "Reconnecting"): the UI message stream parts every
+ * chat response of the run wrote, in order, each at its **cursor** (0, 1, 2...), so a page
+ * that lost its connection reattaches from any process on the same store. Kept beside the
+ * sessions by the three stores; pruned with the run's retention (`finishedBefore`), once
+ * no response writes it.
+ */
+export interface StreamLogStore {
+  /**
+   * Opens a segment (one response's parts) of `runId`'s log, creating the log for
+   * `sessionId` when there is none: returns the cursor the segment's first part will have.
+   */
+  openStream(runId: string, sessionId: string): Promise<number>;
+  /**
+   * Keeps `parts` at cursors `at`, `at + 1`...; the log's `next` becomes `next` (at least
+   * `at + parts.length`; more when parts past the cap were left out); `end` closes the segment.
+   * Parts are appended where the kept ones end: a batch at a cursor already kept (a retried
+   * write) is not kept again.
+   */
+  appendStream(runId: string, at: number, parts: readonly string[], next: number, end: boolean): Promise<void>;
+  /** Up to `limit` parts from cursor `from`, or `undefined` when the run has no log. */
+  readStream(runId: string, from: number, limit: number): Promise<StreamSlice | undefined>;
+}
+
+/** True when `value` keeps stream logs (the three built-in stores do). */
+export function isStreamLogStore(value: unknown): value is StreamLogStore {
+  const store = value as Partial<StreamLogStore> | undefined;
+  return (
+    typeof store === 'object' &&
+    store !== null &&
+    typeof store.openStream === 'function' &&
+    typeof store.appendStream === 'function' &&
+    typeof store.readStream === 'function'
+  );
+}
+
+/** Run ids: as session ids, printable and bounded (they name rows). */
+export function checkRunId(runId: unknown, operation: string): asserts runId is string {
+  if (typeof runId !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(runId))
+    throw new InvalidArgumentError(`${operation}: a run id is 1 to 200 printable ASCII characters without spaces`);
+}
+
+function checkCursor(value: unknown, name: string, operation: string): asserts value is number {
+  if (!Number.isSafeInteger(value) || (value as number) < 0)
+    throw new InvalidArgumentError(`${operation}: ${name} must be a whole number from 0, got ${String(value)}`);
+}
+
+/** Checks the arguments of {@link StreamLogStore.openStream}, as every store does before anything. */
+export function checkOpen(runId: unknown, sessionId: unknown): void {
+  checkRunId(runId, 'openStream');
+  checkSessionId(sessionId, 'openStream');
+}
+
+/** Checks the arguments of {@link StreamLogStore.appendStream}. */
+export function checkAppend(runId: unknown, at: unknown, parts: unknown, next: unknown): void {
+  checkRunId(runId, 'appendStream');
+  checkCursor(at, 'at', 'appendStream');
+  checkCursor(next, 'next', 'appendStream');
+  if (!Array.isArray(parts) || parts.some((part) => typeof part !== 'string' || part === '' || part.includes('\n')))
+    throw new InvalidArgumentError('appendStream: parts must be an array of JSON texts, each on one line');
+  if (next < at + parts.length) throw new InvalidArgumentError('appendStream: next is below the parts given');
+}
+
+/** Checks the arguments of {@link StreamLogStore.readStream}. */
+export function checkRead(runId: unknown, from: unknown, limit: unknown): void {
+  checkRunId(runId, 'readStream');
+  checkCursor(from, 'from', 'readStream');
+  if (!Number.isSafeInteger(limit) || (limit as number) < 1)
+    throw new InvalidArgumentError('readStream: limit must be a positive whole number');
+}
+
+/**
+ * A row of a store's stream log parts (SQL: `stream_parts`): one write's parts, from cursor `seq`, one JSON text
+ * a line (JSON text has no raw line break), so a run's stream costs a row per write, not per part.
+ */
+export interface StreamPartsRow {
+  seq: number | string;
+  parts: string;
+}
+
+/**
+ * Up to `limit` parts from cursor `from`, out of the rows read from the one holding `from` on,
+ * up to the first gap: a part is only ever given at its own cursor, so a follower never takes
+ * a later part for an earlier one.
+ */
+export function partsFrom(rows: readonly StreamPartsRow[], from: number, limit: number): string[] {
+  const parts: string[] = [];
+  let cursor = from;
+  for (const row of rows) {
+    const seq = Number(row.seq);
+    if (seq > cursor || parts.length >= limit) break;
+    const lines = row.parts.split('\n');
+    for (let i = cursor - seq; i < lines.length && parts.length < limit; i++) {
+      parts.push(lines[i] as string);
+      cursor++;
+    }
+  }
+  return parts;
+}
+
+interface MemoryLog {
+  sessionId: string;
+  /** One row per write, as the SQL stores keep them: a few strings per run, not one per part. */
+  rows: StreamPartsRow[];
+  /** How many parts the rows hold. */
+  kept: number;
+  next: number;
+  open: boolean;
+  updatedAt: string;
+}
+
+/** Stream logs in this process's memory: the `MemoryStore`'s and a `MemorySessionStore`'s. */
+export class MemoryStreamLog implements StreamLogStore {
+  private readonly logs = new Map<string, MemoryLog>();
+
+  /** `now`: the store's clock, as RFC 3339 (what a prune's cut-off is compared with). */
+  constructor(private readonly now: () => string = () => new Date().toISOString()) {}
+
+  async openStream(runId: string, sessionId: string): Promise<number> {
+    checkOpen(runId, sessionId);
+    const log = this.logs.get(runId) ?? { sessionId, rows: [], kept: 0, next: 0, open: true, updatedAt: this.now() };
+    log.open = true;
+    log.updatedAt = this.now();
+    this.logs.set(runId, log);
+    return log.next;
+  }
+
+  async appendStream(runId: string, at: number, parts: readonly string[], next: number, end: boolean): Promise<void> {
+    checkAppend(runId, at, parts, next);
+    const log = this.logs.get(runId);
+    if (!log) return;
+    // Kept where the kept ones end: a retried batch is not kept twice, and a gap (parts left out past the cap) is never filled.
+    if (at === log.kept && parts.length > 0) {
+      log.rows.push({ seq: at, parts: parts.join('\n') });
+      log.kept += parts.length;
+    }
+    log.next = Math.max(log.next, next);
+    log.open = !end;
+    log.updatedAt = this.now();
+  }
+
+  async readStream(runId: string, from: number, limit: number): Promise<StreamSlice | undefined> {
+    checkRead(runId, from, limit);
+    const log = this.logs.get(runId);
+    if (!log) return undefined;
+    let first = log.rows.length - 1;
+    while (first > 0 && Number(log.rows[first]?.seq) > from) first--;
+    return { sessionId: log.sessionId, parts: partsFrom(log.rows.slice(Math.max(0, first)), from, limit), next: log.next, open: log.open };
+  }
+
+  /** Closed logs last written before `cutoff`, oldest first, and the deletion of one: what a prune works through. */
+  prunableStreams(cutoff: string): Array<{ runId: string; sessionId: string; next: number; updatedAt: string }> {
+    return [...this.logs.entries()]
+      .filter(([, log]) => !log.open && log.updatedAt < cutoff)
+      .sort(([, a], [, b]) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : 0))
+      .map(([runId, log]) => ({ runId, sessionId: log.sessionId, next: log.next, updatedAt: log.updatedAt }));
+  }
+
+  deletePrunableStream(runId: string, cutoff: string): boolean {
+    const log = this.logs.get(runId);
+    return log !== undefined && !log.open && log.updatedAt < cutoff && this.logs.delete(runId);
+  }
+}

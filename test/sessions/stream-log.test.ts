@@ -1,0 +1,102 @@
+/**
+ * The stream log's contract (docs/chat.md, "Reconnecting"), the same on the three stores: a
+ * run's parts kept at their cursors, segments opened and closed, a part never moved or
+ * written twice, a gap past the cap seen as one, bad arguments refused before anything, and
+ * closed logs pruned with the run's retention (`finishedBefore`) while an open one stays.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InvalidArgumentError } from 'toolnexus-ts';
+import type { SessionStore, StreamLogStore } from 'toolnexus-ts/agents';
+import { MemoryStore } from 'toolnexus-ts/memory';
+import { SqliteStore } from 'toolnexus-ts/sqlite';
+import { PostgresStore } from 'toolnexus-ts/postgres';
+import type { PrunableStore } from 'toolnexus-ts/agents';
+import { dropSchema, postgresUrl, uniqueSchema } from '../fixtures/pg/server';
+
+type Store = StreamLogStore & SessionStore & PrunableStore & { close(): Promise<void> };
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'toolnexus-stream-log-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const STORES: Array<[string, () => Promise<{ store: Store; drop: () => Promise<void> }>]> = [
+  ['memory', async () => ({ store: new MemoryStore(), drop: async () => undefined })],
+  ['SQLite', async () => ({ store: new SqliteStore(join(dir, `log-${Math.random()}.db`)), drop: async () => undefined })],
+  [
+    'PostgreSQL',
+    async () => {
+      const url = await postgresUrl();
+      const schema = uniqueSchema('streams');
+      return { store: new PostgresStore({ connectionString: url, schema }), drop: () => dropSchema(url, schema) };
+    },
+  ],
+];
+
+const json = (n: number) => JSON.stringify({ type: 'text-delta', id: 't', delta: `w${n} ` });
+
+describe.each(STORES)('the stream log on %s', (_name, make) => {
+  let store: Store;
+  let drop: () => Promise<void>;
+  beforeAll(async () => {
+    ({ store, drop } = await make());
+  });
+  afterAll(async () => {
+    await store.close();
+    await drop();
+  });
+
+  it('keeps parts at their cursors across segments; a reader sees the log open until its segment is closed', async () => {
+    expect(await store.readStream('run-a', 0, 10)).toBeUndefined();
+    expect(await store.openStream('run-a', 'alice:c-1')).toBe(0);
+    expect(await store.readStream('run-a', 0, 10)).toEqual({ sessionId: 'alice:c-1', parts: [], next: 0, open: true });
+    await store.appendStream('run-a', 0, [json(0), json(1)], 2, false);
+    await store.appendStream('run-a', 2, [json(2)], 3, true);
+    expect(await store.readStream('run-a', 1, 10)).toEqual({ sessionId: 'alice:c-1', parts: [json(1), json(2)], next: 3, open: false });
+    expect((await store.readStream('run-a', 0, 2))?.parts).toEqual([json(0), json(1)]);
+    expect((await store.readStream('run-a', 3, 10))?.parts).toEqual([]);
+    // A second segment (a continued run) starts where the first ended.
+    expect(await store.openStream('run-a', 'alice:c-1')).toBe(3);
+    expect((await store.readStream('run-a', 3, 10))?.open).toBe(true);
+    // A batch written again at its cursor (a retried write) is kept once.
+    await store.appendStream('run-a', 3, [json(3), json(4)], 5, false);
+    await store.appendStream('run-a', 3, [json(3), json(4)], 5, true);
+    expect((await store.readStream('run-a', 0, 10))?.parts).toEqual([json(0), json(1), json(2), json(3), json(4)]);
+    // Read from inside a write's batch, and bounded by the limit.
+    expect((await store.readStream('run-a', 4, 10))?.parts).toEqual([json(4)]);
+    expect((await store.readStream('run-a', 1, 3))?.parts).toEqual([json(1), json(2), json(3)]);
+  });
+
+  it('past the cap, the log counts on without keeping: a cursor below next with no part there is a gap', async () => {
+    await store.openStream('run-full', 'alice:c-2');
+    await store.appendStream('run-full', 0, [json(0)], 5, true);
+    expect(await store.readStream('run-full', 1, 10)).toEqual({ sessionId: 'alice:c-2', parts: [], next: 5, open: false });
+  });
+
+  it('refuses bad arguments before anything changes', async () => {
+    await expect(store.openStream('has space', 's')).rejects.toThrow(InvalidArgumentError);
+    await expect(store.openStream('run-b', '')).rejects.toThrow(InvalidArgumentError);
+    await expect(store.appendStream('run-a', -1, [], 0, false)).rejects.toThrow(InvalidArgumentError);
+    await expect(store.appendStream('run-a', 9, [json(9)], 9, false)).rejects.toThrow(InvalidArgumentError);
+    await expect(store.appendStream('run-a', 9, [{ not: 'text' } as unknown as string], 10, false)).rejects.toThrow(InvalidArgumentError);
+    await expect(store.appendStream('run-a', 9, ['{"two":\n"lines"}'], 10, false)).rejects.toThrow(InvalidArgumentError);
+    await expect(store.readStream('run-a', 0, 0)).rejects.toThrow(InvalidArgumentError);
+    expect((await store.readStream('run-a', 0, 10))?.parts).toHaveLength(5);
+  });
+
+  it("is pruned with the run's retention: closed logs before the cut-off go with their parts, an open one stays", async () => {
+    await store.openStream('run-open', 'alice:c-3');
+    await store.appendStream('run-open', 0, [json(0)], 1, false);
+    const report = await store.prune({ finishedBefore: new Date(Date.now() + 60_000) });
+    expect(report.streams).toBe(2);
+    expect(await store.readStream('run-a', 0, 10)).toBeUndefined();
+    expect(await store.readStream('run-full', 0, 10)).toBeUndefined();
+    expect((await store.readStream('run-open', 0, 10))?.parts).toEqual([json(0)]);
+    // A log made again under a pruned run's id starts empty: no part of the old one is left.
+    expect(await store.openStream('run-a', 'alice:c-1')).toBe(0);
+    expect((await store.readStream('run-a', 0, 10))?.parts).toEqual([]);
+  });
+});
