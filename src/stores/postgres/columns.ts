@@ -86,3 +86,14 @@ export function insertValues(row: SuspensionRow): unknown[] {
 export const CLOCK = `clock AS (
   SELECT (extract(epoch FROM t) * 1000)::bigint AS ms, to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS iso
   FROM (SELECT date_trunc('milliseconds', clock_timestamp()) AS t) AS now)`;
+
+/** `column = $n` for each filter that is given, in order, its value appended to `values` (which numbers it). */
+export function equalities(filters: ReadonlyArray<readonly [string, string | undefined]>, values: unknown[]): string[] {
+  const conditions: string[] = [];
+  for (const [column, value] of filters) {
+    if (value === undefined) continue;
+    values.push(value);
+    conditions.push(`${column} = $${values.length}`);
+  }
+  return conditions;
+}

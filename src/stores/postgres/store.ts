@@ -26,7 +26,8 @@ import type { KeyedCallStore, KeyedStart } from '../../suspension/keyed';
 import { beginKeyed, finishKeyed } from './keyed';
 import type { Grant, GrantFilter } from '../../suspension/grants';
 import { sleep } from '../../timing/sleep';
-import { callOf, grantOf, parseStored, rowOf, settledPageOf, type SuspensionRow } from '../rows';
+import { callOf, parseStored, rowOf, settledPageOf, type SuspensionRow } from '../rows';
+import { insertGrant, listGrants, revokeGrant, type GrantsTable } from './grants';
 import { isUniqueViolation, translate } from './errors';
 import type { PostgresStoreOptions } from './options';
 import { resolveOptions } from './resolve';
@@ -39,7 +40,7 @@ import { deliveriesTable, PostgresDeliveries } from './deliveries';
 import type { DeliveryStore } from '../../deliveries/store';
 import { PostgresStreamLog, streamTables } from './streams';
 import type { StreamLogStore } from '../../sessions/stream-log';
-import { CLOCK, INSERT_COLUMNS, SUSPENSION_COLUMNS, insertPlaceholders, insertValues } from './columns';
+import { CLOCK, INSERT_COLUMNS, SUSPENSION_COLUMNS, equalities, insertPlaceholders, insertValues } from './columns';
 
 const FIRST_RETRY_PAUSE_MS = 50;
 const MAX_RETRY_PAUSE_MS = 1_000;
@@ -87,6 +88,8 @@ export class PostgresStore extends StoreSessionsAndTasks implements SuspensionSt
   /** Stream logs (docs/chat.md, "Reconnecting"): in the same schema; their SQL is ./streams.ts. */
   protected readonly streams: StreamLogStore;
   private closed = false;
+  /** {@link query} as a value, for the parts of this store kept in files of their own. */
+  private readonly queries: PostgresQuery = (operation, text, values) => this.query(operation, text, values);
 
   constructor(options: PostgresStoreOptions) {
     super();
@@ -97,7 +100,7 @@ export class PostgresStore extends StoreSessionsAndTasks implements SuspensionSt
     this.completeRetryMs = resolved.completeRetryMs;
     this.statements = resolved.preparedStatements ? new PreparedStatements() : undefined;
     this.tables = tablesOf(resolved.schema, resolved.tablePrefix);
-    const query: PostgresQuery = (operation, text, values) => this.query(operation, text, values);
+    const query = this.queries;
     this.sessions = new PostgresSessions(sessionsTable(resolved.schema, resolved.tablePrefix), query);
     this.a2aTasks = new PostgresA2ATasks(a2aTasksTable(resolved.schema, resolved.tablePrefix), query);
     this.deliveries = new PostgresDeliveries(deliveriesTable(resolved.schema, resolved.tablePrefix), query);
@@ -234,35 +237,16 @@ export class PostgresStore extends StoreSessionsAndTasks implements SuspensionSt
     return Number(result.rows[0]?.ms);
   }
 
-  async insertGrant(grant: Grant): Promise<void> {
-    const json = toJson(grant, `grant ${grant.id}`);
-    const result = await this.query(
-      `insert of grant ${grant.id}`,
-      `INSERT INTO ${this.tables.grants} (id, tool, grant_json) VALUES ($1, $2, $3::json) ON CONFLICT (id) DO NOTHING`,
-      [grant.id, grant.tool, json],
-    );
-    if (result.rowCount !== 1) throw new StoreError(`grant ${grant.id} is already recorded`);
+  insertGrant(grant: Grant): Promise<void> {
+    return insertGrant(this.grantsTable(), grant);
   }
 
-  async revokeGrant(id: string): Promise<Grant | undefined> {
-    const result = await this.query<{ grant_json: string; revoked_at: string | null }>(
-      `revocation of grant ${id}`,
-      `WITH ${CLOCK} UPDATE ${this.tables.grants} SET revoked_at = clock.iso FROM clock WHERE id = $1 AND revoked_at IS NULL
-        RETURNING grant_json::text AS grant_json, revoked_at`,
-      [id],
-    );
-    const row = result.rows[0];
-    return row === undefined ? undefined : grantOf(row.grant_json, row.revoked_at);
+  revokeGrant(id: string): Promise<Grant | undefined> {
+    return revokeGrant(this.grantsTable(), id);
   }
 
-  async listGrants(filter?: GrantFilter): Promise<Grant[]> {
-    const where = filter ? 'WHERE tool = $1 AND revoked_at IS NULL ' : '';
-    const result = await this.query<{ grant_json: string; revoked_at: string | null }>(
-      'list of grants',
-      `SELECT grant_json::text AS grant_json, revoked_at FROM ${this.tables.grants} ${where}ORDER BY seq`,
-      filter ? [filter.tool] : [],
-    );
-    return result.rows.map((row) => grantOf(row.grant_json, row.revoked_at));
+  listGrants(filter?: GrantFilter): Promise<Grant[]> {
+    return listGrants(this.grantsTable(), filter);
   }
 
   async renew(claim: Claim, leaseMs: number): Promise<boolean> {
@@ -317,7 +301,7 @@ export class PostgresStore extends StoreSessionsAndTasks implements SuspensionSt
   }
 
   beginKeyed(key: string, leaseMs: number, retentionMs: number): Promise<KeyedStart> {
-    return beginKeyed(this.tables.keyed, (operation, text, values) => this.query(operation, text, values), key, leaseMs, retentionMs);
+    return beginKeyed(this.tables.keyed, this.queries, key, leaseMs, retentionMs);
   }
 
   /** Retried as a settle is: the outcome a repeated key gets must outlive a dropped connection. */
@@ -327,14 +311,7 @@ export class PostgresStore extends StoreSessionsAndTasks implements SuspensionSt
 
   /** The read and the claim of an answer in one statement (./early.ts): two round trips per resolve, not three. */
   claimEarly(id: string, answer: Answer, leaseMs: number, audit?: Audit): Promise<EarlyClaim | undefined> {
-    return claimEarly(
-      this.tables.suspensions,
-      (operation, text, values) => this.query(operation, text, values),
-      id,
-      answer,
-      leaseMs,
-      audit,
-    );
+    return claimEarly(this.tables.suspensions, this.queries, id, answer, leaseMs, audit);
   }
 
   /** Retried as a settle is: a refused answer must not stay claimed because of one dropped connection. */
@@ -420,6 +397,10 @@ export class PostgresStore extends StoreSessionsAndTasks implements SuspensionSt
     if (this.ownsPool) await this.pool.end();
   }
 
+  private grantsTable(): GrantsTable {
+    return { name: this.tables.grants, query: this.queries };
+  }
+
   private ready(mayMigrate: boolean): Promise<void> {
     if (this.closed) return Promise.reject(closedError());
     if (!this.readyPromise) {
@@ -462,17 +443,6 @@ export class PostgresStore extends StoreSessionsAndTasks implements SuspensionSt
       throw translate(error, operation);
     }
   }
-}
-
-/** `column = $n` for each filter that is given, in order, its value appended to `values` (which numbers it). */
-function equalities(filters: ReadonlyArray<readonly [string, string | undefined]>, values: unknown[]): string[] {
-  const conditions: string[] = [];
-  for (const [column, value] of filters) {
-    if (value === undefined) continue;
-    values.push(value);
-    conditions.push(`${column} = $${values.length}`);
-  }
-  return conditions;
 }
 
 function closedError(): StoreError {

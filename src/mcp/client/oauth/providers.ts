@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type {
   AddClientAuthentication,
   OAuthClientInformationContext,
@@ -14,6 +14,7 @@ import type { SecretRedactor } from '../redactor';
 import { ClientAssertionSigner } from './assertion';
 import { DpopKeys } from './dpop';
 import type { FetchLike } from './fetch';
+import { sameIssuer, sameText, tokenSecrets } from './kept';
 import type {
   McpOAuthClientCredentialsOptions,
   McpOAuthCrossAppOptions,
@@ -435,19 +436,4 @@ export function oauthProvider(
   if (options.grant === 'cross_app') return new CrossAppOAuthProvider(server, options, redactor, serverUrl, fetchFn);
   if (options.grant === 'jwt_bearer') return new JwtBearerOAuthProvider(server, options, redactor);
   return new LoginOAuthProvider(server, options, redactor);
-}
-
-function tokenSecrets(tokens: OAuthTokens): string[] {
-  return [tokens.access_token, tokens.refresh_token].filter((value): value is string => typeof value === 'string');
-}
-
-/** Whether a kept value was issued by the authorization server `ctx` names (a value with no issuer recorded, or no `ctx`, is taken). */
-function sameIssuer(stored: Record<string, unknown>, ctx: OAuthClientInformationContext | undefined): boolean {
-  return ctx === undefined || typeof stored.issuer !== 'string' || stored.issuer === ctx.issuer;
-}
-
-function sameText(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
 }
