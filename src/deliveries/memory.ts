@@ -30,4 +30,21 @@ export class MemoryDeliveries implements DeliveryStore {
     if (due !== undefined) rows.sort((a, b) => a.dueAt - b.dueAt);
     return rows.slice(0, deliveryLimit(filter)).map((row) => structuredClone(row));
   }
+
+  /**
+   * The deliveries done (the card shows a settled call) and last saved before `cutoffMs` (each
+   * save moves `dueAt` past its own instant), oldest first, and the deletion of one: what
+   * `MemoryStore.prune` works through.
+   */
+  prunableDeliveries(cutoffMs: number): Delivery[] {
+    return [...this.rows.values()]
+      .filter((row) => row.done && row.dueAt < cutoffMs)
+      .sort((a, b) => a.dueAt - b.dueAt)
+      .map((row) => structuredClone(row));
+  }
+
+  deletePrunableDelivery(id: string, cutoffMs: number): boolean {
+    const row = this.rows.get(id);
+    return row !== undefined && row.done && row.dueAt < cutoffMs && this.rows.delete(id);
+  }
 }

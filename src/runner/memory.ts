@@ -42,6 +42,12 @@ export class MemoryRunStore extends MemorySuspensionStore implements RunStore {
     return run !== undefined && finishedBefore(run, cutoff) && this.runs.delete(runId);
   }
 
+  /** True when no checkpoint of `runId` is kept, or its run finished before `cutoff` (what an A2A task's prune asks). */
+  protected runOverBefore(runId: string, cutoff: string): boolean {
+    const run = this.runs.get(runId);
+    return run === undefined || finishedBefore(run, cutoff);
+  }
+
   async listStaleRuns(filter: StaleRunFilter): Promise<RunListing[]> {
     this.assertOpen();
     const limit = staleRunLimit(filter);

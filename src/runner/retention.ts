@@ -12,8 +12,13 @@ export interface PruneOptions {
   settledBefore?: Date;
   /**
    * Deletes run checkpoints of finished runs (neither running nor halted) last written before
-   * this instant, and the stream logs (docs/chat.md, "Reconnecting") no response writes any
-   * more, last written before it.
+   * this instant, and with the same cut-off what served and delivered work leaves behind: the
+   * stream logs (docs/chat.md, "Reconnecting") no response writes any more, last written before
+   * it; served calls' idempotency keys (keyed calls) whose outcome was kept before it, never
+   * one still held; A2A task records whose run ended before it (or was never kept) and whose
+   * push outbox is empty; channel deliveries done (the card shows a settled call) and last
+   * saved before it. Keep it older than the longest `idempotencyRetentionMs` of your doors: a
+   * repeated key whose outcome was pruned runs again.
    */
   finishedBefore?: Date;
   /** Deletes sessions with no active run, last saved before this instant. */
@@ -37,7 +42,7 @@ export interface PruneOptions {
 
 /** One batch of rows about to be deleted, for {@link PruneOptions.archive}. */
 export interface PrunedBatch {
-  table: 'suspensions' | 'runs' | 'sessions' | 'streams';
+  table: 'suspensions' | 'runs' | 'sessions' | 'streams' | 'keyedCalls' | 'a2aTasks' | 'deliveries';
   /** The rows, each column by its name, JSON columns parsed. */
   rows: Array<Record<string, unknown>>;
 }
@@ -49,6 +54,12 @@ export interface PruneReport {
   sessions: number;
   /** Stream logs (each with its parts). */
   streams: number;
+  /** Served calls' idempotency keys, with their kept outcomes. */
+  keyedCalls: number;
+  /** A2A task records (owner, push configs, empty outbox). */
+  a2aTasks: number;
+  /** Channel deliveries (cards) of settled calls. */
+  deliveries: number;
   /** Statements run that deleted something. */
   batches: number;
 }

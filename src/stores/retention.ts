@@ -7,6 +7,17 @@ export const SETTLED_STATUSES = ['resolved', 'declined', 'expired', 'cancelled']
 export const LIVE_PHASES = ['running', 'halted'] as const;
 
 export const DEFAULT_PRUNE_BATCH = 1000;
+
+const EMPTY_REPORT: PruneReport = {
+  suspensions: 0,
+  runs: 0,
+  sessions: 0,
+  streams: 0,
+  keyedCalls: 0,
+  a2aTasks: 0,
+  deliveries: 0,
+  batches: 0,
+};
 const MAX_PRUNE_BATCH = 10_000;
 
 /** One table's batch step, its cut-off bound in: the oldest rows past it (at most `limit`), and their deletion. */
@@ -28,7 +39,7 @@ export interface PruneTable {
 export async function pruneInBatches(options: PruneOptions, tablesOf: (options: PruneOptions) => PruneTable[]): Promise<PruneReport> {
   const batchSize = checkPruneOptions(options);
   const tables = tablesOf(options);
-  const report: PruneReport = { suspensions: 0, runs: 0, sessions: 0, streams: 0, batches: 0 };
+  const report: PruneReport = { ...EMPTY_REPORT };
   const maxBatches = options.maxBatches ?? Infinity;
   for (const step of tables) {
     for (;;) {
@@ -46,6 +57,12 @@ export async function pruneInBatches(options: PruneOptions, tablesOf: (options: 
     }
   }
   return report;
+}
+
+/** A cut-off given, as epoch milliseconds (for the tables that keep time so), or undefined for a table not to prune. */
+export function cutoffMsOf(date: Date | undefined, name: string): number | undefined {
+  const at = cutoffOf(date, name);
+  return at === undefined ? undefined : Date.parse(at);
 }
 
 /** The cut-offs given, as RFC 3339 text, or undefined for a table not to prune. */

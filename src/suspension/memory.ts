@@ -278,6 +278,25 @@ export class MemorySuspensionStore implements SuspensionStore, KeyedCallStore {
     return entry !== undefined && this.prunable(entry.call, cutoff) && this.calls.delete(id);
   }
 
+  /**
+   * The served calls' keys whose outcome was kept before `cutoffMs` (epoch ms, this store's
+   * clock), oldest first, and the deletion of one of them: a key still held is never one.
+   */
+  protected prunableKeyed(cutoffMs: number): Array<{ key: string; fence: number; outcome: ToolResult; finishedAt: number }> {
+    return [...this.keyed.entries()]
+      .flatMap(([key, entry]) =>
+        keyedFinishedBefore(entry, cutoffMs)
+          ? [{ key, fence: entry.fence, outcome: structuredClone(entry.outcome), finishedAt: entry.finishedAt }]
+          : [],
+      )
+      .sort((a, b) => a.finishedAt - b.finishedAt);
+  }
+
+  protected deletePrunableKeyed(key: string, cutoffMs: number): boolean {
+    const entry = this.keyed.get(key);
+    return entry !== undefined && keyedFinishedBefore(entry, cutoffMs) && this.keyed.delete(key);
+  }
+
   private prunable(call: SuspendedCall, cutoff: string): boolean {
     if (!isSettled(call.status) || call.updatedAt === undefined || call.updatedAt >= cutoff) return false;
     const next = call.next === undefined ? undefined : this.calls.get(call.next);
@@ -301,4 +320,8 @@ export class MemorySuspensionStore implements SuspensionStore, KeyedCallStore {
     const leaseUntilMs = call.leaseUntil === undefined ? undefined : Date.parse(call.leaseUntil);
     this.calls.set(id, { call, seq: this.nextSeq++, leaseUntilMs });
   }
+}
+
+function keyedFinishedBefore(entry: KeyedEntry, cutoffMs: number): entry is KeyedEntry & { outcome: ToolResult; finishedAt: number } {
+  return entry.outcome !== undefined && entry.finishedAt !== undefined && entry.finishedAt < cutoffMs;
 }

@@ -1,13 +1,12 @@
 /**
  * `toolnexus-ts prune` (docs/deploying.md, "Retention") as a real child process on a real
  * SQLite file and on the PostgreSQL server of jest's global setup: ages, the archive file,
- * counts, and usage errors.
+ * counts (served work's tables too), and usage errors.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SuspendedCall, SuspensionStore } from 'toolnexus-ts/suspension';
-import type { RunStore } from 'toolnexus-ts/agents';
+import type { SuspendedCall } from 'toolnexus-ts/suspension';
 import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { PostgresStore } from 'toolnexus-ts/postgres';
 import { startChild, type Exit } from '../fixtures/children';
@@ -37,7 +36,7 @@ function settled(id: string, daysAgo: number): SuspendedCall {
 
 function describePrune(
   label: string,
-  target: () => Promise<{ store: SuspensionStore & RunStore & { close(): Promise<void> }; args: string[]; done?: () => Promise<void> }>,
+  target: () => Promise<{ store: SqliteStore | PostgresStore; args: string[]; done?: () => Promise<void> }>,
 ): void {
   it(`prunes by age on ${label}, archiving every row first`, async () => {
     const { store, args, done } = await target();
@@ -60,6 +59,30 @@ function describePrune(
         state: { phase: 'halted' },
         updatedAt: new Date(Date.now() - 40 * DAY).toISOString(),
       });
+      // Served work with the run's retention: the finished run's A2A task and a card done long ago go; a halted run's task and a recent card stay.
+      for (const taskId of ['finished', 'halted'])
+        await store.saveA2ATask({
+          taskId,
+          owner: 'ana',
+          contextId: 'ctx',
+          createdAt: new Date(Date.now() - 41 * DAY).toISOString(),
+          version: 1,
+          state: { configs: [], outbox: [] },
+        });
+      for (const [callId, days] of [
+        ['old-1', 95],
+        ['recent', 5],
+      ] as const)
+        await store.deliveries.insertDelivery({
+          id: `${callId} slack:C1`,
+          callId,
+          platform: 'slack',
+          target: 'slack:C1',
+          version: 1,
+          done: true,
+          attempts: 0,
+          dueAt: Date.now() - days * DAY,
+        });
       const archive = join(dir, `${label}.jsonl`);
       const exit = await cli([
         'prune',
@@ -73,25 +96,36 @@ function describePrune(
         '--archive',
         archive,
       ]);
-      expect(exit).toMatchObject({ code: 0, stdout: 'pruned 2 suspensions, 1 runs, 0 sessions, 0 stream logs in 3 batches\n' });
+      expect(exit).toMatchObject({
+        code: 0,
+        stdout: 'pruned 2 suspensions, 1 runs, 0 sessions, 0 stream logs, 0 keyed calls, 1 A2A tasks, 1 deliveries in 5 batches\n',
+      });
       const lines = readFileSync(archive, 'utf8')
         .trim()
         .split('\n')
         .map((line) => JSON.parse(line) as { table: string; row: Record<string, unknown> });
-      expect(lines.map((line) => [line.table, line.row.id ?? line.row.run_id])).toEqual([
+      expect(lines.map((line) => [line.table, line.row.id ?? line.row.run_id ?? line.row.task_id])).toEqual([
         ['suspensions', 'old-1'],
         ['suspensions', 'old-2'],
+        ['a2aTasks', 'finished'],
         ['runs', 'finished'],
+        ['deliveries', 'old-1 slack:C1'],
       ]);
       expect(await store.get('old-1')).toBeUndefined();
       expect((await store.get('recent'))?.status).toBe('resolved');
       expect(await store.loadRun('finished')).toBeUndefined();
       expect((await store.loadRun('halted'))?.runId).toBe('halted');
+      expect(await store.loadA2ATask('finished')).toBeUndefined();
+      expect((await store.loadA2ATask('halted'))?.taskId).toBe('halted');
+      expect((await store.deliveries.getDelivery('recent slack:C1'))?.done).toBe(true);
       expect(JSON.parse((await cli(['prune', ...args, '--settled-older-than', '2020-01-01T00:00:00Z', '--json'])).stdout)).toEqual({
         suspensions: 0,
         runs: 0,
         sessions: 0,
         streams: 0,
+        keyedCalls: 0,
+        a2aTasks: 0,
+        deliveries: 0,
         batches: 0,
       });
     } finally {

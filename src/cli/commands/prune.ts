@@ -9,13 +9,15 @@ import { CliProblem } from '../target';
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /**
- * `prune`: deletes settled suspensions, finished runs and idle sessions older than the ages
- * given, in batches (docs/deploying.md, "Retention"). `--archive FILE` appends every row to
+ * `prune`: deletes settled suspensions, finished runs (and with them stream logs, keyed calls,
+ * A2A tasks and deliveries) and idle sessions older than the ages given, in batches
+ * (docs/deploying.md, "Retention"). `--archive FILE` appends every row to
  * FILE as JSON lines before it is deleted.
  */
 export const prune: CliCommand = {
   path: ['prune'],
-  summary: 'delete old rows in batches: settled suspensions (the audit trail), finished runs, idle sessions',
+  summary:
+    'delete old rows in batches: settled suspensions (the audit trail), finished runs and served work (stream logs, keyed calls, A2A tasks, deliveries), idle sessions',
   usage:
     '[--settled-older-than AGE] [--finished-older-than AGE] [--idle-older-than AGE] [--batch-size N] [--max-batches N] [--archive FILE]',
   options: {
@@ -58,7 +60,8 @@ export const prune: CliCommand = {
     io.out(
       values.json
         ? JSON.stringify(report)
-        : `pruned ${report.suspensions} suspensions, ${report.runs} runs, ${report.sessions} sessions, ${report.streams} stream logs in ${report.batches} batches`,
+        : `pruned ${report.suspensions} suspensions, ${report.runs} runs, ${report.sessions} sessions, ${report.streams} stream logs, ` +
+            `${report.keyedCalls} keyed calls, ${report.a2aTasks} A2A tasks, ${report.deliveries} deliveries in ${report.batches} batches`,
     );
     return EXIT.ok;
   },

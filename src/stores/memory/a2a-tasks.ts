@@ -42,7 +42,26 @@ export class MemoryA2ATasks implements A2ATaskStore {
     return Promise.resolve(due.slice(0, limit));
   }
 
+  /**
+   * The records created before `cutoff` (RFC 3339) with nothing left in their outbox whose run
+   * `over` says ended before it, oldest first, and the deletion of one: what `MemoryStore.prune` works through.
+   */
+  prunableTasks(cutoff: string, over: (taskId: string) => boolean): A2ATaskRecord[] {
+    return this.all()
+      .filter((record) => prunableTask(record, cutoff, over))
+      .sort((a, b) => (a.createdAt === b.createdAt ? (a.taskId < b.taskId ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1));
+  }
+
+  deletePrunableTask(taskId: string, cutoff: string, over: (taskId: string) => boolean): boolean {
+    const text = this.records.get(taskId);
+    return text !== undefined && prunableTask(JSON.parse(text) as A2ATaskRecord, cutoff, over) && this.records.delete(taskId);
+  }
+
   private all(): A2ATaskRecord[] {
     return [...this.records.values()].map((text) => JSON.parse(text) as A2ATaskRecord);
   }
+}
+
+function prunableTask(record: A2ATaskRecord, cutoff: string, over: (taskId: string) => boolean): boolean {
+  return record.dueAt === undefined && record.createdAt < cutoff && over(record.taskId);
 }

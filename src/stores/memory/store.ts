@@ -6,7 +6,7 @@ import type { SessionFilter, SessionStore, SessionSummary, StoredSession } from 
 import type { StreamLogStore, StreamSlice } from '../../sessions/stream-log';
 import type { MemorySuspensionStoreOptions } from '../../suspension/memory';
 import type { PrunableStore, PruneOptions, PruneReport } from '../../runner/retention';
-import { cutoffOf, pruneInBatches, type PruneTable } from '../retention';
+import { cutoffMsOf, cutoffOf, pruneInBatches, type PruneTable } from '../retention';
 import type { A2ATaskPage, A2ATaskRecord, A2ATaskStore } from '../a2a-tasks';
 import { MemoryA2ATasks } from './a2a-tasks';
 
@@ -49,8 +49,9 @@ export class MemoryStore extends MemoryRunStore implements SessionStore, StreamL
     this.assertOpen();
     return this.a2aTasks.listA2ADue(dueBefore, limit);
   }
+  private readonly cards = new MemoryDeliveries();
   /** The cards channels posted for pending calls (docs/channels.md). */
-  readonly deliveries: DeliveryStore = new MemoryDeliveries();
+  readonly deliveries: DeliveryStore = this.cards;
 
   async loadSession(id: string): Promise<StoredSession | undefined> {
     this.assertOpen();
@@ -92,7 +93,7 @@ export class MemoryStore extends MemoryRunStore implements SessionStore, StreamL
     return this.sessions.readStream(runId, from, limit);
   }
 
-  /** Deletes settled suspensions, finished runs and idle sessions older than the cut-offs given, as the durable stores do. */
+  /** Deletes what is older than the cut-offs given (docs/deploying.md, "Retention"), as the durable stores do. */
   async prune(options: PruneOptions): Promise<PruneReport> {
     this.assertOpen();
     return pruneInBatches(options, (checked) => this.pruneSteps(checked));
@@ -100,12 +101,12 @@ export class MemoryStore extends MemoryRunStore implements SessionStore, StreamL
 
   private pruneSteps(options: PruneOptions): PruneTable[] {
     const steps: PruneTable[] = [];
-    const table = (
+    const table = <C extends string | number>(
       name: PruneTable['table'],
       key: string,
-      cutoff: string | undefined,
-      rows: (cutoff: string) => object[],
-      remove: (key: string, cutoff: string) => boolean,
+      cutoff: C | undefined,
+      rows: (cutoff: C) => object[],
+      remove: (key: string, cutoff: C) => boolean,
     ): void => {
       if (cutoff === undefined) return;
       steps.push({
@@ -115,6 +116,8 @@ export class MemoryStore extends MemoryRunStore implements SessionStore, StreamL
         remove: (keys) => Promise.resolve(keys.filter((k) => remove(k, cutoff)).length),
       });
     };
+    const finished = cutoffOf(options.finishedBefore, 'finishedBefore');
+    const finishedMs = cutoffMsOf(options.finishedBefore, 'finishedBefore');
     table(
       'suspensions',
       'id',
@@ -122,10 +125,19 @@ export class MemoryStore extends MemoryRunStore implements SessionStore, StreamL
       (at) => this.prunableCalls(at).map((call) => ({ id: call.request.id, ...call })),
       (id, at) => this.deletePrunableCall(id, at),
     );
+    // A2A tasks before runs, so a task goes while its run's end still shows (a task without a run qualifies too).
+    const over = (at: string) => (taskId: string) => this.runOverBefore(taskId, at);
+    table(
+      'a2aTasks',
+      'taskId',
+      finished,
+      (at) => this.a2aTasks.prunableTasks(at, over(at)),
+      (id, at) => this.a2aTasks.deletePrunableTask(id, at, over(at)),
+    );
     table(
       'runs',
       'runId',
-      cutoffOf(options.finishedBefore, 'finishedBefore'),
+      finished,
       (at) => this.prunableRuns(at),
       (id, at) => this.deletePrunableRun(id, at),
     );
@@ -140,9 +152,24 @@ export class MemoryStore extends MemoryRunStore implements SessionStore, StreamL
     table(
       'streams',
       'runId',
-      cutoffOf(options.finishedBefore, 'finishedBefore'),
+      finished,
       (at) => this.sessions.streams.prunableStreams(at),
       (id, at) => this.sessions.streams.deletePrunableStream(id, at),
+    );
+    // Served calls' keys and delivered cards too, by this store's clock (epoch ms).
+    table(
+      'keyedCalls',
+      'key',
+      finishedMs,
+      (at) => this.prunableKeyed(at),
+      (key, at) => this.deletePrunableKeyed(key, at),
+    );
+    table(
+      'deliveries',
+      'id',
+      finishedMs,
+      (at) => this.cards.prunableDeliveries(at),
+      (id, at) => this.cards.deletePrunableDelivery(id, at),
     );
     return steps;
   }

@@ -1,9 +1,9 @@
-import { a2aTasksPostgresDdl } from './a2a-tasks';
+import { a2aTasksPostgresDdl, a2aTasksTable } from './a2a-tasks';
 import type { Pool, PoolClient } from 'pg';
 import { StoreError } from '../../errors';
 import { isUnavailable, translate } from './errors';
 import { quoteIdentifier } from './resolve';
-import { deliveriesPostgresDdl } from './deliveries';
+import { deliveriesPostgresDdl, deliveriesTable } from './deliveries';
 import { sessionsPostgresDdl } from './sessions';
 import { streamsPostgresDdl } from './streams';
 import { POSTGRES_STORE_SCHEMA_VERSION } from './version';
@@ -222,6 +222,11 @@ function migrationTo(version: number, { schema, prefix, suspensions, runs, grant
            finished_ms    bigint)`,
         // Stream logs (docs/chat.md, "Reconnecting"): every chat response's parts, per run, by cursor.
         ...streamsPostgresDdl(schema, prefix),
+        // Retention of served and delivered work (docs/deploying.md, "Retention"): what a prune of
+        // A2A tasks, keyed calls and deliveries walks from the oldest, only the rows it may delete.
+        `CREATE INDEX ${index('a2a_tasks_idle_idx')} ON ${a2aTasksTable(schema, prefix)} (created_at COLLATE "C", task_id COLLATE "C") WHERE due_at IS NULL`,
+        `CREATE INDEX ${index('keyed_calls_done_idx')} ON ${keyed} (finished_ms) WHERE outcome IS NOT NULL`,
+        `CREATE INDEX ${index('deliveries_done_idx')} ON ${deliveriesTable(schema, prefix)} (due_at) WHERE done`,
       ];
     default:
       throw new StoreError(`PostgresStore: no migration to layout version ${version}`);

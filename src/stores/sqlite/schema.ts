@@ -98,6 +98,11 @@ const STEPS: Record<number, string> = {
     'CREATE TABLE keyed_calls (key TEXT PRIMARY KEY, fence INTEGER NOT NULL, lease_until INTEGER, outcome TEXT, finished_at INTEGER);',
     // Stream logs (docs/chat.md, "Reconnecting"): every chat response's parts, per run, by cursor.
     STREAMS_SQLITE_DDL,
+    // Retention of served and delivered work (docs/deploying.md, "Retention"): what a prune of
+    // A2A tasks, keyed calls and deliveries walks from the oldest, only the rows it may delete.
+    'CREATE INDEX a2a_tasks_idle ON a2a_tasks (created_at, task_id) WHERE due_at IS NULL;',
+    'CREATE INDEX keyed_calls_done ON keyed_calls (finished_at) WHERE outcome IS NOT NULL;',
+    'CREATE INDEX deliveries_done ON deliveries (due_at) WHERE done = 1;',
   ].join('\n'),
 };
 
