@@ -1,7 +1,8 @@
-import { mcpHeadersOf } from '../decorators/mcp-header.decorator';
+import 'reflect-metadata';
 import { sensitivePropertiesOf } from '../decorators/sensitive.decorator';
 import type { AnyClass } from '../decorators/types';
 import { DtoRuleError } from '../errors';
+import { MCP_HEADERS } from '../metadata/keys';
 import type { JsonSchema } from '../results/json-schema';
 import { MCP_HEADER_KEYWORD, mcpHeaders } from './mcp-headers';
 
@@ -41,4 +42,16 @@ export function checkHeaders(dto: AnyClass, schema: JsonSchema): void {
   if (fault === undefined) return;
   const name = dto.name || '(anonymous class)';
   throw new DtoRuleError(`${name}.${fault.slice(0, fault.indexOf(':'))}`, `${name}.${fault} (from @McpHeader)`);
+}
+
+/** Every `@McpHeader` property of a DTO prototype and its header name, parents' included (a child's own wins). */
+export function mcpHeadersOf(prototype: object): ReadonlyMap<string, string> {
+  const levels: object[] = [];
+  for (let p: object | null = prototype; p && p !== Object.prototype; p = Object.getPrototypeOf(p) as object | null) levels.unshift(p);
+  const headers = new Map<string, string>();
+  for (const level of levels) {
+    const own = Reflect.getOwnMetadata(MCP_HEADERS, level) as ReadonlyMap<string, string> | undefined;
+    if (own) for (const [key, name] of own) headers.set(key, name);
+  }
+  return headers;
 }

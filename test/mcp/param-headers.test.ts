@@ -69,7 +69,11 @@ async function call(url: string, args: Record<string, unknown>, headers: Record<
   });
   const text = await response.text();
   const json = text.startsWith('{') ? text : (text.split('\n').find((line) => line.startsWith('data: ')) ?? '').slice(6);
-  return { status: response.status, text, body: JSON.parse(json) as { result?: { content?: Array<{ text?: string }> }; error?: { code: number; message: string } } };
+  return {
+    status: response.status,
+    text,
+    body: JSON.parse(json) as { result?: { content?: Array<{ text?: string }> }; error?: { code: number; message: string } },
+  };
 }
 
 describe('@McpHeader: the schema', () => {
@@ -169,7 +173,11 @@ describe('serveMcp checks Mcp-Param headers against the arguments (2026-07-28)',
   it.each([
     ['missing', { 'mcp-param-region': undefined }, /the Mcp-Param-Region header is missing, and the argument region is given/],
     ['disagreeing', { 'mcp-param-region': 'us-east-1' }, /the Mcp-Param-Region header does not match the argument region/],
-    ['disagreeing in a nested DTO', { 'mcp-param-cluster': 'green' }, /Mcp-Param-Cluster header does not match the argument target\.cluster/],
+    [
+      'disagreeing in a nested DTO',
+      { 'mcp-param-cluster': 'green' },
+      /Mcp-Param-Cluster header does not match the argument target\.cluster/,
+    ],
     ['an integer that disagrees', { 'mcp-param-priority': '6' }, /Mcp-Param-Priority header does not match/],
     ['badly padded Base64', { 'mcp-param-region': '=?base64?ZXUtd2VzdA?=' }, /Mcp-Param-Region header carries invalid Base64/],
     ['Base64 with characters outside its alphabet', { 'mcp-param-region': '=?base64?ZXUt!!!d2VzdC0x?=' }, /invalid Base64/],

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { MCP_HEADERS } from '../metadata/keys';
+import { MCP_HEADERS } from '../../metadata/keys';
 
 /**
  * Mirrors a DTO property into an HTTP header for MCP clients (SEP-2243, MCP 2026-07-28): the
@@ -25,16 +25,4 @@ export function McpHeader(name: string): PropertyDecorator {
     const own = (Reflect.getOwnMetadata(MCP_HEADERS, target) as ReadonlyMap<string, string> | undefined) ?? new Map<string, string>();
     Reflect.defineMetadata(MCP_HEADERS, new Map([...own, [String(propertyKey), name]]), target);
   };
-}
-
-/** Every `@McpHeader` property of a DTO prototype and its header name, parents' included (a child's own wins). */
-export function mcpHeadersOf(prototype: object): ReadonlyMap<string, string> {
-  const levels: object[] = [];
-  for (let p: object | null = prototype; p && p !== Object.prototype; p = Object.getPrototypeOf(p) as object | null) levels.unshift(p);
-  const headers = new Map<string, string>();
-  for (const level of levels) {
-    const own = Reflect.getOwnMetadata(MCP_HEADERS, level) as ReadonlyMap<string, string> | undefined;
-    if (own) for (const [key, name] of own) headers.set(key, name);
-  }
-  return headers;
 }
