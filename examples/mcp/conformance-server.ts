@@ -5,7 +5,8 @@
  * the client's elicitation and replayed by the ResumeCoordinator; `test_sampling` asks the
  * client's model through `ctx.sample`. Its resources, resource template and prompts are
  * `@Resource`, `@ResourceTemplate` and `@Prompt` classes in an McpCatalog; its skills (the
- * skills extension, SEP-2640) the folder examples/mcp/conformance-skills. Prints the
+ * skills extension, SEP-2640) the folder examples/mcp/conformance-skills; `test_regional_query`
+ * mirrors its region into an `Mcp-Param-Region` header (`@McpHeader`, SEP-2243). Prints the
  * endpoint's URL, then serves until SIGTERM or SIGINT. Run by scripts/mcp-conformance.js; see
  * docs/mcp.md.
  */
@@ -19,6 +20,7 @@ import { TASK_SUPPORT, TASK_TOOLS } from './conformance-tasks';
 import {
   inputRound,
   McpCatalog,
+  McpHeader,
   Prompt,
   Resource,
   ResourceTemplate,
@@ -361,6 +363,20 @@ class InputRequiredPrompt {
   }
 }
 
+// SEP-2243 custom headers: the region travels in the Mcp-Param-Region header too, so a gateway
+// can route on it; serveMcp refuses a 2026-07-28 call whose header is missing or disagrees.
+class RegionalQueryArgs {
+  @IsString() @McpHeader('Region') @Describe('The region whose data is read') region!: string;
+  @IsString() @Describe('What to look up') query!: string;
+}
+
+@Tool({ name: 'test_regional_query', description: 'Looks a query up in one region', args: RegionalQueryArgs })
+class RegionalQueryTool {
+  run(args: RegionalQueryArgs): string {
+    return `${args.query} looked up in ${args.region}`;
+  }
+}
+
 const jsonSchema202012 = defineTool({
   name: 'json_schema_2020_12_tool',
   description: 'Tool with JSON Schema 2020-12 features',
@@ -414,6 +430,7 @@ async function main(): Promise<void> {
     ReconnectionTool,
     SamplingTool,
     jsonSchema202012,
+    RegionalQueryTool,
     ...INPUT_ROUND_TOOLS,
     ...TASK_TOOLS,
   );

@@ -26,6 +26,7 @@ export type {
 export { Resource } from './server/catalog/resource.decorator';
 export { ResourceTemplate } from './server/catalog/resource-template.decorator';
 export { Prompt } from './server/catalog/prompt.decorator';
+export { McpHeader } from './server/mcp-header.decorator';
 export type {
   ResourceOptions,
   ResourceTemplateOptions,

@@ -15,3 +15,5 @@ export const RESOURCE_OPTIONS = Symbol.for('toolnexus:resource-options');
 export const RESOURCE_TEMPLATE_OPTIONS = Symbol.for('toolnexus:resource-template-options');
 /** Per class: the options of its `@Prompt` (toolnexus-ts/mcp). */
 export const PROMPT_OPTIONS = Symbol.for('toolnexus:prompt-options');
+/** Per prototype: its own `@McpHeader` properties and their header names (SEP-2243's `x-mcp-header`). */
+export const MCP_HEADERS = Symbol.for('toolnexus:mcp-headers');

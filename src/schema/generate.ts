@@ -37,6 +37,7 @@ import { describedPositionsOf, describedPropertiesOf, descriptionOf } from '../d
 import type { AnyClass } from '../decorators/types';
 import { DtoRuleError, ToolRegistrationError } from '../errors';
 import type { JsonSchema } from '../results/json-schema';
+import { checkHeaders, mirrorHeaders } from './mirror-headers';
 
 // class-validator's root does not export this type; derived from the root API so nothing
 // depends on the package's internal file layout.
@@ -164,7 +165,9 @@ const DESIGN_TYPES = new Map<unknown, JsonSchema['type']>([
  * Nested DTOs are inlined (no `$ref`). Callers cache the result per class.
  */
 export function schemaForClass(dto: AnyClass): JsonSchema {
-  return objectSchema(dto, new Set());
+  const schema = objectSchema(dto, new Set());
+  checkHeaders(dto, schema);
+  return schema;
 }
 
 function objectSchema(dto: AnyClass, seen: Set<AnyClass>): JsonSchema {
@@ -189,6 +192,7 @@ function objectSchema(dto: AnyClass, seen: Set<AnyClass>): JsonSchema {
     const optional = list.some((m) => m.type === ValidationTypes.CONDITIONAL_VALIDATION && m.name === IS_OPTIONAL);
     if (!optional) required.push(key);
   }
+  mirrorHeaders(dto, properties);
   seen.delete(dto);
   return { type: 'object', properties, required, additionalProperties: false };
 }

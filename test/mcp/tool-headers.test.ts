@@ -1,5 +1,7 @@
 /** SEP-2243: which tools McpToolSource leaves out of a 2026-07-28 HTTP listing for malformed x-mcp-header annotations. */
-import { headerFault } from '../../src/mcp/client/headers';
+import { mcpHeaders } from '../../src/schema/mcp-headers';
+
+const headerFault = (schema: unknown) => mcpHeaders(schema).fault;
 
 const tool = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ type: 'object', properties, ...extra });
 

@@ -547,6 +547,7 @@ const EXPECTED: Record<string, string[]> = {
     'McpCatalogError',
     'McpConfigError',
     'McpConnectionError',
+    'McpHeader',
     'McpInputResponseError',
     'McpLoginError',
     'McpLoginRequiredError',

@@ -10,7 +10,7 @@ import type { Toolkit } from '../../toolkit/toolkit';
 import { toolAllowed } from './config';
 import type { Connection, Connections } from './connection';
 import { McpConnectionError } from './errors';
-import { headerFault } from './headers';
+import { mcpHeaders } from '../../schema/mcp-headers';
 import { said } from './failures';
 import type { Logins } from './oauth/logins';
 import type { SourceSettings } from './options';
@@ -131,7 +131,7 @@ export class RemoteTools {
     // SEP-2243: over HTTP in 2026-07-28, a tool whose x-mcp-header annotations are malformed is left out.
     const headers = spec.transport !== 'stdio' && connection.client.getProtocolEra() === 'modern';
     const tools = listed
-      .filter((tool) => toolAllowed(spec.tools, tool.name) && !(headers && headerFault(tool.inputSchema) !== undefined))
+      .filter((tool) => toolAllowed(spec.tools, tool.name) && !(headers && mcpHeaders(tool.inputSchema).fault !== undefined))
       .slice(0, maxToolsPerServer);
     const seen = new Set<string>();
     for (const tool of tools) {

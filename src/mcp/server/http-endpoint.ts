@@ -14,11 +14,12 @@ import { authInfoOf, modernHandler } from './modern';
 import { sendWebResponse, webRequestOf } from './node-fetch';
 import { RequestStateSealer, type RequestStateKeys } from './request-state';
 import { createMcpServer } from './server';
+import { paramHeaderMismatch } from './param-headers';
 import { taskNameMismatch, type McpTaskSupport } from './tasks';
 import type { McpServerOptions } from './types';
 
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
-/** SEP-2243: a routing header that disagrees with the body. */
+/** SEP-2243: a routing or `Mcp-Param-*` header that disagrees with the body. */
 const HEADER_MISMATCH = -32020;
 
 /** The Streamable HTTP endpoint's options, wherever it is served: `serveMcp`'s own server, or a host's (the Nest module). */
@@ -263,7 +264,9 @@ export function mcpEndpoint(
         // Which era, as the SDK's own handler would classify it: 2026-07-28 carries its version per request.
         const web = webRequestOf(req, res, body.value);
         if (!(await isLegacyRequest(web, body.value, { maxRequestBodySize: maxBodyBytes }))) {
-          const mismatch = taskNameMismatch(body.value, header(req, 'mcp-name'));
+          const mismatch =
+            taskNameMismatch(body.value, header(req, 'mcp-name')) ??
+            paramHeaderMismatch(body.value, req.headers, (tool) => coordinator.toolkit.get(tool)?.inputSchema);
           if (mismatch) return rpcError(res, 400, HEADER_MISMATCH, mismatch.message, mismatch.id);
           const response = await modern.handler.fetch(web, {
             parsedBody: body.value,
