@@ -15,7 +15,7 @@ a2aSdk();
 export { a2aHandler, a2aFastifyHandler } from './server/http';
 export type { A2ANodeHandler, A2AFastifyRequest, A2AFastifyReply } from './server/http';
 export type { A2AServeOptions, A2ACardOptions, A2ASkill, A2AAuthenticate, A2ALogger } from './server/options';
-export type { A2APushOptions } from './server/push';
+export type { A2APushOptions } from './server/options';
 export { isPrivateAddress } from './server/push-target';
 export type { A2ARequestData } from './server/parts';
 export { agentCardOf } from './server/card';

@@ -2,7 +2,25 @@ import type { IncomingMessage } from 'node:http';
 import type { RunStore } from '../../runner/store';
 import type { Skills } from '../../skills/skills';
 import type { Principal } from '../../suspension/audit';
-import type { A2APushOptions } from './push';
+import type { Clock } from '../../timing/clock';
+
+/** How the agent sends push notifications (docs/a2a.md, "Listing and push"). */
+export interface A2APushOptions {
+  /** Send to private, loopback and link-local addresses too (a test, a trusted network). Default false. */
+  allowPrivateNetworks?: boolean;
+  /** Attempts per notification, the first included. Default 8. */
+  maxAttempts?: number;
+  /** The pause before the first retry; each further one doubles, up to 5 minutes. Default 1000 ms. */
+  retryDelayMs?: number;
+  /** How long one attempt may take. Default 10 000 ms. */
+  timeoutMs?: number;
+  /** The largest body sent, in bytes: a bigger status is sent without its message. Default 64 KiB. */
+  maxBodyBytes?: number;
+  /** The most push configs one task keeps. Default 5. */
+  maxConfigs?: number;
+  /** Where retries and the outbox's sweep take their time. Default the system clock. */
+  clock?: Clock;
+}
 
 /** A skill the agent card lists (A2A `AgentSkill`): what the agent can be asked, in words. */
 export interface A2ASkill {
