@@ -127,7 +127,8 @@ export async function orders(): Promise<string[]> {
 /** A type-only import of every published entry (but `skip`), used so that each is resolved and checked. */
 function entriesSource(exportsMap, skip = []) {
   const entries = Object.keys(exportsMap)
-    .filter((key) => key !== './package.json' && !skip.includes(key))
+    // JSON exports (package.json, the decision row's schema) are data, not entries with declarations.
+    .filter((key) => !key.endsWith('.json') && !skip.includes(key))
     .map((key) => (key === '.' ? 'toolnexus-ts' : `toolnexus-ts/${key.slice(2)}`));
   const lines = entries.map((entry, i) => `import type * as entry${i} from '${entry}';`);
   lines.push(`export type Entries = [${entries.map((_, i) => `typeof entry${i}`).join(', ')}];`);
