@@ -88,7 +88,7 @@ async function inbox(tickets: InboxOptions['tickets']): Promise<string> {
   return `${await listening(createServer(handler), closers)}/inbox`;
 }
 
-async function channelsTo(port: number, url = inboxUrl): Promise<Channels> {
+async function channelsTo(port: number, url = inboxUrl, to = ['email:finance:ann', 'email:finance:ben']): Promise<Channels> {
   const channels = await createChannels({
     host: coordinator,
     email: {
@@ -99,7 +99,7 @@ async function channelsTo(port: number, url = inboxUrl): Promise<Channels> {
       secret: SECRET,
     },
     principalOf,
-    route: () => ['email:finance:ann', 'email:finance:ben'],
+    route: () => to,
     clock,
     onDelivery: (event) => events.push(event),
   });
@@ -127,8 +127,8 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function refund(channels: Channels): Promise<string> {
-  const result = await coordinator.execute('refund', { customer: 'ACME', cents: 25_000, card: CARD_NUMBER }, undefined, {
+async function refund(channels: Channels, tool = 'refund'): Promise<string> {
+  const result = await coordinator.execute(tool, { customer: 'ACME', cents: 25_000, card: CARD_NUMBER }, undefined, {
     principal: { id: 'finance:cy' },
   });
   const id = pendingOf(result)!.id;
@@ -248,6 +248,30 @@ it('refuses a link presented by another signed-in principal, or by nobody signed
   expect(anonymous.status).toBe(401);
   expect(await anonymous.text()).toContain('Sign in to the inbox as finance:ann');
   expect((await fetch(ann.approve, as(undefined))).status).toBe(401);
+  expect(await store.get(id)).toEqual(before);
+});
+
+it("the requester's own link is refused by the answer policy (separation of duties), and changes nothing", async () => {
+  const channels = await channelsTo(smtpPort, inboxUrl, ['email:finance:cy']);
+  const id = await refund(channels);
+  const before = await store.get(id);
+  const own = await post(mailTo('cy').approve, 'finance:cy');
+  expect(own.status).toBe(403);
+  expect(await own.text()).toContain('You may not answer this request');
+  expect(await store.get(id)).toEqual(before);
+});
+
+it("a link never outlives its request: it expires with the request's deadline", async () => {
+  const channels = await channelsTo(smtpPort);
+  const id = await refund(channels, 'refund_soon');
+  const deadline = (await store.get(id))?.request.expiresAt;
+  expect(deadline).toBeDefined();
+  const ann = mailTo('ann');
+  expect(ann.text).toContain(`work until ${new Date(Date.parse(deadline!)).toISOString()}`);
+  const before = await store.get(id);
+  clock.advance(Date.parse(deadline!) - clock.now() + 1000);
+  const late = await post(ann.approve, 'finance:ann');
+  expect(late.status).toBe(410);
   expect(await store.get(id)).toEqual(before);
 });
 
