@@ -9,8 +9,6 @@ import { createServer } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
 import { pendingOf } from 'toolnexus-ts';
 import { createChannels, type Channels, type DeliveryEvent } from 'toolnexus-ts/channels';
 import { bearerTokens, createInbox, type InboxOptions } from 'toolnexus-ts/inbox';
@@ -18,21 +16,13 @@ import { SqliteStore } from 'toolnexus-ts/sqlite';
 import type { ResumeCoordinator } from 'toolnexus-ts/suspension';
 import { CARD_NUMBER, principalOf, refundCoordinator } from '../fixtures/channels/refund';
 import { FakeClock } from '../fixtures/fake-clock';
+import { smtpServer, type Received } from '../fixtures/channels/smtp';
 import { listening } from '../fixtures/listen';
 
 jest.setTimeout(60_000);
 
 const SECRET = 'a-secret-of-at-least-thirty-two-bytes-for-tests';
 const TOKENS = { 'finance:ann': 'ann-token-0123456789', 'finance:ben': 'ben-token-0123456789', 'finance:cy': 'cy-token-0123456789' };
-
-interface Received {
-  raw: Buffer;
-  to: string;
-  text: string;
-  html: string;
-  approve: string;
-  decline: string;
-}
 
 let dir: string;
 let closers: Array<() => Promise<void>>;
@@ -44,36 +34,9 @@ let mails: Received[];
 let events: DeliveryEvent[];
 let smtpPort: number;
 
-/** A real SMTP server on `port` (0: any), collecting each mail's raw bytes. */
-async function smtp(port = 0): Promise<number> {
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, _session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        const raw = Buffer.concat(chunks);
-        void simpleParser(raw).then((parsed) => {
-          const text = parsed.text ?? '';
-          const to = Array.isArray(parsed.to) ? (parsed.to[0]?.text ?? '') : (parsed.to?.text ?? '');
-          mails.push({
-            raw,
-            to,
-            text,
-            html: typeof parsed.html === 'string' ? parsed.html : '',
-            approve: /Approve: (\S+)/.exec(text)?.[1] ?? '',
-            decline: /Decline: (\S+)/.exec(text)?.[1] ?? '',
-          });
-          callback();
-        }, callback);
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return (server.server.address() as AddressInfo).port;
+/** A real SMTP server on `port` (0: any), collecting each mail into `mails`. */
+function smtp(port = 0): Promise<number> {
+  return smtpServer(mails, closers, port);
 }
 
 async function inbox(tickets: InboxOptions['tickets']): Promise<string> {
