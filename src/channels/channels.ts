@@ -68,7 +68,8 @@ export interface DeliveryReport {
 
 /**
  * Open approval requests delivered to the people who may answer them, in Slack, Microsoft
- * Teams and Google Chat, on Vercel's Chat SDK (docs/channels.md). Every card is a delivery in
+ * Teams and Google Chat, on Vercel's Chat SDK, and by e-mail with signed links to the inbox
+ * (docs/channels.md). Every card is a delivery in
  * the store (an outbox), so a crash before it was posted still posts it once, and a call
  * settled anywhere brings its cards to the outcome. A click is an answer through `answerAs`,
  * judged by the coordinator's answer policy like every other door's.
@@ -210,11 +211,12 @@ export class Channels {
     this.timer = this.clock.setTimeout(tick, 0);
   }
 
-  /** Stops the tick and the observer, and shuts the Chat SDK down. */
+  /** Stops the tick and the observer, shuts the Chat SDK down, and closes the mail transport it made. */
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) this.clock.clearTimeout(this.timer);
     this.unobserve?.();
+    this.outbox.mail?.close?.();
     await this.chat.shutdown?.();
   }
 

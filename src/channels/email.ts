@@ -47,8 +47,8 @@ export interface EmailOptions {
   ttlMs?: number;
 }
 
-/** Sends one e-mail delivery's mail; what it returns is recorded as the delivery's message. */
-export type MailSend = (delivery: Delivery, view: CardView) => Promise<{ threadId: string; id: string }>;
+/** Sends one e-mail delivery's mail; what it returns is recorded as the delivery's message. `close` ends a transport this entry made (a pool's connections). */
+export type MailSend = ((delivery: Delivery, view: CardView) => Promise<{ threadId: string; id: string }>) & { close?(): void };
 
 const INSTALL = 'npm install nodemailer';
 const DEFAULT_TTL_MS = 72 * 3600_000;
@@ -76,9 +76,10 @@ export async function emailSender(options: EmailOptions, clock: Clock): Promise<
   const base = inbox.href.replace(/\/+$/, '');
   const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
   if (!Number.isSafeInteger(ttlMs) || ttlMs < 60_000) throw new InvalidArgumentError('createChannels: email.ttlMs must be at least 60000');
+  const own = typeof (options.transport as Partial<MailTransport>)?.sendMail !== 'function';
   const transport = await transportOf(options.transport);
   const domain = /@([^>\s]+)>?\s*$/.exec(options.from)?.[1] ?? 'toolnexus.invalid';
-  return async (delivery, view) => {
+  const send: MailSend = async (delivery, view) => {
     const principal = delivery.target.slice(EMAIL_PLATFORM.length + 1);
     const to = await options.addressOf(principal);
     if (typeof to !== 'string' || to === '') throw new Error(`no e-mail address for ${principal}`);
@@ -99,6 +100,9 @@ export async function emailSender(options: EmailOptions, clock: Clock): Promise<
     const sent = await transport.sendMail({ from: options.from, to, messageId, ...mail });
     return { threadId: delivery.target, id: typeof sent?.messageId === 'string' ? sent.messageId.slice(0, 300) : messageId };
   };
+  // A transport the host gave stays the host's to close.
+  if (own) send.close = () => transport.close?.();
+  return send;
 }
 
 async function transportOf(given: EmailOptions['transport']): Promise<MailTransport> {

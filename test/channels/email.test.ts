@@ -10,7 +10,7 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pendingOf } from 'toolnexus-ts';
-import { createChannels, type Channels, type DeliveryEvent } from 'toolnexus-ts/channels';
+import { createChannels, type Channels, type DeliveryEvent, type MailMessage } from 'toolnexus-ts/channels';
 import { bearerTokens, createInbox, type InboxOptions } from 'toolnexus-ts/inbox';
 import { SqliteStore } from 'toolnexus-ts/sqlite';
 import type { ResumeCoordinator } from 'toolnexus-ts/suspension';
@@ -326,6 +326,34 @@ it("with signIn 'link-is-credential' the link answers without a sign-in, through
   expect(answered.status).toBe(200);
   const call = await store.get(id);
   expect(call?.signatures?.map((s) => [s.by.id, s.comment])).toEqual([['finance:ann', 'fine by me']]);
+});
+
+it("a transport of the host's own (anything with sendMail) is used as it is, without nodemailer", async () => {
+  const sent: MailMessage[] = [];
+  const channels = await createChannels({
+    host: coordinator,
+    email: {
+      transport: { sendMail: async (message: MailMessage) => (sent.push(message), { messageId: message.messageId }) },
+      from: 'approvals@example.com',
+      addressOf: (id) => (id === 'finance:ann' ? 'ann@example.com' : undefined),
+      inboxUrl,
+      secret: SECRET,
+    },
+    principalOf,
+    route: () => ['email:finance:ann', 'email:finance:ben'],
+    clock,
+    onDelivery: (event) => events.push(event),
+  });
+  closers.push(() => channels.close());
+  const id = await refund(channels);
+  expect(sent.map((m) => m.to)).toEqual(['ann@example.com']);
+  expect(sent[0]?.messageId).toMatch(/^<[0-9a-f]{32}@example\.com>$/);
+  expect(JSON.stringify(sent)).not.toContain(CARD_NUMBER);
+  // ben has no address: his delivery fails, told with its next try, and nothing is sent to him.
+  const failed = events.find((e) => e.type === 'failed');
+  expect(failed).toMatchObject({ target: 'email:finance:ben', error: 'no e-mail address for finance:ben' });
+  const deliveries = await store.deliveries.listDeliveries({ callId: id });
+  expect(deliveries.find((d) => d.target === 'email:finance:ann')?.message?.id).toBe(sent[0]?.messageId);
 });
 
 it('refuses a secret under 32 bytes at both ends', async () => {
