@@ -34,8 +34,8 @@ export interface ChannelsOptions {
   platforms?: Partial<Record<Platform, PlatformOptions>>;
   /** E-mail approvals: a route's target `email:<principal id>` is mailed once, with signed links to the inbox (docs/channels.md, "E-mail"). */
   email?: EmailOptions;
-  /** Who a verified platform user is (a directory lookup); `undefined` refuses them. */
-  principalOf(user: PlatformUser): Principal | undefined | Promise<Principal | undefined>;
+  /** Who a verified platform user is (a directory lookup); `undefined` refuses them. Required with a platform; e-mail alone needs none. */
+  principalOf?(user: PlatformUser): Principal | undefined | Promise<Principal | undefined>;
   /** Where a pending approval's card goes: Chat SDK channel ids (`slack:C0FINANCE`) or `email:<principal id>`, given the redacted call. */
   route(call: SuspendedCall): readonly string[] | Promise<readonly string[]>;
   /** Where deliveries are kept; default the coordinator's store's `deliveries` (every built-in store has them), else in memory. */
@@ -114,7 +114,7 @@ export class Channels {
         {
           host: options.host,
           store: this.store,
-          principalOf: (user) => options.principalOf(user),
+          principalOf: (user) => options.principalOf?.(user),
           refresh: (id) => this.refresh(id),
           fail: (e) => this.fail(e),
         },
@@ -270,7 +270,7 @@ export async function createChannels(options: ChannelsOptions): Promise<Channels
     if (!(platform in ADAPTER_FACTORIES))
       throw new InvalidArgumentError(`createChannels: unknown platform ${platform} (slack, teams, gchat)`);
   }
-  if (typeof options.principalOf !== 'function' || typeof options.route !== 'function') {
+  if ((platforms.length > 0 && typeof options.principalOf !== 'function') || typeof options.route !== 'function') {
     throw new InvalidArgumentError('createChannels needs principalOf(user) and route(call)');
   }
   const mail = options.email === undefined ? undefined : await emailSender(options.email, options.clock ?? systemClock);
