@@ -131,7 +131,8 @@ export function createInbox(options: InboxOptions): Inbox {
         response.end();
         return;
       }
-      const ticket = /^\/tickets\/([^/]{1,2048})$/.exec(path);
+      // Every path under tickets/ is the ticket door's: its refusal is a page, whatever the token (bounded there).
+      const ticket = /^\/tickets\/(.*)$/s.exec(path);
       if (tickets && ticket) return await tickets(request, response, ticket[1] as string, cookiePath, secure);
       const principal = await principalOf(request);
       if (pageRequest) return page(request, response, principal, cookiePath, secure);

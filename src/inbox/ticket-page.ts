@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { MAX_COMMENT_LENGTH } from '../suspension/audit';
 import type { Ticket } from '../tickets/ticket';
 import { CSRF_FIELD } from './csrf';
 import type { Page } from './page';
@@ -61,7 +62,7 @@ export function ticketPage(title: string, view: TicketPageView, ticket: Ticket, 
 <table>${rows.map(([label, value]) => `<tr><th>${escapeHtml(label)}</th><td>${escapeHtml(value)}</td></tr>`).join('')}</table>
 <form method="post" action="">
   <input type="hidden" name="${CSRF_FIELD}" value="${escapeHtml(csrf)}">
-  <div class="field"><label for="comment">Comment (optional)</label><textarea id="comment" name="comment" maxlength="2000"></textarea></div>
+  <div class="field"><label for="comment">Comment (optional)</label><textarea id="comment" name="comment" maxlength="${MAX_COMMENT_LENGTH}"></textarea></div>
   <button class="${approve ? 'approve' : 'decline'}" type="submit" data-testid="confirm">${approve ? 'Approve' : 'Decline'} as ${escapeHtml(ticket.principal)}</button>
 </form>`,
   );
