@@ -31,7 +31,7 @@ export type TicketProblem = 'malformed' | 'forged' | 'expired';
 
 /** The shortest secret a ticket is signed with, in bytes. */
 export const MIN_TICKET_SECRET_BYTES = 32;
-/** The longest principal or call id a ticket carries. */
+/** The longest principal or call id a ticket carries, in characters (and the whole ticket must fit {@link MAX_TICKET_LENGTH}). */
 export const MAX_TICKET_ID_LENGTH = 512;
 /** The longest token read: anything longer is refused before it is decoded. */
 export const MAX_TICKET_LENGTH = 2048;
@@ -70,7 +70,11 @@ export function signTicket(key: Buffer, ticket: Omit<Ticket, 'nonce'>): string {
     }),
     'utf8',
   ).toString('base64url');
-  return `${payload}.${mac(key, payload).toString('base64url')}`;
+  const token = `${payload}.${mac(key, payload).toString('base64url')}`;
+  // Ids of many-byte characters can outgrow what the inbox reads: refused here rather than mailed unusable.
+  if (token.length > MAX_TICKET_LENGTH)
+    throw new InvalidArgumentError(`a ticket must fit in ${MAX_TICKET_LENGTH} characters; its ids are too long`);
+  return token;
 }
 
 /**
