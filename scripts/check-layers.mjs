@@ -28,6 +28,7 @@ export const LAYERS = [
   'decisions',
   'stores',
   'webhooks',
+  'tickets',
   'inbox',
   'chat',
   'channels',

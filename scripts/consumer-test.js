@@ -295,7 +295,8 @@ async function main() {
         !aloneModules.includes('@modelcontextprotocol') &&
         !aloneModules.includes('ai') &&
         !aloneModules.includes('@openai') &&
-        !aloneModules.includes('@langchain'),
+        !aloneModules.includes('@langchain') &&
+        !aloneModules.includes('nodemailer'),
       'no optional peer installed',
     );
     check(!aloneModules.includes('@opentelemetry'), 'no OpenTelemetry package installed (its api is an optional peer)');

@@ -12,6 +12,7 @@ import { click, type PlatformUser } from './clicks';
 import { work, type DeliveryEvent, type OutboxParts, type DeliveryRetry } from './outbox';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { nodeRoute } from './node';
+import { emailSender, mailOnly, type EmailOptions, type MailSend } from './email';
 import { adapterFor, loadChannelPeer, ADAPTER_FACTORIES, type AdapterLike, type ChatLike, type ChatModule } from './peer';
 
 /** A platform this entry delivers to, by its Chat SDK adapter's name. */
@@ -29,11 +30,13 @@ export type PlatformOptions = Record<string, unknown>;
 export interface ChannelsOptions {
   /** Where answers go: the runner (the run continues here) or a coordinator alone (the call settles; its run waits for a process with its runner). */
   host: AgentRunner | ResumeCoordinator;
-  /** The platforms to deliver to, each with its adapter's options. */
-  platforms: Partial<Record<Platform, PlatformOptions>>;
-  /** Who a verified platform user is (a directory lookup); `undefined` refuses them. */
-  principalOf(user: PlatformUser): Principal | undefined | Promise<Principal | undefined>;
-  /** Where a pending approval's card goes: Chat SDK channel ids (`slack:C0FINANCE`), given the redacted call. */
+  /** The platforms to deliver to, each with its adapter's options (none when only `email` is given). */
+  platforms?: Partial<Record<Platform, PlatformOptions>>;
+  /** E-mail approvals: a route's target `email:<principal id>` is mailed once, with signed links to the inbox (docs/channels.md, "E-mail"). */
+  email?: EmailOptions;
+  /** Who a verified platform user is (a directory lookup); `undefined` refuses them. Required with a platform; e-mail alone needs none. */
+  principalOf?(user: PlatformUser): Principal | undefined | Promise<Principal | undefined>;
+  /** Where a pending approval's card goes: Chat SDK channel ids (`slack:C0FINANCE`) or `email:<principal id>`, given the redacted call. */
   route(call: SuspendedCall): readonly string[] | Promise<readonly string[]>;
   /** Where deliveries are kept; default the coordinator's store's `deliveries` (every built-in store has them), else in memory. */
   deliveries?: DeliveryStore;
@@ -65,7 +68,8 @@ export interface DeliveryReport {
 
 /**
  * Open approval requests delivered to the people who may answer them, in Slack, Microsoft
- * Teams and Google Chat, on Vercel's Chat SDK (docs/channels.md). Every card is a delivery in
+ * Teams and Google Chat, on Vercel's Chat SDK, and by e-mail with signed links to the inbox
+ * (docs/channels.md). Every card is a delivery in
  * the store (an outbox), so a crash before it was posted still posts it once, and a call
  * settled anywhere brings its cards to the outcome. A click is an answer through `answerAs`,
  * judged by the coordinator's answer policy like every other door's.
@@ -86,6 +90,7 @@ export class Channels {
     private readonly chat: ChatLike,
     chatModule: ChatModule,
     adapters: ReadonlyMap<string, AdapterLike>,
+    mail?: MailSend,
   ) {
     this.clock = options.clock ?? systemClock;
     this.store = options.deliveries ?? deliveriesOf(this.coordinator.store) ?? new MemoryDeliveries();
@@ -94,6 +99,7 @@ export class Channels {
       clock: this.clock,
       chat: chatModule,
       adapters,
+      ...(mail ? { mail } : {}),
       read: async (id) => {
         const call = await this.coordinator.get(id);
         return call ? redactCall(this.coordinator.toolkit, call) : undefined;
@@ -108,7 +114,7 @@ export class Channels {
         {
           host: options.host,
           store: this.store,
-          principalOf: (user) => options.principalOf(user),
+          principalOf: (user) => options.principalOf?.(user),
           refresh: (id) => this.refresh(id),
           fail: (e) => this.fail(e),
         },
@@ -205,11 +211,12 @@ export class Channels {
     this.timer = this.clock.setTimeout(tick, 0);
   }
 
-  /** Stops the tick and the observer, and shuts the Chat SDK down. */
+  /** Stops the tick and the observer, shuts the Chat SDK down, and closes the mail transport it made. */
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) this.clock.clearTimeout(this.timer);
     this.unobserve?.();
+    this.outbox.mail?.close?.();
     await this.chat.shutdown?.();
   }
 
@@ -257,13 +264,19 @@ export class Channels {
  */
 export async function createChannels(options: ChannelsOptions): Promise<Channels> {
   const platforms = Object.entries(options.platforms ?? {}) as [Platform, PlatformOptions][];
-  if (platforms.length === 0) throw new InvalidArgumentError('createChannels needs at least one of platforms.slack, .teams, .gchat');
+  if (platforms.length === 0 && options.email === undefined)
+    throw new InvalidArgumentError('createChannels needs at least one of platforms.slack, .teams, .gchat, or email');
   for (const [platform] of platforms) {
     if (!(platform in ADAPTER_FACTORIES))
       throw new InvalidArgumentError(`createChannels: unknown platform ${platform} (slack, teams, gchat)`);
   }
-  if (typeof options.principalOf !== 'function' || typeof options.route !== 'function') {
+  if ((platforms.length > 0 && typeof options.principalOf !== 'function') || typeof options.route !== 'function') {
     throw new InvalidArgumentError('createChannels needs principalOf(user) and route(call)');
+  }
+  const mail = options.email === undefined ? undefined : await emailSender(options.email, options.clock ?? systemClock);
+  if (platforms.length === 0) {
+    const only = mailOnly();
+    return new Channels(options, only.chat, only.module, new Map(), mail);
   }
   const chatModule = await loadChannelPeer<ChatModule>('chat');
   const adapters = new Map<string, AdapterLike>();
@@ -278,7 +291,7 @@ export async function createChannels(options: ChannelsOptions): Promise<Channels
     concurrency: 'concurrent',
   });
   await chat.initialize();
-  return new Channels(options, chat, chatModule, adapters);
+  return new Channels(options, chat, chatModule, adapters, mail);
 }
 
 function deliveriesOf(store: object): DeliveryStore | undefined {

@@ -3,6 +3,7 @@ import type { Delivery, DeliveryStore } from '../deliveries/store';
 import type { Clock } from '../timing/clock';
 import type { SuspendedCall } from '../suspension/store';
 import { approvalCard, type CardBuilders } from './card';
+import { EMAIL_PLATFORM, type MailSend } from './email';
 import type { AdapterLike } from './peer';
 import { cardViewOf, isFinal, shownKey } from './view';
 
@@ -32,6 +33,8 @@ export interface OutboxParts {
   clock: Clock;
   chat: CardBuilders;
   adapters: ReadonlyMap<string, AdapterLike>;
+  /** Sends an e-mail delivery's mail, when e-mail is configured. */
+  mail?: MailSend;
   /** The call, redacted; `undefined` when no store holds it. */
   read(callId: string): Promise<SuspendedCall | undefined>;
   tell(event: DeliveryEvent): void;
@@ -53,6 +56,9 @@ export async function work(parts: OutboxParts, delivery: Delivery): Promise<bool
   if (!call) return parts.store.saveDelivery(next(delivery, { done: true, dueAt: now, error: 'the call is no longer stored' }));
   const view = cardViewOf(call, now);
   const key = shownKey(view);
+  // A mail is sent once and never edited; one not sent before its call settled is not sent.
+  const once = delivery.platform === EMAIL_PLATFORM;
+  if (once && (delivery.message || isFinal(view))) return parts.store.saveDelivery(next(delivery, { done: true, dueAt: now }));
   if (delivery.message && delivery.shown === key) {
     return parts.store.saveDelivery(next(delivery, { done: isFinal(view), dueAt: now + parts.refreshMs }));
   }
@@ -61,23 +67,26 @@ export async function work(parts: OutboxParts, delivery: Delivery): Promise<bool
   if (!(await parts.store.saveDelivery(held))) return false;
   const event = { callId: delivery.callId, platform: delivery.platform, target: delivery.target };
   try {
-    if (!adapter) throw new Error(`no ${delivery.platform} adapter is configured`);
-    const message = approvalCard(parts.chat, view);
     let posted = delivery.message;
-    if (posted) await adapter.editMessage(posted.threadId, posted.id, message);
+    if (once) {
+      if (!parts.mail) throw new Error('no e-mail is configured');
+      posted = await parts.mail(delivery, view);
+    } else if (!adapter) throw new Error(`no ${delivery.platform} adapter is configured`);
+    else if (posted) await adapter.editMessage(posted.threadId, posted.id, approvalCard(parts.chat, view));
     else {
+      const message = approvalCard(parts.chat, view);
       const sent = adapter.postChannelMessage
         ? await adapter.postChannelMessage(delivery.target, message)
         : await adapter.postMessage(delivery.target, message);
       posted = { threadId: sent.threadId, id: sent.id };
     }
     const after = parts.clock.now();
-    const saved = next(held, { message: posted, shown: key, attempts: 0, done: isFinal(view), dueAt: after + parts.refreshMs });
+    const saved = next(held, { message: posted, shown: key, attempts: 0, done: once || isFinal(view), dueAt: after + parts.refreshMs });
     delete saved.leaseUntil;
     delete saved.error;
     // The call may have moved on while the card was being sent: then it is due again at once.
     const moved = await parts.read(delivery.callId);
-    if (moved && shownKey(cardViewOf(moved, after)) !== key) {
+    if (!once && moved && shownKey(cardViewOf(moved, after)) !== key) {
       saved.done = false;
       saved.dueAt = after;
     }

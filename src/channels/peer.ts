@@ -50,14 +50,14 @@ export interface ChatModule extends CardBuilders {
 
 const INSTALL = 'npm install chat @chat-adapter/slack @chat-adapter/teams @chat-adapter/gchat @chat-adapter/state-memory';
 
-/** Loads an optional peer of `toolnexus-ts/channels`; without it, {@link MissingPeerError} names the install command. */
-export async function loadChannelPeer<T>(peer: string): Promise<T> {
+/** Loads an optional peer of `toolnexus-ts/channels`; without it, {@link MissingPeerError} names the install command (`install`). */
+export async function loadChannelPeer<T>(peer: string, install = INSTALL): Promise<T> {
   try {
     return (await importModule(peer)) as T;
   } catch (error) {
     const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
     if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && typeof message === 'string' && message.includes(peer)) {
-      throw new MissingPeerError('toolnexus-ts/channels', peer, INSTALL, { cause: error });
+      throw new MissingPeerError('toolnexus-ts/channels', peer, install, { cause: error });
     }
     throw error;
   }

@@ -93,3 +93,25 @@ export class AnsweredByOtherError extends InboxError {
     );
   }
 }
+
+const TICKET_STATUS: Record<string, number> = { invalid: 400, expired: 410, used: 409, 'another-principal': 403, unknown: 404 };
+
+/**
+ * An e-mail link (a ticket, docs/channels.md, "E-mail") that does nothing: `invalid` (its
+ * signature does not hold: changed, or not from this inbox's secret), `expired` (the link or
+ * its request), `used` (its principal already answered, or the call settled),
+ * `another-principal` (someone else is signed in), `unknown` (the call is no longer stored);
+ * its status 400, 410, 409, 403 and 404 in that order.
+ */
+export class InboxTicketError extends InboxError {
+  override readonly code = 'TOOLNEXUS_INBOX_TICKET';
+  override readonly status: number;
+  constructor(
+    readonly problem: 'invalid' | 'expired' | 'used' | 'another-principal' | 'unknown',
+    message: string,
+  ) {
+    super(message);
+    // 400 for a problem this version does not know: a refusal is never mistaken for success.
+    this.status = TICKET_STATUS[problem] ?? 400;
+  }
+}

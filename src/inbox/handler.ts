@@ -12,6 +12,7 @@ import type { InboxOptions } from './options';
 import { inboxPage, refusedPage, signInPage } from './page';
 import { InboxService, queryOf } from './service';
 import { SignIns } from './sign-ins';
+import { ticketDoor } from './tickets';
 
 /**
  * A mounted inbox: a request handler for `node:http`, Express (`app.use('/inbox', inbox)`),
@@ -74,6 +75,16 @@ export function createInbox(options: InboxOptions): Inbox {
       'signIns applies to the bearer-token sign-in (authorize: bearerToken(...)); a function authorize keeps its own sign-ins',
     );
   const signIns = tokens ? new SignIns(options.signIns, options.clock ?? Date.now) : undefined;
+  const tickets =
+    options.tickets === undefined
+      ? undefined
+      : ticketDoor(options.tickets, {
+          service,
+          title: settings.title,
+          maxBodyBytes: settings.maxBodyBytes,
+          now: options.clock ?? Date.now,
+          principalOf: (request) => principalOf(request),
+        });
 
   /** The principal of a request: what `authorize` says, else a live session's (a changed token ends it). */
   async function principalOf(request: InboxRequest): Promise<Principal | undefined> {
@@ -120,6 +131,9 @@ export function createInbox(options: InboxOptions): Inbox {
         response.end();
         return;
       }
+      // Every path under tickets/ is the ticket door's: its refusal is a page, whatever the token (bounded there).
+      const ticket = /^\/tickets\/(.*)$/s.exec(path);
+      if (tickets && ticket) return await tickets(request, response, ticket[1] as string, cookiePath, secure);
       const principal = await principalOf(request);
       if (pageRequest) return page(request, response, principal, cookiePath, secure);
       if (!principal) throw new InboxUnauthorizedError();

@@ -8,6 +8,7 @@ export { bearerToken, bearerTokens, BearerTokens, SESSION_COOKIE, LOCAL_PRINCIPA
 export type { Authorize, BearerTokenEntry } from './auth';
 export { CSRF_COOKIE, CSRF_HEADER, CSRF_FIELD } from './csrf';
 export type { InboxOptions, InboxLogEntry, InboxLogger } from './options';
+export type { InboxTicketOptions } from './tickets';
 export { MemorySignInStore } from './sign-ins';
 export type { InboxSignIn, InboxSignInStore, InboxSignInOptions } from './sign-ins';
 export type { SuspensionView, ViewContext } from './view';
@@ -22,6 +23,7 @@ export {
   InboxForbiddenError,
   InboxNotFoundError,
   InboxCsrfError,
+  InboxTicketError,
   SuspensionExpiredError,
   AnsweredByOtherError,
 } from './errors';

@@ -4,6 +4,7 @@ import type { Principal } from '../suspension/audit';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { Authorize, BearerTokens } from './auth';
 import type { InboxSignInOptions } from './sign-ins';
+import type { InboxTicketOptions } from './tickets';
 
 /**
  * Where the inbox writes its internal errors: anything with an `error(message, stack?)`
@@ -77,6 +78,11 @@ export interface InboxOptions {
    * when every request reaches the inbox through that proxy. Default false.
    */
   trustProxy?: boolean;
+  /**
+   * E-mail approvals' links (docs/channels.md, "E-mail"): `<inbox>/tickets/<token>` shows the
+   * request a link answers and, on its page's button, answers it as the link's principal.
+   */
+  tickets?: InboxTicketOptions;
   /** The time in ms since the epoch, for session expiry. Default `Date.now`; tests give a fake one. */
   clock?: () => number;
 }

@@ -16,6 +16,12 @@ it('a peer that is not installed is a MissingPeerError naming the install comman
   );
 });
 
+it("e-mail's peer, nodemailer, names its own install command", async () => {
+  await expect(loadChannelPeer('nodemailer-not-installed', 'npm install nodemailer')).rejects.toThrow(
+    /needs the package "nodemailer-not-installed".*run `npm install nodemailer`/,
+  );
+});
+
 it('refuses options without a platform, an unknown platform, or without principalOf and route', async () => {
   const host = new ResumeCoordinator({ toolkit: new Toolkit() });
   const base = { host, principalOf: () => undefined, route: () => [] };

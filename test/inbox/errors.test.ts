@@ -11,6 +11,7 @@ const RELEASED: Record<string, [code: string, status: number]> = {
   InboxForbiddenError: ['TOOLNEXUS_INBOX_FORBIDDEN', 403],
   InboxNotFoundError: ['TOOLNEXUS_INBOX_NOT_FOUND', 404],
   InboxCsrfError: ['TOOLNEXUS_INBOX_CSRF', 403],
+  InboxTicketError: ['TOOLNEXUS_INBOX_TICKET', 400],
   SuspensionExpiredError: ['TOOLNEXUS_SUSPENSION_EXPIRED', 410],
   AnsweredByOtherError: ['TOOLNEXUS_ANSWERED_BY_OTHER', 409],
 };

@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import { MAX_COMMENT_LENGTH } from '../suspension/audit';
+import type { Ticket } from '../tickets/ticket';
+import { CSRF_FIELD } from './csrf';
+import type { Page } from './page';
+import { PAGE_STYLE } from './page-style';
+
+/** What the confirmation page shows of a request: read from the call after redaction. */
+export interface TicketPageView {
+  tool: string;
+  prompt: string;
+  /** The redacted arguments as JSON, bounded. */
+  args: string;
+  requestedBy?: string;
+  quorum?: string;
+  deadline?: string;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** No script at all: a plain form, posted to the page's own URL. */
+function policy(nonce: string): string {
+  return ["default-src 'none'", `style-src 'nonce-${nonce}'`, "form-action 'self'", "frame-ancestors 'none'", "base-uri 'none'"].join('; ');
+}
+
+function shell(title: string, body: string): Page {
+  const nonce = randomBytes(16).toString('base64');
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(title)}</title>
+<style nonce="${nonce}">${PAGE_STYLE}</style>
+</head>
+<body>
+<div class="card signin" data-testid="ticket">
+${body}
+</div>
+</body>
+</html>`;
+  return { html, csp: policy(nonce) };
+}
+
+/**
+ * The confirmation page of a ticket's link: the request (redacted), and one button that POSTs
+ * the answer the link names, with the page's CSRF token. Opening it answers nothing.
+ */
+export function ticketPage(title: string, view: TicketPageView, ticket: Ticket, csrf: string): Page {
+  const approve = ticket.action === 'approve';
+  const rows: [string, string][] = [['Call', `${view.tool} ${view.args}`]];
+  if (view.requestedBy !== undefined) rows.push(['Asked by', view.requestedBy]);
+  if (view.quorum !== undefined) rows.push(['Approvals', view.quorum]);
+  if (view.deadline !== undefined) rows.push(['Deadline', view.deadline]);
+  return shell(
+    title,
+    `<h2>${approve ? 'Approve' : 'Decline'} this request?</h2>
+<p class="prompt">${escapeHtml(view.prompt)}</p>
+<table>${rows.map(([label, value]) => `<tr><th>${escapeHtml(label)}</th><td>${escapeHtml(value)}</td></tr>`).join('')}</table>
+<form method="post" action="">
+  <input type="hidden" name="${CSRF_FIELD}" value="${escapeHtml(csrf)}">
+  <div class="field"><label for="comment">Comment (optional)</label><textarea id="comment" name="comment" maxlength="${MAX_COMMENT_LENGTH}"></textarea></div>
+  <button class="${approve ? 'approve' : 'decline'}" type="submit" data-testid="confirm">${approve ? 'Approve' : 'Decline'} as ${escapeHtml(ticket.principal)}</button>
+</form>`,
+  );
+}
+
+/** What the page says after the answer, or why the link did nothing; `again` offers the same link once more (opened from this site, a sign-in's cookie comes along). */
+export function ticketOutcomePage(title: string, heading: string, message: string, options: { again?: boolean } = {}): Page {
+  return shell(
+    title,
+    `<h2>${escapeHtml(heading)}</h2>
+<p${options.again ? ' class="error"' : ''} data-testid="ticket-message">${escapeHtml(message)}</p>
+${options.again ? '<p><a href="">Open this link again</a> &middot; <a href="../">Sign in to the inbox</a></p>' : ''}`,
+  );
+}
