@@ -75,6 +75,8 @@ export class Channels {
   private readonly clock: Clock;
   private readonly outbox: OutboxParts;
   private timer: ClockTimer | undefined;
+  /** The tick in progress, which {@link close} waits for (the store may close right after). */
+  private ticking: Promise<void> | undefined;
   private unobserve: (() => void) | undefined;
   private closed = false;
   /** Each call's refresh in progress here: the next one waits for it. */
@@ -196,8 +198,11 @@ export class Channels {
       throw new InvalidArgumentError('Channels.start: everyMs must be a whole number of milliseconds');
     const tick = (): void => {
       if (this.closed) return;
-      this.deliver()
-        .catch((error: unknown) => this.fail(error))
+      this.ticking = this.deliver()
+        .then(
+          () => undefined,
+          (error: unknown) => this.fail(error),
+        )
         .finally(() => {
           if (!this.closed) this.timer = this.clock.setTimeout(tick, everyMs);
         });
@@ -205,11 +210,12 @@ export class Channels {
     this.timer = this.clock.setTimeout(tick, 0);
   }
 
-  /** Stops the tick and the observer, and shuts the Chat SDK down. */
+  /** Stops the tick (waiting for one in progress) and the observer, and shuts the Chat SDK down. */
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) this.clock.clearTimeout(this.timer);
     this.unobserve?.();
+    await this.ticking;
     await this.chat.shutdown?.();
   }
 

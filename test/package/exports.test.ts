@@ -629,6 +629,7 @@ const EXPECTED: Record<string, string[]> = {
   'toolnexus-ts/nest': [
     'TOOLNEXUS_OPTIONS',
     'ToolnexusA2AModule',
+    'ToolnexusChannelsModule',
     'ToolnexusChatModule',
     'ToolnexusExceptionFilter',
     'ToolnexusInboxModule',
@@ -638,6 +639,7 @@ const EXPECTED: Record<string, string[]> = {
     'httpStatusOf',
     'type NestToolContext',
     'type ToolnexusA2AModuleOptions',
+    'type ToolnexusChannelsModuleOptions',
     'type ToolnexusChatModuleOptions',
     'type ToolnexusErrorBody',
     'type ToolnexusInboxModuleOptions',
