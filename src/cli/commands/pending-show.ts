@@ -1,11 +1,12 @@
 import { STORE_OPTIONS, type CliCommand } from '../command';
 import { shown } from '../answer';
+import { deliveriesText, deliveryShown, deliveryStoreOf } from '../deliveries';
 import { EXIT } from '../exit-codes';
 
-/** `pending show ID`: one suspension, every field, arguments redacted. */
+/** `pending show ID`: one suspension, every field, arguments redacted; and where it was delivered. */
 export const pendingShow: CliCommand = {
   path: ['pending', 'show'],
-  summary: 'show one suspension: request, arguments (sensitive fields redacted), answer, audit, outcome',
+  summary: 'show one suspension: request, arguments (sensitive fields redacted), answer, audit, outcome, where it was delivered',
   usage: 'ID',
   options: { ...STORE_OPTIONS },
   positionals: 1,
@@ -19,7 +20,13 @@ export const pendingShow: CliCommand = {
       return EXIT.notFound;
     }
     const { text, json } = shown(session, call);
-    io.out(values.json ? JSON.stringify(json) : text);
+    // The channels' cards of the call (docs/channels.md), on a store that keeps deliveries.
+    const store = deliveryStoreOf(session.store);
+    const deliveries = store
+      ? (await store.listDeliveries({ callId: id, limit: 1000 })).sort((a, b) => (a.id < b.id ? -1 : 1)).map(deliveryShown)
+      : undefined;
+    if (values.json) io.out(JSON.stringify(deliveries ? { ...json, deliveries } : json));
+    else io.out(deliveries ? `${text}\n${deliveriesText(deliveries)}` : text);
     if (!session.hasTools && !values.json)
       io.err('(arguments are redacted whole without --tools: the CLI cannot tell which fields are sensitive)');
     return EXIT.ok;
