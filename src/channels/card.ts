@@ -27,15 +27,17 @@ const OUTCOME: Record<Exclude<CardView['state'], 'pending'>, string> = {
 /**
  * The approval card, built once with the Chat SDK's card model (each adapter renders it: Block
  * Kit, an Adaptive Card, a Card v2): the redacted call, the prompt, who asked, the quorum's
- * progress, the deadline, and Approve / Decline while it waits; the outcome once settled.
+ * progress, the deadline, and Approve / Decline while it waits; the outcome once settled. An
+ * escalation notice (`notice`) is the same card, titled and announced as escalated.
  */
-export function approvalCard(chat: CardBuilders, view: CardView): { card: CardElement; fallbackText: string } {
+export function approvalCard(chat: CardBuilders, view: CardView, notice = false): { card: CardElement; fallbackText: string } {
   const fields = [chat.Field({ label: 'Call', value: `${view.tool} ${view.args}` })];
   if (view.requestedBy !== undefined) fields.push(chat.Field({ label: 'Asked by', value: view.requestedBy }));
   if (view.quorum !== undefined) fields.push(chat.Field({ label: 'Approvals', value: view.quorum }));
   if (view.deadline !== undefined) fields.push(chat.Field({ label: 'Deadline', value: view.deadline }));
+  if (view.escalatedTo !== undefined) fields.push(chat.Field({ label: 'Escalated to', value: view.escalatedTo }));
   const children: unknown[] = [chat.CardText(view.prompt), chat.Fields(fields)];
-  let fallbackText = `Approval needed: ${view.prompt}`;
+  let fallbackText = notice ? `Escalated to ${view.escalatedTo ?? 'you'}: ${view.prompt}` : `Approval needed: ${view.prompt}`;
   if (view.state === 'pending') {
     children.push(
       chat.Actions([
@@ -49,5 +51,5 @@ export function approvalCard(chat: CardBuilders, view: CardView): { card: CardEl
     fallbackText = `${OUTCOME[view.state]}${view.state === 'expired' ? '' : by}${reason}`;
     children.push(chat.CardText(fallbackText, { style: 'bold' }));
   }
-  return { card: chat.Card({ title: `Approval: ${view.tool}`, children }), fallbackText };
+  return { card: chat.Card({ title: `${notice ? 'Escalated approval' : 'Approval'}: ${view.tool}`, children }), fallbackText };
 }

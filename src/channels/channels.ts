@@ -12,6 +12,7 @@ import { click, type PlatformUser } from './clicks';
 import { work, type DeliveryEvent, type OutboxParts, type DeliveryRetry } from './outbox';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { nodeRoute } from './node';
+import { escalationNotices, type EscalationRoute } from './escalation';
 import { adapterFor, loadChannelPeer, ADAPTER_FACTORIES, type AdapterLike, type ChatLike, type ChatModule } from './peer';
 
 /** A platform this entry delivers to, by its Chat SDK adapter's name. */
@@ -35,6 +36,8 @@ export interface ChannelsOptions {
   principalOf(user: PlatformUser): Principal | undefined | Promise<Principal | undefined>;
   /** Where a pending approval's card goes: Chat SDK channel ids (`slack:C0FINANCE`), given the redacted call. */
   route(call: SuspendedCall): readonly string[] | Promise<readonly string[]>;
+  /** Where a call's escalation notice goes when its escalation comes due (docs/channels.md, "Escalation"); default `route`. */
+  escalationRoute?: EscalationRoute;
   /** Where deliveries are kept; default the coordinator's store's `deliveries` (every built-in store has them), else in memory. */
   deliveries?: DeliveryStore;
   /** Time for retries, leases and deadlines; the system's by default. */
@@ -120,7 +123,7 @@ export class Channels {
     // In this process, a new request or a change of one is delivered at once; other processes'
     // changes are found by the tick (`start`), from the store.
     const kick = (call: SuspendedCall) => void this.refresh(call.request.id).catch((error: unknown) => this.fail(error));
-    this.unobserve = this.coordinator.observe({ onPending: kick, onSigned: kick, onSettled: kick });
+    this.unobserve = this.coordinator.observe({ onPending: kick, onSigned: kick, onSettled: kick, onEscalated: kick });
   }
 
   private get coordinator(): ResumeCoordinator {
@@ -184,8 +187,8 @@ export class Channels {
     for (let round = 0; round < 3; round++) {
       let moved = false;
       for (const delivery of await this.store.listDeliveries({ callId })) {
-        // A failed one waits out its backoff: the tick tries it then.
-        const waiting = delivery.attempts > 0 && delivery.dueAt > this.clock.now();
+        // A failed one waits out its backoff, an escalation notice its escalation: the tick tries it then.
+        const waiting = delivery.dueAt > this.clock.now() && (delivery.attempts > 0 || delivery.message === undefined);
         if (!delivery.done && !waiting && (await this.attempt(delivery))) moved = true;
       }
       if (!moved) return;
@@ -235,6 +238,9 @@ export class Channels {
         dueAt: this.clock.now(),
       };
       if (await this.store.insertDelivery(delivery)) queued++;
+    }
+    for (const notice of await escalationNotices(redacted, (call) => this.options.route(call), this.options.escalationRoute)) {
+      if (await this.store.insertDelivery(notice)) queued++;
     }
     return queued;
   }

@@ -7,6 +7,7 @@
 export { Channels, createChannels } from './channels';
 export type { ChannelsOptions, DeliveryReport, Platform, PlatformOptions } from './channels';
 export type { PlatformUser } from './clicks';
+export type { EscalationRoute } from './escalation';
 export type { DeliveryEvent, DeliveryRetry } from './outbox';
 export { APPROVE_ACTION, DECLINE_ACTION, approvalCard } from './card';
 export type { CardBuilders, CardElement } from './card';

@@ -18,6 +18,8 @@ export interface DeliveryEvent {
   /** RFC 3339: the next try of a failed delivery. */
   retryAt?: string;
   attempts: number;
+  /** True for an escalation notice (docs/channels.md, "Escalation"). */
+  escalation?: boolean;
 }
 
 /** How a failed delivery is tried again: `baseMs` doubled per failure, at most `maxMs`. */
@@ -53,16 +55,24 @@ export async function work(parts: OutboxParts, delivery: Delivery): Promise<bool
   if (!call) return parts.store.saveDelivery(next(delivery, { done: true, dueAt: now, error: 'the call is no longer stored' }));
   const view = cardViewOf(call, now);
   const key = shownKey(view);
+  // An escalation notice for a call settled before it came due is never posted.
+  if (delivery.escalation && !delivery.message && isFinal(view))
+    return parts.store.saveDelivery(next(delivery, { done: true, dueAt: now }));
   if (delivery.message && delivery.shown === key) {
     return parts.store.saveDelivery(next(delivery, { done: isFinal(view), dueAt: now + parts.refreshMs }));
   }
   const adapter = parts.adapters.get(delivery.platform);
   const held = next(delivery, { leaseUntil: now + parts.leaseMs, dueAt: now + parts.leaseMs });
   if (!(await parts.store.saveDelivery(held))) return false;
-  const event = { callId: delivery.callId, platform: delivery.platform, target: delivery.target };
+  const event = {
+    callId: delivery.callId,
+    platform: delivery.platform,
+    target: delivery.target,
+    ...(delivery.escalation ? { escalation: true } : {}),
+  };
   try {
     if (!adapter) throw new Error(`no ${delivery.platform} adapter is configured`);
-    const message = approvalCard(parts.chat, view);
+    const message = approvalCard(parts.chat, view, delivery.escalation === true);
     let posted = delivery.message;
     if (posted) await adapter.editMessage(posted.threadId, posted.id, message);
     else {

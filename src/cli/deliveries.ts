@@ -17,6 +17,8 @@ export interface DeliveryShown {
   next?: string;
   /** The platform's words for the last failure. */
   error?: string;
+  /** True for an escalation notice, due when the request's escalation comes due. */
+  escalation?: true;
 }
 
 /** The deliveries of a store that keeps them (every built-in store does), else `undefined`. */
@@ -34,6 +36,7 @@ export function deliveryShown(delivery: Delivery): DeliveryShown {
     failures: delivery.attempts,
     ...(delivery.done ? {} : { next: new Date(delivery.dueAt).toISOString() }),
     ...(delivery.error === undefined ? {} : { error: delivery.error }),
+    ...(delivery.escalation ? { escalation: true as const } : {}),
   };
 }
 
@@ -43,12 +46,12 @@ export function deliveriesText(deliveries: readonly DeliveryShown[]): string {
   const rows = deliveries.map((d) => [
     d.platform,
     d.target,
-    `${d.posted ? 'posted' : 'not posted'}${d.final ? ', final' : ''}`,
+    `${d.escalation ? 'escalation, ' : ''}${d.posted ? 'posted' : 'not posted'}${d.final ? ', final' : ''}`,
     String(d.failures),
     d.next === undefined ? '' : `${d.failures > 0 ? 'try' : 'check'} ${d.next}`,
     d.error ?? '',
   ]);
-  const shown = table(['PLATFORM', 'TARGET', 'STATE', 'FAILURES', 'NEXT', 'ERROR'], rows, [10, 40, 20, 8, 32, 80]);
+  const shown = table(['PLATFORM', 'TARGET', 'STATE', 'FAILURES', 'NEXT', 'ERROR'], rows, [10, 40, 32, 8, 32, 80]);
   return `deliveries:\n${shown
     .split('\n')
     .map((line) => `  ${line}`)

@@ -128,11 +128,19 @@ function describeCli(label: string, target: () => { store: () => SuspensionStore
         dueAt: at + 2000,
         error: 'An API error occurred: channel_not_found\u001b[2J',
       });
+      await deliveries.insertDelivery({
+        ...row,
+        id: `${id} escalation slack:D0DEE`,
+        target: 'slack:D0DEE',
+        dueAt: at + 3_600_000,
+        escalation: true,
+      });
       const show = await cli(['pending', 'show', id, ...storeArgs], env);
       expect(show.code).toBe(0);
       const table = show.stdout.slice(show.stdout.indexOf('deliveries:'));
       expect(table.split('\n')[1]).toMatch(/^ {2}PLATFORM\s+TARGET\s+STATE\s+FAILURES\s+NEXT\s+ERROR$/);
       expect(table).toMatch(/slack\s+slack:C0FINANCE\s+posted\s+0\s+check 2030-01-01T00:01:00.000Z/);
+      expect(table).toMatch(/slack\s+slack:D0DEE\s+escalation, not posted\s+0\s+check 2030-01-01T01:00:00.000Z/);
       expect(table).toMatch(
         /slack\s+slack:C0OPS\s+not posted\s+2\s+try 2030-01-01T00:00:02.000Z\s+An API error occurred: channel_not_found/,
       );
@@ -150,6 +158,15 @@ function describeCli(label: string, target: () => { store: () => SuspensionStore
           failures: 2,
           next: '2030-01-01T00:00:02.000Z',
           error: 'An API error occurred: channel_not_found\u001b[2J',
+        },
+        {
+          platform: 'slack',
+          target: 'slack:D0DEE',
+          posted: false,
+          final: false,
+          failures: 0,
+          next: '2030-01-01T01:00:00.000Z',
+          escalation: true,
         },
       ]);
       // Settled and final: no next try; a call never delivered says so.

@@ -499,6 +499,7 @@ const EXPECTED: Record<string, string[]> = {
     'type DeliveryReport',
     'type DeliveryRetry',
     'type DeliveryStore',
+    'type EscalationRoute',
     'type Platform',
     'type PlatformOptions',
     'type PlatformUser',

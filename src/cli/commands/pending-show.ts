@@ -2,6 +2,7 @@ import { STORE_OPTIONS, type CliCommand } from '../command';
 import { shown } from '../answer';
 import { deliveriesText, deliveryShown, deliveryStoreOf } from '../deliveries';
 import { EXIT } from '../exit-codes';
+import type { Delivery } from '../../deliveries/store';
 
 /** `pending show ID`: one suspension, every field, arguments redacted; and where it was delivered. */
 export const pendingShow: CliCommand = {
@@ -22,9 +23,7 @@ export const pendingShow: CliCommand = {
     const { text, json } = shown(session, call);
     // The channels' cards of the call (docs/channels.md), on a store that keeps deliveries.
     const store = deliveryStoreOf(session.store);
-    const deliveries = store
-      ? (await store.listDeliveries({ callId: id, limit: 1000 })).sort((a, b) => (a.id < b.id ? -1 : 1)).map(deliveryShown)
-      : undefined;
+    const deliveries = store ? (await store.listDeliveries({ callId: id, limit: 1000 })).sort(byPlace).map(deliveryShown) : undefined;
     if (values.json) io.out(JSON.stringify(deliveries ? { ...json, deliveries } : json));
     else io.out(deliveries ? `${text}\n${deliveriesText(deliveries)}` : text);
     if (!session.hasTools && !values.json)
@@ -32,3 +31,9 @@ export const pendingShow: CliCommand = {
     return EXIT.ok;
   },
 };
+
+/** The cards first, then the escalation notices, each by target. */
+function byPlace(a: Delivery, b: Delivery): number {
+  const key = (d: Delivery) => `${d.escalation ? 1 : 0} ${d.target}`;
+  return key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
+}
