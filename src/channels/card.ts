@@ -3,6 +3,8 @@ import type { CardView } from './view';
 /** The action ids of the card's buttons; each button's value is the call's id. */
 export const APPROVE_ACTION = 'toolnexus.approve';
 export const DECLINE_ACTION = 'toolnexus.decline';
+/** The Edit button's action id, on an editable approval's card: it opens a modal of the arguments. */
+export const EDIT_ACTION = 'toolnexus.edit';
 
 /** A Chat SDK card element (`chat`'s `CardElement`), as this entry builds and passes it on. */
 export type CardElement = { type: 'card' } & Record<string, unknown>;
@@ -43,6 +45,7 @@ export function approvalCard(chat: CardBuilders, view: CardView, notice = false)
       chat.Actions([
         chat.Button({ id: APPROVE_ACTION, label: 'Approve', style: 'primary', value: view.callId }),
         chat.Button({ id: DECLINE_ACTION, label: 'Decline', style: 'danger', value: view.callId }),
+        ...(view.editable ? [chat.Button({ id: EDIT_ACTION, label: 'Edit', value: view.callId })] : []),
       ]),
     );
   } else {

@@ -7,7 +7,8 @@ import type { ResumeCoordinator } from '../suspension/coordinator';
 import { redactCall } from '../suspension/redact';
 import type { SuspendedCall } from '../suspension/store';
 import { systemClock, type Clock, type ClockTimer } from '../timing/clock';
-import { APPROVE_ACTION, DECLINE_ACTION } from './card';
+import { APPROVE_ACTION, DECLINE_ACTION, EDIT_ACTION } from './card';
+import { EDIT_MODAL, openEdit, submitEdit, type EditParts } from './edit';
 import { click, type PlatformUser } from './clicks';
 import { work, type DeliveryEvent, type OutboxParts, type DeliveryRetry } from './outbox';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -108,18 +109,18 @@ export class Channels {
       refreshMs: options.refreshMs ?? 60_000,
       retry: { baseMs: options.retry?.baseMs ?? 1000, maxMs: options.retry?.maxMs ?? 300_000 },
     };
-    chat.onAction([APPROVE_ACTION, DECLINE_ACTION], (event) =>
-      click(
-        {
-          host: options.host,
-          store: this.store,
-          principalOf: (user) => options.principalOf(user),
-          refresh: (id) => this.refresh(id),
-          fail: (e) => this.fail(e),
-        },
-        event,
-      ),
-    );
+    const parts: EditParts = {
+      host: options.host,
+      store: this.store,
+      principalOf: (user) => options.principalOf(user),
+      refresh: (id) => this.refresh(id),
+      fail: (e) => this.fail(e),
+      coordinator: this.coordinator,
+      modal: chatModule,
+    };
+    chat.onAction([APPROVE_ACTION, DECLINE_ACTION], (event) => click(parts, event));
+    chat.onAction([EDIT_ACTION], (event) => openEdit(parts, event));
+    chat.onModalSubmit(EDIT_MODAL, (event) => submitEdit(parts, event));
     // In this process, a new request or a change of one is delivered at once; other processes'
     // changes are found by the tick (`start`), from the store.
     const kick = (call: SuspendedCall) => void this.refresh(call.request.id).catch((error: unknown) => this.fail(error));

@@ -9,7 +9,7 @@ export type { ChannelsOptions, DeliveryReport, Platform, PlatformOptions } from 
 export type { PlatformUser } from './clicks';
 export type { EscalationRoute } from './escalation';
 export type { DeliveryEvent, DeliveryRetry } from './outbox';
-export { APPROVE_ACTION, DECLINE_ACTION, approvalCard } from './card';
+export { APPROVE_ACTION, DECLINE_ACTION, EDIT_ACTION, approvalCard } from './card';
 export type { CardBuilders, CardElement } from './card';
 export { cardViewOf } from './view';
 export type { CardView, CardState } from './view';

@@ -22,6 +22,8 @@ export interface CardView {
   quorum?: string;
   /** RFC 3339: the request's deadline. */
   deadline?: string;
+  /** True when the card offers Edit: a pending approval that allows edited arguments and needs no quorum. */
+  editable?: boolean;
   /** While it waits and its escalation is due: the principals it escalated to, who may answer it now. */
   escalatedTo?: string;
   state: CardState;
@@ -47,6 +49,7 @@ export function cardViewOf(call: SuspendedCall, now: number): CardView {
   };
   if (call.requestedBy) view.requestedBy = call.requestedBy.name ?? call.requestedBy.id;
   if (call.request.expiresAt !== undefined) view.deadline = call.request.expiresAt;
+  if (view.state === 'pending' && call.request.data?.editable === true && !quorumOf(call.request)) view.editable = true;
   const escalation = escalationOf(call.request);
   if (escalation && escalation.at <= now && view.state === 'pending') view.escalatedTo = escalation.to.join(', ');
   const quorum = quorumOf(call.request);

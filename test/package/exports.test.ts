@@ -484,6 +484,7 @@ const EXPECTED: Record<string, string[]> = {
     'APPROVE_ACTION',
     'Channels',
     'DECLINE_ACTION',
+    'EDIT_ACTION',
     'MemoryDeliveries',
     'approvalCard',
     'cardViewOf',
