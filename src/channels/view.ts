@@ -36,6 +36,9 @@ export interface CardView {
 /** The longest argument text a card shows. */
 export const MAX_ARGS_SHOWN = 600;
 
+/** The longest list of escalation principals a card shows. */
+const MAX_ESCALATED_SHOWN = 300;
+
 /** The card's view of `call` (redacted by the caller). A pending call past its deadline shows `expired`. */
 export function cardViewOf(call: SuspendedCall, now: number): CardView {
   const args = JSON.stringify(call.args ?? {});
@@ -51,7 +54,10 @@ export function cardViewOf(call: SuspendedCall, now: number): CardView {
   if (call.request.expiresAt !== undefined) view.deadline = call.request.expiresAt;
   if (view.state === 'pending' && call.request.data?.editable === true && !quorumOf(call.request)) view.editable = true;
   const escalation = escalationOf(call.request);
-  if (escalation && escalation.at <= now && view.state === 'pending') view.escalatedTo = escalation.to.join(', ');
+  if (escalation && escalation.at <= now && view.state === 'pending') {
+    const to = escalation.to.join(', ');
+    view.escalatedTo = to.length > MAX_ESCALATED_SHOWN ? `${to.slice(0, MAX_ESCALATED_SHOWN)}…` : to;
+  }
   const quorum = quorumOf(call.request);
   const names = (list: { by: { id: string; name?: string } }[]): string[] => list.map((s) => s.by.name ?? s.by.id);
   if (quorum) {
