@@ -20,6 +20,8 @@ export interface EditParts extends ClickParts {
 
 /** The longest value one modal field takes (Slack's plain text input allows 3000). */
 const MAX_FIELD = 3000;
+/** The most fields one modal holds (Slack allows 100 blocks); the others keep their values. */
+const MAX_FIELDS = 50;
 
 /**
  * The fields an approver may edit in a modal: the tool's input schema's flat fields whose value
@@ -35,7 +37,7 @@ function editableFields(coordinator: ResumeCoordinator, call: SuspendedCall): { 
   const fields = all.filter(
     (field) => !field.writeOnly && (!(field.name in asked) || JSON.stringify(asked[field.name]) === JSON.stringify(shown[field.name])),
   );
-  return { fields, shown };
+  return { fields: fields.slice(0, MAX_FIELDS), shown };
 }
 
 /** Whether a call's card offers Edit: a pending approval that allows edited arguments and needs no quorum. */
@@ -101,6 +103,8 @@ export async function submitEdit(parts: EditParts, event: ModalSubmitLike): Prom
   const args: Record<string, unknown> = { ...(isRecord(call.args) ? call.args : {}) };
   const errors: Record<string, string> = {};
   for (const field of fields) {
+    // A field the modal did not hold keeps its value.
+    if (!Object.hasOwn(event.values, field.name)) continue;
     const typed = (event.values[field.name] ?? '').trim();
     if (typed === '') delete args[field.name];
     else {
