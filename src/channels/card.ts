@@ -3,6 +3,8 @@ import type { CardView } from './view';
 /** The action ids of the card's buttons; each button's value is the call's id. */
 export const APPROVE_ACTION = 'toolnexus.approve';
 export const DECLINE_ACTION = 'toolnexus.decline';
+/** The Edit button's action id, on an editable approval's card: it opens a modal of the arguments. */
+export const EDIT_ACTION = 'toolnexus.edit';
 
 /** A Chat SDK card element (`chat`'s `CardElement`), as this entry builds and passes it on. */
 export type CardElement = { type: 'card' } & Record<string, unknown>;
@@ -27,20 +29,23 @@ const OUTCOME: Record<Exclude<CardView['state'], 'pending'>, string> = {
 /**
  * The approval card, built once with the Chat SDK's card model (each adapter renders it: Block
  * Kit, an Adaptive Card, a Card v2): the redacted call, the prompt, who asked, the quorum's
- * progress, the deadline, and Approve / Decline while it waits; the outcome once settled.
+ * progress, the deadline, and Approve / Decline while it waits; the outcome once settled. An
+ * escalation notice (`notice`) is the same card, titled and announced as escalated.
  */
-export function approvalCard(chat: CardBuilders, view: CardView): { card: CardElement; fallbackText: string } {
+export function approvalCard(chat: CardBuilders, view: CardView, notice = false): { card: CardElement; fallbackText: string } {
   const fields = [chat.Field({ label: 'Call', value: `${view.tool} ${view.args}` })];
   if (view.requestedBy !== undefined) fields.push(chat.Field({ label: 'Asked by', value: view.requestedBy }));
   if (view.quorum !== undefined) fields.push(chat.Field({ label: 'Approvals', value: view.quorum }));
   if (view.deadline !== undefined) fields.push(chat.Field({ label: 'Deadline', value: view.deadline }));
+  if (view.escalatedTo !== undefined) fields.push(chat.Field({ label: 'Escalated to', value: view.escalatedTo }));
   const children: unknown[] = [chat.CardText(view.prompt), chat.Fields(fields)];
-  let fallbackText = `Approval needed: ${view.prompt}`;
+  let fallbackText = notice ? `Escalated to ${view.escalatedTo ?? 'you'}: ${view.prompt}` : `Approval needed: ${view.prompt}`;
   if (view.state === 'pending') {
     children.push(
       chat.Actions([
         chat.Button({ id: APPROVE_ACTION, label: 'Approve', style: 'primary', value: view.callId }),
         chat.Button({ id: DECLINE_ACTION, label: 'Decline', style: 'danger', value: view.callId }),
+        ...(view.editable ? [chat.Button({ id: EDIT_ACTION, label: 'Edit', value: view.callId })] : []),
       ]),
     );
   } else {
@@ -49,5 +54,5 @@ export function approvalCard(chat: CardBuilders, view: CardView): { card: CardEl
     fallbackText = `${OUTCOME[view.state]}${view.state === 'expired' ? '' : by}${reason}`;
     children.push(chat.CardText(fallbackText, { style: 'bold' }));
   }
-  return { card: chat.Card({ title: `Approval: ${view.tool}`, children }), fallbackText };
+  return { card: chat.Card({ title: `${notice ? 'Escalated approval' : 'Approval'}: ${view.tool}`, children }), fallbackText };
 }

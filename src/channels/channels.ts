@@ -7,12 +7,14 @@ import type { ResumeCoordinator } from '../suspension/coordinator';
 import { redactCall } from '../suspension/redact';
 import type { SuspendedCall } from '../suspension/store';
 import { systemClock, type Clock, type ClockTimer } from '../timing/clock';
-import { APPROVE_ACTION, DECLINE_ACTION } from './card';
+import { APPROVE_ACTION, DECLINE_ACTION, EDIT_ACTION } from './card';
+import { EDIT_MODAL, openEdit, submitEdit, type EditParts } from './edit';
 import { click, type PlatformUser } from './clicks';
 import { work, type DeliveryEvent, type OutboxParts, type DeliveryRetry } from './outbox';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { nodeRoute } from './node';
 import { emailSender, mailOnly, type EmailOptions, type MailSend } from './email';
+import { escalationNotices, type EscalationRoute } from './escalation';
 import { adapterFor, loadChannelPeer, ADAPTER_FACTORIES, type AdapterLike, type ChatLike, type ChatModule } from './peer';
 
 /** A platform this entry delivers to, by its Chat SDK adapter's name. */
@@ -38,6 +40,8 @@ export interface ChannelsOptions {
   principalOf?(user: PlatformUser): Principal | undefined | Promise<Principal | undefined>;
   /** Where a pending approval's card goes: Chat SDK channel ids (`slack:C0FINANCE`) or `email:<principal id>`, given the redacted call. */
   route(call: SuspendedCall): readonly string[] | Promise<readonly string[]>;
+  /** Where a call's escalation notice goes when its escalation comes due (docs/channels.md, "Escalation"); default `route`. */
+  escalationRoute?: EscalationRoute;
   /** Where deliveries are kept; default the coordinator's store's `deliveries` (every built-in store has them), else in memory. */
   deliveries?: DeliveryStore;
   /** Time for retries, leases and deadlines; the system's by default. */
@@ -79,6 +83,8 @@ export class Channels {
   private readonly clock: Clock;
   private readonly outbox: OutboxParts;
   private timer: ClockTimer | undefined;
+  /** The tick in progress, which {@link close} waits for (the store may close right after). */
+  private ticking: Promise<void> | undefined;
   private unobserve: (() => void) | undefined;
   private closed = false;
   /** Each call's refresh in progress here: the next one waits for it. */
@@ -109,22 +115,22 @@ export class Channels {
       refreshMs: options.refreshMs ?? 60_000,
       retry: { baseMs: options.retry?.baseMs ?? 1000, maxMs: options.retry?.maxMs ?? 300_000 },
     };
-    chat.onAction([APPROVE_ACTION, DECLINE_ACTION], (event) =>
-      click(
-        {
-          host: options.host,
-          store: this.store,
-          principalOf: (user) => options.principalOf?.(user),
-          refresh: (id) => this.refresh(id),
-          fail: (e) => this.fail(e),
-        },
-        event,
-      ),
-    );
+    const parts: EditParts = {
+      host: options.host,
+      store: this.store,
+      principalOf: (user) => options.principalOf?.(user),
+      refresh: (id) => this.refresh(id),
+      fail: (e) => this.fail(e),
+      coordinator: this.coordinator,
+      modal: chatModule,
+    };
+    chat.onAction([APPROVE_ACTION, DECLINE_ACTION], (event) => click(parts, event));
+    chat.onAction([EDIT_ACTION], (event) => openEdit(parts, event));
+    chat.onModalSubmit(EDIT_MODAL, (event) => submitEdit(parts, event));
     // In this process, a new request or a change of one is delivered at once; other processes'
     // changes are found by the tick (`start`), from the store.
     const kick = (call: SuspendedCall) => void this.refresh(call.request.id).catch((error: unknown) => this.fail(error));
-    this.unobserve = this.coordinator.observe({ onPending: kick, onSigned: kick, onSettled: kick });
+    this.unobserve = this.coordinator.observe({ onPending: kick, onSigned: kick, onSettled: kick, onEscalated: kick });
   }
 
   private get coordinator(): ResumeCoordinator {
@@ -188,8 +194,8 @@ export class Channels {
     for (let round = 0; round < 3; round++) {
       let moved = false;
       for (const delivery of await this.store.listDeliveries({ callId })) {
-        // A failed one waits out its backoff: the tick tries it then.
-        const waiting = delivery.attempts > 0 && delivery.dueAt > this.clock.now();
+        // A failed one waits out its backoff, an escalation notice its escalation: the tick tries it then.
+        const waiting = delivery.dueAt > this.clock.now() && (delivery.attempts > 0 || delivery.message === undefined);
         if (!delivery.done && !waiting && (await this.attempt(delivery))) moved = true;
       }
       if (!moved) return;
@@ -202,8 +208,11 @@ export class Channels {
       throw new InvalidArgumentError('Channels.start: everyMs must be a whole number of milliseconds');
     const tick = (): void => {
       if (this.closed) return;
-      this.deliver()
-        .catch((error: unknown) => this.fail(error))
+      this.ticking = this.deliver()
+        .then(
+          () => undefined,
+          (error: unknown) => this.fail(error),
+        )
         .finally(() => {
           if (!this.closed) this.timer = this.clock.setTimeout(tick, everyMs);
         });
@@ -211,11 +220,12 @@ export class Channels {
     this.timer = this.clock.setTimeout(tick, 0);
   }
 
-  /** Stops the tick and the observer, shuts the Chat SDK down, and closes the mail transport it made. */
+  /** Stops the tick (waiting for one in progress) and the observer, shuts the Chat SDK down, and closes the mail transport it made. */
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) this.clock.clearTimeout(this.timer);
     this.unobserve?.();
+    await this.ticking;
     this.outbox.mail?.close?.();
     await this.chat.shutdown?.();
   }
@@ -236,6 +246,9 @@ export class Channels {
         dueAt: this.clock.now(),
       };
       if (await this.store.insertDelivery(delivery)) queued++;
+    }
+    for (const notice of await escalationNotices(redacted, (call) => this.options.route(call), this.options.escalationRoute)) {
+      if (await this.store.insertDelivery(notice)) queued++;
     }
     return queued;
   }

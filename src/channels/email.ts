@@ -123,6 +123,19 @@ export function mailOnly(): { chat: ChatLike; module: ChatModule } {
   const none = (): never => {
     throw new Error('no chat platform is configured');
   };
-  const chat: ChatLike = { initialize: async () => undefined, onAction: () => undefined, webhooks: {} };
-  return { chat, module: { Chat: none as never, Card: none, CardText: none, Fields: none, Field: none, Actions: none, Button: none } };
+  const chat: ChatLike = { initialize: async () => undefined, onAction: () => undefined, onModalSubmit: () => undefined, webhooks: {} };
+  return {
+    chat,
+    module: {
+      Chat: none as never,
+      Card: none,
+      CardText: none,
+      Fields: none,
+      Field: none,
+      Actions: none,
+      Button: none,
+      Modal: none,
+      TextInput: none,
+    },
+  };
 }

@@ -19,6 +19,8 @@ export interface DeliveryEvent {
   /** RFC 3339: the next try of a failed delivery. */
   retryAt?: string;
   attempts: number;
+  /** True for an escalation notice (docs/channels.md, "Escalation"). */
+  escalation?: boolean;
 }
 
 /** How a failed delivery is tried again: `baseMs` doubled per failure, at most `maxMs`. */
@@ -59,22 +61,30 @@ export async function work(parts: OutboxParts, delivery: Delivery): Promise<bool
   // A mail is sent once and never edited; one not sent before its call settled is not sent.
   const once = delivery.platform === EMAIL_PLATFORM;
   if (once && (delivery.message || isFinal(view))) return parts.store.saveDelivery(next(delivery, { done: true, dueAt: now }));
+  // An escalation notice for a call settled before it came due is never posted.
+  if (delivery.escalation && !delivery.message && isFinal(view))
+    return parts.store.saveDelivery(next(delivery, { done: true, dueAt: now }));
   if (delivery.message && delivery.shown === key) {
     return parts.store.saveDelivery(next(delivery, { done: isFinal(view), dueAt: now + parts.refreshMs }));
   }
   const adapter = parts.adapters.get(delivery.platform);
   const held = next(delivery, { leaseUntil: now + parts.leaseMs, dueAt: now + parts.leaseMs });
   if (!(await parts.store.saveDelivery(held))) return false;
-  const event = { callId: delivery.callId, platform: delivery.platform, target: delivery.target };
+  const event = {
+    callId: delivery.callId,
+    platform: delivery.platform,
+    target: delivery.target,
+    ...(delivery.escalation ? { escalation: true } : {}),
+  };
   try {
     let posted = delivery.message;
     if (once) {
       if (!parts.mail) throw new Error('no e-mail is configured');
       posted = await parts.mail(delivery, view);
     } else if (!adapter) throw new Error(`no ${delivery.platform} adapter is configured`);
-    else if (posted) await adapter.editMessage(posted.threadId, posted.id, approvalCard(parts.chat, view));
+    else if (posted) await adapter.editMessage(posted.threadId, posted.id, approvalCard(parts.chat, view, delivery.escalation === true));
     else {
-      const message = approvalCard(parts.chat, view);
+      const message = approvalCard(parts.chat, view, delivery.escalation === true);
       const sent = adapter.postChannelMessage
         ? await adapter.postChannelMessage(delivery.target, message)
         : await adapter.postMessage(delivery.target, message);

@@ -21,6 +21,26 @@ export interface ActionEventLike {
   threadId: string;
   user: { userId: string; userName: string; fullName: string };
   adapter: AdapterLike;
+  /** Opens a modal in answer to the click (Slack's `views.open` with the click's trigger id). */
+  openModal?(modal: unknown): Promise<unknown>;
+}
+
+/** A modal submitted (the `chat` SDK's `ModalSubmitEvent`, the part this entry reads). */
+export interface ModalSubmitLike {
+  callbackId: string;
+  privateMetadata?: string;
+  values: Record<string, string>;
+  user: { userId: string; userName: string; fullName: string };
+  adapter: AdapterLike;
+}
+
+/** What a modal's submission is answered with: closed, or its fields' errors shown. */
+export type ModalSubmitResponse = { action: 'close' } | { action: 'errors'; errors: Record<string, string> };
+
+/** The modal builders of the `chat` package this entry uses. */
+export interface ModalBuilders {
+  Modal(options: { callbackId: string; title: string; submitLabel?: string; privateMetadata?: string; children?: unknown[] }): unknown;
+  TextInput(options: { id: string; label: string; initialValue?: string; optional?: boolean; maxLength?: number }): unknown;
 }
 
 /** A message as an adapter posts or edits it. */
@@ -39,12 +59,13 @@ export interface AdapterLike {
 export interface ChatLike {
   initialize(): Promise<void>;
   onAction(actionIds: string[], handler: (event: ActionEventLike) => Promise<void>): void;
+  onModalSubmit(callbackId: string, handler: (event: ModalSubmitLike) => Promise<ModalSubmitResponse | undefined>): void;
   readonly webhooks: Record<string, (request: Request, options?: { waitUntil?: (task: Promise<unknown>) => void }) => Promise<Response>>;
   shutdown?(): Promise<void>;
 }
 
 /** The `chat` module: its `Chat` class and its card builders. */
-export interface ChatModule extends CardBuilders {
+export interface ChatModule extends CardBuilders, ModalBuilders {
   Chat: new (config: Record<string, unknown>) => ChatLike;
 }
 

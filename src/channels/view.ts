@@ -1,5 +1,6 @@
 import type { SuspendedCall } from '../suspension/store';
 import { approvalsOf, declinesOf, quorumOf } from '../suspension/quorum';
+import { escalationOf } from '../suspension/escalation';
 
 /** Where an approval card's call stands, as the card shows it. */
 export type CardState = 'pending' | 'approved' | 'declined' | 'expired' | 'cancelled';
@@ -21,6 +22,10 @@ export interface CardView {
   quorum?: string;
   /** RFC 3339: the request's deadline. */
   deadline?: string;
+  /** True when the card offers Edit: a pending approval that allows edited arguments and needs no quorum. */
+  editable?: boolean;
+  /** While it waits and its escalation is due: the principals it escalated to, who may answer it now. */
+  escalatedTo?: string;
   state: CardState;
   /** Who approved (a quorum's signers, or the one approver) or declined, by name or id. */
   by: string[];
@@ -30,6 +35,9 @@ export interface CardView {
 
 /** The longest argument text a card shows. */
 export const MAX_ARGS_SHOWN = 600;
+
+/** The longest list of escalation principals a card shows. */
+const MAX_ESCALATED_SHOWN = 300;
 
 /** The card's view of `call` (redacted by the caller). A pending call past its deadline shows `expired`. */
 export function cardViewOf(call: SuspendedCall, now: number): CardView {
@@ -44,6 +52,12 @@ export function cardViewOf(call: SuspendedCall, now: number): CardView {
   };
   if (call.requestedBy) view.requestedBy = call.requestedBy.name ?? call.requestedBy.id;
   if (call.request.expiresAt !== undefined) view.deadline = call.request.expiresAt;
+  if (view.state === 'pending' && call.request.data?.editable === true && !quorumOf(call.request)) view.editable = true;
+  const escalation = escalationOf(call.request);
+  if (escalation && escalation.at <= now && view.state === 'pending') {
+    const to = escalation.to.join(', ');
+    view.escalatedTo = to.length > MAX_ESCALATED_SHOWN ? `${to.slice(0, MAX_ESCALATED_SHOWN)}…` : to;
+  }
   const quorum = quorumOf(call.request);
   const names = (list: { by: { id: string; name?: string } }[]): string[] => list.map((s) => s.by.name ?? s.by.id);
   if (quorum) {
@@ -64,7 +78,9 @@ export function cardViewOf(call: SuspendedCall, now: number): CardView {
 
 /** The key of what a card shows: a card whose key did not change is not edited again. */
 export function shownKey(view: CardView): string {
-  return JSON.stringify([view.state, view.quorum ?? '', view.by, view.reason ?? '']);
+  const key = [view.state, view.quorum ?? '', view.by, view.reason ?? ''];
+  // An escalation coming due edits the cards too (and keeps the keys of the others as they were).
+  return JSON.stringify(view.escalatedTo === undefined ? key : [...key, view.escalatedTo]);
 }
 
 /** Whether the card shows a settled call: nothing on it changes any more. */

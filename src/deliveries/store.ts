@@ -30,6 +30,11 @@ export interface Delivery {
   leaseUntil?: number;
   /** The last failure, as the platform said it (never a request's values). */
   error?: string;
+  /**
+   * True for an escalation notice: the card that tells the escalation principals a request is
+   * theirs to answer too, due when the escalation comes due (docs/channels.md, "Escalation").
+   */
+  escalation?: boolean;
 }
 
 /** Filter of {@link DeliveryStore.listDeliveries}: one call's deliveries, or those not done and due by an instant. */

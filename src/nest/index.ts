@@ -22,3 +22,5 @@ export { ToolnexusA2AModule } from './a2a.module';
 export { ToolnexusMcpModule } from './mcp.module';
 export type { ToolnexusMcpModuleOptions } from './mcp.module';
 export type { ToolnexusA2AModuleOptions } from './a2a.module';
+export { ToolnexusChannelsModule } from './channels.module';
+export type { ToolnexusChannelsModuleOptions } from './channels.module';

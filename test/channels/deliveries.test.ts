@@ -70,6 +70,15 @@ describe.each(STORES)('%s deliveries', (_name, open) => {
     expect(await deliveries.getDelivery('nothing')).toBeUndefined();
   });
 
+  it('keeps an escalation notice as one, due when its escalation comes due', async () => {
+    const { deliveries } = opened;
+    const notice = { ...delivery('c1', 'slack:D1', 900), id: 'c1 escalation slack:D1', escalation: true };
+    expect(await deliveries.insertDelivery(notice)).toBe(true);
+    expect(await deliveries.getDelivery(notice.id)).toEqual(notice);
+    expect(await deliveries.listDeliveries({ dueBy: 899 })).toEqual([]);
+    expect(await deliveries.listDeliveries({ dueBy: 900 })).toEqual([notice]);
+  });
+
   it('saves by compare-and-set on the version: of two saves of one version, one wins', async () => {
     const { deliveries } = opened;
     await deliveries.insertDelivery(delivery('c1', 'slack:C1', 100));

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { REDACTED, pendingOf } from 'toolnexus-ts';
 import { ResumeCoordinator, type SuspensionStore, type SuspendedCall } from 'toolnexus-ts/suspension';
 import type { RunStore } from 'toolnexus-ts/agents';
+import type { DeliveryStore } from 'toolnexus-ts/channels';
 import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { PostgresStore } from 'toolnexus-ts/postgres';
 import { startChild, type Exit } from '../fixtures/children';
@@ -99,6 +100,88 @@ function describeCli(label: string, target: () => { store: () => SuspensionStore
       const history = await cli(['pending', 'history', ...storeArgs], env);
       expect(history.stdout).toMatch(/RECEIPTS/);
       expect(history.stdout).toContain('payments ch_5 succeeded');
+    });
+
+    it('pending show lists where the request went: platform, target, posted or not, final, failures and the next try (text and --json)', async () => {
+      const id = await suspend(510);
+      const quiet = await suspend(520);
+      const deliveries = (store as unknown as { deliveries: DeliveryStore }).deliveries;
+      const at = Date.parse('2030-01-01T00:00:00.000Z');
+      const row = { callId: id, platform: 'slack', version: 1, done: false, attempts: 0, dueAt: at };
+      await deliveries.insertDelivery({ ...row, id: `${id} slack:C0FINANCE`, target: 'slack:C0FINANCE' });
+      await deliveries.saveDelivery({
+        ...row,
+        id: `${id} slack:C0FINANCE`,
+        target: 'slack:C0FINANCE',
+        version: 2,
+        message: { threadId: 'slack:C0FINANCE:', id: '1700000001.000100' },
+        shown: 'key',
+        dueAt: at + 60_000,
+      });
+      await deliveries.insertDelivery({ ...row, id: `${id} slack:C0OPS`, target: 'slack:C0OPS' });
+      await deliveries.saveDelivery({
+        ...row,
+        id: `${id} slack:C0OPS`,
+        target: 'slack:C0OPS',
+        version: 2,
+        attempts: 2,
+        dueAt: at + 2000,
+        error: 'An API error occurred: channel_not_found\u001b[2J',
+      });
+      await deliveries.insertDelivery({
+        ...row,
+        id: `${id} escalation slack:D0DEE`,
+        target: 'slack:D0DEE',
+        dueAt: at + 3_600_000,
+        escalation: true,
+      });
+      const show = await cli(['pending', 'show', id, ...storeArgs], env);
+      expect(show.code).toBe(0);
+      const table = show.stdout.slice(show.stdout.indexOf('deliveries:'));
+      expect(table.split('\n')[1]).toMatch(/^ {2}PLATFORM\s+TARGET\s+STATE\s+FAILURES\s+NEXT\s+ERROR$/);
+      expect(table).toMatch(/slack\s+slack:C0FINANCE\s+posted\s+0\s+check 2030-01-01T00:01:00.000Z/);
+      expect(table).toMatch(/slack\s+slack:D0DEE\s+escalation, not posted\s+0\s+check 2030-01-01T01:00:00.000Z/);
+      expect(table).toMatch(
+        /slack\s+slack:C0OPS\s+not posted\s+2\s+try 2030-01-01T00:00:02.000Z\s+An API error occurred: channel_not_found/,
+      );
+      // A platform's words never reach the terminal as control characters.
+      expect(show.stdout).not.toContain('\u001b');
+      const shownJson = json<SuspendedCall & { deliveries: unknown[] }>(await cli(['pending', 'show', id, '--json', ...storeArgs], env));
+      expect(shownJson.request.id).toBe(id);
+      expect(shownJson.deliveries).toEqual([
+        { platform: 'slack', target: 'slack:C0FINANCE', posted: true, final: false, failures: 0, next: '2030-01-01T00:01:00.000Z' },
+        {
+          platform: 'slack',
+          target: 'slack:C0OPS',
+          posted: false,
+          final: false,
+          failures: 2,
+          next: '2030-01-01T00:00:02.000Z',
+          error: 'An API error occurred: channel_not_found\u001b[2J',
+        },
+        {
+          platform: 'slack',
+          target: 'slack:D0DEE',
+          posted: false,
+          final: false,
+          failures: 0,
+          next: '2030-01-01T01:00:00.000Z',
+          escalation: true,
+        },
+      ]);
+      // Settled and final: no next try; a call never delivered says so.
+      const first = (await deliveries.getDelivery(`${id} slack:C0FINANCE`))!;
+      await deliveries.saveDelivery({ ...first, version: first.version + 1, done: true });
+      expect(json<{ deliveries: unknown[] }>(await cli(['pending', 'show', id, '--json', ...storeArgs], env)).deliveries[0]).toEqual({
+        platform: 'slack',
+        target: 'slack:C0FINANCE',
+        posted: true,
+        final: true,
+        failures: 0,
+      });
+      expect((await cli(['pending', 'show', id, ...storeArgs], env)).stdout).toMatch(/slack:C0FINANCE\s+posted, final/);
+      expect((await cli(['pending', 'show', quiet, ...storeArgs], env)).stdout).toContain('deliveries:   (none)');
+      expect(json<{ deliveries: unknown[] }>(await cli(['pending', 'show', quiet, '--json', ...storeArgs], env)).deliveries).toEqual([]);
     });
 
     it('refuses to approve without the tools, then approves exactly once with them and records who and why', async () => {

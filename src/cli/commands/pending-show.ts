@@ -1,11 +1,13 @@
 import { STORE_OPTIONS, type CliCommand } from '../command';
 import { shown } from '../answer';
+import { deliveriesText, deliveryShown, deliveryStoreOf } from '../deliveries';
 import { EXIT } from '../exit-codes';
+import type { Delivery } from '../../deliveries/store';
 
-/** `pending show ID`: one suspension, every field, arguments redacted. */
+/** `pending show ID`: one suspension, every field, arguments redacted; and where it was delivered. */
 export const pendingShow: CliCommand = {
   path: ['pending', 'show'],
-  summary: 'show one suspension: request, arguments (sensitive fields redacted), answer, audit, outcome',
+  summary: 'show one suspension: request, arguments (sensitive fields redacted), answer, audit, outcome, where it was delivered',
   usage: 'ID',
   options: { ...STORE_OPTIONS },
   positionals: 1,
@@ -19,9 +21,19 @@ export const pendingShow: CliCommand = {
       return EXIT.notFound;
     }
     const { text, json } = shown(session, call);
-    io.out(values.json ? JSON.stringify(json) : text);
+    // The channels' cards of the call (docs/channels.md), on a store that keeps deliveries.
+    const store = deliveryStoreOf(session.store);
+    const deliveries = store ? (await store.listDeliveries({ callId: id, limit: 1000 })).sort(byPlace).map(deliveryShown) : undefined;
+    if (values.json) io.out(JSON.stringify(deliveries ? { ...json, deliveries } : json));
+    else io.out(deliveries ? `${text}\n${deliveriesText(deliveries)}` : text);
     if (!session.hasTools && !values.json)
       io.err('(arguments are redacted whole without --tools: the CLI cannot tell which fields are sensitive)');
     return EXIT.ok;
   },
 };
+
+/** The cards first, then the escalation notices, each by target. */
+function byPlace(a: Delivery, b: Delivery): number {
+  const key = (d: Delivery) => `${d.escalation ? 1 : 0} ${d.target}`;
+  return key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
+}
