@@ -65,6 +65,13 @@ export const DEFAULT_KEY_LEASE_MS = 10 * 60 * 1000;
 /** The longest incoming key taken: a client's key past it is refused, as a header too long would be. */
 export const MAX_INCOMING_KEY_LENGTH = 255;
 
+/** Refuses a key lease that is not a positive number of milliseconds, where a door is made. */
+export function checkKeyLease(what: string, leaseMs: number | undefined): void {
+  if (leaseMs === undefined) return;
+  if (typeof leaseMs !== 'number' || !Number.isFinite(leaseMs) || leaseMs <= 0)
+    throw new InvalidArgumentError(`${what} must be a positive number of milliseconds, got ${String(leaseMs)}`);
+}
+
 /** Refuses a key retention that is not a non-negative number of milliseconds, where a door is made. */
 export function checkRetention(what: string, retentionMs: number | undefined): void {
   if (retentionMs === undefined) return;
