@@ -8,6 +8,7 @@
 import { Toolkit, defineTool, success, type ToolContext, type ToolResult } from 'toolnexus-ts';
 import { KeyLostError, ResumeCoordinator } from 'toolnexus-ts/suspension';
 import { MemoryStore } from 'toolnexus-ts/memory';
+import { serveMcp } from 'toolnexus-ts/mcp';
 import { executeOnce } from '../../src/suspension/keyed';
 import { FakeClock, until } from '../fixtures/fake-clock';
 
@@ -89,5 +90,13 @@ describe('a served call keeps its idempotency key while it runs', () => {
     expect((await second).output).toBe('charge 2');
     expect((await executeOnce(other, 'mcp', 'charge', {}, {}, alice)).output).toBe('charge 2');
     expect(processClock.timers).toHaveLength(0);
+  });
+
+  it('a door refuses a key lease that is not a positive number of milliseconds, before it serves anything', async () => {
+    const { toolkit } = slowCharge();
+    for (const idempotencyLeaseMs of [0, -1, Number.NaN])
+      await expect(serveMcp(toolkit, { transport: 'http', idempotencyLeaseMs })).rejects.toThrow(
+        /idempotencyLeaseMs must be a positive number of milliseconds/,
+      );
   });
 });
