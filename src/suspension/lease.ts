@@ -65,7 +65,7 @@ export class HeldLease {
   private schedule(): void {
     if (this.stopped) return;
     this.timer = this.clock.setTimeout(() => void this.renew(), this.every);
-    // A replay keeps its process alive by its own work; the heartbeat alone should not.
+    // The work keeps its process alive by itself; the heartbeat alone should not.
     this.timer.unref?.();
   }
 
