@@ -84,7 +84,8 @@ export class ResumeCoordinator {
   private readonly binding: Binding;
   private readonly resolution: Resolution;
   private readonly recorder: Recorder;
-  private readonly clock: Clock;
+  /** Where this coordinator reads the time and waits from (the `clock` option); a served keyed call renews its key on it. */
+  readonly clock: Clock;
   private readonly maxAnswerBytes: number;
   private readonly observers: Observers;
   private readonly telemetry: Telemetry;

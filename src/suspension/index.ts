@@ -44,6 +44,7 @@ export type { Signature } from '../results/wire';
 export type { Receipt, ReceiptInit } from '../toolkit/context';
 export { MAX_RECEIPTS } from './receipts';
 export type { KeyedCallStore, KeyedStart } from './keyed';
+export { KeyLostError } from './keyed';
 export { MAX_COMMENT_LENGTH } from './audit';
 export type { Principal, Audit, HistoryFilter } from './audit';
 /** Where time comes from (a coordinator's, store's, runner's or webhooks' `clock`): a fake one steps through leases and backoff in tests. */

@@ -4,16 +4,16 @@ import { monotonicOf, systemClock, type Clock, type ClockTimer } from '../timing
 import type { Claim, SuspensionStore } from './store';
 
 /**
- * Holds a claim while its replay runs: renews the lease every third of it, and aborts
- * the replay the moment the claim is known lost (another process took it over) or can no
- * longer be vouched for (no renewal got through for a whole lease). A holder that lost its
- * claim must not store an outcome: the new holder's stands.
+ * Holds a lease while the work under it runs (a claim's replay, a keyed call's execution):
+ * renews it every third of it, and aborts the work the moment the lease is known lost
+ * (another process took it over) or can no longer be vouched for (no renewal got through for
+ * a whole lease). A holder that lost its lease must not store an outcome: the new holder's stands.
  *
  * Renewal is judged by the store's clock; this process only measures elapsed time (with a
- * monotonic clock), so a wrong wall clock here cannot make it believe it still holds a claim.
+ * monotonic clock), so a wrong wall clock here cannot make it believe it still holds a lease.
  * Its heartbeat runs on `clock` (the coordinator's), so tests step through renewals on fake time.
  */
-export class LeaseKeeper {
+export class HeldLease {
   private readonly latch = new AbortLatch();
   private readonly every: number;
   private readonly onCallerAbort?: () => void;
@@ -21,11 +21,15 @@ export class LeaseKeeper {
   private readonly elapsed: () => number;
   private renewedAt: number;
   private stopped = false;
-  private lostClaim = false;
+  private lostLease = false;
 
+  /**
+   * @param renewal renews the lease for `leaseMs`: true while still held, false once another holder has it.
+   * @param lostError what the work is aborted with once the lease is lost.
+   */
   constructor(
-    private readonly store: SuspensionStore,
-    private readonly claim: Claim,
+    private readonly renewal: () => Promise<boolean>,
+    private readonly lostError: () => Error,
     private readonly leaseMs: number,
     private readonly caller?: AbortSignal,
     private readonly clock: Clock = systemClock,
@@ -41,17 +45,17 @@ export class LeaseKeeper {
     this.schedule();
   }
 
-  /** Aborts when the caller's signal does, or when the claim is lost. Its `signal` is made only when read. */
+  /** Aborts when the caller's signal does, or when the lease is lost. Its `signal` is made only when read. */
   get cancellation(): AbortLatch {
     return this.latch;
   }
 
-  /** True once the claim is known lost: the replay's outcome must not be stored. */
+  /** True once the lease is known lost: the work's outcome must not be stored. */
   get lost(): boolean {
-    return this.lostClaim;
+    return this.lostLease;
   }
 
-  /** Stops renewing (the replay is over). */
+  /** Stops renewing (the work is over). */
   stop(): void {
     this.stopped = true;
     if (this.timer) this.clock.clearTimeout(this.timer);
@@ -61,7 +65,7 @@ export class LeaseKeeper {
   private schedule(): void {
     if (this.stopped) return;
     this.timer = this.clock.setTimeout(() => void this.renew(), this.every);
-    // A replay keeps its process alive by its own work; the heartbeat alone should not.
+    // The work keeps its process alive by itself; the heartbeat alone should not.
     this.timer.unref?.();
   }
 
@@ -69,7 +73,7 @@ export class LeaseKeeper {
     const asked = this.elapsed();
     let held: boolean | undefined;
     try {
-      held = await this.store.renew(this.claim, this.leaseMs);
+      held = await this.renewal();
     } catch {
       held = undefined; // the store is unreachable: keep trying while the lease may still hold
     }
@@ -80,8 +84,21 @@ export class LeaseKeeper {
   }
 
   private lose(): void {
-    this.lostClaim = true;
+    this.lostLease = true;
     this.stop();
-    this.latch.abort(new ClaimLostError(this.claim.id, this.claim.fence));
+    this.latch.abort(this.lostError());
+  }
+}
+
+/** Holds a claim while its replay runs (a {@link HeldLease} of the claim): a replay that lost it aborts with {@link ClaimLostError}. */
+export class LeaseKeeper extends HeldLease {
+  constructor(store: SuspensionStore, claim: Claim, leaseMs: number, caller?: AbortSignal, clock: Clock = systemClock) {
+    super(
+      () => store.renew(claim, leaseMs),
+      () => new ClaimLostError(claim.id, claim.fence),
+      leaseMs,
+      caller,
+      clock,
+    );
   }
 }

@@ -256,6 +256,14 @@ export class MemorySuspensionStore implements SuspensionStore, KeyedCallStore {
     return true;
   }
 
+  async renewKeyed(key: string, fence: number, leaseMs: number): Promise<boolean> {
+    this.assertOpen();
+    const entry = this.keyed.get(key);
+    if (!entry || entry.fence !== fence || entry.outcome !== undefined) return false;
+    entry.leaseUntil = this.clock.now() + leaseMs;
+    return true;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
   }

@@ -6,13 +6,16 @@ import { testGlobals } from './globals';
 /** Leases in these tests are real and short; tests wait twice as long for one to lapse. */
 const SHORT_LEASE_MS = 40;
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** The key lease of a served call that outlives it: long enough that a renewal every third of it holds on a loaded machine. */
+const RUN_LEASE_MS = 600;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Served calls' incoming idempotency keys (src/suspension/keyed.ts), for a store that keeps them
  * (`beginKeyed`/`finishKeyed`; every built-in store does): one caller starts a key, a live holder
- * makes a repeat wait, the first outcome answers every repeat within the retention, and a lapsed
- * holder's key is started again under a new fence that alone may finish it.
+ * makes a repeat wait, the first outcome answers every repeat within the retention, a lapsed
+ * holder's key is started again under a new fence that alone may finish or renew it, and a call
+ * that runs longer than its lease keeps its key by renewing it.
  */
 export function describeKeyedContract(current: () => SuspensionStore): void {
   const { describe, it, expect, beforeEach } = testGlobals();
@@ -45,6 +48,57 @@ export function describeKeyedContract(current: () => SuspensionStore): void {
       expect(await store.beginKeyed('k-lapse', 60_000, DAY_MS)).toMatchObject({ state: 'done', outcome: { output: 'fresh' } });
       await sleep(2 * SHORT_LEASE_MS);
       expect(await store.beginKeyed('k-lapse', 60_000, SHORT_LEASE_MS / 4)).toEqual({ state: 'started', fence: 3 });
+    });
+
+    it('renews a held key’s lease only under its fence: a renewed key stays held past its first lease, a stale fence or a finished key is refused', async () => {
+      if (!store.beginKeyed || !store.finishKeyed || !store.renewKeyed) return;
+      expect(await store.beginKeyed('k-renew', SHORT_LEASE_MS, DAY_MS)).toEqual({ state: 'started', fence: 1 });
+      expect(await store.renewKeyed('k-renew', 1, 60_000)).toBe(true);
+      expect(await store.renewKeyed('k-renew', 2, 60_000)).toBe(false);
+      expect(await store.renewKeyed('k-unknown', 1, 60_000)).toBe(false);
+      await sleep(2 * SHORT_LEASE_MS);
+      // Without the renewal the lease of SHORT_LEASE_MS would have lapsed and a repeat started the key again.
+      expect(await store.beginKeyed('k-renew', 60_000, DAY_MS)).toEqual({ state: 'running' });
+      expect(await store.finishKeyed('k-renew', 1, success('once'))).toBe(true);
+      expect(await store.renewKeyed('k-renew', 1, 60_000)).toBe(false);
+      expect(await store.beginKeyed('k-renew', 60_000, DAY_MS)).toMatchObject({ state: 'done', outcome: { output: 'once' } });
+      // A holder whose lease lapsed and was taken over cannot renew it back: the newer fence holds it.
+      expect(await store.beginKeyed('k-taken', SHORT_LEASE_MS, DAY_MS)).toEqual({ state: 'started', fence: 1 });
+      await sleep(2 * SHORT_LEASE_MS);
+      expect(await store.beginKeyed('k-taken', 60_000, DAY_MS)).toEqual({ state: 'started', fence: 2 });
+      expect(await store.renewKeyed('k-taken', 1, 60_000)).toBe(false);
+      expect(await store.renewKeyed('k-taken', 2, 60_000)).toBe(true);
+    });
+
+    it('keeps a served call’s key while it runs longer than its lease: a repeat meanwhile runs nothing', async () => {
+      if (!store.beginKeyed || !store.renewKeyed) return;
+      let runs = 0;
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const slow = defineTool({
+        name: 'slow',
+        description: 'Runs for as long as the test holds it',
+        inputSchema: { type: 'object', properties: {} },
+        run: async () => {
+          const run = ++runs;
+          // Only the first run waits: a second one (the hole this guards) answers at once, and the test says so.
+          if (run === 1) await released;
+          return success(`slow ${run}`);
+        },
+      });
+      const coordinator = new ResumeCoordinator({ toolkit: new Toolkit().register(slow), store });
+      // Real time against the store's own clock: renewed every third of RUN_LEASE_MS, with two thirds to spare on a loaded machine.
+      const keyed = { key: 'slow-key', principal: { id: 'alice' }, leaseMs: RUN_LEASE_MS };
+      const first = executeOnce(coordinator, 'mcp', 'slow', {}, {}, keyed);
+      await sleep(4 * RUN_LEASE_MS);
+      const repeat = await executeOnce(coordinator, 'mcp', 'slow', {}, {}, keyed);
+      expect(repeat.isError).toBe(true);
+      expect(repeat.output).toContain('still running');
+      expect(runs).toBe(1);
+      release();
+      expect((await first).output).toBe('slow 1');
+      expect((await executeOnce(coordinator, 'mcp', 'slow', {}, {}, keyed)).output).toBe('slow 1');
+      expect(runs).toBe(1);
     });
 
     it('lets exactly one of many concurrent begins of a key start it', async () => {

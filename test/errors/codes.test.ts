@@ -49,6 +49,7 @@ const CODES: Record<string, string> = {
   SessionFullError: 'TOOLNEXUS_SESSION_FULL',
   AnswerRefusedError: 'TOOLNEXUS_ANSWER_REFUSED',
   MissingPeerError: 'TOOLNEXUS_MISSING_PEER',
+  KeyLostError: 'TOOLNEXUS_KEY_LOST',
 };
 
 type AnyErrorClass = new (...args: never[]) => ToolnexusError;

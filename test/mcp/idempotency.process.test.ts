@@ -5,7 +5,7 @@
  * get its outcome. Another principal's same key is its own call. McpToolSource sends
  * `ctx.idempotencyKey` itself (2026-07-28, the stateless era, through the same door).
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -23,9 +23,10 @@ interface Served {
   url: string;
 }
 
-async function serve(store: string, ledger: string): Promise<Served> {
+async function serve(store: string, ledger: string, env: Record<string, string> = {}): Promise<Served> {
   const child = startChild('mcp-mrtr-server.ts', ['serve', store, ledger, '0', 'none'], {
     MRTR_KEY: 'idempotency-test-key-0123456789abcdef',
+    ...env,
   });
   await until(() => child.stdout().includes('\n') || child.hasExited(), 60_000, 'the server to print its URL');
   const url = child.stdout().split('\n')[0]?.trim() ?? '';
@@ -33,13 +34,16 @@ async function serve(store: string, ledger: string): Promise<Served> {
   return { child, url };
 }
 
-function charges(ledger: string): string[] {
+function charges(ledger: string, tool = 'charge'): string[] {
   return existsSync(ledger)
     ? readFileSync(ledger, 'utf8')
         .split('\n')
-        .filter((line) => line.startsWith('charge '))
+        .filter((line) => line.startsWith(`${tool} `))
     : [];
 }
+
+/** The key lease of the slow-call test: renewed every third of it, with two thirds to spare on a loaded machine. */
+const KEY_LEASE_MS = 1_500;
 
 describe.each(SHARED_STORES)('served MCP calls keyed by idempotency key, across server processes on $name', ({ make }) => {
   jest.setTimeout(180_000);
@@ -85,6 +89,36 @@ describe.each(SHARED_STORES)('served MCP calls keyed by idempotency key, across 
     // Without a key, every call runs.
     await (await connect(a.url, TOKENS.alice)).callTool({ name: 'charge', arguments: { customer: 'ada', cents: 700 } });
     expect(charges(ledger)).toHaveLength(3);
+  });
+
+  it('keeps the key of a call that runs longer than its lease: a repeat to another process meanwhile runs nothing, and gets the outcome after', async () => {
+    const ledger = join(mkdtempSync(join(tmpdir(), 'mcp-keyed-ledger-')), 'ledger');
+    const env = { KEY_LEASE_MS: String(KEY_LEASE_MS) };
+    const [a, b] = [await serve(shared.spec, ledger, env), await serve(shared.spec, ledger, env)];
+    running.push(a, b);
+    const call = { name: 'slow_charge', arguments: { customer: 'cy', cents: 900 }, _meta: { [META_KEY]: 'order-slow' } };
+    const first = (await connect(a.url, TOKENS.alice)).callTool(call, undefined, { timeout: 120_000 });
+    await until(() => charges(ledger, 'slow_charge').length === 1, 60_000, 'the slow charge to start');
+    // Three leases of real time: without renewals, the key would have lapsed and the repeat run the charge again.
+    await new Promise((resolve) => setTimeout(resolve, 3 * KEY_LEASE_MS));
+    type Text = { content: Array<{ text: string }>; isError?: boolean };
+    let meanwhile: Text | undefined;
+    const repeat = (await connect(b.url, TOKENS.alice)).callTool(call).then(
+      (result) => (meanwhile = result as Text),
+      (error: unknown) => (meanwhile = { content: [{ text: String(error) }], isError: true }),
+    );
+    // Settled as soon as it is answered, or as soon as it ran the charge a second time (the hole).
+    await until(() => meanwhile !== undefined || charges(ledger, 'slow_charge').length > 1, 60_000, 'the repeat to be answered');
+    expect(charges(ledger, 'slow_charge')).toHaveLength(1);
+    await repeat;
+    expect(meanwhile?.isError).toBe(true);
+    expect(meanwhile?.content[0]?.text).toContain('still running');
+    writeFileSync(`${ledger}.go`, '');
+    const done = (await first) as { content: Array<{ text: string }> };
+    expect(done.content[0]?.text).toBe(`charged 900 cents to cy in process ${a.child.pid}, slowly`);
+    const after = (await (await connect(b.url, TOKENS.alice)).callTool(call)) as { content: Array<{ text: string }> };
+    expect(after.content[0]?.text).toBe(done.content[0]?.text);
+    expect(charges(ledger, 'slow_charge')).toEqual([`slow_charge cy 900 ${a.child.pid}`]);
   });
 
   it('McpToolSource sends the call’s idempotency key: the same call again, through another source, runs once', async () => {

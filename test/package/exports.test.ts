@@ -105,6 +105,7 @@ const EXPECTED: Record<string, string[]> = {
     'DuplicateSuspensionError',
     'FileContentStore',
     'InvalidAnswerError',
+    'KeyLostError',
     'MAX_COMMENT_LENGTH',
     'MAX_RECEIPTS',
     'MemoryContentStore',

@@ -1,4 +1,4 @@
-import { checkRetention } from '../../suspension/keyed';
+import { checkKeyLease, checkRetention } from '../../suspension/keyed';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -141,6 +141,7 @@ export function mcpEndpoint(
 ): McpEndpoint {
   const maxBodyBytes = positive('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY);
   checkRetention('McpServerOptions.idempotencyRetentionMs', options.idempotencyRetentionMs);
+  checkKeyLease('McpServerOptions.idempotencyLeaseMs', options.idempotencyLeaseMs);
   const maxSessions = positive('maxSessions', options.maxSessions, 100);
   const maxPerPrincipal = positive('maxSessionsPerPrincipal', options.maxSessionsPerPrincipal, maxSessions);
   const maxEvents = positive('maxEventsPerSession', options.maxEventsPerSession, 1000);
@@ -164,6 +165,7 @@ export function mcpEndpoint(
       taskSupport: (tool) => (typeof options.tasks === 'string' ? options.tasks : (options.tasks?.[tool] ?? 'allowed')),
       taskAfterMs: atLeastZero('taskAfterMs', options.taskAfterMs, 1000),
       ...(options.idempotencyRetentionMs !== undefined ? { idempotencyRetentionMs: options.idempotencyRetentionMs } : {}),
+      ...(options.idempotencyLeaseMs !== undefined ? { idempotencyLeaseMs: options.idempotencyLeaseMs } : {}),
     },
     maxBodyBytes,
   );

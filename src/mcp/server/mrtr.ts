@@ -44,6 +44,8 @@ export interface MrtrSettings {
   taskAfterMs: number;
   /** `McpServerOptions.idempotencyRetentionMs`. */
   idempotencyRetentionMs?: number;
+  /** `McpServerOptions.idempotencyLeaseMs`. */
+  idempotencyLeaseMs?: number;
 }
 
 /** One `tools/call` of a 2026-07-28 client, with what the request carried. */
@@ -112,6 +114,7 @@ export async function serveModernCall(
       principal: call.by,
       key,
       ...(settings.idempotencyRetentionMs !== undefined ? { retentionMs: settings.idempotencyRetentionMs } : {}),
+      ...(settings.idempotencyLeaseMs !== undefined ? { leaseMs: settings.idempotencyLeaseMs } : {}),
     });
     return finish(coordinator, call, settings, digest, result, outputSchema);
   }

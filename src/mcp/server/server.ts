@@ -26,7 +26,7 @@ import { answerAs } from '../../runner/answer-as';
 import type { ToolResult } from '../../results/wire';
 import type { Principal } from '../../suspension/audit';
 import { ResumeCoordinator } from '../../suspension/coordinator';
-import { checkRetention, executeOnce } from '../../suspension/keyed';
+import { checkKeyLease, checkRetention, executeOnce } from '../../suspension/keyed';
 import { incomingMcpKey } from '../idempotency';
 import { Redactor } from '../../suspension/redact';
 import type { ToolLogLevel } from '../../toolkit/context';
@@ -61,6 +61,7 @@ export function createMcpServer(coordinator: ResumeCoordinator, options: McpServ
   const shelf = options.skills ? new SkillShelf(options.skills) : undefined;
   const card = options.approvalCard === true;
   checkRetention('McpServerOptions.idempotencyRetentionMs', options.idempotencyRetentionMs);
+  checkKeyLease('McpServerOptions.idempotencyLeaseMs', options.idempotencyLeaseMs);
   const server = new Server(
     { name: options.name ?? 'toolnexus', version: options.version ?? '0.0.0' },
     {
@@ -156,6 +157,7 @@ async function callTool(
       principal: by,
       key: incomingMcpKey(request.params._meta),
       ...(options.idempotencyRetentionMs !== undefined ? { retentionMs: options.idempotencyRetentionMs } : {}),
+      ...(options.idempotencyLeaseMs !== undefined ? { leaseMs: options.idempotencyLeaseMs } : {}),
     });
     const redactor = new Redactor(coordinator.toolkit);
     for (let pending = pendingOf(result); pending; pending = pendingOf(result)) {

@@ -58,6 +58,12 @@ export interface McpServerOptions {
    * the store. Default a day.
    */
   idempotencyRetentionMs?: number;
+  /**
+   * How long a running keyed call holds its idempotency key without a renewal: the call renews
+   * it every third of this for as long as it runs, so a repeat is run again only after the
+   * holder's process died (or stalled) this long. Default ten minutes.
+   */
+  idempotencyLeaseMs?: number;
 }
 
 /** Bounds on `ctx.sample`: what one request may ask of the client's model. */

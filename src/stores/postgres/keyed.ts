@@ -44,3 +44,14 @@ export async function finishKeyed(table: string, query: Query, key: string, fenc
   );
   return result.rowCount === 1;
 }
+
+/** Extends the lease of a key while `fence` still holds it, by the server's clock (`KeyedCallStore.renewKeyed`). */
+export async function renewKeyed(table: string, query: Query, key: string, fence: number, leaseMs: number): Promise<boolean> {
+  const result = await query(
+    'renewal of a keyed call',
+    `WITH ${CLOCK} UPDATE ${table} SET lease_until_ms = clock.ms + $3::bigint
+       FROM clock WHERE key = $1 AND fence = $2 AND outcome IS NULL`,
+    [key, fence, Math.ceil(leaseMs)],
+  );
+  return result.rowCount === 1;
+}

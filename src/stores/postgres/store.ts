@@ -10,20 +10,12 @@ import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from '../../
 import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../runner/store-checks';
 import type { Audit, HistoryFilter, Principal } from '../../suspension/audit';
 import { toJson } from '../../suspension/json';
-import type {
-  Claim,
-  EarlyClaim,
-  Settlement,
-  SettledPage,
-  SettledPageQuery,
-  SuspendedCall,
-  SuspensionFilter,
-  SuspensionStore,
-} from '../../suspension/store';
+import type { Claim, EarlyClaim, Settlement, SettledPage, SettledPageQuery } from '../../suspension/store';
+import type { SuspendedCall, SuspensionFilter, SuspensionStore } from '../../suspension/store';
 import { settledPageStatement } from './pages';
 import type { Receipt } from '../../toolkit/context';
 import type { KeyedCallStore, KeyedStart } from '../../suspension/keyed';
-import { beginKeyed, finishKeyed } from './keyed';
+import { beginKeyed, finishKeyed, renewKeyed } from './keyed';
 import type { Grant, GrantFilter } from '../../suspension/grants';
 import { sleep } from '../../timing/sleep';
 import { callOf, parseStored, rowOf, settledPageOf, type SuspensionRow } from '../rows';
@@ -307,6 +299,11 @@ export class PostgresStore extends StoreSessionsAndTasks implements SuspensionSt
   /** Retried as a settle is: the outcome a repeated key gets must outlive a dropped connection. */
   finishKeyed(key: string, fence: number, outcome: ToolResult): Promise<boolean> {
     return finishKeyed(this.tables.keyed, (operation, text, values) => this.retrying(operation, text, values), key, fence, outcome);
+  }
+
+  /** One statement, not retried (as a claim's renewal): the keeper renews again well within the lease. */
+  renewKeyed(key: string, fence: number, leaseMs: number): Promise<boolean> {
+    return renewKeyed(this.tables.keyed, this.queries, key, fence, leaseMs);
   }
 
   /** The read and the claim of an answer in one statement (./early.ts): two round trips per resolve, not three. */

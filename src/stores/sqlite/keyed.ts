@@ -46,3 +46,12 @@ export function finishKeyed(db: SqliteConnection, key: string, fence: number, ou
       .run({ key, fence, outcome: json }).changes === 1
   );
 }
+
+/** Extends the lease of a key while `fence` still holds it, from SQLite's now (`KeyedCallStore.renewKeyed`). */
+export function renewKeyed(db: SqliteConnection, key: string, fence: number, leaseMs: number): boolean {
+  return (
+    db
+      .prepare(`UPDATE keyed_calls SET lease_until = ${NOW_MS} + @lease WHERE key = @key AND fence = @fence AND outcome IS NULL`)
+      .run({ key, fence, lease: Math.ceil(leaseMs) }).changes === 1
+  );
+}

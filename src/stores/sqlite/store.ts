@@ -7,7 +7,7 @@ import { DuplicateSuspensionError, StoreError, ToolnexusError } from '../../erro
 import { messageOf } from '../../errors/message';
 import type { Answer, ToolResult } from '../../results/wire';
 import type { KeyedCallStore, KeyedStart } from '../../suspension/keyed';
-import { beginKeyed, finishKeyed } from './keyed';
+import { beginKeyed, finishKeyed, renewKeyed } from './keyed';
 import type { Receipt } from '../../toolkit/context';
 import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from '../../runner/store';
 import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../runner/store-checks';
@@ -306,6 +306,12 @@ export class SqliteStore extends StoreSessionsAndTasks implements SuspensionStor
   async finishKeyed(key: string, fence: number, outcome: ToolResult): Promise<boolean> {
     this.assertOpen();
     return this.run(() => finishKeyed(this.db, key, fence, outcome), 'finish a keyed call');
+  }
+
+  async renewKeyed(key: string, fence: number, leaseMs: number): Promise<boolean> {
+    this.assertOpen();
+    // Like a claim's renewal, one lost to power loss loses nothing a live holder needs.
+    return this.run(() => this.relaxedSync(() => renewKeyed(this.db, key, fence, leaseMs)), 'renew a keyed call');
   }
 
   async saveRun(checkpoint: RunCheckpoint): Promise<boolean> {
