@@ -11,7 +11,7 @@ import type { ActionEventLike } from './peer';
 export interface PlatformUser {
   /** The adapter's name: `slack`, `teams`, `gchat`. */
   platform: string;
-  /** The platform's id of the user (Slack's `U…`, Teams' AAD object id, Google Chat's `users/…`). */
+  /** The platform's id of the user (Slack's `U…`, Teams' `29:…` id of the activity's `from`, Google Chat's `users/…`). */
   id: string;
   /** Their display name, as the platform gave it: for showing, never for deciding. */
   name: string;
