@@ -7,9 +7,6 @@
 // - test/a2a/agent-tool-options.test.ts, which loads toolnexus-ts/a2a in jest: @a2a-js/sdk's
 //   CommonJS build require()s jose, an ES module, the same limit as Nest's. Every other A2A test
 //   runs the entry in real child processes, and runs on these Nodes.
-// - test/decisions/evalite.test.ts: evalite ships ES modules only, the same limit again
-//   ("Must use import to load ES Module: node_modules/evalite/dist/index.js" on Node 20 and
-//   22). The rows it reads are the same JSON on every Node.
 // - The browser tests (Chromium through playwright-core): the pages are the same bytes on every
 //   Node, and they are the slowest files; the Node 24 run keeps them.
 const base = require('./jest.config.js');
@@ -26,7 +23,6 @@ module.exports = {
     // Runs docs/dependency-injection.md's programs, the NestJS one among them, inside jest.
     '<rootDir>/test/di/docs\\.test\\.ts$',
     '<rootDir>/test/a2a/agent-tool-options\\.test\\.ts$',
-    '<rootDir>/test/decisions/evalite\\.test\\.ts$',
     '<rootDir>/test/inbox/browser(-live)?\\.test\\.ts$',
     '<rootDir>/test/chat/browser\\.test\\.ts$',
     '<rootDir>/test/mcp/approval-card\\.browser\\.test\\.ts$',
