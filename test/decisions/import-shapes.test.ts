@@ -4,25 +4,22 @@
  *   as they are (`ExampleCreate`, checked by the compiler) and uploads them to a server on
  *   127.0.0.1 standing in for LangSmith's API, which receives each row's inputs, outputs and
  *   metadata unchanged.
- * - evalite: its package cannot be installed here (it brings better-sqlite3 11, a native build
- *   beside this project's own, and runs only under vitest), so the rows are checked against its
- *   published type, `Evalite.DataShape` of evalite 0.19.0 (dist/types.d.ts), copied verbatim below.
+ * - evalite: the rows are its published type, `Evalite.DataShape` (evalite 0.19.0, a
+ *   devDependency), checked by the compiler; test/decisions/evalite.test.ts runs an eval over
+ *   them with evalite's own code.
  * - Braintrust: `dataset.insert({ id, input, expected, metadata, tags })`, checked by shape.
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import { Client } from 'langsmith';
 import type { ExampleCreate } from 'langsmith/schemas';
+import type { Evalite } from 'evalite';
 import { MemoryStore } from 'toolnexus-ts/memory';
 import { exportDecisions, type EvaliteDecisionRow, type LangSmithDecisionRow } from 'toolnexus-ts/decisions';
 import { listening } from '../fixtures/listen';
 import { cardOf, seedDecisions, toolkit } from '../fixtures/decisions';
 
-/** evalite@0.19.0, dist/types.d.ts, `declare namespace Evalite`: the shape of each entry of an eval's `data`. */
-type DataShape<TInput, TExpected> = {
-  input: TInput;
-  expected?: TExpected;
-  only?: boolean;
-};
+/** evalite's shape of each entry of an eval's `data`. */
+type DataShape<TInput, TExpected> = Evalite.DataShape<TInput, TExpected>;
 
 const SINCE = '2000-01-01T00:00:00Z';
 const DATASET = '6f1c0c58-3a52-4a63-9a57-0d5f3c7e2b11';
