@@ -1,7 +1,7 @@
 import type { SteerInbox } from '../checkpoints';
 import type { AgentParts, LiveRun } from '../live-run';
-import { AGAIN } from '../next-step';
-import { MAX_QUEUED_STEERS } from '../steer';
+import { AGAIN, type NextStep } from '../next-step';
+import { MAX_QUEUED_STEERS, type SteerQueue } from '../steer';
 import type { RunFeature } from './feature';
 
 /**
@@ -25,19 +25,31 @@ export function steeringFeature(parts: Pick<AgentParts, 'checkpoints'>): RunFeat
       if (live.steering) live.steering.persist = () => live.lease?.write();
     },
     beforeTurn(live) {
-      const inbox = live.lease && live.version > 0 && live.steering?.open ? parts.checkpoints.steerInbox() : undefined;
+      const inbox = inboxOf(parts, live);
       if (!inbox) return take(live);
       return fromInbox(inbox, live).then(() => take(live));
     },
     next(live, next) {
       const queue = live.steering;
       if (!queue || next.type === 'again' || next.type === 'handoff') return next;
-      // The model answered while a message waited: it answers that too (a typed answer, once accepted, is final).
-      if (next.type === 'final' && queue.size > 0 && !live.output) return AGAIN;
-      queue.close();
-      return next;
+      // A final answer: what other processes queued while the model answered is read first, as a local steer would be waiting.
+      const inbox = next.type === 'final' && !live.output ? inboxOf(parts, live) : undefined;
+      if (inbox) return fromInbox(inbox, live).then(() => settle(live, queue, next));
+      return settle(live, queue, next);
     },
   };
+}
+
+/** The run store's queue, for a run checkpointed under this process's lease whose loop still takes messages. */
+function inboxOf(parts: Pick<AgentParts, 'checkpoints'>, live: LiveRun): SteerInbox | undefined {
+  return live.lease && live.version > 0 && live.steering?.open ? parts.checkpoints.steerInbox() : undefined;
+}
+
+/** The model answered while a message waited: it answers that too (a typed answer, once accepted, is final); else the queue closes. */
+function settle(live: LiveRun, queue: SteerQueue, next: NextStep): NextStep {
+  if (next.type === 'final' && queue.size > 0 && !live.output) return AGAIN;
+  queue.close();
+  return next;
 }
 
 /** The waiting messages join the transcript. */
