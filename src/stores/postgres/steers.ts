@@ -15,14 +15,17 @@ export function steersTable(schema: string, prefix: string): string {
  * both): the foreign key cascades.
  */
 export function steersPostgresDdl(schema: string, prefix: string, runs: string): string[] {
+  // Constraints named with the prefix and short enough for the longest one (no name is truncated).
+  const name = (suffix: string): string => quoteIdentifier(`${prefix}${suffix}`);
   return [
     `CREATE TABLE ${steersTable(schema, prefix)} (
        seq        bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-       run_id     text NOT NULL REFERENCES ${runs} (run_id) ON DELETE CASCADE,
+       run_id     text NOT NULL,
        id         text NOT NULL,
        content    text NOT NULL,
        created_at text NOT NULL,
-       UNIQUE (run_id, id))`,
+       CONSTRAINT ${name('run_steers_id_key')} UNIQUE (run_id, id),
+       CONSTRAINT ${name('run_steers_run_fkey')} FOREIGN KEY (run_id) REFERENCES ${runs} (run_id) ON DELETE CASCADE)`,
   ];
 }
 
