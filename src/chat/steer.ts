@@ -11,9 +11,9 @@ export function steerPart(data: ChatSteerData): UIStreamPart {
 /**
  * A user message sent while the chat's run is in flight (docs/chat.md, "Steering"), steered
  * into that run on the principal's behalf: the whole response, a short stream saying it was
- * queued (the run's own response shows it `taken` when its next turn reads it). Undefined when
- * the run no longer takes messages (it ended meanwhile, or another process drives it): the
- * chat is then busy, as before.
+ * queued (the run's own response, in whichever process drives it, shows it `taken` when its next
+ * turn reads it). Undefined when the run no longer takes messages (it ended meanwhile, or another
+ * process drives it on a run store with no steering queue): the chat is then busy, as before.
  */
 export async function steeredReply(
   runner: AgentRunner,

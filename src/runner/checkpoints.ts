@@ -7,6 +7,9 @@ import { systemClock, type Clock } from '../timing/clock';
 import { callStatus } from './call-status';
 import { readRunState, type RunDriver, type RunState } from './state';
 import type { RunListing, RunStore } from './store';
+
+/** The run store's steering queue (docs/agents.md, "Steering"): its three optional methods. */
+export type SteerInbox = Required<Pick<RunStore, 'queueSteer' | 'queuedSteers' | 'dropSteers'>>;
 import type { HaltedRunResult, RunResult, RunResultBase } from './types';
 
 /** A checkpoint as read: its state, checked, and the version to write after. */
@@ -80,6 +83,14 @@ export class Checkpoints {
     if (typeof this.runs.listStaleRuns !== 'function')
       throw new InvalidArgumentError('this run store cannot list runs (it has no listStaleRuns): recover runs by id instead');
     return this.runs.listStaleRuns({ updatedBefore: new Date(this.clock.now() - this.runLeaseMs).toISOString(), limit });
+  }
+
+  /** Where a process queues a message for a run another process drives; undefined when the store keeps no such queue. */
+  steerInbox(): SteerInbox | undefined {
+    const runs = this.runs;
+    return typeof runs.queueSteer === 'function' && typeof runs.queuedSteers === 'function' && typeof runs.dropSteers === 'function'
+      ? (runs as SteerInbox)
+      : undefined;
   }
 
   /** The driver lease `id` (a new driver's when absent), renewed now. */

@@ -50,7 +50,7 @@ export type {
   ToolOutputSubject,
   HoldBack,
 } from './guardrails/types';
-export type { RunStore, RunCheckpoint, RunListing, StaleRunFilter } from './store';
+export type { RunStore, RunCheckpoint, RunListing, StaleRunFilter, SteerQueued, StoredSteer } from './store';
 export type { PrunableStore, PruneOptions, PruneReport, PrunedBatch } from './retention';
 export { trimToTokens, summarizeOlder, trimExchanges, roughTokens } from './transcript';
 export type { ModelCall, BeforeModel, AfterModel, TrimOptions, SummarizeOptions, TokenEstimate } from './transcript';

@@ -35,11 +35,11 @@ export async function runLoop(first: AgentParts, live: LiveRun, calls: TurnCalls
 async function loop(first: AgentParts, live: LiveRun, calls: TurnCalls, start: NextStep): Promise<RunResult> {
   let parts = first;
   // Each step as the features see it (steering turns a final answer into another round for a message that waited).
-  let next = parts.features.next(live, start);
+  let next = await parts.features.next(live, start);
   try {
     while (next.type === 'again' || next.type === 'handoff') {
       if (next.type === 'handoff') parts = handedTo(parts, live, next.agent);
-      next = parts.features.next(live, await turn(parts, live, calls));
+      next = await parts.features.next(live, await turn(parts, live, calls));
     }
   } catch (error) {
     // A cancel aborted the model call: the run ends cancelled, not failed.

@@ -1,8 +1,8 @@
 import { MemorySuspensionStore } from '../suspension/memory';
 import { jsonCopy } from '../suspension/json';
 import type { SuspensionStore } from '../suspension/store';
-import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from './store';
-import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from './store-checks';
+import type { RunCheckpoint, RunListing, RunStore, SteerQueued, StaleRunFilter, StoredSteer } from './store';
+import { checkSteerRun, checkStoredSteer, RUNNING_PHASE, staleRunLimit, versionCanFollow } from './store-checks';
 
 /**
  * Keeps run checkpoints in this process's memory, beside the suspended calls of the
@@ -12,6 +12,8 @@ import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from './store-checks';
  */
 export class MemoryRunStore extends MemorySuspensionStore implements RunStore {
   private readonly runs = new Map<string, RunCheckpoint>();
+  /** Messages steered into runs driven elsewhere (`queueSteer`), per run in the order queued. */
+  private readonly steers = new Map<string, StoredSteer[]>();
 
   async saveRun(checkpoint: RunCheckpoint): Promise<boolean> {
     this.assertOpen();
@@ -39,13 +41,44 @@ export class MemoryRunStore extends MemorySuspensionStore implements RunStore {
 
   protected deletePrunableRun(runId: string, cutoff: string): boolean {
     const run = this.runs.get(runId);
-    return run !== undefined && finishedBefore(run, cutoff) && this.runs.delete(runId);
+    if (run === undefined || !finishedBefore(run, cutoff)) return false;
+    this.steers.delete(runId); // its queued messages go with it, as the SQL stores' do
+    return this.runs.delete(runId);
   }
 
   /** True when no checkpoint of `runId` is kept, or its run finished before `cutoff` (what an A2A task's prune asks). */
   protected runOverBefore(runId: string, cutoff: string): boolean {
     const run = this.runs.get(runId);
     return run === undefined || finishedBefore(run, cutoff);
+  }
+
+  async queueSteer(runId: string, steer: StoredSteer, max: number): Promise<SteerQueued> {
+    this.assertOpen();
+    checkStoredSteer(runId, steer, max);
+    if (!this.runs.has(runId)) return 'no-run';
+    const queued = this.steers.get(runId) ?? [];
+    if (queued.some((held) => held.id === steer.id)) return 'held';
+    if (queued.length >= max) return 'full';
+    queued.push({ id: steer.id, content: steer.content });
+    this.steers.set(runId, queued);
+    return 'queued';
+  }
+
+  async queuedSteers(runId: string, limit: number): Promise<StoredSteer[]> {
+    this.assertOpen();
+    checkSteerRun(runId, 'queuedSteers', limit);
+    return (this.steers.get(runId) ?? []).slice(0, limit).map((steer) => ({ ...steer }));
+  }
+
+  async dropSteers(runId: string, ids: readonly string[]): Promise<number> {
+    this.assertOpen();
+    checkSteerRun(runId, 'dropSteers', ids);
+    const queued = this.steers.get(runId);
+    if (!queued) return 0;
+    const kept = queued.filter((steer) => !ids.includes(steer.id));
+    if (kept.length > 0) this.steers.set(runId, kept);
+    else this.steers.delete(runId);
+    return queued.length - kept.length;
   }
 
   async listStaleRuns(filter: StaleRunFilter): Promise<RunListing[]> {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { InvalidArgumentError, RunConflictError } from '../errors';
+import { InvalidArgumentError, RunConflictError, RunNotFoundError } from '../errors';
 import type { Audit } from '../suspension/audit';
 import { judgeCancel, type CancelledRun, type CancelTarget } from './cancel';
 import type { Driving } from './live-run';
@@ -15,11 +15,14 @@ export interface SteerOptions {
   audit?: Audit;
 }
 
-/** Where a steer went: the run this process drives (`driven`), or its checkpoint (`stored`, a halted or failed run). */
+/**
+ * Where a steer went: the run this process drives (`driven`), its checkpoint (`stored`, a
+ * halted or failed run), or the run store's queue for the process that drives it (`elsewhere`).
+ */
 export interface SteerReceipt {
   runId: string;
   id: string;
-  queued: 'driven' | 'stored';
+  queued: 'driven' | 'stored' | 'elsewhere';
 }
 
 /** The longest message a steer takes, in characters. */
@@ -54,6 +57,17 @@ export class SteerQueue {
   /** Whether the run's loop still takes messages (it closes when the loop is left). */
   get open(): boolean {
     return !this.closed;
+  }
+
+  /**
+   * Holds a message another process queued in the run store (the store bounds how many): false
+   * when it is held already (taken, or kept from the checkpoint) or the loop no longer takes any.
+   */
+  adopt(message: SteerMessage): boolean {
+    if (this.closed || this.held.some((held) => held.id === message.id)) return false;
+    this.waiting.push(message);
+    this.held.push(message);
+    return true;
   }
 
   /** Queues `message`; false when the loop no longer takes any. A message whose id is held already is not queued again. */
@@ -99,11 +113,12 @@ export type SteerTarget = CancelTarget & { driving?: Map<string, Driving> };
 /**
  * Steers a run (docs/agents.md, "Steering"): judged first (the run's principal, or as a cancel is), then
  * queued with the run this process drives (written with its next checkpoint when it has one),
- * or appended to the checkpoint of a run nobody drives (halted on a request, failed) by
- * compare-and-set, so the run's next turn, in whichever process, takes it.
+ * queued in the run store for the process that drives it (apart from its checkpoint, which that
+ * driver's lease writes), or appended to the checkpoint of a run nobody drives (halted on a
+ * request, failed) by compare-and-set, so the run's next turn, in whichever process, takes it.
  *
  * @throws {@link InvalidArgumentError} an empty or oversized message, or too many queued.
- * @throws {@link RunConflictError} the run is over, or another process drives it now.
+ * @throws {@link RunConflictError} the run is over, or another process drives it and the run store keeps no steering queue.
  * @throws {@link RunNotFoundError} not driven here and no checkpoint.
  * @throws {@link AnswerRefusedError} the answer policy refused the steer; nothing was queued.
  */
@@ -129,8 +144,7 @@ async function steerStored(parts: SteerTarget, runId: string, message: SteerMess
     const { state, version } = await parts.checkpoints.load(runId);
     if (isEnded(state.phase)) throw new RunConflictError(runId, `it is over (${state.phase}): nothing takes a steered message`);
     // A live driver elsewhere writes this checkpoint under its lease; a write here would stop it.
-    if (state.phase === 'running' && !parts.checkpoints.lapsed(state))
-      throw new RunConflictError(runId, 'another process drives it now: steer it there, or when it halts');
+    if (state.phase === 'running' && !parts.checkpoints.lapsed(state)) return steerElsewhere(parts, runId, state, message, options);
     const open = state.phase === 'halted' ? (state.halted?.calls ?? []) : [];
     await judgeSteer(parts, runId, { principal: state.principal, open }, options);
     const queued = state.steering ?? [];
@@ -141,6 +155,28 @@ async function steerStored(parts: SteerTarget, runId: string, message: SteerMess
     if (await parts.checkpoints.write(runId, version + 1, next)) return { runId, id: message.id, queued: 'stored' };
   }
   throw new RunConflictError(runId, 'its checkpoint kept changing while a message was steered into it');
+}
+
+/**
+ * Queues a steer for the driver in another process, in the run store's queue: that driver takes
+ * it at its next turn, writes it into its checkpoint, then deletes it from the queue (docs/agents.md, "Steering").
+ */
+async function steerElsewhere(
+  parts: SteerTarget,
+  runId: string,
+  state: RunState,
+  message: SteerMessage,
+  options: SteerOptions,
+): Promise<SteerReceipt> {
+  const inbox = parts.checkpoints.steerInbox();
+  if (!inbox) throw new RunConflictError(runId, 'another process drives it now and the run store keeps no steering queue: steer it there');
+  await judgeSteer(parts, runId, { principal: state.principal, open: [] }, options);
+  const receipt: SteerReceipt = { runId, id: message.id, queued: 'elsewhere' };
+  if ((state.steering ?? []).some((held) => held.id === message.id) || userMessageIds(state).has(message.id)) return receipt;
+  const queued = await inbox.queueSteer(runId, message, MAX_QUEUED_STEERS);
+  if (queued === 'full') throw full(message.id);
+  if (queued === 'no-run') throw new RunNotFoundError(runId);
+  return receipt;
 }
 
 /**

@@ -36,6 +36,27 @@ export interface RunStore {
    * without it cannot list orphans (`AgentRunner.recoverOrphans`), only recover a named run.
    */
   listStaleRuns?(filter: StaleRunFilter): Promise<RunListing[]>;
+  /**
+   * Queues a message steered into a run another process drives (docs/agents.md, "Steering"),
+   * apart from its checkpoint: the driver's version is not touched. `queued`; `held` when the
+   * run holds a queued message with this id already (nothing changes); `full` when it holds
+   * `max` queued messages (nothing is queued); `no-run` when it keeps no checkpoint of the run. Optional, with {@link queuedSteers} and
+   * {@link dropSteers}: without them a run driven elsewhere is steered when it halts.
+   */
+  queueSteer?(runId: string, steer: StoredSteer, max: number): Promise<SteerQueued>;
+  /** The messages queued for `runId`, in the order they were queued, at most `limit`. */
+  queuedSteers?(runId: string, limit: number): Promise<StoredSteer[]>;
+  /** Deletes the queued messages of `runId` with these ids (the driver took them); how many went. */
+  dropSteers?(runId: string, ids: readonly string[]): Promise<number>;
+}
+
+/** What {@link RunStore.queueSteer} did. */
+export type SteerQueued = 'queued' | 'held' | 'full' | 'no-run';
+
+/** A message steered into a run, as a run store queues it (its id is unique per run). */
+export interface StoredSteer {
+  id: string;
+  content: string;
 }
 
 /** Which stale runs {@link RunStore.listStaleRuns} lists. */

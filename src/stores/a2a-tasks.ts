@@ -1,6 +1,7 @@
 import { InvalidArgumentError, StoreError } from '../errors';
 import { toJson } from '../suspension/json';
 import { StoreSessions } from './sessions';
+import type { RunStore, SteerQueued, StoredSteer } from '../runner/store';
 
 /**
  * An A2A task as the A2A server keeps it beside its run (docs/a2a.md, "Listing and push"): whose
@@ -142,5 +143,20 @@ export abstract class StoreSessionsAndTasks extends StoreSessions implements A2A
 
   listA2ADue(dueBefore: number, limit: number): Promise<A2ATaskRecord[]> {
     return this.a2aTasks.listA2ADue(dueBefore, limit);
+  }
+
+  /** Keeps the messages steered into runs driven elsewhere (docs/agents.md, "Steering"). */
+  protected abstract readonly steers: Required<Pick<RunStore, 'queueSteer' | 'queuedSteers' | 'dropSteers'>>;
+
+  queueSteer(runId: string, steer: StoredSteer, max: number): Promise<SteerQueued> {
+    return this.steers.queueSteer(runId, steer, max);
+  }
+
+  queuedSteers(runId: string, limit: number): Promise<StoredSteer[]> {
+    return this.steers.queuedSteers(runId, limit);
+  }
+
+  dropSteers(runId: string, ids: readonly string[]): Promise<number> {
+    return this.steers.dropSteers(runId, ids);
   }
 }

@@ -147,3 +147,11 @@ export function settledPageOf(rows: ReadonlyArray<SuspensionRow & { seq: number 
     ...(last !== undefined && rows.length > limit ? { next: cursorOf({ at: last.updated_at ?? '', seq: Number(last.seq) }) } : {}),
   };
 }
+
+/** A run checkpoint as the SQL stores keep it (drivers may hand `version` back as a string). */
+export interface RunRow {
+  run_id: string;
+  version: number;
+  state: string;
+  updated_at: string;
+}

@@ -228,3 +228,89 @@ describe('runner.steer', () => {
     await expect(runner.steer('run-x', 'hello')).rejects.toMatchObject({ code: 'TOOLNEXUS_RUN_NOT_FOUND' });
   });
 });
+
+describe('runner.steer into a run another runner drives (the store’s steering queue)', () => {
+  /** A store whose first deletes of taken messages fail, as a connection lost right after the checkpoint's write. */
+  class FlakyDrops extends SqliteStore {
+    failures = 1;
+    override async dropSteers(runId: string, ids: readonly string[]): Promise<number> {
+      if (this.failures-- > 0) throw new Error('connection lost');
+      return super.dropSteers(runId, ids);
+    }
+  }
+
+  it('a message written into the checkpoint but not deleted from the queue is not taken twice', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const lookup = openaiCalls([{ id: 'call_lookup', name: 'lookup_invoice', args: { invoice: 'inv-7' } }]);
+    const mock = await server([
+      async (res, req, index) => {
+        await gate;
+        await lookup(res, req, index);
+      },
+      openaiCalls([{ id: 'call_again', name: 'lookup_invoice', args: { invoice: 'inv-8' } }]),
+      openaiText('Both looked up.'),
+    ]);
+    const store = new FlakyDrops({ filename: join(dir, 'runs.db') });
+    closing.push(() => store.close());
+    const { LookupInvoiceTool } = await import('../fixtures/runner/pay-agent');
+    const build = () => {
+      const toolkit = new Toolkit().register(new LookupInvoiceTool(join(dir, 'ledger')));
+      const coordinator = new ResumeCoordinator({ toolkit, store });
+      return new AgentRunner({ model: modelAt(mock), toolkit, coordinator, durability: 'step' });
+    };
+    const driver = build();
+    const elsewhere = build(); // drives nothing: like another process on the same store
+    const events: RunEvent[] = [];
+    const streaming = (async () => {
+      for await (const event of driver.stream('Look up inv-7', { runId: 'run-queued' })) events.push(event);
+    })();
+    await until(() => mock.requests.length === 1, 30_000, 'the first model request');
+    expect(await elsewhere.steer('run-queued', 'and inv-8 too', { id: 'steer-q' })).toEqual({
+      runId: 'run-queued',
+      id: 'steer-q',
+      queued: 'elsewhere',
+    });
+    open();
+    await streaming;
+    expect(mock.requests).toHaveLength(3);
+    // Once in the second request, once (the same message, in the transcript) in the third: never twice in one.
+    expect(sent(mock, 1).filter((m) => m.content === 'and inv-8 too')).toHaveLength(1);
+    expect(sent(mock, 2).filter((m) => m.content === 'and inv-8 too')).toHaveLength(1);
+    expect(events.filter((event) => event.type === 'steered')).toHaveLength(1);
+    expect(store.failures).toBeLessThan(0);
+    expect(await store.queuedSteers('run-queued', 100)).toEqual([]);
+  });
+
+  it('refuses a message beyond the queue’s cap, and a steer of a run that is over', async () => {
+    const store = new SqliteStore({ filename: join(dir, 'cap.db') });
+    closing.push(() => store.close());
+    const toolkit = new Toolkit();
+    const runner = new AgentRunner({
+      model: modelAt(await server([openaiText('-')])),
+      toolkit,
+      coordinator: new ResumeCoordinator({ toolkit, store }),
+    });
+    const running = {
+      format: 'toolnexus.run/1',
+      phase: 'running',
+      messages: [],
+      toolCalls: [],
+      turns: 0,
+      usage: { inputTokens: 0, outputTokens: 0 },
+      text: '',
+    };
+    const renewed = () => ({ id: 'driver-elsewhere', renewedAt: new Date().toISOString() });
+    expect(
+      await store.saveRun({ runId: 'run-full', version: 1, state: { ...running, driver: renewed() }, updatedAt: new Date().toISOString() }),
+    ).toBe(true);
+    for (let i = 0; i < 100; i++) await runner.steer('run-full', `message ${i}`, { id: `m${i}` });
+    await expect(runner.steer('run-full', 'one more', { id: 'm100' })).rejects.toMatchObject({ code: 'TOOLNEXUS_INVALID_ARGUMENT' });
+    expect(await store.queuedSteers('run-full', 1000)).toHaveLength(100);
+    expect((await store.loadRun('run-full'))?.version).toBe(1);
+    expect(
+      await store.saveRun({ runId: 'run-full', version: 2, state: { ...running, phase: 'done' }, updatedAt: new Date().toISOString() }),
+    ).toBe(true);
+    await expect(runner.steer('run-full', 'too late', { id: 'late' })).rejects.toMatchObject({ code: 'TOOLNEXUS_RUN_CONFLICT' });
+  });
+});

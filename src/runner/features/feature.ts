@@ -31,8 +31,9 @@ export interface RunFeature {
   /**
    * What the loop does after a turn (or first, for a resumed run): `next` as the turn said, or
    * another round instead of the run's end (a message steered in while the model answered).
+   * A promise only when the hook must read something first (a store's steering queue).
    */
-  next?(live: LiveRun, next: NextStep): NextStep;
+  next?(live: LiveRun, next: NextStep): NextStep | Promise<NextStep>;
   /** A model call answered, with what it used. */
   afterModel?(live: LiveRun, usage: Usage): void;
   /**
@@ -183,9 +184,20 @@ export class RunFeatures {
     return undefined;
   }
 
-  next(live: LiveRun, next: NextStep): NextStep {
+  /** A promise only when a feature's hook gave one (the common case costs no promise). */
+  next(live: LiveRun, next: NextStep): NextStep | Promise<NextStep> {
     let step = next;
-    for (const hook of this.nexts) step = hook(live, step);
+    for (let i = 0; i < this.nexts.length; i++) {
+      const later = (this.nexts[i] as NonNullable<RunFeature['next']>)(live, step);
+      if (later instanceof Promise) return this.nextFrom(later, i + 1, live);
+      step = later;
+    }
+    return step;
+  }
+
+  private async nextFrom(pending: Promise<NextStep>, from: number, live: LiveRun): Promise<NextStep> {
+    let step = await pending;
+    for (let i = from; i < this.nexts.length; i++) step = await (this.nexts[i] as NonNullable<RunFeature['next']>)(live, step);
     return step;
   }
 

@@ -6,7 +6,7 @@ import { HANDOFFS } from './handoffs';
 import { RunFeatures, type RunFeature } from './feature';
 import { guardrailsFeature } from './guardrails';
 import { progressFeature } from './progress';
-import { STEERING } from './steering';
+import { steeringFeature } from './steering';
 
 /** No features: what a runner's parts hold until its own are composed from them. */
 export const NO_FEATURES = new RunFeatures([]);
@@ -20,7 +20,7 @@ export const NO_FEATURES = new RunFeatures([]);
  * then progress.
  */
 export function runnerFeatures(parts: AgentParts): RunFeatures {
-  const features: RunFeature[] = [SUB_AGENTS, HANDOFFS, CANCEL, budgetFeature(parts), STEERING];
+  const features: RunFeature[] = [SUB_AGENTS, HANDOFFS, CANCEL, budgetFeature(parts), steeringFeature(parts)];
   if (parts.guardrails) features.push(guardrailsFeature(parts, parts.guardrails));
   features.push(progressFeature(parts));
   return new RunFeatures(features);

@@ -6,6 +6,7 @@ import { quoteIdentifier } from './resolve';
 import { deliveriesPostgresDdl, deliveriesTable } from './deliveries';
 import { sessionsPostgresDdl } from './sessions';
 import { streamsPostgresDdl } from './streams';
+import { steersPostgresDdl } from './steers';
 import { POSTGRES_STORE_SCHEMA_VERSION } from './version';
 
 export { POSTGRES_STORE_SCHEMA_VERSION };
@@ -227,6 +228,8 @@ function migrationTo(version: number, { schema, prefix, suspensions, runs, grant
         `CREATE INDEX ${index('a2a_tasks_idle_idx')} ON ${a2aTasksTable(schema, prefix)} (created_at COLLATE "C", task_id COLLATE "C") WHERE due_at IS NULL`,
         `CREATE INDEX ${index('keyed_calls_done_idx')} ON ${keyed} (finished_ms) WHERE outcome IS NOT NULL`,
         `CREATE INDEX ${index('deliveries_done_idx')} ON ${deliveriesTable(schema, prefix)} (due_at) WHERE done`,
+        // Steering (docs/agents.md, "Steering"): messages steered into a run another process drives, until its driver takes them.
+        ...steersPostgresDdl(schema, prefix, runs),
       ];
     default:
       throw new StoreError(`PostgresStore: no migration to layout version ${version}`);

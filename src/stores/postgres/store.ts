@@ -18,7 +18,7 @@ import type { KeyedCallStore, KeyedStart } from '../../suspension/keyed';
 import { beginKeyed, finishKeyed, renewKeyed } from './keyed';
 import type { Grant, GrantFilter } from '../../suspension/grants';
 import { sleep } from '../../timing/sleep';
-import { callOf, parseStored, rowOf, settledPageOf, type SuspensionRow } from '../rows';
+import { callOf, parseStored, rowOf, settledPageOf, type RunRow, type SuspensionRow } from '../rows';
 import { insertGrant, listGrants, revokeGrant, type GrantsTable } from './grants';
 import { isUniqueViolation, translate } from './errors';
 import type { PostgresStoreOptions } from './options';
@@ -31,18 +31,12 @@ import { PostgresSessions, sessionsTable, type PostgresQuery } from './sessions'
 import { deliveriesTable, PostgresDeliveries } from './deliveries';
 import type { DeliveryStore } from '../../deliveries/store';
 import { PostgresStreamLog, streamTables } from './streams';
+import { PostgresSteers, steersTable } from './steers';
 import type { StreamLogStore } from '../../sessions/stream-log';
 import { CLOCK, INSERT_COLUMNS, SUSPENSION_COLUMNS, equalities, insertPlaceholders, insertValues } from './columns';
 
 const FIRST_RETRY_PAUSE_MS = 50;
 const MAX_RETRY_PAUSE_MS = 1_000;
-
-interface RunRow {
-  run_id: string;
-  version: number;
-  state: string;
-  updated_at: string;
-}
 
 /**
  * A {@link SuspensionStore} and {@link RunStore} in PostgreSQL (via `pg`), for a service that runs on several
@@ -79,6 +73,8 @@ export class PostgresStore extends StoreSessionsAndTasks implements SuspensionSt
   readonly deliveries: DeliveryStore;
   /** Stream logs (docs/chat.md, "Reconnecting"): in the same schema; their SQL is ./streams.ts. */
   protected readonly streams: StreamLogStore;
+  /** Messages steered into runs driven elsewhere (docs/agents.md, "Steering"): their SQL is ./steers.ts. */
+  protected readonly steers: PostgresSteers;
   private closed = false;
   /** {@link query} as a value, for the parts of this store kept in files of their own. */
   private readonly queries: PostgresQuery = (operation, text, values) => this.query(operation, text, values);
@@ -97,6 +93,7 @@ export class PostgresStore extends StoreSessionsAndTasks implements SuspensionSt
     this.a2aTasks = new PostgresA2ATasks(a2aTasksTable(resolved.schema, resolved.tablePrefix), query);
     this.deliveries = new PostgresDeliveries(deliveriesTable(resolved.schema, resolved.tablePrefix), query);
     this.streams = new PostgresStreamLog(streamTables(resolved.schema, resolved.tablePrefix), query);
+    this.steers = new PostgresSteers(steersTable(resolved.schema, resolved.tablePrefix), this.tables.runs, query);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { closeSync, constants, openSync } from 'node:fs';
 import { StoreError } from '../../errors';
 import { loadOptionalPeer } from '../peer';
 
@@ -196,4 +197,20 @@ function openNodeSqlite(module: NodeSqliteModule, filename: string, options: { r
     exec: (sql) => db.exec(sql),
     close: () => db.close(),
   };
+}
+
+/**
+ * Creates a database file that does not exist yet with mode 0600 (owner read/write only),
+ * before SQLite opens it: the store keeps tool arguments, answers and results in plain text.
+ * SQLite creates the `-wal` and `-shm` files with the database file's own mode, so they are
+ * 0600 too. An existing file keeps its mode; `:memory:` and a file that cannot be created
+ * here (a missing directory) are left to SQLite, which says what is wrong.
+ */
+export function createPrivately(filename: string): void {
+  if (filename === ':memory:' || filename.startsWith('file:')) return;
+  try {
+    closeSync(openSync(filename, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o600));
+  } catch {
+    // EEXIST: an existing database keeps its mode; anything else, SQLite reports on open.
+  }
 }

@@ -4,6 +4,7 @@ import { DELIVERIES_SQLITE_DDL } from './deliveries';
 import { SESSIONS_SQLITE_DDL } from './sessions';
 import { A2A_TASKS_SQLITE_DDL } from './a2a-tasks';
 import { STREAMS_SQLITE_DDL } from './streams';
+import { STEERS_SQLITE_DDL } from './steers';
 import { SQLITE_SCHEMA_VERSION } from './version';
 
 export { SQLITE_SCHEMA_VERSION };
@@ -103,6 +104,8 @@ const STEPS: Record<number, string> = {
     'CREATE INDEX a2a_tasks_idle ON a2a_tasks (created_at, task_id) WHERE due_at IS NULL;',
     'CREATE INDEX keyed_calls_done ON keyed_calls (finished_at) WHERE outcome IS NOT NULL;',
     'CREATE INDEX deliveries_done ON deliveries (due_at) WHERE done = 1;',
+    // Steering (docs/agents.md, "Steering"): messages steered into a run another process drives, until its driver takes them.
+    STEERS_SQLITE_DDL,
   ].join('\n'),
 };
 

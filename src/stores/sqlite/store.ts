@@ -2,7 +2,6 @@ import type { SessionStore } from '../../sessions/store';
 import type { PrunableStore, PruneOptions, PruneReport } from '../../runner/retention';
 import { pruneInBatches } from '../retention';
 import { sqlitePruneTables } from './prune';
-import { closeSync, constants, openSync } from 'node:fs';
 import { DuplicateSuspensionError, StoreError, ToolnexusError } from '../../errors';
 import { messageOf } from '../../errors/message';
 import type { Answer, ToolResult } from '../../results/wire';
@@ -24,8 +23,8 @@ import type {
 } from '../../suspension/store';
 import { pageStart } from '../../suspension/pages';
 import type { Grant, GrantFilter } from '../../suspension/grants';
-import { callOf, grantOf, parseStored, rowOf, settledPageOf, type SuspensionRow } from '../rows';
-import { immediate, sqliteOpener, type SqliteConnection, type SqliteStatement } from './driver';
+import { callOf, grantOf, parseStored, rowOf, settledPageOf, type RunRow, type SuspensionRow } from '../rows';
+import { createPrivately, immediate, sqliteOpener, type SqliteConnection, type SqliteStatement } from './driver';
 import type { SqliteStoreOptions } from './options';
 import { migrate, prepare, SUSPENSION_COLUMNS } from './schema';
 import { SqliteSessions } from './sessions';
@@ -34,30 +33,8 @@ import { StoreSessionsAndTasks } from '../a2a-tasks';
 import { SqliteDeliveries } from './deliveries';
 import type { DeliveryStore } from '../../deliveries/store';
 import { SqliteStreamLog } from './streams';
+import { SqliteSteers } from './steers';
 import type { StreamLogStore } from '../../sessions/stream-log';
-
-/**
- * Creates a database file that does not exist yet with mode 0600 (owner read/write only),
- * before SQLite opens it: the store keeps tool arguments, answers and results in plain text.
- * SQLite creates the `-wal` and `-shm` files with the database file's own mode, so they are
- * 0600 too. An existing file keeps its mode; `:memory:` and a file that cannot be created
- * here (a missing directory) are left to SQLite, which says what is wrong.
- */
-function createPrivately(filename: string): void {
-  if (filename === ':memory:' || filename.startsWith('file:')) return;
-  try {
-    closeSync(openSync(filename, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o600));
-  } catch {
-    // EEXIST: an existing database keeps its mode; anything else, SQLite reports on open.
-  }
-}
-
-interface RunRow {
-  run_id: string;
-  version: number;
-  state: string;
-  updated_at: string;
-}
 
 /**
  * Keeps suspended calls in a SQLite file: the embedded store for anything that must survive
@@ -94,6 +71,8 @@ export class SqliteStore extends StoreSessionsAndTasks implements SuspensionStor
   readonly deliveries: DeliveryStore;
   /** Stream logs (docs/chat.md, "Reconnecting"): in the same file; their SQL is ./streams.ts. */
   protected readonly streams: StreamLogStore;
+  /** Messages steered into runs driven elsewhere (docs/agents.md, "Steering"): their SQL is ./steers.ts. */
+  protected readonly steers: SqliteSteers;
   private closed = false;
 
   constructor(options: SqliteStoreOptions | string) {
@@ -134,6 +113,11 @@ export class SqliteStore extends StoreSessionsAndTasks implements SuspensionStor
       this.streams = new SqliteStreamLog(
         this.db,
         (work, what) => this.run(() => this.relaxedSync(work), what),
+        () => this.assertOpen(),
+      );
+      this.steers = new SqliteSteers(
+        this.db,
+        (work, what) => this.run(work, what),
         () => this.assertOpen(),
       );
     } catch (error) {
