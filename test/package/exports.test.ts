@@ -467,6 +467,7 @@ const EXPECTED: Record<string, string[]> = {
     'type AnswerOutcome',
     'type Authorize',
     'type BearerTokenEntry',
+    'type DeliveryView',
     'type FieldProblem',
     'type GrantView',
     'type Inbox',
@@ -510,6 +511,7 @@ const EXPECTED: Record<string, string[]> = {
     'type Platform',
     'type PlatformOptions',
     'type PlatformUser',
+    'type RouteAnswerers',
   ],
   'toolnexus-ts/chat': [
     'CHAT_REFUSED_HEADER',
