@@ -38,8 +38,12 @@ export interface ChannelsOptions {
   email?: EmailOptions;
   /** Who a verified platform user is (a directory lookup); `undefined` refuses them. Required with a platform; e-mail alone needs none. */
   principalOf?(user: PlatformUser): Principal | undefined | Promise<Principal | undefined>;
-  /** Where a pending approval's card goes: Chat SDK channel ids (`slack:C0FINANCE`) or `email:<principal id>`, given the redacted call. */
-  route(call: SuspendedCall): readonly string[] | Promise<readonly string[]>;
+  /**
+   * Where a pending approval's card goes: Chat SDK channel ids (`slack:C0FINANCE`) or
+   * `email:<principal id>`, given the redacted call and who may answer it as far as the request
+   * and the answer policy can say (docs/channels.md, "Routing").
+   */
+  route(call: SuspendedCall, answerers: RouteAnswerers): readonly string[] | Promise<readonly string[]>;
   /** Where a call's escalation notice goes when its escalation comes due (docs/channels.md, "Escalation"); default `route`. */
   escalationRoute?: EscalationRoute;
   /** Where deliveries are kept; default the coordinator's store's `deliveries` (every built-in store has them), else in memory. */
@@ -60,6 +64,16 @@ export interface ChannelsOptions {
   state?: unknown;
   /** Told of a failure no delivery event carries (a click whose answer failed for a reason other than a refusal). */
   onError?(error: unknown): void;
+}
+
+/**
+ * Who may answer a call, as far as its request and the coordinator's answer policy can say
+ * (`coordinator.answerersOf`): its quorum's `from`, the principals a policy that can list them
+ * names (`rulesPolicy`), its escalation's `to`; empty when nothing can say. For routing only:
+ * the policy still judges every click.
+ */
+export interface RouteAnswerers {
+  principals: readonly string[];
 }
 
 /** What {@link Channels.deliver} did in one tick. */
@@ -232,8 +246,10 @@ export class Channels {
 
   private async queue(call: SuspendedCall): Promise<number> {
     const redacted = redactCall(this.coordinator.toolkit, call);
+    const answerers: RouteAnswerers = { principals: await this.coordinator.answerersOf(call) };
+    const route = (shown: SuspendedCall) => this.options.route(shown, { principals: [...answerers.principals] });
     let queued = 0;
-    for (const target of await this.options.route(redacted)) {
+    for (const target of await route(redacted)) {
       const platform = target.slice(0, target.indexOf(':'));
       const delivery: Delivery = {
         id: `${call.request.id} ${target}`,
@@ -247,7 +263,7 @@ export class Channels {
       };
       if (await this.store.insertDelivery(delivery)) queued++;
     }
-    for (const notice of await escalationNotices(redacted, (call) => this.options.route(call), this.options.escalationRoute)) {
+    for (const notice of await escalationNotices(redacted, route, this.options.escalationRoute)) {
       if (await this.store.insertDelivery(notice)) queued++;
     }
     return queued;

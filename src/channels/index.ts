@@ -5,7 +5,7 @@
  * `@chat-adapter/*` packages) only when {@link createChannels} is called.
  */
 export { Channels, createChannels } from './channels';
-export type { ChannelsOptions, DeliveryReport, Platform, PlatformOptions } from './channels';
+export type { ChannelsOptions, DeliveryReport, Platform, PlatformOptions, RouteAnswerers } from './channels';
 export type { PlatformUser } from './clicks';
 export type { EmailOptions, MailMessage, MailTransport } from './email';
 export type { EscalationRoute } from './escalation';

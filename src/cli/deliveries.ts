@@ -1,4 +1,5 @@
-import type { Delivery, DeliveryStore } from '../deliveries/store';
+import type { Delivery } from '../deliveries/store';
+export { deliveryStoreOf } from '../deliveries/view';
 import { table } from './format';
 
 /** Where one request went, as `pending show` gives it (docs/channels.md, "What is stored"): no lease, version or card key. */
@@ -19,12 +20,6 @@ export interface DeliveryShown {
   error?: string;
   /** True for an escalation notice, due when the request's escalation comes due. */
   escalation?: true;
-}
-
-/** The deliveries of a store that keeps them (every built-in store does), else `undefined`. */
-export function deliveryStoreOf(store: object): DeliveryStore | undefined {
-  const deliveries = (store as { deliveries?: Partial<DeliveryStore> }).deliveries;
-  return deliveries && typeof deliveries.listDeliveries === 'function' ? (deliveries as DeliveryStore) : undefined;
 }
 
 export function deliveryShown(delivery: Delivery): DeliveryShown {

@@ -12,6 +12,7 @@ export type { InboxTicketOptions } from './tickets';
 export { MemorySignInStore } from './sign-ins';
 export type { InboxSignIn, InboxSignInStore, InboxSignInOptions } from './sign-ins';
 export type { SuspensionView, ViewContext } from './view';
+export type { DeliveryView } from '../deliveries/view';
 export type { InputField, FieldProblem } from './input-schema';
 export type { AnswerOutcome, GrantView, InboxQuery, InboxStatusFilter } from './service';
 export {

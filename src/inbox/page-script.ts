@@ -253,6 +253,7 @@ ${APPROVAL_SCRIPT}
     node.appendChild(el('div', { className: 'prompt', text: item.prompt, 'data-testid': 'prompt' }));
     if (item.quorum && item.quorum.signatures.length) node.appendChild(signatureList(item.quorum.signatures));
     if (item.receipts && item.receipts.length) node.appendChild(receiptList(item.receipts));
+    if (item.deliveries && item.deliveries.length) node.appendChild(deliveryList(item.deliveries));
     node.appendChild(el('div', { className: 'hint', text: 'arguments' }));
     node.appendChild(pre(item.args));
     var extra = item.data ? Object.keys(item.data).filter(function (k) { return k !== 'requestedBy'; }) : [];
@@ -292,6 +293,16 @@ ${APPROVAL_SCRIPT}
   function receiptList(receipts) {
     return el('ul', { 'data-testid': 'receipts' }, receipts.map(function (r) {
       return el('li', { text: r.system + ' says ' + r.id + ' ' + r.status + ' (attempt ' + r.attempt + ')' });
+    }));
+  }
+
+  /** Where the request went: "slack:C0FINANCE: posted", "email:ann: failed 3 times, next try 12:05: <error>". */
+  function deliveryList(deliveries) {
+    return el('ul', { 'data-testid': 'deliveries' }, deliveries.map(function (d) {
+      var state = d.attempts > 0 ? 'failed ' + d.attempts + (d.attempts === 1 ? ' time' : ' times') : d.posted ? 'posted' : 'not posted yet';
+      if (d.attempts > 0 && d.nextAttemptAt) state += ', next try ' + new Date(d.nextAttemptAt).toLocaleTimeString();
+      if (d.attempts > 0 && d.error) state += ': ' + d.error;
+      return el('li', { text: (d.escalation ? 'escalation ' : '') + d.target + ': ' + state });
     }));
   }
 

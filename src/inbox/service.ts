@@ -26,6 +26,10 @@ import type { AnswerAction } from '../suspension/policy';
 import { Redactor, viewOf, type SuspensionView } from './view';
 import type { Grant } from '../suspension/grants';
 import type { InputField } from './input-schema';
+import { byPlace, deliveryStoreOf, deliveryView } from '../deliveries/view';
+
+/** The most deliveries one suspension's view lists (a route names a few places; this bounds a bad one). */
+const MAX_VIEWED_DELIVERIES = 50;
 
 /** A standing grant as the inbox shows it, with whether the viewer may revoke it. */
 export interface GrantView extends Grant {
@@ -209,7 +213,14 @@ export class InboxService {
   private async view(principal: Principal, call: SuspendedCall): Promise<SuspensionView> {
     const actions = await this.coordinator.actionsOf(principal, call);
     const toolFields = this.toolFields(call.tool);
-    return viewOf(call, this.redactor, { actions, now: this.now(), ...(toolFields ? { toolFields } : {}) });
+    const view = viewOf(call, this.redactor, { actions, now: this.now(), ...(toolFields ? { toolFields } : {}) });
+    // Delivery failures are visible where people answer (docs/channels.md, "What is stored").
+    const deliveries = deliveryStoreOf(this.coordinator.store);
+    if (deliveries) {
+      const rows = await deliveries.listDeliveries({ callId: call.request.id, limit: MAX_VIEWED_DELIVERIES });
+      if (rows.length > 0) view.deliveries = rows.sort(byPlace).map(deliveryView);
+    }
+    return view;
   }
 
   /** The fields of a tool's input schema the page can render as a form (the edit form's fields). */

@@ -7,6 +7,7 @@ import { Redactor } from '../suspension/redact';
 import { inputFields, type InputField } from './input-schema';
 import type { AnswerAction } from '../suspension/policy';
 import type { Receipt } from '../toolkit/context';
+import type { DeliveryView } from '../deliveries/view';
 
 /** One suspension as the inbox's API and page show it: sensitive values redacted, nothing stored beyond what helps decide. */
 export interface SuspensionView {
@@ -56,6 +57,11 @@ export interface SuspensionView {
   outcome?: { isError: boolean; output: string };
   /** What downstream systems answered the call's attempts (`ctx.receipt`), oldest first: what a person checks before a recovery. */
   receipts?: Receipt[];
+  /**
+   * Where the channels delivered the request and how each went (docs/channels.md, "What is
+   * stored"): present when the coordinator's store keeps deliveries and the request has any.
+   */
+  deliveries?: DeliveryView[];
   /** What the viewer may do now. */
   actions: AnswerAction[];
 }

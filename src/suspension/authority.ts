@@ -119,6 +119,30 @@ export class Authority {
     return allowed;
   }
 
+  /**
+   * Who may answer `surfaced`, as far as the request and the policy can say (for telling them,
+   * never for judging): its quorum's `from` (narrowed to those the policy lists, when it lists
+   * any), else the principals the policy lists for the call that asked; then its escalation's
+   * `to`. The principal the call was requested for is left out of an approval's under separation
+   * of duties. Empty when nothing can say.
+   */
+  async answerersOf(surfaced: SuspendedCall): Promise<string[]> {
+    const asking = await this.askingCall(surfaced);
+    const call = 'deny' in asking ? surfaced : asking.call;
+    let listed: readonly string[] | undefined;
+    try {
+      listed = this.settings.policy?.principalsFor?.(call);
+    } catch {
+      listed = undefined; // a policy that cannot list says nothing of who may answer
+    }
+    const from = quorumOf(call.request)?.from;
+    const named = from ? from.filter((id) => listed === undefined || listed.includes(id)) : (listed ?? []);
+    const ids = new Set([...named, ...(escalationOf(call.request)?.to ?? [])]);
+    const requester = call.requestedBy ?? surfaced.requestedBy;
+    if (this.settings.separationOfDuties && call.request.kind === 'approval' && requester) ids.delete(requester.id);
+    return [...ids].filter((id) => typeof id === 'string');
+  }
+
   /** The decision on `answer` by `principal`, as {@link judge} would take it, without telling anyone (a dry run). */
   async decision(principal: Principal, call: SuspendedCall, answer: Answer): Promise<AnswerDecision> {
     if (this.takesAll(call)) return 'allow';

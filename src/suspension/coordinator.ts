@@ -73,10 +73,7 @@ export class ResumeCoordinator {
   readonly store: SuspensionStore;
   /** The tools calls run through. */
   readonly toolkit: Toolkit;
-  /**
-   * The bound for stored results (the `content` option): what a runner on this coordinator
-   * applies to the results it keeps, and how it loads media kept by reference.
-   */
+  /** The bound for stored results (the `content` option): what a runner applies to the results it keeps, and how it loads media kept by reference. */
   readonly content: ContentBound;
   private readonly waitFor?: WaitFor;
   private readonly maxChain: number;
@@ -411,6 +408,11 @@ export class ResumeCoordinator {
     return this.authority.actionsOf(principal, call);
   }
 
+  /** Who may answer `call`, as far as its request and the answer policy can say: for routing it to them (docs/channels.md, "Routing"). */
+  async answerersOf(call: SuspendedCall): Promise<string[]> {
+    return this.authority.answerersOf(call);
+  }
+
   /**
    * The answer policy's decision on `answer` to `call` by `principal`, taken as `resolve` would
    * take it but changing and telling nothing: for a front end that refuses a batch of answers
@@ -434,9 +436,8 @@ export class ResumeCoordinator {
   }
 
   /**
-   * The takeover rule (docs/suspension.md) for calls whose holder died mid-replay: each `resolving`
-   * call whose lease lapsed by the store's clock, oldest first, at most `limit`, goes on with the
-   * answer its holder recorded. Safe from many processes: the store's claim gives each to one.
+   * The takeover rule (docs/suspension.md) for calls whose holder died mid-replay: each `resolving` call whose lease lapsed
+   * by the store's clock, oldest first, at most `limit`, goes on with the answer its holder recorded. Safe from many processes.
    */
   async recoverLapsed(options: RecoverLapsedOptions = {}): Promise<LapsedTakeover[]> {
     return this.sweeper.recoverLapsed(options);

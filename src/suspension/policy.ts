@@ -33,7 +33,16 @@ export interface AnswerQuestion {
  * built on it), before the claim. A refusal changes nothing stored and reaches the caller as
  * `AnswerRefusedError` (docs/who-may-answer.md). Must not throw; a throw refuses the answer.
  */
-export type AnswerPolicy = (question: AnswerQuestion) => AnswerDecision | Promise<AnswerDecision>;
+export interface AnswerPolicy {
+  (question: AnswerQuestion): AnswerDecision | Promise<AnswerDecision>;
+  /**
+   * The ids of the principals this policy lets answer `call` (the call that asked), where it can
+   * list them; `undefined` when it cannot (a rule for anyone, a judgement by amount). Only for
+   * telling people (the channels' `route`, docs/channels.md "Routing"): never a permission, the
+   * policy itself still judges every answer. {@link rulesPolicy} gives it.
+   */
+  principalsFor?(call: SuspendedCall): readonly string[] | undefined;
+}
 
 /**
  * One grant of {@link rulesPolicy}: these principals may take these actions on suspensions of
@@ -71,7 +80,7 @@ export function rulesPolicy(rules: readonly AnswerRule[]): AnswerPolicy {
     checkRule(rule, index);
     return { ...rule };
   });
-  return ({ principal, call, action }) => {
+  const policy: AnswerPolicy = ({ principal, call, action }) => {
     const granted = list.some(
       (rule) =>
         matches(rule.principals, principal.id) &&
@@ -81,6 +90,18 @@ export function rulesPolicy(rules: readonly AnswerRule[]): AnswerPolicy {
     );
     return granted ? 'allow' : { deny: `${principal.id} may not ${action} ${call.request.kind} requests of ${call.tool}` };
   };
+  // Who the rules let answer this call: each principal a matching rule names; none listed when one grants anyone.
+  policy.principalsFor = (call) => {
+    const ids = new Set<string>();
+    for (const rule of list) {
+      if (!matches(rule.kinds, call.request.kind) || !matches(rule.tools, call.tool) || !(rule.actions ?? ACTIONS).includes('answer'))
+        continue;
+      if (rule.principals === '*') return undefined;
+      for (const id of rule.principals) ids.add(id);
+    }
+    return [...ids];
+  };
+  return policy;
 }
 
 function matches(list: readonly string[] | '*' | undefined, value: string): boolean {

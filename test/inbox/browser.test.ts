@@ -190,6 +190,45 @@ describe('the inbox page in Chromium', () => {
     }
   });
 
+  it('shows where a request was delivered, a failed delivery with its tries and error (docs/channels.md)', async () => {
+    const store = new SqliteStore({ filename: join(dir, 'inbox.db') });
+    try {
+      const coordinator = new ResumeCoordinator({ toolkit: inboxToolkit(), store });
+      const asked = pendingOf(await coordinator.execute('connect', { provider: 'gitlab' }));
+      if (!asked) throw new Error('connect did not suspend');
+      const row = { callId: asked.id, version: 1, done: false, attempts: 0, dueAt: Date.parse('2030-01-01T12:05:00Z') };
+      await store.deliveries.insertDelivery({ ...row, id: `${asked.id} slack:C0FINANCE`, platform: 'slack', target: 'slack:C0FINANCE' });
+      await store.deliveries.saveDelivery({
+        ...row,
+        id: `${asked.id} slack:C0FINANCE`,
+        platform: 'slack',
+        target: 'slack:C0FINANCE',
+        version: 2,
+        message: { threadId: 'slack:C0FINANCE:', id: '1700000001.000100' },
+      });
+      await store.deliveries.insertDelivery({ ...row, id: `${asked.id} email:ann`, platform: 'email', target: 'email:ann' });
+      await store.deliveries.saveDelivery({
+        ...row,
+        id: `${asked.id} email:ann`,
+        platform: 'email',
+        target: 'email:ann',
+        version: 2,
+        attempts: 3,
+        error: '550 <b>mailbox</b> unavailable',
+      });
+      // Deliveries announce nothing: the page shows them when it next loads the request.
+      await page.reload();
+      const list = card(asked.id).locator('[data-testid=deliveries] li');
+      await countIs(list, 2);
+      expect(await list.nth(0).innerText()).toMatch(/^email:ann: failed 3 times, next try .+: 550 <b>mailbox<\/b> unavailable$/);
+      expect(await list.nth(1).innerText()).toBe('slack:C0FINANCE: posted');
+      await coordinator.cancel(asked.id, 'not needed');
+      await card(asked.id).waitFor({ state: 'detached' });
+    } finally {
+      await store.close();
+    }
+  });
+
   it('refuses a form posted from another origin, and a same-origin post without the CSRF token', async () => {
     const run = await startRun(`pay 10 from acc-1 to ${SECRET_IBAN}`);
     await card(run.pendingId).waitFor();

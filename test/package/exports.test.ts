@@ -469,6 +469,7 @@ const EXPECTED: Record<string, string[]> = {
     'type AnswerOutcome',
     'type Authorize',
     'type BearerTokenEntry',
+    'type DeliveryView',
     'type FieldProblem',
     'type GrantView',
     'type Inbox',
@@ -512,6 +513,7 @@ const EXPECTED: Record<string, string[]> = {
     'type Platform',
     'type PlatformOptions',
     'type PlatformUser',
+    'type RouteAnswerers',
   ],
   'toolnexus-ts/chat': [
     'CHAT_REFUSED_HEADER',

@@ -2,7 +2,7 @@ import { STORE_OPTIONS, type CliCommand } from '../command';
 import { shown } from '../answer';
 import { deliveriesText, deliveryShown, deliveryStoreOf } from '../deliveries';
 import { EXIT } from '../exit-codes';
-import type { Delivery } from '../../deliveries/store';
+import { byPlace } from '../../deliveries/view';
 
 /** `pending show ID`: one suspension, every field, arguments redacted; and where it was delivered. */
 export const pendingShow: CliCommand = {
@@ -31,9 +31,3 @@ export const pendingShow: CliCommand = {
     return EXIT.ok;
   },
 };
-
-/** The cards first, then the escalation notices, each by target. */
-function byPlace(a: Delivery, b: Delivery): number {
-  const key = (d: Delivery) => `${d.escalation ? 1 : 0} ${d.target}`;
-  return key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
-}
