@@ -69,7 +69,7 @@ export interface ChannelsOptions {
 /**
  * Who may answer a call, as far as its request and the coordinator's answer policy can say
  * (`coordinator.answerersOf`): its quorum's `from`, the principals a policy that can list them
- * names (`rulesPolicy`), its escalation's `to`; empty when nothing can say. For routing only:
+ * names (`rulesPolicy`), its escalation's `to` once due; empty when nothing can say. For routing only:
  * the policy still judges every click.
  */
 export interface RouteAnswerers {

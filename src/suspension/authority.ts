@@ -137,7 +137,11 @@ export class Authority {
     }
     const from = quorumOf(call.request)?.from;
     const named = from ? from.filter((id) => listed === undefined || listed.includes(id)) : (listed ?? []);
-    const ids = new Set([...named, ...(escalationOf(call.request)?.to ?? [])]);
+    // The escalation's principals only once it is due: before then they may not answer, and the
+    // channels' escalation notice tells them at that instant (docs/channels.md, "Escalation").
+    const escalation = escalationOf(call.request);
+    const due = escalation !== undefined && (await storeNow(this.settings.store, this.settings.clock)) >= escalation.at;
+    const ids = new Set([...named, ...(due ? escalation.to : [])]);
     const requester = call.requestedBy ?? surfaced.requestedBy;
     if (this.settings.separationOfDuties && call.request.kind === 'approval' && requester) ids.delete(requester.id);
     return [...ids].filter((id) => typeof id === 'string');

@@ -1,13 +1,14 @@
 /**
  * Routing from the policy (docs/channels.md, "Routing"): `route(call, { principals })` is told
  * who may answer as far as the request and the answer policy can say (a quorum's `from`, a
- * rulesPolicy's principals, an escalation's `to`), and the real Chat SDK and Slack adapter post
+ * rulesPolicy's principals, an escalation's `to` once due), and the real Chat SDK and Slack adapter post
  * a direct message to each against the Slack stand-in.
  */
 import 'reflect-metadata';
 import { IsInt, IsString, Min } from 'class-validator';
 import { pendingOf, success, Tool, Toolkit } from 'toolnexus-ts';
 import { MemoryStore } from 'toolnexus-ts/memory';
+import { FakeClock } from '../fixtures/fake-clock';
 import { createChannels, type RouteAnswerers } from 'toolnexus-ts/channels';
 import { ResumeCoordinator, rulesPolicy } from 'toolnexus-ts/suspension';
 import { BOT_TOKEN, SIGNING_SECRET, slackStandIn, type SlackStandIn } from '../fixtures/channels/slack';
@@ -83,17 +84,22 @@ it("a quorum's `from` names who may answer: the route DMs ann and ben", async ()
   expect(routed).toEqual([{ principals: ['finance:ann', 'finance:ben'] }]);
 });
 
-it("a rulesPolicy's principals and the escalation's `to`, without the requester (separation of duties)", async () => {
-  const store = new MemoryStore();
-  const coordinator = refundCoordinator(store);
+it("a rulesPolicy's principals without the requester (separation of duties), and the escalation's `to` once it is due", async () => {
+  // At this instant: a declared escalation's time is set from the system clock when the tool asks.
+  const clock = new FakeClock(Date.now());
+  const store = new MemoryStore({ clock });
+  const coordinator = refundCoordinator(store, clock);
   const result = await coordinator.execute('refund_escalating', { customer: 'ACME', cents: 25_000, card: CARD_NUMBER }, undefined, {
     principal: { id: 'finance:cy' },
   });
   const id = pendingOf(result)!.id;
+  // Before the escalation is due the director may not answer, so is not named: the escalation
+  // notice tells them when it comes due.
+  expect(await coordinator.answerersOf((await store.get(id))!)).toEqual(['finance:ann', 'finance:ben']);
+  expect(await deliverAll(coordinator)).toEqual(['D0ANN', 'D0BEN']);
+  expect(routed[0]).toEqual({ principals: ['finance:ann', 'finance:ben'] });
+  clock.advance(120_000); // past the minute, whatever real time the test took before it
   expect(await coordinator.answerersOf((await store.get(id))!)).toEqual(['finance:ann', 'finance:ben', 'director:dee']);
-  // The director is named too (they may answer once it escalates): this route DMs everyone named at once.
-  expect(await deliverAll(coordinator)).toEqual(['D0ANN', 'D0BEN', 'D0DEE']);
-  expect(routed[0]).toEqual({ principals: ['finance:ann', 'finance:ben', 'director:dee'] });
 });
 
 it('a quorum narrowed by the policy; nothing named when a rule grants anyone or a policy cannot list', async () => {
