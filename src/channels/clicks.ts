@@ -28,6 +28,37 @@ export interface ClickParts {
   fail(error: unknown): void;
 }
 
+/** A clicker told privately: the text goes to them alone (an ephemeral message). */
+export type Tell = (text: string) => Promise<void>;
+
+/**
+ * Who clicked a button on which call, checked once for every button (Approve, Decline, Edit):
+ * the card must be one this channel posted for the call the button names (a forged call id is
+ * refused), and the verified platform user must map to a principal. Without a `principal` the
+ * clicker was refused, and already told why.
+ */
+export async function clickerOf(
+  parts: ClickParts,
+  event: ActionEventLike,
+): Promise<{ callId: string; platform: string; principal?: Principal; tell: Tell }> {
+  const tell: Tell = async (text) => {
+    await event.adapter.postEphemeral?.(event.threadId, event.user.userId, text);
+  };
+  const callId = event.value ?? '';
+  const platform = event.adapter.name;
+  const cards = callId === '' ? [] : await parts.store.listDeliveries({ callId });
+  if (!cards.some((card) => card.platform === platform && card.message?.id === event.messageId)) {
+    await tell('This button is not on a request this app posted here.');
+    return { callId, platform, tell };
+  }
+  const principal = await parts.principalOf({ platform, id: event.user.userId, name: event.user.fullName });
+  if (!principal) {
+    await tell('You are not mapped to anyone who may answer requests here.');
+    return { callId, platform, tell };
+  }
+  return { callId, platform, principal, tell };
+}
+
 /**
  * A click on Approve or Decline: the card must be one this channel posted for the call the
  * button names (a forged call id is refused), the verified user must map to a principal, and
@@ -36,17 +67,9 @@ export interface ClickParts {
  * ephemeral message), and nothing is stored for them; every card of the call is then updated.
  */
 export async function click(parts: ClickParts, event: ActionEventLike): Promise<void> {
-  const tell = async (text: string): Promise<void> => {
-    await event.adapter.postEphemeral?.(event.threadId, event.user.userId, text);
-  };
-  const callId = event.value ?? '';
-  const platform = event.adapter.name;
-  const cards = callId === '' ? [] : await parts.store.listDeliveries({ callId });
-  if (!cards.some((card) => card.platform === platform && card.message?.id === event.messageId)) {
-    return tell('This button is not on a request this app posted here.');
-  }
-  const principal = await parts.principalOf({ platform, id: event.user.userId, name: event.user.fullName });
-  if (!principal) return tell('You are not mapped to anyone who may answer requests here.');
+  const clicked = await clickerOf(parts, event);
+  if (!clicked.principal) return;
+  const { callId, platform, principal, tell } = clicked;
   const ok = event.actionId === APPROVE_ACTION;
   try {
     const answered = await answerAs(parts.host, ok ? { id: callId, ok } : { id: callId, ok, reason: 'declined' }, {

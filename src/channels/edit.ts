@@ -6,7 +6,7 @@ import type { ResumeCoordinator } from '../suspension/coordinator';
 import { quorumOf } from '../suspension/quorum';
 import { redactCall } from '../suspension/redact';
 import type { SuspendedCall } from '../suspension/store';
-import type { ClickParts } from './clicks';
+import { clickerOf, type ClickParts } from './clicks';
 import type { ActionEventLike, ModalBuilders, ModalSubmitLike, ModalSubmitResponse } from './peer';
 
 /** The callback id of the Edit modal; its private metadata is the call's id. */
@@ -51,17 +51,8 @@ export function offersEdit(call: SuspendedCall): boolean {
  * values; its submission is {@link submitEdit}. Whoever is refused is told privately.
  */
 export async function openEdit(parts: EditParts, event: ActionEventLike): Promise<void> {
-  const tell = async (text: string): Promise<void> => {
-    await event.adapter.postEphemeral?.(event.threadId, event.user.userId, text);
-  };
-  const callId = event.value ?? '';
-  const platform = event.adapter.name;
-  const cards = callId === '' ? [] : await parts.store.listDeliveries({ callId });
-  if (!cards.some((card) => card.platform === platform && card.message?.id === event.messageId)) {
-    return tell('This button is not on a request this app posted here.');
-  }
-  const principal = await parts.principalOf({ platform, id: event.user.userId, name: event.user.fullName });
-  if (!principal) return tell('You are not mapped to anyone who may answer requests here.');
+  const { callId, principal, tell } = await clickerOf(parts, event);
+  if (!principal) return;
   const call = await parts.coordinator.get(callId);
   if (!call || !offersEdit(call)) return tell('This request can no longer be edited.');
   if (!(await parts.coordinator.actionsOf(principal, call)).includes('answer')) return tell('You may not answer this request.');
