@@ -2,6 +2,7 @@ import { InvalidArgumentError } from '../errors';
 import { MemoryDeliveries } from '../deliveries/memory';
 import type { Delivery, DeliveryStore } from '../deliveries/store';
 import type { AgentRunner } from '../runner/agent-runner';
+import { askingCallOf } from '../suspension/asking';
 import type { Principal } from '../suspension/audit';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import { redactCall } from '../suspension/redact';
@@ -74,6 +75,13 @@ export interface ChannelsOptions {
  */
 export interface RouteAnswerers {
   principals: readonly string[];
+  /**
+   * For a request a sub-agent surfaced, the tool that asked (its **asking call**'s, docs/design.md
+   * glossary) and the sub-agent tools above it, outermost first: route by it, since the call's own
+   * `tool` is the sub-agent's. Absent for a tool's own request. Its arguments are not given: the
+   * sub-agent's toolkit, not this coordinator's, knows which of them are sensitive.
+   */
+  asking?: { tool: string; path: readonly string[] };
 }
 
 /** What {@link Channels.deliver} did in one tick. */
@@ -246,8 +254,17 @@ export class Channels {
 
   private async queue(call: SuspendedCall): Promise<number> {
     const redacted = redactCall(this.coordinator.toolkit, call);
-    const answerers: RouteAnswerers = { principals: await this.coordinator.answerersOf(call) };
-    const route = (shown: SuspendedCall) => this.options.route(shown, { principals: [...answerers.principals] });
+    const asking = await askingCallOf(this.coordinator.store, call);
+    const answerers: RouteAnswerers = {
+      principals: await this.coordinator.answerersOf(call),
+      ...('call' in asking && asking.path.length > 0 ? { asking: { tool: asking.call.tool, path: asking.path } } : {}),
+    };
+    const route = (shown: SuspendedCall) =>
+      this.options.route(shown, {
+        ...answerers,
+        principals: [...answerers.principals],
+        ...(answerers.asking ? { asking: { ...answerers.asking, path: [...answerers.asking.path] } } : {}),
+      });
     let queued = 0;
     for (const target of await route(redacted)) {
       const platform = target.slice(0, target.indexOf(':'));

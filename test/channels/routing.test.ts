@@ -7,7 +7,9 @@
 import 'reflect-metadata';
 import { IsInt, IsString, Min } from 'class-validator';
 import { pendingOf, success, Tool, Toolkit } from 'toolnexus-ts';
+import { AgentRunner } from 'toolnexus-ts/agents';
 import { MemoryStore } from 'toolnexus-ts/memory';
+import { FunctionModel } from 'toolnexus-ts/models';
 import { FakeClock } from '../fixtures/fake-clock';
 import { createChannels, type RouteAnswerers } from 'toolnexus-ts/channels';
 import { ResumeCoordinator, rulesPolicy } from 'toolnexus-ts/suspension';
@@ -131,4 +133,47 @@ it('a quorum narrowed by the policy; nothing named when a rule grants anyone or 
     { principals: ['y'], actions: ['cancel'] },
   ]);
   expect(other.principalsFor?.((await judged.get(open.id))!)).toEqual([]);
+});
+
+it('a request a sub-agent surfaced is routed by the tool that asked, not the sub-agent’s', async () => {
+  const store = new MemoryStore();
+  const ran: number[] = [];
+  @Tool({ name: 'refund', description: 'Refunds', args: PayArgs, approval: { prompt: 'Refund?' } })
+  class RefundTool {
+    run(args: PayArgs) {
+      ran.push(args.cents);
+      return success(`refunded ${args.cents}`);
+    }
+  }
+  const childTools = new Toolkit().register(RefundTool);
+  const child = new AgentRunner({
+    model: new FunctionModel(({ messages }) =>
+      messages.some((m) => m.role === 'tool')
+        ? 'refunded'
+        : { toolCalls: [{ id: 'r1', name: 'refund', arguments: { customer: 'ACME', cents: 200 } }] },
+    ),
+    toolkit: childTools,
+    coordinator: new ResumeCoordinator({ toolkit: childTools, store }),
+  });
+  const tools = new Toolkit().register(child.asTool({ name: 'research', description: 'Researches, as an agent' }));
+  const coordinator = new ResumeCoordinator({ toolkit: tools, store });
+  const parent = new AgentRunner({
+    model: new FunctionModel(({ messages }) =>
+      messages.some((m) => m.role === 'tool') ? 'done' : { toolCalls: [{ id: 'c1', name: 'research', arguments: { input: 'look' } }] },
+    ),
+    toolkit: tools,
+    coordinator,
+  });
+  const halted = await parent.run('refund ACME');
+  expect(halted.status).toBe('halted');
+  const surfaced = (await store.list({ status: 'pending' })).filter((call) => call.tool === 'research');
+  expect(surfaced).toHaveLength(1);
+
+  await deliverAll(coordinator);
+  // The store holds the child's own request (its tool is `refund` already: no `asking`) and the
+  // one the sub-agent surfaced to the parent (tool `research`), which names the tool that asked.
+  expect(routed).toHaveLength(2);
+  expect(routed).toContainEqual({ principals: [] });
+  expect(routed).toContainEqual({ principals: [], asking: { tool: 'refund', path: ['research'] } });
+  expect(ran).toEqual([]);
 });
