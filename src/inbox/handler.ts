@@ -95,9 +95,15 @@ export function createInbox(options: InboxOptions): Inbox {
   }
 
   const reportError = errorReporter(options.logger);
-  /** Logs an internal error of `request` with a new correlation id, and returns the id for the response. */
+  /**
+   * Logs an internal error of `request` with a new correlation id, and returns the id for the
+   * response. A ticket in the path is a credential (`signIn: 'link-is-credential'`): never logged.
+   */
   const report = (request: InboxRequest, error: unknown): string =>
-    reportError(`${request.method ?? 'GET'} ${(request.originalUrl ?? request.url ?? '/').split('?')[0] ?? ''}`, error);
+    reportError(
+      `${request.method ?? 'GET'} ${((request.originalUrl ?? request.url ?? '/').split('?')[0] ?? '').replace(/\/tickets\/[^/]*/, '/tickets/[ticket]')}`,
+      error,
+    );
 
   const handle = async (request: InboxRequest, response: ServerResponse, next?: (error?: unknown) => void): Promise<void> => {
     const url = new URL(request.originalUrl ?? request.url ?? '/', 'http://inbox.invalid');

@@ -19,6 +19,8 @@ import { ToolnexusInboxModule, ToolnexusModule } from 'toolnexus-ts/nest';
 import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { inboxRunner, scriptedModel, TOKENS, TransferTool } from '../fixtures/inbox/tools';
 
+import { signTicket, ticketKey } from '../../src/tickets/ticket';
+
 const INTERNAL = 'connect ECONNREFUSED 10.9.8.7:5432 (user=ledger password=hunter2-secret)';
 
 let dir: string;
@@ -154,5 +156,36 @@ describe('inbox internal errors', () => {
     expect(line).toBeDefined();
     expect(String(line?.message)).toContain(INTERNAL);
     expect(line?.rest).toContain('ToolnexusInbox');
+  });
+  it('never logs a ticket: the path of a ticket page that failed reads /tickets/[ticket]', async () => {
+    const { store, failing } = failingStore(sqlite);
+    const secret = 'a-ticket-secret-of-at-least-32-bytes!';
+    const lines: string[] = [];
+    const inbox = createInbox({
+      runner: inboxRunner(store),
+      authorize: authorize(),
+      tickets: { secret, signIn: 'link-is-credential' },
+      logger: { error: (message) => void lines.push(message) },
+    });
+    const server: Server = createServer((request, response) => inbox(request, response));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(async () => {
+      inbox.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    });
+    const ticket = signTicket(ticketKey(secret, 'test'), {
+      principal: 'alice',
+      callId: 'call-1',
+      action: 'approve',
+      expiresAt: Date.now() + 60_000,
+    });
+    failing.error = new Error(INTERNAL);
+    const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/tickets/${ticket}`);
+    expect(response.status).toBe(500);
+    expect(await response.text()).not.toContain(ticket);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('GET /tickets/[ticket]:');
+    expect(lines[0]).not.toContain(ticket);
   });
 });
