@@ -10,7 +10,8 @@ export interface Page {
   csp: string;
 }
 
-function escapeHtml(text: string): string {
+/** Text made safe inside HTML text and attribute values. */
+export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { MAX_COMMENT_LENGTH } from '../suspension/audit';
 import type { Ticket } from '../tickets/ticket';
 import { CSRF_FIELD } from './csrf';
-import type { Page } from './page';
+import { escapeHtml, type Page } from './page';
 import { PAGE_STYLE } from './page-style';
 
 /** What the confirmation page shows of a request: read from the call after redaction. */
@@ -14,10 +14,6 @@ export interface TicketPageView {
   requestedBy?: string;
   quorum?: string;
   deadline?: string;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** No script at all: a plain form, posted to the page's own URL. */
