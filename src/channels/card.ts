@@ -6,6 +6,14 @@ export const DECLINE_ACTION = 'toolnexus.decline';
 /** The Edit button's action id, on an editable approval's card: it opens a modal of the arguments. */
 export const EDIT_ACTION = 'toolnexus.edit';
 
+/**
+ * The platforms whose Chat SDK adapter opens a dialog for a card's button: Slack's modal
+ * (`views.open` with the click's trigger id) and Teams' dialog (a task module, through the
+ * `task/fetch` invoke of a button marked `actionType: 'modal'`). Google Chat's adapter opens
+ * none, so a card there offers no Edit (docs/channels.md, "Edit").
+ */
+export const EDIT_PLATFORMS: ReadonlySet<string> = new Set(['slack', 'teams']);
+
 /** A Chat SDK card element (`chat`'s `CardElement`), as this entry builds and passes it on. */
 export type CardElement = { type: 'card' } & Record<string, unknown>;
 
@@ -16,7 +24,7 @@ export interface CardBuilders {
   Fields(children: unknown[]): unknown;
   Field(options: { label: string; value: string }): unknown;
   Actions(children: unknown[]): unknown;
-  Button(options: { id: string; label: string; style?: 'primary' | 'danger'; value?: string }): unknown;
+  Button(options: { id: string; label: string; style?: 'primary' | 'danger'; value?: string; actionType?: 'action' | 'modal' }): unknown;
 }
 
 const OUTCOME: Record<Exclude<CardView['state'], 'pending'>, string> = {
@@ -45,7 +53,8 @@ export function approvalCard(chat: CardBuilders, view: CardView, notice = false)
       chat.Actions([
         chat.Button({ id: APPROVE_ACTION, label: 'Approve', style: 'primary', value: view.callId }),
         chat.Button({ id: DECLINE_ACTION, label: 'Decline', style: 'danger', value: view.callId }),
-        ...(view.editable ? [chat.Button({ id: EDIT_ACTION, label: 'Edit', value: view.callId })] : []),
+        // `modal`: Teams opens its dialog (task/fetch) for it; Slack's click carries a trigger id anyway.
+        ...(view.editable ? [chat.Button({ id: EDIT_ACTION, label: 'Edit', value: view.callId, actionType: 'modal' })] : []),
       ]),
     );
   } else {

@@ -9,7 +9,7 @@ import { redactCall } from '../suspension/redact';
 import type { SuspendedCall } from '../suspension/store';
 import { systemClock, type Clock, type ClockTimer } from '../timing/clock';
 import { APPROVE_ACTION, DECLINE_ACTION, EDIT_ACTION } from './card';
-import { EDIT_MODAL, openEdit, submitEdit, type EditParts } from './edit';
+import { openEdit, submitEdit, type EditParts } from './edit';
 import { click, type PlatformUser } from './clicks';
 import { work, type DeliveryEvent, type OutboxParts, type DeliveryRetry } from './outbox';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -148,7 +148,7 @@ export class Channels {
     };
     chat.onAction([APPROVE_ACTION, DECLINE_ACTION], (event) => click(parts, event));
     chat.onAction([EDIT_ACTION], (event) => openEdit(parts, event));
-    chat.onModalSubmit(EDIT_MODAL, (event) => submitEdit(parts, event));
+    chat.onModalSubmit((event) => submitEdit(parts, event));
     // In this process, a new request or a change of one is delivered at once; other processes'
     // changes are found by the tick (`start`), from the store.
     const kick = (call: SuspendedCall) => void this.refresh(call.request.id).catch((error: unknown) => this.fail(error));

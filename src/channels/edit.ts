@@ -9,8 +9,20 @@ import type { SuspendedCall } from '../suspension/store';
 import { clickerOf, type ClickParts } from './clicks';
 import type { ActionEventLike, ModalBuilders, ModalSubmitLike, ModalSubmitResponse } from './peer';
 
-/** The callback id of the Edit modal; its private metadata is the call's id. */
+/**
+ * The callback id of the Edit modal is this, a colon and the call's id. The callback id carries
+ * the call because it is the one part of a modal every adapter brings back with the submission:
+ * Teams' dialog keeps no private metadata (the Chat SDK's Teams adapter submits none).
+ */
 export const EDIT_MODAL = 'toolnexus.edit';
+
+/** The longest callback id a modal takes (Slack's `callback_id` allows 255 characters). */
+const MAX_CALLBACK_ID = 255;
+
+/** The call an Edit modal's callback id names, or `undefined` when it is not one. */
+export function editedCallOf(callbackId: string): string | undefined {
+  return callbackId.startsWith(`${EDIT_MODAL}:`) ? callbackId.slice(EDIT_MODAL.length + 1) : undefined;
+}
 
 /** What an edit needs of the channel: a click's parts, the coordinator, and the `chat` module's modal builders. */
 export interface EditParts extends ClickParts {
@@ -58,6 +70,8 @@ export async function openEdit(parts: EditParts, event: ActionEventLike): Promis
   if (!(await parts.coordinator.actionsOf(principal, call)).includes('answer')) return tell('You may not answer this request.');
   const { fields, shown } = editableFields(parts.coordinator, call);
   if (fields.length === 0 || !event.openModal) return tell('This request has no fields that can be edited here.');
+  const callbackId = `${EDIT_MODAL}:${callId}`;
+  if (callbackId.length > MAX_CALLBACK_ID) return tell('This request cannot be edited here: edit it in the inbox.');
   const m = parts.modal;
   const inputs = fields.map((field) => {
     const value = shown[field.name];
@@ -69,9 +83,7 @@ export async function openEdit(parts: EditParts, event: ActionEventLike): Promis
       ...(value === undefined ? {} : { initialValue: (typeof value === 'string' ? value : JSON.stringify(value)).slice(0, MAX_FIELD) }),
     });
   });
-  const opened = await event.openModal(
-    m.Modal({ callbackId: EDIT_MODAL, title: 'Edit and approve', submitLabel: 'Approve', privateMetadata: callId, children: inputs }),
-  );
+  const opened = await event.openModal(m.Modal({ callbackId, title: 'Edit and approve', submitLabel: 'Approve', children: inputs }));
   // An adapter without modals (the Chat SDK answers undefined) leaves Approve and Decline.
   if (opened === undefined) await tell('Editing is not available here: approve or decline it as it is, or edit it in the inbox.');
 }
@@ -81,11 +93,16 @@ export async function openEdit(parts: EditParts, event: ActionEventLike): Promis
  * fields (a `@Sensitive` one keeps its value), and the approval with these arguments goes
  * through `answerAs` like every answer (the policy, separation of duties, the DTO's validation).
  * A refusal or a bad value is shown in the modal, and nothing is stored; the cards follow.
+ * The call is the one the modal's callback id names, and must have a card this channel posted
+ * on the submitter's platform: Teams' submission comes from the client, so a forged call id is
+ * refused unless its request was delivered there (the policy judges the submitter either way).
  */
 export async function submitEdit(parts: EditParts, event: ModalSubmitLike): Promise<ModalSubmitResponse | undefined> {
-  const callId = event.privateMetadata ?? '';
+  const callId = editedCallOf(event.callbackId);
+  if (callId === undefined) return undefined; // not an Edit modal of this channel's
   const call = callId === '' ? undefined : await parts.coordinator.get(callId);
-  if (!call) return { action: 'close' };
+  const cards = call ? await parts.store.listDeliveries({ callId }) : [];
+  if (!call || !cards.some((card) => card.platform === event.adapter.name && card.message !== undefined)) return { action: 'close' };
   const { fields } = editableFields(parts.coordinator, call);
   const first = fields[0]?.name ?? 'error';
   const refuse = (message: string): ModalSubmitResponse => ({ action: 'errors', errors: { [first]: message.slice(0, 300) } });
@@ -106,7 +123,15 @@ export async function submitEdit(parts: EditParts, event: ModalSubmitLike): Prom
   }
   if (Object.keys(errors).length > 0) return { action: 'errors', errors };
   try {
-    await answerAs(parts.host, { id: callId, ok: true, args }, { by: principal, comment: `edited in ${event.adapter.name}` });
+    const answered = await answerAs(
+      parts.host,
+      { id: callId, ok: true, args },
+      { by: principal, comment: `edited in ${event.adapter.name}` },
+    );
+    // Someone else's answer came first (or the deadline did): said in the modal, as a click is told.
+    if (answered.call.status === 'expired') return refuse('This request expired before your answer.');
+    if (!answered.won)
+      return refuse(`This request was already answered${answered.winner ? ` by ${answered.winner.name ?? answered.winner.id}` : ''}.`);
   } catch (error) {
     if (error instanceof InvalidAnswerError) {
       // Shown at the field the DTO's words name, else at the first.

@@ -2,7 +2,7 @@ import { messageOf } from '../errors/message';
 import type { Delivery, DeliveryStore } from '../deliveries/store';
 import type { Clock } from '../timing/clock';
 import type { SuspendedCall } from '../suspension/store';
-import { approvalCard, type CardBuilders } from './card';
+import { approvalCard, EDIT_PLATFORMS, type CardBuilders } from './card';
 import { EMAIL_PLATFORM, type MailSend } from './email';
 import type { AdapterLike } from './peer';
 import { cardViewOf, isFinal, shownKey } from './view';
@@ -57,6 +57,8 @@ export async function work(parts: OutboxParts, delivery: Delivery): Promise<bool
   const call = await parts.read(delivery.callId);
   if (!call) return parts.store.saveDelivery(next(delivery, { done: true, dueAt: now, error: 'the call is no longer stored' }));
   const view = cardViewOf(call, now);
+  // Edit only where the platform opens a dialog for it (Google Chat's adapter opens none).
+  if (!EDIT_PLATFORMS.has(delivery.platform)) delete view.editable;
   const key = shownKey(view);
   // A mail is sent once and never edited; one not sent before its call settled is not sent.
   const once = delivery.platform === EMAIL_PLATFORM;

@@ -21,14 +21,13 @@ export interface ActionEventLike {
   threadId: string;
   user: { userId: string; userName: string; fullName: string };
   adapter: AdapterLike;
-  /** Opens a modal in answer to the click (Slack's `views.open` with the click's trigger id). */
+  /** Opens a modal in answer to the click (Slack's `views.open` with the click's trigger id, Teams' dialog in the `task/fetch` invoke's answer). */
   openModal?(modal: unknown): Promise<unknown>;
 }
 
 /** A modal submitted (the `chat` SDK's `ModalSubmitEvent`, the part this entry reads). */
 export interface ModalSubmitLike {
   callbackId: string;
-  privateMetadata?: string;
   values: Record<string, string>;
   user: { userId: string; userName: string; fullName: string };
   adapter: AdapterLike;
@@ -39,7 +38,7 @@ export type ModalSubmitResponse = { action: 'close' } | { action: 'errors'; erro
 
 /** The modal builders of the `chat` package this entry uses. */
 export interface ModalBuilders {
-  Modal(options: { callbackId: string; title: string; submitLabel?: string; privateMetadata?: string; children?: unknown[] }): unknown;
+  Modal(options: { callbackId: string; title: string; submitLabel?: string; children?: unknown[] }): unknown;
   TextInput(options: { id: string; label: string; initialValue?: string; optional?: boolean; maxLength?: number }): unknown;
 }
 
@@ -59,7 +58,8 @@ export interface AdapterLike {
 export interface ChatLike {
   initialize(): Promise<void>;
   onAction(actionIds: string[], handler: (event: ActionEventLike) => Promise<void>): void;
-  onModalSubmit(callbackId: string, handler: (event: ModalSubmitLike) => Promise<ModalSubmitResponse | undefined>): void;
+  /** Every modal's submission (the Edit modal's callback id names its call, so it is matched by its prefix). */
+  onModalSubmit(handler: (event: ModalSubmitLike) => Promise<ModalSubmitResponse | undefined>): void;
   readonly webhooks: Record<string, (request: Request, options?: { waitUntil?: (task: Promise<unknown>) => void }) => Promise<Response>>;
   shutdown?(): Promise<void>;
 }

@@ -91,7 +91,7 @@ it('offers Edit on an editable approval only; the modal holds its fields with th
   const { id, ts } = await suspend();
   expect(JSON.stringify(slack.of('chat.postMessage').at(-1)!.body.blocks)).toContain('toolnexus.edit');
   const view = (await edit('U0ANN', id, ts))!;
-  expect(view.callback_id).toBe('toolnexus.edit');
+  expect(view.callback_id).toBe(`toolnexus.edit:${id}`);
   const inputs = (view.blocks as Array<{ block_id?: string; element?: { action_id?: string; initial_value?: string } }>).map((b) => [
     b.element?.action_id,
     b.element?.initial_value,

@@ -235,3 +235,18 @@ it('refuses an unmapped user privately, and stores nothing', async () => {
   expect(told[0]!.raw).toContain('not mapped');
   expect((await store.get(id))?.signatures ?? []).toEqual([]);
 });
+
+it('offers no Edit on an editable approval: the adapter opens no dialog; a forged Edit click is told to approve or decline as it is', async () => {
+  const result = await coordinator.execute('refund_editable', { customer: 'ACME', cents: 25_000, card: CARD_NUMBER }, undefined, {
+    principal: { id: 'finance:cy' },
+  });
+  const id = pendingOf(result)!.id;
+  await channels.refresh(id);
+  const card = shown(posts().at(-1));
+  expect(card).toContain('toolnexus.approve');
+  expect(card).not.toContain('toolnexus.edit');
+  const before = await store.get(id);
+  expect((await click('users/111', id, `${SPACE}/messages/M${posts().length}`, chatToken(), 'toolnexus.edit')).status).toBe(200);
+  expect(privates().at(-1)?.raw).toContain('Editing is not available here');
+  expect(await store.get(id)).toEqual(before);
+});

@@ -248,3 +248,172 @@ it('refuses an unmapped user privately, and stores nothing', async () => {
   expect(told[0]!.raw).toContain('not mapped');
   expect((await store.get(id))?.signatures ?? []).toEqual([]);
 });
+
+/** Suspends an editable refund (one approver) asked by finance:cy and delivers its card. */
+async function editableRefund(): Promise<{ id: string; activity: string }> {
+  const result = await coordinator.execute('refund_editable', { customer: 'ACME', cents: 25_000, card: CARD_NUMBER }, undefined, {
+    principal: { id: 'finance:cy' },
+  });
+  const id = pendingOf(result)!.id;
+  await channels.refresh(id);
+  return { id, activity: `act-${posts().length}` };
+}
+
+/** An invoke activity as Teams posts it to the bot's messaging endpoint (a dialog's fetch or submit), with a Bot Framework token. */
+async function invoke(
+  name: 'task/fetch' | 'task/submit',
+  user: string,
+  value: Record<string, unknown>,
+  replyToId?: string,
+): Promise<Response> {
+  const body = {
+    type: 'invoke',
+    name,
+    id: `invoke-${++clicks}`,
+    timestamp: new Date().toISOString(),
+    serviceUrl,
+    channelId: 'msteams',
+    from: { id: user, name: user },
+    conversation: {
+      id: replyToId === undefined ? CONVERSATION : `${CONVERSATION};messageid=${replyToId}`,
+      conversationType: 'channel',
+      isGroup: true,
+      tenantId: 'tenant-1',
+    },
+    recipient: { id: `28:${APP_ID}`, name: 'toolnexus' },
+    ...(replyToId === undefined ? {} : { replyToId }),
+    value: { ...value, context: { theme: 'default' } },
+    channelData: { tenant: { id: 'tenant-1' } },
+  };
+  return channels.handle(
+    'teams',
+    new Request('https://toolnexus.example/api/messages', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${botFrameworkToken()}` },
+      body: JSON.stringify(body),
+    }),
+  );
+}
+
+interface AdaptiveElement {
+  type: string;
+  id?: string;
+  value?: string;
+  text?: string;
+  data?: Record<string, unknown>;
+}
+
+/** The dialog a task/fetch invoke was answered with (the Adaptive Card of a task module's `continue`), if any. */
+async function dialogOf(
+  response: Response,
+): Promise<{ title: string; body: AdaptiveElement[]; submit: Record<string, unknown> } | undefined> {
+  const text = await response.text();
+  if (text === '') return undefined;
+  const task = (JSON.parse(text) as { task?: { type: string; value: { title: string; card: { content: Record<string, unknown> } } } }).task;
+  if (task?.type !== 'continue') return undefined;
+  const content = task.value.card.content as { body: AdaptiveElement[]; actions?: AdaptiveElement[] };
+  return { title: task.value.title, body: content.body, submit: content.actions?.[0]?.data ?? {} };
+}
+
+/** A click on the card's Edit, as Teams sends it for a button marked task/fetch: an invoke whose `replyToId` is the card. */
+async function openEdit(user: string, id: string, activity: string) {
+  const response = await invoke(
+    'task/fetch',
+    user,
+    { data: { actionId: 'toolnexus.edit', value: id, msteams: { type: 'task/fetch' } } },
+    activity,
+  );
+  expect(response.status).toBe(200);
+  return dialogOf(response);
+}
+
+/** The dialog submitted: Teams merges the inputs' values into the submit action's data (no `replyToId`). */
+async function submitEdit(user: string, submit: Record<string, unknown>, values: Record<string, string>): Promise<Response> {
+  return invoke('task/submit', user, { data: { ...submit, ...values } });
+}
+
+describe('Edit through Teams’ dialog', () => {
+  it('the card offers Edit as a task/fetch button; the dialog holds the fields with their values, never the @Sensitive card', async () => {
+    const { id, activity } = await editableRefund();
+    const card = shown(posts()[0]);
+    expect(card).toContain('toolnexus.edit');
+    expect(card).toContain('task/fetch');
+    const dialog = (await openEdit('29:ann', id, activity))!;
+    expect(dialog.title).toBe('Edit and approve');
+    expect(dialog.body.filter((e) => e.type === 'Input.Text').map((e) => [e.id, e.value])).toEqual([
+      ['customer', 'ACME'],
+      ['cents', '25000'],
+    ]);
+    expect(dialog.submit.__callbackId).toBe(`toolnexus.edit:${id}`);
+    for (const call of calls) expect(call.raw).not.toContain(CARD_NUMBER);
+  });
+
+  it('an allowed user edits and approves: the tool runs once with the edited arguments, the card shows it', async () => {
+    const { id, activity } = await editableRefund();
+    const before = runsOfTheTool().length;
+    const dialog = (await openEdit('29:ann', id, activity))!;
+    const submitted = await submitEdit('29:ann', dialog.submit, { customer: 'ACME', cents: '20000' });
+    expect(submitted.status).toBe(200);
+    // Nothing to show: the dialog closes.
+    expect(await dialogOf(submitted)).toBeUndefined();
+    const settled = await store.get(id);
+    expect(settled).toMatchObject({ status: 'resolved', answeredBy: { id: 'finance:ann' }, comment: 'edited in teams' });
+    expect(settled?.answer?.args).toEqual({ customer: 'ACME', cents: 20_000, card: CARD_NUMBER });
+    expect(settled?.outcome?.output).toContain('{"refunded":20000}');
+    expect(runsOfTheTool().length - before).toBe(1);
+    expect(shown(updates().at(-1))).toContain('Approved by finance:ann');
+    expect(shown(updates().at(-1))).not.toContain('toolnexus.edit');
+    // The same submission again (a retried invoke, or a second approver's): the call stays as it was.
+    const again = await submitEdit('29:ben', dialog.submit, { customer: 'ACME', cents: '1' });
+    expect(JSON.stringify(await dialogOf(again))).toContain('already answered');
+    expect(await store.get(id)).toEqual(settled);
+    expect(runsOfTheTool().length - before).toBe(1);
+    for (const call of calls) expect(call.raw).not.toContain(CARD_NUMBER);
+  });
+
+  it('a refused user is shown no dialog, and their submission changes nothing', async () => {
+    const { id, activity } = await editableRefund();
+    const before = await store.get(id);
+    // The requester may not approve their own request (separation of duties): told privately, no dialog.
+    expect(await openEdit('29:cy', id, activity)).toBeUndefined();
+    expect(privates().at(-1)?.raw).toContain('You may not answer this request');
+    expect(await openEdit('29:stranger', id, activity)).toBeUndefined();
+    expect(privates().at(-1)?.raw).toContain('not mapped');
+    // A dialog opened by ann, submitted by cy or by a stranger: refused in the dialog.
+    const dialog = (await openEdit('29:ann', id, activity))!;
+    expect(JSON.stringify(await dialogOf(await submitEdit('29:cy', dialog.submit, { customer: 'ACME', cents: '100' })))).toContain(
+      'You may not answer this request',
+    );
+    expect(JSON.stringify(await dialogOf(await submitEdit('29:stranger', dialog.submit, { customer: 'ACME', cents: '100' })))).toContain(
+      'not mapped',
+    );
+    // A submission naming a call whose card was never posted to Teams: closed, nothing answered.
+    const other = pendingOf(
+      await coordinator.execute('refund_editable', { customer: 'ACME', cents: 5, card: CARD_NUMBER }, undefined, {
+        principal: { id: 'finance:cy' },
+      }),
+    )!.id;
+    const forged = await submitEdit(
+      '29:ann',
+      { ...dialog.submit, __callbackId: `toolnexus.edit:${other}` },
+      { customer: 'ACME', cents: '1' },
+    );
+    expect(forged.status).toBe(200);
+    expect((await store.get(other))?.status).toBe('pending');
+    expect(await store.get(id)).toEqual(before);
+    expect(updates()).toHaveLength(0);
+  });
+
+  it('a value that is not its type, or one the DTO refuses, gets a clear error in the dialog, and nothing is stored', async () => {
+    const { id, activity } = await editableRefund();
+    const before = await store.get(id);
+    const dialog = (await openEdit('29:ann', id, activity))!;
+    const notNumber = JSON.stringify(await dialogOf(await submitEdit('29:ann', dialog.submit, { customer: 'ACME', cents: 'lots' })));
+    expect(notNumber).toContain('cents');
+    expect(notNumber).toContain('must be a whole number');
+    const refused = JSON.stringify(await dialogOf(await submitEdit('29:ann', dialog.submit, { customer: 'ACME', cents: '0' })));
+    expect(refused).toMatch(/invalid: .*cents/);
+    expect(await store.get(id)).toEqual(before);
+    expect(updates()).toHaveLength(0);
+  });
+});
