@@ -16,6 +16,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { nodeRoute } from './node';
 import { emailSender, mailOnly, type EmailOptions, type MailSend } from './email';
 import { escalationNotices, type EscalationRoute } from './escalation';
+import { maySurface, outermostOf } from './surfaced';
 import { adapterFor, loadChannelPeer, ADAPTER_FACTORIES, type AdapterLike, type ChatLike, type ChatModule } from './peer';
 
 /** A platform this entry delivers to, by its Chat SDK adapter's name. */
@@ -143,6 +144,10 @@ export class Channels {
       principalOf: (user) => options.principalOf?.(user),
       refresh: (id) => this.refresh(id),
       fail: (e) => this.fail(e),
+      outermost: async (id) => {
+        const call = await this.coordinator.get(id);
+        return call ? (await outermostOf(this.coordinator, call)).request.id : id;
+      },
       coordinator: this.coordinator,
       modal: chatModule,
     };
@@ -253,6 +258,14 @@ export class Channels {
   }
 
   private async queue(call: SuspendedCall): Promise<number> {
+    // A sub-agent's own request is answered as the request the root's run surfaced it as: that
+    // one's card is the only one (docs/channels.md, "A sub-agent's request").
+    if ((await outermostOf(this.coordinator, call)).request.id !== call.request.id) {
+      await this.retire(call.request.id);
+      return 0;
+    }
+    // The run above surfaces it in a moment: the tick comes back for it.
+    if (maySurface(call, this.clock.now())) return 0;
     const redacted = redactCall(this.coordinator.toolkit, call);
     const asking = await askingCallOf(this.coordinator.store, call);
     const answerers: RouteAnswerers = {
@@ -284,6 +297,18 @@ export class Channels {
       if (await this.store.insertDelivery(notice)) queued++;
     }
     return queued;
+  }
+
+  /**
+   * A surfaced request's cards not posted yet (queued before the run above surfaced it) are
+   * never posted; one already posted follows its call, and its click answers the surfaced one.
+   */
+  private async retire(callId: string): Promise<void> {
+    const now = this.clock.now();
+    for (const delivery of await this.store.listDeliveries({ callId })) {
+      if (delivery.done || delivery.message || (delivery.leaseUntil !== undefined && delivery.leaseUntil > now)) continue;
+      await this.store.saveDelivery({ ...delivery, done: true, dueAt: now, version: delivery.version + 1 });
+    }
   }
 
   /** Works one delivery as stored now (a list may be stale by the time it is reached). */

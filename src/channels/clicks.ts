@@ -26,6 +26,8 @@ export interface ClickParts {
   refresh(callId: string): Promise<void>;
   /** A failure the clicker is not told the details of. */
   fail(error: unknown): void;
+  /** The request a click on `callId`'s card answers: the one the root's run surfaced it as, else itself. */
+  outermost(callId: string): Promise<string>;
 }
 
 /** A clicker told privately: the text goes to them alone (an ephemeral message). */
@@ -71,8 +73,11 @@ export async function click(parts: ClickParts, event: ActionEventLike): Promise<
   if (!clicked.principal) return;
   const { callId, platform, principal, tell } = clicked;
   const ok = event.actionId === APPROVE_ACTION;
+  // A card of a sub-agent's own request (posted before its run surfaced it) answers the surfaced
+  // one: the root's runner resumes the child, which a direct answer to the child's would bypass.
+  const id = await parts.outermost(callId);
   try {
-    const answered = await answerAs(parts.host, ok ? { id: callId, ok } : { id: callId, ok, reason: 'declined' }, {
+    const answered = await answerAs(parts.host, ok ? { id, ok } : { id, ok, reason: 'declined' }, {
       by: principal,
       ...(ok ? {} : { comment: `declined in ${platform}` }),
     });
@@ -87,5 +92,6 @@ export async function click(parts: ClickParts, event: ActionEventLike): Promise<
       await tell('Your answer could not be recorded; try again.');
     }
   }
-  await parts.refresh(callId);
+  await parts.refresh(id);
+  if (id !== callId) await parts.refresh(callId);
 }

@@ -3,6 +3,7 @@ import { messageOf } from '../errors/message';
 import { inputFields, type InputField } from '../inbox/input-schema';
 import { answerAs } from '../runner/answer-as';
 import type { ResumeCoordinator } from '../suspension/coordinator';
+import { subAgentOriginOf } from '../suspension/origin';
 import { quorumOf } from '../suspension/quorum';
 import { redactCall } from '../suspension/redact';
 import type { SuspendedCall } from '../suspension/store';
@@ -52,9 +53,13 @@ function editableFields(coordinator: ResumeCoordinator, call: SuspendedCall): { 
   return { fields: fields.slice(0, MAX_FIELDS), shown };
 }
 
-/** Whether a call's card offers Edit: a pending approval that allows edited arguments and needs no quorum. */
+/**
+ * Whether a call's card offers Edit: a pending approval that allows edited arguments and needs
+ * no quorum, and not a request a sub-agent surfaced (its arguments are the sub-agent tool's, and
+ * the answer that resumes the child carries none).
+ */
 export function offersEdit(call: SuspendedCall): boolean {
-  return call.status === 'pending' && call.request.data?.editable === true && !quorumOf(call.request);
+  return call.status === 'pending' && call.request.data?.editable === true && !quorumOf(call.request) && !subAgentOriginOf(call.request);
 }
 
 /**
@@ -66,7 +71,8 @@ export async function openEdit(parts: EditParts, event: ActionEventLike): Promis
   const { callId, principal, tell } = await clickerOf(parts, event);
   if (!principal) return;
   const call = await parts.coordinator.get(callId);
-  if (!call || !offersEdit(call)) return tell('This request can no longer be edited.');
+  // A sub-agent's own request is answered as the one its run surfaced, which takes no arguments.
+  if (!call || !offersEdit(call) || (await parts.outermost(callId)) !== callId) return tell('This request can no longer be edited.');
   if (!(await parts.coordinator.actionsOf(principal, call)).includes('answer')) return tell('You may not answer this request.');
   const { fields, shown } = editableFields(parts.coordinator, call);
   if (fields.length === 0 || !event.openModal) return tell('This request has no fields that can be edited here.');
@@ -106,6 +112,8 @@ export async function submitEdit(parts: EditParts, event: ModalSubmitLike): Prom
   const { fields } = editableFields(parts.coordinator, call);
   const first = fields[0]?.name ?? 'error';
   const refuse = (message: string): ModalSubmitResponse => ({ action: 'errors', errors: { [first]: message.slice(0, 300) } });
+  // A sub-agent's request takes no arguments in its answer (the answer that resumes the child carries none).
+  if (subAgentOriginOf(call.request) || (await parts.outermost(callId)) !== callId) return refuse('This request can no longer be edited.');
   const principal = await parts.principalOf({ platform: event.adapter.name, id: event.user.userId, name: event.user.fullName });
   if (!principal) return refuse('You are not mapped to anyone who may answer requests here.');
   const args: Record<string, unknown> = { ...(isRecord(call.args) ? call.args : {}) };

@@ -170,10 +170,8 @@ it('a request a sub-agent surfaced is routed by the tool that asked, not the sub
   expect(surfaced).toHaveLength(1);
 
   await deliverAll(coordinator);
-  // The store holds the child's own request (its tool is `refund` already: no `asking`) and the
-  // one the sub-agent surfaced to the parent (tool `research`), which names the tool that asked.
-  expect(routed).toHaveLength(2);
-  expect(routed).toContainEqual({ principals: [] });
-  expect(routed).toContainEqual({ principals: [], asking: { tool: 'refund', path: ['research'] } });
+  // The store holds the child's own request too, which gets no card (docs/channels.md, "A
+  // sub-agent's request"): the one the sub-agent surfaced (tool `research`) names the tool that asked.
+  expect(routed).toEqual([{ principals: [], asking: { tool: 'refund', path: ['research'] } }]);
   expect(ran).toEqual([]);
 });
