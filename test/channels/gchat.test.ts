@@ -5,7 +5,10 @@
  * it, with a bearer token the adapter verifies itself: a project-number token signed by
  * chat@system.gserviceaccount.com, checked against the issuer certificates the adapter fetches
  * from the URL fixed in its code, served here from a key the test holds (fixed-urls.ts). The
- * service account's access token comes from Google's token endpoint, served here too.
+ * service account's access token comes from Google's token endpoint, served here too. An app
+ * whose authentication audience is its endpoint URL gets Google's OIDC ID tokens instead, which
+ * the adapter checks with google-auth-library's `verifyIdToken` against Google's OIDC
+ * certificates (the PEM ones at www.googleapis.com/oauth2/v1/certs), served here the same way.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -25,6 +28,10 @@ jest.setTimeout(60_000);
 const PROJECT_NUMBER = '123456789012';
 const CHAT_ISSUER = 'chat@system.gserviceaccount.com';
 const CERTS_PATH = `/service_accounts/v1/metadata/x509/${CHAT_ISSUER}`;
+/** Where google-auth-library's `verifyIdToken` reads Google's OIDC certificates in Node (PEM, by key id). */
+const OIDC_CERTS_PATH = '/oauth2/v1/certs';
+/** The app's HTTP endpoint URL, the audience of its OIDC tokens when it authenticates so. */
+const ENDPOINT = 'https://toolnexus.example/gchat';
 const ACCESS_TOKEN = 'ya29.test-access-token';
 const SPACE = 'spaces/AAAAFINANCE';
 
@@ -43,6 +50,10 @@ interface GoogleCall {
 let closers: Array<() => Promise<void>>;
 let calls: GoogleCall[];
 let key: SigningKey;
+/** Google's OIDC signing key (the one `https://accounts.google.com` tokens are signed with). */
+let oidcKey: SigningKey;
+let local: string;
+let serviceAccount: string;
 let store: MemoryStore;
 let coordinator: ResumeCoordinator;
 let channels: Channels;
@@ -70,6 +81,7 @@ beforeEach(async () => {
   closers = [];
   calls = [];
   key = signingKey('chat-key-1');
+  oidcKey = signingKey('google-oidc-1');
   let messages = 0;
   // One server for all of Google here: the issuer certificates, the token endpoint, the Chat API.
   const google = createServer((req, res) => {
@@ -95,6 +107,7 @@ beforeEach(async () => {
         res.end(JSON.stringify(value));
       };
       if (req.method === 'GET' && path === CERTS_PATH) return reply(200, { [key.kid]: key.pem });
+      if (req.method === 'GET' && path === OIDC_CERTS_PATH) return reply(200, { [oidcKey.kid]: oidcKey.pem });
       if (req.method === 'POST' && path === '/token')
         return reply(200, { access_token: ACCESS_TOKEN, expires_in: 3600, token_type: 'Bearer' });
       if (req.method === 'POST' && path === `/v1/${SPACE}/messages`) {
@@ -106,17 +119,23 @@ beforeEach(async () => {
       reply(404, { error: { code: 404, message: `no ${req.method} ${path} here` } });
     });
   });
-  const local = await listening(google, closers);
+  local = await listening(google, closers);
   const restore = routeHosts(['www.googleapis.com', 'oauth2.googleapis.com'], local);
   closers.push(async () => restore());
-  const serviceAccount = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+  serviceAccount = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
   store = new MemoryStore();
   coordinator = refundCoordinator(store);
-  channels = await createChannels({
+  channels = await gchatChannels({ googleChatProjectNumber: PROJECT_NUMBER });
+  closers.push(() => channels.close());
+});
+
+/** The channels with the Google Chat adapter, verifying requests as `verify` says (a project number, an endpoint URL). */
+function gchatChannels(verify: Record<string, unknown>): Promise<Channels> {
+  return createChannels({
     host: coordinator,
     platforms: {
       gchat: {
-        googleChatProjectNumber: PROJECT_NUMBER,
+        ...verify,
         credentials: { client_email: 'toolnexus@test-project.iam.gserviceaccount.com', private_key: serviceAccount },
         apiUrl: local,
       },
@@ -124,8 +143,7 @@ beforeEach(async () => {
     principalOf,
     route: () => [`gchat:${SPACE}`],
   });
-  closers.push(() => channels.close());
-});
+}
 
 afterEach(async () => {
   for (const close of closers.reverse()) await close();
@@ -147,11 +165,18 @@ function chatToken(signer: { privateKey: SigningKey['privateKey'] } = key, audie
   return jwt({ iss: CHAT_ISSUER, aud: audience, iat: now, exp: now + 300 }, signer, key.kid);
 }
 
-/** A click on a card's button, as Google Chat posts it to the app's HTTP endpoint. */
-async function click(user: string, id: string, message: string, token = chatToken(), actionId = 'toolnexus.approve'): Promise<Response> {
+/** A click on a card's button, as Google Chat posts it to the app's HTTP endpoint (whose URL is the button's function, when configured). */
+async function click(
+  user: string,
+  id: string,
+  message: string,
+  token = chatToken(),
+  actionId = 'toolnexus.approve',
+  invokedFunction = actionId,
+): Promise<Response> {
   const sender = { name: user, displayName: user, type: 'HUMAN' };
   const event = {
-    commonEventObject: { invokedFunction: actionId, parameters: { actionId, value: id } },
+    commonEventObject: { invokedFunction, parameters: { actionId, value: id } },
     chat: {
       user: sender,
       eventTime: new Date().toISOString(),
@@ -249,4 +274,67 @@ it('offers no Edit on an editable approval: the adapter opens no dialog; a forge
   expect((await click('users/111', id, `${SPACE}/messages/M${posts().length}`, chatToken(), 'toolnexus.edit')).status).toBe(200);
   expect(privates().at(-1)?.raw).toContain('Editing is not available here');
   expect(await store.get(id)).toEqual(before);
+});
+
+describe('an app authenticating with its endpoint URL as audience', () => {
+  beforeEach(async () => {
+    // The same Google stand-in, the adapter given `endpointUrl` instead of a project number.
+    await channels.close();
+    channels = await gchatChannels({ endpointUrl: ENDPOINT });
+  });
+
+  /** An OIDC ID token as Google signs it for the Chat app's endpoint URL. */
+  function oidcToken(signer: { privateKey: SigningKey['privateKey'] } = oidcKey, claims: Record<string, unknown> = {}): string {
+    const now = Math.floor(Date.now() / 1000);
+    return jwt(
+      { iss: 'https://accounts.google.com', aud: ENDPOINT, email: CHAT_ISSUER, email_verified: true, iat: now, exp: now + 300, ...claims },
+      signer,
+      oidcKey.kid,
+    );
+  }
+
+  const approve = (user: string, id: string, message: string, token = oidcToken()) =>
+    click(user, id, message, token, 'toolnexus.approve', ENDPOINT);
+
+  it("two verified clicks settle it once: Google's OIDC certificates come from google-auth-library's own URL, the tool runs once", async () => {
+    const { id, message } = await refund();
+    // A button's function is the endpoint URL, as Google Chat requires of an HTTP endpoint app.
+    expect(shown(posts().at(-1))).toContain(ENDPOINT);
+    const before = runsOfTheTool().length;
+    expect((await approve('users/111', id, message)).status).toBe(200);
+    expect(calls.filter((c) => c.path === OIDC_CERTS_PATH).length).toBeGreaterThanOrEqual(1);
+    expect(calls.filter((c) => c.path === CERTS_PATH)).toHaveLength(0);
+    expect((await store.get(id))?.signatures?.map((s) => s.by.id)).toEqual(['finance:ann']);
+    expect((await approve('users/222', id, message)).status).toBe(200);
+    const settled = await store.get(id);
+    expect(settled?.status).toBe('resolved');
+    expect(runsOfTheTool().slice(before)).toEqual([`${process.pid} finance:ann,finance:ben`]);
+    expect(shown(updates().at(-1))).toContain('Approved by both finance:ann and finance:ben');
+    // The same click again: the call stays as it was, and the tool does not run again.
+    expect((await approve('users/111', id, message)).status).toBe(200);
+    expect(await store.get(id)).toEqual(settled);
+    expect(runsOfTheTool().slice(before)).toHaveLength(1);
+    for (const call of calls) expect(call.raw).not.toContain(CARD_NUMBER);
+  });
+
+  it('a token for another audience, from another issuer or sender, unverified, signed by another key, or a project-number token is 401 and changes nothing', async () => {
+    const { id, message } = await refund();
+    const before = await store.get(id);
+    const forger = signingKey(oidcKey.kid); // the same key id, another key
+    const refused = [
+      oidcToken(oidcKey, { aud: 'https://elsewhere.example/gchat' }),
+      oidcToken(oidcKey, { aud: PROJECT_NUMBER }),
+      oidcToken(oidcKey, { iss: 'https://sts.example' }),
+      oidcToken(oidcKey, { email: 'someone@example.com' }),
+      oidcToken(oidcKey, { email_verified: false }),
+      oidcToken(forger),
+      // Signed by the Chat issuer's own key for the project: not accepted by an endpoint-URL app.
+      chatToken(),
+      'not-a-token',
+    ];
+    for (const token of refused) expect((await approve('users/111', id, message, token)).status).toBe(401);
+    expect(await store.get(id)).toEqual(before);
+    expect(updates()).toHaveLength(0);
+    expect(privates()).toHaveLength(0);
+  });
 });
