@@ -31,7 +31,8 @@ class RefundArgs {
 
 let ran: number[];
 
-@Tool({ name: 'refund', description: 'Refunds', args: RefundArgs, approval: { prompt: 'Refund 200 cents to ACME?' } })
+/** Its approver may change its arguments where it is asked directly (Edit); a surfaced request takes none. */
+@Tool({ name: 'refund', description: 'Refunds', args: RefundArgs, approval: { prompt: 'Refund 200 cents to ACME?', editable: true } })
 class RefundTool {
   run(args: RefundArgs) {
     ran.push(args.cents);
@@ -143,6 +144,9 @@ it('one card: the request the root’s run surfaced, routed by the tool that ask
   expect(cards()).toHaveLength(1);
   expect(cardOf(surfaced.request.id)).toBeDefined();
   expect(cardOf(own.request.id)).toBeUndefined();
+  // The answer that resumes the child carries no arguments: the surfaced request's card has no Edit.
+  expect(surfaced.request.data?.editable).toBe(true);
+  expect(JSON.stringify(cards()[0]!.body.blocks)).not.toContain('toolnexus.edit');
   expect(await store.deliveries.listDeliveries({ callId: own.request.id })).toEqual([]);
   expect(new Set(routed.map((r) => r.tool))).toEqual(new Set(['research']));
   expect(routed[0]!.answerers).toEqual({ principals: ['finance:ann', 'finance:ben'], asking: { tool: 'refund', path: ['research'] } });
