@@ -37,7 +37,7 @@ interface Task {
 async function clientOf(url: string, token: string) {
   const client = new Client(
     { name: 'task-runs', version: '1.0.0' },
-    { capabilities: { extensions: { [TASKS]: {} } } as never, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    { capabilities: { extensions: { [TASKS]: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
   );
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
   const catcher = new TaskCatcher(client.transport!);
@@ -124,11 +124,18 @@ describe.each(SHARED_STORES)('tasks of calls that did not suspend, across server
     const fromB = await connect(b.url, TOKENS.alice);
     expect(await fromB.get(task.taskId)).toMatchObject({ taskId: task.taskId, status: 'working' });
     const stranger = await connect(b.url, TOKENS.bob);
-    await expect(stranger.get(task.taskId)).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('task not found') });
+    await expect(stranger.get(task.taskId)).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('task not found') as unknown,
+    });
     await expect(stranger.cancel(task.taskId)).rejects.toMatchObject({ code: -32602 });
 
     open('ann');
-    const done = await polled(() => fromB.get(task.taskId), (t) => t.status !== 'working', 'the task to end');
+    const done = await polled(
+      () => fromB.get(task.taskId),
+      (t) => t.status !== 'working',
+      'the task to end',
+    );
     expect(done).toMatchObject({
       status: 'completed',
       result: { content: [{ type: 'text', text: `charged 700 cents to ann in process ${a.child.pid}` }] },
@@ -146,12 +153,19 @@ describe.each(SHARED_STORES)('tasks of calls that did not suspend, across server
     doomed.child.kill('SIGKILL');
     await doomed.child.exited;
     const fromB = await connect(b.url, TOKENS.alice);
-    const failed = await polled(() => fromB.get(task.taskId), (t) => t.status !== 'working', 'the lease to lapse');
+    const failed = await polled(
+      () => fromB.get(task.taskId),
+      (t) => t.status !== 'working',
+      'the lease to lapse',
+    );
     expect(failed).toMatchObject({ status: 'failed', error: { code: -32603 } });
     expect(failed.error?.message).toContain('may or may not have run');
     expect(failed.statusMessage).toBe(failed.error?.message);
     // Written once: read again (from another process too) it is the same record.
-    const [again, elsewhere] = await Promise.all([fromB.get(task.taskId), (await connect((await servers())[0].url, TOKENS.alice)).get(task.taskId)]);
+    const [again, elsewhere] = await Promise.all([
+      fromB.get(task.taskId),
+      (await connect((await servers())[0].url, TOKENS.alice)).get(task.taskId),
+    ]);
     expect(again).toMatchObject({ status: 'failed', lastUpdatedAt: failed.lastUpdatedAt });
     expect(elsewhere).toMatchObject({ status: 'failed', lastUpdatedAt: failed.lastUpdatedAt });
     // What the tool did: it started, and never finished.

@@ -15,8 +15,8 @@ const POLL_INTERVAL_MS = 1000;
 /**
  * What a task of a call that did not suspend carries in the store, by status (serveMcp's JSON in
  * {@link McpTaskRecord.state}): the tool always; the suspension it follows; the result; the
- * JSON-RPC error; or the input round, its answers so far, the tool's round state and, for a tool
- * without `@Sensitive` fields only, the arguments, so any process may run the call again.
+ * JSON-RPC error; or the input round and its answers so far, with, for a call without `@Sensitive`
+ * values only, its arguments and the round's sealed state, so any process may run the call again.
  */
 export interface TaskState {
   tool: string;

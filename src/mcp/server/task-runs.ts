@@ -74,7 +74,7 @@ export class TaskRuns {
   /** The calls this process runs as tasks now. */
   private readonly live = new Map<string, LiveRun>();
   /** The calls of input rounds asked here, for a tool whose arguments no store keeps (`@Sensitive` ones). */
-  private readonly rounds = new Map<string, { call: ModernCall; at: number }>();
+  private readonly rounds = new Map<string, { call: ModernCall; requestState?: string; at: number }>();
   private prunedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
@@ -254,10 +254,12 @@ export class TaskRuns {
       return this.end(live, 'failed', { tool, error: { code: MISSING_CAPABILITY, message, data: { requiredCapabilities: missing } } });
     }
     const state: TaskState = { tool, inputRequests, answers: {} };
-    if (typeof result.requestState === 'string') state.requestState = result.requestState;
-    // The arguments go to the store only when nothing in them is @Sensitive: then any process may run the call again.
-    if (JSON.stringify(this.coordinator.toolkit.redact(tool, call.args)) === JSON.stringify(call.args)) state.args = call.args;
-    else this.rounds.set(live.record.taskId, { call, at: this.settings.clock.now() });
+    const requestState = typeof result.requestState === 'string' ? { requestState: result.requestState } : {};
+    // The arguments (and the round's state, which digests them) go to the store only when nothing
+    // in them is @Sensitive: then any process may run the call again; else only this one can.
+    if (JSON.stringify(this.coordinator.toolkit.redact(tool, call.args)) === JSON.stringify(call.args))
+      Object.assign(state, { args: call.args, ...requestState });
+    else this.rounds.set(live.record.taskId, { call, ...requestState, at: this.settings.clock.now() });
     return this.end(live, 'input_required', state);
   }
 
@@ -277,15 +279,17 @@ export class TaskRuns {
     view: TaskView,
   ): { call: ModernCall; serve: Serve } | undefined {
     const serve = this.serveOf(state.tool);
-    const asked = this.rounds.get(record.taskId)?.call;
+    const round = this.rounds.get(record.taskId);
+    const asked = round?.call;
     if (!serve || (!asked && state.args === undefined)) return undefined;
+    const requestState = round ? round.requestState : state.requestState;
     const base: ModernCall = asked ?? { name: state.tool, args: state.args ?? {}, by: view.by, support: view.support, ctx: view.ctx };
     // The tool reads the answers off its context, as on a retry of the round; the state is opened again.
     const mcp = { ...base.ctx.mcp, inputResponses: answers };
     delete mcp.requestState;
     const again: ModernCall = { ...base, inputResponses: answers, ctx: { ...base.ctx, mcp } };
-    if (state.requestState === undefined) delete again.requestState;
-    else again.requestState = state.requestState;
+    if (requestState === undefined) delete again.requestState;
+    else again.requestState = requestState;
     return { call: again, serve };
   }
 
