@@ -56,7 +56,7 @@ export function modernHandler(
 ): { handler: McpHttpHandler; close(): Promise<void> } {
   // One shelf for every request: its skills are published (read and digested) once.
   const shelf = options.skills ? new SkillShelf(options.skills) : undefined;
-  // The tasks of calls still running when they had to answer: this server's, whichever request asks.
+  // The tasks of calls still running when they had to answer, whichever request asks about them.
   // Kept in the coordinator's store when it keeps them, so every process on it answers for them;
   // held by a lease as long as a served call's idempotency key is (docs/mcp.md, "Tasks").
   const runs = new TaskRuns(
