@@ -41,6 +41,7 @@ export type {
 } from './server/catalog/types';
 export { McpCatalogError, McpRequestStateError, McpInputResponseError, McpTaskNotFoundError } from './server/errors';
 export type { McpTaskSupport } from './server/tasks';
+export type { McpTaskStore, McpTaskRecord, LoadedMcpTask, McpTaskStatus } from '../stores/mcp-tasks';
 export type { McpRequestStateProblem } from './server/errors';
 export { inputRound } from './server/input-round';
 export type { McpInputRound, McpInputRequest } from './server/input-round';

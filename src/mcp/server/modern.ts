@@ -21,6 +21,7 @@ import { inputRequired, serveModernCall, type ModernCall, type MrtrSettings } fr
 import { requestDigest } from './request-state';
 import { cancelTask, takesTasks, taskOf, TASKS_EXTENSION, updateTask, type TaskView } from './tasks';
 import { TaskRuns } from './task-runs';
+import { DEFAULT_KEY_LEASE_MS } from '../../suspension/keyed';
 import { progressFor, toolListing } from './listing';
 import { SKILLS_EXTENSION, SkillShelf } from './skills';
 import { cardContents, cardResourceListing, isCardTool, serveCardTool, APPROVAL_CARD_URI } from './approval-card';
@@ -55,8 +56,23 @@ export function modernHandler(
 ): { handler: McpHttpHandler; close(): Promise<void> } {
   // One shelf for every request: its skills are published (read and digested) once.
   const shelf = options.skills ? new SkillShelf(options.skills) : undefined;
-  // The tasks of calls still running when they had to answer: this server's, whichever request asks.
-  const runs = new TaskRuns(coordinator, { afterMs: mrtr.taskAfterMs, keepMs: TASK_KEEP_MS, maxTasks: MAX_TASK_RUNS, clock: mrtr.clock });
+  // The tasks of calls still running when they had to answer, whichever request asks about them.
+  // Kept in the coordinator's store when it keeps them, so every process on it answers for them;
+  // held by a lease as long as a served call's idempotency key is (docs/mcp.md, "Tasks").
+  const runs = new TaskRuns(
+    coordinator,
+    {
+      afterMs: mrtr.taskAfterMs,
+      keepMs: TASK_KEEP_MS,
+      maxTasks: MAX_TASK_RUNS,
+      leaseMs: mrtr.idempotencyLeaseMs ?? DEFAULT_KEY_LEASE_MS,
+      clock: mrtr.clock,
+    },
+    (name) => {
+      const tool = coordinator.toolkit.get(name);
+      return tool ? (given: ModernCall) => serveModernCall(coordinator, given, mrtr, tool.outputSchema) : undefined;
+    },
+  );
   const handler = createMcpHandler(({ authInfo }) => modernServer(coordinator, options, mrtr, principalOfAuth(authInfo), shelf, runs), {
     legacy: 'reject',
     maxRequestBodySize,
@@ -196,7 +212,8 @@ function modernServer(
 
 /**
  * `tasks/get`, `tasks/update`, `tasks/cancel` (SEP-2663): a suspension's task from the store, by
- * any process; the task of a call that was still running after `taskAfterMs` from `runs`, this process's.
+ * any process; the task of a call that was still running after `taskAfterMs` from `runs`: from the
+ * store too when it keeps such tasks, else this process's.
  */
 function serveTasks(
   server: Server,
@@ -227,7 +244,7 @@ function serveTasks(
   server.setRequestHandler('tasks/get', { params: ANY }, (params, ctx) =>
     guarded(ctx, async () => {
       const id = params.taskId;
-      return { ...(runs.has(id) ? await runs.get(id as string, view(ctx)) : await taskOf(coordinator, id, view(ctx))) } as never;
+      return { ...((await runs.has(id)) ? await runs.get(id as string, view(ctx)) : await taskOf(coordinator, id, view(ctx))) } as never;
     }),
   );
   server.setRequestHandler('tasks/update', { params: ANY }, (params, ctx) =>
@@ -235,7 +252,7 @@ function serveTasks(
       // The SDK lifts `inputResponses` out of the params (as for tools/call) onto the context.
       const responses = ctx.mcpReq.inputResponses ?? params.inputResponses;
       const id = params.taskId;
-      if (runs.has(id)) await runs.update(id as string, responses, view(ctx));
+      if (await runs.has(id)) await runs.update(id as string, responses, view(ctx));
       else await updateTask(coordinator, id, responses, view(ctx));
       return {} as never;
     }),
@@ -243,7 +260,7 @@ function serveTasks(
   server.setRequestHandler('tasks/cancel', { params: ANY }, (params, ctx) =>
     guarded(ctx, async () => {
       const id = params.taskId;
-      if (runs.has(id)) await runs.cancel(id as string, view(ctx));
+      if (await runs.has(id)) await runs.cancel(id as string, view(ctx));
       else await cancelTask(coordinator, id, view(ctx));
       return {} as never;
     }),

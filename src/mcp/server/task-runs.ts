@@ -1,18 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { ProtocolError } from '@modelcontextprotocol/server';
-import { messageOf } from '../../errors/message';
 import type { ResumeCoordinator } from '../../suspension/coordinator';
-import { McpInputResponseError, McpRequestStateError, McpTaskNotFoundError } from './errors';
-import type { McpInputRequest } from './input-round';
+import { HeldLease } from '../../suspension/lease';
+import { systemClock, type Clock } from '../../timing/clock';
+import { mcpTaskStoreOf, type LoadedMcpTask, type McpTaskRecord, type McpTaskStatus, type McpTaskStore } from '../../stores/mcp-tasks';
+import { MemoryMcpTasks } from '../../stores/memory/mcp-tasks';
+import { McpInputResponseError, McpTaskNotFoundError } from './errors';
 import type { ModernCall, ModernCallResult } from './mrtr';
-import type { McpCallResult } from './results';
-import { cancelTask, taskOf, updateTask, type McpTask, type McpTaskError, type TaskView } from './tasks';
+import { cancelTask, taskOf, updateTask, type McpTask, type TaskView } from './tasks';
+import {
+  errorOf,
+  INTERNAL_ERROR,
+  iso,
+  LAPSED_MESSAGE,
+  MISSING_CAPABILITY,
+  missingCapabilities,
+  shownTask,
+  stateOf,
+  type TaskState,
+} from './task-records';
 
-/** The JSON-RPC code of a request the client did not declare it can answer (SEP-2575). */
-export const MISSING_CAPABILITY = -32021;
-const INVALID_PARAMS = -32602;
-const INTERNAL_ERROR = -32603;
-const POLL_INTERVAL_MS = 1000;
+export { MISSING_CAPABILITY, missingCapabilities } from './task-records';
 
 /** How long a call may run before it becomes a task, and how many such tasks a server keeps, for how long. */
 export interface TaskRunSettings {
@@ -20,60 +27,73 @@ export interface TaskRunSettings {
   afterMs: number;
   /** How long a task that ran here is kept after its last change (its `ttlMs`). */
   keepMs: number;
-  /** At most this many such tasks at once: past it, a call answers when it ends, as without tasks. */
+  /** At most this many tasks running in this process at once: past it, a call answers when it ends, as without tasks. */
   maxTasks: number;
-  clock: { now(): number };
+  /** How long a `working` task is held without a renewal before a reader takes its process for dead. */
+  leaseMs: number;
+  /** Time; its timers (when it has them) pace the lease's renewals, else the system's do. */
+  clock: { now(): number } | Clock;
 }
 
-type RunState =
-  | { status: 'working' }
-  /** The call suspended: the task follows the suspension, kept by the coordinator's store. */
-  | { status: 'suspended'; suspension: string }
-  /** The tool asked an input round: the answers so far, and the state to run it again with. */
-  | { status: 'input_required'; inputRequests: Record<string, McpInputRequest>; answers: Record<string, unknown>; requestState?: string }
-  | { status: 'completed'; result: McpCallResult }
-  | { status: 'failed'; error: McpTaskError }
-  | { status: 'cancelled' };
+/** Runs a call (again, with answers): the same path a `tools/call` takes. */
+type Serve = (call: ModernCall) => Promise<ModernCallResult>;
 
-interface TaskRun {
-  id: string;
-  call: ModernCall;
-  createdAt: number;
-  updatedAt: number;
+/** A call this process runs as a task now: its signal, its lease, the version it last saved. */
+interface LiveRun {
+  record: McpTaskRecord;
   controller: AbortController;
-  state: RunState;
-  /** Runs the call (again, with answers): the same path a `tools/call` takes. */
-  serve: (call: ModernCall) => Promise<ModernCallResult>;
+  lease: HeldLease;
 }
 
-/** What a `tools/call` that became a task answers: the task, flat (SEP-2663 `CreateTaskResult`). */
+/** What a call that became a task answers: the task, flat (SEP-2663 `CreateTaskResult`). */
 export type CreatedTask = { resultType: 'task'; content: [] } & Omit<McpTask, 'result' | 'error' | 'inputRequests'>;
+
+const CAS_TRIES = 5;
+const PRUNE_BATCH = 1000;
 
 /**
  * The tasks of calls that were still running when they had to answer (docs/mcp.md, "Tasks"):
  * the SEP's server-directed task creation. A call of a client that takes tasks runs; one that
  * ends (or asks an input round, or suspends) within `afterMs` answers as it would without
- * tasks, one still running then answers a `working` task and goes on in the background, with
- * its own signal (cancelled by `tasks/cancel`). When it ends the task is `completed` with its
- * result, `failed` with the JSON-RPC error it raised, `input_required` with the input round it
- * asked (answered key by key through `tasks/update`, then run again with every answer), or it
- * follows the suspension it raised, which the coordinator's store keeps. Such a task lives in
- * this server's memory until it suspends: one per serveMcp, never shared between processes.
+ * tasks, one still running then is recorded as a `working` task, answered, and goes on in the
+ * background with its own signal. When it ends the task is `completed` with its result,
+ * `failed` with the JSON-RPC error it raised, `input_required` with the input round it asked
+ * (answered key by key through `tasks/update`, then run again with every answer), or it
+ * follows the suspension it raised.
+ *
+ * Each task is a record in the coordinator's store when the store keeps them
+ * ({@link McpTaskStore}; the built-in ones do), so every server process on the store answers
+ * for it; else in this process's memory. While it runs, this process holds a lease on it,
+ * renewed every third of `leaseMs`: a reader that finds the lease lapsed (the process died)
+ * records it `failed`, once; a `tasks/cancel` served elsewhere is seen at the next renewal
+ * and aborts the call's signal.
  */
 export class TaskRuns {
-  private readonly runs = new Map<string, TaskRun>();
+  private readonly store: McpTaskStore;
+  private readonly timers: Clock;
+  /** The calls this process runs as tasks now. */
+  private readonly live = new Map<string, LiveRun>();
+  /** The calls of input rounds asked here, for a tool whose arguments no store keeps (`@Sensitive` ones). */
+  private readonly rounds = new Map<string, { call: ModernCall; requestState?: string; at: number }>();
+  private prunedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly coordinator: ResumeCoordinator,
     private readonly settings: TaskRunSettings,
-  ) {}
+    /** How a call of `tool` is served, for a round answered in another process than the one that asked it. */
+    private readonly serveOf: (tool: string) => Serve | undefined,
+  ) {
+    const clock = settings.clock;
+    this.store = mcpTaskStoreOf(coordinator.store) ?? new MemoryMcpTasks(() => clock.now());
+    this.timers = 'setTimeout' in clock && 'clearTimeout' in clock ? clock : systemClock;
+  }
 
   /**
    * Serves `call` through `serve`, as a task when it is still running after `afterMs`. The call
    * runs with a signal of its own, aborted with the request's until it becomes a task.
    */
-  async serve(call: ModernCall, serve: (call: ModernCall) => Promise<ModernCallResult>): Promise<ModernCallResult | CreatedTask> {
-    this.evict();
+  async serve(call: ModernCall, serve: Serve): Promise<ModernCallResult | CreatedTask> {
+    this.prune();
     const controller = new AbortController();
     const request = call.ctx.signal;
     const abort = (): void => controller.abort(request?.reason);
@@ -82,176 +102,233 @@ export class TaskRuns {
     const running = serve(own);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.settings.afterMs)));
+    let created: McpTaskRecord | undefined;
     try {
       const first = await Promise.race([running, late]);
-      if (first !== 'late' || this.runs.size >= this.settings.maxTasks) return first === 'late' ? await running : first;
+      if (first !== 'late') return first;
+      if (this.live.size >= this.settings.maxTasks) return await running;
+      // Recorded before it is answered: a client polls only a task some process can read.
+      created = await this.create(call);
+      if (!created) return await running;
     } finally {
       clearTimeout(timer);
       request?.removeEventListener('abort', abort);
     }
-    const now = this.settings.clock.now();
-    const run: TaskRun = {
-      id: `tsk-${randomUUID()}`,
-      call: own,
-      createdAt: now,
-      updatedAt: now,
-      controller,
-      state: { status: 'working' },
-      serve,
-    };
-    this.runs.set(run.id, run);
-    this.follow(run, running);
-    const { status, statusMessage, createdAt, lastUpdatedAt, ttlMs, pollIntervalMs } = this.shown(run);
-    const task = { taskId: run.id, status, createdAt, lastUpdatedAt, ttlMs, ...(pollIntervalMs ? { pollIntervalMs } : {}) };
+    this.hold(created, controller, running, own);
+    const { status, statusMessage, createdAt, lastUpdatedAt, ttlMs, pollIntervalMs } = shownTask(created, this.settings.keepMs);
+    const task = { taskId: created.taskId, status, createdAt, lastUpdatedAt, ttlMs, ...(pollIntervalMs ? { pollIntervalMs } : {}) };
     return { resultType: 'task', content: [], ...task, ...(statusMessage ? { statusMessage } : {}) };
   }
 
-  /** Whether `taskId` is a task of this server's runs (else it may be a suspension's). */
-  has(taskId: unknown): boolean {
-    return typeof taskId === 'string' && this.runs.has(taskId);
+  /** Whether `taskId` is a task of a call that did not suspend (else it may be a suspension's). */
+  async has(taskId: unknown): Promise<boolean> {
+    if (typeof taskId !== 'string' || taskId === '') return false;
+    return this.live.has(taskId) || (await this.store.loadMcpTask(taskId)) !== undefined;
   }
 
   /** `tasks/get` of a run: its state, or the suspension it follows as the store has it. */
   async get(taskId: string, view: TaskView): Promise<McpTask> {
-    const run = this.own(taskId, view);
-    if (run.state.status !== 'suspended') return this.shown(run);
-    const followed = await taskOf(this.coordinator, run.state.suspension, view);
-    return { ...followed, taskId: run.id, createdAt: iso(run.createdAt), ttlMs: followed.ttlMs ?? this.settings.keepMs };
+    const record = await this.own(taskId, view);
+    const state = stateOf(record);
+    if (record.status !== 'suspended' || state.suspension === undefined) return shownTask(record, this.settings.keepMs);
+    const followed = await taskOf(this.coordinator, state.suspension, view);
+    return { ...followed, taskId: record.taskId, createdAt: record.createdAt, ttlMs: followed.ttlMs ?? this.settings.keepMs };
   }
 
   /**
    * `tasks/update` of a run: answers to its input round are kept key by key (a key not asked,
-   * or answered already, is ignored); with the last one the call runs again with them all.
+   * or answered already, is ignored); with the last one the call runs again with them all, here.
    */
   async update(taskId: string, inputResponses: unknown, view: TaskView): Promise<void> {
-    const run = this.own(taskId, view);
-    const { state } = run;
-    if (state.status === 'suspended') return updateTask(this.coordinator, state.suspension, inputResponses, view);
-    if (state.status !== 'input_required') return;
-    if (typeof inputResponses !== 'object' || inputResponses === null || Array.isArray(inputResponses))
-      throw new McpInputResponseError('inputResponses must be an object keyed as inputRequests are');
-    for (const [key, value] of Object.entries(inputResponses as Record<string, unknown>))
-      if (key in state.inputRequests && !(key in state.answers) && value !== undefined) state.answers[key] = value;
-    run.updatedAt = this.settings.clock.now();
-    if (Object.keys(state.inputRequests).some((key) => !(key in state.answers))) return;
-    // The tool reads the answers off its context, as on a retry of the round; the state is opened again.
-    const given = { ...state.answers };
-    const mcp = { ...run.call.ctx.mcp, inputResponses: given };
-    delete mcp.requestState;
-    const again: ModernCall = { ...run.call, inputResponses: given, ctx: { ...run.call.ctx, mcp } };
-    if (state.requestState === undefined) delete again.requestState;
-    else again.requestState = state.requestState;
-    run.state = { status: 'working' };
-    this.follow(run, run.serve(again));
+    for (let tries = 0; tries < CAS_TRIES; tries++) {
+      const record = await this.own(taskId, view);
+      const state = stateOf(record);
+      if (record.status === 'suspended' && state.suspension !== undefined)
+        return updateTask(this.coordinator, state.suspension, inputResponses, view);
+      if (record.status !== 'input_required') return;
+      if (typeof inputResponses !== 'object' || inputResponses === null || Array.isArray(inputResponses))
+        throw new McpInputResponseError('inputResponses must be an object keyed as inputRequests are');
+      const asked = state.inputRequests ?? {};
+      const answers = { ...state.answers };
+      for (const [key, value] of Object.entries(inputResponses as Record<string, unknown>))
+        if (key in asked && !(key in answers) && value !== undefined) answers[key] = value;
+      if (Object.keys(asked).some((key) => !(key in answers))) {
+        if (await this.save(record, 'input_required', { ...state, answers })) return;
+        continue;
+      }
+      // The last answer: the call runs again here, with them all, as a round's retry would.
+      const again = this.callAgain(record, state, answers, view);
+      if (!again) {
+        const error = {
+          code: INTERNAL_ERROR,
+          message: `the arguments of this call of ${state.tool} hold @Sensitive values, which no store keeps: only the server process that asked the round could run it again, and it is not this one`,
+        };
+        if (await this.save(record, 'failed', { tool: state.tool, error })) return;
+        continue;
+      }
+      const working = this.next(record, 'working', { tool: state.tool });
+      if (!(await this.store.saveMcpTask(working, this.settings.leaseMs))) continue;
+      this.rounds.delete(taskId);
+      const controller = new AbortController();
+      const call: ModernCall = { ...again.call, ctx: { ...again.call.ctx, signal: controller.signal } };
+      this.hold(working, controller, again.serve(call), call);
+      return;
+    }
   }
 
-  /** `tasks/cancel` of a run: a running call's signal is aborted and the task is `cancelled`; a settled one is left as it is. */
+  /**
+   * `tasks/cancel` of a run: the task is `cancelled` in the store, and the call's signal is
+   * aborted (here at once, in the process running it at its next renewal); a settled one is left as it is.
+   */
   async cancel(taskId: string, view: TaskView): Promise<void> {
-    const run = this.own(taskId, view);
-    if (run.state.status === 'suspended') return cancelTask(this.coordinator, run.state.suspension, view);
-    if (run.state.status !== 'working' && run.state.status !== 'input_required') return;
-    run.state = { status: 'cancelled' };
-    run.updatedAt = this.settings.clock.now();
-    run.controller.abort(new Error('the task was cancelled'));
+    for (let tries = 0; tries < CAS_TRIES; tries++) {
+      const record = await this.own(taskId, view);
+      const state = stateOf(record);
+      if (record.status === 'suspended' && state.suspension !== undefined) return cancelTask(this.coordinator, state.suspension, view);
+      if (record.status !== 'working' && record.status !== 'input_required') return;
+      if (!(await this.save(record, 'cancelled', { tool: state.tool }))) continue;
+      this.rounds.delete(taskId);
+      const live = this.live.get(taskId);
+      if (live) this.release(live, new Error('the task was cancelled'));
+      return;
+    }
   }
 
-  private follow(run: TaskRun, running: Promise<ModernCallResult>): void {
+  private async create(call: ModernCall): Promise<McpTaskRecord | undefined> {
+    const now = iso(this.settings.clock.now());
+    const record: McpTaskRecord = {
+      taskId: `tsk-${randomUUID()}`,
+      owner: call.by.id,
+      status: 'working',
+      version: 1,
+      createdAt: now,
+      updatedAt: now,
+      state: { tool: call.name },
+    };
+    try {
+      return (await this.store.saveMcpTask(record, this.settings.leaseMs)) ? record : undefined;
+    } catch {
+      // The store cannot record it: the call answers when it ends, as without tasks.
+      return undefined;
+    }
+  }
+
+  /** Holds the lease of `record` while `running` runs, then records how it ended. */
+  private hold(record: McpTaskRecord, controller: AbortController, running: Promise<ModernCallResult>, call: ModernCall): void {
+    const lease = new HeldLease(
+      () => this.store.renewMcpTask(record.taskId, record.version, this.settings.leaseMs),
+      () => new Error('the task was cancelled, or its lease lapsed: what the call does now is not told'),
+      this.settings.leaseMs,
+      undefined,
+      this.timers,
+    );
+    const live: LiveRun = { record, controller, lease };
+    this.live.set(record.taskId, live);
+    // The store changed under the lease (a cancel served elsewhere, a reader that took this process for dead).
+    lease.cancellation.onAbort((reason) => void this.lost(live, reason));
     running.then(
-      (result) => this.settle(run, result),
-      (error: unknown) => this.settleAs(run, { status: 'failed', error: errorOf(error) }),
+      (result) => void this.settle(live, result, call).catch(() => undefined),
+      (error: unknown) => void this.end(live, 'failed', { tool: call.name, error: errorOf(error) }).catch(() => undefined),
     );
   }
 
-  private settle(run: TaskRun, result: ModernCallResult): void {
-    if (!('resultType' in result)) return this.settleAs(run, { status: 'completed', result });
-    if (result.suspension !== undefined) return this.settleAs(run, { status: 'suspended', suspension: result.suspension });
+  private async lost(live: LiveRun, reason: unknown): Promise<void> {
+    const now = await this.store.loadMcpTask(live.record.taskId).catch(() => undefined);
+    this.release(live, now?.status === 'cancelled' ? new Error('the task was cancelled') : reason);
+  }
+
+  private release(live: LiveRun, reason: unknown): void {
+    live.lease.stop();
+    if (this.live.get(live.record.taskId) === live) this.live.delete(live.record.taskId);
+    live.controller.abort(reason);
+  }
+
+  private async settle(live: LiveRun, result: ModernCallResult, call: ModernCall): Promise<void> {
+    const tool = call.name;
+    if (!('resultType' in result)) return this.end(live, 'completed', { tool, result });
+    if (result.suspension !== undefined) return this.end(live, 'suspended', { tool, suspension: result.suspension });
     const inputRequests = result.inputRequests ?? {};
-    const missing = missingCapabilities(inputRequests, run.call.ctx.mcp.clientCapabilities);
-    if (missing)
-      return this.settleAs(run, {
-        status: 'failed',
-        error: {
-          code: MISSING_CAPABILITY,
-          message: `the tool asks what the client did not declare it can answer: ${Object.keys(missing).join(', ')}`,
-          data: { requiredCapabilities: missing },
-        },
-      });
-    this.settleAs(run, {
-      status: 'input_required',
-      inputRequests,
-      answers: {},
-      ...(result.requestState !== undefined ? { requestState: result.requestState } : {}),
-    });
+    const missing = missingCapabilities(inputRequests, call.ctx.mcp.clientCapabilities);
+    if (missing) {
+      const message = `the tool asks what the client did not declare it can answer: ${Object.keys(missing).join(', ')}`;
+      return this.end(live, 'failed', { tool, error: { code: MISSING_CAPABILITY, message, data: { requiredCapabilities: missing } } });
+    }
+    const state: TaskState = { tool, inputRequests, answers: {} };
+    const requestState = typeof result.requestState === 'string' ? { requestState: result.requestState } : {};
+    // The arguments (and the round's state, which digests them) go to the store only when nothing
+    // in them is @Sensitive: then any process may run the call again; else only this one can.
+    if (JSON.stringify(this.coordinator.toolkit.redact(tool, call.args)) === JSON.stringify(call.args))
+      Object.assign(state, { args: call.args, ...requestState });
+    else this.rounds.set(live.record.taskId, { call, ...requestState, at: this.settings.clock.now() });
+    return this.end(live, 'input_required', state);
   }
 
-  private settleAs(run: TaskRun, state: RunState): void {
-    // A cancelled task stays cancelled: what its call did after the abort is not told.
-    if (run.state.status === 'cancelled') return;
-    run.state = state;
-    run.updatedAt = this.settings.clock.now();
+  /** Records how a run ended, unless the store moved on (a cancelled task stays cancelled; a lapsed one stays failed). */
+  private async end(live: LiveRun, status: McpTaskStatus, state: TaskState): Promise<void> {
+    live.lease.stop();
+    if (this.live.get(live.record.taskId) === live) this.live.delete(live.record.taskId);
+    if (live.lease.lost) return;
+    await this.save(live.record, status, state);
   }
 
-  private shown(run: TaskRun): McpTask {
-    const task: McpTask = {
-      taskId: run.id,
-      status: 'working',
-      createdAt: iso(run.createdAt),
-      lastUpdatedAt: iso(run.updatedAt),
-      ttlMs: this.settings.keepMs,
-      pollIntervalMs: POLL_INTERVAL_MS,
+  /** The call to run again with every answer: the one asked here, else one made of the stored arguments. */
+  private callAgain(
+    record: McpTaskRecord,
+    state: TaskState,
+    answers: Record<string, unknown>,
+    view: TaskView,
+  ): { call: ModernCall; serve: Serve } | undefined {
+    const serve = this.serveOf(state.tool);
+    const round = this.rounds.get(record.taskId);
+    const asked = round?.call;
+    if (!serve || (!asked && state.args === undefined)) return undefined;
+    const requestState = round ? round.requestState : state.requestState;
+    const base: ModernCall = asked ?? { name: state.tool, args: state.args ?? {}, by: view.by, support: view.support, ctx: view.ctx };
+    // The tool reads the answers off its context, as on a retry of the round; the state is opened again.
+    const mcp = { ...base.ctx.mcp, inputResponses: answers };
+    delete mcp.requestState;
+    const again: ModernCall = { ...base, inputResponses: answers, ctx: { ...base.ctx, mcp } };
+    if (requestState === undefined) delete again.requestState;
+    else again.requestState = requestState;
+    return { call: again, serve };
+  }
+
+  /** The caller's own task, a lapsed `working` one recorded `failed` first: another principal's is "not found". */
+  private async own(taskId: string, view: TaskView): Promise<LoadedMcpTask> {
+    for (let tries = 0; tries < CAS_TRIES; tries++) {
+      const record = await this.store.loadMcpTask(taskId);
+      if (!record || record.owner !== view.by.id) throw new McpTaskNotFoundError();
+      if (!record.lapsed) return record;
+      const error = { code: INTERNAL_ERROR, message: LAPSED_MESSAGE };
+      // Once: of the readers that find it lapsed, one writes it; the others read what was written.
+      await this.save(record, 'failed', { tool: stateOf(record).tool, error });
+    }
+    throw new McpTaskNotFoundError();
+  }
+
+  private next(record: McpTaskRecord, status: McpTaskStatus, state: TaskState): McpTaskRecord {
+    const { taskId, owner, createdAt, version } = record;
+    return {
+      taskId,
+      owner,
+      createdAt,
+      status,
+      version: version + 1,
+      updatedAt: iso(this.settings.clock.now()),
+      state: state as unknown as Record<string, unknown>,
     };
-    const { state } = run;
-    if (state.status === 'completed') return { ...task, status: 'completed', result: state.result };
-    if (state.status === 'failed') return { ...task, status: 'failed', statusMessage: state.error.message, error: state.error };
-    if (state.status === 'cancelled') return { ...task, status: 'cancelled', statusMessage: 'cancelled' };
-    if (state.status === 'input_required') {
-      const open = Object.entries(state.inputRequests).filter(([key]) => !(key in state.answers));
-      return { ...task, status: 'input_required', statusMessage: 'input', inputRequests: Object.fromEntries(open) };
-    }
-    return task;
   }
 
-  /** The caller's own run: another principal's is "not found", as one that does not exist. */
-  private own(taskId: string, view: TaskView): TaskRun {
-    const run = this.runs.get(taskId);
-    if (!run || run.call.by.id !== view.by.id) throw new McpTaskNotFoundError();
-    return run;
+  private save(record: McpTaskRecord, status: McpTaskStatus, state: TaskState): Promise<boolean> {
+    return this.store.saveMcpTask(this.next(record, status, state));
   }
 
-  /** Drops tasks unchanged for more than `keepMs` (a running one is kept: its call still runs). */
-  private evict(): void {
+  /** Drops tasks nobody holds unchanged for more than `keepMs`, in the store, at most once a tenth of it. */
+  private prune(): void {
     const now = this.settings.clock.now();
-    for (const [id, run] of this.runs) {
-      if (run.state.status !== 'working' && now - run.updatedAt > this.settings.keepMs) this.runs.delete(id);
-    }
+    if (now - this.prunedAt < Math.min(this.settings.keepMs / 10, 60_000)) return;
+    this.prunedAt = now;
+    for (const [id, round] of this.rounds) if (now - round.at > this.settings.keepMs) this.rounds.delete(id);
+    void this.store.pruneMcpTasks(iso(now - this.settings.keepMs), PRUNE_BATCH).catch(() => undefined);
   }
-}
-
-/** What a client must have declared to be asked each kind of input request (SEP-2322). */
-const NEEDS: Record<string, string> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
-
-/** The capabilities `requests` need that `declared` lacks, as `requiredCapabilities`; `undefined` when none. */
-export function missingCapabilities(
-  requests: Record<string, McpInputRequest>,
-  declared: Record<string, unknown> | undefined,
-): Record<string, object> | undefined {
-  const missing: Record<string, object> = {};
-  for (const request of Object.values(requests)) {
-    const needed = NEEDS[request.method];
-    if (needed !== undefined && declared?.[needed] === undefined) missing[needed] = {};
-  }
-  return Object.keys(missing).length > 0 ? missing : undefined;
-}
-
-/** A run's rejection as the JSON-RPC error a `tools/call` would have answered. */
-function errorOf(error: unknown): McpTaskError {
-  if (error instanceof McpRequestStateError || error instanceof McpInputResponseError)
-    return { code: INVALID_PARAMS, message: error.message, data: { reason: error.code } };
-  if (error instanceof ProtocolError)
-    return { code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) };
-  return { code: INTERNAL_ERROR, message: messageOf(error) };
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
 }

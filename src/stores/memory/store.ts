@@ -9,6 +9,8 @@ import type { PrunableStore, PruneOptions, PruneReport } from '../../runner/rete
 import { cutoffMsOf, cutoffOf, pruneInBatches, type PruneTable } from '../retention';
 import type { A2ATaskPage, A2ATaskRecord, A2ATaskStore } from '../a2a-tasks';
 import { MemoryA2ATasks } from './a2a-tasks';
+import type { LoadedMcpTask, McpTaskRecord, McpTaskStore } from '../mcp-tasks';
+import { MemoryMcpTasks } from './mcp-tasks';
 
 /** Options of {@link MemoryStore}. */
 export type MemoryStoreOptions = MemorySuspensionStoreOptions;
@@ -26,7 +28,7 @@ export type MemoryStoreOptions = MemorySuspensionStoreOptions;
  * clock by default), the only clock its callers share; tests pass a fake one. After
  * `close`, every method rejects with `StoreError`, sessions' included.
  */
-export class MemoryStore extends MemoryRunStore implements SessionStore, StreamLogStore, PrunableStore, A2ATaskStore {
+export class MemoryStore extends MemoryRunStore implements SessionStore, StreamLogStore, PrunableStore, A2ATaskStore, McpTaskStore {
   private readonly sessions = new MemorySessionStore(() => new Date(this.clock.now()).toISOString());
   private readonly a2aTasks = new MemoryA2ATasks();
 
@@ -49,6 +51,29 @@ export class MemoryStore extends MemoryRunStore implements SessionStore, StreamL
     this.assertOpen();
     return this.a2aTasks.listA2ADue(dueBefore, limit);
   }
+  // MCP tasks (docs/mcp.md, "Tasks"): leases by this store's clock, as its claims are.
+  private readonly mcpTasks = new MemoryMcpTasks(() => this.clock.now());
+
+  async loadMcpTask(taskId: string): Promise<LoadedMcpTask | undefined> {
+    this.assertOpen();
+    return this.mcpTasks.loadMcpTask(taskId);
+  }
+
+  async saveMcpTask(record: McpTaskRecord, leaseMs?: number): Promise<boolean> {
+    this.assertOpen();
+    return this.mcpTasks.saveMcpTask(record, leaseMs);
+  }
+
+  async renewMcpTask(taskId: string, version: number, leaseMs: number): Promise<boolean> {
+    this.assertOpen();
+    return this.mcpTasks.renewMcpTask(taskId, version, leaseMs);
+  }
+
+  async pruneMcpTasks(updatedBefore: string, limit: number): Promise<number> {
+    this.assertOpen();
+    return this.mcpTasks.pruneMcpTasks(updatedBefore, limit);
+  }
+
   private readonly cards = new MemoryDeliveries();
   /** The cards channels posted for pending calls (docs/channels.md). */
   readonly deliveries: DeliveryStore = this.cards;

@@ -7,6 +7,7 @@ import { deliveriesPostgresDdl, deliveriesTable } from './deliveries';
 import { sessionsPostgresDdl } from './sessions';
 import { streamsPostgresDdl } from './streams';
 import { steersPostgresDdl } from './steers';
+import { mcpTasksPostgresDdl } from './mcp-tasks';
 import { POSTGRES_STORE_SCHEMA_VERSION } from './version';
 
 export { POSTGRES_STORE_SCHEMA_VERSION };
@@ -230,6 +231,9 @@ function migrationTo(version: number, { schema, prefix, suspensions, runs, grant
         `CREATE INDEX ${index('deliveries_done_idx')} ON ${deliveriesTable(schema, prefix)} (due_at) WHERE done`,
         // Steering (docs/agents.md, "Steering"): messages steered into a run another process drives, until its driver takes them.
         ...steersPostgresDdl(schema, prefix, runs),
+        // MCP tasks (docs/mcp.md, "Tasks"): the tasks of served calls that did not suspend, with the
+        // lease of the process running each, so every server process on the schema answers for them.
+        ...mcpTasksPostgresDdl(schema, prefix),
       ];
     default:
       throw new StoreError(`PostgresStore: no migration to layout version ${version}`);

@@ -26,7 +26,8 @@ import { resolveOptions } from './resolve';
 import { claimEarly, restoreQuery } from './early';
 import { prepareTables, tablesOf, type Tables } from './schema';
 import { a2aTasksTable, PostgresA2ATasks } from './a2a-tasks';
-import { StoreSessionsAndTasks } from '../a2a-tasks';
+import { StoreWithMcpTasks } from '../mcp-tasks';
+import { mcpTasksTable, PostgresMcpTasks } from './mcp-tasks';
 import { PostgresSessions, sessionsTable, type PostgresQuery } from './sessions';
 import { deliveriesTable, PostgresDeliveries } from './deliveries';
 import type { DeliveryStore } from '../../deliveries/store';
@@ -56,7 +57,7 @@ const MAX_RETRY_PAUSE_MS = 1_000;
  * // ... on shutdown:
  * await store.close();
  */
-export class PostgresStore extends StoreSessionsAndTasks implements SuspensionStore, RunStore, PrunableStore, KeyedCallStore {
+export class PostgresStore extends StoreWithMcpTasks implements SuspensionStore, RunStore, PrunableStore, KeyedCallStore {
   private readonly pool: Pool;
   private readonly ownsPool: boolean;
   private readonly autoMigrate: boolean;
@@ -75,6 +76,8 @@ export class PostgresStore extends StoreSessionsAndTasks implements SuspensionSt
   protected readonly streams: StreamLogStore;
   /** Messages steered into runs driven elsewhere (docs/agents.md, "Steering"): their SQL is ./steers.ts. */
   protected readonly steers: PostgresSteers;
+  /** Tasks of served MCP calls (docs/mcp.md, "Tasks"): their SQL is ./mcp-tasks.ts. */
+  protected readonly mcpTasks: PostgresMcpTasks;
   private closed = false;
   /** {@link query} as a value, for the parts of this store kept in files of their own. */
   private readonly queries: PostgresQuery = (operation, text, values) => this.query(operation, text, values);
@@ -94,6 +97,7 @@ export class PostgresStore extends StoreSessionsAndTasks implements SuspensionSt
     this.deliveries = new PostgresDeliveries(deliveriesTable(resolved.schema, resolved.tablePrefix), query);
     this.streams = new PostgresStreamLog(streamTables(resolved.schema, resolved.tablePrefix), query);
     this.steers = new PostgresSteers(steersTable(resolved.schema, resolved.tablePrefix), this.tables.runs, query);
+    this.mcpTasks = new PostgresMcpTasks(mcpTasksTable(resolved.schema, resolved.tablePrefix), query);
   }
 
   /**

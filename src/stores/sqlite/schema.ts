@@ -5,6 +5,7 @@ import { SESSIONS_SQLITE_DDL } from './sessions';
 import { A2A_TASKS_SQLITE_DDL } from './a2a-tasks';
 import { STREAMS_SQLITE_DDL } from './streams';
 import { STEERS_SQLITE_DDL } from './steers';
+import { MCP_TASKS_SQLITE_DDL } from './mcp-tasks';
 import { SQLITE_SCHEMA_VERSION } from './version';
 
 export { SQLITE_SCHEMA_VERSION };
@@ -106,6 +107,9 @@ const STEPS: Record<number, string> = {
     'CREATE INDEX deliveries_done ON deliveries (due_at) WHERE done = 1;',
     // Steering (docs/agents.md, "Steering"): messages steered into a run another process drives, until its driver takes them.
     STEERS_SQLITE_DDL,
+    // MCP tasks (docs/mcp.md, "Tasks"): the tasks of served calls that did not suspend, with the
+    // lease of the process running each, so every server process on the file answers for them.
+    MCP_TASKS_SQLITE_DDL,
   ].join('\n'),
 };
 

@@ -29,7 +29,8 @@ import type { SqliteStoreOptions } from './options';
 import { migrate, prepare, SUSPENSION_COLUMNS } from './schema';
 import { SqliteSessions } from './sessions';
 import { SqliteA2ATasks } from './a2a-tasks';
-import { StoreSessionsAndTasks } from '../a2a-tasks';
+import { StoreWithMcpTasks } from '../mcp-tasks';
+import { SqliteMcpTasks } from './mcp-tasks';
 import { SqliteDeliveries } from './deliveries';
 import type { DeliveryStore } from '../../deliveries/store';
 import { SqliteStreamLog } from './streams';
@@ -55,7 +56,7 @@ import type { StreamLogStore } from '../../sessions/stream-log';
  * const coordinator = new ResumeCoordinator({ toolkit, store })
  * ```
  */
-export class SqliteStore extends StoreSessionsAndTasks implements SuspensionStore, RunStore, PrunableStore, KeyedCallStore {
+export class SqliteStore extends StoreWithMcpTasks implements SuspensionStore, RunStore, PrunableStore, KeyedCallStore {
   /** The database file this store opened. */
   readonly filename: string;
   /** The driver that opened the file: node:sqlite or better-sqlite3. */
@@ -73,6 +74,8 @@ export class SqliteStore extends StoreSessionsAndTasks implements SuspensionStor
   protected readonly streams: StreamLogStore;
   /** Messages steered into runs driven elsewhere (docs/agents.md, "Steering"): their SQL is ./steers.ts. */
   protected readonly steers: SqliteSteers;
+  /** Tasks of served MCP calls (docs/mcp.md, "Tasks"): their SQL is ./mcp-tasks.ts. */
+  protected readonly mcpTasks: SqliteMcpTasks;
   private closed = false;
 
   constructor(options: SqliteStoreOptions | string) {
@@ -116,6 +119,11 @@ export class SqliteStore extends StoreSessionsAndTasks implements SuspensionStor
         () => this.assertOpen(),
       );
       this.steers = new SqliteSteers(
+        this.db,
+        (work, what) => this.run(work, what),
+        () => this.assertOpen(),
+      );
+      this.mcpTasks = new SqliteMcpTasks(
         this.db,
         (work, what) => this.run(work, what),
         () => this.assertOpen(),
