@@ -1,10 +1,7 @@
 import { checkKeyLease, checkRetention } from '../../suspension/keyed';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { isLegacyRequest } from '@modelcontextprotocol/server';
+import { isInitializeRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type Server } from '@modelcontextprotocol/server';
 import { InvalidArgumentError } from '../../errors';
 import type { ResumeCoordinator } from '../../suspension/coordinator';
 import type { Principal } from '../../suspension/audit';
@@ -109,7 +106,7 @@ export interface McpEndpoint {
 
 interface Session {
   server: Server;
-  transport: StreamableHTTPServerTransport;
+  transport: WebStandardStreamableHTTPServerTransport;
   events: BoundedEventStore;
   /** The principal that opened the session, when `authorize` is set: nobody else may use it. */
   principal?: Principal;
@@ -131,7 +128,8 @@ interface Session {
  * server's), and `path`, when given, is the only path served (404 elsewhere). Each request is
  * served in its own era (docs/mcp.md, "Two eras"): a 2026-07-28 request (its version in its own
  * `_meta`) by the stateless {@link modernHandler}, suspensions as MRTR round trips or tasks;
- * every other one by the 2025-11-25 sessions of the 1.x SDK, suspensions as elicitations.
+ * every other one by the 2025-11-25 sessions (the SDK's Streamable HTTP transport, one per
+ * session, with our bounded event store), suspensions as elicitations.
  */
 export function mcpEndpoint(
   coordinator: ResumeCoordinator,
@@ -209,7 +207,7 @@ export function mcpEndpoint(
     return evictIdlest([...sessions]);
   };
   /** Keeps `session.inFlight` to the client's requests the server has not answered yet. */
-  const countCalls = (transport: StreamableHTTPServerTransport, session: () => Session | undefined): void => {
+  const countCalls = (transport: WebStandardStreamableHTTPServerTransport, session: () => Session | undefined): void => {
     const received = transport.onmessage;
     transport.onmessage = (message, extra) => {
       const calls = session()?.inFlight;
@@ -282,13 +280,13 @@ export function mcpEndpoint(
         if (session === 'forbidden') return rpcError(res, 403, -32000, 'the session belongs to another principal');
         if (!session) return rpcError(res, 404, -32001, 'session not found');
         track(session, res);
-        return session.transport.handleRequest(req, res, body.value);
+        return serveSession(session.transport, req, res, body.value);
       }
       if (!isInitializeRequest(body.value)) return rpcError(res, 400, -32000, 'no mcp-session-id, and not an initialize request');
       if (!admit(principal)) return rpcError(res, 503, -32000, 'too many sessions, all with calls in flight');
       const server = createMcpServer(coordinator, options, principal);
       const events = new BoundedEventStore({ maxEvents, maxBytes: maxEventBytes, budget });
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         eventStore: events,
         retryInterval,
@@ -310,14 +308,14 @@ export function mcpEndpoint(
       countCalls(transport, () => (transport.sessionId === undefined ? undefined : sessions.get(transport.sessionId)));
       // Between admit() and onsessioninitialized only microtasks run (the body is parsed), so no
       // other initialize can take the place meanwhile.
-      return transport.handleRequest(req, res, body.value);
+      return serveSession(transport, req, res, body.value);
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
       const session = sessionId === undefined ? undefined : sessionFor(sessionId);
       if (session === 'forbidden') return rpcError(res, 403, -32000, 'the session belongs to another principal');
       if (!session) return rpcError(res, sessionId === undefined ? 400 : 404, -32001, 'session not found');
       track(session, res);
-      return session.transport.handleRequest(req, res);
+      return serveSession(session.transport, req, res);
     }
     res.setHeader('allow', 'GET, POST, DELETE');
     return reply(res, 405, 'method not allowed');
@@ -341,6 +339,21 @@ export function mcpEndpoint(
       await Promise.allSettled(open.map((session) => session.server.close()));
     },
   };
+}
+
+/**
+ * One request of a 2025-11-25 session, through the SDK's web-standard transport: the body
+ * serveMcp already read (and bounded) is handed over parsed; the response, a JSON body or an
+ * SSE stream, is written to `res` as it comes.
+ */
+async function serveSession(
+  transport: WebStandardStreamableHTTPServerTransport,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body?: unknown,
+): Promise<void> {
+  const response = await transport.handleRequest(webRequestOf(req, res, body), body === undefined ? {} : { parsedBody: body });
+  return sendWebResponse(response, res);
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

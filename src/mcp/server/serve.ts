@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Readable, Writable } from 'node:stream';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { InvalidArgumentError } from '../../errors';
 import type { ResumeCoordinator } from '../../suspension/coordinator';
 import { mcpEndpoint, type McpEndpointOptions } from './http-endpoint';
@@ -79,10 +80,7 @@ export async function serveMcp(host: McpToolHost, options: McpStdioOptions | Mcp
   const coordinator = coordinatorOf(host);
   if (options?.transport === 'stdio') {
     const server = createMcpServer(coordinator, options);
-    const transport = new StdioServerTransport(
-      options.stdin as NodeJS.ReadStream | undefined,
-      options.stdout as NodeJS.WriteStream | undefined,
-    );
+    const transport = new StdioServerTransport(options.stdin as Readable | undefined, options.stdout as Writable | undefined);
     await server.connect(transport);
     return { coordinator, close: () => server.close() };
   }
