@@ -1,5 +1,5 @@
 import { checkKeyLease, checkRetention } from '../../suspension/keyed';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isInitializeRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type Server } from '@modelcontextprotocol/server';
 import { InvalidArgumentError } from '../../errors';
@@ -9,10 +9,11 @@ import { BoundedEventStore, EventBudget } from './event-store';
 import { principalOf, type HttpGuard, type McpAuthorize } from './http-guard';
 import { authInfoOf, modernHandler } from './modern';
 import { sendWebResponse, webRequestOf } from './node-fetch';
-import { RequestStateSealer, type RequestStateKeys } from './request-state';
+import { mrtrSettingsOf } from './mrtr';
+import { positive } from './bounds';
 import { createMcpServer } from './server';
 import { paramHeaderMismatch } from './param-headers';
-import { taskNameMismatch, type McpTaskSupport } from './tasks';
+import { taskNameMismatch } from './tasks';
 import type { McpServerOptions } from './types';
 
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
@@ -61,35 +62,6 @@ export interface McpEndpointOptions extends McpServerOptions {
    * behind a proxy that authenticates). A session belongs to the principal that opened it.
    */
   authorize?: McpAuthorize;
-  /**
-   * The keys `requestState` is sealed with (HMAC-SHA256, each at least 32 bytes) for
-   * 2026-07-28 clients (docs/mcp.md, "A suspended call over MCP"): the first signs, every one
-   * opens. Give every server process on one store the same list, so a retry may reach any of
-   * them. To rotate: put the new key first, and drop the old one once `requestStateTtlMs` has
-   * passed. Default: a random key of this endpoint (a retry then must reach this process).
-   */
-  requestStateKeys?: RequestStateKeys;
-  /** How long a `requestState` is good for, in ms (default 3 600 000; never past the call's `expiresAt`). */
-  requestStateTtlMs?: number;
-  /**
-   * The page where a call is answered by someone other than the caller (the inbox), given to a
-   * 2026-07-28 client as a URL-mode elicitation when the answer policy says another person
-   * must answer: `(suspensionId) => url`. Without it that client is told only to retry later.
-   */
-  inboxUrl?: (suspensionId: string) => string;
-  /**
-   * Whether a call may become a task for a 2026-07-28 client that declared the tasks extension
-   * (SEP-2663; docs/mcp.md, "Tasks"): when it suspends, or is still running after `taskAfterMs`.
-   * One setting for every tool, or one per tool name (`allowed` for the rest). `never`: MRTR
-   * round trips only; `always`: a client without the extension is refused (`-32021`). Default `allowed`.
-   */
-  tasks?: McpTaskSupport | Record<string, McpTaskSupport>;
-  /**
-   * How long a call of a client that takes tasks may run before it answers a `working` task
-   * instead (SEP-2663's server-directed task creation; docs/mcp.md, "Tasks"), in ms. A call that
-   * ends sooner answers its result. Default 1000.
-   */
-  taskAfterMs?: number;
 }
 
 /** The Streamable HTTP endpoint as a request handler: both eras, its sessions, bounds and checks, on a server of its caller's. */
@@ -152,21 +124,7 @@ export function mcpEndpoint(
   if (authorize !== undefined && typeof authorize !== 'function' && typeof authorize?.byToken !== 'function')
     throw new InvalidArgumentError('authorize must be a function of the request or bearerToken(...)');
   const sessions = new Map<string, Session>();
-  const modern = modernHandler(
-    coordinator,
-    options,
-    {
-      sealer: new RequestStateSealer(options.requestStateKeys ?? [randomBytes(32)]),
-      ttlMs: positive('requestStateTtlMs', options.requestStateTtlMs, 3_600_000),
-      clock,
-      ...(options.inboxUrl ? { inboxUrl: options.inboxUrl } : {}),
-      taskSupport: (tool) => (typeof options.tasks === 'string' ? options.tasks : (options.tasks?.[tool] ?? 'allowed')),
-      taskAfterMs: atLeastZero('taskAfterMs', options.taskAfterMs, 1000),
-      ...(options.idempotencyRetentionMs !== undefined ? { idempotencyRetentionMs: options.idempotencyRetentionMs } : {}),
-      ...(options.idempotencyLeaseMs !== undefined ? { idempotencyLeaseMs: options.idempotencyLeaseMs } : {}),
-    },
-    maxBodyBytes,
-  );
+  const modern = modernHandler(coordinator, options, mrtrSettingsOf(options, clock), maxBodyBytes);
 
   const drop = (id: string): Session | undefined => {
     const session = sessions.get(id);
@@ -402,17 +360,4 @@ function rpcError(res: ServerResponse, status: number, code: number, message: st
 function reply(res: ServerResponse, status: number, text: string): void {
   res.writeHead(status, { 'content-type': 'text/plain' });
   res.end(text);
-}
-
-function atLeastZero(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 0)
-    throw new InvalidArgumentError(`${name} must be an integer of at least 0, got ${String(value)}`);
-  return value;
-}
-
-function positive(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) throw new InvalidArgumentError(`${name} must be a positive integer, got ${String(value)}`);
-  return value;
 }

@@ -40,6 +40,30 @@ const MAX_TASK_RUNS = 1000;
 export const PRINCIPAL_EXTRA = 'toolnexus/principal';
 
 /**
+ * What every 2026-07-28 request served by one server (an HTTP endpoint, a stdio connection)
+ * shares: its MRTR settings, its skills (published, read and digested, once) and the tasks of
+ * calls still running when they had to answer, whichever request asks.
+ */
+export interface ModernServing {
+  mrtr: MrtrSettings;
+  shelf?: SkillShelf;
+  runs: TaskRuns;
+  /** How requests arrive, for telemetry: `tcp` over HTTP, `pipe` over stdio. */
+  transport: 'tcp' | 'pipe';
+}
+
+/** The {@link ModernServing} of one server. */
+export function modernServing(
+  coordinator: ResumeCoordinator,
+  options: McpServerOptions,
+  mrtr: MrtrSettings,
+  transport: 'tcp' | 'pipe',
+): ModernServing {
+  const runs = new TaskRuns(coordinator, { afterMs: mrtr.taskAfterMs, keepMs: TASK_KEEP_MS, maxTasks: MAX_TASK_RUNS, clock: mrtr.clock });
+  return { mrtr, runs, transport, ...(options.skills ? { shelf: new SkillShelf(options.skills) } : {}) };
+}
+
+/**
  * The 2026-07-28 half of serveMcp over HTTP (docs/mcp.md, "Two eras"): the SDK's per-request
  * handler (`server/discover`, the `_meta` envelope, the `Mcp-Method`/`Mcp-Name` header checks,
  * `subscriptions/listen`, cache hints) around one fresh low-level server per request whose
@@ -53,11 +77,8 @@ export function modernHandler(
   mrtr: MrtrSettings,
   maxRequestBodySize: number,
 ): { handler: McpHttpHandler; close(): Promise<void> } {
-  // One shelf for every request: its skills are published (read and digested) once.
-  const shelf = options.skills ? new SkillShelf(options.skills) : undefined;
-  // The tasks of calls still running when they had to answer: this server's, whichever request asks.
-  const runs = new TaskRuns(coordinator, { afterMs: mrtr.taskAfterMs, keepMs: TASK_KEEP_MS, maxTasks: MAX_TASK_RUNS, clock: mrtr.clock });
-  const handler = createMcpHandler(({ authInfo }) => modernServer(coordinator, options, mrtr, principalOfAuth(authInfo), shelf, runs), {
+  const serving = modernServing(coordinator, options, mrtr, 'tcp');
+  const handler = createMcpHandler(({ authInfo }) => modernServer(coordinator, options, serving, principalOfAuth(authInfo)), {
     legacy: 'reject',
     maxRequestBodySize,
   });
@@ -91,14 +112,17 @@ function principalOfAuth(authInfo: AuthInfo | undefined): Principal | undefined 
   return principal && typeof principal.id === 'string' ? principal : undefined;
 }
 
-function modernServer(
+/**
+ * One low-level server of the 2026-07-28 era whose tools are the coordinator's: one per request
+ * over HTTP (its principal the one `authorize` named), one per connection over stdio.
+ */
+export function modernServer(
   coordinator: ResumeCoordinator,
   options: McpServerOptions,
-  mrtr: MrtrSettings,
+  serving: ModernServing,
   principal: Principal | undefined,
-  shelf: SkillShelf | undefined,
-  runs: TaskRuns,
 ): Server {
+  const { mrtr, shelf, runs } = serving;
   const catalog = options.catalog;
   const card = options.approvalCard === true;
   const server = new Server(
@@ -127,7 +151,7 @@ function modernServer(
     const { span, context } = startMcpServerCall(
       tracing,
       request.params.name,
-      { transport: 'tcp', requestId: ctx.mcpReq.id },
+      { transport: serving.transport, requestId: ctx.mcpReq.id },
       request.params._meta,
     );
     try {
