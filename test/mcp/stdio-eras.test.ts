@@ -4,12 +4,16 @@
  * over its StdioClientTransport at 2026-07-28 (server/discover, the per-request `_meta`
  * envelope, a suspension answered `input_required` and retried with `inputResponses`) and at
  * 2025-11-25 (the suspension asked by elicitation); and by raw JSON-RPC lines for what a client
- * library hides: tasks, a request's own log level, a discover probe that falls back to initialize.
+ * library hides: tasks, a request's own log level, a discover probe that falls back to initialize,
+ * and (in-process, on streams of the test's) the toolkit's changes told to each era its way.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Tool, Toolkit } from '../../src';
+import { serveMcp, type McpServerHandle } from '../../src/mcp';
 
 const REGISTER = join(__dirname, '..', 'fixtures', 'register-ts.js');
 const STDIO_SERVER = join(__dirname, '..', 'fixtures', 'mcp-stdio-server.ts');
@@ -117,16 +121,19 @@ interface Line {
   params?: Record<string, unknown>;
 }
 
-/** The server in a child process, spoken to in JSON-RPC lines. */
+/** A stdio MCP server spoken to in JSON-RPC lines: in a child process, or in this one on two streams. */
 class RawStdio {
-  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly child?: ChildProcessWithoutNullStreams;
+  private readonly input: NodeJS.WritableStream;
   readonly lines: Line[] = [];
   private buffer = '';
   private nextId = 1;
 
-  constructor() {
-    this.child = spawn(process.execPath, ['-r', REGISTER, STDIO_SERVER]);
-    this.child.stdout.on('data', (chunk: Buffer) => {
+  constructor(streams?: { input: NodeJS.WritableStream; output: NodeJS.ReadableStream }) {
+    if (!streams) this.child = spawn(process.execPath, ['-r', REGISTER, STDIO_SERVER]);
+    this.input = streams?.input ?? (this.child as ChildProcessWithoutNullStreams).stdin;
+    const output = streams?.output ?? (this.child as ChildProcessWithoutNullStreams).stdout;
+    output.on('data', (chunk: Buffer) => {
       this.buffer += chunk.toString('utf8');
       for (let end = this.buffer.indexOf('\n'); end >= 0; end = this.buffer.indexOf('\n')) {
         const line = this.buffer.slice(0, end).trim();
@@ -139,7 +146,7 @@ class RawStdio {
   /** Sends one request and waits for its answer (60 s at most). */
   async request(method: string, params: Record<string, unknown>): Promise<Line> {
     const id = this.nextId++;
-    this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    this.input.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
     const deadline = Date.now() + 60_000;
     for (;;) {
       const answer = this.lines.find((line) => line.id === id && line.method === undefined);
@@ -150,13 +157,26 @@ class RawStdio {
   }
 
   notify(method: string, params: Record<string, unknown> = {}): void {
-    this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method, params })}\n`);
+    this.input.write(`${JSON.stringify({ jsonrpc: '2.0', method, params })}\n`);
+  }
+
+  /** Waits (60 s at most) for a line that `matches`. */
+  async seen(matches: (line: Line) => boolean, what: string): Promise<Line> {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const found = this.lines.find(matches);
+      if (found) return found;
+      if (Date.now() > deadline) throw new Error(`never saw ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
   }
 
   async close(): Promise<void> {
-    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    if (!this.child) return;
+    const child = this.child;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
     // The stdio binding's shutdown: the client closes the server's stdin, and the server exits.
-    this.child.stdin.end();
+    child.stdin.end();
     await exited;
   }
 }
@@ -235,5 +255,55 @@ describe('serveMcp over stdio, 2026-07-28 requests in raw JSON-RPC lines', () =>
     raw.notify('notifications/initialized');
     const echoed = await raw.request('tools/call', { name: 'echo', arguments: { text: 'hi' } });
     expect(echoed.result).toMatchObject({ structuredContent: { text: 'hi' } });
+  });
+});
+
+describe('serveMcp over stdio tells each era of the toolkit’s changes its own way (in-process streams)', () => {
+  @Tool({ name: 'added_later', description: 'Registered while the client is connected' })
+  class AddedLaterTool {
+    run(): string {
+      return 'here';
+    }
+  }
+
+  async function served(): Promise<{ raw: RawStdio; toolkit: Toolkit; server: McpServerHandle }> {
+    const toolkit = new Toolkit();
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const server = await serveMcp(toolkit, { transport: 'stdio', stdin, stdout });
+    return { raw: new RawStdio({ input: stdin, output: stdout }), toolkit, server };
+  }
+
+  it('2026-07-28: on the subscriptions/listen stream that asked for it, stamped with its subscription id', async () => {
+    const { raw, toolkit, server } = await served();
+    try {
+      await raw.request('server/discover', { _meta: envelope({}) });
+      const listening = raw.request('subscriptions/listen', { notifications: { toolsListChanged: true }, _meta: envelope({}) });
+      const ack = await raw.seen((line) => line.method === 'notifications/subscriptions/acknowledged', 'the acknowledgement');
+      const subscription = (ack.params?._meta as Record<string, unknown>)['io.modelcontextprotocol/subscriptionId'];
+      toolkit.register(AddedLaterTool);
+      const changed = await raw.seen((line) => line.method === 'notifications/tools/list_changed', 'the change');
+      expect((changed.params?._meta as Record<string, unknown>)['io.modelcontextprotocol/subscriptionId']).toBe(subscription);
+      const listed = await raw.request('tools/list', { _meta: envelope({}) });
+      expect((listed.result?.tools as Array<{ name: string }>).map((tool) => tool.name)).toEqual(['added_later']);
+      await server.close();
+      // Closing the server ends the stream gracefully: its listen request is answered.
+      expect((await listening).result).toMatchObject({ resultType: 'complete' });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('2025-11-25: to the session, unasked, as before', async () => {
+    const { raw, toolkit, server } = await served();
+    try {
+      await raw.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
+      raw.notify('notifications/initialized');
+      toolkit.register(AddedLaterTool);
+      const changed = await raw.seen((line) => line.method === 'notifications/tools/list_changed', 'the change');
+      expect(changed.params?._meta).toBeUndefined();
+    } finally {
+      await server.close();
+    }
   });
 });
