@@ -86,15 +86,12 @@ const DEV = {
   '@nestjs/common': versionOf('@nestjs/common'),
   '@nestjs/core': versionOf('@nestjs/core'),
   rxjs: versionOf('rxjs'),
-  // The SDK's exports map sends `/package.json` to dist/cjs/package.json, which has no version.
-  '@modelcontextprotocol/sdk': JSON.parse(
-    fs.readFileSync(path.join(REPO, 'node_modules', '@modelcontextprotocol', 'sdk', 'package.json'), 'utf8'),
-  ).version,
-  // McpToolSource's client (the v2 SDK; its exports map has no `/package.json` either).
+  // McpToolSource's client (the v2 SDK; its exports map has no `/package.json`). The 1.x SDK is not
+  // installed: serveMcp serves both eras on the v2 server package.
   '@modelcontextprotocol/client': JSON.parse(
     fs.readFileSync(path.join(REPO, 'node_modules', '@modelcontextprotocol', 'client', 'package.json'), 'utf8'),
   ).version,
-  // serveMcp's 2026-07-28 side (the v2 server package), loaded with the entry.
+  // serveMcp, both eras (the v2 server package), loaded with the entry.
   '@modelcontextprotocol/server': JSON.parse(
     fs.readFileSync(path.join(REPO, 'node_modules', '@modelcontextprotocol', 'server', 'package.json'), 'utf8'),
   ).version,

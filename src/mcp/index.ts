@@ -1,7 +1,8 @@
 /**
  * The Model Context Protocol entry: `import { serveMcp, McpToolSource } from 'toolnexus-ts/mcp'`.
- * A separate entry point, so that users of the core never need `@modelcontextprotocol/sdk`
- * installed; its public types name no type of the SDK. See docs/mcp.md.
+ * A separate entry point, so that users of the core never need the MCP SDK installed: this one
+ * needs `@modelcontextprotocol/server` (serveMcp, both eras) and `@modelcontextprotocol/client`
+ * (McpToolSource); its public types name no type of the SDK. See docs/mcp.md.
  */
 export { serveMcp } from './server/serve';
 export type { McpStdioOptions, McpHttpOptions, McpServerHandle, McpHttpServerHandle } from './server/serve';

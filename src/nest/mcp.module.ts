@@ -42,8 +42,8 @@ const MCP_OPTIONS = Symbol('toolnexus-mcp-options');
  * `serveMcp`'s Streamable HTTP endpoint, on Nest's own HTTP server at `path`: 2025-11-25
  * sessions and stateless 2026-07-28 requests (MRTR round trips, tasks) alike. It is Nest
  * middleware, so guards do not apply: `authorize` signs every request in, and the call is made on
- * behalf of that principal. Needs `@modelcontextprotocol/sdk` and `@modelcontextprotocol/server`,
- * loaded when the module is configured (so `toolnexus-ts/nest` alone never loads them).
+ * behalf of that principal. Needs `@modelcontextprotocol/server` (both eras), loaded when the
+ * module is configured (so `toolnexus-ts/nest` alone never loads it).
  *
  * @example
  * ```ts

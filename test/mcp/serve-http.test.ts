@@ -117,4 +117,20 @@ describe('serveMcp over Streamable HTTP', () => {
     expect(other.sessionCount()).toBe(0);
     await first.close();
   });
+
+  it('ends a session its 2025-11-25 client terminates (DELETE): its place is free, its id then unknown', async () => {
+    const client = new Client({ name: 'leaving', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL(server.url));
+    await client.connect(transport);
+    const sessionId = transport.sessionId as string;
+    const before = server.sessionCount();
+    await transport.terminateSession();
+    expect(server.sessionCount()).toBe(before - 1);
+    const after = await raw(server.url, {
+      headers: { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+    });
+    expect(after.status).toBe(404);
+    await client.close();
+  });
 });

@@ -5,7 +5,7 @@
  * "Entries"). The consumer test (scripts/consumer-test.js) compiles real apps against the packed
  * declarations; this catches the same mistake in the quick set, before a pack.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
@@ -16,9 +16,9 @@ const PEERS = ['class-transformer', 'class-validator'];
 /** What each entry may reach besides them: its own optional peers. */
 const OWN: Record<string, string[]> = {
   './postgres': ['pg'],
-  './mcp': ['@modelcontextprotocol/client', '@modelcontextprotocol/sdk', '@modelcontextprotocol/server', 'zod'],
+  './mcp': ['@modelcontextprotocol/client', '@modelcontextprotocol/server'],
   // The MCP module's types (not loaded until the module is configured); never the A2A SDK.
-  './nest': ['@modelcontextprotocol/sdk', '@modelcontextprotocol/server', '@nestjs/common', '@nestjs/core', 'zod'],
+  './nest': ['@modelcontextprotocol/server', '@nestjs/common', '@nestjs/core'],
   './ai-sdk': ['ai'],
   './openai-agents': ['@openai/agents'],
   './langchain': ['@langchain/core'],
@@ -85,4 +85,35 @@ it('would catch an entry reaching another feature’s SDK', () => {
   // The A2A module's options reach the A2A entry's sources; its push options must not pull the SDK in.
   expect(reached(nest).has('@a2a-js/sdk')).toBe(false);
   expect(reached(join(ROOT, 'src', 'a2a', 'server', 'push.ts')).has('@a2a-js/sdk')).toBe(true);
+});
+
+/** Every TypeScript file under `dir`. */
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sources(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+  );
+}
+
+/** The 1.x MCP SDK named in an import, an export or a `require` of `text` (comments are not code). */
+function namesSdk1(text: string): boolean {
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  return /(?:\bfrom\s*|\brequire\(\s*|\bimport\(\s*)['"]@modelcontextprotocol\/sdk(?:\/[^'"]*)?['"]/.test(code);
+}
+
+it('no source file imports the 1.x MCP SDK: both eras are served on the v2 packages (a devDependency only, for tests)', () => {
+  const files = sources(join(ROOT, 'src'));
+  expect(files.length).toBeGreaterThan(100);
+  expect(files.filter((file) => namesSdk1(readFileSync(file, 'utf8'))).map((file) => file.slice(ROOT.length + 1))).toEqual([]);
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, Record<string, unknown> | undefined>;
+  expect(Object.keys(manifest.peerDependencies ?? {})).not.toContain('@modelcontextprotocol/sdk');
+  expect(Object.keys(manifest.peerDependenciesMeta ?? {})).not.toContain('@modelcontextprotocol/sdk');
+});
+
+it('would catch a source file importing the 1.x MCP SDK', () => {
+  expect(namesSdk1("import { Server } from '@modelcontextprotocol/sdk/server/index.js';")).toBe(true);
+  expect(namesSdk1("import type { Server } from '@modelcontextprotocol/sdk/server/index.js';")).toBe(true);
+  expect(namesSdk1("const { Server } = require('@modelcontextprotocol/sdk/server/index.js');")).toBe(true);
+  expect(namesSdk1("const sdk = await import('@modelcontextprotocol/sdk');")).toBe(true);
+  expect(namesSdk1("import { Server } from '@modelcontextprotocol/server';")).toBe(false);
+  expect(namesSdk1("// once on '@modelcontextprotocol/sdk', now on the v2 packages")).toBe(false);
 });

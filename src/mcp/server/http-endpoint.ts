@@ -1,10 +1,7 @@
 import { checkKeyLease, checkRetention } from '../../suspension/keyed';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { isLegacyRequest } from '@modelcontextprotocol/server';
+import { isInitializeRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type Server } from '@modelcontextprotocol/server';
 import { InvalidArgumentError } from '../../errors';
 import type { ResumeCoordinator } from '../../suspension/coordinator';
 import type { Principal } from '../../suspension/audit';
@@ -12,10 +9,11 @@ import { BoundedEventStore, EventBudget } from './event-store';
 import { principalOf, type HttpGuard, type McpAuthorize } from './http-guard';
 import { authInfoOf, modernHandler } from './modern';
 import { sendWebResponse, webRequestOf } from './node-fetch';
-import { RequestStateSealer, type RequestStateKeys } from './request-state';
+import { mrtrSettingsOf } from './mrtr';
+import { positive } from './bounds';
 import { createMcpServer } from './server';
 import { paramHeaderMismatch } from './param-headers';
-import { taskNameMismatch, type McpTaskSupport } from './tasks';
+import { taskNameMismatch } from './tasks';
 import type { McpServerOptions } from './types';
 
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
@@ -64,35 +62,6 @@ export interface McpEndpointOptions extends McpServerOptions {
    * behind a proxy that authenticates). A session belongs to the principal that opened it.
    */
   authorize?: McpAuthorize;
-  /**
-   * The keys `requestState` is sealed with (HMAC-SHA256, each at least 32 bytes) for
-   * 2026-07-28 clients (docs/mcp.md, "A suspended call over MCP"): the first signs, every one
-   * opens. Give every server process on one store the same list, so a retry may reach any of
-   * them. To rotate: put the new key first, and drop the old one once `requestStateTtlMs` has
-   * passed. Default: a random key of this endpoint (a retry then must reach this process).
-   */
-  requestStateKeys?: RequestStateKeys;
-  /** How long a `requestState` is good for, in ms (default 3 600 000; never past the call's `expiresAt`). */
-  requestStateTtlMs?: number;
-  /**
-   * The page where a call is answered by someone other than the caller (the inbox), given to a
-   * 2026-07-28 client as a URL-mode elicitation when the answer policy says another person
-   * must answer: `(suspensionId) => url`. Without it that client is told only to retry later.
-   */
-  inboxUrl?: (suspensionId: string) => string;
-  /**
-   * Whether a call may become a task for a 2026-07-28 client that declared the tasks extension
-   * (SEP-2663; docs/mcp.md, "Tasks"): when it suspends, or is still running after `taskAfterMs`.
-   * One setting for every tool, or one per tool name (`allowed` for the rest). `never`: MRTR
-   * round trips only; `always`: a client without the extension is refused (`-32021`). Default `allowed`.
-   */
-  tasks?: McpTaskSupport | Record<string, McpTaskSupport>;
-  /**
-   * How long a call of a client that takes tasks may run before it answers a `working` task
-   * instead (SEP-2663's server-directed task creation; docs/mcp.md, "Tasks"), in ms. A call that
-   * ends sooner answers its result. Default 1000.
-   */
-  taskAfterMs?: number;
 }
 
 /** The Streamable HTTP endpoint as a request handler: both eras, its sessions, bounds and checks, on a server of its caller's. */
@@ -109,7 +78,7 @@ export interface McpEndpoint {
 
 interface Session {
   server: Server;
-  transport: StreamableHTTPServerTransport;
+  transport: WebStandardStreamableHTTPServerTransport;
   events: BoundedEventStore;
   /** The principal that opened the session, when `authorize` is set: nobody else may use it. */
   principal?: Principal;
@@ -131,7 +100,8 @@ interface Session {
  * server's), and `path`, when given, is the only path served (404 elsewhere). Each request is
  * served in its own era (docs/mcp.md, "Two eras"): a 2026-07-28 request (its version in its own
  * `_meta`) by the stateless {@link modernHandler}, suspensions as MRTR round trips or tasks;
- * every other one by the 2025-11-25 sessions of the 1.x SDK, suspensions as elicitations.
+ * every other one by the 2025-11-25 sessions (the SDK's Streamable HTTP transport, one per
+ * session, with our bounded event store), suspensions as elicitations.
  */
 export function mcpEndpoint(
   coordinator: ResumeCoordinator,
@@ -154,21 +124,7 @@ export function mcpEndpoint(
   if (authorize !== undefined && typeof authorize !== 'function' && typeof authorize?.byToken !== 'function')
     throw new InvalidArgumentError('authorize must be a function of the request or bearerToken(...)');
   const sessions = new Map<string, Session>();
-  const modern = modernHandler(
-    coordinator,
-    options,
-    {
-      sealer: new RequestStateSealer(options.requestStateKeys ?? [randomBytes(32)]),
-      ttlMs: positive('requestStateTtlMs', options.requestStateTtlMs, 3_600_000),
-      clock,
-      ...(options.inboxUrl ? { inboxUrl: options.inboxUrl } : {}),
-      taskSupport: (tool) => (typeof options.tasks === 'string' ? options.tasks : (options.tasks?.[tool] ?? 'allowed')),
-      taskAfterMs: atLeastZero('taskAfterMs', options.taskAfterMs, 1000),
-      ...(options.idempotencyRetentionMs !== undefined ? { idempotencyRetentionMs: options.idempotencyRetentionMs } : {}),
-      ...(options.idempotencyLeaseMs !== undefined ? { idempotencyLeaseMs: options.idempotencyLeaseMs } : {}),
-    },
-    maxBodyBytes,
-  );
+  const modern = modernHandler(coordinator, options, mrtrSettingsOf(options, clock), maxBodyBytes);
 
   const drop = (id: string): Session | undefined => {
     const session = sessions.get(id);
@@ -209,7 +165,7 @@ export function mcpEndpoint(
     return evictIdlest([...sessions]);
   };
   /** Keeps `session.inFlight` to the client's requests the server has not answered yet. */
-  const countCalls = (transport: StreamableHTTPServerTransport, session: () => Session | undefined): void => {
+  const countCalls = (transport: WebStandardStreamableHTTPServerTransport, session: () => Session | undefined): void => {
     const received = transport.onmessage;
     transport.onmessage = (message, extra) => {
       const calls = session()?.inFlight;
@@ -282,13 +238,13 @@ export function mcpEndpoint(
         if (session === 'forbidden') return rpcError(res, 403, -32000, 'the session belongs to another principal');
         if (!session) return rpcError(res, 404, -32001, 'session not found');
         track(session, res);
-        return session.transport.handleRequest(req, res, body.value);
+        return serveSession(session.transport, req, res, body.value);
       }
       if (!isInitializeRequest(body.value)) return rpcError(res, 400, -32000, 'no mcp-session-id, and not an initialize request');
       if (!admit(principal)) return rpcError(res, 503, -32000, 'too many sessions, all with calls in flight');
       const server = createMcpServer(coordinator, options, principal);
       const events = new BoundedEventStore({ maxEvents, maxBytes: maxEventBytes, budget });
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         eventStore: events,
         retryInterval,
@@ -310,14 +266,14 @@ export function mcpEndpoint(
       countCalls(transport, () => (transport.sessionId === undefined ? undefined : sessions.get(transport.sessionId)));
       // Between admit() and onsessioninitialized only microtasks run (the body is parsed), so no
       // other initialize can take the place meanwhile.
-      return transport.handleRequest(req, res, body.value);
+      return serveSession(transport, req, res, body.value);
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
       const session = sessionId === undefined ? undefined : sessionFor(sessionId);
       if (session === 'forbidden') return rpcError(res, 403, -32000, 'the session belongs to another principal');
       if (!session) return rpcError(res, sessionId === undefined ? 400 : 404, -32001, 'session not found');
       track(session, res);
-      return session.transport.handleRequest(req, res);
+      return serveSession(session.transport, req, res);
     }
     res.setHeader('allow', 'GET, POST, DELETE');
     return reply(res, 405, 'method not allowed');
@@ -341,6 +297,21 @@ export function mcpEndpoint(
       await Promise.allSettled(open.map((session) => session.server.close()));
     },
   };
+}
+
+/**
+ * One request of a 2025-11-25 session, through the SDK's web-standard transport: the body
+ * serveMcp already read (and bounded) is handed over parsed; the response, a JSON body or an
+ * SSE stream, is written to `res` as it comes.
+ */
+async function serveSession(
+  transport: WebStandardStreamableHTTPServerTransport,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body?: unknown,
+): Promise<void> {
+  const response = await transport.handleRequest(webRequestOf(req, res, body), body === undefined ? {} : { parsedBody: body });
+  return sendWebResponse(response, res);
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -389,17 +360,4 @@ function rpcError(res: ServerResponse, status: number, code: number, message: st
 function reply(res: ServerResponse, status: number, text: string): void {
   res.writeHead(status, { 'content-type': 'text/plain' });
   res.end(text);
-}
-
-function atLeastZero(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 0)
-    throw new InvalidArgumentError(`${name} must be an integer of at least 0, got ${String(value)}`);
-  return value;
-}
-
-function positive(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) throw new InvalidArgumentError(`${name} must be a positive integer, got ${String(value)}`);
-  return value;
 }

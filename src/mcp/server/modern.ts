@@ -41,21 +41,25 @@ const MAX_TASK_RUNS = 1000;
 export const PRINCIPAL_EXTRA = 'toolnexus/principal';
 
 /**
- * The 2026-07-28 half of serveMcp over HTTP (docs/mcp.md, "Two eras"): the SDK's per-request
- * handler (`server/discover`, the `_meta` envelope, the `Mcp-Method`/`Mcp-Name` header checks,
- * `subscriptions/listen`, cache hints) around one fresh low-level server per request whose
- * tools are the coordinator's. 2025-era requests never reach it (`legacy: 'reject'`): serveMcp
- * routes them to its sessions first. Changes of the toolkit and the catalog are published to
- * the open `subscriptions/listen` streams; `close` stops that and the handler.
+ * What every 2026-07-28 request served by one server (an HTTP endpoint, a stdio connection)
+ * shares: its MRTR settings, its skills (published, read and digested, once) and the tasks of
+ * calls still running when they had to answer, whichever request asks.
  */
-export function modernHandler(
+export interface ModernServing {
+  mrtr: MrtrSettings;
+  shelf?: SkillShelf;
+  runs: TaskRuns;
+  /** How requests arrive, for telemetry: `tcp` over HTTP, `pipe` over stdio. */
+  transport: 'tcp' | 'pipe';
+}
+
+/** The {@link ModernServing} of one server. */
+export function modernServing(
   coordinator: ResumeCoordinator,
   options: McpServerOptions,
   mrtr: MrtrSettings,
-  maxRequestBodySize: number,
-): { handler: McpHttpHandler; close(): Promise<void> } {
-  // One shelf for every request: its skills are published (read and digested) once.
-  const shelf = options.skills ? new SkillShelf(options.skills) : undefined;
+  transport: 'tcp' | 'pipe',
+): ModernServing {
   // The tasks of calls still running when they had to answer, whichever request asks about them.
   // Kept in the coordinator's store when it keeps them, so every process on it answers for them;
   // held by a lease as long as a served call's idempotency key is (docs/mcp.md, "Tasks").
@@ -73,7 +77,25 @@ export function modernHandler(
       return tool ? (given: ModernCall) => serveModernCall(coordinator, given, mrtr, tool.outputSchema) : undefined;
     },
   );
-  const handler = createMcpHandler(({ authInfo }) => modernServer(coordinator, options, mrtr, principalOfAuth(authInfo), shelf, runs), {
+  return { mrtr, runs, transport, ...(options.skills ? { shelf: new SkillShelf(options.skills) } : {}) };
+}
+
+/**
+ * The 2026-07-28 half of serveMcp over HTTP (docs/mcp.md, "Two eras"): the SDK's per-request
+ * handler (`server/discover`, the `_meta` envelope, the `Mcp-Method`/`Mcp-Name` header checks,
+ * `subscriptions/listen`, cache hints) around one fresh low-level server per request whose
+ * tools are the coordinator's. 2025-era requests never reach it (`legacy: 'reject'`): serveMcp
+ * routes them to its sessions first. Changes of the toolkit and the catalog are published to
+ * the open `subscriptions/listen` streams; `close` stops that and the handler.
+ */
+export function modernHandler(
+  coordinator: ResumeCoordinator,
+  options: McpServerOptions,
+  mrtr: MrtrSettings,
+  maxRequestBodySize: number,
+): { handler: McpHttpHandler; close(): Promise<void> } {
+  const serving = modernServing(coordinator, options, mrtr, 'tcp');
+  const handler = createMcpHandler(({ authInfo }) => modernServer(coordinator, options, serving, principalOfAuth(authInfo)), {
     legacy: 'reject',
     maxRequestBodySize,
   });
@@ -107,14 +129,17 @@ function principalOfAuth(authInfo: AuthInfo | undefined): Principal | undefined 
   return principal && typeof principal.id === 'string' ? principal : undefined;
 }
 
-function modernServer(
+/**
+ * One low-level server of the 2026-07-28 era whose tools are the coordinator's: one per request
+ * over HTTP (its principal the one `authorize` named), one per connection over stdio.
+ */
+export function modernServer(
   coordinator: ResumeCoordinator,
   options: McpServerOptions,
-  mrtr: MrtrSettings,
+  serving: ModernServing,
   principal: Principal | undefined,
-  shelf: SkillShelf | undefined,
-  runs: TaskRuns,
 ): Server {
+  const { mrtr, shelf, runs } = serving;
   const catalog = options.catalog;
   const card = options.approvalCard === true;
   const server = new Server(
@@ -143,7 +168,7 @@ function modernServer(
     const { span, context } = startMcpServerCall(
       tracing,
       request.params.name,
-      { transport: 'tcp', requestId: ctx.mcpReq.id },
+      { transport: serving.transport, requestId: ctx.mcpReq.id },
       request.params._meta,
     );
     try {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { executeOnce } from '../../suspension/keyed';
 import { AnswerRefusedError } from '../../errors';
 import { messageOf } from '../../errors/message';
@@ -16,7 +17,8 @@ import { RequestStateSealer, requestDigest } from './request-state';
 import { inputRoundOf, type McpInputRequest, type McpInputRound } from './input-round';
 import type { McpTaskSupport } from './tasks';
 import { outOfBandResult, toMcpResult, type McpCallResult } from './results';
-import type { McpToolContext } from './types';
+import type { McpServerOptions, McpToolContext } from './types';
+import { atLeastZero, positive } from './bounds';
 
 /** What the 2026-07-28 `tools/call` answers: a tool result, or the MRTR round trip of a suspension. */
 export type ModernCallResult = McpCallResult | InputRequired;
@@ -46,6 +48,23 @@ export interface MrtrSettings {
   idempotencyRetentionMs?: number;
   /** `McpServerOptions.idempotencyLeaseMs`. */
   idempotencyLeaseMs?: number;
+}
+
+/**
+ * The MRTR settings of one server, from its options (checked): over HTTP one endpoint's, over
+ * stdio one connection's. Without `requestStateKeys`, a random key of this process seals.
+ */
+export function mrtrSettingsOf(options: McpServerOptions, clock: { now(): number } = Date): MrtrSettings {
+  return {
+    sealer: new RequestStateSealer(options.requestStateKeys ?? [randomBytes(32)]),
+    ttlMs: positive('requestStateTtlMs', options.requestStateTtlMs, 3_600_000),
+    clock,
+    ...(options.inboxUrl ? { inboxUrl: options.inboxUrl } : {}),
+    taskSupport: (tool) => (typeof options.tasks === 'string' ? options.tasks : (options.tasks?.[tool] ?? 'allowed')),
+    taskAfterMs: atLeastZero('taskAfterMs', options.taskAfterMs, 1000),
+    ...(options.idempotencyRetentionMs !== undefined ? { idempotencyRetentionMs: options.idempotencyRetentionMs } : {}),
+    ...(options.idempotencyLeaseMs !== undefined ? { idempotencyLeaseMs: options.idempotencyLeaseMs } : {}),
+  };
 }
 
 /** One `tools/call` of a 2026-07-28 client, with what the request carried. */

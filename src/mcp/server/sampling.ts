@@ -1,6 +1,4 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import { InvalidArgumentError } from '../../errors';
 import type { McpSample, McpSampleRequest, McpSampleResult, McpSamplingLimits } from './types';
 
@@ -13,11 +11,7 @@ const MAX_ANSWER_CHARS = 1_000_000;
  * `sampling/createMessage` tied to the call (so the client can show which tool asks), and the
  * answer checked for its shape and bounded. The call's signal cancels it.
  */
-export function samplerFor(
-  server: Server,
-  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
-  options: McpSamplingLimits = {},
-): McpSample {
+export function samplerFor(server: Server, extra: ServerContext, options: McpSamplingLimits = {}): McpSample {
   const limits = { ...DEFAULTS, ...options };
   return async (request: McpSampleRequest): Promise<McpSampleResult> => {
     check(request, limits);
@@ -30,7 +24,7 @@ export function samplerFor(
         ...(request.stopSequences !== undefined ? { stopSequences: request.stopSequences } : {}),
         ...(request.modelPreferences !== undefined ? { modelPreferences: request.modelPreferences } : {}),
       },
-      { signal: extra.signal, timeout: limits.timeoutMs, relatedRequestId: extra.requestId },
+      { signal: extra.mcpReq.signal, timeout: limits.timeoutMs, relatedRequestId: extra.mcpReq.id },
     );
     const content = answer.content as { type?: unknown; text?: unknown; data?: unknown; mimeType?: unknown };
     const result: McpSampleResult = { role: answer.role, model: String(answer.model), content: { type: 'text', text: '' } };

@@ -1,14 +1,19 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Readable, Writable } from 'node:stream';
 import { InvalidArgumentError } from '../../errors';
 import type { ResumeCoordinator } from '../../suspension/coordinator';
 import { mcpEndpoint, type McpEndpointOptions } from './http-endpoint';
 import { defaultAllowedHosts, HttpGuard } from './http-guard';
-import { coordinatorOf, createMcpServer } from './server';
+import { coordinatorOf } from './server';
+import { serveStdioEras } from './stdio';
+import { checkKeyLease, checkRetention } from '../../suspension/keyed';
 import type { McpServerOptions, McpToolHost } from './types';
 
-/** {@link serveMcp} over stdin/stdout: what Claude Desktop and VS Code start as a child process. */
+/**
+ * {@link serveMcp} over stdin/stdout: what Claude Desktop and VS Code start as a child process.
+ * Both eras: each connection is served in the one its client opens with (docs/mcp.md, "Two eras").
+ */
 export interface McpStdioOptions extends McpServerOptions {
   transport: 'stdio';
   /** Streams to use instead of the process's own (tests). */
@@ -65,7 +70,8 @@ const WILDCARD_V6 = new Set(['::', '[::]', '::0']);
 /**
  * Serves a Toolkit (or a ResumeCoordinator with its store) to MCP clients: `tools/list` from
  * the tools' schemas, `tools/call` through the coordinator, suspensions asked through the
- * client's elicitation (docs/mcp.md).
+ * client's elicitation (2025-11-25) or answered `input_required` (2026-07-28), over stdio and
+ * HTTP alike (docs/mcp.md).
  *
  * @example
  * ```ts
@@ -78,13 +84,12 @@ export function serveMcp(host: McpToolHost, options: McpHttpOptions): Promise<Mc
 export async function serveMcp(host: McpToolHost, options: McpStdioOptions | McpHttpOptions): Promise<McpServerHandle> {
   const coordinator = coordinatorOf(host);
   if (options?.transport === 'stdio') {
-    const server = createMcpServer(coordinator, options);
-    const transport = new StdioServerTransport(
-      options.stdin as NodeJS.ReadStream | undefined,
-      options.stdout as NodeJS.WriteStream | undefined,
-    );
-    await server.connect(transport);
-    return { coordinator, close: () => server.close() };
+    const { transport: _transport, stdin, stdout, ...serverOptions } = options;
+    checkRetention('McpServerOptions.idempotencyRetentionMs', serverOptions.idempotencyRetentionMs);
+    checkKeyLease('McpServerOptions.idempotencyLeaseMs', serverOptions.idempotencyLeaseMs);
+    const streams = { ...(stdin ? { stdin: stdin as Readable } : {}), ...(stdout ? { stdout: stdout as Writable } : {}) };
+    const served = serveStdioEras(coordinator, serverOptions, streams);
+    return { coordinator, close: () => served.close() };
   }
   if (options?.transport === 'http') return serveHttp(coordinator, options);
   throw new InvalidArgumentError(`serveMcp needs { transport: 'stdio' } or { transport: 'http' }`);

@@ -1,24 +1,14 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  CallToolRequestSchema,
-  CompleteRequestSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-  SetLevelRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
   type CallToolRequest,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import * as z from 'zod/v4';
+  type JSONRPCMessage,
+  type RequestId,
+  type ServerContext,
+  type StandardSchemaV1,
+  type Transport,
+} from '@modelcontextprotocol/server';
 import { InvalidArgumentError } from '../../errors';
 import { messageOf } from '../../errors/message';
 import { failure, pendingOf } from '../../results/helpers';
@@ -46,7 +36,32 @@ import { errorTypeOf, Telemetry } from '../../telemetry/telemetry';
 const DEFAULT_ELICITATION_TIMEOUT_MS = 600_000;
 const LOG_RANK: Record<ToolLogLevel, number> = { debug: 0, info: 1, notice: 2, warning: 3, error: 4, critical: 5, alert: 6, emergency: 7 };
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** The not-found code of `resources/read` at 2025-11-25 (the MCP spec's `-32002`; 2026-07-28 retired it for `-32602`). */
+const RESOURCE_NOT_FOUND = -32002;
+const INVALID_PARAMS = -32602;
+
+/**
+ * The SDK's server for one 2025-11-25 session (or stdio connection), keeping the spec's
+ * `-32002` for an unknown resource: the SDK (2.4) writes every `-32002` as `-32602`, the code
+ * 2026-07-28 standardized, on both eras; a 2025-11-25 client of this server has always been
+ * told `-32002`, so the requests answered so are put back as they were.
+ */
+class SessionServer extends Server {
+  /** Requests answered "no such resource", until their error is sent. */
+  readonly notFound = new Set<RequestId>();
+
+  override async connect(transport: Transport): Promise<void> {
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => send(this.restoreNotFound(message), options);
+    await super.connect(transport);
+  }
+
+  private restoreNotFound(message: JSONRPCMessage): JSONRPCMessage {
+    if (!('error' in message) || message.id === undefined || !this.notFound.delete(message.id)) return message;
+    // The SDK's own mapping of the code thrown: anything else is left as the SDK wrote it.
+    return message.error.code === INVALID_PARAMS ? { ...message, error: { ...message.error, code: RESOURCE_NOT_FOUND } } : message;
+  }
+}
 
 /** The coordinator a host's calls go through; a bare Toolkit gets one with an in-memory store. */
 export function coordinatorOf(host: McpToolHost): ResumeCoordinator {
@@ -55,14 +70,17 @@ export function coordinatorOf(host: McpToolHost): ResumeCoordinator {
   throw new InvalidArgumentError('serveMcp needs a Toolkit or a ResumeCoordinator');
 }
 
-/** One SDK server (one per session over HTTP) whose tools are the coordinator's toolkit's. */
+/**
+ * One SDK server for the 2025-11-25 era (one per session over HTTP, one per connection over
+ * stdio) whose tools are the coordinator's toolkit's; suspensions are asked by elicitation.
+ */
 export function createMcpServer(coordinator: ResumeCoordinator, options: McpServerOptions = {}, principal?: Principal): Server {
   const catalog = options.catalog;
   const shelf = options.skills ? new SkillShelf(options.skills) : undefined;
   const card = options.approvalCard === true;
   checkRetention('McpServerOptions.idempotencyRetentionMs', options.idempotencyRetentionMs);
   checkKeyLease('McpServerOptions.idempotencyLeaseMs', options.idempotencyLeaseMs);
-  const server = new Server(
+  const server = new SessionServer(
     { name: options.name ?? 'toolnexus', version: options.version ?? '0.0.0' },
     {
       capabilities: {
@@ -88,29 +106,31 @@ export function createMcpServer(coordinator: ResumeCoordinator, options: McpServ
   const elicitationTimeoutMs = options.elicitationTimeoutMs ?? DEFAULT_ELICITATION_TIMEOUT_MS;
   const telemetry = new Telemetry(options.telemetry, 'serveMcp');
   let minLevel = 0;
-  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+  // Our own level, in place of the SDK's: one per session, and no level set means every line is sent.
+  server.setRequestHandler('logging/setLevel', (request) => {
     minLevel = LOG_RANK[request.params.level];
     return {};
   });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolListing(coordinator, card) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.setRequestHandler('tools/list', () => ({ tools: toolListing(coordinator, card) }));
+  server.setRequestHandler('tools/call', async (request, ctx) => ({ ...(await serveCall(request, ctx)) }));
+  const serveCall = async (request: CallToolRequest, ctx: ServerContext): Promise<McpCallResult> => {
     if (card && isCardTool(request.params.name)) {
-      const by = principal ?? elicitationPrincipal({ clientId: extra.authInfo?.clientId, sessionId: extra.sessionId });
+      const by = principal ?? elicitationPrincipal({ clientId: ctx.http?.authInfo?.clientId, sessionId: ctx.sessionId });
       const mcp: McpCallInfo = { protocol: 'legacy', ...(principal ? { principal: { ...principal } } : {}) };
-      return serveCardTool(coordinator, request.params.name, request.params.arguments ?? {}, by, { signal: extra.signal, mcp });
+      return serveCardTool(coordinator, request.params.name, request.params.arguments ?? {}, by, { signal: ctx.mcpReq.signal, mcp });
     }
     const log = (level: ToolLogLevel, message: string, data?: unknown): void => {
       if ((LOG_RANK[level] ?? 0) < minLevel) return;
       const payload = data === undefined ? message : { message, data };
-      extra
-        .sendNotification({ method: 'notifications/message', params: { level, logger: request.params.name, data: payload } })
+      ctx.mcpReq
+        .notify({ method: 'notifications/message', params: { level, logger: request.params.name, data: payload } })
         .catch(() => undefined);
     };
-    const call = () => callTool(server, coordinator, request, extra, log, elicitationTimeoutMs, principal, options);
+    const call = () => callTool(server, coordinator, request, ctx, log, elicitationTimeoutMs, principal, options);
     const tracing = telemetry.active();
     if (!tracing) return call();
-    const site: McpCallSite = { transport: extra.sessionId === undefined ? 'pipe' : 'tcp', requestId: extra.requestId };
-    if (extra.sessionId !== undefined) site.sessionId = extra.sessionId;
+    const site: McpCallSite = { transport: ctx.sessionId === undefined ? 'pipe' : 'tcp', requestId: ctx.mcpReq.id };
+    if (ctx.sessionId !== undefined) site.sessionId = ctx.sessionId;
     const { span, context } = startMcpServerCall(tracing, request.params.name, site, request.params._meta);
     try {
       const result = await tracing.within(context, call);
@@ -120,7 +140,7 @@ export function createMcpServer(coordinator: ResumeCoordinator, options: McpServ
       endMcpCall(tracing, span, { thrown: errorTypeOf(error) });
       throw error;
     }
-  });
+  };
   return server;
 }
 
@@ -128,7 +148,7 @@ async function callTool(
   server: Server,
   coordinator: ResumeCoordinator,
   request: CallToolRequest,
-  extra: Extra,
+  extra: ServerContext,
   log: McpToolContext['log'],
   elicitationTimeoutMs: number,
   principal: Principal | undefined,
@@ -139,16 +159,18 @@ async function callTool(
   if (!tool) return { content: [{ type: 'text', text: `unknown tool: ${name}` }], isError: true };
   const mcp: McpCallInfo = { protocol: 'legacy' };
   if (extra.sessionId !== undefined) mcp.sessionId = extra.sessionId;
-  if (extra.closeSSEStream) mcp.closeStream = extra.closeSSEStream;
+  const closeStream = extra.http?.closeSSE;
+  if (closeStream) mcp.closeStream = closeStream;
   if (principal) mcp.principal = { ...principal };
-  const ctx: McpToolContext = { signal: extra.signal, log, mcp };
+  const signal = extra.mcpReq.signal;
+  const ctx: McpToolContext = { signal, log, mcp };
   // Asking the client's model is offered only to a client that declared it can be asked.
   if (server.getClientCapabilities()?.sampling) ctx.sample = samplerFor(server, extra, options.sampling);
-  const progress = progressFor(request.params._meta?.progressToken, (notification) => extra.sendNotification(notification));
+  const progress = progressFor(request.params._meta?.progressToken, (notification) => extra.mcpReq.notify(notification));
   if (progress) ctx.progress = progress;
   // Who calls, and so who answers what is elicited from this client: the principal the host's
   // authorize hook named, else the MCP client or session (never a name the client gives itself).
-  const by = principal ?? elicitationPrincipal({ clientId: extra.authInfo?.clientId, sessionId: extra.sessionId });
+  const by = principal ?? elicitationPrincipal({ clientId: extra.http?.authInfo?.clientId, sessionId: extra.sessionId });
   let result: ToolResult;
   try {
     // The call is made on the caller's behalf: with an answer policy, they may not approve it themselves.
@@ -182,19 +204,16 @@ async function callTool(
       try {
         // formSchemaOf checked the fields against what MCP forms allow; the SDK's type lists each shape.
         const params = plan.elicit as Parameters<Server['elicitInput']>[0];
-        reply = await server.elicitInput(params, {
-          signal: extra.signal,
-          timeout: elicitationTimeoutMs,
-          relatedRequestId: extra.requestId,
-        });
+        // Tied to the call (`relatedRequestId`), so over HTTP it goes on the call's own stream.
+        reply = await server.elicitInput(params, { signal, timeout: elicitationTimeoutMs, relatedRequestId: extra.mcpReq.id });
       } catch (error) {
-        if (extra.signal.aborted) return { content: [{ type: 'text', text: `${name} cancelled` }], isError: true };
+        if (signal.aborted) return { content: [{ type: 'text', text: `${name} cancelled` }], isError: true };
         return outOfBandResult(shown, `the elicitation failed: ${messageOf(error)}`);
       }
       const refused = answerProblem(plan.elicit, reply);
       if (refused) return outOfBandResult(shown, `the answer was refused: ${refused}`);
       // Answered as a principal, as the inbox and the CLI answer (docs/design.md, "the path of an answer").
-      const answered = await answerAs(coordinator, answerOf(pending, reply), { by, context: ctx, signal: extra.signal });
+      const answered = await answerAs(coordinator, answerOf(pending, reply), { by, context: ctx, signal });
       result = answered.outcome ?? failure(`suspension ${pending.id} is ${answered.call.status}`);
     }
   } catch (error) {
@@ -208,43 +227,46 @@ async function callTool(
  * prompts, completions, and subscriptions kept per session. The session is told when a list
  * changes or a resource it subscribed to is updated, until it closes.
  */
-function serveCatalog(server: Server, catalog: McpCatalog, shelf: SkillShelf | undefined, card: boolean): void {
+function serveCatalog(server: SessionServer, catalog: McpCatalog, shelf: SkillShelf | undefined, card: boolean): void {
   const subscribed = new Set<string>();
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+  server.setRequestHandler('resources/list', async () => ({
     resources: [...(shelf ? await shelf.resources() : []), ...catalog.resources(), ...(card ? [cardResourceListing()] : [])],
   }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: catalog.templates() }));
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: catalog.prompts() }));
-  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
+  server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: catalog.templates() }));
+  server.setRequestHandler('prompts/list', () => ({ prompts: catalog.prompts() }));
+  server.setRequestHandler('resources/read', (request, ctx) =>
     card && request.params.uri === APPROVAL_CARD_URI
       ? { contents: cardContents() }
-      : asProtocolError(RESOURCE_NOT_FOUND, async () => ({
-          contents: shelf?.owns(request.params.uri)
+      : asProtocolError(notFoundOf(server, ctx), async () => ({
+          contents: (shelf?.owns(request.params.uri)
             ? await shelf.read(request.params.uri)
-            : await catalog.read(request.params.uri, catalogContext(extra)),
+            : await catalog.read(request.params.uri, catalogContext(ctx))) as never,
         })),
   );
-  server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
-    asProtocolError(ErrorCode.InvalidParams, () =>
-      catalog.getPrompt(request.params.name, request.params.arguments ?? {}, catalogContext(extra)),
-    ),
+  server.setRequestHandler('prompts/get', (request, ctx) =>
+    asProtocolError(undefined, async () => ({
+      ...(await catalog.getPrompt(request.params.name, request.params.arguments ?? {}, catalogContext(ctx))),
+    })),
   );
-  server.setRequestHandler(CompleteRequestSchema, (request) =>
-    asProtocolError(ErrorCode.InvalidParams, async () => {
+  server.setRequestHandler('completion/complete', (request) =>
+    asProtocolError(undefined, async () => {
       const ref = request.params.ref;
       const target =
         ref.type === 'ref/prompt' ? { type: 'prompt' as const, name: ref.name } : { type: 'template' as const, uriTemplate: ref.uri };
       const context = request.params.context?.arguments ? { arguments: request.params.context.arguments } : {};
-      return { completion: await catalog.complete(target, request.params.argument, context) };
+      return { completion: { ...(await catalog.complete(target, request.params.argument, context)) } };
     }),
   );
-  server.setRequestHandler(SubscribeRequestSchema, (request) => {
+  server.setRequestHandler('resources/subscribe', (request) => {
     if (subscribed.size >= MAX_SUBSCRIPTIONS && !subscribed.has(request.params.uri))
-      throw new McpError(ErrorCode.InvalidRequest, `at most ${MAX_SUBSCRIPTIONS} resources may be subscribed to in one session`);
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
+        `at most ${MAX_SUBSCRIPTIONS} resources may be subscribed to in one session`,
+      );
     subscribed.add(request.params.uri);
     return {};
   });
-  server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+  server.setRequestHandler('resources/unsubscribe', (request) => {
     subscribed.delete(request.params.uri);
     return {};
   });
@@ -273,26 +295,41 @@ function serveCatalog(server: Server, catalog: McpCatalog, shelf: SkillShelf | u
  * of the skills' files (with a catalog, its handlers answer the skills' URIs too).
  */
 function serveSkills(server: Server, shelf: SkillShelf): void {
-  const params = z.looseObject({ cursor: z.string().optional(), uri: z.unknown().optional() }).optional();
-  server.setRequestHandler(z.object({ method: z.literal('skills/list'), params }), (request) =>
-    asProtocolError(ErrorCode.InvalidParams, () => shelf.list(request.params?.cursor)),
+  server.setRequestHandler('skills/list', { params: PARAMS }, (params) =>
+    asProtocolError(undefined, async () => {
+      if (params.cursor !== undefined && typeof params.cursor !== 'string')
+        throw new McpCatalogError('skills/list: cursor must be a string', 'invalid');
+      return { ...(await shelf.list(params.cursor)) };
+    }),
   );
-  server.setRequestHandler(z.object({ method: z.literal('skills/get'), params }), (request) =>
-    asProtocolError(ErrorCode.InvalidParams, async () => ({ skill: await shelf.get(request.params?.uri) })),
+  server.setRequestHandler('skills/get', { params: PARAMS }, (params) =>
+    asProtocolError(undefined, async () => ({ skill: await shelf.get(params.uri) })),
   );
 }
 
+/** A custom method's params, read field by field where they are used (a Standard Schema that checks only the shape). */
+const PARAMS: StandardSchemaV1<Record<string, unknown>> = {
+  '~standard': {
+    version: 1,
+    vendor: 'toolnexus',
+    validate: (value) =>
+      typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? { value: value as Record<string, unknown> }
+        : { issues: [{ message: 'params must be an object' }] },
+  },
+};
+
 /** Resources without a catalog: the skills' files and the approval card, each read by its own URI. */
-function serveOwnResources(server: Server, shelf: SkillShelf | undefined, card: boolean): void {
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+function serveOwnResources(server: SessionServer, shelf: SkillShelf | undefined, card: boolean): void {
+  server.setRequestHandler('resources/list', async () => ({
     resources: [...(shelf ? await shelf.resources() : []), ...(card ? [cardResourceListing()] : [])],
   }));
-  server.setRequestHandler(ReadResourceRequestSchema, (request) =>
+  server.setRequestHandler('resources/read', (request, ctx) =>
     card && request.params.uri === APPROVAL_CARD_URI
       ? { contents: cardContents() }
-      : asProtocolError(RESOURCE_NOT_FOUND, async () => {
+      : asProtocolError(notFoundOf(server, ctx), async () => {
           if (!shelf) throw new McpCatalogError(`no resource ${request.params.uri}`, 'not-found');
-          return { contents: await shelf.read(request.params.uri) };
+          return { contents: (await shelf.read(request.params.uri)) as never };
         }),
   );
 }
@@ -300,19 +337,30 @@ function serveOwnResources(server: Server, shelf: SkillShelf | undefined, card: 
 /** Most resources one session may subscribe to: a client cannot grow the server's memory without bound. */
 const MAX_SUBSCRIPTIONS = 1000;
 
-function catalogContext(extra: Extra): { signal: AbortSignal; mcp: { sessionId?: string } } {
-  return { signal: extra.signal, mcp: extra.sessionId !== undefined ? { sessionId: extra.sessionId } : {} };
+function catalogContext(ctx: ServerContext): { signal: AbortSignal; mcp: { sessionId?: string } } {
+  return { signal: ctx.mcpReq.signal, mcp: ctx.sessionId !== undefined ? { sessionId: ctx.sessionId } : {} };
 }
 
-/** The catalog's refusals as the protocol's errors: an unknown resource is -32002, as the MCP spec names it; bad input -32602. */
-async function asProtocolError<T>(notFound: number, work: () => Promise<T>): Promise<T> {
+/** Marks the request as answered "no such resource", so its error goes out as `-32002`. */
+function notFoundOf(server: SessionServer, ctx: ServerContext): () => void {
+  return () => void server.notFound.add(ctx.mcpReq.id);
+}
+
+/**
+ * The catalog's refusals as the protocol's errors: an unknown resource is -32002, as the MCP
+ * spec (2025-11-25) names it, where `notFound` is given; bad input -32602.
+ */
+async function asProtocolError<T>(notFound: (() => void) | undefined, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof McpCatalogError)
-      throw new McpError(error.reason === 'not-found' ? notFound : ErrorCode.InvalidParams, error.message);
-    throw new McpError(ErrorCode.InternalError, messageOf(error));
+    if (error instanceof McpCatalogError) {
+      if (error.reason === 'not-found' && notFound) {
+        notFound();
+        throw new ProtocolError(RESOURCE_NOT_FOUND, error.message);
+      }
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
+    }
+    throw new ProtocolError(ProtocolErrorCode.InternalError, messageOf(error));
   }
 }
-
-const RESOURCE_NOT_FOUND = -32002;

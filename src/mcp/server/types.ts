@@ -4,6 +4,8 @@
  * types, so `skipLibCheck: false` without `esModuleInterop` still compiles, and quickly.
  */
 import type { Principal } from '../../suspension/audit';
+import type { RequestStateKeys } from './request-state';
+import type { McpTaskSupport } from './tasks';
 import type { McpCatalog } from './catalog/catalog';
 import type { ResumeCoordinator } from '../../suspension/coordinator';
 import type { ToolContext } from '../../toolkit/context';
@@ -14,7 +16,10 @@ import type { Toolkit } from '../../toolkit/toolkit';
 /** What an MCP server serves: a Toolkit (suspensions kept in memory), or a ResumeCoordinator and its store. */
 export type McpToolHost = Toolkit | ResumeCoordinator;
 
-/** Options every transport of {@link serveMcp} shares. */
+/**
+ * Options every transport of {@link serveMcp} shares: stdio and HTTP both serve 2025-11-25
+ * (sessions, elicitation) and 2026-07-28 (MRTR round trips, tasks) clients.
+ */
 export interface McpServerOptions {
   /** The server's name in the `initialize` answer. Default `toolnexus`. */
   name?: string;
@@ -64,6 +69,35 @@ export interface McpServerOptions {
    * holder's process died (or stalled) this long. Default ten minutes.
    */
   idempotencyLeaseMs?: number;
+  /**
+   * The keys `requestState` is sealed with (HMAC-SHA256, each at least 32 bytes) for
+   * 2026-07-28 clients (docs/mcp.md, "A suspended call over MCP"): the first signs, every one
+   * opens. Give every server process on one store the same list, so a retry may reach any of
+   * them. To rotate: put the new key first, and drop the old one once `requestStateTtlMs` has
+   * passed. Default: a random key of this server (a retry then must reach this process).
+   */
+  requestStateKeys?: RequestStateKeys;
+  /** How long a `requestState` is good for, in ms (default 3 600 000; never past the call's `expiresAt`). */
+  requestStateTtlMs?: number;
+  /**
+   * The page where a call is answered by someone other than the caller (the inbox), given to a
+   * 2026-07-28 client as a URL-mode elicitation when the answer policy says another person
+   * must answer: `(suspensionId) => url`. Without it that client is told only to retry later.
+   */
+  inboxUrl?: (suspensionId: string) => string;
+  /**
+   * Whether a call may become a task for a 2026-07-28 client that declared the tasks extension
+   * (SEP-2663; docs/mcp.md, "Tasks"): when it suspends, or is still running after `taskAfterMs`.
+   * One setting for every tool, or one per tool name (`allowed` for the rest). `never`: MRTR
+   * round trips only; `always`: a client without the extension is refused (`-32021`). Default `allowed`.
+   */
+  tasks?: McpTaskSupport | Record<string, McpTaskSupport>;
+  /**
+   * How long a call of a client that takes tasks may run before it answers a `working` task
+   * instead (SEP-2663's server-directed task creation; docs/mcp.md, "Tasks"), in ms. A call that
+   * ends sooner answers its result. Default 1000.
+   */
+  taskAfterMs?: number;
 }
 
 /** Bounds on `ctx.sample`: what one request may ask of the client's model. */
