@@ -9,17 +9,7 @@
 import { Toolkit, defineTool, pending, pendingOf, type Answer } from 'toolnexus-ts';
 import { ResumeCoordinator, type AnswerQuestion, type Audit, type Principal, type SuspendedCall } from 'toolnexus-ts/suspension';
 import { MemoryStore } from 'toolnexus-ts/memory';
-import * as read from '../../src/suspension/stages/read';
-import * as identify from '../../src/suspension/stages/identify';
-import * as judge from '../../src/suspension/stages/judge';
-import * as claim from '../../src/suspension/stages/claim';
-import * as replay from '../../src/suspension/stages/replay';
-import * as settle from '../../src/suspension/stages/settle';
-import * as tell from '../../src/suspension/stages/tell';
-
-/** The stages in the order docs/design.md names them. */
-const STAGES = { read, identify, judge, claim, replay, settle, tell } as const;
-const ORDER = Object.keys(STAGES);
+import { ORDER, runsOf, watchStages } from '../fixtures/answer-stages';
 
 /** A memory store that logs its reads, signatures, claims and settlements, in order. */
 class LoggedStore extends MemoryStore {
@@ -44,28 +34,6 @@ class LoggedStore extends MemoryStore {
     this.log.push('complete');
     return super.complete(...args);
   }
-}
-
-/** Wraps every exported function of every stage module; returns the stages entered, in call order. */
-function watchStages(): () => string[] {
-  const spies: Array<{ stage: string; spy: jest.SpyInstance }> = [];
-  for (const [stage, module] of Object.entries(STAGES)) {
-    for (const [name, value] of Object.entries(module)) {
-      if (typeof value !== 'function') continue;
-      spies.push({ stage, spy: jest.spyOn(module as Record<string, (...args: unknown[]) => unknown>, name) });
-    }
-  }
-  expect(spies.map((s) => s.stage)).toEqual(expect.arrayContaining(ORDER));
-  return () =>
-    spies
-      .flatMap(({ stage, spy }) => spy.mock.invocationCallOrder.map((at) => ({ stage, at })))
-      .sort((a, b) => a.at - b.at)
-      .map((entry) => entry.stage);
-}
-
-/** Consecutive repeats folded: each contiguous run of one stage becomes one entry. */
-function runsOf(stages: string[]): string[] {
-  return stages.filter((stage, i) => i === 0 || stages[i - 1] !== stage);
 }
 
 const deploy = defineTool({
