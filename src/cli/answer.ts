@@ -89,6 +89,8 @@ export async function settleFromCli(
   try {
     answered = await answerAs(session.runner ?? coordinator, answer, {
       by: principal,
+      // The call as just read: the answer's path reads it no more before its claim.
+      call: before,
       // A cancellation's reason is cut to a comment's length, as `ResumeCoordinator.cancel` cuts it.
       ...(reason === undefined ? {} : { comment: verdict === 'cancel' ? reason.slice(0, MAX_COMMENT_LENGTH) : reason }),
     });

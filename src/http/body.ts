@@ -43,8 +43,13 @@ export async function readStreamCapped(body: ReadableStream<Uint8Array>, limit: 
   } finally {
     await reader.cancel().catch(() => undefined);
   }
-  // One chunk is the common case: no copy (a fetch stream's chunks are ArrayBuffer-backed).
-  if (chunks.length === 1) return chunks[0] as Uint8Array<ArrayBuffer>;
+  // A fetch stream's chunks are ArrayBuffer-backed.
+  return concatChunks(chunks, total) as Uint8Array<ArrayBuffer>;
+}
+
+/** `chunks` (of `total` bytes) as one array; one chunk, the common case, is returned without a copy. */
+export function concatChunks(chunks: readonly Uint8Array[], total: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0] as Uint8Array;
   const all = new Uint8Array(total);
   let at = 0;
   for (const chunk of chunks) {

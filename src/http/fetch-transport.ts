@@ -1,5 +1,5 @@
 import type { Attempt } from './attempt';
-import { declaredLength, readStreamCapped } from './body';
+import { concatChunks, declaredLength, readStreamCapped } from './body';
 import { refusalDetail, RequestRefused, type Reply, type ReplyHeaders, type Transport } from './transport';
 
 /**
@@ -64,7 +64,7 @@ class FetchReply implements Reply {
     } finally {
       await reader.cancel().catch(() => undefined);
     }
-    return new TextDecoder().decode(concat(chunks, total));
+    return new TextDecoder().decode(concatChunks(chunks, total));
   }
 
   chunks(): ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> {
@@ -96,15 +96,4 @@ function isLocalRefusal(error: unknown, signal: AbortSignal): boolean {
 function isIdentity(headers: ReplyHeaders): boolean {
   const coding = headers.get('content-encoding');
   return coding === null || coding.trim().toLowerCase() === 'identity' || coding.trim() === '';
-}
-
-function concat(chunks: Uint8Array[], total: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0] as Uint8Array;
-  const all = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return all;
 }

@@ -238,34 +238,25 @@ export function createInbox(options: InboxOptions): Inbox {
       // Standing grants, for everyone signed in to see who approves what in advance (docs/who-may-answer.md).
       return sendJson(response, 200, { grants: isGrantStore(service.coordinator.store) ? await service.grants(principal) : [] });
     }
-    const grant = /^\/api\/grants\/([^/]+)\/revoke$/.exec(path);
-    const grantId = grant ? safeDecode(grant[1] as string) : undefined;
-    if (grant && grantId !== undefined && ID.test(grantId)) {
-      if (method !== 'POST') {
-        response.setHeader('allow', 'POST');
-        return sendJson(response, 405, { error: { code: 'TOOLNEXUS_INBOX_METHOD', message: 'use POST' } });
-      }
+    const grant = routeOf(/^\/api\/grants\/([^/]+)\/revoke$/, path);
+    if (grant) {
+      if (method !== 'POST') return wrongMethod(response, 'POST');
       checkCsrf(request);
-      return sendJson(response, 200, { grant: await service.revoke(principal, grantId) });
+      return sendJson(response, 200, { grant: await service.revoke(principal, grant.id) });
     }
     if (method === 'GET' && path === '/api/suspensions') {
       return sendJson(response, 200, { suspensions: await service.list(principal, queryOf(params, settings.historyLimit)) });
     }
-    const run = /^\/api\/runs\/([^/]+)\/cancel$/.exec(path);
-    const runId = run ? safeDecode(run[1] as string) : undefined;
-    if (run && runId !== undefined && ID.test(runId)) {
-      if (method !== 'POST') {
-        response.setHeader('allow', 'POST');
-        return sendJson(response, 405, { error: { code: 'TOOLNEXUS_INBOX_METHOD', message: 'use POST' } });
-      }
+    const run = routeOf(/^\/api\/runs\/([^/]+)\/cancel$/, path);
+    if (run) {
+      if (method !== 'POST') return wrongMethod(response, 'POST');
       checkCsrf(request);
       const body = await readJsonObject(request, settings.maxBodyBytes);
-      return sendJson(response, 200, await service.cancelRun(principal, runId, body));
+      return sendJson(response, 200, await service.cancelRun(principal, run.id, body));
     }
-    const match = /^\/api\/suspensions\/([^/]+)(?:\/(answer|cancel))?$/.exec(path);
-    const id = match ? safeDecode(match[1] as string) : undefined;
-    if (match && id !== undefined && ID.test(id)) {
-      const action = match[2];
+    const suspension = routeOf(/^\/api\/suspensions\/([^/]+)(?:\/(answer|cancel))?$/, path);
+    if (suspension) {
+      const { id, action } = suspension;
       if (action === undefined && method === 'GET') return sendJson(response, 200, await service.get(principal, id));
       if (action !== undefined && method === 'POST') {
         checkCsrf(request);
@@ -274,10 +265,7 @@ export function createInbox(options: InboxOptions): Inbox {
           action === 'answer' ? await service.answer(request, principal, id, body) : await service.cancel(request, principal, id, body);
         return sendJson(response, 200, done);
       }
-      response.setHeader('allow', action === undefined ? 'GET' : 'POST');
-      return sendJson(response, 405, {
-        error: { code: 'TOOLNEXUS_INBOX_METHOD', message: `use ${action === undefined ? 'GET' : 'POST'}` },
-      });
+      return wrongMethod(response, action === undefined ? 'GET' : 'POST');
     }
     sendJson(response, 404, { error: { code: 'TOOLNEXUS_INBOX_NOT_FOUND', message: 'not found' } });
   }
@@ -338,6 +326,23 @@ function normalBase(path: string | undefined): string | undefined {
   if (trimmed !== '' && !trimmed.startsWith('/'))
     throw new InvalidArgumentError(`basePath must start with "/", got ${JSON.stringify(path)}`);
   return trimmed;
+}
+
+/**
+ * The id a route's pattern captures first, decoded, and the action it captures second, when
+ * `path` is that route and the id is well-formed; `undefined` otherwise (a 404 then).
+ */
+function routeOf(pattern: RegExp, path: string): { id: string; action?: string } | undefined {
+  const match = pattern.exec(path);
+  const id = match ? safeDecode(match[1] as string) : undefined;
+  if (!match || id === undefined || !ID.test(id)) return undefined;
+  return match[2] === undefined ? { id } : { id, action: match[2] };
+}
+
+/** A route asked with the other method: 405, naming the one it takes. */
+function wrongMethod(response: ServerResponse, allowed: 'GET' | 'POST'): void {
+  response.setHeader('allow', allowed);
+  sendJson(response, 405, { error: { code: 'TOOLNEXUS_INBOX_METHOD', message: `use ${allowed}` } });
 }
 
 function safeDecode(text: string): string | undefined {

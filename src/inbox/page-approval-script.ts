@@ -2,7 +2,7 @@
  * The parts of the page's script for who may answer (docs/who-may-answer.md): a quorum's
  * signatures, the edit form of an editable approval, and the grants tab. Spliced into the
  * page's one script (src/inbox/page-script.ts), so it shares its helpers (`el`, `api`, `send`,
- * the form fields) and, like them, sets everything it shows as text.
+ * the form fields: `fieldRow`, `fieldValues`) and, like them, sets everything it shows as text.
  */
 export const APPROVAL_SCRIPT = String.raw`
   /** A quorum request's approvals so far (its declines are listed beside them, not counted). */
@@ -36,25 +36,13 @@ export const APPROVAL_SCRIPT = String.raw`
       }
       input.setAttribute('name', 'edit.' + field.name);
       inputs.push([field, input]);
-      var label = el('label', {}, [document.createTextNode(field.title || field.name)]);
-      if (field.required) label.appendChild(el('span', { className: 'req', text: ' *', title: 'required' }));
-      form.appendChild(el('div', { className: 'field' }, [label, input,
-        field.description ? el('span', { className: 'hint', text: field.description }) : null,
-        el('span', { className: 'problem', 'data-field': field.name })]));
+      fieldRow(form, field, input);
     });
     form.appendChild(el('button', { type: 'submit', className: 'approve', text: 'Approve with these arguments' }));
     form.addEventListener('submit', function (event) {
       event.preventDefault();
-      var args = {}, problems = [];
-      inputs.forEach(function (pair) {
-        var value = fieldValue(pair[0], pair[1]);
-        var problem = fieldProblem(pair[0], value);
-        if (problem) problems.push({ field: pair[0].name, message: problem });
-        if (value !== undefined) args[pair[0].name] = value;
-      });
-      showProblems(card, problems);
-      if (problems.length > 0) return;
-      send(card, 'suspensions/' + encodeURIComponent(item.id) + '/answer', { ok: true, args: args, comment: reason.value || undefined });
+      var args = fieldValues(card, inputs);
+      if (args) send(card, 'suspensions/' + encodeURIComponent(item.id) + '/answer', { ok: true, args: args, comment: reason.value || undefined });
     });
     details.appendChild(form);
     return details;

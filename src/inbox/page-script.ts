@@ -193,31 +193,42 @@ export const PAGE_SCRIPT = String.raw`
     return '';
   }
 
+  /** One labelled field of a form: its input, its description, and where its problem is shown. */
+  function fieldRow(form, field, input) {
+    var label = el('label', {}, [document.createTextNode(field.title || field.name)]);
+    if (field.required) label.appendChild(el('span', { className: 'req', text: ' *', title: 'required' }));
+    form.appendChild(el('div', { className: 'field' }, [label, input,
+      field.description ? el('span', { className: 'hint', text: field.description }) : null,
+      el('span', { className: 'problem', 'data-field': field.name })]));
+  }
+
+  /** The values of a form's [field, input] pairs as their schema checks them; undefined when any is refused (the problems shown on the card). */
+  function fieldValues(card, inputs) {
+    var values = {}, problems = [];
+    inputs.forEach(function (pair) {
+      var value = fieldValue(pair[0], pair[1]);
+      var problem = fieldProblem(pair[0], value);
+      if (problem) problems.push({ field: pair[0].name, message: problem });
+      if (value !== undefined) values[pair[0].name] = value;
+    });
+    showProblems(card, problems);
+    return problems.length === 0 ? values : undefined;
+  }
+
   function inputForm(card, item) {
     var form = el('form', { novalidate: 'novalidate', 'data-testid': 'input-form' });
     var inputs = [];
     item.fields.forEach(function (field) {
       var input = fieldInput(field);
       inputs.push([field, input]);
-      var label = el('label', {}, [document.createTextNode(field.title || field.name)]);
-      if (field.required) label.appendChild(el('span', { className: 'req', text: ' *', title: 'required' }));
-      form.appendChild(el('div', { className: 'field' }, [label, input,
-        field.description ? el('span', { className: 'hint', text: field.description }) : null,
-        el('span', { className: 'problem', 'data-field': field.name })]));
+      fieldRow(form, field, input);
     });
     var submit = el('button', { type: 'submit', className: 'approve', text: 'Submit' });
     form.appendChild(submit);
     form.addEventListener('submit', function (event) {
       event.preventDefault();
-      var data = {}, problems = [];
-      inputs.forEach(function (pair) {
-        var value = fieldValue(pair[0], pair[1]);
-        var problem = fieldProblem(pair[0], value);
-        if (problem) problems.push({ field: pair[0].name, message: problem });
-        if (value !== undefined) data[pair[0].name] = value;
-      });
-      showProblems(card, problems);
-      if (problems.length === 0) send(card, 'suspensions/' + encodeURIComponent(item.id) + '/answer', { ok: true, data: data });
+      var data = fieldValues(card, inputs);
+      if (data) send(card, 'suspensions/' + encodeURIComponent(item.id) + '/answer', { ok: true, data: data });
     });
     return form;
   }

@@ -28,20 +28,33 @@ function policy(nonce: string): string {
   ].join('; ');
 }
 
-/** The inbox page: no build step, no CDN; the data arrives through the JSON API. */
-export function inboxPage(title: string, principal: Principal, csrf: string, signOut: boolean): Page {
+/**
+ * An HTML page under a fresh nonce: the head every inbox page shares (charset, viewport, its
+ * `head` lines, the title, the style under the nonce) around `body`, with the
+ * Content-Security-Policy `csp` gives for that nonce.
+ */
+export function htmlPage(title: string, parts: { head?: string; body: (nonce: string) => string; csp?: (nonce: string) => string }): Page {
   const nonce = randomBytes(16).toString('base64');
   const html = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="toolnexus-csrf" content="${escapeHtml(csrf)}">
-<title>${escapeHtml(title)}</title>
+${parts.head === undefined ? '' : `${parts.head}\n`}<title>${escapeHtml(title)}</title>
 <style nonce="${nonce}">${PAGE_STYLE}</style>
 </head>
 <body>
-<header>
+${parts.body(nonce)}
+</body>
+</html>`;
+  return { html, csp: (parts.csp ?? policy)(nonce) };
+}
+
+/** The inbox page: no build step, no CDN; the data arrives through the JSON API. */
+export function inboxPage(title: string, principal: Principal, csrf: string, signOut: boolean): Page {
+  return htmlPage(title, {
+    head: `<meta name="toolnexus-csrf" content="${escapeHtml(csrf)}">`,
+    body: (nonce) => `<header>
   <h1>${escapeHtml(title)}</h1>
   <nav><button data-tab="open" class="active">Open</button><button data-tab="history">History</button><button data-tab="grants">Grants</button></nav>
   <span class="live" id="live">connecting…</span>
@@ -56,35 +69,22 @@ export function inboxPage(title: string, principal: Principal, csrf: string, sig
 </div>
 <section id="outcome" class="card outcome" data-testid="outcome" role="status" hidden></section>
 <main id="list"></main>
-<script nonce="${nonce}">${PAGE_SCRIPT}</script>
-</body>
-</html>`;
-  return { html, csp: policy(nonce) };
+<script nonce="${nonce}">${PAGE_SCRIPT}</script>`,
+  });
 }
 
 /** The sign-in page of a bearer-token inbox: a plain form, posted with the CSRF token. */
 export function signInPage(title: string, csrf: string, problem?: string): Page {
-  const nonce = randomBytes(16).toString('base64');
-  const html = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Sign in · ${escapeHtml(title)}</title>
-<style nonce="${nonce}">${PAGE_STYLE}</style>
-</head>
-<body>
-<form class="card signin" method="post" action="login">
+  return htmlPage(`Sign in · ${title}`, {
+    body: () => `<form class="card signin" method="post" action="login">
   <h2>${escapeHtml(title)}</h2>
   <p>Sign in with your inbox token.</p>
   <input type="hidden" name="${CSRF_FIELD}" value="${escapeHtml(csrf)}">
   <div class="field"><label for="token">Token</label><input id="token" name="token" type="password" autocomplete="current-password" required></div>
   ${problem ? `<p class="error" role="alert">${escapeHtml(problem)}</p>` : ''}
   <button class="approve" type="submit">Sign in</button>
-</form>
-</body>
-</html>`;
-  return { html, csp: policy(nonce) };
+</form>`,
+  });
 }
 
 /** What a refused page request shows when the host's own `authorize` decides (no sign-in form to offer). */

@@ -146,7 +146,7 @@ export class InboxService {
       // Who may answer is the coordinator's policy, judged on the answer's path (docs/who-may-answer.md).
       this.checkStillOpen(before, principal);
       if (answer.ok) this.checkInput(before, answer);
-      const run = await this.apply(request, principal, answer, comment);
+      const run = await this.apply(request, principal, answer, comment, before);
       const after = await this.call(answer.id);
       this.checkWinner(after, principal);
       if (after.status === 'expired') throw new SuspensionExpiredError(answer.id);
@@ -172,11 +172,14 @@ export class InboxService {
     principal: Principal,
     answer: Answer,
     comment: string | undefined,
+    before: SuspendedCall,
   ): Promise<RunResult | undefined> {
     const context = this.context?.(request, principal);
-    // The one "answer as a principal" operation the CLI and MCP use too (docs/design.md).
+    // The one "answer as a principal" operation the CLI and MCP use too (docs/design.md), given
+    // the call as just read, so the path of the answer does not read it again before its claim.
     const answered = await answerAs(this.runner ?? this.coordinator, answer, {
       by: principal,
+      call: before,
       ...(comment === undefined ? {} : { comment }),
       ...(context ? { context } : {}),
     });

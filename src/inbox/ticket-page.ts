@@ -1,9 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { MAX_COMMENT_LENGTH } from '../suspension/audit';
 import type { Ticket } from '../tickets/ticket';
 import { CSRF_FIELD } from './csrf';
-import { escapeHtml, type Page } from './page';
-import { PAGE_STYLE } from './page-style';
+import { escapeHtml, htmlPage, type Page } from './page';
 
 /** What the confirmation page shows of a request: read from the call after redaction. */
 export interface TicketPageView {
@@ -22,23 +20,13 @@ function policy(nonce: string): string {
 }
 
 function shell(title: string, body: string): Page {
-  const nonce = randomBytes(16).toString('base64');
-  const html = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${escapeHtml(title)}</title>
-<style nonce="${nonce}">${PAGE_STYLE}</style>
-</head>
-<body>
-<div class="card signin" data-testid="ticket">
+  return htmlPage(title, {
+    head: '<meta name="referrer" content="no-referrer">',
+    body: () => `<div class="card signin" data-testid="ticket">
 ${body}
-</div>
-</body>
-</html>`;
-  return { html, csp: policy(nonce) };
+</div>`,
+    csp: policy,
+  });
 }
 
 /**

@@ -70,6 +70,7 @@ export function coordinatorParts(options: ResumeCoordinatorOptions): Coordinator
     leaseMs: settings.leaseMs,
     clock,
     maxChain,
+    maxAnswerBytes,
     formatRefusal,
     binding,
     telemetry,

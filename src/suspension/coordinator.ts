@@ -13,10 +13,8 @@ import {
   assertStorableId,
   checkAnswer,
   isAnswerWithCall,
-  isCheckedAnswer,
   requestProblem,
   shownId,
-  storedCallOf,
   suspensionIdProblem,
   withStoredCall,
   type AnswerWithCall,
@@ -44,6 +42,7 @@ import type { ExecuteOptions, ResumeCoordinatorOptions } from './coordinator-opt
 import { coordinatorParts } from './coordinator-parts';
 import { answerInline } from './inline';
 import { Resolution, type ExpectedCall, type ResolveOptions } from './resolution';
+import { checkedAnswerOf } from './stages/read';
 import { Observers, type SuspensionObserver } from './observer';
 import { Recorder } from './recorder';
 import { isSuspensionStatus } from './status';
@@ -253,15 +252,7 @@ export class ResumeCoordinator {
     expected?: ExpectedCall,
     options: ResolveOptions = {},
   ): Promise<ToolResult> {
-    const checked = this.checkAnswer(answer);
-    const recorded = keepSystemMark(audit, audit === undefined ? undefined : checkedAudit(audit, 'resolve'));
-    // An aborted caller must not spend the answer: the call stays as it is for a later resolve.
-    ctx?.signal?.throwIfAborted();
-    if (!isAnswerWithCall(checked, this.store))
-      return this.resolution.readAndClaim(withCommentAsReason(checked, recorded?.comment), ctx, recorded, expected, options);
-    // The replay is given the answer, not the read it carried.
-    const given = withCommentAsReason({ ...checked }, recorded?.comment);
-    return this.resolution.checkAndClaim(given, storedCallOf(checked), ctx, recorded, expected, options);
+    return this.resolution.resolve(answer, ctx, audit, expected, options);
   }
 
   /**
@@ -274,14 +265,7 @@ export class ResumeCoordinator {
    * @throws {@link UnknownSuspensionError} its id is one no store could hold.
    */
   checkAnswer(answer: unknown): CheckedAnswer {
-    if (isCheckedAnswer(answer, this.maxAnswerBytes)) {
-      assertStorableId(answer.id);
-      return answer;
-    }
-    const checked = checkAnswer(answer, this.maxAnswerBytes);
-    if (!checked.ok) throw new InvalidAnswerError(`invalid answer: ${checked.problem}`);
-    assertStorableId(checked.answer.id);
-    return checked.answer;
+    return checkedAnswerOf(answer, this.maxAnswerBytes);
   }
 
   /**

@@ -19,7 +19,7 @@ export interface SettlementParts {
   maxChain: number;
 }
 
-/* What a resolution gives back and keeps of an outcome (a settled call's, a replay's settlement, the takeover rule's recovery link), and its local hint of a lapsed lease (./resolution.ts). */
+/* What a resolution gives back and keeps of an outcome (a settled call's, a replay's settlement, the takeover rule's recovery link), and its local hint of a lapsed lease (the claim, replay and settle stages in ./stages). */
 
 /** The outcome a settled call gives `answer`, or an AlreadyResolvedError when the answer would have produced another. */
 export function storedOutcome(call: SuspendedCall, answer: Answer): ToolResult {

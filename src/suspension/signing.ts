@@ -24,50 +24,33 @@ export async function editedAnswer(toolkit: Toolkit, read: SuspendedCall, answer
 }
 
 /**
- * Records `audit.by`'s approval of a quorum request (docs/who-may-answer.md, "Quorum"): the
- * call still waits (its pending result, with the quorum's progress) until `quorum.of`
- * principals signed; then the caller claims it. `onSigned` is told of a new signature that
- * leaves the call waiting.
+ * Records `audit.by`'s signature of a quorum request (docs/who-may-answer.md, "Quorum"): an
+ * approval, or with `declined` a decline of a quorum that takes several (`quorum.declines` > 1).
+ * The call still waits (its pending result, with the quorum's progress) until `quorum.of`
+ * principals approved, or `quorum.declines` declined; then the caller claims it (`call`). A
+ * principal's first word counts: one who approved cannot then decline, nor the reverse.
+ * `signed` is the call with this principal's new signature, when it is new and the call still
+ * waits: what the observers are told of.
  */
 export async function signQuorum(
   store: SuspensionStore,
   read: SuspendedCall,
   quorum: Quorum,
   audit: Audit | undefined,
-  onSigned: ((call: SuspendedCall) => void) | undefined,
-): Promise<{ waiting: ToolResult } | { call: SuspendedCall }> {
-  const { by, after } = await signature(store, read, audit, `${quorum.of} approvals`, 'an approval', false);
-  const signed = approvalsOf(after.signatures).length;
-  if (after.status !== 'pending' || signed >= quorum.of) return { call: after };
-  if (!read.signatures?.some((s) => s.by.id === by.id)) onSigned?.(after);
+  declined: boolean,
+): Promise<{ waiting: ToolResult; signed?: SuspendedCall } | { call: SuspendedCall }> {
+  const needed = declined ? (quorum.declines ?? 1) : quorum.of;
+  const [needs, one] = declined ? [`${needed} declines`, 'a decline'] : [`${needed} approvals`, 'an approval'];
+  const { by, after } = await signature(store, read, audit, needs, one, declined);
+  const counted = (declined ? declinesOf(after.signatures) : approvalsOf(after.signatures)).length;
+  if (after.status !== 'pending' || counted >= needed) return { call: after };
   const waiting = pending(after.request);
-  waiting.output = `${after.request.prompt} (approved by ${signed} of the ${quorum.of} needed)`;
-  waiting.metadata = { ...waiting.metadata, quorum: { of: quorum.of, signatures: after.signatures ?? [] } };
-  return { waiting };
-}
-
-/**
- * Records `audit.by`'s decline of a quorum request that takes several (`quorum.declines` > 1):
- * the call still waits (its pending result, with the declines so far) until that many distinct
- * principals declined; then the caller settles it declined. A principal's first word counts:
- * one who approved cannot then decline, nor the reverse. `onSigned` is told of a new decline
- * that leaves the call waiting, as of a signature.
- */
-export async function declineQuorum(
-  store: SuspensionStore,
-  read: SuspendedCall,
-  quorum: Quorum & { declines: number },
-  audit: Audit | undefined,
-  onSigned: ((call: SuspendedCall) => void) | undefined,
-): Promise<{ waiting: ToolResult } | { call: SuspendedCall }> {
-  const { by, after } = await signature(store, read, audit, `${quorum.declines} declines`, 'a decline', true);
-  const declined = declinesOf(after.signatures).length;
-  if (after.status !== 'pending' || declined >= quorum.declines) return { call: after };
-  if (!read.signatures?.some((s) => s.by.id === by.id)) onSigned?.(after);
-  const waiting = pending(after.request);
-  waiting.output = `${after.request.prompt} (declined by ${declined} of the ${quorum.declines} needed to refuse it)`;
-  waiting.metadata = { ...waiting.metadata, quorum: { of: quorum.of, declines: quorum.declines, signatures: after.signatures ?? [] } };
-  return { waiting };
+  waiting.output = declined
+    ? `${after.request.prompt} (declined by ${counted} of the ${needed} needed to refuse it)`
+    : `${after.request.prompt} (approved by ${counted} of the ${needed} needed)`;
+  const progress = { of: quorum.of, ...(declined ? { declines: needed } : {}), signatures: after.signatures ?? [] };
+  waiting.metadata = { ...waiting.metadata, quorum: progress };
+  return read.signatures?.some((s) => s.by.id === by.id) ? { waiting } : { waiting, signed: after };
 }
 
 /** Records one signature (an approval, or a decline when `declined`) of `audit.by`; `needs` and `one` word the errors. */

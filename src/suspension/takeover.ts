@@ -72,7 +72,7 @@ export function claimedAudit(call: SuspendedCall): Audit {
 
 /**
  * The call a takeover gives back when its judgement refuses the recorded answer
- * (`Resolution.refusedTakeover`): `pending` again, without that answer, its audit or a lease.
+ * (`refusedTakeover`, stages/claim.ts): `pending` again, without that answer, its audit or a lease.
  * Its fencing number stays the takeover's, so whoever answers next claims it as a takeover and
  * the rule above applies: the dead holder may have judged the answer allowed and run the tool.
  */

@@ -77,6 +77,21 @@ describe('the path of an answer', () => {
     expect(store.readsBeforeClaim()).toBe(1);
   });
 
+  it('answerAs given the call a door just read reads it no more before the claim, and refuses a call of another id', async () => {
+    const { store, coordinator: c } = coordinator();
+    const id = pendingOf(await c.execute('deploy', { env: 'prod' }))!.id;
+    const other = pendingOf(await c.execute('deploy', { env: 'test' }))!.id;
+    const read = (await c.get(id))!;
+    await expect(answerAs(c, { id: other, ok: true }, { by: { id: 'alice' }, call: read })).rejects.toThrow(
+      /the call given is not suspension/,
+    );
+    store.log.length = 0;
+    const answered = await answerAs(c, { id, ok: true }, { by: { id: 'alice' }, call: read });
+    expect(answered).toMatchObject({ won: true, outcome: { output: 'deployed prod', isError: false } });
+    expect(store.readsBeforeClaim()).toBe(0);
+    expect((await c.get(other))?.status).toBe('pending');
+  });
+
   it('a checked answer is an Answer like any other: its mark is not enumerable', () => {
     const { coordinator: c } = coordinator();
     const checked = c.checkAnswer({ id: 'pnd-1', ok: true, data: { n: 1 } });

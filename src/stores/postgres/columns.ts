@@ -11,71 +11,48 @@ export const SUSPENSION_COLUMNS = `id, kind, tool, status, request::text AS requ
   answered_by::text AS answered_by, answered_at, comment, traceparent, requested_by::text AS requested_by,
   signatures::text AS signatures, automatic::text AS automatic, session_id, receipts::text AS receipts`;
 
-/** Columns of an insert, in the order of {@link insertValues}; `$n` placeholders with the casts `INSERT … SELECT` needs. */
-export const INSERT_COLUMNS =
-  'id, kind, tool, status, request, args, answer, outcome, call_id, run_id, created_at, updated_at, lease_until_ms, fence, chain, next_id, binding, ' +
-  'answered_by, answered_at, comment, traceparent, requested_by, signatures, automatic, session_id, receipts';
-export const insertPlaceholders = (from: number) =>
-  [
-    'text',
-    'text',
-    'text',
-    'text',
-    'json',
-    'json',
-    'json',
-    'json',
-    'text',
-    'text',
-    'text',
-    'text',
-    'bigint',
-    'integer',
-    'json',
-    'text',
-    'text',
-    'json',
-    'text',
-    'text',
-    'text',
-    'json',
-    'json',
-    'json',
-    'text',
-    'json',
-  ]
-    .map((type, i) => `$${from + i}::${type}`)
-    .join(', ');
+/**
+ * The columns an insert writes, each with the cast `INSERT … SELECT` needs for its `$n`
+ * placeholder: one list, so a column and its cast never part. Every one is a `SuspensionRow` field.
+ */
+const INSERTED: ReadonlyArray<readonly [keyof SuspensionRow, 'text' | 'json' | 'bigint' | 'integer']> = [
+  ['id', 'text'],
+  ['kind', 'text'],
+  ['tool', 'text'],
+  ['status', 'text'],
+  ['request', 'json'],
+  ['args', 'json'],
+  ['answer', 'json'],
+  ['outcome', 'json'],
+  ['call_id', 'text'],
+  ['run_id', 'text'],
+  ['created_at', 'text'],
+  ['updated_at', 'text'],
+  ['lease_until_ms', 'bigint'],
+  ['fence', 'integer'],
+  ['chain', 'json'],
+  ['next_id', 'text'],
+  ['binding', 'text'],
+  ['answered_by', 'json'],
+  ['answered_at', 'text'],
+  ['comment', 'text'],
+  ['traceparent', 'text'],
+  ['requested_by', 'json'],
+  ['signatures', 'json'],
+  ['automatic', 'json'],
+  ['session_id', 'text'],
+  ['receipts', 'json'],
+];
 
+/** Columns of an insert, in the order of {@link insertValues}. */
+export const INSERT_COLUMNS = INSERTED.map(([column]) => column).join(', ');
+
+/** The `$n` placeholders of an insert's values from `$from` on, with their casts. */
+export const insertPlaceholders = (from: number) => INSERTED.map(([, type], i) => `$${from + i}::${type}`).join(', ');
+
+/** A row's values in the order of {@link INSERT_COLUMNS}; a field the row lacks is `null`. */
 export function insertValues(row: SuspensionRow): unknown[] {
-  return [
-    row.id,
-    row.kind,
-    row.tool,
-    row.status,
-    row.request,
-    row.args,
-    row.answer,
-    row.outcome,
-    row.call_id,
-    row.run_id,
-    row.created_at,
-    row.updated_at,
-    row.lease_until_ms,
-    row.fence,
-    row.chain,
-    row.next_id,
-    row.binding,
-    row.answered_by,
-    row.answered_at,
-    row.comment,
-    row.traceparent,
-    row.requested_by,
-    row.signatures,
-    row.automatic,
-    row.session_id,
-    row.receipts ?? null,
-  ];
+  return INSERTED.map(([column]) => row[column] ?? null);
 }
 
 /**
