@@ -28,7 +28,7 @@ export type MemoryStoreOptions = MemorySuspensionStoreOptions;
  */
 export class MemoryStore extends MemoryRunStore implements SessionStore, StreamLogStore, PrunableStore, A2ATaskStore {
   private readonly sessions = new MemorySessionStore(() => new Date(this.clock.now()).toISOString());
-  private readonly a2aTasks = new MemoryA2ATasks();
+  private readonly a2aTasks = new MemoryA2ATasks((runId) => this.runVersion(runId));
 
   async loadA2ATask(taskId: string): Promise<A2ATaskRecord | undefined> {
     this.assertOpen();
@@ -48,6 +48,11 @@ export class MemoryStore extends MemoryRunStore implements SessionStore, StreamL
   async listA2ADue(dueBefore: number, limit: number): Promise<A2ATaskRecord[]> {
     this.assertOpen();
     return this.a2aTasks.listA2ADue(dueBefore, limit);
+  }
+
+  async listA2AMoved(limit: number): Promise<A2ATaskRecord[]> {
+    this.assertOpen();
+    return this.a2aTasks.listA2AMoved(limit);
   }
   private readonly cards = new MemoryDeliveries();
   /** The cards channels posted for pending calls (docs/channels.md). */

@@ -1,4 +1,4 @@
-import { a2aTasksPostgresDdl, a2aTasksTable } from './a2a-tasks';
+import { a2aTasksPostgresDdl, a2aTasksTable, a2aWatchPostgresDdl } from './a2a-tasks';
 import type { Pool, PoolClient } from 'pg';
 import { StoreError } from '../../errors';
 import { isUnavailable, translate } from './errors';
@@ -230,6 +230,10 @@ function migrationTo(version: number, { schema, prefix, suspensions, runs, grant
         `CREATE INDEX ${index('deliveries_done_idx')} ON ${deliveriesTable(schema, prefix)} (due_at) WHERE done`,
         // Steering (docs/agents.md, "Steering"): messages steered into a run another process drives, until its driver takes them.
         ...steersPostgresDdl(schema, prefix, runs),
+        // --- issue 49, A2A push for a task continued elsewhere (docs/a2a.md, "Listing and push"):
+        // the run checkpoint version each watched task was last told of. ---
+        ...a2aWatchPostgresDdl(schema, prefix),
+        // --- end of issue 49's A2A push watch block ---
       ];
     default:
       throw new StoreError(`PostgresStore: no migration to layout version ${version}`);

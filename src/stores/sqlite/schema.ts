@@ -2,7 +2,7 @@ import { StoreError } from '../../errors';
 import { immediate, type SqliteConnection, type SqliteStatement } from './driver';
 import { DELIVERIES_SQLITE_DDL } from './deliveries';
 import { SESSIONS_SQLITE_DDL } from './sessions';
-import { A2A_TASKS_SQLITE_DDL } from './a2a-tasks';
+import { A2A_TASKS_SQLITE_DDL, A2A_WATCH_SQLITE_DDL } from './a2a-tasks';
 import { STREAMS_SQLITE_DDL } from './streams';
 import { STEERS_SQLITE_DDL } from './steers';
 import { SQLITE_SCHEMA_VERSION } from './version';
@@ -106,6 +106,10 @@ const STEPS: Record<number, string> = {
     'CREATE INDEX deliveries_done ON deliveries (due_at) WHERE done = 1;',
     // Steering (docs/agents.md, "Steering"): messages steered into a run another process drives, until its driver takes them.
     STEERS_SQLITE_DDL,
+    // --- issue 49, A2A push for a task continued elsewhere (docs/a2a.md, "Listing and push"):
+    // the run checkpoint version each watched task was last told of. ---
+    A2A_WATCH_SQLITE_DDL,
+    // --- end of issue 49's A2A push watch block ---
   ].join('\n'),
 };
 
