@@ -2,6 +2,7 @@ import {
   checkAppend,
   checkOpen,
   checkRead,
+  packParts,
   partsFrom,
   type StreamLogStore,
   type StreamPartsRow,
@@ -83,7 +84,7 @@ export class SqliteStreamLog implements StreamLogStore {
     this.run(
       () =>
         immediate(this.db, () => {
-          if (parts.length > 0) this.insertPart.run({ run_id: runId, seq: at, parts: parts.join('\n') });
+          if (parts.length > 0) this.insertPart.run({ run_id: runId, seq: at, parts: packParts(parts) });
           this.update.run({ run_id: runId, next, open: end ? 0 : 1 });
         }),
       `append to the stream log of ${runId}`,
