@@ -54,9 +54,10 @@ export interface A2ATaskStore {
   listA2ADue(dueBefore: number, limit: number): Promise<A2ATaskRecord[]>;
   /**
    * Watched tasks (`watch` set) whose run's checkpoint (the store's `runs`) has a version past
-   * `watch`, by task id, at most `limit`: the tasks whose state moved since the A2A server last told of them.
+   * `watch`, by task id (after `after` when given, so a sweep goes round them all), at most
+   * `limit`: the tasks whose state moved since the A2A server last told of them.
    */
-  listA2AMoved(limit: number): Promise<A2ATaskRecord[]>;
+  listA2AMoved(limit: number, after?: string): Promise<A2ATaskRecord[]>;
 }
 
 /** `store` as an {@link A2ATaskStore}, when it is one. */
@@ -84,9 +85,10 @@ export function checkA2ATaskRecord(record: A2ATaskRecord): void {
 }
 
 /** Checks the limit of {@link A2ATaskStore.listA2AMoved}. */
-export function checkMovedLimit(limit: number): void {
+export function checkMovedLimit(limit: number, after?: string): void {
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
     throw new InvalidArgumentError('listA2AMoved: limit must be an integer from 1 to 1000');
+  if (after !== undefined && typeof after !== 'string') throw new InvalidArgumentError('listA2AMoved: after must be a task id');
 }
 
 /** Checks a page filter. */
@@ -168,8 +170,8 @@ export abstract class StoreSessionsAndTasks extends StoreSessions implements A2A
     return this.a2aTasks.listA2ADue(dueBefore, limit);
   }
 
-  listA2AMoved(limit: number): Promise<A2ATaskRecord[]> {
-    return this.a2aTasks.listA2AMoved(limit);
+  listA2AMoved(limit: number, after?: string): Promise<A2ATaskRecord[]> {
+    return this.a2aTasks.listA2AMoved(limit, after);
   }
 
   /** Keeps the messages steered into runs driven elsewhere (docs/agents.md, "Steering"). */

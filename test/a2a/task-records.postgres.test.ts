@@ -135,6 +135,9 @@ describe.each(stores)('%s', (_name, open) => {
     await run('w-norun', 1);
     expect((await store.listA2AMoved(10)).map((r) => r.taskId)).toEqual(['w-moved', 'w-norun']);
     expect((await store.listA2AMoved(1)).map((r) => r.taskId)).toEqual(['w-moved']);
+    // A sweep goes on after the last task it read, so one that cannot be read holds none back.
+    expect((await store.listA2AMoved(1, 'w-moved')).map((r) => r.taskId)).toEqual(['w-norun']);
+    expect(await store.listA2AMoved(10, 'w-norun')).toEqual([]);
     // Brought up to its run's version, or no longer watched: off the list.
     const moved = (await store.loadA2ATask('w-moved')) as A2ATaskRecord;
     expect(await store.saveA2ATask({ ...moved, version: moved.version + 1, watch: 3 })).toBe(true);

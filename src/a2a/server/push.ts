@@ -89,6 +89,8 @@ export class A2ATaskRecords implements PushNotificationStore, PushNotificationSe
   private readonly clock: Clock;
   private readonly serializers = { '1.0': new V1PushNotificationSerializer(), '0.3': new V03PushNotificationSerializer() };
   private sweeper: ClockTimer | undefined;
+  /** Where the next sweep of moved tasks goes on from: round them all, so no task that cannot be read holds the rest back. */
+  private movedAfter: string | undefined;
 
   constructor(
     private readonly store: A2ATaskStore,
@@ -235,7 +237,8 @@ export class A2ATaskRecords implements PushNotificationStore, PushNotificationSe
   private async watch(): Promise<void> {
     const durable = this.durable;
     if (!durable) return;
-    const moved = await this.store.listA2AMoved(MOVED_PER_SWEEP).catch(() => []);
+    const moved = await this.store.listA2AMoved(MOVED_PER_SWEEP, this.movedAfter).catch(() => []);
+    this.movedAfter = moved.length === MOVED_PER_SWEEP ? moved[moved.length - 1]?.taskId : undefined;
     for (const record of moved) {
       const now = await durable(record.taskId).catch(() => undefined);
       if (now) await this.tell(updateOf(now.task), now.version).catch(() => undefined);

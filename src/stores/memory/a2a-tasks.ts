@@ -47,10 +47,10 @@ export class MemoryA2ATasks implements A2ATaskStore {
   }
 
   /** Watched records whose run's checkpoint version (`versionOf`) is past their `watch`, by task id. */
-  listA2AMoved(limit: number): Promise<A2ATaskRecord[]> {
-    checkMovedLimit(limit);
+  listA2AMoved(limit: number, after = ''): Promise<A2ATaskRecord[]> {
+    checkMovedLimit(limit, after);
     const moved = this.all()
-      .filter((record) => record.watch !== undefined && (this.versionOf(record.taskId) ?? 0) > record.watch)
+      .filter((record) => record.watch !== undefined && (this.versionOf(record.taskId) ?? 0) > record.watch && record.taskId > after)
       .sort((a, b) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0));
     return Promise.resolve(moved.slice(0, limit));
   }

@@ -50,9 +50,9 @@ export class MemoryStore extends MemoryRunStore implements SessionStore, StreamL
     return this.a2aTasks.listA2ADue(dueBefore, limit);
   }
 
-  async listA2AMoved(limit: number): Promise<A2ATaskRecord[]> {
+  async listA2AMoved(limit: number, after?: string): Promise<A2ATaskRecord[]> {
     this.assertOpen();
-    return this.a2aTasks.listA2AMoved(limit);
+    return this.a2aTasks.listA2AMoved(limit, after);
   }
   private readonly cards = new MemoryDeliveries();
   /** The cards channels posted for pending calls (docs/channels.md). */

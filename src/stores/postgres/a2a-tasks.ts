@@ -34,7 +34,7 @@ export function a2aWatchPostgresDdl(schema: string, prefix: string): string[] {
   const table = a2aTasksTable(schema, prefix);
   return [
     `ALTER TABLE ${table} ADD COLUMN watch bigint`,
-    `CREATE INDEX ${quoteIdentifier(`${prefix}a2a_tasks_watched_idx`)} ON ${table} (task_id) WHERE watch IS NOT NULL`,
+    `CREATE INDEX ${quoteIdentifier(`${prefix}a2a_tasks_watched_idx`)} ON ${table} (task_id COLLATE "C") WHERE watch IS NOT NULL`,
   ];
 }
 
@@ -103,16 +103,17 @@ export class PostgresA2ATasks implements A2ATaskStore {
     return result.rows.map(a2aTaskOf);
   }
 
-  async listA2AMoved(limit: number): Promise<A2ATaskRecord[]> {
-    checkMovedLimit(limit);
+  async listA2AMoved(limit: number, after = ''): Promise<A2ATaskRecord[]> {
+    checkMovedLimit(limit, after);
     const columns = COLUMNS.split(', ')
       .map((column) => `a.${column}`)
       .join(', ');
     const result = await this.query<A2ATaskRow>(
       'list of moved A2A tasks',
       `SELECT ${columns} FROM ${this.table} a JOIN ${this.runs} r ON r.run_id = a.task_id
-       WHERE a.watch IS NOT NULL AND r.version > a.watch ORDER BY a.task_id LIMIT $1::bigint`,
-      [limit],
+       WHERE a.watch IS NOT NULL AND r.version > a.watch AND a.task_id COLLATE "C" > $2 COLLATE "C"
+       ORDER BY a.task_id COLLATE "C" LIMIT $1::bigint`,
+      [limit, after],
     );
     return result.rows.map(a2aTaskOf);
   }

@@ -57,7 +57,7 @@ export class SqliteA2ATasks implements A2ATaskStore {
     this.due = db.prepare('SELECT * FROM a2a_tasks WHERE due_at IS NOT NULL AND due_at <= @due ORDER BY due_at LIMIT @limit');
     // The watched rows only (a2a_tasks_watched), each against its run's row by primary key.
     this.moved = db.prepare(`SELECT a.* FROM a2a_tasks a JOIN runs r ON r.run_id = a.task_id
-      WHERE a.watch IS NOT NULL AND r.version > a.watch ORDER BY a.task_id LIMIT @limit`);
+      WHERE a.watch IS NOT NULL AND r.version > a.watch AND a.task_id > @after ORDER BY a.task_id LIMIT @limit`);
   }
 
   async loadA2ATask(taskId: string): Promise<A2ATaskRecord | undefined> {
@@ -94,10 +94,10 @@ export class SqliteA2ATasks implements A2ATaskStore {
     return rows.map(a2aTaskOf);
   }
 
-  async listA2AMoved(limit: number): Promise<A2ATaskRecord[]> {
+  async listA2AMoved(limit: number, after = ''): Promise<A2ATaskRecord[]> {
     this.assertOpen();
-    checkMovedLimit(limit);
-    const rows = this.run(() => this.moved.all({ limit }) as A2ATaskRow[], 'list moved A2A tasks');
+    checkMovedLimit(limit, after);
+    const rows = this.run(() => this.moved.all({ limit, after }) as A2ATaskRow[], 'list moved A2A tasks');
     return rows.map(a2aTaskOf);
   }
 }
