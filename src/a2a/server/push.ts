@@ -236,8 +236,14 @@ export class A2ATaskRecords implements PushNotificationStore, PushNotificationSe
   /** Tells of the tasks whose run's checkpoint moved past what was told (whichever process moved it), as it stands now. */
   private async watch(): Promise<void> {
     const durable = this.durable;
-    if (!durable) return;
-    const moved = await this.store.listA2AMoved(MOVED_PER_SWEEP, this.movedAfter).catch(() => []);
+    // A store of its own made before `listA2AMoved` was asked of one: its tasks are told by the SDK's events only.
+    if (!durable || typeof this.store.listA2AMoved !== 'function') return;
+    let moved: A2ATaskRecord[];
+    try {
+      moved = await this.store.listA2AMoved(MOVED_PER_SWEEP, this.movedAfter);
+    } catch {
+      return;
+    }
     this.movedAfter = moved.length === MOVED_PER_SWEEP ? moved[moved.length - 1]?.taskId : undefined;
     for (const record of moved) {
       const now = await durable(record.taskId).catch(() => undefined);
