@@ -127,7 +127,7 @@ async function streamLogCost(name: string, open: () => SuspensionStore & { close
     });
     await response.text();
   };
-  const time = async (options: ChatOptions) => {
+  const time = async (options: ChatOptions): Promise<[number, number]> => {
     // A memory store is made afresh for each batch: what earlier batches kept would otherwise
     // grow the heap (and its collections) under whichever side runs later.
     if (name === 'memory') {
@@ -136,26 +136,77 @@ async function streamLogCost(name: string, open: () => SuspensionStore & { close
       runner = new AgentRunner({ model, toolkit, coordinator: new ResumeCoordinator({ toolkit, store }) });
     }
     const started = process.hrtime.bigint();
+    const cpu = process.cpuUsage();
     for (let i = 0; i < LOG_RUNS; i++) await request(options);
-    return Number(process.hrtime.bigint() - started) / LOG_RUNS / 1000;
+    const used = process.cpuUsage(cpu);
+    return [Number(process.hrtime.bigint() - started) / LOG_RUNS / 1000, (used.user + used.system) / LOG_RUNS];
   };
   await time({ streamLog: false });
   await time({});
   const c: number[] = [];
   const d: number[] = [];
+  // The process's CPU time (user + system, the file's writes included) too: on a machine other
+  // work loads, the wall clock counts the waits for a core, which this does not.
+  const cCpu: number[] = [];
+  const dCpu: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    c.push(await time({ streamLog: false }));
-    d.push(await time({}));
+    const [cWall, cUsed] = await time({ streamLog: false });
+    const [dWall, dUsed] = await time({});
+    c.push(cWall);
+    d.push(dWall);
+    cCpu.push(cUsed);
+    dCpu.push(dUsed);
   }
-  console.log(`${name}: chat run without log  ${median(c).toFixed(0)} µs / run`);
-  console.log(`${name}: chat run with log     ${median(d).toFixed(0)} µs / run`);
-  console.log(`${name}: with ÷ without        ${(median(d) / median(c)).toFixed(2)}× (target ≤ 1.10×)`);
+  console.log(`${name}: chat run without log  ${median(c).toFixed(0)} µs / run (CPU ${median(cCpu).toFixed(0)} µs)`);
+  console.log(`${name}: chat run with log     ${median(d).toFixed(0)} µs / run (CPU ${median(dCpu).toFixed(0)} µs)`);
+  console.log(
+    `${name}: with ÷ without        ${(median(d) / median(c)).toFixed(2)}× (target ≤ 1.10×; CPU time ${(median(dCpu) / median(cCpu)).toFixed(2)}×)`,
+  );
   await store.close();
+}
+
+/**
+ * The SQLite log's own writes alone, as a chat response makes them for this run: `openStream`,
+ * then one `appendStream` of the run's UI parts (the response's JSON texts), 300 runs a round,
+ * seven rounds; the median of µs per run (and of the process's CPU time), and each round's.
+ */
+async function logWrites(dir: string): Promise<void> {
+  const toolkit = new Toolkit().register(Lookup);
+  const runner = new AgentRunner({ model, toolkit });
+  const writer = new UIPartWriter({ messageId: 'm' });
+  const parts = writer.start().map((part) => JSON.stringify(part));
+  for await (const event of runner.stream('go')) for (const part of writer.next(event)) parts.push(JSON.stringify(part));
+  for (const part of writer.finish()) parts.push(JSON.stringify(part));
+  const store = new SqliteStore(join(dir, 'writes.db'));
+  let run = 0;
+  const rounds: number[] = [];
+  const cpu: number[] = [];
+  for (let round = 0; round <= ROUNDS; round++) {
+    const started = process.hrtime.bigint();
+    const before = process.cpuUsage();
+    for (let i = 0; i < 300; i++) {
+      const runId = `w-${run++}`;
+      const at = await store.openStream(runId, 'bench:s');
+      await store.appendStream(runId, at, parts, at + parts.length, true);
+    }
+    const used = process.cpuUsage(before);
+    // The first round warms up.
+    if (round > 0) {
+      rounds.push(Number(process.hrtime.bigint() - started) / 300 / 1000);
+      cpu.push((used.user + used.system) / 300);
+    }
+  }
+  await store.close();
+  const bytes = parts.reduce((sum, part) => sum + Buffer.byteLength(part) + 1, 0);
+  console.log(
+    `SQLite: the log's writes alone (${parts.length} parts, ${bytes} B)  ${median(rounds).toFixed(0)} µs / run, CPU ${median(cpu).toFixed(0)} µs (rounds: ${rounds.map((us) => us.toFixed(0)).join(' ')})`,
+  );
 }
 
 export async function logs(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-chat-log-'));
   try {
+    await logWrites(dir);
     await streamLogCost('SQLite', () => new SqliteStore(join(dir, 'chat.db')));
     await streamLogCost('memory', () => new MemoryStore());
   } finally {

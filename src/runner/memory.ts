@@ -31,6 +31,11 @@ export class MemoryRunStore extends MemorySuspensionStore implements RunStore {
     return stored ? structuredClone(stored) : undefined;
   }
 
+  /** The version of run `runId`'s checkpoint, `undefined` when there is none (what a watched A2A task is compared with). */
+  protected runVersion(runId: string): number | undefined {
+    return this.runs.get(runId)?.version;
+  }
+
   /** Finished runs last written before `cutoff` (RFC 3339), oldest first, and the deletion of one: what `MemoryStore.prune` works through. */
   protected prunableRuns(cutoff: string): RunCheckpoint[] {
     return [...this.runs.values()]

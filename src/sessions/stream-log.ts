@@ -93,12 +93,57 @@ export function checkRead(runId: unknown, from: unknown, limit: unknown): void {
 }
 
 /**
- * A row of a store's stream log parts (SQL: `stream_parts`): one write's parts, from cursor `seq`, one JSON text
- * a line (JSON text has no raw line break), so a run's stream costs a row per write, not per part.
+ * A row of a store's stream log parts (SQL: `stream_parts`): one write's parts, from cursor `seq`, so a run's
+ * stream costs a row per write, not per part: its parts one a line (JSON text has no raw line
+ * break), packed by {@link packParts}.
  */
 export interface StreamPartsRow {
   seq: number | string;
   parts: string;
+}
+
+/** What starts a line that continues the row's last prefix: no JSON text starts with it. */
+const MORE = '+';
+
+/** The prefix a part given whole lends the parts after it: its text up to its last `":` (a member's name), or none. */
+function prefixOf(part: string): string {
+  const cut = part.lastIndexOf('":');
+  return cut > 0 ? part.slice(0, cut + 2) : '';
+}
+
+/**
+ * One write's parts as the SQL stores keep them, one a line: a part that starts with the prefix
+ * the last part given whole lends ({@link prefixOf}) as `+` and the rest of it, any other part
+ * whole. A stream's parts are mostly text deltas alike up to their words
+ * (`{"type":"text-delta","id":"…","delta":` then the words), so a row is a fraction of the parts'
+ * bytes, and the write a reconnecting page depends on costs SQLite a page or two instead of a
+ * run of overflow pages (docs/performance.md, "The stream log"), for a comparison a part. The prefix ends on ASCII, so no character is split. {@link partsFrom} gives each part back as written.
+ */
+export function packParts(parts: readonly string[]): string {
+  const lines = new Array<string>(parts.length);
+  let prefix = '';
+  for (let index = 0; index < parts.length; index++) {
+    const part = parts[index] as string;
+    // A slice compared is some times faster than `startsWith` on V8, and this runs for every part of a write.
+    if (prefix !== '' && part.slice(0, prefix.length) === prefix) lines[index] = MORE + part.slice(prefix.length);
+    else {
+      lines[index] = part;
+      prefix = prefixOf(part);
+    }
+  }
+  return lines.join('\n');
+}
+
+/** The parts of a row, as they were written (a row of whole parts, one a line, reads the same). */
+function unpack(row: string): string[] {
+  const lines = row.split('\n');
+  let prefix = '';
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index] as string;
+    if (line.startsWith(MORE)) lines[index] = prefix + line.slice(MORE.length);
+    else prefix = prefixOf(line);
+  }
+  return lines;
 }
 
 /**
@@ -112,7 +157,7 @@ export function partsFrom(rows: readonly StreamPartsRow[], from: number, limit: 
   for (const row of rows) {
     const seq = Number(row.seq);
     if (seq > cursor || parts.length >= limit) break;
-    const lines = row.parts.split('\n');
+    const lines = unpack(row.parts);
     for (let i = cursor - seq; i < lines.length && parts.length < limit; i++) {
       parts.push(lines[i] as string);
       cursor++;

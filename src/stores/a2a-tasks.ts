@@ -21,6 +21,13 @@ export interface A2ATaskRecord {
   state: Record<string, unknown>;
   /** Epoch ms of the earliest notification due to be sent; absent when none is. */
   dueAt?: number;
+  /**
+   * While the task has push configs and its owner was not yet told of an end: the version of
+   * the task's run checkpoint its push state was last brought up to (0 before any). A run whose
+   * checkpoint moved past it (continued by another process: the inbox, the CLI, `answerAs`) is
+   * listed by {@link A2ATaskStore.listA2AMoved}. Absent when nothing is watched.
+   */
+  watch?: number;
 }
 
 /** One page of a principal's tasks: oldest first, after the task `after` names. */
@@ -45,6 +52,12 @@ export interface A2ATaskStore {
   listA2ATasks(page: A2ATaskPage): Promise<A2ATaskRecord[]>;
   /** Tasks with a notification due at or before `dueBefore` (epoch ms), the earliest first, at most `limit`. */
   listA2ADue(dueBefore: number, limit: number): Promise<A2ATaskRecord[]>;
+  /**
+   * Watched tasks (`watch` set) whose run's checkpoint (the store's `runs`) has a version past
+   * `watch`, by task id (after `after` when given, so a sweep goes round them all), at most
+   * `limit`: the tasks whose state moved since the A2A server last told of them.
+   */
+  listA2AMoved(limit: number, after?: string): Promise<A2ATaskRecord[]>;
 }
 
 /** `store` as an {@link A2ATaskStore}, when it is one. */
@@ -67,6 +80,15 @@ export function checkA2ATaskRecord(record: A2ATaskRecord): void {
   if (typeof record.createdAt !== 'string' || Number.isNaN(Date.parse(record.createdAt))) bad('createdAt must be RFC 3339');
   if (typeof record.state !== 'object' || record.state === null || Array.isArray(record.state)) bad('state must be an object');
   if (record.dueAt !== undefined && !Number.isSafeInteger(record.dueAt)) bad('dueAt must be epoch milliseconds');
+  if (record.watch !== undefined && (!Number.isSafeInteger(record.watch) || record.watch < 0))
+    bad('watch must be a run checkpoint version from 0');
+}
+
+/** Checks the limit of {@link A2ATaskStore.listA2AMoved}. */
+export function checkMovedLimit(limit: number, after?: string): void {
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+    throw new InvalidArgumentError('listA2AMoved: limit must be an integer from 1 to 1000');
+  if (after !== undefined && typeof after !== 'string') throw new InvalidArgumentError('listA2AMoved: after must be a task id');
 }
 
 /** Checks a page filter. */
@@ -86,6 +108,7 @@ export interface A2ATaskRow {
   version: number | string;
   state: string;
   due_at: number | string | null;
+  watch: number | string | null;
 }
 
 /** The row a SQL store writes for `record`. */
@@ -98,6 +121,7 @@ export function a2aTaskRowOf(record: A2ATaskRecord): A2ATaskRow {
     version: record.version,
     state: toJson(record.state, `the A2A task ${record.taskId}`),
     due_at: record.dueAt ?? null,
+    watch: record.watch ?? null,
   };
 }
 
@@ -118,6 +142,7 @@ export function a2aTaskOf(row: A2ATaskRow): A2ATaskRecord {
     state,
   };
   if (row.due_at !== null) record.dueAt = Number(row.due_at);
+  if (row.watch !== null && row.watch !== undefined) record.watch = Number(row.watch);
   return record;
 }
 
@@ -143,6 +168,10 @@ export abstract class StoreSessionsAndTasks extends StoreSessions implements A2A
 
   listA2ADue(dueBefore: number, limit: number): Promise<A2ATaskRecord[]> {
     return this.a2aTasks.listA2ADue(dueBefore, limit);
+  }
+
+  listA2AMoved(limit: number, after?: string): Promise<A2ATaskRecord[]> {
+    return this.a2aTasks.listA2AMoved(limit, after);
   }
 
   /** Keeps the messages steered into runs driven elsewhere (docs/agents.md, "Steering"). */

@@ -110,4 +110,45 @@ describe.each(stores)('%s', (_name, open) => {
       code: 'TOOLNEXUS_INVALID_ARGUMENT',
     });
   });
+
+  it('lists the watched tasks whose run checkpoint moved past their watch, and no other', async () => {
+    const { store } = opened;
+    const runs = store as unknown as {
+      saveRun(checkpoint: { runId: string; version: number; state: object; updatedAt: string }): Promise<boolean>;
+    };
+    const at = '2026-01-01T00:00:00.000Z';
+    const run = async (runId: string, versions: number) => {
+      for (let version = 1; version <= versions; version++)
+        expect(await runs.saveRun({ runId, version, state: { phase: 'halted' }, updatedAt: at })).toBe(true);
+    };
+    await run('w-moved', 3);
+    await run('w-told', 2);
+    await run('w-none', 5);
+    expect(await store.saveA2ATask(record('w-moved', 'ada', at, { watch: 1 }))).toBe(true);
+    expect(await store.saveA2ATask(record('w-told', 'ada', at, { watch: 2 }))).toBe(true);
+    expect(await store.saveA2ATask(record('w-none', 'ada', at))).toBe(true);
+    // Watched before its run has any checkpoint: nothing moved yet.
+    expect(await store.saveA2ATask(record('w-norun', 'ada', at, { watch: 0 }))).toBe(true);
+    expect((await store.loadA2ATask('w-moved'))?.watch).toBe(1);
+    expect((await store.loadA2ATask('w-none'))?.watch).toBeUndefined();
+    expect((await store.listA2AMoved(10)).map((r) => r.taskId)).toEqual(['w-moved']);
+    await run('w-norun', 1);
+    expect((await store.listA2AMoved(10)).map((r) => r.taskId)).toEqual(['w-moved', 'w-norun']);
+    expect((await store.listA2AMoved(1)).map((r) => r.taskId)).toEqual(['w-moved']);
+    // A sweep goes on after the last task it read, so one that cannot be read holds none back.
+    expect((await store.listA2AMoved(1, 'w-moved')).map((r) => r.taskId)).toEqual(['w-norun']);
+    expect(await store.listA2AMoved(10, 'w-norun')).toEqual([]);
+    // Brought up to its run's version, or no longer watched: off the list.
+    const moved = (await store.loadA2ATask('w-moved')) as A2ATaskRecord;
+    expect(await store.saveA2ATask({ ...moved, version: moved.version + 1, watch: 3 })).toBe(true);
+    const norun = (await store.loadA2ATask('w-norun')) as A2ATaskRecord;
+    const unwatched = { ...norun, version: norun.version + 1 };
+    delete unwatched.watch;
+    expect(await store.saveA2ATask(unwatched)).toBe(true);
+    expect(await store.listA2AMoved(10)).toEqual([]);
+    await expect(store.listA2AMoved(0)).rejects.toMatchObject({ code: 'TOOLNEXUS_INVALID_ARGUMENT' });
+    await expect(store.saveA2ATask({ ...record('w-bad', 'ada', at), watch: -1 })).rejects.toMatchObject({
+      code: 'TOOLNEXUS_INVALID_ARGUMENT',
+    });
+  });
 });

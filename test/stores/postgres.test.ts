@@ -163,6 +163,7 @@ describe('PostgresStore specifics', () => {
       'a2a_tasks_idle_idx',
       'a2a_tasks_owner_idx',
       'a2a_tasks_pkey',
+      'a2a_tasks_watched_idx',
       'deliveries',
       'deliveries_call_idx',
       'deliveries_done_idx',

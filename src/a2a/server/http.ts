@@ -49,13 +49,15 @@ export function a2aHandler(runner: AgentRunner, options: A2AServeOptions): A2ANo
   // Listing and push notifications need a store that keeps A2A tasks (the built-in ones do).
   const taskStore = a2aTaskStoreOf(runner.coordinator.store) ?? a2aTaskStoreOf(runs);
   const logger = options.logger ?? { error: (line: string) => void process.stderr.write(`${line}\n`) };
-  const records = taskStore ? new A2ATaskRecords(taskStore, options.push ?? {}, logger) : undefined;
+  const tasks = new RunTaskStore(runner, runs as RunStore);
+  // The records read the task's durable state too: a task continued by another process (no A2A served there) is told of by the sweep.
+  const records = taskStore ? new A2ATaskRecords(taskStore, options.push ?? {}, logger, (taskId) => tasks.durable(taskId)) : undefined;
   if (card.capabilities) card.capabilities.pushNotifications = records !== undefined;
   records?.start();
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const maxParts = options.maxParts ?? DEFAULT_MAX_PARTS;
   checkRetention('a2aHandler idempotencyRetentionMs', options.idempotencyRetentionMs);
-  const handler = new RunRequestHandler(card, runner, new RunTaskStore(runner, runs as RunStore), {
+  const handler = new RunRequestHandler(card, runner, tasks, {
     maxParts,
     ...(records ? { records } : {}),
     ...(options.context ? { context: options.context } : {}),

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { TaskState, type StreamResponse, type TaskPushNotificationConfig } from '@a2a-js/sdk';
+import { TaskState, type StreamResponse, type Task, type TaskPushNotificationConfig, type TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import {
   V1PushNotificationSerializer,
   type PushNotificationSender,
@@ -40,9 +40,19 @@ interface Delivery {
 interface RecordState {
   configs: StoredConfig[];
   outbox: Delivery[];
-  /** The last state this agent told of the task (a notification is sent when it changes). */
-  told?: number;
+  /**
+   * What this agent last told of the task ({@link toldKey}): its state, and for `input-required`
+   * the requests asked, so a new question is told again. A notification is sent when it changes.
+   */
+  told?: string;
+  /** The told state is an end: nothing more is watched. */
+  ended?: boolean;
+  /** The version of the run checkpoint the push state was last brought up to (0 before any). */
+  seen?: number;
 }
+
+/** Where a task's run stands in the store: its checkpoint's version and the task it reads as (`undefined` before any checkpoint). */
+export type DurableTask = (taskId: string) => Promise<{ version: number; task: Task } | undefined>;
 
 /** The states a notification is sent for. */
 const TOLD: readonly TaskState[] = [
@@ -51,7 +61,11 @@ const TOLD: readonly TaskState[] = [
   TaskState.TASK_STATE_FAILED,
   TaskState.TASK_STATE_CANCELED,
 ];
+/** The states that end a task: once one is told, the task is no longer watched. */
+const ENDS: readonly TaskState[] = [TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED];
 const SWEEP_MS = 1000;
+/** The most moved tasks one sweep reads. */
+const MOVED_PER_SWEEP = 50;
 const MAX_RETRY_MS = 300_000;
 const MAX_WRITES = 20;
 
@@ -63,16 +77,27 @@ const MAX_WRITES = 20;
  * to the record before it is sent, then POSTed with the client's token as the SDK sends it, and
  * retried with backoff until a 2xx, from any process over the store (a sweep picks up what a
  * process that died left).
+ *
+ * A task is told of as its run's checkpoint stands whenever there is one, whichever process
+ * moved it: the SDK's events of a task this process drives, and a sweep of the tasks whose run's
+ * checkpoint moved past the version last told of (`watch`: continued by the inbox, the CLI or
+ * `answerAs` in a process that serves no A2A, or by an agent process that died before telling).
+ * Each telling is a compare-and-set of the record that moves `told` and `seen` forward only, so
+ * two processes never tell one state twice, nor an older state after a newer one.
  */
 export class A2ATaskRecords implements PushNotificationStore, PushNotificationSender {
   private readonly clock: Clock;
   private readonly serializers = { '1.0': new V1PushNotificationSerializer(), '0.3': new V03PushNotificationSerializer() };
   private sweeper: ClockTimer | undefined;
+  /** Where the next sweep of moved tasks goes on from: round them all, so no task that cannot be read holds the rest back. */
+  private movedAfter: string | undefined;
 
   constructor(
     private readonly store: A2ATaskStore,
     private readonly options: A2APushOptions,
     private readonly logger: A2ALogger,
+    /** The task as its run's checkpoint tells it: without it, only the SDK's events of this process are told of. */
+    private readonly durable?: DurableTask,
   ) {
     this.clock = options.clock ?? systemClock;
   }
@@ -140,21 +165,49 @@ export class A2ATaskRecords implements PushNotificationStore, PushNotificationSe
     });
   }
 
-  /** The SDK tells of every event of a task this process drives: a state change to tell of goes to the outbox, then out. */
+  /**
+   * The SDK tells of every event of a task this process drives: a state change to tell of goes
+   * to the outbox, then out. The run's checkpoint is told when it shows a state to tell (it is
+   * at least as new as the event); the event itself when there is no checkpoint (a run that
+   * never waited) or the checkpoint shows none (a run that failed on an error).
+   */
   async send(response: StreamResponse, _context: ServerCallContext): Promise<void> {
     const payload = response.payload;
-    const taskId = payload?.$case === 'task' ? payload.value.id : payload?.$case === 'statusUpdate' ? payload.value.taskId : undefined;
-    const state =
-      payload?.$case === 'task' ? payload.value.status?.state : payload?.$case === 'statusUpdate' ? payload.value.status?.state : undefined;
-    if (!taskId || state === undefined || !TOLD.includes(state)) return;
-    const queued = await this.write(taskId, (record) => {
+    const update: TaskStatusUpdateEvent | undefined =
+      payload?.$case === 'statusUpdate'
+        ? payload.value
+        : payload?.$case === 'task'
+          ? { taskId: payload.value.id, contextId: payload.value.contextId, status: payload.value.status, metadata: undefined }
+          : undefined;
+    if (!update?.taskId || toldKey(update) === undefined) return;
+    const durable = await this.durable?.(update.taskId).catch(() => undefined);
+    if (durable && toldKey(updateOf(durable.task)) !== undefined) await this.tell(updateOf(durable.task), durable.version);
+    else await this.tell(update, durable?.version ?? 0, response);
+  }
+
+  /**
+   * Tells of `update` (the task at run checkpoint `version`) unless it was told, or the record
+   * was brought up to a later version meanwhile; marks `version` seen either way.
+   */
+  private async tell(update: TaskStatusUpdateEvent, version: number, response?: StreamResponse): Promise<void> {
+    const key = toldKey(update);
+    const queued = await this.write(update.taskId, (record) => {
       const kept = stateOf(record);
-      if (kept.told === state || kept.configs.length === 0) return false;
-      kept.told = state;
-      for (const config of kept.configs) kept.outbox.push(this.delivery(config, response));
+      const seen = kept.seen ?? 0;
+      if (version < seen) return false;
+      if (key === undefined || kept.told === key || kept.configs.length === 0) {
+        if (version === seen) return false;
+        kept.seen = version;
+        return true;
+      }
+      kept.told = key;
+      kept.ended = ENDS.includes(update.status?.state as TaskState);
+      kept.seen = version;
+      const told = response ?? { payload: { $case: 'statusUpdate' as const, value: update } };
+      for (const config of kept.configs) kept.outbox.push(this.delivery(config, told));
       return true;
     });
-    if (queued) void this.deliver(taskId);
+    if (queued) void this.deliver(update.taskId);
   }
 
   /** Sends what is due of the outbox every second, from this process, until {@link stop}. */
@@ -175,8 +228,27 @@ export class A2ATaskRecords implements PushNotificationStore, PushNotificationSe
   }
 
   private async sweep(): Promise<void> {
+    await this.watch();
     const due = await this.store.listA2ADue(this.clock.now(), 50).catch(() => []);
     await Promise.all(due.map((record) => this.deliver(record.taskId)));
+  }
+
+  /** Tells of the tasks whose run's checkpoint moved past what was told (whichever process moved it), as it stands now. */
+  private async watch(): Promise<void> {
+    const durable = this.durable;
+    // A store of its own made before `listA2AMoved` was asked of one: its tasks are told by the SDK's events only.
+    if (!durable || typeof this.store.listA2AMoved !== 'function') return;
+    let moved: A2ATaskRecord[];
+    try {
+      moved = await this.store.listA2AMoved(MOVED_PER_SWEEP, this.movedAfter);
+    } catch {
+      return;
+    }
+    this.movedAfter = moved.length === MOVED_PER_SWEEP ? moved[moved.length - 1]?.taskId : undefined;
+    for (const record of moved) {
+      const now = await durable(record.taskId).catch(() => undefined);
+      if (now) await this.tell(updateOf(now.task), now.version).catch(() => undefined);
+    }
   }
 
   /** The body of one notification, bounded: a status too big is sent without its message. */
@@ -272,6 +344,9 @@ export class A2ATaskRecords implements PushNotificationStore, PushNotificationSe
       const next: A2ATaskRecord = { ...record, version: record.version + 1, state: state as unknown as Record<string, unknown> };
       if (due.length > 0) next.dueAt = Math.min(...due);
       else delete next.dueAt;
+      // Watched while someone is to be told and no end was told: the sweep compares `seen` with the run's checkpoint.
+      if (state.configs.length > 0 && state.ended !== true) next.watch = state.seen ?? 0;
+      else delete next.watch;
       if (await this.store.saveA2ATask(next)) return true;
     }
     return false;
@@ -284,4 +359,16 @@ function stateOf(record: A2ATaskRecord): RecordState {
   state.configs ??= [];
   state.outbox ??= [];
   return state as RecordState;
+}
+
+/** The status update a task stands for. */
+function updateOf(task: Task): TaskStatusUpdateEvent {
+  return { taskId: task.id, contextId: task.contextId, status: task.status, metadata: undefined };
+}
+
+/** What telling of `update` records as told: its state, and for `input-required` its requests (the status message names them); `undefined` for a state not told of. */
+function toldKey(update: TaskStatusUpdateEvent): string | undefined {
+  const state = update.status?.state;
+  if (state === undefined || !TOLD.includes(state)) return undefined;
+  return state === TaskState.TASK_STATE_INPUT_REQUIRED ? `${state}:${update.status?.message?.messageId ?? ''}` : `${state}`;
 }

@@ -67,6 +67,13 @@ export class RunTaskStore implements TaskStore {
     }
   }
 
+  /** The task as its run's checkpoint tells it, with the checkpoint's version; `undefined` before the run is checkpointed. */
+  async durable(taskId: string): Promise<{ version: number; task: Task } | undefined> {
+    const checkpoint = await this.runs.loadRun(taskId);
+    if (!checkpoint) return undefined;
+    return { version: checkpoint.version, task: await this.taskOf(taskId, readRunState(taskId, checkpoint.state), checkpoint.updatedAt) };
+  }
+
   save(task: Task): Promise<void> {
     this.live.delete(task.id);
     this.live.set(task.id, structuredClone(task));

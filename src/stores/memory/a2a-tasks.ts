@@ -1,9 +1,12 @@
 import type { A2ATaskPage, A2ATaskRecord, A2ATaskStore } from '../a2a-tasks';
-import { checkA2ATaskPage, checkA2ATaskRecord } from '../a2a-tasks';
+import { checkA2ATaskPage, checkA2ATaskRecord, checkMovedLimit } from '../a2a-tasks';
 
 /** The A2A task records of a `MemoryStore` (docs/a2a.md, "Listing and push"), kept as JSON copies. */
 export class MemoryA2ATasks implements A2ATaskStore {
   private readonly records = new Map<string, string>();
+
+  /** `versionOf`: the version of a run's checkpoint in the same store (what a watched record is compared with). */
+  constructor(private readonly versionOf: (runId: string) => number | undefined = () => undefined) {}
 
   loadA2ATask(taskId: string): Promise<A2ATaskRecord | undefined> {
     const text = this.records.get(taskId);
@@ -19,6 +22,7 @@ export class MemoryA2ATasks implements A2ATaskStore {
     const first = stored === undefined ? record : (JSON.parse(stored) as A2ATaskRecord);
     const kept: A2ATaskRecord = { ...record, owner: first.owner, contextId: first.contextId, createdAt: first.createdAt };
     if (kept.dueAt === undefined) delete kept.dueAt;
+    if (kept.watch === undefined) delete kept.watch;
     this.records.set(record.taskId, JSON.stringify(kept));
     return Promise.resolve(true);
   }
@@ -40,6 +44,15 @@ export class MemoryA2ATasks implements A2ATaskStore {
       .filter((record) => record.dueAt !== undefined && record.dueAt <= dueBefore)
       .sort((a, b) => (a.dueAt as number) - (b.dueAt as number));
     return Promise.resolve(due.slice(0, limit));
+  }
+
+  /** Watched records whose run's checkpoint version (`versionOf`) is past their `watch`, by task id. */
+  listA2AMoved(limit: number, after = ''): Promise<A2ATaskRecord[]> {
+    checkMovedLimit(limit, after);
+    const moved = this.all()
+      .filter((record) => record.watch !== undefined && (this.versionOf(record.taskId) ?? 0) > record.watch && record.taskId > after)
+      .sort((a, b) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0));
+    return Promise.resolve(moved.slice(0, limit));
   }
 
   /**

@@ -30,7 +30,7 @@ export type MemoryStoreOptions = MemorySuspensionStoreOptions;
  */
 export class MemoryStore extends MemoryRunStore implements SessionStore, StreamLogStore, PrunableStore, A2ATaskStore, McpTaskStore {
   private readonly sessions = new MemorySessionStore(() => new Date(this.clock.now()).toISOString());
-  private readonly a2aTasks = new MemoryA2ATasks();
+  private readonly a2aTasks = new MemoryA2ATasks((runId) => this.runVersion(runId));
 
   async loadA2ATask(taskId: string): Promise<A2ATaskRecord | undefined> {
     this.assertOpen();
@@ -74,6 +74,10 @@ export class MemoryStore extends MemoryRunStore implements SessionStore, StreamL
     return this.mcpTasks.pruneMcpTasks(updatedBefore, limit);
   }
 
+  async listA2AMoved(limit: number, after?: string): Promise<A2ATaskRecord[]> {
+    this.assertOpen();
+    return this.a2aTasks.listA2AMoved(limit, after);
+  }
   private readonly cards = new MemoryDeliveries();
   /** The cards channels posted for pending calls (docs/channels.md). */
   readonly deliveries: DeliveryStore = this.cards;

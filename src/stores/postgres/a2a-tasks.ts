@@ -1,6 +1,6 @@
 import { quoteIdentifier } from './resolve';
 import type { A2ATaskPage, A2ATaskRecord, A2ATaskStore, A2ATaskRow } from '../a2a-tasks';
-import { a2aTaskOf, a2aTaskRowOf, checkA2ATaskPage, checkA2ATaskRecord } from '../a2a-tasks';
+import { a2aTaskOf, a2aTaskRowOf, checkA2ATaskPage, checkA2ATaskRecord, checkMovedLimit } from '../a2a-tasks';
 import type { PostgresQuery } from './sessions';
 
 /** The qualified, quoted name of a store's A2A tasks table. */
@@ -26,13 +26,27 @@ export function a2aTasksPostgresDdl(schema: string, prefix: string): string[] {
   ];
 }
 
-const COLUMNS = 'task_id, owner, context_id, created_at, version, state::text AS state, due_at';
+/**
+ * Layout step 4 of the PostgreSQL store, A2A push watch's block (issue 49, docs/a2a.md "Listing
+ * and push"): as in SQLite, the run checkpoint version each watched task was last told of.
+ */
+export function a2aWatchPostgresDdl(schema: string, prefix: string): string[] {
+  const table = a2aTasksTable(schema, prefix);
+  return [
+    `ALTER TABLE ${table} ADD COLUMN watch bigint`,
+    `CREATE INDEX ${quoteIdentifier(`${prefix}a2a_tasks_watched_idx`)} ON ${table} (task_id COLLATE "C") WHERE watch IS NOT NULL`,
+  ];
+}
+
+const COLUMNS = 'task_id, owner, context_id, created_at, version, state::text AS state, due_at, watch';
 
 /** The A2A task records of a `PostgresStore`, in its schema. */
 export class PostgresA2ATasks implements A2ATaskStore {
   constructor(
     private readonly table: string,
     private readonly query: PostgresQuery,
+    /** The store's runs table: a watched task's run is read there. */
+    private readonly runs: string,
   ) {}
 
   async loadA2ATask(taskId: string): Promise<A2ATaskRecord | undefined> {
@@ -49,14 +63,14 @@ export class PostgresA2ATasks implements A2ATaskStore {
       record.version === 1
         ? await this.query(
             `save of A2A task ${row.task_id}`,
-            `INSERT INTO ${this.table} (task_id, owner, context_id, created_at, version, state, due_at)
-             VALUES ($1, $2, $3, $4, 1, $5::json, $6) ON CONFLICT (task_id) DO NOTHING`,
-            [row.task_id, row.owner, row.context_id, row.created_at, row.state, row.due_at],
+            `INSERT INTO ${this.table} (task_id, owner, context_id, created_at, version, state, due_at, watch)
+             VALUES ($1, $2, $3, $4, 1, $5::json, $6, $7) ON CONFLICT (task_id) DO NOTHING`,
+            [row.task_id, row.owner, row.context_id, row.created_at, row.state, row.due_at, row.watch],
           )
         : await this.query(
             `save of A2A task ${row.task_id}`,
-            `UPDATE ${this.table} SET version = $2, state = $3::json, due_at = $4 WHERE task_id = $1 AND version = $2 - 1`,
-            [row.task_id, row.version, row.state, row.due_at],
+            `UPDATE ${this.table} SET version = $2, state = $3::json, due_at = $4, watch = $5 WHERE task_id = $1 AND version = $2 - 1`,
+            [row.task_id, row.version, row.state, row.due_at, row.watch],
           );
     return result.rowCount === 1;
   }
@@ -85,6 +99,21 @@ export class PostgresA2ATasks implements A2ATaskStore {
       'list of due A2A notifications',
       `SELECT ${COLUMNS} FROM ${this.table} WHERE due_at IS NOT NULL AND due_at <= $1 ORDER BY due_at LIMIT $2::bigint`,
       [dueBefore, limit],
+    );
+    return result.rows.map(a2aTaskOf);
+  }
+
+  async listA2AMoved(limit: number, after = ''): Promise<A2ATaskRecord[]> {
+    checkMovedLimit(limit, after);
+    const columns = COLUMNS.split(', ')
+      .map((column) => `a.${column}`)
+      .join(', ');
+    const result = await this.query<A2ATaskRow>(
+      'list of moved A2A tasks',
+      `SELECT ${columns} FROM ${this.table} a JOIN ${this.runs} r ON r.run_id = a.task_id
+       WHERE a.watch IS NOT NULL AND r.version > a.watch AND a.task_id COLLATE "C" > $2 COLLATE "C"
+       ORDER BY a.task_id COLLATE "C" LIMIT $1::bigint`,
+      [limit, after],
     );
     return result.rows.map(a2aTaskOf);
   }

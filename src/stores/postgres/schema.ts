@@ -1,4 +1,4 @@
-import { a2aTasksPostgresDdl, a2aTasksTable } from './a2a-tasks';
+import { a2aTasksPostgresDdl, a2aTasksTable, a2aWatchPostgresDdl } from './a2a-tasks';
 import type { Pool, PoolClient } from 'pg';
 import { StoreError } from '../../errors';
 import { isUnavailable, translate } from './errors';
@@ -234,6 +234,9 @@ function migrationTo(version: number, { schema, prefix, suspensions, runs, grant
         // MCP tasks (docs/mcp.md, "Tasks"): the tasks of served calls that did not suspend, with the
         // lease of the process running each, so every server process on the schema answers for them.
         ...mcpTasksPostgresDdl(schema, prefix),
+        // A2A push for a task continued elsewhere (docs/a2a.md, "Listing and push"):
+        // the run checkpoint version each watched task was last told of.
+        ...a2aWatchPostgresDdl(schema, prefix),
       ];
     default:
       throw new StoreError(`PostgresStore: no migration to layout version ${version}`);

@@ -93,7 +93,7 @@ export class PostgresStore extends StoreWithMcpTasks implements SuspensionStore,
     this.tables = tablesOf(resolved.schema, resolved.tablePrefix);
     const query = this.queries;
     this.sessions = new PostgresSessions(sessionsTable(resolved.schema, resolved.tablePrefix), query);
-    this.a2aTasks = new PostgresA2ATasks(a2aTasksTable(resolved.schema, resolved.tablePrefix), query);
+    this.a2aTasks = new PostgresA2ATasks(a2aTasksTable(resolved.schema, resolved.tablePrefix), query, this.tables.runs);
     this.deliveries = new PostgresDeliveries(deliveriesTable(resolved.schema, resolved.tablePrefix), query);
     this.streams = new PostgresStreamLog(streamTables(resolved.schema, resolved.tablePrefix), query);
     this.steers = new PostgresSteers(steersTable(resolved.schema, resolved.tablePrefix), this.tables.runs, query);

@@ -3,6 +3,7 @@ import {
   checkAppend,
   checkOpen,
   checkRead,
+  packParts,
   partsFrom,
   type StreamLogStore,
   type StreamPartsRow,
@@ -74,7 +75,7 @@ export class PostgresStreamLog implements StreamLogStore {
       `WITH kept AS (
          INSERT INTO ${this.tables.parts} (run_id, seq, parts) SELECT $1, $2, $3 WHERE $3 <> '' ON CONFLICT DO NOTHING)
        UPDATE ${this.tables.logs} SET next = GREATEST(next, $4::bigint), open = $5, updated_at = ${NOW_TEXT} WHERE run_id = $1`,
-      [runId, at, parts.join('\n'), next, !end],
+      [runId, at, packParts(parts), next, !end],
     );
   }
 

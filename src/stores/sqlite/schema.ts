@@ -2,7 +2,7 @@ import { StoreError } from '../../errors';
 import { immediate, type SqliteConnection, type SqliteStatement } from './driver';
 import { DELIVERIES_SQLITE_DDL } from './deliveries';
 import { SESSIONS_SQLITE_DDL } from './sessions';
-import { A2A_TASKS_SQLITE_DDL } from './a2a-tasks';
+import { A2A_TASKS_SQLITE_DDL, A2A_WATCH_SQLITE_DDL } from './a2a-tasks';
 import { STREAMS_SQLITE_DDL } from './streams';
 import { STEERS_SQLITE_DDL } from './steers';
 import { MCP_TASKS_SQLITE_DDL } from './mcp-tasks';
@@ -110,6 +110,9 @@ const STEPS: Record<number, string> = {
     // MCP tasks (docs/mcp.md, "Tasks"): the tasks of served calls that did not suspend, with the
     // lease of the process running each, so every server process on the file answers for them.
     MCP_TASKS_SQLITE_DDL,
+    // A2A push for a task continued elsewhere (docs/a2a.md, "Listing and push"):
+    // the run checkpoint version each watched task was last told of.
+    A2A_WATCH_SQLITE_DDL,
   ].join('\n'),
 };
 

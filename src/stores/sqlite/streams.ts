@@ -2,6 +2,7 @@ import {
   checkAppend,
   checkOpen,
   checkRead,
+  packParts,
   partsFrom,
   type StreamLogStore,
   type StreamPartsRow,
@@ -16,8 +17,10 @@ const NOW_TEXT = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
 /**
  * Schema step 4 of the SQLite store, stream logs' block (docs/chat.md, "Reconnecting"): a
  * row per run's log (its session, the next cursor, whether a response still writes it) and
- * a row per write, keyed by run and the cursor of its first part, its parts one a line. A
- * prune walks the closed logs by their last write.
+ * a row per write, keyed by run and the cursor of its first part, its parts packed
+ * (`packParts`). A rowid table, not `WITHOUT ROWID`: a row of a few kB keeps most of itself in its
+ * table page, where an index page keeps about 1 kB and spills the rest to overflow pages (half
+ * the insert's time, measured; docs/performance.md). A prune walks the closed logs by their last write.
  */
 export const STREAMS_SQLITE_DDL = `
     CREATE TABLE stream_logs (
@@ -33,7 +36,7 @@ export const STREAMS_SQLITE_DDL = `
       seq    INTEGER NOT NULL,
       parts  TEXT NOT NULL,
       PRIMARY KEY (run_id, seq)
-    ) WITHOUT ROWID;
+    );
 `;
 
 /** The stream logs of a `SqliteStore`, in the same file. */
@@ -83,7 +86,7 @@ export class SqliteStreamLog implements StreamLogStore {
     this.run(
       () =>
         immediate(this.db, () => {
-          if (parts.length > 0) this.insertPart.run({ run_id: runId, seq: at, parts: parts.join('\n') });
+          if (parts.length > 0) this.insertPart.run({ run_id: runId, seq: at, parts: packParts(parts) });
           this.update.run({ run_id: runId, next, open: end ? 0 : 1 });
         }),
       `append to the stream log of ${runId}`,
