@@ -1,4 +1,4 @@
-import { showsToolResult } from './guardrails/stages';
+import { showsToolResult } from './core/guardrails/stages';
 import { Limiter } from '../timing/limiter';
 import {
   AlreadyResolvedError,
@@ -14,14 +14,14 @@ import { refusalStatusOf, storedCallOf, type RefusalStatus } from '../suspension
 import { isSettled } from '../suspension/status';
 import type { SuspendedCall } from '../suspension/store';
 import { sleep } from '../timing/sleep';
-import { pendingResult, resultOf } from './checkpoints';
-import { cancelChildren, SUB_AGENT_EVENTS } from './child-run';
+import { pendingResult, resultOf } from './core/checkpoints';
+import { cancelChildren, SUB_AGENT_EVENTS } from './core/child-run';
 import { drive, takeOver, type ContinueOptions } from './drive';
-import { callContext, type AgentParts as ResumeParts, type Emit } from './live-run';
-import { resumeOutput, type OutputRun } from './output';
-import { isEnded, type HaltedCall, type RunState } from './state';
-import type { RunResult } from './types';
-import { openTrace, traced } from './run-trace';
+import { callContext, type AgentParts as ResumeParts, type Emit } from './core/live-run';
+import { resumeOutput, type OutputRun } from './core/output';
+import { isEnded, type HaltedCall, type RunState } from './core/state';
+import type { RunResult } from './core/types';
+import { openTrace, traced } from './core/run-trace';
 
 const MAX_MERGE_ATTEMPTS = 100;
 const FIRST_WAIT_MS = 20;

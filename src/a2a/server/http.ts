@@ -8,7 +8,7 @@ import { parseJson, readNodeBody } from '../../chat/body';
 import { ChatRequestError } from '../../chat/errors';
 import { runStoreOf } from '../../runner/memory';
 import type { AgentRunner } from '../../runner/agent-runner';
-import type { RunStore } from '../../runner/store';
+import type { RunStore } from '../../runner/core/store';
 import type { Principal } from '../../suspension/audit';
 import { agentCardOf } from './card';
 import { PERMISSION_DENIED_CODE, permissionDenied } from './errors';

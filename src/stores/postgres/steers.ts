@@ -1,4 +1,4 @@
-import type { RunStore, SteerQueued, StoredSteer } from '../../runner/store';
+import type { RunStore, SteerQueued, StoredSteer } from '../../runner/core/store';
 import { checkSteerRun, checkStoredSteer } from '../../runner/store-checks';
 import { quoteIdentifier } from './resolve';
 import type { PostgresQuery } from './sessions';

@@ -6,7 +6,7 @@ import { PreparedStatements } from './prepared';
 import type { SessionStore } from '../../sessions/store';
 import { DuplicateSuspensionError, StoreError, StoreUnavailableError } from '../../errors';
 import type { Answer, ToolResult } from '../../results/wire';
-import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from '../../runner/store';
+import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from '../../runner/core/store';
 import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../runner/store-checks';
 import type { Audit, HistoryFilter, Principal } from '../../suspension/audit';
 import { toJson } from '../../suspension/json';

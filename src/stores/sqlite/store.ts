@@ -8,7 +8,7 @@ import type { Answer, ToolResult } from '../../results/wire';
 import type { KeyedCallStore, KeyedStart } from '../../suspension/keyed';
 import { beginKeyed, finishKeyed, renewKeyed } from './keyed';
 import type { Receipt } from '../../toolkit/context';
-import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from '../../runner/store';
+import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from '../../runner/core/store';
 import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../runner/store-checks';
 import type { Audit, HistoryFilter, Principal } from '../../suspension/audit';
 import { jsonCopy, toJson } from '../../suspension/json';
