@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { AlreadyResolvedError, AnswerRefusedError, InvalidAnswerError, RunNotFoundError, UnknownSuspensionError } from '../errors';
 import { cancelRun } from '../runner/core/cancel';
-import { runStoreOf } from '../runner/memory';
+import { runStoreOf } from '../runner/durability/memory';
 import type { RunStore } from '../runner/core/store';
 import type { Answer } from '../results/wire';
 import type { AgentRunner } from '../runner/agent-runner';

@@ -12,7 +12,7 @@ import type { SessionStore } from '../sessions/store';
 import type { ChatMessage, ChatModel, ModelTool } from '../models/types';
 import { Checkpoints } from './core/checkpoints';
 import { subAgentTool, type SubAgentToolOptions } from './core/child-run';
-import { driveNew } from './drive';
+import { driveNew } from './durability/drive';
 import { handoffTool, type HandoffOptions } from './handoff';
 import type { AgentParts, Emit, LiveRun } from './core/live-run';
 import { AbortLatch, onAbortOf } from '../timing/abort-latch';
@@ -28,9 +28,9 @@ import {
   type RunOptions,
 } from './core/options';
 import { armed } from './core/cancel-stop';
-import { MemoryRunStore, runStoreOf } from './memory';
+import { MemoryRunStore, runStoreOf } from './durability/memory';
 import { DEFAULT_OUTPUT_REPAIRS, offeredTools, startOutput } from './core/output';
-import { continueAnswered, continueRun, recoverRun } from './resume';
+import { continueAnswered, continueRun, recoverRun } from './durability/resume';
 import { openTrace, traced } from './core/run-trace';
 import type { RunStore } from './core/store';
 import { streamRun } from './core/stream';

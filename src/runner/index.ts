@@ -8,7 +8,7 @@
  */
 export { AgentRunner } from './agent-runner';
 export type { AgentRunnerOptions, RunOptions, ResumeOptions, AgentToolContext, OrphanRecovery } from './agent-runner';
-export type { Durability } from './durable';
+export type { Durability } from './durability/durable';
 export type { Recovery, RecoveryOptions, RecoveryProblem, RecoveryTick } from './recovery';
 export type { HandoffOptions } from './handoff';
 export { SubAgentInput, SubAgentTool } from './sub-agent';
@@ -51,7 +51,7 @@ export type {
   HoldBack,
 } from './core/guardrails/types';
 export type { RunStore, RunCheckpoint, RunListing, StaleRunFilter, SteerQueued, StoredSteer } from './core/store';
-export type { PrunableStore, PruneOptions, PruneReport, PrunedBatch } from './retention';
+export type { PrunableStore, PruneOptions, PruneReport, PrunedBatch } from './durability/retention';
 export { trimToTokens, summarizeOlder, trimExchanges, roughTokens } from './core/transcript';
 export type { ModelCall, BeforeModel, AfterModel, TrimOptions, SummarizeOptions, TokenEstimate } from './core/transcript';
 export type { SessionStore, StoredSession, SessionSummary, SessionFilter, ActiveRun, SessionSpending } from '../sessions/store';

@@ -6,7 +6,7 @@ import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { InvalidArgumentError } from '../../errors';
 import { parseJson, readNodeBody } from '../../chat/body';
 import { ChatRequestError } from '../../chat/errors';
-import { runStoreOf } from '../../runner/memory';
+import { runStoreOf } from '../../runner/durability/memory';
 import type { AgentRunner } from '../../runner/agent-runner';
 import type { RunStore } from '../../runner/core/store';
 import type { Principal } from '../../suspension/audit';

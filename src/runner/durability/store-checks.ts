@@ -1,5 +1,5 @@
-import { InvalidArgumentError } from '../errors';
-import type { StaleRunFilter, StoredSteer } from './core/store';
+import { InvalidArgumentError } from '../../errors';
+import type { StaleRunFilter, StoredSteer } from '../core/store';
 
 /*
  * What every run store checks the same way, so the three built-in stores (and one written

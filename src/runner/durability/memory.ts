@@ -1,7 +1,7 @@
-import { MemorySuspensionStore } from '../suspension/memory';
-import { jsonCopy } from '../suspension/json';
-import type { SuspensionStore } from '../suspension/store';
-import type { RunCheckpoint, RunListing, RunStore, SteerQueued, StaleRunFilter, StoredSteer } from './core/store';
+import { MemorySuspensionStore } from '../../suspension/memory';
+import { jsonCopy } from '../../suspension/json';
+import type { SuspensionStore } from '../../suspension/store';
+import type { RunCheckpoint, RunListing, RunStore, SteerQueued, StaleRunFilter, StoredSteer } from '../core/store';
 import { checkSteerRun, checkStoredSteer, RUNNING_PHASE, staleRunLimit, versionCanFollow } from './store-checks';
 
 /**

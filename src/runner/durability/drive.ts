@@ -1,17 +1,17 @@
-import { RunConflictError } from '../errors';
-import { AbortLatch, onAbortOf } from '../timing/abort-latch';
-import type { Audit } from '../suspension/audit';
-import type { RunTrace } from './core/agent-spans';
-import { PLAIN_CALLS, type TurnCalls } from './core/calls';
+import { RunConflictError } from '../../errors';
+import { AbortLatch, onAbortOf } from '../../timing/abort-latch';
+import type { Audit } from '../../suspension/audit';
+import type { RunTrace } from '../core/agent-spans';
+import { PLAIN_CALLS, type TurnCalls } from '../core/calls';
 import { startSteps } from './durable';
-import { DriverLease } from './core/lease';
-import { whileDriving, type AgentParts, type Emit, type LiveRun } from './core/live-run';
-import { runLoop } from './core/loop';
-import { AGAIN, fedChecked, type NextStep } from './core/next-step';
-import { offeredTools, resumeOutput } from './core/output';
-import type { RunState } from './core/state';
-import { SteerQueue } from './core/steer';
-import type { RunResult } from './core/types';
+import { DriverLease } from '../core/lease';
+import { whileDriving, type AgentParts, type Emit, type LiveRun } from '../core/live-run';
+import { runLoop } from '../core/loop';
+import { AGAIN, fedChecked, type NextStep } from '../core/next-step';
+import { offeredTools, resumeOutput } from '../core/output';
+import type { RunState } from '../core/state';
+import { SteerQueue } from '../core/steer';
+import type { RunResult } from '../core/types';
 
 /** Options of a resume, continue or recover (the host's context again: it is never stored). */
 export interface ContinueOptions {

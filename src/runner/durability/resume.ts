@@ -1,5 +1,5 @@
-import { showsToolResult } from './core/guardrails/stages';
-import { Limiter } from '../timing/limiter';
+import { showsToolResult } from '../core/guardrails/stages';
+import { Limiter } from '../../timing/limiter';
 import {
   AlreadyResolvedError,
   InvalidResumeError,
@@ -7,21 +7,21 @@ import {
   RunConflictError,
   SuspensionMismatchError,
   UnknownSuspensionError,
-} from '../errors';
-import { pendingOf } from '../results/helpers';
-import type { Answer, ToolResult } from '../results/wire';
-import { refusalStatusOf, storedCallOf, type RefusalStatus } from '../suspension/answers';
-import { isSettled } from '../suspension/status';
-import type { SuspendedCall } from '../suspension/store';
-import { sleep } from '../timing/sleep';
-import { pendingResult, resultOf } from './core/checkpoints';
-import { cancelChildren, SUB_AGENT_EVENTS } from './core/child-run';
+} from '../../errors';
+import { pendingOf } from '../../results/helpers';
+import type { Answer, ToolResult } from '../../results/wire';
+import { refusalStatusOf, storedCallOf, type RefusalStatus } from '../../suspension/answers';
+import { isSettled } from '../../suspension/status';
+import type { SuspendedCall } from '../../suspension/store';
+import { sleep } from '../../timing/sleep';
+import { pendingResult, resultOf } from '../core/checkpoints';
+import { cancelChildren, SUB_AGENT_EVENTS } from '../core/child-run';
 import { drive, takeOver, type ContinueOptions } from './drive';
-import { callContext, type AgentParts as ResumeParts, type Emit } from './core/live-run';
-import { resumeOutput, type OutputRun } from './core/output';
-import { isEnded, type HaltedCall, type RunState } from './core/state';
-import type { RunResult } from './core/types';
-import { openTrace, traced } from './core/run-trace';
+import { callContext, type AgentParts as ResumeParts, type Emit } from '../core/live-run';
+import { resumeOutput, type OutputRun } from '../core/output';
+import { isEnded, type HaltedCall, type RunState } from '../core/state';
+import type { RunResult } from '../core/types';
+import { openTrace, traced } from '../core/run-trace';
 
 const MAX_MERGE_ATTEMPTS = 100;
 const FIRST_WAIT_MS = 20;

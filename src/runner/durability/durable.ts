@@ -1,16 +1,16 @@
-import { mapLimited } from '../timing/limiter';
-import { InvalidArgumentError, type RunConflictError } from '../errors';
-import { pendingOf } from '../results/helpers';
-import type { ToolResult } from '../results/wire';
-import type { ToolCall } from '../models/types';
-import { recoveryRequest, replaysOnTakeover } from '../suspension/takeover';
-import { callTool, type TurnCalls } from './core/calls';
-import { DriverLease } from './core/lease';
-import { snapshot, type AgentParts, type LiveRun } from './core/live-run';
-import { nextStepOf, type NextStep } from './core/next-step';
-import type { RunDriver, RunState, RunStep, StepCall } from './core/state';
+import { mapLimited } from '../../timing/limiter';
+import { InvalidArgumentError, type RunConflictError } from '../../errors';
+import { pendingOf } from '../../results/helpers';
+import type { ToolResult } from '../../results/wire';
+import type { ToolCall } from '../../models/types';
+import { recoveryRequest, replaysOnTakeover } from '../../suspension/takeover';
+import { callTool, type TurnCalls } from '../core/calls';
+import { DriverLease } from '../core/lease';
+import { snapshot, type AgentParts, type LiveRun } from '../core/live-run';
+import { nextStepOf, type NextStep } from '../core/next-step';
+import type { RunDriver, RunState, RunStep, StepCall } from '../core/state';
 
-export type { Durability } from './core/types';
+export type { Durability } from '../core/types';
 
 /**
  * Durable steps (`durability: 'step'`): the run is written when it starts, after every model
