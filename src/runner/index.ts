@@ -10,7 +10,7 @@ export { AgentRunner } from './agent-runner';
 export type { AgentRunnerOptions, RunOptions, ResumeOptions, AgentToolContext, OrphanRecovery } from './agent-runner';
 export type { Durability } from './durability/durable';
 export type { Recovery, RecoveryOptions, RecoveryProblem, RecoveryTick } from './recovery';
-export type { HandoffOptions } from './handoff';
+export type { HandoffOptions } from './features/handoff';
 export { SubAgentInput, SubAgentTool } from './sub-agent';
 export type { SubAgentToolOptions, SubAgentRecord, SubAgentOrigin } from './sub-agent';
 export { answerAs } from './answer-as';

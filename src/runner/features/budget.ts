@@ -1,6 +1,6 @@
 import { addChildSpend } from '../core/child-run';
 import { RUN_BUDGET, type AgentParts } from '../core/live-run';
-import { callersBudgetStop, leftForChild, modelCallStop, spendOnModel, spendOnTool, startSpending } from '../spending';
+import { callersBudgetStop, leftForChild, modelCallStop, spendOnModel, spendOnTool, startSpending } from './spending';
 import { stoppingRefusal } from '../core/stops';
 import type { RunFeature } from '../core/feature';
 

@@ -1,4 +1,4 @@
-import { handoffOf } from '../handoff';
+import { handoffOf } from './handoff';
 import type { RunFeature } from '../core/feature';
 
 /**

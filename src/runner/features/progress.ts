@@ -1,5 +1,5 @@
 import type { AgentParts } from '../core/live-run';
-import { ProgressReporter } from '../progress';
+import { ProgressReporter } from './progress-pace';
 import type { RunFeature } from '../core/feature';
 
 /**

@@ -1,5 +1,5 @@
-import type { Skills } from '../skills/skills';
-import type { Toolkit } from '../toolkit/toolkit';
+import type { Skills } from '../../skills/skills';
+import type { Toolkit } from '../../toolkit/toolkit';
 
 /**
  * The system prompt of a runner given `skills`: its own prompt, a blank line, the skills'

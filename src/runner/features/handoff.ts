@@ -1,6 +1,6 @@
-import { sanitizeName } from '../results/helpers';
-import type { ToolResult } from '../results/wire';
-import { defineTool, type FunctionTool } from '../toolkit/define-tool';
+import { sanitizeName } from '../../results/helpers';
+import type { ToolResult } from '../../results/wire';
+import { defineTool, type FunctionTool } from '../../toolkit/define-tool';
 
 /** Options of {@link AgentRunner.handoffTo}. */
 export interface HandoffOptions {

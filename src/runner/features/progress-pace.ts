@@ -1,7 +1,7 @@
-import type { Clock, ClockTimer } from '../timing/clock';
-import { monotonicOf } from '../timing/clock';
-import type { Telemetry } from '../telemetry/telemetry';
-import type { Emit } from './core/live-run';
+import type { Clock, ClockTimer } from '../../timing/clock';
+import { monotonicOf } from '../../timing/clock';
+import type { Telemetry } from '../../telemetry/telemetry';
+import type { Emit } from '../core/live-run';
 
 /** At most one progress event per call in this many milliseconds; the latest in between is kept and sent at the end of the interval. */
 export const PROGRESS_INTERVAL_MS = 100;

@@ -1,6 +1,6 @@
-import { InvalidArgumentError } from '../errors';
-import type { Usage } from '../models/types';
-import { spendSoFar, type AgentParts, type LiveRun } from './core/live-run';
+import { InvalidArgumentError } from '../../errors';
+import type { Usage } from '../../models/types';
+import { spendSoFar, type AgentParts, type LiveRun } from '../core/live-run';
 import {
   asSessions,
   beforeModelCall,
@@ -15,8 +15,8 @@ import {
   type Budget,
   type Spend,
   type Spent,
-} from './core/budget';
-import type { RunStop } from './core/types';
+} from '../core/budget';
+import type { RunStop } from '../core/types';
 
 /** What the run has spent so far, its wall time driving it in this process included. */
 export function spentNow(live: LiveRun): Spent {

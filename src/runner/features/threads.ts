@@ -1,10 +1,10 @@
-import { InvalidArgumentError, StoreError, SessionBusyError, SessionFullError } from '../errors';
-import type { ChatMessage } from '../models/types';
-import { sessionStoreOf } from '../sessions/memory';
-import { isSessionStore, type SessionSpending, type SessionStore, type StoredSession } from '../sessions/store';
-import { addedSpending } from './core/budget';
-import { checkSessionId } from '../sessions/validate';
-import type { RunResult } from './core/types';
+import { InvalidArgumentError, StoreError, SessionBusyError, SessionFullError } from '../../errors';
+import type { ChatMessage } from '../../models/types';
+import { sessionStoreOf } from '../../sessions/memory';
+import { isSessionStore, type SessionSpending, type SessionStore, type StoredSession } from '../../sessions/store';
+import { addedSpending } from '../core/budget';
+import { checkSessionId } from '../../sessions/validate';
+import type { RunResult } from '../core/types';
 
 /** Bounds and timing of the sessions a runner keeps. */
 export interface ThreadLimits {
