@@ -42,6 +42,17 @@ export const LAYERS = [
 ];
 /** Files directly in src/ (the root entry) sit on the toolkit's layer: the root is the tools layer. */
 const ROOT_FILES_LAYER = 'toolkit';
+/**
+ * The layer line inside a folder, bottom first, for a folder that has one: its subfolders in
+ * order, and the files directly in the folder on top of them all (they compose the rest). Inside
+ * such a folder a file may import only files of its own subfolder or of one earlier here; a
+ * subfolder not listed is itself a violation. docs/design.md, "The runner".
+ */
+export const SUBLAYERS = {
+  runner: ['core', 'durability', 'features'],
+};
+/** The name of the top of a folder with sublayers: its files directly in it. */
+const TOP = '(top)';
 
 export function check(srcDir) {
   const root = resolve(srcDir);
@@ -58,6 +69,12 @@ export function check(srcDir) {
     return parts.length > 1 ? parts[0] : ROOT_FILES_LAYER;
   };
   const rank = (folder) => LAYERS.indexOf(folder);
+  const subOf = (file) => {
+    const parts = relative(root, file).split(sep);
+    return parts.length > 2 ? parts[1] : TOP;
+  };
+  const subRank = (folder, sub) => (sub === TOP ? SUBLAYERS[folder].length : SUBLAYERS[folder].indexOf(sub));
+  const where = (folder, sub) => (sub === TOP ? `${folder}/ (top)` : `${folder}/${sub}`);
   const target = (from, spec) => {
     const base = resolve(dirname(from), spec);
     for (const candidate of [base, `${base}.ts`, `${base}.js`, join(base, 'index.ts'), join(base, 'index.js')]) {
@@ -70,6 +87,10 @@ export function check(srcDir) {
   for (const file of files) {
     const folder = folderOf(file);
     if (rank(folder) < 0) problems.push(`${relative(root, file)}: folder "${folder}" is not on the layer line`);
+    const sub = SUBLAYERS[folder] ? subOf(file) : undefined;
+    if (sub !== undefined && subRank(folder, sub) < 0) {
+      problems.push(`${relative(root, file)}: folder "${folder}/${sub}" is not on the layer line of "${folder}"`);
+    }
     const text = readFileSync(file, 'utf8');
     const pattern =
       /(?:^|\n)\s*(import|export)\s+(type\s+)?([^;]*?)\s+from\s+['"]([^'"]+)['"]|(?:^|\n)\s*import\s+['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)|import\(\s*['"]([^'"]+)['"]\s*\)/g;
@@ -95,6 +116,14 @@ export function check(srcDir) {
       const toFolder = folderOf(to);
       if (toFolder !== folder && rank(toFolder) > rank(folder)) {
         problems.push(`${relative(root, file)} imports ${relative(root, to)}: "${folder}" is below "${toFolder}"`);
+      }
+      if (sub !== undefined && toFolder === folder) {
+        const toSub = subOf(to);
+        if (toSub !== sub && subRank(folder, toSub) > subRank(folder, sub)) {
+          problems.push(
+            `${relative(root, file)} imports ${relative(root, to)}: "${where(folder, sub)}" is below "${where(folder, toSub)}"`,
+          );
+        }
       }
       if (!typeOnly || toFolder !== folder) values.add(to);
     }
@@ -135,7 +164,9 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.
   const problems = check(process.argv[2] ?? join(dirname(new URL(import.meta.url).pathname), '..', 'src'));
   for (const problem of problems) console.log(problem);
   console.log(
-    problems.length ? `layers: ${problems.length} problem(s)` : `layers: ${LAYERS.length} folders in order, no upward import, no cycle`,
+    problems.length
+      ? `layers: ${problems.length} problem(s)`
+      : `layers: ${LAYERS.length} folders in order (runner: ${SUBLAYERS.runner.join(' < ')} < top), no upward import, no cycle`,
   );
   process.exit(problems.length ? 1 : 0);
 }

@@ -1,4 +1,4 @@
-import type { RunEvent } from '../runner/types';
+import type { RunEvent } from '../runner/core/types';
 import type { Principal } from '../suspension/audit';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import { approvalsOf, quorumOf } from '../suspension/quorum';

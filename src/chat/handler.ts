@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InvalidArgumentError } from '../errors';
 import type { ToolCall } from '../models/types';
 import type { AgentRunner } from '../runner/agent-runner';
-import type { RunEvent } from '../runner/types';
+import type { RunEvent } from '../runner/core/types';
 import type { StoredSession } from '../sessions/store';
 import type { Principal } from '../suspension/audit';
 import { parseJson, readNodeBody, readWebBody, sseBody } from './body';

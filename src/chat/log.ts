@@ -1,6 +1,6 @@
 import { ModelError, ToolnexusError } from '../errors';
 import type { AgentRunner } from '../runner/agent-runner';
-import type { RunEvent } from '../runner/types';
+import type { RunEvent } from '../runner/core/types';
 
 /** The log of a chat back end (Nest's `Logger` is one). */
 export interface ChatLogger {

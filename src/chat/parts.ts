@@ -1,4 +1,4 @@
-import type { RunStop } from '../runner/types';
+import type { RunStop } from '../runner/core/types';
 import type { SettledStatus } from '../suspension/store';
 /**
  * The parts of the AI SDK's UI message stream (protocol `v1`, header

@@ -4,7 +4,7 @@ import type { ToolMedia } from '../models/types';
 import { contentOf, isMedia } from '../results/content';
 import { ToolnexusError } from '../errors';
 import type { ToolCall } from '../models/types';
-import type { RunEvent, RunResult } from '../runner/types';
+import type { RunEvent, RunResult } from '../runner/core/types';
 import type { Toolkit } from '../toolkit/toolkit';
 import type { ChatApprovalData, ChatProgressData, ChatSubAgentData, UIStreamPart } from './parts';
 import { jsonOrText, StreamRedactor, TextHold } from './redact';

@@ -16,7 +16,7 @@ import { MAX_COMMENT_LENGTH } from '../suspension/audit';
 import { redactCall } from '../suspension/redact';
 import { isSettled } from '../suspension/status';
 import type { SuspendedCall } from '../suspension/store';
-import type { RunStore } from '../runner/store';
+import type { RunStore } from '../runner/core/store';
 import type { CommandInput } from './command';
 import { EXIT, type ExitCode } from './exit-codes';
 import { callDetail } from './format';

@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { InvalidArgumentError } from '../errors';
 import type { SuspensionStore } from '../suspension/store';
-import type { RunStore } from '../runner/store';
+import type { RunStore } from '../runner/core/store';
 import { PostgresStore } from '../stores/postgres/index';
 import { SqliteStore } from '../stores/sqlite/index';
 import type { TablesProblem } from '../stores/postgres/tables';

@@ -7,7 +7,7 @@ import type { Principal } from '../suspension/audit';
 import { AgentRunner } from '../runner/agent-runner';
 import { ResumeCoordinator } from '../suspension/coordinator';
 import type { SuspensionStore } from '../suspension/store';
-import type { RunStore } from '../runner/store';
+import type { RunStore } from '../runner/core/store';
 import { Toolkit } from '../toolkit/toolkit';
 import type { CliIo } from './command';
 import { checkPostgresTables } from '../stores/postgres/tables';

@@ -1,8 +1,8 @@
 import { InvalidArgumentError, InvalidResumeError } from '../errors';
 import type { AgentRunner } from '../runner/agent-runner';
-import type { RunState } from '../runner/state';
-import type { RunCheckpoint, RunStore } from '../runner/store';
-import type { RunResult } from '../runner/types';
+import type { RunState } from '../runner/core/state';
+import type { RunCheckpoint, RunStore } from '../runner/core/store';
+import type { RunResult } from '../runner/core/types';
 import type { SuspensionObserver } from '../suspension/observer';
 import type { SuspendedCall, SuspensionStore } from '../suspension/store';
 import { dbosSdk, type DbosSdk } from './peer';

@@ -1,6 +1,6 @@
 import type { ChatMessage } from '../models/types';
 import { redactTranscript } from '../runner/redact-run';
-import type { RunStore } from '../runner/store';
+import type { RunStore } from '../runner/core/store';
 import type { Toolkit } from '../toolkit/toolkit';
 import type { DecisionContext } from './row';
 

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../errors';
-import type { RunStore } from '../runner/store';
+import type { RunStore } from '../runner/core/store';
 import { Redactor } from '../suspension/redact';
 import type { SuspensionStore } from '../suspension/store';
 import { Toolkit } from '../toolkit/toolkit';

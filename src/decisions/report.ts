@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../errors';
-import type { RunStore } from '../runner/store';
+import type { RunStore } from '../runner/core/store';
 import type { AutomaticDecision } from '../suspension/automatic';
 import type { SuspensionStore } from '../suspension/store';
 import { exportDecisions, type ExportDecisionsOptions } from './export';

@@ -1,12 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import { AlreadyResolvedError, AnswerRefusedError, InvalidAnswerError, RunNotFoundError, UnknownSuspensionError } from '../errors';
-import { cancelRun } from '../runner/cancel';
-import { runStoreOf } from '../runner/memory';
-import type { RunStore } from '../runner/store';
+import { cancelRun } from '../runner/core/cancel';
+import { runStoreOf } from '../runner/durability/memory';
+import type { RunStore } from '../runner/core/store';
 import type { Answer } from '../results/wire';
 import type { AgentRunner } from '../runner/agent-runner';
 import { answerAs } from '../runner/answer-as';
-import type { RunResult } from '../runner/types';
+import type { RunResult } from '../runner/core/types';
 import { MAX_COMMENT_LENGTH, type Principal } from '../suspension/audit';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import { isSettled, isSuspensionStatus } from '../suspension/status';

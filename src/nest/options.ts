@@ -1,8 +1,8 @@
-import type { AgentRunnerOptions } from '../runner/options';
+import type { AgentRunnerOptions } from '../runner/core/options';
 import type { ModuleMetadata, Type, InjectionToken, OptionalFactoryDependency } from '@nestjs/common';
 import type { ChatModel } from '../models/types';
 import type { SuspensionStore } from '../suspension/store';
-import type { RunStore } from '../runner/store';
+import type { RunStore } from '../runner/core/store';
 import type { RecoveryOptions } from '../runner/recovery';
 import type { WaitFor } from '../suspension/coordinator';
 import type { AnswerPolicy } from '../suspension/policy';

@@ -10,11 +10,11 @@ import type { FunctionTool } from '../toolkit/define-tool';
 import type { Toolkit } from '../toolkit/toolkit';
 import type { SessionStore } from '../sessions/store';
 import type { ChatMessage, ChatModel, ModelTool } from '../models/types';
-import { Checkpoints } from './checkpoints';
-import { subAgentTool, type SubAgentToolOptions } from './child-run';
-import { driveNew } from './drive';
-import { handoffTool, type HandoffOptions } from './handoff';
-import type { AgentParts, Emit, LiveRun } from './live-run';
+import { Checkpoints } from './core/checkpoints';
+import { subAgentTool, type SubAgentToolOptions } from './core/child-run';
+import { driveNew } from './durability/drive';
+import { handoffTool, type HandoffOptions } from './features/handoff';
+import type { AgentParts, Emit, LiveRun } from './core/live-run';
 import { AbortLatch, onAbortOf } from '../timing/abort-latch';
 import {
   checkRunId,
@@ -26,29 +26,29 @@ import {
   type OrphanRecovery,
   type ResumeOptions,
   type RunOptions,
-} from './options';
-import { armed } from './cancel-stop';
-import { MemoryRunStore, runStoreOf } from './memory';
-import { DEFAULT_OUTPUT_REPAIRS, offeredTools, startOutput } from './output';
-import { continueAnswered, continueRun, recoverRun } from './resume';
-import { openTrace, traced } from './run-trace';
-import type { RunStore } from './store';
-import { streamRun } from './stream';
-import { threadsOf, type HeldSession, type Threads } from './threads';
-import type { RunEvent, RunResult } from './types';
-import { zeroUsage } from './usage';
-import { promptWithSkills } from './skills';
-import { guardrailsOf } from './guardrails/check';
-import { budgetOf, NOTHING_SPENT, pricesOf, type Budget, type SessionBudget } from './budget';
-import { checkPriced, startBudget } from './spending';
+} from './core/options';
+import { armed } from './core/cancel-stop';
+import { MemoryRunStore, runStoreOf } from './durability/memory';
+import { DEFAULT_OUTPUT_REPAIRS, offeredTools, startOutput } from './core/output';
+import { continueAnswered, continueRun, recoverRun } from './durability/resume';
+import { openTrace, traced } from './core/run-trace';
+import type { RunStore } from './core/store';
+import { streamRun } from './core/stream';
+import { threadsOf, type HeldSession, type Threads } from './features/threads';
+import type { RunEvent, RunResult } from './core/types';
+import { zeroUsage } from './core/usage';
+import { promptWithSkills } from './features/skills';
+import { guardrailsOf } from './core/guardrails/check';
+import { budgetOf, NOTHING_SPENT, pricesOf, type Budget, type SessionBudget } from './core/budget';
+import { checkPriced, startBudget } from './features/spending';
 import { NO_FEATURES, runnerFeatures } from './features/runner-features';
-import { RUN_BUDGET, whileDriving, type Driving } from './live-run';
-import { cancelStored, judgeCancel, type CancelOptions } from './cancel';
-import { SteerQueue, steerRun, type SteerOptions, type SteerReceipt } from './steer';
+import { RUN_BUDGET, whileDriving, type Driving } from './core/live-run';
+import { cancelStored, judgeCancel, type CancelOptions } from './core/cancel';
+import { SteerQueue, steerRun, type SteerOptions, type SteerReceipt } from './core/steer';
 import { recoverOrphans, startRecovery, type Recovery, type RecoveryOptions } from './recovery';
 
-export type { AgentToolContext } from './live-run';
-export type { AgentRunnerOptions, OrphanRecovery, ResumeOptions, RunOptions } from './options';
+export type { AgentToolContext } from './core/live-run';
+export type { AgentRunnerOptions, OrphanRecovery, ResumeOptions, RunOptions } from './core/options';
 
 /**
  * Drives a chat model through the tool-calling loop: ask the model, run every tool call

@@ -2,7 +2,7 @@ import type { Answer } from '../results/wire';
 import { answerAsPrincipal, type AnswerAsOptions, type AnsweredOf, type AnsweredRunOf } from '../suspension/answer-as';
 import type { ResumeCoordinator } from '../suspension/coordinator';
 import type { AgentRunner } from './agent-runner';
-import type { RunResult } from './types';
+import type { RunResult } from './core/types';
 
 export type { AnswerAsOptions } from '../suspension/answer-as';
 

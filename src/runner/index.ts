@@ -8,15 +8,15 @@
  */
 export { AgentRunner } from './agent-runner';
 export type { AgentRunnerOptions, RunOptions, ResumeOptions, AgentToolContext, OrphanRecovery } from './agent-runner';
-export type { Durability } from './durable';
+export type { Durability } from './durability/durable';
 export type { Recovery, RecoveryOptions, RecoveryProblem, RecoveryTick } from './recovery';
-export type { HandoffOptions } from './handoff';
+export type { HandoffOptions } from './features/handoff';
 export { SubAgentInput, SubAgentTool } from './sub-agent';
 export type { SubAgentToolOptions, SubAgentRecord, SubAgentOrigin } from './sub-agent';
 export { answerAs } from './answer-as';
 export type { AnswerAsOptions, Answered, AnsweredRun } from './answer-as';
-export { RUN_STATE_FORMAT } from './state';
-export type { RunState, RunPhase, HaltedCall, RunDriver, RunStep, StepCall } from './state';
+export { RUN_STATE_FORMAT } from './core/state';
+export type { RunState, RunPhase, HaltedCall, RunDriver, RunStep, StepCall } from './core/state';
 export { redactRun } from './redact-run';
 export type {
   ToolCallRecord,
@@ -32,8 +32,8 @@ export type {
   RunStatus,
   RunStop,
   BudgetLimit,
-} from './types';
-export type { Budget, ModelPrice, Prices, Spend } from './budget';
+} from './core/types';
+export type { Budget, ModelPrice, Prices, Spend } from './core/budget';
 export type {
   Guardrail,
   GuardrailFunction,
@@ -49,17 +49,17 @@ export type {
   ToolInputSubject,
   ToolOutputSubject,
   HoldBack,
-} from './guardrails/types';
-export type { RunStore, RunCheckpoint, RunListing, StaleRunFilter, SteerQueued, StoredSteer } from './store';
-export type { PrunableStore, PruneOptions, PruneReport, PrunedBatch } from './retention';
-export { trimToTokens, summarizeOlder, trimExchanges, roughTokens } from './transcript';
-export type { ModelCall, BeforeModel, AfterModel, TrimOptions, SummarizeOptions, TokenEstimate } from './transcript';
+} from './core/guardrails/types';
+export type { RunStore, RunCheckpoint, RunListing, StaleRunFilter, SteerQueued, StoredSteer } from './core/store';
+export type { PrunableStore, PruneOptions, PruneReport, PrunedBatch } from './durability/retention';
+export { trimToTokens, summarizeOlder, trimExchanges, roughTokens } from './core/transcript';
+export type { ModelCall, BeforeModel, AfterModel, TrimOptions, SummarizeOptions, TokenEstimate } from './core/transcript';
 export type { SessionStore, StoredSession, SessionSummary, SessionFilter, ActiveRun, SessionSpending } from '../sessions/store';
 export type { StreamLogStore, StreamSlice } from '../sessions/stream-log';
-export { cancelRun } from './cancel';
-export type { CancelOptions } from './cancel';
-export { MAX_QUEUED_STEERS, MAX_STEER_CHARS } from './steer';
-export type { SteerMessage, SteerOptions, SteerReceipt } from './steer';
+export { cancelRun } from './core/cancel';
+export type { CancelOptions } from './core/cancel';
+export { MAX_QUEUED_STEERS, MAX_STEER_CHARS } from './core/steer';
+export type { SteerMessage, SteerOptions, SteerReceipt } from './core/steer';
 export {
   RunCancelledError,
   RunNotFoundError,

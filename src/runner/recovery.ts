@@ -3,8 +3,8 @@ import { messageOf } from '../errors/message';
 import type { LapsedTakeover } from '../suspension/sweep';
 import type { ClockTimer } from '../timing/clock';
 import type { AgentRunner } from './agent-runner';
-import type { AgentParts } from './live-run';
-import type { OrphanRecovery, ResumeOptions } from './options';
+import type { AgentParts } from './core/live-run';
+import type { OrphanRecovery, ResumeOptions } from './core/options';
 
 /** Default time between two ticks of {@link startRecovery}. */
 export const DEFAULT_RECOVERY_INTERVAL_MS = 5_000;

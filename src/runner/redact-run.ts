@@ -1,7 +1,7 @@
 import type { Toolkit } from '../toolkit/toolkit';
 import { REDACTED } from '../toolkit/redaction';
 import type { ChatMessage } from '../models/types';
-import type { RunResult } from './types';
+import type { RunResult } from './core/types';
 
 /** Shorter sensitive values are redacted in arguments but not searched for in free text, where they would mask common words. */
 const MIN_SEARCHED_LENGTH = 3;

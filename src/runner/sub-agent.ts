@@ -3,11 +3,11 @@ import type { AnyClass } from '../decorators/types';
 import type { ToolResult } from '../results/wire';
 import { defaultToolName } from '../toolkit/toolkit';
 import type { AgentRunner } from './agent-runner';
-import { runSubAgent } from './child-run';
-import type { AgentToolContext } from './live-run';
+import { runSubAgent } from './core/child-run';
+import type { AgentToolContext } from './core/live-run';
 
-export { SubAgentInput } from './child-run';
-export type { SubAgentOrigin, SubAgentRecord, SubAgentToolOptions } from './child-run';
+export { SubAgentInput } from './core/child-run';
+export type { SubAgentOrigin, SubAgentRecord, SubAgentToolOptions } from './core/child-run';
 
 /**
  * A `@Tool` class that is a sub-agent: extend it, give it a runner (by constructor: a DI

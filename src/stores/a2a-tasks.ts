@@ -1,7 +1,7 @@
 import { InvalidArgumentError, StoreError } from '../errors';
 import { toJson } from '../suspension/json';
 import { StoreSessions } from './sessions';
-import type { RunStore, SteerQueued, StoredSteer } from '../runner/store';
+import type { RunStore, SteerQueued, StoredSteer } from '../runner/core/store';
 
 /**
  * An A2A task as the A2A server keeps it beside its run (docs/a2a.md, "Listing and push"): whose

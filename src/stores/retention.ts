@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../errors';
-import type { PrunedBatch, PruneOptions, PruneReport } from '../runner/retention';
+import type { PrunedBatch, PruneOptions, PruneReport } from '../runner/durability/retention';
 
 /** The statuses of a settled suspension: final, never claimed again. */
 export const SETTLED_STATUSES = ['resolved', 'declined', 'expired', 'cancelled'] as const;

@@ -1,5 +1,5 @@
 import type { RunStore } from '../runner';
-import type { PrunableStore } from '../runner/retention';
+import type { PrunableStore } from '../runner/durability/retention';
 import { testGlobals } from './globals';
 
 const AT = '2030-01-01T00:00:00.000Z';

@@ -62,6 +62,26 @@ it('fails on a folder that is not on the layer line', () => {
   expect(result.lines).toContain('helpers/stray.ts: folder "helpers" is not on the layer line');
 });
 
+it('fails on an import that goes up inside src/runner (core < durability < features < top), a type-only one included', () => {
+  appendFileSync(join(copy, 'runner', 'core', 'usage.ts'), "\nimport type { RunStore } from '../durability/memory';\n");
+  appendFileSync(join(copy, 'runner', 'durability', 'retention.ts'), "\nimport { handoffTool } from '../features/handoff';\n");
+  appendFileSync(join(copy, 'runner', 'features', 'skills.ts'), "\nimport type { AgentRunner } from '../agent-runner';\n");
+  const result = check(copy);
+  expect(result.ok).toBe(false);
+  expect(result.lines).toContain('runner/core/usage.ts imports runner/durability/memory.ts: "runner/core" is below "runner/durability"');
+  expect(result.lines).toContain(
+    'runner/durability/retention.ts imports runner/features/handoff.ts: "runner/durability" is below "runner/features"',
+  );
+  expect(result.lines).toContain('runner/features/skills.ts imports runner/agent-runner.ts: "runner/features" is below "runner/ (top)"');
+});
+
+it('fails on a folder of src/runner that is not on its layer line', () => {
+  mkdirSync(join(copy, 'runner', 'misc'));
+  writeFileSync(join(copy, 'runner', 'misc', 'stray.ts'), 'export const stray = 1;\n');
+  const result = check(copy);
+  expect(result.lines).toContain('runner/misc/stray.ts: folder "runner/misc" is not on the layer line of "runner"');
+});
+
 it('docs/design.md shows the layer line the check enforces, every folder of src/ on it', () => {
   const design = readFileSync(join(ROOT, 'docs', 'design.md'), 'utf8');
   const line = /<!-- layers -->\n```\n([\s\S]*?)\n```/.exec(design)?.[1];

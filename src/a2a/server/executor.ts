@@ -2,7 +2,7 @@ import { TaskState, type Message, type Task } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext, type ServerCallContext } from '@a2a-js/sdk/server';
 import { ModelError, ToolnexusError } from '../../errors';
 import type { AgentRunner } from '../../runner/agent-runner';
-import type { RunEvent, RunResult } from '../../runner/types';
+import type { RunEvent, RunResult } from '../../runner/core/types';
 import type { Principal } from '../../suspension/audit';
 import { redactCall } from '../../suspension/redact';
 import { textOf } from './answer';

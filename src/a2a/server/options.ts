@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { RunStore } from '../../runner/store';
+import type { RunStore } from '../../runner/core/store';
 import type { Skills } from '../../skills/skills';
 import type { Principal } from '../../suspension/audit';
 import type { Clock } from '../../timing/clock';

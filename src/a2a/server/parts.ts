@@ -1,7 +1,7 @@
 import { Role, TaskState, type Artifact, type Message, type Part, type TaskStatus } from '@a2a-js/sdk';
 import { StreamRedactor } from '../../chat/redact';
 import type { ChatMessage } from '../../models/types';
-import type { RunStop } from '../../runner/types';
+import type { RunStop } from '../../runner/core/types';
 import type { SuspendedCall } from '../../suspension/store';
 import type { Toolkit } from '../../toolkit/toolkit';
 

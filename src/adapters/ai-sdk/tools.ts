@@ -12,7 +12,7 @@ import type { ToolContext } from '../../toolkit/context';
 import type { RegisteredTool, Toolkit } from '../../toolkit/toolkit';
 import { ai } from './peer';
 import { aiSdkMediaPart } from './media';
-import { mediaOf } from '../../runner/media';
+import { mediaOf } from '../../runner/core/media';
 import { contentOf, type ToolContent } from '../../results/content';
 
 /**

@@ -1,7 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from '../../errors';
-import type { PrunableStore, PruneOptions } from '../../runner/retention';
+import type { PrunableStore, PruneOptions } from '../../runner/durability/retention';
 import { STORE_OPTIONS, type CliCommand } from '../command';
 import { EXIT } from '../exit-codes';
 import { CliProblem } from '../target';

@@ -1,6 +1,6 @@
 import { AnswerRefusedError, RunNotFoundError } from '../../errors';
-import { cancelRun } from '../../runner/cancel';
-import { isEnded, type RunPhase } from '../../runner/state';
+import { cancelRun } from '../../runner/core/cancel';
+import { isEnded, type RunPhase } from '../../runner/core/state';
 import { STORE_OPTIONS, type CliCommand } from '../command';
 import { EXIT } from '../exit-codes';
 

@@ -1,8 +1,8 @@
-import { addChildSpend } from '../child-run';
-import { RUN_BUDGET, type AgentParts } from '../live-run';
-import { callersBudgetStop, leftForChild, modelCallStop, spendOnModel, spendOnTool, startSpending } from '../spending';
-import { stoppingRefusal } from '../stops';
-import type { RunFeature } from './feature';
+import { addChildSpend } from '../core/child-run';
+import { RUN_BUDGET, type AgentParts } from '../core/live-run';
+import { callersBudgetStop, leftForChild, modelCallStop, spendOnModel, spendOnTool, startSpending } from './spending';
+import { stoppingRefusal } from '../core/stops';
+import type { RunFeature } from '../core/feature';
 
 /**
  * Budgets (a run's, its session's) and spending as a feature: counted from the run's start (or

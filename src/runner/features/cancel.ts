@@ -1,5 +1,5 @@
-import { cancelStopOf } from '../cancel-stop';
-import type { RunFeature } from './feature';
+import { cancelStopOf } from '../core/cancel-stop';
+import type { RunFeature } from '../core/feature';
 
 /**
  * Cancel as a feature: a run whose latch a `cancel` aborted stops before its next model call,

@@ -1,6 +1,6 @@
 import type { ModelResponse } from '../../models/types';
-import type { Guardrails } from '../guardrails/check';
-import type { HeldText } from '../guardrails/held-text';
+import type { Guardrails } from '../core/guardrails/check';
+import type { HeldText } from '../core/guardrails/held-text';
 import {
   checkAnswer,
   checkInput,
@@ -9,10 +9,10 @@ import {
   heldTextOf,
   refusedAnswer,
   startInputCheck,
-} from '../guardrails/stages';
-import type { AgentParts, LiveRun } from '../live-run';
-import { AGAIN, type NextStep } from '../next-step';
-import type { RunFeature } from './feature';
+} from '../core/guardrails/stages';
+import type { AgentParts, LiveRun } from '../core/live-run';
+import { AGAIN, type NextStep } from '../core/next-step';
+import type { RunFeature } from '../core/feature';
 
 /**
  * Guardrails as a feature (docs/guardrails.md), composed only when the runner has some: the

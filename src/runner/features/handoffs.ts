@@ -1,5 +1,5 @@
-import { handoffOf } from '../handoff';
-import type { RunFeature } from './feature';
+import { handoffOf } from './handoff';
+import type { RunFeature } from '../core/feature';
 
 /**
  * Handoffs (docs/agents.md, "Handoffs") as a feature: a handoff call's result moves the

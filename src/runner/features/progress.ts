@@ -1,6 +1,6 @@
-import type { AgentParts } from '../live-run';
-import { ProgressReporter } from '../progress';
-import type { RunFeature } from './feature';
+import type { AgentParts } from '../core/live-run';
+import { ProgressReporter } from './progress-pace';
+import type { RunFeature } from '../core/feature';
 
 /**
  * Progress as a feature: a call of a run someone listens to gets `ctx.progress`, whose updates

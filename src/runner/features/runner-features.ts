@@ -1,9 +1,9 @@
-import type { AgentParts } from '../live-run';
+import type { AgentParts } from '../core/live-run';
 import { budgetFeature } from './budget';
 import { CANCEL } from './cancel';
 import { SUB_AGENTS } from './sub-agents';
 import { HANDOFFS } from './handoffs';
-import { RunFeatures, type RunFeature } from './feature';
+import { RunFeatures, type RunFeature } from '../core/feature';
 import { guardrailsFeature } from './guardrails';
 import { progressFeature } from './progress';
 import { steeringFeature } from './steering';

@@ -1,8 +1,8 @@
-import type { SteerInbox } from '../checkpoints';
-import type { AgentParts, LiveRun } from '../live-run';
-import { AGAIN, type NextStep } from '../next-step';
-import { MAX_QUEUED_STEERS, type SteerQueue } from '../steer';
-import type { RunFeature } from './feature';
+import type { SteerInbox } from '../core/checkpoints';
+import type { AgentParts, LiveRun } from '../core/live-run';
+import { AGAIN, type NextStep } from '../core/next-step';
+import { MAX_QUEUED_STEERS, type SteerQueue } from '../core/steer';
+import type { RunFeature } from '../core/feature';
 
 /**
  * Steering as a feature (docs/agents.md, "Steering"): at each turn's start, the messages steered

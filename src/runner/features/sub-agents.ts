@@ -1,10 +1,10 @@
 import type { ToolCall } from '../../models/types';
 import type { ToolResult } from '../../results/wire';
-import { SUB_AGENT_EVENTS, subAgentStop, subAgentUsage } from '../child-run';
-import type { LiveRun } from '../live-run';
-import type { RunStop } from '../types';
-import { addUsage } from '../usage';
-import type { RunFeature } from './feature';
+import { SUB_AGENT_EVENTS, subAgentStop, subAgentUsage } from '../core/child-run';
+import type { LiveRun } from '../core/live-run';
+import type { RunStop } from '../core/types';
+import { addUsage } from '../core/usage';
+import type { RunFeature } from '../core/feature';
 
 /**
  * The calling side of sub-agents (docs/agents.md, "Sub-agents") as a feature: a call's context

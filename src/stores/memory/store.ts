@@ -1,11 +1,11 @@
-import { MemoryRunStore } from '../../runner/memory';
+import { MemoryRunStore } from '../../runner/durability/memory';
 import { MemoryDeliveries } from '../../deliveries/memory';
 import type { DeliveryStore } from '../../deliveries/store';
 import { MemorySessionStore } from '../../sessions/memory';
 import type { SessionFilter, SessionStore, SessionSummary, StoredSession } from '../../sessions/store';
 import type { StreamLogStore, StreamSlice } from '../../sessions/stream-log';
 import type { MemorySuspensionStoreOptions } from '../../suspension/memory';
-import type { PrunableStore, PruneOptions, PruneReport } from '../../runner/retention';
+import type { PrunableStore, PruneOptions, PruneReport } from '../../runner/durability/retention';
 import { cutoffMsOf, cutoffOf, pruneInBatches, type PruneTable } from '../retention';
 import type { A2ATaskPage, A2ATaskRecord, A2ATaskStore } from '../a2a-tasks';
 import { MemoryA2ATasks } from './a2a-tasks';

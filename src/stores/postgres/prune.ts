@@ -1,4 +1,4 @@
-import type { PruneOptions } from '../../runner/retention';
+import type { PruneOptions } from '../../runner/durability/retention';
 import { cutoffMsOf, cutoffOf, LIVE_PHASES, SETTLED_STATUSES, type PruneTable } from '../retention';
 import { a2aTasksTable } from './a2a-tasks';
 import { deliveriesTable } from './deliveries';

@@ -1,13 +1,13 @@
 import type { Pool, QueryResultRow } from 'pg';
-import type { PrunableStore, PruneOptions, PruneReport } from '../../runner/retention';
+import type { PrunableStore, PruneOptions, PruneReport } from '../../runner/durability/retention';
 import { pruneInBatches } from '../retention';
 import { postgresPruneTables } from './prune';
 import { PreparedStatements } from './prepared';
 import type { SessionStore } from '../../sessions/store';
 import { DuplicateSuspensionError, StoreError, StoreUnavailableError } from '../../errors';
 import type { Answer, ToolResult } from '../../results/wire';
-import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from '../../runner/store';
-import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../runner/store-checks';
+import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from '../../runner/core/store';
+import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../runner/durability/store-checks';
 import type { Audit, HistoryFilter, Principal } from '../../suspension/audit';
 import { toJson } from '../../suspension/json';
 import type { Claim, EarlyClaim, Settlement, SettledPage, SettledPageQuery } from '../../suspension/store';

@@ -1,5 +1,5 @@
-import type { RunStore, SteerQueued, StoredSteer } from '../../runner/store';
-import { checkSteerRun, checkStoredSteer } from '../../runner/store-checks';
+import type { RunStore, SteerQueued, StoredSteer } from '../../runner/core/store';
+import { checkSteerRun, checkStoredSteer } from '../../runner/durability/store-checks';
 import { immediate, type SqliteConnection, type SqliteStatement } from './driver';
 
 /**

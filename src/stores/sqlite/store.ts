@@ -1,5 +1,5 @@
 import type { SessionStore } from '../../sessions/store';
-import type { PrunableStore, PruneOptions, PruneReport } from '../../runner/retention';
+import type { PrunableStore, PruneOptions, PruneReport } from '../../runner/durability/retention';
 import { pruneInBatches } from '../retention';
 import { sqlitePruneTables } from './prune';
 import { DuplicateSuspensionError, StoreError, ToolnexusError } from '../../errors';
@@ -8,8 +8,8 @@ import type { Answer, ToolResult } from '../../results/wire';
 import type { KeyedCallStore, KeyedStart } from '../../suspension/keyed';
 import { beginKeyed, finishKeyed, renewKeyed } from './keyed';
 import type { Receipt } from '../../toolkit/context';
-import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from '../../runner/store';
-import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../runner/store-checks';
+import type { RunCheckpoint, RunListing, RunStore, StaleRunFilter } from '../../runner/core/store';
+import { RUNNING_PHASE, staleRunLimit, versionCanFollow } from '../../runner/durability/store-checks';
 import type { Audit, HistoryFilter, Principal } from '../../suspension/audit';
 import { jsonCopy, toJson } from '../../suspension/json';
 import type {
