@@ -284,7 +284,7 @@ describe('configuration', () => {
     expect(() => new OpenAIChatModel({ baseUrl: 'http://127.0.0.1:1', model: 'm', timeoutMs: -1 })).toThrow(
       'timeoutMs must be a finite number >= 0, got -1',
     );
-    // Every HTTP model checks the options they share the same way (src/runner/models/core.ts).
+    // Every HTTP model checks the options they share the same way (src/models/core.ts).
     for (const make of [
       () => new OpenAIChatModel({ baseUrl: '', model: 'm' }),
       () => new OpenAIResponsesModel({ baseUrl: '', model: 'm' }),
