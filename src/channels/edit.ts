@@ -3,7 +3,6 @@ import { messageOf } from '../errors/message';
 import { inputFields, type InputField } from '../inbox/input-schema';
 import { answerAs } from '../runner/answer-as';
 import type { ResumeCoordinator } from '../suspension/coordinator';
-import { subAgentOriginOf } from '../suspension/origin';
 import { quorumOf } from '../suspension/quorum';
 import { redactCall } from '../suspension/redact';
 import type { SuspendedCall } from '../suspension/store';
@@ -55,11 +54,11 @@ function editableFields(coordinator: ResumeCoordinator, call: SuspendedCall): { 
 
 /**
  * Whether a call's card offers Edit: a pending approval that allows edited arguments and needs
- * no quorum, and not a request a sub-agent surfaced (its arguments are the sub-agent tool's, and
- * the answer that resumes the child carries none).
+ * no quorum. A request a sub-agent surfaced never allows them: its runner leaves `editable` out
+ * (the answer that resumes the child carries no arguments).
  */
 export function offersEdit(call: SuspendedCall): boolean {
-  return call.status === 'pending' && call.request.data?.editable === true && !quorumOf(call.request) && !subAgentOriginOf(call.request);
+  return call.status === 'pending' && call.request.data?.editable === true && !quorumOf(call.request);
 }
 
 /**
@@ -112,8 +111,9 @@ export async function submitEdit(parts: EditParts, event: ModalSubmitLike): Prom
   const { fields } = editableFields(parts.coordinator, call);
   const first = fields[0]?.name ?? 'error';
   const refuse = (message: string): ModalSubmitResponse => ({ action: 'errors', errors: { [first]: message.slice(0, 300) } });
-  // A sub-agent's request takes no arguments in its answer (the answer that resumes the child carries none).
-  if (subAgentOriginOf(call.request) || (await parts.outermost(callId)) !== callId) return refuse('This request can no longer be edited.');
+  // A sub-agent's own request is answered as the one its run surfaced, which takes no arguments
+  // (and `answerAs` refuses edited arguments to that one: it is not `editable`).
+  if ((await parts.outermost(callId)) !== callId) return refuse('This request can no longer be edited.');
   const principal = await parts.principalOf({ platform: event.adapter.name, id: event.user.userId, name: event.user.fullName });
   if (!principal) return refuse('You are not mapped to anyone who may answer requests here.');
   const args: Record<string, unknown> = { ...(isRecord(call.args) ? call.args : {}) };

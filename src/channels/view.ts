@@ -1,7 +1,6 @@
 import type { SuspendedCall } from '../suspension/store';
 import { approvalsOf, declinesOf, quorumOf } from '../suspension/quorum';
 import { escalationOf } from '../suspension/escalation';
-import { subAgentOriginOf } from '../suspension/origin';
 
 /** Where an approval card's call stands, as the card shows it. */
 export type CardState = 'pending' | 'approved' | 'declined' | 'expired' | 'cancelled';
@@ -53,9 +52,8 @@ export function cardViewOf(call: SuspendedCall, now: number): CardView {
   };
   if (call.requestedBy) view.requestedBy = call.requestedBy.name ?? call.requestedBy.id;
   if (call.request.expiresAt !== undefined) view.deadline = call.request.expiresAt;
-  // A request a sub-agent surfaced takes no edited arguments (the sub-agent tool's are not the ones asked about).
-  if (view.state === 'pending' && call.request.data?.editable === true && !quorumOf(call.request) && !subAgentOriginOf(call.request))
-    view.editable = true;
+  // A request a sub-agent surfaced carries no `editable` (src/runner/core/child-run.ts): no Edit for it here either.
+  if (view.state === 'pending' && call.request.data?.editable === true && !quorumOf(call.request)) view.editable = true;
   const escalation = escalationOf(call.request);
   if (escalation && escalation.at <= now && view.state === 'pending') {
     const to = escalation.to.join(', ');

@@ -12,11 +12,11 @@ import 'reflect-metadata';
 import { createServer } from 'node:http';
 import { IsInt, IsString, Min } from 'class-validator';
 import { pendingOf, success, Tool, Toolkit } from 'toolnexus-ts';
-import { AgentRunner, type RunResult } from 'toolnexus-ts/agents';
+import { AgentRunner, answerAs, type RunResult } from 'toolnexus-ts/agents';
 import { MemoryStore } from 'toolnexus-ts/memory';
 import { FunctionModel } from 'toolnexus-ts/models';
 import { createChannels, type Channels, type RouteAnswerers } from 'toolnexus-ts/channels';
-import { ResumeCoordinator, rulesPolicy, type SuspendedCall } from 'toolnexus-ts/suspension';
+import { InvalidAnswerError, ResumeCoordinator, rulesPolicy, type SuspendedCall } from 'toolnexus-ts/suspension';
 import { listening } from '../fixtures/listen';
 import { FakeClock } from '../fixtures/fake-clock';
 import { BOT_TOKEN, clickBody, SIGNING_SECRET, slackHeaders, slackStandIn, type SlackStandIn } from '../fixtures/channels/slack';
@@ -144,8 +144,10 @@ it('one card: the request the root’s run surfaced, routed by the tool that ask
   expect(cards()).toHaveLength(1);
   expect(cardOf(surfaced.request.id)).toBeDefined();
   expect(cardOf(own.request.id)).toBeUndefined();
-  // The answer that resumes the child carries no arguments: the surfaced request's card has no Edit.
-  expect(surfaced.request.data?.editable).toBe(true);
+  // The answer that resumes the child carries no arguments: the surfaced request is not editable
+  // (the runner leaves `editable` out, so no door offers an edit), and its card has no Edit.
+  expect(own.request.data?.editable).toBe(true);
+  expect(surfaced.request.data?.editable).toBeUndefined();
   expect(JSON.stringify(cards()[0]!.body.blocks)).not.toContain('toolnexus.edit');
   expect(await store.deliveries.listDeliveries({ callId: own.request.id })).toEqual([]);
   expect(new Set(routed.map((r) => r.tool))).toEqual(new Set(['research']));
@@ -229,4 +231,16 @@ it('a request in a sub-agent’s run that nobody surfaced yet waits a moment, th
   await channels.deliver();
   expect(cardOf(id)).toBeDefined();
   expect(routed.at(-1)).toEqual({ tool: 'refund', answerers: { principals: ['finance:ann', 'finance:ben'] } });
+});
+
+it('the surfaced request takes no edited arguments through any door: `answerAs` refuses them, and the call stays open', async () => {
+  const { surfaced } = await halted();
+  await expect(
+    answerAs(root, { id: surfaced.request.id, ok: true, args: { customer: 'ACME', cents: 1 } }, { by: { id: 'finance:ann' } }),
+  ).rejects.toBeInstanceOf(InvalidAnswerError);
+  expect((await store.get(surfaced.request.id))?.status).toBe('pending');
+  expect(ran).toEqual([]);
+  // Its plain approval still runs the child's call with the arguments asked.
+  await answerAs(root, { id: surfaced.request.id, ok: true }, { by: { id: 'finance:ann' } });
+  expect(ran).toEqual([200]);
 });

@@ -156,11 +156,14 @@ function resultOf(name: string, runId: string, result: RunResult): ToolResult {
     const request = result.pending;
     const inner = subAgentOriginOf(request);
     const origin: SubAgentOrigin = { path: [name, ...(inner?.path ?? [])], runId, requestId: request.id };
+    // No `editable`: the runner resumes the child with the answer's verdict and drops edited
+    // arguments, so no door may offer (or accept) an edit of a surfaced request.
+    const { editable: _dropped, ...data } = request.data ?? {};
     const up: Omit<PendingRequest, 'id'> & { id: string } = {
       id: `sub-${request.id}`,
       kind: request.kind,
       prompt: request.prompt,
-      data: { ...request.data, subAgent: origin },
+      data: { ...data, subAgent: origin },
     };
     if (request.url !== undefined) up.url = request.url;
     if (request.expiresAt !== undefined) up.expiresAt = request.expiresAt;
