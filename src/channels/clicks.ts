@@ -33,10 +33,32 @@ export interface ClickParts {
 /** A clicker told privately: the text goes to them alone (an ephemeral message). */
 export type Tell = (text: string) => Promise<void>;
 
+/** What a refused answerer is told when the platform user maps to no principal. */
+export const UNMAPPED = 'You are not mapped to anyone who may answer requests here.';
+
 /**
- * Who clicked a button on which call, checked once for every button (Approve, Decline, Edit):
- * the card must be one this channel posted for the call the button names (a forged call id is
- * refused), and the verified platform user must map to a principal. Without a `principal` the
+ * Who answers a call from a platform, checked in this one place for a click and for a modal's
+ * submission: the call must have a card this channel posted on that platform (the message the
+ * click came from, when the platform names one: a forged call id is refused), and the verified
+ * platform user must map to a principal. `refused` says which check failed.
+ */
+export async function answererOf(
+  parts: Pick<ClickParts, 'store' | 'principalOf'>,
+  from: { callId: string; platform: string; user: { userId: string; fullName: string }; messageId?: string },
+): Promise<{ principal: Principal } | { refused: 'card' | 'unmapped' }> {
+  const { callId, platform, user, messageId } = from;
+  const cards = callId === '' ? [] : await parts.store.listDeliveries({ callId });
+  const posted = cards.some(
+    (card) => card.platform === platform && card.message !== undefined && (messageId === undefined || card.message.id === messageId),
+  );
+  if (!posted) return { refused: 'card' };
+  const principal = await parts.principalOf({ platform, id: user.userId, name: user.fullName });
+  return principal ? { principal } : { refused: 'unmapped' };
+}
+
+/**
+ * Who clicked a button on which call, checked once for every button (Approve, Decline, Edit)
+ * by {@link answererOf}, against the message the button is on. Without a `principal` the
  * clicker was refused, and already told why.
  */
 export async function clickerOf(
@@ -48,17 +70,12 @@ export async function clickerOf(
   };
   const callId = event.value ?? '';
   const platform = event.adapter.name;
-  const cards = callId === '' ? [] : await parts.store.listDeliveries({ callId });
-  if (!cards.some((card) => card.platform === platform && card.message?.id === event.messageId)) {
-    await tell('This button is not on a request this app posted here.');
+  const who = await answererOf(parts, { callId, platform, user: event.user, messageId: event.messageId });
+  if ('refused' in who) {
+    await tell(who.refused === 'card' ? 'This button is not on a request this app posted here.' : UNMAPPED);
     return { callId, platform, tell };
   }
-  const principal = await parts.principalOf({ platform, id: event.user.userId, name: event.user.fullName });
-  if (!principal) {
-    await tell('You are not mapped to anyone who may answer requests here.');
-    return { callId, platform, tell };
-  }
-  return { callId, platform, principal, tell };
+  return { callId, platform, principal: who.principal, tell };
 }
 
 /**

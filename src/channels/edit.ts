@@ -6,7 +6,7 @@ import type { ResumeCoordinator } from '../suspension/coordinator';
 import { quorumOf } from '../suspension/quorum';
 import { redactCall } from '../suspension/redact';
 import type { SuspendedCall } from '../suspension/store';
-import { clickerOf, type ClickParts } from './clicks';
+import { answererOf, clickerOf, UNMAPPED, type ClickParts } from './clicks';
 import type { ActionEventLike, ModalBuilders, ModalSubmitLike, ModalSubmitResponse } from './peer';
 
 /**
@@ -106,16 +106,18 @@ export async function submitEdit(parts: EditParts, event: ModalSubmitLike): Prom
   const callId = editedCallOf(event.callbackId);
   if (callId === undefined) return undefined; // not an Edit modal of this channel's
   const call = callId === '' ? undefined : await parts.coordinator.get(callId);
-  const cards = call ? await parts.store.listDeliveries({ callId }) : [];
-  if (!call || !cards.some((card) => card.platform === event.adapter.name && card.message !== undefined)) return { action: 'close' };
+  if (!call) return { action: 'close' };
+  // A modal's submission names no message: any card of the call on the submitter's platform.
+  const who = await answererOf(parts, { callId, platform: event.adapter.name, user: event.user });
+  if ('refused' in who && who.refused === 'card') return { action: 'close' };
   const { fields } = editableFields(parts.coordinator, call);
   const first = fields[0]?.name ?? 'error';
   const refuse = (message: string): ModalSubmitResponse => ({ action: 'errors', errors: { [first]: message.slice(0, 300) } });
   // A sub-agent's own request is answered as the one its run surfaced, which takes no arguments
   // (and `answerAs` refuses edited arguments to that one: it is not `editable`).
   if ((await parts.outermost(callId)) !== callId) return refuse('This request can no longer be edited.');
-  const principal = await parts.principalOf({ platform: event.adapter.name, id: event.user.userId, name: event.user.fullName });
-  if (!principal) return refuse('You are not mapped to anyone who may answer requests here.');
+  if ('refused' in who) return refuse(UNMAPPED);
+  const { principal } = who;
   const args: Record<string, unknown> = { ...(isRecord(call.args) ? call.args : {}) };
   const errors: Record<string, string> = {};
   for (const field of fields) {
