@@ -217,11 +217,16 @@ export class InboxService {
     const actions = await this.coordinator.actionsOf(principal, call);
     const toolFields = this.toolFields(call.tool);
     const view = viewOf(call, this.redactor, { actions, now: this.now(), ...(toolFields ? { toolFields } : {}) });
-    // Delivery failures are visible where people answer (docs/channels.md, "What is stored").
+    // Delivery failures are visible where people answer (docs/channels.md, "What is stored"): on
+    // an open call only (the page shows them on open cards, so settled history costs no query per
+    // row), and the error's words (a platform's or mail transport's, which may hold URLs) only to
+    // a viewer who may act on the call.
     const deliveries = deliveryStoreOf(this.coordinator.store);
-    if (deliveries) {
+    if (deliveries && (call.status === 'pending' || call.status === 'resolving')) {
       const rows = await deliveries.listDeliveries({ callId: call.request.id, limit: MAX_VIEWED_DELIVERIES });
-      if (rows.length > 0) view.deliveries = rows.sort(byPlace).map(deliveryView);
+      const shown = rows.sort(byPlace).map(deliveryView);
+      if (actions.length === 0) for (const row of shown) delete row.error;
+      if (shown.length > 0) view.deliveries = shown;
     }
     return view;
   }

@@ -33,7 +33,13 @@ afterEach(async () => {
 });
 
 async function inboxUrl(): Promise<string> {
-  const inbox = createInbox({ runner, authorize: bearerTokens([{ token: TOKENS.bob, principal: { id: 'bob' } }]) });
+  const inbox = createInbox({
+    runner,
+    authorize: bearerTokens([
+      { token: TOKENS.bob, principal: { id: 'bob' } },
+      { token: TOKENS.viewer, principal: { id: 'viewer' } },
+    ]),
+  });
   closers.push(async () => inbox.close());
   return listening(
     createServer((request, response) => inbox(request, response)),
@@ -41,8 +47,8 @@ async function inboxUrl(): Promise<string> {
   );
 }
 
-async function get<T>(base: string, path: string): Promise<T> {
-  const response = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${TOKENS.bob}` } });
+async function get<T>(base: string, path: string, token: string = TOKENS.bob): Promise<T> {
+  const response = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
   expect(response.status).toBe(200);
   return (await response.json()) as T;
 }
@@ -114,5 +120,35 @@ describe('deliveries in the inbox', () => {
       final: true,
       attempts: 0,
     });
+  });
+  it('shows the error only to a viewer who may act on the call, and lists deliveries of open calls only', async () => {
+    const result = await runner.run(`pay 2500 from acc-1 to ${SECRET_IBAN}`);
+    const id = result.pending?.id as string;
+    const base = await inboxUrl();
+    const deliveries = (store as unknown as { deliveries: DeliveryStore }).deliveries;
+    const row = { callId: id, version: 1, done: false, attempts: 0, dueAt: Date.parse('2030-01-01T12:05:00.000Z') };
+    await deliveries.insertDelivery({ ...row, id: `${id} email:ann`, platform: 'email', target: 'email:ann' });
+    const failed = { ...row, id: `${id} email:ann`, platform: 'email', target: 'email:ann', version: 2, attempts: 3 };
+    await deliveries.saveDelivery({ ...failed, error: '421 see https://mail.internal.example/queue?id=7' });
+    const path = `/api/suspensions/${encodeURIComponent(id)}`;
+
+    // Bob may answer: he sees the transport's words.
+    const answerer = await get<SuspensionView>(base, path);
+    expect(answerer.actions).toContain('answer');
+    expect(answerer.deliveries?.[0]?.error).toContain('mail.internal.example');
+    // The viewer may not act on it: the delivery's state, never its error text.
+    const viewer = await get<SuspensionView>(base, path, TOKENS.viewer);
+    expect(viewer.actions).toEqual([]);
+    expect(viewer.deliveries).toEqual([
+      { platform: 'email', target: 'email:ann', posted: false, final: false, attempts: 3, nextAttemptAt: '2030-01-01T12:05:00.000Z' },
+    ]);
+    const listed = await get<{ suspensions: SuspensionView[] }>(base, '/api/suspensions', TOKENS.viewer);
+    expect(JSON.stringify(listed)).not.toContain('mail.internal.example');
+
+    // Settled, the call's view carries no deliveries (history lists them nowhere).
+    await runner.coordinator.cancel(id, 'not needed', { by: { id: 'bob' } });
+    const settled = await get<SuspensionView>(base, path);
+    expect(settled.status).not.toBe('pending');
+    expect(settled.deliveries).toBeUndefined();
   });
 });
