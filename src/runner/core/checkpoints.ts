@@ -6,10 +6,7 @@ import type { PendingRequest } from '../../results/wire';
 import { systemClock, type Clock } from '../../timing/clock';
 import { callStatus } from './call-status';
 import { readRunState, type RunDriver, type RunState } from './state';
-import type { RunListing, RunStore } from './store';
-
-/** The run store's steering queue (docs/agents.md, "Steering"): its three optional methods. */
-export type SteerInbox = Required<Pick<RunStore, 'queueSteer' | 'queuedSteers' | 'dropSteers'>>;
+import type { RunListing, RunStore, SteerInbox } from './store';
 import type { HaltedRunResult, RunResult, RunResultBase } from './types';
 
 /** A checkpoint as read: its state, checked, and the version to write after. */

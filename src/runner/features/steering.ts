@@ -1,4 +1,4 @@
-import type { SteerInbox } from '../core/checkpoints';
+import type { SteerInbox } from '../core/store';
 import type { AgentParts, LiveRun } from '../core/live-run';
 import { AGAIN, type NextStep } from '../core/next-step';
 import { MAX_QUEUED_STEERS, type SteerQueue } from '../core/steer';
