@@ -27,6 +27,8 @@ export interface SteerReceipt {
 
 /** The longest message a steer takes, in characters. */
 export const MAX_STEER_CHARS = 100_000;
+/** The longest id a steer takes, in characters. */
+export const MAX_STEER_ID_CHARS = 200;
 /** The most messages a run holds queued at once. */
 export const MAX_QUEUED_STEERS = 100;
 /** How many times a steer reads the checkpoint again when a writer beat it. */
@@ -199,7 +201,7 @@ function userMessageIds(state: RunState): Set<string> {
 function steerMessage(content: unknown, id: unknown): SteerMessage {
   if (typeof content !== 'string' || content.trim() === '') throw new InvalidArgumentError('steer needs a message: a non-empty string');
   if (content.length > MAX_STEER_CHARS) throw new InvalidArgumentError(`a steered message is at most ${MAX_STEER_CHARS} characters`);
-  if (id !== undefined && (typeof id !== 'string' || id === '' || id.length > 200))
-    throw new InvalidArgumentError('steer id must be a non-empty string of at most 200 characters');
+  if (id !== undefined && (typeof id !== 'string' || id === '' || id.length > MAX_STEER_ID_CHARS))
+    throw new InvalidArgumentError(`steer id must be a non-empty string of at most ${MAX_STEER_ID_CHARS} characters`);
   return { id: id ?? `steer-${randomUUID()}`, content };
 }
