@@ -170,12 +170,12 @@ async function steerElsewhere(
   message: SteerMessage,
   options: SteerOptions,
 ): Promise<SteerReceipt> {
-  const inbox = parts.checkpoints.steerInbox();
-  if (!inbox) throw new RunConflictError(runId, 'another process drives it now and the run store keeps no steering queue: steer it there');
+  const stored = parts.checkpoints.steeringQueue();
+  if (!stored) throw new RunConflictError(runId, 'another process drives it now and the run store keeps no steering queue: steer it there');
   await judgeSteer(parts, runId, { principal: state.principal, open: [] }, options);
   const receipt: SteerReceipt = { runId, id: message.id, queued: 'elsewhere' };
   if ((state.steering ?? []).some((held) => held.id === message.id) || userMessageIds(state).has(message.id)) return receipt;
-  const queued = await inbox.queueSteer(runId, message, MAX_QUEUED_STEERS);
+  const queued = await stored.queueSteer(runId, message, MAX_QUEUED_STEERS);
   if (queued === 'full') throw full(message.id);
   if (queued === 'no-run') throw new RunNotFoundError(runId);
   return receipt;

@@ -51,7 +51,7 @@ export interface RunStore {
 }
 
 /** The run store's steering queue (docs/agents.md, "Steering"): its three optional methods. */
-export type SteerInbox = Required<Pick<RunStore, 'queueSteer' | 'queuedSteers' | 'dropSteers'>>;
+export type SteeringQueue = Required<Pick<RunStore, 'queueSteer' | 'queuedSteers' | 'dropSteers'>>;
 
 /** What {@link RunStore.queueSteer} did. */
 export type SteerQueued = 'queued' | 'held' | 'full' | 'no-run';

@@ -1,4 +1,4 @@
-import type { SteerInbox, SteerQueued, StoredSteer } from '../../runner/core/store';
+import type { SteeringQueue, SteerQueued, StoredSteer } from '../../runner/core/store';
 import { checkSteerRun, checkStoredSteer } from '../../runner/durability/store-checks';
 import { NOW_TEXT } from './columns';
 import { quoteIdentifier } from './resolve';
@@ -31,7 +31,7 @@ export function steersPostgresDdl(schema: string, prefix: string, runs: string):
 }
 
 /** The steering queue of a `PostgresStore`, in its schema. */
-export class PostgresSteers implements SteerInbox {
+export class PostgresSteers implements SteeringQueue {
   constructor(
     private readonly table: string,
     private readonly runs: string,

@@ -1,4 +1,4 @@
-import type { SteerInbox, SteerQueued, StoredSteer } from '../../runner/core/store';
+import type { SteeringQueue, SteerQueued, StoredSteer } from '../../runner/core/store';
 import { checkSteerRun, checkStoredSteer } from '../../runner/durability/store-checks';
 import { immediate, type SqliteConnection, type SqliteStatement } from './driver';
 
@@ -23,7 +23,7 @@ export const STEERS_SQLITE_DDL = `
 `;
 
 /** The steering queue of a `SqliteStore`, in the same file. */
-export class SqliteSteers implements SteerInbox {
+export class SqliteSteers implements SteeringQueue {
   private readonly runExists: SqliteStatement;
   private readonly held: SqliteStatement;
   private readonly count: SqliteStatement;
