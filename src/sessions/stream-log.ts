@@ -81,6 +81,9 @@ export function checkAppend(runId: unknown, at: unknown, parts: unknown, next: u
   checkCursor(next, 'next', 'appendStream');
   if (!Array.isArray(parts) || parts.some((part) => typeof part !== 'string' || part === '' || part.includes('\n')))
     throw new InvalidArgumentError('appendStream: parts must be an array of JSON texts, each on one line');
+  // A stored line that starts with `+` continues the last whole part (see `packParts`), so a part written so would read back changed.
+  if (parts.some((part: string) => part.startsWith('+')))
+    throw new InvalidArgumentError('appendStream: a part must not start with "+" (a part is JSON text, which never does)');
   if (next < at + parts.length) throw new InvalidArgumentError('appendStream: next is below the parts given');
 }
 

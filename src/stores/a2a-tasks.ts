@@ -1,7 +1,7 @@
 import { InvalidArgumentError, StoreError } from '../errors';
 import { toJson } from '../suspension/json';
 import { StoreSessions } from './sessions';
-import type { RunStore, SteerQueued, StoredSteer } from '../runner/core/store';
+import type { SteeringQueue, SteerQueued, StoredSteer } from '../runner/core/store';
 
 /**
  * An A2A task as the A2A server keeps it beside its run (docs/a2a.md, "Listing and push"): whose
@@ -175,7 +175,7 @@ export abstract class StoreSessionsAndTasks extends StoreSessions implements A2A
   }
 
   /** Keeps the messages steered into runs driven elsewhere (docs/agents.md, "Steering"). */
-  protected abstract readonly steers: Required<Pick<RunStore, 'queueSteer' | 'queuedSteers' | 'dropSteers'>>;
+  protected abstract readonly steers: SteeringQueue;
 
   queueSteer(runId: string, steer: StoredSteer, max: number): Promise<SteerQueued> {
     return this.steers.queueSteer(runId, steer, max);

@@ -115,6 +115,12 @@ describe.each(STORES)('the stream log on %s', (_name, make) => {
     expect((await store.readStream('run-a', 0, 10))?.parts).toHaveLength(5);
   });
 
+  it('refuses a part that starts with "+", which a stored line uses to continue the last whole part', async () => {
+    await expect(store.appendStream('run-a', 5, ['+x'], 6, false)).rejects.toThrow(/must not start with "\+"/);
+    await expect(store.appendStream('run-a', 5, [json(5), '+{"a":1}'], 7, false)).rejects.toThrow(InvalidArgumentError);
+    expect((await store.readStream('run-a', 0, 10))?.parts).toHaveLength(5);
+  });
+
   it("is pruned with the run's retention: closed logs before the cut-off go with their parts, an open one stays", async () => {
     await store.openStream('run-open', 'alice:c-3');
     await store.appendStream('run-open', 0, [json(0)], 1, false);

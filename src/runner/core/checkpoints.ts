@@ -6,10 +6,7 @@ import type { PendingRequest } from '../../results/wire';
 import { systemClock, type Clock } from '../../timing/clock';
 import { callStatus } from './call-status';
 import { readRunState, type RunDriver, type RunState } from './state';
-import type { RunListing, RunStore } from './store';
-
-/** The run store's steering queue (docs/agents.md, "Steering"): its three optional methods. */
-export type SteerInbox = Required<Pick<RunStore, 'queueSteer' | 'queuedSteers' | 'dropSteers'>>;
+import type { RunListing, RunStore, SteeringQueue } from './store';
 import type { HaltedRunResult, RunResult, RunResultBase } from './types';
 
 /** A checkpoint as read: its state, checked, and the version to write after. */
@@ -86,10 +83,10 @@ export class Checkpoints {
   }
 
   /** Where a process queues a message for a run another process drives; undefined when the store keeps no such queue. */
-  steerInbox(): SteerInbox | undefined {
+  steeringQueue(): SteeringQueue | undefined {
     const runs = this.runs;
     return typeof runs.queueSteer === 'function' && typeof runs.queuedSteers === 'function' && typeof runs.dropSteers === 'function'
-      ? (runs as SteerInbox)
+      ? (runs as SteeringQueue)
       : undefined;
   }
 

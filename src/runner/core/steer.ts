@@ -27,6 +27,8 @@ export interface SteerReceipt {
 
 /** The longest message a steer takes, in characters. */
 export const MAX_STEER_CHARS = 100_000;
+/** The longest id a steer takes, in characters. */
+export const MAX_STEER_ID_CHARS = 200;
 /** The most messages a run holds queued at once. */
 export const MAX_QUEUED_STEERS = 100;
 /** How many times a steer reads the checkpoint again when a writer beat it. */
@@ -168,12 +170,12 @@ async function steerElsewhere(
   message: SteerMessage,
   options: SteerOptions,
 ): Promise<SteerReceipt> {
-  const inbox = parts.checkpoints.steerInbox();
-  if (!inbox) throw new RunConflictError(runId, 'another process drives it now and the run store keeps no steering queue: steer it there');
+  const stored = parts.checkpoints.steeringQueue();
+  if (!stored) throw new RunConflictError(runId, 'another process drives it now and the run store keeps no steering queue: steer it there');
   await judgeSteer(parts, runId, { principal: state.principal, open: [] }, options);
   const receipt: SteerReceipt = { runId, id: message.id, queued: 'elsewhere' };
   if ((state.steering ?? []).some((held) => held.id === message.id) || userMessageIds(state).has(message.id)) return receipt;
-  const queued = await inbox.queueSteer(runId, message, MAX_QUEUED_STEERS);
+  const queued = await stored.queueSteer(runId, message, MAX_QUEUED_STEERS);
   if (queued === 'full') throw full(message.id);
   if (queued === 'no-run') throw new RunNotFoundError(runId);
   return receipt;
@@ -199,7 +201,7 @@ function userMessageIds(state: RunState): Set<string> {
 function steerMessage(content: unknown, id: unknown): SteerMessage {
   if (typeof content !== 'string' || content.trim() === '') throw new InvalidArgumentError('steer needs a message: a non-empty string');
   if (content.length > MAX_STEER_CHARS) throw new InvalidArgumentError(`a steered message is at most ${MAX_STEER_CHARS} characters`);
-  if (id !== undefined && (typeof id !== 'string' || id === '' || id.length > 200))
-    throw new InvalidArgumentError('steer id must be a non-empty string of at most 200 characters');
+  if (id !== undefined && (typeof id !== 'string' || id === '' || id.length > MAX_STEER_ID_CHARS))
+    throw new InvalidArgumentError(`steer id must be a non-empty string of at most ${MAX_STEER_ID_CHARS} characters`);
   return { id: id ?? `steer-${randomUUID()}`, content };
 }

@@ -50,6 +50,9 @@ export interface RunStore {
   dropSteers?(runId: string, ids: readonly string[]): Promise<number>;
 }
 
+/** The run store's steering queue (docs/agents.md, "Steering"): its three optional methods. */
+export type SteeringQueue = Required<Pick<RunStore, 'queueSteer' | 'queuedSteers' | 'dropSteers'>>;
+
 /** What {@link RunStore.queueSteer} did. */
 export type SteerQueued = 'queued' | 'held' | 'full' | 'no-run';
 

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../../errors';
+import { MAX_STEER_CHARS, MAX_STEER_ID_CHARS } from '../core/steer';
 import type { StaleRunFilter, StoredSteer } from '../core/store';
 
 /*
@@ -29,17 +30,13 @@ export function staleRunLimit(filter: StaleRunFilter): number {
   return limit;
 }
 
-/** The longest steer id and message a store queues (the runner's own bounds: `MAX_STEER_CHARS`). */
-const MAX_STEER_ID = 200;
-const MAX_STEER_CONTENT = 100_000;
-
 /** Checks a queued steer's run id and message before a store keeps it. */
 export function checkStoredSteer(runId: string, steer: StoredSteer, max: number): void {
   checkSteerRun(runId, 'queueSteer');
-  if (typeof steer?.id !== 'string' || steer.id === '' || steer.id.length > MAX_STEER_ID)
-    throw new InvalidArgumentError(`queueSteer: the id must be a string of 1 to ${MAX_STEER_ID} characters`);
-  if (typeof steer.content !== 'string' || steer.content.length > MAX_STEER_CONTENT)
-    throw new InvalidArgumentError(`queueSteer: the content must be a string of at most ${MAX_STEER_CONTENT} characters`);
+  if (typeof steer?.id !== 'string' || steer.id === '' || steer.id.length > MAX_STEER_ID_CHARS)
+    throw new InvalidArgumentError(`queueSteer: the id must be a string of 1 to ${MAX_STEER_ID_CHARS} characters`);
+  if (typeof steer.content !== 'string' || steer.content.length > MAX_STEER_CHARS)
+    throw new InvalidArgumentError(`queueSteer: the content must be a string of at most ${MAX_STEER_CHARS} characters`);
   if (!Number.isInteger(max) || max < 1 || max > 1000) throw new InvalidArgumentError('queueSteer: max must be an integer from 1 to 1000');
 }
 

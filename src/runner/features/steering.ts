@@ -1,4 +1,4 @@
-import type { SteerInbox } from '../core/checkpoints';
+import type { SteeringQueue } from '../core/store';
 import type { AgentParts, LiveRun } from '../core/live-run';
 import { AGAIN, type NextStep } from '../core/next-step';
 import { MAX_QUEUED_STEERS, type SteerQueue } from '../core/steer';
@@ -25,24 +25,24 @@ export function steeringFeature(parts: Pick<AgentParts, 'checkpoints'>): RunFeat
       if (live.steering) live.steering.persist = () => live.lease?.write();
     },
     beforeTurn(live) {
-      const inbox = inboxOf(parts, live);
-      if (!inbox) return take(live);
-      return fromInbox(inbox, live).then(() => take(live));
+      const stored = storeQueueOf(parts, live);
+      if (!stored) return take(live);
+      return fromStoreQueue(stored, live).then(() => take(live));
     },
     next(live, next) {
       const queue = live.steering;
       if (!queue || next.type === 'again' || next.type === 'handoff') return next;
       // A final answer: what other processes queued while the model answered is read first, as a local steer would be waiting.
-      const inbox = next.type === 'final' && !live.output ? inboxOf(parts, live) : undefined;
-      if (inbox) return fromInbox(inbox, live).then(() => settle(live, queue, next));
+      const stored = next.type === 'final' && !live.output ? storeQueueOf(parts, live) : undefined;
+      if (stored) return fromStoreQueue(stored, live).then(() => settle(live, queue, next));
       return settle(live, queue, next);
     },
   };
 }
 
 /** The run store's queue, for a run checkpointed under this process's lease whose loop still takes messages. */
-function inboxOf(parts: Pick<AgentParts, 'checkpoints'>, live: LiveRun): SteerInbox | undefined {
-  return live.lease && live.version > 0 && live.steering?.open ? parts.checkpoints.steerInbox() : undefined;
+function storeQueueOf(parts: Pick<AgentParts, 'checkpoints'>, live: LiveRun): SteeringQueue | undefined {
+  return live.lease && live.version > 0 && live.steering?.open ? parts.checkpoints.steeringQueue() : undefined;
 }
 
 /** The model answered while a message waited: it answers that too (a typed answer, once accepted, is final); else the queue closes. */
@@ -72,17 +72,17 @@ function take(live: LiveRun): undefined {
  * checkpoint, or in the transcript) and only deletes them. A store that cannot be read now is
  * read again at the next turn; a lost write (another process took the run over) stops the run.
  */
-async function fromInbox(inbox: SteerInbox, live: LiveRun): Promise<void> {
+async function fromStoreQueue(stored: SteeringQueue, live: LiveRun): Promise<void> {
   const queue = live.steering;
   if (!queue) return;
-  const queued = await inbox.queuedSteers(live.runId, MAX_QUEUED_STEERS).catch(() => []);
+  const queued = await stored.queuedSteers(live.runId, MAX_QUEUED_STEERS).catch(() => []);
   if (queued.length === 0) return;
   const inTranscript = new Set<string>();
   for (const message of live.messages) if (message.role === 'user' && message.id !== undefined) inTranscript.add(message.id);
   let fresh = false;
   for (const message of queued) if (!inTranscript.has(message.id) && queue.adopt(message)) fresh = true;
   if (fresh) await live.lease?.write();
-  await inbox
+  await stored
     .dropSteers(
       live.runId,
       queued.map((message) => message.id),

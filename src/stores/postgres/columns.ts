@@ -55,6 +55,9 @@ export function insertValues(row: SuspensionRow): unknown[] {
   return INSERTED.map(([column]) => row[column] ?? null);
 }
 
+/** The server's clock as RFC 3339 with milliseconds, as `Date.toISOString` writes it, for a statement that needs no lease clock. */
+export const NOW_TEXT = `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 /**
  * The database server's now, read once per statement: `ms` (epoch milliseconds) grants and
  * judges leases, `iso` (RFC 3339, UTC) is what `updatedAt` and `Claim.at` record. Every

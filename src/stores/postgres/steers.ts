@@ -1,5 +1,6 @@
-import type { RunStore, SteerQueued, StoredSteer } from '../../runner/core/store';
+import type { SteeringQueue, SteerQueued, StoredSteer } from '../../runner/core/store';
 import { checkSteerRun, checkStoredSteer } from '../../runner/durability/store-checks';
+import { NOW_TEXT } from './columns';
 import { quoteIdentifier } from './resolve';
 import type { PostgresQuery } from './sessions';
 
@@ -29,13 +30,8 @@ export function steersPostgresDdl(schema: string, prefix: string, runs: string):
   ];
 }
 
-/** The server's clock as RFC 3339 with milliseconds, as `Date.toISOString` writes it. */
-const NOW_TEXT = `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-
-type SteerMethods = Required<Pick<RunStore, 'queueSteer' | 'queuedSteers' | 'dropSteers'>>;
-
 /** The steering queue of a `PostgresStore`, in its schema. */
-export class PostgresSteers implements SteerMethods {
+export class PostgresSteers implements SteeringQueue {
   constructor(
     private readonly table: string,
     private readonly runs: string,

@@ -10,10 +10,8 @@ import {
   type StreamSlice,
 } from '../../sessions/stream-log';
 import type { StreamLogRow } from '../streams';
+import { NOW_TEXT } from './columns';
 import type { PostgresQuery } from './sessions';
-
-/** The server's clock as RFC 3339 with milliseconds, as `Date.toISOString` writes it. */
-const NOW_TEXT = `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** The qualified, quoted names of a store's stream log tables. */
 export interface StreamTables {

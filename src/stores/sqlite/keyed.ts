@@ -3,7 +3,7 @@ import type { KeyedStart } from '../../suspension/keyed';
 import { toJson } from '../../suspension/json';
 import { parseStored } from '../rows';
 import { immediate, type SqliteConnection } from './driver';
-import { NOW_MS } from './schema';
+import { NOW_MS } from './clock';
 
 interface KeyedRow {
   fence: number;

@@ -1,5 +1,6 @@
 import type { LoadedMcpTask, McpTaskRecord, McpTaskRow, McpTaskStore } from '../mcp-tasks';
 import { checkLease, checkMcpTaskPrune, checkMcpTaskRecord, mcpTaskOf, mcpTaskRowOf } from '../mcp-tasks';
+import { NOW_MS } from './clock';
 import type { SqliteConnection, SqliteStatement } from './driver';
 
 /**
@@ -21,9 +22,6 @@ export const MCP_TASKS_SQLITE_DDL = `
     );
     CREATE INDEX mcp_tasks_updated ON mcp_tasks (updated_at);
 `;
-
-/** SQLite's clock in epoch ms, as ./schema.ts has it (not imported: the schema imports this file's DDL). */
-const NOW_MS = `CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)`;
 
 const COLUMNS = `task_id, owner, status, version, created_at, updated_at, state,
   (status = 'working' AND lease_until IS NOT NULL AND lease_until < ${NOW_MS}) AS lapsed`;

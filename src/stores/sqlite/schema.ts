@@ -1,4 +1,5 @@
 import { StoreError } from '../../errors';
+import { NOW_MS, NOW_TEXT } from './clock';
 import { immediate, type SqliteConnection, type SqliteStatement } from './driver';
 import { DELIVERIES_SQLITE_DDL } from './deliveries';
 import { SESSIONS_SQLITE_DDL } from './sessions';
@@ -166,11 +167,6 @@ export interface SqliteStatements {
   listToolGrants: SqliteStatement;
   settledPage: SqliteStatement;
 }
-
-/** SQLite's clock in milliseconds since the epoch (`julianday('now')` keeps milliseconds). */
-export const NOW_MS = `CAST(ROUND((julianday('now') - 2440587.5) * 86400000) AS INTEGER)`;
-/** SQLite's clock as RFC 3339 with milliseconds, as `Date.toISOString` writes it. */
-const NOW_TEXT = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
 
 /** Every statement the store runs but `list`'s, which depend on the filter. */
 export function prepare(db: SqliteConnection, synchronous: 'full' | 'normal'): SqliteStatements {

@@ -1,4 +1,4 @@
-import type { RunStore, SteerQueued, StoredSteer } from '../../runner/core/store';
+import type { SteeringQueue, SteerQueued, StoredSteer } from '../../runner/core/store';
 import { checkSteerRun, checkStoredSteer } from '../../runner/durability/store-checks';
 import { immediate, type SqliteConnection, type SqliteStatement } from './driver';
 
@@ -22,10 +22,8 @@ export const STEERS_SQLITE_DDL = `
     END;
 `;
 
-type SteerMethods = Required<Pick<RunStore, 'queueSteer' | 'queuedSteers' | 'dropSteers'>>;
-
 /** The steering queue of a `SqliteStore`, in the same file. */
-export class SqliteSteers implements SteerMethods {
+export class SqliteSteers implements SteeringQueue {
   private readonly runExists: SqliteStatement;
   private readonly held: SqliteStatement;
   private readonly count: SqliteStatement;

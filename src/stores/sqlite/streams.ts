@@ -9,10 +9,8 @@ import {
   type StreamSlice,
 } from '../../sessions/stream-log';
 import type { StreamLogRow } from '../streams';
+import { NOW_TEXT } from './clock';
 import { immediate, type SqliteConnection, type SqliteStatement } from './driver';
-
-/** SQLite's clock as RFC 3339 with milliseconds (as schema.ts writes it). */
-const NOW_TEXT = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
 
 /**
  * Schema step 4 of the SQLite store, stream logs' block (docs/chat.md, "Reconnecting"): a
