@@ -74,7 +74,7 @@ export class TaskRuns {
   /** The calls this process runs as tasks now. */
   private readonly live = new Map<string, LiveRun>();
   /** The calls of input rounds asked here, for a tool whose arguments no store keeps (`@Sensitive` ones). */
-  private readonly rounds = new Map<string, { call: ModernCall; requestState?: string; at: number }>();
+  private readonly rounds = new Map<string, { call: ModernCall; requestState?: string; at: number; answers?: Record<string, unknown> }>();
   private prunedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
@@ -149,11 +149,27 @@ export class TaskRuns {
       if (typeof inputResponses !== 'object' || inputResponses === null || Array.isArray(inputResponses))
         throw new McpInputResponseError('inputResponses must be an object keyed as inputRequests are');
       const asked = state.inputRequests ?? {};
-      const answers = { ...state.answers };
+      // A round of a call with @Sensitive arguments (none stored) is held in the memory of the
+      // process that asked it, and so are its answers so far: the row says only which keys are in.
+      const held = state.args === undefined;
+      const round = this.rounds.get(taskId);
+      const answers = { ...state.answers, ...round?.answers };
+      const answered = new Set([...(state.answered ?? []), ...Object.keys(answers)]);
       for (const [key, value] of Object.entries(inputResponses as Record<string, unknown>))
-        if (key in asked && !(key in answers) && value !== undefined) answers[key] = value;
-      if (Object.keys(asked).some((key) => !(key in answers))) {
-        if (await this.save(record, 'input_required', { ...state, answers })) return;
+        if (key in asked && !answered.has(key) && value !== undefined) {
+          answers[key] = value;
+          answered.add(key);
+        }
+      // Not the last answer, unless the round is held in another process's memory (which fails below, as a last one would).
+      if (Object.keys(asked).some((key) => !answered.has(key)) && (!held || round)) {
+        if (!round) {
+          if (await this.save(record, 'input_required', { ...state, answers })) return;
+          continue;
+        }
+        if (await this.save(record, 'input_required', { ...state, answered: [...answered] })) {
+          round.answers = answers;
+          return;
+        }
         continue;
       }
       // The last answer: the call runs again here, with them all, as a round's retry would.
