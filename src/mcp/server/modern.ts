@@ -269,7 +269,7 @@ function serveTasks(
   server.setRequestHandler('tasks/get', { params: ANY }, (params, ctx) =>
     guarded(ctx, async () => {
       const id = params.taskId;
-      return { ...((await runs.has(id)) ? await runs.get(id as string, view(ctx)) : await taskOf(coordinator, id, view(ctx))) } as never;
+      return { ...(runs.has(id) ? await runs.get(id, view(ctx)) : await taskOf(coordinator, id, view(ctx))) } as never;
     }),
   );
   server.setRequestHandler('tasks/update', { params: ANY }, (params, ctx) =>
@@ -277,7 +277,7 @@ function serveTasks(
       // The SDK lifts `inputResponses` out of the params (as for tools/call) onto the context.
       const responses = ctx.mcpReq.inputResponses ?? params.inputResponses;
       const id = params.taskId;
-      if (await runs.has(id)) await runs.update(id as string, responses, view(ctx));
+      if (runs.has(id)) await runs.update(id, responses, view(ctx));
       else await updateTask(coordinator, id, responses, view(ctx));
       return {} as never;
     }),
@@ -285,7 +285,7 @@ function serveTasks(
   server.setRequestHandler('tasks/cancel', { params: ANY }, (params, ctx) =>
     guarded(ctx, async () => {
       const id = params.taskId;
-      if (await runs.has(id)) await runs.cancel(id as string, view(ctx));
+      if (runs.has(id)) await runs.cancel(id, view(ctx));
       else await cancelTask(coordinator, id, view(ctx));
       return {} as never;
     }),

@@ -49,6 +49,8 @@ interface LiveRun {
 export type CreatedTask = { resultType: 'task'; content: [] } & Omit<McpTask, 'result' | 'error' | 'inputRequests'>;
 
 const CAS_TRIES = 5;
+/** The prefix of every task id {@link TaskRuns} gives. */
+const TASK_PREFIX = 'tsk-';
 const PRUNE_BATCH = 1000;
 
 /**
@@ -120,10 +122,13 @@ export class TaskRuns {
     return { resultType: 'task', content: [], ...task, ...(statusMessage ? { statusMessage } : {}) };
   }
 
-  /** Whether `taskId` is a task of a call that did not suspend (else it may be a suspension's). */
-  async has(taskId: unknown): Promise<boolean> {
-    if (typeof taskId !== 'string' || taskId === '') return false;
-    return this.live.has(taskId) || (await this.store.loadMcpTask(taskId)) !== undefined;
+  /**
+   * Whether `taskId` names a task of a call that did not suspend (else it may be a suspension's):
+   * by its prefix, which {@link TaskRuns.create} gives each (a suspension's is `pnd-`), so a poll
+   * reads the store once, in the method that serves it; one with no record is "not found" there.
+   */
+  has(taskId: unknown): taskId is string {
+    return typeof taskId === 'string' && taskId.startsWith(TASK_PREFIX);
   }
 
   /** `tasks/get` of a run: its state, or the suspension it follows as the store has it. */
@@ -213,7 +218,7 @@ export class TaskRuns {
   private async create(call: ModernCall): Promise<McpTaskRecord | undefined> {
     const now = iso(this.settings.clock.now());
     const record: McpTaskRecord = {
-      taskId: `tsk-${randomUUID()}`,
+      taskId: `${TASK_PREFIX}${randomUUID()}`,
       owner: call.by.id,
       status: 'working',
       version: 1,
