@@ -7,7 +7,6 @@ import {
   type CallToolRequest,
   type McpHttpHandler,
   type ServerContext,
-  type StandardSchemaV1,
 } from '@modelcontextprotocol/server';
 import { messageOf } from '../../errors/message';
 import type { Principal } from '../../suspension/audit';
@@ -26,6 +25,7 @@ import { progressFor, toolListing } from './listing';
 import { SKILLS_EXTENSION, SkillShelf } from './skills';
 import { cardContents, cardResourceListing, isCardTool, serveCardTool, APPROVAL_CARD_URI } from './approval-card';
 import type { McpCallInfo, McpServerOptions, McpToolContext } from './types';
+import { PARAMS } from './server';
 import { endMcpCall, startMcpServerCall } from '../../telemetry/mcp';
 import { errorTypeOf, Telemetry } from '../../telemetry/telemetry';
 
@@ -266,13 +266,13 @@ function serveTasks(
       throw error;
     }
   };
-  server.setRequestHandler('tasks/get', { params: ANY }, (params, ctx) =>
+  server.setRequestHandler('tasks/get', { params: PARAMS }, (params, ctx) =>
     guarded(ctx, async () => {
       const id = params.taskId;
       return { ...(runs.has(id) ? await runs.get(id, view(ctx)) : await taskOf(coordinator, id, view(ctx))) } as never;
     }),
   );
-  server.setRequestHandler('tasks/update', { params: ANY }, (params, ctx) =>
+  server.setRequestHandler('tasks/update', { params: PARAMS }, (params, ctx) =>
     guarded(ctx, async () => {
       // The SDK lifts `inputResponses` out of the params (as for tools/call) onto the context.
       const responses = ctx.mcpReq.inputResponses ?? params.inputResponses;
@@ -282,7 +282,7 @@ function serveTasks(
       return {} as never;
     }),
   );
-  server.setRequestHandler('tasks/cancel', { params: ANY }, (params, ctx) =>
+  server.setRequestHandler('tasks/cancel', { params: PARAMS }, (params, ctx) =>
     guarded(ctx, async () => {
       const id = params.taskId;
       if (runs.has(id)) await runs.cancel(id, view(ctx));
@@ -291,18 +291,6 @@ function serveTasks(
     }),
   );
 }
-
-/** The tasks' params, read field by field where they are used (a Standard Schema that checks only the shape). */
-const ANY: StandardSchemaV1<Record<string, unknown>> = {
-  '~standard': {
-    version: 1,
-    vendor: 'toolnexus',
-    validate: (value) =>
-      typeof value === 'object' && value !== null && !Array.isArray(value)
-        ? { value: value as Record<string, unknown> }
-        : { issues: [{ message: 'params must be an object' }] },
-  },
-};
 
 function taskView(call: Pick<ModernCall, 'by' | 'support' | 'ctx'>, mrtr: MrtrSettings): TaskView {
   return { by: call.by, support: call.support, ctx: call.ctx, settings: mrtr };
@@ -400,14 +388,14 @@ function servePrompts(server: Server, catalog: McpCatalog, mrtr: MrtrSettings, b
  */
 function serveModernSkills(server: Server, shelf: SkillShelf): void {
   const fresh = { ttlMs: 0, cacheScope: 'private' as const };
-  server.setRequestHandler('skills/list', { params: ANY }, (params) =>
+  server.setRequestHandler('skills/list', { params: PARAMS }, (params) =>
     asProtocolError(undefined, async () => {
       const cursor = params.cursor;
       if (cursor !== undefined && typeof cursor !== 'string') throw new McpCatalogError('skills/list: cursor must be a string', 'invalid');
       return { ...(await shelf.list(cursor)), ...fresh } as never;
     }),
   );
-  server.setRequestHandler('skills/get', { params: ANY }, (params) =>
+  server.setRequestHandler('skills/get', { params: PARAMS }, (params) =>
     asProtocolError(undefined, async () => ({ skill: await shelf.get(params.uri), ...fresh }) as never),
   );
 }

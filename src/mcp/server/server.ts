@@ -307,8 +307,8 @@ function serveSkills(server: Server, shelf: SkillShelf): void {
   );
 }
 
-/** A custom method's params, read field by field where they are used (a Standard Schema that checks only the shape). */
-const PARAMS: StandardSchemaV1<Record<string, unknown>> = {
+/** A custom method's params (skills/*, tasks/*), read field by field where they are used (a Standard Schema that checks only the shape). */
+export const PARAMS: StandardSchemaV1<Record<string, unknown>> = {
   '~standard': {
     version: 1,
     vendor: 'toolnexus',
