@@ -20,6 +20,7 @@ import { inputRequired, serveModernCall, type ModernCall, type MrtrSettings } fr
 import { requestDigest } from './request-state';
 import { cancelTask, takesTasks, taskOf, TASKS_EXTENSION, updateTask, type TaskView } from './tasks';
 import { TaskRuns } from './task-runs';
+import { MISSING_CAPABILITY } from './task-records';
 import { DEFAULT_KEY_LEASE_MS } from '../../suspension/keyed';
 import { progressFor, toolListing } from './listing';
 import { SKILLS_EXTENSION, SkillShelf } from './skills';
@@ -31,7 +32,6 @@ import { errorTypeOf, Telemetry } from '../../telemetry/telemetry';
 
 const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
-const MISSING_CAPABILITY = -32021;
 const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 /** How long a task of a call that ran here is kept after its last change, and how many are kept at once. */
 const TASK_KEEP_MS = 3_600_000;

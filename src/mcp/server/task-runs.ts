@@ -19,8 +19,6 @@ import {
   type TaskState,
 } from './task-records';
 
-export { MISSING_CAPABILITY, missingCapabilities } from './task-records';
-
 /** How long a call may run before it becomes a task, and how many such tasks a server keeps, for how long. */
 export interface TaskRunSettings {
   /** A call of a task-taking client still running after this many ms becomes a task (`working`). */
