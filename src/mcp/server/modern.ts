@@ -99,17 +99,7 @@ export function modernHandler(
     legacy: 'reject',
     maxRequestBodySize,
   });
-  const stops = [coordinator.toolkit.onChange(() => handler.notify.toolsChanged())];
-  const catalog = options.catalog;
-  if (catalog) {
-    stops.push(
-      catalog.onChange((change) => {
-        if ('updated' in change) handler.notify.resourceUpdated(change.updated);
-        else if (change.list === 'resources') handler.notify.resourcesChanged();
-        else handler.notify.promptsChanged();
-      }),
-    );
-  }
+  const stops = forwardChanges(coordinator, options.catalog, handler.notify);
   return {
     handler,
     async close() {
@@ -117,6 +107,29 @@ export function modernHandler(
       await handler.close();
     },
   };
+}
+
+/** Where the toolkit's and the catalog's changes are told: the HTTP handler's `notify`, or a stdio connection's server. */
+export interface ChangeListener {
+  toolsChanged(): void;
+  resourceUpdated(uri: string): void;
+  resourcesChanged(): void;
+  promptsChanged(): void;
+}
+
+/** Tells `to` of each change of the toolkit and the catalog, until the returned stops are called. */
+export function forwardChanges(coordinator: ResumeCoordinator, catalog: McpCatalog | undefined, to: ChangeListener): Array<() => void> {
+  const stops = [coordinator.toolkit.onChange(() => to.toolsChanged())];
+  if (catalog) {
+    stops.push(
+      catalog.onChange((change) => {
+        if ('updated' in change) to.resourceUpdated(change.updated);
+        else if (change.list === 'resources') to.resourcesChanged();
+        else to.promptsChanged();
+      }),
+    );
+  }
+  return stops;
 }
 
 /** The SDK's `authInfo` carrying the principal serveMcp's `authorize` named (never read from the request by the SDK). */
