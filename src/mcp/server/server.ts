@@ -16,7 +16,7 @@ import { answerAs } from '../../runner/answer-as';
 import type { ToolResult } from '../../results/wire';
 import type { Principal } from '../../suspension/audit';
 import { ResumeCoordinator } from '../../suspension/coordinator';
-import { checkKeyLease, checkRetention, executeOnce } from '../../suspension/keyed';
+import { executeOnce } from '../../suspension/keyed';
 import { incomingMcpKey } from '../idempotency';
 import { Redactor } from '../../suspension/redact';
 import type { ToolLogLevel } from '../../toolkit/context';
@@ -78,8 +78,6 @@ export function createMcpServer(coordinator: ResumeCoordinator, options: McpServ
   const catalog = options.catalog;
   const shelf = options.skills ? new SkillShelf(options.skills) : undefined;
   const card = options.approvalCard === true;
-  checkRetention('McpServerOptions.idempotencyRetentionMs', options.idempotencyRetentionMs);
-  checkKeyLease('McpServerOptions.idempotencyLeaseMs', options.idempotencyLeaseMs);
   const server = new SessionServer(
     { name: options.name ?? 'toolnexus', version: options.version ?? '0.0.0' },
     {
