@@ -19,6 +19,7 @@ import { MemoryStore } from 'toolnexus-ts/memory';
 import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { ResumeCoordinator, type SuspensionStore } from '../../src/suspension';
 import { rpc } from '../fixtures/mcp-rpc';
+import { sqliteDrivers } from '../fixtures/sqlite-drivers';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
 const TOKENS = { alice: 'alice-token-0123456789', bob: 'bob-token-0123456789' };
@@ -28,7 +29,7 @@ class Gate {
   opened!: () => void;
   readonly wait = new Promise<void>((resolve) => (this.opened = resolve));
 }
-const gates = { plain: new Gate(), secret: new Gate(), memory: new Gate() };
+const gates = { plain: new Gate(), secret: new Gate(), pair: new Gate(), memory: new Gate() };
 const ranIn: string[] = [];
 
 const form = (message: string) => ({
@@ -65,6 +66,17 @@ class WithKeyTool {
   }
 }
 
+@Tool({ name: 'with_key_twice', description: 'Waits for its gate, then asks two names; its key is @Sensitive', args: KeyArgs })
+class WithKeyTwiceTool {
+  async run(args: KeyArgs, ctx?: McpToolContext) {
+    const [first, second] = [nameOf(ctx?.mcp.inputResponses?.first), nameOf(ctx?.mcp.inputResponses?.second)];
+    if (ctx?.mcp.requestState === 'asked' && first !== undefined && second !== undefined)
+      return `key of ${args.apiKey.length} characters for ${first} and ${second}`;
+    await gates.pair.wait;
+    return inputRound({ inputRequests: { first: form('First?'), second: form('Second?') }, requestState: 'asked' });
+  }
+}
+
 @Tool({ name: 'plain', description: 'Waits for its gate' })
 class PlainTool {
   async run() {
@@ -74,7 +86,7 @@ class PlainTool {
   }
 }
 
-const toolkit = () => new Toolkit().register(GreetTool, WithKeyTool, PlainTool);
+const toolkit = () => new Toolkit().register(GreetTool, WithKeyTool, WithKeyTwiceTool, PlainTool);
 const serveOn = (store: SuspensionStore) =>
   serveMcp(new ResumeCoordinator({ toolkit: toolkit(), store }), {
     transport: 'http',
@@ -98,6 +110,7 @@ function withoutMcpTasks(store: MemoryStore): SuspensionStore {
 
 describe('serveMcp tasks of calls that did not suspend, in the store', () => {
   const capabilities = { elicitation: {}, extensions: { [TASKS]: {} } };
+  let file: string;
   let stores: SqliteStore[];
   let memory: MemoryStore;
   let a: McpHttpServerHandle;
@@ -119,7 +132,7 @@ describe('serveMcp tasks of calls that did not suspend, in the store', () => {
   };
 
   beforeAll(async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'mcp-task-store-')), 'calls.db');
+    file = join(mkdtempSync(join(tmpdir(), 'mcp-task-store-')), 'calls.db');
     stores = [new SqliteStore(file), new SqliteStore(file)];
     memory = new MemoryStore();
     [a, b, own] = await Promise.all([serveOn(stores[0]!), serveOn(stores[1]!), serveOn(withoutMcpTasks(memory))]);
@@ -173,6 +186,39 @@ describe('serveMcp tasks of calls that did not suspend, in the store', () => {
     expect(failed).toMatchObject({ status: 'failed', error: { code: -32603 } });
     expect(String((failed.error as { message: string }).message)).toContain('@Sensitive');
     expect(JSON.stringify(await stores[0]!.loadMcpTask(first.taskId as string))).not.toContain(SECRET);
+  });
+
+  it('the partial answers of a round of a call with @Sensitive arguments stay in memory: the raw row holds none of them', async () => {
+    const created = await send(a.url, 'tools/call', { name: 'with_key_twice', arguments: { apiKey: SECRET } });
+    gates.pair.opened();
+    expect((await settled(a.url, created.taskId)).status).toBe('input_required');
+    const ANSWER = 'answer-canary-4b1e';
+    await send(a.url, 'tasks/update', {
+      taskId: created.taskId,
+      inputResponses: { first: { action: 'accept', content: { name: ANSWER } } },
+    });
+    // The round shows the one key still open, on either server.
+    for (const url of [a.url, b.url])
+      expect(Object.keys((await send(url, 'tasks/get', { taskId: created.taskId })).inputRequests as object)).toEqual(['second']);
+    const driver = sqliteDrivers().find((one) => one.name === stores[0]!.driver)!;
+    const raw = driver.open(file, { readonly: true });
+    try {
+      const row = raw.prepare('SELECT * FROM mcp_tasks WHERE task_id = ?').get(created.taskId) as Record<string, unknown> | undefined;
+      expect(row?.status).toBe('input_required');
+      expect(JSON.stringify(row)).not.toContain(ANSWER);
+      expect(JSON.stringify(row)).not.toContain(SECRET);
+    } finally {
+      raw.close();
+    }
+    // The last answer, where the round was asked: the call runs again with both.
+    await send(a.url, 'tasks/update', {
+      taskId: created.taskId,
+      inputResponses: { second: { action: 'accept', content: { name: 'Ada' } } },
+    });
+    expect(await settled(a.url, created.taskId, ['input_required', 'working'])).toMatchObject({
+      status: 'completed',
+      result: { content: [{ text: `key of ${SECRET.length} characters for ${ANSWER} and Ada` }] },
+    });
   });
 
   it('a store without the MCP task methods keeps the tasks in the serving process’s memory, as before', async () => {

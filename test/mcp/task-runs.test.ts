@@ -187,6 +187,11 @@ describe('serveMcp: a call still running after taskAfterMs is a task (2026-07-28
       code: -32602,
       message: expect.stringContaining('task not found') as unknown,
     });
+    // An id of this server's shape with no record is not found either.
+    await expect(get('tsk-00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('task not found') as unknown,
+    });
     gates.long.opened();
     expect(await settled(created.taskId)).toMatchObject({
       status: 'completed',

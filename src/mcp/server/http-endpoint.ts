@@ -1,4 +1,3 @@
-import { checkKeyLease, checkRetention } from '../../suspension/keyed';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isInitializeRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type Server } from '@modelcontextprotocol/server';
@@ -110,8 +109,6 @@ export function mcpEndpoint(
   path?: string,
 ): McpEndpoint {
   const maxBodyBytes = positive('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY);
-  checkRetention('McpServerOptions.idempotencyRetentionMs', options.idempotencyRetentionMs);
-  checkKeyLease('McpServerOptions.idempotencyLeaseMs', options.idempotencyLeaseMs);
   const maxSessions = positive('maxSessions', options.maxSessions, 100);
   const maxPerPrincipal = positive('maxSessionsPerPrincipal', options.maxSessionsPerPrincipal, maxSessions);
   const maxEvents = positive('maxEventsPerSession', options.maxEventsPerSession, 1000);

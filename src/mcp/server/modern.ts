@@ -7,7 +7,6 @@ import {
   type CallToolRequest,
   type McpHttpHandler,
   type ServerContext,
-  type StandardSchemaV1,
 } from '@modelcontextprotocol/server';
 import { messageOf } from '../../errors/message';
 import type { Principal } from '../../suspension/audit';
@@ -21,17 +20,18 @@ import { inputRequired, serveModernCall, type ModernCall, type MrtrSettings } fr
 import { requestDigest } from './request-state';
 import { cancelTask, takesTasks, taskOf, TASKS_EXTENSION, updateTask, type TaskView } from './tasks';
 import { TaskRuns } from './task-runs';
+import { MISSING_CAPABILITY } from './task-records';
 import { DEFAULT_KEY_LEASE_MS } from '../../suspension/keyed';
 import { progressFor, toolListing } from './listing';
 import { SKILLS_EXTENSION, SkillShelf } from './skills';
 import { cardContents, cardResourceListing, isCardTool, serveCardTool, APPROVAL_CARD_URI } from './approval-card';
 import type { McpCallInfo, McpServerOptions, McpToolContext } from './types';
+import { PARAMS } from './server';
 import { endMcpCall, startMcpServerCall } from '../../telemetry/mcp';
 import { errorTypeOf, Telemetry } from '../../telemetry/telemetry';
 
 const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
-const MISSING_CAPABILITY = -32021;
 const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 /** How long a task of a call that ran here is kept after its last change, and how many are kept at once. */
 const TASK_KEEP_MS = 3_600_000;
@@ -99,17 +99,7 @@ export function modernHandler(
     legacy: 'reject',
     maxRequestBodySize,
   });
-  const stops = [coordinator.toolkit.onChange(() => handler.notify.toolsChanged())];
-  const catalog = options.catalog;
-  if (catalog) {
-    stops.push(
-      catalog.onChange((change) => {
-        if ('updated' in change) handler.notify.resourceUpdated(change.updated);
-        else if (change.list === 'resources') handler.notify.resourcesChanged();
-        else handler.notify.promptsChanged();
-      }),
-    );
-  }
+  const stops = forwardChanges(coordinator, options.catalog, handler.notify);
   return {
     handler,
     async close() {
@@ -117,6 +107,29 @@ export function modernHandler(
       await handler.close();
     },
   };
+}
+
+/** Where the toolkit's and the catalog's changes are told: the HTTP handler's `notify`, or a stdio connection's server. */
+export interface ChangeListener {
+  toolsChanged(): void;
+  resourceUpdated(uri: string): void;
+  resourcesChanged(): void;
+  promptsChanged(): void;
+}
+
+/** Tells `to` of each change of the toolkit and the catalog, until the returned stops are called. */
+export function forwardChanges(coordinator: ResumeCoordinator, catalog: McpCatalog | undefined, to: ChangeListener): Array<() => void> {
+  const stops = [coordinator.toolkit.onChange(() => to.toolsChanged())];
+  if (catalog) {
+    stops.push(
+      catalog.onChange((change) => {
+        if ('updated' in change) to.resourceUpdated(change.updated);
+        else if (change.list === 'resources') to.resourcesChanged();
+        else to.promptsChanged();
+      }),
+    );
+  }
+  return stops;
 }
 
 /** The SDK's `authInfo` carrying the principal serveMcp's `authorize` named (never read from the request by the SDK). */
@@ -266,43 +279,31 @@ function serveTasks(
       throw error;
     }
   };
-  server.setRequestHandler('tasks/get', { params: ANY }, (params, ctx) =>
+  server.setRequestHandler('tasks/get', { params: PARAMS }, (params, ctx) =>
     guarded(ctx, async () => {
       const id = params.taskId;
-      return { ...((await runs.has(id)) ? await runs.get(id as string, view(ctx)) : await taskOf(coordinator, id, view(ctx))) } as never;
+      return { ...(runs.has(id) ? await runs.get(id, view(ctx)) : await taskOf(coordinator, id, view(ctx))) } as never;
     }),
   );
-  server.setRequestHandler('tasks/update', { params: ANY }, (params, ctx) =>
+  server.setRequestHandler('tasks/update', { params: PARAMS }, (params, ctx) =>
     guarded(ctx, async () => {
       // The SDK lifts `inputResponses` out of the params (as for tools/call) onto the context.
       const responses = ctx.mcpReq.inputResponses ?? params.inputResponses;
       const id = params.taskId;
-      if (await runs.has(id)) await runs.update(id as string, responses, view(ctx));
+      if (runs.has(id)) await runs.update(id, responses, view(ctx));
       else await updateTask(coordinator, id, responses, view(ctx));
       return {} as never;
     }),
   );
-  server.setRequestHandler('tasks/cancel', { params: ANY }, (params, ctx) =>
+  server.setRequestHandler('tasks/cancel', { params: PARAMS }, (params, ctx) =>
     guarded(ctx, async () => {
       const id = params.taskId;
-      if (await runs.has(id)) await runs.cancel(id as string, view(ctx));
+      if (runs.has(id)) await runs.cancel(id, view(ctx));
       else await cancelTask(coordinator, id, view(ctx));
       return {} as never;
     }),
   );
 }
-
-/** The tasks' params, read field by field where they are used (a Standard Schema that checks only the shape). */
-const ANY: StandardSchemaV1<Record<string, unknown>> = {
-  '~standard': {
-    version: 1,
-    vendor: 'toolnexus',
-    validate: (value) =>
-      typeof value === 'object' && value !== null && !Array.isArray(value)
-        ? { value: value as Record<string, unknown> }
-        : { issues: [{ message: 'params must be an object' }] },
-  },
-};
 
 function taskView(call: Pick<ModernCall, 'by' | 'support' | 'ctx'>, mrtr: MrtrSettings): TaskView {
   return { by: call.by, support: call.support, ctx: call.ctx, settings: mrtr };
@@ -400,14 +401,14 @@ function servePrompts(server: Server, catalog: McpCatalog, mrtr: MrtrSettings, b
  */
 function serveModernSkills(server: Server, shelf: SkillShelf): void {
   const fresh = { ttlMs: 0, cacheScope: 'private' as const };
-  server.setRequestHandler('skills/list', { params: ANY }, (params) =>
+  server.setRequestHandler('skills/list', { params: PARAMS }, (params) =>
     asProtocolError(undefined, async () => {
       const cursor = params.cursor;
       if (cursor !== undefined && typeof cursor !== 'string') throw new McpCatalogError('skills/list: cursor must be a string', 'invalid');
       return { ...(await shelf.list(cursor)), ...fresh } as never;
     }),
   );
-  server.setRequestHandler('skills/get', { params: ANY }, (params) =>
+  server.setRequestHandler('skills/get', { params: PARAMS }, (params) =>
     asProtocolError(undefined, async () => ({ skill: await shelf.get(params.uri), ...fresh }) as never),
   );
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { executeOnce } from '../../suspension/keyed';
+import { checkKeyLease, checkRetention, executeOnce } from '../../suspension/keyed';
 import { AnswerRefusedError } from '../../errors';
 import { messageOf } from '../../errors/message';
 import { failure, pendingOf } from '../../results/helpers';
@@ -55,6 +55,9 @@ export interface MrtrSettings {
  * stdio one connection's. Without `requestStateKeys`, a random key of this process seals.
  */
 export function mrtrSettingsOf(options: McpServerOptions, clock: { now(): number } = Date): MrtrSettings {
+  // Checked here once for both eras: every transport builds these settings before it serves (the 2025-11-25 sessions use the same options).
+  checkRetention('McpServerOptions.idempotencyRetentionMs', options.idempotencyRetentionMs);
+  checkKeyLease('McpServerOptions.idempotencyLeaseMs', options.idempotencyLeaseMs);
   return {
     sealer: new RequestStateSealer(options.requestStateKeys ?? [randomBytes(32)]),
     ttlMs: positive('requestStateTtlMs', options.requestStateTtlMs, 3_600_000),

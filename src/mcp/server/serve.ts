@@ -7,7 +7,6 @@ import { mcpEndpoint, type McpEndpointOptions } from './http-endpoint';
 import { defaultAllowedHosts, HttpGuard } from './http-guard';
 import { coordinatorOf } from './server';
 import { serveStdioEras } from './stdio';
-import { checkKeyLease, checkRetention } from '../../suspension/keyed';
 import type { McpServerOptions, McpToolHost } from './types';
 
 /**
@@ -85,8 +84,6 @@ export async function serveMcp(host: McpToolHost, options: McpStdioOptions | Mcp
   const coordinator = coordinatorOf(host);
   if (options?.transport === 'stdio') {
     const { transport: _transport, stdin, stdout, ...serverOptions } = options;
-    checkRetention('McpServerOptions.idempotencyRetentionMs', serverOptions.idempotencyRetentionMs);
-    checkKeyLease('McpServerOptions.idempotencyLeaseMs', serverOptions.idempotencyLeaseMs);
     const streams = { ...(stdin ? { stdin: stdin as Readable } : {}), ...(stdout ? { stdout: stdout as Writable } : {}) };
     const served = serveStdioEras(coordinator, serverOptions, streams);
     return { coordinator, close: () => served.close() };

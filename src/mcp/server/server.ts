@@ -16,7 +16,7 @@ import { answerAs } from '../../runner/answer-as';
 import type { ToolResult } from '../../results/wire';
 import type { Principal } from '../../suspension/audit';
 import { ResumeCoordinator } from '../../suspension/coordinator';
-import { checkKeyLease, checkRetention, executeOnce } from '../../suspension/keyed';
+import { executeOnce } from '../../suspension/keyed';
 import { incomingMcpKey } from '../idempotency';
 import { Redactor } from '../../suspension/redact';
 import type { ToolLogLevel } from '../../toolkit/context';
@@ -78,8 +78,6 @@ export function createMcpServer(coordinator: ResumeCoordinator, options: McpServ
   const catalog = options.catalog;
   const shelf = options.skills ? new SkillShelf(options.skills) : undefined;
   const card = options.approvalCard === true;
-  checkRetention('McpServerOptions.idempotencyRetentionMs', options.idempotencyRetentionMs);
-  checkKeyLease('McpServerOptions.idempotencyLeaseMs', options.idempotencyLeaseMs);
   const server = new SessionServer(
     { name: options.name ?? 'toolnexus', version: options.version ?? '0.0.0' },
     {
@@ -307,8 +305,8 @@ function serveSkills(server: Server, shelf: SkillShelf): void {
   );
 }
 
-/** A custom method's params, read field by field where they are used (a Standard Schema that checks only the shape). */
-const PARAMS: StandardSchemaV1<Record<string, unknown>> = {
+/** A custom method's params (skills/*, tasks/*), read field by field where they are used (a Standard Schema that checks only the shape). */
+export const PARAMS: StandardSchemaV1<Record<string, unknown>> = {
   '~standard': {
     version: 1,
     vendor: 'toolnexus',

@@ -3,7 +3,7 @@ import type { Server } from '@modelcontextprotocol/server';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { ResumeCoordinator } from '../../suspension/coordinator';
 import type { McpCatalog } from './catalog/catalog';
-import { modernServer, modernServing } from './modern';
+import { forwardChanges, modernServer, modernServing } from './modern';
 import { mrtrSettingsOf } from './mrtr';
 import { createMcpServer } from './server';
 import type { McpServerOptions } from './types';
@@ -49,15 +49,12 @@ export function serveStdioEras(
 function publishing(server: Server, coordinator: ResumeCoordinator, catalog: McpCatalog | undefined): Server {
   // Not connected yet, or closed: there is nobody to tell.
   const tell = (sent: Promise<void>): void => void sent.catch(() => undefined);
-  const stops = [coordinator.toolkit.onChange(() => tell(server.sendToolListChanged()))];
-  if (catalog) {
-    stops.push(
-      catalog.onChange((change) => {
-        if ('updated' in change) tell(server.sendResourceUpdated({ uri: change.updated }));
-        else tell(change.list === 'resources' ? server.sendResourceListChanged() : server.sendPromptListChanged());
-      }),
-    );
-  }
+  const stops = forwardChanges(coordinator, catalog, {
+    toolsChanged: () => tell(server.sendToolListChanged()),
+    resourceUpdated: (uri) => tell(server.sendResourceUpdated({ uri })),
+    resourcesChanged: () => tell(server.sendResourceListChanged()),
+    promptsChanged: () => tell(server.sendPromptListChanged()),
+  });
   const previous = server.onclose;
   server.onclose = () => {
     for (const stop of stops) stop();

@@ -15,8 +15,8 @@ const POLL_INTERVAL_MS = 1000;
 /**
  * What a task of a call that did not suspend carries in the store, by status (serveMcp's JSON in
  * {@link McpTaskRecord.state}): the tool always; the suspension it follows; the result; the
- * JSON-RPC error; or the input round and its answers so far, with, for a call without `@Sensitive`
- * values only, its arguments and the round's sealed state, so any process may run the call again.
+ * JSON-RPC error; or the input round and its answers so far (of a call with `@Sensitive` values,
+ * only which keys are in), with, for a call without `@Sensitive` values only, its arguments and the round's sealed state, so any process may run the call again.
  */
 export interface TaskState {
   tool: string;
@@ -25,6 +25,8 @@ export interface TaskState {
   error?: McpTaskError;
   inputRequests?: Record<string, McpInputRequest>;
   answers?: Record<string, unknown>;
+  /** The keys answered so far of a round whose answers are held in memory (a call with `@Sensitive` arguments). */
+  answered?: string[];
   requestState?: string;
   args?: Record<string, unknown>;
 }
@@ -56,8 +58,8 @@ export function shownTask(record: McpTaskRecord, keepMs: number): McpTask {
   }
   if (record.status === 'cancelled') return { ...task, status: 'cancelled', statusMessage: 'cancelled' };
   if (record.status === 'input_required') {
-    const answers = state.answers ?? {};
-    const open = Object.entries(state.inputRequests ?? {}).filter(([key]) => !(key in answers));
+    const answered = new Set([...(state.answered ?? []), ...Object.keys(state.answers ?? {})]);
+    const open = Object.entries(state.inputRequests ?? {}).filter(([key]) => !answered.has(key));
     return { ...task, status: 'input_required', statusMessage: 'input', inputRequests: Object.fromEntries(open) };
   }
   return task;

@@ -19,8 +19,6 @@ import {
   type TaskState,
 } from './task-records';
 
-export { MISSING_CAPABILITY, missingCapabilities } from './task-records';
-
 /** How long a call may run before it becomes a task, and how many such tasks a server keeps, for how long. */
 export interface TaskRunSettings {
   /** A call of a task-taking client still running after this many ms becomes a task (`working`). */
@@ -49,6 +47,8 @@ interface LiveRun {
 export type CreatedTask = { resultType: 'task'; content: [] } & Omit<McpTask, 'result' | 'error' | 'inputRequests'>;
 
 const CAS_TRIES = 5;
+/** The prefix of every task id {@link TaskRuns} gives. */
+const TASK_PREFIX = 'tsk-';
 const PRUNE_BATCH = 1000;
 
 /**
@@ -74,7 +74,7 @@ export class TaskRuns {
   /** The calls this process runs as tasks now. */
   private readonly live = new Map<string, LiveRun>();
   /** The calls of input rounds asked here, for a tool whose arguments no store keeps (`@Sensitive` ones). */
-  private readonly rounds = new Map<string, { call: ModernCall; requestState?: string; at: number }>();
+  private readonly rounds = new Map<string, { call: ModernCall; requestState?: string; at: number; answers?: Record<string, unknown> }>();
   private prunedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
@@ -120,10 +120,13 @@ export class TaskRuns {
     return { resultType: 'task', content: [], ...task, ...(statusMessage ? { statusMessage } : {}) };
   }
 
-  /** Whether `taskId` is a task of a call that did not suspend (else it may be a suspension's). */
-  async has(taskId: unknown): Promise<boolean> {
-    if (typeof taskId !== 'string' || taskId === '') return false;
-    return this.live.has(taskId) || (await this.store.loadMcpTask(taskId)) !== undefined;
+  /**
+   * Whether `taskId` names a task of a call that did not suspend (else it may be a suspension's):
+   * by its prefix, which {@link TaskRuns.create} gives each (a suspension's is `pnd-`), so a poll
+   * reads the store once, in the method that serves it; one with no record is "not found" there.
+   */
+  has(taskId: unknown): taskId is string {
+    return typeof taskId === 'string' && taskId.startsWith(TASK_PREFIX);
   }
 
   /** `tasks/get` of a run: its state, or the suspension it follows as the store has it. */
@@ -149,11 +152,27 @@ export class TaskRuns {
       if (typeof inputResponses !== 'object' || inputResponses === null || Array.isArray(inputResponses))
         throw new McpInputResponseError('inputResponses must be an object keyed as inputRequests are');
       const asked = state.inputRequests ?? {};
-      const answers = { ...state.answers };
+      // A round of a call with @Sensitive arguments (none stored) is held in the memory of the
+      // process that asked it, and so are its answers so far: the row says only which keys are in.
+      const held = state.args === undefined;
+      const round = this.rounds.get(taskId);
+      const answers = { ...state.answers, ...round?.answers };
+      const answered = new Set([...(state.answered ?? []), ...Object.keys(answers)]);
       for (const [key, value] of Object.entries(inputResponses as Record<string, unknown>))
-        if (key in asked && !(key in answers) && value !== undefined) answers[key] = value;
-      if (Object.keys(asked).some((key) => !(key in answers))) {
-        if (await this.save(record, 'input_required', { ...state, answers })) return;
+        if (key in asked && !answered.has(key) && value !== undefined) {
+          answers[key] = value;
+          answered.add(key);
+        }
+      // Not the last answer, unless the round is held in another process's memory (which fails below, as a last one would).
+      if (Object.keys(asked).some((key) => !answered.has(key)) && (!held || round)) {
+        if (!round) {
+          if (await this.save(record, 'input_required', { ...state, answers })) return;
+          continue;
+        }
+        if (await this.save(record, 'input_required', { ...state, answered: [...answered] })) {
+          round.answers = answers;
+          return;
+        }
         continue;
       }
       // The last answer: the call runs again here, with them all, as a round's retry would.
@@ -197,7 +216,7 @@ export class TaskRuns {
   private async create(call: ModernCall): Promise<McpTaskRecord | undefined> {
     const now = iso(this.settings.clock.now());
     const record: McpTaskRecord = {
-      taskId: `tsk-${randomUUID()}`,
+      taskId: `${TASK_PREFIX}${randomUUID()}`,
       owner: call.by.id,
       status: 'working',
       version: 1,
