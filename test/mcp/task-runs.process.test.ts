@@ -91,7 +91,9 @@ describe.each(SHARED_STORES)('tasks of calls that did not suspend, across server
   };
   let pair: Promise<[{ url: string; child: Started }, { url: string; child: Started }]> | undefined;
   /** Processes A and B on the store, started once for the tests that keep them alive. */
-  const servers = () => (pair ??= Promise.all([start(), start()]));
+  // One after the other: the first lays out the new file's schema, which a second opening it at
+  // the same instant may find locked.
+  const servers = () => (pair ??= start().then(async (a) => [a, await start()]));
   const connect = async (url: string, token: string) => {
     const client = await clientOf(url, token);
     clients.push(client);
