@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { StoreError } from 'toolnexus-ts/suspension';
 import { SQLITE_SCHEMA_VERSION, SqliteStore } from 'toolnexus-ts/sqlite';
 import { runStoreConformance } from 'toolnexus-ts/testing';
-import { runtimeHasNodeSqlite, sqliteDrivers } from '../fixtures/sqlite-drivers';
+import { betterSqlite3, runtimeHasNodeSqlite, sqliteDrivers } from '../fixtures/sqlite-drivers';
 
 let dir: string;
 beforeAll(() => {
@@ -390,5 +390,44 @@ describe('which driver opens the file', () => {
       expect(check.prepare('SELECT version FROM schema_version ORDER BY version').all()).toHaveLength(SQLITE_SCHEMA_VERSION);
       check.close();
     }
+  });
+
+  it("a refusal for another process's lock while the file is first set up is retried, up to the busy timeout", async () => {
+    const Database = betterSqlite3();
+    // better-sqlite3 underneath, refusing the WAL switch the way SQLite does when two
+    // processes set up a new file at the same instant (SQLITE_BUSY, no busy handler asked).
+    const refusing = (times: number) =>
+      class extends Database {
+        override exec(source: string): this {
+          if (source === 'PRAGMA journal_mode = WAL' && times-- > 0) {
+            throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+          }
+          return super.exec(source);
+        }
+      };
+    const retried = new SqliteStore({ filename: join(dir, 'busy-at-first.db'), driver: refusing(3) });
+    await retried.insert({
+      request: { id: 'pnd-busy', kind: 'approval', prompt: 'Pay?' },
+      tool: 'pay',
+      args: {},
+      status: 'pending',
+      createdAt: '2030-01-01T00:00:00.000Z',
+    });
+    expect((await retried.get('pnd-busy'))?.status).toBe('pending');
+    await retried.close();
+
+    expect(() => new SqliteStore({ filename: join(dir, 'busy-always.db'), driver: refusing(Infinity), busyTimeoutMs: 30 })).toThrow(
+      /cannot use SQLite file .*busy-always\.db as a store: database is locked/,
+    );
+    // Any other failure is not waited on.
+    const broken = class extends Database {
+      override exec(source: string): this {
+        if (source === 'PRAGMA journal_mode = WAL') throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' });
+        return super.exec(source);
+      }
+    };
+    const started = performance.now();
+    expect(() => new SqliteStore({ filename: join(dir, 'broken.db'), driver: broken, busyTimeoutMs: 60_000 })).toThrow(/disk I\/O error/);
+    expect(performance.now() - started).toBeLessThan(30_000);
   });
 });

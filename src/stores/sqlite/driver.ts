@@ -70,6 +70,24 @@ export function immediate<T>(connection: SqliteConnection, work: () => T): T {
   return result;
 }
 
+/**
+ * Whether a driver's error is SQLite refusing for another connection's lock (SQLITE_BUSY or
+ * one of its extended codes): node:sqlite says so in `errcode`, better-sqlite3 in `code`.
+ */
+export function isBusy(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { errcode, code } = error as { errcode?: unknown; code?: unknown };
+  if (typeof errcode === 'number') return (errcode & 0xff) === SQLITE_BUSY;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}
+
+const SQLITE_BUSY = 5;
+
+/** Blocks this thread for `ms`: for the few waits a synchronous constructor must make. */
+export function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 function rollback(connection: SqliteConnection): void {
   try {
     connection.exec('ROLLBACK');

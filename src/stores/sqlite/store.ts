@@ -24,7 +24,7 @@ import type {
 import { pageStart } from '../../suspension/pages';
 import type { Grant, GrantFilter } from '../../suspension/grants';
 import { callOf, grantOf, parseStored, rowOf, settledPageOf, type RunRow, type SuspensionRow } from '../rows';
-import { createPrivately, immediate, sqliteOpener, type SqliteConnection, type SqliteStatement } from './driver';
+import { createPrivately, immediate, isBusy, sleepSync, sqliteOpener, type SqliteConnection, type SqliteStatement } from './driver';
 import type { SqliteStoreOptions } from './options';
 import { migrate, prepare, SUSPENSION_COLUMNS } from './schema';
 import { SqliteSessions } from './sessions';
@@ -94,11 +94,7 @@ export class SqliteStore extends StoreWithMcpTasks implements SuspensionStore, R
     }
     this.driver = this.db.driver;
     try {
-      // Set first: the WAL switch and the schema step below may wait for another process's lock.
-      this.db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
-      this.db.exec('PRAGMA journal_mode = WAL');
-      this.db.exec(`PRAGMA synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
-      migrate(this.db, filename);
+      setUp(this.db, filename, Math.max(0, Math.floor(busyTimeoutMs)), synchronous);
       this.statements = prepare(this.db, synchronous);
       this.deliveries = new SqliteDeliveries(this.db, (work, what) => this.run(work, what));
       this.sessions = new SqliteSessions(
@@ -421,6 +417,34 @@ export class SqliteStore extends StoreWithMcpTasks implements SuspensionStore, R
     } catch (error) {
       if (error instanceof ToolnexusError) throw error;
       throw new StoreError(`SQLite store ${this.filename} could not ${what}: ${messageOf(error)}`, { cause: error });
+    }
+  }
+}
+
+/**
+ * Puts a connection in the store's modes and brings the file's schema up to date.
+ *
+ * Two processes opening a brand-new file at the same instant can be refused "database is
+ * locked" without SQLite's busy handler ever waiting: the WAL switch needs the file to
+ * itself, and SQLite refuses at once where waiting could deadlock two connections that both
+ * read it. Every step here may be repeated (the pragmas set what is already set; the schema
+ * step is one IMMEDIATE transaction that rolls back whole), so such a refusal is retried,
+ * after a short sleep, until the busy timeout has passed.
+ */
+function setUp(db: SqliteConnection, filename: string, busyTimeoutMs: number, synchronous: 'full' | 'normal'): void {
+  // Set first: the WAL switch and the schema step may wait for another process's lock.
+  db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+  const giveUpAt = performance.now() + busyTimeoutMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      db.exec('PRAGMA journal_mode = WAL');
+      db.exec(`PRAGMA synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+      migrate(db, filename);
+      return;
+    } catch (error) {
+      if (!isBusy(error) || performance.now() >= giveUpAt) throw error;
+      // Spread out, so the processes that collided do not collide again.
+      sleepSync(Math.min(5 * attempt, 50) + Math.random() * 10);
     }
   }
 }
