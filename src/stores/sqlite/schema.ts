@@ -1,6 +1,6 @@
 import { StoreError } from '../../errors';
 import { NOW_MS, NOW_TEXT } from './clock';
-import { immediate, type SqliteConnection, type SqliteStatement } from './driver';
+import { immediate, isBusy, sleepSync, type SqliteConnection, type SqliteStatement } from './driver';
 import { DELIVERIES_SQLITE_DDL } from './deliveries';
 import { SESSIONS_SQLITE_DDL } from './sessions';
 import { A2A_TASKS_SQLITE_DDL, A2A_WATCH_SQLITE_DDL } from './a2a-tasks';
@@ -139,6 +139,34 @@ export function migrate(db: SqliteConnection, filename: string): void {
       db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(version);
     }
   });
+}
+
+/**
+ * Puts a connection in the store's modes and brings the file's schema up to date.
+ *
+ * Two processes opening a brand-new file at the same instant can be refused "database is
+ * locked" without SQLite's busy handler ever waiting: the WAL switch needs the file to
+ * itself, and SQLite refuses at once where waiting could deadlock two connections that both
+ * read it. Every step here may be repeated (the pragmas set what is already set; the schema
+ * step is one IMMEDIATE transaction that rolls back whole), so such a refusal is retried,
+ * after a short sleep, until the busy timeout has passed.
+ */
+export function setUp(db: SqliteConnection, filename: string, busyTimeoutMs: number, synchronous: 'full' | 'normal'): void {
+  // Set first: the WAL switch and the schema step may wait for another process's lock.
+  db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+  const giveUpAt = performance.now() + busyTimeoutMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      db.exec('PRAGMA journal_mode = WAL');
+      db.exec(`PRAGMA synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+      migrate(db, filename);
+      return;
+    } catch (error) {
+      if (!isBusy(error) || performance.now() >= giveUpAt) throw error;
+      // Spread out, so the processes that collided do not collide again.
+      sleepSync(Math.min(5 * attempt, 50) + Math.random() * 10);
+    }
+  }
 }
 
 /** The columns of a suspension, named as `SuspensionRow` (../rows) names them. */

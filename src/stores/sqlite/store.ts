@@ -24,9 +24,9 @@ import type {
 import { pageStart } from '../../suspension/pages';
 import type { Grant, GrantFilter } from '../../suspension/grants';
 import { callOf, grantOf, parseStored, rowOf, settledPageOf, type RunRow, type SuspensionRow } from '../rows';
-import { createPrivately, immediate, isBusy, sleepSync, sqliteOpener, type SqliteConnection, type SqliteStatement } from './driver';
+import { createPrivately, immediate, sqliteOpener, type SqliteConnection, type SqliteStatement } from './driver';
 import type { SqliteStoreOptions } from './options';
-import { migrate, prepare, SUSPENSION_COLUMNS } from './schema';
+import { prepare, setUp, SUSPENSION_COLUMNS } from './schema';
 import { SqliteSessions } from './sessions';
 import { SqliteA2ATasks } from './a2a-tasks';
 import { StoreWithMcpTasks } from '../mcp-tasks';
@@ -417,34 +417,6 @@ export class SqliteStore extends StoreWithMcpTasks implements SuspensionStore, R
     } catch (error) {
       if (error instanceof ToolnexusError) throw error;
       throw new StoreError(`SQLite store ${this.filename} could not ${what}: ${messageOf(error)}`, { cause: error });
-    }
-  }
-}
-
-/**
- * Puts a connection in the store's modes and brings the file's schema up to date.
- *
- * Two processes opening a brand-new file at the same instant can be refused "database is
- * locked" without SQLite's busy handler ever waiting: the WAL switch needs the file to
- * itself, and SQLite refuses at once where waiting could deadlock two connections that both
- * read it. Every step here may be repeated (the pragmas set what is already set; the schema
- * step is one IMMEDIATE transaction that rolls back whole), so such a refusal is retried,
- * after a short sleep, until the busy timeout has passed.
- */
-function setUp(db: SqliteConnection, filename: string, busyTimeoutMs: number, synchronous: 'full' | 'normal'): void {
-  // Set first: the WAL switch and the schema step may wait for another process's lock.
-  db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
-  const giveUpAt = performance.now() + busyTimeoutMs;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      db.exec('PRAGMA journal_mode = WAL');
-      db.exec(`PRAGMA synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
-      migrate(db, filename);
-      return;
-    } catch (error) {
-      if (!isBusy(error) || performance.now() >= giveUpAt) throw error;
-      // Spread out, so the processes that collided do not collide again.
-      sleepSync(Math.min(5 * attempt, 50) + Math.random() * 10);
     }
   }
 }
