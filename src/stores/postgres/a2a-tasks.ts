@@ -1,37 +1,29 @@
 import { quoteIdentifier } from './resolve';
 import type { A2ATaskPage, A2ATaskRecord, A2ATaskStore, A2ATaskRow } from '../a2a-tasks';
 import { a2aTaskOf, a2aTaskRowOf, checkA2ATaskPage, checkA2ATaskRecord, checkMovedLimit } from '../a2a-tasks';
-import type { PostgresQuery } from './sessions';
-
-/** The qualified, quoted name of a store's A2A tasks table. */
-export function a2aTasksTable(schema: string, prefix: string): string {
-  return `${quoteIdentifier(schema)}.${quoteIdentifier(`${prefix}a2a_tasks`)}`;
-}
+import { PostgresPart, type TableLayout, type PostgresQuery } from './part';
 
 /** Layout step 4 of the PostgreSQL store, A2A tasks' block: as in SQLite (docs/a2a.md, "Listing and push"). */
-export function a2aTasksPostgresDdl(schema: string, prefix: string): string[] {
-  const table = a2aTasksTable(schema, prefix);
-  const index = (name: string): string => quoteIdentifier(`${prefix}${name}`);
-  return [
-    `CREATE TABLE ${table} (
+export const A2A_TASKS_POSTGRES: TableLayout = {
+  columns: `
        task_id    text PRIMARY KEY,
        owner      text NOT NULL,
        context_id text NOT NULL,
        created_at text NOT NULL,
        version    integer NOT NULL CHECK (version >= 1),
        state      json NOT NULL,
-       due_at     bigint)`,
-    `CREATE INDEX ${index('a2a_tasks_owner_idx')} ON ${table} (owner, created_at COLLATE "C", task_id COLLATE "C")`,
-    `CREATE INDEX ${index('a2a_tasks_due_idx')} ON ${table} (due_at) WHERE due_at IS NOT NULL`,
-  ];
-}
+       due_at     bigint`,
+  indexes: {
+    a2a_tasks_owner_idx: '(owner, created_at COLLATE "C", task_id COLLATE "C")',
+    a2a_tasks_due_idx: '(due_at) WHERE due_at IS NOT NULL',
+  },
+};
 
 /**
  * Layout step 4 of the PostgreSQL store, A2A push watch's block (issue 49, docs/a2a.md "Listing
  * and push"): as in SQLite, the run checkpoint version each watched task was last told of.
  */
-export function a2aWatchPostgresDdl(schema: string, prefix: string): string[] {
-  const table = a2aTasksTable(schema, prefix);
+export function a2aWatchPostgresDdl(table: string, prefix: string): string[] {
   return [
     `ALTER TABLE ${table} ADD COLUMN watch bigint`,
     `CREATE INDEX ${quoteIdentifier(`${prefix}a2a_tasks_watched_idx`)} ON ${table} (task_id COLLATE "C") WHERE watch IS NOT NULL`,
@@ -41,13 +33,15 @@ export function a2aWatchPostgresDdl(schema: string, prefix: string): string[] {
 const COLUMNS = 'task_id, owner, context_id, created_at, version, state::text AS state, due_at, watch';
 
 /** The A2A task records of a `PostgresStore`, in its schema. */
-export class PostgresA2ATasks implements A2ATaskStore {
+export class PostgresA2ATasks extends PostgresPart implements A2ATaskStore {
   constructor(
-    private readonly table: string,
-    private readonly query: PostgresQuery,
+    table: string,
+    query: PostgresQuery,
     /** The store's runs table: a watched task's run is read there. */
     private readonly runs: string,
-  ) {}
+  ) {
+    super(table, query);
+  }
 
   async loadA2ATask(taskId: string): Promise<A2ATaskRecord | undefined> {
     const result = await this.query<A2ATaskRow>(`load of A2A task ${taskId}`, `SELECT ${COLUMNS} FROM ${this.table} WHERE task_id = $1`, [

@@ -1,39 +1,23 @@
 import { deliveryLimit, deliveryOf, type Delivery, type DeliveryFilter, type DeliveryStore } from '../../deliveries/store';
-import { quoteIdentifier } from './resolve';
-import type { PostgresQuery } from './sessions';
-
-/** The qualified, quoted name of a store's deliveries table. */
-export function deliveriesTable(schema: string, prefix: string): string {
-  return `${quoteIdentifier(schema)}.${quoteIdentifier(`${prefix}deliveries`)}`;
-}
+import { PostgresPart, type TableLayout } from './part';
 
 /**
  * Layout step 4 of the PostgreSQL store, deliveries' block (docs/channels.md, "What is
  * stored"): as in SQLite, one row per card, the delivery as `json` beside the columns a list filters on.
  */
-export function deliveriesPostgresDdl(schema: string, prefix: string): string[] {
-  const table = deliveriesTable(schema, prefix);
-  const index = (name: string): string => quoteIdentifier(`${prefix}${name}`);
-  return [
-    `CREATE TABLE ${table} (
+export const DELIVERIES_POSTGRES: TableLayout = {
+  columns: `
        id        text PRIMARY KEY,
        call_id   text NOT NULL,
        version   integer NOT NULL,
        done      boolean NOT NULL,
        due_at    bigint NOT NULL,
-       delivery  json NOT NULL)`,
-    `CREATE INDEX ${index('deliveries_call_idx')} ON ${table} (call_id)`,
-    `CREATE INDEX ${index('deliveries_due_idx')} ON ${table} (due_at) WHERE NOT done`,
-  ];
-}
+       delivery  json NOT NULL`,
+  indexes: { deliveries_call_idx: '(call_id)', deliveries_due_idx: '(due_at) WHERE NOT done' },
+};
 
 /** The deliveries of a `PostgresStore`, in its schema: a save is a compare-and-set on `version`. */
-export class PostgresDeliveries implements DeliveryStore {
-  constructor(
-    private readonly table: string,
-    private readonly query: PostgresQuery,
-  ) {}
-
+export class PostgresDeliveries extends PostgresPart implements DeliveryStore {
   async insertDelivery(delivery: Delivery): Promise<boolean> {
     const row = { ...delivery, version: 1 };
     const result = await this.query(

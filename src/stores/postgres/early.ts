@@ -4,7 +4,7 @@ import { toJson } from '../../suspension/json';
 import type { Claim, EarlyClaim, SuspendedCall } from '../../suspension/store';
 import { callOf, rowOf, type SuspensionRow } from '../rows';
 import { CLOCK, SUSPENSION_COLUMNS } from './columns';
-import type { PostgresQuery } from './sessions';
+import type { PostgresQuery } from './part';
 
 /*
  * The early claim of the PostgreSQL store (docs/design.md, glossary: "early claim"): the read

@@ -3,7 +3,7 @@ import type { Grant, GrantFilter } from '../../suspension/grants';
 import { toJson } from '../../suspension/json';
 import { grantOf } from '../rows';
 import { CLOCK } from './columns';
-import type { PostgresQuery } from './sessions';
+import type { PostgresQuery } from './part';
 
 /** The grants table of a store: its qualified name, and the store's query (retries, prepared statements, error mapping). */
 export interface GrantsTable {

@@ -1,24 +1,15 @@
-import { quoteIdentifier } from './resolve';
 import type { LoadedMcpTask, McpTaskRecord, McpTaskRow, McpTaskStore } from '../mcp-tasks';
 import { checkLease, checkMcpTaskPrune, checkMcpTaskRecord, mcpTaskOf, mcpTaskRowOf } from '../mcp-tasks';
 import { CLOCK } from './columns';
-import type { PostgresQuery } from './sessions';
-
-/** The qualified, quoted name of a store's MCP tasks table. */
-export function mcpTasksTable(schema: string, prefix: string): string {
-  return `${quoteIdentifier(schema)}.${quoteIdentifier(`${prefix}mcp_tasks`)}`;
-}
+import { PostgresPart, type TableLayout } from './part';
 
 /**
  * Layout step 4 of the PostgreSQL store, MCP tasks' block (docs/mcp.md, "Tasks"): as in SQLite,
  * a row per task of a served call that did not suspend, with the lease (the server's clock,
  * epoch ms) of the process running it while it is `working`.
  */
-export function mcpTasksPostgresDdl(schema: string, prefix: string): string[] {
-  const table = mcpTasksTable(schema, prefix);
-  const index = (name: string): string => quoteIdentifier(`${prefix}${name}`);
-  return [
-    `CREATE TABLE ${table} (
+export const MCP_TASKS_POSTGRES: TableLayout = {
+  columns: `
        task_id        text PRIMARY KEY,
        owner          text NOT NULL,
        status         text NOT NULL,
@@ -26,22 +17,16 @@ export function mcpTasksPostgresDdl(schema: string, prefix: string): string[] {
        created_at     text NOT NULL,
        updated_at     text NOT NULL,
        state          json NOT NULL,
-       lease_until_ms bigint)`,
-    `CREATE INDEX ${index('mcp_tasks_upd_idx')} ON ${table} (updated_at COLLATE "C")`,
-  ];
-}
+       lease_until_ms bigint`,
+  indexes: { mcp_tasks_upd_idx: '(updated_at COLLATE "C")' },
+};
 
 /** The columns of a loaded task, `lapsed` judged by the server's clock (the statement's `clock`). */
 const COLUMNS = `t.task_id, t.owner, t.status, t.version, t.created_at, t.updated_at, t.state::text AS state,
   (t.status = 'working' AND t.lease_until_ms IS NOT NULL AND t.lease_until_ms < clock.ms) AS lapsed`;
 
 /** The MCP task records of a `PostgresStore`, in its schema. */
-export class PostgresMcpTasks implements McpTaskStore {
-  constructor(
-    private readonly table: string,
-    private readonly query: PostgresQuery,
-  ) {}
-
+export class PostgresMcpTasks extends PostgresPart implements McpTaskStore {
   async loadMcpTask(taskId: string): Promise<LoadedMcpTask | undefined> {
     const result = await this.query<McpTaskRow>(
       `load of MCP task ${taskId}`,

@@ -1,9 +1,7 @@
 import type { PruneOptions } from '../../runner/durability/retention';
 import { cutoffMsOf, cutoffOf, LIVE_PHASES, SETTLED_STATUSES, type PruneTable } from '../retention';
-import { a2aTasksTable } from './a2a-tasks';
-import { deliveriesTable } from './deliveries';
 import type { Tables } from './schema';
-import type { PostgresQuery } from './sessions';
+import type { PostgresQuery } from './part';
 import type { StreamTables } from './streams';
 
 const SETTLED = `status IN (${SETTLED_STATUSES.map((s) => `'${s}'`).join(', ')})`;
@@ -17,13 +15,7 @@ const finished = (state: string): string => `(${state}->>'phase') NOT IN (${LIVE
  * delete names its rows by key and checks them again, so a row that changed since the select
  * stays. A settled link whose next request still waits is kept: its chain is not over.
  */
-export function postgresPruneTables(
-  tables: Tables,
-  sessions: string,
-  streams: StreamTables,
-  query: PostgresQuery,
-  options: PruneOptions,
-): PruneTable[] {
+export function postgresPruneTables(tables: Tables, streams: StreamTables, query: PostgresQuery, options: PruneOptions): PruneTable[] {
   const steps: PruneTable[] = [];
   /** One table's step: `from` (with its alias), its key (`column` as the statements name it), what qualifies a row ($1 the cut-off), the walk's order. */
   const step = (
@@ -61,7 +53,7 @@ export function postgresPruneTables(
   step(
     'a2aTasks',
     finishedAt,
-    `${a2aTasksTable(tables.schema, tables.prefix)} t`,
+    `${tables.a2aTasks} t`,
     ['task_id', 't.task_id'],
     `t.due_at IS NULL AND t.created_at COLLATE "C" < $1 AND NOT EXISTS (SELECT 1 FROM ${tables.runs} r WHERE r.run_id = t.task_id
        AND NOT COALESCE(r.updated_at COLLATE "C" < $1 AND ${finished('r.state')}, FALSE))`,
@@ -78,7 +70,7 @@ export function postgresPruneTables(
   step(
     'sessions',
     cutoffOf(options.idleBefore, 'idleBefore'),
-    sessions,
+    tables.sessions,
     ['id', 'id'],
     'active_run IS NULL AND updated_at COLLATE "C" < $1',
     'updated_at COLLATE "C"',
@@ -122,6 +114,6 @@ export function postgresPruneTables(
     'finished_ms',
   );
   // Cards done (they show a settled call) and last saved before the cut-off: every save moves `due_at` past its own instant.
-  step('deliveries', finishedMs, deliveriesTable(tables.schema, tables.prefix), ['id', 'id'], 'done AND due_at < $1', 'due_at');
+  step('deliveries', finishedMs, tables.deliveries, ['id', 'id'], 'done AND due_at < $1', 'due_at');
   return steps;
 }

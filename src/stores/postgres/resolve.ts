@@ -120,3 +120,8 @@ function checkIdentifier(value: unknown, option: string, longestSuffix: string):
 export function quoteIdentifier(name: string): string {
   return `"${name}"`;
 }
+
+/** The qualified, quoted name of a store's table `name`: in `schema`, after the store's `prefix`. */
+export function qualifiedTable(schema: string, prefix: string, name: string): string {
+  return `${quoteIdentifier(schema)}.${quoteIdentifier(`${prefix}${name}`)}`;
+}

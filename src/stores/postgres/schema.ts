@@ -1,13 +1,14 @@
-import { a2aTasksPostgresDdl, a2aTasksTable, a2aWatchPostgresDdl } from './a2a-tasks';
+import { A2A_TASKS_POSTGRES, a2aWatchPostgresDdl } from './a2a-tasks';
 import type { Pool, PoolClient } from 'pg';
 import { StoreError } from '../../errors';
 import { isUnavailable, translate } from './errors';
-import { quoteIdentifier } from './resolve';
-import { deliveriesPostgresDdl, deliveriesTable } from './deliveries';
-import { sessionsPostgresDdl } from './sessions';
+import { qualifiedTable, quoteIdentifier } from './resolve';
+import { DELIVERIES_POSTGRES } from './deliveries';
+import { SESSIONS_POSTGRES } from './sessions';
 import { streamsPostgresDdl } from './streams';
 import { steersPostgresDdl } from './steers';
-import { mcpTasksPostgresDdl } from './mcp-tasks';
+import { MCP_TASKS_POSTGRES } from './mcp-tasks';
+import { tableDdl } from './part';
 import { POSTGRES_STORE_SCHEMA_VERSION } from './version';
 
 export { POSTGRES_STORE_SCHEMA_VERSION };
@@ -22,10 +23,18 @@ export interface Tables {
   grants: string;
   /** Served calls' incoming idempotency keys (src/suspension/keyed.ts). */
   keyed: string;
+  /** Sessions (./sessions.ts). */
+  sessions: string;
+  /** A2A task records (./a2a-tasks.ts). */
+  a2aTasks: string;
+  /** The cards channels posted (./deliveries.ts). */
+  deliveries: string;
+  /** Tasks of served MCP calls (./mcp-tasks.ts). */
+  mcpTasks: string;
 }
 
 export function tablesOf(schema: string, prefix: string): Tables {
-  const table = (suffix: string) => `${quoteIdentifier(schema)}.${quoteIdentifier(prefix + suffix)}`;
+  const table = (name: string) => qualifiedTable(schema, prefix, name);
   return {
     schema,
     prefix,
@@ -34,6 +43,10 @@ export function tablesOf(schema: string, prefix: string): Tables {
     versions: table('schema_version'),
     grants: table('grants'),
     keyed: table('keyed_calls'),
+    sessions: table('sessions'),
+    a2aTasks: table('a2a_tasks'),
+    deliveries: table('deliveries'),
+    mcpTasks: table('mcp_tasks'),
   };
 }
 
@@ -119,7 +132,8 @@ async function storedVersion(client: PoolClient, tables: Tables): Promise<number
 }
 
 /** The DDL that brings the tables from `version - 1` to `version`. Never edit a released step; add one. */
-function migrationTo(version: number, { schema, prefix, suspensions, runs, grants, keyed }: Tables): string[] {
+function migrationTo(version: number, tables: Tables): string[] {
+  const { schema, prefix, suspensions, runs, grants, keyed } = tables;
   const index = (name: string): string => quoteIdentifier(`${prefix}${name}`);
   switch (version) {
     case 1:
@@ -206,11 +220,11 @@ function migrationTo(version: number, { schema, prefix, suspensions, runs, grant
         // holds just those (listStaleRuns names the phase as a literal, so the planner can use it).
         `CREATE INDEX ${index('runs_running_idx')} ON ${runs} (updated_at COLLATE "C") WHERE (state->>'phase') = 'running'`,
         // Sessions (chat, docs/chat.md): conversations kept by id, saved by version compare-and-set.
-        ...sessionsPostgresDdl(schema, prefix),
+        ...tableDdl(tables.sessions, prefix, SESSIONS_POSTGRES),
         // A2A tasks (docs/a2a.md, "Listing and push"): whose each task is, its push configs and outbox.
-        ...a2aTasksPostgresDdl(schema, prefix),
+        ...tableDdl(tables.a2aTasks, prefix, A2A_TASKS_POSTGRES),
         // Deliveries (docs/channels.md, "What is stored"): the cards a channel posted for pending calls.
-        ...deliveriesPostgresDdl(schema, prefix),
+        ...tableDdl(tables.deliveries, prefix, DELIVERIES_POSTGRES),
         // Receipts (docs/tools.md, "Idempotency keys and receipts"): what downstream systems
         // answered a call's attempts, appended to the claimed row as recorded, kept with the outcome.
         `ALTER TABLE ${suspensions} ADD COLUMN receipts json`,
@@ -226,17 +240,17 @@ function migrationTo(version: number, { schema, prefix, suspensions, runs, grant
         ...streamsPostgresDdl(schema, prefix),
         // Retention of served and delivered work (docs/deploying.md, "Retention"): what a prune of
         // A2A tasks, keyed calls and deliveries walks from the oldest, only the rows it may delete.
-        `CREATE INDEX ${index('a2a_tasks_idle_idx')} ON ${a2aTasksTable(schema, prefix)} (created_at COLLATE "C", task_id COLLATE "C") WHERE due_at IS NULL`,
+        `CREATE INDEX ${index('a2a_tasks_idle_idx')} ON ${tables.a2aTasks} (created_at COLLATE "C", task_id COLLATE "C") WHERE due_at IS NULL`,
         `CREATE INDEX ${index('keyed_calls_done_idx')} ON ${keyed} (finished_ms) WHERE outcome IS NOT NULL`,
-        `CREATE INDEX ${index('deliveries_done_idx')} ON ${deliveriesTable(schema, prefix)} (due_at) WHERE done`,
+        `CREATE INDEX ${index('deliveries_done_idx')} ON ${tables.deliveries} (due_at) WHERE done`,
         // Steering (docs/agents.md, "Steering"): messages steered into a run another process drives, until its driver takes them.
         ...steersPostgresDdl(schema, prefix, runs),
         // MCP tasks (docs/mcp.md, "Tasks"): the tasks of served calls that did not suspend, with the
         // lease of the process running each, so every server process on the schema answers for them.
-        ...mcpTasksPostgresDdl(schema, prefix),
+        ...tableDdl(tables.mcpTasks, prefix, MCP_TASKS_POSTGRES),
         // A2A push for a task continued elsewhere (docs/a2a.md, "Listing and push"):
         // the run checkpoint version each watched task was last told of.
-        ...a2aWatchPostgresDdl(schema, prefix),
+        ...a2aWatchPostgresDdl(tables.a2aTasks, prefix),
       ];
     default:
       throw new StoreError(`PostgresStore: no migration to layout version ${version}`);

@@ -1,48 +1,29 @@
-import { quoteIdentifier } from './resolve';
+import { PostgresPart, type TableLayout } from './part';
 import type { SessionFilter, SessionStore, SessionSummary, StoredSession } from '../../sessions/store';
 import { checkSession, checkSessionFilter, checkSessionId } from '../../sessions/validate';
 import { sessionOf, sessionRowOf, summaryOfRow, type SessionRow } from '../sessions';
 
-/** Runs one query of the store (after its schema is ready), translating driver errors. */
-export type PostgresQuery = <Row extends object = Record<string, unknown>>(
-  operation: string,
-  text: string,
-  values: unknown[],
-) => Promise<{ rows: Row[]; rowCount: number | null }>;
-
-/** The qualified, quoted name of a store's sessions table. */
-export function sessionsTable(schema: string, prefix: string): string {
-  return `${quoteIdentifier(schema)}.${quoteIdentifier(`${prefix}sessions`)}`;
-}
+// Its former home, where streams.ts and steers.ts still import it from (./part is where it lives).
+export type { PostgresQuery } from './part';
 
 /**
  * Layout step 4 of the PostgreSQL store, sessions' block: as in SQLite, one row per
  * conversation, `state` kept as `json` (the text as written).
  */
-export function sessionsPostgresDdl(schema: string, prefix: string): string[] {
-  const table = sessionsTable(schema, prefix);
-  const index = (name: string): string => quoteIdentifier(`${prefix}${name}`);
-  return [
-    `CREATE TABLE ${table} (
+export const SESSIONS_POSTGRES: TableLayout = {
+  columns: `
        id             text PRIMARY KEY,
        version        integer NOT NULL CHECK (version >= 1),
        state          json NOT NULL,
        message_count  integer NOT NULL,
        active_run     text,
        created_at     text NOT NULL,
-       updated_at     text NOT NULL)`,
-    `CREATE INDEX ${index('sessions_run_idx')} ON ${table} (active_run) WHERE active_run IS NOT NULL`,
-    `CREATE INDEX ${index('sessions_upd_idx')} ON ${table} (updated_at COLLATE "C" DESC, id)`,
-  ];
-}
+       updated_at     text NOT NULL`,
+  indexes: { sessions_run_idx: '(active_run) WHERE active_run IS NOT NULL', sessions_upd_idx: '(updated_at COLLATE "C" DESC, id)' },
+};
 
 /** The sessions of a `PostgresStore`, in its schema. */
-export class PostgresSessions implements SessionStore {
-  constructor(
-    private readonly table: string,
-    private readonly query: PostgresQuery,
-  ) {}
-
+export class PostgresSessions extends PostgresPart implements SessionStore {
   async loadSession(id: string): Promise<StoredSession | undefined> {
     checkSessionId(id, 'loadSession');
     const result = await this.query<SessionRow>(

@@ -25,11 +25,12 @@ import type { PostgresStoreOptions } from './options';
 import { resolveOptions } from './resolve';
 import { claimEarly, restoreQuery } from './early';
 import { prepareTables, tablesOf, type Tables } from './schema';
-import { a2aTasksTable, PostgresA2ATasks } from './a2a-tasks';
+import { PostgresA2ATasks } from './a2a-tasks';
 import { StoreWithMcpTasks } from '../mcp-tasks';
-import { mcpTasksTable, PostgresMcpTasks } from './mcp-tasks';
-import { PostgresSessions, sessionsTable, type PostgresQuery } from './sessions';
-import { deliveriesTable, PostgresDeliveries } from './deliveries';
+import { PostgresMcpTasks } from './mcp-tasks';
+import { PostgresSessions } from './sessions';
+import type { PostgresQuery } from './part';
+import { PostgresDeliveries } from './deliveries';
 import type { DeliveryStore } from '../../deliveries/store';
 import { PostgresStreamLog, streamTables } from './streams';
 import { PostgresSteers, steersTable } from './steers';
@@ -92,12 +93,12 @@ export class PostgresStore extends StoreWithMcpTasks implements SuspensionStore,
     this.statements = resolved.preparedStatements ? new PreparedStatements() : undefined;
     this.tables = tablesOf(resolved.schema, resolved.tablePrefix);
     const query = this.queries;
-    this.sessions = new PostgresSessions(sessionsTable(resolved.schema, resolved.tablePrefix), query);
-    this.a2aTasks = new PostgresA2ATasks(a2aTasksTable(resolved.schema, resolved.tablePrefix), query, this.tables.runs);
-    this.deliveries = new PostgresDeliveries(deliveriesTable(resolved.schema, resolved.tablePrefix), query);
+    this.sessions = new PostgresSessions(this.tables.sessions, query);
+    this.a2aTasks = new PostgresA2ATasks(this.tables.a2aTasks, query, this.tables.runs);
+    this.deliveries = new PostgresDeliveries(this.tables.deliveries, query);
     this.streams = new PostgresStreamLog(streamTables(resolved.schema, resolved.tablePrefix), query);
     this.steers = new PostgresSteers(steersTable(resolved.schema, resolved.tablePrefix), this.tables.runs, query);
-    this.mcpTasks = new PostgresMcpTasks(mcpTasksTable(resolved.schema, resolved.tablePrefix), query);
+    this.mcpTasks = new PostgresMcpTasks(this.tables.mcpTasks, query);
   }
 
   /**
@@ -376,11 +377,9 @@ export class PostgresStore extends StoreWithMcpTasks implements SuspensionStore,
    * given, a batch at a time, each batch one short statement (docs/deploying.md, "Retention").
    */
   prune(options: PruneOptions): Promise<PruneReport> {
-    const sessions = sessionsTable(this.tables.schema, this.tables.prefix);
     return pruneInBatches(options, (checked) =>
       postgresPruneTables(
         this.tables,
-        sessions,
         streamTables(this.tables.schema, this.tables.prefix),
         (operation, text, values) => this.query(operation, text, values),
         checked,
