@@ -1,6 +1,6 @@
 import type { A2ATaskPage, A2ATaskRecord, A2ATaskStore, A2ATaskRow } from '../a2a-tasks';
 import { a2aTaskOf, a2aTaskRowOf, checkA2ATaskPage, checkA2ATaskRecord, checkMovedLimit } from '../a2a-tasks';
-import type { SqliteConnection, SqliteStatement } from './driver';
+import { SqlitePart } from './part';
 
 /**
  * Schema step 4 of the SQLite store, A2A tasks' block (docs/a2a.md, "Listing and push"): one
@@ -32,33 +32,22 @@ export const A2A_WATCH_SQLITE_DDL = `
 `;
 
 /** The A2A task records of a `SqliteStore`, in the same file. */
-export class SqliteA2ATasks implements A2ATaskStore {
-  private readonly insert: SqliteStatement;
-  private readonly update: SqliteStatement;
-  private readonly read: SqliteStatement;
-  private readonly first: SqliteStatement;
-  private readonly next: SqliteStatement;
-  private readonly due: SqliteStatement;
-  private readonly moved: SqliteStatement;
-
-  constructor(
-    db: SqliteConnection,
-    private readonly run: <T>(work: () => T, what: string) => T,
-    private readonly assertOpen: () => void,
-  ) {
-    this.insert = db.prepare(`INSERT INTO a2a_tasks (task_id, owner, context_id, created_at, version, state, due_at, watch)
+export class SqliteA2ATasks extends SqlitePart implements A2ATaskStore {
+  private readonly insert = this.db.prepare(`INSERT INTO a2a_tasks (task_id, owner, context_id, created_at, version, state, due_at, watch)
       VALUES (@task_id, @owner, @context_id, @created_at, 1, @state, @due_at, @watch) ON CONFLICT (task_id) DO NOTHING`);
-    this.update = db.prepare(`UPDATE a2a_tasks SET version = @version, state = @state, due_at = @due_at, watch = @watch
+  private readonly update = this.db.prepare(`UPDATE a2a_tasks SET version = @version, state = @state, due_at = @due_at, watch = @watch
       WHERE task_id = @task_id AND version = @version - 1`);
-    this.read = db.prepare('SELECT * FROM a2a_tasks WHERE task_id = ?');
-    this.first = db.prepare('SELECT * FROM a2a_tasks WHERE owner = @owner ORDER BY created_at, task_id LIMIT @limit');
-    this.next = db.prepare(`SELECT * FROM a2a_tasks WHERE owner = @owner AND (created_at > @at OR (created_at = @at AND task_id > @id))
+  private readonly read = this.db.prepare('SELECT * FROM a2a_tasks WHERE task_id = ?');
+  private readonly first = this.db.prepare('SELECT * FROM a2a_tasks WHERE owner = @owner ORDER BY created_at, task_id LIMIT @limit');
+  private readonly next = this.db
+    .prepare(`SELECT * FROM a2a_tasks WHERE owner = @owner AND (created_at > @at OR (created_at = @at AND task_id > @id))
       ORDER BY created_at, task_id LIMIT @limit`);
-    this.due = db.prepare('SELECT * FROM a2a_tasks WHERE due_at IS NOT NULL AND due_at <= @due ORDER BY due_at LIMIT @limit');
-    // The watched rows only (a2a_tasks_watched), each against its run's row by primary key.
-    this.moved = db.prepare(`SELECT a.* FROM a2a_tasks a JOIN runs r ON r.run_id = a.task_id
+  private readonly due = this.db.prepare(
+    'SELECT * FROM a2a_tasks WHERE due_at IS NOT NULL AND due_at <= @due ORDER BY due_at LIMIT @limit',
+  );
+  // The watched rows only (a2a_tasks_watched), each against its run's row by primary key.
+  private readonly moved = this.db.prepare(`SELECT a.* FROM a2a_tasks a JOIN runs r ON r.run_id = a.task_id
       WHERE a.watch IS NOT NULL AND r.version > a.watch AND a.task_id > @after ORDER BY a.task_id LIMIT @limit`);
-  }
 
   async loadA2ATask(taskId: string): Promise<A2ATaskRecord | undefined> {
     this.assertOpen();

@@ -1,5 +1,5 @@
 import { deliveryLimit, deliveryOf, type Delivery, type DeliveryFilter, type DeliveryStore } from '../../deliveries/store';
-import type { SqliteConnection } from './driver';
+import { SqlitePart } from './part';
 
 /**
  * Layout step 4 of the SQLite store, deliveries' block (docs/channels.md, "What is stored"):
@@ -18,13 +18,8 @@ export const DELIVERIES_SQLITE_DDL = `
     CREATE INDEX deliveries_due ON deliveries (due_at) WHERE done = 0;
 `;
 
-/** The deliveries of a `SqliteStore`, in its file. */
-export class SqliteDeliveries implements DeliveryStore {
-  constructor(
-    private readonly db: SqliteConnection,
-    private readonly run: <T>(work: () => T, what: string) => T,
-  ) {}
-
+/** The deliveries of a `SqliteStore`, in its file; each statement prepared when it runs. */
+export class SqliteDeliveries extends SqlitePart implements DeliveryStore {
   async insertDelivery(delivery: Delivery): Promise<boolean> {
     const row = { ...delivery, version: 1 };
     return this.run(

@@ -1,7 +1,7 @@
 import type { LoadedMcpTask, McpTaskRecord, McpTaskRow, McpTaskStore } from '../mcp-tasks';
 import { checkLease, checkMcpTaskPrune, checkMcpTaskRecord, mcpTaskOf, mcpTaskRowOf } from '../mcp-tasks';
 import { NOW_MS } from './clock';
-import type { SqliteConnection, SqliteStatement } from './driver';
+import { SqlitePart } from './part';
 
 /**
  * Schema step 4 of the SQLite store, MCP tasks' block (docs/mcp.md, "Tasks"): one row per task
@@ -26,31 +26,23 @@ export const MCP_TASKS_SQLITE_DDL = `
 const COLUMNS = `task_id, owner, status, version, created_at, updated_at, state,
   (status = 'working' AND lease_until IS NOT NULL AND lease_until < ${NOW_MS}) AS lapsed`;
 
-/** The MCP task records of a `SqliteStore`, in the same file. */
-export class SqliteMcpTasks implements McpTaskStore {
-  private readonly insert: SqliteStatement;
-  private readonly update: SqliteStatement;
-  private readonly read: SqliteStatement;
-  private readonly renew: SqliteStatement;
-  private readonly prune: SqliteStatement;
+/** A saved task's lease: none, or `@lease_ms` from now by SQLite's clock. */
+const LEASE = `CASE WHEN @lease_ms IS NULL THEN NULL ELSE ${NOW_MS} + @lease_ms END`;
 
-  constructor(
-    db: SqliteConnection,
-    private readonly run: <T>(work: () => T, what: string) => T,
-    private readonly assertOpen: () => void,
-  ) {
-    const lease = `CASE WHEN @lease_ms IS NULL THEN NULL ELSE ${NOW_MS} + @lease_ms END`;
-    this.insert = db.prepare(`INSERT INTO mcp_tasks (task_id, owner, status, version, created_at, updated_at, state, lease_until)
-      VALUES (@task_id, @owner, @status, 1, @created_at, @updated_at, @state, ${lease}) ON CONFLICT (task_id) DO NOTHING`);
-    this.update = db.prepare(`UPDATE mcp_tasks SET status = @status, version = @version, updated_at = @updated_at, state = @state,
-      lease_until = ${lease} WHERE task_id = @task_id AND version = @version - 1`);
-    this.read = db.prepare(`SELECT ${COLUMNS} FROM mcp_tasks WHERE task_id = ?`);
-    this.renew = db.prepare(`UPDATE mcp_tasks SET lease_until = ${NOW_MS} + @lease_ms
+/** The MCP task records of a `SqliteStore`, in the same file. */
+export class SqliteMcpTasks extends SqlitePart implements McpTaskStore {
+  private readonly insert = this.db
+    .prepare(`INSERT INTO mcp_tasks (task_id, owner, status, version, created_at, updated_at, state, lease_until)
+      VALUES (@task_id, @owner, @status, 1, @created_at, @updated_at, @state, ${LEASE}) ON CONFLICT (task_id) DO NOTHING`);
+  private readonly update = this.db
+    .prepare(`UPDATE mcp_tasks SET status = @status, version = @version, updated_at = @updated_at, state = @state,
+      lease_until = ${LEASE} WHERE task_id = @task_id AND version = @version - 1`);
+  private readonly read = this.db.prepare(`SELECT ${COLUMNS} FROM mcp_tasks WHERE task_id = ?`);
+  private readonly renew = this.db.prepare(`UPDATE mcp_tasks SET lease_until = ${NOW_MS} + @lease_ms
       WHERE task_id = @task_id AND version = @version AND status = 'working'`);
-    this.prune = db.prepare(`DELETE FROM mcp_tasks WHERE task_id IN (
+  private readonly prune = this.db.prepare(`DELETE FROM mcp_tasks WHERE task_id IN (
       SELECT task_id FROM mcp_tasks WHERE updated_at < @before
         AND (status <> 'working' OR lease_until IS NULL OR lease_until < ${NOW_MS}) LIMIT @limit)`);
-  }
 
   async loadMcpTask(taskId: string): Promise<LoadedMcpTask | undefined> {
     this.assertOpen();

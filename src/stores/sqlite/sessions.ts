@@ -1,7 +1,7 @@
 import type { SessionFilter, SessionStore, SessionSummary, StoredSession } from '../../sessions/store';
 import { checkSession, checkSessionFilter, checkSessionId } from '../../sessions/validate';
 import { sessionOf, sessionRowOf, summaryOfRow, type SessionRow } from '../sessions';
-import type { SqliteConnection, SqliteStatement } from './driver';
+import { SqlitePart } from './part';
 
 /**
  * Schema step 4 of the SQLite store, sessions' block: one row per conversation, its thread
@@ -23,34 +23,19 @@ export const SESSIONS_SQLITE_DDL = `
 `;
 
 /** The sessions of a `SqliteStore`, in the same file. */
-export class SqliteSessions implements SessionStore {
-  private readonly insert: SqliteStatement;
-  private readonly update: SqliteStatement;
-  private readonly read: SqliteStatement;
-  private readonly list: SqliteStatement;
-  private readonly remove: SqliteStatement;
-  private readonly ofRun: SqliteStatement;
-
-  constructor(
-    db: SqliteConnection,
-    /** Runs one statement, translating a driver error into the store's own. */
-    private readonly run: <T>(work: () => T, what: string) => T,
-    /** The store's check that it is still open, made before anything else. */
-    private readonly assertOpen: () => void,
-  ) {
-    this.insert = db.prepare(`
+export class SqliteSessions extends SqlitePart implements SessionStore {
+  private readonly insert = this.db.prepare(`
       INSERT INTO sessions (id, version, state, message_count, active_run, created_at, updated_at)
       VALUES (@id, 1, @state, @message_count, @active_run, @created_at, @updated_at) ON CONFLICT (id) DO NOTHING`);
-    this.update = db.prepare(`
+  private readonly update = this.db.prepare(`
       UPDATE sessions SET version = @version, state = @state, message_count = @message_count, active_run = @active_run,
              updated_at = @updated_at
       WHERE id = @id AND version = @version - 1`);
-    this.read = db.prepare('SELECT * FROM sessions WHERE id = ?');
-    this.list = db.prepare(`SELECT id, version, message_count, active_run, created_at, updated_at FROM sessions
+  private readonly read = this.db.prepare('SELECT * FROM sessions WHERE id = ?');
+  private readonly list = this.db.prepare(`SELECT id, version, message_count, active_run, created_at, updated_at FROM sessions
       ORDER BY updated_at DESC, id LIMIT ?`);
-    this.remove = db.prepare('DELETE FROM sessions WHERE id = ?');
-    this.ofRun = db.prepare('SELECT id FROM sessions WHERE active_run = ? LIMIT 1');
-  }
+  private readonly remove = this.db.prepare('DELETE FROM sessions WHERE id = ?');
+  private readonly ofRun = this.db.prepare('SELECT id FROM sessions WHERE active_run = ? LIMIT 1');
 
   async loadSession(id: string): Promise<StoredSession | undefined> {
     this.assertOpen();

@@ -28,6 +28,7 @@ import { createPrivately, immediate, sqliteOpener, type SqliteConnection, type S
 import type { SqliteStoreOptions } from './options';
 import { prepare, setUp, SUSPENSION_COLUMNS } from './schema';
 import { SqliteSessions } from './sessions';
+import type { SqliteHost } from './part';
 import { SqliteA2ATasks } from './a2a-tasks';
 import { StoreWithMcpTasks } from '../mcp-tasks';
 import { SqliteMcpTasks } from './mcp-tasks';
@@ -96,34 +97,15 @@ export class SqliteStore extends StoreWithMcpTasks implements SuspensionStore, R
     try {
       setUp(this.db, filename, Math.max(0, Math.floor(busyTimeoutMs)), synchronous);
       this.statements = prepare(this.db, synchronous);
-      this.deliveries = new SqliteDeliveries(this.db, (work, what) => this.run(work, what));
-      this.sessions = new SqliteSessions(
-        this.db,
-        (work, what) => this.run(work, what),
-        () => this.assertOpen(),
-      );
-      this.a2aTasks = new SqliteA2ATasks(
-        this.db,
-        (work, what) => this.run(work, what),
-        () => this.assertOpen(),
-      );
+      const host: SqliteHost = { db: this.db, run: (work, what) => this.run(work, what), assertOpen: () => this.assertOpen() };
+      this.deliveries = new SqliteDeliveries(host);
+      this.sessions = new SqliteSessions(host);
+      this.a2aTasks = new SqliteA2ATasks(host);
       // A stream log's commits are not synced to disk: a part lost to a power cut costs a
       // reconnecting page its last parts, which the session has once the run ends.
-      this.streams = new SqliteStreamLog(
-        this.db,
-        (work, what) => this.run(() => this.relaxedSync(work), what),
-        () => this.assertOpen(),
-      );
-      this.steers = new SqliteSteers(
-        this.db,
-        (work, what) => this.run(work, what),
-        () => this.assertOpen(),
-      );
-      this.mcpTasks = new SqliteMcpTasks(
-        this.db,
-        (work, what) => this.run(work, what),
-        () => this.assertOpen(),
-      );
+      this.streams = new SqliteStreamLog(this.db, (work, what) => this.run(() => this.relaxedSync(work), what), host.assertOpen);
+      this.steers = new SqliteSteers(this.db, host.run, host.assertOpen);
+      this.mcpTasks = new SqliteMcpTasks(host);
     } catch (error) {
       this.db.close();
       if (error instanceof ToolnexusError) throw error;
