@@ -1,5 +1,6 @@
-import { InvalidArgumentError, StoreError } from '../errors';
+import { InvalidArgumentError } from '../errors';
 import { toJson } from '../suspension/json';
+import { parseStored } from './rows';
 import { StoreSessions } from './sessions';
 import type { SteeringQueue, SteerQueued, StoredSteer } from '../runner/core/store';
 
@@ -127,19 +128,13 @@ export function a2aTaskRowOf(record: A2ATaskRecord): A2ATaskRow {
 
 /** The record a SQL store's row stands for. */
 export function a2aTaskOf(row: A2ATaskRow): A2ATaskRecord {
-  let state: Record<string, unknown>;
-  try {
-    state = JSON.parse(row.state) as Record<string, unknown>;
-  } catch {
-    throw new StoreError(`the stored A2A task ${row.task_id} is not JSON`);
-  }
   const record: A2ATaskRecord = {
     taskId: row.task_id,
     owner: row.owner,
     contextId: row.context_id,
     createdAt: row.created_at,
     version: Number(row.version),
-    state,
+    state: parseStored<Record<string, unknown>>(row.state, `the A2A task ${row.task_id}`),
   };
   if (row.due_at !== null) record.dueAt = Number(row.due_at);
   if (row.watch !== null && row.watch !== undefined) record.watch = Number(row.watch);

@@ -1,5 +1,6 @@
-import { InvalidArgumentError, StoreError } from '../errors';
+import { InvalidArgumentError } from '../errors';
 import { toJson } from '../suspension/json';
+import { parseStored } from './rows';
 import { StoreSessionsAndTasks } from './a2a-tasks';
 
 /** Where a task of a served call stands (SEP-2663 statuses, and `suspended`: it follows a suspension). */
@@ -130,12 +131,6 @@ export function mcpTaskRowOf(record: McpTaskRecord): McpTaskRow {
 
 /** The record a SQL store's row stands for. */
 export function mcpTaskOf(row: McpTaskRow): LoadedMcpTask {
-  let state: Record<string, unknown>;
-  try {
-    state = JSON.parse(row.state) as Record<string, unknown>;
-  } catch {
-    throw new StoreError(`the stored MCP task ${row.task_id} is not JSON`);
-  }
   return {
     taskId: row.task_id,
     owner: row.owner,
@@ -143,7 +138,7 @@ export function mcpTaskOf(row: McpTaskRow): LoadedMcpTask {
     version: Number(row.version),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-    state,
+    state: parseStored<Record<string, unknown>>(row.state, `the MCP task ${row.task_id}`),
     lapsed: row.lapsed === true || Number(row.lapsed) === 1,
   };
 }
