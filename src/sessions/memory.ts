@@ -2,33 +2,23 @@ import { MemorySuspensionStore } from '../suspension/memory';
 import { jsonCopy } from '../suspension/json';
 import { isSessionStore, type SessionFilter, type SessionStore, type SessionSummary, type StoredSession } from './store';
 import { checkSession, checkSessionFilter, checkSessionId } from './validate';
-import { MemoryStreamLog, type StreamLogStore, type StreamSlice } from './stream-log';
+import { MemoryStreamLog } from './stream-log';
+import { StreamLogHolder } from './stream-holder';
 
 /**
  * Keeps sessions in this process's memory: JSON copies in a map, so it behaves as the
  * durable stores do. A runner's sessions when its coordinator's store is an in-memory one
  * that keeps none; `MemoryStore` keeps its sessions in one.
  */
-export class MemorySessionStore implements SessionStore, StreamLogStore {
+export class MemorySessionStore extends StreamLogHolder implements SessionStore {
   private readonly sessions = new Map<string, StoredSession>();
   /** The stream logs of the sessions' runs (docs/chat.md, "Reconnecting"). */
   readonly streams: MemoryStreamLog;
 
   /** `now`: the store's clock as RFC 3339, which a stream log's last write is stamped with. */
   constructor(now?: () => string) {
+    super();
     this.streams = new MemoryStreamLog(now);
-  }
-
-  openStream(runId: string, sessionId: string): Promise<number> {
-    return this.streams.openStream(runId, sessionId);
-  }
-
-  appendStream(runId: string, at: number, parts: readonly string[], next: number, end: boolean): Promise<void> {
-    return this.streams.appendStream(runId, at, parts, next, end);
-  }
-
-  readStream(runId: string, from: number, limit: number): Promise<StreamSlice | undefined> {
-    return this.streams.readStream(runId, from, limit);
   }
 
   async loadSession(id: string): Promise<StoredSession | undefined> {

@@ -1,5 +1,5 @@
 import type { SessionFilter, SessionStore, SessionSummary, StoredSession } from '../sessions/store';
-import type { StreamLogStore, StreamSlice } from '../sessions/stream-log';
+import { StreamLogHolder } from '../sessions/stream-holder';
 import { parseStored } from './rows';
 import { isSpending } from '../sessions/validate';
 import { StoreError } from '../errors';
@@ -9,23 +9,9 @@ import { toJson } from '../suspension/json';
  * The session side of a SQL store: its sessions sit in the same file or schema, kept by a part
  * of their own (each backend's `sessions.ts`), and every session method is that part's.
  */
-export abstract class StoreSessions implements SessionStore, StreamLogStore {
+export abstract class StoreSessions extends StreamLogHolder implements SessionStore {
   /** Keeps this store's sessions, and checks the store is open where the store would. */
   protected abstract readonly sessions: SessionStore;
-  /** Keeps the stream logs of the sessions' runs (docs/chat.md, "Reconnecting"). */
-  protected abstract readonly streams: StreamLogStore;
-
-  openStream(runId: string, sessionId: string): Promise<number> {
-    return this.streams.openStream(runId, sessionId);
-  }
-
-  appendStream(runId: string, at: number, parts: readonly string[], next: number, end: boolean): Promise<void> {
-    return this.streams.appendStream(runId, at, parts, next, end);
-  }
-
-  readStream(runId: string, from: number, limit: number): Promise<StreamSlice | undefined> {
-    return this.streams.readStream(runId, from, limit);
-  }
 
   loadSession(id: string): Promise<StoredSession | undefined> {
     return this.sessions.loadSession(id);
