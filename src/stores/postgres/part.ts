@@ -24,9 +24,9 @@ export abstract class PostgresPart {
 /** A table of a store as its layout step creates it, apart from its qualified name. */
 export interface TableLayout {
   /** The body of its CREATE TABLE. */
-  columns: string;
+  readonly columns: string;
   /** Each index's name (the store's prefix goes before it) and what follows `ON <table>`. */
-  indexes: Record<string, string>;
+  readonly indexes: Readonly<Record<string, string>>;
 }
 
 /** The statements that create `table` (qualified, quoted) and its indexes as `layout` says. */
