@@ -2,8 +2,8 @@ import { exportDecisions, type ExportDecisionsOptions } from '../../decisions/ex
 import { isDecisionFormat, type DecisionFormat } from '../../decisions/formats';
 import { policyReport, type PolicyReport } from '../../decisions/report';
 import { InvalidArgumentError } from '../../errors';
-import { storeCommand, type CliCommand, type CommandInput, type CommandSpec } from '../command';
-import { EXIT, type ExitCode } from '../exit-codes';
+import { storeCommand } from '../command';
+import { EXIT } from '../exit-codes';
 import { table } from '../format';
 import { CliProblem } from '../target';
 
@@ -14,11 +14,8 @@ const WINDOW_OPTIONS = {
   tool: { type: 'string', multiple: true },
 } as const;
 
-/** The settled requests a `decisions` command reads. */
-type DecisionWindow = Pick<ExportDecisionsOptions, 'since' | 'until' | 'tools'>;
-
 /** `--since`, `--until` and `--tool` as exportDecisions takes them; a missing `--since` is a usage error. */
-function windowOf(values: Record<string, unknown>): DecisionWindow {
+function windowOf(values: Record<string, unknown>): Pick<ExportDecisionsOptions, 'since' | 'until' | 'tools'> {
   if (typeof values.since !== 'string')
     throw new CliProblem('--since is required: an RFC 3339 instant, e.g. 2026-11-01T00:00:00Z', EXIT.usage);
   const tools = values.tool as string[] | undefined;
@@ -39,24 +36,14 @@ async function asUsage<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** A `decisions` command: the window's options beside its own, and `run` given the window they name. */
-function decisionsCommand(
-  spec: Omit<CommandSpec, 'run'> & { run: (input: CommandInput, window: DecisionWindow) => Promise<ExitCode> },
-): CliCommand {
-  return storeCommand({
-    ...spec,
-    options: { ...WINDOW_OPTIONS, ...spec.options },
-    run: (input) => spec.run(input, windowOf(input.values)),
-  });
-}
-
 /** `decisions export`: settled requests as JSONL evaluation data on stdout (docs/operating.md, "Decisions as evaluation data"). */
-export const decisionsExport = decisionsCommand({
+export const decisionsExport = storeCommand({
   path: ['decisions', 'export'],
   summary: 'settled requests as evaluation data, one JSON line each (redacted)',
   usage: '--since T [--until T] [--tool T]... [--format toolnexus|evalite|langsmith|braintrust]',
-  options: { format: { type: 'string' } },
-  async run({ values, io, open }, window) {
+  options: { ...WINDOW_OPTIONS, format: { type: 'string' } },
+  async run({ values, io, open }) {
+    const window = windowOf(values);
     const format = values.format ?? 'toolnexus';
     if (!isDecisionFormat(format))
       throw new CliProblem(`--format must be toolnexus, evalite, langsmith or braintrust; got ${String(format)}`, EXIT.usage);
@@ -77,13 +64,14 @@ export const decisionsExport = decisionsCommand({
 });
 
 /** `decisions report`: a shadow automatic-answer rule against the people's answers. */
-export const decisionsReport = decisionsCommand({
+export const decisionsReport = storeCommand({
   path: ['decisions', 'report'],
   summary: "a shadow automaticAnswers rule's decisions against the people's answers",
   usage: '--policy NAME --since T [--until T] [--tool T]...',
-  options: { policy: { type: 'string' } },
-  async run({ values, io, open }, window) {
+  options: { ...WINDOW_OPTIONS, policy: { type: 'string' } },
+  async run({ values, io, open }) {
     if (typeof values.policy !== 'string' || values.policy === '') throw new CliProblem('--policy NAME is required', EXIT.usage);
+    const window = windowOf(values);
     const session = await open();
     const report = await asUsage(() => policyReport(session.store, { ...window, policy: values.policy as string }));
     io.out(values.json ? JSON.stringify(report) : reportText(report));
