@@ -16,7 +16,7 @@ export interface CliIo {
   drained?: () => Promise<void>;
 }
 
-/** The options every `pending` command takes. */
+/** The options every command takes: where the store is, the tools, who answers, `--json` ({@link storeCommand} adds them). */
 export const STORE_OPTIONS = {
   store: { type: 'string' },
   tools: { type: 'string' },
@@ -48,9 +48,17 @@ export interface CliCommand {
   summary: string;
   /** The usage line after the path, e.g. `ID [--reason R]`. */
   usage: string;
-  /** Its options, for node:util parseArgs (include {@link STORE_OPTIONS} to open a store). */
+  /** Its options, for node:util parseArgs ({@link STORE_OPTIONS} among them, to open a store). */
   options: NonNullable<ParseArgsConfig['options']>;
   /** How many positional arguments it takes. */
   positionals: number;
   run: (input: CommandInput) => Promise<ExitCode>;
+}
+
+/** What a command states of itself; {@link storeCommand} adds what every command shares. */
+export type CommandSpec = Omit<CliCommand, 'options' | 'positionals'> & Partial<Pick<CliCommand, 'options' | 'positionals'>>;
+
+/** A command over the store the options name: {@link STORE_OPTIONS} beside its own options, and no positional unless it says so. */
+export function storeCommand(spec: CommandSpec): CliCommand {
+  return { ...spec, options: { ...STORE_OPTIONS, ...spec.options }, positionals: spec.positionals ?? 0 };
 }

@@ -1,3 +1,4 @@
+import type { DeliveryView } from '../deliveries/view';
 import { receiptLine } from '../suspension/receipts';
 import type { SuspendedCall } from '../suspension/store';
 
@@ -30,42 +31,76 @@ export function age(iso: string | undefined, now = Date.now()): string {
   return `${Math.floor(seconds / 86400)}d`;
 }
 
+/** A column of a table of records: its header, its cell for one record, the most characters the cell shows. */
+type Column<R> = readonly [header: string, cell: (record: R) => string, limit: number];
+
+/** `records` as an aligned table of `columns`. */
+function tableOf<R>(columns: ReadonlyArray<Column<R>>, records: readonly R[]): string {
+  const rows = records.map((record) => columns.map(([, cell]) => cell(record)));
+  return table(
+    columns.map(([header]) => header),
+    rows,
+    columns.map(([, , limit]) => limit),
+  );
+}
+
+const ID: Column<SuspendedCall> = ['ID', (call) => call.request.id, 40];
+const STATUS: Column<SuspendedCall> = ['STATUS', (call) => call.status, 10];
+
 /** The pending calls table of `pending list`. */
 export function callsTable(calls: SuspendedCall[]): string {
   if (calls.length === 0) return '(none)';
-  return table(
-    ['ID', 'STATUS', 'KIND', 'TOOL', 'RUN', 'AGE', 'EXPIRES', 'PROMPT'],
-    calls.map((call) => [
-      call.request.id,
-      call.status,
-      call.request.kind,
-      call.tool,
-      call.runId ?? '',
-      age(call.createdAt),
-      call.request.expiresAt ?? '',
-      call.request.prompt,
-    ]),
-    [40, 10, 14, 24, 24, 5, 24, 60],
+  return tableOf(
+    [
+      ID,
+      STATUS,
+      ['KIND', (call) => call.request.kind, 14],
+      ['TOOL', (call) => call.tool, 24],
+      ['RUN', (call) => call.runId ?? '', 24],
+      ['AGE', (call) => age(call.createdAt), 5],
+      ['EXPIRES', (call) => call.request.expiresAt ?? '', 24],
+      ['PROMPT', (call) => call.request.prompt, 60],
+    ],
+    calls,
   );
 }
 
 /** The audit table of `pending history`. */
 export function historyTable(calls: SuspendedCall[]): string {
   if (calls.length === 0) return '(none)';
-  return table(
-    ['ID', 'STATUS', 'TOOL', 'SETTLED', 'BY', 'COMMENT', 'OUTCOME', 'RECEIPTS'],
-    calls.map((call) => [
-      call.request.id,
-      call.status,
-      call.tool,
-      call.updatedAt ?? '',
-      call.answeredBy?.id ?? '',
-      call.comment ?? '',
-      call.outcome?.output ?? '',
-      (call.receipts ?? []).map((receipt) => `${receipt.system} ${receipt.id} ${receipt.status}`).join('; '),
-    ]),
-    [40, 10, 24, 24, 24, 40, 60, 60],
+  return tableOf(
+    [
+      ID,
+      STATUS,
+      ['TOOL', (call) => call.tool, 24],
+      ['SETTLED', (call) => call.updatedAt ?? '', 24],
+      ['BY', (call) => call.answeredBy?.id ?? '', 24],
+      ['COMMENT', (call) => call.comment ?? '', 40],
+      ['OUTCOME', (call) => call.outcome?.output ?? '', 60],
+      ['RECEIPTS', (call) => (call.receipts ?? []).map((receipt) => `${receipt.system} ${receipt.id} ${receipt.status}`).join('; '), 60],
+    ],
+    calls,
   );
+}
+
+/** Where a call went (docs/channels.md, "What is stored"), under `pending show`'s fields: the view the inbox shows. */
+export function deliveriesText(deliveries: readonly DeliveryView[]): string {
+  if (deliveries.length === 0) return 'deliveries:   (none)';
+  const shown = tableOf<DeliveryView>(
+    [
+      ['PLATFORM', (d) => d.platform, 10],
+      ['TARGET', (d) => d.target, 40],
+      ['STATE', (d) => `${d.escalation ? 'escalation, ' : ''}${d.posted ? 'posted' : 'not posted'}${d.final ? ', final' : ''}`, 32],
+      ['FAILURES', (d) => String(d.attempts), 8],
+      ['NEXT', (d) => (d.nextAttemptAt === undefined ? '' : `${d.attempts > 0 ? 'try' : 'check'} ${d.nextAttemptAt}`), 32],
+      ['ERROR', (d) => d.error ?? '', 80],
+    ],
+    deliveries,
+  );
+  return `deliveries:\n${shown
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n')}`;
 }
 
 /** One call, field by field, as `pending show` prints it (arguments already redacted). */

@@ -62,3 +62,13 @@ export function deliveryView(delivery: Delivery): DeliveryView {
     ...(delivery.escalation ? { escalation: true as const } : {}),
   };
 }
+
+/**
+ * Where the call `callId` went, as views (cards first, then escalation notices, each by target;
+ * at most `limit`), on a store that keeps deliveries; `undefined` on one that keeps none. What
+ * the inbox and `pending show` both show.
+ */
+export async function deliveryViewsOf(store: object, callId: string, limit: number): Promise<DeliveryView[] | undefined> {
+  const deliveries = deliveryStoreOf(store);
+  return deliveries ? (await deliveries.listDeliveries({ callId, limit })).sort(byPlace).map(deliveryView) : undefined;
+}

@@ -26,7 +26,7 @@ import type { AnswerAction } from '../suspension/policy';
 import { Redactor, viewOf, type SuspensionView } from './view';
 import type { Grant } from '../suspension/grants';
 import type { InputField } from './input-schema';
-import { byPlace, deliveryStoreOf, deliveryView } from '../deliveries/view';
+import { deliveryViewsOf } from '../deliveries/view';
 
 /** The most deliveries one suspension's view lists (a route names a few places; this bounds a bad one). */
 const MAX_VIEWED_DELIVERIES = 50;
@@ -221,10 +221,8 @@ export class InboxService {
     // an open call only (the page shows them on open cards, so settled history costs no query per
     // row), and the error's words (a platform's or mail transport's, which may hold URLs) only to
     // a viewer who may act on the call.
-    const deliveries = deliveryStoreOf(this.coordinator.store);
-    if (deliveries && (call.status === 'pending' || call.status === 'resolving')) {
-      const rows = await deliveries.listDeliveries({ callId: call.request.id, limit: MAX_VIEWED_DELIVERIES });
-      const shown = rows.sort(byPlace).map(deliveryView);
+    if (call.status === 'pending' || call.status === 'resolving') {
+      const shown = (await deliveryViewsOf(this.coordinator.store, call.request.id, MAX_VIEWED_DELIVERIES)) ?? [];
       if (actions.length === 0) for (const row of shown) delete row.error;
       if (shown.length > 0) view.deliveries = shown;
     }

@@ -1,9 +1,7 @@
-import { Inject, Logger, Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { Logger, Module, RequestMethod, type DynamicModule, type MiddlewareConsumer } from '@nestjs/common';
 import type { A2AServeOptions } from '../a2a/server/options';
 import { AgentRunner } from '../runner/agent-runner';
-import { ToolnexusModuleError } from './errors';
-import { asMiddleware, doorModule, mountOf } from './mount';
+import { asMiddleware, doorModule, DoorModule, type Door } from './mount';
 
 /** Options of {@link ToolnexusA2AModule.forRoot}: the agent's (`a2aHandler`'s), and where it is served. */
 export interface ToolnexusA2AModuleOptions extends A2AServeOptions {
@@ -17,7 +15,7 @@ export interface ToolnexusA2AModuleOptions extends A2AServeOptions {
   rootCard?: boolean;
 }
 
-const A2A_OPTIONS = Symbol('toolnexus-a2a-options');
+const A2A: Door<AgentRunner> = { name: 'ToolnexusA2AModule', path: 'a2a', provider: AgentRunner, serves: 'AgentRunner' };
 
 /**
  * Serves the `AgentRunner` of `ToolnexusModule` as an A2A agent (docs/a2a.md) in a Nest app:
@@ -35,20 +33,14 @@ const A2A_OPTIONS = Symbol('toolnexus-a2a-options');
  * ```
  */
 @Module({})
-export class ToolnexusA2AModule implements NestModule {
+export class ToolnexusA2AModule extends DoorModule<ToolnexusA2AModuleOptions> {
   static forRoot(options: ToolnexusA2AModuleOptions): DynamicModule {
-    if (typeof options?.authenticate !== 'function')
-      throw new ToolnexusModuleError('ToolnexusA2AModule.forRoot needs authenticate: (request) => Principal | undefined');
-    return doorModule(ToolnexusA2AModule, A2A_OPTIONS, options);
+    const valid = typeof options?.authenticate === 'function';
+    return doorModule(ToolnexusA2AModule, A2A, options, valid, 'authenticate: (request) => Principal | undefined');
   }
 
-  constructor(
-    @Inject(A2A_OPTIONS) private readonly options: ToolnexusA2AModuleOptions,
-    private readonly moduleRef: ModuleRef,
-  ) {}
-
   configure(consumer: MiddlewareConsumer): void {
-    const mount = mountOf('ToolnexusA2AModule', this.options, 'a2a', this.moduleRef, AgentRunner, 'AgentRunner');
+    const mount = this.mount(A2A);
     const { path, served: runner } = mount;
     const { rootCard = true, ...serveOptions } = mount.handlerOptions;
     // Loaded here, not at the top: the Nest entry must not need the A2A SDK unless this module is used.

@@ -1,10 +1,8 @@
-import { Inject, Logger, Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { Logger, Module, RequestMethod, type DynamicModule, type MiddlewareConsumer } from '@nestjs/common';
 import { chatHandler, type ChatHandlerOptions } from '../chat/handler';
 import { chatThreadHandler } from '../chat/thread';
 import { AgentRunner } from '../runner/agent-runner';
-import { ToolnexusModuleError } from './errors';
-import { asMiddleware, doorModule, mountOf } from './mount';
+import { asMiddleware, doorModule, DoorModule, type Door } from './mount';
 
 /** Options of {@link ToolnexusChatModule.forRoot}: the chat route's, and where it is served. */
 export interface ToolnexusChatModuleOptions extends ChatHandlerOptions {
@@ -15,7 +13,7 @@ export interface ToolnexusChatModuleOptions extends ChatHandlerOptions {
   path?: string;
 }
 
-const CHAT_OPTIONS = Symbol('toolnexus-chat-options');
+const CHAT: Door<AgentRunner> = { name: 'ToolnexusChatModule', path: 'api/chat', provider: AgentRunner, serves: 'AgentRunner' };
 
 /**
  * Serves the chat back end (docs/chat.md) in a Nest app, over the `AgentRunner` of
@@ -35,21 +33,14 @@ const CHAT_OPTIONS = Symbol('toolnexus-chat-options');
  * ```
  */
 @Module({})
-export class ToolnexusChatModule implements NestModule {
+export class ToolnexusChatModule extends DoorModule<ToolnexusChatModuleOptions> {
   static forRoot(options: ToolnexusChatModuleOptions): DynamicModule {
-    if (typeof options?.principal !== 'function')
-      throw new ToolnexusModuleError('ToolnexusChatModule.forRoot needs principal: (request) => Principal | undefined');
-    return doorModule(ToolnexusChatModule, CHAT_OPTIONS, options);
+    const valid = typeof options?.principal === 'function';
+    return doorModule(ToolnexusChatModule, CHAT, options, valid, 'principal: (request) => Principal | undefined');
   }
 
-  constructor(
-    @Inject(CHAT_OPTIONS) private readonly options: ToolnexusChatModuleOptions,
-    private readonly moduleRef: ModuleRef,
-  ) {}
-
   configure(consumer: MiddlewareConsumer): void {
-    const mount = mountOf('ToolnexusChatModule', this.options, 'api/chat', this.moduleRef, AgentRunner, 'AgentRunner');
-    const { path, served: runner, handlerOptions: chatOptions } = mount;
+    const { path, served: runner, handlerOptions: chatOptions } = this.mount(CHAT);
     // A failed run (a model outage) is logged with the app's own logs; the page gets only its error part.
     const handler = chatHandler(runner, { ...chatOptions, logger: chatOptions.logger ?? new Logger('ToolnexusChat') });
     const middleware = asMiddleware(handler);

@@ -1,20 +1,9 @@
-import {
-  Inject,
-  Logger,
-  Module,
-  RequestMethod,
-  type DynamicModule,
-  type MiddlewareConsumer,
-  type NestModule,
-  type OnModuleDestroy,
-} from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { Logger, Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type OnModuleDestroy } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createInbox, type Inbox } from '../inbox/handler';
 import type { InboxOptions } from '../inbox/options';
 import { AgentRunner } from '../runner/agent-runner';
-import { ToolnexusModuleError } from './errors';
-import { doorModule, mountOf } from './mount';
+import { doorModule, DoorModule, type Door } from './mount';
 
 /** Options of {@link ToolnexusInboxModule.forRoot}: the inbox's, less what the module finds itself. */
 export interface ToolnexusInboxModuleOptions extends Omit<InboxOptions, 'runner' | 'coordinator' | 'basePath'> {
@@ -22,7 +11,7 @@ export interface ToolnexusInboxModuleOptions extends Omit<InboxOptions, 'runner'
   path?: string;
 }
 
-const INBOX_OPTIONS = Symbol('toolnexus-inbox-options');
+const INBOX: Door<AgentRunner> = { name: 'ToolnexusInboxModule', path: 'inbox', provider: AgentRunner, serves: 'AgentRunner' };
 
 /**
  * Mounts the approvals inbox (docs/operating.md, "Inbox") in a Nest app, over the
@@ -40,22 +29,15 @@ const INBOX_OPTIONS = Symbol('toolnexus-inbox-options');
  * ```
  */
 @Module({})
-export class ToolnexusInboxModule implements NestModule, OnModuleDestroy {
+export class ToolnexusInboxModule extends DoorModule<ToolnexusInboxModuleOptions> implements OnModuleDestroy {
   private inbox?: Inbox;
 
   static forRoot(options: ToolnexusInboxModuleOptions): DynamicModule {
-    if (typeof options !== 'object' || options === null) throw new ToolnexusModuleError('ToolnexusInboxModule.forRoot needs options');
-    return doorModule(ToolnexusInboxModule, INBOX_OPTIONS, options);
+    return doorModule(ToolnexusInboxModule, INBOX, options, typeof options === 'object' && options !== null, 'options');
   }
 
-  constructor(
-    @Inject(INBOX_OPTIONS) private readonly options: ToolnexusInboxModuleOptions,
-    private readonly moduleRef: ModuleRef,
-  ) {}
-
   configure(consumer: MiddlewareConsumer): void {
-    const mount = mountOf('ToolnexusInboxModule', this.options, 'inbox', this.moduleRef, AgentRunner, 'AgentRunner');
-    const { path, served: runner, handlerOptions: inboxOptions } = mount;
+    const { path, served: runner, handlerOptions: inboxOptions } = this.mount(INBOX);
     // Internal errors reach the app's log through Nest's Logger unless the host gives its own.
     const logger = inboxOptions.logger ?? new Logger('ToolnexusInbox');
     const inbox = createInbox({ ...inboxOptions, logger, runner, basePath: `/${path}` });

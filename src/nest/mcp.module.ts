@@ -1,20 +1,10 @@
-import {
-  Inject,
-  Module,
-  RequestMethod,
-  type DynamicModule,
-  type MiddlewareConsumer,
-  type NestModule,
-  type OnModuleDestroy,
-} from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type OnModuleDestroy } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import type { McpEndpoint, McpEndpointOptions } from '../mcp/server/http-endpoint';
 import type { HttpGuard } from '../mcp/server/http-guard';
 import { McpCatalog } from '../mcp/server/catalog/catalog';
 import { ResumeCoordinator } from '../suspension/coordinator';
-import { ToolnexusModuleError } from './errors';
-import { asMiddleware, doorModule, mountOf } from './mount';
+import { asMiddleware, doorModule, DoorModule, type Door } from './mount';
 
 /**
  * Options of {@link ToolnexusMcpModule.forRoot}: `serveMcp`'s over HTTP, less what Nest's own
@@ -34,7 +24,7 @@ export interface ToolnexusMcpModuleOptions extends McpEndpointOptions {
   allowedOrigins?: string[];
 }
 
-const MCP_OPTIONS = Symbol('toolnexus-mcp-options');
+const MCP: Door<ResumeCoordinator> = { name: 'ToolnexusMcpModule', path: 'mcp', provider: ResumeCoordinator, serves: 'coordinator' };
 
 /**
  * Serves the tools of `ToolnexusModule` to MCP clients (docs/mcp.md) in a Nest app: its
@@ -54,21 +44,15 @@ const MCP_OPTIONS = Symbol('toolnexus-mcp-options');
  * ```
  */
 @Module({})
-export class ToolnexusMcpModule implements NestModule, OnModuleDestroy {
+export class ToolnexusMcpModule extends DoorModule<ToolnexusMcpModuleOptions> implements OnModuleDestroy {
   private endpoint?: McpEndpoint;
 
   static forRoot(options: ToolnexusMcpModuleOptions = {}): DynamicModule {
-    if (typeof options !== 'object' || options === null) throw new ToolnexusModuleError('ToolnexusMcpModule.forRoot needs options');
-    return doorModule(ToolnexusMcpModule, MCP_OPTIONS, options);
+    return doorModule(ToolnexusMcpModule, MCP, options, typeof options === 'object' && options !== null, 'options');
   }
 
-  constructor(
-    @Inject(MCP_OPTIONS) private readonly options: ToolnexusMcpModuleOptions,
-    private readonly moduleRef: ModuleRef,
-  ) {}
-
   configure(consumer: MiddlewareConsumer): void {
-    const mount = mountOf('ToolnexusMcpModule', this.options, 'mcp', this.moduleRef, ResumeCoordinator, 'coordinator');
+    const mount = this.mount(MCP);
     const { path, served: coordinator } = mount;
     const { allowedHosts, allowedOrigins, ...endpointOptions } = mount.handlerOptions;
     // Loaded here, not at the top: the Nest entry must not need the MCP SDK unless this module is used.

@@ -1,6 +1,6 @@
 import { Toolkit, defineTool, failure, pending, pendingOf, success } from '../index';
 import { ResumeCoordinator, type SuspensionStore, type SuspendedCall } from '../suspension';
-import { testGlobals } from './globals';
+import { storeGlobals } from './globals';
 import { sampleCall } from './store-contract';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
@@ -15,11 +15,8 @@ const INVALID_ARGUMENT = 'TOOLNEXUS_INVALID_ARGUMENT';
  * the settled calls newest first. Checked on the store directly and through a coordinator.
  */
 export function describeAuditContract(current: () => SuspensionStore): void {
-  const { describe, it, expect, beforeEach } = testGlobals();
   let store: SuspensionStore;
-  beforeEach(() => {
-    store = current();
-  });
+  const { describe, it, expect, beforeEach } = storeGlobals(current, (each) => (store = each));
 
   describe('audit trail', () => {
     it('records the principal, the comment and the answer instant with the claim, and a losing claim records nothing', async () => {

@@ -2,7 +2,7 @@ import { Toolkit, defineTool, pending, pendingOf, success } from '../index';
 import { ResumeCoordinator, type SuspendedCall, type SuspensionStore } from '../suspension';
 import type { AnswerPolicy } from '../suspension/policy';
 import type { Claim, EarlyClaim } from '../suspension/store';
-import { testGlobals } from './globals';
+import { storeGlobals } from './globals';
 
 /** A store that claims early: both methods, or neither (docs/design.md, glossary: "early claim"). */
 type EarlyStore = SuspensionStore & Required<Pick<SuspensionStore, 'claimEarly' | 'restoreClaim'>>;
@@ -15,11 +15,8 @@ const LEASE_MS = 60_000;
  * whether the coordinator read the call before its claim or claimed it with the read.
  */
 export function describeEarlyClaimContract(current: () => SuspensionStore): void {
-  const { describe, it, expect, beforeEach } = testGlobals();
   let store: SuspensionStore;
-  beforeEach(() => {
-    store = current();
-  });
+  const { describe, it, expect } = storeGlobals(current, (each) => (store = each));
 
   /** The store when it claims early; a store without it must have neither method. */
   const early = (): EarlyStore | undefined => {

@@ -61,3 +61,16 @@ export function testGlobals(): TestGlobals {
   }
   return scope as unknown as TestGlobals;
 }
+
+/**
+ * The globals for a contract checked on one store: `use` gets the store of each test
+ * (`current()`, a fresh and empty one per test) before the test runs, so the contract's tests
+ * read it from a variable of their own, typed with the optional methods they check.
+ */
+export function storeGlobals<S>(current: () => S, use: (store: S) => void): TestGlobals {
+  const globals = testGlobals();
+  globals.beforeEach(() => {
+    use(current());
+  });
+  return globals;
+}

@@ -1,7 +1,7 @@
 import { defineTool, success, Toolkit } from '../index';
 import { ResumeCoordinator, type SuspensionStore } from '../suspension';
 import { executeOnce, type KeyedCallStore } from '../suspension/keyed';
-import { testGlobals } from './globals';
+import { storeGlobals } from './globals';
 
 /** Leases in these tests are real and short; tests wait twice as long for one to lapse. */
 const SHORT_LEASE_MS = 40;
@@ -18,11 +18,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * that runs longer than its lease keeps its key by renewing it.
  */
 export function describeKeyedContract(current: () => SuspensionStore): void {
-  const { describe, it, expect, beforeEach } = testGlobals();
   let store: SuspensionStore & Partial<KeyedCallStore>;
-  beforeEach(() => {
-    store = current();
-  });
+  const { describe, it, expect } = storeGlobals(current, (each) => (store = each));
 
   describe('keyed calls', () => {
     it('starts a key once, keeps its first outcome for every repeat, and lets only its fence finish it', async () => {

@@ -1,6 +1,6 @@
 import type { SuspensionStore } from '../suspension';
 import type { McpTaskRecord, McpTaskStore } from '../stores/mcp-tasks';
-import { testGlobals } from './globals';
+import { storeGlobals } from './globals';
 
 /** Leases in these tests are real and short; a lapse is waited for (by the store's own judgement), never assumed. */
 const SHORT_LEASE_MS = 40;
@@ -25,11 +25,8 @@ const task = (taskId: string, version: number, status: McpTaskRecord['status'], 
  * A store without them passes by having nothing to check.
  */
 export function describeMcpTaskContract(current: () => SuspensionStore): void {
-  const { describe, it, expect, beforeEach } = testGlobals();
   let store: SuspensionStore & Partial<McpTaskStore>;
-  beforeEach(() => {
-    store = current();
-  });
+  const { describe, it, expect } = storeGlobals(current, (each) => (store = each));
 
   describe('MCP tasks', () => {
     it('saves a task by version compare-and-set, JSON round-trip, owner and creation the first save’s', async () => {

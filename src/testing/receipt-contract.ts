@@ -2,7 +2,7 @@ import { success } from '../index';
 import type { SuspensionStore } from '../suspension';
 import type { Claim } from '../suspension/store';
 import type { Receipt } from '../toolkit/context';
-import { testGlobals } from './globals';
+import { storeGlobals } from './globals';
 import { sampleCall } from './store-contract';
 
 /** Leases in these tests are real and short; tests wait twice as long for one to lapse. */
@@ -25,11 +25,8 @@ const receipt = (id: string, attempt: number, status = 'succeeded'): Receipt => 
  * passes them on to the next link. A store without `recordReceipt` is checked on the latter only.
  */
 export function describeReceiptContract(current: () => SuspensionStore): void {
-  const { describe, it, expect, beforeEach } = testGlobals();
   let store: SuspensionStore;
-  beforeEach(() => {
-    store = current();
-  });
+  const { describe, it, expect } = storeGlobals(current, (each) => (store = each));
 
   describe('receipts', () => {
     it('appends a receipt to the claimed call at once, in order, and only under the current fence', async () => {

@@ -1,6 +1,6 @@
 import { success } from '../index';
 import type { SettledPageQuery, SuspendedCall, SuspensionStore } from '../suspension';
-import { testGlobals } from './globals';
+import { storeGlobals } from './globals';
 import { sampleCall } from './store-contract';
 
 /** Every page of `query`, walked from the first by each page's `next`, with the size of each page. */
@@ -27,11 +27,8 @@ const settled = (id: string, updatedAt: string, over: Partial<SuspendedCall> = {
  * passed over (it cannot export decisions); every built-in store has it.
  */
 export function describeSettledPageContract(current: () => SuspensionStore): void {
-  const { describe, it, expect, beforeEach } = testGlobals();
   let store: SuspensionStore;
-  beforeEach(() => {
-    store = current();
-  });
+  const { describe, it, expect } = storeGlobals(current, (each) => (store = each));
 
   describe('settled pages', () => {
     it('walks settled calls oldest settlement first, in [since, until), by tool, in bounded pages', async () => {

@@ -1,6 +1,6 @@
 import type { RunStore } from '../runner';
 import type { PrunableStore } from '../runner/durability/retention';
-import { testGlobals } from './globals';
+import { storeGlobals } from './globals';
 
 const AT = '2030-01-01T00:00:00.000Z';
 
@@ -11,11 +11,8 @@ const AT = '2030-01-01T00:00:00.000Z';
  * version, deleted by id, and pruned with their run. A store without them passes by having nothing to check.
  */
 export function describeSteerQueueContract(current: () => RunStore): void {
-  const { describe, it, expect, beforeEach } = testGlobals();
   let store: RunStore & Partial<PrunableStore>;
-  beforeEach(() => {
-    store = current();
-  });
+  const { describe, it, expect } = storeGlobals(current, (each) => (store = each));
   const running = (runId: string, version = 1, updatedAt = AT) =>
     store.saveRun({ runId, version, state: { phase: 'running', turns: 1 }, updatedAt });
 

@@ -102,7 +102,7 @@ function describeCli(label: string, target: () => { store: () => SuspensionStore
       expect(history.stdout).toContain('payments ch_5 succeeded');
     });
 
-    it('pending show lists where the request went: platform, target, posted or not, final, failures and the next try (text and --json)', async () => {
+    it('pending show lists where the request went: platform, target, posted or not, final, attempts and the next try (text and --json: the inbox delivery view)', async () => {
       const id = await suspend(510);
       const quiet = await suspend(520);
       const deliveries = (store as unknown as { deliveries: DeliveryStore }).deliveries;
@@ -149,23 +149,31 @@ function describeCli(label: string, target: () => { store: () => SuspensionStore
       const shownJson = json<SuspendedCall & { deliveries: unknown[] }>(await cli(['pending', 'show', id, '--json', ...storeArgs], env));
       expect(shownJson.request.id).toBe(id);
       expect(shownJson.deliveries).toEqual([
-        { platform: 'slack', target: 'slack:C0FINANCE', posted: true, final: false, failures: 0, next: '2030-01-01T00:01:00.000Z' },
+        {
+          platform: 'slack',
+          target: 'slack:C0FINANCE',
+          posted: true,
+          final: false,
+          attempts: 0,
+          nextAttemptAt: '2030-01-01T00:01:00.000Z',
+        },
         {
           platform: 'slack',
           target: 'slack:C0OPS',
           posted: false,
           final: false,
-          failures: 2,
-          next: '2030-01-01T00:00:02.000Z',
-          error: 'An API error occurred: channel_not_found\u001b[2J',
+          attempts: 2,
+          nextAttemptAt: '2030-01-01T00:00:02.000Z',
+          // The inbox's view: the platform's words on one line, control characters turned to spaces.
+          error: 'An API error occurred: channel_not_found [2J',
         },
         {
           platform: 'slack',
           target: 'slack:D0DEE',
           posted: false,
           final: false,
-          failures: 0,
-          next: '2030-01-01T01:00:00.000Z',
+          attempts: 0,
+          nextAttemptAt: '2030-01-01T01:00:00.000Z',
           escalation: true,
         },
       ]);
@@ -177,7 +185,7 @@ function describeCli(label: string, target: () => { store: () => SuspensionStore
         target: 'slack:C0FINANCE',
         posted: true,
         final: true,
-        failures: 0,
+        attempts: 0,
       });
       expect((await cli(['pending', 'show', id, ...storeArgs], env)).stdout).toMatch(/slack:C0FINANCE\s+posted, final/);
       expect((await cli(['pending', 'show', quiet, ...storeArgs], env)).stdout).toContain('deliveries:   (none)');

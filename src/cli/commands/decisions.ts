@@ -2,7 +2,7 @@ import { exportDecisions, type ExportDecisionsOptions } from '../../decisions/ex
 import { isDecisionFormat, type DecisionFormat } from '../../decisions/formats';
 import { policyReport, type PolicyReport } from '../../decisions/report';
 import { InvalidArgumentError } from '../../errors';
-import { STORE_OPTIONS, type CliCommand } from '../command';
+import { storeCommand } from '../command';
 import { EXIT } from '../exit-codes';
 import { table } from '../format';
 import { CliProblem } from '../target';
@@ -37,12 +37,11 @@ async function asUsage<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** `decisions export`: settled requests as JSONL evaluation data on stdout (docs/operating.md, "Decisions as evaluation data"). */
-export const decisionsExport: CliCommand = {
+export const decisionsExport = storeCommand({
   path: ['decisions', 'export'],
   summary: 'settled requests as evaluation data, one JSON line each (redacted)',
   usage: '--since T [--until T] [--tool T]... [--format toolnexus|evalite|langsmith|braintrust]',
-  options: { ...STORE_OPTIONS, ...WINDOW_OPTIONS, format: { type: 'string' } },
-  positionals: 0,
+  options: { ...WINDOW_OPTIONS, format: { type: 'string' } },
   async run({ values, io, open }) {
     const window = windowOf(values);
     const format = values.format ?? 'toolnexus';
@@ -62,15 +61,14 @@ export const decisionsExport: CliCommand = {
     });
     return EXIT.ok;
   },
-};
+});
 
 /** `decisions report`: a shadow automatic-answer rule against the people's answers. */
-export const decisionsReport: CliCommand = {
+export const decisionsReport = storeCommand({
   path: ['decisions', 'report'],
   summary: "a shadow automaticAnswers rule's decisions against the people's answers",
   usage: '--policy NAME --since T [--until T] [--tool T]...',
-  options: { ...STORE_OPTIONS, ...WINDOW_OPTIONS, policy: { type: 'string' } },
-  positionals: 0,
+  options: { ...WINDOW_OPTIONS, policy: { type: 'string' } },
   async run({ values, io, open }) {
     if (typeof values.policy !== 'string' || values.policy === '') throw new CliProblem('--policy NAME is required', EXIT.usage);
     const window = windowOf(values);
@@ -79,7 +77,7 @@ export const decisionsReport: CliCommand = {
     io.out(values.json ? JSON.stringify(report) : reportText(report));
     return EXIT.ok;
   },
-};
+});
 
 /** The confusion table: a row per decision of the rule, a column per answer of the person. */
 export function reportText(report: PolicyReport): string {

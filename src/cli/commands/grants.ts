@@ -1,13 +1,11 @@
-import { STORE_OPTIONS, type CliCommand } from '../command';
+import { storeCommand } from '../command';
 import { EXIT } from '../exit-codes';
 
 /** `grants list`: every standing grant the store keeps, revoked and lapsed ones marked (docs/who-may-answer.md, "Grants"). */
-export const grantsList: CliCommand = {
+export const grantsList = storeCommand({
   path: ['grants', 'list'],
   summary: 'standing grants: who approves which tool, for what, until when',
   usage: '',
-  options: { ...STORE_OPTIONS },
-  positionals: 0,
   async run({ values, io, open }) {
     const session = await open();
     const grants = await session.coordinator.grants();
@@ -33,14 +31,13 @@ export const grantsList: CliCommand = {
     }
     return EXIT.ok;
   },
-};
+});
 
 /** `grants revoke ID`: the next request the grant would have covered is asked. */
-export const grantsRevoke: CliCommand = {
+export const grantsRevoke = storeCommand({
   path: ['grants', 'revoke'],
   summary: 'revoke a standing grant: the next request it covered is asked',
   usage: 'GRANT_ID',
-  options: { ...STORE_OPTIONS },
   positionals: 1,
   async run({ positionals, io, open }) {
     const id = positionals[0] as string;
@@ -52,4 +49,4 @@ export const grantsRevoke: CliCommand = {
     io.err(`no live grant ${id}`);
     return EXIT.notFound;
   },
-};
+});

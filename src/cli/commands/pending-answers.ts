@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../../errors';
 import { parseData, settleFromCli, type Verdict } from '../answer';
-import { STORE_OPTIONS, type CliCommand, type CommandInput } from '../command';
+import { storeCommand, type CliCommand, type CommandInput } from '../command';
 import { EXIT } from '../exit-codes';
 import { CliProblem } from '../target';
 
@@ -22,11 +22,11 @@ function answering(
   verdict: Verdict,
   read?: { option: 'data' | 'args'; required?: string },
 ): CliCommand {
-  return {
+  return storeCommand({
     path: ['pending', word],
     summary,
     usage,
-    options: { ...STORE_OPTIONS, reason: { type: 'string' }, ...(read ? { [read.option]: { type: 'string' } } : {}) },
+    options: { reason: { type: 'string' }, ...(read ? { [read.option]: { type: 'string' } } : {}) },
     positionals: 1,
     async run(input: CommandInput) {
       const answer: AnswerRead = {};
@@ -43,7 +43,7 @@ function answering(
       }
       return settleFromCli(input, verdict, answer.data, answer.args);
     },
-  };
+  });
 }
 
 /** `pending approve ID`: answers yes and replays the call once, here; needs `--tools`. */

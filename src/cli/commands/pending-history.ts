@@ -1,25 +1,23 @@
 import { redactCall } from '../../suspension/redact';
 import { isSettled, isSuspensionStatus } from '../../suspension/status';
 import type { HistoryFilter } from '../../suspension/audit';
-import { STORE_OPTIONS, type CliCommand } from '../command';
+import { storeCommand } from '../command';
 import { EXIT } from '../exit-codes';
 import { historyTable } from '../format';
 import { CliProblem } from '../target';
 
 /** `pending history`: the audit trail, newest settlement first. */
-export const pendingHistory: CliCommand = {
+export const pendingHistory = storeCommand({
   path: ['pending', 'history'],
   summary: 'settled suspensions, newest first: who answered, when, why, and the outcome',
   usage: '[--status S] [--kind K] [--run R] [--tool T] [--limit N]',
   options: {
-    ...STORE_OPTIONS,
     status: { type: 'string' },
     kind: { type: 'string' },
     run: { type: 'string' },
     tool: { type: 'string' },
     limit: { type: 'string' },
   },
-  positionals: 0,
   async run({ values, io, open }) {
     const filter: HistoryFilter = {};
     if (typeof values.status === 'string') {
@@ -41,4 +39,4 @@ export const pendingHistory: CliCommand = {
     io.out(values.json ? JSON.stringify(calls) : historyTable(calls));
     return EXIT.ok;
   },
-};
+});

@@ -1,18 +1,17 @@
 import { redactCall } from '../../suspension/redact';
 import { isSuspensionStatus } from '../../suspension/status';
 import type { SuspensionFilter } from '../../suspension/store';
-import { STORE_OPTIONS, type CliCommand } from '../command';
+import { storeCommand } from '../command';
 import { EXIT } from '../exit-codes';
 import { callsTable } from '../format';
 import { CliProblem } from '../target';
 
 /** `pending list`: open suspensions (or those of `--status`), oldest first. */
-export const pendingList: CliCommand = {
+export const pendingList = storeCommand({
   path: ['pending', 'list'],
   summary: 'list open suspensions (pending and resolving), oldest first',
   usage: '[--status S|all] [--kind K] [--run R]',
-  options: { ...STORE_OPTIONS, status: { type: 'string' }, kind: { type: 'string' }, run: { type: 'string' } },
-  positionals: 0,
+  options: { status: { type: 'string' }, kind: { type: 'string' }, run: { type: 'string' } },
   async run({ values, io, open }) {
     const status = typeof values.status === 'string' ? values.status : undefined;
     if (status !== undefined && status !== 'all' && !isSuspensionStatus(status))
@@ -28,4 +27,4 @@ export const pendingList: CliCommand = {
     io.out(values.json ? JSON.stringify(shown) : callsTable(shown));
     return EXIT.ok;
   },
-};
+});

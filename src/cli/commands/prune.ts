@@ -2,7 +2,7 @@ import { appendFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from '../../errors';
 import type { PrunableStore, PruneOptions } from '../../runner/durability/retention';
-import { STORE_OPTIONS, type CliCommand } from '../command';
+import { storeCommand } from '../command';
 import { EXIT } from '../exit-codes';
 import { CliProblem } from '../target';
 
@@ -14,14 +14,13 @@ const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86
  * (docs/deploying.md, "Retention"). `--archive FILE` appends every row to
  * FILE as JSON lines before it is deleted.
  */
-export const prune: CliCommand = {
+export const prune = storeCommand({
   path: ['prune'],
   summary:
     'delete old rows in batches: settled suspensions (the audit trail), finished runs and served work (stream logs, keyed calls, A2A tasks, deliveries), idle sessions',
   usage:
     '[--settled-older-than AGE] [--finished-older-than AGE] [--idle-older-than AGE] [--batch-size N] [--max-batches N] [--archive FILE]',
   options: {
-    ...STORE_OPTIONS,
     'settled-older-than': { type: 'string' },
     'finished-older-than': { type: 'string' },
     'idle-older-than': { type: 'string' },
@@ -29,7 +28,6 @@ export const prune: CliCommand = {
     'max-batches': { type: 'string' },
     archive: { type: 'string' },
   },
-  positionals: 0,
   async run({ values, io, open }) {
     const now = Date.now();
     const options: PruneOptions = {
@@ -65,7 +63,7 @@ export const prune: CliCommand = {
     );
     return EXIT.ok;
   },
-};
+});
 
 /** `90d`, `12h`, `30m`, `45s` before now, or an RFC 3339 instant. */
 function cutoff(value: string | boolean | undefined, flag: string, now: number): Date | undefined {

@@ -1,7 +1,7 @@
 import { AnswerRefusedError, RunNotFoundError } from '../../errors';
 import { cancelRun } from '../../runner/core/cancel';
 import { isEnded, type RunPhase } from '../../runner/core/state';
-import { STORE_OPTIONS, type CliCommand } from '../command';
+import { storeCommand } from '../command';
 import { EXIT } from '../exit-codes';
 
 /**
@@ -10,11 +10,11 @@ import { EXIT } from '../exit-codes';
  * checkpoint says `cancelled`, so nothing continues it (docs/agents.md, "Cancel"). A cancel the
  * policy refuses is exit 6 and changes nothing.
  */
-export const runsCancel: CliCommand = {
+export const runsCancel = storeCommand({
   path: ['runs', 'cancel'],
   summary: 'cancel a run: its open questions settle cancelled and nothing continues it',
   usage: 'RUN_ID [--reason R]',
-  options: { ...STORE_OPTIONS, reason: { type: 'string' } },
+  options: { reason: { type: 'string' } },
   positionals: 1,
   async run({ positionals, values, io, open }) {
     const runId = positionals[0] as string;
@@ -47,4 +47,4 @@ export const runsCancel: CliCommand = {
       return EXIT.notFound;
     }
   },
-};
+});

@@ -6,7 +6,7 @@ import { createInbox, type Inbox } from '../../inbox/handler';
 import type { InboxOptions } from '../../inbox/options';
 import type { AgentRunner } from '../../runner/agent-runner';
 import type { ResumeCoordinator } from '../../suspension/coordinator';
-import { STORE_OPTIONS, type CliCommand } from '../command';
+import { storeCommand } from '../command';
 import { EXIT } from '../exit-codes';
 import { CliProblem } from '../target';
 
@@ -72,12 +72,11 @@ export async function startInboxServer(options: InboxServerOptions): Promise<Inb
  * (docs/operating.md, "Inbox"). With `--tools` exporting `createRunner(store)`, answering a
  * run's suspension resumes the run here.
  */
-export const serve: CliCommand = {
+export const serve = storeCommand({
   path: ['serve'],
   summary: 'serve the approvals inbox (page and JSON API) for the store on 127.0.0.1',
   usage: '[--port N] [--auth token|none-local-only]',
-  options: { ...STORE_OPTIONS, port: { type: 'string' }, auth: { type: 'string' } },
-  positionals: 0,
+  options: { port: { type: 'string' }, auth: { type: 'string' } },
   async run({ values, io, open }) {
     const port = values.port === undefined ? 0 : Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535)
@@ -108,4 +107,4 @@ export const serve: CliCommand = {
     await server.close();
     return EXIT.ok;
   },
-};
+});
