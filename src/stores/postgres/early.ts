@@ -37,7 +37,10 @@ const ROW_COLUMNS = `id, kind, tool, status, request, args::text AS args, answer
  * waits for this statement to commit and then finds the row `resolving`. Only a `pending` call
  * whose request keeps its answer as given is claimed: not a login (`authorization`), no
  * `data.schema` (a `writeOnly` field is consumed, never stored) and no `data.quorum` (an
- * approval is a signature first): the same rule as `SuspensionStore.claimEarly`.
+ * approval is a signature first): the same rule as `SuspensionStore.claimEarly`. PostgreSQL's
+ * JSON path operators refuse a `\u0000` escape anywhere in the text they walk, so a request
+ * holding one is never claimed early (the `CASE` keeps `#>` from seeing it): its answer takes
+ * the read-first path, which reads the request as text and decides in JavaScript.
  */
 function claimStatement(table: string): string {
   return `WITH ${CLOCK},
@@ -49,7 +52,8 @@ function claimStatement(table: string): string {
            answered_at = clock.iso, answered_by = $4::json, comment = $5::text
       FROM clock, cur
      WHERE s.id = cur.id AND s.status = 'pending' AND s.kind <> 'authorization'
-       AND s.request #> '{data,schema}' IS NULL AND s.request #> '{data,quorum}' IS NULL
+       AND CASE WHEN strpos(s.request::text, '\\u0000') > 0 THEN false
+                ELSE s.request #> '{data,schema}' IS NULL AND s.request #> '{data,quorum}' IS NULL END
      RETURNING s.fence AS claimed_fence, s.lease_until_ms AS claimed_lease, clock.iso AS claimed_at)
   SELECT row_to_json(cur)::text AS row, claimed.* FROM cur LEFT JOIN claimed ON true`;
 }
