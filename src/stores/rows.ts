@@ -86,12 +86,30 @@ export function rowOf(call: SuspendedCall): SuspensionRow {
   };
 }
 
+/**
+ * How a row's JSON columns are read: their text parsed ({@link parseStored}, the default), or,
+ * from a statement that returned the whole row as one JSON object (`row_to_json`, ./postgres/early.ts),
+ * the values that parse already made ({@link parsedColumn}).
+ */
+export type JsonColumn = <T>(value: string, what: string) => T;
+
+/** The value a row-as-JSON parse already made of a JSON column: see {@link JsonColumn}. */
+export const parsedColumn: JsonColumn = <T>(value: string): T => value as unknown as T;
+
 /** The call a stored row holds; an absent (NULL) column stays an absent field. */
 export function callOf(row: SuspensionRow): SuspendedCall {
+  return callRead(row, parseStored);
+}
+
+/**
+ * {@link callOf}, its JSON columns read by `json`. `args` is always text to parse: JSON `null`
+ * arguments and a NULL column must stay apart, which a row-as-JSON cannot tell.
+ */
+export function callRead(row: SuspensionRow, json: JsonColumn): SuspendedCall {
   const { id, status } = row;
   if (!isSuspensionStatus(status)) throw new StoreError(`stored suspension ${id} has unknown status ${JSON.stringify(status)}`);
   const call: SuspendedCall = {
-    request: parseStored<PendingRequest>(row.request, `the request of ${id}`),
+    request: json<PendingRequest>(row.request, `the request of ${id}`),
     tool: row.tool,
     args: row.args === null ? undefined : parseStored<unknown>(row.args, `the arguments of ${id}`),
     status,
@@ -100,23 +118,23 @@ export function callOf(row: SuspensionRow): SuspendedCall {
   if (row.call_id !== null) call.callId = row.call_id;
   if (row.run_id !== null) call.runId = row.run_id;
   if (row.updated_at !== null) call.updatedAt = row.updated_at;
-  if (row.answer !== null) call.answer = parseStored<Answer>(row.answer, `the answer to ${id}`);
-  if (row.outcome !== null) call.outcome = parseStored<ToolResult>(row.outcome, `the outcome of ${id}`);
+  if (row.answer !== null) call.answer = json<Answer>(row.answer, `the answer to ${id}`);
+  if (row.outcome !== null) call.outcome = json<ToolResult>(row.outcome, `the outcome of ${id}`);
   if (row.lease_until_ms !== null) call.leaseUntil = new Date(Number(row.lease_until_ms)).toISOString();
   if (row.fence !== null) call.fence = Number(row.fence);
-  if (row.chain !== null) call.chain = parseStored<AnsweredRequest[]>(row.chain, `the chain of ${id}`);
+  if (row.chain !== null) call.chain = json<AnsweredRequest[]>(row.chain, `the chain of ${id}`);
   if (row.next_id !== null) call.next = row.next_id;
   if (row.binding !== null) call.binding = row.binding;
-  if (row.answered_by !== null) call.answeredBy = parseStored<Principal>(row.answered_by, `the principal who answered ${id}`);
+  if (row.answered_by !== null) call.answeredBy = json<Principal>(row.answered_by, `the principal who answered ${id}`);
   if (row.answered_at !== null) call.answeredAt = row.answered_at;
   if (row.comment !== null) call.comment = row.comment;
+  // The columns a store whose schema predates them lacks: absent (undefined) or NULL.
   if (typeof row.traceparent === 'string') call.traceparent = row.traceparent;
   if (typeof row.session_id === 'string') call.session = row.session_id;
-  if (typeof row.automatic === 'string') call.automatic = parseStored<AutomaticRecord>(row.automatic, `the automatic decision on ${id}`);
-  if (typeof row.signatures === 'string') call.signatures = parseStored<Signature[]>(row.signatures, `the signatures of ${id}`);
-  if (typeof row.receipts === 'string') call.receipts = parseStored<Receipt[]>(row.receipts, `the receipts of ${id}`);
-  if (typeof row.requested_by === 'string')
-    call.requestedBy = parseStored<Principal>(row.requested_by, `the principal ${id} was requested for`);
+  if (row.automatic != null) call.automatic = json<AutomaticRecord>(row.automatic, `the automatic decision on ${id}`);
+  if (row.signatures != null) call.signatures = json<Signature[]>(row.signatures, `the signatures of ${id}`);
+  if (row.receipts != null) call.receipts = json<Receipt[]>(row.receipts, `the receipts of ${id}`);
+  if (row.requested_by != null) call.requestedBy = json<Principal>(row.requested_by, `the principal ${id} was requested for`);
   return call;
 }
 

@@ -199,6 +199,8 @@ export interface SuspensionStore {
    * coordinator reads and judges first). Never takes over a lapsed lease. `undefined` when the
    * call is unknown. The coordinator judges the read call right after, and gives back a claim
    * it refuses with {@link restoreClaim}: one round trip fewer for an answer (docs/performance.md).
+   * A store may also leave a call it cannot judge in the same step unclaimed (PostgreSQL: a
+   * request holding `\u0000`): the coordinator then takes the read-first path with the call read.
    * Optional, with `restoreClaim`: without them the coordinator reads, judges, then claims.
    */
   claimEarly?(id: string, answer: Answer, leaseMs: number, audit?: Audit): Promise<EarlyClaim | undefined>;

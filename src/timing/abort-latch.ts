@@ -68,6 +68,22 @@ export function withLatch<TContext extends { signal?: AbortSignal }>(ctx: TConte
   return ctx;
 }
 
+/**
+ * `{ ...ctx, ...extra }` without reading a lazy `signal`: a spread reads the getter, and so makes
+ * the `AbortSignal` the latch is there to avoid (a durable replay's context has one). The copy
+ * keeps the getter, and with it the latch, unless `extra` gives a `signal` of its own.
+ */
+export function spreadContext<TContext extends { signal?: AbortSignal }>(ctx: TContext, extra: Partial<TContext>): TContext {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- only read for its `latch`, never called
+  const getter: unknown = Object.getOwnPropertyDescriptor(ctx, 'signal')?.get;
+  const latch = (getter as Partial<ReadSignal> | undefined)?.latch;
+  if (latch === undefined || 'signal' in extra) return { ...ctx, ...extra };
+  const copy: Record<PropertyKey, unknown> = {};
+  for (const key of Reflect.ownKeys(ctx))
+    if (key !== 'signal' && Object.prototype.propertyIsEnumerable.call(ctx, key)) copy[key] = (ctx as Record<PropertyKey, unknown>)[key];
+  return withLatch(Object.assign(copy, extra) as TContext, latch);
+}
+
 /** What cancels a call made with `ctx`: the latch behind its `signal` getter, else its signal. */
 export function watchOf(ctx: { signal?: AbortSignal } | undefined): AbortWatch | undefined {
   if (ctx === undefined) return undefined;

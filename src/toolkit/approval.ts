@@ -4,6 +4,7 @@ import type { ApprovalByArgs, ApprovalPolicy, DeclaredApproval } from '../decora
 import { failure, pending } from '../results/helpers';
 import type { AnsweredRequest, PendingRequest, ToolResult } from '../results/wire';
 import type { ToolContext } from './context';
+import { spreadContext } from '../timing/abort-latch';
 
 /** Marks the approval requests the Toolkit itself asks, so only they can satisfy a declared approval. */
 export const APPROVAL_FOR = 'approvalFor';
@@ -119,7 +120,7 @@ export async function approvalStep(
   const answered = approvalAnswered(tool, ctx);
   if (answered && !answered.answer.ok) return { result: failure(`declined/expired: ${asked.prompt}`) };
   if (answered && quorumKey(answered.request.data?.quorum) === quorumKey(asked.quorum))
-    return { run: { ...ctx, approval: answered.answer } };
+    return { run: ctx === undefined ? { approval: answered.answer } : spreadContext(ctx, { approval: answered.answer }) };
   const data: Record<string, unknown> = { [APPROVAL_FOR]: tool };
   // Asked again after an edit: a new question of the same kind, which the chain lets follow (its limit holds).
   if (answered) data.followUp = true;

@@ -1,6 +1,6 @@
 import { failure, isToolResult, success } from '../results/helpers';
 import type { ToolResult } from '../results/wire';
-import { onAbortOf, watchOf, type AbortWatch } from '../timing/abort-latch';
+import { onAbortOf, spreadContext, watchOf, type AbortWatch } from '../timing/abort-latch';
 import { approvalStep } from './approval';
 import { answerFor, type ToolContext } from './context';
 import type { Entry } from './entry';
@@ -31,8 +31,9 @@ export async function dispatch(
     ctx = step.run;
   } else if (ctx?.replay) {
     // A tool that asked for its own approval sees it as a declared one is seen, signers and all.
+    // The copy keeps a replay's lazy signal lazy (an AbortSignal costs ~5 µs on Node 20).
     const approval = answerFor(ctx, 'approval');
-    if (approval) ctx = { ...ctx, approval };
+    if (approval) ctx = spreadContext(ctx, { approval });
   }
   const guard = await settings.hooks?.beforeTool?.({ name: entry.name, args, ctx });
   if (guard)

@@ -695,4 +695,88 @@ describe('PostgresStore early claim (docs/performance.md, "A fleet on one Postgr
       await store.close();
     }
   });
+
+  it('reads a call through the early claim exactly as get reads it: every column, JSON null arguments apart from none', async () => {
+    const store = new PostgresStore({ connectionString: url, schema, tablePrefix: 'early4_' });
+    const createdAt = '2026-01-01T00:00:00.000Z';
+    const rich: SuspendedCall = {
+      request: {
+        id: 'pnd-rich',
+        kind: 'approval',
+        prompt: 'Pay 🦄 ünï?',
+        // eslint-disable-next-line no-loss-of-precision -- more digits than a double keeps: read back as JavaScript made it
+        data: { big: 12345678901234567890, z: 1, a: [3, null] },
+      },
+      tool: 'approve',
+      args: { zebra: 1, apple: { y: [3, 2, 1], x: null }, nul: 'a\u0000b', tiny: 1e-7 },
+      status: 'pending',
+      createdAt,
+      callId: 'call-1',
+      runId: 'run-1',
+      chain: [{ request: { id: 'pnd-first', kind: 'approval', prompt: 'First?' }, answer: { id: 'pnd-first', ok: true, data: { n: 1 } } }],
+      requestedBy: { id: 'ops:ann' },
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      session: 'sess-1',
+    };
+    try {
+      await store.insert(rich);
+      await store.insert({
+        request: { id: 'pnd-null', kind: 'approval', prompt: 'Null?' },
+        tool: 'approve',
+        args: null,
+        status: 'pending',
+        createdAt,
+      });
+      await store.insert({
+        request: { id: 'pnd-none', kind: 'approval', prompt: 'None?' },
+        tool: 'approve',
+        args: undefined,
+        status: 'pending',
+        createdAt,
+      });
+      for (const id of ['pnd-rich', 'pnd-null', 'pnd-none']) {
+        const before = await store.get(id);
+        const early = (await store.claimEarly(id, { id, ok: true, data: { note: 'é' } }, 60_000, {
+          by: { id: 'ops:bob' },
+          comment: 'ok',
+        }))!;
+        expect(early.read).toEqual(before);
+        expect(early.claim!.call).toEqual(await store.get(id));
+        expect(early.claim!.call.request).not.toBe(early.read.request);
+      }
+      expect((await store.get('pnd-null'))!.args).toBeNull();
+      expect((await store.get('pnd-none'))!.args).toBeUndefined();
+      // A request holding \u0000 (which PostgreSQL's JSON path operators refuse) is read, not claimed early; its answer goes the read-first way.
+      await store.insert({
+        ...rich,
+        request: { id: 'pnd-nul', kind: 'approval', prompt: 'a\u0000b?' },
+        callId: undefined,
+        runId: undefined,
+      });
+      const nul = (await store.claimEarly('pnd-nul', { id: 'pnd-nul', ok: true }, 60_000))!;
+      expect(nul).toEqual({ read: await store.get('pnd-nul') });
+      expect(nul.read).toMatchObject({ status: 'pending', request: { prompt: 'a\u0000b?' } });
+      const coordinator = new ResumeCoordinator({ toolkit: new Toolkit().register(approve), store });
+      expect(await coordinator.resolve({ id: 'pnd-nul', ok: true })).toEqual({ output: 'approved', isError: false });
+      // Not claimed (held, then settled): the row as it is, outcome and all.
+      const held = (await store.claimEarly('pnd-rich', { id: 'pnd-rich', ok: true }, 60_000))!;
+      expect(held).toEqual({ read: await store.get('pnd-rich') });
+      const claim = (await store.get('pnd-rich'))!;
+      expect(
+        await store.complete(
+          { id: 'pnd-rich', fence: claim.fence!, call: claim, at: claim.updatedAt! },
+          { status: 'resolved', outcome: { output: 'paid', isError: false } },
+        ),
+      ).toBe(true);
+      const settled = (await store.claimEarly('pnd-rich', { id: 'pnd-rich', ok: true }, 60_000))!;
+      expect(settled).toEqual({ read: await store.get('pnd-rich') });
+      expect(settled.read).toMatchObject({
+        status: 'resolved',
+        outcome: { output: 'paid', isError: false },
+        answeredBy: { id: 'ops:bob' },
+      });
+    } finally {
+      await store.close();
+    }
+  });
 });

@@ -23,7 +23,8 @@ import { insertGrant, listGrants, revokeGrant, type GrantsTable } from './grants
 import { isUniqueViolation, translate } from './errors';
 import type { PostgresStoreOptions } from './options';
 import { resolveOptions } from './resolve';
-import { claimEarly, restoreQuery } from './early';
+import { EarlyClaims } from './early';
+import { Settles } from './settle';
 import { prepareTables, tablesOf, type Tables } from './schema';
 import { PostgresA2ATasks } from './a2a-tasks';
 import { StoreWithMcpTasks } from '../mcp-tasks';
@@ -66,6 +67,9 @@ export class PostgresStore extends StoreWithMcpTasks implements SuspensionStore,
   /** Names of the statements prepared on each connection, when `preparedStatements` is on. */
   private readonly statements: PreparedStatements | undefined;
   private readonly tables: Tables;
+  /** The answer path's statements (./early.ts, ./settle.ts), their texts built once. */
+  private readonly early: EarlyClaims;
+  private readonly settles: Settles;
   private readyPromise: Promise<void> | undefined;
   /** Sessions (docs/chat.md): in the same schema; their SQL is ./sessions.ts. */
   protected readonly sessions: SessionStore;
@@ -92,6 +96,8 @@ export class PostgresStore extends StoreWithMcpTasks implements SuspensionStore,
     this.completeRetryMs = resolved.completeRetryMs;
     this.statements = resolved.preparedStatements ? new PreparedStatements() : undefined;
     this.tables = tablesOf(resolved.schema, resolved.tablePrefix);
+    this.early = new EarlyClaims(this.tables.suspensions);
+    this.settles = new Settles(this.tables.suspensions);
     const query = this.queries;
     this.sessions = new PostgresSessions(this.tables.sessions, query);
     this.a2aTasks = new PostgresA2ATasks(this.tables.a2aTasks, query, this.tables.runs);
@@ -255,30 +261,14 @@ export class PostgresStore extends StoreWithMcpTasks implements SuspensionStore,
     return result.rowCount === 1;
   }
 
+  /** One plain `UPDATE` under the claim's fence, or with the next link inserted in the same statement (./settle.ts). */
   async complete(claim: Claim, settlement: Settlement): Promise<boolean> {
-    const { status, next } = settlement;
-    const outcomeJson = toJson(settlement.outcome, `the outcome of ${claim.id}`);
-    const nextRow = next === undefined ? undefined : rowOf(next);
-    const settle = `UPDATE ${this.tables.suspensions}
-          SET status = $3, outcome = $4::json, updated_at = clock.iso, lease_until_ms = NULL, next_id = COALESCE($5::text, next_id),
-              receipts = COALESCE($6::json, receipts)
-         FROM clock
-        WHERE id = $1 AND status = 'resolving' AND fence = $2
-        RETURNING id`;
-    // The next link goes in with the settlement, in one statement: no ON CONFLICT, so a
-    // taken id fails the whole statement and leaves the call claimed, as `insert` would refuse it.
-    const text = nextRow
-      ? `WITH ${CLOCK}, settled AS (${settle}),
-              linked AS (INSERT INTO ${this.tables.suspensions} (${INSERT_COLUMNS}) SELECT ${insertPlaceholders(7)} FROM settled RETURNING id)
-         SELECT (SELECT count(*) FROM settled)::int AS settled`
-      : `WITH ${CLOCK}, settled AS (${settle}) SELECT (SELECT count(*) FROM settled)::int AS settled`;
-    const receipts = settlement.receipts === undefined ? null : toJson(settlement.receipts, `the receipts of ${claim.id}`);
-    const values = [claim.id, claim.fence, status, outcomeJson, nextRow?.id ?? null, receipts, ...(nextRow ? insertValues(nextRow) : [])];
+    const { text, values, next, counted } = this.settles.query(claim, settlement);
     try {
       const result = await this.retrying<{ settled: number }>(`completion of suspension ${claim.id}`, text, values);
-      return result.rows[0]?.settled === 1;
+      return counted === 'rowCount' ? result.rowCount === 1 : result.rows[0]?.settled === 1;
     } catch (error) {
-      if (nextRow && isUniqueViolation(error instanceof StoreError ? error.cause : error)) throw new DuplicateSuspensionError(nextRow.id);
+      if (next && isUniqueViolation(error instanceof StoreError ? error.cause : error)) throw new DuplicateSuspensionError(next.id);
       throw error;
     }
   }
@@ -310,12 +300,12 @@ export class PostgresStore extends StoreWithMcpTasks implements SuspensionStore,
 
   /** The read and the claim of an answer in one statement (./early.ts): two round trips per resolve, not three. */
   claimEarly(id: string, answer: Answer, leaseMs: number, audit?: Audit): Promise<EarlyClaim | undefined> {
-    return claimEarly(this.tables.suspensions, this.queries, id, answer, leaseMs, audit);
+    return this.early.claim(this.queries, id, answer, leaseMs, audit);
   }
 
   /** Retried as a settle is: a refused answer must not stay claimed because of one dropped connection. */
   async restoreClaim(claim: Claim, read: SuspendedCall): Promise<boolean> {
-    const { text, values } = restoreQuery(this.tables.suspensions, claim, read);
+    const { text, values } = this.early.restore(claim, read);
     const result = await this.retrying(`restore of suspension ${claim.id}`, text, values);
     return result.rowCount === 1;
   }
