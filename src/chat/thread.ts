@@ -9,7 +9,8 @@ import { ChatRequestError, errorBody, refusal } from './errors';
 import type { ChatHandlerOptions, ChatOptions, ChatResponseOptions } from './handler';
 import type { ChatApprovalData, ChatRequestData } from './parts';
 import { approvalDataOf } from './approval-data';
-import { jsonOrText, StreamRedactor } from './redact';
+import { jsonOrText } from '../runner/redact-run';
+import { StreamRedactor } from './redact';
 import { defaultSessionOf } from './request';
 import { filePartOf, messageIdOf, requestParts } from './ui-stream';
 
