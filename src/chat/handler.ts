@@ -12,7 +12,7 @@ import { checkApproval, haltedChat, refuseDuplicates, refuseStrayEdits } from '.
 import { answerApprovals } from './answer';
 import { failureLog, logFailure, recoverHalted, STDERR_LOGGER, type ChatLogger } from './log';
 import { UI_STREAM_HEADERS, type UIStreamPart } from './parts';
-import { checkIssued, defaultSessionOf, readChatBody, toolParts, userText } from './request';
+import { checkIssued, checkPrincipalOption, defaultSessionOf, readChatBody, toolParts, userText } from './request';
 import { messageIdOf, uiPartBatches, UIPartWriter, type UIStreamOptions } from './ui-stream';
 import { withApprovalData } from './approval-data';
 import { storedReply } from './resend';
@@ -367,8 +367,7 @@ export function chatHandler(
   runner: AgentRunner,
   options: ChatHandlerOptions,
 ): (request: IncomingMessage & { body?: unknown }, response: ServerResponse) => Promise<void> {
-  if (typeof options?.principal !== 'function')
-    throw new InvalidArgumentError('chatHandler needs principal: (request) => Principal | undefined');
+  checkPrincipalOption(options, 'chatHandler');
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   return async (request, response) => {
     // `useChat({ resume: true })`'s reconnect: GET <path>/<chat id>/stream (docs/chat.md, "Reconnecting").
@@ -432,8 +431,7 @@ export function chatFastifyHandler(
   runner: AgentRunner,
   options: ChatFastifyOptions,
 ): (request: FastifyLikeRequest, reply: FastifyLikeReply) => Promise<void> {
-  if (typeof options?.principal !== 'function')
-    throw new InvalidArgumentError('chatFastifyHandler needs principal: (request) => Principal | undefined');
+  checkPrincipalOption(options, 'chatFastifyHandler');
   return async (request, reply) => {
     reply.hijack();
     const principal = await options.principal(request);

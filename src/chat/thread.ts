@@ -11,7 +11,7 @@ import type { ChatApprovalData, ChatRequestData } from './parts';
 import { approvalDataOf } from './approval-data';
 import { jsonOrText } from '../runner/redact-run';
 import { StreamRedactor } from './redact';
-import { defaultSessionOf } from './request';
+import { checkPrincipalOption, defaultSessionOf } from './request';
 import { filePartOf, messageIdOf, requestParts } from './ui-stream';
 
 /** A tool part of a {@link ChatUIMessage}, as `useChat` keeps one (`part.type` is `tool-<name>`). */
@@ -197,8 +197,7 @@ export function chatThreadHandler(
   runner: AgentRunner,
   options: ChatHandlerOptions,
 ): (request: IncomingMessage, response: ServerResponse) => Promise<void> {
-  if (typeof options?.principal !== 'function')
-    throw new InvalidArgumentError('chatThreadHandler needs principal: (request) => Principal | undefined');
+  checkPrincipalOption(options, 'chatThreadHandler');
   return async (request, response) => {
     let status = 200;
     let body: string;
