@@ -5,7 +5,7 @@ import type { SessionStore } from '../sessions/store';
 import type { Principal } from '../suspension/audit';
 import { systemClock, type Clock } from '../timing/clock';
 import { sleep } from '../timing/sleep';
-import { ChatRequestError, errorBody, refusal } from './errors';
+import { ChatRequestError, errorBody, refusal, signedIn } from './errors';
 import { sseBody } from './body';
 import type { ChatOptions } from './handler';
 import { UI_STREAM_HEADERS } from './parts';
@@ -163,8 +163,7 @@ export async function reconnectNode(
   response.on('close', () => abort.abort());
   let attached: Reattached | undefined;
   try {
-    const principal = await principalOf(request);
-    if (!principal) throw new ChatRequestError(401, 'unauthenticated', 'sign in first');
+    const principal = signedIn(await principalOf(request));
     const chatId = reconnectChatId(request.url);
     if (chatId === undefined) throw new ChatRequestError(404, 'not_found', 'a chat stream is read at <chat path>/<chat id>/stream');
     attached = await reattach(runner, chatId, principal, headerOf(request.headers[CHAT_STREAM_HEADER]), abort.signal, options);
@@ -200,10 +199,10 @@ export async function reconnectResponse(
 ): Promise<Response> {
   let attached: Reattached | undefined;
   try {
-    if (!principal) throw new ChatRequestError(401, 'unauthenticated', 'sign in first');
+    const by = signedIn(principal);
     const chatId = reconnectChatId(request.url);
     if (chatId === undefined) throw new ChatRequestError(404, 'not_found', 'a chat stream is read at <chat path>/<chat id>/stream');
-    attached = await reattach(runner, chatId, principal, request.headers.get(CHAT_STREAM_HEADER) ?? undefined, request.signal, options);
+    attached = await reattach(runner, chatId, by, request.headers.get(CHAT_STREAM_HEADER) ?? undefined, request.signal, options);
   } catch (error) {
     const refused = refusal(error);
     return new Response(errorBody(refused), { status: refused.status, headers: { 'content-type': 'application/json' } });
