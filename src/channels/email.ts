@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { InvalidArgumentError } from '../errors';
 import type { Delivery } from '../deliveries/store';
+import { httpUrlOf } from '../http/settings';
 import { signTicket, ticketKey, type TicketAction } from '../tickets/ticket';
 import type { Clock } from '../timing/clock';
 import { approvalMail } from './mail';
@@ -65,14 +66,11 @@ export async function emailSender(options: EmailOptions, clock: Clock): Promise<
   const key = ticketKey(options.secret, 'createChannels: email');
   if (typeof options.from !== 'string' || options.from === '') throw new InvalidArgumentError('createChannels: email.from is required');
   if (typeof options.addressOf !== 'function') throw new InvalidArgumentError('createChannels: email needs addressOf(principalId)');
-  let inbox: URL;
-  try {
-    inbox = new URL(options.inboxUrl);
-  } catch {
-    throw new InvalidArgumentError('createChannels: email.inboxUrl must be the absolute URL of the inbox');
-  }
-  if (inbox.protocol !== 'https:' && inbox.protocol !== 'http:')
-    throw new InvalidArgumentError('createChannels: email.inboxUrl must be http(s)');
+  const inbox = httpUrlOf(
+    options.inboxUrl,
+    'createChannels: email.inboxUrl must be the absolute URL of the inbox',
+    'createChannels: email.inboxUrl must be http(s)',
+  );
   const base = inbox.href.replace(/\/+$/, '');
   const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
   if (!Number.isSafeInteger(ttlMs) || ttlMs < 60_000) throw new InvalidArgumentError('createChannels: email.ttlMs must be at least 60000');

@@ -1,6 +1,7 @@
 import type { SuspendedCall } from '../suspension/store';
 import { approvalsOf, declinesOf, quorumOf } from '../suspension/quorum';
 import { escalationOf } from '../suspension/escalation';
+import { briefOf, type CallBrief } from '../inbox/brief';
 
 /** Where an approval card's call stands, as the card shows it. */
 export type CardState = 'pending' | 'approved' | 'declined' | 'expired' | 'cancelled';
@@ -10,18 +11,8 @@ export type CardState = 'pending' | 'approved' | 'declined' | 'expired' | 'cance
  * nothing here is taken from a call that was not redacted first, so no `@Sensitive` value
  * reaches a platform.
  */
-export interface CardView {
+export interface CardView extends CallBrief {
   callId: string;
-  tool: string;
-  prompt: string;
-  /** The call's arguments as redacted JSON, cut at {@link MAX_ARGS_SHOWN} characters. */
-  args: string;
-  /** Who the call was made for, when the call says. */
-  requestedBy?: string;
-  /** A quorum's progress: `1 of 2 (finance)`. */
-  quorum?: string;
-  /** RFC 3339: the request's deadline. */
-  deadline?: string;
   /** True when the card offers Edit: a pending approval that allows edited arguments and needs no quorum. */
   editable?: boolean;
   /** While it waits and its escalation is due: the principals it escalated to, who may answer it now. */
@@ -33,25 +24,12 @@ export interface CardView {
   reason?: string;
 }
 
-/** The longest argument text a card shows. */
-export const MAX_ARGS_SHOWN = 600;
-
 /** The longest list of escalation principals a card shows. */
 const MAX_ESCALATED_SHOWN = 300;
 
 /** The card's view of `call` (redacted by the caller). A pending call past its deadline shows `expired`. */
 export function cardViewOf(call: SuspendedCall, now: number): CardView {
-  const args = JSON.stringify(call.args ?? {});
-  const view: CardView = {
-    callId: call.request.id,
-    tool: call.tool,
-    prompt: call.request.prompt,
-    args: args.length > MAX_ARGS_SHOWN ? `${args.slice(0, MAX_ARGS_SHOWN)}…` : args,
-    state: stateOf(call, now),
-    by: [],
-  };
-  if (call.requestedBy) view.requestedBy = call.requestedBy.name ?? call.requestedBy.id;
-  if (call.request.expiresAt !== undefined) view.deadline = call.request.expiresAt;
+  const view: CardView = { callId: call.request.id, ...briefOf(call), state: stateOf(call, now), by: [] };
   // A request a sub-agent surfaced carries no `editable` (src/runner/core/child-run.ts): no Edit for it here either.
   if (view.state === 'pending' && call.request.data?.editable === true && !quorumOf(call.request)) view.editable = true;
   const escalation = escalationOf(call.request);
@@ -63,7 +41,7 @@ export function cardViewOf(call: SuspendedCall, now: number): CardView {
   const names = (list: { by: { id: string; name?: string } }[]): string[] => list.map((s) => s.by.name ?? s.by.id);
   if (quorum) {
     const approvals = approvalsOf(call.signatures);
-    view.quorum = `${approvals.length} of ${quorum.of}${groupOf(quorum.from)}`;
+    view.quorum += groupOf(quorum.from);
     view.by = view.state === 'declined' ? names(declinesOf(call.signatures)) : names(approvals);
   }
   if (

@@ -28,6 +28,12 @@ export class ChatRequestError extends ToolnexusError {
   }
 }
 
+/** The principal a route was given, or the 401 refusal every chat route answers without one. */
+export function signedIn<P>(principal: P | undefined): P {
+  if (!principal) throw new ChatRequestError(401, 'unauthenticated', 'sign in first');
+  return principal;
+}
+
 /** The JSON body of a refused chat request: `{ error: { code, reason, message } }`, and what the reason needs said (a waiting chat's `open` requests). */
 export function errorBody(error: ChatRequestError): string {
   return JSON.stringify({ error: { code: error.code, reason: error.reason, message: error.message, ...error.details } });

@@ -7,12 +7,12 @@ import type { RunEvent } from '../runner/core/types';
 import type { StoredSession } from '../sessions/store';
 import type { Principal } from '../suspension/audit';
 import { parseJson, readNodeBody, readWebBody, sseBody } from './body';
-import { ChatRequestError, errorBody, refusal } from './errors';
+import { ChatRequestError, errorBody, refusal, signedIn } from './errors';
 import { checkApproval, haltedChat, refuseDuplicates, refuseStrayEdits } from './approvals';
 import { answerApprovals } from './answer';
 import { failureLog, logFailure, recoverHalted, STDERR_LOGGER, type ChatLogger } from './log';
 import { UI_STREAM_HEADERS, type UIStreamPart } from './parts';
-import { checkIssued, defaultSessionOf, readChatBody, toolParts, userText } from './request';
+import { checkIssued, checkPrincipalOption, defaultSessionOf, readChatBody, toolParts, userText } from './request';
 import { messageIdOf, uiPartBatches, UIPartWriter, type UIStreamOptions } from './ui-stream';
 import { withApprovalData } from './approval-data';
 import { storedReply } from './resend';
@@ -340,10 +340,10 @@ export async function chatResponse(runner: AgentRunner, request: Request, option
   // `useChat({ resume: true })`'s reconnect: GET <path>/<chat id>/stream (docs/chat.md, "Reconnecting").
   if (request.method === 'GET') return reconnectResponse(runner, request, options.principal, options);
   try {
-    if (!options.principal) throw new ChatRequestError(401, 'unauthenticated', 'sign in first');
+    const principal = signedIn(options.principal);
     const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
     const text = await readWebBody(request, limit);
-    const chat = await chatEvents(runner, parseJson(text), options.principal, request.signal, options);
+    const chat = await chatEvents(runner, parseJson(text), principal, request.signal, options);
     const log = await openChatLog(runner, chat.log, options);
     // The page going away lets the run go on to its end unread, so its session records what ran.
     return new Response(sseBody(sseOfEvents(chat, log), 'drain'), { status: 200, headers: streamHeaders(chat, log) });
@@ -367,8 +367,7 @@ export function chatHandler(
   runner: AgentRunner,
   options: ChatHandlerOptions,
 ): (request: IncomingMessage & { body?: unknown }, response: ServerResponse) => Promise<void> {
-  if (typeof options?.principal !== 'function')
-    throw new InvalidArgumentError('chatHandler needs principal: (request) => Principal | undefined');
+  checkPrincipalOption(options, 'chatHandler');
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   return async (request, response) => {
     // `useChat({ resume: true })`'s reconnect: GET <path>/<chat id>/stream (docs/chat.md, "Reconnecting").
@@ -380,8 +379,7 @@ export function chatHandler(
     let chat: ChatEvents;
     let log: StreamLogWriter | undefined;
     try {
-      const principal = await options.principal(request);
-      if (!principal) throw new ChatRequestError(401, 'unauthenticated', 'sign in first');
+      const principal = signedIn(await options.principal(request));
       // Express with a body parser has read it already; otherwise it is read here, bounded.
       const body = request.body !== undefined ? request.body : parseJson(await readNodeBody(request, limit));
       chat = await chatEvents(runner, body, principal, abort.signal, options);
@@ -432,8 +430,7 @@ export function chatFastifyHandler(
   runner: AgentRunner,
   options: ChatFastifyOptions,
 ): (request: FastifyLikeRequest, reply: FastifyLikeReply) => Promise<void> {
-  if (typeof options?.principal !== 'function')
-    throw new InvalidArgumentError('chatFastifyHandler needs principal: (request) => Principal | undefined');
+  checkPrincipalOption(options, 'chatFastifyHandler');
   return async (request, reply) => {
     reply.hijack();
     const principal = await options.principal(request);

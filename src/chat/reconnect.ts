@@ -4,11 +4,13 @@ import { isStreamLogStore, type StreamLogStore } from '../sessions/stream-log';
 import type { SessionStore } from '../sessions/store';
 import type { Principal } from '../suspension/audit';
 import { systemClock, type Clock } from '../timing/clock';
-import { ChatRequestError, errorBody, refusal } from './errors';
+import { sleep } from '../timing/sleep';
+import { ChatRequestError, errorBody, refusal, signedIn } from './errors';
 import { sseBody } from './body';
 import type { ChatOptions } from './handler';
 import { UI_STREAM_HEADERS } from './parts';
 import { defaultSessionOf } from './request';
+import { STREAM_LOG_DEFAULTS } from './stream-log';
 
 /**
  * The header that names a position in a run's stream log, `<run id>:<cursor>`: on every
@@ -19,8 +21,6 @@ import { defaultSessionOf } from './request';
  */
 export const CHAT_STREAM_HEADER = 'x-toolnexus-stream';
 
-const DEFAULT_POLL_MS = 250;
-const DEFAULT_STALE_MS = 30_000;
 /** Parts read per statement: a replay of a long run is a few statements, each bounded. */
 const READ_BATCH = 500;
 
@@ -99,8 +99,8 @@ async function* followLog(
   signal: AbortSignal,
   options: { pollMs?: number; staleMs?: number; maxParts?: number; clock: Clock },
 ): AsyncGenerator<string[]> {
-  const pollMs = Math.max(10, options.pollMs ?? DEFAULT_POLL_MS);
-  const staleMs = options.staleMs ?? DEFAULT_STALE_MS;
+  const pollMs = Math.max(10, options.pollMs ?? STREAM_LOG_DEFAULTS.pollMs);
+  const staleMs = options.staleMs ?? STREAM_LOG_DEFAULTS.staleMs;
   const { clock } = options;
   let cursor = from;
   let quietSince = clock.now();
@@ -125,25 +125,13 @@ async function* followLog(
       if (active?.runId !== runId || active.phase !== 'running' || (active.until ?? 0) < clock.now()) return;
       quietSince = clock.now();
     }
-    await pause(clock, pollMs, signal);
+    // An abort ends the wait, and the loop with it.
+    await sleep(pollMs, signal, clock).catch(() => undefined);
   }
 }
 
 /** Said when a reconnect needs a part its log did not keep (past its cap, `streamLog.maxParts`). */
 const OVERFLOW_TEXT = 'this run streamed more parts than its stream log keeps: the rest is in the thread once the run has ended';
-
-/** Waits `ms` on `clock`, or until `signal` aborts. */
-function pause(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clock.clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = clock.setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 /** The SSE text of a reattached stream, one string per batch, ending with `data: [DONE]`. */
 export async function* sseOfBatches(batches: AsyncIterable<string[]>): AsyncGenerator<string> {
@@ -175,8 +163,7 @@ export async function reconnectNode(
   response.on('close', () => abort.abort());
   let attached: Reattached | undefined;
   try {
-    const principal = await principalOf(request);
-    if (!principal) throw new ChatRequestError(401, 'unauthenticated', 'sign in first');
+    const principal = signedIn(await principalOf(request));
     const chatId = reconnectChatId(request.url);
     if (chatId === undefined) throw new ChatRequestError(404, 'not_found', 'a chat stream is read at <chat path>/<chat id>/stream');
     attached = await reattach(runner, chatId, principal, headerOf(request.headers[CHAT_STREAM_HEADER]), abort.signal, options);
@@ -212,10 +199,10 @@ export async function reconnectResponse(
 ): Promise<Response> {
   let attached: Reattached | undefined;
   try {
-    if (!principal) throw new ChatRequestError(401, 'unauthenticated', 'sign in first');
+    const by = signedIn(principal);
     const chatId = reconnectChatId(request.url);
     if (chatId === undefined) throw new ChatRequestError(404, 'not_found', 'a chat stream is read at <chat path>/<chat id>/stream');
-    attached = await reattach(runner, chatId, principal, request.headers.get(CHAT_STREAM_HEADER) ?? undefined, request.signal, options);
+    attached = await reattach(runner, chatId, by, request.headers.get(CHAT_STREAM_HEADER) ?? undefined, request.signal, options);
   } catch (error) {
     const refused = refusal(error);
     return new Response(errorBody(refused), { status: refused.status, headers: { 'content-type': 'application/json' } });

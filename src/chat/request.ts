@@ -34,6 +34,12 @@ export interface ToolPartIn {
   approval?: { id: string; approved?: boolean; reason?: string };
 }
 
+/** Checks a route's `principal` option (the host's auth, a function of the request) when `entry` is made. */
+export function checkPrincipalOption(options: { principal?: unknown } | undefined, entry: string): void {
+  if (typeof options?.principal !== 'function')
+    throw new InvalidArgumentError(`${entry} needs principal: (request) => Principal | undefined`);
+}
+
 const bad = (message: string): ChatRequestError => new ChatRequestError(400, 'bad_body', message);
 
 /** Checks the body `DefaultChatTransport` sends (`{ id, messages, trigger, ... }`) and picks out what is needed. */

@@ -37,9 +37,13 @@ export interface ChatStreamLogOptions {
   flushMs?: number;
 }
 
-const DEFAULT_FLUSH_MS = 50;
-
-export const DEFAULT_MAX_PARTS = 10_000;
+/** Each option's default, as {@link ChatStreamLogOptions} tells them: the writer's and the reconnect's. */
+export const STREAM_LOG_DEFAULTS: Readonly<Required<ChatStreamLogOptions>> = {
+  maxParts: 10_000,
+  pollMs: 250,
+  staleMs: 30_000,
+  flushMs: 50,
+};
 
 /**
  * Writes one response's parts to its run's stream log: the already redacted JSON texts the
@@ -88,8 +92,8 @@ export class StreamLogWriter {
         store,
         runId,
         from,
-        options.maxParts ?? DEFAULT_MAX_PARTS,
-        options.flushMs ?? DEFAULT_FLUSH_MS,
+        options.maxParts ?? STREAM_LOG_DEFAULTS.maxParts,
+        options.flushMs ?? STREAM_LOG_DEFAULTS.flushMs,
         clock,
         logger,
       );

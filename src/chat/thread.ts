@@ -5,12 +5,13 @@ import type { AgentRunner } from '../runner/agent-runner';
 import type { StoredSession } from '../sessions/store';
 import type { Principal } from '../suspension/audit';
 import type { SuspendedCall } from '../suspension/store';
-import { ChatRequestError, errorBody, refusal } from './errors';
+import { ChatRequestError, errorBody, refusal, signedIn } from './errors';
 import type { ChatHandlerOptions, ChatOptions, ChatResponseOptions } from './handler';
 import type { ChatApprovalData, ChatRequestData } from './parts';
 import { approvalDataOf } from './approval-data';
-import { jsonOrText, StreamRedactor } from './redact';
-import { defaultSessionOf } from './request';
+import { jsonOrText } from '../runner/redact-run';
+import { StreamRedactor } from './redact';
+import { checkPrincipalOption, defaultSessionOf } from './request';
 import { filePartOf, messageIdOf, requestParts } from './ui-stream';
 
 /** A tool part of a {@link ChatUIMessage}, as `useChat` keeps one (`part.type` is `tool-<name>`). */
@@ -176,8 +177,8 @@ function chatIdOf(url: string | undefined): string {
  */
 export async function chatThreadResponse(runner: AgentRunner, request: Request, options: ChatResponseOptions): Promise<Response> {
   try {
-    if (!options.principal) throw new ChatRequestError(401, 'unauthenticated', 'sign in first');
-    const messages = await chatThread(runner, chatIdOf(request.url), options.principal, options);
+    const principal = signedIn(options.principal);
+    const messages = await chatThread(runner, chatIdOf(request.url), principal, options);
     return new Response(JSON.stringify(messages), {
       status: 200,
       headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
@@ -196,14 +197,12 @@ export function chatThreadHandler(
   runner: AgentRunner,
   options: ChatHandlerOptions,
 ): (request: IncomingMessage, response: ServerResponse) => Promise<void> {
-  if (typeof options?.principal !== 'function')
-    throw new InvalidArgumentError('chatThreadHandler needs principal: (request) => Principal | undefined');
+  checkPrincipalOption(options, 'chatThreadHandler');
   return async (request, response) => {
     let status = 200;
     let body: string;
     try {
-      const principal = await options.principal(request);
-      if (!principal) throw new ChatRequestError(401, 'unauthenticated', 'sign in first');
+      const principal = signedIn(await options.principal(request));
       body = JSON.stringify(await chatThread(runner, chatIdOf(request.url), principal, options));
     } catch (error) {
       const refused = refusal(error);

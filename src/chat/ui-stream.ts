@@ -7,7 +7,8 @@ import type { ToolCall } from '../models/types';
 import type { RunEvent, RunResult } from '../runner/core/types';
 import type { Toolkit } from '../toolkit/toolkit';
 import type { ChatApprovalData, ChatProgressData, ChatSubAgentData, UIStreamPart } from './parts';
-import { jsonOrText, StreamRedactor, TextHold } from './redact';
+import { jsonOrText } from '../runner/redact-run';
+import { StreamRedactor, TextHold } from './redact';
 import { steerPart } from './steer';
 
 /** Options of {@link toUIMessageStream}. */

@@ -138,6 +138,22 @@ function safeName(name: string): string {
   return name.replace(/[^\x20-\x7e]/g, '?').slice(0, 64);
 }
 
+/**
+ * `raw` as an absolute http: or https: URL, checked where a caller hands one over; else an
+ * {@link InvalidArgumentError} saying `notUrl` (it does not parse) or `notHttp` (another scheme).
+ * The URL is not echoed (it may carry a key).
+ */
+export function httpUrlOf(raw: unknown, notUrl: string, notHttp: string): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw as string);
+  } catch {
+    throw new InvalidArgumentError(notUrl);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new InvalidArgumentError(notHttp);
+  return parsed;
+}
+
 /** Checks a request URL at construction: parseable and http(s). The URL is not echoed (it may carry a key in its query). */
 export function checkUrl(owner: string, url: string): void {
   let parsed: URL;

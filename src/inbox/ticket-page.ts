@@ -1,18 +1,8 @@
 import { MAX_COMMENT_LENGTH } from '../suspension/audit';
 import type { Ticket } from '../tickets/ticket';
+import type { CallBrief } from './brief';
 import { CSRF_FIELD } from './csrf';
 import { escapeHtml, htmlPage, type Page } from './page';
-
-/** What the confirmation page shows of a request: read from the call after redaction. */
-export interface TicketPageView {
-  tool: string;
-  prompt: string;
-  /** The redacted arguments as JSON, bounded. */
-  args: string;
-  requestedBy?: string;
-  quorum?: string;
-  deadline?: string;
-}
 
 /** No script at all: a plain form, posted to the page's own URL. */
 function policy(nonce: string): string {
@@ -33,7 +23,7 @@ ${body}
  * The confirmation page of a ticket's link: the request (redacted), and one button that POSTs
  * the answer the link names, with the page's CSRF token. Opening it answers nothing.
  */
-export function ticketPage(title: string, view: TicketPageView, ticket: Ticket, csrf: string): Page {
+export function ticketPage(title: string, view: CallBrief, ticket: Ticket, csrf: string): Page {
   const approve = ticket.action === 'approve';
   const rows: [string, string][] = [['Call', `${view.tool} ${view.args}`]];
   if (view.requestedBy !== undefined) rows.push(['Asked by', view.requestedBy]);

@@ -1,7 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { AlreadyResolvedError, AnswerRefusedError, InvalidArgumentError, UnknownSuspensionError } from '../errors';
 import type { Principal } from '../suspension/audit';
-import { approvalsOf, quorumOf } from '../suspension/quorum';
 import { redactCall } from '../suspension/redact';
 import type { SuspendedCall } from '../suspension/store';
 import { ticketKey, verifyTicket, type Ticket } from '../tickets/ticket';
@@ -10,7 +9,8 @@ import { InboxError, InboxTicketError, InboxUnauthorizedError } from './errors';
 import { cookie, readForm, sendHtml, type InboxRequest } from './http';
 import type { Page } from './page';
 import type { InboxService } from './service';
-import { ticketOutcomePage, ticketPage, type TicketPageView } from './ticket-page';
+import { briefOf, type CallBrief } from './brief';
+import { ticketOutcomePage, ticketPage } from './ticket-page';
 
 /**
  * The inbox's side of e-mail approvals (`InboxOptions.tickets`, docs/channels.md, "E-mail"):
@@ -30,7 +30,6 @@ export interface InboxTicketOptions {
 }
 
 /** The longest argument text the page shows. */
-const MAX_ARGS_SHOWN = 600;
 
 /** What the ticket door needs of the inbox. */
 export interface TicketDoorParts {
@@ -133,17 +132,6 @@ function statusOf(error: unknown): number | undefined {
 }
 
 /** The page's view of the call, redacted by the one path every door uses. */
-function viewOf(service: InboxService, raw: SuspendedCall): TicketPageView {
-  const call = redactCall(service.coordinator.toolkit, raw);
-  const args = JSON.stringify(call.args ?? {});
-  const view: TicketPageView = {
-    tool: call.tool,
-    prompt: call.request.prompt,
-    args: args.length > MAX_ARGS_SHOWN ? `${args.slice(0, MAX_ARGS_SHOWN)}…` : args,
-  };
-  if (call.requestedBy) view.requestedBy = call.requestedBy.name ?? call.requestedBy.id;
-  const quorum = quorumOf(call.request);
-  if (quorum) view.quorum = `${approvalsOf(call.signatures).length} of ${quorum.of}`;
-  if (call.request.expiresAt !== undefined) view.deadline = call.request.expiresAt;
-  return view;
+function viewOf(service: InboxService, raw: SuspendedCall): CallBrief {
+  return briefOf(redactCall(service.coordinator.toolkit, raw));
 }

@@ -1,6 +1,6 @@
 import { toolResultBlocks, type ResultBlock } from './anthropic-media';
-import { asCount, asRecord } from './shared';
-import type { ChatMessage, ProviderItem, Usage } from './types';
+import { asCount, asRecord, groupedTranscript, type GroupedWriter } from './shared';
+import type { ChatMessage, Usage } from './types';
 
 /** The provider name Anthropic items carry (`ProviderItem.provider`). */
 export const ANTHROPIC = 'anthropic';
@@ -27,46 +27,27 @@ type WireMessage = { role: 'user'; content: string | Block[] } | { role: 'assist
  * of the last message as a cache breakpoint, so the growing transcript is read from cache.
  */
 export function toWire(messages: readonly ChatMessage[], cache?: CacheControl): WireMessage[] {
-  const wire: WireMessage[] = [];
-  let results: Block[] | undefined;
-  for (const message of messages) {
-    if (message.role === 'tool') {
-      if (!results) {
-        results = [];
-        wire.push({ role: 'user', content: results });
-      }
-      const content = message.media ? toolResultBlocks(message.content, message.media) : message.content;
-      results.push(
-        message.isError
-          ? { type: 'tool_result', tool_use_id: message.callId, content, is_error: true }
-          : { type: 'tool_result', tool_use_id: message.callId, content },
-      );
-      continue;
-    }
-    results = undefined;
-    if (message.role === 'user') {
-      wire.push({ role: 'user', content: message.content });
-      continue;
-    }
-    const kept = anthropicItems(message.items);
-    if (kept.length > 0) {
-      wire.push({ role: 'assistant', content: kept.map((item) => item.data) });
-      continue;
-    }
-    const content: Block[] = [];
-    if (message.content !== '') content.push({ type: 'text', text: message.content });
-    for (const call of message.toolCalls ?? [])
-      content.push({ type: 'tool_use', id: call.id, name: call.name, input: inputOf(call.arguments) });
-    wire.push({ role: 'assistant', content });
-  }
+  const wire = groupedTranscript(messages, ANTHROPIC, WRITER, undefined);
   if (cache) markLast(wire, cache);
   return wire;
 }
 
-/** The items an Anthropic model made; another provider's items mean nothing to this API. */
-function anthropicItems(items: readonly ProviderItem[] | undefined): ProviderItem[] {
-  return items ? items.filter((item) => item.provider === ANTHROPIC) : [];
-}
+/** How the messages API takes each kind of message (see {@link groupedTranscript}). */
+const WRITER: GroupedWriter<WireMessage, Block, undefined> = {
+  results: (content) => ({ role: 'user', content }),
+  result(content, message) {
+    const shown = message.media ? toolResultBlocks(message.content, message.media) : message.content;
+    content.push(
+      message.isError
+        ? { type: 'tool_result', tool_use_id: message.callId, content: shown, is_error: true }
+        : { type: 'tool_result', tool_use_id: message.callId, content: shown },
+    );
+  },
+  user: (message) => ({ role: 'user', content: message.content }),
+  assistant: (content) => ({ role: 'assistant', content }),
+  text: (text) => ({ type: 'text', text }),
+  call: (call) => ({ type: 'tool_use', id: call.id, name: call.name, input: inputOf(call.arguments) }),
+};
 
 /** Puts `cache_control` on the last block of the last user message (a user turn or its tool results). */
 function markLast(wire: WireMessage[], cache: CacheControl): void {

@@ -4,8 +4,19 @@ import { InvalidArgumentError, ModelResponseError } from '../errors';
 import { toGeminiTools } from '../toolkit/adapters';
 import type { HttpModelOptions } from '../http/settings';
 import type { SseEvent } from '../http/sse';
-import type { ChatMessage, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ProviderItem, ToolCall, Usage } from './types';
-import { asCount, asRecord, asString, headWithCap, joinUrl, parseChunk, snippet, ToolsCache } from './shared';
+import type { ChatMessage, ModelRequest, ModelResponse, ModelStreamEvent, ModelTool, ToolCall, Usage } from './types';
+import {
+  asCount,
+  asRecord,
+  asString,
+  groupedTranscript,
+  headWithCap,
+  joinUrl,
+  parseChunk,
+  snippet,
+  ToolsCache,
+  type GroupedWriter,
+} from './shared';
 import { HttpChatModel, wire, type Wiring } from './core';
 
 /** The most parts one streamed response may carry. */
@@ -226,41 +237,27 @@ function usageOf(usage: Record<string, unknown> | undefined): Usage {
  * call order; a made-up call id is left out, since the API never saw it.
  */
 function toContents(provider: string, messages: readonly ChatMessage[], placement: MediaPlacement): Content[] {
-  const contents: Content[] = [];
-  let results: Part[] | undefined;
-  for (const message of messages) {
-    if (message.role === 'tool') {
-      if (!results) {
-        results = [];
-        contents.push({ role: 'user', parts: results });
-      }
-      const { beside, ...shown } = functionResponseOf(message, placement);
-      const functionResponse: Record<string, unknown> = { name: message.name, ...shown };
-      if (!message.callId.startsWith(MADE_UP_ID)) functionResponse.id = message.callId;
-      results.push({ functionResponse }, ...beside);
-      continue;
-    }
-    results = undefined;
-    if (message.role === 'user') {
-      contents.push({ role: 'user', parts: [{ text: message.content }] });
-      continue;
-    }
-    const kept = (message.items ?? []).filter((item: ProviderItem) => item.provider === provider).map((item) => item.data);
-    if (kept.length > 0) {
-      contents.push({ role: 'model', parts: kept });
-      continue;
-    }
-    const parts: Part[] = [];
-    if (message.content !== '') parts.push({ text: message.content });
-    for (const call of message.toolCalls ?? []) {
-      const functionCall: Record<string, unknown> = { name: call.name, args: argsOf(call.arguments) };
-      if (!call.id.startsWith(MADE_UP_ID)) functionCall.id = call.id;
-      parts.push({ functionCall });
-    }
-    contents.push({ role: 'model', parts });
-  }
-  return contents;
+  return groupedTranscript(messages, provider, WRITER, placement);
 }
+
+/** How Gemini takes each kind of content (see {@link groupedTranscript}). */
+const WRITER: GroupedWriter<Content, Part, MediaPlacement> = {
+  results: (parts) => ({ role: 'user', parts }),
+  result(parts, message, placement) {
+    const { beside, ...shown } = functionResponseOf(message, placement);
+    const functionResponse: Record<string, unknown> = { name: message.name, ...shown };
+    if (!message.callId.startsWith(MADE_UP_ID)) functionResponse.id = message.callId;
+    parts.push({ functionResponse }, ...beside);
+  },
+  user: (message) => ({ role: 'user', parts: [{ text: message.content }] }),
+  assistant: (parts) => ({ role: 'model', parts }),
+  text: (text) => ({ text }),
+  call(call) {
+    const functionCall: Record<string, unknown> = { name: call.name, args: argsOf(call.arguments) };
+    if (!call.id.startsWith(MADE_UP_ID)) functionCall.id = call.id;
+    return { functionCall };
+  },
+};
 
 /** Gemini wants `args` as an object; arguments that were not one are sent as `{}` (their error result explains). */
 function argsOf(text: string): Record<string, unknown> {

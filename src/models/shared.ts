@@ -9,7 +9,7 @@ import { checkHeader, checkUrl, type HttpSettings } from '../http/settings';
 import type { Reply, Transport } from '../http/transport';
 import { Watchdog } from '../http/watchdog';
 import { readSse, type SseEvent } from '../http/sse';
-import type { ModelResponse, ModelStreamEvent, ModelTool } from './types';
+import type { ChatMessage, ModelResponse, ModelStreamEvent, ModelTool, ToolCall, ToolMessage, UserMessage } from './types';
 
 /**
  * The constant body prefix (`head`, without its closing brace), or, when a request caps its
@@ -224,4 +224,59 @@ export function joinUrl(base: string, path: string): string {
 export function streamFailure(provider: string, attempt: Attempt, error: unknown): unknown {
   if (error instanceof ModelError && error.provider === provider) return error;
   return attempt.failure(error);
+}
+
+/**
+ * How one provider writes the messages of a transcript whose tool results go back together
+ * (Anthropic's messages, Gemini's contents): `W` a message, `P` one of its parts, `C` what
+ * writing a result needs besides the message (module-level writers, so a request makes no closure).
+ */
+export interface GroupedWriter<W, P, C> {
+  /** The user message a run of tool results goes in; `parts` is filled after it is made. */
+  results(parts: P[]): W;
+  /** Appends one tool result's parts. */
+  result(parts: P[], message: ToolMessage, context: C): void;
+  user(message: UserMessage): W;
+  /** An assistant turn: its kept provider items verbatim, or the parts rebuilt from its text and calls. */
+  assistant(parts: P[]): W;
+  text(text: string): P;
+  call(call: ToolCall): P;
+}
+
+/**
+ * The transcript as `writer` writes it: every run of tool results ONE user message, in call
+ * order; an assistant turn that kept items of `provider` (signed thinking, thought signatures)
+ * sent as those, verbatim and in their order; any other rebuilt from its text and tool calls.
+ */
+export function groupedTranscript<W, P, C>(
+  messages: readonly ChatMessage[],
+  provider: string,
+  writer: GroupedWriter<W, P, C>,
+  context: C,
+): W[] {
+  const out: W[] = [];
+  let results: P[] | undefined;
+  for (const message of messages) {
+    if (message.role === 'tool') {
+      if (!results) {
+        results = [];
+        out.push(writer.results(results));
+      }
+      writer.result(results, message, context);
+      continue;
+    }
+    results = undefined;
+    if (message.role === 'user') {
+      out.push(writer.user(message));
+      continue;
+    }
+    const parts: P[] = [];
+    for (const item of message.items ?? []) if (item.provider === provider) parts.push(item.data as P);
+    if (parts.length === 0) {
+      if (message.content !== '') parts.push(writer.text(message.content));
+      for (const call of message.toolCalls ?? []) parts.push(writer.call(call));
+    }
+    out.push(writer.assistant(parts));
+  }
+  return out;
 }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError, RunCancelledError } from '../errors';
-import type { ClassType } from '../decorators/types';
 import type { Answer } from '../results/wire';
 import { checkedAudit } from '../suspension/audit';
 import { ResumeCoordinator } from '../suspension/coordinator';
@@ -26,6 +25,7 @@ import {
   type OrphanRecovery,
   type ResumeOptions,
   type RunOptions,
+  type WithOutput,
 } from './core/options';
 import { armed } from './core/cancel-stop';
 import { MemoryRunStore, runStoreOf } from './durability/memory';
@@ -139,10 +139,7 @@ export class AgentRunner {
    * Rejects for model failures (`ModelHttpError`, `ModelTimeoutError`...), a store that
    * cannot record, or the signal's reason when cancelled; never for a tool's own failure.
    */
-  async run<T extends object>(
-    input: string | readonly ChatMessage[],
-    options: RunOptions & { output: ClassType<T> },
-  ): Promise<RunResult<T>>;
+  async run<T extends object>(input: string | readonly ChatMessage[], options: WithOutput<RunOptions, T>): Promise<RunResult<T>>;
   async run(input: string | readonly ChatMessage[], options?: RunOptions): Promise<RunResult>;
   async run(input: string | readonly ChatMessage[], options: RunOptions = {}): Promise<RunResult> {
     if (options.session !== undefined) return this.inSession(input, options, undefined);
@@ -181,10 +178,7 @@ export class AgentRunner {
    * @throws {@link SuspensionMismatchError} a stored suspension is not the call in the run's transcript.
    * @throws {@link RunNotFoundError} the suspension's run has no checkpoint.
    */
-  async resume<T extends object>(
-    answers: Answer | readonly Answer[],
-    options: ResumeOptions & { output: ClassType<T> },
-  ): Promise<RunResult<T>>;
+  async resume<T extends object>(answers: Answer | readonly Answer[], options: WithOutput<ResumeOptions, T>): Promise<RunResult<T>>;
   async resume(answers: Answer | readonly Answer[], options?: ResumeOptions): Promise<RunResult>;
   async resume(answers: Answer | readonly Answer[], options: ResumeOptions = {}): Promise<RunResult> {
     return this.settled(continueRun(this.parts, answers, options, undefined));
@@ -208,7 +202,7 @@ export class AgentRunner {
    * @throws {@link RunNotFoundError} no checkpoint for `runId`.
    * @throws {@link InvalidResumeError} some of its questions are still open.
    */
-  async continue<T extends object>(runId: string, options: ResumeOptions & { output: ClassType<T> }): Promise<RunResult<T>>;
+  async continue<T extends object>(runId: string, options: WithOutput<ResumeOptions, T>): Promise<RunResult<T>>;
   async continue(runId: string, options?: ResumeOptions): Promise<RunResult>;
   async continue(runId: string, options: ResumeOptions = {}): Promise<RunResult> {
     checkRunId(runId, 'continue');
@@ -234,7 +228,7 @@ export class AgentRunner {
    * @throws {@link InvalidResumeError} the run is waiting for answers, or already over.
    * @throws {@link RunConflictError} another process is driving it (or took it first).
    */
-  async recover<T extends object>(runId: string, options: ResumeOptions & { force?: boolean; output: ClassType<T> }): Promise<RunResult<T>>;
+  async recover<T extends object>(runId: string, options: WithOutput<ResumeOptions & { force?: boolean }, T>): Promise<RunResult<T>>;
   async recover(runId: string, options?: ResumeOptions & { force?: boolean }): Promise<RunResult>;
   async recover(runId: string, options: ResumeOptions & { force?: boolean } = {}): Promise<RunResult> {
     checkRunId(runId, 'recover');

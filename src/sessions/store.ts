@@ -1,3 +1,4 @@
+import { hasMethods } from './checks';
 import type { ChatMessage } from '../models/types';
 
 /**
@@ -78,16 +79,15 @@ export interface SessionStore {
   sessionOfRun(runId: string): Promise<string | undefined>;
 }
 
+const SESSION_STORE_METHODS: ReadonlyArray<keyof SessionStore> = [
+  'loadSession',
+  'saveSession',
+  'listSessions',
+  'deleteSession',
+  'sessionOfRun',
+];
+
 /** True when `value` has the methods of a {@link SessionStore}. */
 export function isSessionStore(value: unknown): value is SessionStore {
-  const store = value as Partial<SessionStore> | undefined;
-  return (
-    typeof store === 'object' &&
-    store !== null &&
-    typeof store.loadSession === 'function' &&
-    typeof store.saveSession === 'function' &&
-    typeof store.listSessions === 'function' &&
-    typeof store.deleteSession === 'function' &&
-    typeof store.sessionOfRun === 'function'
-  );
+  return hasMethods<SessionStore>(value, SESSION_STORE_METHODS);
 }

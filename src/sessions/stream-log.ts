@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../errors';
+import { hasMethods } from './checks';
 import { checkSessionId } from './validate';
 
 /**
@@ -45,16 +46,11 @@ export interface StreamLogStore {
   readStream(runId: string, from: number, limit: number): Promise<StreamSlice | undefined>;
 }
 
+const STREAM_LOG_METHODS: ReadonlyArray<keyof StreamLogStore> = ['openStream', 'appendStream', 'readStream'];
+
 /** True when `value` keeps stream logs (the three built-in stores do). */
 export function isStreamLogStore(value: unknown): value is StreamLogStore {
-  const store = value as Partial<StreamLogStore> | undefined;
-  return (
-    typeof store === 'object' &&
-    store !== null &&
-    typeof store.openStream === 'function' &&
-    typeof store.appendStream === 'function' &&
-    typeof store.readStream === 'function'
-  );
+  return hasMethods<StreamLogStore>(value, STREAM_LOG_METHODS);
 }
 
 /** Run ids: as session ids, printable and bounded (they name rows). */

@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from '../errors';
-import type { SessionFilter, SessionSpending, StoredSession } from './store';
+import { fits, isObject, type MemberChecks } from './checks';
+import type { ActiveRun, SessionFilter, SessionSpending, StoredSession } from './store';
 
 /** Session ids: printable, at most 200 characters (they name rows and appear in URLs). */
 const SESSION_ID = /^[\x21-\x7e]{1,200}$/;
@@ -9,6 +10,13 @@ export function checkSessionId(id: unknown, operation: string): asserts id is st
     throw new InvalidArgumentError(`${operation}: a session id is 1 to 200 printable ASCII characters without spaces`);
 }
 
+/** What a session's active run must be. */
+const ACTIVE: MemberChecks<ActiveRun> = {
+  runId: (id) => typeof id === 'string',
+  phase: (phase) => phase === 'running' || phase === 'halted',
+  until: (until) => until === undefined || Number.isFinite(until),
+};
+
 export function checkSession(session: unknown): asserts session is StoredSession {
   const s = session as Partial<StoredSession>;
   if (typeof session !== 'object' || session === null) throw new InvalidArgumentError('saveSession: the session must be an object');
@@ -16,15 +24,7 @@ export function checkSession(session: unknown): asserts session is StoredSession
   if (!Array.isArray(s.messages)) throw new InvalidArgumentError('saveSession: messages must be an array');
   if (typeof s.createdAt !== 'string' || typeof s.updatedAt !== 'string')
     throw new InvalidArgumentError('saveSession: createdAt and updatedAt must be RFC 3339 strings');
-  const active = s.active;
-  if (
-    active !== undefined &&
-    (typeof active !== 'object' ||
-      active === null ||
-      typeof active.runId !== 'string' ||
-      (active.phase !== 'running' && active.phase !== 'halted') ||
-      (active.until !== undefined && !Number.isFinite(active.until)))
-  )
+  if (s.active !== undefined && !fits(s.active, ACTIVE))
     throw new InvalidArgumentError('saveSession: active must be { runId, phase: "running" | "halted", until? }');
   if (s.spent !== undefined && !isSpending(s.spent))
     throw new InvalidArgumentError(
@@ -32,13 +32,11 @@ export function checkSession(session: unknown): asserts session is StoredSession
     );
 }
 
+const SPENDING_KEYS: ReadonlyArray<keyof SessionSpending> = ['inputTokens', 'outputTokens', 'costUsd', 'toolCalls', 'wallMs'];
+
 /** True for a session's spending: every count a finite number, none negative. */
 export function isSpending(value: unknown): value is SessionSpending {
-  if (typeof value !== 'object' || value === null) return false;
-  const spent = value as Record<string, unknown>;
-  return (['inputTokens', 'outputTokens', 'costUsd', 'toolCalls', 'wallMs'] as const).every(
-    (key) => typeof spent[key] === 'number' && Number.isFinite(spent[key]) && spent[key] >= 0,
-  );
+  return isObject(value) && SPENDING_KEYS.every((key) => typeof value[key] === 'number' && Number.isFinite(value[key]) && value[key] >= 0);
 }
 
 export function checkSessionFilter(filter: unknown): asserts filter is SessionFilter {

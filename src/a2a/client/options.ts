@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from '../../errors';
 import { systemClock, type Clock } from '../../timing/clock';
+import { httpUrlOf } from '../../http/settings';
 import type { A2APushReceiver } from './push';
 
 /** Where `${VAR}` in {@link A2AAgentToolOptions.headers} is looked up. */
@@ -72,16 +73,7 @@ export function agentSettings(options: A2AAgentToolOptions): A2AAgentSettings {
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('a2aAgentTool needs options with a url or a card');
   if ((options.url === undefined) === (options.card === undefined))
     throw new InvalidArgumentError('a2aAgentTool needs exactly one of url (where the agent card is) and card (the card itself)');
-  if (options.url !== undefined) {
-    let parsed: URL;
-    try {
-      parsed = new URL(options.url);
-    } catch {
-      throw new InvalidArgumentError('a2aAgentTool: url is not a URL');
-    }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-      throw new InvalidArgumentError('a2aAgentTool: url must be http or https');
-  }
+  if (options.url !== undefined) httpUrlOf(options.url, 'a2aAgentTool: url is not a URL', 'a2aAgentTool: url must be http or https');
   if (options.card !== undefined && (typeof options.card !== 'object' || options.card === null || Array.isArray(options.card)))
     throw new InvalidArgumentError('a2aAgentTool: card must be the agent card as a JSON object');
   for (const origin of options.headerOrigins ?? []) {

@@ -1,7 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { InvalidArgumentError } from '../../errors';
 import { systemClock, type Clock } from '../../timing/clock';
+import { httpUrlOf } from '../../http/settings';
 
 /** Options of {@link a2aPushReceiver}. */
 export interface A2APushReceiverOptions {
@@ -37,14 +37,11 @@ export interface A2APushWatch {
 
 /** Makes a receiver of push notifications for `a2aAgentTool` (docs/a2a.md, "Push instead of polling"). */
 export function a2aPushReceiver(options: A2APushReceiverOptions): A2APushReceiver {
-  let parsed: URL;
-  try {
-    parsed = new URL(options?.url);
-  } catch {
-    throw new InvalidArgumentError('a2aPushReceiver needs url: the public http(s) URL its handler is served at');
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-    throw new InvalidArgumentError('a2aPushReceiver: url must be http or https');
+  const parsed = httpUrlOf(
+    options?.url,
+    'a2aPushReceiver needs url: the public http(s) URL its handler is served at',
+    'a2aPushReceiver: url must be http or https',
+  );
   const limit = options.maxBodyBytes ?? 64 * 1024;
   const clock = options.clock ?? systemClock;
   /** Each waiting call's wake, by its token; a notification before a wait is kept as `told`. */

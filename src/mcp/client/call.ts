@@ -53,6 +53,15 @@ const LOG_LEVELS = new Set<ToolLogLevel>(['debug', 'info', 'notice', 'warning', 
 /** A server's log lines passed to one call's `ctx.log`; one more says the rest were dropped. */
 const MAX_LOG_LINES_PER_CALL = 1000;
 
+/** One call of a remote tool, as it goes down to the request: `retry`, the replay's answers to the server's input round. */
+interface OutgoingCall {
+  readonly connection: Connection;
+  readonly tool: McpTool;
+  readonly args: Record<string, unknown>;
+  readonly ctx: ToolContext | undefined;
+  readonly retry: Retry | undefined;
+}
+
 /**
  * Calls of a server's tools, and what the server asks while they run: its progress and log
  * lines reach the caller's context, its elicitations become `pending` requests answered by
@@ -91,7 +100,7 @@ export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
       if ('result' in next) return next.result;
       retry = next.retry;
     }
-    const result = await this.callRedacted(connection, tool, args, ctx, retry);
+    const result = await this.callRedacted({ connection, tool, args, ctx, retry });
     return connection.redactor.deep(result);
   }
 
@@ -158,25 +167,20 @@ export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
     }
   }
 
-  private async callRedacted(
-    connection: Connection,
-    tool: McpTool,
-    args: Record<string, unknown>,
-    ctx: ToolContext | undefined,
-    retry: Retry | undefined,
-  ): Promise<ToolResult> {
+  private async callRedacted(call: OutgoingCall): Promise<ToolResult> {
+    const { connection, tool, ctx } = call;
     const server = connection.name;
     const callCtx: ToolContext = ctx ?? {};
     connection.active.add(callCtx);
     try {
       try {
-        return await this.callOnce(connection, tool, args, ctx, retry);
+        return await this.callOnce(call);
       } catch (error) {
         if (connection.spec.transport === 'stdio') throw error;
         if (isDroppedSession(error)) {
           // The server forgot the session (it restarted) and said so: nothing ran, so open a new one and ask again once.
           await this.connections.reconnect(connection);
-          return await this.callOnce(connection, tool, args, ctx, retry);
+          return await this.callOnce(call);
         }
         if (!isConnectionLost(error)) throw error;
         await this.connections.reconnect(connection);
@@ -185,7 +189,7 @@ export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
         if (tool.annotations?.readOnlyHint === true || tool.annotations?.idempotentHint === true) {
           for (let attempt = 1; ; attempt++) {
             try {
-              return await this.callOnce(connection, tool, args, ctx, retry);
+              return await this.callOnce(call);
             } catch (again) {
               if (attempt >= RECONNECT_ATTEMPTS || !isConnectionLost(again)) throw again;
             }
@@ -207,22 +211,17 @@ export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
     }
   }
 
-  private async callOnce(
-    connection: Connection,
-    tool: McpTool,
-    args: Record<string, unknown>,
-    ctx: ToolContext | undefined,
-    retry: Retry | undefined,
-  ): Promise<ToolResult> {
+  private async callOnce(call: OutgoingCall): Promise<ToolResult> {
+    const { connection, tool } = call;
     const tracing = this.telemetry.active();
-    if (!tracing) return this.request(connection, tool, args, ctx, undefined, retry);
+    if (!tracing) return this.request(call, undefined);
     const sessionId = (connection.client.transport as { sessionId?: string } | undefined)?.sessionId;
     const site: McpCallSite = { transport: connection.spec.transport === 'stdio' ? 'pipe' : 'tcp' };
     if (sessionId !== undefined) site.sessionId = sessionId;
     const { span, meta } = startMcpClientCall(tracing, tool.name, site);
     let result: ToolResult;
     try {
-      result = await tracing.within(tracing.contextOf(span), () => this.request(connection, tool, args, ctx, meta, retry));
+      result = await tracing.within(tracing.contextOf(span), () => this.request(call, meta));
     } catch (error) {
       endMcpCall(tracing, span, { thrown: errorTypeOf(error) });
       throw error;
@@ -237,14 +236,8 @@ export class RemoteCalls implements Omit<ServerRequests, 'toolsChanged'> {
    * or, without `waitFor`, by suspending the call (the replay sends the retry). A retry is a
    * new request with the same arguments, the responses and the state echoed as it came.
    */
-  private async request(
-    connection: Connection,
-    definition: McpTool,
-    args: Record<string, unknown>,
-    ctx: ToolContext | undefined,
-    meta: Record<string, string> | undefined,
-    retry: Retry | undefined,
-  ): Promise<ToolResult> {
+  private async request(call: OutgoingCall, meta: Record<string, string> | undefined): Promise<ToolResult> {
+    const { connection, tool: definition, args, ctx, retry } = call;
     const tool = definition.name;
     const progress = ctx?.progress;
     const modern = connection.client.getProtocolEra() === 'modern';

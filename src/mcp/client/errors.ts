@@ -41,21 +41,33 @@ export class McpLoginStateError extends McpLoginError {
 }
 
 /**
+ * A refusal of the OAuth client's own, about one MCP server (`server`, which its message
+ * starts with): the server is not connected, and a connect report keeps the refusal's class
+ * and message ({@link isOAuthRefusal}).
+ */
+export abstract class McpOAuthRefusalError extends ToolnexusError {
+  constructor(
+    readonly server: string,
+    detail: string,
+  ) {
+    super(`server ${server}: ${detail}`);
+  }
+}
+
+/**
  * An authorization server or identity provider sent a body larger than the client reads
  * (`oauth.maxResponseBytes`): discovery metadata, a registration, a token response. Reading
  * stopped there; the server is not connected. `url` is the address without its query.
  */
-export class McpOAuthResponseTooLargeError extends ToolnexusError {
+export class McpOAuthResponseTooLargeError extends McpOAuthRefusalError {
   override readonly code = 'TOOLNEXUS_MCP_OAUTH_RESPONSE_TOO_LARGE';
 
   constructor(
-    readonly server: string,
+    server: string,
     readonly url: string,
     readonly limitBytes: number,
   ) {
-    super(
-      `server ${server}: ${url} sent an OAuth response larger than ${limitBytes} bytes (the oauth.maxResponseBytes limit); reading stopped`,
-    );
+    super(server, `${url} sent an OAuth response larger than ${limitBytes} bytes (the oauth.maxResponseBytes limit); reading stopped`);
   }
 }
 
@@ -65,15 +77,15 @@ export class McpOAuthResponseTooLargeError extends ToolnexusError {
  * redirect points) on an origin that is neither the MCP server's nor in `oauth.allowedOrigins`.
  * Nothing was sent there; the server is not connected. `origin` is the refused origin.
  */
-export class McpOAuthOriginError extends ToolnexusError {
+export class McpOAuthOriginError extends McpOAuthRefusalError {
   override readonly code = 'TOOLNEXUS_MCP_OAUTH_ORIGIN';
 
   constructor(
-    readonly server: string,
+    server: string,
     readonly origin: string,
     how: string,
   ) {
-    super(`server ${server}: OAuth refused ${how} ${origin}, not the server's origin (allow it with oauth.allowedOrigins)`);
+    super(server, `OAuth refused ${how} ${origin}, not the server's origin (allow it with oauth.allowedOrigins)`);
   }
 }
 
@@ -82,17 +94,18 @@ export class McpOAuthOriginError extends ToolnexusError {
  * from (RFC 8414, section 3.3): a server passing off another's metadata. It is not used; the
  * server is not connected. No option allows it.
  */
-export class McpOAuthIssuerError extends ToolnexusError {
+export class McpOAuthIssuerError extends McpOAuthRefusalError {
   override readonly code = 'TOOLNEXUS_MCP_OAUTH_ISSUER';
 
   constructor(
-    readonly server: string,
+    server: string,
     /** The metadata's address, without its query. */
     readonly url: string,
     readonly issuer: string,
   ) {
     super(
-      `server ${server}: the authorization-server metadata at ${url} names issuer ${issuer.slice(0, 200)}, not where it was fetched from; it is not used`,
+      server,
+      `the authorization-server metadata at ${url} names issuer ${issuer.slice(0, 200)}, not where it was fetched from; it is not used`,
     );
   }
 }
@@ -102,5 +115,5 @@ export type McpOAuthRefusal = McpOAuthResponseTooLargeError | McpOAuthOriginErro
 
 /** True for the OAuth client's own refusals, which keep their class and message in a connect report. */
 export function isOAuthRefusal(error: unknown): error is McpOAuthRefusal {
-  return error instanceof McpOAuthResponseTooLargeError || error instanceof McpOAuthOriginError || error instanceof McpOAuthIssuerError;
+  return error instanceof McpOAuthRefusalError;
 }

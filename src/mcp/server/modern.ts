@@ -23,10 +23,10 @@ import { TaskRuns } from './task-runs';
 import { MISSING_CAPABILITY } from './task-records';
 import { DEFAULT_KEY_LEASE_MS } from '../../suspension/keyed';
 import { progressFor, toolListing } from './listing';
-import { SKILLS_EXTENSION, SkillShelf } from './skills';
-import { cardContents, cardResourceListing, isCardTool, serveCardTool, APPROVAL_CARD_URI } from './approval-card';
+import { SkillShelf } from './skills';
+import { isCardTool, serveCardTool } from './approval-card';
 import type { McpCallInfo, McpServerOptions, McpToolContext } from './types';
-import { PARAMS } from './server';
+import { PARAMS, serveResources, serveSkillMethods, serverSetup, type Refusing, type Served } from './era-handlers';
 import { endMcpCall, startMcpServerCall } from '../../telemetry/mcp';
 import { errorTypeOf, Telemetry } from '../../telemetry/telemetry';
 
@@ -153,24 +153,9 @@ export function modernServer(
   principal: Principal | undefined,
 ): Server {
   const { mrtr, shelf, runs } = serving;
-  const catalog = options.catalog;
-  const card = options.approvalCard === true;
-  const server = new Server(
-    { name: options.name ?? 'toolnexus', version: options.version ?? '0.0.0' },
-    {
-      capabilities: {
-        tools: { listChanged: true },
-        // Deprecated at 2026-07-28 but still carried: a request that names a level in its `_meta`
-        // gets its own log lines, and the SDK sends none unless this capability is declared.
-        logging: {},
-        extensions: { [TASKS_EXTENSION]: {}, ...(shelf ? { [SKILLS_EXTENSION]: {} } : {}) },
-        ...(catalog ? { resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {} } : {}),
-        ...(shelf && !catalog ? { resources: {} } : {}),
-        ...(card && !catalog && !shelf ? { resources: {} } : {}),
-      },
-      ...(options.instructions ? { instructions: options.instructions } : {}),
-    },
-  );
+  const served: Served = { catalog: options.catalog, shelf, card: options.approvalCard === true };
+  const { catalog, card } = served;
+  const server = new Server(...serverSetup(options, served, { [TASKS_EXTENSION]: {} }));
   server.setRequestHandler('tools/list', () => ({ tools: toolListing(coordinator, card) }));
   const telemetry = new Telemetry(options.telemetry, 'serveMcp');
   server.setRequestHandler('tools/call', async (request, ctx) => {
@@ -241,10 +226,12 @@ export function modernServer(
     }
   };
   serveTasks(server, coordinator, mrtr, principal, runs);
-  if (catalog) serveModernCatalog(server, catalog, shelf, card);
+  // An unknown resource is -32602 at 2026-07-28 (the -32002 of 2025-11-25 was retired), naming its URI.
+  const refusing: Refusing = (work, read) => asProtocolError(read ? { uri: read.uri } : undefined, work);
+  if (catalog || shelf || card) serveResources(server, served, refusing, (ctx) => ({ signal: ctx.mcpReq.signal, mcp: {} }));
   if (catalog) servePrompts(server, catalog, mrtr, principal ?? elicitationPrincipal({}));
-  if (shelf) serveModernSkills(server, shelf);
-  if (!catalog && (shelf || card)) serveModernOwnResources(server, shelf, card);
+  // The cache fields the revision requires: a skill may change when the server loads its skills again.
+  if (shelf) serveSkillMethods(server, shelf, refusing, { ttlMs: 0, cacheScope: 'private' });
   return server;
 }
 
@@ -342,34 +329,6 @@ function toolContext(ctx: ServerContext, name: string, principal: Principal | un
   return tool;
 }
 
-/** The catalog at 2026-07-28: an unknown resource is `-32602` there (the `-32002` of 2025-11-25 was retired). */
-function serveModernCatalog(server: Server, catalog: McpCatalog, shelf: SkillShelf | undefined, card: boolean): void {
-  server.setRequestHandler('resources/list', async () => ({
-    resources: [...(shelf ? await shelf.resources() : []), ...catalog.resources(), ...(card ? [cardResourceListing()] : [])],
-  }));
-  server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: catalog.templates() }));
-  server.setRequestHandler('prompts/list', () => ({ prompts: catalog.prompts() }));
-  server.setRequestHandler('resources/read', (request, ctx) =>
-    asProtocolError({ uri: request.params.uri }, async () => ({
-      contents:
-        card && request.params.uri === APPROVAL_CARD_URI
-          ? cardContents()
-          : ((shelf?.owns(request.params.uri)
-              ? await shelf.read(request.params.uri)
-              : await catalog.read(request.params.uri, { signal: ctx.mcpReq.signal, mcp: {} })) as never),
-    })),
-  );
-  server.setRequestHandler('completion/complete', (request) =>
-    asProtocolError(undefined, async () => {
-      const ref = request.params.ref;
-      const target =
-        ref.type === 'ref/prompt' ? { type: 'prompt' as const, name: ref.name } : { type: 'template' as const, uriTemplate: ref.uri };
-      const context = request.params.context?.arguments ? { arguments: request.params.context.arguments } : {};
-      return { completion: { ...(await catalog.complete(target, request.params.argument, context)) } };
-    }),
-  );
-}
-
 /**
  * `prompts/get` at 2026-07-28: a prompt may ask an input round first (docs/mcp.md, "Input
  * rounds"), answered as a tool's is: `input_required` with its state sealed for this principal
@@ -389,40 +348,6 @@ function servePrompts(server: Server, catalog: McpCatalog, mrtr: MrtrSettings, b
       };
       const answer = await catalog.promptOrRound(name, args, { signal: ctx.mcpReq.signal, mcp });
       return ('inputRound' in answer ? inputRequired(answer.inputRound, by, digest, mrtr) : answer) as never;
-    }),
-  );
-}
-
-/**
- * The Skills extension at 2026-07-28 (docs/mcp.md, "Skills over MCP"): `skills/list` and
- * `skills/get` with the cache fields the revision requires (`ttlMs` 0, `private`: a skill may
- * change when the server loads its skills again), and the skills' files through
- * `resources/list` / `resources/read` when no catalog serves resources.
- */
-function serveModernSkills(server: Server, shelf: SkillShelf): void {
-  const fresh = { ttlMs: 0, cacheScope: 'private' as const };
-  server.setRequestHandler('skills/list', { params: PARAMS }, (params) =>
-    asProtocolError(undefined, async () => {
-      const cursor = params.cursor;
-      if (cursor !== undefined && typeof cursor !== 'string') throw new McpCatalogError('skills/list: cursor must be a string', 'invalid');
-      return { ...(await shelf.list(cursor)), ...fresh } as never;
-    }),
-  );
-  server.setRequestHandler('skills/get', { params: PARAMS }, (params) =>
-    asProtocolError(undefined, async () => ({ skill: await shelf.get(params.uri), ...fresh }) as never),
-  );
-}
-
-/** Resources without a catalog: the skills' files and the approval card, each read by its own URI. */
-function serveModernOwnResources(server: Server, shelf: SkillShelf | undefined, card: boolean): void {
-  server.setRequestHandler('resources/list', async () => ({
-    resources: [...(shelf ? await shelf.resources() : []), ...(card ? [cardResourceListing()] : [])],
-  }));
-  server.setRequestHandler('resources/read', (request) =>
-    asProtocolError({ uri: request.params.uri }, async () => {
-      if (card && request.params.uri === APPROVAL_CARD_URI) return { contents: cardContents() as never };
-      if (!shelf) throw new McpCatalogError(`no resource ${request.params.uri}`, 'not-found');
-      return { contents: (await shelf.read(request.params.uri)) as never };
     }),
   );
 }

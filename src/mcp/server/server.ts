@@ -6,7 +6,6 @@ import {
   type JSONRPCMessage,
   type RequestId,
   type ServerContext,
-  type StandardSchemaV1,
   type Transport,
 } from '@modelcontextprotocol/server';
 import { InvalidArgumentError } from '../../errors';
@@ -26,9 +25,10 @@ import type { McpCatalog } from './catalog/catalog';
 import { McpCatalogError } from './errors';
 import { outOfBandResult, toMcpResult, type McpCallResult } from './results';
 import { samplerFor } from './sampling';
-import { SKILLS_EXTENSION, SkillShelf } from './skills';
+import { SkillShelf } from './skills';
+import { serveResources, serveSkillMethods, serverSetup, type Refusing, type Served } from './era-handlers';
 import { progressFor, toolListing } from './listing';
-import { cardContents, cardResourceListing, isCardTool, rendersApps, serveCardTool, APPROVAL_CARD_URI } from './approval-card';
+import { isCardTool, rendersApps, serveCardTool } from './approval-card';
 import type { McpCallInfo, McpServerOptions, McpToolContext, McpToolHost } from './types';
 import { endMcpCall, startMcpServerCall, type McpCallSite } from '../../telemetry/mcp';
 import { errorTypeOf, Telemetry } from '../../telemetry/telemetry';
@@ -77,24 +77,14 @@ export function coordinatorOf(host: McpToolHost): ResumeCoordinator {
 export function createMcpServer(coordinator: ResumeCoordinator, options: McpServerOptions = {}, principal?: Principal): Server {
   const catalog = options.catalog;
   const shelf = options.skills ? new SkillShelf(options.skills) : undefined;
-  const card = options.approvalCard === true;
-  const server = new SessionServer(
-    { name: options.name ?? 'toolnexus', version: options.version ?? '0.0.0' },
-    {
-      capabilities: {
-        tools: { listChanged: true },
-        logging: {},
-        ...(catalog ? { resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {} } : {}),
-        // The extension is served through resources/read, so it comes with the resources capability.
-        ...(shelf ? { extensions: { [SKILLS_EXTENSION]: {} }, ...(catalog ? {} : { resources: {} }) } : {}),
-        ...(card && !catalog && !shelf ? { resources: {} } : {}),
-      },
-      ...(options.instructions ? { instructions: options.instructions } : {}),
-    },
-  );
-  if (catalog) serveCatalog(server, catalog, shelf, card);
-  if (shelf) serveSkills(server, shelf);
-  if (!catalog && (shelf || card)) serveOwnResources(server, shelf, card);
+  const served: Served = { catalog, shelf, card: options.approvalCard === true };
+  const card = served.card;
+  const server = new SessionServer(...serverSetup(options, served, {}));
+  // An unknown resource is -32002 at 2025-11-25, as the MCP spec names it; bad input -32602.
+  const refusing: Refusing = (work, read) => asProtocolError(read ? notFoundOf(server, read.ctx) : undefined, work);
+  if (catalog || shelf || card) serveResources(server, served, refusing, catalogContext);
+  if (catalog) serveCatalog(server, catalog, refusing);
+  if (shelf) serveSkillMethods(server, shelf, refusing, {});
   const stopTools = coordinator.toolkit.onChange(() => void server.sendToolListChanged().catch(() => undefined));
   const previousClose = server.onclose;
   server.onclose = () => {
@@ -221,39 +211,14 @@ async function callTool(
 }
 
 /**
- * The catalog's three kinds served on one SDK server (one per session over HTTP): lists, reads,
- * prompts, completions, and subscriptions kept per session. The session is told when a list
- * changes or a resource it subscribed to is updated, until it closes.
+ * What the catalog adds at 2025-11-25 to what {@link serveResources} serves (on one SDK server,
+ * one per session over HTTP): `prompts/get`, and subscriptions kept per session. The session is
+ * told when a list changes or a resource it subscribed to is updated, until it closes.
  */
-function serveCatalog(server: SessionServer, catalog: McpCatalog, shelf: SkillShelf | undefined, card: boolean): void {
+function serveCatalog(server: SessionServer, catalog: McpCatalog, refusing: Refusing): void {
   const subscribed = new Set<string>();
-  server.setRequestHandler('resources/list', async () => ({
-    resources: [...(shelf ? await shelf.resources() : []), ...catalog.resources(), ...(card ? [cardResourceListing()] : [])],
-  }));
-  server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: catalog.templates() }));
-  server.setRequestHandler('prompts/list', () => ({ prompts: catalog.prompts() }));
-  server.setRequestHandler('resources/read', (request, ctx) =>
-    card && request.params.uri === APPROVAL_CARD_URI
-      ? { contents: cardContents() }
-      : asProtocolError(notFoundOf(server, ctx), async () => ({
-          contents: (shelf?.owns(request.params.uri)
-            ? await shelf.read(request.params.uri)
-            : await catalog.read(request.params.uri, catalogContext(ctx))) as never,
-        })),
-  );
   server.setRequestHandler('prompts/get', (request, ctx) =>
-    asProtocolError(undefined, async () => ({
-      ...(await catalog.getPrompt(request.params.name, request.params.arguments ?? {}, catalogContext(ctx))),
-    })),
-  );
-  server.setRequestHandler('completion/complete', (request) =>
-    asProtocolError(undefined, async () => {
-      const ref = request.params.ref;
-      const target =
-        ref.type === 'ref/prompt' ? { type: 'prompt' as const, name: ref.name } : { type: 'template' as const, uriTemplate: ref.uri };
-      const context = request.params.context?.arguments ? { arguments: request.params.context.arguments } : {};
-      return { completion: { ...(await catalog.complete(target, request.params.argument, context)) } };
-    }),
+    refusing(async () => ({ ...(await catalog.getPrompt(request.params.name, request.params.arguments ?? {}, catalogContext(ctx))) })),
   );
   server.setRequestHandler('resources/subscribe', (request) => {
     if (subscribed.size >= MAX_SUBSCRIPTIONS && !subscribed.has(request.params.uri))
@@ -285,51 +250,6 @@ function serveCatalog(server: SessionServer, catalog: McpCatalog, shelf: SkillSh
     stop();
     previous?.();
   };
-}
-
-/**
- * The Skills extension at 2025-11-25 (docs/mcp.md, "Skills over MCP"): `skills/list` and
- * `skills/get`, and, when no catalog serves resources, `resources/list` and `resources/read`
- * of the skills' files (with a catalog, its handlers answer the skills' URIs too).
- */
-function serveSkills(server: Server, shelf: SkillShelf): void {
-  server.setRequestHandler('skills/list', { params: PARAMS }, (params) =>
-    asProtocolError(undefined, async () => {
-      if (params.cursor !== undefined && typeof params.cursor !== 'string')
-        throw new McpCatalogError('skills/list: cursor must be a string', 'invalid');
-      return { ...(await shelf.list(params.cursor)) };
-    }),
-  );
-  server.setRequestHandler('skills/get', { params: PARAMS }, (params) =>
-    asProtocolError(undefined, async () => ({ skill: await shelf.get(params.uri) })),
-  );
-}
-
-/** A custom method's params (skills/*, tasks/*), read field by field where they are used (a Standard Schema that checks only the shape). */
-export const PARAMS: StandardSchemaV1<Record<string, unknown>> = {
-  '~standard': {
-    version: 1,
-    vendor: 'toolnexus',
-    validate: (value) =>
-      typeof value === 'object' && value !== null && !Array.isArray(value)
-        ? { value: value as Record<string, unknown> }
-        : { issues: [{ message: 'params must be an object' }] },
-  },
-};
-
-/** Resources without a catalog: the skills' files and the approval card, each read by its own URI. */
-function serveOwnResources(server: SessionServer, shelf: SkillShelf | undefined, card: boolean): void {
-  server.setRequestHandler('resources/list', async () => ({
-    resources: [...(shelf ? await shelf.resources() : []), ...(card ? [cardResourceListing()] : [])],
-  }));
-  server.setRequestHandler('resources/read', (request, ctx) =>
-    card && request.params.uri === APPROVAL_CARD_URI
-      ? { contents: cardContents() }
-      : asProtocolError(notFoundOf(server, ctx), async () => {
-          if (!shelf) throw new McpCatalogError(`no resource ${request.params.uri}`, 'not-found');
-          return { contents: (await shelf.read(request.params.uri)) as never };
-        }),
-  );
 }
 
 /** Most resources one session may subscribe to: a client cannot grow the server's memory without bound. */

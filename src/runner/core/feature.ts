@@ -71,55 +71,56 @@ export interface CheckedResults {
   stop?: RunStop;
 }
 
+/** A hook of {@link RunFeature}: every member but its name. */
+type HookName = Exclude<keyof RunFeature, 'name'>;
+
+/** Each hook, the features' own functions for it in order. */
+type HookLists = { readonly [K in HookName]: ReadonlyArray<NonNullable<RunFeature[K]>> };
+
+/** The hooks {@link RunFeatures} composes: every one, as the type insists. */
+const HOOKS: Readonly<Record<HookName, true>> = {
+  start: true,
+  beforeRun: true,
+  beforeModel: true,
+  beforeTurn: true,
+  next: true,
+  afterModel: true,
+  watchTurn: true,
+  beforeTool: true,
+  toolContext: true,
+  afterTool: true,
+  afterTools: true,
+  checkResults: true,
+  onStop: true,
+};
+
 /**
  * The runner's features composed once: one list per hook, holding only the features that
  * define it, in the order given. Each method runs its list in order; the first stop wins.
  */
 export class RunFeatures {
-  private readonly starts: Array<NonNullable<RunFeature['start']>>;
-  private readonly beforeRuns: Array<NonNullable<RunFeature['beforeRun']>>;
-  private readonly watchTurns: Array<NonNullable<RunFeature['watchTurn']>>;
-  private readonly checkResultsAll: Array<NonNullable<RunFeature['checkResults']>>;
-  private readonly beforeModels: Array<NonNullable<RunFeature['beforeModel']>>;
-  private readonly beforeTurns: Array<NonNullable<RunFeature['beforeTurn']>>;
-  private readonly nexts: Array<NonNullable<RunFeature['next']>>;
-  private readonly afterModels: Array<NonNullable<RunFeature['afterModel']>>;
-  private readonly beforeTools: Array<NonNullable<RunFeature['beforeTool']>>;
-  private readonly toolContexts: Array<NonNullable<RunFeature['toolContext']>>;
-  private readonly afterToolsOne: Array<NonNullable<RunFeature['afterTool']>>;
-  private readonly afterToolsAll: Array<NonNullable<RunFeature['afterTools']>>;
-  private readonly onStops: Array<NonNullable<RunFeature['onStop']>>;
+  private readonly hooks: HookLists;
 
   constructor(readonly features: readonly RunFeature[]) {
-    const hooks = <K extends keyof RunFeature>(key: K): Array<NonNullable<RunFeature[K]>> =>
+    const hooks = <K extends HookName>(key: K): Array<NonNullable<RunFeature[K]>> =>
       features.flatMap((feature) => {
         const hook = feature[key];
         return typeof hook === 'function' ? [hook.bind(feature) as NonNullable<RunFeature[K]>] : [];
       });
-    this.starts = hooks('start');
-    this.beforeRuns = hooks('beforeRun');
-    this.watchTurns = hooks('watchTurn');
-    this.checkResultsAll = hooks('checkResults');
-    this.beforeModels = hooks('beforeModel');
-    this.beforeTurns = hooks('beforeTurn');
-    this.nexts = hooks('next');
-    this.afterModels = hooks('afterModel');
-    this.beforeTools = hooks('beforeTool');
-    this.toolContexts = hooks('toolContext');
-    this.afterToolsOne = hooks('afterTool');
-    this.afterToolsAll = hooks('afterTools');
-    this.onStops = hooks('onStop');
+    const lists: Partial<Record<HookName, unknown[]>> = {};
+    for (const key of Object.keys(HOOKS) as HookName[]) lists[key] = hooks(key);
+    this.hooks = lists as HookLists;
   }
 
   start(live: LiveRun, kept: RunState | undefined): void {
-    for (const hook of this.starts) hook(live, kept);
+    for (const hook of this.hooks.start) hook(live, kept);
   }
 
   /** Undefined when no feature looks at a run before it begins (no promise to wait for). */
   beforeRun(live: LiveRun): Promise<RunStop | undefined> | undefined {
-    if (this.beforeRuns.length === 0) return undefined;
+    if (this.hooks.beforeRun.length === 0) return undefined;
     return (async () => {
-      for (const hook of this.beforeRuns) {
+      for (const hook of this.hooks.beforeRun) {
         const stop = await hook(live);
         if (stop) return stop;
       }
@@ -129,8 +130,8 @@ export class RunFeatures {
 
   /** What watches the next turn; undefined when no feature does. */
   watchTurn(live: LiveRun): TurnWatch | undefined {
-    if (this.watchTurns.length === 0) return undefined;
-    const watches = this.watchTurns.flatMap((hook) => hook(live) ?? []);
+    if (this.hooks.watchTurn.length === 0) return undefined;
+    const watches = this.hooks.watchTurn.flatMap((hook) => hook(live) ?? []);
     if (watches.length <= 1) return watches[0];
     return {
       emit: watches.find((watch) => watch.emit)?.emit,
@@ -146,10 +147,10 @@ export class RunFeatures {
 
   /** The turn's results past every feature that checks them; undefined when none does. */
   checkResults(live: LiveRun, calls: readonly ToolCall[], results: readonly ToolResult[]): Promise<CheckedResults> | undefined {
-    if (this.checkResultsAll.length === 0) return undefined;
+    if (this.hooks.checkResults.length === 0) return undefined;
     return (async () => {
       let checked: CheckedResults = { results: results.slice() };
-      for (const hook of this.checkResultsAll) {
+      for (const hook of this.hooks.checkResults) {
         checked = await hook(live, calls, checked.results);
         if (checked.stop) return checked;
       }
@@ -158,7 +159,7 @@ export class RunFeatures {
   }
 
   beforeModel(live: LiveRun): RunStop | undefined {
-    for (const hook of this.beforeModels) {
+    for (const hook of this.hooks.beforeModel) {
       const stop = hook(live);
       if (stop) return stop;
     }
@@ -167,8 +168,8 @@ export class RunFeatures {
 
   /** Undefined when no feature has anything to do at this turn's start (no promise to wait for). */
   beforeTurn(live: LiveRun): Promise<RunStop | undefined> | undefined {
-    for (let i = 0; i < this.beforeTurns.length; i++) {
-      const pending = (this.beforeTurns[i] as NonNullable<RunFeature['beforeTurn']>)(live);
+    for (let i = 0; i < this.hooks.beforeTurn.length; i++) {
+      const pending = (this.hooks.beforeTurn[i] as NonNullable<RunFeature['beforeTurn']>)(live);
       if (pending) return this.beforeTurnFrom(pending, i + 1, live);
     }
     return undefined;
@@ -177,8 +178,8 @@ export class RunFeatures {
   private async beforeTurnFrom(pending: Promise<RunStop | undefined>, next: number, live: LiveRun): Promise<RunStop | undefined> {
     const stop = await pending;
     if (stop) return stop;
-    for (let i = next; i < this.beforeTurns.length; i++) {
-      const later = await (this.beforeTurns[i] as NonNullable<RunFeature['beforeTurn']>)(live);
+    for (let i = next; i < this.hooks.beforeTurn.length; i++) {
+      const later = await (this.hooks.beforeTurn[i] as NonNullable<RunFeature['beforeTurn']>)(live);
       if (later) return later;
     }
     return undefined;
@@ -187,8 +188,8 @@ export class RunFeatures {
   /** A promise only when a feature's hook gave one (the common case costs no promise). */
   next(live: LiveRun, next: NextStep): NextStep | Promise<NextStep> {
     let step = next;
-    for (let i = 0; i < this.nexts.length; i++) {
-      const later = (this.nexts[i] as NonNullable<RunFeature['next']>)(live, step);
+    for (let i = 0; i < this.hooks.next.length; i++) {
+      const later = (this.hooks.next[i] as NonNullable<RunFeature['next']>)(live, step);
       if (later instanceof Promise) return this.nextFrom(later, i + 1, live);
       step = later;
     }
@@ -197,18 +198,18 @@ export class RunFeatures {
 
   private async nextFrom(pending: Promise<NextStep>, from: number, live: LiveRun): Promise<NextStep> {
     let step = await pending;
-    for (let i = from; i < this.nexts.length; i++) step = await (this.nexts[i] as NonNullable<RunFeature['next']>)(live, step);
+    for (let i = from; i < this.hooks.next.length; i++) step = await (this.hooks.next[i] as NonNullable<RunFeature['next']>)(live, step);
     return step;
   }
 
   afterModel(live: LiveRun, usage: Usage): void {
-    for (const hook of this.afterModels) hook(live, usage);
+    for (const hook of this.hooks.afterModel) hook(live, usage);
   }
 
   /** A result instead of running the call, from the first feature that gives one; a promise only when a feature's check is asynchronous. */
   beforeTool(live: LiveRun, call: ToolCall): CallRefusal | undefined | Promise<CallRefusal | undefined> {
-    for (let i = 0; i < this.beforeTools.length; i++) {
-      const refusal = (this.beforeTools[i] as NonNullable<RunFeature['beforeTool']>)(live, call);
+    for (let i = 0; i < this.hooks.beforeTool.length; i++) {
+      const refusal = (this.hooks.beforeTool[i] as NonNullable<RunFeature['beforeTool']>)(live, call);
       if (refusal instanceof Promise) return this.beforeToolFrom(refusal, i + 1, live, call);
       if (refusal) return refusal;
     }
@@ -223,8 +224,8 @@ export class RunFeatures {
   ): Promise<CallRefusal | undefined> {
     const refusal = await pending;
     if (refusal) return refusal;
-    for (let i = next; i < this.beforeTools.length; i++) {
-      const later = await (this.beforeTools[i] as NonNullable<RunFeature['beforeTool']>)(live, call);
+    for (let i = next; i < this.hooks.beforeTool.length; i++) {
+      const later = await (this.hooks.beforeTool[i] as NonNullable<RunFeature['beforeTool']>)(live, call);
       if (later) return later;
     }
     return undefined;
@@ -233,7 +234,7 @@ export class RunFeatures {
   /** Sets each feature's part of the call's context; undefined when nothing is to be closed after the call. */
   toolContext(live: LiveRun, call: ToolCall, ctx: AgentToolContext): (() => void) | undefined {
     let closers: Array<() => void> | undefined;
-    for (const hook of this.toolContexts) {
+    for (const hook of this.hooks.toolContext) {
       const close = hook(live, call, ctx);
       if (close) (closers ??= []).push(close);
     }
@@ -245,11 +246,11 @@ export class RunFeatures {
   }
 
   afterTool(live: LiveRun, result: ToolResult): void {
-    for (const hook of this.afterToolsOne) hook(live, result);
+    for (const hook of this.hooks.afterTool) hook(live, result);
   }
 
   afterTools(live: LiveRun, calls: readonly ToolCall[], results: readonly ToolResult[]): RunStop | undefined {
-    for (const hook of this.afterToolsAll) {
+    for (const hook of this.hooks.afterTools) {
       const stop = hook(live, calls, results);
       if (stop) return stop;
     }
@@ -258,7 +259,7 @@ export class RunFeatures {
 
   onStop(live: LiveRun, stop: RunStop): RunStop {
     let told = stop;
-    for (const hook of this.onStops) told = hook(live, told);
+    for (const hook of this.hooks.onStop) told = hook(live, told);
     return told;
   }
 }

@@ -50,7 +50,10 @@ export async function nextStepOf(
   return fedChecked(parts, live, calls, results, turn);
 }
 
-/** The results go past the features that check them (the tool-output guardrails), then are fed back (or the run stops, when one blocks). */
+/**
+ * The results go past the features that check them (the tool-output guardrails), then are fed
+ * back: the run stops when one blocks; a handoff among them gives the next turn to its agent.
+ */
 export async function fedChecked(
   parts: AgentParts,
   live: LiveRun,
@@ -60,25 +63,9 @@ export async function fedChecked(
   refusals?: ReadonlyArray<RefusalStatus | undefined>,
 ): Promise<NextStep> {
   const checking = parts.features.checkResults(live, calls, results);
-  if (!checking) return fed(parts, live, calls, results, turn, refusals);
-  const checked = await checking;
-  if (checked.stop) {
-    feed(parts, live, calls, checked.results, turn, refusals);
-    return { type: 'stop', stop: checked.stop };
-  }
-  return fed(parts, live, calls, checked.results, turn, refusals);
-}
-
-/** Feeds the results back; a handoff among them gives the next turn to its agent. */
-export function fed(
-  parts: AgentParts,
-  live: LiveRun,
-  calls: readonly ToolCall[],
-  results: readonly ToolResult[],
-  turn: number,
-  refusals?: ReadonlyArray<RefusalStatus | undefined>,
-): NextStep {
-  feed(parts, live, calls, results, turn, refusals);
+  const checked = checking ? await checking : undefined;
+  feed(parts, live, calls, checked ? checked.results : results, turn, refusals);
+  if (checked?.stop) return { type: 'stop', stop: checked.stop };
   return live.agent === undefined || live.agent === parts.agent ? AGAIN : { type: 'handoff', agent: live.agent };
 }
 

@@ -199,6 +199,9 @@ export interface ResumeOptions {
   audit?: Audit;
 }
 
+/** Options that ask for a typed answer: `output` is the DTO class whose instance a `done` result carries (the overloads returning `RunResult<T>`). */
+export type WithOutput<O, T extends object> = O & { output: ClassType<T> };
+
 /** A run named by its caller: a non-empty string. */
 export function checkRunId(runId: unknown, operation: string): void {
   if (typeof runId !== 'string' || runId === '') throw new InvalidArgumentError(`${operation} needs a runId`);

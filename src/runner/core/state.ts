@@ -8,6 +8,7 @@ import { callStatus } from './call-status';
 import type { OutputState } from './output';
 import { stageOf, type GuardrailRecord, type GuardrailStage } from './guardrails/types';
 import type { Budget, SessionBudget, Spend } from './budget';
+import { fits, isObject, listOf, type MemberChecks } from '../../sessions/checks';
 import { isSpending } from '../../sessions/validate';
 import type { RunStop, ToolCallRecord } from './types';
 import type { ChatMessage, ProviderItem, ToolCall, Usage } from '../../models/types';
@@ -128,6 +129,28 @@ const PHASES: readonly string[] = ['halted', 'running', 'failed', 'done', 'incom
 const REFUSALS: readonly string[] = ['declined', 'expired', 'cancelled'];
 const STOPS: readonly string[] = ['blocked', 'budget_exceeded', 'cancelled'];
 
+const isString = (value: unknown): boolean => typeof value === 'string';
+const isNumber = (value: unknown): boolean => typeof value === 'number';
+
+/** The checks of the objects a state holds. */
+const USAGE: MemberChecks<Usage> = { inputTokens: isNumber, outputTokens: isNumber };
+const STEER: MemberChecks<SteerMessage> = { id: isString, content: isString };
+const GUARDRAIL_RECORD: MemberChecks<GuardrailRecord> = { guardrail: isString, stage: isString, action: isString, turn: Number.isInteger };
+const OUTPUT: MemberChecks<OutputState> = { name: isString, repairs: Number.isInteger, maxRepairs: Number.isInteger };
+const HALTED: MemberChecks<NonNullable<RunState['halted']>> = {
+  turn: Number.isInteger,
+  calls: (calls) => Array.isArray(calls) && calls.every(isHaltedCall),
+};
+const SPEND: MemberChecks<Spend> = { costUsd: isNumber, toolCalls: Number.isInteger, wallMs: isNumber };
+const SESSION_BUDGET: MemberChecks<SessionBudget> = { budget: isObject, before: isSpending };
+const GUARDRAILS: MemberChecks<NonNullable<RunState['guardrails']>> = {
+  records: (records) => listOf(records, GUARDRAIL_RECORD),
+  feedbacks: Number.isInteger,
+};
+const STEP: MemberChecks<RunStep> = { turn: Number.isInteger, calls: (calls) => Array.isArray(calls) && calls.every(isStepCall) };
+// A renewal time is anything Date.parse reads.
+const DRIVER: MemberChecks<RunDriver> = { id: isString, renewedAt: (at) => !Number.isNaN(Date.parse(at as string)) };
+
 /** Checks a stored state before anything trusts it. */
 export function readRunState(runId: string, raw: unknown): RunState {
   const fail = (detail: string): never => {
@@ -145,31 +168,11 @@ export function readRunState(runId: string, raw: unknown): RunState {
   if (state.stop?.status === 'blocked') state.stop.stage = stageOf(state.stop.stage) as GuardrailStage;
   for (const record of state.guardrails?.records ?? []) record.stage = stageOf(record.stage) as GuardrailStage;
   if (!Number.isInteger(state.turns) || (state.turns as number) < 0) fail('turns is not a count');
-  if (!isUsage(state.usage)) fail('usage is malformed');
-  if (state.turnUsage !== undefined && (!Array.isArray(state.turnUsage) || !state.turnUsage.every(isUsage))) fail('turnUsage is malformed');
-  const output = state.output;
-  if (
-    output !== undefined &&
-    (typeof output !== 'object' ||
-      output === null ||
-      typeof output.name !== 'string' ||
-      !Number.isInteger(output.repairs) ||
-      !Number.isInteger(output.maxRepairs))
-  )
-    fail('output is malformed');
+  if (!fits(state.usage, USAGE)) fail('usage is malformed');
+  if (state.turnUsage !== undefined && !listOf(state.turnUsage, USAGE)) fail('turnUsage is malformed');
+  if (state.output !== undefined && !fits(state.output, OUTPUT)) fail('output is malformed');
   if (typeof state.text !== 'string') fail('text is not a string');
-  if (state.halted !== undefined) {
-    const halted = state.halted;
-    if (
-      typeof halted !== 'object' ||
-      halted === null ||
-      !Number.isInteger(halted.turn) ||
-      !Array.isArray(halted.calls) ||
-      !halted.calls.every(isHaltedCall)
-    ) {
-      fail('the halted turn is malformed');
-    }
-  }
+  if (state.halted !== undefined && !fits(state.halted, HALTED)) fail('the halted turn is malformed');
   if (state.phase === 'halted' && state.halted === undefined) fail('a halted run has no halted turn');
   const stop = state.stop;
   if (stop !== undefined && (typeof stop !== 'object' || stop === null || stop.status !== state.phase))
@@ -177,69 +180,14 @@ export function readRunState(runId: string, raw: unknown): RunState {
   if (stop === undefined && (state.phase === 'blocked' || state.phase === 'budget_exceeded' || state.phase === 'cancelled'))
     fail(`a ${state.phase} run does not say why`);
   if (state.agent !== undefined && typeof state.agent !== 'string') fail('agent is not a name');
-  const spend = state.spend;
-  if (
-    spend !== undefined &&
-    (typeof spend !== 'object' ||
-      spend === null ||
-      typeof spend.costUsd !== 'number' ||
-      !Number.isInteger(spend.toolCalls) ||
-      typeof spend.wallMs !== 'number')
-  )
-    fail('spend is malformed');
-  if (state.budget !== undefined && (typeof state.budget !== 'object' || state.budget === null)) fail('budget is malformed');
-  const session = state.sessionBudget;
-  if (
-    session !== undefined &&
-    (typeof session !== 'object' ||
-      session === null ||
-      typeof session.budget !== 'object' ||
-      session.budget === null ||
-      !isSpending(session.before))
-  )
-    fail('sessionBudget is malformed');
-  const guardrails = state.guardrails;
-  if (
-    guardrails !== undefined &&
-    (typeof guardrails !== 'object' ||
-      guardrails === null ||
-      !Array.isArray(guardrails.records) ||
-      !guardrails.records.every(isGuardrailRecord) ||
-      !Number.isInteger(guardrails.feedbacks))
-  )
-    fail('the guardrail records are malformed');
-  const step = state.step;
-  if (
-    step !== undefined &&
-    (typeof step !== 'object' ||
-      step === null ||
-      !Number.isInteger(step.turn) ||
-      !Array.isArray(step.calls) ||
-      !step.calls.every(isStepCall))
-  )
-    fail('the step in progress is malformed');
-  if (state.steering !== undefined && (!Array.isArray(state.steering) || !state.steering.every(isSteerMessage)))
-    fail('the steered messages are malformed');
-  const driver = state.driver;
-  if (
-    driver !== undefined &&
-    (typeof driver !== 'object' || driver === null || typeof driver.id !== 'string' || Number.isNaN(Date.parse(driver.renewedAt)))
-  ) {
-    fail('the driver is malformed');
-  }
+  if (state.spend !== undefined && !fits(state.spend, SPEND)) fail('spend is malformed');
+  if (state.budget !== undefined && !isObject(state.budget)) fail('budget is malformed');
+  if (state.sessionBudget !== undefined && !fits(state.sessionBudget, SESSION_BUDGET)) fail('sessionBudget is malformed');
+  if (state.guardrails !== undefined && !fits(state.guardrails, GUARDRAILS)) fail('the guardrail records are malformed');
+  if (state.step !== undefined && !fits(state.step, STEP)) fail('the step in progress is malformed');
+  if (state.steering !== undefined && !listOf(state.steering, STEER)) fail('the steered messages are malformed');
+  if (state.driver !== undefined && !fits(state.driver, DRIVER)) fail('the driver is malformed');
   return state as RunState;
-}
-
-function isSteerMessage(value: unknown): value is SteerMessage {
-  if (typeof value !== 'object' || value === null) return false;
-  const message = value as SteerMessage;
-  return typeof message.id === 'string' && typeof message.content === 'string';
-}
-
-function isUsage(value: unknown): value is Usage {
-  if (typeof value !== 'object' || value === null) return false;
-  const usage = value as Usage;
-  return typeof usage.inputTokens === 'number' && typeof usage.outputTokens === 'number';
 }
 
 function isToolCall(value: unknown): value is ToolCall {
@@ -318,16 +266,5 @@ function isStepCall(value: unknown): value is StepCall {
     (entry.result === undefined || isToolResult(entry.result)) &&
     (entry.started === undefined || typeof entry.started === 'boolean') &&
     (entry.stop === undefined || (typeof entry.stop === 'object' && entry.stop !== null && STOPS.includes(entry.stop.status)))
-  );
-}
-
-function isGuardrailRecord(value: unknown): value is GuardrailRecord {
-  if (typeof value !== 'object' || value === null) return false;
-  const record = value as GuardrailRecord;
-  return (
-    typeof record.guardrail === 'string' &&
-    typeof record.stage === 'string' &&
-    typeof record.action === 'string' &&
-    Number.isInteger(record.turn)
   );
 }

@@ -70,25 +70,10 @@ export async function drive(
   options: ContinueOptions,
   emit: Emit | undefined,
 ): Promise<RunResult> {
+  const output = resumeOutput(runId, running.output, options.output, parts.model, parts.tools());
   // Registered with the runner while it drives, so `cancel` aborts it here and `steer` queues with it.
   const taken = new AbortLatch();
   const steering = new SteerQueue(running.steering);
-  const driven = driveWith(taken, steering, parts, runId, running, version, options, emit);
-  return whileDriving(parts.driving, runId, taken, driven, running.principal, steering);
-}
-
-async function driveWith(
-  taken: AbortLatch,
-  steering: SteerQueue,
-  parts: AgentParts,
-  runId: string,
-  running: RunState,
-  version: number,
-  options: ContinueOptions,
-  emit: Emit | undefined,
-): Promise<RunResult> {
-  const unfollow = options.signal ? onAbortOf(options.signal, (reason) => taken.abort(reason)) : undefined;
-  const output = resumeOutput(runId, running.output, options.output, parts.model, parts.tools());
   const live: LiveRun = {
     runId,
     messages: running.messages,
@@ -117,6 +102,13 @@ async function driveWith(
   }
   parts.features.start(live, running);
   if (options.trace) live.trace = options.trace;
+  return whileDriving(parts.driving, runId, taken, driveLive(parts, live, running, options.signal), running.principal, steering);
+}
+
+/** Drives `live`, just made from its `running` checkpoint, under its driver lease; `follow`, the caller's signal, aborts its latch meanwhile. */
+async function driveLive(parts: AgentParts, live: LiveRun, running: RunState, follow: AbortSignal | undefined): Promise<RunResult> {
+  const taken = live.latch;
+  const unfollow = follow ? onAbortOf(follow, (reason) => taken.abort(reason)) : undefined;
   const driverId = running.driver?.id ?? parts.checkpoints.driver().id;
   const lost = (error: RunConflictError) => taken.abort(error);
   // With durable steps (or a checkpoint written with them) each step's write renews the lease;
@@ -126,7 +118,7 @@ async function driveWith(
     const saved = JSON.parse(JSON.stringify(running)) as RunState;
     // Messages steered in since are kept with it (taken or not: the saved transcript has none of them).
     live.lease = new DriverLease(parts.checkpoints, live, driverId, (driver) => {
-      const steered = steering.all();
+      const steered = live.steering?.all();
       return steered ? { ...saved, driver, steering: steered } : { ...saved, driver };
     });
     live.lease.renew(lost);
