@@ -13,6 +13,8 @@ export type CardState = 'pending' | 'approved' | 'declined' | 'expired' | 'cance
  */
 export interface CardView extends CallBrief {
   callId: string;
+  /** A quorum's progress and who may sign: `1 of 2 (finance)`. */
+  quorum?: string;
   /** True when the card offers Edit: a pending approval that allows edited arguments and needs no quorum. */
   editable?: boolean;
   /** While it waits and its escalation is due: the principals it escalated to, who may answer it now. */
@@ -41,7 +43,7 @@ export function cardViewOf(call: SuspendedCall, now: number): CardView {
   const names = (list: { by: { id: string; name?: string } }[]): string[] => list.map((s) => s.by.name ?? s.by.id);
   if (quorum) {
     const approvals = approvalsOf(call.signatures);
-    view.quorum += groupOf(quorum.from);
+    view.quorum = `${view.quorum ?? ''}${groupOf(quorum.from)}`;
     view.by = view.state === 'declined' ? names(declinesOf(call.signatures)) : names(approvals);
   }
   if (

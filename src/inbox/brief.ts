@@ -16,7 +16,7 @@ export interface CallBrief {
   args: string;
   /** Who the call was made for, when the call says. */
   requestedBy?: string;
-  /** A quorum's progress: `1 of 2`. */
+  /** A quorum's progress: `1 of 2` (a channel's card adds who may sign). */
   quorum?: string;
   /** RFC 3339: the request's deadline. */
   deadline?: string;

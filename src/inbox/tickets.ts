@@ -29,8 +29,6 @@ export interface InboxTicketOptions {
   signIn?: 'required' | 'link-is-credential';
 }
 
-/** The longest argument text the page shows. */
-
 /** What the ticket door needs of the inbox. */
 export interface TicketDoorParts {
   service: InboxService;
