@@ -1,4 +1,4 @@
-import { jsonOrText, Redactor } from '../runner/redact-run';
+import { jsonOrText, RunRedactor } from '../runner/redact-run';
 import type { Toolkit } from '../toolkit/toolkit';
 import type { UIStreamPart } from './parts';
 
@@ -7,11 +7,11 @@ const KEYS = new Set(['type', 'id', 'toolCallId', 'toolName', 'approvalId', 'mes
 
 /**
  * Redacts what a chat response sends the page, as every other front end does, by the runner's
- * one redaction ({@link Redactor}: docs/deploying.md, "What is redacted where"), numbers
+ * one redaction ({@link RunRedactor}: docs/deploying.md, "What is redacted where"), numbers
  * included. The calls' values are learnt as they pass (and from the session's earlier calls,
  * given up front), so a later part is redacted by the values of an earlier call.
  */
-export class StreamRedactor extends Redactor {
+export class StreamRedactor extends RunRedactor {
   constructor(toolkit: Toolkit | undefined) {
     super(toolkit, true);
   }

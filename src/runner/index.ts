@@ -9,6 +9,7 @@
 export { AgentRunner } from './agent-runner';
 export type { AgentRunnerOptions, RunOptions, ResumeOptions, AgentToolContext, OrphanRecovery } from './agent-runner';
 export type { Durability } from './durability/durable';
+export type { WithOutput } from './core/options';
 export type { Recovery, RecoveryOptions, RecoveryProblem, RecoveryTick } from './recovery';
 export type { HandoffOptions } from './features/handoff';
 export { SubAgentInput, SubAgentTool } from './sub-agent';

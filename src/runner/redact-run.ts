@@ -17,10 +17,12 @@ const MAX_DEPTH = 64;
  * {@link value}) covers every call learnt so far. {@link redactRun} redacts a finished run with
  * it; a chat response, the parts it streams.
  */
-export class Redactor {
+export class RunRedactor {
   private readonly secrets = new Set<string>();
   /** The learnt values searched for in text, longest first (so a value inside another is not cut out of it first). */
-  private searched: string[] = [];
+  private sorted: string[] = [];
+  /** Whether values were learnt since {@link sorted} was built: it is rebuilt when next read, not per call learnt. */
+  private stale = false;
 
   /**
    * Without a toolkit nothing is learnt, so nothing is redacted. `numbers`: a number equal to a
@@ -36,6 +38,14 @@ export class Redactor {
     return this.searched.length > 0;
   }
 
+  private get searched(): string[] {
+    if (this.stale) {
+      this.sorted = [...this.secrets].filter((s) => s.length >= MIN_SEARCHED_LENGTH).sort((a, b) => b.length - a.length);
+      this.stale = false;
+    }
+    return this.sorted;
+  }
+
   /** The longest searched value's length: how much of a text stream may be the start of one. */
   get longest(): number {
     return this.searched[0]?.length ?? 0;
@@ -47,8 +57,7 @@ export class Redactor {
     const redacted = this.toolkit.redact(tool, args);
     const before = this.secrets.size;
     collect(args, redacted, this.secrets, 0);
-    if (this.secrets.size !== before)
-      this.searched = [...this.secrets].filter((s) => s.length >= MIN_SEARCHED_LENGTH).sort((a, b) => b.length - a.length);
+    if (this.secrets.size !== before) this.stale = true;
     return redacted;
   }
 
@@ -103,7 +112,7 @@ export function redactTranscript(messages: readonly ChatMessage[], toolkit: Tool
 
 /** Redacts `copy` (a fresh JSON copy), whose `messages` and `toolCalls` are the calls to redact by field. */
 function redactCopy<T>(copy: T, messages: ChatMessage[], toolCalls: Array<{ name: string; arguments: string }>, toolkit: Toolkit): T {
-  const redactor = new Redactor(toolkit, false);
+  const redactor = new RunRedactor(toolkit, false);
   // A malformed argument text is redacted whole when the tool has anything sensitive, or is unknown.
   const redactCall = (call: { name: string; arguments: string }): void => {
     const redacted = redactor.learn(call.name, jsonOrText(call.arguments));

@@ -319,6 +319,7 @@ const EXPECTED: Record<string, string[]> = {
     'type ToolInputSubject',
     'type ToolOutputSubject',
     'type TrimOptions',
+    'type WithOutput',
   ],
   'toolnexus-ts/memory': ['MemoryStore', 'type MemoryStoreOptions'],
   'toolnexus-ts/sqlite': [
