@@ -1,5 +1,4 @@
 import { StoreError } from '../errors';
-import { messageOf } from '../errors/message';
 import type { Answer, PendingRequest, Signature, ToolResult } from '../results/wire';
 import type { Principal } from '../suspension/audit';
 import { isSuspensionStatus } from '../suspension/status';
@@ -103,7 +102,9 @@ export function callOf(row: SuspensionRow): SuspendedCall {
 
 /**
  * {@link callOf}, its JSON columns read by `json`. `args` is always text to parse: JSON `null`
- * arguments and a NULL column must stay apart, which a row-as-JSON cannot tell.
+ * arguments and a NULL column must stay apart, which a row-as-JSON cannot tell. No other column
+ * can hold JSON `null`: the store writes NULL for what is absent (`rowOf`), and the types allow
+ * no `null` there, so a refused claim's restore of this read puts back the row as it was.
  */
 export function callRead(row: SuspensionRow, json: JsonColumn): SuspendedCall {
   const { id, status } = row;
@@ -138,12 +139,16 @@ export function callRead(row: SuspensionRow, json: JsonColumn): SuspendedCall {
   return call;
 }
 
-/** Parses a stored JSON column; `what` names it in the error, so a corrupt row can be found and repaired. */
+/**
+ * Parses a stored JSON column; `what` names it in the error, so a corrupt row can be found and
+ * repaired. The parser's own words stay out of the message (kept as its cause): they quote the
+ * text around the fault, which may be a tool's `@Sensitive` argument.
+ */
 export function parseStored<T>(text: string, what: string): T {
   try {
     return JSON.parse(text) as T;
   } catch (error) {
-    throw new StoreError(`the stored JSON of ${what} is corrupt: ${messageOf(error)}`, { cause: error });
+    throw new StoreError(`the stored JSON of ${what} is corrupt`, { cause: error });
   }
 }
 

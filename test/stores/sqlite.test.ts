@@ -60,6 +60,13 @@ describe.each(sqliteDrivers().map((driver) => [driver.name, driver] as const))('
   describe('SqliteStore specifics', () => {
     const file = (name: string) => join(dir, `${tag}-${name}`);
 
+    it("refuses its deliveries' methods once closed, saying it is closed", async () => {
+      const store = new SqliteStore({ filename: file('closed-deliveries.db'), driver });
+      await store.close();
+      await expect(store.deliveries.getDelivery('dlv-1')).rejects.toThrow(/the SQLite store .* is closed/);
+      await expect(store.deliveries.listDeliveries({})).rejects.toThrow(/the SQLite store .* is closed/);
+    });
+
     it('creates its schema on first open: WAL, a schema_version table, indexed status/run_id/kind', async () => {
       const store = new SqliteStore({ filename: file('schema.db'), driver });
       expect(store.driver).toBe(name);
@@ -335,9 +342,15 @@ describe.each(sqliteDrivers().map((driver) => [driver.name, driver] as const))('
         createdAt: '2030-01-01T00:00:00.000Z',
       });
       const db = open(file('corrupt.db'));
-      db.prepare("UPDATE suspensions SET args = '{broken' WHERE id = 'pnd-c'").run();
+      db.prepare(`UPDATE suspensions SET args = 'x4111-1111-1111-1111' WHERE id = 'pnd-c'`).run();
       db.close();
       await expect(store.get('pnd-c')).rejects.toThrow(/the stored JSON of the arguments of pnd-c is corrupt/);
+      // The parser's words quote the text around the fault ("x4111-1111"... is not valid JSON):
+      // they stay in the cause, out of the message.
+      const refused: unknown = await store.get('pnd-c').catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(StoreError);
+      expect((refused as StoreError).message).not.toContain('4111');
+      expect(String((refused as StoreError).cause)).toMatch(/JSON/);
       await store.close();
     });
   });

@@ -21,6 +21,7 @@ export const DELIVERIES_SQLITE_DDL = `
 /** The deliveries of a `SqliteStore`, in its file; each statement prepared when it runs. */
 export class SqliteDeliveries extends SqlitePart implements DeliveryStore {
   async insertDelivery(delivery: Delivery): Promise<boolean> {
+    this.assertOpen();
     const row = { ...delivery, version: 1 };
     return this.run(
       () =>
@@ -34,6 +35,7 @@ export class SqliteDeliveries extends SqlitePart implements DeliveryStore {
   }
 
   async saveDelivery(delivery: Delivery): Promise<boolean> {
+    this.assertOpen();
     return this.run(
       () =>
         this.db
@@ -53,12 +55,14 @@ export class SqliteDeliveries extends SqlitePart implements DeliveryStore {
   }
 
   async getDelivery(id: string): Promise<Delivery | undefined> {
+    this.assertOpen();
     const row = this.run(() => this.db.prepare('SELECT delivery FROM deliveries WHERE id = ?').get(id), `read delivery ${id}`) as
       { delivery: string } | undefined;
     return row ? deliveryOf(row.delivery) : undefined;
   }
 
   async listDeliveries(filter: DeliveryFilter): Promise<Delivery[]> {
+    this.assertOpen();
     const limit = deliveryLimit(filter);
     const due = filter.dueBy !== undefined;
     const where = [due ? 'done = 0 AND due_at <= @due' : '', filter.callId !== undefined ? 'call_id = @call' : ''].filter(Boolean);

@@ -12,9 +12,9 @@ export interface SqliteHost {
 
 /**
  * A part of a `SqliteStore` kept in a file of its own (its sessions, A2A tasks, MCP tasks,
- * deliveries): the store's file, statement runner and open check. A part prepares its
- * statements as fields, once, when the store opens (a field's initialiser runs after this
- * constructor).
+ * deliveries): the store's file, statement runner and open check, which every method calls
+ * first. A part on the hot path prepares its statements as fields, once, when the store opens (a
+ * field's initialiser runs after this constructor); the deliveries prepare theirs as they run.
  */
 export abstract class SqlitePart {
   protected readonly db: SqliteConnection;

@@ -149,7 +149,8 @@ export function migrate(db: SqliteConnection, filename: string): void {
  * itself, and SQLite refuses at once where waiting could deadlock two connections that both
  * read it. Every step here may be repeated (the pragmas set what is already set; the schema
  * step is one IMMEDIATE transaction that rolls back whole), so such a refusal is retried,
- * after a short sleep, until the busy timeout has passed.
+ * after a short sleep, for about the busy timeout more (each attempt may itself wait that long
+ * inside SQLite's busy handler, so a first open waits at most about twice the busy timeout).
  */
 export function setUp(db: SqliteConnection, filename: string, busyTimeoutMs: number, synchronous: 'full' | 'normal'): void {
   // Set first: the WAL switch and the schema step may wait for another process's lock.
