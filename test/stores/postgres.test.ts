@@ -6,7 +6,7 @@ import { Pool } from 'pg';
 import { InvalidArgumentError, Toolkit, defineTool, pending, pendingOf, success } from 'toolnexus-ts';
 import { StoreError, ResumeCoordinator, StoreUnavailableError, type SuspendedCall, type Claim } from 'toolnexus-ts/suspension';
 import { POSTGRES_STORE_SCHEMA_VERSION, PostgresStore } from 'toolnexus-ts/postgres';
-import { runStoreConformance } from 'toolnexus-ts/testing';
+import { runStoreConformance, sampleCall } from 'toolnexus-ts/testing';
 import { dropSchema, postgresUrl, sql, sqlRow, uniqueSchema } from '../fixtures/pg/server';
 
 const schema = uniqueSchema('store');
@@ -720,20 +720,9 @@ describe('PostgresStore early claim (docs/performance.md, "A fleet on one Postgr
     };
     try {
       await store.insert(rich);
-      await store.insert({
-        request: { id: 'pnd-null', kind: 'approval', prompt: 'Null?' },
-        tool: 'approve',
-        args: null,
-        status: 'pending',
-        createdAt,
-      });
-      await store.insert({
-        request: { id: 'pnd-none', kind: 'approval', prompt: 'None?' },
-        tool: 'approve',
-        args: undefined,
-        status: 'pending',
-        createdAt,
-      });
+      // JSON null arguments and none at all: the row-as-JSON must keep them apart.
+      await store.insert(sampleCall('pnd-null', { tool: 'approve', args: null, createdAt }));
+      await store.insert(sampleCall('pnd-none', { tool: 'approve', args: undefined, createdAt }));
       for (const id of ['pnd-rich', 'pnd-null', 'pnd-none']) {
         const before = await store.get(id);
         const early = (await store.claimEarly(id, { id, ok: true, data: { note: 'é' } }, 60_000, {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StoreError } from 'toolnexus-ts/suspension';
 import { SQLITE_SCHEMA_VERSION, SqliteStore } from 'toolnexus-ts/sqlite';
-import { runStoreConformance } from 'toolnexus-ts/testing';
+import { runStoreConformance, sampleCall } from 'toolnexus-ts/testing';
 import { betterSqlite3, runtimeHasNodeSqlite, sqliteDrivers } from '../fixtures/sqlite-drivers';
 
 let dir: string;
@@ -419,13 +419,7 @@ describe('which driver opens the file', () => {
         }
       };
     const retried = new SqliteStore({ filename: join(dir, 'busy-at-first.db'), driver: refusing(3) });
-    await retried.insert({
-      request: { id: 'pnd-busy', kind: 'approval', prompt: 'Pay?' },
-      tool: 'pay',
-      args: {},
-      status: 'pending',
-      createdAt: '2030-01-01T00:00:00.000Z',
-    });
+    await retried.insert(sampleCall('pnd-busy'));
     expect((await retried.get('pnd-busy'))?.status).toBe('pending');
     await retried.close();
 
