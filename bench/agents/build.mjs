@@ -19,7 +19,7 @@ const ts = require(path.join(root, 'node_modules/typescript'));
 // The runner and its models are in their own entries (toolnexus-ts/agents, toolnexus-ts/models).
 const library = { ...require(path.join(root, 'dist/runner/index.js')), ...require(path.join(root, 'dist/models/index.js')) };
 
-const sources = ['frameworks/toolnexus-toolkit.ts'];
+const sources = ['frameworks/toolnexus-toolkit.ts', 'frameworks/floor-validated.ts'];
 if (typeof library.AgentRunner === 'function' && typeof library.OpenAIChatModel === 'function') {
   sources.push('frameworks/toolnexus.ts', 'frameworks/toolnexus-fetch.ts', 'frameworks/toolnexus-guarded.ts');
 } else {

@@ -10,6 +10,7 @@ export const FRAMEWORKS = [
   // transport the library defaults to). The bare-fetch floor is kept as a second row.
   { key: 'floor', label: 'floor over node:http', role: 'floor', file: here('floor-http.mjs') },
   { key: 'floor-fetch', label: 'floor (bare fetch)', role: 'diagnostic', file: here('floor.mjs') },
+  { key: 'floor-validated', label: 'floor over node:http, class-validator checks', role: 'diagnostic', file: here('floor-validated.js') },
   { key: 'toolnexus', label: 'toolnexus-ts AgentRunner', role: 'self', file: here('toolnexus.js') },
   { key: 'toolnexus-fetch', label: 'toolnexus-ts AgentRunner over fetch', role: 'diagnostic', file: here('toolnexus-fetch.js') },
   { key: 'toolnexus-toolkit', label: 'toolnexus-ts Toolkit, hand loop', role: 'diagnostic', file: here('toolnexus-toolkit.js') },
