@@ -21,7 +21,12 @@ const library = { ...require(path.join(root, 'dist/runner/index.js')), ...requir
 
 const sources = ['frameworks/toolnexus-toolkit.ts', 'frameworks/floor-validated.ts'];
 if (typeof library.AgentRunner === 'function' && typeof library.OpenAIChatModel === 'function') {
-  sources.push('frameworks/toolnexus.ts', 'frameworks/toolnexus-fetch.ts', 'frameworks/toolnexus-guarded.ts');
+  sources.push(
+    'frameworks/toolnexus.ts',
+    'frameworks/toolnexus-fetch.ts',
+    'frameworks/toolnexus-guarded.ts',
+    'frameworks/toolnexus-model.ts',
+  );
 } else {
   rmSync(path.join(here, 'frameworks/toolnexus.js'), { force: true });
   rmSync(path.join(here, 'frameworks/toolnexus-fetch.js'), { force: true });

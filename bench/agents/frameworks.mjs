@@ -13,6 +13,7 @@ export const FRAMEWORKS = [
   { key: 'floor-validated', label: 'floor over node:http, class-validator checks', role: 'diagnostic', file: here('floor-validated.js') },
   { key: 'toolnexus', label: 'toolnexus-ts AgentRunner', role: 'self', file: here('toolnexus.js') },
   { key: 'toolnexus-fetch', label: 'toolnexus-ts AgentRunner over fetch', role: 'diagnostic', file: here('toolnexus-fetch.js') },
+  { key: 'toolnexus-model', label: 'toolnexus-ts model + Toolkit, hand loop', role: 'diagnostic', file: here('toolnexus-model.js') },
   { key: 'toolnexus-toolkit', label: 'toolnexus-ts Toolkit, hand loop', role: 'diagnostic', file: here('toolnexus-toolkit.js') },
   { key: 'vercel-ai', label: 'Vercel AI SDK', role: 'peer', file: here('vercel-ai.mjs') },
   { key: 'openai-agents', label: 'OpenAI Agents SDK', role: 'peer', file: here('openai-agents.mjs') },

@@ -24,8 +24,32 @@ const impl: Record<string, { dto: Dto; run: (args: never) => unknown }> = {
 const OPTIONS = { whitelist: true, forbidUnknownValues: true, validationError: { target: false, value: false } };
 
 const tools = [
-  { type: 'function', function: { name: WEATHER.name, description: WEATHER.description, parameters: { type: 'object', properties: { city: { type: 'string', description: WEATHER.city } }, required: ['city'], additionalProperties: false } } },
-  { type: 'function', function: { name: ADD.name, description: ADD.description, parameters: { type: 'object', properties: { a: { type: 'number', description: ADD.a }, b: { type: 'number', description: ADD.b } }, required: ['a', 'b'], additionalProperties: false } } },
+  {
+    type: 'function',
+    function: {
+      name: WEATHER.name,
+      description: WEATHER.description,
+      parameters: {
+        type: 'object',
+        properties: { city: { type: 'string', description: WEATHER.city } },
+        required: ['city'],
+        additionalProperties: false,
+      },
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: ADD.name,
+      description: ADD.description,
+      parameters: {
+        type: 'object',
+        properties: { a: { type: 'number', description: ADD.a }, b: { type: 'number', description: ADD.b } },
+        required: ['a', 'b'],
+        additionalProperties: false,
+      },
+    },
+  },
 ];
 
 interface ChatMessage {
