@@ -35,7 +35,9 @@ export async function dispatch(
     const approval = answerFor(ctx, 'approval');
     if (approval) ctx = spreadContext(ctx, { approval });
   }
-  const guard = await settings.hooks?.beforeTool?.({ name: entry.name, args, ctx });
+  // Awaited only when there is a hook: an await of nothing still costs a microtask.
+  const { hooks } = settings;
+  const guard = hooks?.beforeTool ? await hooks.beforeTool({ name: entry.name, args, ctx }) : undefined;
   if (guard)
     return isToolResult(guard.result)
       ? guard.result
@@ -98,8 +100,15 @@ async function guarded(
 }
 
 async function invoke(entry: Entry, args: object, ctx: ToolContext | undefined): Promise<ToolResult> {
-  const value: unknown = await (ctx === undefined ? entry.instance.run(args) : entry.instance.run(args, ctx));
-  return toResult(value);
+  const ran: unknown = ctx === undefined ? entry.instance.run(args) : entry.instance.run(args, ctx);
+  // A synchronous tool's value is taken as it is: awaiting it would only cost a microtask.
+  return toResult(isThenable(ran) ? await ran : ran);
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 /** What `run` returned, as a ToolResult. */

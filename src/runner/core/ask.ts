@@ -16,7 +16,8 @@ export async function ask(parts: AgentParts, live: LiveRun, emit: Emit | undefin
     request = { ...call, signal: live.signal };
   }
   // Media kept by reference (past the bound for stored results) are shown to the model as bytes.
-  request.messages = await withLoadedMedia(parts.coordinator.content, request.messages);
+  const loaded = withLoadedMedia(parts.coordinator.content, request.messages);
+  request.messages = loaded instanceof Promise ? await loaded : loaded;
   const { model } = parts;
   const started = performance.now();
   const streamed = emit !== undefined && typeof model.stream === 'function';

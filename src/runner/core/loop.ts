@@ -35,11 +35,14 @@ export async function runLoop(first: AgentParts, live: LiveRun, calls: TurnCalls
 async function loop(first: AgentParts, live: LiveRun, calls: TurnCalls, start: NextStep): Promise<RunResult> {
   let parts = first;
   // Each step as the features see it (steering turns a final answer into another round for a message that waited).
-  let next = await parts.features.next(live, start);
+  // (awaited only when a feature's hook gave a promise: each await is a microtask, and the plain loop takes none it need not)
+  let stepped = parts.features.next(live, start);
+  let next = stepped instanceof Promise ? await stepped : stepped;
   try {
     while (next.type === 'again' || next.type === 'handoff') {
       if (next.type === 'handoff') parts = handedTo(parts, live, next.agent);
-      next = await parts.features.next(live, await turn(parts, live, calls));
+      stepped = parts.features.next(live, await turn(parts, live, calls));
+      next = stepped instanceof Promise ? await stepped : stepped;
     }
   } catch (error) {
     // A cancel aborted the model call: the run ends cancelled, not failed.

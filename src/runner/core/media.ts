@@ -37,7 +37,11 @@ export function mediaOf(result: ToolResult): ToolMedia[] | undefined {
  * The transcript with the media kept by reference loaded back (the model is shown the bytes),
  * or `messages` itself when none is: the usual transcript costs one pass and no copy.
  */
-export async function withLoadedMedia(bound: ContentBound, messages: readonly ChatMessage[]): Promise<readonly ChatMessage[]> {
+export function withLoadedMedia(
+  bound: ContentBound,
+  messages: readonly ChatMessage[],
+): readonly ChatMessage[] | Promise<readonly ChatMessage[]> {
+  // No promise when nothing is to be loaded (the usual transcript): the caller awaits only a load.
   if (!messages.some(hasRef)) return messages;
   return Promise.all(
     messages.map(async (message) =>

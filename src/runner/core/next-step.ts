@@ -28,44 +28,64 @@ export const INCOMPLETE: NextStep = { type: 'incomplete' };
 
 /**
  * Where a turn's settled calls take the run: it stops when a feature made a stop (a call it
- * refused, a cancel, a sub-agent stopped), halts on a suspended call, else the results are fed back.
+ * refused, a cancel, a sub-agent stopped), halts on a suspended call, else the results are fed
+ * back. A promise only when a feature must be waited for (the plain loop takes no microtask here).
  */
-export async function nextStepOf(
+export function nextStepOf(
   parts: AgentParts,
   live: LiveRun,
   calls: ToolCall[],
   results: ToolResult[],
   turn: number,
-): Promise<NextStep> {
+): NextStep | Promise<NextStep> {
   // The run stops, and the calls still waiting for answers are cancelled.
   const found = live.stop ?? parts.features.afterTools(live, calls, results);
-  if (found) {
-    live.stop = undefined;
-    // The calls that did run are judged too: what a run keeps, a later run's model reads.
-    const judged = (await parts.features.checkResults(live, calls, results))?.results ?? results;
-    feed(parts, live, calls, await settleStopped(parts, judged, found), turn);
-    return { type: 'stop', stop: parts.features.onStop(live, found) };
-  }
+  if (found) return stoppedBy(parts, live, calls, results, turn, found);
   if (results.some((result) => pendingOf(result) !== undefined)) return { type: 'halt', calls, results };
   return fedChecked(parts, live, calls, results, turn);
+}
+
+/** A feature's stop ends the run once the turn's calls are in: those still waiting are cancelled. */
+async function stoppedBy(
+  parts: AgentParts,
+  live: LiveRun,
+  calls: ToolCall[],
+  results: ToolResult[],
+  turn: number,
+  found: RunStop,
+): Promise<NextStep> {
+  live.stop = undefined;
+  // The calls that did run are judged too: what a run keeps, a later run's model reads.
+  const judged = (await parts.features.checkResults(live, calls, results))?.results ?? results;
+  feed(parts, live, calls, await settleStopped(parts, judged, found), turn);
+  return { type: 'stop', stop: parts.features.onStop(live, found) };
 }
 
 /**
  * The results go past the features that check them (the tool-output guardrails), then are fed
  * back: the run stops when one blocks; a handoff among them gives the next turn to its agent.
+ * A promise only when a feature checks them.
  */
-export async function fedChecked(
+export function fedChecked(
   parts: AgentParts,
   live: LiveRun,
   calls: readonly ToolCall[],
   results: readonly ToolResult[],
   turn: number,
   refusals?: ReadonlyArray<RefusalStatus | undefined>,
-): Promise<NextStep> {
+): NextStep | Promise<NextStep> {
   const checking = parts.features.checkResults(live, calls, results);
-  const checked = checking ? await checking : undefined;
-  feed(parts, live, calls, checked ? checked.results : results, turn, refusals);
-  if (checked?.stop) return { type: 'stop', stop: checked.stop };
+  if (checking)
+    return checking.then((checked) => {
+      feed(parts, live, calls, checked.results, turn, refusals);
+      return checked.stop ? { type: 'stop', stop: checked.stop } : handedOn(parts, live);
+    });
+  feed(parts, live, calls, results, turn, refusals);
+  return handedOn(parts, live);
+}
+
+/** Another round, of the agent that now holds the conversation when a result handed it on. */
+function handedOn(parts: AgentParts, live: LiveRun): NextStep {
   return live.agent === undefined || live.agent === parts.agent ? AGAIN : { type: 'handoff', agent: live.agent };
 }
 
