@@ -8,6 +8,7 @@ import type { JsonSchema } from '../results/json-schema';
 import { DEFAULT_ARGUMENT_LIMITS, toPlainObject, type ArgumentLimits } from './plain-copy';
 import { hasAsyncConstraints } from './async-constraints';
 import { needsShape, Problems, shapeProblems, type Problem } from './shape';
+import { quickCheckFor, type QuickCheck } from './quick-check';
 
 /**
  * The outcome of turning a model's raw arguments into what `run` receives. A failure's
@@ -32,6 +33,9 @@ const VALIDATOR_OPTIONS: ValidatorOptions = {
   forbidUnknownValues: true,
   validationError: { target: false, value: false },
 };
+
+/** What class-validator finds in an instance the quick check passed. */
+const NO_ERRORS: readonly ValidationError[] = [];
 
 /**
  * Plans are this module's cache, not something a decorator declared, so they live here
@@ -72,6 +76,8 @@ class DtoArgumentsPlan implements ArgumentsPlan {
   private readonly empty: boolean;
   /** class-transformer has nothing recorded for the DTO: flat arguments become an instance without it ({@link flatInstance}). */
   private readonly untransformed: boolean;
+  /** The DTO's rules planned once, passing a valid instance without class-validator's executor; undefined when only the executor applies them. */
+  private readonly quick: QuickCheck | undefined;
   readonly parseSync?: (raw: unknown, limits?: ArgumentLimits) => ParsedArguments;
 
   constructor(private readonly dto: ClassType) {
@@ -80,6 +86,7 @@ class DtoArgumentsPlan implements ArgumentsPlan {
     this.shaped = properties.some(needsShape);
     this.empty = properties.length === 0;
     this.untransformed = untransformed(dto);
+    this.quick = quickCheckFor(dto);
     // class-validator's `validateSync` skips a constraint declared async, so a DTO with one has
     // no synchronous parse: a Standard Schema of it answers with a promise instead.
     if (!hasAsyncConstraints(dto)) this.parseSync = (raw, limits) => this.parseNow(raw, limits);
@@ -88,13 +95,13 @@ class DtoArgumentsPlan implements ArgumentsPlan {
   async parse(raw: unknown, limits: ArgumentLimits = DEFAULT_ARGUMENT_LIMITS): Promise<ParsedArguments> {
     const built = this.build(raw, limits);
     if (built.ok !== 'built') return built;
-    return this.finish(built, await validate(built.instance, VALIDATOR_OPTIONS), limits);
+    return this.finish(built, this.quick?.(built.instance) ? NO_ERRORS : await validate(built.instance, VALIDATOR_OPTIONS), limits);
   }
 
   private parseNow(raw: unknown, limits: ArgumentLimits = DEFAULT_ARGUMENT_LIMITS): ParsedArguments {
     const built = this.build(raw, limits);
     if (built.ok !== 'built') return built;
-    return this.finish(built, validateSync(built.instance, VALIDATOR_OPTIONS), limits);
+    return this.finish(built, this.quick?.(built.instance) ? NO_ERRORS : validateSync(built.instance, VALIDATOR_OPTIONS), limits);
   }
 
   /** Everything before class-validator runs: the bounded copy, the shape check, the instance. */

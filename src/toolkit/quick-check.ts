@@ -1,0 +1,104 @@
+import { getMetadataStorage, ValidationTypes, type MetadataStorage, type ValidationArguments } from 'class-validator';
+import type { ClassType } from '../decorators/types';
+
+/**
+ * A DTO's class-validator rules planned once, to pass an instance that breaks none of them
+ * without class-validator's executor: `true` means `validateSync` would find no error (and the
+ * whitelist has stripped what it strips); `false` means "ask class-validator", which then
+ * finds the errors and words them. It calls the very constraints class-validator calls, with
+ * the same arguments, so a rule means what it means there; it only skips the executor's
+ * per-call work (looking the class's rules up among every class's, one error object per
+ * property, filtering them empty again), which was most of a small call's validation
+ * (docs/performance.md, "Validation without the executor").
+ */
+export type QuickCheck = (instance: object) => boolean;
+
+/** One property's rules, split as the executor splits them. */
+interface PropertyRules {
+  readonly name: string;
+  /** `@IsOptional`, `@ValidateIf`: all must hold for the rest to apply. */
+  readonly conditions: ReadonlyArray<(object: object, value: unknown) => boolean>;
+  /** `@IsDefined` first, then every other constraint, each with its metadata. */
+  readonly constraints: ReadonlyArray<{ readonly meta: ValidationMetadata; readonly validate: Validate }>;
+}
+
+type Validate = (value: unknown, args: ValidationArguments) => unknown;
+
+/** One rule as class-validator records it (its type is not exported by name). */
+type ValidationMetadata = ReturnType<MetadataStorage['getTargetValidationMetadatas']>[number];
+
+/** The types whose rules this plans; any other (nested, promise) leaves the DTO to class-validator. */
+const PLANNED: ReadonlySet<string> = new Set([
+  ValidationTypes.CUSTOM_VALIDATION,
+  ValidationTypes.CONDITIONAL_VALIDATION,
+  ValidationTypes.IS_DEFINED,
+  ValidationTypes.WHITELIST,
+]);
+
+/**
+ * The quick check of `dto` under the library's validator options (whitelist, no groups), or
+ * undefined when a rule is one only class-validator's executor applies: a nested DTO, a
+ * promise, a rule with groups, `always` or `each`, an async constraint.
+ */
+export function quickCheckFor(dto: ClassType): QuickCheck | undefined {
+  const storage = getMetadataStorage();
+  const metadatas = storage.getTargetValidationMetadatas(dto, '', false, false, undefined);
+  if (metadatas.length === 0) return undefined;
+  const byName = new Map<
+    string,
+    {
+      conditions: PropertyRules['conditions'][number][];
+      defined: PropertyRules['constraints'][number][];
+      rest: PropertyRules['constraints'][number][];
+    }
+  >();
+  for (const meta of metadatas) {
+    if (!PLANNED.has(meta.type) || (meta.groups !== undefined && meta.groups.length > 0) || meta.always !== undefined || meta.each)
+      return undefined;
+    let rules = byName.get(meta.propertyName);
+    if (!rules) byName.set(meta.propertyName, (rules = { conditions: [], defined: [], rest: [] }));
+    if (meta.type === ValidationTypes.WHITELIST) continue;
+    if (meta.type === ValidationTypes.CONDITIONAL_VALIDATION) {
+      rules.conditions.push(
+        (meta.constraints as Array<(object: object, value: unknown) => boolean>)[0] as (object: object, value: unknown) => boolean,
+      );
+      continue;
+    }
+    for (const constraint of storage.getTargetValidatorConstraints(meta.constraintCls)) {
+      if (constraint.async) return undefined;
+      const instance = constraint.instance as { validate: Validate };
+      const entry = { meta, validate: instance.validate.bind(instance) };
+      (meta.type === ValidationTypes.IS_DEFINED ? rules.defined : rules.rest).push(entry);
+    }
+  }
+  const properties: PropertyRules[] = [...byName].map(([name, rules]) => ({
+    name,
+    conditions: rules.conditions,
+    constraints: [...rules.defined, ...rules.rest],
+  }));
+  const known = new Set(byName.keys());
+  return (instance) => {
+    const object = instance as Record<string, unknown>;
+    // The whitelist, as the executor applies it: a property no rule names is removed.
+    for (const key of Object.keys(object)) if (!known.has(key)) delete object[key];
+    const targetName = (object.constructor as { name?: string } | undefined)?.name;
+    for (const property of properties) {
+      const value = object[property.name];
+      let applies = true;
+      for (const condition of property.conditions) applies = condition(object, value) && applies;
+      if (!applies) continue;
+      for (const { meta, validate } of property.constraints) {
+        const valid = validate(value, {
+          targetName: targetName as string,
+          property: meta.propertyName,
+          object,
+          value,
+          constraints: meta.constraints,
+        });
+        // Anything but a plain yes (a no, or a promise a constraint gave without saying it is async) goes to class-validator.
+        if (valid !== true) return false;
+      }
+    }
+    return true;
+  };
+}
