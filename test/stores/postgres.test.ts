@@ -651,7 +651,9 @@ describe('PostgresStore early claim (docs/performance.md, "A fleet on one Postgr
       queries.mockRestore();
       expect(sent).toHaveLength(2);
       expect(sent.map((config) => config.name)).toEqual([expect.stringMatching(/^toolnexus_/), expect.stringMatching(/^toolnexus_/)]);
-      expect(sent[0]!.text).toMatch(/FOR UPDATE/);
+      // The claim takes no row lock of its own: the row as it was is the very version it replaced.
+      expect(sent[0]!.text).not.toMatch(/FOR UPDATE/);
+      expect(sent[0]!.text).toMatch(/o\.ctid = s\.ctid/);
       expect(await store.get(id)).toMatchObject({ status: 'resolved', fence: 1 });
     } finally {
       await store.close();
@@ -766,6 +768,49 @@ describe('PostgresStore early claim (docs/performance.md, "A fleet on one Postgr
       });
     } finally {
       await store.close();
+    }
+  });
+
+  it("returns the newest row when another writer changed it while the claim waited, not the claim's older snapshot", async () => {
+    const pool = new Pool({ connectionString: url, max: 1 });
+    const store = new PostgresStore({ pool, schema, tablePrefix: 'early5_' });
+    const writer = new Pool({ connectionString: url, max: 1 });
+    const other = await writer.connect();
+    try {
+      await store.insert(sampleCall('pnd-race', { tool: 'approve' }));
+      const before = (await store.get('pnd-race'))!;
+      // Another writer changes the row and keeps it pending, its transaction open: the claim waits for its lock.
+      await other.query('BEGIN');
+      await other.query(`UPDATE "${schema}".early5_suspensions SET traceparent = $2 WHERE id = $1`, [
+        'pnd-race',
+        '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      ]);
+      const queries = jest.spyOn(pool, 'query');
+      const claiming = store.claimEarly('pnd-race', { id: 'pnd-race', ok: true }, 60_000);
+      for (let waited = 0; ; waited++) {
+        const { n } = await sqlRow<{ n: string }>(
+          url,
+          "SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%early5_suspensions%'",
+        );
+        if (n === '1') break;
+        if (waited > 200) throw new Error('the claim never waited for the writer');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      await other.query('COMMIT');
+      const early = (await claiming)!;
+      const sent = queries.mock.calls.map(([config]) => (config as unknown as { text: string }).text);
+      queries.mockRestore();
+      // The snapshot's row is not the one the claim replaced: that statement claims nothing, and the locking one claims the newest.
+      expect(sent).toEqual([expect.stringMatching(/o\.ctid = s\.ctid/), expect.stringMatching(/FOR UPDATE/)]);
+      expect(early.read).toEqual({ ...before, traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' });
+      expect(early.claim).toMatchObject({ id: 'pnd-race', fence: 1 });
+      expect(early.claim!.call).toEqual(await store.get('pnd-race'));
+      expect(early.claim!.call).toMatchObject({ status: 'resolving', traceparent: early.read.traceparent });
+    } finally {
+      other.release();
+      await writer.end();
+      await store.close();
+      await pool.end();
     }
   });
 });
