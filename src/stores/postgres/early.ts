@@ -9,8 +9,7 @@ import type { PostgresQuery } from './part';
 /*
  * The early claim of the PostgreSQL store (docs/design.md, glossary: "early claim"): the read
  * and the claim of an answer in one statement, so a resolve is two round trips (this and the
- * settle) instead of three (a call not claimed early, or changed by another writer meanwhile,
- * takes one more: the locking claim). The coordinator judges the call as read right after; a claim it
+ * settle) instead of three. The coordinator judges the call as read right after; a claim it
  * refuses is put back by {@link restoreStatement}.
  */
 
@@ -28,72 +27,34 @@ interface EarlyRow {
  * worker's CPU per answer: docs/performance.md). `json` columns come back as written (the JSON
  * is embedded as stored); `args` as text, since JSON `null` arguments and a NULL column differ.
  */
-const COLUMN_NAMES = `id kind tool status request args answer outcome call_id run_id created_at updated_at lease_until_ms fence chain
-  next_id binding answered_by answered_at comment traceparent requested_by signatures automatic session_id receipts`.split(/\s+/);
-
-/** The columns of the row as it was, of the table read as `from` (or unqualified). */
-const rowColumns = (from = ''): string =>
-  COLUMN_NAMES.map((name) => (name === 'args' ? `${from}args::text AS args` : `${from}${name}`)).join(', ');
-
-const ROW_COLUMNS = rowColumns();
-const ROW_COLUMNS_OF_O = rowColumns('o.');
+const ROW_COLUMNS = `id, kind, tool, status, request, args::text AS args, answer, outcome, call_id, run_id, created_at, updated_at,
+  lease_until_ms, fence, chain, next_id, binding, answered_by, answered_at, comment, traceparent, requested_by, signatures, automatic,
+  session_id, receipts`;
 
 /**
- * Which calls are claimed early: only a `pending` call whose request keeps its answer as given,
- * not a login (`authorization`), no `data.schema` (a `writeOnly` field is consumed, never
- * stored) and no `data.quorum` (an approval is a signature first): the same rule as
- * `SuspensionStore.claimEarly`. PostgreSQL's JSON path operators refuse a `\u0000` escape
- * anywhere in the text they walk, so a request holding one is never claimed early (the `CASE`
- * keeps `#>` from seeing it): its answer takes the read-first path, which reads the request as
- * text and decides in JavaScript.
- */
-const CLAIMABLE = `s.status = 'pending' AND s.kind <> 'authorization'
-       AND CASE WHEN strpos(s.request::text, '\\u0000') > 0 THEN false
-                ELSE s.request #> '{data,schema}' IS NULL AND s.request #> '{data,quorum}' IS NULL END`;
-
-/** What the claim sets, the server's clock read once (`c`). */
-const CLAIM_SET = `status = 'resolving', answer = $2::json, fence = COALESCE(s.fence, 0) + 1,
-           lease_until_ms = c.ms + $3::bigint, updated_at = c.iso, answered_at = c.iso, answered_by = $4::json, comment = $5::text`;
-
-/**
- * The claim in one `UPDATE`, no row lock taken first: the row as it was comes from a second
- * reference to the table (`o`), held to the very version the `UPDATE` changes by `o.ctid =
- * s.ctid`. Without a concurrent writer both are the statement's snapshot of the row. With one
- * (READ COMMITTED), the `UPDATE` waits for it and then re-checks its conditions on the row's
- * newest version, while `o` stays the version first read: its `ctid` no longer matches, so the
- * statement claims nothing and returns no row, and {@link lockingClaimStatement} decides. So
- * whatever it returns is the row the claim replaced, as the refusal's restore needs. Cheaper
- * for PostgreSQL than locking the row and then updating it (docs/performance.md, the fleet):
- * no tuple lock of its own, no CTEs, and `o` is fetched by its `ctid`.
+ * The row is locked first (`cur`), so what it returns is the latest committed row and nothing
+ * changes it before the `UPDATE` that depends on it; under READ COMMITTED a concurrent claimer
+ * waits for this statement to commit and then finds the row `resolving`. Only a `pending` call
+ * whose request keeps its answer as given is claimed: not a login (`authorization`), no
+ * `data.schema` (a `writeOnly` field is consumed, never stored) and no `data.quorum` (an
+ * approval is a signature first): the same rule as `SuspensionStore.claimEarly`. PostgreSQL's
+ * JSON path operators refuse a `\u0000` escape anywhere in the text they walk, so a request
+ * holding one is never claimed early (the `CASE` keeps `#>` from seeing it): its answer takes
+ * the read-first path, which reads the request as text and decides in JavaScript.
  */
 function claimStatement(table: string): string {
-  return `UPDATE ${table} AS s
-       SET ${CLAIM_SET}
-      FROM (SELECT (extract(epoch FROM t) * 1000)::bigint AS ms, to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS iso
-              FROM (SELECT date_trunc('milliseconds', clock_timestamp()) AS t) AS now) AS c,
-           ${table} AS o
-     WHERE s.id = $1 AND o.id = $1 AND o.ctid = s.ctid AND ${CLAIMABLE}
-     RETURNING (SELECT row_to_json(r)::text FROM (SELECT ${ROW_COLUMNS_OF_O}) AS r) AS row,
-               s.fence AS claimed_fence, s.lease_until_ms AS claimed_lease, c.iso AS claimed_at`;
-}
-
-/**
- * The claim when {@link claimStatement} claimed nothing: the call is not `pending`, may not be
- * claimed early, is not there, or was changed by another writer meanwhile. The row is locked
- * first (`cur`), so what it returns is the latest committed row and nothing changes it before
- * the `UPDATE` that depends on it; under READ COMMITTED a concurrent claimer waits for this
- * statement to commit and then finds the row `resolving`. It claims a call that is still
- * claimable, and otherwise returns the row as read.
- */
-function lockingClaimStatement(table: string): string {
   return `WITH ${CLOCK},
   cur AS (SELECT ${ROW_COLUMNS} FROM ${table} WHERE id = $1 FOR UPDATE),
   claimed AS (
     UPDATE ${table} AS s
-       SET ${CLAIM_SET}
-      FROM clock AS c, cur
-     WHERE s.id = cur.id AND ${CLAIMABLE}
-     RETURNING s.fence AS claimed_fence, s.lease_until_ms AS claimed_lease, c.iso AS claimed_at)
+       SET status = 'resolving', answer = $2::json, fence = COALESCE(s.fence, 0) + 1,
+           lease_until_ms = clock.ms + $3::bigint, updated_at = clock.iso,
+           answered_at = clock.iso, answered_by = $4::json, comment = $5::text
+      FROM clock, cur
+     WHERE s.id = cur.id AND s.status = 'pending' AND s.kind <> 'authorization'
+       AND CASE WHEN strpos(s.request::text, '\\u0000') > 0 THEN false
+                ELSE s.request #> '{data,schema}' IS NULL AND s.request #> '{data,quorum}' IS NULL END
+     RETURNING s.fence AS claimed_fence, s.lease_until_ms AS claimed_lease, clock.iso AS claimed_at)
   SELECT row_to_json(cur)::text AS row, claimed.* FROM cur LEFT JOIN claimed ON true`;
 }
 
@@ -104,18 +65,16 @@ function lockingClaimStatement(table: string): string {
  */
 export class EarlyClaims {
   private readonly claimText: string;
-  private readonly lockingText: string;
   private readonly restoreText: string;
 
   constructor(table: string) {
-    this.claimText = oneLine(claimStatement, table);
-    this.lockingText = oneLine(lockingClaimStatement, table);
+    this.claimText = claimStatement(table);
     this.restoreText = restoreStatement(table);
   }
 
   /** Reads `id` and claims it when it may be claimed early: see `SuspensionStore.claimEarly`. */
   claim(query: PostgresQuery, id: string, answer: Answer, leaseMs: number, audit?: Audit): Promise<EarlyClaim | undefined> {
-    return claimEarly(this.claimText, this.lockingText, query, id, answer, leaseMs, audit);
+    return claimEarly(this.claimText, query, id, answer, leaseMs, audit);
   }
 
   /** The statement and values that give a refused early claim back: see `SuspensionStore.restoreClaim`. */
@@ -124,18 +83,8 @@ export class EarlyClaims {
   }
 }
 
-/**
- * A statement with one space for every run of white space (no literal in these holds two) and
- * the table's name put in after, as written (a quoted name may hold any): PostgreSQL copies a
- * statement's text on every execution (the portal's, and pg_stat_activity's), so a shorter one
- * costs it less.
- */
-const oneLine = (statement: (table: string) => string, table: string): string =>
-  statement('\u0001').replace(/\s+/g, ' ').split('\u0001').join(table);
-
 async function claimEarly(
   statement: string,
-  locking: string,
   query: PostgresQuery,
   id: string,
   answer: Answer,
@@ -144,10 +93,14 @@ async function claimEarly(
 ): Promise<EarlyClaim | undefined> {
   const answerJson = toJson(answer, `the answer to ${id}`);
   const byJson = audit?.by === undefined ? null : toJson(audit.by, `the principal who answered ${id}`);
-  const values = [id, answerJson, Math.ceil(leaseMs), byJson, audit?.comment ?? null];
-  const row =
-    (await query<EarlyRow>(`early claim of suspension ${id}`, statement, values)).rows[0] ??
-    (await query<EarlyRow>(`early claim of suspension ${id}`, locking, values)).rows[0];
+  const result = await query<EarlyRow>(`early claim of suspension ${id}`, statement, [
+    id,
+    answerJson,
+    Math.ceil(leaseMs),
+    byJson,
+    audit?.comment ?? null,
+  ]);
+  const row = result.rows[0];
   if (!row) return undefined;
   const { claimed_fence: fence, claimed_lease: lease, claimed_at: at } = row;
   const read = callRead(rowFrom(row.row, id), parsedColumn);
