@@ -768,4 +768,43 @@ describe('PostgresStore early claim (docs/performance.md, "A fleet on one Postgr
       await store.close();
     }
   });
+
+  it("returns the newest row when another writer changed it while the claim waited, not the claim's older snapshot", async () => {
+    const pool = new Pool({ connectionString: url, max: 1 });
+    const store = new PostgresStore({ pool, schema, tablePrefix: 'early5_' });
+    const writer = new Pool({ connectionString: url, max: 1 });
+    const other = await writer.connect();
+    try {
+      await store.insert(sampleCall('pnd-race', { tool: 'approve' }));
+      const before = (await store.get('pnd-race'))!;
+      // Another writer changes the row and keeps it pending, its transaction open: the claim waits for its lock.
+      await other.query('BEGIN');
+      await other.query(`UPDATE "${schema}".early5_suspensions SET traceparent = $2 WHERE id = $1`, [
+        'pnd-race',
+        '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      ]);
+      const claiming = store.claimEarly('pnd-race', { id: 'pnd-race', ok: true }, 60_000);
+      for (let waited = 0; ; waited++) {
+        const { n } = await sqlRow<{ n: string }>(
+          url,
+          "SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%early5_suspensions%'",
+        );
+        if (n === '1') break;
+        if (waited > 200) throw new Error('the claim never waited for the writer');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      await other.query('COMMIT');
+      const early = (await claiming)!;
+      // The row as it was is the one the claim replaced, as the refusal's restore needs: the writer's change included.
+      expect(early.read).toEqual({ ...before, traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' });
+      expect(early.claim).toMatchObject({ id: 'pnd-race', fence: 1 });
+      expect(early.claim!.call).toEqual(await store.get('pnd-race'));
+      expect(early.claim!.call).toMatchObject({ status: 'resolving', traceparent: early.read.traceparent });
+    } finally {
+      other.release();
+      await writer.end();
+      await store.close();
+      await pool.end();
+    }
+  });
 });
