@@ -21,7 +21,7 @@
 // Knobs: BENCH_ROUNDS (12), BENCH_OWN_RUNS (1000 a batch), BENCH_HTTP_RUNS (150 a batch),
 // BENCH_WARMUP (2000 own, and a fifth of it over HTTP), BENCH_PATHS (run,stream,durable,configured),
 // BENCH_NO_HTTP=1 (the own time alone). Not a test: nothing here fails a build.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -202,10 +202,66 @@ function report(title, variants, seen, pairs) {
   }
 }
 
+/**
+ * `--instructions`: the own time's runs counted in machine instructions under valgrind's
+ * callgrind instead of timed, which no other work on the machine moves (a timed ratio on a
+ * shared 2-core machine scatters by more than a runner change is worth). Each build and path
+ * runs in a child process twice, with WARMUP runs and then INSTRUCTION_RUNS more or none; the
+ * difference over INSTRUCTION_RUNS is a run's count. V8 is kept to one thread
+ * (`--single-threaded`) so that no compiler or GC thread adds its own. Repeats agree within
+ * about 1 %.
+ */
+const INSTRUCTION_RUNS = Number(process.env.BENCH_INSTRUCTION_RUNS ?? 4000);
+
+/** Instructions a run of `pathName` from the build in `dir`, counted under callgrind. */
+function instructionsPerRun(dir, pathName) {
+  const total = (runs) => {
+    const result = spawnSync(
+      'valgrind',
+      ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, '--single-threaded', fileURLToPath(import.meta.url)].concat([
+        '--count-child',
+        dir,
+        pathName,
+        String(WARMUP),
+        String(runs),
+      ]),
+      { encoding: 'utf8' },
+    );
+    const found = /I\s+refs:\s+([\d,]+)/.exec(result.stderr ?? '');
+    if (result.status !== 0 || !found) throw new Error(`valgrind failed (is it installed?): ${result.error?.message ?? result.stderr}`);
+    return Number(found[1].replaceAll(',', ''));
+  };
+  return (total(INSTRUCTION_RUNS) - total(0)) / INSTRUCTION_RUNS;
+}
+
+/** The child of {@link instructionsPerRun}: WARMUP + runs of one path, nothing printed. */
+async function countChild() {
+  const at = process.argv.indexOf('--count-child');
+  const [dir, pathName, warm, runs] = process.argv.slice(at + 1);
+  const ask = asker(load(dir), scriptedModel(), pathName);
+  for (let i = 0; i < Number(warm) + Number(runs); i++) await ask();
+}
+
+async function instructions(base) {
+  console.log(
+    `node ${process.version}; current ${root}; base ${base.label}; instructions a run under callgrind (${INSTRUCTION_RUNS} runs after ${WARMUP})`,
+  );
+  console.log('\n| path | base | current | current ÷ base |\n|---|---:|---:|---:|');
+  for (const p of PATHS.filter((name) => name !== 'configured')) {
+    const before = instructionsPerRun(base.dir, p);
+    const after = instructionsPerRun(root, p);
+    console.log(
+      `| \`${p}\` | ${Math.round(before).toLocaleString('en')} | ${Math.round(after).toLocaleString('en')} | ${(after / before).toFixed(3)}× |`,
+    );
+  }
+}
+
 async function main() {
+  if (process.argv.includes('--count-child')) return countChild();
   const baseDir = arg('--base-dir');
   const base = baseDir ? { dir: path.resolve(baseDir), label: path.resolve(baseDir) } : baseCheckout(arg('--base') ?? 'main');
   if (!existsSync(path.join(root, 'dist/runner/index.js'))) throw new Error(`${root}/dist is not built: npm run build`);
+  if (process.argv.includes('--instructions')) return instructions(base);
   const builds = { current: load(root), base: load(base.dir) };
   console.log(`node ${process.version}; current ${root}; base ${base.label}; ${ROUNDS} rounds`);
 

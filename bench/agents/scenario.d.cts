@@ -5,6 +5,7 @@ export declare const API_KEY: string;
 export declare const FINAL_TEXT: string;
 export declare const WEATHER: { name: string; description: string; city: string };
 export declare const ADD: { name: string; description: string; a: string; b: string };
+export declare const OPENAI_TOOLS: ReadonlyArray<{ type: 'function'; function: { name: string; description: string; parameters: object } }>;
 export declare const toolRuns: { get_weather: number; add: number };
 export declare function getWeather(args: { city: string }): { city: string; tempC: number; conditions: string };
 export declare function add(args: { a: number; b: number }): number;

@@ -6,7 +6,7 @@
 import { Agent, request } from 'node:http';
 import { plainToInstance } from 'class-transformer';
 import { IsNumber, IsString, validateSync } from 'class-validator';
-import { ADD, API_KEY, MODEL, PROMPT, SYSTEM_PROMPT, WEATHER, add, getWeather } from '../scenario.cjs';
+import { ADD, API_KEY, MODEL, OPENAI_TOOLS, PROMPT, SYSTEM_PROMPT, WEATHER, add, getWeather } from '../scenario.cjs';
 
 class WeatherArgs {
   @IsString() city!: string;
@@ -23,34 +23,7 @@ const impl: Record<string, { dto: Dto; run: (args: never) => unknown }> = {
 };
 const OPTIONS = { whitelist: true, forbidUnknownValues: true, validationError: { target: false, value: false } };
 
-const tools = [
-  {
-    type: 'function',
-    function: {
-      name: WEATHER.name,
-      description: WEATHER.description,
-      parameters: {
-        type: 'object',
-        properties: { city: { type: 'string', description: WEATHER.city } },
-        required: ['city'],
-        additionalProperties: false,
-      },
-    },
-  },
-  {
-    type: 'function',
-    function: {
-      name: ADD.name,
-      description: ADD.description,
-      parameters: {
-        type: 'object',
-        properties: { a: { type: 'number', description: ADD.a }, b: { type: 'number', description: ADD.b } },
-        required: ['a', 'b'],
-        additionalProperties: false,
-      },
-    },
-  },
-];
+const tools = OPENAI_TOOLS;
 
 interface ChatMessage {
   role: string;

@@ -1,34 +1,7 @@
 // The floor: bare fetch + direct calls, no framework, no argument validation.
-import { API_KEY, MODEL, PROMPT, SYSTEM_PROMPT, WEATHER, ADD, add, getWeather } from '../scenario.cjs';
+import { API_KEY, MODEL, OPENAI_TOOLS, PROMPT, SYSTEM_PROMPT, add, getWeather } from '../scenario.cjs';
 
-export const tools = [
-  {
-    type: 'function',
-    function: {
-      name: WEATHER.name,
-      description: WEATHER.description,
-      parameters: {
-        type: 'object',
-        properties: { city: { type: 'string', description: WEATHER.city } },
-        required: ['city'],
-        additionalProperties: false,
-      },
-    },
-  },
-  {
-    type: 'function',
-    function: {
-      name: ADD.name,
-      description: ADD.description,
-      parameters: {
-        type: 'object',
-        properties: { a: { type: 'number', description: ADD.a }, b: { type: 'number', description: ADD.b } },
-        required: ['a', 'b'],
-        additionalProperties: false,
-      },
-    },
-  },
-];
+export const tools = OPENAI_TOOLS;
 const impl = { get_weather: getWeather, add };
 
 export async function create(baseUrl) {
