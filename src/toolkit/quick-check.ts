@@ -19,10 +19,17 @@ interface PropertyRules {
   /** `@IsOptional`, `@ValidateIf`: all must hold for the rest to apply. */
   readonly conditions: ReadonlyArray<(object: object, value: unknown) => boolean>;
   /** `@IsDefined` first, then every other constraint, each with its metadata. */
-  readonly constraints: ReadonlyArray<{ readonly meta: ValidationMetadata; readonly validate: Validate }>;
+  readonly constraints: ReadonlyArray<{ readonly meta: ValidationMetadata; readonly constraint: Constraint }>;
 }
 
-type Validate = (value: unknown, args: ValidationArguments) => unknown;
+/**
+ * A constraint as class-validator records it. Its `instance` is read at every call, as the
+ * executor reads it: it comes from the container class-validator is given (`useContainer`, a
+ * Nest module's), which may be set after the plan is made and may inject the constraint's own services.
+ */
+interface Constraint {
+  readonly instance: { validate(value: unknown, args: ValidationArguments): unknown };
+}
 
 /** One rule as class-validator records it (its type is not exported by name). */
 type ValidationMetadata = ReturnType<MetadataStorage['getTargetValidationMetadatas']>[number];
@@ -66,8 +73,7 @@ export function quickCheckFor(dto: ClassType): QuickCheck | undefined {
     }
     for (const constraint of storage.getTargetValidatorConstraints(meta.constraintCls)) {
       if (constraint.async) return undefined;
-      const instance = constraint.instance as { validate: Validate };
-      const entry = { meta, validate: instance.validate.bind(instance) };
+      const entry = { meta, constraint: constraint as Constraint };
       (meta.type === ValidationTypes.IS_DEFINED ? rules.defined : rules.rest).push(entry);
     }
   }
@@ -87,8 +93,8 @@ export function quickCheckFor(dto: ClassType): QuickCheck | undefined {
       let applies = true;
       for (const condition of property.conditions) applies = condition(object, value) && applies;
       if (!applies) continue;
-      for (const { meta, validate } of property.constraints) {
-        const valid = validate(value, {
+      for (const { meta, constraint } of property.constraints) {
+        const valid = constraint.instance.validate(value, {
           targetName: targetName as string,
           property: meta.propertyName,
           object,

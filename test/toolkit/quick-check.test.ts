@@ -24,6 +24,7 @@ import {
   ValidatorConstraint,
   validateSync,
   type ValidatorConstraintInterface,
+  useContainer,
 } from 'class-validator';
 import fc from 'fast-check';
 import { Tool, Toolkit } from 'toolnexus-ts';
@@ -89,6 +90,21 @@ class Each {
 }
 class Later {
   @Validate(LaterNo) value!: number;
+}
+
+/** A constraint with a service of its own, which only the application's container can give it. */
+class Directory {
+  known = new Set(['ada']);
+}
+@ValidatorConstraint({ name: 'knownUser' })
+class KnownUser implements ValidatorConstraintInterface {
+  constructor(private readonly directory: Directory) {}
+  validate(value: unknown): boolean {
+    return this.directory.known.has(String(value));
+  }
+}
+class Assign {
+  @IsString() @Validate(KnownUser) user!: string;
 }
 
 const KEYS = [
@@ -193,6 +209,26 @@ describe('the quick check', () => {
     const result = await new Toolkit().register(LaterTool).execute('later', { value: 1 });
     expect(result.isError).toBe(true);
     expect(result.output).toContain('invalid arguments for later');
+  });
+
+  it('asks the container class-validator is given for each constraint at every call, as the executor does', () => {
+    // The plan is made before the application sets its container (a Nest app does at bootstrap).
+    const check = quickCheckFor(Assign)!;
+    const directory = new Directory();
+    useContainer(
+      {
+        get: <T>(cls: new (...args: never[]) => T): T =>
+          cls === (KnownUser as unknown) ? (new KnownUser(directory) as T) : (undefined as T),
+      },
+      { fallback: true },
+    );
+    try {
+      expect(check(plainToInstance(Assign, { user: 'ada' }))).toBe(true);
+      expect(check(plainToInstance(Assign, { user: 'eve' }))).toBe(false);
+      expect(validateSync(plainToInstance(Assign, { user: 'eve' }), OPTIONS)).toHaveLength(1);
+    } finally {
+      useContainer({ get: () => undefined }, { fallback: true });
+    }
   });
 
   it('gives the Toolkit the same answers, words and all, as before', async () => {
