@@ -3,7 +3,7 @@ import type { StreamLogStore } from '../sessions/stream-log';
 import type { ChatLogger } from './log';
 import type { UIStreamPart } from './parts';
 import type { AgentRunner } from '../runner/agent-runner';
-import { isStreamLogStore } from '../sessions/stream-log';
+import { appendText, isStreamLogStore } from '../sessions/stream-log';
 import { STDERR_LOGGER } from './log';
 import { systemClock, type Clock, type ClockTimer } from '../timing/clock';
 
@@ -46,6 +46,14 @@ export const STREAM_LOG_DEFAULTS: Readonly<Required<ChatStreamLogOptions>> = {
 };
 
 /**
+ * How many parts the writer joins into one text as they come: joined while fresh in the cache,
+ * a write reads a few texts instead of every part again, spread over the heap by then (the
+ * write's own checks, packing and copy cost some 60 µs more for a chat's 413 parts so:
+ * docs/performance.md, "Cheaper parts to keep").
+ */
+const JOINED = 32;
+
+/**
  * Writes one response's parts to its run's stream log: the already redacted JSON texts the
  * response writes, so the log holds exactly what the live page was sent. Writes go one at a
  * time in the background, at most one per `flushMs`, each taking every part pushed
@@ -53,8 +61,13 @@ export const STREAM_LOG_DEFAULTS: Readonly<Required<ChatStreamLogOptions>> = {
  * failed write is logged once and the log is left as it is (the live stream goes on).
  */
 export class StreamLogWriter {
-  private buffer: string[] = [];
-  /** The cursor of `buffer[0]`. */
+  /** Parts held, {@link JOINED} to a text, one a line. */
+  private joined: string[] = [];
+  /** Parts held after those, not joined yet. */
+  private loose: string[] = [];
+  /** How many parts are held. */
+  private held = 0;
+  /** The cursor of the first part held. */
   private at: number;
   /** The cursor after the last part pushed (counting those past the cap). */
   private next: number;
@@ -110,7 +123,7 @@ export class StreamLogWriter {
       const json = JSON.stringify(part);
       text += `data: ${json}\n\n`;
       if (this.ended) continue;
-      if (this.next < this.maxParts) this.buffer.push(json);
+      if (this.next < this.maxParts) this.hold(json);
       this.next++;
     }
     this.schedule();
@@ -121,7 +134,7 @@ export class StreamLogWriter {
   push(parts: readonly string[]): void {
     if (this.ended) return;
     for (const part of parts) {
-      if (this.next < this.maxParts) this.buffer.push(part);
+      if (this.next < this.maxParts) this.hold(part);
       this.next++;
     }
     this.schedule();
@@ -135,14 +148,32 @@ export class StreamLogWriter {
     this.timer = undefined;
     while (this.writing) await this.writing;
     if (this.broken) return;
-    const parts = this.buffer;
-    this.buffer = [];
-    await this.store.appendStream(this.runId, this.at, parts, this.next, true).catch((error: unknown) => this.fail(error));
+    const count = this.held;
+    await appendText(this.store, this.runId, this.at, this.take(), count, this.next, true).catch((error: unknown) => this.fail(error));
   }
 
-  /** A write of what is buffered, `flushMs` from now, unless one is in flight or due. */
+  private hold(json: string): void {
+    this.loose.push(json);
+    this.held++;
+    if (this.loose.length === JOINED) {
+      this.joined.push(this.loose.join('\n'));
+      this.loose = [];
+    }
+  }
+
+  /** The parts held, one a line, and none held any more. */
+  private take(): string {
+    if (this.loose.length > 0) this.joined.push(this.loose.join('\n'));
+    const text = this.joined.length === 1 ? (this.joined[0] as string) : this.joined.join('\n');
+    this.joined = [];
+    this.loose = [];
+    this.held = 0;
+    return text;
+  }
+
+  /** A write of what is held, `flushMs` from now, unless one is in flight or due. */
   private schedule(): void {
-    if (this.timer || this.writing || this.broken || this.ended || this.buffer.length === 0) return;
+    if (this.timer || this.writing || this.broken || this.ended || this.held === 0) return;
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
       this.flush();
@@ -152,12 +183,11 @@ export class StreamLogWriter {
   }
 
   private flush(): void {
-    if (this.writing || this.broken || this.buffer.length === 0) return;
-    const parts = this.buffer;
+    if (this.writing || this.broken || this.held === 0) return;
+    const count = this.held;
     const at = this.at;
-    this.buffer = [];
-    this.at += parts.length;
-    this.writing = this.store.appendStream(this.runId, at, parts, this.next, false).then(
+    this.at += count;
+    this.writing = appendText(this.store, this.runId, at, this.take(), count, this.next, false).then(
       () => {
         this.writing = undefined;
         this.schedule();
@@ -172,7 +202,7 @@ export class StreamLogWriter {
   private fail(error: unknown): void {
     if (this.broken) return;
     this.broken = true;
-    this.buffer = [];
+    this.take();
     failedLog(this.logger, this.runId, error);
   }
 }
