@@ -173,7 +173,9 @@ function prefixOf(part: string): string {
  * back as written. `text`: the write's parts joined by `\n` (JSON text has no raw line break).
  */
 export function packText(text: string): string {
-  const lines: string[] = [];
+  // The text with each packed line's prefix cut to `+`: copied in runs between those cuts, not line by line.
+  let packed = '';
+  let copied = 0;
   let prefix = '';
   for (let start = 0; ;) {
     const stop = text.indexOf('\n', start);
@@ -182,12 +184,11 @@ export function packText(text: string): string {
     const colon = text.lastIndexOf('":', end - 2);
     const cut = colon > start ? colon + 2 - start : 0;
     // A slice compared, not `startsWith`: several times faster on V8 here (the prefix is itself a slice).
-    if (cut !== 0 && cut === prefix.length && text.slice(start, start + cut) === prefix) lines.push(MORE + text.slice(start + cut, end));
-    else {
-      lines.push(text.slice(start, end));
-      prefix = cut !== 0 ? text.slice(start, start + cut) : '';
-    }
-    if (stop === -1) return lines.join('\n');
+    if (cut !== 0 && cut === prefix.length && text.slice(start, start + cut) === prefix) {
+      packed += text.slice(copied, start) + MORE;
+      copied = start + cut;
+    } else prefix = cut !== 0 ? text.slice(start, start + cut) : '';
+    if (stop === -1) return copied === 0 ? text : packed + text.slice(copied);
     start = stop + 1;
   }
 }
