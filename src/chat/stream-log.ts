@@ -46,14 +46,6 @@ export const STREAM_LOG_DEFAULTS: Readonly<Required<ChatStreamLogOptions>> = {
 };
 
 /**
- * How many parts the writer joins into one text as they come: joined while fresh in the cache,
- * a write reads a few texts instead of every part again, spread over the heap by then (the
- * write's own checks, packing and copy cost some 60 µs more for a chat's 413 parts so:
- * docs/performance.md, "Cheaper parts to keep").
- */
-const JOINED = 32;
-
-/**
  * Writes one response's parts to its run's stream log: the already redacted JSON texts the
  * response writes, so the log holds exactly what the live page was sent. Writes go one at a
  * time in the background, at most one per `flushMs`, each taking every part pushed
@@ -61,12 +53,8 @@ const JOINED = 32;
  * failed write is logged once and the log is left as it is (the live stream goes on).
  */
 export class StreamLogWriter {
-  /** Parts held, {@link JOINED} to a text, one a line. */
-  private joined: string[] = [];
-  /** Parts held after those, not joined yet. */
-  private loose: string[] = [];
-  /** How many parts are held. */
-  private held = 0;
+  /** The parts held: joined into one text at the write, which the store checks and packs by scans of it. */
+  private parts: string[] = [];
   /** The cursor of the first part held. */
   private at: number;
   /** The cursor after the last part pushed (counting those past the cap). */
@@ -148,32 +136,28 @@ export class StreamLogWriter {
     this.timer = undefined;
     while (this.writing) await this.writing;
     if (this.broken) return;
-    const count = this.held;
+    const count = this.parts.length;
     await appendText(this.store, this.runId, this.at, this.take(), count, this.next, true).catch((error: unknown) => this.fail(error));
   }
 
   private hold(json: string): void {
-    this.loose.push(json);
-    this.held++;
-    if (this.loose.length === JOINED) {
-      this.joined.push(this.loose.join('\n'));
-      this.loose = [];
-    }
+    this.parts.push(json);
   }
 
-  /** The parts held, one a line, and none held any more. */
+  /**
+   * The parts held, one a line, and none held any more. Joined once here, the write reads the
+   * parts (spread over the heap by then) once, where checking and packing them one by one read
+   * each again (docs/performance.md, "Cheaper parts to keep").
+   */
   private take(): string {
-    if (this.loose.length > 0) this.joined.push(this.loose.join('\n'));
-    const text = this.joined.length === 1 ? (this.joined[0] as string) : this.joined.join('\n');
-    this.joined = [];
-    this.loose = [];
-    this.held = 0;
+    const text = this.parts.join('\n');
+    this.parts = [];
     return text;
   }
 
   /** A write of what is held, `flushMs` from now, unless one is in flight or due. */
   private schedule(): void {
-    if (this.timer || this.writing || this.broken || this.ended || this.held === 0) return;
+    if (this.timer || this.writing || this.broken || this.ended || this.parts.length === 0) return;
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
       this.flush();
@@ -183,8 +167,8 @@ export class StreamLogWriter {
   }
 
   private flush(): void {
-    if (this.writing || this.broken || this.held === 0) return;
-    const count = this.held;
+    if (this.writing || this.broken || this.parts.length === 0) return;
+    const count = this.parts.length;
     const at = this.at;
     this.at += count;
     this.writing = appendText(this.store, this.runId, at, this.take(), count, this.next, false).then(

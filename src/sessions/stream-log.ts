@@ -45,8 +45,9 @@ export interface StreamLogStore {
   /**
    * {@link StreamLogStore.appendStream} with the parts given as one text: `count` parts joined
    * by `\n` (`''` for none). Optional (the three built-in stores have it): a chat response's log
-   * writer joins its parts a few dozen at a time while they are fresh, so a write reads one text
-   * instead of every part again (docs/performance.md, "Cheaper parts to keep").
+   * writer joins its parts once at each write, so the store checks and packs them by scans of one
+   * text instead of reading every part again, spread over the heap by then (docs/performance.md,
+   * "Cheaper parts to keep").
    */
   appendStreamText?(runId: string, at: number, text: string, count: number, next: number, end: boolean): Promise<void>;
   /** Up to `limit` parts from cursor `from`, or `undefined` when the run has no log. */

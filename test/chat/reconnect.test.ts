@@ -73,8 +73,8 @@ it('replays an ended run from a position exactly as it was sent; 204 with nothin
   await unlogged.text();
 });
 
-it('replays a long answer from any position as it was sent (its parts are joined into texts as they come, a few dozen each)', async () => {
-  // About 60 text deltas of 8 characters: the writer's joined texts (32 parts each) end inside the answer.
+it('replays a long answer from any position as it was sent (its parts reach the store as one text a write)', async () => {
+  // About 60 text deltas of 8 characters, read back from cursors throughout the one text the writer handed over.
   const posted = await post('c-long', Array.from({ length: 70 }, (_, n) => `word${String(n).padStart(3, '0')}`).join(''));
   const sent = partsOf(await posted.text());
   expect(sent.length).toBeGreaterThan(65);
