@@ -3,7 +3,7 @@ import type { StreamLogStore } from '../sessions/stream-log';
 import type { ChatLogger } from './log';
 import type { UIStreamPart } from './parts';
 import type { AgentRunner } from '../runner/agent-runner';
-import { appendText, isStreamLogStore } from '../sessions/stream-log';
+import { isStreamLogStore } from '../sessions/stream-log';
 import { STDERR_LOGGER } from './log';
 import { systemClock, type Clock, type ClockTimer } from '../timing/clock';
 
@@ -53,9 +53,8 @@ export const STREAM_LOG_DEFAULTS: Readonly<Required<ChatStreamLogOptions>> = {
  * failed write is logged once and the log is left as it is (the live stream goes on).
  */
 export class StreamLogWriter {
-  /** The parts held: joined into one text at the write, which the store checks and packs by scans of it. */
-  private parts: string[] = [];
-  /** The cursor of the first part held. */
+  private buffer: string[] = [];
+  /** The cursor of `buffer[0]`. */
   private at: number;
   /** The cursor after the last part pushed (counting those past the cap). */
   private next: number;
@@ -111,7 +110,7 @@ export class StreamLogWriter {
       const json = JSON.stringify(part);
       text += `data: ${json}\n\n`;
       if (this.ended) continue;
-      if (this.next < this.maxParts) this.hold(json);
+      if (this.next < this.maxParts) this.buffer.push(json);
       this.next++;
     }
     this.schedule();
@@ -122,7 +121,7 @@ export class StreamLogWriter {
   push(parts: readonly string[]): void {
     if (this.ended) return;
     for (const part of parts) {
-      if (this.next < this.maxParts) this.hold(part);
+      if (this.next < this.maxParts) this.buffer.push(part);
       this.next++;
     }
     this.schedule();
@@ -136,28 +135,14 @@ export class StreamLogWriter {
     this.timer = undefined;
     while (this.writing) await this.writing;
     if (this.broken) return;
-    const count = this.parts.length;
-    await appendText(this.store, this.runId, this.at, this.take(), count, this.next, true).catch((error: unknown) => this.fail(error));
+    const parts = this.buffer;
+    this.buffer = [];
+    await this.store.appendStream(this.runId, this.at, parts, this.next, true).catch((error: unknown) => this.fail(error));
   }
 
-  private hold(json: string): void {
-    this.parts.push(json);
-  }
-
-  /**
-   * The parts held, one a line, and none held any more. Joined once here, the write reads the
-   * parts (spread over the heap by then) once, where checking and packing them one by one read
-   * each again (docs/performance.md, "Cheaper parts to keep").
-   */
-  private take(): string {
-    const text = this.parts.join('\n');
-    this.parts = [];
-    return text;
-  }
-
-  /** A write of what is held, `flushMs` from now, unless one is in flight or due. */
+  /** A write of what is buffered, `flushMs` from now, unless one is in flight or due. */
   private schedule(): void {
-    if (this.timer || this.writing || this.broken || this.ended || this.parts.length === 0) return;
+    if (this.timer || this.writing || this.broken || this.ended || this.buffer.length === 0) return;
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
       this.flush();
@@ -167,11 +152,12 @@ export class StreamLogWriter {
   }
 
   private flush(): void {
-    if (this.writing || this.broken || this.parts.length === 0) return;
-    const count = this.parts.length;
+    if (this.writing || this.broken || this.buffer.length === 0) return;
+    const parts = this.buffer;
     const at = this.at;
-    this.at += count;
-    this.writing = appendText(this.store, this.runId, at, this.take(), count, this.next, false).then(
+    this.buffer = [];
+    this.at += parts.length;
+    this.writing = this.store.appendStream(this.runId, at, parts, this.next, false).then(
       () => {
         this.writing = undefined;
         this.schedule();
@@ -186,7 +172,7 @@ export class StreamLogWriter {
   private fail(error: unknown): void {
     if (this.broken) return;
     this.broken = true;
-    this.take();
+    this.buffer = [];
     failedLog(this.logger, this.runId, error);
   }
 }

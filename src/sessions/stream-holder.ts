@@ -1,4 +1,4 @@
-import { appendText, type StreamLogStore, type StreamSlice } from './stream-log';
+import type { StreamLogStore, StreamSlice } from './stream-log';
 
 /**
  * A session store that keeps its runs' stream logs in a part of its own (docs/chat.md,
@@ -15,10 +15,6 @@ export abstract class StreamLogHolder implements StreamLogStore {
 
   appendStream(runId: string, at: number, parts: readonly string[], next: number, end: boolean): Promise<void> {
     return this.streams.appendStream(runId, at, parts, next, end);
-  }
-
-  appendStreamText(runId: string, at: number, text: string, count: number, next: number, end: boolean): Promise<void> {
-    return appendText(this.streams, runId, at, text, count, next, end);
   }
 
   readStream(runId: string, from: number, limit: number): Promise<StreamSlice | undefined> {

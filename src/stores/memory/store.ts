@@ -117,11 +117,6 @@ export class MemoryStore extends MemoryRunStore implements SessionStore, StreamL
     return this.sessions.appendStream(runId, at, parts, next, end);
   }
 
-  async appendStreamText(runId: string, at: number, text: string, count: number, next: number, end: boolean): Promise<void> {
-    this.assertOpen();
-    return this.sessions.appendStreamText(runId, at, text, count, next, end);
-  }
-
   async readStream(runId: string, from: number, limit: number): Promise<StreamSlice | undefined> {
     this.assertOpen();
     return this.sessions.readStream(runId, from, limit);

@@ -1,10 +1,9 @@
 import { quoteIdentifier } from './resolve';
 import {
   checkAppend,
-  checkAppendText,
   checkOpen,
   checkRead,
-  packText,
+  packParts,
   partsFrom,
   type StreamLogStore,
   type StreamPartsRow,
@@ -68,23 +67,13 @@ export class PostgresStreamLog implements StreamLogStore {
 
   async appendStream(runId: string, at: number, parts: readonly string[], next: number, end: boolean): Promise<void> {
     checkAppend(runId, at, parts, next);
-    await this.write(runId, at, parts.length > 0 ? packText(parts.join('\n')) : '', next, end);
-  }
-
-  async appendStreamText(runId: string, at: number, text: string, count: number, next: number, end: boolean): Promise<void> {
-    checkAppendText(runId, at, text, count, next);
-    await this.write(runId, at, count > 0 ? packText(text) : '', next, end);
-  }
-
-  /** Keeps a write's parts, `packed` (`''` for none), and moves the log on. */
-  private async write(runId: string, at: number, packed: string, next: number, end: boolean): Promise<void> {
     // One statement, so one transaction: a reader that sees the log closed sees every part of it.
     await this.query(
       `append to the stream log of ${runId}`,
       `WITH kept AS (
          INSERT INTO ${this.tables.parts} (run_id, seq, parts) SELECT $1, $2, $3 WHERE $3 <> '' ON CONFLICT DO NOTHING)
        UPDATE ${this.tables.logs} SET next = GREATEST(next, $4::bigint), open = $5, updated_at = ${NOW_TEXT} WHERE run_id = $1`,
-      [runId, at, packed, next, !end],
+      [runId, at, packParts(parts), next, !end],
     );
   }
 

@@ -1,9 +1,8 @@
 import {
   checkAppend,
-  checkAppendText,
   checkOpen,
   checkRead,
-  packText,
+  packParts,
   partsFrom,
   type StreamLogStore,
   type StreamPartsRow,
@@ -17,7 +16,7 @@ import { immediate, type SqliteConnection, type SqliteStatement } from './driver
  * Schema step 4 of the SQLite store, stream logs' block (docs/chat.md, "Reconnecting"): a
  * row per run's log (its session, the next cursor, whether a response still writes it) and
  * a row per write, keyed by run and the cursor of its first part, its parts packed
- * (`packText`). A rowid table, not `WITHOUT ROWID`: a row of a few kB keeps most of itself in its
+ * (`packParts`). A rowid table, not `WITHOUT ROWID`: a row of a few kB keeps most of itself in its
  * table page, where an index page keeps about 1 kB and spills the rest to overflow pages (half
  * the insert's time, measured; docs/performance.md). A prune walks the closed logs by their last write.
  */
@@ -81,22 +80,11 @@ export class SqliteStreamLog implements StreamLogStore {
   async appendStream(runId: string, at: number, parts: readonly string[], next: number, end: boolean): Promise<void> {
     this.assertOpen();
     checkAppend(runId, at, parts, next);
-    this.write(runId, at, parts.length > 0 ? packText(parts.join('\n')) : '', next, end);
-  }
-
-  async appendStreamText(runId: string, at: number, text: string, count: number, next: number, end: boolean): Promise<void> {
-    this.assertOpen();
-    checkAppendText(runId, at, text, count, next);
-    this.write(runId, at, count > 0 ? packText(text) : '', next, end);
-  }
-
-  /** Keeps a write's parts, `packed` (`''` for none), and moves the log on. */
-  private write(runId: string, at: number, packed: string, next: number, end: boolean): void {
     // One transaction: a reader that sees the log closed sees every part of it.
     this.run(
       () =>
         immediate(this.db, () => {
-          if (packed !== '') this.insertPart.run({ run_id: runId, seq: at, parts: packed });
+          if (parts.length > 0) this.insertPart.run({ run_id: runId, seq: at, parts: packParts(parts) });
           this.update.run({ run_id: runId, next, open: end ? 0 : 1 });
         }),
       `append to the stream log of ${runId}`,
