@@ -14,6 +14,7 @@ import { SqliteStore } from 'toolnexus-ts/sqlite';
 import { PostgresStore } from 'toolnexus-ts/postgres';
 import type { PrunableStore } from 'toolnexus-ts/agents';
 import { dropSchema, postgresUrl, uniqueSchema } from '../fixtures/pg/server';
+import { sqliteDrivers } from '../fixtures/sqlite-drivers';
 
 type Store = StreamLogStore & SessionStore & PrunableStore & { close(): Promise<void> };
 
@@ -133,5 +134,39 @@ describe.each(STORES)('the stream log on %s', (_name, make) => {
     // A log made again under a pruned run's id starts empty: no part of the old one is left.
     expect(await store.openStream('run-a', 'alice:c-1')).toBe(0);
     expect((await store.readStream('run-a', 0, 10))?.parts).toEqual([]);
+  });
+});
+
+describe('the stream log kept packed on SQLite', () => {
+  it("keeps a chat's text deltas as little more than their words, after parts as short as a step's start", async () => {
+    // What a chat response writes: its start, a step's start (whose prefix, `{"type":`, every
+    // part after it starts with), the text's start, then deltas alike up to their words.
+    const id = 'msg-run-e821078f-e28c-41fa-84e4-bb9a53c33a46-text-1';
+    const parts = [
+      JSON.stringify({ type: 'start', messageId: 'msg-run-e821078f-e28c-41fa-84e4-bb9a53c33a46' }),
+      JSON.stringify({ type: 'start-step' }),
+      JSON.stringify({ type: 'text-start', id }),
+      ...Array.from({ length: 300 }, (_, n) => JSON.stringify({ type: 'text-delta', id, delta: `word${n} ` })),
+      JSON.stringify({ type: 'text-end', id }),
+    ];
+    const filename = join(dir, `packed-${Math.random()}.db`);
+    const store = new SqliteStore(filename);
+    try {
+      await store.openStream('run-packed', 'alice:c-5');
+      await store.appendStream('run-packed', 0, parts, parts.length, true);
+      for (const from of [0, 1, 2, 3, 4, 200, parts.length - 1])
+        expect((await store.readStream('run-packed', from, 1000))?.parts).toEqual(parts.slice(from));
+    } finally {
+      await store.close();
+    }
+    const raw = sqliteDrivers()[0]?.open(filename, { readonly: true });
+    try {
+      const row = raw?.prepare("SELECT length(parts) AS bytes FROM stream_parts WHERE run_id = 'run-packed'").get() as { bytes: number };
+      const whole = parts.join('\n').length;
+      // Each delta as `+` and its words (`"word12 "}`): about an eighth of the parts' bytes; kept whole, all of them.
+      expect(row.bytes).toBeLessThan(whole / 5);
+    } finally {
+      raw?.close();
+    }
   });
 });
