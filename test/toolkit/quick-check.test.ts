@@ -231,6 +231,44 @@ describe('the quick check', () => {
     }
   });
 
+  it('plans again when a rule is added to the class or a class it extends after the plan was made', () => {
+    class Parent {
+      @IsString() name!: string;
+    }
+    class Child extends Parent {
+      @IsOptional() count?: unknown;
+    }
+    const check = quickCheckFor(Child)!;
+    expect(check(plainToInstance(Child, { name: 'a', count: 'x' }))).toBe(true);
+    // A decorator applied at run time, to the child and then to the parent.
+    IsInt()(Child.prototype, 'count');
+    expect(check(plainToInstance(Child, { name: 'a', count: 'x' }))).toBe(false);
+    expect(validateSync(plainToInstance(Child, { name: 'a', count: 'x' }), OPTIONS)).toHaveLength(1);
+    MaxLength(1)(Parent.prototype, 'name');
+    expect(check(plainToInstance(Child, { name: 'ab', count: 1 }))).toBe(false);
+    expect(check(plainToInstance(Child, { name: 'a', count: 1 }))).toBe(true);
+    // One only the executor applies: class-validator from then on.
+    ValidateNested()(Parent.prototype, 'name');
+    expect(check(plainToInstance(Child, { name: 'a', count: 1 }))).toBe(false);
+  });
+
+  it('calls a condition as the executor does, with the rule constraints as this', () => {
+    const seen: unknown[] = [];
+    class Conditional {
+      @ValidateIf(function (this: unknown) {
+        seen.push(this);
+        return true;
+      })
+      @IsString()
+      name!: string;
+    }
+    quickCheckFor(Conditional)!(plainToInstance(Conditional, { name: 'a' }));
+    validateSync(plainToInstance(Conditional, { name: 'a' }), OPTIONS);
+    expect(seen).toHaveLength(2);
+    expect(Array.isArray(seen[0])).toBe(true);
+    expect(seen[0]).toBe(seen[1]);
+  });
+
   it('gives the Toolkit the same answers, words and all, as before', async () => {
     @Tool({ name: 'rich', description: 'Many rules', args: Rich })
     class RichTool {
