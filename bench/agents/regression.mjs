@@ -208,8 +208,8 @@ function report(title, variants, seen, pairs) {
  * shared 2-core machine scatters by more than a runner change is worth). Each build and path
  * runs in a child process twice, with WARMUP runs and then INSTRUCTION_RUNS more or none; the
  * difference over INSTRUCTION_RUNS is a run's count. V8 is kept to one thread
- * (`--single-threaded`) so that no compiler or GC thread adds its own. Repeats agree within
- * about 1 %.
+ * (`--single-threaded`) so that no compiler or GC thread adds its own. Repeats of one build
+ * differed by 1–7 % on this bench's machine: a change smaller than that needs several runs.
  */
 const INSTRUCTION_RUNS = Number(process.env.BENCH_INSTRUCTION_RUNS ?? 4000);
 
