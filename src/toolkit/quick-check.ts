@@ -51,7 +51,7 @@ const PLANNED: ReadonlySet<string> = new Set([
  * undefined when a rule is one only class-validator's executor applies: a nested DTO, a
  * promise, a rule with groups, `always` or `each`, an async constraint. It plans again when a
  * rule was added to the class or a class it extends since (a decorator applied at run time):
- * every call compares the number of rules each of them has, as class-validator reads them.
+ * every call compares how many rules they have in all, as class-validator keeps them.
  */
 export function quickCheckFor(dto: ClassType): QuickCheck | undefined {
   const rulesOf = ruleCounter(dto);
